@@ -1,0 +1,126 @@
+//! Command-line definitions (clap).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const AFTER_HELP: &str = "\
+PR is OWNER/REPO#N, a PR URL (https://github.com/OWNER/REPO/pull/N, or an Enterprise host), or the
+path of a fixture file. Without PR, the bundled demo fixture is used.
+
+State (seen markers) lives in --state-dir, else $PR_SHEPHERD_STATE_DIR, else the platform state dir.
+
+Exit codes: 0 success, 1 runtime failure, 2 bad input or usage.";
+
+/// Review GitHub pull requests from the terminal: every review thread, comment and review summary
+/// surfaced at least once, with badges.
+#[derive(Debug, Parser)]
+#[command(name = "pr-shepherd", version, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// Where seen markers and other per-PR state live (overrides $PR_SHEPHERD_STATE_DIR).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub state_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// The PR to open (without a subcommand). Default: the bundled demo fixture.
+    #[arg(value_name = "PR")]
+    pub pr: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List every review thread, conversation comment and review summary with its badges, then
+    /// mark the new and edited ones seen.
+    #[command(after_help = "\
+Markdown (default) has three sections: New, Edited since first look, and Unchanged (counted only,
+unless --all). JSON (--format json, see docs/json-output.md) always holds every item.
+
+Seen markers are written only after the listing has been written and flushed without error; with
+--peek, or when the snapshot is incomplete, none are written.")]
+    Items(ItemsArgs),
+    /// Inspect or clear the state remembered for a PR.
+    #[command(subcommand)]
+    State(StateCommand),
+    /// Work with fixture files.
+    #[command(subcommand)]
+    Fixture(FixtureCommand),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Md,
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub struct ItemsArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path. Default: the bundled demo fixture.
+    #[arg(value_name = "PR")]
+    pub pr: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// Show unchanged items in full too (Markdown).
+    #[arg(long)]
+    pub all: bool,
+    /// List without writing any seen markers.
+    #[arg(long)]
+    pub peek: bool,
+    /// For a fixture with history: list the PR as of step K (0 = the initial snapshot).
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StateCommand {
+    /// Show the seen markers of a PR: counts, and each marker's id, first-seen time and hash.
+    Show {
+        /// OWNER/REPO#N, a PR URL, or a fixture path. Default: the bundled demo fixture.
+        #[arg(value_name = "PR")]
+        pr: Option<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Md)]
+        format: Format,
+    },
+    /// Remove everything remembered about a PR (its items surface as new again).
+    Clear {
+        /// OWNER/REPO#N, a PR URL, or a fixture path. Default: the bundled demo fixture.
+        #[arg(value_name = "PR")]
+        pr: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FixtureCommand {
+    /// Generate a large synthetic fixture (for benchmarks and stress tests).
+    Synth(SynthArgs),
+    /// Validate a fixture file and every step of its history.
+    Check {
+        /// The fixture file.
+        file: PathBuf,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SynthArgs {
+    /// Number of review threads.
+    #[arg(long, default_value_t = 100)]
+    pub threads: usize,
+    /// Number of conversation comments.
+    #[arg(long, default_value_t = 100)]
+    pub comments: usize,
+    /// Number of review summaries.
+    #[arg(long, default_value_t = 20)]
+    pub reviews: usize,
+    /// Comments per thread (the first plus replies).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    pub replies: u32,
+    /// Seed for the generator (same seed, same fixture).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+}

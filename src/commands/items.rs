@@ -1,0 +1,71 @@
+//! `pr-shepherd items`.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::cli::{Format, ItemsArgs};
+use crate::error::CliError;
+use crate::output::items::{ListingOptions, MarkerPlan, json, markdown};
+use crate::source;
+use crate::triage::{marks, triage};
+
+pub(super) async fn run(args: ItemsArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
+    let target = source::resolve(args.pr.as_deref())?;
+    let snapshot = super::load_snapshot(&target, args.step).await?;
+    let coords = snapshot.pr.coords();
+    let ledger = super::open_ledger(state_dir)?;
+    let seen = ledger.load_seen(&coords)?;
+    let triaged = triage(&snapshot, &seen.markers);
+
+    let markers = if args.peek {
+        MarkerPlan::Peek
+    } else if !snapshot.is_complete() {
+        MarkerPlan::NotSaved("the snapshot is incomplete".to_owned())
+    } else {
+        match ledger.check_writable(&coords) {
+            Ok(()) => MarkerPlan::Write,
+            Err(e) => MarkerPlan::NotSaved(e.to_string()),
+        }
+    };
+    let opts = ListingOptions {
+        all: args.all,
+        markers: markers.clone(),
+        marker_problems: seen
+            .problems
+            .iter()
+            .map(|p| format!("{}: {}", p.path.display(), p.reason))
+            .collect(),
+    };
+    let text = match args.format {
+        Format::Md => markdown(&snapshot, &triaged, &opts),
+        Format::Json => {
+            let mut s = serde_json::to_string_pretty(&json(&snapshot, &triaged, &opts))
+                .map_err(|e| CliError::runtime(format!("cannot encode the listing: {e}")))?;
+            s.push('\n');
+            s
+        }
+    };
+
+    // Deliver first; only a listing that was written and flushed without error marks anything.
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            CliError::runtime(format!(
+                "could not deliver the listing ({e}); no seen markers were written"
+            ))
+        })?;
+    drop(out);
+
+    match markers {
+        MarkerPlan::Write => {
+            let now = chrono::Utc::now().timestamp();
+            if let Err(e) = ledger.mark_seen(&coords, &marks(&snapshot, &triaged), now) {
+                eprintln!("warning: seen markers were not saved: {e}");
+            }
+        }
+        MarkerPlan::NotSaved(why) => eprintln!("warning: seen markers were not saved: {why}"),
+        MarkerPlan::Peek => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,69 @@
+//! Command runners: the I/O edge that ties sources, the ledger and renderers together.
+
+mod fixture;
+mod items;
+mod state;
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::cli::{Cli, Command, Format, ItemsArgs};
+use crate::error::CliError;
+use crate::ledger::{Ledger, resolve_state_dir};
+use crate::pr::Snapshot;
+use crate::source::Target;
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> Result<(), CliError> {
+    let state_dir = cli.state_dir.as_deref();
+    match cli.command {
+        None => {
+            items::run(
+                ItemsArgs {
+                    pr: cli.pr,
+                    format: Format::Md,
+                    all: false,
+                    peek: false,
+                    step: None,
+                },
+                state_dir,
+            )
+            .await
+        }
+        Some(Command::Items(args)) => items::run(args, state_dir).await,
+        Some(Command::State(cmd)) => state::run(cmd, state_dir),
+        Some(Command::Fixture(cmd)) => fixture::run(cmd),
+    }
+}
+
+pub(crate) fn open_ledger(flag: Option<&Path>) -> Result<Ledger, CliError> {
+    Ok(Ledger::new(resolve_state_dir(flag)?))
+}
+
+/// The snapshot a command works on: a fixture at a step (default: the initial snapshot), or live.
+pub(crate) async fn load_snapshot(
+    target: &Target,
+    step: Option<usize>,
+) -> Result<Snapshot, CliError> {
+    match target {
+        Target::Fixture(f) => Ok(f.snapshot_at(step.unwrap_or(0))?),
+        Target::Live(coords) => {
+            if step.is_some() {
+                return Err(CliError::usage(
+                    "--step applies to fixtures with history, not to a live PR",
+                ));
+            }
+            Err(CliError::runtime(format!(
+                "{coords}: live GitHub access is not available in this build yet; record or write a fixture and pass its path"
+            )))
+        }
+    }
+}
+
+/// Writes text to standard output and flushes it; a closed pipe is an error, never a panic.
+pub(crate) fn emit(text: &str) -> Result<(), CliError> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| CliError::runtime(format!("could not write the output: {e}")))
+}

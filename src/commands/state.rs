@@ -1,0 +1,104 @@
+//! `pr-shepherd state show|clear`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+use serde_json::json;
+
+use crate::cli::{Format, StateCommand};
+use crate::error::CliError;
+use crate::sanitize::sanitize;
+use crate::source::{self, Target};
+
+pub(super) fn run(cmd: StateCommand, state_dir: Option<&Path>) -> Result<(), CliError> {
+    let ledger = super::open_ledger(state_dir)?;
+    match cmd {
+        StateCommand::Show { pr, format } => {
+            let target = source::resolve(pr.as_deref())?;
+            let coords = target.coords();
+            let dir = ledger.pr_dir(&coords)?;
+            let seen = ledger.load_seen(&coords)?;
+            // For a fixture, say which markers belong to items of its latest step.
+            let known: Option<std::collections::HashSet<String>> = match &target {
+                Target::Fixture(f) => f
+                    .snapshot_at(f.steps.len())
+                    .ok()
+                    .map(|s| s.items.iter().map(|i| i.id().to_owned()).collect()),
+                Target::Live(_) => None,
+            };
+            let mut markers: Vec<_> = seen.markers.values().collect();
+            markers.sort_by(|a, b| a.seen_at.cmp(&b.seen_at).then(a.id.cmp(&b.id)));
+            let mut out = String::new();
+            match format {
+                Format::Json => {
+                    let v = json!({
+                        "pr": {"owner": coords.owner, "repo": coords.repo, "number": coords.number},
+                        "dir": dir,
+                        "markers": markers.iter().map(|m| json!({
+                            "id": m.id, "seenAt": m.seen_at, "bodyHash": m.body_hash,
+                            "inFixture": known.as_ref().map(|k| k.contains(&m.id)),
+                        })).collect::<Vec<_>>(),
+                        "problems": seen.problems.iter().map(|p| json!({
+                            "path": p.path, "reason": p.reason,
+                        })).collect::<Vec<_>>(),
+                    });
+                    let _ = writeln!(
+                        out,
+                        "{}",
+                        serde_json::to_string_pretty(&v).unwrap_or_default()
+                    );
+                }
+                Format::Md => {
+                    let _ = writeln!(out, "# State of {coords}\n");
+                    let _ = writeln!(out, "Directory: {}\n", dir.display());
+                    let _ = writeln!(
+                        out,
+                        "{} seen marker(s), {} unusable.\n",
+                        markers.len(),
+                        seen.problems.len()
+                    );
+                    if let Some(k) = &known {
+                        let stale = markers.iter().filter(|m| !k.contains(&m.id)).count();
+                        if stale > 0 {
+                            let _ = writeln!(
+                                out,
+                                "{stale} marker(s) name items that are not in the fixture.\n"
+                            );
+                        }
+                    }
+                    if !markers.is_empty() {
+                        let _ = writeln!(out, "| id | first seen | body hash |\n|---|---|---|");
+                        for m in &markers {
+                            let when = DateTime::<Utc>::from_timestamp(m.seen_at, 0)
+                                .map_or_else(|| m.seen_at.to_string(), |t| t.to_rfc3339());
+                            let _ = writeln!(
+                                out,
+                                "| `{}` | {when} | `{}` |",
+                                sanitize(&m.id),
+                                sanitize(&m.body_hash)
+                            );
+                        }
+                        out.push('\n');
+                    }
+                    for p in &seen.problems {
+                        let _ = writeln!(
+                            out,
+                            "- unusable marker {}: {}",
+                            p.path.display(),
+                            sanitize(&p.reason)
+                        );
+                    }
+                }
+            }
+            super::emit(&out)
+        }
+        StateCommand::Clear { pr } => {
+            let coords = source::resolve(pr.as_deref())?.coords();
+            let removed = ledger.clear(&coords)?;
+            super::emit(&format!(
+                "Cleared the state of {coords}: {removed} file(s) removed.\n"
+            ))
+        }
+    }
+}

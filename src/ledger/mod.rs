@@ -1,0 +1,146 @@
+//! What is remembered per PR on disk, under the state dir:
+//!
+//! ```text
+//! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/seen/<sha256-hex-of-id>.json
+//! ```
+//!
+//! Every file is written atomically (a temporary file in the same folder, then rename), so
+//! concurrent runs on one PR leave only whole files.
+
+mod seen;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::pr::{PrCoords, RefError};
+
+pub use seen::{Marker, MarkerProblem, SeenSet};
+
+/// The environment variable that chooses the state dir.
+pub const STATE_DIR_ENV: &str = "PR_SHEPHERD_STATE_DIR";
+
+#[derive(Debug, Error)]
+pub enum LedgerError {
+    #[error(transparent)]
+    BadName(#[from] RefError),
+    #[error("cannot {action} `{}`: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "no state directory: set {STATE_DIR_ENV} or pass --state-dir (no home directory was found)"
+    )]
+    NoStateDir,
+}
+
+impl LedgerError {
+    pub(crate) fn io(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> Self {
+        let path = path.to_path_buf();
+        move |source| LedgerError::Io {
+            action,
+            path,
+            source,
+        }
+    }
+}
+
+/// The on-disk ledger rooted at the state dir.
+#[derive(Debug, Clone)]
+pub struct Ledger {
+    root: PathBuf,
+}
+
+/// Picks the state dir: `--state-dir`, else `$PR_SHEPHERD_STATE_DIR`, else the platform's state
+/// (or local data) dir for pr-shepherd.
+pub fn resolve_state_dir(flag: Option<&Path>) -> Result<PathBuf, LedgerError> {
+    if let Some(p) = flag {
+        return Ok(p.to_path_buf());
+    }
+    if let Some(v) = std::env::var_os(STATE_DIR_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(v));
+    }
+    let dirs = directories::ProjectDirs::from("dev", "pr-shepherd", "pr-shepherd")
+        .ok_or(LedgerError::NoStateDir)?;
+    Ok(dirs
+        .state_dir()
+        .unwrap_or_else(|| dirs.data_local_dir())
+        .to_path_buf())
+}
+
+impl Ledger {
+    pub fn new(root: impl Into<PathBuf>) -> Ledger {
+        Ledger { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `<root>/<owner>-<repo>/<number>`, after checking the names cannot leave the root.
+    pub fn pr_dir(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
+        pr.validate()?;
+        Ok(self
+            .root
+            .join(format!("{}-{}", pr.owner, pr.repo))
+            .join(pr.number.to_string()))
+    }
+
+    pub fn seen_dir(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
+        Ok(self.pr_dir(pr)?.join("seen"))
+    }
+
+    /// Creates the PR's seen dir and proves it is writable, so a listing can say up front that
+    /// markers will not be saved.
+    pub fn check_writable(&self, pr: &PrCoords) -> Result<(), LedgerError> {
+        let dir = self.seen_dir(pr)?;
+        std::fs::create_dir_all(&dir).map_err(LedgerError::io("create", &dir))?;
+        tempfile::NamedTempFile::new_in(&dir).map_err(LedgerError::io("write to", &dir))?;
+        Ok(())
+    }
+
+    /// Removes everything remembered about the PR. Returns the number of files removed.
+    pub fn clear(&self, pr: &PrCoords) -> Result<usize, LedgerError> {
+        let dir = self.pr_dir(pr)?;
+        if !dir.exists() {
+            return Ok(0);
+        }
+        let count = count_files(&dir);
+        std::fs::remove_dir_all(&dir).map_err(LedgerError::io("remove", &dir))?;
+        Ok(count)
+    }
+}
+
+fn count_files(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| match e.file_type() {
+                    Ok(t) if t.is_dir() => count_files(&e.path()),
+                    Ok(_) => 1,
+                    Err(_) => 0,
+                })
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed, then
+/// renamed over the target. Readers see the old file or the new one, never a part.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir).map_err(LedgerError::io("create", dir))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map_err(LedgerError::io("write to", dir))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_data())
+        .map_err(LedgerError::io("write", tmp.path()))?;
+    tmp.persist(path)
+        .map_err(|e| LedgerError::io("replace", path)(e.error))?;
+    Ok(())
+}

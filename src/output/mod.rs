@@ -1,0 +1,3 @@
+//! Pure renderers for headless output.
+
+pub mod items;

@@ -1,0 +1,539 @@
+//! The offline fixture: a versioned JSON file with a PR snapshot, optional later steps of its
+//! history, and recorded LLM answers. Documented in `docs/fixture-format.md`.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::jsonpos::{self, Seg};
+use crate::pr::{
+    ChangedFile, Comment, Item, Origin, PrMeta, Snapshot, validate_owner, validate_repo,
+};
+
+/// The format tag every fixture carries.
+pub const FIXTURE_FORMAT: &str = "pr-shepherd/fixture@1";
+
+/// A fixture file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fixture {
+    pub format: String,
+    /// Provenance: when and from where the fixture was recorded. Free-form, informational.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recorded: Option<serde_json::Value>,
+    pub pr: PrMeta,
+    pub items: Vec<Item>,
+    /// Later moments of the PR's history; step K is the snapshot after applying the first K.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<Step>,
+    /// Recorded LLM answers, replayed by the `replay` backend.
+    #[serde(default, skip_serializing_if = "LlmRecordings::is_empty")]
+    pub llm: LlmRecordings,
+    #[serde(skip)]
+    pub source_path: PathBuf,
+}
+
+/// One moment in the PR's history: a set of changes that happened together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Step {
+    #[serde(default)]
+    pub description: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<DateTime<Utc>>,
+    pub changes: Vec<Change>,
+}
+
+/// One change to the PR.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "camelCase")]
+pub enum Change {
+    /// The body of a comment (conversation or thread comment) or review summary changed.
+    #[serde(rename_all = "camelCase")]
+    Edit {
+        id: String,
+        body: String,
+        edited_at: DateTime<Utc>,
+    },
+    /// A new comment at the end of a thread.
+    #[serde(rename_all = "camelCase")]
+    Reply { thread: String, comment: Comment },
+    #[serde(rename_all = "camelCase")]
+    Resolve { thread: String },
+    #[serde(rename_all = "camelCase")]
+    Unresolve { thread: String },
+    /// A thread's line went away from the diff.
+    #[serde(rename_all = "camelCase")]
+    Outdate { thread: String },
+    /// A comment, thread (its first comment) or review summary was hidden.
+    #[serde(rename_all = "camelCase")]
+    Minimize { id: String, reason: String },
+    #[serde(rename_all = "camelCase")]
+    Unminimize { id: String },
+    /// New commits: the head moves, the changed files may change, threads may go outdated.
+    #[serde(rename_all = "camelCase")]
+    Push {
+        head_sha: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        base_sha: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        files: Option<Vec<ChangedFile>>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        outdate: Vec<String>,
+    },
+    /// A new item: a conversation comment, a review, or a new thread.
+    #[serde(rename_all = "camelCase")]
+    Add { item: Item },
+    #[serde(rename_all = "camelCase")]
+    Labels {
+        #[serde(default)]
+        add: Vec<String>,
+        #[serde(default)]
+        remove: Vec<String>,
+    },
+}
+
+/// Recorded LLM answers per aspect and step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmRecordings {
+    #[serde(default)]
+    pub answers: Vec<RecordedAnswer>,
+}
+
+impl LlmRecordings {
+    pub fn is_empty(&self) -> bool {
+        self.answers.is_empty()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedAnswer {
+    pub aspect: String,
+    /// The fixture step the answer belongs to (0 = the initial snapshot).
+    #[serde(default)]
+    pub step: usize,
+    /// The model's reply, verbatim.
+    pub reply: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+}
+
+#[derive(Debug, Error)]
+pub enum FixtureError {
+    #[error("cannot read fixture `{}`: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid fixture `{}`{}: at `{json_path}`: {message}", path.display(), position(*line, *column))]
+    Invalid {
+        path: PathBuf,
+        json_path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("fixture `{}` has {steps} step(s); --step {step} is out of range (0..={steps})", path.display())]
+    StepOutOfRange {
+        path: PathBuf,
+        step: usize,
+        steps: usize,
+    },
+    #[error("cannot write fixture `{}`: {source}", path.display())]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+fn position(line: usize, column: usize) -> String {
+    if line == 0 {
+        String::new()
+    } else {
+        format!(":{line}:{column}")
+    }
+}
+
+/// A semantic problem found after parsing, with the JSON path it concerns.
+struct Problem {
+    path: Vec<Seg>,
+    message: String,
+}
+
+fn key(k: &str) -> Seg {
+    Seg::Key(k.to_owned())
+}
+
+impl Fixture {
+    /// Reads, parses and validates a fixture, including every step of its history.
+    pub fn load(path: &Path) -> Result<Fixture, FixtureError> {
+        let text = std::fs::read_to_string(path).map_err(|source| FixtureError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Fixture::parse(&text, path)
+    }
+
+    /// Parses and validates fixture text; `path` is used in messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Fixture, FixtureError> {
+        let invalid = |json_path: String, line: usize, column: usize, message: String| {
+            FixtureError::Invalid {
+                path: path.to_path_buf(),
+                json_path,
+                line,
+                column,
+                message,
+            }
+        };
+
+        // The format tag first, so a file of another kind gets the right message rather than
+        // a complaint about its first unexpected field.
+        #[derive(Deserialize)]
+        struct Tag {
+            format: Option<serde_json::Value>,
+        }
+        let tag: Tag = serde_json::from_str(text).map_err(|e| {
+            let msg = if e.is_syntax() || e.is_eof() {
+                format!("not valid JSON: {e}")
+            } else {
+                format!("expected a JSON object with \"format\": \"{FIXTURE_FORMAT}\" ({e})")
+            };
+            invalid(".".to_owned(), e.line(), e.column(), strip_position(&msg))
+        })?;
+        match tag.format {
+            Some(serde_json::Value::String(f)) if f == FIXTURE_FORMAT => {}
+            other => {
+                let (line, column) = jsonpos::locate(text, &[key("format")]).unwrap_or((1, 1));
+                let found = match other {
+                    None => "no \"format\" field".to_owned(),
+                    Some(v) => format!("format {v}"),
+                };
+                return Err(invalid(
+                    "format".to_owned(),
+                    line,
+                    column,
+                    format!("{found}; expected \"{FIXTURE_FORMAT}\""),
+                ));
+            }
+        }
+
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let mut fixture: Fixture = serde_path_to_error::deserialize(de).map_err(|e| {
+            let json_path = e.path().to_string();
+            let inner = e.into_inner();
+            invalid(
+                json_path,
+                inner.line(),
+                inner.column(),
+                strip_position(&inner.to_string()),
+            )
+        })?;
+        fixture.source_path = path.to_path_buf();
+
+        if let Some(p) = fixture.validate().into_iter().next() {
+            let (line, column) = jsonpos::locate(text, &p.path).unwrap_or((0, 0));
+            return Err(invalid(jsonpos::render(&p.path), line, column, p.message));
+        }
+        Ok(fixture)
+    }
+
+    /// All semantic problems, in document order.
+    fn validate(&self) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        if let Err(e) = validate_owner(&self.pr.owner) {
+            problems.push(Problem {
+                path: vec![key("pr"), key("owner")],
+                message: first_line(&e.to_string()),
+            });
+        }
+        if let Err(e) = validate_repo(&self.pr.repo) {
+            problems.push(Problem {
+                path: vec![key("pr"), key("repo")],
+                message: first_line(&e.to_string()),
+            });
+        }
+        if self.pr.number == 0 {
+            problems.push(Problem {
+                path: vec![key("pr"), key("number")],
+                message: "a pull request number starts at 1".to_owned(),
+            });
+        }
+        let mut ids = HashSet::new();
+        for (i, item) in self.items.iter().enumerate() {
+            let base = vec![key("items"), Seg::Index(i)];
+            check_item(item, &base, &mut ids, &mut problems);
+        }
+        // Apply every step on a scratch copy, so a bad step is refused at load time.
+        let mut items = self.items.clone();
+        let mut pr = self.pr.clone();
+        for (s, step) in self.steps.iter().enumerate() {
+            for (c, change) in step.changes.iter().enumerate() {
+                let base = vec![key("steps"), Seg::Index(s), key("changes"), Seg::Index(c)];
+                if let Change::Add { item } = change {
+                    let mut item_base = base.clone();
+                    item_base.push(key("item"));
+                    check_item(item, &item_base, &mut ids, &mut problems);
+                }
+                if let Change::Reply { comment, .. } = change
+                    && !ids.insert(comment.id.clone())
+                {
+                    problems.push(Problem {
+                        path: [base.clone(), vec![key("comment"), key("id")]].concat(),
+                        message: format!("duplicate id `{}`", comment.id),
+                    });
+                }
+                if let Err((field, message)) = apply(&mut pr, &mut items, change) {
+                    let mut path = base;
+                    path.push(key(field));
+                    problems.push(Problem { path, message });
+                }
+            }
+        }
+        problems
+    }
+
+    /// The PR as of step `step` (0 = the initial snapshot).
+    pub fn snapshot_at(&self, step: usize) -> Result<Snapshot, FixtureError> {
+        if step > self.steps.len() {
+            return Err(FixtureError::StepOutOfRange {
+                path: self.source_path.clone(),
+                step,
+                steps: self.steps.len(),
+            });
+        }
+        let mut pr = self.pr.clone();
+        let mut items = self.items.clone();
+        for change in self.steps[..step].iter().flat_map(|s| &s.changes) {
+            // Validated at load time; a failure here would be a bug, reported not panicked.
+            apply(&mut pr, &mut items, change).map_err(|(field, message)| {
+                FixtureError::Invalid {
+                    path: self.source_path.clone(),
+                    json_path: format!("steps.{field}"),
+                    line: 0,
+                    column: 0,
+                    message,
+                }
+            })?;
+        }
+        Ok(Snapshot {
+            pr,
+            items,
+            incomplete: Vec::new(),
+            origin: Origin::Fixture {
+                path: self.source_path.clone(),
+                step,
+                steps: self.steps.len(),
+            },
+        })
+    }
+
+    /// A fixture holding just this snapshot (what `record` writes).
+    pub fn from_snapshot(snapshot: &Snapshot, recorded: Option<serde_json::Value>) -> Fixture {
+        Fixture {
+            format: FIXTURE_FORMAT.to_owned(),
+            recorded,
+            pr: snapshot.pr.clone(),
+            items: snapshot.items.clone(),
+            steps: Vec::new(),
+            llm: LlmRecordings::default(),
+            source_path: PathBuf::new(),
+        }
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        // Serialising plain data structs with string keys cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Writes the fixture atomically (temporary file, then rename).
+    pub fn write(&self, path: &Path) -> Result<(), FixtureError> {
+        let err = |source| FixtureError::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let dir = match path.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
+        std::io::Write::write_all(&mut tmp, self.to_json_pretty().as_bytes()).map_err(err)?;
+        std::io::Write::write_all(&mut tmp, b"\n").map_err(err)?;
+        tmp.persist(path).map_err(|e| err(e.error))?;
+        Ok(())
+    }
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_owned()
+}
+
+/// serde_json appends " at line L column C"; the error carries those separately.
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_owned(),
+        None => msg.to_owned(),
+    }
+}
+
+fn check_item(item: &Item, base: &[Seg], ids: &mut HashSet<String>, problems: &mut Vec<Problem>) {
+    let at = |rest: &[Seg]| [base, rest].concat();
+    if item.id().is_empty() {
+        problems.push(Problem {
+            path: at(&[key("id")]),
+            message: "empty id".to_owned(),
+        });
+    } else if !ids.insert(item.id().to_owned()) {
+        problems.push(Problem {
+            path: at(&[key("id")]),
+            message: format!("duplicate id `{}`", item.id()),
+        });
+    }
+    if let Item::Thread(t) = item {
+        if t.comments.is_empty() {
+            problems.push(Problem {
+                path: at(&[key("comments")]),
+                message: "a thread needs at least one comment".to_owned(),
+            });
+        }
+        for (j, c) in t.comments.iter().enumerate() {
+            if !ids.insert(c.id.clone()) {
+                problems.push(Problem {
+                    path: at(&[key("comments"), Seg::Index(j), key("id")]),
+                    message: format!("duplicate id `{}`", c.id),
+                });
+            }
+        }
+    }
+}
+
+/// Applies one change. Errors name the field of the change that is wrong.
+fn apply(
+    pr: &mut PrMeta,
+    items: &mut Vec<Item>,
+    change: &Change,
+) -> Result<(), (&'static str, String)> {
+    fn thread_mut<'a>(
+        items: &'a mut [Item],
+        id: &str,
+    ) -> Result<&'a mut crate::pr::Thread, (&'static str, String)> {
+        items
+            .iter_mut()
+            .find_map(|i| match i {
+                Item::Thread(t) if t.id == id => Some(t),
+                _ => None,
+            })
+            .ok_or_else(|| ("thread", format!("no review thread with id `{id}`")))
+    }
+    match change {
+        Change::Edit {
+            id,
+            body,
+            edited_at,
+        } => {
+            let (b, e) = text_mut(items, id)
+                .ok_or_else(|| ("id", format!("no comment or review with id `{id}` to edit")))?;
+            *b = body.clone();
+            *e = Some(*edited_at);
+        }
+        Change::Reply { thread, comment } => {
+            thread_mut(items, thread)?.comments.push(comment.clone());
+        }
+        Change::Resolve { thread } => thread_mut(items, thread)?.resolved = true,
+        Change::Unresolve { thread } => thread_mut(items, thread)?.resolved = false,
+        Change::Outdate { thread } => {
+            let t = thread_mut(items, thread)?;
+            t.outdated = true;
+            t.line = None;
+        }
+        Change::Minimize { id, reason } => {
+            let (m, r) = minimize_mut(items, id).ok_or_else(|| {
+                (
+                    "id",
+                    format!("no item or comment with id `{id}` to minimize"),
+                )
+            })?;
+            *m = true;
+            *r = Some(reason.clone());
+        }
+        Change::Unminimize { id } => {
+            let (m, r) = minimize_mut(items, id).ok_or_else(|| {
+                (
+                    "id",
+                    format!("no item or comment with id `{id}` to unminimize"),
+                )
+            })?;
+            *m = false;
+            *r = None;
+        }
+        Change::Push {
+            head_sha,
+            base_sha,
+            files,
+            outdate,
+        } => {
+            pr.head_sha = head_sha.clone();
+            if let Some(b) = base_sha {
+                pr.base_sha = b.clone();
+            }
+            if let Some(f) = files {
+                pr.files = f.clone();
+            }
+            for id in outdate {
+                let t = thread_mut(items, id).map_err(|(_, m)| ("outdate", m))?;
+                t.outdated = true;
+                t.line = None;
+            }
+        }
+        Change::Add { item } => items.push(item.clone()),
+        Change::Labels { add, remove } => {
+            pr.labels.retain(|l| !remove.contains(l));
+            for l in add {
+                if !pr.labels.contains(l) {
+                    pr.labels.push(l.clone());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+type TextRef<'a> = (&'a mut String, &'a mut Option<DateTime<Utc>>);
+
+fn text_mut<'a>(items: &'a mut [Item], id: &str) -> Option<TextRef<'a>> {
+    items.iter_mut().find_map(|i| match i {
+        Item::Comment(c) if c.id == id => Some((&mut c.body, &mut c.last_edited_at)),
+        Item::Review(r) if r.id == id => Some((&mut r.body, &mut r.last_edited_at)),
+        Item::Thread(t) => t
+            .comments
+            .iter_mut()
+            .find(|c| c.id == id)
+            .map(|c| (&mut c.body, &mut c.last_edited_at)),
+        _ => None,
+    })
+}
+
+fn minimize_mut<'a>(
+    items: &'a mut [Item],
+    id: &str,
+) -> Option<(&'a mut bool, &'a mut Option<String>)> {
+    items.iter_mut().find_map(|i| match i {
+        Item::Comment(c) if c.id == id => Some((&mut c.minimized, &mut c.minimized_reason)),
+        Item::Review(r) if r.id == id => Some((&mut r.minimized, &mut r.minimized_reason)),
+        Item::Thread(t) => {
+            let c = if t.id == id {
+                t.comments.first_mut()
+            } else {
+                t.comments.iter_mut().find(|c| c.id == id)
+            };
+            c.map(|c| (&mut c.minimized, &mut c.minimized_reason))
+        }
+        _ => None,
+    })
+}
