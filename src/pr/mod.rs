@@ -138,12 +138,53 @@ pub struct Review {
 }
 
 /// Everything the visibility gate surfaces.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+///
+/// Serialized with an internal `kind` tag. Deserialization is hand-written (below) so that an
+/// error inside an item keeps its exact JSON path, which serde's derived internally tagged enums
+/// lose.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Item {
     Thread(Thread),
     Comment(Comment),
     Review(Review),
+}
+
+/// Separates an inner JSON path from the message in errors raised inside an [`Item`]; the fixture
+/// loader splits it off to report the full path.
+pub const INNER_PATH_MARK: char = '\u{1f}';
+
+impl<'de> Deserialize<'de> for Item {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = serde_json::Value::deserialize(d)?;
+        fn inner<T: serde::de::DeserializeOwned, E: Error>(v: serde_json::Value) -> Result<T, E> {
+            serde_path_to_error::deserialize(v).map_err(|e| {
+                let path = e.path().to_string();
+                E::custom(format!(
+                    "{INNER_PATH_MARK}{path}{INNER_PATH_MARK}{}",
+                    e.into_inner()
+                ))
+            })
+        }
+        let kind = match value.get("kind") {
+            Some(serde_json::Value::String(k)) => k.clone(),
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "{INNER_PATH_MARK}kind{INNER_PATH_MARK}invalid type: {other}, expected one of `thread`, `comment`, `review`"
+                )));
+            }
+            None => return Err(D::Error::missing_field("kind")),
+        };
+        match kind.as_str() {
+            "thread" => inner(value).map(Item::Thread),
+            "comment" => inner(value).map(Item::Comment),
+            "review" => inner(value).map(Item::Review),
+            other => Err(D::Error::custom(format!(
+                "{INNER_PATH_MARK}kind{INNER_PATH_MARK}unknown variant `{other}`, expected one of `thread`, `comment`, `review`"
+            ))),
+        }
+    }
 }
 
 /// GitHub's flags on an item, as the gate sees them.

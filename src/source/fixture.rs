@@ -195,6 +195,16 @@ impl Fixture {
 
         // The format tag first, so a file of another kind gets the right message rather than
         // a complaint about its first unexpected field.
+        if !text.trim_start().starts_with('{')
+            && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+        {
+            return Err(invalid(
+                ".".to_owned(),
+                1,
+                1,
+                format!("expected a JSON object with \"format\": \"{FIXTURE_FORMAT}\""),
+            ));
+        }
         #[derive(Deserialize)]
         struct Tag {
             format: Option<serde_json::Value>,
@@ -226,14 +236,28 @@ impl Fixture {
 
         let de = &mut serde_json::Deserializer::from_str(text);
         let mut fixture: Fixture = serde_path_to_error::deserialize(de).map_err(|e| {
-            let json_path = e.path().to_string();
+            let mut json_path = e.path().to_string();
             let inner = e.into_inner();
-            invalid(
-                json_path,
-                inner.line(),
-                inner.column(),
-                strip_position(&inner.to_string()),
-            )
+            let mut message = strip_position(&inner.to_string());
+            // An error inside an item carries the rest of its path in the message.
+            if let Some((_, rest)) = message.split_once(crate::pr::INNER_PATH_MARK)
+                && let Some((sub, msg)) = rest.split_once(crate::pr::INNER_PATH_MARK)
+            {
+                if !sub.is_empty() && sub != "." {
+                    json_path = if sub.starts_with('[') {
+                        format!("{json_path}{sub}")
+                    } else {
+                        format!("{json_path}.{sub}")
+                    };
+                }
+                message = msg.to_owned();
+            }
+            // Prefer the position of the value the path names; serde's own position is where
+            // it noticed the problem, often the end of the enclosing object.
+            let (line, column) = jsonpos::parse_path(&json_path)
+                .and_then(|p| jsonpos::locate(text, &p))
+                .unwrap_or((inner.line(), inner.column()));
+            invalid(json_path, line, column, message)
         })?;
         fixture.source_path = path.to_path_buf();
 
@@ -536,4 +560,215 @@ fn minimize_mut<'a>(
         }
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"{
+  "format": "pr-shepherd/fixture@1",
+  "pr": {
+    "owner": "o", "repo": "r", "number": 1, "title": "t",
+    "author": {"login": "a", "association": "MEMBER"},
+    "baseRef": "main", "headRef": "x", "baseSha": "b", "headSha": "h",
+    "url": "https://github.com/o/r/pull/1"
+  },
+  "items": [
+    {"kind": "comment", "id": "IC_1", "author": {"login": "a", "association": "NONE"},
+     "createdAt": "2026-01-01T00:00:00Z", "url": "u", "body": "hi"},
+    {"kind": "thread", "id": "PRRT_1", "path": "a.rs", "line": 3, "comments": [
+      {"id": "PRRC_1", "author": {"login": "b", "association": "OWNER"},
+       "createdAt": "2026-01-01T00:00:00Z", "url": "u", "body": "why"}]},
+    {"kind": "review", "id": "PRR_1", "author": {"login": "b", "association": "OWNER"},
+     "state": "APPROVED", "createdAt": "2026-01-01T00:00:00Z", "url": "u"}
+  ],
+  "steps": [
+    {"changes": [{"op": "reply", "thread": "PRRT_1", "comment":
+      {"id": "PRRC_2", "author": {"login": "a", "association": "NONE"},
+       "createdAt": "2026-01-02T00:00:00Z", "url": "u", "body": "because"}}]},
+    {"changes": [{"op": "minimize", "id": "PRR_1", "reason": "outdated"},
+                 {"op": "resolve", "thread": "PRRT_1"}]}
+  ]
+}"#;
+
+    fn parse(text: &str) -> Result<Fixture, FixtureError> {
+        Fixture::parse(text, Path::new("t.json"))
+    }
+
+    fn invalid(text: &str) -> (String, usize, usize, String) {
+        match parse(text) {
+            Err(FixtureError::Invalid {
+                json_path,
+                line,
+                column,
+                message,
+                ..
+            }) => (json_path, line, column, message),
+            other => panic!("expected Invalid, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn good_fixture_and_steps() {
+        let f = parse(GOOD).unwrap();
+        assert_eq!(f.items.len(), 3);
+        let s0 = f.snapshot_at(0).unwrap();
+        let s2 = f.snapshot_at(2).unwrap();
+        let Item::Thread(t) = &s2.items[1] else {
+            panic!("thread")
+        };
+        assert_eq!(t.comments.len(), 2);
+        assert!(t.resolved);
+        assert!(s2.items[2].status().minimized);
+        assert!(!s0.items[2].status().minimized);
+        assert!(matches!(
+            f.snapshot_at(3),
+            Err(FixtureError::StepOutOfRange { steps: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn not_json() {
+        let (path, line, col, msg) =
+            invalid("{\n  \"format\": \"pr-shepherd/fixture@1\",\n  oops\n}");
+        assert_eq!(path, ".");
+        assert_eq!((line, col), (3, 3));
+        assert!(msg.contains("not valid JSON"), "{msg}");
+        let (_, _, _, msg) = invalid("");
+        assert!(msg.contains("not valid JSON"), "{msg}");
+        let (_, _, _, msg) = invalid("[1, 2]");
+        assert!(msg.contains("expected a JSON object"), "{msg}");
+    }
+
+    #[test]
+    fn wrong_format_tag() {
+        let (path, line, col, msg) = invalid(&GOOD.replace("fixture@1", "fixture@9"));
+        assert_eq!(path, "format");
+        assert_eq!((line, col), (2, 13));
+        assert!(msg.contains("expected \"pr-shepherd/fixture@1\""), "{msg}");
+        let (path, _, _, msg) = invalid("{\"pr\": {}}");
+        assert_eq!(path, "format");
+        assert!(msg.contains("no \"format\" field"), "{msg}");
+    }
+
+    #[test]
+    fn missing_field_and_wrong_type() {
+        let (path, line, _, msg) =
+            invalid(&GOOD.replace(r#""url": "u", "body": "why""#, r#""url": "u""#));
+        assert_eq!(path, "items[1].comments[0]");
+        assert_eq!(line, 13);
+        // The value named by the path, not where serde noticed the problem.
+        assert!(msg.contains("missing field `body`"), "{msg}");
+        let (path, line, _, msg) = invalid(&GOOD.replace(r#""line": 3"#, r#""line": "three""#));
+        assert_eq!(path, "items[1].line");
+        assert_eq!(line, 12);
+        assert!(msg.contains("invalid type"), "{msg}");
+        let (path, _, _, msg) =
+            invalid(&GOOD.replace(r#""state": "APPROVED""#, r#""state": "LGTM""#));
+        assert_eq!(path, "items[2].state");
+        let (path, line, col, msg2) =
+            invalid(&GOOD.replace(r#""kind": "review""#, r#""kind": "note""#));
+        assert_eq!((path.as_str(), line, col), ("items[2].kind", 15, 14));
+        assert!(msg2.contains("unknown variant `note`"), "{msg2}");
+        assert!(msg.contains("unknown variant `LGTM`"), "{msg}");
+    }
+
+    #[test]
+    fn duplicate_ids() {
+        let (path, line, col, msg) =
+            invalid(&GOOD.replace("\"PRR_1\", \"author\"", "\"IC_1\", \"author\""));
+        assert_eq!(path, "items[2].id");
+        assert_eq!((line, col), (15, 30));
+        assert!(msg.contains("duplicate id `IC_1`"), "{msg}");
+        let (path, _, _, msg) = invalid(&GOOD.replace("\"PRRC_2\"", "\"PRRC_1\""));
+        assert_eq!(path, "steps[0].changes[0].comment.id");
+        assert!(msg.contains("duplicate id `PRRC_1`"), "{msg}");
+    }
+
+    #[test]
+    fn step_with_unknown_id() {
+        let (path, line, col, msg) =
+            invalid(&GOOD.replace(r#""thread": "PRRT_1"}"#, r#""thread": "PRRT_404"}"#));
+        assert_eq!(path, "steps[1].changes[1].thread");
+        assert_eq!((line, col), (23, 46));
+        assert!(msg.contains("PRRT_404"), "{msg}");
+        let (path, _, _, _) =
+            invalid(&GOOD.replace(r#""id": "PRR_1", "reason""#, r#""id": "nope", "reason""#));
+        assert_eq!(path, "steps[1].changes[0].id");
+    }
+
+    #[test]
+    fn hostile_names_and_empty_threads() {
+        let (path, _, _, _) = invalid(&GOOD.replace(r#""owner": "o""#, r#""owner": "../..""#));
+        assert_eq!(path, "pr.owner");
+        let (path, _, _, _) = invalid(&GOOD.replace(r#""repo": "r""#, r#""repo": "..""#));
+        assert_eq!(path, "pr.repo");
+        let (path, _, _, msg) = invalid(&GOOD.replace(
+            r#""path": "a.rs", "line": 3, "comments": ["#,
+            r#""path": "a.rs", "line": 3, "comments": [], "x": ["#,
+        ));
+        assert_eq!(path, "items[1].comments");
+        assert!(msg.contains("at least one comment"), "{msg}");
+    }
+
+    #[test]
+    fn error_message_names_file_path_and_position() {
+        let err = parse(&GOOD.replace(r#""line": 3"#, r#""line": -3"#)).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.starts_with("invalid fixture `t.json`:12:64:"),
+            "{text}"
+        );
+        assert!(text.contains("at `items[1].line`"), "{text}");
+    }
+
+    #[test]
+    fn demo_fixture_is_valid_and_complete() {
+        let f = Fixture::parse(crate::source::DEMO_FIXTURE, Path::new("demo")).unwrap();
+        assert!(f.items.len() >= 14);
+        assert!(f.steps.len() >= 2);
+        let statuses: Vec<_> = f.items.iter().map(Item::status).collect();
+        assert!(statuses.iter().any(|s| s.outdated && s.resolved));
+        assert!(statuses.iter().any(|s| s.outdated && !s.resolved));
+        assert!(statuses.iter().any(|s| s.resolved && !s.outdated));
+        for reason in [
+            "spam",
+            "off-topic",
+            "outdated",
+            "resolved",
+            "duplicate",
+            "abuse",
+        ] {
+            assert!(
+                statuses
+                    .iter()
+                    .any(|s| s.minimized_reason.as_deref() == Some(reason)),
+                "{reason}"
+            );
+        }
+        let states: Vec<_> = f.items.iter().filter_map(Item::review_state).collect();
+        for st in [
+            crate::pr::ReviewState::Approved,
+            crate::pr::ReviewState::ChangesRequested,
+            crate::pr::ReviewState::Commented,
+            crate::pr::ReviewState::Dismissed,
+        ] {
+            assert!(states.contains(&st), "{st:?}");
+        }
+        // An already-minimized review summary and an empty-body review.
+        assert!(
+            f.items
+                .iter()
+                .any(|i| matches!(i, Item::Review(r) if r.minimized))
+        );
+        assert!(
+            f.items
+                .iter()
+                .any(|i| matches!(i, Item::Review(r) if r.body.is_empty()))
+        );
+        let changes: Vec<_> = f.steps.iter().flat_map(|s| &s.changes).collect();
+        assert!(changes.iter().any(|c| matches!(c, Change::Edit { .. })));
+        assert!(changes.iter().any(|c| matches!(c, Change::Reply { .. })));
+    }
 }

@@ -29,6 +29,30 @@ pub fn render(path: &[Seg]) -> String {
     if out.is_empty() { ".".to_owned() } else { out }
 }
 
+/// Parses a rendered path (`items[3].comments[0].id`) back into segments. Keys containing `.` or
+/// `[` are not produced by this crate's formats.
+pub fn parse_path(rendered: &str) -> Option<Vec<Seg>> {
+    let mut out = Vec::new();
+    if rendered == "." || rendered.is_empty() {
+        return Some(out);
+    }
+    for part in rendered.split('.') {
+        let (key, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if !key.is_empty() {
+            out.push(Seg::Key(key.to_owned()));
+        }
+        while let Some(r) = rest.strip_prefix('[') {
+            let end = r.find(']')?;
+            out.push(Seg::Index(r[..end].parse().ok()?));
+            rest = &r[end + 1..];
+        }
+    }
+    Some(out)
+}
+
 /// 1-based (line, column) of the value at `path`, or None if the path is not in the text.
 pub fn locate(text: &str, path: &[Seg]) -> Option<(usize, usize)> {
     let bytes = text.as_bytes();
@@ -194,8 +218,10 @@ mod tests {
             Seg::Key("c".into()),
             Seg::Key("id".into()),
         ];
-        assert_eq!(locate(text, &path), Some((3, 17)));
+        assert_eq!(locate(text, &path), Some((3, 18)));
         assert_eq!(render(&path), "a[2].c.id");
+        assert_eq!(parse_path("a[2].c.id"), Some(path.to_vec()));
+        assert_eq!(parse_path("."), Some(vec![]));
         assert_eq!(locate(text, &[Seg::Key("nope".into())]), None);
         assert_eq!(locate(text, &[Seg::Key("a".into()), Seg::Index(9)]), None);
     }
