@@ -1,0 +1,423 @@
+//! The real binary: `items`, `state`, `fixture`, exit codes, and when markers are written.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::pr::PrCoords;
+use serde_json::Value;
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"));
+    c.env_remove("PR_SHEPHERD_STATE_DIR");
+    c
+}
+
+fn run(state: &Path, args: &[&str]) -> Output {
+    bin()
+        .arg("--state-dir")
+        .arg(state)
+        .args(args)
+        .output()
+        .expect("run pr-shepherd")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(state: &Path, args: &[&str]) -> Value {
+    let mut all = vec!["items", "--format", "json"];
+    all.extend_from_slice(args);
+    let o = run(state, &all);
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).expect("json output")
+}
+
+fn freshness(v: &Value) -> Vec<(String, String)> {
+    v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|i| {
+            (
+                i["id"].as_str().unwrap_or_default().to_owned(),
+                i["freshness"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn demo() -> PrCoords {
+    PrCoords {
+        host: None,
+        owner: "acme".into(),
+        repo: "rivet".into(),
+        number: 482,
+    }
+}
+
+#[test]
+fn new_then_unchanged_then_edited_through_history() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let first = json(dir.path(), &[]);
+    assert_eq!(first["counts"]["new"], 18);
+    assert!(freshness(&first).iter().all(|(_, f)| f == "new"));
+
+    let second = json(dir.path(), &[]);
+    assert_eq!(second["counts"]["unchanged"], 18);
+
+    // Step 1: a reply on the jitter thread and an edit of a conversation comment.
+    let third = json(dir.path(), &["--step", "1"]);
+    let edited: Vec<_> = freshness(&third)
+        .into_iter()
+        .filter(|(_, f)| f == "edited")
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(edited, ["PRRT_kwDOKq3xZs5hQ1bB", "IC_kwDOKq3xZs6Aa0002"]);
+    // The original seenAt is kept and shown for edited items.
+    let thread = &third["items"][1];
+    assert!(first["items"][1]["seenAt"].is_null());
+    assert_eq!(thread["seenAt"], second["items"][1]["seenAt"].clone());
+    assert!(thread["seenAt"].is_i64());
+    assert_eq!(thread["comments"].as_array().map(Vec::len), Some(5));
+
+    // Step 2: one new comment; resolving and minimizing do not change bodies.
+    let fourth = json(dir.path(), &["--step", "2"]);
+    assert_eq!(fourth["counts"]["new"], 1);
+    assert_eq!(fourth["counts"]["edited"], 0);
+    assert_eq!(fourth["counts"]["total"], 19);
+}
+
+#[test]
+fn markdown_sections_and_all() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = run(dir.path(), &["items"]);
+    let md = stdout(&o);
+    assert!(md.contains("## New (18)"), "{md}");
+    assert!(md.contains("## Edited since first look (0)"));
+    assert!(md.contains("## Unchanged (0)"));
+    assert!(md.contains("`MINIMIZED(spam)`"));
+    assert!(md.contains("`OUTDATED` `RESOLVED`"));
+    // Hostile text arrives made visible, never raw.
+    assert!(!md.contains('\u{1b}'));
+    assert!(md.contains("␛[2J"));
+
+    let again = stdout(&run(dir.path(), &["items"]));
+    assert!(again.contains("## Unchanged (18)"));
+    assert!(again.contains("`--all` shows them"));
+    assert!(!again.contains("### Thread"));
+    let all = stdout(&run(dir.path(), &["items", "--all"]));
+    assert!(all.contains("`UNCHANGED`"));
+    assert_eq!(all.matches("\n### ").count(), 18);
+}
+
+#[test]
+fn peek_writes_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = run(dir.path(), &["items", "--peek"]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("Peek: no seen markers are written"));
+    assert!(!dir.path().join("acme-rivet").exists());
+    assert_eq!(json(dir.path(), &["--peek"])["counts"]["new"], 18);
+}
+
+#[test]
+fn bad_references_exit_2_with_accepted_forms() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for bad in ["nonsense", "a/b#0", "../../x#1", "./missing.json"] {
+        let o = run(dir.path(), &["items", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+        assert!(
+            stderr(&o).contains("accepted forms"),
+            "{bad}: {}",
+            stderr(&o)
+        );
+    }
+    let o = run(dir.path(), &["items", "--step", "9"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("out of range"));
+    let o = run(dir.path(), &["items", "--format", "yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+fn write_fixture(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, text).expect("write fixture");
+    p
+}
+
+#[test]
+fn bad_fixtures_exit_2_with_path_and_position() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = pr_shepherd::source::DEMO_FIXTURE;
+    let cases = [
+        ("notjson.json", "{ nope".to_owned(), "not valid JSON"),
+        (
+            "tag.json",
+            demo.replace("pr-shepherd/fixture@1", "other@2"),
+            "at `format`",
+        ),
+        (
+            "missing.json",
+            demo.replacen("\"headSha\"", "\"headShaX\"", 1),
+            "missing field `headSha`",
+        ),
+        (
+            "type.json",
+            demo.replacen("\"number\": 482", "\"number\": \"482\"", 1),
+            "at `pr.number`",
+        ),
+        (
+            "dup.json",
+            demo.replacen("IC_kwDOKq3xZs6Aa0003", "IC_kwDOKq3xZs6Aa0001", 1),
+            "duplicate id `IC_kwDOKq3xZs6Aa0001`",
+        ),
+        (
+            "step.json",
+            demo.replacen(
+                "\"thread\": \"PRRT_kwDOKq3xZs5hQ1bB\"",
+                "\"thread\": \"PRRT_gone\"",
+                1,
+            ),
+            "at `steps[0].changes[0].thread`",
+        ),
+        (
+            "owner.json",
+            demo.replacen("\"owner\": \"acme\"", "\"owner\": \"../../etc\"", 1),
+            "at `pr.owner`",
+        ),
+    ];
+    for (name, text, expect) in cases {
+        let p = write_fixture(dir.path(), name, &text);
+        let o = run(dir.path(), &["items", p.to_str().expect("utf8")]);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(expect), "{name}: {err}");
+        assert!(err.contains(name), "{name}: {err}");
+        // file:line:col
+        assert!(
+            err.split('`').nth(2).is_some_and(|s| s.starts_with(':')),
+            "{name}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{name}: {err}");
+        let check = run(dir.path(), &["fixture", "check", p.to_str().expect("utf8")]);
+        assert_eq!(check.status.code(), Some(2), "{name}");
+    }
+    assert!(
+        std::fs::read_dir(dir.path())
+            .expect("dir")
+            .flatten()
+            .all(|e| e.path().is_file()),
+        "no state written for refused fixtures"
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn unwritable_state_dir_still_delivers_the_listing() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let locked = dir.path().join("locked");
+    std::fs::create_dir(&locked).expect("mkdir");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).expect("chmod");
+    // Root ignores permissions; a plain file where the dir should be fails for everyone.
+    let blocker = dir.path().join("blocker");
+    std::fs::write(&blocker, "not a dir").expect("write");
+    for state in [locked.as_path(), blocker.as_path()] {
+        if state == locked.as_path() && std::fs::write(locked.join("probe"), "x").is_ok() {
+            continue; // running as root: permissions do not bind
+        }
+        let o = run(state, &["items"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let md = stdout(&o);
+        assert!(md.contains("## New (18)"));
+        assert!(md.contains("Seen markers will not be saved"), "{md}");
+        assert!(stderr(&o).contains("seen markers were not saved"));
+        let v = json(state, &[]);
+        assert_eq!(v["markers"]["write"], false);
+        assert!(
+            v["markers"]["reason"]
+                .as_str()
+                .is_some_and(|r| !r.is_empty())
+        );
+    }
+}
+
+#[test]
+fn closed_pipe_writes_no_markers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Big enough that the listing cannot fit in a pipe buffer.
+    let big = dir.path().join("big.json");
+    let o = run(
+        dir.path(),
+        &[
+            "fixture",
+            "synth",
+            "--threads",
+            "2000",
+            "--comments",
+            "1000",
+            "--reviews",
+            "100",
+            "--out",
+            big.to_str().expect("utf8"),
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut child = bin()
+        .arg("--state-dir")
+        .arg(dir.path())
+        .args(["items", big.to_str().expect("utf8")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    drop(child.stdout.take()); // the reader goes away before the listing is written
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no seen markers were written"));
+    let coords = PrCoords {
+        host: None,
+        owner: "synth".into(),
+        repo: "big".into(),
+        number: 1,
+    };
+    let seen = Ledger::new(dir.path()).load_seen(&coords).expect("load");
+    assert!(seen.markers.is_empty());
+}
+
+#[test]
+fn concurrent_runs_leave_only_whole_markers() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            bin()
+                .arg("--state-dir")
+                .arg(dir.path())
+                .args(["items", "--format", "json"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    for c in children {
+        let o = c.wait_with_output().expect("wait");
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let ledger = Ledger::new(dir.path());
+    let seen = ledger.load_seen(&demo()).expect("load");
+    assert!(seen.problems.is_empty(), "{:?}", seen.problems);
+    assert_eq!(seen.markers.len(), 18);
+    let seen_dir = ledger.seen_dir(&demo()).expect("dir");
+    let names: Vec<_> = std::fs::read_dir(seen_dir)
+        .expect("read")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names.len(), 18, "no temporary files left: {names:?}");
+    assert_eq!(json(dir.path(), &[])["counts"]["unchanged"], 18);
+}
+
+#[test]
+fn corrupt_marker_resurfaces_and_is_reported() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    json(dir.path(), &[]);
+    let ledger = Ledger::new(dir.path());
+    let seen_dir = ledger.seen_dir(&demo()).expect("dir");
+    let name = format!(
+        "{}.json",
+        pr_shepherd::pr::sha256_hex(b"IC_kwDOKq3xZs6Aa0001")
+    );
+    std::fs::write(seen_dir.join(&name), "{\"id\": trunc").expect("corrupt");
+    let o = run(dir.path(), &["items"]);
+    assert!(o.status.success());
+    let md = stdout(&o);
+    assert!(md.contains("## New (1)"), "{md}");
+    assert!(md.contains("Ignored an unusable seen marker"), "{md}");
+    // Rewritten whole after delivery.
+    assert!(ledger.load_seen(&demo()).expect("load").problems.is_empty());
+}
+
+#[test]
+fn state_show_and_clear() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    json(dir.path(), &[]);
+    let show = run(dir.path(), &["state", "show", "--format", "json"]);
+    let v: Value = serde_json::from_slice(&show.stdout).expect("json");
+    assert_eq!(v["markers"].as_array().map(Vec::len), Some(18));
+    assert!(
+        v["markers"][0]["bodyHash"]
+            .as_str()
+            .is_some_and(|h| h.len() == 16)
+    );
+    let md = stdout(&run(dir.path(), &["state", "show"]));
+    assert!(md.contains("18 seen marker(s)"), "{md}");
+    let clear = run(dir.path(), &["state", "clear"]);
+    assert!(stdout(&clear).contains("18 file(s) removed"));
+    assert_eq!(json(dir.path(), &[])["counts"]["new"], 18);
+}
+
+#[test]
+fn synth_is_deterministic_and_valid() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = run(
+        dir.path(),
+        &[
+            "fixture",
+            "synth",
+            "--threads",
+            "5",
+            "--comments",
+            "3",
+            "--reviews",
+            "2",
+        ],
+    );
+    let b = run(
+        dir.path(),
+        &[
+            "fixture",
+            "synth",
+            "--threads",
+            "5",
+            "--comments",
+            "3",
+            "--reviews",
+            "2",
+        ],
+    );
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let p = write_fixture(dir.path(), "s.json", &stdout(&a));
+    let v = json(dir.path(), &[p.to_str().expect("utf8")]);
+    assert_eq!(v["counts"]["total"], 10);
+}
+
+#[test]
+fn help_is_complete() {
+    for args in [
+        vec!["--help"],
+        vec!["items", "--help"],
+        vec!["state", "--help"],
+        vec!["state", "show", "--help"],
+        vec!["state", "clear", "--help"],
+        vec!["fixture", "synth", "--help"],
+        vec!["fixture", "check", "--help"],
+    ] {
+        let o = bin().args(&args).output().expect("run");
+        assert!(o.status.success(), "{args:?}");
+        let h = stdout(&o);
+        assert!(h.contains("Usage:"), "{args:?}");
+        assert!(h.contains("--state-dir"), "{args:?}: global option shown");
+    }
+    let items = stdout(&bin().args(["items", "--help"]).output().expect("run"));
+    for flag in ["--format", "--all", "--peek", "--step"] {
+        assert!(items.contains(flag), "{flag}");
+    }
+}
