@@ -11,7 +11,7 @@ use crate::triage::{marks, triage};
 
 pub(super) async fn run(args: ItemsArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
     let target = source::resolve(args.pr.as_deref())?;
-    let snapshot = super::load_snapshot(&target, args.step).await?;
+    let snapshot = super::load_snapshot(target, args.step).await?;
     let coords = snapshot.pr.coords();
     let ledger = super::open_ledger(state_dir)?;
     let seen = ledger.load_seen(&coords)?;
@@ -36,26 +36,21 @@ pub(super) async fn run(args: ItemsArgs, state_dir: Option<&Path>) -> Result<(),
             .map(|p| format!("{}: {}", p.path.display(), p.reason))
             .collect(),
     };
-    let text = match args.format {
-        Format::Md => markdown(&snapshot, &triaged, &opts),
-        Format::Json => {
-            let mut s = serde_json::to_string_pretty(&json(&snapshot, &triaged, &opts))
-                .map_err(|e| CliError::runtime(format!("cannot encode the listing: {e}")))?;
-            s.push('\n');
-            s
-        }
-    };
-
     // Deliver first; only a listing that was written and flushed without error marks anything.
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| {
-            CliError::runtime(format!(
-                "could not deliver the listing ({e}); no seen markers were written"
-            ))
-        })?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let delivered = match args.format {
+        Format::Md => out.write_all(markdown(&snapshot, &triaged, &opts).as_bytes()),
+        Format::Json => serde_json::to_writer_pretty(&mut out, &json(&snapshot, &triaged, &opts))
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n")),
+    }
+    .and_then(|()| out.flush());
     drop(out);
+    delivered.map_err(|e| {
+        CliError::runtime(format!(
+            "could not deliver the listing ({e}); no seen markers were written"
+        ))
+    })?;
 
     match markers {
         MarkerPlan::Write => {

@@ -42,11 +42,11 @@ pub(crate) fn open_ledger(flag: Option<&Path>) -> Result<Ledger, CliError> {
 
 /// The snapshot a command works on: a fixture at a step (default: the initial snapshot), or live.
 pub(crate) async fn load_snapshot(
-    target: &Target,
+    target: Target,
     step: Option<usize>,
 ) -> Result<Snapshot, CliError> {
     match target {
-        Target::Fixture(f) => Ok(f.snapshot_at(step.unwrap_or(0))?),
+        Target::Fixture(f) => Ok(f.into_snapshot_at(step.unwrap_or(0))?),
         Target::Live(coords) => {
             if step.is_some() {
                 return Err(CliError::usage(

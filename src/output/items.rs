@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
-use serde_json::{Value, json};
+use serde::Serialize;
 
-use crate::pr::{Comment, Item, Origin, Snapshot};
+use crate::pr::{Comment, Item, Origin, Snapshot, Status};
 use crate::sanitize::sanitize;
 use crate::triage::{Freshness, Triaged, counts};
 
@@ -241,99 +241,194 @@ pub fn markdown(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions)
     out
 }
 
-fn comment_json(c: &Comment) -> Value {
-    json!({
-        "id": c.id,
-        "author": c.author.login,
-        "authorAssociation": c.author.association.as_str(),
-        "authorIsBot": c.author.bot,
-        "createdAt": c.created_at,
-        "lastEditedAt": c.last_edited_at,
-        "url": c.url,
-        "body": c.body,
-        "minimized": c.minimized,
-        "minimizedReason": c.minimized_reason,
-    })
+/// One thread comment in the JSON listing.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CommentOut<'a> {
+    id: &'a str,
+    author: &'a str,
+    author_association: &'static str,
+    author_is_bot: bool,
+    created_at: DateTime<Utc>,
+    last_edited_at: Option<DateTime<Utc>>,
+    url: &'a str,
+    body: &'a str,
+    minimized: bool,
+    minimized_reason: Option<&'a str>,
 }
 
-fn item_json(item: &Item, t: &Triaged) -> Value {
-    let status = item.status();
+impl<'a> From<&'a Comment> for CommentOut<'a> {
+    fn from(c: &'a Comment) -> Self {
+        CommentOut {
+            id: &c.id,
+            author: &c.author.login,
+            author_association: c.author.association.as_str(),
+            author_is_bot: c.author.bot,
+            created_at: c.created_at,
+            last_edited_at: c.last_edited_at,
+            url: &c.url,
+            body: &c.body,
+            minimized: c.minimized,
+            minimized_reason: c.minimized_reason.as_deref(),
+        }
+    }
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ItemOut<'a> {
+    id: &'a str,
+    kind: &'static str,
+    author: &'a str,
+    author_association: Option<&'static str>,
+    author_is_bot: bool,
+    url: &'a str,
+    created_at: Option<DateTime<Utc>>,
+    last_edited_at: Option<DateTime<Utc>>,
+    status: Status,
+    freshness: &'static str,
+    seen_at: Option<i64>,
+    body_hash: &'a str,
+    path: Option<&'a str>,
+    line: Option<u32>,
+    original_line: Option<u32>,
+    diff_hunk: Option<&'a str>,
+    review_state: Option<&'static str>,
+    body: &'a str,
+    comments: Vec<CommentOut<'a>>,
+}
+
+fn item_out<'a>(item: &'a Item, t: &'a Triaged) -> ItemOut<'a> {
     let (path, line, original_line, diff_hunk, comments) = match item {
         Item::Thread(th) => (
             Some(th.path.as_str()),
             th.line,
             th.original_line,
             Some(th.diff_hunk.as_str()),
-            th.comments.iter().map(comment_json).collect(),
+            th.comments.iter().map(CommentOut::from).collect(),
         ),
         _ => (None, None, None, None, Vec::new()),
     };
     let author = item.author();
-    json!({
-        "id": item.id(),
-        "kind": item.kind().as_str(),
-        "author": item.login(),
-        "authorAssociation": author.map(|a| a.association.as_str()),
-        "authorIsBot": author.is_some_and(|a| a.bot),
-        "url": item.url(),
-        "createdAt": item.created_at(),
-        "lastEditedAt": item.last_edited_at(),
-        "status": {
-            "outdated": status.outdated,
-            "resolved": status.resolved,
-            "minimized": status.minimized,
-            "minimizedReason": status.minimized_reason,
-        },
-        "freshness": t.freshness.as_str(),
-        "seenAt": t.seen_at,
-        "bodyHash": t.body_hash,
-        "path": path,
-        "line": line,
-        "originalLine": original_line,
-        "diffHunk": diff_hunk,
-        "reviewState": item.review_state().map(|s| s.as_str()),
-        "body": item.body(),
-        "comments": comments,
-    })
+    ItemOut {
+        id: item.id(),
+        kind: item.kind().as_str(),
+        author: item.login(),
+        author_association: author.map(|a| a.association.as_str()),
+        author_is_bot: author.is_some_and(|a| a.bot),
+        url: item.url(),
+        created_at: item.created_at(),
+        last_edited_at: item.last_edited_at(),
+        status: item.status(),
+        freshness: t.freshness.as_str(),
+        seen_at: t.seen_at,
+        body_hash: &t.body_hash,
+        path,
+        line,
+        original_line,
+        diff_hunk,
+        review_state: item.review_state().map(|s| s.as_str()),
+        body: item.body(),
+        comments,
+    }
 }
 
-/// The JSON listing: every item, whatever its freshness, in snapshot order.
-pub fn json(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions) -> Value {
+/// The JSON listing (serialize it): every item, whatever its freshness, in snapshot order.
+/// Borrowing structs rather than a `serde_json::Value` tree keep a 10,000-item listing cheap.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct JsonListing<'a> {
+    pr: PrOut<'a>,
+    source: SourceOut,
+    complete: bool,
+    incomplete: &'a [String],
+    counts: CountsOut,
+    markers: MarkersOut<'a>,
+    items: Vec<ItemOut<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PrOut<'a> {
+    owner: &'a str,
+    repo: &'a str,
+    number: u64,
+    title: &'a str,
+    url: &'a str,
+    author: &'a str,
+    head_sha: &'a str,
+    base_sha: &'a str,
+    labels: &'a [String],
+}
+
+#[derive(Serialize)]
+struct SourceOut {
+    kind: &'static str,
+    step: Option<usize>,
+    steps: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct CountsOut {
+    total: usize,
+    new: usize,
+    edited: usize,
+    unchanged: usize,
+}
+
+#[derive(Serialize)]
+struct MarkersOut<'a> {
+    write: bool,
+    reason: Option<&'a str>,
+    problems: &'a [String],
+}
+
+/// The JSON listing of every item, in snapshot order.
+pub fn json<'a>(
+    snapshot: &'a Snapshot,
+    triaged: &'a [Triaged],
+    opts: &'a ListingOptions,
+) -> JsonListing<'a> {
     let pr = &snapshot.pr;
-    let (n, e, u) = counts(triaged);
-    let (step, steps) = match &snapshot.origin {
-        Origin::Fixture { step, steps, .. } => (Some(*step), Some(*steps)),
-        Origin::Live => (None, None),
+    let (new, edited, unchanged) = counts(triaged);
+    let (kind, step, steps) = match &snapshot.origin {
+        Origin::Fixture { step, steps, .. } => ("fixture", Some(*step), Some(*steps)),
+        Origin::Live => ("live", None, None),
     };
     let (write, reason) = match &opts.markers {
         MarkerPlan::Write => (true, None),
-        MarkerPlan::Peek => (false, Some("peek".to_owned())),
-        MarkerPlan::NotSaved(why) => (false, Some(why.clone())),
+        MarkerPlan::Peek => (false, Some("peek")),
+        MarkerPlan::NotSaved(why) => (false, Some(why.as_str())),
     };
-    json!({
-        "pr": {
-            "owner": pr.owner,
-            "repo": pr.repo,
-            "number": pr.number,
-            "title": pr.title,
-            "url": pr.url,
-            "author": pr.author.login,
-            "headSha": pr.head_sha,
-            "baseSha": pr.base_sha,
-            "labels": pr.labels,
+    JsonListing {
+        pr: PrOut {
+            owner: &pr.owner,
+            repo: &pr.repo,
+            number: pr.number,
+            title: &pr.title,
+            url: &pr.url,
+            author: &pr.author.login,
+            head_sha: &pr.head_sha,
+            base_sha: &pr.base_sha,
+            labels: &pr.labels,
         },
-        "source": {
-            "kind": if step.is_some() { "fixture" } else { "live" },
-            "step": step,
-            "steps": steps,
+        source: SourceOut { kind, step, steps },
+        complete: snapshot.is_complete(),
+        incomplete: &snapshot.incomplete,
+        counts: CountsOut {
+            total: triaged.len(),
+            new,
+            edited,
+            unchanged,
         },
-        "complete": snapshot.is_complete(),
-        "incomplete": snapshot.incomplete,
-        "counts": {"total": triaged.len(), "new": n, "edited": e, "unchanged": u},
-        "markers": {"write": write, "reason": reason, "problems": opts.marker_problems},
-        "items": triaged
+        markers: MarkersOut {
+            write,
+            reason,
+            problems: &opts.marker_problems,
+        },
+        items: triaged
             .iter()
-            .filter_map(|t| snapshot.items.get(t.index).map(|i| item_json(i, t)))
-            .collect::<Vec<_>>(),
-    })
+            .filter_map(|t| snapshot.items.get(t.index).map(|i| item_out(i, t)))
+            .collect(),
+    }
 }

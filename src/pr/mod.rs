@@ -156,10 +156,54 @@ pub const INNER_PATH_MARK: char = '\u{1f}';
 
 impl<'de> Deserialize<'de> for Item {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(ItemVisitor)
+    }
+}
+
+fn kind_error<E: serde::de::Error>(what: &str) -> E {
+    E::custom(format!(
+        "{INNER_PATH_MARK}kind{INNER_PATH_MARK}{what}, expected one of `thread`, `comment`, `review`"
+    ))
+}
+
+struct ItemVisitor;
+
+impl<'de> serde::de::Visitor<'de> for ItemVisitor {
+    type Value = Item;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an item object with a `kind` of thread, comment or review")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Item, A::Error> {
         use serde::de::Error;
-        let value = serde_json::Value::deserialize(d)?;
-        fn inner<T: serde::de::DeserializeOwned, E: Error>(v: serde_json::Value) -> Result<T, E> {
-            serde_path_to_error::deserialize(v).map_err(|e| {
+        use serde::de::value::MapAccessDeserializer;
+        let Some(first) = map.next_key::<String>()? else {
+            return Err(A::Error::missing_field("kind"));
+        };
+        if first == "kind" {
+            // Fast path (how this crate writes items): the tag comes first, so the rest of the
+            // map streams straight into the variant's struct and errors keep their exact path.
+            let kind: String = map.next_value()?;
+            let rest = MapAccessDeserializer::new(map);
+            return match kind.as_str() {
+                "thread" => Thread::deserialize(rest).map(Item::Thread),
+                "comment" => Comment::deserialize(rest).map(Item::Comment),
+                "review" => Review::deserialize(rest).map(Item::Review),
+                other => Err(kind_error(&format!("unknown variant `{other}`"))),
+            };
+        }
+        // Slow path: the tag comes later. Buffer the object, then deserialize the variant with
+        // its own path tracking, which the fixture loader splices onto the outer path.
+        let mut obj = serde_json::Map::new();
+        obj.insert(first, map.next_value()?);
+        while let Some((k, v)) = map.next_entry::<String, serde_json::Value>()? {
+            obj.insert(k, v);
+        }
+        fn inner<T: serde::de::DeserializeOwned, E: Error>(
+            v: serde_json::Map<String, serde_json::Value>,
+        ) -> Result<T, E> {
+            serde_path_to_error::deserialize(serde_json::Value::Object(v)).map_err(|e| {
                 let path = e.path().to_string();
                 E::custom(format!(
                     "{INNER_PATH_MARK}{path}{INNER_PATH_MARK}{}",
@@ -167,22 +211,15 @@ impl<'de> Deserialize<'de> for Item {
                 ))
             })
         }
-        let kind = match value.get("kind") {
-            Some(serde_json::Value::String(k)) => k.clone(),
-            Some(other) => {
-                return Err(D::Error::custom(format!(
-                    "{INNER_PATH_MARK}kind{INNER_PATH_MARK}invalid type: {other}, expected one of `thread`, `comment`, `review`"
-                )));
-            }
-            None => return Err(D::Error::missing_field("kind")),
-        };
-        match kind.as_str() {
-            "thread" => inner(value).map(Item::Thread),
-            "comment" => inner(value).map(Item::Comment),
-            "review" => inner(value).map(Item::Review),
-            other => Err(D::Error::custom(format!(
-                "{INNER_PATH_MARK}kind{INNER_PATH_MARK}unknown variant `{other}`, expected one of `thread`, `comment`, `review`"
-            ))),
+        match obj.get("kind") {
+            Some(serde_json::Value::String(k)) => match k.as_str() {
+                "thread" => inner(obj).map(Item::Thread),
+                "comment" => inner(obj).map(Item::Comment),
+                "review" => inner(obj).map(Item::Review),
+                other => Err(kind_error(&format!("unknown variant `{other}`"))),
+            },
+            Some(other) => Err(kind_error(&format!("invalid type: {other}"))),
+            None => Err(A::Error::missing_field("kind")),
         }
     }
 }

@@ -193,72 +193,12 @@ impl Fixture {
             }
         };
 
-        // The format tag first, so a file of another kind gets the right message rather than
-        // a complaint about its first unexpected field.
-        if !text.trim_start().starts_with('{')
-            && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
-        {
-            return Err(invalid(
-                ".".to_owned(),
-                1,
-                1,
-                format!("expected a JSON object with \"format\": \"{FIXTURE_FORMAT}\""),
-            ));
-        }
-        #[derive(Deserialize)]
-        struct Tag {
-            format: Option<serde_json::Value>,
-        }
-        let tag: Tag = serde_json::from_str(text).map_err(|e| {
-            let msg = if e.is_syntax() || e.is_eof() {
-                format!("not valid JSON: {e}")
-            } else {
-                format!("expected a JSON object with \"format\": \"{FIXTURE_FORMAT}\" ({e})")
-            };
-            invalid(".".to_owned(), e.line(), e.column(), strip_position(&msg))
-        })?;
-        match tag.format {
-            Some(serde_json::Value::String(f)) if f == FIXTURE_FORMAT => {}
-            other => {
-                let (line, column) = jsonpos::locate(text, &[key("format")]).unwrap_or((1, 1));
-                let found = match other {
-                    None => "no \"format\" field".to_owned(),
-                    Some(v) => format!("format {v}"),
-                };
-                return Err(invalid(
-                    "format".to_owned(),
-                    line,
-                    column,
-                    format!("{found}; expected \"{FIXTURE_FORMAT}\""),
-                ));
-            }
-        }
-
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let mut fixture: Fixture = serde_path_to_error::deserialize(de).map_err(|e| {
-            let mut json_path = e.path().to_string();
-            let inner = e.into_inner();
-            let mut message = strip_position(&inner.to_string());
-            // An error inside an item carries the rest of its path in the message.
-            if let Some((_, rest)) = message.split_once(crate::pr::INNER_PATH_MARK)
-                && let Some((sub, msg)) = rest.split_once(crate::pr::INNER_PATH_MARK)
-            {
-                if !sub.is_empty() && sub != "." {
-                    json_path = if sub.starts_with('[') {
-                        format!("{json_path}{sub}")
-                    } else {
-                        format!("{json_path}.{sub}")
-                    };
-                }
-                message = msg.to_owned();
-            }
-            // Prefer the position of the value the path names; serde's own position is where
-            // it noticed the problem, often the end of the enclosing object.
-            let (line, column) = jsonpos::parse_path(&json_path)
-                .and_then(|p| jsonpos::locate(text, &p))
-                .unwrap_or((inner.line(), inner.column()));
-            invalid(json_path, line, column, message)
-        })?;
+        // Fast path: one pass without path tracking. Only a file that fails (or has another
+        // format tag) is looked at again, to say exactly what and where.
+        let mut fixture = match serde_json::from_str::<Fixture>(text) {
+            Ok(f) if f.format == FIXTURE_FORMAT => f,
+            _ => return Err(diagnose(text, path)),
+        };
         fixture.source_path = path.to_path_buf();
 
         if let Some(p) = fixture.validate().into_iter().next() {
@@ -293,6 +233,9 @@ impl Fixture {
         for (i, item) in self.items.iter().enumerate() {
             let base = vec![key("items"), Seg::Index(i)];
             check_item(item, &base, &mut ids, &mut problems);
+        }
+        if self.steps.is_empty() {
+            return problems;
         }
         // Apply every step on a scratch copy, so a bad step is refused at load time.
         let mut items = self.items.clone();
@@ -358,6 +301,24 @@ impl Fixture {
         })
     }
 
+    /// Like [`Fixture::snapshot_at`], but moves the data out instead of copying it.
+    pub fn into_snapshot_at(self, step: usize) -> Result<Snapshot, FixtureError> {
+        if step == 0 {
+            let steps = self.steps.len();
+            return Ok(Snapshot {
+                pr: self.pr,
+                items: self.items,
+                incomplete: Vec::new(),
+                origin: Origin::Fixture {
+                    path: self.source_path,
+                    step: 0,
+                    steps,
+                },
+            });
+        }
+        self.snapshot_at(step)
+    }
+
     /// A fixture holding just this snapshot (what `record` writes).
     pub fn from_snapshot(snapshot: &Snapshot, recorded: Option<serde_json::Value>) -> Fixture {
         Fixture {
@@ -392,6 +353,97 @@ impl Fixture {
         tmp.persist(path).map_err(|e| err(e.error))?;
         Ok(())
     }
+}
+
+/// Explains why `text` is not a fixture: not JSON, not an object, another format tag, or the
+/// JSON path and position of the first value that does not fit.
+fn diagnose(text: &str, path: &Path) -> FixtureError {
+    let invalid =
+        |json_path: String, line: usize, column: usize, message: String| FixtureError::Invalid {
+            path: path.to_path_buf(),
+            json_path,
+            line,
+            column,
+            message,
+        };
+    // The format tag first, so a file of another kind gets the right message rather than
+    // a complaint about its first unexpected field.
+    if !text.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    {
+        return invalid(
+            ".".to_owned(),
+            1,
+            1,
+            format!("expected a JSON object with \"format\": \"{FIXTURE_FORMAT}\""),
+        );
+    }
+    #[derive(Deserialize)]
+    struct Tag {
+        format: Option<serde_json::Value>,
+    }
+    let tag: Tag = match serde_json::from_str(text).map_err(|e| {
+        let msg = if e.is_syntax() || e.is_eof() {
+            format!("not valid JSON: {e}")
+        } else {
+            format!("expected a JSON object with \"format\": \"{FIXTURE_FORMAT}\" ({e})")
+        };
+        invalid(".".to_owned(), e.line(), e.column(), strip_position(&msg))
+    }) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    match tag.format {
+        Some(serde_json::Value::String(f)) if f == FIXTURE_FORMAT => {}
+        other => {
+            let (line, column) = jsonpos::locate(text, &[key("format")]).unwrap_or((1, 1));
+            let found = match other {
+                None => "no \"format\" field".to_owned(),
+                Some(v) => format!("format {v}"),
+            };
+            return invalid(
+                "format".to_owned(),
+                line,
+                column,
+                format!("{found}; expected \"{FIXTURE_FORMAT}\""),
+            );
+        }
+    }
+
+    let de = &mut serde_json::Deserializer::from_str(text);
+    let e = match serde_path_to_error::deserialize::<_, Fixture>(de) {
+        Ok(_) => {
+            return invalid(
+                ".".to_owned(),
+                0,
+                0,
+                "the fixture parses only with path tracking (please report this)".to_owned(),
+            );
+        }
+        Err(e) => e,
+    };
+    let mut json_path = e.path().to_string();
+    let inner = e.into_inner();
+    let mut message = strip_position(&inner.to_string());
+    // An error inside an item carries the rest of its path in the message.
+    if let Some((_, rest)) = message.split_once(crate::pr::INNER_PATH_MARK)
+        && let Some((sub, msg)) = rest.split_once(crate::pr::INNER_PATH_MARK)
+    {
+        if !sub.is_empty() && sub != "." {
+            json_path = if sub.starts_with('[') {
+                format!("{json_path}{sub}")
+            } else {
+                format!("{json_path}.{sub}")
+            };
+        }
+        message = msg.to_owned();
+    }
+    // Prefer the position of the value the path names; serde's own position is where
+    // it noticed the problem, often the end of the enclosing object.
+    let (line, column) = jsonpos::parse_path(&json_path)
+        .and_then(|p| jsonpos::locate(text, &p))
+        .unwrap_or((inner.line(), inner.column()));
+    invalid(json_path, line, column, message)
 }
 
 fn first_line(s: &str) -> String {
