@@ -128,9 +128,22 @@ fn count_files(dir: &Path) -> usize {
         .unwrap_or(0)
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same folder, flushed, then
-/// renamed over the target. Readers see the old file or the new one, never a part.
+/// Writes `bytes` to `path` atomically: a temporary file in the same folder, then renamed over
+/// the target. Readers see the old file or the new one, never a part.
+///
+/// No fsync: after a power loss a marker may be lost or empty, which only re-surfaces its item
+/// (the safe direction), and syncing each of 10,000 markers took 45 s on this machine. Use
+/// [`write_atomic_synced`] for files whose loss would lose work (drafts).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
+    write_atomic_inner(path, bytes, false)
+}
+
+/// [`write_atomic`] plus an fsync of the data before the rename.
+pub fn write_atomic_synced(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
+    write_atomic_inner(path, bytes, true)
+}
+
+fn write_atomic_inner(path: &Path, bytes: &[u8], sync: bool) -> Result<(), LedgerError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(LedgerError::io("create", dir))?;
     let mut tmp = tempfile::Builder::new()
@@ -138,7 +151,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
         .tempfile_in(dir)
         .map_err(LedgerError::io("write to", dir))?;
     tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_data())
+        .and_then(|()| {
+            if sync {
+                tmp.as_file().sync_data()
+            } else {
+                Ok(())
+            }
+        })
         .map_err(LedgerError::io("write", tmp.path()))?;
     tmp.persist(path)
         .map_err(|e| LedgerError::io("replace", path)(e.error))?;
