@@ -12,6 +12,7 @@ pub mod commands;
 pub mod error;
 pub mod ledger;
 pub mod output;
+pub mod policy;
 pub mod pr;
 pub mod sanitize;
 pub mod source;
