@@ -1,0 +1,153 @@
+//! New / unchanged / addressed (pure), against the earlier Shepherd reviews on the PR.
+//!
+//! - **addressed**: a prior finding that a later comment or thread reply mentions by id and that
+//!   ends with the reply marker (default `— AI Coding Agent`), or that the maintainer marked
+//!   addressed in the console, or that an earlier review already treated as addressed. It is not
+//!   raised again, and is listed under "Treated as addressed".
+//! - **unchanged**: a prior finding still reported and not addressed: raised again, marked so.
+//! - **new**: everything else.
+//! - Prior findings neither addressed nor reported again are **no longer reported**: listed,
+//!   never silently dropped.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use super::prior::{MetaFinding, PriorReviews, is_review_body};
+use crate::pr::{Comment, Item, Snapshot};
+
+/// The literal marker that ends a reply written when addressing feedback.
+pub const DEFAULT_REPLY_MARKER: &str = "— AI Coding Agent";
+
+/// Why a finding counts as addressed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "by", rename_all = "camelCase")]
+pub enum AddressedBy {
+    /// A marker reply; the comment's node id and URL.
+    #[serde(rename_all = "camelCase")]
+    Reply { comment_id: String, url: String },
+    /// The maintainer marked it in the console.
+    Console,
+    /// An earlier review already treated it as addressed.
+    Earlier,
+}
+
+/// Finding ids (`PS-` + 10 hex) mentioned in a text.
+pub fn mentioned_ids(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while let Some(pos) = text[i..].find("PS-") {
+        let start = i + pos;
+        let end = start + 13;
+        let boundary_before = start == 0 || !bytes[start - 1].is_ascii_alphanumeric();
+        let boundary_after = bytes.get(end).is_none_or(|b| !b.is_ascii_alphanumeric());
+        if end <= bytes.len()
+            && boundary_before
+            && boundary_after
+            && bytes[start + 3..end].iter().all(|b| b.is_ascii_hexdigit())
+        {
+            out.push(&text[start..end]);
+        }
+        i = start + 3;
+    }
+    out
+}
+
+/// Finds marker replies: every conversation comment and thread comment (not Shepherd's own
+/// reviews) whose text ends with `marker` marks the finding ids it mentions as addressed.
+pub fn addressed_by_replies(snapshot: &Snapshot, marker: &str) -> HashMap<String, AddressedBy> {
+    let mut out = HashMap::new();
+    let mut consider = |c: &Comment| {
+        if is_review_body(&c.body) || !c.body.trim_end().ends_with(marker) {
+            return;
+        }
+        for id in mentioned_ids(&c.body) {
+            out.entry(id.to_owned())
+                .or_insert_with(|| AddressedBy::Reply {
+                    comment_id: c.id.clone(),
+                    url: c.url.clone(),
+                });
+        }
+    };
+    for item in &snapshot.items {
+        match item {
+            Item::Comment(c) => consider(c),
+            Item::Thread(t) => t.comments.iter().for_each(&mut consider),
+            Item::Review(_) => {}
+        }
+    }
+    out
+}
+
+/// The classification of one review pass. Indices point into the current findings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Classification {
+    pub new: Vec<usize>,
+    pub unchanged: Vec<usize>,
+    /// Prior (or current) findings treated as addressed, with why; not raised again.
+    pub addressed: Vec<(MetaFinding, AddressedBy)>,
+    /// Current findings not raised because their id is addressed.
+    pub suppressed: Vec<usize>,
+    /// Prior findings neither addressed nor reported again.
+    pub not_reported: Vec<MetaFinding>,
+}
+
+/// Classifies the current findings (given as `MetaFinding`s with their stable ids) against the
+/// prior reviews. `console_addressed` holds ids the maintainer marked addressed.
+pub fn classify(
+    current: &[MetaFinding],
+    prior: &PriorReviews,
+    replies: &HashMap<String, AddressedBy>,
+    console_addressed: &HashSet<String>,
+) -> Classification {
+    let prior_findings = prior.findings();
+    let earlier_addressed = prior.addressed();
+    let why = |id: &str| -> Option<AddressedBy> {
+        if console_addressed.contains(id) {
+            Some(AddressedBy::Console)
+        } else if let Some(r) = replies.get(id) {
+            Some(r.clone())
+        } else if earlier_addressed.iter().any(|f| f.id == id) {
+            Some(AddressedBy::Earlier)
+        } else {
+            None
+        }
+    };
+    let mut out = Classification::default();
+    let mut seen_addressed = HashSet::new();
+    // Only ids that Shepherd raised before can be addressed; a marker reply naming an id never
+    // raised cannot suppress a new finding.
+    let known = |id: &str| {
+        prior_findings.iter().any(|f| f.id == id) || earlier_addressed.iter().any(|f| f.id == id)
+    };
+    for (i, f) in current.iter().enumerate() {
+        match why(&f.id).filter(|_| known(&f.id) || console_addressed.contains(&f.id)) {
+            Some(by) => {
+                out.suppressed.push(i);
+                if seen_addressed.insert(f.id.clone()) {
+                    out.addressed.push((f.clone(), by));
+                }
+            }
+            None if prior_findings.iter().any(|p| p.id == f.id) => out.unchanged.push(i),
+            None => out.new.push(i),
+        }
+    }
+    let current_ids: HashSet<&str> = current.iter().map(|f| f.id.as_str()).collect();
+    for p in prior_findings.iter().chain(&earlier_addressed) {
+        if current_ids.contains(p.id.as_str()) || seen_addressed.contains(&p.id) {
+            continue;
+        }
+        match why(&p.id) {
+            Some(by) => {
+                seen_addressed.insert(p.id.clone());
+                out.addressed.push((p.clone(), by));
+            }
+            None => out.not_reported.push(p.clone()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,233 @@
+use chrono::{DateTime, Utc};
+
+use super::*;
+use crate::policy::Mode;
+use crate::pr::{Association, Author, Origin, PrMeta, Thread};
+use crate::review::prior::{
+    META_VERSION, REVIEW_HEADER, ReviewMeta, finding_id, prior_reviews, render_meta,
+};
+
+const ME: &str = "shepherd-bot[bot]";
+
+fn f(aspect: &str, file: &str, message: &str) -> MetaFinding {
+    MetaFinding {
+        id: finding_id(aspect, file, message),
+        aspect: aspect.into(),
+        severity: "important".into(),
+        file: file.into(),
+        line: Some(1),
+        message: message.into(),
+    }
+}
+
+fn comment(id: &str, login: &str, minute: i64, body: &str) -> Comment {
+    Comment {
+        id: id.into(),
+        author: Author {
+            login: login.into(),
+            association: Association::Member,
+            bot: false,
+        },
+        created_at: DateTime::<Utc>::from_timestamp(1_764_000_000 + minute * 60, 0)
+            .unwrap_or_default(),
+        last_edited_at: None,
+        url: format!("https://github.com/o/r/pull/1#issuecomment-{minute}"),
+        body: body.into(),
+        minimized: false,
+        minimized_reason: None,
+    }
+}
+
+fn review_body(findings: Vec<MetaFinding>, addressed: Vec<MetaFinding>, head: &str) -> String {
+    let meta = ReviewMeta {
+        version: META_VERSION,
+        mode: Mode::Full,
+        head_sha: head.into(),
+        trigger_comment: None,
+        findings,
+        addressed,
+    };
+    format!("{REVIEW_HEADER}\n\nbody\n\n{}", render_meta(&meta))
+}
+
+fn snapshot(items: Vec<Item>) -> Snapshot {
+    Snapshot {
+        pr: PrMeta {
+            host: None,
+            owner: "o".into(),
+            repo: "r".into(),
+            number: 1,
+            title: "t".into(),
+            body: String::new(),
+            author: Author {
+                login: "dev".into(),
+                association: Association::Contributor,
+                bot: false,
+            },
+            labels: vec![],
+            base_ref: "main".into(),
+            head_ref: "x".into(),
+            base_sha: "b".into(),
+            head_sha: "h".into(),
+            url: "u".into(),
+            draft: false,
+            state: "OPEN".into(),
+            files: vec![],
+        },
+        items,
+        incomplete: vec![],
+        origin: Origin::Live,
+    }
+}
+
+fn run(snap: &Snapshot, current: &[MetaFinding], console: &[&str]) -> Classification {
+    let prior = prior_reviews(snap, ME);
+    let replies = addressed_by_replies(snap, DEFAULT_REPLY_MARKER);
+    let console: HashSet<String> = console.iter().map(|s| s.to_string()).collect();
+    classify(current, &prior, &replies, &console)
+}
+
+#[test]
+fn table() {
+    let overflow = f(
+        "correctness",
+        "src/retry.rs",
+        "`2u32.pow(n)` overflows at n = 32",
+    );
+    let loop429 = f("correctness", "src/retry.rs", "429 answers retry forever");
+    let xss = f(
+        "security",
+        "web/Badge.tsx",
+        "dangerouslySetInnerHTML renders server text",
+    );
+    let docs = f(
+        "conventions",
+        "docs/retry.md",
+        "docs do not say which methods are retried",
+    );
+    let prior_body = review_body(
+        vec![overflow.clone(), loop429.clone(), xss.clone(), docs.clone()],
+        vec![],
+        "old-sha",
+    );
+    let reply = format!(
+        "Fixed {} with checked_pow.\n\n— AI Coding Agent",
+        overflow.id
+    );
+    let not_marker = format!("{} is wrong, but I will not fix it", xss.id);
+    let snap = snapshot(vec![
+        Item::Comment(comment("IC_review", ME, 0, &prior_body)),
+        Item::Thread(Thread {
+            id: "PRRT_1".into(),
+            path: "src/retry.rs".into(),
+            line: Some(3),
+            original_line: Some(3),
+            diff_hunk: String::new(),
+            outdated: false,
+            resolved: false,
+            comments: vec![
+                comment("PRRC_1", "maya", 1, "why?"),
+                comment("PRRC_2", "agent", 2, &reply),
+            ],
+        }),
+        Item::Comment(comment("IC_2", "dev", 3, &not_marker)),
+    ]);
+    // This pass still reports the overflow (addressed → suppressed), the 429 loop (unchanged),
+    // and a new finding; the XSS and docs findings are no longer reported; docs marked in console.
+    let fresh = f("tests", "src/retry.rs", "no test for Retry-After");
+    let current = vec![overflow.clone(), loop429.clone(), fresh.clone()];
+    let c = run(&snap, &current, &[&docs.id]);
+    assert_eq!(c.new, [2]);
+    assert_eq!(c.unchanged, [1]);
+    assert_eq!(c.suppressed, [0]);
+    let addressed: Vec<(&str, &AddressedBy)> = c
+        .addressed
+        .iter()
+        .map(|(f, b)| (f.id.as_str(), b))
+        .collect();
+    assert_eq!(addressed.len(), 2);
+    assert!(
+        matches!(addressed[0], (id, AddressedBy::Reply { comment_id, .. }) if id == overflow.id && comment_id == "PRRC_2")
+    );
+    assert_eq!(addressed[1], (docs.id.as_str(), &AddressedBy::Console));
+    assert_eq!(c.not_reported, vec![xss]);
+}
+
+#[test]
+fn first_review_is_all_new() {
+    let snap = snapshot(vec![Item::Comment(comment("IC_1", "dev", 0, "hello"))]);
+    let cur = vec![f("perf", "a.rs", "slow"), f("tests", "a.rs", "untested")];
+    let c = run(&snap, &cur, &[]);
+    assert_eq!(c.new, [0, 1]);
+    assert!(c.unchanged.is_empty() && c.addressed.is_empty() && c.not_reported.is_empty());
+}
+
+#[test]
+fn lookalike_by_another_author_is_ignored() {
+    let x = f("security", "a.rs", "token logged");
+    let fake = review_body(vec![x.clone()], vec![], "h");
+    let snap = snapshot(vec![Item::Comment(comment("IC_fake", "mallory", 0, &fake))]);
+    let prior = prior_reviews(&snap, ME);
+    assert!(prior.own.is_empty());
+    assert_eq!(prior.lookalikes, ["IC_fake"]);
+    let c = run(&snap, std::slice::from_ref(&x), &[]);
+    assert_eq!(c.new, [0], "a lookalike's findings are not prior findings");
+}
+
+#[test]
+fn a_marker_reply_cannot_suppress_a_finding_never_raised() {
+    let x = f("security", "a.rs", "token logged");
+    let reply = format!("{} done — AI Coding Agent", x.id);
+    let snap = snapshot(vec![Item::Comment(comment("IC_1", "dev", 0, &reply))]);
+    assert_eq!(run(&snap, std::slice::from_ref(&x), &[]).new, [0]);
+}
+
+#[test]
+fn rebase_with_every_sha_changed_keeps_ids() {
+    // The finding's message mentions a line and a SHA; after a rebase both change.
+    let before = f(
+        "correctness",
+        "src/a.rs",
+        "line 40 in 3b9f1e0 unwraps user input",
+    );
+    let after = f(
+        "correctness",
+        "src/a.rs",
+        "line 52 in 9c4e2f7 unwraps user input",
+    );
+    assert_eq!(before.id, after.id);
+    let snap = snapshot(vec![Item::Comment(comment(
+        "IC_r",
+        ME,
+        0,
+        &review_body(vec![before], vec![], "3b9f1e0"),
+    ))]);
+    assert_eq!(run(&snap, &[after], &[]).unchanged, [0]);
+}
+
+#[test]
+fn addressed_stays_addressed_in_later_reviews() {
+    let x = f("perf", "a.rs", "quadratic loop");
+    let snap = snapshot(vec![Item::Comment(comment(
+        "IC_r",
+        ME,
+        0,
+        &review_body(vec![], vec![x.clone()], "h"),
+    ))]);
+    let c = run(&snap, std::slice::from_ref(&x), &[]);
+    assert_eq!(c.suppressed, [0]);
+    assert_eq!(c.addressed, vec![(x.clone(), AddressedBy::Earlier)]);
+    // And when it is not reported any more, it is still listed as addressed, not "not reported".
+    let c = run(&snap, &[], &[]);
+    assert_eq!(c.addressed, vec![(x, AddressedBy::Earlier)]);
+    assert!(c.not_reported.is_empty());
+}
+
+#[test]
+fn mentioned_ids_need_exact_shape() {
+    let t = "PS-0123456789, (PS-abcdefabcd) xPS-0123456789 PS-01234 PS-0123456789a PS-ABCDEF0123";
+    assert_eq!(
+        mentioned_ids(t),
+        ["PS-0123456789", "PS-abcdefabcd", "PS-ABCDEF0123"]
+    );
+}

@@ -1,0 +1,295 @@
+//! Earlier Shepherd reviews, read from the PR itself (never from SHA ranges), so recovery
+//! survives rebases, force pushes and a fresh machine.
+//!
+//! A posted review is one conversation comment that starts with [`REVIEW_HEADER`] and carries a
+//! hidden metadata block `<!-- pr-shepherd:meta {json} -->` with its mode, head SHA, trigger and
+//! findings.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::policy::Mode;
+use crate::pr::{Item, Snapshot};
+
+/// The first line of every Shepherd review.
+pub const REVIEW_HEADER: &str = "## PR Shepherd Review";
+const META_OPEN: &str = "<!-- pr-shepherd:meta ";
+const META_CLOSE: &str = " -->";
+/// The metadata format version written by this build.
+pub const META_VERSION: u32 = 1;
+
+/// One finding as remembered in a posted review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MetaFinding {
+    pub id: String,
+    pub aspect: String,
+    pub severity: String,
+    pub file: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+    pub message: String,
+}
+
+/// The hidden metadata of a posted review.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewMeta {
+    pub version: u32,
+    pub mode: Mode,
+    pub head_sha: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger_comment: Option<u64>,
+    /// Findings raised (new or unchanged) by this review.
+    #[serde(default)]
+    pub findings: Vec<MetaFinding>,
+    /// Findings treated as addressed so far (carried forward so they are never raised again).
+    #[serde(default)]
+    pub addressed: Vec<MetaFinding>,
+}
+
+/// Normalizes a finding message for its id: case, whitespace, punctuation and numbers (line
+/// numbers, sizes, SHAs) do not change which finding it is.
+pub fn normalize_message(message: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for token in message
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+    {
+        let is_sha = token.len() >= 7
+            && token.bytes().all(|b| b.is_ascii_hexdigit())
+            && token.bytes().any(|b| b.is_ascii_digit());
+        if is_sha {
+            out.push("#".to_owned());
+            continue;
+        }
+        let mut word = String::with_capacity(token.len());
+        let mut last_num = false;
+        for c in token.chars() {
+            if c.is_ascii_digit() {
+                if !last_num {
+                    word.push('#');
+                }
+                last_num = true;
+            } else {
+                last_num = false;
+                word.extend(c.to_lowercase());
+            }
+        }
+        out.push(word);
+    }
+    out.join(" ")
+}
+
+/// The stable id of a finding: `PS-` and 10 hex characters of SHA-256 over the aspect, the file
+/// and the normalized message. No SHA or line number goes in, so a rebase or a line shift keeps it.
+pub fn finding_id(aspect: &str, file: &str, message: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(aspect.trim().to_lowercase().as_bytes());
+    h.update([0]);
+    h.update(file.trim().trim_start_matches("./").as_bytes());
+    h.update([0]);
+    h.update(normalize_message(message).as_bytes());
+    let hex = format!("{:x}", h.finalize());
+    format!("PS-{}", &hex[..10])
+}
+
+/// The metadata block to append to a review body. `<` and `>` inside strings are escaped, so no
+/// finding text can close the HTML comment early.
+pub fn render_meta(meta: &ReviewMeta) -> String {
+    let json = serde_json::to_string(meta)
+        .unwrap_or_default()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e");
+    format!("{META_OPEN}{json}{META_CLOSE}")
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MetaError {
+    #[error("the review's metadata block is not closed")]
+    Unclosed,
+    #[error("the review's metadata is not readable: {0}")]
+    Invalid(String),
+}
+
+/// Reads the metadata block of a review body; `Ok(None)` when there is none.
+pub fn parse_meta(body: &str) -> Result<Option<ReviewMeta>, MetaError> {
+    let Some(start) = body.rfind(META_OPEN) else {
+        return Ok(None);
+    };
+    let rest = &body[start + META_OPEN.len()..];
+    let end = rest.find(META_CLOSE).ok_or(MetaError::Unclosed)?;
+    serde_json::from_str(&rest[..end])
+        .map(Some)
+        .map_err(|e| MetaError::Invalid(e.to_string()))
+}
+
+/// Whether a comment body is a Shepherd review (by its first line).
+pub fn is_review_body(body: &str) -> bool {
+    body.trim_start().starts_with(REVIEW_HEADER)
+}
+
+/// An earlier Shepherd review found on the PR.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PriorReview {
+    /// GitHub node id of the comment.
+    pub comment_id: String,
+    pub url: String,
+    pub created_at: DateTime<Utc>,
+    pub meta: Option<ReviewMeta>,
+    /// Why the metadata could not be read, when it could not.
+    pub meta_error: Option<MetaError>,
+}
+
+/// What the PR says about earlier Shepherd reviews.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PriorReviews {
+    /// Reviews by `own_login`, oldest first. Only these are read, and only these are updated.
+    pub own: Vec<PriorReview>,
+    /// Comments that look like Shepherd reviews but were posted by someone else: ignored, and
+    /// never edited. Their node ids.
+    pub lookalikes: Vec<String>,
+}
+
+impl PriorReviews {
+    /// The newest own review, the one a post updates.
+    pub fn latest(&self) -> Option<&PriorReview> {
+        self.own.last()
+    }
+
+    /// Every finding raised before (later reviews win for the same id).
+    pub fn findings(&self) -> Vec<MetaFinding> {
+        merge(
+            self.own
+                .iter()
+                .filter_map(|r| r.meta.as_ref())
+                .map(|m| &m.findings),
+        )
+    }
+
+    /// Every finding treated as addressed before.
+    pub fn addressed(&self) -> Vec<MetaFinding> {
+        merge(
+            self.own
+                .iter()
+                .filter_map(|r| r.meta.as_ref())
+                .map(|m| &m.addressed),
+        )
+    }
+}
+
+fn merge<'a>(lists: impl Iterator<Item = &'a Vec<MetaFinding>>) -> Vec<MetaFinding> {
+    let mut out: Vec<MetaFinding> = Vec::new();
+    for list in lists {
+        for f in list {
+            match out.iter_mut().find(|o| o.id == f.id) {
+                Some(o) => *o = f.clone(),
+                None => out.push(f.clone()),
+            }
+        }
+    }
+    out
+}
+
+/// Finds the earlier Shepherd reviews: conversation comments whose body starts with
+/// [`REVIEW_HEADER`] **and** whose author is `own_login` (the identity of the current
+/// credentials; GitHub logins compare case-insensitively).
+pub fn prior_reviews(snapshot: &Snapshot, own_login: &str) -> PriorReviews {
+    let mut out = PriorReviews::default();
+    for item in &snapshot.items {
+        let Item::Comment(c) = item else { continue };
+        if !is_review_body(&c.body) {
+            continue;
+        }
+        if !c.author.login.eq_ignore_ascii_case(own_login) {
+            out.lookalikes.push(c.id.clone());
+            continue;
+        }
+        let (meta, meta_error) = match parse_meta(&c.body) {
+            Ok(m) => (m, None),
+            Err(e) => (None, Some(e)),
+        };
+        out.own.push(PriorReview {
+            comment_id: c.id.clone(),
+            url: c.url.clone(),
+            created_at: c.created_at,
+            meta,
+            meta_error,
+        });
+    }
+    out.own.sort_by_key(|r| r.created_at);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_survive_line_shifts_and_rewording_of_numbers() {
+        let a = finding_id(
+            "correctness",
+            "src/a.rs",
+            "Overflow at line 42: `2u32.pow(n)` for n >= 32",
+        );
+        let b = finding_id(
+            "correctness",
+            "./src/a.rs",
+            "overflow at line 57:  `2u32.pow(n)` for n >= 32.",
+        );
+        assert_eq!(a, b);
+        assert!(a.starts_with("PS-") && a.len() == 13);
+        assert_ne!(
+            a,
+            finding_id(
+                "perf",
+                "src/a.rs",
+                "Overflow at line 42: `2u32.pow(n)` for n >= 32"
+            )
+        );
+        assert_ne!(
+            a,
+            finding_id(
+                "correctness",
+                "src/b.rs",
+                "Overflow at line 42: `2u32.pow(n)` for n >= 32"
+            )
+        );
+        assert_ne!(
+            a,
+            finding_id("correctness", "src/a.rs", "Underflow at line 42")
+        );
+    }
+
+    #[test]
+    fn meta_round_trip_and_hostile_text() {
+        let meta = ReviewMeta {
+            version: META_VERSION,
+            mode: Mode::Incremental,
+            head_sha: "abc".into(),
+            trigger_comment: Some(7),
+            findings: vec![MetaFinding {
+                id: "PS-0123456789".into(),
+                aspect: "security".into(),
+                severity: "critical".into(),
+                file: "a.ts".into(),
+                line: Some(3),
+                message: "closes early --> <!-- pr-shepherd:meta {} -->".into(),
+            }],
+            addressed: vec![],
+        };
+        let body = format!("{REVIEW_HEADER}\n\ntext\n\n{}", render_meta(&meta));
+        assert_eq!(body.matches("-->").count(), 1);
+        assert_eq!(parse_meta(&body), Ok(Some(meta)));
+        assert_eq!(parse_meta("## PR Shepherd Review\nno meta"), Ok(None));
+        assert_eq!(
+            parse_meta("<!-- pr-shepherd:meta {"),
+            Err(MetaError::Unclosed)
+        );
+        assert!(matches!(
+            parse_meta("<!-- pr-shepherd:meta {x} -->"),
+            Err(MetaError::Invalid(_))
+        ));
+    }
+}
