@@ -14,6 +14,7 @@ pub mod ledger;
 pub mod output;
 pub mod policy;
 pub mod pr;
+pub mod publish;
 pub mod review;
 pub mod sanitize;
 pub mod source;

@@ -7,6 +7,7 @@
 //! Every file is written atomically (a temporary file in the same folder, then rename), so
 //! concurrent runs on one PR leave only whole files.
 
+mod draft;
 mod seen;
 
 use std::io::Write;
@@ -16,6 +17,7 @@ use thiserror::Error;
 
 use crate::pr::{PrCoords, RefError};
 
+pub use draft::{Draft, OutboxComment};
 pub use seen::{Marker, MarkerProblem, SeenSet};
 
 /// The environment variable that chooses the state dir.

@@ -1,0 +1,131 @@
+//! The review draft and the offline outbox, per PR.
+//!
+//! ```text
+//! <pr>/draft.json            the composer's text, autosaved on every change (fsynced)
+//! <pr>/outbox/comment.json   offline "posts": the one Shepherd comment as it would be on GitHub
+//! ```
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::{Ledger, LedgerError, write_atomic_synced};
+use crate::pr::PrCoords;
+
+/// An unposted review text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Draft {
+    pub body: String,
+    /// The head the review was made for.
+    pub head_sha: String,
+    /// Unix seconds of the last save.
+    pub saved_at: i64,
+}
+
+/// The offline stand-in for the Shepherd comment on GitHub.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutboxComment {
+    pub comment_id: String,
+    pub body: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// How many times it was posted (1 = created, more = updated).
+    pub revisions: u32,
+}
+
+impl Ledger {
+    fn draft_path(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
+        Ok(self.pr_dir(pr)?.join("draft.json"))
+    }
+
+    fn outbox_path(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
+        Ok(self.pr_dir(pr)?.join("outbox").join("comment.json"))
+    }
+
+    /// Saves the draft durably (it is the maintainer's work).
+    pub fn save_draft(&self, pr: &PrCoords, draft: &Draft) -> Result<(), LedgerError> {
+        let bytes = serde_json::to_vec_pretty(draft).unwrap_or_default();
+        write_atomic_synced(&self.draft_path(pr)?, &bytes)
+    }
+
+    /// The saved draft, if any. A corrupt draft file is an error, not silently dropped work.
+    pub fn load_draft(&self, pr: &PrCoords) -> Result<Option<Draft>, LedgerError> {
+        let path = self.draft_path(pr)?;
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| LedgerError::Io {
+                    action: "read the draft",
+                    path,
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+                }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(LedgerError::io("read", &path)(e)),
+        }
+    }
+
+    /// Removes the draft; `Ok(false)` when there was none.
+    pub fn discard_draft(&self, pr: &PrCoords) -> Result<bool, LedgerError> {
+        let path = self.draft_path(pr)?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(LedgerError::io("remove", &path)(e)),
+        }
+    }
+
+    pub fn outbox(&self, pr: &PrCoords) -> Result<Option<OutboxComment>, LedgerError> {
+        let path = self.outbox_path(pr)?;
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map(Some)
+                .map_err(|e| LedgerError::Io {
+                    action: "read the outbox",
+                    path,
+                    source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+                }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(LedgerError::io("read", &path)(e)),
+        }
+    }
+
+    pub fn write_outbox(&self, pr: &PrCoords, c: &OutboxComment) -> Result<PathBuf, LedgerError> {
+        let path = self.outbox_path(pr)?;
+        write_atomic_synced(&path, &serde_json::to_vec_pretty(c).unwrap_or_default())?;
+        Ok(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn coords() -> PrCoords {
+        PrCoords {
+            host: None,
+            owner: "o".into(),
+            repo: "r".into(),
+            number: 3,
+        }
+    }
+
+    #[test]
+    fn draft_round_trip_and_discard() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Ledger::new(dir.path());
+        assert_eq!(l.load_draft(&coords()).unwrap(), None);
+        let d = Draft {
+            body: "## PR Shepherd Review\n…".into(),
+            head_sha: "h".into(),
+            saved_at: 5,
+        };
+        l.save_draft(&coords(), &d).unwrap();
+        assert_eq!(l.load_draft(&coords()).unwrap(), Some(d));
+        assert!(l.discard_draft(&coords()).unwrap());
+        assert!(!l.discard_draft(&coords()).unwrap());
+        std::fs::write(dir.path().join("o-r/3/draft.json"), "{").unwrap();
+        assert!(l.load_draft(&coords()).is_err());
+    }
+}
