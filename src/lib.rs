@@ -13,6 +13,7 @@ pub mod error;
 pub mod ledger;
 pub mod output;
 pub mod pr;
+pub mod review;
 pub mod sanitize;
 pub mod source;
 pub mod triage;
