@@ -59,8 +59,17 @@ pub fn markdown(run: &ReviewRun) -> String {
         .iter()
         .filter(|a| a.state != AspectState::Skipped)
         .count();
+    let cut = run
+        .aspects
+        .iter()
+        .any(|a| a.diff.as_ref().is_some_and(|d| d.is_cut()));
+    let scope = if cut {
+        "the diff, cut to each aspect's budget (see the notes below),"
+    } else {
+        "the whole diff"
+    };
     s.push_str(&format!(
-        "**Mode:** full review — the whole diff was assessed by {ran} of {} aspects.  \n",
+        "**Mode:** full review — {scope} was assessed by {ran} of {} aspects.  \n",
         run.aspects.len()
     ));
     s.push_str(&format!(
