@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::aspect::Aspect;
 use super::prompt::strip_untrusted;
-use crate::pr::sha256_hex;
+use sha2::{Digest, Sha256};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -96,18 +96,54 @@ pub struct Parsed {
 #[error("{0}")]
 pub struct ReplyError(pub String);
 
-/// The stable id of a finding: `PS-` + the first 10 hex digits of the SHA-256 of aspect, file and
-/// the normalized message (lower case, words of letters and digits). No SHA or line number goes
-/// in, so a rebase or a shifted line keeps the id.
+/// Normalizes a finding message for its id: case, whitespace, punctuation and numbers (line
+/// numbers, sizes, SHAs) do not change which finding it is.
+///
+/// Same algorithm as `review::prior::normalize_message` on main (issue 6); after the merge this
+/// module should call that one instead of keeping a copy.
+pub fn normalize_message(message: &str) -> String {
+    let mut out: Vec<String> = Vec::new();
+    for token in message
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|t| !t.is_empty())
+    {
+        let is_sha = token.len() >= 7
+            && token.bytes().all(|b| b.is_ascii_hexdigit())
+            && token.bytes().any(|b| b.is_ascii_digit());
+        if is_sha {
+            out.push("#".to_owned());
+            continue;
+        }
+        let mut word = String::with_capacity(token.len());
+        let mut last_num = false;
+        for c in token.chars() {
+            if c.is_ascii_digit() {
+                if !last_num {
+                    word.push('#');
+                }
+                last_num = true;
+            } else {
+                last_num = false;
+                word.extend(c.to_lowercase());
+            }
+        }
+        out.push(word);
+    }
+    out.join(" ")
+}
+
+/// The stable id of a finding: `PS-` and 10 hex characters of SHA-256 over the aspect, the file
+/// and the normalized message. No SHA or line number goes in, so a rebase or a line shift keeps
+/// it. (Identical to `review::prior::finding_id` on main.)
 pub fn finding_id(aspect: Aspect, file: &str, message: &str) -> String {
-    let normalized: Vec<String> = message
-        .split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    let key = format!("{aspect}\n{}\n{}", file.trim(), normalized.join(" "));
-    let hex = sha256_hex(key.as_bytes());
-    format!("PS-{}", &hex[..10.min(hex.len())])
+    let mut h = Sha256::new();
+    h.update(aspect.as_str().as_bytes());
+    h.update([0]);
+    h.update(file.trim().trim_start_matches("./").as_bytes());
+    h.update([0]);
+    h.update(normalize_message(message).as_bytes());
+    let hex = format!("{:x}", h.finalize());
+    format!("PS-{}", &hex[..10])
 }
 
 /// The JSON text of a reply: the whole reply when it is a JSON object, else the body of its first

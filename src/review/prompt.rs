@@ -130,10 +130,10 @@ pub struct DiffReport {
     pub total_chars: usize,
     pub included_chars: usize,
     /// Files left out entirely.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub omitted: Vec<String>,
     /// Files cut part-way, as `path (kept L of M lines)`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default)]
     pub truncated: Vec<String>,
     /// Hidden characters and HTML comments removed from untrusted text.
     pub hidden_chars_removed: usize,
