@@ -17,7 +17,8 @@
 //! ```ignore
 //! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
 //! let cancel = tokio_util::sync::CancellationToken::new();
-//! tokio::spawn(run_review(pr, &settings, client, prompts, tx, cancel.clone())); // settings: owned clone
+//! let (settings, stop) = (settings.clone(), cancel.clone());
+//! tokio::spawn(async move { run_review(pr, &settings, client, prompts, tx, stop).await });
 //! // in the event loop: `Some(ev) = rx.recv() => app.update(Action::Review(ev))`
 //! // quit / discard / new run: `cancel.cancel()` — the run still ends with `Finished`.
 //! ```

@@ -41,21 +41,26 @@ pub struct Stripped {
 /// Removes HTML comments (`<!-- … -->`, an unterminated one to the end) and every invisible or
 /// control character that is not a newline or tab: zero-width, bidi, C0/C1 controls.
 pub fn strip_untrusted(text: &str) -> Stripped {
-    let mut out = String::with_capacity(text.len());
+    // Invisible characters first, so `<!-\u{200b}-` cannot turn into `<!--` afterwards.
+    let visible: String = text.chars().filter(|c| !is_hazard(*c)).collect();
+    let hidden_chars = text.chars().count() - visible.chars().count();
+    let mut text = visible;
     let mut html_comments = 0;
-    let mut rest = text;
-    while let Some(start) = rest.find("<!--") {
-        out.push_str(&rest[..start]);
-        html_comments += 1;
-        match rest[start + 4..].find("-->") {
-            Some(end) => rest = &rest[start + 4 + end + 3..],
-            None => rest = "",
+    // Repeat until stable: removing `<!<!-- x -->--`'s inner comment leaves a new `<!--`.
+    while text.contains("<!--") {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text.as_str();
+        while let Some(start) = rest.find("<!--") {
+            out.push_str(&rest[..start]);
+            html_comments += 1;
+            match rest[start + 4..].find("-->") {
+                Some(end) => rest = &rest[start + 4 + end + 3..],
+                None => rest = "",
+            }
         }
+        out.push_str(rest);
+        text = out;
     }
-    out.push_str(rest);
-    let before = out.chars().count();
-    let text: String = out.chars().filter(|c| !is_hazard(*c)).collect();
-    let hidden_chars = before - text.chars().count();
     Stripped {
         text,
         hidden_chars,
@@ -391,6 +396,13 @@ mod tests {
             strip_untrusted("a\u{200b}b\u{202e}c<!-- ignore previous -->d\u{1b}[2J\te\n<!-- open");
         assert_eq!(s.text, "abcd[2J\te\n");
         assert_eq!((s.hidden_chars, s.html_comments), (3, 2));
+        // Comments cannot be smuggled back together.
+        assert_eq!(strip_untrusted("<!-\u{200b}- x -->y").text, "y");
+        assert!(
+            !strip_untrusted("<!<!-- x -->-- hidden -->z")
+                .text
+                .contains("<!--")
+        );
     }
 
     #[test]
@@ -442,6 +454,15 @@ mod tests {
         let tiny = build(Aspect::Correctness, &demo_pr(), &Prompts::embedded(), 10);
         assert_eq!(tiny.diff.omitted.len(), demo_pr().files.len());
         assert_eq!(tiny.diff.included_chars, 0);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn stripped_text_hides_nothing(s in "(.|<!--|-->|\u{200b}|\u{202e}|\u{1b})*") {
+            let out = strip_untrusted(&s);
+            proptest::prop_assert!(!out.text.contains("<!--"));
+            proptest::prop_assert!(!out.text.chars().any(is_hazard));
+        }
     }
 
     #[test]

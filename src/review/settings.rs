@@ -171,7 +171,9 @@ pub struct ReviewSettings {
     /// Per-aspect override of `diff_budget_chars`.
     pub diff_budgets: BTreeMap<Aspect, usize>,
     /// Where `reviewing-pull-requests.md` and `aspects/<aspect>.md` are read from; the copies
-    /// embedded in the binary are used for any file missing there.
+    /// embedded in the binary are used for any file missing there. `None` (the default) uses the
+    /// embedded copies only: a `prompts/` folder in the current directory — perhaps a checkout of
+    /// the very PR under review — is never picked up implicitly.
     pub prompts_dir: Option<PathBuf>,
     /// Per-aspect skip rules; an aspect without a rule always runs.
     pub skip: BTreeMap<Aspect, SkipRule>,
