@@ -459,6 +459,32 @@ async fn cancel_mid_run_stops_every_call_and_leaks_no_task() {
 }
 
 #[tokio::test]
+async fn cancel_also_ends_aspects_still_queued() {
+    let all_hang: Vec<_> = Aspect::ALL.into_iter().map(|a| (a, Behave::Hang)).collect();
+    let (server, llm) = mock(Wire::Anthropic, &all_hang).await;
+    let mut s = settings(30.0, 30.0);
+    s.concurrency = 1;
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        trigger.cancel();
+    });
+    let (run, _, client) = run(client(Wire::Anthropic, &server, 0), demo_pr(), &s, cancel).await;
+    assert!(
+        run.aspects
+            .iter()
+            .all(|a| a.state == AspectState::Cancelled)
+    );
+    assert_eq!(
+        llm.total.load(Ordering::SeqCst),
+        1,
+        "only one call was ever in flight"
+    );
+    assert_eq!(Arc::strong_count(&client), 1);
+}
+
+#[tokio::test]
 async fn the_concurrency_bound_is_honoured() {
     let slow: Vec<_> = Aspect::ALL
         .into_iter()

@@ -519,6 +519,35 @@ mod tests {
         let _ = ReplayClient::new(Vec::new(), 0);
     }
 
+    #[tokio::test]
+    async fn a_cut_diff_is_stated_in_the_run_and_the_review() {
+        let answers: Vec<_> = Aspect::ALL
+            .into_iter()
+            .map(|a| answer(a, r#"{"findings": []}"#))
+            .collect();
+        let mut settings = ReviewSettings::default();
+        settings.diff_budgets.insert(Aspect::Tests, 1_500);
+        let (run, _) = run_with(answers, settings).await;
+        let tests = run
+            .aspects
+            .iter()
+            .find(|a| a.aspect == Aspect::Tests)
+            .unwrap();
+        assert!(tests.diff.as_ref().unwrap().is_cut());
+        let perf = run
+            .aspects
+            .iter()
+            .find(|a| a.aspect == Aspect::Perf)
+            .unwrap();
+        assert!(!perf.diff.as_ref().unwrap().is_cut());
+        let md = crate::review::compose::markdown(&run);
+        assert!(
+            md.contains("_Not everything was reviewed — diff budget 1500 chars:"),
+            "{md}"
+        );
+        assert!(md.contains("cut to each aspect's budget"));
+    }
+
     #[test]
     fn run_ids_sort_by_time() {
         let a = new_run_id("2026-11-29T21:00:00Z".parse().unwrap());
