@@ -10,7 +10,8 @@ path of a fixture file. Without PR, the bundled demo fixture is used.
 
 State (seen markers) lives in --state-dir, else $PR_SHEPHERD_STATE_DIR, else the platform state dir.
 
-Exit codes: 0 success, 1 runtime failure, 2 bad input or usage.";
+Exit codes: 0 success, 1 runtime failure, 2 bad input or usage, 3 review incomplete (an aspect
+failed or timed out; the review is still printed).";
 
 /// Review GitHub pull requests from the terminal: every review thread, comment and review summary
 /// surfaced at least once, with badges.
@@ -46,7 +47,20 @@ Seen markers are written only after the listing has been written and flushed wit
     /// Work with fixture files.
     #[command(subcommand)]
     Fixture(FixtureCommand),
+    /// Run the six aspect reviewers on an LLM and print the aggregated review.
+    #[command(after_help = REVIEW_AFTER_HELP)]
+    Review(ReviewArgs),
 }
+
+const REVIEW_AFTER_HELP: &str = "\
+Backends: anthropic (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL), openai (OPENAI_API_KEY,
+OPENAI_BASE_URL; also Ollama, vLLM, llama.cpp, OpenRouter via --llm-url), command (--llm-command:
+prompt on stdin, answer on stdout), replay (the fixture's recorded answers; the default for
+fixtures). Without --llm a live PR uses anthropic when ANTHROPIC_API_KEY is set, else openai.
+
+Progress goes to stderr when it is a terminal. Each run is stored in the state dir as
+<owner>-<repo>/<pr>/runs/<run-id>.json. Exit code 3 when any aspect failed or timed out (the
+review is still printed). JSON: docs/json-output.md.";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -123,4 +137,41 @@ pub struct SynthArgs {
     /// Write to FILE instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path. Default: the bundled demo fixture.
+    #[arg(value_name = "PR")]
+    pub pr: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// LLM backend.
+    #[arg(long, value_name = "BACKEND", value_parser = ["anthropic", "openai", "command", "replay"])]
+    pub llm: Option<String>,
+    /// Base URL of the LLM API (overrides ANTHROPIC_BASE_URL / OPENAI_BASE_URL).
+    #[arg(long, value_name = "URL")]
+    pub llm_url: Option<String>,
+    /// Model name.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Program for --llm command, with its arguments separated by spaces (no shell quoting).
+    #[arg(long, value_name = "PROGRAM")]
+    pub llm_command: Option<String>,
+    /// For a fixture with history: review the PR as of step K (0 = the initial snapshot).
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    /// How many aspects run at once (default 6).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Overall wall-clock limit in seconds (default 300).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Per-aspect limit in seconds (default 300).
+    #[arg(long, value_name = "SECS")]
+    pub aspect_timeout: Option<f64>,
+    /// Read the playbook and aspect prompts from DIR (missing files fall back to the built-in ones).
+    #[arg(long, value_name = "DIR")]
+    pub prompts_dir: Option<PathBuf>,
 }

@@ -14,6 +14,9 @@ pub enum CliError {
     /// A runtime failure (disk, network, terminal): exit code 1.
     #[error("{0}")]
     Runtime(String),
+    /// The review was printed but is incomplete (an aspect failed or timed out): exit code 3.
+    #[error("{0}")]
+    Incomplete(String),
 }
 
 impl CliError {
@@ -21,6 +24,7 @@ impl CliError {
         match self {
             CliError::Usage(_) => 2,
             CliError::Runtime(_) => 1,
+            CliError::Incomplete(_) => 3,
         }
     }
 

@@ -2,6 +2,7 @@
 
 mod fixture;
 mod items;
+mod review;
 mod state;
 
 use std::io::Write;
@@ -33,6 +34,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Items(args)) => items::run(args, state_dir).await,
         Some(Command::State(cmd)) => state::run(cmd, state_dir),
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
+        Some(Command::Review(args)) => review::run(args, state_dir).await,
     }
 }
 

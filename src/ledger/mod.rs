@@ -2,12 +2,14 @@
 //!
 //! ```text
 //! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/seen/<sha256-hex-of-id>.json
+//! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/runs/<run-id>.json     (review runs)
 //! ```
 //!
 //! Every file is written atomically (a temporary file in the same folder, then rename), so
 //! concurrent runs on one PR leave only whole files.
 
 mod draft;
+mod runs;
 mod seen;
 
 use std::io::Write;
@@ -18,6 +20,7 @@ use thiserror::Error;
 use crate::pr::{PrCoords, RefError};
 
 pub use draft::{Draft, OutboxComment};
+pub use runs::{RUN_FORMAT, RunProblem, RunRecord};
 pub use seen::{Marker, MarkerProblem, SeenSet};
 
 /// The environment variable that chooses the state dir.

@@ -1,5 +1,46 @@
-//! The review engine. `prior` (reading earlier Shepherd reviews from the PR itself) and
-//! `classify` (new / unchanged / addressed) are pure.
+//! The aspect review engine: six reviewers (correctness, conventions, security, perf, tests,
+//! architecture) run as concurrent LLM calls over a PR's diff; their replies are parsed strictly
+//! into findings and composed into one `## PR Shepherd Review`. `prior` (earlier Shepherd
+//! reviews read from the PR itself) and `classify` (new / unchanged / addressed) are pure.
+//!
+//! ```text
+//! PrMeta ─ prompt::build (playbook + aspect prompt + fenced, stripped, budgeted data)
+//!        ─ llm::LlmClient::complete (anthropic | openai | command | replay)
+//!        ─ findings::parse_reply (strict) ─ runner::ReviewRun ─ compose::{markdown, json}
+//!                                                             └ ledger: <pr>/runs/<run-id>.json
+//! ```
+//!
+//! # Consuming progress (console)
+//!
+//! [`runner::run_review`] reports through one enum, [`ReviewEvent`], over a
+//! `tokio::sync::mpsc::UnboundedSender`. A console starts a run like this and keeps drawing:
+//!
+//! ```ignore
+//! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+//! let cancel = tokio_util::sync::CancellationToken::new();
+//! let (settings, stop) = (settings.clone(), cancel.clone());
+//! tokio::spawn(async move { run_review(pr, &settings, client, prompts, tx, stop).await });
+//! // in the event loop: `Some(ev) = rx.recv() => app.update(Action::Review(ev))`
+//! // quit / discard / new run: `cancel.cancel()` — the run still ends with `Finished`.
+//! ```
+//!
+//! Per aspect the events go `Queued` → `Running{elapsed}` (at start, then about once a second) →
+//! one of `Done{findings}`, `Failed{why}`, `TimedOut{after}`, `Cancelled`; an aspect excluded by a
+//! skip rule sends only `Skipped{reason}`. The last event of a run is always
+//! `Finished(Box<ReviewRun>)`, carrying the same value `run_review` returns. Every string in an
+//! event is safe to draw after `sanitize` (no secrets; model text is stripped of hidden content).
 
+pub mod aspect;
 pub mod classify;
+pub mod compose;
+pub mod findings;
+pub mod llm;
 pub mod prior;
+pub mod prompt;
+pub mod runner;
+pub mod settings;
+
+pub use aspect::Aspect;
+pub use findings::{Finding, Severity};
+pub use runner::{AspectOutcome, AspectState, ReviewEvent, ReviewRun, run_review};
+pub use settings::ReviewSettings;

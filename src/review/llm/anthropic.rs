@@ -1,0 +1,162 @@
+//! Anthropic Messages API (`POST {base}/v1/messages`).
+
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use serde_json::json;
+
+use super::http::{self, RetryPolicy};
+use super::{Completion, LlmError};
+use crate::review::prompt::Prompt;
+
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+const API_VERSION: &str = "2023-06-01";
+const PROVIDER: &str = "anthropic";
+
+#[derive(Clone)]
+pub struct AnthropicClient {
+    http: reqwest::Client,
+    url: reqwest::Url,
+    headers: HeaderMap,
+    pub(super) model: String,
+    max_tokens: u32,
+    retry: RetryPolicy,
+}
+
+impl std::fmt::Debug for AnthropicClient {
+    // The headers hold the API key: never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AnthropicClient")
+            .field("url", &self.url.as_str())
+            .field("model", &self.model)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AnthropicClient {
+    /// `api_key` may be `None` only for a non-default base URL (a proxy or a test server).
+    pub fn new(
+        base_url: &str,
+        api_key: Option<String>,
+        model: String,
+        max_tokens: u32,
+        retry: RetryPolicy,
+    ) -> Result<AnthropicClient, LlmError> {
+        let url = http::endpoint(base_url, "v1/messages")?;
+        let mut headers = HeaderMap::new();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
+        match api_key {
+            Some(key) => {
+                let mut v = HeaderValue::from_str(key.trim()).map_err(|_| {
+                    LlmError::Config(format!(
+                        "{} holds characters that cannot be sent in a header",
+                        super::ANTHROPIC_API_KEY
+                    ))
+                })?;
+                v.set_sensitive(true);
+                headers.insert("x-api-key", v);
+            }
+            None if base_url.trim_end_matches('/') == DEFAULT_BASE_URL => {
+                return Err(LlmError::Config(format!(
+                    "{} is not set (needed for --llm anthropic)",
+                    super::ANTHROPIC_API_KEY
+                )));
+            }
+            None => {}
+        }
+        Ok(AnthropicClient {
+            http: http::client(PROVIDER)?,
+            url,
+            headers,
+            model,
+            max_tokens,
+            retry,
+        })
+    }
+
+    pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
+        let body = json!({
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "system": prompt.system,
+            "messages": [{"role": "user", "content": prompt.user}],
+        });
+        let answer = http::post_json(
+            &self.http,
+            PROVIDER,
+            &self.url,
+            self.headers.clone(),
+            &body,
+            self.retry,
+        )
+        .await?;
+        parse_answer(&answer)
+    }
+}
+
+/// The text blocks of a Messages API answer, joined, with the token usage.
+fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
+    let blocks = answer
+        .get("content")
+        .and_then(|c| c.as_array())
+        .ok_or_else(|| LlmError::Protocol {
+            provider: PROVIDER,
+            detail: "no `content` array in the answer".into(),
+        })?;
+    let text: String = blocks
+        .iter()
+        .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+        .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+        .collect::<Vec<_>>()
+        .join("");
+    let usage = answer.get("usage");
+    let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(|v| v.as_u64());
+    let note = match answer.get("stop_reason").and_then(|s| s.as_str()) {
+        Some("max_tokens") => Some("the answer was cut at max_tokens".to_owned()),
+        _ => None,
+    };
+    Ok(Completion {
+        text,
+        input_tokens: tokens("input_tokens"),
+        output_tokens: tokens("output_tokens"),
+        note,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_text_blocks_and_usage() {
+        let c = parse_answer(&json!({
+            "content": [{"type": "text", "text": "{\"findings\""}, {"type": "text", "text": ": []}"}],
+            "usage": {"input_tokens": 10, "output_tokens": 3},
+            "stop_reason": "end_turn"
+        }))
+        .unwrap();
+        assert_eq!(c.text, "{\"findings\": []}");
+        assert_eq!((c.input_tokens, c.output_tokens), (Some(10), Some(3)));
+        assert!(parse_answer(&json!({"error": "x"})).is_err());
+    }
+
+    #[test]
+    fn default_url_needs_a_key() {
+        let r = AnthropicClient::new(
+            DEFAULT_BASE_URL,
+            None,
+            "m".into(),
+            10,
+            RetryPolicy::default(),
+        );
+        assert!(matches!(r, Err(LlmError::Config(_))));
+        let c = AnthropicClient::new(
+            DEFAULT_BASE_URL,
+            Some("sk-secret".into()),
+            "m".into(),
+            10,
+            RetryPolicy::default(),
+        )
+        .unwrap();
+        assert!(!format!("{c:?}").contains("sk-secret"));
+    }
+}

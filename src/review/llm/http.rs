@@ -1,0 +1,177 @@
+//! The HTTP plumbing shared by the `anthropic` and `openai` backends: one reqwest client with
+//! rustls on ring, JSON POST with bounded retry on 429 / 5xx / connection failures.
+
+use std::sync::Once;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+
+use super::LlmError;
+
+/// How often and how patiently a call is retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Extra attempts after the first.
+    pub retries: u32,
+    /// Wait before retry n is `backoff * 2^n`, unless the provider sends `Retry-After`.
+    pub backoff: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            retries: 2,
+            backoff: Duration::from_millis(500),
+        }
+    }
+}
+
+/// The longest `Retry-After` honoured; a provider asking for more is treated as this.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
+
+static CRYPTO: Once = Once::new();
+
+/// A reqwest client on rustls with ring (installed as the process default once).
+pub(super) fn client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
+    CRYPTO.call_once(|| {
+        // Err means another provider is already installed, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::Client::builder()
+        .connect_timeout(Duration::from_secs(15))
+        .build()
+        .map_err(|e| LlmError::Config(format!("cannot set up the {provider} HTTP client: {e}")))
+}
+
+/// Joins a base URL and a path with exactly one slash.
+pub(super) fn endpoint(base: &str, path: &str) -> Result<reqwest::Url, LlmError> {
+    let joined = format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    );
+    let url = reqwest::Url::parse(&joined)
+        .map_err(|e| LlmError::Config(format!("bad LLM base URL `{base}`: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(LlmError::Config(format!(
+            "bad LLM base URL `{base}`: only http and https are supported"
+        )));
+    }
+    Ok(url)
+}
+
+fn retryable(status: u16) -> bool {
+    matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
+}
+
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let secs: f64 = headers
+        .get(RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
+}
+
+fn snippet(text: &str) -> String {
+    let one = crate::sanitize::one_line(text);
+    if one.chars().count() > 300 {
+        format!("{}…", one.chars().take(300).collect::<String>())
+    } else if one.is_empty() {
+        "(empty body)".to_owned()
+    } else {
+        one
+    }
+}
+
+/// POSTs `body` as JSON and returns the parsed JSON answer. Retries 429, 500, 502, 503, 504, 529
+/// and connection failures up to `policy.retries` times.
+pub(super) async fn post_json(
+    client: &reqwest::Client,
+    provider: &'static str,
+    url: &reqwest::Url,
+    headers: HeaderMap,
+    body: &serde_json::Value,
+    policy: RetryPolicy,
+) -> Result<serde_json::Value, LlmError> {
+    let mut attempt: u32 = 0;
+    loop {
+        attempt += 1;
+        let last = attempt > policy.retries;
+        let backoff = policy.backoff.saturating_mul(1u32 << (attempt - 1).min(16));
+        let sent = client
+            .post(url.clone())
+            .headers(headers.clone())
+            .json(body)
+            .send()
+            .await;
+        let resp = match sent {
+            Ok(r) => r,
+            Err(e) => {
+                if last || !(e.is_connect() || e.is_timeout() || e.is_request()) {
+                    return Err(LlmError::Transport {
+                        provider,
+                        attempts: attempt,
+                        detail: snippet(&e.to_string()),
+                    });
+                }
+                tokio::time::sleep(backoff).await;
+                continue;
+            }
+        };
+        let status = resp.status().as_u16();
+        if resp.status().is_success() {
+            let text = resp.text().await.map_err(|e| LlmError::Transport {
+                provider,
+                attempts: attempt,
+                detail: snippet(&e.to_string()),
+            })?;
+            return serde_json::from_str(&text).map_err(|e| LlmError::Protocol {
+                provider,
+                detail: format!("the answer is not JSON ({e}): {}", snippet(&text)),
+            });
+        }
+        let wait = retry_after(resp.headers()).unwrap_or(backoff);
+        let text = resp.text().await.unwrap_or_default();
+        if last || !retryable(status) {
+            return Err(LlmError::Status {
+                provider,
+                status,
+                attempts: attempt,
+                detail: snippet(&text),
+            });
+        }
+        tracing::debug!(provider, status, attempt, "retrying after {wait:?}");
+        tokio::time::sleep(wait).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_join_with_one_slash() {
+        assert_eq!(
+            endpoint("http://localhost:11434/v1/", "/chat/completions")
+                .unwrap()
+                .as_str(),
+            "http://localhost:11434/v1/chat/completions"
+        );
+        assert!(endpoint("not a url", "x").is_err());
+        assert!(endpoint("file:///etc", "x").is_err());
+    }
+
+    #[test]
+    fn retry_after_is_capped() {
+        let mut h = HeaderMap::new();
+        h.insert(RETRY_AFTER, "2".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));
+        h.insert(RETRY_AFTER, "99999".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(MAX_RETRY_AFTER));
+        h.insert(RETRY_AFTER, "soon".parse().unwrap());
+        assert_eq!(retry_after(&h), None);
+    }
+}

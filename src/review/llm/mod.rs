@@ -1,0 +1,206 @@
+//! LLM backends: `anthropic` (Messages API), `openai` (Chat Completions and compatible servers:
+//! Ollama, vLLM, llama.cpp, OpenRouter), `command` (a local program, prompt on stdin) and
+//! `replay` (answers recorded in a fixture).
+//!
+//! A call is one future; cancelling it means dropping it. For HTTP backends that aborts the
+//! in-flight request; for `command` it kills the child's whole process group.
+//! API keys are read from the environment here, go only into request headers, and are never put in
+//! a prompt, a log line, an error or the ledger.
+
+mod anthropic;
+mod command;
+mod http;
+mod openai;
+mod replay;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use anthropic::AnthropicClient;
+pub use command::CommandClient;
+pub use http::RetryPolicy;
+pub use openai::OpenAiClient;
+pub use replay::ReplayClient;
+
+use super::aspect::Aspect;
+use super::prompt::Prompt;
+use super::settings::{BackendKind, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ReviewSettings};
+use crate::source::fixture::RecordedAnswer;
+
+pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
+pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
+pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
+pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
+
+/// A model's answer and what it cost.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Completion {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    /// Something the backend wants said about this answer (e.g. which recorded step replayed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LlmError {
+    /// The backend cannot be set up (missing key, bad URL, no program).
+    #[error("{0}")]
+    Config(String),
+    /// The provider answered with an error status (after retries when it was retryable).
+    #[error("{provider} answered HTTP {status} after {attempts} attempt(s): {detail}")]
+    Status {
+        provider: &'static str,
+        status: u16,
+        attempts: u32,
+        detail: String,
+    },
+    /// The provider could not be reached (after retries).
+    #[error("cannot reach {provider} after {attempts} attempt(s): {detail}")]
+    Transport {
+        provider: &'static str,
+        attempts: u32,
+        detail: String,
+    },
+    /// The provider's answer is not the wire format expected.
+    #[error("unexpected answer from {provider}: {detail}")]
+    Protocol {
+        provider: &'static str,
+        detail: String,
+    },
+    /// The `command` backend's program failed.
+    #[error("{0}")]
+    Command(String),
+    /// No recorded answer for this aspect.
+    #[error("{0}")]
+    Replay(String),
+}
+
+/// One configured backend.
+#[derive(Debug, Clone)]
+pub enum LlmClient {
+    Anthropic(AnthropicClient),
+    OpenAi(OpenAiClient),
+    Command(CommandClient),
+    Replay(ReplayClient),
+}
+
+/// What a fixture offers the replay backend.
+#[derive(Debug, Clone, Default)]
+pub struct ReplaySource {
+    pub answers: Vec<RecordedAnswer>,
+    pub step: usize,
+}
+
+impl LlmClient {
+    pub fn kind(&self) -> BackendKind {
+        match self {
+            LlmClient::Anthropic(_) => BackendKind::Anthropic,
+            LlmClient::OpenAi(_) => BackendKind::Openai,
+            LlmClient::Command(_) => BackendKind::Command,
+            LlmClient::Replay(_) => BackendKind::Replay,
+        }
+    }
+
+    /// The model (or program) named in the output.
+    pub fn model(&self) -> String {
+        match self {
+            LlmClient::Anthropic(c) => c.model.clone(),
+            LlmClient::OpenAi(c) => c.model.clone(),
+            LlmClient::Command(c) => c.program_name(),
+            LlmClient::Replay(_) => "recorded answers".to_owned(),
+        }
+    }
+
+    /// Asks for one aspect's review. Dropping the future cancels the call.
+    pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
+        match self {
+            LlmClient::Anthropic(c) => c.complete(prompt).await,
+            LlmClient::OpenAi(c) => c.complete(prompt).await,
+            LlmClient::Command(c) => c.complete(prompt).await,
+            LlmClient::Replay(c) => c.complete(prompt.aspect),
+        }
+    }
+
+    /// The backend the settings ask for. `replay` is the fixture's recorded answers; without an
+    /// explicit `llm`, fixtures replay and live PRs use anthropic when `ANTHROPIC_API_KEY` is set,
+    /// else openai when `OPENAI_API_KEY` is set.
+    pub fn from_settings(
+        settings: &ReviewSettings,
+        replay: Option<ReplaySource>,
+    ) -> Result<LlmClient, LlmError> {
+        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+        let kind = match settings.llm {
+            Some(k) => k,
+            None if replay.is_some() => BackendKind::Replay,
+            None if env(ANTHROPIC_API_KEY).is_some() => BackendKind::Anthropic,
+            None if env(OPENAI_API_KEY).is_some() => BackendKind::Openai,
+            None => {
+                return Err(LlmError::Config(format!(
+                    "no LLM backend: pass --llm anthropic|openai|command (or set {ANTHROPIC_API_KEY} or {OPENAI_API_KEY})"
+                )));
+            }
+        };
+        let retry = RetryPolicy {
+            retries: settings.retries,
+            backoff: Duration::from_millis(settings.retry_backoff_ms),
+        };
+        Ok(match kind {
+            BackendKind::Anthropic => {
+                let base = settings
+                    .llm_url
+                    .clone()
+                    .or_else(|| env(ANTHROPIC_BASE_URL))
+                    .unwrap_or_else(|| anthropic::DEFAULT_BASE_URL.to_owned());
+                LlmClient::Anthropic(AnthropicClient::new(
+                    &base,
+                    env(ANTHROPIC_API_KEY),
+                    settings
+                        .model
+                        .clone()
+                        .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned()),
+                    settings.max_output_tokens,
+                    retry,
+                )?)
+            }
+            BackendKind::Openai => {
+                let base = settings
+                    .llm_url
+                    .clone()
+                    .or_else(|| env(OPENAI_BASE_URL))
+                    .unwrap_or_else(|| openai::DEFAULT_BASE_URL.to_owned());
+                LlmClient::OpenAi(OpenAiClient::new(
+                    &base,
+                    env(OPENAI_API_KEY),
+                    settings
+                        .model
+                        .clone()
+                        .unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_owned()),
+                    Some(settings.max_output_tokens),
+                    retry,
+                )?)
+            }
+            BackendKind::Command => {
+                LlmClient::Command(CommandClient::new(settings.command.clone())?)
+            }
+            BackendKind::Replay => {
+                let src = replay.ok_or_else(|| {
+                    LlmError::Config(
+                        "--llm replay needs a fixture with recorded answers (llm.answers)".into(),
+                    )
+                })?;
+                LlmClient::Replay(ReplayClient::new(src.answers, src.step))
+            }
+        })
+    }
+}
+
+/// The aspect a recorded answer is for, if its name is known.
+pub(crate) fn aspect_of(name: &str) -> Option<Aspect> {
+    name.parse().ok()
+}

@@ -1,0 +1,388 @@
+//! Review settings: which LLM backend, timeouts, concurrency, prompts and skip rules.
+//!
+//! `ReviewSettings` deserializes from a `[review]` table of the config file (every key optional,
+//! defaults below); command-line flags override it with [`ReviewSettings::apply`].
+//!
+//! ```toml
+//! [review]
+//! llm = "openai"                       # anthropic | openai | command | replay
+//! llm_url = "http://localhost:11434/v1" # base URL (else ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
+//! model = "qwen2.5-coder:14b"
+//! command = ["my-agent", "--print"]     # for llm = "command": prompt on stdin, answer on stdout
+//! concurrency = 6
+//! aspect_timeout_secs = 300
+//! overall_timeout_secs = 300
+//! retries = 2
+//! retry_backoff_ms = 500
+//! max_output_tokens = 4096
+//! diff_budget_chars = 60000
+//! prompts_dir = "prompts"
+//!
+//! [review.diff_budgets]                 # per-aspect override of diff_budget_chars
+//! tests = 30000
+//!
+//! [review.skip.perf]                    # default for every aspect: never skip
+//! unless_files_match = ["src/**", "*.rs"]
+//! [review.skip.architecture]
+//! always = true
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::aspect::Aspect;
+
+/// Which LLM backend answers the aspect prompts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// Anthropic Messages API (`ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL`).
+    Anthropic,
+    /// OpenAI Chat Completions API and compatible servers (`OPENAI_API_KEY`, `OPENAI_BASE_URL`).
+    Openai,
+    /// A configured program: prompt on stdin, answer on stdout.
+    Command,
+    /// Recorded answers from the fixture, per aspect and step.
+    Replay,
+}
+
+impl BackendKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BackendKind::Anthropic => "anthropic",
+            BackendKind::Openai => "openai",
+            BackendKind::Command => "command",
+            BackendKind::Replay => "replay",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<BackendKind> {
+        match s.trim() {
+            "anthropic" => Some(BackendKind::Anthropic),
+            "openai" => Some(BackendKind::Openai),
+            "command" => Some(BackendKind::Command),
+            "replay" => Some(BackendKind::Replay),
+            _ => None,
+        }
+    }
+}
+
+/// When an aspect is skipped instead of run. The default rule never skips.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SkipRule {
+    /// Never run this aspect.
+    pub always: bool,
+    /// Skip unless at least one changed file matches one of these patterns (`*` matches within a
+    /// path segment, `**` across segments; a pattern without `/` matches the file name).
+    pub unless_files_match: Vec<String>,
+}
+
+impl SkipRule {
+    /// Why the aspect is skipped for these changed paths, or `None` when it runs.
+    pub fn skip_reason<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Option<String> {
+        if self.always {
+            return Some("disabled in the review settings".to_owned());
+        }
+        if self.unless_files_match.is_empty() {
+            return None;
+        }
+        let mut paths = paths.into_iter();
+        if paths.any(|p| self.unless_files_match.iter().any(|g| glob_match(g, p))) {
+            None
+        } else {
+            Some(format!(
+                "no changed file matches {}",
+                self.unless_files_match.join(", ")
+            ))
+        }
+    }
+}
+
+/// Matches `path` against a small glob: `*` (any run within a segment), `**` (any run including
+/// `/`), `?` (one character). A pattern without `/` is matched against the file name only.
+pub fn glob_match(pattern: &str, path: &str) -> bool {
+    let target = if pattern.contains('/') {
+        path
+    } else {
+        path.rsplit('/').next().unwrap_or(path)
+    };
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = target.chars().collect();
+    glob_rec(&p, &t)
+}
+
+fn glob_rec(p: &[char], t: &[char]) -> bool {
+    match p.first() {
+        None => t.is_empty(),
+        Some('*') if p.get(1) == Some(&'*') => {
+            let rest = &p[2..];
+            // `**/` also matches zero directories.
+            let rest_noslash = rest.strip_prefix(&['/']).unwrap_or(rest);
+            (0..=t.len()).any(|i| glob_rec(rest, &t[i..]) || glob_rec(rest_noslash, &t[i..]))
+        }
+        Some('*') => {
+            let rest = &p[1..];
+            for i in 0..=t.len() {
+                if glob_rec(rest, &t[i..]) {
+                    return true;
+                }
+                if t.get(i) == Some(&'/') {
+                    break;
+                }
+            }
+            false
+        }
+        Some('?') => t.first().is_some_and(|c| *c != '/') && glob_rec(&p[1..], &t[1..]),
+        Some(c) => t.first() == Some(c) && glob_rec(&p[1..], &t[1..]),
+    }
+}
+
+/// Everything the review engine can be configured with. Deserializes from the `[review]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReviewSettings {
+    /// The backend; `None` picks replay for fixtures, else anthropic when `ANTHROPIC_API_KEY` is
+    /// set, else openai when `OPENAI_API_KEY` is set.
+    pub llm: Option<BackendKind>,
+    /// Base URL of the HTTP backend (overrides `ANTHROPIC_BASE_URL` / `OPENAI_BASE_URL`).
+    pub llm_url: Option<String>,
+    /// Model name; default per backend (see `DEFAULT_*_MODEL`).
+    pub model: Option<String>,
+    /// Program and arguments for the `command` backend.
+    pub command: Vec<String>,
+    /// How many aspects run at once.
+    pub concurrency: usize,
+    /// Wall-clock limit per aspect (one LLM call, retries included).
+    pub aspect_timeout_secs: f64,
+    /// Wall-clock limit for the whole run.
+    pub overall_timeout_secs: f64,
+    /// Extra attempts after an HTTP 429 / 5xx or a connection failure.
+    pub retries: u32,
+    /// Backoff before retry n is `retry_backoff_ms * 2^n` (a `Retry-After` header wins, up to 30 s).
+    pub retry_backoff_ms: u64,
+    /// Answer length limit sent to the provider.
+    pub max_output_tokens: u32,
+    /// Characters of diff each aspect's prompt may carry; what does not fit is cut and said so.
+    pub diff_budget_chars: usize,
+    /// Per-aspect override of `diff_budget_chars`.
+    pub diff_budgets: BTreeMap<Aspect, usize>,
+    /// Where `reviewing-pull-requests.md` and `aspects/<aspect>.md` are read from; the copies
+    /// embedded in the binary are used for any file missing there. `None` (the default) uses the
+    /// embedded copies only: a `prompts/` folder in the current directory — perhaps a checkout of
+    /// the very PR under review — is never picked up implicitly.
+    pub prompts_dir: Option<PathBuf>,
+    /// Per-aspect skip rules; an aspect without a rule always runs.
+    pub skip: BTreeMap<Aspect, SkipRule>,
+}
+
+pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
+pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+
+impl Default for ReviewSettings {
+    fn default() -> Self {
+        ReviewSettings {
+            llm: None,
+            llm_url: None,
+            model: None,
+            command: Vec::new(),
+            concurrency: 6,
+            aspect_timeout_secs: 300.0,
+            overall_timeout_secs: 300.0,
+            retries: 2,
+            retry_backoff_ms: 500,
+            max_output_tokens: 4096,
+            diff_budget_chars: 60_000,
+            diff_budgets: BTreeMap::new(),
+            prompts_dir: None,
+            skip: BTreeMap::new(),
+        }
+    }
+}
+
+/// A setting that cannot work.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("review settings: {0}")]
+pub struct SettingsError(pub String);
+
+impl ReviewSettings {
+    /// Refuses values the runner cannot honour (zero concurrency, non-positive timeouts).
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        if self.concurrency == 0 {
+            return Err(SettingsError("concurrency must be at least 1".into()));
+        }
+        for (name, v) in [
+            ("aspect_timeout_secs", self.aspect_timeout_secs),
+            ("overall_timeout_secs", self.overall_timeout_secs),
+        ] {
+            if !(v.is_finite() && v > 0.0 && v < 1e7) {
+                return Err(SettingsError(format!(
+                    "{name} must be a positive number of seconds"
+                )));
+            }
+        }
+        if self.llm == Some(BackendKind::Command) && self.command.is_empty() {
+            return Err(SettingsError(
+                "llm = \"command\" needs a program (`command = [\"prog\", \"arg\"]` or --llm-command)"
+                    .into(),
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn aspect_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.aspect_timeout_secs.clamp(0.001, 1e7))
+    }
+
+    pub fn overall_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.overall_timeout_secs.clamp(0.001, 1e7))
+    }
+
+    pub fn diff_budget(&self, aspect: Aspect) -> usize {
+        self.diff_budgets
+            .get(&aspect)
+            .copied()
+            .unwrap_or(self.diff_budget_chars)
+    }
+
+    pub fn skip_rule(&self, aspect: Aspect) -> Option<&SkipRule> {
+        self.skip.get(&aspect)
+    }
+
+    /// Applies command-line overrides (`None` leaves the setting as it is).
+    pub fn apply(&mut self, o: Overrides) {
+        if let Some(v) = o.llm {
+            self.llm = Some(v);
+        }
+        if let Some(v) = o.llm_url {
+            self.llm_url = Some(v);
+        }
+        if let Some(v) = o.model {
+            self.model = Some(v);
+        }
+        if let Some(v) = o.command {
+            self.command = v;
+        }
+        if let Some(v) = o.concurrency {
+            self.concurrency = v;
+        }
+        if let Some(v) = o.aspect_timeout_secs {
+            self.aspect_timeout_secs = v;
+        }
+        if let Some(v) = o.overall_timeout_secs {
+            self.overall_timeout_secs = v;
+        }
+        if let Some(v) = o.prompts_dir {
+            self.prompts_dir = Some(v);
+        }
+    }
+}
+
+/// Command-line overrides of [`ReviewSettings`].
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub llm: Option<BackendKind>,
+    pub llm_url: Option<String>,
+    pub model: Option<String>,
+    pub command: Option<Vec<String>>,
+    pub concurrency: Option<usize>,
+    pub aspect_timeout_secs: Option<f64>,
+    pub overall_timeout_secs: Option<f64>,
+    pub prompts_dir: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_table_is_the_defaults() {
+        let s: ReviewSettings = toml::from_str("").unwrap();
+        assert_eq!(s, ReviewSettings::default());
+        assert_eq!(s.concurrency, 6);
+        assert_eq!(s.overall_timeout(), Duration::from_secs(300));
+        assert!(s.skip.is_empty(), "default: never skip");
+        s.validate().unwrap();
+    }
+
+    #[test]
+    fn full_table_deserializes() {
+        let s: ReviewSettings = toml::from_str(
+            r#"
+            llm = "openai"
+            llm_url = "http://localhost:11434/v1"
+            model = "qwen"
+            concurrency = 2
+            aspect_timeout_secs = 12.5
+            [diff_budgets]
+            tests = 100
+            [skip.perf]
+            unless_files_match = ["src/**"]
+            [skip.architecture]
+            always = true
+            "#,
+        )
+        .unwrap();
+        assert_eq!(s.llm, Some(BackendKind::Openai));
+        assert_eq!(s.diff_budget(Aspect::Tests), 100);
+        assert_eq!(s.diff_budget(Aspect::Perf), 60_000);
+        assert_eq!(s.aspect_timeout(), Duration::from_millis(12_500));
+        assert!(s.skip_rule(Aspect::Architecture).unwrap().always);
+        assert!(toml::from_str::<ReviewSettings>("colour = 1").is_err());
+        assert!(toml::from_str::<ReviewSettings>("llm = \"gemini\"").is_err());
+    }
+
+    #[test]
+    fn validation_refuses_unusable_values() {
+        let mut s = ReviewSettings {
+            concurrency: 0,
+            ..Default::default()
+        };
+        assert!(s.validate().is_err());
+        s.concurrency = 1;
+        s.overall_timeout_secs = f64::NAN;
+        assert!(s.validate().is_err());
+        s.overall_timeout_secs = 1.0;
+        s.llm = Some(BackendKind::Command);
+        assert!(s.validate().is_err());
+    }
+
+    #[test]
+    fn skip_rules() {
+        let files = ["src/client/retry.rs", "docs/retry.md"];
+        assert_eq!(SkipRule::default().skip_reason(files), None);
+        let rule = SkipRule {
+            unless_files_match: vec!["*.py".into()],
+            ..Default::default()
+        };
+        assert_eq!(
+            rule.skip_reason(files).as_deref(),
+            Some("no changed file matches *.py")
+        );
+        let rule = SkipRule {
+            unless_files_match: vec!["src/**".into()],
+            ..Default::default()
+        };
+        assert_eq!(rule.skip_reason(files), None);
+        let rule = SkipRule {
+            always: true,
+            ..Default::default()
+        };
+        assert!(rule.skip_reason(files).is_some());
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("*.rs", "src/a/b.rs"));
+        assert!(glob_match("src/*.rs", "src/b.rs"));
+        assert!(!glob_match("src/*.rs", "src/a/b.rs"));
+        assert!(glob_match("src/**/*.rs", "src/a/b.rs"));
+        assert!(glob_match("src/**/*.rs", "src/b.rs"));
+        assert!(glob_match("web/**", "web/src/x.tsx"));
+        assert!(!glob_match("web/**", "docs/x.md"));
+        assert!(glob_match("?.md", "a.md"));
+    }
+}

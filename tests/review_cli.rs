@@ -1,0 +1,235 @@
+//! `pr-shepherd review` end to end: the bundled demo on recorded answers, the JSON document,
+//! exit code 3, the ledger run file, and the openai backend against a loopback server.
+
+use std::path::Path;
+use std::process::Output;
+
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pr-shepherd");
+
+async fn review(state: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = tokio::process::Command::new(BIN);
+    cmd.arg("--state-dir")
+        .arg(state)
+        .arg("review")
+        .args(args)
+        .env_remove("ANTHROPIC_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_BASE_URL")
+        .env_remove("OPENAI_BASE_URL");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().await.unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+#[tokio::test]
+async fn demo_review_replays_recorded_answers() {
+    let state = tempfile::tempdir().unwrap();
+    let out = review(state.path(), &[], &[]).await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = stdout(&out);
+    assert!(md.starts_with("## PR Shepherd Review\n"));
+    assert!(md.contains("**Mode:** full review"));
+    for title in [
+        "### Correctness",
+        "### Conventions",
+        "### Security",
+        "### Performance",
+        "### Tests",
+        "### Architecture",
+    ] {
+        assert!(md.contains(title), "{title}");
+    }
+    assert!(md.contains("dangerouslySetInnerHTML"));
+    assert!(md.contains("| Correctness | done |"));
+    // The run is in the ledger.
+    let runs: Vec<_> = std::fs::read_dir(state.path().join("acme-rivet/482/runs"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(runs.len(), 1);
+    let record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(runs[0].path()).unwrap()).unwrap();
+    assert_eq!(record["format"], "pr-shepherd/run@1");
+    assert_eq!(record["aspects"].as_array().unwrap().len(), 6);
+    assert_eq!(record["aspects"][0]["inputTokens"], 4812);
+}
+
+#[tokio::test]
+async fn json_output_has_the_documented_shape() {
+    let state = tempfile::tempdir().unwrap();
+    let out = review(state.path(), &["--format", "json"], &[]).await;
+    assert_eq!(out.status.code(), Some(0));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let aspects = v["aspects"].as_array().unwrap();
+    assert_eq!(aspects.len(), 6);
+    for a in aspects {
+        assert_eq!(a["state"], "done");
+        assert!(a.get("error").is_some() && a["findings"].is_array());
+    }
+    let findings = v["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 18);
+    assert_eq!(findings[0]["severity"], "critical");
+    for f in findings {
+        for key in [
+            "id",
+            "aspect",
+            "severity",
+            "file",
+            "line",
+            "message",
+            "suggestedFix",
+        ] {
+            assert!(f.get(key).is_some(), "{key}");
+        }
+        assert!(f["id"].as_str().unwrap().starts_with("PS-"));
+    }
+    assert!(
+        v["body"]
+            .as_str()
+            .unwrap()
+            .starts_with("## PR Shepherd Review")
+    );
+}
+
+#[tokio::test]
+async fn a_re_review_keeps_ids_of_unchanged_findings() {
+    let state = tempfile::tempdir().unwrap();
+    let first: serde_json::Value = serde_json::from_str(&stdout(
+        &review(state.path(), &["--format", "json"], &[]).await,
+    ))
+    .unwrap();
+    let second: serde_json::Value = serde_json::from_str(&stdout(
+        &review(state.path(), &["--format", "json", "--step", "2"], &[]).await,
+    ))
+    .unwrap();
+    let ids = |v: &serde_json::Value| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let (a, b) = (ids(&first), ids(&second));
+    let kept = b.iter().filter(|id| a.contains(id)).count();
+    assert!(kept >= 14, "most findings carry over: {kept}");
+    assert!(
+        b.iter().any(|id| !a.contains(id)),
+        "step 2 has a new finding"
+    );
+    assert!(
+        a.iter().any(|id| !b.contains(id)),
+        "step 2 dropped a finding"
+    );
+    assert_eq!(
+        second["headSha"],
+        "9c4e2f7a1b3d5e6f708192a3b4c5d6e7f8091a2b"
+    );
+    // Step 1 has no recording of its own: the step-0 answers replay and the output says so.
+    let step1 = stdout(&review(state.path(), &["--step", "1"], &[]).await);
+    assert!(step1.contains("replayed the answer recorded for step 0"));
+}
+
+#[tokio::test]
+async fn an_unparseable_answer_prints_the_review_and_exits_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut fixture: serde_json::Value =
+        serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).unwrap();
+    fixture["llm"]["answers"][2]["reply"] = "Sorry, I can't help with that.".into();
+    let path = dir.path().join("garbled.json");
+    std::fs::write(&path, fixture.to_string()).unwrap();
+    let out = review(dir.path(), &[path.to_str().unwrap()], &[]).await;
+    assert_eq!(out.status.code(), Some(3));
+    let md = stdout(&out);
+    assert!(md.contains("### Security — failed"));
+    assert!(md.contains("**Incomplete review:** security failed"));
+    assert!(md.contains("### Correctness\n"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("incomplete"));
+    let json = review(
+        dir.path(),
+        &[path.to_str().unwrap(), "--format", "json"],
+        &[],
+    )
+    .await;
+    assert_eq!(json.status.code(), Some(3));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(v["aspects"][2]["state"], "failed");
+    assert_eq!(
+        v["aspects"][2]["rawReply"],
+        "Sorry, I can't help with that."
+    );
+}
+
+#[tokio::test]
+async fn openai_backend_through_the_cli() {
+    let server = MockServer::start().await;
+    let answer = serde_json::json!({
+        "choices": [{"message": {"role": "assistant", "content": "{\"findings\": []}"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}
+    });
+    Mock::given(method("POST"))
+        .and(path("/v1/chat/completions"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(answer))
+        .mount(&server)
+        .await;
+    let state = tempfile::tempdir().unwrap();
+    let url = format!("{}/v1", server.uri());
+    let out = review(
+        state.path(),
+        &[
+            "--llm",
+            "openai",
+            "--llm-url",
+            &url,
+            "--model",
+            "qwen2.5-coder",
+        ],
+        &[("OPENAI_API_KEY", "sk-cli-SECRET-0123456789")],
+    )
+    .await;
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = stdout(&out);
+    assert!(md.contains("**Backend:** openai (qwen2.5-coder)"));
+    assert_eq!(md.matches("No findings: this aspect ran").count(), 6);
+    let requests = server.received_requests().await.unwrap();
+    assert_eq!(requests.len(), 6);
+    for r in requests {
+        let body = String::from_utf8_lossy(&r.body);
+        assert!(!body.contains("sk-cli-SECRET"));
+        assert!(body.contains("\"model\":\"qwen2.5-coder\""));
+        assert_eq!(
+            r.headers.get("authorization").unwrap(),
+            "Bearer sk-cli-SECRET-0123456789"
+        );
+    }
+}
+
+#[tokio::test]
+async fn bad_backend_settings_are_usage_errors() {
+    let state = tempfile::tempdir().unwrap();
+    let out = review(state.path(), &["--llm", "command"], &[]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let out = review(state.path(), &["--llm", "anthropic"], &[]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("ANTHROPIC_API_KEY"));
+    let out = review(state.path(), &["--concurrency", "0"], &[]).await;
+    assert_eq!(out.status.code(), Some(2));
+}
