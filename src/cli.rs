@@ -174,4 +174,19 @@ pub struct ReviewArgs {
     /// Read the playbook and aspect prompts from DIR (missing files fall back to the built-in ones).
     #[arg(long, value_name = "DIR")]
     pub prompts_dir: Option<PathBuf>,
+    /// Full review: ignore earlier Shepherd reviews on the PR and assess everything (the default
+    /// is incremental once a review exists: new / unchanged / addressed).
+    #[arg(long)]
+    pub all: bool,
+    /// Post the review: update the one Shepherd comment on the PR, or create it. Offline
+    /// (fixtures) it goes to the outbox in the state dir. Never approves, merges or pushes.
+    #[arg(long)]
+    pub post: bool,
+    /// Offline: the account whose earlier `## PR Shepherd Review` comments count as Shepherd's
+    /// (live, it is the account of the credentials).
+    #[arg(long, value_name = "LOGIN", default_value = "pr-shepherd")]
+    pub identity: String,
+    /// The literal marker that ends a reply addressing a finding.
+    #[arg(long, value_name = "TEXT", default_value = "— AI Coding Agent")]
+    pub reply_marker: String,
 }

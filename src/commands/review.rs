@@ -9,10 +9,15 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Format, ReviewArgs};
 use crate::error::CliError;
+use crate::policy::{self, Mode};
+use crate::publish::{Outbox, PostAction, upsert};
+use crate::review::aggregate::{AggregateRequest, aggregate, choose_mode};
 use crate::review::llm::{LlmClient, ReplaySource};
+use crate::review::prior::{PriorReview, parse_meta, prior_reviews};
 use crate::review::prompt::Prompts;
+use crate::review::runner::run_review_with_prior;
 use crate::review::settings::{BackendKind, Overrides};
-use crate::review::{ReviewEvent, ReviewSettings, compose, run_review};
+use crate::review::{ReviewEvent, ReviewSettings, compose};
 use crate::sanitize::one_line;
 use crate::source::{self, Target};
 
@@ -44,6 +49,7 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
         }),
         Target::Live(_) => None,
     };
+    let offline = matches!(target, Target::Fixture(_));
     let snapshot = super::load_snapshot(target, args.step).await?;
     let mut settings = ReviewSettings::default();
     settings.apply(args.overrides());
@@ -54,6 +60,35 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
         LlmClient::from_settings(&settings, replay).map_err(|e| CliError::usage(e.to_string()))?;
     let prompts = Prompts::load(settings.prompts_dir.as_deref());
     let coords = snapshot.pr.coords();
+    let ledger = super::open_ledger(state_dir)?;
+    let now = chrono::Utc::now().timestamp();
+
+    // Earlier Shepherd reviews, read from the PR itself (and, offline, from the outbox).
+    let mut prior = prior_reviews(&snapshot, &args.identity);
+    if offline && let Some(c) = ledger.outbox(&coords)? {
+        let (meta, meta_error) = match parse_meta(&c.body) {
+            Ok(m) => (m, None),
+            Err(e) => (None, Some(e)),
+        };
+        prior.own.push(PriorReview {
+            comment_id: c.comment_id,
+            url: "outbox".to_owned(),
+            created_at: chrono::DateTime::from_timestamp(c.created_at, 0).unwrap_or_default(),
+            meta,
+            meta_error,
+        });
+    }
+    for r in prior.own.iter().filter(|r| r.meta_error.is_some()) {
+        eprintln!(
+            "warning: the earlier review {} has unreadable metadata; its findings count as new",
+            r.url
+        );
+    }
+    let (mode, _) = choose_mode(&prior, args.all);
+    let prior_findings = match mode {
+        Mode::Incremental => prior.findings(),
+        Mode::Full => Vec::new(),
+    };
 
     let (tx, rx) = mpsc::unbounded_channel();
     let progress = tokio::spawn(show_progress(rx, std::io::stderr().is_terminal()));
@@ -66,11 +101,12 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
             }
         })
     };
-    let review = run_review(
-        Arc::new(snapshot.pr),
+    let review = run_review_with_prior(
+        Arc::new(snapshot.pr.clone()),
         &settings,
         Arc::new(client),
         Arc::new(prompts),
+        prior_findings,
         tx,
         cancel,
     )
@@ -83,23 +119,76 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
             "review cancelled; nothing was printed or saved",
         ));
     }
-    let ledger = super::open_ledger(state_dir)?;
     match ledger.save_run(&coords, &review) {
         Ok(path) => tracing::debug!("run saved to {}", path.display()),
         Err(e) => eprintln!("warning: the review run was not saved: {e}"),
     }
 
-    let body = compose::markdown(&review);
+    let agg = aggregate(
+        &review,
+        &snapshot,
+        &prior,
+        &AggregateRequest {
+            full: args.all,
+            reply_marker: args.reply_marker.clone(),
+            ..AggregateRequest::default()
+        },
+    );
+    let body = compose::markdown(&review, &agg);
+
+    // Post before printing, so the output can say what happened.
+    let mut posted = None;
+    let mut post_error = None;
+    if args.post {
+        let gate = policy::gate(
+            &snapshot.pr,
+            None,
+            &policy::GateConfig::default(),
+            policy::Invocation::Explicit,
+        );
+        if !gate.post {
+            post_error = Some(format!("not posted: {}", gate.reason));
+        } else if offline {
+            let outbox = Outbox {
+                ledger: &ledger,
+                pr: coords.clone(),
+                now,
+            };
+            match upsert(&outbox, &body, 3).await {
+                Ok(p) => posted = Some(p),
+                Err(e) => post_error = Some(format!("not posted: {e}")),
+            }
+        } else {
+            post_error = Some("not posted: posting to GitHub needs the live source".to_owned());
+        }
+    }
+
     let text = match args.format {
-        Format::Md => body,
+        Format::Md => body.clone(),
         Format::Json => {
-            let mut s = serde_json::to_string_pretty(&compose::json(&review, &body))
+            let mut v = compose::json(&review, &agg, &body);
+            v["posted"] = serde_json::to_value(&posted).unwrap_or_default();
+            let mut s = serde_json::to_string_pretty(&v)
                 .map_err(|e| CliError::runtime(format!("cannot encode the review: {e}")))?;
             s.push('\n');
             s
         }
     };
     super::emit(&text)?;
+    if let Some(p) = &posted {
+        eprintln!(
+            "posted: {} comment {} ({})",
+            match p.action {
+                PostAction::Created => "created",
+                PostAction::Updated => "updated",
+            },
+            p.comment_id,
+            p.location
+        );
+    }
+    if let Some(e) = post_error {
+        return Err(CliError::runtime(e));
+    }
 
     if review.is_incomplete() {
         let which: Vec<String> = review

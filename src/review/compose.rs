@@ -3,9 +3,13 @@
 
 use serde_json::{Value, json};
 
+use super::aggregate::Aggregate;
 use super::aspect::Aspect;
+use super::classify::AddressedBy;
 use super::findings::{Finding, Severity};
+use super::prior::{MetaFinding, render_meta};
 use super::runner::{AspectOutcome, AspectState, ReviewRun};
+use crate::policy::Mode;
 
 /// The marker every Shepherd review starts with.
 pub use super::prior::REVIEW_HEADER;
@@ -49,8 +53,69 @@ fn location(f: &Finding) -> String {
     }
 }
 
-/// The aggregated Markdown review.
-pub fn markdown(run: &ReviewRun) -> String {
+/// A full-mode aggregate for a run with no prior reviews (what a first review is).
+pub fn first_review(run: &ReviewRun) -> Aggregate {
+    super::aggregate::aggregate(
+        run,
+        &crate::pr::Snapshot {
+            pr: empty_pr(),
+            items: Vec::new(),
+            incomplete: Vec::new(),
+            origin: crate::pr::Origin::Live,
+        },
+        &super::prior::PriorReviews::default(),
+        &super::aggregate::AggregateRequest::default(),
+    )
+}
+
+fn empty_pr() -> crate::pr::PrMeta {
+    crate::pr::PrMeta {
+        host: None,
+        owner: String::new(),
+        repo: String::new(),
+        number: 0,
+        title: String::new(),
+        body: String::new(),
+        author: crate::pr::Author {
+            login: String::new(),
+            association: crate::pr::Association::None,
+            bot: false,
+        },
+        labels: Vec::new(),
+        base_ref: String::new(),
+        head_ref: String::new(),
+        base_sha: String::new(),
+        head_sha: String::new(),
+        url: String::new(),
+        draft: false,
+        state: String::new(),
+        files: Vec::new(),
+    }
+}
+
+fn addressed_by(by: &AddressedBy) -> String {
+    match by {
+        AddressedBy::Reply { url, .. } => format!("a reply marked as addressing it ({url})"),
+        AddressedBy::Console => "marked addressed by the maintainer".to_owned(),
+        AddressedBy::Earlier => "treated as addressed by an earlier review".to_owned(),
+    }
+}
+
+fn meta_line(f: &MetaFinding) -> String {
+    let at = f.line.map_or(String::new(), |l| format!(":{l}"));
+    format!(
+        "- `{}` ({}, {}) `{}{at}` — {}\n",
+        f.id,
+        f.aspect,
+        f.severity,
+        f.file,
+        crate::sanitize::one_line(&f.message)
+    )
+}
+
+/// The aggregated Markdown review, ending with its hidden metadata block.
+pub fn markdown(run: &ReviewRun, agg: &Aggregate) -> String {
+    let class = |f: &Finding| agg.class_of_id(&f.id);
     let mut s = String::new();
     s.push_str(REVIEW_HEADER);
     s.push_str("\n\n");
@@ -68,10 +133,28 @@ pub fn markdown(run: &ReviewRun) -> String {
     } else {
         "the whole diff"
     };
-    s.push_str(&format!(
-        "**Mode:** full review — {scope} was assessed by {ran} of {} aspects.  \n",
-        run.aspects.len()
-    ));
+    let c = &agg.classification;
+    match agg.mode {
+        Mode::Full => s.push_str(&format!(
+            "**Mode:** full review — {}; {scope} was assessed by {ran} of {} aspects.  \n",
+            agg.mode_reason,
+            run.aspects.len()
+        )),
+        Mode::Incremental => s.push_str(&format!(
+            "**Mode:** incremental review — {}; {scope} was assessed by {ran} of {} aspects. \
+             **{} new** · {} unchanged since the last review · {} treated as addressed · {} no \
+             longer reported.  \n",
+            agg.mode_reason,
+            run.aspects.len(),
+            c.new.len(),
+            c.unchanged.len(),
+            c.addressed.len(),
+            c.not_reported.len()
+        )),
+    }
+    if let Some(note) = &agg.override_note {
+        s.push_str(&format!("**Gate overridden:** {note}.  \n"));
+    }
     s.push_str(&format!(
         "**PR:** {} at `{}` · **Backend:** {} ({}) · **Run:** `{}` · **Time:** {}\n\n",
         run.pr,
@@ -81,12 +164,14 @@ pub fn markdown(run: &ReviewRun) -> String {
         run.run_id,
         secs(run.elapsed_ms)
     ));
-    let total = run.findings().count();
+    let raised: Vec<&Finding> = run.findings().filter(|f| class(f).is_some()).collect();
+    let total = raised.len();
+    let count = |sev: Severity| raised.iter().filter(|f| f.severity == sev).count();
     s.push_str(&format!(
         "**Findings:** {total} — {} critical · {} important · {} suggestion\n\n",
-        run.count(Severity::Critical),
-        run.count(Severity::Important),
-        run.count(Severity::Suggestion)
+        count(Severity::Critical),
+        count(Severity::Important),
+        count(Severity::Suggestion)
     ));
 
     let not_done: Vec<String> = run
@@ -126,14 +211,96 @@ pub fn markdown(run: &ReviewRun) -> String {
         secs(run.elapsed_ms)
     ));
 
+    if agg.mode == Mode::Incremental {
+        let new: Vec<&Finding> = sorted_refs(run.findings().filter(|f| class(f) == Some("new")));
+        s.push_str(&format!(
+            "\n### 🆕 New since the last review ({})\n\n",
+            new.len()
+        ));
+        if new.is_empty() {
+            s.push_str("Nothing new: every finding of this review was raised before.\n");
+        }
+        for f in new {
+            s.push_str(&format!(
+                "- **{}** ({})",
+                f.severity.title(),
+                f.aspect.title()
+            ));
+            finding_body(&mut s, f);
+        }
+    }
     for a in &run.aspects {
         s.push('\n');
-        section(&mut s, a);
+        section(&mut s, a, agg.mode, &class);
     }
+    if agg.mode == Mode::Incremental {
+        s.push_str(&format!(
+            "\n### Treated as addressed ({})\n\n",
+            c.addressed.len()
+        ));
+        if c.addressed.is_empty() {
+            s.push_str("None.\n");
+        }
+        for (f, by) in &c.addressed {
+            let line = meta_line(f);
+            s.push_str(&format!("{} — {}\n", line.trim_end(), addressed_by(by)));
+        }
+        if !c.not_reported.is_empty() {
+            s.push_str(&format!(
+                "\n### No longer reported ({})\n\nRaised before, not reported by this review, and not marked addressed:\n\n",
+                c.not_reported.len()
+            ));
+            for f in &c.not_reported {
+                s.push_str(&meta_line(f));
+            }
+        }
+    }
+    if agg.lookalikes > 0 {
+        s.push_str(&format!(
+            "\n_{} comment(s) that look like Shepherd reviews but were posted by another account were ignored._\n",
+            agg.lookalikes
+        ));
+    }
+    s.push('\n');
+    s.push_str(&render_meta(&agg.meta(&run.head_sha)));
+    s.push('\n');
     s
 }
 
-fn section(s: &mut String, a: &AspectOutcome) {
+fn sorted_refs<'a>(it: impl Iterator<Item = &'a Finding>) -> Vec<&'a Finding> {
+    let mut v: Vec<&Finding> = it.collect();
+    v.sort_by(|a, b| {
+        (a.severity, a.aspect, &a.file, a.line.unwrap_or(0)).cmp(&(
+            b.severity,
+            b.aspect,
+            &b.file,
+            b.line.unwrap_or(0),
+        ))
+    });
+    v
+}
+
+fn finding_body(s: &mut String, f: &Finding) {
+    s.push_str(&format!(
+        " `{}` {} — {}\n",
+        f.id,
+        location(f),
+        indent(&f.message)
+    ));
+    if f.outside_diff {
+        s.push_str("  - _Note: this file is not among the PR's changed files._\n");
+    }
+    if let Some(fix) = &f.suggested_fix {
+        s.push_str(&format!("  - Suggested fix: {}\n", indent(fix)));
+    }
+}
+
+fn section(
+    s: &mut String,
+    a: &AspectOutcome,
+    mode: Mode,
+    class: &dyn Fn(&Finding) -> Option<&'static str>,
+) {
     let title = a.aspect.title();
     let reason = a.error.as_deref().unwrap_or("no reason given");
     match a.state {
@@ -163,20 +330,30 @@ fn section(s: &mut String, a: &AspectOutcome) {
         if a.findings.is_empty() {
             s.push_str("No findings: this aspect ran over the diff and found nothing to report.\n");
         }
+        let mut new = 0;
+        let mut addressed = 0;
         for f in sorted(&a.findings) {
+            match (mode, class(f)) {
+                (Mode::Incremental, Some("new")) => new += 1,
+                (_, None) => addressed += 1,
+                (_, Some(c)) => {
+                    s.push_str(&format!("- **{}**", f.severity.title()));
+                    if c == "unchanged" {
+                        s.push_str(" _(unchanged since last review)_");
+                    }
+                    finding_body(s, f);
+                }
+            }
+        }
+        if new > 0 {
             s.push_str(&format!(
-                "- **{}** `{}` {} — {}\n",
-                f.severity.title(),
-                f.id,
-                location(f),
-                indent(&f.message)
+                "- {new} new finding(s): listed under New above.\n"
             ));
-            if f.outside_diff {
-                s.push_str("  - _Note: this file is not among the PR's changed files._\n");
-            }
-            if let Some(fix) = &f.suggested_fix {
-                s.push_str(&format!("  - Suggested fix: {}\n", indent(fix)));
-            }
+        }
+        if addressed > 0 {
+            s.push_str(&format!(
+                "- {addressed} finding(s) reported again but treated as addressed: listed below, not raised.\n"
+            ));
         }
     }
     if !a.rejected.is_empty() {
@@ -213,8 +390,10 @@ fn finding_json(f: &Finding) -> Value {
     })
 }
 
-/// The JSON document: aspects with their state and findings, every finding flat, and the body.
-pub fn json(run: &ReviewRun, body: &str) -> Value {
+/// The JSON document: aspects with their state and findings, every finding flat (with its
+/// classification), what was treated as addressed or no longer reported, and the body.
+pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
+    let class = |f: &Finding| agg.class_of_id(&f.id);
     let aspects: Vec<Value> = run
         .aspects
         .iter()
@@ -247,15 +426,37 @@ pub fn json(run: &ReviewRun, body: &str) -> Value {
         "runId": run.run_id,
         "pr": run.pr,
         "headSha": run.head_sha,
-        "mode": "full",
+        "mode": agg.mode,
         "backend": run.backend,
         "model": run.model,
         "startedAt": run.started_at,
         "elapsedMs": run.elapsed_ms,
         "complete": !run.is_incomplete() && !run.cancelled,
         "aspects": aspects,
-        "findings": all.into_iter().map(finding_json).collect::<Vec<_>>(),
+        "findings": all
+            .into_iter()
+            .filter_map(|f| {
+                let c = class(f)?;
+                let mut v = finding_json(f);
+                v["classification"] = Value::from(c);
+                Some(v)
+            })
+            .collect::<Vec<_>>(),
+        "modeReason": agg.mode_reason,
+        "addressed": agg.classification.addressed.iter().map(|(f, by)| json!({
+            "id": f.id, "aspect": f.aspect, "severity": f.severity, "file": f.file,
+            "line": f.line, "message": f.message, "by": by,
+        })).collect::<Vec<_>>(),
+        "notReported": agg.classification.not_reported,
+        "counts": {
+            "new": agg.classification.new.len(),
+            "unchanged": agg.classification.unchanged.len(),
+            "addressed": agg.classification.addressed.len(),
+            "notReported": agg.classification.not_reported.len(),
+        },
+        "triggerComment": agg.trigger_comment,
         "body": body,
+        "posted": Value::Null,
     })
 }
 
@@ -355,13 +556,14 @@ mod tests {
 
     #[test]
     fn markdown_states_every_aspect() {
-        insta::assert_snapshot!(markdown(&sample()));
+        let run = sample();
+        insta::assert_snapshot!(markdown(&run, &first_review(&run)));
     }
 
     #[test]
     fn json_has_the_documented_shape() {
         let run = sample();
-        let v = json(&run, "BODY");
+        let v = json(&run, &first_review(&run), "BODY");
         assert_eq!(v["body"], "BODY");
         assert_eq!(v["complete"], false);
         let states: Vec<&str> = v["aspects"]

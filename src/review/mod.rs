@@ -30,6 +30,7 @@
 //! `Finished(Box<ReviewRun>)`, carrying the same value `run_review` returns. Every string in an
 //! event is safe to draw after `sanitize` (no secrets; model text is stripped of hidden content).
 
+pub mod aggregate;
 pub mod aspect;
 pub mod classify;
 pub mod compose;

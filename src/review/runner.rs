@@ -181,6 +181,20 @@ pub async fn run_review(
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
 ) -> ReviewRun {
+    run_review_with_prior(pr, settings, client, prompts, Vec::new(), events, cancel).await
+}
+
+/// [`run_review`] for an incremental review: each aspect's prompt carries its `prior` findings.
+pub async fn run_review_with_prior(
+    pr: Arc<PrMeta>,
+    settings: &ReviewSettings,
+    client: Arc<LlmClient>,
+    prompts: Arc<Prompts>,
+    prior: Vec<crate::review::prior::MetaFinding>,
+    events: mpsc::UnboundedSender<ReviewEvent>,
+    cancel: CancellationToken,
+) -> ReviewRun {
+    let prior = Arc::new(prior);
     let started_at = Utc::now();
     let start = Instant::now();
     let overall_deadline = tokio::time::Instant::now() + settings.overall_timeout();
@@ -215,6 +229,7 @@ pub async fn run_review(
             client: client.clone(),
             prompts: prompts.clone(),
             budget: settings.diff_budget(aspect),
+            prior: prior.clone(),
             diff_files: diff_files.clone(),
             events: events.clone(),
             cancel: cancel.clone(),
@@ -267,6 +282,7 @@ struct Job {
     client: Arc<LlmClient>,
     prompts: Arc<Prompts>,
     budget: usize,
+    prior: Arc<Vec<crate::review::prior::MetaFinding>>,
     diff_files: Arc<HashSet<String>>,
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
@@ -306,7 +322,13 @@ impl Job {
         } else {
             "the per-aspect timeout"
         };
-        let prompt = prompt::build(aspect, &self.pr, &self.prompts, self.budget);
+        let mine: Vec<_> = self
+            .prior
+            .iter()
+            .filter(|f| f.aspect == aspect.as_str())
+            .cloned()
+            .collect();
+        let prompt = prompt::build_with_prior(aspect, &self.pr, &self.prompts, self.budget, &mine);
         let ended = self.wait(&prompt, start, deadline, which_timeout).await;
         let elapsed = start.elapsed();
         let mut out = AspectOutcome::new(aspect, AspectState::Done, None);
@@ -540,7 +562,8 @@ mod tests {
             .find(|a| a.aspect == Aspect::Perf)
             .unwrap();
         assert!(!perf.diff.as_ref().unwrap().is_cut());
-        let md = crate::review::compose::markdown(&run);
+        let md =
+            crate::review::compose::markdown(&run, &crate::review::compose::first_review(&run));
         assert!(
             md.contains("_Not everything was reviewed — diff budget 1500 chars:"),
             "{md}"

@@ -1,0 +1,155 @@
+//! The aggregated review (pure): a run's findings classified against the earlier Shepherd
+//! reviews on the PR, and the hidden metadata the posted comment carries.
+
+use std::collections::{HashMap, HashSet};
+
+use super::classify::{AddressedBy, Classification, addressed_by_replies, classify};
+use super::findings::Finding;
+use super::prior::{META_VERSION, MetaFinding, PriorReviews, ReviewMeta};
+use super::runner::ReviewRun;
+use crate::policy::Mode;
+use crate::pr::Snapshot;
+
+/// Everything the composer needs beyond the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Aggregate {
+    pub mode: Mode,
+    /// Why this mode, stated in the review.
+    pub mode_reason: String,
+    /// The run's findings, in run order, as remembered.
+    pub current: Vec<MetaFinding>,
+    pub classification: Classification,
+    /// How many earlier own reviews were read (0 in full mode).
+    pub prior_reviews: usize,
+    /// Lookalike reviews by other authors, ignored.
+    pub lookalikes: usize,
+    pub trigger_comment: Option<u64>,
+    /// A gate an explicit invocation overrode, stated in the review.
+    pub override_note: Option<String>,
+}
+
+/// How the review was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct AggregateRequest {
+    /// `--all`, the console's full-review key, or `/review all`.
+    pub full: bool,
+    /// The literal marker that ends an addressing reply.
+    pub reply_marker: String,
+    /// Finding ids the maintainer marked addressed in the console.
+    pub console_addressed: HashSet<String>,
+    pub trigger_comment: Option<u64>,
+    pub override_note: Option<String>,
+}
+
+pub fn to_meta(f: &Finding) -> MetaFinding {
+    MetaFinding {
+        id: f.id.clone(),
+        aspect: f.aspect.as_str().to_owned(),
+        severity: f.severity.as_str().to_owned(),
+        file: f.file.clone(),
+        line: f.line,
+        message: f.message.clone(),
+    }
+}
+
+/// The mode a review will run in, before running it (incremental needs the prior findings in
+/// the prompts).
+pub fn choose_mode(prior: &PriorReviews, full: bool) -> (Mode, String) {
+    if full {
+        return (
+            Mode::Full,
+            "requested (`--all`, the console or `/review all`), so earlier reviews were ignored"
+                .to_owned(),
+        );
+    }
+    match prior.own.len() {
+        0 => (Mode::Full, "the first review of this PR".to_owned()),
+        n => (
+            Mode::Incremental,
+            format!(
+                "read {n} earlier Shepherd review{} on this PR",
+                if n == 1 { "" } else { "s" }
+            ),
+        ),
+    }
+}
+
+/// Classifies the run against the prior reviews found on the snapshot.
+pub fn aggregate(
+    run: &ReviewRun,
+    snapshot: &Snapshot,
+    prior: &PriorReviews,
+    req: &AggregateRequest,
+) -> Aggregate {
+    let (mode, mode_reason) = choose_mode(prior, req.full);
+    let current: Vec<MetaFinding> = run.findings().map(to_meta).collect();
+    let classification = match mode {
+        Mode::Full => Classification {
+            new: (0..current.len()).collect(),
+            ..Classification::default()
+        },
+        Mode::Incremental => {
+            let replies: HashMap<String, AddressedBy> =
+                addressed_by_replies(snapshot, &req.reply_marker);
+            classify(&current, prior, &replies, &req.console_addressed)
+        }
+    };
+    Aggregate {
+        mode,
+        mode_reason,
+        current,
+        classification,
+        prior_reviews: if mode == Mode::Incremental {
+            prior.own.len()
+        } else {
+            0
+        },
+        lookalikes: prior.lookalikes.len(),
+        trigger_comment: req.trigger_comment,
+        override_note: req.override_note.clone(),
+    }
+}
+
+impl Aggregate {
+    /// "new" or "unchanged" for a current finding by index; `None` when it is suppressed as
+    /// addressed.
+    pub fn class_of(&self, index: usize) -> Option<&'static str> {
+        if self.classification.new.contains(&index) {
+            Some("new")
+        } else if self.classification.unchanged.contains(&index) {
+            Some("unchanged")
+        } else {
+            None
+        }
+    }
+
+    /// The class of a current finding by id (findings with one id share their class).
+    pub fn class_of_id(&self, id: &str) -> Option<&'static str> {
+        let i = self.current.iter().position(|f| f.id == id)?;
+        self.class_of(i)
+    }
+
+    /// The metadata the posted comment carries.
+    pub fn meta(&self, head_sha: &str) -> ReviewMeta {
+        let raised: Vec<MetaFinding> = self
+            .current
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| self.class_of(*i).is_some())
+            .map(|(_, f)| f.clone())
+            .collect();
+        ReviewMeta {
+            version: META_VERSION,
+            mode: self.mode,
+            head_sha: head_sha.to_owned(),
+            trigger_comment: self.trigger_comment,
+            findings: raised,
+            addressed: self
+                .classification
+                .addressed
+                .iter()
+                .map(|(f, _)| f.clone())
+                .collect(),
+        }
+    }
+}
