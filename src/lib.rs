@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod error;
 pub mod ledger;
 pub mod output;
@@ -16,3 +17,4 @@ pub mod pr;
 pub mod sanitize;
 pub mod source;
 pub mod triage;
+pub mod tui;
