@@ -239,6 +239,8 @@ pub struct App {
     pub detail_scroll: usize,
     pub filter: Filter,
     pub collapsed: [bool; 3],
+    /// Items per group that pass the filter (collapsed groups included).
+    pub listed: [usize; 3],
     pub search: Option<String>,
     /// Ids marked seen during this session (shown with ✓).
     pub seen_now: HashSet<String>,
@@ -271,6 +273,7 @@ impl App {
             detail_scroll: 0,
             filter: Filter::default(),
             collapsed: [false; 3],
+            listed: [0; 3],
             search: None,
             seen_now: HashSet::new(),
             pending_marks: HashSet::new(),
@@ -378,6 +381,7 @@ impl App {
                 by_group[Group::of(item).index()].push(idx);
             }
         }
+        self.listed = [by_group[0].len(), by_group[1].len(), by_group[2].len()];
         let mut rows = Vec::with_capacity(self.snapshot.items.len() + 3);
         for g in Group::ALL {
             rows.push(Row::Group(g));

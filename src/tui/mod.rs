@@ -261,8 +261,10 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     }
     spawn_signals(tx.clone());
 
+    // The guard first: if set-up fails half-way (raw mode on, alternate screen not), the early
+    // return still restores what was changed.
+    let guard = TerminalGuard;
     let mut terminal = ratatui::try_init()?;
-    let _guard = TerminalGuard;
     let stop = Arc::new(AtomicBool::new(false));
     let reader = spawn_reader(tx.clone(), stop.clone());
 
@@ -278,7 +280,7 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     .await;
     stop.store(true, Ordering::Relaxed);
     drop(terminal);
-    drop(_guard);
+    drop(guard);
     let _ = reader.join();
     result
 }

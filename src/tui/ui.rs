@@ -92,7 +92,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
         _ => {}
     }
     // An overlay covers the detail pane: nothing there counts as shown.
-    if matches!(app.mode, Mode::Help) {
+    if matches!(app.mode, Mode::Help | Mode::Filter) {
         drawn.shown = None;
     }
     drawn
@@ -310,9 +310,15 @@ fn group_line(app: &App, g: Group, theme: &Theme) -> Line<'static> {
         Group::Summaries => 2,
     };
     let (total, new, edited) = app.counts.groups[i];
+    let listed = app.listed[i];
     let arrow = if app.collapsed[i] { "▸" } else { "▾" };
+    let count = if listed == total {
+        format!("{total}")
+    } else {
+        format!("{listed} of {total} listed")
+    };
     let mut spans = vec![Span::styled(
-        format!("{arrow} {} ({total})", g.title()),
+        format!("{arrow} {} ({count})", g.title()),
         theme.group,
     )];
     if new > 0 {
