@@ -29,7 +29,7 @@ impl Tmux {
             if cond(&screen) {
                 return screen;
             }
-            if start.elapsed() > Duration::from_secs(15) {
+            if start.elapsed() > Duration::from_secs(30) {
                 panic!("timed out waiting for {what}; screen:\n{screen}");
             }
             std::thread::sleep(Duration::from_millis(50));

@@ -1009,3 +1009,55 @@ mod tests {
         assert_eq!(app.selected, 0);
     }
 }
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use crate::source::synth::{SynthSpec, synth};
+    use proptest::prelude::*;
+
+    const CMDS: &[Command] = &[
+        Command::Down,
+        Command::Up,
+        Command::Top,
+        Command::Bottom,
+        Command::PageDown,
+        Command::PageUp,
+        Command::Toggle,
+        Command::Focus,
+        Command::NextNew,
+        Command::PrevNew,
+        Command::Back,
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Whatever the keys and filters, the selection stays on a row and inside the window.
+        #[test]
+        fn selection_stays_visible(
+            keys in proptest::collection::vec((0usize..CMDS.len(), proptest::option::of("[neurom]")), 1..60),
+            height in 1u16..30,
+        ) {
+            let f = synth(SynthSpec { threads: 20, comments: 15, reviews: 5, replies: 2, seed: 3 });
+            let mut app = App::new(
+                f.snapshot_at(0).unwrap(),
+                SeenSet::default(),
+                Options { now: 0, marks: Ok(()) },
+            );
+            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50 }));
+            for (k, filter) in keys {
+                app.update(Action::Command(CMDS[k]));
+                if let Some(c) = filter.and_then(|s| s.chars().next()) {
+                    app.update(Action::Command(Command::Filter));
+                    app.update(Action::FilterKey(c));
+                    app.update(Action::FilterKey('\u{1b}'));
+                }
+                app.quit = false;
+                prop_assert!(app.selected < app.rows.len());
+                prop_assert!(app.list_offset <= app.selected);
+                prop_assert!(app.selected < app.list_offset + usize::from(height));
+                prop_assert!(app.detail_scroll <= 50);
+            }
+        }
+    }
+}
