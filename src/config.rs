@@ -58,7 +58,7 @@ pub struct Config {
     #[serde(default)]
     pub keys: BTreeMap<String, KeySpec>,
     // Further tables go here, one field each, e.g.:
-    // #[serde(default)] pub review: crate::review::ReviewConfig,
+    // #[serde(default)] pub review: crate::review::settings::ReviewSettings,
 }
 
 /// A loaded config plus where it came from.
