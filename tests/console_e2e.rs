@@ -43,6 +43,11 @@ impl Drop for Tmux {
     }
 }
 
+/// The footer (bottom row) is written last, so a capture that has it holds the whole frame.
+fn first_frame_complete(s: &str) -> bool {
+    s.contains("acme/rivet#482") && s.contains("▶") && s.contains("? help")
+}
+
 fn quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
@@ -86,9 +91,7 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    let screen = tmux.wait_for("the console", |s| {
-        s.contains("acme/rivet#482") && s.contains("▶")
-    });
+    let screen = tmux.wait_for("the console", first_frame_complete);
     assert!(screen.contains(" NEW "), "{screen}");
     assert!(screen.contains("Review threads (7)"), "{screen}");
     assert!(screen.contains("MINIMIZED(spam)"), "{screen}");
@@ -169,9 +172,7 @@ fn sigterm_restores_the_terminal() {
         "-c",
         &script,
     ]);
-    tmux.wait_for("the console", |s| {
-        s.contains("acme/rivet#482") && s.contains("▶")
-    });
+    tmux.wait_for("the console", first_frame_complete);
     // The console is the shell's only child.
     let out = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
     let sh: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
