@@ -317,3 +317,41 @@ fn review_progress_line_shows_in_header() {
         "{screen}"
     );
 }
+
+/// The highlighted hunk as styled text: each span as `⟨fg on bg⟩text`, so a change of colour or
+/// of syntax scoping shows up in review.
+#[test]
+fn highlighted_hunk_styles_snapshot() {
+    let theme = Theme::default_theme();
+    let hunk = "@@ -10,3 +10,4 @@ impl RetryPolicy {\n     pub fn delay(&self, n: u32) -> Duration {\n-        let exp = self.base_delay * 2u32.pow(n);\n+        // Saturate instead of overflowing.\n+        let exp = self.base_delay.saturating_mul(2u32.saturating_pow(n));\n";
+    let lines = pr_shepherd::tui::highlight::highlight_hunk("src/client/retry.rs", hunk, &theme);
+    let colour = |c: Option<Color>| match c {
+        Some(Color::Rgb(r, g, b)) => format!("#{r:02x}{g:02x}{b:02x}"),
+        Some(other) => format!("{other:?}"),
+        None => "-".to_owned(),
+    };
+    let text: String = lines
+        .iter()
+        .map(|l| {
+            let mut s = String::new();
+            if l.spans.len() == 1 || l.style != Default::default() {
+                s.push_str(&format!(
+                    "⟨line {} on {}⟩",
+                    colour(l.style.fg),
+                    colour(l.style.bg)
+                ));
+            }
+            for sp in &l.spans {
+                s.push_str(&format!(
+                    "⟨{} on {}⟩{}",
+                    colour(sp.style.fg),
+                    colour(sp.style.bg),
+                    sp.content
+                ));
+            }
+            s.push('\n');
+            s
+        })
+        .collect();
+    insta::assert_snapshot!("hunk_styles", text);
+}
