@@ -22,6 +22,15 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
 
+    /// Console theme: dark (default), light, high-contrast, a name in <config dir>/themes, or a
+    /// .toml path. Overrides `theme` in the config file. NO_COLOR turns colours off.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub theme: Option<String>,
+
+    /// Config file to use instead of <platform config dir>/pr-shepherd/config.toml.
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 

@@ -9,6 +9,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod config;
 pub mod error;
 pub mod ledger;
 pub mod output;
@@ -19,3 +20,4 @@ pub mod review;
 pub mod sanitize;
 pub mod source;
 pub mod triage;
+pub mod tui;

@@ -1,5 +1,6 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
+mod console;
 mod fixture;
 mod items;
 mod review;
@@ -8,7 +9,7 @@ mod state;
 use std::io::Write;
 use std::path::Path;
 
-use crate::cli::{Cli, Command, Format, ItemsArgs};
+use crate::cli::{Cli, Command};
 use crate::error::CliError;
 use crate::ledger::{Ledger, resolve_state_dir};
 use crate::pr::Snapshot;
@@ -19,15 +20,11 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     let state_dir = cli.state_dir.as_deref();
     match cli.command {
         None => {
-            items::run(
-                ItemsArgs {
-                    pr: cli.pr,
-                    format: Format::Md,
-                    all: false,
-                    peek: false,
-                    step: None,
-                },
+            console::run(
+                cli.pr.as_deref(),
                 state_dir,
+                cli.theme.as_deref(),
+                cli.config.as_deref(),
             )
             .await
         }

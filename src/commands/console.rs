@@ -1,0 +1,94 @@
+//! `pr-shepherd [PR]` without a subcommand: the interactive console.
+
+use std::io::IsTerminal;
+use std::path::Path;
+
+use crate::config::{Config, ConfigError, themes_dir};
+use crate::error::CliError;
+use crate::source::{self, Target};
+use crate::tui::theme::{DEFAULT_THEME, Theme, ThemeError, no_color_requested};
+use crate::tui::{Keymap, Options, Session, TuiError};
+
+impl From<ConfigError> for CliError {
+    fn from(e: ConfigError) -> Self {
+        CliError::Usage(e.to_string())
+    }
+}
+
+impl From<ThemeError> for CliError {
+    fn from(e: ThemeError) -> Self {
+        CliError::Usage(e.to_string())
+    }
+}
+
+impl From<TuiError> for CliError {
+    fn from(e: TuiError) -> Self {
+        CliError::Runtime(e.to_string())
+    }
+}
+
+/// Resolves the theme: `--theme`, else the config's `theme`, else dark; NO_COLOR wins over all
+/// (after the named theme was checked, so a typo is still reported).
+pub(crate) fn resolve_theme(
+    flag: Option<&str>,
+    loaded: &crate::config::Loaded,
+) -> Result<Theme, CliError> {
+    let name = flag
+        .or(loaded.config.theme.as_deref())
+        .unwrap_or(DEFAULT_THEME);
+    let theme = Theme::load(name, themes_dir(loaded).as_deref())?;
+    Ok(if no_color_requested() {
+        Theme::plain()
+    } else {
+        theme
+    })
+}
+
+pub(super) async fn run(
+    pr: Option<&str>,
+    state_dir: Option<&Path>,
+    theme: Option<&str>,
+    config: Option<&Path>,
+) -> Result<(), CliError> {
+    // Settings first, so a bad config or theme is reported even without a terminal.
+    let loaded = Config::load(config)?;
+    let theme = resolve_theme(theme, &loaded)?;
+    let keymap = Keymap::new(&loaded.keys);
+
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return Err(CliError::usage(
+            "the console needs a terminal (standard input and output must be a TTY); \
+             for a plain listing use `pr-shepherd items [PR]` (add --format json for scripts)",
+        ));
+    }
+
+    let target = source::resolve(pr)?;
+    // The console keeps the fixture for stepping through its history.
+    let fixture = match &target {
+        Target::Fixture(f) => Some((**f).clone()),
+        Target::Live(_) => None,
+    };
+    let snapshot = super::load_snapshot(target, None).await?;
+    let coords = snapshot.pr.coords();
+    let ledger = super::open_ledger(state_dir)?;
+    let seen = ledger.load_seen(&coords)?;
+    let marks = if !snapshot.is_complete() {
+        Err("the snapshot is incomplete".to_owned())
+    } else {
+        ledger.check_writable(&coords).map_err(|e| e.to_string())
+    };
+    crate::tui::run(Session {
+        snapshot,
+        fixture,
+        ledger,
+        theme,
+        keymap,
+        options: Options {
+            now: chrono::Utc::now().timestamp(),
+            marks,
+        },
+        seen,
+    })
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,160 @@
+//! The console loop on a ratatui `TestBackend`: the same draw → `Drawn` → effects → update cycle
+//! as the real loop, with effects performed synchronously. Used by key-sequence tests, snapshot
+//! tests and the benchmark.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+
+use super::app::{Action, App, Drawn, Effect, Options};
+use super::keymap::{Key, Keymap};
+use super::theme::Theme;
+use super::{Runner, ui};
+use crate::ledger::{Ledger, LedgerError};
+use crate::pr::Snapshot;
+use crate::source::Fixture;
+
+pub struct Harness {
+    pub app: App,
+    pub runner: Runner,
+    pub keymap: Keymap,
+    pub theme: Theme,
+    pub terminal: Terminal<TestBackend>,
+    /// Every effect `update` asked for, in order (for assertions).
+    pub effects: Vec<Effect>,
+}
+
+/// A fixed clock for deterministic screens: 2026-11-23T00:00:00Z.
+pub const TEST_NOW: i64 = 1_795_392_000;
+
+impl Harness {
+    /// A console on `snapshot` (plus `fixture` for stepping) with markers from `ledger`.
+    pub fn new(
+        snapshot: Snapshot,
+        fixture: Option<Fixture>,
+        ledger: Ledger,
+        theme: Theme,
+        width: u16,
+        height: u16,
+    ) -> Result<Harness, LedgerError> {
+        let seen = ledger.load_seen(&snapshot.pr.coords())?;
+        let app = App::new(
+            snapshot,
+            seen,
+            Options {
+                now: TEST_NOW,
+                marks: Ok(()),
+            },
+        );
+        let Ok(terminal) = Terminal::new(TestBackend::new(width, height));
+        Ok(Harness {
+            app,
+            runner: Runner {
+                ledger,
+                fixture,
+                theme: theme.clone(),
+                interactive: false,
+                clock: Some(TEST_NOW),
+            },
+            keymap: Keymap::default(),
+            theme,
+            terminal,
+            effects: Vec::new(),
+        })
+    }
+
+    fn run_effects(&mut self, mut fx: Vec<Effect>) {
+        while !fx.is_empty() {
+            let mut next = Vec::new();
+            for e in fx {
+                self.effects.push(e.clone());
+                if let Some(a) = self.runner.perform(e) {
+                    next.extend(self.app.update(a));
+                }
+            }
+            fx = next;
+        }
+    }
+
+    /// Draws a frame; once it is "on screen", reports it to the app and performs the effects,
+    /// redrawing while they changed something (as the real loop does).
+    pub fn draw(&mut self) -> Drawn {
+        let mut last = Drawn::default();
+        for _ in 0..4 {
+            let mut drawn = Drawn::default();
+            let (app, theme, keymap) = (&self.app, &self.theme, &self.keymap);
+            if self
+                .terminal
+                .draw(|f| drawn = ui::draw(f, app, theme, keymap))
+                .is_err()
+            {
+                return last;
+            }
+            last = drawn;
+            let fx = self.app.update(Action::Drawn(drawn));
+            if fx.is_empty() {
+                break;
+            }
+            self.run_effects(fx);
+        }
+        last
+    }
+
+    /// Sends one key event (no draw).
+    pub fn key(&mut self, ev: KeyEvent) {
+        if let Some(a) = self.app.key_action(&self.keymap, &ev) {
+            let fx = self.app.update(a);
+            self.run_effects(fx);
+        }
+    }
+
+    /// Presses space-separated keys (`j`, `G`, `ctrl-d`, `Enter`, `Esc`, `Space`…), drawing a
+    /// frame after each, as a person at the keyboard would see it.
+    pub fn press(&mut self, keys: &str) {
+        for token in keys.split_whitespace() {
+            let Ok(k) = Key::parse(token) else { continue };
+            let mut mods = KeyModifiers::NONE;
+            if k.ctrl {
+                mods |= KeyModifiers::CONTROL;
+            }
+            if k.alt {
+                mods |= KeyModifiers::ALT;
+            }
+            self.key(KeyEvent::new(k.code, mods));
+            self.draw();
+        }
+    }
+
+    /// Types text into a prompt (search), one character at a time.
+    pub fn type_text(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyEvent::new(
+                ratatui::crossterm::event::KeyCode::Char(c),
+                KeyModifiers::NONE,
+            ));
+            self.draw();
+        }
+    }
+
+    /// The screen as text, one line per row.
+    pub fn screen(&self) -> String {
+        let buf = self.terminal.backend().buffer();
+        let mut out = String::new();
+        for y in 0..buf.area.height {
+            let mut line = String::new();
+            for x in 0..buf.area.width {
+                line.push_str(buf[(x, y)].symbol());
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+        out
+    }
+
+    pub fn resize(&mut self, width: u16, height: u16) {
+        self.terminal.backend_mut().resize(width, height);
+        let _ = self
+            .terminal
+            .resize(ratatui::layout::Rect::new(0, 0, width, height));
+    }
+}

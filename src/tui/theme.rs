@@ -1,0 +1,363 @@
+//! Console colours, loaded from TOML (`themes/*.toml`, embedded as fallbacks).
+//!
+//! A theme is looked up by name: `<config dir>/themes/NAME.toml` first, then the embedded copy.
+//! A value containing `/` or ending in `.toml` is a path. `NO_COLOR` (non-empty) turns every
+//! colour off and keeps only bold/reverse, so badges stay distinguishable.
+
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use ratatui::style::{Color, Modifier, Style};
+use serde::Deserialize;
+use thiserror::Error;
+
+/// The embedded themes, by name.
+pub const BUILTIN: &[(&str, &str)] = &[
+    ("dark", include_str!("../../themes/dark.toml")),
+    ("light", include_str!("../../themes/light.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
+];
+
+pub const DEFAULT_THEME: &str = "dark";
+
+#[derive(Debug, Error)]
+pub enum ThemeError {
+    #[error(
+        "unknown theme `{name}` (built in: dark, light, high-contrast; or a path to a .toml file)"
+    )]
+    Unknown { name: String },
+    #[error("cannot read theme `{}`: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid theme `{origin}`: key `{key}`: {message}")]
+    Invalid {
+        origin: String,
+        key: String,
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StyleSpec {
+    fg: Option<String>,
+    bg: Option<String>,
+    #[serde(default)]
+    bold: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThemeFile {
+    #[allow(dead_code)]
+    name: Option<String>,
+    syntect: Option<String>,
+    ui: UiSpec,
+    badges: BadgeSpec,
+    diff: DiffSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UiSpec {
+    text: StyleSpec,
+    dim: StyleSpec,
+    header: StyleSpec,
+    border: StyleSpec,
+    border_focus: StyleSpec,
+    selection: StyleSpec,
+    group: StyleSpec,
+    author: StyleSpec,
+    location: StyleSpec,
+    search_match: StyleSpec,
+    notice: StyleSpec,
+    key: StyleSpec,
+    suggestion: StyleSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BadgeSpec {
+    new: StyleSpec,
+    edited: StyleSpec,
+    unchanged: StyleSpec,
+    outdated: StyleSpec,
+    resolved: StyleSpec,
+    minimized: StyleSpec,
+    approved: StyleSpec,
+    changes_requested: StyleSpec,
+    commented: StyleSpec,
+    dismissed: StyleSpec,
+    seen: StyleSpec,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DiffSpec {
+    added: StyleSpec,
+    removed: StyleSpec,
+    context: StyleSpec,
+    hunk_header: StyleSpec,
+}
+
+/// Resolved styles, ready for drawing.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Theme {
+    pub name: String,
+    /// The syntect theme for diff hunks; `None` disables highlighting (NO_COLOR).
+    pub syntect: Option<String>,
+    pub text: Style,
+    pub dim: Style,
+    pub header: Style,
+    pub border: Style,
+    pub border_focus: Style,
+    pub selection: Style,
+    pub group: Style,
+    pub author: Style,
+    pub location: Style,
+    pub search_match: Style,
+    pub notice: Style,
+    pub key: Style,
+    pub suggestion: Style,
+    pub badge_new: Style,
+    pub badge_edited: Style,
+    pub badge_unchanged: Style,
+    pub badge_outdated: Style,
+    pub badge_resolved: Style,
+    pub badge_minimized: Style,
+    pub state_approved: Style,
+    pub state_changes_requested: Style,
+    pub state_commented: Style,
+    pub state_dismissed: Style,
+    pub seen: Style,
+    pub diff_added: Style,
+    pub diff_removed: Style,
+    pub diff_context: Style,
+    pub diff_hunk_header: Style,
+}
+
+fn style(spec: &StyleSpec, key: &str, origin: &str) -> Result<Style, ThemeError> {
+    let colour = |v: &Option<String>, which: &str| -> Result<Option<Color>, ThemeError> {
+        v.as_deref()
+            .map(|s| {
+                Color::from_str(s).map_err(|_| ThemeError::Invalid {
+                    origin: origin.to_owned(),
+                    key: format!("{key}.{which}"),
+                    message: format!("`{s}` is not a colour (a name, #rrggbb or 0-255)"),
+                })
+            })
+            .transpose()
+    };
+    let mut st = Style::default();
+    if let Some(c) = colour(&spec.fg, "fg")? {
+        st = st.fg(c);
+    }
+    if let Some(c) = colour(&spec.bg, "bg")? {
+        st = st.bg(c);
+    }
+    if spec.bold {
+        st = st.add_modifier(Modifier::BOLD);
+    }
+    Ok(st)
+}
+
+impl Theme {
+    /// Parses a theme file's text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Theme, ThemeError> {
+        let de = toml::Deserializer::parse(text).map_err(|e| ThemeError::Invalid {
+            origin: origin.to_owned(),
+            key: "(syntax)".to_owned(),
+            message: e.to_string().trim().to_owned(),
+        })?;
+        let file: ThemeFile =
+            serde_path_to_error::deserialize(de).map_err(|e| ThemeError::Invalid {
+                origin: origin.to_owned(),
+                key: e.path().to_string(),
+                message: e.inner().message().to_owned(),
+            })?;
+        let o = origin;
+        let (u, b, d) = (&file.ui, &file.badges, &file.diff);
+        Ok(Theme {
+            name: file.name.clone().unwrap_or_else(|| origin.to_owned()),
+            syntect: file.syntect.clone(),
+            text: style(&u.text, "ui.text", o)?,
+            dim: style(&u.dim, "ui.dim", o)?,
+            header: style(&u.header, "ui.header", o)?,
+            border: style(&u.border, "ui.border", o)?,
+            border_focus: style(&u.border_focus, "ui.border_focus", o)?,
+            selection: style(&u.selection, "ui.selection", o)?,
+            group: style(&u.group, "ui.group", o)?,
+            author: style(&u.author, "ui.author", o)?,
+            location: style(&u.location, "ui.location", o)?,
+            search_match: style(&u.search_match, "ui.search_match", o)?,
+            notice: style(&u.notice, "ui.notice", o)?,
+            key: style(&u.key, "ui.key", o)?,
+            suggestion: style(&u.suggestion, "ui.suggestion", o)?,
+            badge_new: style(&b.new, "badges.new", o)?,
+            badge_edited: style(&b.edited, "badges.edited", o)?,
+            badge_unchanged: style(&b.unchanged, "badges.unchanged", o)?,
+            badge_outdated: style(&b.outdated, "badges.outdated", o)?,
+            badge_resolved: style(&b.resolved, "badges.resolved", o)?,
+            badge_minimized: style(&b.minimized, "badges.minimized", o)?,
+            state_approved: style(&b.approved, "badges.approved", o)?,
+            state_changes_requested: style(&b.changes_requested, "badges.changes_requested", o)?,
+            state_commented: style(&b.commented, "badges.commented", o)?,
+            state_dismissed: style(&b.dismissed, "badges.dismissed", o)?,
+            seen: style(&b.seen, "badges.seen", o)?,
+            diff_added: style(&d.added, "diff.added", o)?,
+            diff_removed: style(&d.removed, "diff.removed", o)?,
+            diff_context: style(&d.context, "diff.context", o)?,
+            diff_hunk_header: style(&d.hunk_header, "diff.hunk_header", o)?,
+        })
+    }
+
+    /// An embedded theme by name.
+    pub fn builtin(name: &str) -> Option<Theme> {
+        BUILTIN
+            .iter()
+            .find(|(n, _)| *n == name)
+            .and_then(|(n, text)| Theme::parse(text, n).ok())
+    }
+
+    /// The default theme; falls back to plain styles if the embedded file were ever broken
+    /// (a unit test proves it is not).
+    pub fn default_theme() -> Theme {
+        Theme::builtin(DEFAULT_THEME).unwrap_or_else(Theme::plain)
+    }
+
+    /// Loads a theme by name or path. `user_dir` is `<config dir>/themes`.
+    pub fn load(name: &str, user_dir: Option<&Path>) -> Result<Theme, ThemeError> {
+        let read = |path: &Path| {
+            std::fs::read_to_string(path).map_err(|source| ThemeError::Io {
+                path: path.to_path_buf(),
+                source,
+            })
+        };
+        if name.contains('/') || name.contains('\\') || name.ends_with(".toml") {
+            let path = Path::new(name);
+            return Theme::parse(&read(path)?, &path.display().to_string());
+        }
+        if let Some(dir) = user_dir {
+            let path = dir.join(format!("{name}.toml"));
+            if path.is_file() {
+                return Theme::parse(&read(&path)?, &path.display().to_string());
+            }
+        }
+        match BUILTIN.iter().find(|(n, _)| *n == name) {
+            Some((n, text)) => Theme::parse(text, n),
+            None => Err(ThemeError::Unknown {
+                name: name.to_owned(),
+            }),
+        }
+    }
+
+    /// No colours at all: what `NO_COLOR` asks for. Badges keep bold/reverse so they stand out.
+    pub fn plain() -> Theme {
+        let none = Style::default();
+        let bold = Style::default().add_modifier(Modifier::BOLD);
+        let rev = Style::default().add_modifier(Modifier::REVERSED);
+        Theme {
+            name: "no-color".to_owned(),
+            syntect: None,
+            text: none,
+            dim: none,
+            header: bold,
+            border: none,
+            border_focus: bold,
+            selection: rev,
+            group: bold,
+            author: bold,
+            location: none,
+            search_match: rev,
+            notice: bold,
+            key: bold,
+            suggestion: none,
+            badge_new: rev.add_modifier(Modifier::BOLD),
+            badge_edited: rev.add_modifier(Modifier::BOLD),
+            badge_unchanged: none,
+            badge_outdated: rev,
+            badge_resolved: rev,
+            badge_minimized: rev,
+            state_approved: bold,
+            state_changes_requested: bold,
+            state_commented: none,
+            state_dismissed: none,
+            seen: bold,
+            diff_added: bold,
+            diff_removed: none,
+            diff_context: none,
+            diff_hunk_header: bold,
+        }
+    }
+}
+
+/// True when the environment asks for no colour (`NO_COLOR` set and non-empty).
+pub fn no_color_requested() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_parses() {
+        for (name, text) in BUILTIN {
+            let t = Theme::parse(text, name).unwrap();
+            assert_eq!(t.name, *name);
+            assert!(t.syntect.is_some());
+        }
+    }
+
+    #[test]
+    fn builtin_syntect_themes_exist() {
+        let set = syntect::highlighting::ThemeSet::load_defaults();
+        for (name, _) in BUILTIN {
+            let t = Theme::builtin(name).unwrap();
+            let s = t.syntect.unwrap();
+            assert!(set.themes.contains_key(&s), "{name}: {s}");
+        }
+    }
+
+    #[test]
+    fn bad_colour_names_the_key() {
+        let text = BUILTIN[0]
+            .1
+            .replace("new = { fg = \"#000000\"", "new = { fg = \"mauve\"");
+        let e = Theme::parse(&text, "x").unwrap_err().to_string();
+        assert!(e.contains("badges.new.fg"), "{e}");
+        assert!(e.contains("mauve"), "{e}");
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let text = BUILTIN[0]
+            .1
+            .replace("[diff]", "[diff]\nsparkle = { fg = \"red\" }");
+        let e = Theme::parse(&text, "x").unwrap_err().to_string();
+        assert!(e.contains("diff.sparkle") || e.contains("sparkle"), "{e}");
+    }
+
+    #[test]
+    fn load_by_name_path_and_unknown() {
+        assert_eq!(Theme::load("light", None).unwrap().name, "light");
+        assert!(matches!(
+            Theme::load("nope", None),
+            Err(ThemeError::Unknown { .. })
+        ));
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("mine.toml");
+        std::fs::write(
+            &p,
+            BUILTIN[1].1.replace("name = \"light\"", "name = \"mine\""),
+        )
+        .unwrap();
+        assert_eq!(Theme::load("mine", Some(dir.path())).unwrap().name, "mine");
+        assert_eq!(Theme::load(p.to_str().unwrap(), None).unwrap().name, "mine");
+    }
+}

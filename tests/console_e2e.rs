@@ -1,0 +1,248 @@
+//! End to end: the real binary in a real terminal (tmux), on the bundled demo.
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// A tmux server on its own socket, killed when dropped.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    fn capture(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    }
+
+    fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.capture();
+            if cond(&screen) {
+                return screen;
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                panic!("timed out waiting for {what}; screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// The footer (bottom row) is written last, so a capture that has it holds the whole frame.
+fn first_frame_complete(s: &str) -> bool {
+    s.contains("acme/rivet#482") && s.contains("▶") && s.contains("? help")
+}
+
+fn quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
+
+#[test]
+fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_pr-shepherd"));
+    let script = format!(
+        "{} --state-dir {} --config {}; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60",
+        quote(bin),
+        quote(&state),
+        quote(&config),
+    );
+    let tmux = Tmux {
+        socket: format!("prs-e2e-{}", std::process::id()),
+    };
+    let out = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let screen = tmux.wait_for("the console", first_frame_complete);
+    assert!(screen.contains(" NEW "), "{screen}");
+    assert!(screen.contains("Review threads (7)"), "{screen}");
+    assert!(screen.contains("MINIMIZED(spam)"), "{screen}");
+    let selected = |s: &str, who: &str| s.lines().any(|l| l.contains('▶') && l.contains(who));
+    assert!(selected(&screen, "@maya-chen"), "{screen}");
+    let alt = tmux.run(&["display-message", "-p", "-t", "e2e", "#{alternate_on}"]);
+    assert_eq!(String::from_utf8_lossy(&alt.stdout).trim(), "1");
+
+    tmux.run(&["send-keys", "-t", "e2e", "j"]);
+    tmux.wait_for("the second row selected", |s| selected(s, "@rajesh-k"));
+    tmux.run(&["send-keys", "-t", "e2e", "?"]);
+    tmux.wait_for("the help overlay", |s| s.contains("this help"));
+    tmux.run(&["send-keys", "-t", "e2e", "Escape"]);
+    tmux.wait_for("help closed", |s| !s.contains("this help"));
+
+    tmux.run(&["send-keys", "-t", "e2e", "q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    assert!(
+        !screen.contains("acme/rivet#482"),
+        "the console is gone:\n{screen}"
+    );
+    let screen = tmux.wait_for("stty output", |s| {
+        s.lines().any(|l| l.trim().ends_with("icanon"))
+    });
+    assert!(
+        screen.lines().any(|l| l.trim() == "icanon"),
+        "raw mode was left on:\n{screen}"
+    );
+    let alt = tmux.run(&["display-message", "-p", "-t", "e2e", "#{alternate_on}"]);
+    assert_eq!(
+        String::from_utf8_lossy(&alt.stdout).trim(),
+        "0",
+        "alternate screen left"
+    );
+
+    // The two items that were shown are marked seen; nothing else.
+    let files = std::fs::read_dir(state.join("acme-rivet/482/seen"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        })
+        .count();
+    assert_eq!(files, 2);
+}
+
+#[cfg(target_os = "linux")] // finds the console's pid through /proc
+#[test]
+fn sigterm_restores_the_terminal() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_pr-shepherd"));
+    let script = format!(
+        "{} --state-dir {} --config {}; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60",
+        quote(bin),
+        quote(dir.path()),
+        quote(&config),
+    );
+    let tmux = Tmux {
+        socket: format!("prs-e2e-term-{}", std::process::id()),
+    };
+    tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    tmux.wait_for("the console", first_frame_complete);
+    // The console is the shell's only child.
+    let out = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
+    let sh: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let children = std::fs::read_to_string(format!("/proc/{sh}/task/{sh}/children")).unwrap();
+    let pid: u32 = children.split_whitespace().next().unwrap().parse().unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("interrupted by SIGTERM"), "{screen}");
+    assert!(screen.contains("CONSOLE-EXITED:1"), "{screen}");
+    let screen = tmux.wait_for("stty output", |s| {
+        s.lines().any(|l| l.trim().ends_with("icanon"))
+    });
+    assert!(
+        screen.lines().any(|l| l.trim() == "icanon"),
+        "raw mode was left on:\n{screen}"
+    );
+    let alt = tmux.run(&["display-message", "-p", "-t", "e2e", "#{alternate_on}"]);
+    assert_eq!(String::from_utf8_lossy(&alt.stdout).trim(), "0");
+}
+
+#[test]
+fn without_a_terminal_the_console_refuses_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
+        .args(["--state-dir"])
+        .arg(dir.path())
+        .arg("--config")
+        .arg(&config)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pr-shepherd items"), "{err}");
+}
+
+#[test]
+fn invalid_config_and_theme_exit_2_naming_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, "[keys]\ndown = \"Hyper\"\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keys.down"), "{err}");
+
+    std::fs::write(&config, "").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
+        .arg("--config")
+        .arg(&config)
+        .args(["--theme", "sepia"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sepia"));
+
+    let out = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
+        .arg("--config")
+        .arg(dir.path().join("missing.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

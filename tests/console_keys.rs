@@ -1,0 +1,373 @@
+//! Key sequences through the console loop (TestBackend), with the ledger checked afterwards.
+
+use std::path::Path;
+
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::pr::PrCoords;
+use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
+use pr_shepherd::triage::Freshness;
+use pr_shepherd::tui::app::{Focus, Row};
+use pr_shepherd::tui::harness::{Harness, TEST_NOW};
+use pr_shepherd::tui::theme::Theme;
+use pr_shepherd::tui::{Effect, Keymap};
+
+fn demo() -> Fixture {
+    Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap()
+}
+
+fn open(dir: &Path, w: u16, h: u16) -> Harness {
+    let f = demo();
+    Harness::new(
+        f.snapshot_at(0).unwrap(),
+        Some(f),
+        Ledger::new(dir),
+        Theme::default_theme(),
+        w,
+        h,
+    )
+    .unwrap()
+}
+
+fn coords(h: &Harness) -> PrCoords {
+    h.app.snapshot.pr.coords()
+}
+
+fn seen_ids(dir: &Path, pr: &PrCoords) -> Vec<String> {
+    let mut ids: Vec<String> = Ledger::new(dir)
+        .load_seen(pr)
+        .unwrap()
+        .markers
+        .into_keys()
+        .collect();
+    ids.sort();
+    ids
+}
+
+fn selected_id(h: &Harness) -> String {
+    h.app.selected_item().unwrap().id().to_owned()
+}
+
+fn freshness_of(h: &Harness, id: &str) -> Freshness {
+    let idx = h
+        .app
+        .snapshot
+        .items
+        .iter()
+        .position(|i| i.id() == id)
+        .unwrap();
+    h.app.freshness(idx)
+}
+
+#[test]
+fn navigation_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 100, 30);
+    h.draw();
+    assert_eq!(
+        h.app.selected, 1,
+        "the first item is selected, not the group row"
+    );
+    h.press("j j k");
+    assert_eq!(h.app.selected, 2);
+    h.press("Down Down Up");
+    assert_eq!(h.app.selected, 3);
+    h.press("G");
+    assert_eq!(h.app.selected, h.app.rows.len() - 1);
+    h.press("g");
+    assert_eq!(h.app.selected, 0);
+    h.press("ctrl-d");
+    let half = h.app.selected;
+    assert!(half > 1, "ctrl-d moves half a page");
+    h.press("ctrl-u");
+    assert_eq!(h.app.selected, 0);
+    // ] and [ jump between new-or-edited items, skipping group rows.
+    h.press("g ] ]");
+    assert_eq!(h.app.rows[h.app.selected], Row::Item(1));
+    h.press("[");
+    assert_eq!(h.app.rows[h.app.selected], Row::Item(0));
+    // Tab moves focus to the detail pane; j scrolls it instead of moving the selection.
+    let sel = h.app.selected;
+    h.press("Tab");
+    assert_eq!(h.app.focus, Focus::Detail);
+    h.press("j j");
+    assert_eq!(h.app.selected, sel);
+    assert_eq!(h.app.detail_scroll, 2);
+    h.press("G");
+    assert!(h.app.detail_scroll > 2);
+    h.press("g Tab");
+    assert_eq!((h.app.detail_scroll, h.app.focus), (0, Focus::List));
+    // Enter on a group collapses it; again expands.
+    h.press("g Enter");
+    assert_eq!(h.app.rows.len(), 21 - 7);
+    h.press("Enter");
+    assert_eq!(h.app.rows.len(), 21);
+    // Enter on an item zooms the detail; Esc unzooms; q quits.
+    h.press("j Enter");
+    assert!(h.app.zoom);
+    assert!(
+        h.screen().contains("@@"),
+        "zoomed thread shows the whole hunk"
+    );
+    h.press("Esc");
+    assert!(!h.app.zoom && !h.app.quit);
+    h.press("q");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn a_list_of_ten_thousand_scrolls_and_draws_only_what_fits() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = pr_shepherd::source::synth::synth(pr_shepherd::source::synth::SynthSpec {
+        threads: 4000,
+        comments: 4000,
+        reviews: 2000,
+        replies: 2,
+        seed: 7,
+    });
+    let mut h = Harness::new(
+        f.snapshot_at(0).unwrap(),
+        None,
+        Ledger::new(dir.path()),
+        // Plain: keeps syntect (slow in debug builds) out of a test about the list.
+        Theme::plain(),
+        120,
+        40,
+    )
+    .unwrap();
+    h.draw();
+    h.press("G");
+    assert_eq!(h.app.selected, 10_002);
+    assert!(h.app.list_offset > 9_900);
+    h.press("g");
+    assert_eq!(h.app.list_offset, 0);
+    for _ in 0..5 {
+        h.press("ctrl-d");
+    }
+    assert!(h.app.selected >= h.app.list_offset);
+    assert!(h.app.selected < h.app.list_offset + 40);
+}
+
+#[test]
+fn shown_items_are_marked_seen_after_the_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 100, 30);
+    let pr = coords(&h);
+    assert!(
+        seen_ids(dir.path(), &pr).is_empty(),
+        "nothing before the first frame"
+    );
+    h.draw();
+    let first = selected_id(&h);
+    assert_eq!(seen_ids(dir.path(), &pr), vec![first.clone()]);
+    // The marker holds the current hash and the clock of the run.
+    let m = &Ledger::new(dir.path()).load_seen(&pr).unwrap().markers[&first];
+    assert_eq!(m.seen_at, TEST_NOW);
+    h.press("j");
+    let second = selected_id(&h);
+    let mut want = vec![first.clone(), second];
+    want.sort();
+    assert_eq!(seen_ids(dir.path(), &pr), want);
+    // The help overlay covers the detail: moving underneath it marks nothing.
+    h.press("?");
+    let before = seen_ids(dir.path(), &pr);
+    h.app.update(pr_shepherd::tui::Action::Command(
+        pr_shepherd::tui::keymap::Command::Down,
+    ));
+    h.draw();
+    assert_eq!(seen_ids(dir.path(), &pr), before);
+    // Each marker is written once: redrawing the same item asks for nothing.
+    h.press("Esc");
+    let n = h
+        .effects
+        .iter()
+        .filter(|e| matches!(e, Effect::MarkSeen { .. }))
+        .count();
+    h.draw();
+    h.draw();
+    let n2 = h
+        .effects
+        .iter()
+        .filter(|e| matches!(e, Effect::MarkSeen { .. }))
+        .count();
+    assert_eq!(n, n2);
+}
+
+#[test]
+fn m_and_capital_m_mark_explicitly() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 100, 30);
+    let pr = coords(&h);
+    // Tiny terminal: nothing is shown, so nothing is marked until asked.
+    h.resize(30, 8);
+    h.draw();
+    assert!(seen_ids(dir.path(), &pr).is_empty());
+    h.press("j m");
+    let id = selected_id(&h);
+    assert_eq!(seen_ids(dir.path(), &pr), vec![id]);
+    // M marks every listed item; with a filter, only the listed ones.
+    h.press("f u r Esc");
+    h.press("M");
+    assert_eq!(seen_ids(dir.path(), &pr).len(), 18);
+    h.resize(100, 30);
+    h.draw();
+    assert!(h.screen().contains("✓ 18 seen now"), "{}", h.screen());
+}
+
+#[test]
+fn capital_m_respects_the_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 30, 8); // too small: nothing auto-marked
+    let pr = coords(&h);
+    h.draw();
+    // Collapse review threads and conversation: only the 5 summaries are listed.
+    h.press("g Enter j Enter");
+    h.press("M");
+    let ids = seen_ids(dir.path(), &pr);
+    assert_eq!(ids.len(), 5, "{ids:?}");
+    assert!(ids.iter().all(|i| i.starts_with("PRR_")));
+}
+
+#[test]
+fn stepping_history_retriages_against_the_ledger() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 100, 30);
+    let pr = coords(&h);
+    h.draw(); // shows (and marks) the first thread
+    const JITTER: &str = "PRRT_kwDOKq3xZs5hQ1bB"; // gets a reply at step 1
+    const POST_Q: &str = "IC_kwDOKq3xZs6Aa0002"; // edited at step 1
+    const LATE: &str = "IC_kwDOKq3xZs6Aa0007"; // added at step 2
+    let first = selected_id(&h);
+    // Look at the jitter thread and the POST question, so they have markers.
+    h.press("j");
+    assert_eq!(selected_id(&h), JITTER);
+    for _ in 0..12 {
+        if h.app.selected_item().is_some_and(|i| i.id() == POST_Q) {
+            break;
+        }
+        h.press("j");
+    }
+    assert_eq!(selected_id(&h), POST_Q);
+    let marked = seen_ids(dir.path(), &pr);
+    assert!(marked.contains(&JITTER.to_owned()) && marked.contains(&POST_Q.to_owned()));
+
+    h.press(">");
+    assert_eq!(h.app.step(), Some((1, 2)));
+    assert_eq!(freshness_of(&h, &first), Freshness::Unchanged);
+    assert_eq!(
+        freshness_of(&h, JITTER),
+        Freshness::Edited,
+        "a reply re-surfaces the thread"
+    );
+    assert_eq!(
+        freshness_of(&h, POST_Q),
+        Freshness::Edited,
+        "edited in place"
+    );
+    assert_eq!(
+        freshness_of(&h, "PRR_kwDOKq3xZs6Rr0001"),
+        Freshness::New,
+        "never shown: still new"
+    );
+    assert!(h.screen().contains("step 1 of 2"));
+    // The selection stayed on the POST question and it was shown again: its marker now holds
+    // the edited hash, so stepping on keeps it unchanged.
+    assert_eq!(selected_id(&h), POST_Q);
+    h.press(">");
+    assert_eq!(h.app.step(), Some((2, 2)));
+    assert_eq!(freshness_of(&h, POST_Q), Freshness::Unchanged);
+    assert_eq!(freshness_of(&h, LATE), Freshness::New);
+    assert_eq!(
+        freshness_of(&h, JITTER),
+        Freshness::Edited,
+        "not looked at since the reply"
+    );
+    // Back to step 0: the ledger remembers the newer hashes, so the edited items read as
+    // edited against the older text — exactly what a live PR would do.
+    h.press("< <");
+    assert_eq!(h.app.step(), Some((0, 2)));
+    assert_eq!(freshness_of(&h, POST_Q), Freshness::Edited);
+    assert_eq!(freshness_of(&h, &first), Freshness::Unchanged);
+    h.press("<");
+    assert!(h.screen().contains("at step 0 of 2"));
+}
+
+#[test]
+fn search_n_and_capital_n_cycle_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 100, 30);
+    h.draw();
+    h.press("/");
+    h.type_text("rajesh");
+    h.press("Enter");
+    let a = h.app.selected;
+    h.press("n");
+    let b = h.app.selected;
+    assert_ne!(a, b);
+    h.press("N");
+    assert_eq!(h.app.selected, a);
+    assert!(
+        selected_id(&h).starts_with("PRRT_")
+            || h.app.selected_item().unwrap().login() == "rajesh-k"
+    );
+    // Esc clears the search before it quits.
+    h.press("Esc");
+    assert!(h.app.search.is_none() && !h.app.quit);
+}
+
+#[test]
+fn open_and_copy_report_the_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 100, 30);
+    h.draw();
+    h.press("o");
+    let url = h.app.selected_item().unwrap().url().to_owned();
+    assert!(h.effects.contains(&Effect::Open(url.clone())));
+    assert!(h.screen().contains(&url[..40]));
+    h.press("y");
+    assert!(h.effects.contains(&Effect::Copy(url)));
+    assert!(h.screen().contains("OSC 52"));
+}
+
+#[test]
+fn configured_keys_drive_the_console() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 100, 30);
+    let loaded = pr_shepherd::config::Config::parse(
+        "[keys]\ndown = \"x\"\nquit = \"Q\"\n",
+        Path::new("c.toml"),
+    )
+    .unwrap();
+    h.keymap = Keymap::new(&loaded.keys);
+    h.draw();
+    let start = h.app.selected;
+    h.press("j");
+    assert_eq!(h.app.selected, start, "j is no longer bound");
+    h.press("x");
+    assert_eq!(h.app.selected, start + 1);
+    h.press("q");
+    assert!(!h.app.quit);
+    h.press("Q");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn unwritable_state_dir_is_reported_not_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "not a dir").unwrap();
+    let f = demo();
+    let mut h = Harness::new(
+        f.snapshot_at(0).unwrap(),
+        Some(f),
+        Ledger::new(&blocker),
+        Theme::default_theme(),
+        100,
+        30,
+    )
+    .unwrap();
+    h.draw();
+    assert!(h.app.marks_blocked.is_some());
+    assert!(h.screen().contains("markers not saved"), "{}", h.screen());
+    h.press("j j m");
+    assert!(!h.app.quit);
+}

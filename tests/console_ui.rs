@@ -1,0 +1,357 @@
+//! Console screens as insta snapshots over ratatui's TestBackend, plus style assertions.
+
+use std::path::Path;
+
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::pr::{Item, Snapshot};
+use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
+use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::theme::Theme;
+use ratatui::style::Color;
+
+fn demo() -> Fixture {
+    Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap()
+}
+
+fn harness_with(
+    snapshot: Snapshot,
+    fixture: Option<Fixture>,
+    w: u16,
+    h: u16,
+) -> (Harness, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::new(
+        snapshot,
+        fixture,
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        w,
+        h,
+    )
+    .unwrap();
+    (h, dir)
+}
+
+fn demo_harness(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
+    let f = demo();
+    harness_with(f.snapshot_at(0).unwrap(), Some(f), w, h)
+}
+
+/// Selects the row of the item with this id.
+fn select_id(h: &mut Harness, id: &str) {
+    h.press("g");
+    for _ in 0..h.app.rows.len() {
+        if h.app.selected_item().is_some_and(|i| i.id() == id) {
+            return;
+        }
+        h.press("j");
+    }
+    panic!("{id} not found");
+}
+
+/// Cells (x, y) where `text` starts on screen.
+fn find(h: &Harness, text: &str) -> Vec<(u16, u16)> {
+    let screen = h.screen();
+    let mut out = Vec::new();
+    for (y, line) in screen.lines().enumerate() {
+        let mut start = 0;
+        while let Some(p) = line[start..].find(text) {
+            let col = line[..start + p].chars().count();
+            out.push((col as u16, y as u16));
+            start += p + text.len();
+        }
+    }
+    out
+}
+
+#[test]
+fn demo_list_and_detail() {
+    let (mut h, _d) = demo_harness(120, 40);
+    h.draw();
+    insta::assert_snapshot!("demo_120x40", h.screen());
+}
+
+#[test]
+fn demo_80x24() {
+    let (mut h, _d) = demo_harness(80, 24);
+    h.draw();
+    insta::assert_snapshot!("demo_80x24", h.screen());
+}
+
+#[test]
+fn tiny_terminal_says_too_small_and_marks_nothing() {
+    let (mut h, dir) = demo_harness(30, 8);
+    let drawn = h.draw();
+    assert_eq!(drawn.shown, None);
+    insta::assert_snapshot!("tiny_30x8", h.screen());
+    let seen = Ledger::new(dir.path())
+        .load_seen(&h.app.snapshot.pr.coords())
+        .unwrap();
+    assert!(seen.markers.is_empty());
+    // Growing the terminal shows the console again.
+    h.resize(100, 30);
+    assert!(h.draw().shown.is_some());
+}
+
+#[test]
+fn help_overlay_lists_every_binding() {
+    let (mut h, _d) = demo_harness(100, 34);
+    h.draw();
+    h.press("?");
+    let screen = h.screen();
+    for (_, _, _, help) in pr_shepherd::tui::keymap::COMMANDS {
+        assert!(screen.contains(help), "help lacks `{help}`:\n{screen}");
+    }
+    insta::assert_snapshot!("help_overlay", screen);
+    h.press("Esc");
+    assert!(!h.screen().contains("this help"));
+}
+
+#[test]
+fn search_is_incremental() {
+    let (mut h, _d) = demo_harness(100, 30);
+    h.draw();
+    h.press("/");
+    h.type_text("tsx");
+    insta::assert_snapshot!("search_typing", h.screen());
+    h.press("Enter");
+    assert!(
+        h.app
+            .selected_item()
+            .unwrap()
+            .location()
+            .unwrap()
+            .ends_with(".tsx:41")
+            || h.app
+                .selected_item()
+                .unwrap()
+                .location()
+                .unwrap()
+                .contains(".tsx")
+    );
+    // n wraps to the same single match.
+    let before = h.app.selected;
+    h.press("n");
+    assert_eq!(h.app.selected, before);
+}
+
+#[test]
+fn filters_after_stepping_show_only_new_and_edited() {
+    let (mut h, _d) = demo_harness(100, 30);
+    h.draw();
+    h.press("M > >");
+    h.press("f u Esc");
+    insta::assert_snapshot!("filter_new_edited", h.screen());
+}
+
+#[test]
+fn every_badge_has_its_style() {
+    let (mut h, _d) = demo_harness(140, 44);
+    h.draw();
+    // Mark everything, then step: items become unchanged, edited and new.
+    h.press("M > >");
+    let screen = h.screen();
+    insta::assert_snapshot!("badges_step2", screen);
+    let t = Theme::default_theme();
+    for (label, style) in [
+        (" NEW ", t.badge_new),
+        (" EDITED ", t.badge_edited),
+        (" UNCHANGED ", t.badge_unchanged),
+        (" OUTDATED ", t.badge_outdated),
+        (" RESOLVED ", t.badge_resolved),
+        (" MINIMIZED(", t.badge_minimized),
+        ("APPROVED", t.state_approved),
+        ("CHANGES_REQUESTED", t.state_changes_requested),
+        ("DISMISSED", t.state_dismissed),
+    ] {
+        let spots = find(&h, label);
+        assert!(!spots.is_empty(), "no {label} on screen:\n{screen}");
+        let buf = h.terminal.backend().buffer();
+        // Some row shows the badge in its own colours (the selected row is re-styled).
+        let ok = spots.iter().any(|&(x, y)| {
+            let cell = &buf[(x + 1, y)];
+            cell.fg == style.fg.unwrap_or(Color::Reset)
+                && cell.bg == style.bg.unwrap_or(Color::Reset)
+        });
+        assert!(ok, "{label} not styled as the theme says");
+    }
+}
+
+#[test]
+fn empty_pr() {
+    let f = demo();
+    let mut s = f.snapshot_at(0).unwrap();
+    s.items.clear();
+    let (mut h, _d) = harness_with(s, None, 90, 24);
+    assert_eq!(h.draw().shown, None);
+    h.press("j G ] m M o");
+    insta::assert_snapshot!("empty_pr", h.screen());
+}
+
+#[test]
+fn thread_hunk_is_syntax_highlighted() {
+    let (mut h, _d) = demo_harness(120, 40);
+    h.draw();
+    select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
+    h.draw();
+    let item = h.app.selected_item().unwrap().clone();
+    let Item::Thread(t) = &item else { panic!() };
+    assert!(t.path.ends_with(".rs"));
+    let key = pr_shepherd::tui::App::highlight_key(&item).unwrap();
+    assert!(
+        h.app.highlights.contains_key(&key),
+        "highlight was not cached"
+    );
+    insta::assert_snapshot!("thread_highlighted", h.screen());
+
+    // Cells of an added (+) hunk line keep the diff background and carry several syntax colours.
+    let theme = Theme::default_theme();
+    let buf = h.terminal.backend().buffer();
+    let screen = h.screen();
+    let (added_row, added_col) = screen
+        .lines()
+        .enumerate()
+        .find_map(|(y, l)| {
+            let p = l.find("│+")?;
+            (!l[p..].starts_with("│++")).then(|| (y as u16, l[..p].chars().count() as u16 + 1))
+        })
+        .expect("an added hunk line on screen");
+    let mut fgs = std::collections::HashSet::new();
+    let mut diff_bg = 0;
+    for x in added_col..buf.area.width {
+        let cell = &buf[(x, added_row)];
+        if Some(cell.bg) == theme.diff_added.bg {
+            diff_bg += 1;
+            if cell.symbol() != " " {
+                fgs.insert(cell.fg);
+            }
+        }
+    }
+    assert!(diff_bg > 5, "added line lacks the diff background");
+    assert!(
+        fgs.len() >= 2,
+        "added line is not syntax-highlighted: {fgs:?}"
+    );
+
+    // The TypeScript thread falls back to JavaScript highlighting.
+    select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1dD");
+    h.draw();
+    let key = pr_shepherd::tui::App::highlight_key(h.app.selected_item().unwrap()).unwrap();
+    let lines = &h.app.highlights[&key];
+    let colours: std::collections::HashSet<_> = lines
+        .iter()
+        .flat_map(|l| l.spans.iter().filter_map(|s| s.style.fg))
+        .collect();
+    assert!(colours.len() > 3, "tsx hunk not highlighted");
+}
+
+#[test]
+fn hostile_text_never_reaches_the_terminal() {
+    let f = demo();
+    let mut s = f.snapshot_at(0).unwrap();
+    let evil = "clear\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7} csi\u{9b}31m bidi\u{202e}txt.exe zw\u{200b}sp bell\u{7} nul\u{0}";
+    s.pr.title = format!("title {evil}");
+    for it in &mut s.items {
+        if let Item::Comment(c) = it {
+            c.body = format!("{evil}\nsecond line {evil}");
+            c.author.login = "mal\u{1b}[31mlory".to_owned();
+        }
+        if let Item::Thread(t) = it {
+            t.diff_hunk = format!("@@ -1 +1 @@\n+let x = \"{evil}\";");
+            t.path = "src/a\u{202e}sr.rs".to_owned();
+        }
+    }
+    let (mut h, _d) = harness_with(s, None, 120, 40);
+    h.draw();
+    select_id(&mut h, "IC_kwDOKq3xZs6Aa0001");
+    h.draw();
+    let screen = h.screen();
+    for bad in ['\u{1b}', '\u{9b}', '\u{202e}', '\u{200b}', '\u{7}', '\u{0}'] {
+        assert!(!screen.contains(bad), "{:?} reached the screen", bad);
+    }
+    assert!(screen.contains("␛[2J"));
+    assert!(screen.contains("⟨U+202E⟩"));
+    insta::assert_snapshot!("hostile_comment", screen);
+    select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
+    h.draw();
+    let screen = h.screen();
+    assert!(!screen.contains('\u{1b}') && !screen.contains('\u{202e}'));
+}
+
+#[test]
+fn no_color_theme_has_no_colours() {
+    let f = demo();
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::new(
+        f.snapshot_at(0).unwrap(),
+        None,
+        Ledger::new(dir.path()),
+        Theme::plain(),
+        100,
+        30,
+    )
+    .unwrap();
+    h.draw();
+    let buf = h.terminal.backend().buffer();
+    for cell in buf.content() {
+        assert_eq!(cell.fg, Color::Reset);
+        assert_eq!(cell.bg, Color::Reset);
+    }
+    assert!(h.screen().contains(" NEW "));
+}
+
+#[test]
+fn review_progress_line_shows_in_header() {
+    let (mut h, _d) = demo_harness(100, 30);
+    h.app.update(pr_shepherd::tui::Action::ReviewProgress(Some(
+        "aspects: correctness ✓ · security running 12s · gate: waiting".to_owned(),
+    )));
+    h.draw();
+    let screen = h.screen();
+    assert!(
+        screen
+            .lines()
+            .nth(3)
+            .unwrap()
+            .contains("security running 12s"),
+        "{screen}"
+    );
+}
+
+/// The highlighted hunk as styled text: each span as `⟨fg on bg⟩text`, so a change of colour or
+/// of syntax scoping shows up in review.
+#[test]
+fn highlighted_hunk_styles_snapshot() {
+    let theme = Theme::default_theme();
+    let hunk = "@@ -10,3 +10,4 @@ impl RetryPolicy {\n     pub fn delay(&self, n: u32) -> Duration {\n-        let exp = self.base_delay * 2u32.pow(n);\n+        // Saturate instead of overflowing.\n+        let exp = self.base_delay.saturating_mul(2u32.saturating_pow(n));\n";
+    let lines = pr_shepherd::tui::highlight::highlight_hunk("src/client/retry.rs", hunk, &theme);
+    let colour = |c: Option<Color>| match c {
+        Some(Color::Rgb(r, g, b)) => format!("#{r:02x}{g:02x}{b:02x}"),
+        Some(other) => format!("{other:?}"),
+        None => "-".to_owned(),
+    };
+    let text: String = lines
+        .iter()
+        .map(|l| {
+            let mut s = String::new();
+            if l.spans.len() == 1 || l.style != Default::default() {
+                s.push_str(&format!(
+                    "⟨line {} on {}⟩",
+                    colour(l.style.fg),
+                    colour(l.style.bg)
+                ));
+            }
+            for sp in &l.spans {
+                s.push_str(&format!(
+                    "⟨{} on {}⟩{}",
+                    colour(sp.style.fg),
+                    colour(sp.style.bg),
+                    sp.content
+                ));
+            }
+            s.push('\n');
+            s
+        })
+        .collect();
+    insta::assert_snapshot!("hunk_styles", text);
+}
