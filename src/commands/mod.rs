@@ -2,6 +2,8 @@
 
 mod fixture;
 mod items;
+mod live;
+mod record;
 mod state;
 
 use std::io::Write;
@@ -15,6 +17,7 @@ use crate::source::Target;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), CliError> {
+    live::configure(cli.api_url.clone(), cli.graphql_url.clone());
     let state_dir = cli.state_dir.as_deref();
     match cli.command {
         None => {
@@ -33,6 +36,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Items(args)) => items::run(args, state_dir).await,
         Some(Command::State(cmd)) => state::run(cmd, state_dir),
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
+        Some(Command::Record(args)) => record::run(args).await,
     }
 }
 
@@ -53,9 +57,7 @@ pub(crate) async fn load_snapshot(
                     "--step applies to fixtures with history, not to a live PR",
                 ));
             }
-            Err(CliError::runtime(format!(
-                "{coords}: live GitHub access is not available in this build yet; record or write a fixture and pass its path"
-            )))
+            live::fetch(coords).await
         }
     }
 }
