@@ -81,7 +81,14 @@ async fn record_then_replay_lists_the_same_items() {
 
     let live = shepherd(&live_state)
         .env("GH_TOKEN", TOKEN)
-        .args(["--api-url", &server.uri(), "items", &pr_ref(NUMBER), "--format", "json"])
+        .args([
+            "--api-url",
+            &server.uri(),
+            "items",
+            &pr_ref(NUMBER),
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
     assert!(live.status.success(), "{}", text(&live));
@@ -94,7 +101,13 @@ async fn record_then_replay_lists_the_same_items() {
 
     let rec = shepherd(&live_state)
         .env("GH_TOKEN", TOKEN)
-        .args(["--api-url", &server.uri(), "record", &pr_ref(NUMBER), "--out"])
+        .args([
+            "--api-url",
+            &server.uri(),
+            "record",
+            &pr_ref(NUMBER),
+            "--out",
+        ])
         .arg(&fixture)
         .output()
         .unwrap();
@@ -140,14 +153,27 @@ async fn an_incomplete_live_listing_writes_no_markers() {
     assert!(t.contains("INCOMPLETE"), "{t}");
     assert!(t.contains("review threads after the first 100"), "{t}");
     assert!(t.contains("seen markers were not saved"), "{t}");
-    assert!(t.contains("retrying"), "the retry is visible on stderr: {t}");
-    assert_eq!(seen_files(dir.path()), 0, "no markers for an incomplete pass");
+    assert!(
+        t.contains("retrying"),
+        "the retry is visible on stderr: {t}"
+    );
+    assert_eq!(
+        seen_files(dir.path()),
+        0,
+        "no markers for an incomplete pass"
+    );
 
     // And `record` refuses to freeze an incomplete PR into a fixture.
     let fixture = dir.path().join("pr.json");
     let rec = shepherd(dir.path())
         .env("GH_TOKEN", TOKEN)
-        .args(["--api-url", &server.uri(), "record", &pr_ref(NUMBER), "--out"])
+        .args([
+            "--api-url",
+            &server.uri(),
+            "record",
+            &pr_ref(NUMBER),
+            "--out",
+        ])
         .arg(&fixture)
         .output()
         .unwrap();
@@ -176,7 +202,10 @@ async fn bad_references_exit_2_and_runtime_failures_exit_1() {
     assert!(text(&repo).contains("not found"));
 
     fake.set_fault(Box::new(|_, _| {
-        Some(ResponseTemplate::new(401).set_body_json(serde_json::json!({"message": "Bad credentials"})))
+        Some(
+            ResponseTemplate::new(401)
+                .set_body_json(serde_json::json!({"message": "Bad credentials"})),
+        )
     }));
     let unauth = run(pr_ref(NUMBER));
     assert_eq!(unauth.status.code(), Some(1), "{}", text(&unauth));
@@ -197,7 +226,13 @@ async fn no_credentials_lists_every_source_tried() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let t = text(&out);
-    for s in ["GH_TOKEN", "GITHUB_TOKEN", "GH_APP_ID", "gh auth token", "gh is not installed"] {
+    for s in [
+        "GH_TOKEN",
+        "GITHUB_TOKEN",
+        "GH_APP_ID",
+        "gh auth token",
+        "gh is not installed",
+    ] {
         assert!(t.contains(s), "missing {s}: {t}");
     }
 }
@@ -211,11 +246,21 @@ async fn gh_auth_token_is_the_last_resort() {
     let bin = dir.path().join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let gh = bin.join("gh");
-    std::fs::write(&gh, format!("#!/bin/sh\n[ \"$1 $2\" = \"auth token\" ] && echo {TOKEN}\n")).unwrap();
+    std::fs::write(
+        &gh,
+        format!("#!/bin/sh\n[ \"$1 $2\" = \"auth token\" ] && echo {TOKEN}\n"),
+    )
+    .unwrap();
     std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = shepherd(dir.path())
         .env("PATH", &bin)
-        .args(["--api-url", &server.uri(), "items", &pr_ref(NUMBER), "--peek"])
+        .args([
+            "--api-url",
+            &server.uri(),
+            "items",
+            &pr_ref(NUMBER),
+            "--peek",
+        ])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out));

@@ -125,9 +125,16 @@ async fn pagination_past_100_at_every_level() {
     assert_eq!(snap.pr.labels.len(), 120);
     assert_eq!(snap.pr.files.len(), 250);
     assert_eq!(snap.pr.files[249].path, "src/mod249.rs");
-    assert_eq!(snap.pr.files[9].previous_path.as_deref(), Some("src/old9.rs"));
+    assert_eq!(
+        snap.pr.files[9].previous_path.as_deref(),
+        Some("src/old9.rs")
+    );
     assert!(snap.pr.files[0].patch.as_deref().unwrap().starts_with("@@"));
-    let big = snap.items.iter().find(|i| i.id() == "PRRT_kwDOA00007").unwrap();
+    let big = snap
+        .items
+        .iter()
+        .find(|i| i.id() == "PRRT_kwDOA00007")
+        .unwrap();
     match big {
         Item::Thread(t) => {
             assert_eq!(t.comments.len(), 250);
@@ -214,7 +221,10 @@ async fn unauthorized_names_the_source_and_never_the_token() {
     let err = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap_err();
     assert!(matches!(err, GitHubError::Unauthorized { .. }), "{err:?}");
     let text = format!("{err} {err:?}");
-    assert!(text.contains("GH_TOKEN") && text.contains("Bad credentials"), "{text}");
+    assert!(
+        text.contains("GH_TOKEN") && text.contains("Bad credentials"),
+        "{text}"
+    );
     assert!(!text.contains(TOKEN), "the token leaked into the error");
     assert!(!text.contains("LoopbackTestToken"));
     assert!(!err.is_bad_reference());
@@ -242,9 +252,9 @@ async fn rate_limit_403_waits_visibly_then_succeeds() {
     assert!(snap.is_complete(), "{:?}", snap.incomplete);
     let notices = notices.lock().unwrap();
     assert!(
-        notices
-            .iter()
-            .any(|n| matches!(n, Notice::RateLimited { wait, .. } if *wait == Duration::from_secs(1))),
+        notices.iter().any(
+            |n| matches!(n, Notice::RateLimited { wait, .. } if *wait == Duration::from_secs(1))
+        ),
         "{notices:?}"
     );
     assert!(notices[0].to_string().contains("waiting 1.0s"));
@@ -257,7 +267,9 @@ async fn rate_limit_beyond_the_bound_fails_with_the_reset_time() {
         Some(
             ResponseTemplate::new(429)
                 .insert_header("retry-after", "3600")
-                .set_body_json(serde_json::json!({"message": "You have exceeded a secondary rate limit."})),
+                .set_body_json(
+                    serde_json::json!({"message": "You have exceeded a secondary rate limit."}),
+                ),
         )
     }));
     let gh = client(&server, fast(None));
@@ -277,7 +289,13 @@ async fn bad_gateway_then_success() {
     let snap = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap();
     assert!(snap.is_complete(), "{:?}", snap.incomplete);
     assert_eq!(fake.requests(), 4);
-    assert!(notices.lock().unwrap().iter().any(|n| n.to_string().contains("HTTP 502")));
+    assert!(
+        notices
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| n.to_string().contains("HTTP 502"))
+    );
 }
 
 #[tokio::test]
@@ -307,7 +325,10 @@ async fn a_page_that_never_succeeds_marks_the_snapshot_incomplete() {
     let snap = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap();
     assert!(!snap.is_complete());
     let text = snap.incomplete.join("\n");
-    assert!(text.contains("review threads after the first 100"), "{text}");
+    assert!(
+        text.contains("review threads after the first 100"),
+        "{text}"
+    );
     assert!(text.contains("HTTP 502 (3 attempts)"), "{text}");
 }
 
@@ -320,7 +341,10 @@ async fn not_found_issue_and_repo_are_bad_references() {
     assert!(err.to_string().contains("is an issue"), "{err}");
     assert!(err.is_bad_reference());
     let err = gh.fetch_snapshot(&coords(999)).await.unwrap_err();
-    assert!(err.to_string().contains("has no pull request #999"), "{err}");
+    assert!(
+        err.to_string().contains("has no pull request #999"),
+        "{err}"
+    );
     assert!(err.is_bad_reference());
     let mut c = coords(NUMBER);
     c.repo = "nope".into();
@@ -354,7 +378,10 @@ async fn enterprise_layout_is_reached() {
     assert_eq!(snap.pr.host.as_deref(), Some("ghe.example.com"));
     let paths: Vec<_> = fake.seen().into_iter().map(|s| s.path).collect();
     assert!(paths.contains(&"/api/graphql".to_owned()), "{paths:?}");
-    assert!(paths.iter().any(|p| p.starts_with("/api/v3/repos/")), "{paths:?}");
+    assert!(
+        paths.iter().any(|p| p.starts_with("/api/v3/repos/")),
+        "{paths:?}"
+    );
 }
 
 #[tokio::test]
@@ -367,4 +394,93 @@ async fn viewer_login_and_rest_helpers() {
         .await
         .unwrap();
     assert_eq!(status.as_u16(), 404);
+}
+
+#[tokio::test]
+async fn graphql_rate_limited_error_waits_until_reset() {
+    let (server, fake) = FakeGitHub::start(FakePr::generate(3, 2, 3, 3, 1)).await;
+    let reset = (chrono::Utc::now().timestamp() + 1).to_string();
+    fake.set_fault(Box::new(move |_, seen| {
+        (seen.kind == "pr" && fake_first_pr(seen)).then(|| {
+            ResponseTemplate::new(200)
+                .insert_header("x-ratelimit-limit", "5000")
+                .insert_header("x-ratelimit-remaining", "0")
+                .insert_header("x-ratelimit-reset", reset.as_str())
+                .insert_header("x-ratelimit-resource", "graphql")
+                .set_body_json(serde_json::json!({
+                    "errors": [{"type": "RATE_LIMITED", "message": "API rate limit exceeded for user ID 1."}]
+                }))
+        })
+    }));
+    let notices = Arc::new(Mutex::new(Vec::new()));
+    let gh = client(&server, fast(Some(notices.clone())));
+    let snap = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap();
+    assert!(snap.is_complete(), "{:?}", snap.incomplete);
+    assert!(
+        notices
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|n| matches!(n, Notice::RateLimited { .. }))
+    );
+}
+
+/// True for the first `pr` request only (the fault answers once).
+fn fake_first_pr(seen: &support::fake_github::Seen) -> bool {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static DONE: AtomicBool = AtomicBool::new(false);
+    seen.variables["withMeta"] == true && !DONE.swap(true, Ordering::SeqCst)
+}
+
+#[tokio::test]
+async fn github_app_mints_an_installation_token_and_uses_it() {
+    use pr_shepherd::source::github::{AuthEnv, auth};
+    use wiremock::Mock;
+    use wiremock::matchers::{method, path};
+    let (server, fake) = FakeGitHub::start(FakePr::generate(2, 1, 2, 2, 1)).await;
+    Mock::given(method("POST"))
+        .and(path("/app/installations/34/access_tokens"))
+        .respond_with(ResponseTemplate::new(201).set_body_json(serde_json::json!({
+            "token": "ghs_InstallationLoopbackToken",
+            "expires_at": "2099-01-01T00:00:00Z",
+            "permissions": {"pull_requests": "read", "issues": "write"},
+            "repository_selection": "all"
+        })))
+        .expect(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path("/app"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(serde_json::json!({
+            "id": 12, "slug": "pr-shepherd", "name": "PR Shepherd"
+        })))
+        .mount(&server)
+        .await;
+    let env = AuthEnv {
+        app_id: Some("12".into()),
+        app_installation_id: Some("34".into()),
+        // A path works as well as PEM text.
+        app_private_key: Some(
+            concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/data/test-github-app-key.pem"
+            )
+            .into(),
+        ),
+        ..AuthEnv::default()
+    };
+    let endpoints = Endpoints::resolve(Some(&server.uri()), None, None).unwrap();
+    let creds = auth::resolve(&env, &endpoints.api, None).await.unwrap();
+    assert_eq!(creds.describe(), "GitHub App 12");
+    let gh = GitHub::new(endpoints, None, creds, fast(None)).unwrap();
+    let snap = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap();
+    assert!(snap.is_complete());
+    assert!(
+        fake.seen()
+            .iter()
+            .all(|s| s.authorization.as_deref() == Some("Bearer ghs_InstallationLoopbackToken")),
+        "{:?}",
+        fake.seen()
+    );
+    assert_eq!(gh.viewer_login().await.unwrap(), "pr-shepherd[bot]");
 }

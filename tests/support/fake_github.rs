@@ -60,8 +60,10 @@ pub struct FakePr {
 }
 
 fn ts(i: usize) -> String {
-    let base = chrono::DateTime::<chrono::Utc>::from_timestamp(1_717_000_000, 0).unwrap_or_default();
-    (base + chrono::Duration::seconds(i as i64 * 37)).to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+    let base =
+        chrono::DateTime::<chrono::Utc>::from_timestamp(1_717_000_000, 0).unwrap_or_default();
+    (base + chrono::Duration::seconds(i as i64 * 37))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 fn fcomment(id: String, i: usize, body: String) -> FComment {
@@ -82,7 +84,13 @@ fn fcomment(id: String, i: usize, body: String) -> FComment {
 impl FakePr {
     /// `threads` threads of 2 comments except thread 7 with `big` comments; `comments`
     /// conversation comments; `reviews` reviews (some minimized, some empty); `files` files.
-    pub fn generate(threads: usize, big: usize, comments: usize, reviews: usize, files: usize) -> FakePr {
+    pub fn generate(
+        threads: usize,
+        big: usize,
+        comments: usize,
+        reviews: usize,
+        files: usize,
+    ) -> FakePr {
         let mut n = 0usize;
         let mut next = || {
             n += 1;
@@ -94,7 +102,11 @@ impl FakePr {
                 let mut cs: Vec<FComment> = (0..count)
                     .map(|c| {
                         let i = next();
-                        fcomment(format!("PRRC_kwDOA{t:04}x{c:04}"), i, format!("Thread {t} comment {c}: is this right?"))
+                        fcomment(
+                            format!("PRRC_kwDOA{t:04}x{c:04}"),
+                            i,
+                            format!("Thread {t} comment {c}: is this right?"),
+                        )
                     })
                     .collect();
                 if t == 3 {
@@ -114,7 +126,11 @@ impl FakePr {
         let comments = (0..comments)
             .map(|c| {
                 let i = next();
-                let mut fc = fcomment(format!("IC_kwDOA{c:05}"), i, format!("Conversation comment {c}"));
+                let mut fc = fcomment(
+                    format!("IC_kwDOA{c:05}"),
+                    i,
+                    format!("Conversation comment {c}"),
+                );
                 if c == 2 {
                     fc.minimized = Some("spam");
                 }
@@ -124,7 +140,11 @@ impl FakePr {
         let reviews = (0..reviews)
             .map(|r| {
                 let i = next();
-                let body = if r % 3 == 0 { String::new() } else { format!("Review {r}") };
+                let body = if r % 3 == 0 {
+                    String::new()
+                } else {
+                    format!("Review {r}")
+                };
                 let mut fc = fcomment(format!("PRR_kwDOA{r:05}"), i, body);
                 if r == 1 || r == 4 {
                     fc.minimized = Some("OFF_TOPIC");
@@ -200,7 +220,9 @@ impl FakeGitHub {
             .mount(server)
             .await;
         Mock::given(method("GET"))
-            .and(path_regex(format!(r"^{api_prefix}/repos/[^/]+/[^/]+/pulls/\d+/files$")))
+            .and(path_regex(format!(
+                r"^{api_prefix}/repos/[^/]+/[^/]+/pulls/\d+/files$"
+            )))
             .respond_with(Responder(self.state.clone()))
             .mount(server)
             .await;
@@ -246,7 +268,11 @@ impl Respond for Responder {
             .and_then(|v| v.to_str().ok())
             .map(str::to_owned);
         let is_files = req.url.path().ends_with("/files");
-        let body: Value = if is_files { Value::Null } else { req.body_json().unwrap_or(Value::Null) };
+        let body: Value = if is_files {
+            Value::Null
+        } else {
+            req.body_json().unwrap_or(Value::Null)
+        };
         let query = body.get("query").and_then(Value::as_str).unwrap_or("");
         let kind = if is_files {
             "files"
@@ -289,8 +315,10 @@ impl Respond for Responder {
                 "graphql",
                 remaining,
             ),
-            "viewer" => ResponseTemplate::new(200).set_body_json(json!({"data": {"viewer": {"login": "monalisa"}}})),
-            _ => ResponseTemplate::new(400).set_body_json(json!({"message": "Problems parsing JSON"})),
+            "viewer" => ResponseTemplate::new(200)
+                .set_body_json(json!({"data": {"viewer": {"login": "monalisa"}}})),
+            _ => ResponseTemplate::new(400)
+                .set_body_json(json!({"message": "Problems parsing JSON"})),
         }
     }
 }
@@ -422,7 +450,11 @@ fn pr_answer(st: &State, v: &Value) -> Value {
     if number != NUMBER {
         let mut repo = json!({"pullRequest": null});
         if flag("withMeta") {
-            repo["issueOrPullRequest"] = if number == ISSUE_NUMBER { json!({"__typename": "Issue"}) } else { Value::Null };
+            repo["issueOrPullRequest"] = if number == ISSUE_NUMBER {
+                json!({"__typename": "Issue"})
+            } else {
+                Value::Null
+            };
         }
         return json!({
             "data": {"rateLimit": rate_limit(), "repository": repo},
@@ -439,14 +471,26 @@ fn pr_answer(st: &State, v: &Value) -> Value {
         let m = p.as_object_mut().unwrap();
         m.insert("title".into(), json!("Add the frobnicator"));
         m.insert("body".into(), json!("This adds it.\n\nCloses #7."));
-        m.insert("url".into(), json!(format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}")));
+        m.insert(
+            "url".into(),
+            json!(format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}")),
+        );
         m.insert("isDraft".into(), json!(false));
         m.insert("state".into(), json!("OPEN"));
         m.insert("baseRefName".into(), json!("main"));
         m.insert("headRefName".into(), json!("frob"));
-        m.insert("baseRefOid".into(), json!("9fceb02d0ae598e95dc970b74767f19372d61af8"));
-        m.insert("headRefOid".into(), json!("6dcb09b5b57875f334f61aebed695e2e4193db5e"));
-        m.insert("author".into(), json!({"__typename": "User", "login": "octocat"}));
+        m.insert(
+            "baseRefOid".into(),
+            json!("9fceb02d0ae598e95dc970b74767f19372d61af8"),
+        );
+        m.insert(
+            "headRefOid".into(),
+            json!("6dcb09b5b57875f334f61aebed695e2e4193db5e"),
+        );
+        m.insert(
+            "author".into(),
+            json!({"__typename": "User", "login": "octocat"}),
+        );
         m.insert("authorAssociation".into(), json!("CONTRIBUTOR"));
     }
     if flag("withLabels") {
@@ -456,7 +500,9 @@ fn pr_answer(st: &State, v: &Value) -> Value {
         p["reviewThreads"] = page(&pr.threads, &v["threadsAfter"], thread_json);
     }
     if flag("withComments") {
-        p["comments"] = page(&pr.comments, &v["commentsAfter"], |c| comment_json(c, false));
+        p["comments"] = page(&pr.comments, &v["commentsAfter"], |c| {
+            comment_json(c, false)
+        });
     }
     let mut errors = Vec::new();
     if flag("withReviews") {
@@ -473,7 +519,10 @@ fn pr_answer(st: &State, v: &Value) -> Value {
                 let mut c = comment_json(&r.comment, false);
                 c["state"] = json!(r.state);
                 c["submittedAt"] = json!(r.comment.created);
-                c["url"] = json!(format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#pullrequestreview-{}", r.comment.id.len()));
+                c["url"] = json!(format!(
+                    "https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#pullrequestreview-{}",
+                    r.comment.id.len()
+                ));
                 c
             });
         }

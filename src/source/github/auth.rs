@@ -82,10 +82,12 @@ impl Credentials {
                 .installation_token()
                 .await
                 .map(|t| Secret::new(t.expose_secret()))
-                .map_err(|e| GitHubError::Auth(format!(
-                    "the GitHub App could not get an installation token: {}",
-                    app_error_text(&e)
-                ))),
+                .map_err(|e| {
+                    GitHubError::Auth(format!(
+                        "the GitHub App could not get an installation token: {}",
+                        app_error_text(&e)
+                    ))
+                }),
         }
     }
 }
@@ -96,7 +98,12 @@ fn app_error_text(e: &octocrab::Error) -> String {
         octocrab::Error::GitHub { source, .. } => {
             format!("GitHub said {} ({})", source.status_code, source.message)
         }
-        other => other.to_string().lines().next().unwrap_or_default().to_owned(),
+        other => other
+            .to_string()
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned(),
     }
 }
 
@@ -315,7 +322,9 @@ mod tests {
         let env = AuthEnv {
             app_id: Some("12".into()),
             app_installation_id: Some("34".into()),
-            app_private_key: Some("-----BEGIN RSA PRIVATE KEY-----\nnope\n-----END RSA PRIVATE KEY-----\n".into()),
+            app_private_key: Some(
+                "-----BEGIN RSA PRIVATE KEY-----\nnope\n-----END RSA PRIVATE KEY-----\n".into(),
+            ),
             ..AuthEnv::default()
         };
         let err = resolve(&env, "https://api.github.com", None)

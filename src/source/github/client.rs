@@ -158,11 +158,13 @@ impl Transport {
         loop {
             attempt += 1;
             let token = self.creds.bearer().await?;
-            let mut auth = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
-                .map_err(|_| GitHubError::Auth(format!(
-                    "the token from {} contains characters that cannot be sent in a header",
-                    self.creds.describe()
-                )))?;
+            let mut auth =
+                HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+                    GitHubError::Auth(format!(
+                        "the token from {} contains characters that cannot be sent in a header",
+                        self.creds.describe()
+                    ))
+                })?;
             auth.set_sensitive(true);
             let mut req = self
                 .http
@@ -278,6 +280,7 @@ impl Transport {
     ) -> Result<GraphqlReply, GitHubError> {
         let payload = serde_json::json!({ "query": query, "variables": variables });
         let mut attempt = 0u32;
+        let mut rate_waits = 0u32;
         loop {
             attempt += 1;
             let resp = self.send(Method::POST, url, Some(&payload), what).await?;
@@ -285,13 +288,30 @@ impl Transport {
                 return Err(http_error(&resp, what));
             }
             let reply: GraphqlReply = resp.json(what)?;
-            let rate_limited = reply.errors.iter().any(|e| e.kind() == Some("RATE_LIMITED"));
-            if rate_limited {
-                return Err(GitHubError::RateLimited {
+            // GraphQL's own limit answers 200 with an error of type RATE_LIMITED.
+            if reply
+                .errors
+                .iter()
+                .any(|e| e.kind() == Some("RATE_LIMITED"))
+            {
+                let rate = RateLimit::from_headers(&resp.headers);
+                let wait = rate_limit_wait(&resp.headers, &rate);
+                if rate_waits >= 3 || wait > self.opts.max_rate_limit_wait {
+                    return Err(GitHubError::RateLimited {
+                        what: what.to_owned(),
+                        reset: rate.reset,
+                        wait,
+                    });
+                }
+                rate_waits += 1;
+                attempt -= 1;
+                self.notify(Notice::RateLimited {
                     what: what.to_owned(),
-                    reset: self.last_rate_limit().and_then(|r| r.reset),
-                    wait: Duration::ZERO,
+                    wait,
+                    reset: rate.reset,
                 });
+                tokio::time::sleep(wait).await;
+                continue;
             }
             let transient = !reply.errors.is_empty()
                 && (reply.data.is_none() || reply.errors.iter().all(GraphqlError::is_transient));

@@ -17,8 +17,8 @@ use serde_json::json;
 use super::client::{GraphqlError, RawResponse, http_error};
 use super::{GitHub, GitHubError, PR_QUERY, THREAD_COMMENTS_QUERY};
 use crate::pr::{
-    Association, Author, ChangedFile, Comment, Item, Origin, PrCoords, PrMeta, Review,
-    ReviewState, Snapshot, Thread,
+    Association, Author, ChangedFile, Comment, Item, Origin, PrCoords, PrMeta, Review, ReviewState,
+    Snapshot, Thread,
 };
 
 /// Bound on `pr.graphql` continuation rounds (100 per page: 50 rounds is 5,000 of each kind).
@@ -185,7 +185,13 @@ struct Gathered {
     incomplete: Vec<String>,
 }
 
-pub(super) async fn fetch_snapshot(gh: &GitHub, coords: &PrCoords) -> Result<Snapshot, GitHubError> {
+pub(super) async fn fetch_snapshot(
+    gh: &GitHub,
+    coords: &PrCoords,
+) -> Result<Snapshot, GitHubError> {
+    // A GitHub App mints its installation token here, once, rather than in each of the
+    // concurrent requests below (a no-op for a plain token).
+    gh.transport.creds.bearer().await?;
     let (graph, files) = futures::join!(fetch_graph(gh, coords), fetch_files(gh, coords));
     let mut g = graph?;
     let (files, files_incomplete) = match files {
@@ -223,7 +229,9 @@ pub(super) async fn fetch_snapshot(gh: &GitHub, coords: &PrCoords) -> Result<Sna
     let mut items = Vec::with_capacity(g.threads.len() + g.comments.len() + g.reviews.len());
     for (t, comments) in g.threads {
         // GitHub keeps a thread only while it has a comment; one without is nothing to surface.
-        let Some(diff_hunk) = comments.first().map(|c| c.diff_hunk.clone().unwrap_or_default())
+        let Some(diff_hunk) = comments
+            .first()
+            .map(|c| c.diff_hunk.clone().unwrap_or_default())
         else {
             continue;
         };
@@ -375,8 +383,11 @@ async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubE
                 // A continuation that failed for good: what it was for stays incomplete.
                 for p in Part::ALL {
                     if pending[p.index()].take().is_some() {
-                        g.incomplete
-                            .push(format!("{} after the first {}: {e}", p.name(), count(&g, p)));
+                        g.incomplete.push(format!(
+                            "{} after the first {}: {e}",
+                            p.name(),
+                            count(&g, p)
+                        ));
                     }
                 }
                 break;
@@ -426,7 +437,8 @@ async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubE
             }
             let next = match p {
                 Part::Labels => pr.labels.take().map(|c| {
-                    g.labels.extend(c.nodes.into_iter().flatten().map(|l| l.name));
+                    g.labels
+                        .extend(c.nodes.into_iter().flatten().map(|l| l.name));
                     c.page_info
                 }),
                 Part::Threads => pr.review_threads.take().map(|c| {
@@ -437,7 +449,8 @@ async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubE
                         {
                             more_comments.push((g.threads.len(), cur));
                         }
-                        g.threads.push((t, comments.into_iter().flatten().collect()));
+                        g.threads
+                            .push((t, comments.into_iter().flatten().collect()));
                     }
                     c.page_info
                 }),
@@ -484,7 +497,11 @@ async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubE
     // Nested thread comments beyond the first 100, a few threads at a time.
     let results: Vec<(usize, Result<Vec<GqlComment>, String>)> =
         futures::stream::iter(more_comments.into_iter().map(|(idx, cursor)| {
-            let id = g.threads.get(idx).map(|(t, _)| t.id.clone()).unwrap_or_default();
+            let id = g
+                .threads
+                .get(idx)
+                .map(|(t, _)| t.id.clone())
+                .unwrap_or_default();
             async move { (idx, thread_rest(gh, coords, &id, cursor).await) }
         }))
         .buffer_unordered(gh.transport.opts.concurrency.max(1))
@@ -548,9 +565,7 @@ fn first_page_error(
             "{}/{}#{} is an issue, not a pull request",
             coords.owner, coords.repo, coords.number
         )),
-        _ if errors.is_empty()
-            || errors.iter().any(|e| e.kind() == Some("NOT_FOUND")) =>
-        {
+        _ if errors.is_empty() || errors.iter().any(|e| e.kind() == Some("NOT_FOUND")) => {
             GitHubError::NotFound(format!(
                 "{}/{} has no pull request #{}",
                 coords.owner, coords.repo, coords.number
@@ -579,7 +594,11 @@ async fn thread_rest(
     for _ in 0..MAX_ROUNDS {
         let what = format!("{coords}: comments of review thread {id}");
         let reply = gh
-            .graphql(THREAD_COMMENTS_QUERY, json!({"id": id, "after": cursor}), &what)
+            .graphql(
+                THREAD_COMMENTS_QUERY,
+                json!({"id": id, "after": cursor}),
+                &what,
+            )
             .await
             .map_err(|e| e.to_string())?;
         if !reply.errors.is_empty() {
@@ -666,7 +685,12 @@ fn next_link(resp: &RawResponse) -> Option<String> {
         params
             .split(';')
             .any(|p| p.trim() == "rel=\"next\"")
-            .then(|| url.trim().trim_start_matches('<').trim_end_matches('>').to_owned())
+            .then(|| {
+                url.trim()
+                    .trim_start_matches('<')
+                    .trim_end_matches('>')
+                    .to_owned()
+            })
     })
 }
 

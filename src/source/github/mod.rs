@@ -26,7 +26,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 pub use auth::{AuthEnv, Credentials, Secret};
-pub use client::{GraphqlError, GraphqlReply, RawResponse, RateLimit};
+pub use client::{GraphqlError, GraphqlReply, RateLimit, RawResponse};
 
 use crate::pr::{PrCoords, Snapshot};
 
@@ -48,7 +48,9 @@ pub const DEFAULT_API_URL: &str = "https://api.github.com";
 pub enum GitHubError {
     #[error("no GitHub credentials found; tried, in order: {}.\nSet GH_TOKEN (or GITHUB_TOKEN), configure a GitHub App (GH_APP_ID, GH_APP_PRIVATE_KEY, GH_APP_INSTALLATION_ID), or run `gh auth login`.", tried.join("; "))]
     NoCredentials { tried: Vec<String> },
-    #[error("GitHub rejected the credentials from {from} (401: {message}).\nCredentials are taken from the first of: GH_TOKEN, GITHUB_TOKEN, a GitHub App (GH_APP_*), `gh auth token`; fix or replace that one.")]
+    #[error(
+        "GitHub rejected the credentials from {from} (401: {message}).\nCredentials are taken from the first of: GH_TOKEN, GITHUB_TOKEN, a GitHub App (GH_APP_*), `gh auth token`; fix or replace that one."
+    )]
     Unauthorized { from: String, message: String },
     #[error("{0}")]
     Auth(String),
@@ -186,7 +188,11 @@ impl FetchOptions {
     /// Defaults, tuned by `PR_SHEPHERD_HTTP_BACKOFF_MS`, `PR_SHEPHERD_HTTP_MAX_WAIT_S`,
     /// `PR_SHEPHERD_HTTP_TIMEOUT_S` and `PR_SHEPHERD_HTTP_ATTEMPTS`; notices go to stderr.
     pub fn from_env() -> FetchOptions {
-        let num = |k: &str| std::env::var(k).ok().and_then(|v| v.trim().parse::<u64>().ok());
+        let num = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
         let mut o = FetchOptions::default();
         if let Some(ms) = num("PR_SHEPHERD_HTTP_BACKOFF_MS") {
             o.backoff = Duration::from_millis(ms);
