@@ -194,7 +194,7 @@ mod tests {
             Seg::Key("c".into()),
             Seg::Key("id".into()),
         ];
-        assert_eq!(locate(text, &path), Some((3, 17)));
+        assert_eq!(locate(text, &path), Some((3, 18)));
         assert_eq!(render(&path), "a[2].c.id");
         assert_eq!(locate(text, &[Seg::Key("nope".into())]), None);
         assert_eq!(locate(text, &[Seg::Key("a".into()), Seg::Index(9)]), None);

@@ -642,26 +642,42 @@ async fn fetch_files(gh: &GitHub, coords: &PrCoords) -> Result<Vec<ChangedFile>,
         #[serde(default)]
         patch: Option<String>,
     }
-    let mut url = gh.endpoints().rest(&format!(
+    let what = format!("{coords}: changed files");
+    let path = format!(
         "/repos/{}/{}/pulls/{}/files?per_page=100",
         coords.owner, coords.repo, coords.number
-    ));
-    let mut files = Vec::new();
-    for page in 1..=MAX_FILE_PAGES {
-        let what = format!("{coords}: changed files (page {page})");
-        let resp: RawResponse = gh.transport.send(Method::GET, &url, None, &what).await?;
-        if !resp.status.is_success() {
-            return Err(http_error(&resp, &what));
-        }
-        let batch: Vec<RestFile> = resp.json(&what)?;
-        files.extend(batch.into_iter().map(|f| ChangedFile {
+    );
+    let files: Vec<RestFile> = gh.get_all(&path, MAX_FILE_PAGES, &what).await?;
+    Ok(files
+        .into_iter()
+        .map(|f| ChangedFile {
             path: f.filename,
             status: f.status.unwrap_or_else(|| "modified".to_owned()),
             additions: f.additions,
             deletions: f.deletions,
             previous_path: f.previous_filename,
             patch: f.patch,
-        }));
+        })
+        .collect())
+}
+
+/// Every page of a REST list, following `Link: rel="next"` on the same API base only.
+pub(super) async fn get_all<T: serde::de::DeserializeOwned>(
+    gh: &GitHub,
+    path: &str,
+    max_pages: usize,
+    what: &str,
+) -> Result<Vec<T>, GitHubError> {
+    let mut url = gh.endpoints().rest(path);
+    let mut out = Vec::new();
+    for page in 1..=max_pages {
+        let what = format!("{what} (page {page})");
+        let resp: RawResponse = gh.transport.send(Method::GET, &url, None, &what).await?;
+        if !resp.status.is_success() {
+            return Err(http_error(&resp, &what));
+        }
+        let batch: Vec<T> = resp.json(&what)?;
+        out.extend(batch);
         match next_link(&resp) {
             // Never send the credentials anywhere but this API.
             Some(next) if next.starts_with(&gh.endpoints().api) => url = next,
@@ -671,10 +687,12 @@ async fn fetch_files(gh: &GitHub, coords: &PrCoords) -> Result<Vec<ChangedFile>,
                     crate::sanitize::one_line(&next)
                 )));
             }
-            None => return Ok(files),
+            None => return Ok(out),
         }
     }
-    Ok(files)
+    Err(GitHubError::Invalid(format!(
+        "{what}: more than {max_pages} pages; the rest was not fetched"
+    )))
 }
 
 /// The `rel="next"` URL of a `Link` header.

@@ -420,6 +420,17 @@ impl GitHub {
         self.json_call(Method::PATCH, path, Some(&body), what).await
     }
 
+    /// Every page of a REST list (`per_page=100` in `path` is up to the caller), following
+    /// `Link: rel="next"`; at most `max_pages` pages, more is an error.
+    pub async fn get_all<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        max_pages: usize,
+        what: &str,
+    ) -> Result<Vec<T>, GitHubError> {
+        fetch::get_all(self, path, max_pages, what).await
+    }
+
     /// The status of a GET (e.g. 204 / 404 for `GET /orgs/{org}/members/{login}`).
     pub async fn get_status(&self, path: &str, what: &str) -> Result<StatusCode, GitHubError> {
         Ok(self.rest_raw(Method::GET, path, None, what).await?.status)
@@ -473,5 +484,20 @@ mod tests {
         let e = Endpoints::resolve(Some("http://x/base"), None, None).unwrap();
         assert_eq!(e.graphql, "http://x/base/graphql");
         assert!(Endpoints::resolve(Some("ftp://x"), None, None).is_err());
+    }
+
+    proptest::proptest! {
+        /// Any flag values: never a panic, and what comes out is an http(s) URL pair with no
+        /// trailing slash.
+        #[test]
+        fn resolve_never_panics(api in proptest::option::of(".{0,40}"),
+                                gql in proptest::option::of(".{0,40}"),
+                                host in proptest::option::of("[a-z0-9.-]{1,20}")) {
+            if let Ok(e) = Endpoints::resolve(api.as_deref(), gql.as_deref(), host.as_deref()) {
+                proptest::prop_assert!(e.api.starts_with("http://") || e.api.starts_with("https://"));
+                proptest::prop_assert!(e.graphql.starts_with("http://") || e.graphql.starts_with("https://"));
+                proptest::prop_assert!(!e.api.ends_with('/'));
+            }
+        }
     }
 }
