@@ -484,3 +484,60 @@ async fn github_app_mints_an_installation_token_and_uses_it() {
     );
     assert_eq!(gh.viewer_login().await.unwrap(), "pr-shepherd[bot]");
 }
+
+#[tokio::test]
+async fn long_threads_continue_together_in_one_request() {
+    let mut pr = FakePr::generate(30, 2, 5, 5, 1);
+    for t in pr.threads.iter_mut().take(25) {
+        let template = t.comments[0].clone();
+        t.comments = (0..150)
+            .map(|c| {
+                let mut x = template.clone();
+                x.id = format!("{}-{c:03}", t.id.replace("PRRT", "PRRC"));
+                x
+            })
+            .collect();
+    }
+    let (server, fake) = FakeGitHub::start(pr).await;
+    let gh = client(&server, fast(None));
+    let snap = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap();
+    assert!(snap.is_complete(), "{:?}", snap.incomplete);
+    for i in snap
+        .items
+        .iter()
+        .filter(|i| matches!(i, Item::Thread(_)))
+        .take(25)
+    {
+        if let Item::Thread(t) = i {
+            assert_eq!(t.comments.len(), 150, "{}", t.id);
+        }
+    }
+    // 25 continuations in 2 aliased requests (20 + 5), not 25.
+    let nested: Vec<_> = fake
+        .seen()
+        .into_iter()
+        .filter(|s| s.kind == "thread")
+        .collect();
+    assert_eq!(nested.len(), 2, "{nested:#?}");
+    assert_eq!(fake.requests(), 4);
+}
+
+#[tokio::test]
+async fn a_nested_comment_page_that_fails_names_its_thread() {
+    let (server, fake) = FakeGitHub::start(FakePr::generate(10, 130, 5, 5, 1)).await;
+    fake.set_fault(Box::new(|_, seen| {
+        (seen.kind == "thread").then(|| ResponseTemplate::new(503))
+    }));
+    let gh = client(&server, fast(None));
+    let snap = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap();
+    assert!(!snap.is_complete());
+    let text = snap.incomplete.join("\n");
+    assert!(
+        text.contains(
+            "comments of review thread PRRT_kwDOA00007 (src/mod7.rs) after the first 100"
+        ),
+        "{text}"
+    );
+    // Everything else still arrived.
+    assert_eq!(snap.items.len(), 20);
+}

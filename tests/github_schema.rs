@@ -1,7 +1,7 @@
 //! Every GraphQL document the live source sends is valid against GitHub's public schema.
 
 use apollo_compiler::{ExecutableDocument, Schema};
-use pr_shepherd::source::github::QUERIES;
+use pr_shepherd::source::github::{QUERIES, thread_comments_query};
 
 const SCHEMA: &str = include_str!("data/github-schema.graphql");
 
@@ -14,6 +14,20 @@ fn queries_validate_against_githubs_schema() {
     for (name, text) in QUERIES {
         if let Err(e) = ExecutableDocument::parse_and_validate(&schema, *text, *name) {
             panic!("{name} is not valid against GitHub's schema:\n{}", e.errors);
+        }
+    }
+    // The generated thread-comment continuations, for one thread and for a batch.
+    for n in [1, 3, 20] {
+        let text = thread_comments_query(n);
+        if let Err(e) = ExecutableDocument::parse_and_validate(
+            &schema,
+            text.as_str(),
+            "thread_comments.graphql",
+        ) {
+            panic!(
+                "thread_comments_query({n}) is not valid:\n{}\n{text}",
+                e.errors
+            );
         }
     }
 }

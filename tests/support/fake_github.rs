@@ -539,14 +539,37 @@ fn pr_answer(st: &State, v: &Value) -> Value {
 }
 
 fn thread_answer(st: &State, v: &Value) -> Value {
-    let id = v["id"].as_str().unwrap_or("");
-    match st.pr.threads.iter().find(|t| t.id == id) {
-        Some(t) => json!({"data": {"rateLimit": rate_limit(), "node": {
-            "__typename": "PullRequestReviewThread",
-            "comments": page(&t.comments, &v["after"], |c| comment_json(c, true)),
-        }}}),
-        None => json!({"data": {"rateLimit": rate_limit(), "node": null}, "errors": [{
-            "type": "NOT_FOUND", "path": ["node"], "message": format!("Could not resolve to a node with the global id of '{id}'")
-        }]}),
+    // One aliased `tI: node(id: $idI)` per thread of the batch.
+    let mut data = serde_json::Map::new();
+    data.insert("rateLimit".into(), rate_limit());
+    let mut errors = Vec::new();
+    for i in 0.. {
+        let Some(id) = v.get(format!("id{i}")).and_then(Value::as_str) else {
+            break;
+        };
+        let after = v.get(format!("after{i}")).cloned().unwrap_or(Value::Null);
+        match st.pr.threads.iter().find(|t| t.id == id) {
+            Some(t) => {
+                data.insert(
+                    format!("t{i}"),
+                    json!({
+                        "__typename": "PullRequestReviewThread",
+                        "comments": page(&t.comments, &after, |c| comment_json(c, true)),
+                    }),
+                );
+            }
+            None => {
+                data.insert(format!("t{i}"), Value::Null);
+                errors.push(json!({
+                    "type": "NOT_FOUND", "path": [format!("t{i}")],
+                    "message": format!("Could not resolve to a node with the global id of '{id}'")
+                }));
+            }
+        }
     }
+    let mut out = json!({"data": data});
+    if !errors.is_empty() {
+        out["errors"] = Value::Array(errors);
+    }
+    out
 }

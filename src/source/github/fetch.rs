@@ -4,9 +4,9 @@
 //! (each with its first 100 comments), conversation comments and reviews, while the changed
 //! files are fetched over REST at the same time. Each further `pr.graphql` request advances every
 //! connection that still has pages at once (the others are switched off with `@include`).
-//! Threads with more than 100 comments continue with `thread_comments.graphql`, a few threads at
-//! a time. A PR of 260 threads (one with 130 comments), 230 comments, 120 reviews and 40 files
-//! takes 5 requests.
+//! Threads with more than 100 comments continue with a generated `ThreadComments` operation: one
+//! aliased `node(id:)` per thread (up to 20 per request, a few requests at a time). A PR of 260
+//! threads (one with 130 comments), 230 comments, 120 reviews and 40 files takes 5 requests.
 
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::client::{GraphqlError, RawResponse, http_error};
-use super::{GitHub, GitHubError, PR_QUERY, THREAD_COMMENTS_QUERY};
+use super::{GitHub, GitHubError, PR_QUERY, THREAD_COMMENTS_FRAGMENT};
 use crate::pr::{
     Association, Author, ChangedFile, Comment, Item, Origin, PrCoords, PrMeta, Review, ReviewState,
     Snapshot, Thread,
@@ -494,30 +494,68 @@ async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubE
         }
     }
 
-    // Nested thread comments beyond the first 100, a few threads at a time.
-    let results: Vec<(usize, Result<Vec<GqlComment>, String>)> =
-        futures::stream::iter(more_comments.into_iter().map(|(idx, cursor)| {
-            let id = g
-                .threads
-                .get(idx)
-                .map(|(t, _)| t.id.clone())
-                .unwrap_or_default();
-            async move { (idx, thread_rest(gh, coords, &id, cursor).await) }
+    // Nested thread comments beyond the first 100: up to THREADS_PER_REQUEST threads advance
+    // together in one aliased request, and a few such requests run at a time.
+    let mut pending = more_comments;
+    for _ in 0..MAX_ROUNDS {
+        if pending.is_empty() {
+            break;
+        }
+        let work: Vec<(usize, String, String)> = pending
+            .drain(..)
+            .map(|(idx, cursor)| {
+                let id = g
+                    .threads
+                    .get(idx)
+                    .map(|(t, _)| t.id.clone())
+                    .unwrap_or_default();
+                (idx, id, cursor)
+            })
+            .collect();
+        let batches: Vec<Vec<(usize, String, String)>> = work
+            .chunks(THREADS_PER_REQUEST)
+            .map(<[_]>::to_vec)
+            .collect();
+        let results: Vec<_> = futures::stream::iter(batches.into_iter().map(|batch| async move {
+            let res = thread_batch(gh, coords, &batch).await;
+            (batch, res)
         }))
         .buffer_unordered(gh.transport.opts.concurrency.max(1))
         .collect()
         .await;
-    for (idx, res) in results {
-        if let Some((t, comments)) = g.threads.get_mut(idx) {
-            match res {
-                Ok(more) => comments.extend(more),
-                Err(why) => g.incomplete.push(format!(
-                    "comments of review thread {} ({}) after the first {}: {why}",
-                    t.id,
-                    t.path,
-                    comments.len()
-                )),
+        for (batch, res) in results {
+            let per_thread: Vec<ThreadPage> = match res {
+                Ok(v) => v,
+                Err(why) => batch.iter().map(|_| Err(why.clone())).collect(),
+            };
+            for ((idx, _, _), r) in batch.iter().zip(per_thread) {
+                let Some((t, comments)) = g.threads.get_mut(*idx) else {
+                    continue;
+                };
+                match r {
+                    Ok((more, next)) => {
+                        comments.extend(more);
+                        if let Some(c) = next {
+                            pending.push((*idx, c));
+                        }
+                    }
+                    Err(why) => g.incomplete.push(format!(
+                        "comments of review thread {} ({}) after the first {}: {why}",
+                        t.id,
+                        t.path,
+                        comments.len()
+                    )),
+                }
             }
+        }
+    }
+    for (idx, _) in pending {
+        if let Some((t, comments)) = g.threads.get(idx) {
+            g.incomplete.push(format!(
+                "comments of review thread {} after the first {}: more than {MAX_ROUNDS} pages",
+                t.id,
+                comments.len()
+            ));
         }
     }
     Ok(g)
@@ -575,55 +613,84 @@ fn first_page_error(
     }
 }
 
-/// The remaining comments of one thread, page after page.
-async fn thread_rest(
+/// One thread's next page: its comments and the cursor after them, or why it failed.
+type ThreadPage = Result<(Vec<GqlComment>, Option<String>), String>;
+
+/// Threads whose comment continuations share one request.
+const THREADS_PER_REQUEST: usize = 20;
+
+/// The operation for `n` thread continuations: `tI: node(id: $idI)` with
+/// `comments(first: 100, after: $afterI)`, plus the fragment from `thread_comments.graphql`.
+pub fn thread_comments_query(n: usize) -> String {
+    let mut vars = Vec::with_capacity(n);
+    let mut sel = String::new();
+    for i in 0..n {
+        vars.push(format!("$id{i}: ID!, $after{i}: String"));
+        sel.push_str(&format!(
+            "  t{i}: node(id: $id{i}) {{\n    __typename\n    ... on PullRequestReviewThread {{\n      comments(first: 100, after: $after{i}) {{\n        ...ThreadCommentPage\n      }}\n    }}\n  }}\n"
+        ));
+    }
+    format!(
+        "query ThreadComments({}) {{\n  rateLimit {{\n    cost\n    remaining\n    resetAt\n  }}\n{sel}}}\n\n{THREAD_COMMENTS_FRAGMENT}",
+        vars.join(", ")
+    )
+}
+
+/// One page further for each thread of `batch` (thread index, id, cursor): per thread, the
+/// comments and the next cursor, or why that thread failed. `Err` when the whole request failed.
+async fn thread_batch(
     gh: &GitHub,
     coords: &PrCoords,
-    id: &str,
-    mut cursor: String,
-) -> Result<Vec<GqlComment>, String> {
-    #[derive(Deserialize)]
-    struct Node {
-        comments: Option<Conn<GqlComment>>,
+    batch: &[(usize, String, String)],
+) -> Result<Vec<ThreadPage>, String> {
+    let mut vars = serde_json::Map::new();
+    for (i, (_, id, cursor)) in batch.iter().enumerate() {
+        vars.insert(format!("id{i}"), json!(id));
+        vars.insert(format!("after{i}"), json!(cursor));
     }
-    #[derive(Deserialize)]
-    struct Data {
-        node: Option<Node>,
-    }
-    let mut out = Vec::new();
-    for _ in 0..MAX_ROUNDS {
-        let what = format!("{coords}: comments of review thread {id}");
-        let reply = gh
-            .graphql(
-                THREAD_COMMENTS_QUERY,
-                json!({"id": id, "after": cursor}),
-                &what,
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-        if !reply.errors.is_empty() {
-            return Err(format!("GraphQL errors: {}", errors_text(&reply.errors)));
-        }
-        let data: Data = reply
-            .data
-            .map(serde_json::from_value)
-            .transpose()
-            .map_err(|e| format!("unexpected answer from GitHub: {e}"))?
-            .ok_or("GitHub sent no data")?;
-        let conn = data
-            .node
-            .and_then(|n| n.comments)
-            .ok_or("the thread is gone")?;
-        out.extend(conn.nodes.into_iter().flatten());
-        match conn.page_info {
-            PageInfo {
-                has_next_page: true,
-                end_cursor: Some(c),
-            } => cursor = c,
-            _ => return Ok(out),
-        }
-    }
-    Err(format!("more than {MAX_ROUNDS} pages"))
+    let what = format!(
+        "{coords}: further comments of {} review thread(s)",
+        batch.len()
+    );
+    let reply = gh
+        .graphql(&thread_comments_query(batch.len()), vars.into(), &what)
+        .await
+        .map_err(|e| e.to_string())?;
+    let Some(data) = reply.data else {
+        return Err(format!("GraphQL errors: {}", errors_text(&reply.errors)));
+    };
+    Ok((0..batch.len())
+        .map(|i| {
+            let alias = format!("t{i}");
+            let errs: Vec<GraphqlError> = reply
+                .errors
+                .iter()
+                .filter(|e| {
+                    e.path.first().and_then(|p| p.as_str()) == Some(alias.as_str())
+                        || e.path.is_empty()
+                })
+                .cloned()
+                .collect();
+            if !errs.is_empty() {
+                return Err(format!("GraphQL errors: {}", errors_text(&errs)));
+            }
+            let conn = data
+                .get(&alias)
+                .and_then(|n| n.get("comments"))
+                .filter(|c| !c.is_null())
+                .ok_or_else(|| "the thread is gone".to_owned())?;
+            let conn: Conn<GqlComment> = serde_json::from_value(conn.clone())
+                .map_err(|e| format!("unexpected answer from GitHub: {e}"))?;
+            let next = match conn.page_info {
+                PageInfo {
+                    has_next_page: true,
+                    end_cursor: Some(c),
+                } => Some(c),
+                _ => None,
+            };
+            Ok((conn.nodes.into_iter().flatten().collect(), next))
+        })
+        .collect())
 }
 
 /// REST `pulls/{n}/files`, following `Link: rel="next"` on the same API base.

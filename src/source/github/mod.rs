@@ -31,15 +31,15 @@ pub use client::{GraphqlError, GraphqlReply, RateLimit, RawResponse};
 use crate::pr::{PrCoords, Snapshot};
 
 pub(crate) const PR_QUERY: &str = include_str!("queries/pr.graphql");
-pub(crate) const THREAD_COMMENTS_QUERY: &str = include_str!("queries/thread_comments.graphql");
+pub(crate) const THREAD_COMMENTS_FRAGMENT: &str = include_str!("queries/thread_comments.graphql");
 pub(crate) const VIEWER_QUERY: &str = include_str!("queries/viewer.graphql");
 
-/// Every GraphQL document this module sends, by file name (for the schema validation test).
-pub const QUERIES: &[(&str, &str)] = &[
-    ("pr.graphql", PR_QUERY),
-    ("thread_comments.graphql", THREAD_COMMENTS_QUERY),
-    ("viewer.graphql", VIEWER_QUERY),
-];
+/// The fixed GraphQL documents, by file name (for the schema validation test). The thread
+/// comment continuations are generated around `thread_comments.graphql`'s fragment by
+/// [`thread_comments_query`].
+pub const QUERIES: &[(&str, &str)] = &[("pr.graphql", PR_QUERY), ("viewer.graphql", VIEWER_QUERY)];
+
+pub use fetch::thread_comments_query;
 
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
 
