@@ -140,7 +140,12 @@ impl Transport {
 
     fn backoff(&self, attempt: u32) -> Duration {
         let factor = 1u32 << attempt.saturating_sub(1).min(6);
-        (self.opts.backoff * factor).min(self.opts.max_backoff)
+        // Checked: a huge PR_SHEPHERD_HTTP_BACKOFF_MS must not overflow into a panic.
+        self.opts
+            .backoff
+            .checked_mul(factor)
+            .unwrap_or(self.opts.max_backoff)
+            .min(self.opts.max_backoff)
     }
 
     /// Sends one request; retries 5xx, timeouts and connection errors with backoff, waits out
