@@ -31,6 +31,16 @@ pub struct Cli {
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
 
+    /// GitHub REST API base (default https://api.github.com; an Enterprise PR URL implies
+    /// https://HOST/api/v3).
+    #[arg(long, global = true, env = "GITHUB_API_URL", value_name = "URL")]
+    pub api_url: Option<String>,
+
+    /// GitHub GraphQL endpoint (default: the REST base + /graphql; https://HOST/api/graphql for
+    /// an Enterprise REST base ending in /api/v3).
+    #[arg(long, global = true, env = "GITHUB_GRAPHQL_URL", value_name = "URL")]
+    pub graphql_url: Option<String>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 
@@ -59,6 +69,18 @@ Seen markers are written only after the listing has been written and flushed wit
     /// Run the six aspect reviewers on an LLM and print the aggregated review.
     #[command(after_help = REVIEW_AFTER_HELP)]
     Review(ReviewArgs),
+    /// Fetch a live PR completely and write it as a fixture file (replay it with `items FILE`).
+    Record(RecordArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// OWNER/REPO#N or a PR URL.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// The fixture file to write.
+    #[arg(long, value_name = "FILE")]
+    pub out: PathBuf,
 }
 
 const REVIEW_AFTER_HELP: &str = "\

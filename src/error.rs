@@ -75,3 +75,13 @@ impl From<crate::source::TargetError> for CliError {
         }
     }
 }
+
+impl From<crate::source::github::GitHubError> for CliError {
+    fn from(e: crate::source::github::GitHubError) -> Self {
+        if e.is_bad_reference() {
+            CliError::Usage(e.to_string())
+        } else {
+            CliError::Runtime(e.to_string())
+        }
+    }
+}

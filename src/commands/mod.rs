@@ -3,6 +3,8 @@
 mod console;
 mod fixture;
 mod items;
+mod live;
+mod record;
 mod review;
 mod state;
 
@@ -17,6 +19,7 @@ use crate::source::Target;
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), CliError> {
+    live::configure(cli.api_url.clone(), cli.graphql_url.clone());
     let state_dir = cli.state_dir.as_deref();
     match cli.command {
         None => {
@@ -32,6 +35,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::State(cmd)) => state::run(cmd, state_dir),
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
         Some(Command::Review(args)) => review::run(args, state_dir).await,
+        Some(Command::Record(args)) => record::run(args).await,
     }
 }
 
@@ -52,9 +56,7 @@ pub(crate) async fn load_snapshot(
                     "--step applies to fixtures with history, not to a live PR",
                 ));
             }
-            Err(CliError::runtime(format!(
-                "{coords}: live GitHub access is not available in this build yet; record or write a fixture and pass its path"
-            )))
+            live::fetch(&coords).await
         }
     }
 }

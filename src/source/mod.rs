@@ -1,6 +1,7 @@
 //! Where snapshots come from: fixture files (offline replay) and live GitHub.
 
 pub mod fixture;
+pub mod github;
 mod jsonpos;
 pub mod synth;
 

@@ -1,0 +1,45 @@
+//! `pr-shepherd record PR --out FILE`: a live PR, fetched completely, written as a fixture.
+
+use crate::cli::RecordArgs;
+use crate::error::CliError;
+use crate::source::{self, Fixture, Target};
+
+pub(super) async fn run(args: RecordArgs) -> Result<(), CliError> {
+    let coords = match source::resolve(Some(&args.pr))? {
+        Target::Live(c) => c,
+        Target::Fixture(_) => {
+            return Err(CliError::usage(format!(
+                "`{}` is a fixture; record takes a live PR (OWNER/REPO#N or a PR URL)",
+                args.pr
+            )));
+        }
+    };
+    let started = std::time::Instant::now();
+    let gh = super::live::client(&coords).await?;
+    let snapshot = gh.fetch_snapshot(&coords).await?;
+    if !snapshot.is_complete() {
+        // A fixture has no notion of "incomplete": replaying it would mark items seen that were
+        // never fetched. Refuse instead.
+        return Err(CliError::runtime(format!(
+            "{coords}: the fetch was incomplete, nothing was written:\n  - {}",
+            snapshot.incomplete.join("\n  - ")
+        )));
+    }
+    // Provenance only: no endpoint, no credential source detail beyond its kind.
+    let recorded = serde_json::json!({
+        "at": chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+        "from": "github",
+        "pr": coords.to_string(),
+        "headSha": snapshot.pr.head_sha,
+    });
+    Fixture::from_snapshot(&snapshot, Some(recorded)).write(&args.out)?;
+    eprintln!(
+        "recorded {coords} to {}: {} items, {} files ({} requests, {:.1}s)",
+        args.out.display(),
+        snapshot.items.len(),
+        snapshot.pr.files.len(),
+        gh.requests(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}

@@ -1,0 +1,486 @@
+//! The HTTP edge: one authenticated request with rate-limit waits and bounded retries.
+//!
+//! Transport is reqwest rather than octocrab's own request methods, on purpose:
+//! - octocrab attaches the `Authorization` header only to relative URIs or `api.github.com`, and
+//!   joins relative URIs onto the REST base path, so GitHub Enterprise's GraphQL endpoint
+//!   (`/api/graphql`, beside `/api/v3`) cannot be reached with credentials from one client;
+//! - its retry layer decides on its own what to retry and how long to wait, while we must read
+//!   `x-ratelimit-*` / `retry-after`, bound and show every wait, and count every request;
+//! - its timeouts are per socket read, not per request.
+//!
+//! octocrab is still used for GitHub App auth (pure-Rust JWT signing, installation-token minting
+//! and refresh), see `auth.rs`.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use reqwest::header::{HeaderMap, HeaderValue};
+use reqwest::{Method, StatusCode};
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::auth::Credentials;
+use super::{FetchOptions, GitHubError, Notice};
+
+/// rustls needs a process-wide crypto provider when reqwest is built without one; ring is pure
+/// Rust plus assembly, no C toolchain libraries. Installing twice is harmless.
+pub(crate) fn install_crypto_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// What `x-ratelimit-*` said on the last answer.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RateLimit {
+    pub limit: Option<u64>,
+    pub remaining: Option<u64>,
+    pub reset: Option<DateTime<Utc>>,
+    pub resource: Option<String>,
+}
+
+impl RateLimit {
+    pub fn from_headers(h: &HeaderMap) -> RateLimit {
+        let num = |k: &str| {
+            h.get(k)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|s| s.trim().parse::<u64>().ok())
+        };
+        RateLimit {
+            limit: num("x-ratelimit-limit"),
+            remaining: num("x-ratelimit-remaining"),
+            reset: num("x-ratelimit-reset")
+                .and_then(|s| i64::try_from(s).ok())
+                .and_then(|s| DateTime::<Utc>::from_timestamp(s, 0)),
+            resource: h
+                .get("x-ratelimit-resource")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+        }
+    }
+}
+
+/// `retry-after` in seconds (GitHub sends seconds; an HTTP date is not used by its API).
+fn retry_after(h: &HeaderMap) -> Option<Duration> {
+    h.get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|s| s.trim().parse::<u64>().ok())
+        .map(Duration::from_secs)
+}
+
+/// A finished answer: any status that is neither retryable nor 401.
+#[derive(Debug)]
+pub struct RawResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl RawResponse {
+    pub fn json<T: serde::de::DeserializeOwned>(&self, what: &str) -> Result<T, GitHubError> {
+        serde_json::from_slice(&self.body).map_err(|e| {
+            GitHubError::Invalid(format!("{what}: unexpected answer from GitHub: {e}"))
+        })
+    }
+
+    /// GitHub's `message` field of an error body, when there is one.
+    pub fn message(&self) -> String {
+        #[derive(Deserialize)]
+        struct Msg {
+            message: Option<String>,
+        }
+        serde_json::from_slice::<Msg>(&self.body)
+            .ok()
+            .and_then(|m| m.message)
+            .map(|m| crate::sanitize::one_line(&m).chars().take(300).collect())
+            .unwrap_or_else(|| self.status.canonical_reason().unwrap_or("").to_owned())
+    }
+}
+
+/// The transport: reqwest client, credentials, options and the request counter.
+pub(super) struct Transport {
+    http: reqwest::Client,
+    pub(super) creds: Credentials,
+    pub(super) opts: FetchOptions,
+    requests: Arc<AtomicUsize>,
+    last_rate: std::sync::Mutex<Option<RateLimit>>,
+}
+
+impl Transport {
+    pub(super) fn new(creds: Credentials, opts: FetchOptions) -> Result<Transport, GitHubError> {
+        install_crypto_provider();
+        let http = reqwest::Client::builder()
+            .user_agent(concat!("pr-shepherd/", env!("CARGO_PKG_VERSION")))
+            .timeout(opts.timeout)
+            .connect_timeout(opts.timeout.min(Duration::from_secs(10)))
+            .build()
+            .map_err(|e| GitHubError::Config(format!("cannot set up the HTTP client: {e}")))?;
+        Ok(Transport {
+            http,
+            creds,
+            opts,
+            requests: Arc::new(AtomicUsize::new(0)),
+            last_rate: std::sync::Mutex::new(None),
+        })
+    }
+
+    pub(super) fn requests(&self) -> usize {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn last_rate_limit(&self) -> Option<RateLimit> {
+        self.last_rate.lock().ok().and_then(|g| g.clone())
+    }
+
+    fn notify(&self, n: Notice) {
+        if let Some(f) = &self.opts.notify {
+            f(&n);
+        }
+    }
+
+    fn backoff(&self, attempt: u32) -> Duration {
+        let factor = 1u32 << attempt.saturating_sub(1).min(6);
+        // Checked: a huge PR_SHEPHERD_HTTP_BACKOFF_MS must not overflow into a panic.
+        self.opts
+            .backoff
+            .checked_mul(factor)
+            .unwrap_or(self.opts.max_backoff)
+            .min(self.opts.max_backoff)
+    }
+
+    /// Sends one request; retries 5xx, timeouts and connection errors with backoff, waits out
+    /// rate limits (bounded), and turns 401 into [`GitHubError::Unauthorized`]. Every other
+    /// status is returned for the caller to interpret. `what` names the request in messages.
+    pub(super) async fn send(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<RawResponse, GitHubError> {
+        let mut attempt = 0u32;
+        let mut rate_waits = 0u32;
+        loop {
+            attempt += 1;
+            let token = self.creds.bearer().await?;
+            let mut auth =
+                HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+                    GitHubError::Auth(format!(
+                        "the token from {} contains characters that cannot be sent in a header",
+                        self.creds.describe()
+                    ))
+                })?;
+            auth.set_sensitive(true);
+            let mut req = self
+                .http
+                .request(method.clone(), url)
+                .header(reqwest::header::AUTHORIZATION, auth)
+                .header(reqwest::header::ACCEPT, "application/vnd.github+json")
+                .header("x-github-api-version", "2022-11-28");
+            if let Some(b) = body {
+                req = req.json(b);
+            }
+            self.requests.fetch_add(1, Ordering::Relaxed);
+            let outcome = match req.send().await {
+                Ok(resp) => {
+                    let status = resp.status();
+                    let headers = resp.headers().clone();
+                    match resp.bytes().await {
+                        Ok(body) => Ok(RawResponse {
+                            status,
+                            headers,
+                            body: body.to_vec(),
+                        }),
+                        Err(e) => Err(transport_text(&e)),
+                    }
+                }
+                Err(e) => Err(transport_text(&e)),
+            };
+            let resp = match outcome {
+                Ok(r) => r,
+                Err(why) => {
+                    if attempt < self.opts.max_attempts {
+                        let wait = self.backoff(attempt);
+                        self.notify(Notice::Retrying {
+                            what: what.to_owned(),
+                            why,
+                            attempt,
+                            max_attempts: self.opts.max_attempts,
+                            wait,
+                        });
+                        tokio::time::sleep(wait).await;
+                        continue;
+                    }
+                    return Err(GitHubError::Unavailable {
+                        what: what.to_owned(),
+                        why: format!("{why} ({attempt} attempts)"),
+                    });
+                }
+            };
+            let rate = RateLimit::from_headers(&resp.headers);
+            if rate != RateLimit::default()
+                && let Ok(mut g) = self.last_rate.lock()
+            {
+                *g = Some(rate.clone());
+            }
+            let status = resp.status;
+            if status == StatusCode::UNAUTHORIZED {
+                return Err(GitHubError::Unauthorized {
+                    from: self.creds.describe(),
+                    message: resp.message(),
+                });
+            }
+            if is_rate_limited(&resp, &rate) {
+                let wait = rate_limit_wait(&resp.headers, &rate);
+                if rate_waits >= 3 || wait > self.opts.max_rate_limit_wait {
+                    return Err(GitHubError::RateLimited {
+                        what: what.to_owned(),
+                        reset: rate.reset,
+                        wait,
+                    });
+                }
+                rate_waits += 1;
+                attempt -= 1; // a rate-limit wait is bounded on its own, not as a failure
+                self.notify(Notice::RateLimited {
+                    what: what.to_owned(),
+                    wait,
+                    reset: rate.reset,
+                });
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            if status.is_server_error() {
+                if attempt < self.opts.max_attempts {
+                    let wait = retry_after(&resp.headers)
+                        .filter(|w| *w <= self.opts.max_backoff)
+                        .unwrap_or_else(|| self.backoff(attempt));
+                    self.notify(Notice::Retrying {
+                        what: what.to_owned(),
+                        why: format!("HTTP {}", status.as_u16()),
+                        attempt,
+                        max_attempts: self.opts.max_attempts,
+                        wait,
+                    });
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+                return Err(GitHubError::Unavailable {
+                    what: what.to_owned(),
+                    why: format!("HTTP {} ({attempt} attempts)", status.as_u16()),
+                });
+            }
+            return Ok(resp);
+        }
+    }
+
+    /// A GraphQL request. HTTP-level faults are handled by [`Transport::send`]; an answer whose
+    /// `errors` look transient (no data at all, or GitHub's "something went wrong" / timeout
+    /// kinds) is retried with backoff; the last answer is returned with its errors.
+    pub(super) async fn graphql(
+        &self,
+        url: &str,
+        query: &str,
+        variables: Value,
+        what: &str,
+    ) -> Result<GraphqlReply, GitHubError> {
+        let payload = serde_json::json!({ "query": query, "variables": variables });
+        let mut attempt = 0u32;
+        let mut rate_waits = 0u32;
+        loop {
+            attempt += 1;
+            let resp = self.send(Method::POST, url, Some(&payload), what).await?;
+            if !resp.status.is_success() {
+                return Err(http_error(&resp, what));
+            }
+            let reply: GraphqlReply = resp.json(what)?;
+            // GraphQL's own limit answers 200 with an error of type RATE_LIMITED.
+            if reply
+                .errors
+                .iter()
+                .any(|e| e.kind() == Some("RATE_LIMITED"))
+            {
+                let rate = RateLimit::from_headers(&resp.headers);
+                let wait = rate_limit_wait(&resp.headers, &rate);
+                if rate_waits >= 3 || wait > self.opts.max_rate_limit_wait {
+                    return Err(GitHubError::RateLimited {
+                        what: what.to_owned(),
+                        reset: rate.reset,
+                        wait,
+                    });
+                }
+                rate_waits += 1;
+                attempt -= 1;
+                self.notify(Notice::RateLimited {
+                    what: what.to_owned(),
+                    wait,
+                    reset: rate.reset,
+                });
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            let transient = !reply.errors.is_empty()
+                && (reply.data.is_none() || reply.errors.iter().all(GraphqlError::is_transient));
+            if transient && attempt < self.opts.max_attempts {
+                let wait = self.backoff(attempt);
+                self.notify(Notice::Retrying {
+                    what: what.to_owned(),
+                    why: format!("GraphQL error: {}", reply.errors[0].message_line()),
+                    attempt,
+                    max_attempts: self.opts.max_attempts,
+                    wait,
+                });
+                tokio::time::sleep(wait).await;
+                continue;
+            }
+            return Ok(reply);
+        }
+    }
+}
+
+fn transport_text(e: &reqwest::Error) -> String {
+    // reqwest's text names the URL (no credentials in it) and the cause.
+    if e.is_timeout() {
+        "timed out".to_owned()
+    } else if e.is_connect() {
+        format!("cannot connect: {}", root_cause(e))
+    } else {
+        root_cause(e)
+    }
+}
+
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut cur: &(dyn std::error::Error + 'static) = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+fn is_rate_limited(resp: &RawResponse, rate: &RateLimit) -> bool {
+    match resp.status.as_u16() {
+        429 => true,
+        403 => {
+            rate.remaining == Some(0)
+                || resp.headers.contains_key("retry-after")
+                || resp.message().to_ascii_lowercase().contains("rate limit")
+        }
+        _ => false,
+    }
+}
+
+/// GitHub's documented order: `retry-after`, else until `x-ratelimit-reset` when nothing is
+/// left, else one minute (secondary limits without a hint).
+fn rate_limit_wait(h: &HeaderMap, rate: &RateLimit) -> Duration {
+    if let Some(w) = retry_after(h) {
+        return w;
+    }
+    if rate.remaining == Some(0)
+        && let Some(reset) = rate.reset
+    {
+        let secs = (reset - Utc::now()).num_seconds().max(0);
+        return Duration::from_secs(u64::try_from(secs).unwrap_or(0) + 1);
+    }
+    Duration::from_secs(60)
+}
+
+/// An answer that is not a success, as an error naming the request.
+pub(super) fn http_error(resp: &RawResponse, what: &str) -> GitHubError {
+    let message = resp.message();
+    match resp.status.as_u16() {
+        404 => GitHubError::NotFound(format!("{what}: not found ({message})")),
+        403 => GitHubError::Forbidden(format!("{what}: {message}")),
+        s => GitHubError::Http {
+            what: what.to_owned(),
+            status: s,
+            message,
+        },
+    }
+}
+
+/// A GraphQL answer: `data` may be present together with `errors` (a partial answer).
+#[derive(Debug, Deserialize)]
+pub struct GraphqlReply {
+    #[serde(default)]
+    pub data: Option<Value>,
+    #[serde(default)]
+    pub errors: Vec<GraphqlError>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct GraphqlError {
+    #[serde(default)]
+    pub message: String,
+    /// GitHub's error kind: NOT_FOUND, FORBIDDEN, RATE_LIMITED, …
+    #[serde(rename = "type", default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub path: Vec<Value>,
+}
+
+impl GraphqlError {
+    pub fn kind(&self) -> Option<&str> {
+        self.kind.as_deref()
+    }
+
+    /// The path as `repository.pullRequest.reviews`.
+    pub fn path_text(&self) -> String {
+        self.path
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join(".")
+    }
+
+    pub fn message_line(&self) -> String {
+        crate::sanitize::one_line(&self.message)
+            .chars()
+            .take(300)
+            .collect()
+    }
+
+    fn is_transient(&self) -> bool {
+        match self.kind() {
+            Some("NOT_FOUND" | "FORBIDDEN" | "INSUFFICIENT_SCOPES" | "UNPROCESSABLE") => false,
+            Some(_) => true,
+            None => {
+                let m = self.message.to_ascii_lowercase();
+                m.contains("something went wrong") || m.contains("timeout")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_rate_limit_headers() {
+        let mut h = HeaderMap::new();
+        h.insert("x-ratelimit-limit", HeaderValue::from_static("5000"));
+        h.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
+        h.insert("x-ratelimit-reset", HeaderValue::from_static("1700000000"));
+        h.insert("x-ratelimit-resource", HeaderValue::from_static("graphql"));
+        let r = RateLimit::from_headers(&h);
+        assert_eq!(r.limit, Some(5000));
+        assert_eq!(r.remaining, Some(0));
+        assert_eq!(r.reset.map(|d| d.timestamp()), Some(1_700_000_000));
+        assert_eq!(r.resource.as_deref(), Some("graphql"));
+        // Reset in the past: wait at least a second, never negative.
+        assert_eq!(rate_limit_wait(&h, &r), Duration::from_secs(1));
+        h.insert("retry-after", HeaderValue::from_static("7"));
+        assert_eq!(rate_limit_wait(&h, &r), Duration::from_secs(7));
+    }
+
+    #[test]
+    fn secondary_limit_without_hints_waits_a_minute() {
+        let h = HeaderMap::new();
+        assert_eq!(
+            rate_limit_wait(&h, &RateLimit::default()),
+            Duration::from_secs(60)
+        );
+    }
+}

@@ -1,0 +1,503 @@
+//! The live GitHub source: a complete, paginated fetch of a PR into a [`Snapshot`].
+//!
+//! - `auth.rs`: where credentials come from (env tokens, a GitHub App, `gh auth token`).
+//! - `client.rs`: one request with rate-limit waits and bounded retries; the request counter.
+//! - `fetch.rs`: the fetch plan (GraphQL pages, nested thread comments, REST files) and the
+//!   mapping of GitHub's answers onto the snapshot model.
+//! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
+//!   `tests/github_schema.rs`.
+//!
+//! [`GitHub`] is meant to be reused by everything that talks to GitHub (the identity of the
+//! current credentials, creating or updating one comment, membership checks) through its small
+//! typed REST helpers.
+
+pub mod auth;
+pub mod client;
+mod fetch;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use reqwest::{Method, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use thiserror::Error;
+
+pub use auth::{AuthEnv, Credentials, Secret};
+pub use client::{GraphqlError, GraphqlReply, RateLimit, RawResponse};
+
+use crate::pr::{PrCoords, Snapshot};
+
+pub(crate) const PR_QUERY: &str = include_str!("queries/pr.graphql");
+pub(crate) const THREAD_COMMENTS_FRAGMENT: &str = include_str!("queries/thread_comments.graphql");
+pub(crate) const VIEWER_QUERY: &str = include_str!("queries/viewer.graphql");
+
+/// The fixed GraphQL documents, by file name (for the schema validation test). The thread
+/// comment continuations are generated around `thread_comments.graphql`'s fragment by
+/// [`thread_comments_query`].
+pub const QUERIES: &[(&str, &str)] = &[("pr.graphql", PR_QUERY), ("viewer.graphql", VIEWER_QUERY)];
+
+pub use fetch::thread_comments_query;
+
+pub const DEFAULT_API_URL: &str = "https://api.github.com";
+
+/// Everything that can go wrong talking to GitHub. No variant ever carries a credential.
+#[derive(Debug, Error)]
+pub enum GitHubError {
+    #[error("no GitHub credentials found; tried, in order: {}.\nSet GH_TOKEN (or GITHUB_TOKEN), configure a GitHub App (GH_APP_ID, GH_APP_PRIVATE_KEY, GH_APP_INSTALLATION_ID), or run `gh auth login`.", tried.join("; "))]
+    NoCredentials { tried: Vec<String> },
+    #[error(
+        "GitHub rejected the credentials from {from} (401: {message}).\nCredentials are taken from the first of: GH_TOKEN, GITHUB_TOKEN, a GitHub App (GH_APP_*), `gh auth token`; fix or replace that one."
+    )]
+    Unauthorized { from: String, message: String },
+    #[error("{0}")]
+    Auth(String),
+    #[error("{0}")]
+    Config(String),
+    /// The repository or PR does not exist, or the credentials cannot see it.
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    NotAPullRequest(String),
+    #[error("no permission: {0}")]
+    Forbidden(String),
+    #[error("{what}: GitHub's rate limit is exhausted{}; waiting {}s would exceed the bound (PR_SHEPHERD_HTTP_MAX_WAIT_S)", reset.map(|r| format!(" until {}", r.format("%H:%M:%S UTC"))).unwrap_or_default(), wait.as_secs())]
+    RateLimited {
+        what: String,
+        reset: Option<DateTime<Utc>>,
+        wait: Duration,
+    },
+    /// 5xx, timeouts or connection failures that outlasted every retry.
+    #[error("{what}: GitHub is unavailable: {why}")]
+    Unavailable { what: String, why: String },
+    #[error("{what}: GitHub answered HTTP {status}: {message}")]
+    Http {
+        what: String,
+        status: u16,
+        message: String,
+    },
+    #[error("{0}")]
+    Graphql(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl GitHubError {
+    /// True when the PR reference itself is wrong (exit code 2), not the environment.
+    pub fn is_bad_reference(&self) -> bool {
+        matches!(
+            self,
+            GitHubError::NotFound(_) | GitHubError::NotAPullRequest(_) | GitHubError::Config(_)
+        )
+    }
+}
+
+/// Something the user should see while a fetch waits (stderr in the CLI, the status line in the
+/// console).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    RateLimited {
+        what: String,
+        wait: Duration,
+        reset: Option<DateTime<Utc>>,
+    },
+    Retrying {
+        what: String,
+        why: String,
+        attempt: u32,
+        max_attempts: u32,
+        wait: Duration,
+    },
+}
+
+impl std::fmt::Display for Notice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Notice::RateLimited { what, wait, reset } => write!(
+                f,
+                "GitHub rate limit reached ({what}); waiting {:.1}s{}",
+                wait.as_secs_f64(),
+                reset
+                    .map(|r| format!(" (resets at {})", r.format("%H:%M:%S UTC")))
+                    .unwrap_or_default()
+            ),
+            Notice::Retrying {
+                what,
+                why,
+                attempt,
+                max_attempts,
+                wait,
+            } => write!(
+                f,
+                "{what}: {why}; retrying in {:.1}s (attempt {}/{max_attempts})",
+                wait.as_secs_f64(),
+                attempt + 1
+            ),
+        }
+    }
+}
+
+pub type NoticeSink = Arc<dyn Fn(&Notice) + Send + Sync>;
+
+/// Retry, wait and concurrency bounds.
+#[derive(Clone)]
+pub struct FetchOptions {
+    /// Attempts per request for 5xx, timeouts and connection errors (1 = no retry).
+    pub max_attempts: u32,
+    /// First backoff; doubles per attempt up to `max_backoff`.
+    pub backoff: Duration,
+    pub max_backoff: Duration,
+    /// The longest single rate-limit wait; a longer one fails with the reset time.
+    pub max_rate_limit_wait: Duration,
+    /// Per request, connect to last byte.
+    pub timeout: Duration,
+    /// Nested thread-comment pages fetched at once.
+    pub concurrency: usize,
+    pub notify: Option<NoticeSink>,
+}
+
+impl Default for FetchOptions {
+    fn default() -> Self {
+        FetchOptions {
+            max_attempts: 4,
+            backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(8),
+            max_rate_limit_wait: Duration::from_secs(90),
+            timeout: Duration::from_secs(30),
+            concurrency: 4,
+            notify: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for FetchOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FetchOptions")
+            .field("max_attempts", &self.max_attempts)
+            .field("backoff", &self.backoff)
+            .field("max_rate_limit_wait", &self.max_rate_limit_wait)
+            .field("timeout", &self.timeout)
+            .field("concurrency", &self.concurrency)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FetchOptions {
+    /// Defaults, tuned by `PR_SHEPHERD_HTTP_BACKOFF_MS`, `PR_SHEPHERD_HTTP_MAX_WAIT_S`,
+    /// `PR_SHEPHERD_HTTP_TIMEOUT_S` and `PR_SHEPHERD_HTTP_ATTEMPTS`; notices go to stderr.
+    pub fn from_env() -> FetchOptions {
+        let num = |k: &str| {
+            std::env::var(k)
+                .ok()
+                .and_then(|v| v.trim().parse::<u64>().ok())
+        };
+        let mut o = FetchOptions::default();
+        if let Some(ms) = num("PR_SHEPHERD_HTTP_BACKOFF_MS") {
+            o.backoff = Duration::from_millis(ms);
+            o.max_backoff = o.max_backoff.max(o.backoff);
+        }
+        if let Some(s) = num("PR_SHEPHERD_HTTP_MAX_WAIT_S") {
+            o.max_rate_limit_wait = Duration::from_secs(s);
+        }
+        if let Some(s) = num("PR_SHEPHERD_HTTP_TIMEOUT_S") {
+            o.timeout = Duration::from_secs(s.max(1));
+        }
+        if let Some(n) = num("PR_SHEPHERD_HTTP_ATTEMPTS") {
+            o.max_attempts = u32::try_from(n.clamp(1, 10)).unwrap_or(4);
+        }
+        o.notify = Some(Arc::new(|n: &Notice| eprintln!("note: {n}")));
+        o
+    }
+}
+
+/// Where the REST and GraphQL APIs are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endpoints {
+    /// REST base without a trailing slash (`https://api.github.com`, `https://HOST/api/v3`).
+    pub api: String,
+    pub graphql: String,
+}
+
+impl Endpoints {
+    /// Explicit URLs win (`--api-url`/`GITHUB_API_URL`, `--graphql-url`/`GITHUB_GRAPHQL_URL`);
+    /// else an Enterprise host of the PR URL gives `https://HOST/api/v3` and
+    /// `https://HOST/api/graphql`; else github.com. GraphQL defaults to the REST base +
+    /// `/graphql`, except that a REST base ending in `/api/v3` (Enterprise) pairs with
+    /// `/api/graphql`.
+    pub fn resolve(
+        api_url: Option<&str>,
+        graphql_url: Option<&str>,
+        host: Option<&str>,
+    ) -> Result<Endpoints, GitHubError> {
+        let clean = |u: &str, what: &str| -> Result<String, GitHubError> {
+            let u = u.trim().trim_end_matches('/');
+            if (u.starts_with("https://") || u.starts_with("http://"))
+                && reqwest::Url::parse(u).is_ok()
+            {
+                Ok(u.to_owned())
+            } else {
+                Err(GitHubError::Config(format!(
+                    "{what} `{}` is not an http(s) URL",
+                    crate::sanitize::one_line(u)
+                )))
+            }
+        };
+        let api = match (api_url.filter(|s| !s.trim().is_empty()), host) {
+            (Some(u), _) => clean(u, "the API URL")?,
+            (None, Some(h)) => clean(&format!("https://{h}/api/v3"), "the Enterprise host")?,
+            (None, None) => DEFAULT_API_URL.to_owned(),
+        };
+        let graphql = match graphql_url.filter(|s| !s.trim().is_empty()) {
+            Some(u) => clean(u, "the GraphQL URL")?,
+            None => match api.strip_suffix("/api/v3") {
+                Some(root) => format!("{root}/api/graphql"),
+                None => format!("{api}/graphql"),
+            },
+        };
+        Ok(Endpoints { api, graphql })
+    }
+
+    /// A REST URL for `path` (which starts with `/`).
+    pub fn rest(&self, path: &str) -> String {
+        format!("{}{path}", self.api)
+    }
+}
+
+/// A GitHub client bound to one host's endpoints and one set of credentials.
+pub struct GitHub {
+    endpoints: Endpoints,
+    host: Option<String>,
+    transport: client::Transport,
+}
+
+impl GitHub {
+    pub fn new(
+        endpoints: Endpoints,
+        host: Option<String>,
+        creds: Credentials,
+        opts: FetchOptions,
+    ) -> Result<GitHub, GitHubError> {
+        Ok(GitHub {
+            endpoints,
+            host,
+            transport: client::Transport::new(creds, opts)?,
+        })
+    }
+
+    /// Endpoints from flags/env and the PR's host; credentials from the process environment.
+    pub async fn from_env(
+        api_url: Option<&str>,
+        graphql_url: Option<&str>,
+        host: Option<&str>,
+        opts: FetchOptions,
+    ) -> Result<GitHub, GitHubError> {
+        let endpoints = Endpoints::resolve(api_url, graphql_url, host)?;
+        let creds = auth::resolve(&AuthEnv::from_process(), &endpoints.api, host).await?;
+        GitHub::new(endpoints, host.map(str::to_owned), creds, opts)
+    }
+
+    pub fn endpoints(&self) -> &Endpoints {
+        &self.endpoints
+    }
+
+    /// The Enterprise web host, if any (None for github.com).
+    pub fn host(&self) -> Option<&str> {
+        self.host.as_deref()
+    }
+
+    /// Where the credentials came from ("GH_TOKEN", "GitHub App 12", …).
+    pub fn credentials_source(&self) -> String {
+        self.transport.creds.describe()
+    }
+
+    /// HTTP requests sent so far (retries included).
+    pub fn requests(&self) -> usize {
+        self.transport.requests()
+    }
+
+    /// The `x-ratelimit-*` values of the last answer that had them.
+    pub fn rate_limit(&self) -> Option<RateLimit> {
+        self.transport.last_rate_limit()
+    }
+
+    /// Fetches the whole PR. Pages that fail for good leave reasons in `snapshot.incomplete`;
+    /// a failure of the very first request (auth, not found, …) is an error.
+    pub async fn fetch_snapshot(&self, coords: &PrCoords) -> Result<Snapshot, GitHubError> {
+        fetch::fetch_snapshot(self, coords).await
+    }
+
+    /// The login of the identity behind the credentials (`name[bot]` for a GitHub App).
+    pub async fn viewer_login(&self) -> Result<String, GitHubError> {
+        if let Credentials::App { app, .. } = &self.transport.creds {
+            #[derive(serde::Deserialize)]
+            struct App {
+                slug: String,
+            }
+            let a: App = app
+                .get("/app", None::<&()>)
+                .await
+                .map_err(|e| GitHubError::Auth(format!("cannot read the GitHub App: {e}")))?;
+            return Ok(format!("{}[bot]", a.slug));
+        }
+        let reply = self
+            .graphql(VIEWER_QUERY, serde_json::json!({}), "the current identity")
+            .await?;
+        reply
+            .data
+            .as_ref()
+            .and_then(|d| d.pointer("/viewer/login"))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .ok_or_else(|| {
+                GitHubError::Graphql(format!(
+                    "cannot read the current identity: {}",
+                    reply
+                        .errors
+                        .first()
+                        .map(GraphqlError::message_line)
+                        .unwrap_or_default()
+                ))
+            })
+    }
+
+    /// A GraphQL request to this host's endpoint (retries and rate limits handled).
+    pub async fn graphql(
+        &self,
+        query: &str,
+        variables: Value,
+        what: &str,
+    ) -> Result<GraphqlReply, GitHubError> {
+        self.transport
+            .graphql(&self.endpoints.graphql, query, variables, what)
+            .await
+    }
+
+    /// A REST request to `path` under the API base; any final status is returned.
+    pub async fn rest_raw(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<RawResponse, GitHubError> {
+        self.transport
+            .send(method, &self.endpoints.rest(path), body, what)
+            .await
+    }
+
+    /// GET `path` and decode a 2xx answer; 404/403/other statuses become errors.
+    pub async fn get_json<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        what: &str,
+    ) -> Result<T, GitHubError> {
+        self.json_call(Method::GET, path, None, what).await
+    }
+
+    /// POST a JSON body to `path` and decode the 2xx answer.
+    pub async fn post_json<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+        what: &str,
+    ) -> Result<T, GitHubError> {
+        let body = serde_json::to_value(body)
+            .map_err(|e| GitHubError::Invalid(format!("{what}: cannot encode the request: {e}")))?;
+        self.json_call(Method::POST, path, Some(&body), what).await
+    }
+
+    /// PATCH a JSON body to `path` and decode the 2xx answer.
+    pub async fn patch_json<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+        what: &str,
+    ) -> Result<T, GitHubError> {
+        let body = serde_json::to_value(body)
+            .map_err(|e| GitHubError::Invalid(format!("{what}: cannot encode the request: {e}")))?;
+        self.json_call(Method::PATCH, path, Some(&body), what).await
+    }
+
+    /// Every page of a REST list (`per_page=100` in `path` is up to the caller), following
+    /// `Link: rel="next"`; at most `max_pages` pages, more is an error.
+    pub async fn get_all<T: DeserializeOwned>(
+        &self,
+        path: &str,
+        max_pages: usize,
+        what: &str,
+    ) -> Result<Vec<T>, GitHubError> {
+        fetch::get_all(self, path, max_pages, what).await
+    }
+
+    /// The status of a GET (e.g. 204 / 404 for `GET /orgs/{org}/members/{login}`).
+    pub async fn get_status(&self, path: &str, what: &str) -> Result<StatusCode, GitHubError> {
+        Ok(self.rest_raw(Method::GET, path, None, what).await?.status)
+    }
+
+    async fn json_call<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<T, GitHubError> {
+        let resp = self.rest_raw(method, path, body, what).await?;
+        if !resp.status.is_success() {
+            return Err(client::http_error(&resp, what));
+        }
+        resp.json(what)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endpoints_default_to_github_com() {
+        let e = Endpoints::resolve(None, None, None).unwrap();
+        assert_eq!(e.api, "https://api.github.com");
+        assert_eq!(e.graphql, "https://api.github.com/graphql");
+    }
+
+    #[test]
+    fn enterprise_host_without_urls() {
+        let e = Endpoints::resolve(None, None, Some("ghe.example.com")).unwrap();
+        assert_eq!(e.api, "https://ghe.example.com/api/v3");
+        assert_eq!(e.graphql, "https://ghe.example.com/api/graphql");
+    }
+
+    #[test]
+    fn explicit_urls_win() {
+        let e = Endpoints::resolve(
+            Some("http://127.0.0.1:9/api/v3/"),
+            None,
+            Some("ghe.example.com"),
+        )
+        .unwrap();
+        assert_eq!(e.api, "http://127.0.0.1:9/api/v3");
+        assert_eq!(e.graphql, "http://127.0.0.1:9/api/graphql");
+        let e = Endpoints::resolve(Some("http://x"), Some("http://y/gql"), None).unwrap();
+        assert_eq!(e.graphql, "http://y/gql");
+        let e = Endpoints::resolve(Some("http://x/base"), None, None).unwrap();
+        assert_eq!(e.graphql, "http://x/base/graphql");
+        assert!(Endpoints::resolve(Some("ftp://x"), None, None).is_err());
+    }
+
+    proptest::proptest! {
+        /// Any flag values: never a panic, and what comes out is an http(s) URL pair with no
+        /// trailing slash.
+        #[test]
+        fn resolve_never_panics(api in proptest::option::of(".{0,40}"),
+                                gql in proptest::option::of(".{0,40}"),
+                                host in proptest::option::of("[a-z0-9.-]{1,20}")) {
+            if let Ok(e) = Endpoints::resolve(api.as_deref(), gql.as_deref(), host.as_deref()) {
+                proptest::prop_assert!(e.api.starts_with("http://") || e.api.starts_with("https://"));
+                proptest::prop_assert!(e.graphql.starts_with("http://") || e.graphql.starts_with("https://"));
+                proptest::prop_assert!(!e.api.ends_with('/'));
+            }
+        }
+    }
+}

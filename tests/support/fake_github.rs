@@ -1,0 +1,575 @@
+//! A loopback GitHub for tests and the fetch measurement: a wiremock responder that serves one
+//! PR in GitHub's real answer shapes (GraphQL `data`/`errors`, `pageInfo` cursors, `__typename`
+//! authors, REST `pulls/{n}/files` with `Link` pagination, `x-ratelimit-*` headers), paging by
+//! the request's own variables, with injectable faults.
+//!
+//! Shapes follow the real samples copied from ../shared/github (cli/cli `gh pr view` fixtures,
+//! triagebot REST recordings) and GitHub's schema.
+
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+pub const OWNER: &str = "octo-org";
+pub const REPO: &str = "hello-world";
+pub const NUMBER: u64 = 42;
+/// A number that is an issue, not a PR.
+pub const ISSUE_NUMBER: u64 = 7;
+
+#[derive(Debug, Clone)]
+pub struct FComment {
+    pub id: String,
+    pub login: String,
+    pub bot: bool,
+    pub association: &'static str,
+    pub body: String,
+    pub created: String,
+    pub edited: Option<String>,
+    pub minimized: Option<&'static str>,
+}
+
+#[derive(Debug, Clone)]
+pub struct FThread {
+    pub id: String,
+    pub path: String,
+    pub line: Option<u32>,
+    pub original_line: u32,
+    pub outdated: bool,
+    pub resolved: bool,
+    pub comments: Vec<FComment>,
+}
+
+#[derive(Debug, Clone)]
+pub struct FReview {
+    pub comment: FComment,
+    pub state: &'static str,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FakePr {
+    pub labels: Vec<String>,
+    pub threads: Vec<FThread>,
+    pub comments: Vec<FComment>,
+    pub reviews: Vec<FReview>,
+    pub files: usize,
+}
+
+fn ts(i: usize) -> String {
+    let base =
+        chrono::DateTime::<chrono::Utc>::from_timestamp(1_717_000_000, 0).unwrap_or_default();
+    (base + chrono::Duration::seconds(i as i64 * 37))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn fcomment(id: String, i: usize, body: String) -> FComment {
+    let logins = ["monalisa", "hubot", "octocat", "mona-lisa", "dependabot"];
+    let login = logins[i % logins.len()].to_owned();
+    FComment {
+        bot: login == "dependabot",
+        association: ["MEMBER", "NONE", "OWNER", "CONTRIBUTOR", "NONE"][i % 5],
+        login,
+        id,
+        body,
+        created: ts(i),
+        edited: (i % 11 == 3).then(|| ts(i + 5)),
+        minimized: None,
+    }
+}
+
+impl FakePr {
+    /// `threads` threads of 2 comments except thread 7 with `big` comments; `comments`
+    /// conversation comments; `reviews` reviews (some minimized, some empty); `files` files.
+    pub fn generate(
+        threads: usize,
+        big: usize,
+        comments: usize,
+        reviews: usize,
+        files: usize,
+    ) -> FakePr {
+        let mut n = 0usize;
+        let mut next = || {
+            n += 1;
+            n
+        };
+        let threads = (0..threads)
+            .map(|t| {
+                let count = if t == 7 { big } else { 2 };
+                let mut cs: Vec<FComment> = (0..count)
+                    .map(|c| {
+                        let i = next();
+                        fcomment(
+                            format!("PRRC_kwDOA{t:04}x{c:04}"),
+                            i,
+                            format!("Thread {t} comment {c}: is this right?"),
+                        )
+                    })
+                    .collect();
+                if t == 3 {
+                    cs[0].minimized = Some("outdated");
+                }
+                FThread {
+                    id: format!("PRRT_kwDOA{t:05}"),
+                    path: format!("src/mod{}.rs", t % 40),
+                    line: (t % 5 != 0).then_some(10 + t as u32),
+                    original_line: 10 + t as u32,
+                    outdated: t % 5 == 0,
+                    resolved: t % 4 == 0,
+                    comments: cs,
+                }
+            })
+            .collect();
+        let comments = (0..comments)
+            .map(|c| {
+                let i = next();
+                let mut fc = fcomment(
+                    format!("IC_kwDOA{c:05}"),
+                    i,
+                    format!("Conversation comment {c}"),
+                );
+                if c == 2 {
+                    fc.minimized = Some("spam");
+                }
+                fc
+            })
+            .collect();
+        let reviews = (0..reviews)
+            .map(|r| {
+                let i = next();
+                let body = if r % 3 == 0 {
+                    String::new()
+                } else {
+                    format!("Review {r}")
+                };
+                let mut fc = fcomment(format!("PRR_kwDOA{r:05}"), i, body);
+                if r == 1 || r == 4 {
+                    fc.minimized = Some("OFF_TOPIC");
+                }
+                FReview {
+                    comment: fc,
+                    state: ["COMMENTED", "APPROVED", "CHANGES_REQUESTED", "DISMISSED"][r % 4],
+                }
+            })
+            .collect();
+        FakePr {
+            labels: vec!["shepherd".to_owned(), "bug".to_owned()],
+            threads,
+            comments,
+            reviews,
+            files,
+        }
+    }
+}
+
+/// What the fake saw: one entry per request.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    /// "pr", "thread", "viewer", "files", or "other".
+    pub kind: &'static str,
+    pub variables: Value,
+    pub authorization: Option<String>,
+    pub path: String,
+}
+
+/// Decides a fault for request number `n` (0-based, over all requests) of a given kind; `None`
+/// serves normally.
+pub type FaultFn = Box<dyn Fn(usize, &Seen) -> Option<ResponseTemplate> + Send + Sync>;
+
+pub struct State {
+    pub pr: FakePr,
+    /// The server's root URL (for `Link` headers).
+    pub api_base: Mutex<String>,
+    pub seen: Mutex<Vec<Seen>>,
+    pub count: AtomicUsize,
+    pub fault: Mutex<Option<FaultFn>>,
+    /// Errors added to every `pr` answer (partial data) when set.
+    pub partial_reviews_error: Mutex<bool>,
+}
+
+#[derive(Clone)]
+pub struct FakeGitHub {
+    pub state: Arc<State>,
+}
+
+struct Responder(Arc<State>);
+
+impl FakeGitHub {
+    pub fn new(pr: FakePr) -> FakeGitHub {
+        FakeGitHub {
+            state: Arc::new(State {
+                pr,
+                api_base: Mutex::new(String::new()),
+                seen: Mutex::new(Vec::new()),
+                count: AtomicUsize::new(0),
+                fault: Mutex::new(None),
+                partial_reviews_error: Mutex::new(false),
+            }),
+        }
+    }
+
+    /// Mounts the REST base at `api_prefix` ("" or "/api/v3") and GraphQL at `graphql_path`.
+    pub async fn mount(&self, server: &MockServer, api_prefix: &str, graphql_path: &str) {
+        *self.state.api_base.lock().unwrap() = server.uri();
+        Mock::given(method("POST"))
+            .and(path(graphql_path))
+            .respond_with(Responder(self.state.clone()))
+            .mount(server)
+            .await;
+        Mock::given(method("GET"))
+            .and(path_regex(format!(
+                r"^{api_prefix}/repos/[^/]+/[^/]+/pulls/\d+/files$"
+            )))
+            .respond_with(Responder(self.state.clone()))
+            .mount(server)
+            .await;
+    }
+
+    /// A server with github.com's layout (REST at the root, GraphQL at /graphql).
+    pub async fn start(pr: FakePr) -> (MockServer, FakeGitHub) {
+        let server = MockServer::start().await;
+        let fake = FakeGitHub::new(pr);
+        fake.mount(&server, "", "/graphql").await;
+        (server, fake)
+    }
+
+    pub fn set_fault(&self, f: FaultFn) {
+        *self.state.fault.lock().unwrap() = Some(f);
+    }
+
+    pub fn requests(&self) -> usize {
+        self.state.count.load(Ordering::SeqCst)
+    }
+
+    pub fn seen(&self) -> Vec<Seen> {
+        self.state.seen.lock().unwrap().clone()
+    }
+}
+
+fn rate_headers(t: ResponseTemplate, resource: &str, remaining: usize) -> ResponseTemplate {
+    t.insert_header("x-ratelimit-limit", "5000")
+        .insert_header("x-ratelimit-remaining", remaining.to_string().as_str())
+        .insert_header("x-ratelimit-reset", "1893456000")
+        .insert_header("x-ratelimit-used", (5000 - remaining).to_string().as_str())
+        .insert_header("x-ratelimit-resource", resource)
+        .insert_header("x-github-media-type", "github.v3; format=json")
+}
+
+impl Respond for Responder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let st = &self.0;
+        let n = st.count.fetch_add(1, Ordering::SeqCst);
+        let authorization = req
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let is_files = req.url.path().ends_with("/files");
+        let body: Value = if is_files {
+            Value::Null
+        } else {
+            req.body_json().unwrap_or(Value::Null)
+        };
+        let query = body.get("query").and_then(Value::as_str).unwrap_or("");
+        let kind = if is_files {
+            "files"
+        } else if query.contains("query PullRequest") {
+            "pr"
+        } else if query.contains("query ThreadComments") {
+            "thread"
+        } else if query.contains("query Viewer") {
+            "viewer"
+        } else {
+            "other"
+        };
+        let variables = if is_files {
+            json!({"page": page_of(req)})
+        } else {
+            body.get("variables").cloned().unwrap_or(Value::Null)
+        };
+        let seen = Seen {
+            kind,
+            variables,
+            authorization,
+            path: req.url.path().to_owned(),
+        };
+        st.seen.lock().unwrap().push(seen.clone());
+        if let Some(f) = st.fault.lock().unwrap().as_ref()
+            && let Some(t) = f(n, &seen)
+        {
+            return t;
+        }
+        let remaining = 5000usize.saturating_sub(n + 1);
+        match kind {
+            "files" => rate_headers(files(st, req), "core", remaining),
+            "pr" => rate_headers(
+                ResponseTemplate::new(200).set_body_json(pr_answer(st, &seen.variables)),
+                "graphql",
+                remaining,
+            ),
+            "thread" => rate_headers(
+                ResponseTemplate::new(200).set_body_json(thread_answer(st, &seen.variables)),
+                "graphql",
+                remaining,
+            ),
+            "viewer" => ResponseTemplate::new(200)
+                .set_body_json(json!({"data": {"viewer": {"login": "monalisa"}}})),
+            _ => ResponseTemplate::new(400)
+                .set_body_json(json!({"message": "Problems parsing JSON"})),
+        }
+    }
+}
+
+fn page_of(req: &Request) -> usize {
+    req.url
+        .query_pairs()
+        .find(|(k, _)| k == "page")
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(1)
+}
+
+fn files(st: &State, req: &Request) -> ResponseTemplate {
+    let page = page_of(req);
+    let per = 100usize;
+    let total = st.pr.files;
+    let start = (page - 1) * per;
+    let list: Vec<Value> = (start..total.min(start + per))
+        .map(|i| {
+            let name = format!("src/mod{i}.rs");
+            json!({
+                "sha": format!("{:040x}", i + 1),
+                "filename": name,
+                "status": if i % 10 == 9 { "renamed" } else { "modified" },
+                "additions": 3,
+                "deletions": 1,
+                "changes": 4,
+                "blob_url": format!("https://github.com/{OWNER}/{REPO}/blob/abc/{name}"),
+                "raw_url": format!("https://github.com/{OWNER}/{REPO}/raw/abc/{name}"),
+                "contents_url": format!("https://api.github.com/repos/{OWNER}/{REPO}/contents/{name}?ref=abc"),
+                "patch": format!("@@ -1,2 +1,4 @@\n fn f{i}() {{\n-    old();\n+    new();\n+    more();\n+    again();\n }}"),
+                "previous_filename": if i % 10 == 9 { Value::String(format!("src/old{i}.rs")) } else { Value::Null },
+            })
+        })
+        .map(|mut v| {
+            if v["previous_filename"].is_null() {
+                v.as_object_mut().unwrap().remove("previous_filename");
+            }
+            v
+        })
+        .collect();
+    let pages = total.div_ceil(per).max(1);
+    let root = st.api_base.lock().unwrap().clone();
+    let mut t = ResponseTemplate::new(200).set_body_json(list);
+    if page < pages {
+        let path = req.url.path();
+        let next = format!(
+            "<{root}{path}?per_page=100&page={}>; rel=\"next\", <{root}{path}?per_page=100&page={pages}>; rel=\"last\"",
+            page + 1
+        );
+        t = t.insert_header("link", next.as_str());
+    }
+    t
+}
+
+fn cursor(offset: usize) -> String {
+    format!("Y3Vyc29yOnYyOpHO{offset:08}")
+}
+
+fn offset(c: &Value) -> usize {
+    c.as_str()
+        .and_then(|s| s.strip_prefix("Y3Vyc29yOnYyOpHO"))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+fn actor(c: &FComment) -> Value {
+    json!({"__typename": if c.bot { "Bot" } else { "User" }, "login": c.login})
+}
+
+fn comment_json(c: &FComment, thread: bool) -> Value {
+    let mut v = json!({
+        "id": c.id,
+        "author": actor(c),
+        "authorAssociation": c.association,
+        "createdAt": c.created,
+        "lastEditedAt": c.edited,
+        "url": format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#{}", if thread { format!("discussion_r{}", c.id.len()) } else { format!("issuecomment-{}", c.id.len()) }),
+        "body": c.body,
+        "isMinimized": c.minimized.is_some(),
+        "minimizedReason": c.minimized,
+    });
+    if thread {
+        v["diffHunk"] = json!("@@ -10,6 +10,8 @@ fn main() {\n     let x = 1;\n+    let y = 2;");
+    }
+    v
+}
+
+fn page<T>(all: &[T], after: &Value, f: impl Fn(&T) -> Value) -> Value {
+    let start = offset(after).min(all.len());
+    let end = (start + 100).min(all.len());
+    json!({
+        "pageInfo": {"hasNextPage": end < all.len(), "endCursor": if end > start { Value::String(cursor(end)) } else { Value::Null }},
+        "nodes": all[start..end].iter().map(f).collect::<Vec<_>>(),
+    })
+}
+
+fn thread_json(t: &FThread) -> Value {
+    json!({
+        "id": t.id,
+        "isResolved": t.resolved,
+        "isOutdated": t.outdated,
+        "path": t.path,
+        "line": t.line,
+        "originalLine": t.original_line,
+        "comments": page(&t.comments, &Value::Null, |c| comment_json(c, true)),
+    })
+}
+
+fn rate_limit() -> Value {
+    json!({"cost": 1, "remaining": 4990, "resetAt": "2030-01-01T00:00:00Z"})
+}
+
+fn pr_answer(st: &State, v: &Value) -> Value {
+    let pr = &st.pr;
+    let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+    if v["owner"] != OWNER || v["repo"] != REPO {
+        return json!({
+            "data": {"rateLimit": rate_limit(), "repository": null},
+            "errors": [{
+                "type": "NOT_FOUND",
+                "path": ["repository"],
+                "locations": [{"line": 22, "column": 3}],
+                "message": format!("Could not resolve to a Repository with the name '{}/{}'.", v["owner"].as_str().unwrap_or(""), v["repo"].as_str().unwrap_or("")),
+            }]
+        });
+    }
+    let number = v["number"].as_u64().unwrap_or(0);
+    if number != NUMBER {
+        let mut repo = json!({"pullRequest": null});
+        if flag("withMeta") {
+            repo["issueOrPullRequest"] = if number == ISSUE_NUMBER {
+                json!({"__typename": "Issue"})
+            } else {
+                Value::Null
+            };
+        }
+        return json!({
+            "data": {"rateLimit": rate_limit(), "repository": repo},
+            "errors": [{
+                "type": "NOT_FOUND",
+                "path": ["repository", "pullRequest"],
+                "locations": [{"line": 27, "column": 5}],
+                "message": format!("Could not resolve to a PullRequest with the number of {number}."),
+            }]
+        });
+    }
+    let mut p = json!({"id": "PR_kwDOA0000042", "number": NUMBER});
+    if flag("withMeta") {
+        let m = p.as_object_mut().unwrap();
+        m.insert("title".into(), json!("Add the frobnicator"));
+        m.insert("body".into(), json!("This adds it.\n\nCloses #7."));
+        m.insert(
+            "url".into(),
+            json!(format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}")),
+        );
+        m.insert("isDraft".into(), json!(false));
+        m.insert("state".into(), json!("OPEN"));
+        m.insert("baseRefName".into(), json!("main"));
+        m.insert("headRefName".into(), json!("frob"));
+        m.insert(
+            "baseRefOid".into(),
+            json!("9fceb02d0ae598e95dc970b74767f19372d61af8"),
+        );
+        m.insert(
+            "headRefOid".into(),
+            json!("6dcb09b5b57875f334f61aebed695e2e4193db5e"),
+        );
+        m.insert(
+            "author".into(),
+            json!({"__typename": "User", "login": "octocat"}),
+        );
+        m.insert("authorAssociation".into(), json!("CONTRIBUTOR"));
+    }
+    if flag("withLabels") {
+        p["labels"] = page(&pr.labels, &v["labelsAfter"], |l| json!({"name": l}));
+    }
+    if flag("withThreads") {
+        p["reviewThreads"] = page(&pr.threads, &v["threadsAfter"], thread_json);
+    }
+    if flag("withComments") {
+        p["comments"] = page(&pr.comments, &v["commentsAfter"], |c| {
+            comment_json(c, false)
+        });
+    }
+    let mut errors = Vec::new();
+    if flag("withReviews") {
+        if *st.partial_reviews_error.lock().unwrap() {
+            p["reviews"] = Value::Null;
+            errors.push(json!({
+                "type": "SERVICE_UNAVAILABLE",
+                "path": ["repository", "pullRequest", "reviews"],
+                "locations": [{"line": 80, "column": 7}],
+                "message": "Something went wrong while executing your query. This may be the result of a timeout, or it could be a GitHub bug.",
+            }));
+        } else {
+            p["reviews"] = page(&pr.reviews, &v["reviewsAfter"], |r| {
+                let mut c = comment_json(&r.comment, false);
+                c["state"] = json!(r.state);
+                c["submittedAt"] = json!(r.comment.created);
+                c["url"] = json!(format!(
+                    "https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#pullrequestreview-{}",
+                    r.comment.id.len()
+                ));
+                c
+            });
+        }
+    }
+    let mut repo = json!({"pullRequest": p});
+    if flag("withMeta") {
+        repo["issueOrPullRequest"] = json!({"__typename": "PullRequest"});
+    }
+    let mut out = json!({"data": {"rateLimit": rate_limit(), "repository": repo}});
+    if !errors.is_empty() {
+        out["errors"] = Value::Array(errors);
+    }
+    out
+}
+
+fn thread_answer(st: &State, v: &Value) -> Value {
+    // One aliased `tI: node(id: $idI)` per thread of the batch.
+    let mut data = serde_json::Map::new();
+    data.insert("rateLimit".into(), rate_limit());
+    let mut errors = Vec::new();
+    for i in 0.. {
+        let Some(id) = v.get(format!("id{i}")).and_then(Value::as_str) else {
+            break;
+        };
+        let after = v.get(format!("after{i}")).cloned().unwrap_or(Value::Null);
+        match st.pr.threads.iter().find(|t| t.id == id) {
+            Some(t) => {
+                data.insert(
+                    format!("t{i}"),
+                    json!({
+                        "__typename": "PullRequestReviewThread",
+                        "comments": page(&t.comments, &after, |c| comment_json(c, true)),
+                    }),
+                );
+            }
+            None => {
+                data.insert(format!("t{i}"), Value::Null);
+                errors.push(json!({
+                    "type": "NOT_FOUND", "path": [format!("t{i}")],
+                    "message": format!("Could not resolve to a node with the global id of '{id}'")
+                }));
+            }
+        }
+    }
+    let mut out = json!({"data": data});
+    if !errors.is_empty() {
+        out["errors"] = Value::Array(errors);
+    }
+    out
+}
