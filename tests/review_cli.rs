@@ -233,3 +233,79 @@ async fn bad_backend_settings_are_usage_errors() {
     let out = review(state.path(), &["--concurrency", "0"], &[]).await;
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Offline flow of issue 6: a first review posted to the outbox, then an incremental review
+/// after the rebase reads it back, and a second post updates the same comment.
+#[tokio::test]
+async fn posted_review_makes_the_next_one_incremental() {
+    let state = tempfile::tempdir().unwrap();
+    let first = review(state.path(), &["--post", "--format", "json"], &[]).await;
+    assert_eq!(
+        first.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    assert_eq!(v["mode"], "full");
+    assert_eq!(v["posted"]["action"], "created");
+    let outbox = state.path().join("acme-rivet/482/outbox/comment.json");
+    let posted: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&outbox).unwrap()).unwrap();
+    assert!(
+        posted["body"]
+            .as_str()
+            .unwrap()
+            .contains("<!-- pr-shepherd:meta ")
+    );
+
+    let second = review(
+        state.path(),
+        &["--step", "2", "--post", "--format", "json"],
+        &[],
+    )
+    .await;
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(v["mode"], "incremental");
+    assert_eq!(v["posted"]["action"], "updated");
+    let classes: Vec<&str> = v["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["classification"].as_str().unwrap())
+        .collect();
+    assert!(
+        classes.contains(&"new") && classes.contains(&"unchanged"),
+        "{classes:?}"
+    );
+    assert!(v["counts"]["unchanged"].as_u64().unwrap() > 0);
+    assert!(!v["notReported"].as_array().unwrap().is_empty());
+    let body = v["body"].as_str().unwrap();
+    assert!(body.contains("**Mode:** incremental review"));
+    let posted: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&outbox).unwrap()).unwrap();
+    assert_eq!(posted["revisions"], 2, "one comment, updated");
+
+    // --all ignores the earlier review and says so.
+    let full = review(state.path(), &["--step", "2", "--all"], &[]).await;
+    assert!(stdout(&full).contains("**Mode:** full review — requested"));
+
+    // A review that is not posted to a no-shepherd PR says why (exit 1, review still printed).
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = dir.path().join("no.json");
+    std::fs::write(
+        &fixture,
+        pr_shepherd::source::DEMO_FIXTURE.replacen("\"shepherd\"", "\"no-shepherd\"", 1),
+    )
+    .unwrap();
+    let out = review(state.path(), &[fixture.to_str().unwrap(), "--post"], &[]).await;
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).starts_with("## PR Shepherd Review"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no-shepherd"));
+}

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use super::classify::{AddressedBy, Classification, addressed_by_replies, classify};
 use super::findings::Finding;
 use super::prior::{META_VERSION, MetaFinding, PriorReviews, ReviewMeta};
-use super::runner::ReviewRun;
+use super::runner::{AspectState, ReviewRun};
 use crate::policy::Mode;
 use crate::pr::Snapshot;
 
@@ -26,6 +26,9 @@ pub struct Aggregate {
     pub trigger_comment: Option<u64>,
     /// A gate an explicit invocation overrode, stated in the review.
     pub override_note: Option<String>,
+    /// Earlier findings of aspects that did not complete this time (failed, timed out, skipped,
+    /// cancelled): neither confirmed nor cleared, and carried forward in the metadata.
+    pub not_assessed: Vec<MetaFinding>,
 }
 
 /// How the review was asked for.
@@ -82,35 +85,55 @@ pub fn aggregate(
     req: &AggregateRequest,
 ) -> Aggregate {
     let (mode, mode_reason) = choose_mode(prior, req.full);
-    let current: Vec<MetaFinding> = run.findings().map(to_meta).collect();
-    let classification = match mode {
-        Mode::Full => Classification {
-            new: (0..current.len()).collect(),
-            ..Classification::default()
-        },
-        Mode::Incremental => {
-            let replies: HashMap<String, AddressedBy> =
-                addressed_by_replies(snapshot, &req.reply_marker);
-            classify(&current, prior, &replies, &req.console_addressed)
-        }
-    };
-    Aggregate {
-        mode,
-        mode_reason,
-        current,
-        classification,
-        prior_reviews: if mode == Mode::Incremental {
-            prior.own.len()
-        } else {
-            0
-        },
-        lookalikes: prior.lookalikes.len(),
-        trigger_comment: req.trigger_comment,
-        override_note: req.override_note.clone(),
+    let mut agg = Aggregate::first(run);
+    agg.mode_reason = mode_reason;
+    agg.lookalikes = prior.lookalikes.len();
+    agg.trigger_comment = req.trigger_comment;
+    agg.override_note = req.override_note.clone();
+    if mode == Mode::Incremental {
+        let replies: HashMap<String, AddressedBy> =
+            addressed_by_replies(snapshot, &req.reply_marker);
+        agg.mode = mode;
+        agg.classification = classify(&agg.current, prior, &replies, &req.console_addressed);
+        agg.prior_reviews = prior.own.len();
+        // "No longer reported" only means something for an aspect that ran to the end.
+        let completed: Vec<&str> = run
+            .aspects
+            .iter()
+            .filter(|a| a.state == AspectState::Done)
+            .map(|a| a.aspect.as_str())
+            .collect();
+        let (reported, unassessed): (Vec<_>, Vec<_>) =
+            std::mem::take(&mut agg.classification.not_reported)
+                .into_iter()
+                .partition(|f| completed.contains(&f.aspect.as_str()));
+        agg.classification.not_reported = reported;
+        agg.not_assessed = unassessed;
     }
+    agg
 }
 
 impl Aggregate {
+    /// A full review with no earlier reviews: every finding is new.
+    pub fn first(run: &ReviewRun) -> Aggregate {
+        let (mode, mode_reason) = choose_mode(&PriorReviews::default(), false);
+        let current: Vec<MetaFinding> = run.findings().map(to_meta).collect();
+        Aggregate {
+            mode,
+            mode_reason,
+            classification: Classification {
+                new: (0..current.len()).collect(),
+                ..Classification::default()
+            },
+            current,
+            prior_reviews: 0,
+            lookalikes: 0,
+            trigger_comment: None,
+            override_note: None,
+            not_assessed: Vec::new(),
+        }
+    }
+
     /// "new" or "unchanged" for a current finding by index; `None` when it is suppressed as
     /// addressed.
     pub fn class_of(&self, index: usize) -> Option<&'static str> {
@@ -137,6 +160,7 @@ impl Aggregate {
             .enumerate()
             .filter(|(i, _)| self.class_of(*i).is_some())
             .map(|(_, f)| f.clone())
+            .chain(self.not_assessed.iter().cloned())
             .collect();
         ReviewMeta {
             version: META_VERSION,

@@ -55,42 +55,7 @@ fn location(f: &Finding) -> String {
 
 /// A full-mode aggregate for a run with no prior reviews (what a first review is).
 pub fn first_review(run: &ReviewRun) -> Aggregate {
-    super::aggregate::aggregate(
-        run,
-        &crate::pr::Snapshot {
-            pr: empty_pr(),
-            items: Vec::new(),
-            incomplete: Vec::new(),
-            origin: crate::pr::Origin::Live,
-        },
-        &super::prior::PriorReviews::default(),
-        &super::aggregate::AggregateRequest::default(),
-    )
-}
-
-fn empty_pr() -> crate::pr::PrMeta {
-    crate::pr::PrMeta {
-        host: None,
-        owner: String::new(),
-        repo: String::new(),
-        number: 0,
-        title: String::new(),
-        body: String::new(),
-        author: crate::pr::Author {
-            login: String::new(),
-            association: crate::pr::Association::None,
-            bot: false,
-        },
-        labels: Vec::new(),
-        base_ref: String::new(),
-        head_ref: String::new(),
-        base_sha: String::new(),
-        head_sha: String::new(),
-        url: String::new(),
-        draft: false,
-        state: String::new(),
-        files: Vec::new(),
-    }
+    Aggregate::first(run)
 }
 
 fn addressed_by(by: &AddressedBy) -> String {
@@ -244,6 +209,15 @@ pub fn markdown(run: &ReviewRun, agg: &Aggregate) -> String {
         for (f, by) in &c.addressed {
             let line = meta_line(f);
             s.push_str(&format!("{} — {}\n", line.trim_end(), addressed_by(by)));
+        }
+        if !agg.not_assessed.is_empty() {
+            s.push_str(&format!(
+                "\n### Not assessed this time ({})\n\nEarlier findings of aspects that did not complete: neither confirmed nor cleared, and kept for the next review:\n\n",
+                agg.not_assessed.len()
+            ));
+            for f in &agg.not_assessed {
+                s.push_str(&meta_line(f));
+            }
         }
         if !c.not_reported.is_empty() {
             s.push_str(&format!(
@@ -558,6 +532,139 @@ mod tests {
     fn markdown_states_every_aspect() {
         let run = sample();
         insta::assert_snapshot!(markdown(&run, &first_review(&run)));
+    }
+
+    /// An incremental review: one finding unchanged, one addressed by a marker reply, one
+    /// earlier finding no longer reported, the rest new.
+    fn incremental() -> (ReviewRun, Aggregate) {
+        use crate::pr::{Association, Author, Comment, Item, Origin, Snapshot};
+        use crate::review::aggregate::{AggregateRequest, aggregate, to_meta};
+        use crate::review::prior::{
+            META_VERSION, MetaFinding, ReviewMeta, prior_reviews, render_meta,
+        };
+        let run = sample();
+        let findings: Vec<MetaFinding> = run.findings().map(to_meta).collect();
+        let gone = MetaFinding {
+            id: "PS-00000000aa".into(),
+            aspect: "conventions".into(),
+            severity: "suggestion".into(),
+            file: "a.rs".into(),
+            line: None,
+            message: "Name the retry constant.".into(),
+        };
+        let meta = ReviewMeta {
+            version: META_VERSION,
+            mode: Mode::Full,
+            head_sha: "old".into(),
+            trigger_comment: None,
+            findings: vec![
+                findings[0].clone(),
+                findings[1].clone(),
+                gone,
+                MetaFinding {
+                    id: "PS-00000000bb".into(),
+                    aspect: "security".into(),
+                    severity: "important".into(),
+                    file: "a.rs".into(),
+                    line: None,
+                    message: "Token in logs.".into(),
+                },
+            ],
+            addressed: vec![],
+        };
+        let author = |login: &str| Author {
+            login: login.into(),
+            association: Association::Member,
+            bot: false,
+        };
+        let comment = |id: &str, login: &str, body: String| {
+            Item::Comment(Comment {
+                id: id.into(),
+                author: author(login),
+                created_at: "2026-11-28T10:00:00Z".parse().unwrap(),
+                last_edited_at: None,
+                url: format!("https://github.com/acme/rivet/pull/482#{id}"),
+                body,
+                minimized: false,
+                minimized_reason: None,
+            })
+        };
+        let snapshot = Snapshot {
+            pr: crate::source::Fixture::parse(
+                crate::source::DEMO_FIXTURE,
+                std::path::Path::new("d"),
+            )
+            .unwrap()
+            .pr,
+            items: vec![
+                comment(
+                    "IC_1",
+                    "pr-shepherd",
+                    format!("{REVIEW_HEADER}\n\nold\n\n{}", render_meta(&meta)),
+                ),
+                comment(
+                    "IC_2",
+                    "agent",
+                    format!(
+                        "{} fixed by counting attempts.\n\n— AI Coding Agent",
+                        findings[1].id
+                    ),
+                ),
+            ],
+            incomplete: vec![],
+            origin: Origin::Live,
+        };
+        let prior = prior_reviews(&snapshot, "pr-shepherd");
+        let agg = aggregate(
+            &run,
+            &snapshot,
+            &prior,
+            &AggregateRequest {
+                reply_marker: "— AI Coding Agent".into(),
+                ..AggregateRequest::default()
+            },
+        );
+        (run, agg)
+    }
+
+    #[test]
+    fn incremental_markdown_lists_new_first_and_states_the_mode() {
+        let (run, agg) = incremental();
+        assert_eq!(agg.mode, Mode::Incremental);
+        assert_eq!(agg.classification.unchanged.len(), 1);
+        assert_eq!(agg.classification.addressed.len(), 1);
+        assert_eq!(agg.classification.not_reported.len(), 1);
+        let md = markdown(&run, &agg);
+        let new_at = md
+            .find("### 🆕 New since the last review (1)")
+            .expect("new section");
+        let first_aspect = md.find("### Correctness").expect("aspect section");
+        assert!(new_at < first_aspect, "new findings come first");
+        assert!(md.contains("_(unchanged since last review)_"));
+        assert!(md.contains("### Treated as addressed (1)"));
+        assert!(md.contains("### No longer reported (1)"));
+        // The security aspect failed: its earlier finding is not "no longer reported".
+        assert!(md.contains("### Not assessed this time (1)"));
+        assert_eq!(agg.not_assessed[0].id, "PS-00000000bb");
+        insta::assert_snapshot!(md);
+        let v = json(&run, &agg, &md);
+        assert_eq!(v["mode"], "incremental");
+        assert_eq!(v["counts"]["new"], 1);
+        assert_eq!(
+            v["findings"].as_array().map(Vec::len),
+            Some(2),
+            "the addressed one is not raised"
+        );
+        assert_eq!(v["addressed"][0]["by"]["by"], "reply");
+        assert_eq!(v["notReported"][0]["id"], "PS-00000000aa");
+        // The metadata carries what the next pass needs.
+        let meta = crate::review::prior::parse_meta(&md).unwrap().unwrap();
+        assert_eq!(
+            meta.findings.len(),
+            3,
+            "raised + not assessed are carried forward"
+        );
+        assert_eq!(meta.addressed.len(), 1);
     }
 
     #[test]
