@@ -824,8 +824,12 @@ impl App {
                     .as_ref()
                     .map_or(0, |c| c.run.findings().count());
                 self.finding_sel = (self.finding_sel + 1).min(n.saturating_sub(1));
+                self.follow_finding();
             }
-            Command::Up if review_pane => self.finding_sel = self.finding_sel.saturating_sub(1),
+            Command::Up if review_pane => {
+                self.finding_sel = self.finding_sel.saturating_sub(1);
+                self.follow_finding();
+            }
             Command::Top if review_pane => self.review_scroll = 0,
             Command::Bottom if review_pane => self.review_scroll = self.max_detail_scroll(),
             Command::PageDown if review_pane => {
@@ -1079,6 +1083,12 @@ impl App {
         }
         parts.push(format!("gate: {}", self.gate.reason));
         self.review_progress = Some(parts.join(" │ "));
+    }
+
+    /// Keeps the finding cursor on screen (findings are listed one per line near the top).
+    fn follow_finding(&mut self) {
+        let h = usize::from(self.last.detail_height.max(1));
+        self.review_scroll = self.finding_sel.saturating_sub(h / 2);
     }
 
     fn start_review(&mut self, full: bool, fx: &mut Vec<Effect>) {

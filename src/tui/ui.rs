@@ -1042,7 +1042,13 @@ fn draw_review(
             } else {
                 ("  ", theme.text)
             };
-            lines.push(Line::styled(format!("{mark}{label}"), style));
+            // One line per finding (the body below has the full text).
+            let room = usize::from(inner.width).saturating_sub(3);
+            let mut shown: String = label.chars().take(room).collect();
+            if label.chars().count() > room {
+                shown.push('…');
+            }
+            lines.push(Line::styled(format!("{mark}{shown}"), style));
         }
     }
     lines.push(Line::styled(
