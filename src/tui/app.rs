@@ -999,6 +999,8 @@ impl App {
                     self.zoom = false;
                 } else if self.focus == Focus::Detail {
                     self.focus = Focus::List;
+                } else if self.pane != Pane::Item {
+                    self.pane = Pane::Item;
                 } else if self.search.is_some() {
                     self.search = None;
                 } else {

@@ -1122,10 +1122,16 @@ fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
         .unwrap_or(20)
         .max(title.chars().count())
         + 4;
+    // Height after wrapping, so the last line ("y confirms …") is never cut off.
+    let inner_w = usize::from(area.width).min(w).saturating_sub(2).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.chars().count().div_ceil(inner_w).max(1))
+        .sum();
     let rect = centered(
         area,
         u16::try_from(w).unwrap_or(u16::MAX),
-        lines.len() as u16 + 2,
+        u16::try_from(rows + 2).unwrap_or(u16::MAX),
     );
     frame.render_widget(Clear, rect);
     let block = Block::default()
