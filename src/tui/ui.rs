@@ -701,14 +701,14 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                 ]
             } else {
                 &[
-                    (Command::Focus, "findings"),
-                    (Command::MarkAddressed, "addressed"),
                     (Command::Edit, "edit"),
                     (Command::Post, "post"),
                     (Command::Discard, "discard"),
+                    (Command::Help, "help"),
+                    (Command::Focus, "findings"),
+                    (Command::MarkAddressed, "addressed"),
                     (Command::PageDown, "scroll"),
                     (Command::ReviewPane, "close"),
-                    (Command::Help, "help"),
                 ]
             };
             for (c, what) in hints {
@@ -740,7 +740,6 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                     (Command::Filter, "filter"),
                     (Command::NextNew, "next new"),
                     (Command::MarkSeen, "mark"),
-                    (Command::Open, "open"),
                     (Command::Review, "review"),
                     (Command::StepForward, "step"),
                     (Command::Help, "help"),
