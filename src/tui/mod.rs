@@ -732,6 +732,96 @@ mod tests {
         assert_eq!(osc52("hi"), "\u{1b}]52;c;aGk=\u{7}");
     }
 
+    fn runner(dir: &std::path::Path, settings: ReviewSettings) -> (Runner, Snapshot) {
+        let f = Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo.json"),
+        )
+        .unwrap();
+        let snap = f.snapshot_at(0).unwrap();
+        let r = Runner {
+            ledger: Ledger::new(dir),
+            fixture: Some(f),
+            theme: Theme::plain(),
+            interactive: false,
+            clock: Some(0),
+            review: ReviewContext {
+                settings,
+                ..ReviewContext::default()
+            },
+            post_to: PostTo::Outbox,
+        };
+        (r, snap)
+    }
+
+    #[tokio::test]
+    async fn cancelling_a_console_run_ends_it_promptly_and_saves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = ReviewSettings {
+            llm: Some(crate::review::settings::BackendKind::Command),
+            command: vec!["sleep".into(), "30".into()],
+            ..ReviewSettings::default()
+        };
+        let (runner, snap) = runner(dir.path(), settings);
+        let p = runner.prepare(1, false, &snap).unwrap();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let cancel = CancellationToken::new();
+        let stop = cancel.clone();
+        let runner = Arc::new(runner);
+        let r2 = runner.clone();
+        let task = tokio::spawn(async move { r2.run_prepared(p, tx, stop).await });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+        let problem = tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .expect("the run ends soon after cancel")
+            .unwrap();
+        assert_eq!(problem, None);
+        let mut cancelled = 0;
+        let mut finished = false;
+        while let Ok(ev) = rx.try_recv() {
+            match ev {
+                ReviewEvent::Cancelled { .. } => cancelled += 1,
+                ReviewEvent::Finished(run) => finished = run.cancelled,
+                _ => {}
+            }
+        }
+        assert_eq!(cancelled, 6);
+        assert!(finished);
+        assert!(!dir.path().join("acme-rivet/482/runs").exists());
+    }
+
+    #[test]
+    fn replay_is_prepared_for_fixtures_and_bad_settings_refuse() {
+        let dir = tempfile::tempdir().unwrap();
+        let (runner, snap) = runner(dir.path(), ReviewSettings::default());
+        let acts = runner.review_blocking(3, true, &snap);
+        assert!(matches!(
+            acts.first(),
+            Some(Action::ReviewStarted {
+                seq: 3,
+                mode: ReviewMode::Full,
+                ..
+            })
+        ));
+        assert!(matches!(
+            acts.last(),
+            Some(Action::Review {
+                event: ReviewEvent::Finished(_),
+                ..
+            })
+        ));
+        let bad = ReviewSettings {
+            concurrency: 0,
+            ..ReviewSettings::default()
+        };
+        let (runner, snap) = super::tests::runner(dir.path(), bad);
+        assert!(matches!(
+            runner.review_blocking(4, false, &snap).as_slice(),
+            [Action::ReviewNotStarted { seq: 4, .. }]
+        ));
+    }
+
     #[test]
     fn only_web_urls_are_opened() {
         assert!(is_web_url("https://github.com/o/r/pull/1#x"));
