@@ -861,7 +861,11 @@ impl App {
                 }
             }
             Command::Edit => {
-                if self.draft.is_some() {
+                if self.run.as_ref().is_some_and(RunView::running) {
+                    // Its result would replace the draft: edit once it is in.
+                    self.notice =
+                        Some("a review is running: edit its result when it finished".to_owned());
+                } else if self.draft.is_some() {
                     self.pane = Pane::Review;
                     self.mode = Mode::Edit;
                 } else {
@@ -1480,6 +1484,35 @@ mod tests {
         assert!(!app.quit);
         cmd(&mut app, Command::Back);
         assert!(app.quit);
+    }
+
+    #[test]
+    fn edit_waits_for_a_running_review_and_stale_events_are_ignored() {
+        let mut app = demo();
+        let fx = cmd(&mut app, Command::Review);
+        assert!(matches!(
+            fx.as_slice(),
+            [Effect::StartReview { seq: 1, .. }]
+        ));
+        cmd(&mut app, Command::Edit);
+        assert_eq!(app.mode, Mode::Normal);
+        assert!(app.notice.as_deref().unwrap().contains("review is running"));
+        // A second r starts run 2; run 1's events no longer count.
+        cmd(&mut app, Command::FullReview);
+        app.update(Action::Review {
+            seq: 1,
+            event: ReviewEvent::Cancelled {
+                aspect: crate::review::Aspect::Perf,
+            },
+        });
+        let run = app.run.as_ref().unwrap();
+        assert_eq!(run.seq, 2);
+        assert!(run.full);
+        assert!(
+            run.aspects
+                .iter()
+                .all(|(_, v)| *v == super::super::review::AspectView::Queued)
+        );
     }
 
     #[test]

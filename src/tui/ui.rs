@@ -861,40 +861,6 @@ fn draw_filter(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-    use unicode_width::UnicodeWidthStr;
-
-    proptest! {
-        #[test]
-        fn wrap_keeps_text_and_fits(text in "[a-z 漢字é\u{301}]{0,80}", split in 0usize..40, width in 1usize..30) {
-            let cut = text.char_indices().nth(split).map_or(text.len(), |(i, _)| i);
-            let line = Line::from(vec![
-                Span::styled(text[..cut].to_owned(), theme_style()),
-                Span::raw(text[cut..].to_owned()),
-            ]);
-            let mut out = Vec::new();
-            wrap(line, width, &mut out);
-            let joined: String = out
-                .iter()
-                .flat_map(|l| l.spans.iter().map(|s| s.content.to_string()))
-                .collect();
-            prop_assert_eq!(joined, text.clone());
-            for l in &out {
-                let w: usize = l.spans.iter().map(|s| s.content.width()).sum();
-                // A single wide character may exceed a width of 1; nothing else may.
-                prop_assert!(w <= width.max(2), "{w} > {width}");
-            }
-        }
-    }
-
-    fn theme_style() -> Style {
-        Style::default().fg(ratatui::style::Color::Red)
-    }
-}
-
 fn bordered(title: String, focused: bool, theme: &Theme) -> Block<'static> {
     Block::default()
         .borders(Borders::ALL)
@@ -1147,4 +1113,38 @@ fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
         Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: false }),
         inner,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use unicode_width::UnicodeWidthStr;
+
+    proptest! {
+        #[test]
+        fn wrap_keeps_text_and_fits(text in "[a-z 漢字é\u{301}]{0,80}", split in 0usize..40, width in 1usize..30) {
+            let cut = text.char_indices().nth(split).map_or(text.len(), |(i, _)| i);
+            let line = Line::from(vec![
+                Span::styled(text[..cut].to_owned(), theme_style()),
+                Span::raw(text[cut..].to_owned()),
+            ]);
+            let mut out = Vec::new();
+            wrap(line, width, &mut out);
+            let joined: String = out
+                .iter()
+                .flat_map(|l| l.spans.iter().map(|s| s.content.to_string()))
+                .collect();
+            prop_assert_eq!(joined, text.clone());
+            for l in &out {
+                let w: usize = l.spans.iter().map(|s| s.content.width()).sum();
+                // A single wide character may exceed a width of 1; nothing else may.
+                prop_assert!(w <= width.max(2), "{w} > {width}");
+            }
+        }
+    }
+
+    fn theme_style() -> Style {
+        Style::default().fg(ratatui::style::Color::Red)
+    }
 }
