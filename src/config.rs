@@ -57,8 +57,11 @@ pub struct Config {
     /// Key bindings per console command (see `?` in the console for the names).
     #[serde(default)]
     pub keys: BTreeMap<String, KeySpec>,
-    // Further tables go here, one field each, e.g.:
-    // #[serde(default)] pub review: crate::review::settings::ReviewSettings,
+    /// The review engine's settings (`[review]`, see `crate::review::settings`); the console's
+    /// `r` uses them, like `pr-shepherd review`.
+    #[serde(default)]
+    pub review: crate::review::settings::ReviewSettings,
+    // Further tables go here, one field each.
 }
 
 /// A loaded config plus where it came from.
@@ -190,6 +193,12 @@ mod tests {
         assert!(e.contains("keys.down") && e.contains("Hyper"), "{e}");
         let e = parse("[keys]\ndown = []").unwrap_err();
         assert!(e.contains("keys.down"), "{e}");
+        let e = parse("[review]\ncolour = 1").unwrap_err();
+        assert!(e.contains("review") && e.contains("colour"), "{e}");
+        let e = parse("[review]\nconcurrency = \"x\"").unwrap_err();
+        assert!(e.contains("review.concurrency"), "{e}");
+        let l = parse("[review]\nllm = \"openai\"\nmodel = \"m\"").unwrap();
+        assert_eq!(l.config.review.model.as_deref(), Some("m"));
         let e = parse("theme = ").unwrap_err();
         assert!(e.contains("c.toml"), "{e}");
     }

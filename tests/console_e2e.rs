@@ -246,3 +246,94 @@ fn invalid_config_and_theme_exit_2_naming_the_problem() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn review_draft_survives_kill_9_and_is_restored() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let state = dir.path().join("state");
+    let config = dir.path().join("config.toml");
+    let pidfile = dir.path().join("pid");
+    std::fs::write(&config, "").unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_pr-shepherd"));
+    let tmux = Tmux {
+        socket: format!("prs-e2e-kill-{}", std::process::id()),
+    };
+    let start = |script: &str| {
+        let out = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            "110",
+            "-y",
+            "34",
+            "sh",
+            "-c",
+            script,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    // `exec`: the pid written is the console's own.
+    start(&format!(
+        "echo $$ > {}; exec {} --state-dir {} --config {}",
+        quote(&pidfile),
+        quote(bin),
+        quote(&state),
+        quote(&config),
+    ));
+    tmux.wait_for("the console", first_frame_complete);
+    tmux.run(&["send-keys", "-t", "e2e", "r"]);
+    tmux.wait_for("the review", |s| s.contains("review finished"));
+    tmux.run(&["send-keys", "-t", "e2e", "e"]);
+    tmux.wait_for("the editor", |s| s.contains("Editing the review"));
+    tmux.run(&["send-keys", "-t", "e2e", "Down", "Down"]);
+    tmux.run(&["send-keys", "-t", "e2e", "-l", "E2E typed note"]);
+    let draft = state.join("acme-rivet/482/draft.json");
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&draft).is_ok_and(|s| s.contains("E2E typed note")) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the draft was not autosaved; screen:\n{}",
+            tmux.capture()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    let killed = Command::new("kill")
+        .args(["-9", pid.trim()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let t0 = Instant::now();
+    while tmux.run(&["has-session", "-t", "e2e"]).status.success() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the pane did not end"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // Reopen: the draft is back, and says so.
+    start(&format!(
+        "{} --state-dir {} --config {}; echo CONSOLE-EXITED:$?; sleep 60",
+        quote(bin),
+        quote(&state),
+        quote(&config),
+    ));
+    let screen = tmux.wait_for("the restored draft", |s| {
+        s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")
+    });
+    assert!(screen.contains("E2E typed note"), "{screen}");
+    tmux.run(&["send-keys", "-t", "e2e", "q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+}

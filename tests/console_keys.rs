@@ -371,3 +371,274 @@ fn unwritable_state_dir_is_reported_not_fatal() {
     h.press("j j m");
     assert!(!h.app.quit);
 }
+
+// ---- The review engine in the console (issues 5, 6, 7) ----
+
+use pr_shepherd::tui::app::{Mode, Pane};
+use pr_shepherd::tui::review::{AspectView, Confirm};
+
+/// `r` with the replay backend: the harness runs the whole review synchronously.
+fn reviewed(dir: &Path) -> Harness {
+    let mut h = open(dir, 120, 40);
+    h.draw();
+    h.press("r");
+    h
+}
+
+#[test]
+fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = reviewed(dir.path());
+    let run = h.app.run.as_ref().unwrap();
+    assert!(run.finished);
+    assert!(
+        run.aspects
+            .iter()
+            .all(|(_, v)| matches!(v, AspectView::Done { .. })),
+        "{:?}",
+        run.aspects
+    );
+    let screen = h.screen();
+    assert!(
+        screen.contains("review finished (full): 6/6 done"),
+        "{screen}"
+    );
+    assert!(screen.contains("Review — exactly as it will be posted"));
+    assert!(screen.contains("## PR Shepherd Review"), "{screen}");
+    assert_eq!(h.app.pane, Pane::Review);
+    // The list stays usable while the pane is open.
+    let before = h.app.selected;
+    h.press("j");
+    assert_eq!(h.app.selected, before + 1);
+    h.press("A");
+    let screen = h.screen();
+    assert!(
+        screen.contains("full review — the first review of this PR"),
+        "{screen}"
+    );
+    assert!(screen.contains("security     done ·"), "{screen}");
+    // The run is in the ledger, and the composed review was autosaved as the draft.
+    let runs = dir.path().join("acme-rivet/482/runs");
+    assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 1);
+    let draft = Ledger::new(dir.path())
+        .load_draft(&coords(&h))
+        .unwrap()
+        .unwrap();
+    assert!(draft.body.starts_with("## PR Shepherd Review"));
+    assert_eq!(draft.body, h.app.draft.as_ref().unwrap().body());
+}
+
+#[test]
+fn edit_post_confirm_writes_the_outbox() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = reviewed(dir.path());
+    h.press("e");
+    assert_eq!(h.app.mode, Mode::Edit);
+    h.press("Down Down");
+    h.type_text("Maintainer note: ship it after the jitter fix.");
+    // Autosaved on every change.
+    let saved = Ledger::new(dir.path())
+        .load_draft(&coords(&h))
+        .unwrap()
+        .unwrap();
+    assert!(saved.body.contains("Maintainer note: ship it"));
+    h.press("Esc");
+    assert_eq!(h.app.mode, Mode::Normal);
+    h.press("p");
+    let Mode::Confirm(Confirm::Post(plan)) = &h.app.mode else {
+        panic!("no post dialog: {:?}", h.app.mode)
+    };
+    assert_eq!(plan.target, "acme/rivet#482");
+    assert_eq!(plan.update, None);
+    let screen = h.screen();
+    assert!(screen.contains("Post the review?"), "{screen}");
+    assert!(screen.contains("Target: acme/rivet#482"), "{screen}");
+    assert!(screen.contains("Action: create a new comment"), "{screen}");
+    assert!(screen.contains("bytes"), "{screen}");
+    // Nothing was posted before the confirmation.
+    assert!(
+        Ledger::new(dir.path())
+            .outbox(&coords(&h))
+            .unwrap()
+            .is_none()
+    );
+    h.press("y");
+    let outbox = Ledger::new(dir.path())
+        .outbox(&coords(&h))
+        .unwrap()
+        .unwrap();
+    assert!(outbox.body.contains("Maintainer note: ship it"));
+    assert_eq!(outbox.body, h.app.draft.as_ref().unwrap().body());
+    assert!(
+        h.screen().contains("posted to the outbox"),
+        "{}",
+        h.screen()
+    );
+    // Posted: the saved draft is gone.
+    assert!(
+        Ledger::new(dir.path())
+            .load_draft(&coords(&h))
+            .unwrap()
+            .is_none()
+    );
+    // A second post updates the same comment.
+    h.press("p");
+    let Mode::Confirm(Confirm::Post(plan)) = &h.app.mode else {
+        panic!("no post dialog")
+    };
+    assert_eq!(plan.update.as_deref(), Some("outbox-1"));
+    h.press("n");
+    assert_eq!(h.app.mode, Mode::Normal);
+    assert_eq!(
+        Ledger::new(dir.path())
+            .outbox(&coords(&h))
+            .unwrap()
+            .unwrap()
+            .revisions,
+        1
+    );
+}
+
+#[test]
+fn discard_removes_the_draft_and_posts_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = reviewed(dir.path());
+    h.press("d");
+    assert_eq!(h.app.mode, Mode::Confirm(Confirm::Discard));
+    h.press("n");
+    assert!(h.app.draft.is_some());
+    assert!(
+        Ledger::new(dir.path())
+            .load_draft(&coords(&h))
+            .unwrap()
+            .is_some()
+    );
+    h.press("d y");
+    assert!(h.app.draft.is_none());
+    assert!(
+        Ledger::new(dir.path())
+            .load_draft(&coords(&h))
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        Ledger::new(dir.path())
+            .outbox(&coords(&h))
+            .unwrap()
+            .is_none()
+    );
+    assert!(h.screen().contains("draft discarded; nothing was posted"));
+}
+
+#[test]
+fn draft_is_restored_when_the_console_opens_again() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut h = reviewed(dir.path());
+        h.press("e Down");
+        h.type_text("Unsaved thought");
+        // Dropped without quitting: as after a crash or kill.
+    }
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    let d = h.app.draft.as_ref().expect("draft restored");
+    assert!(d.body().contains("Unsaved thought"));
+    assert_eq!(h.app.pane, Pane::Review);
+    let screen = h.screen();
+    assert!(screen.contains("Restored draft"), "{screen}");
+    // A restored draft may hold edits: a new run does not overwrite it.
+    h.press("r");
+    assert!(h.app.run.is_none());
+    assert!(
+        h.app
+            .notice
+            .as_deref()
+            .unwrap()
+            .contains("post (p) or discard (d)")
+    );
+}
+
+#[test]
+fn a_marks_a_finding_addressed_and_the_body_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = reviewed(dir.path());
+    // Full review first: nothing to mark addressed.
+    h.press("Tab a");
+    assert!(h.app.notice.as_deref().unwrap().contains("full review"));
+    h.press("p y");
+    assert!(
+        Ledger::new(dir.path())
+            .outbox(&coords(&h))
+            .unwrap()
+            .is_some()
+    );
+    // The second review is incremental against the posted one.
+    h.press("r");
+    let composed = h.app.composed.as_ref().unwrap();
+    assert_eq!(composed.agg.mode, pr_shepherd::policy::Mode::Incremental);
+    let before = h.app.draft.as_ref().unwrap().body();
+    let id = composed.run.findings().next().unwrap().id.clone();
+    assert_eq!(h.app.focus, Focus::Detail);
+    h.press("a");
+    let after = h.app.draft.as_ref().unwrap().body();
+    assert_ne!(before, after);
+    assert!(
+        h.app
+            .notice
+            .as_deref()
+            .unwrap()
+            .contains("marked addressed")
+    );
+    let composed = h.app.composed.as_ref().unwrap();
+    assert!(composed.request.console_addressed.contains(&id));
+    assert_eq!(composed.agg.class_of_id(&id), None, "no longer raised");
+    assert!(
+        after.contains("marked addressed by the maintainer"),
+        "{after}"
+    );
+    // Autosaved.
+    let saved = Ledger::new(dir.path())
+        .load_draft(&coords(&h))
+        .unwrap()
+        .unwrap();
+    assert_eq!(saved.body, after);
+}
+
+#[test]
+fn no_shepherd_label_refuses_the_post() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = demo();
+    let mut snap = f.snapshot_at(0).unwrap();
+    snap.pr.labels.push("no-shepherd".into());
+    let mut h = Harness::new(
+        snap,
+        Some(f),
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        120,
+        40,
+    )
+    .unwrap();
+    h.draw();
+    assert!(
+        h.screen().contains("gate: label `no-shepherd`"),
+        "{}",
+        h.screen()
+    );
+    h.press("r");
+    assert!(h.app.draft.is_some(), "an explicit review is still shown");
+    h.press("p");
+    let Mode::Confirm(Confirm::Refused(why)) = &h.app.mode else {
+        panic!("not refused: {:?}", h.app.mode)
+    };
+    assert!(why.contains("no-shepherd"), "{why}");
+    assert!(h.screen().contains("Not posting"));
+    h.press("y");
+    assert_eq!(h.app.mode, Mode::Normal);
+    assert!(
+        Ledger::new(dir.path())
+            .outbox(&coords(&h))
+            .unwrap()
+            .is_none()
+    );
+}

@@ -95,7 +95,8 @@ fn tiny_terminal_says_too_small_and_marks_nothing() {
 
 #[test]
 fn help_overlay_lists_every_binding() {
-    let (mut h, _d) = demo_harness(100, 34);
+    // Tall enough for one column of every binding (the review keys made the list longer).
+    let (mut h, _d) = demo_harness(100, 44);
     h.draw();
     h.press("?");
     let screen = h.screen();
@@ -354,4 +355,83 @@ fn highlighted_hunk_styles_snapshot() {
         })
         .collect();
     insta::assert_snapshot!("hunk_styles", text);
+}
+
+#[test]
+fn aspects_panel_and_header_mid_run() {
+    use pr_shepherd::review::{Aspect, ReviewEvent};
+    use pr_shepherd::tui::keymap::Command;
+    use pr_shepherd::tui::{Action, Effect};
+    use std::time::Duration;
+    let (mut h, _d) = demo_harness(100, 30);
+    h.draw();
+    // Start a run without performing the effect: the events below stand in for the task.
+    let fx = h.app.update(Action::Command(Command::Review));
+    assert!(matches!(
+        fx.as_slice(),
+        [Effect::StartReview {
+            seq: 1,
+            full: false,
+            ..
+        }]
+    ));
+    h.app.update(Action::ReviewStarted {
+        seq: 1,
+        mode: pr_shepherd::policy::Mode::Full,
+        reason: "the first review of this PR".into(),
+        prior: Box::default(),
+        reply_marker: "— AI Coding Agent".into(),
+    });
+    for event in [
+        ReviewEvent::Done {
+            aspect: Aspect::Correctness,
+            findings: 2,
+            elapsed: Duration::from_secs(3),
+        },
+        ReviewEvent::Running {
+            aspect: Aspect::Security,
+            elapsed: Duration::from_secs(12),
+        },
+        ReviewEvent::Failed {
+            aspect: Aspect::Perf,
+            why: "HTTP 500 from the provider after 3 attempts".into(),
+        },
+        ReviewEvent::TimedOut {
+            aspect: Aspect::Tests,
+            after: Duration::from_secs(300),
+        },
+        ReviewEvent::Skipped {
+            aspect: Aspect::Architecture,
+            reason: "disabled in the review settings".into(),
+        },
+        // A stale event from an older run is ignored.
+        ReviewEvent::Cancelled {
+            aspect: Aspect::Conventions,
+        },
+    ] {
+        let seq = if matches!(event, ReviewEvent::Cancelled { .. }) {
+            0
+        } else {
+            1
+        };
+        h.app.update(Action::Review { seq, event });
+    }
+    h.press("A");
+    let line = h.app.review_progress.clone().unwrap();
+    assert!(line.starts_with(
+        "review (full): 1/6 done · security running 12s · perf failed · tests timed out · architecture skipped · 1 queued │ gate: "
+    ), "{line}");
+    let screen = h.screen();
+    insta::assert_snapshot!("aspects_mid_run", screen);
+}
+
+#[test]
+fn post_refused_dialog_under_no_shepherd() {
+    let f = demo();
+    let mut snap = f.snapshot_at(0).unwrap();
+    snap.pr.labels = vec!["no-shepherd".into()];
+    let (mut h, _d) = harness_with(snap, Some(f), 80, 24);
+    h.draw();
+    h.press("r Esc p");
+    insta::assert_snapshot!("post_refused", h.screen());
 }

@@ -6,8 +6,9 @@ use std::path::Path;
 use crate::config::{Config, ConfigError, themes_dir};
 use crate::error::CliError;
 use crate::source::{self, Target};
+use crate::tui::review::PostTo;
 use crate::tui::theme::{DEFAULT_THEME, Theme, ThemeError, no_color_requested};
-use crate::tui::{Keymap, Options, Session, TuiError};
+use crate::tui::{Keymap, Options, ReviewContext, Session, TuiError};
 
 impl From<ConfigError> for CliError {
     fn from(e: ConfigError) -> Self {
@@ -54,6 +55,11 @@ pub(super) async fn run(
     let loaded = Config::load(config)?;
     let theme = resolve_theme(theme, &loaded)?;
     let keymap = Keymap::new(&loaded.keys);
+    loaded
+        .config
+        .review
+        .validate()
+        .map_err(|e| CliError::usage(e.to_string()))?;
 
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::usage(
@@ -67,6 +73,13 @@ pub(super) async fn run(
     let fixture = match &target {
         Target::Fixture(f) => Some((**f).clone()),
         Target::Live(_) => None,
+    };
+    // Offline, `p` posts to the outbox; live posting is wired when the console has a GitHub
+    // comment store (one `PostTo` variant).
+    let post_to = if fixture.is_some() {
+        PostTo::Outbox
+    } else {
+        PostTo::live_not_wired()
     };
     let snapshot = super::load_snapshot(target, None).await?;
     let coords = snapshot.pr.coords();
@@ -88,6 +101,11 @@ pub(super) async fn run(
             marks,
         },
         seen,
+        review: ReviewContext {
+            settings: loaded.config.review.clone(),
+            ..ReviewContext::default()
+        },
+        post_to,
     })
     .await?;
     Ok(())

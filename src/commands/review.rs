@@ -13,7 +13,7 @@ use crate::policy::{self, Mode};
 use crate::publish::{Outbox, PostAction, upsert};
 use crate::review::aggregate::{AggregateRequest, aggregate, choose_mode};
 use crate::review::llm::{LlmClient, ReplaySource};
-use crate::review::prior::{PriorReview, parse_meta, prior_reviews};
+use crate::review::prior::prior_reviews;
 use crate::review::prompt::Prompts;
 use crate::review::runner::run_review_with_prior;
 use crate::review::settings::{BackendKind, Overrides};
@@ -65,18 +65,8 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
 
     // Earlier Shepherd reviews, read from the PR itself (and, offline, from the outbox).
     let mut prior = prior_reviews(&snapshot, &args.identity);
-    if offline && let Some(c) = ledger.outbox(&coords)? {
-        let (meta, meta_error) = match parse_meta(&c.body) {
-            Ok(m) => (m, None),
-            Err(e) => (None, Some(e)),
-        };
-        prior.own.push(PriorReview {
-            comment_id: c.comment_id,
-            url: "outbox".to_owned(),
-            created_at: chrono::DateTime::from_timestamp(c.created_at, 0).unwrap_or_default(),
-            meta,
-            meta_error,
-        });
+    if offline {
+        prior.add_outbox(ledger.outbox(&coords)?);
     }
     for r in prior.own.iter().filter(|r| r.meta_error.is_some()) {
         eprintln!(

@@ -192,6 +192,25 @@ fn merge<'a>(lists: impl Iterator<Item = &'a Vec<MetaFinding>>) -> Vec<MetaFindi
     out
 }
 
+impl PriorReviews {
+    /// Adds the offline outbox comment (the fixture stand-in for the posted Shepherd comment) as
+    /// the newest own review. Used by `pr-shepherd review` and the console alike.
+    pub fn add_outbox(&mut self, outbox: Option<crate::ledger::OutboxComment>) {
+        let Some(c) = outbox else { return };
+        let (meta, meta_error) = match parse_meta(&c.body) {
+            Ok(m) => (m, None),
+            Err(e) => (None, Some(e)),
+        };
+        self.own.push(PriorReview {
+            comment_id: c.comment_id,
+            url: "outbox".to_owned(),
+            created_at: DateTime::from_timestamp(c.created_at, 0).unwrap_or_default(),
+            meta,
+            meta_error,
+        });
+    }
+}
+
 /// Finds the earlier Shepherd reviews: conversation comments whose body starts with
 /// [`REVIEW_HEADER`] **and** whose author is `own_login` (the identity of the current
 /// credentials; GitHub logins compare case-insensitively).

@@ -12,8 +12,14 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::text::Line;
 
 use super::keymap::{Command, Keymap};
-use crate::ledger::{Marker, SeenSet};
+use super::review::{Composed, Confirm, DraftView, PostPlan, RunView};
+use crate::ledger::{Draft, Marker, SeenSet};
+use crate::policy::{self, GateConfig, GateDecision, Invocation, Membership, Mode as ReviewMode};
 use crate::pr::{Item, Origin, PrCoords, Snapshot};
+use crate::publish::{PostAction, Posted};
+use crate::review::ReviewEvent;
+use crate::review::aggregate::AggregateRequest;
+use crate::review::prior::PriorReviews;
 use crate::triage::{Freshness, Triaged, triage};
 
 /// The three groups of the list, in display order.
@@ -75,6 +81,21 @@ pub enum Mode {
     },
     Filter,
     Help,
+    /// Editing the review draft (keys go to the text area; Esc leaves).
+    Edit,
+    /// A confirmation dialog (post, discard) or a refusal.
+    Confirm(Confirm),
+}
+
+/// What the detail area shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// The selected item.
+    Item,
+    /// Each aspect's state in the current review run.
+    Aspects,
+    /// The review as it will be posted, with its findings.
+    Review,
 }
 
 /// View filter, chosen by the maintainer. Defaults show everything. Status filters (hide
@@ -183,6 +204,36 @@ pub enum Action {
     Notice(String),
     /// One line for the header (aspect progress, gate state); `None` clears it.
     ReviewProgress(Option<String>),
+    /// Run `seq` was prepared: its mode, the earlier reviews it is classified against.
+    ReviewStarted {
+        seq: u64,
+        mode: ReviewMode,
+        reason: String,
+        prior: Box<PriorReviews>,
+        reply_marker: String,
+    },
+    /// Run `seq` could not start (bad settings, no backend, unreadable ledger).
+    ReviewNotStarted {
+        seq: u64,
+        why: String,
+    },
+    /// Progress of run `seq`.
+    Review {
+        seq: u64,
+        event: ReviewEvent,
+    },
+    /// A draft found in the ledger when the console opened.
+    DraftRestored(Draft),
+    DraftSaved(Result<(), String>),
+    DraftDiscarded(Result<bool, String>),
+    /// What a post would do (for the confirmation dialog), or why it cannot.
+    PostPlanned(Result<PostPlan, String>),
+    Posted(Result<Posted, String>),
+    /// A key for the draft editor.
+    EditKey(KeyEvent),
+    EditDone,
+    /// The answer to a confirmation dialog.
+    Confirmed(bool),
 }
 
 /// Work for the event loop.
@@ -199,6 +250,31 @@ pub enum Effect {
         key: String,
         path: String,
         hunk: String,
+    },
+    /// Cancel any run in flight, then prepare and start run `seq` in the background.
+    StartReview {
+        seq: u64,
+        full: bool,
+        snapshot: Box<Snapshot>,
+    },
+    /// Cancel the run in flight, if any.
+    CancelReview,
+    SaveDraft {
+        pr: PrCoords,
+        draft: Draft,
+    },
+    DiscardDraft {
+        pr: PrCoords,
+    },
+    /// Find out what posting would do (create or update which comment).
+    PlanPost {
+        pr: PrCoords,
+        bytes: usize,
+    },
+    /// Post `body` (only ever after the maintainer confirmed the dialog).
+    Post {
+        pr: PrCoords,
+        body: String,
     },
 }
 
@@ -254,6 +330,34 @@ pub struct App {
     pub now: i64,
     pub quit: bool,
     last: Drawn,
+    /// What the gates allow for this PR (explicit invocation: the maintainer at the console).
+    pub gate: GateDecision,
+    pub pane: Pane,
+    /// The latest review run's progress.
+    pub run: Option<RunView>,
+    run_seq: u64,
+    /// The latest finished run, classified and composed.
+    pub composed: Option<Composed>,
+    /// The text that will be posted.
+    pub draft: Option<DraftView>,
+    pub review_scroll: usize,
+    /// The finding under the cursor in the review pane.
+    pub finding_sel: usize,
+    /// What was posted this session (shown in the review pane).
+    pub posted: Option<String>,
+    /// The prepared run's earlier reviews and request, until it finishes.
+    pending: Option<(PriorReviews, AggregateRequest)>,
+}
+
+/// The gate decision for a PR opened at the console (an explicit invocation).
+pub fn console_gate(pr: &crate::pr::PrMeta) -> GateDecision {
+    let cfg = GateConfig::default();
+    let team = match policy::membership(pr.author.association, &cfg) {
+        Membership::Team => Some(true),
+        Membership::Community => Some(false),
+        Membership::Ambiguous => None,
+    };
+    policy::gate(pr, team, &cfg, Invocation::Explicit)
 }
 
 const DEFAULT_HEIGHT: u16 = 20;
@@ -289,8 +393,19 @@ impl App {
                 detail_height: DEFAULT_HEIGHT,
                 ..Drawn::default()
             },
+            gate: console_gate(&snapshot.pr),
+            pane: Pane::Item,
+            run: None,
+            run_seq: 0,
+            composed: None,
+            draft: None,
+            review_scroll: 0,
+            finding_sel: 0,
+            posted: None,
+            pending: None,
             snapshot,
         };
+        app.refresh_progress();
         if !seen.problems.is_empty() {
             app.notice = Some(format!(
                 "{} marker file(s) could not be read; their items count as new",
@@ -558,6 +673,16 @@ impl App {
                 KeyCode::Esc | KeyCode::Enter => Some(Action::FilterKey('\u{1b}')),
                 _ => None,
             },
+            Mode::Edit => match ev.code {
+                KeyCode::Esc => Some(Action::EditDone),
+                _ => Some(Action::EditKey(*ev)),
+            },
+            Mode::Confirm(Confirm::Refused(_)) => Some(Action::Confirmed(false)),
+            // Only `y` confirms; every other key cancels.
+            Mode::Confirm(_) => Some(Action::Confirmed(matches!(
+                ev.code,
+                KeyCode::Char('y') | KeyCode::Char('Y')
+            ))),
             Mode::Help | Mode::Normal => keymap.command(ev).map(Action::Command),
         }
     }
@@ -652,6 +777,8 @@ impl App {
                 if self.selected_index().is_none() {
                     self.select_first_item();
                 }
+                self.gate = console_gate(&self.snapshot.pr);
+                self.refresh_progress();
                 if let Some((k, n)) = self.step() {
                     self.notice = Some(format!(
                         "step {k} of {n}: {} new, {} edited",
@@ -666,6 +793,7 @@ impl App {
             }
             Action::Notice(n) => self.notice = Some(n),
             Action::ReviewProgress(p) => self.review_progress = p,
+            other => self.review_action(other, &mut fx),
         }
         fx
     }
@@ -688,7 +816,71 @@ impl App {
             return;
         }
         let detail = self.focus == Focus::Detail;
+        let review_pane = detail && self.pane == Pane::Review;
         match cmd {
+            Command::Down if review_pane => {
+                let n = self
+                    .composed
+                    .as_ref()
+                    .map_or(0, |c| c.run.findings().count());
+                self.finding_sel = (self.finding_sel + 1).min(n.saturating_sub(1));
+                self.follow_finding();
+            }
+            Command::Up if review_pane => {
+                self.finding_sel = self.finding_sel.saturating_sub(1);
+                self.follow_finding();
+            }
+            Command::Top if review_pane => self.review_scroll = 0,
+            Command::Bottom if review_pane => self.review_scroll = self.max_detail_scroll(),
+            Command::PageDown if review_pane => {
+                self.review_scroll =
+                    (self.review_scroll + self.half_page(false)).min(self.max_detail_scroll())
+            }
+            Command::PageUp if review_pane => {
+                self.review_scroll = self.review_scroll.saturating_sub(self.half_page(false))
+            }
+            Command::Review | Command::FullReview => {
+                self.start_review(cmd == Command::FullReview, fx)
+            }
+            Command::Aspects => {
+                if self.pane == Pane::Aspects {
+                    self.pane = Pane::Item;
+                } else if self.run.is_some() {
+                    self.pane = Pane::Aspects;
+                } else {
+                    self.notice = Some("no review run yet: r runs one".to_owned());
+                }
+            }
+            Command::ReviewPane => {
+                if self.pane == Pane::Review {
+                    self.pane = Pane::Item;
+                } else if self.draft.is_some() {
+                    self.pane = Pane::Review;
+                } else {
+                    self.notice = Some("no review yet: r runs one".to_owned());
+                }
+            }
+            Command::Edit => {
+                if self.run.as_ref().is_some_and(RunView::running) {
+                    // Its result would replace the draft: edit once it is in.
+                    self.notice =
+                        Some("a review is running: edit its result when it finished".to_owned());
+                } else if self.draft.is_some() {
+                    self.pane = Pane::Review;
+                    self.mode = Mode::Edit;
+                } else {
+                    self.notice = Some("nothing to edit: r runs a review".to_owned());
+                }
+            }
+            Command::Post => self.request_post(fx),
+            Command::Discard => {
+                if self.draft.is_some() {
+                    self.mode = Mode::Confirm(Confirm::Discard);
+                } else {
+                    self.notice = Some("no draft to discard".to_owned());
+                }
+            }
+            Command::MarkAddressed => self.mark_addressed(fx),
             Command::Down if detail => {
                 self.detail_scroll = (self.detail_scroll + 1).min(self.max_detail_scroll())
             }
@@ -811,6 +1003,8 @@ impl App {
                     self.zoom = false;
                 } else if self.focus == Focus::Detail {
                     self.focus = Focus::List;
+                } else if self.pane != Pane::Item {
+                    self.pane = Pane::Item;
                 } else if self.search.is_some() {
                     self.search = None;
                 } else {
@@ -882,6 +1076,298 @@ impl App {
         if let Some(&r) = found {
             self.select(r);
         }
+    }
+}
+
+/// The review half of `update`: runs, the draft, posting.
+impl App {
+    /// The header's fourth line: the run's progress (if any) and the gate state.
+    fn refresh_progress(&mut self) {
+        let mut parts = Vec::new();
+        if let Some(r) = &self.run {
+            parts.push(r.progress());
+        }
+        parts.push(format!("gate: {}", self.gate.reason));
+        self.review_progress = Some(parts.join(" │ "));
+    }
+
+    /// Keeps the finding cursor on screen (findings are listed one per line near the top).
+    fn follow_finding(&mut self) {
+        let h = usize::from(self.last.detail_height.max(1));
+        self.review_scroll = self.finding_sel.saturating_sub(h / 2);
+    }
+
+    fn start_review(&mut self, full: bool, fx: &mut Vec<Effect>) {
+        if self.draft.as_ref().is_some_and(|d| d.edited) {
+            self.notice = Some(
+                "the draft may hold your edits: post (p) or discard (d) it before a new review"
+                    .to_owned(),
+            );
+            return;
+        }
+        let replacing = self.run.as_ref().is_some_and(RunView::running);
+        self.run_seq += 1;
+        self.run = Some(RunView::new(self.run_seq, full));
+        self.pending = None;
+        fx.push(Effect::StartReview {
+            seq: self.run_seq,
+            full,
+            snapshot: Box::new(self.snapshot.clone()),
+        });
+        self.notice = Some(format!(
+            "{}{} review started; A shows the aspects",
+            if replacing {
+                "cancelled the running review; "
+            } else {
+                ""
+            },
+            if full { "full" } else { "the" }
+        ));
+        self.refresh_progress();
+    }
+
+    fn draft_effect(&self) -> Option<Effect> {
+        let d = self.draft.as_ref()?;
+        Some(Effect::SaveDraft {
+            pr: self.snapshot.pr.coords(),
+            draft: Draft {
+                body: d.body(),
+                head_sha: d.head_sha.clone(),
+                saved_at: self.now,
+            },
+        })
+    }
+
+    fn finish_run(&mut self, run: crate::review::ReviewRun, fx: &mut Vec<Effect>) {
+        if run.cancelled {
+            self.notice = Some("review cancelled: nothing composed".to_owned());
+            return;
+        }
+        let Some((prior, request)) = self.pending.take() else {
+            self.notice = Some("the review finished before it was prepared".to_owned());
+            return;
+        };
+        let incomplete = run.is_incomplete();
+        let composed = Composed::new(run, &self.snapshot, prior, request);
+        let n = composed.run.findings().count();
+        self.draft = Some(DraftView::new(
+            &composed.body,
+            &self.snapshot.pr.head_sha,
+            None,
+        ));
+        self.composed = Some(composed);
+        self.posted = None;
+        self.finding_sel = 0;
+        self.review_scroll = 0;
+        self.pane = Pane::Review;
+        fx.extend(self.draft_effect());
+        self.notice = Some(format!(
+            "review finished{}: {n} finding(s) · e edit · p post · d discard",
+            if incomplete { " (incomplete)" } else { "" }
+        ));
+    }
+
+    fn request_post(&mut self, fx: &mut Vec<Effect>) {
+        let Some(d) = &self.draft else {
+            self.notice = Some("nothing to post: r runs a review".to_owned());
+            return;
+        };
+        if !self.gate.post {
+            self.mode = Mode::Confirm(Confirm::Refused(format!(
+                "not posting: {}",
+                self.gate.reason
+            )));
+            return;
+        }
+        fx.push(Effect::PlanPost {
+            pr: self.snapshot.pr.coords(),
+            bytes: d.body().len(),
+        });
+    }
+
+    fn mark_addressed(&mut self, fx: &mut Vec<Effect>) {
+        let edited = self.draft.as_ref().is_some_and(|d| d.edited);
+        let Some(c) = self.composed.as_mut() else {
+            self.notice = Some("no findings to mark: r runs a review".to_owned());
+            return;
+        };
+        if edited {
+            self.notice = Some(
+                "the draft has edits: marking recomposes the body, so post (p) or discard (d) first"
+                    .to_owned(),
+            );
+            return;
+        }
+        let Some((id, _)) = c.finding_rows().into_iter().nth(self.finding_sel) else {
+            self.notice = Some("no finding selected".to_owned());
+            return;
+        };
+        if c.agg.mode == ReviewMode::Full {
+            self.notice = Some(
+                "a full review assesses everything: only findings of an earlier review can be \
+                 treated as addressed"
+                    .to_owned(),
+            );
+            return;
+        }
+        let changed = c.toggle_addressed(&id, &self.snapshot);
+        let marked = c.request.console_addressed.contains(&id);
+        let body = c.body.clone();
+        self.draft = Some(DraftView::new(&body, &self.snapshot.pr.head_sha, None));
+        fx.extend(self.draft_effect());
+        self.notice = Some(match (marked, changed) {
+            (true, true) => format!("{id} marked addressed; the review was recomposed"),
+            (false, true) => format!("{id} no longer marked addressed; recomposed"),
+            (_, false) => format!("{id}: no change (it was not raised by an earlier review)"),
+        });
+    }
+
+    fn review_action(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        match action {
+            Action::ReviewStarted {
+                seq,
+                mode,
+                reason,
+                prior,
+                reply_marker,
+            } => {
+                let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
+                    return;
+                };
+                r.mode = Some((mode, reason));
+                let request = AggregateRequest {
+                    full: r.full,
+                    reply_marker,
+                    ..AggregateRequest::default()
+                };
+                self.pending = Some((*prior, request));
+            }
+            Action::ReviewNotStarted { seq, why } => {
+                if let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) {
+                    self.notice = Some(format!("review not started: {why}"));
+                    r.error = Some(why);
+                }
+            }
+            Action::Review { seq, event } => {
+                let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
+                    return; // a cancelled run's late events
+                };
+                r.apply(&event);
+                if let ReviewEvent::Finished(run) = event {
+                    self.finish_run(*run, fx);
+                }
+            }
+            Action::DraftRestored(d) => {
+                self.draft = Some(DraftView::new(&d.body, &d.head_sha, Some(d.saved_at)));
+                self.pane = Pane::Review;
+                self.notice = Some(
+                    "restored the unposted review draft: p post · e edit · d discard".to_owned(),
+                );
+            }
+            Action::DraftSaved(Err(e)) => {
+                self.notice = Some(format!("the draft was NOT saved: {e}"));
+            }
+            Action::DraftSaved(Ok(())) => {}
+            Action::DraftDiscarded(r) => {
+                // Posting removes the saved draft quietly; only the discard flow reports.
+                if self.draft.is_none() || r.is_err() {
+                    self.notice = Some(match r {
+                        Ok(_) => "draft discarded; nothing was posted".to_owned(),
+                        Err(e) => format!("the draft could not be removed: {e}"),
+                    });
+                }
+            }
+            Action::PostPlanned(Ok(plan)) => {
+                if self.mode == Mode::Normal && self.draft.is_some() {
+                    self.mode = Mode::Confirm(Confirm::Post(plan));
+                }
+            }
+            Action::PostPlanned(Err(why)) => self.mode = Mode::Confirm(Confirm::Refused(why)),
+            Action::Posted(Ok(p)) => {
+                let what = match p.action {
+                    PostAction::Created => "created",
+                    PostAction::Updated => "updated",
+                };
+                let text = format!(
+                    "posted to {} ({what} comment {})",
+                    crate::sanitize::one_line(&p.location),
+                    p.comment_id
+                );
+                self.notice = Some(text.clone());
+                self.posted = Some(text);
+                if let Some(d) = self.draft.as_mut() {
+                    d.edited = false;
+                    d.restored = None;
+                }
+                fx.push(Effect::DiscardDraft {
+                    pr: self.snapshot.pr.coords(),
+                });
+            }
+            Action::Posted(Err(e)) => {
+                self.notice = Some(format!("not posted: {e} (the draft is kept)"));
+            }
+            Action::EditKey(ev) => {
+                if let Some(d) = self.draft.as_mut()
+                    && d.editor.input(ev)
+                {
+                    d.edited = true;
+                    fx.extend(self.draft_effect());
+                }
+            }
+            Action::EditDone => {
+                self.mode = Mode::Normal;
+                if self.draft.as_ref().is_some_and(|d| d.edited) {
+                    self.notice = Some("draft saved; p posts it".to_owned());
+                }
+            }
+            Action::Confirmed(yes) => {
+                let Mode::Confirm(c) = std::mem::replace(&mut self.mode, Mode::Normal) else {
+                    return;
+                };
+                match (c, yes) {
+                    (Confirm::Post(_), true) => match &self.draft {
+                        Some(d) => fx.push(Effect::Post {
+                            pr: self.snapshot.pr.coords(),
+                            body: d.body(),
+                        }),
+                        None => self.notice = Some("nothing to post".to_owned()),
+                    },
+                    (Confirm::Discard, true) => {
+                        self.draft = None;
+                        self.composed = None;
+                        self.posted = None;
+                        if self.pane == Pane::Review {
+                            self.pane = Pane::Item;
+                        }
+                        if self.run.as_ref().is_some_and(RunView::running) {
+                            self.run = None;
+                            fx.push(Effect::CancelReview);
+                        }
+                        fx.push(Effect::DiscardDraft {
+                            pr: self.snapshot.pr.coords(),
+                        });
+                    }
+                    (Confirm::Post(_), false) => self.notice = Some("not posted".to_owned()),
+                    (Confirm::Discard, false) => self.notice = Some("draft kept".to_owned()),
+                    (Confirm::Refused(_), _) => {}
+                }
+            }
+            // Handled in `update`.
+            Action::Command(_)
+            | Action::ForceQuit
+            | Action::SearchInput(_)
+            | Action::SearchBackspace
+            | Action::SearchAccept
+            | Action::SearchCancel
+            | Action::FilterKey(_)
+            | Action::Drawn(_)
+            | Action::Marked { .. }
+            | Action::StepLoaded(_)
+            | Action::Highlighted { .. }
+            | Action::Notice(_)
+            | Action::ReviewProgress(_) => {}
+        }
+        self.refresh_progress();
     }
 }
 
@@ -998,6 +1484,35 @@ mod tests {
         assert!(!app.quit);
         cmd(&mut app, Command::Back);
         assert!(app.quit);
+    }
+
+    #[test]
+    fn edit_waits_for_a_running_review_and_stale_events_are_ignored() {
+        let mut app = demo();
+        let fx = cmd(&mut app, Command::Review);
+        assert!(matches!(
+            fx.as_slice(),
+            [Effect::StartReview { seq: 1, .. }]
+        ));
+        cmd(&mut app, Command::Edit);
+        assert_eq!(app.mode, Mode::Normal);
+        assert!(app.notice.as_deref().unwrap().contains("review is running"));
+        // A second r starts run 2; run 1's events no longer count.
+        cmd(&mut app, Command::FullReview);
+        app.update(Action::Review {
+            seq: 1,
+            event: ReviewEvent::Cancelled {
+                aspect: crate::review::Aspect::Perf,
+            },
+        });
+        let run = app.run.as_ref().unwrap();
+        assert_eq!(run.seq, 2);
+        assert!(run.full);
+        assert!(
+            run.aspects
+                .iter()
+                .all(|(_, v)| *v == super::super::review::AspectView::Queued)
+        );
     }
 
     #[test]

@@ -38,7 +38,8 @@ impl Harness {
         height: u16,
     ) -> Result<Harness, LedgerError> {
         let seen = ledger.load_seen(&snapshot.pr.coords())?;
-        let app = App::new(
+        let draft = ledger.load_draft(&snapshot.pr.coords());
+        let mut app = App::new(
             snapshot,
             seen,
             Options {
@@ -46,6 +47,18 @@ impl Harness {
                 marks: Ok(()),
             },
         );
+        // As in the real console: a saved draft comes back; an unreadable one is reported.
+        match draft {
+            Ok(Some(d)) => {
+                app.update(Action::DraftRestored(d));
+            }
+            Ok(None) => {}
+            Err(e) => {
+                app.update(Action::Notice(format!(
+                    "the saved draft is unreadable: {e}"
+                )));
+            }
+        }
         let Ok(terminal) = Terminal::new(TestBackend::new(width, height));
         Ok(Harness {
             app,
@@ -55,6 +68,8 @@ impl Harness {
                 theme: theme.clone(),
                 interactive: false,
                 clock: Some(TEST_NOW),
+                review: super::ReviewContext::default(),
+                post_to: super::review::PostTo::Outbox,
             },
             keymap: Keymap::default(),
             theme,
@@ -68,6 +83,18 @@ impl Harness {
             let mut next = Vec::new();
             for e in fx {
                 self.effects.push(e.clone());
+                if let Effect::StartReview {
+                    seq,
+                    full,
+                    snapshot,
+                } = &e
+                {
+                    // The whole run, synchronously (deterministic with the replay backend).
+                    for a in self.runner.review_blocking(*seq, *full, snapshot) {
+                        next.extend(self.app.update(a));
+                    }
+                    continue;
+                }
                 if let Some(a) = self.runner.perform(e) {
                     next.extend(self.app.update(a));
                 }

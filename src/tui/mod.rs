@@ -10,15 +10,17 @@
 //! source plugs in by handing over its snapshot (and, later, sending refreshed snapshots as an
 //! [`AppEvent`]).
 //!
-//! Background work reports through the one [`AppEvent`] enum over a tokio channel. **Review
-//! engine:** add its variants to `AppEvent` (e.g. `Review(review::Progress)`), and turn them into
-//! actions in [`AppEvent::into_action`]; the header already renders `App::review_progress` (one
-//! line: aspect progress and gate state) through `Action::ReviewProgress`.
+//! Background work reports through the one [`AppEvent`] enum over a tokio channel. A review run
+//! (`r`/`R`) is a tokio task calling `run_review_with_prior`; its `ReviewEvent`s arrive as
+//! [`AppEvent::Review`] tagged with the run's sequence number (a newer run makes older events
+//! stale). Quitting or starting another run cancels it through its `CancellationToken`, and the
+//! loop joins every run task before it returns. The pure review state lives in [`review`].
 
 pub mod app;
 pub mod harness;
 pub mod highlight;
 pub mod keymap;
+pub mod review;
 pub mod theme;
 pub mod ui;
 
@@ -31,11 +33,20 @@ use std::time::Duration;
 use ratatui::crossterm::event::{self, Event, KeyEventKind};
 use thiserror::Error;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 use crate::ledger::Ledger;
-use crate::pr::Snapshot;
+use crate::policy::Mode as ReviewMode;
+use crate::pr::{Origin, PrMeta, Snapshot};
+use crate::publish::{Outbox, upsert};
+use crate::review::llm::{LlmClient, ReplaySource};
+use crate::review::prior::{MetaFinding, prior_reviews};
+use crate::review::prompt::Prompts;
+use crate::review::runner::run_review_with_prior;
+use crate::review::{ReviewEvent, ReviewSettings};
 use crate::sanitize::one_line;
 use crate::source::Fixture;
+use review::{PostPlan, PostTo};
 
 pub use app::{Action, App, Drawn, Effect, Options};
 pub use keymap::Keymap;
@@ -58,6 +69,11 @@ pub enum AppEvent {
     Action(Action),
     /// SIGINT or SIGTERM: leave cleanly.
     Terminate(&'static str),
+    /// Progress of review run `seq`.
+    Review {
+        seq: u64,
+        event: ReviewEvent,
+    },
 }
 
 impl AppEvent {
@@ -65,6 +81,7 @@ impl AppEvent {
     pub fn into_action(self) -> Option<Action> {
         match self {
             AppEvent::Action(a) => Some(a),
+            AppEvent::Review { seq, event } => Some(Action::Review { seq, event }),
             AppEvent::Input(_) | AppEvent::Terminate(_) => None,
         }
     }
@@ -79,6 +96,48 @@ pub struct Runner {
     pub interactive: bool,
     /// Unix seconds for new markers; `None` = now.
     pub clock: Option<i64>,
+    /// How `r` reviews: settings (config `[review]`), identity, reply marker.
+    pub review: ReviewContext,
+    /// Where `p` posts.
+    pub post_to: PostTo,
+}
+
+/// What a console review needs beyond the snapshot.
+#[derive(Debug, Clone)]
+pub struct ReviewContext {
+    pub settings: ReviewSettings,
+    /// Offline: the login whose `## PR Shepherd Review` comments count as Shepherd's own.
+    pub identity: String,
+    /// The literal marker that ends a reply addressing a finding.
+    pub reply_marker: String,
+}
+
+impl Default for ReviewContext {
+    fn default() -> Self {
+        ReviewContext {
+            settings: ReviewSettings::default(),
+            identity: "pr-shepherd".to_owned(),
+            reply_marker: crate::review::classify::DEFAULT_REPLY_MARKER.to_owned(),
+        }
+    }
+}
+
+/// A prepared review run: everything the background task needs.
+pub struct Prepared {
+    pub seq: u64,
+    pub settings: ReviewSettings,
+    pub client: Arc<LlmClient>,
+    pub prompts: Arc<Prompts>,
+    pub pr: Arc<PrMeta>,
+    pub prior_findings: Vec<MetaFinding>,
+    /// `Action::ReviewStarted` for the app.
+    pub started: Action,
+}
+
+/// A review task in flight.
+struct RunningReview {
+    cancel: CancellationToken,
+    handle: tokio::task::JoinHandle<()>,
 }
 
 impl Runner {
@@ -105,7 +164,173 @@ impl Runner {
             }),
             Effect::Open(url) => Some(Action::Notice(self.open(&url))),
             Effect::Copy(url) => Some(Action::Notice(self.copy(&url))),
+            // The loop (or the harness) runs reviews; nothing to do synchronously.
+            Effect::StartReview { .. } | Effect::CancelReview => None,
+            Effect::SaveDraft { pr, mut draft } => {
+                draft.saved_at = self.now();
+                Some(Action::DraftSaved(
+                    self.ledger
+                        .save_draft(&pr, &draft)
+                        .map_err(|e| e.to_string()),
+                ))
+            }
+            Effect::DiscardDraft { pr } => Some(Action::DraftDiscarded(
+                self.ledger.discard_draft(&pr).map_err(|e| e.to_string()),
+            )),
+            Effect::PlanPost { pr, bytes } => Some(Action::PostPlanned(self.plan_post(&pr, bytes))),
+            Effect::Post { pr, body } => Some(Action::Posted(self.post(&pr, &body))),
         }
+    }
+
+    fn now(&self) -> i64 {
+        self.clock.unwrap_or_else(|| chrono::Utc::now().timestamp())
+    }
+
+    fn outbox_path(&self, pr: &crate::pr::PrCoords) -> String {
+        self.ledger
+            .pr_dir(pr)
+            .map(|d| d.join("outbox").join("comment.json").display().to_string())
+            .unwrap_or_else(|e| e.to_string())
+    }
+
+    /// What a post would do, for the confirmation dialog.
+    fn plan_post(&self, pr: &crate::pr::PrCoords, bytes: usize) -> Result<PostPlan, String> {
+        match &self.post_to {
+            PostTo::Outbox => {
+                let outbox = Outbox {
+                    ledger: &self.ledger,
+                    pr: pr.clone(),
+                    now: self.now(),
+                };
+                // The outbox store does plain file I/O: no runtime needed.
+                let update = futures::executor::block_on(crate::publish::target(&outbox))
+                    .map_err(|e| e.to_string())?;
+                Ok(PostPlan {
+                    target: format!("{}/{}#{}", pr.owner, pr.repo, pr.number),
+                    update,
+                    bytes,
+                    destination: format!("the outbox {}", self.outbox_path(pr)),
+                })
+            }
+            PostTo::Unavailable(why) => Err(why.clone()),
+        }
+    }
+
+    /// Posts `body`: called only after the maintainer confirmed the dialog.
+    fn post(&self, pr: &crate::pr::PrCoords, body: &str) -> Result<crate::publish::Posted, String> {
+        match &self.post_to {
+            PostTo::Outbox => {
+                let outbox = Outbox {
+                    ledger: &self.ledger,
+                    pr: pr.clone(),
+                    now: self.now(),
+                };
+                let mut p = futures::executor::block_on(upsert(&outbox, body, 3))
+                    .map_err(|e| e.to_string())?;
+                p.location = format!("the outbox {}", p.location);
+                Ok(p)
+            }
+            PostTo::Unavailable(why) => Err(why.clone()),
+        }
+    }
+
+    /// Prepares run `seq` exactly like `pr-shepherd review`: replay with the fixture's recorded
+    /// answers at the snapshot's step for fixtures (unless the settings name a backend), else the
+    /// settings; earlier reviews from the PR (plus the outbox offline) decide incremental or full.
+    pub fn prepare(&self, seq: u64, full: bool, snapshot: &Snapshot) -> Result<Prepared, String> {
+        let step = match snapshot.origin {
+            Origin::Fixture { step, .. } => step,
+            Origin::Live => 0,
+        };
+        let replay = self.fixture.as_ref().map(|f| ReplaySource {
+            answers: f.llm.answers.clone(),
+            step,
+        });
+        let settings = self.review.settings.clone();
+        settings.validate().map_err(|e| e.to_string())?;
+        let client = LlmClient::from_settings(&settings, replay).map_err(|e| e.to_string())?;
+        let prompts = Prompts::load(settings.prompts_dir.as_deref());
+        let coords = snapshot.pr.coords();
+        let mut prior = prior_reviews(snapshot, &self.review.identity);
+        if self.fixture.is_some() {
+            prior.add_outbox(self.ledger.outbox(&coords).map_err(|e| e.to_string())?);
+        }
+        let (mode, reason) = crate::review::aggregate::choose_mode(&prior, full);
+        let prior_findings = match mode {
+            ReviewMode::Incremental => prior.findings(),
+            ReviewMode::Full => Vec::new(),
+        };
+        Ok(Prepared {
+            seq,
+            settings,
+            client: Arc::new(client),
+            prompts: Arc::new(prompts),
+            pr: Arc::new(snapshot.pr.clone()),
+            prior_findings,
+            started: Action::ReviewStarted {
+                seq,
+                mode,
+                reason,
+                prior: Box::new(prior),
+                reply_marker: self.review.reply_marker.clone(),
+            },
+        })
+    }
+
+    /// Runs a prepared review to its end and saves it in the ledger (unless cancelled).
+    pub async fn run_prepared(
+        &self,
+        p: Prepared,
+        events: mpsc::UnboundedSender<ReviewEvent>,
+        cancel: CancellationToken,
+    ) -> Option<String> {
+        let coords = p.pr.coords();
+        let run = run_review_with_prior(
+            p.pr,
+            &p.settings,
+            p.client,
+            p.prompts,
+            p.prior_findings,
+            events,
+            cancel,
+        )
+        .await;
+        if run.cancelled {
+            return None;
+        }
+        self.ledger
+            .save_run(&coords, &run)
+            .err()
+            .map(|e| format!("the review run was not saved: {e}"))
+    }
+
+    /// The whole review synchronously, as the actions the loop would deliver (tests, harness).
+    /// Must not be called from inside a tokio runtime.
+    pub fn review_blocking(&self, seq: u64, full: bool, snapshot: &Snapshot) -> Vec<Action> {
+        let p = match self.prepare(seq, full, snapshot) {
+            Ok(p) => p,
+            Err(why) => return vec![Action::ReviewNotStarted { seq, why }],
+        };
+        let rt = match tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(rt) => rt,
+            Err(e) => {
+                return vec![Action::ReviewNotStarted {
+                    seq,
+                    why: e.to_string(),
+                }];
+            }
+        };
+        let mut out = vec![p.started.clone()];
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let problem = rt.block_on(self.run_prepared(p, tx, CancellationToken::new()));
+        while let Ok(event) = rx.try_recv() {
+            out.push(Action::Review { seq, event });
+        }
+        out.extend(problem.map(Action::Notice));
+        out
     }
 
     fn load_step(&self, step: usize) -> Result<Box<app::StepData>, String> {
@@ -231,6 +456,8 @@ pub struct Session {
     pub keymap: Keymap,
     pub options: Options,
     pub seen: crate::ledger::SeenSet,
+    pub review: ReviewContext,
+    pub post_to: PostTo,
 }
 
 /// Runs the console until the user quits or a signal arrives. The terminal is restored on every
@@ -244,15 +471,33 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         keymap,
         options,
         seen,
+        review,
+        post_to,
     } = session;
+    let coords = snapshot.pr.coords();
     let mut app = App::new(snapshot, seen, options);
+    // An unposted draft from an earlier session (quit, crash, kill) comes back.
+    match ledger.load_draft(&coords) {
+        Ok(Some(d)) => {
+            app.update(Action::DraftRestored(d));
+        }
+        Ok(None) => {}
+        Err(e) => {
+            app.update(Action::Notice(format!(
+                "the saved draft is unreadable: {e}"
+            )));
+        }
+    }
     let runner = Arc::new(Runner {
         ledger,
         fixture,
         theme: theme.clone(),
         interactive: true,
         clock: None,
+        review,
+        post_to,
     });
+    let mut reviews: Vec<RunningReview> = Vec::new();
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
 
     // syntect's assets take a while to load: do it while the first frame is drawn.
@@ -276,8 +521,14 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         &theme,
         &tx,
         &mut rx,
+        &mut reviews,
     )
     .await;
+    // No review outlives the console: cancel, then wait (bounded) for each task to end.
+    for r in reviews {
+        r.cancel.cancel();
+        let _ = tokio::time::timeout(Duration::from_secs(5), r.handle).await;
+    }
     stop.store(true, Ordering::Relaxed);
     drop(terminal);
     drop(guard);
@@ -337,10 +588,52 @@ fn dispatch(
     app: &mut App,
     runner: &Arc<Runner>,
     tx: &mpsc::UnboundedSender<AppEvent>,
+    reviews: &mut Vec<RunningReview>,
     effects: Vec<Effect>,
 ) {
     for e in effects {
         match e {
+            Effect::CancelReview => {
+                for r in reviews.iter() {
+                    r.cancel.cancel();
+                }
+            }
+            Effect::StartReview {
+                seq,
+                full,
+                snapshot,
+            } => {
+                for r in reviews.iter() {
+                    r.cancel.cancel();
+                }
+                reviews.retain(|r| !r.handle.is_finished());
+                match runner.prepare(seq, full, &snapshot) {
+                    Err(why) => {
+                        let more = app.update(Action::ReviewNotStarted { seq, why });
+                        dispatch(app, runner, tx, reviews, more);
+                    }
+                    Ok(prepared) => {
+                        let more = app.update(prepared.started.clone());
+                        dispatch(app, runner, tx, reviews, more);
+                        let cancel = CancellationToken::new();
+                        let (runner2, tx2, stop) = (runner.clone(), tx.clone(), cancel.clone());
+                        let handle = tokio::spawn(async move {
+                            let (etx, mut erx) = mpsc::unbounded_channel();
+                            let forward = async {
+                                while let Some(event) = erx.recv().await {
+                                    let _ = tx2.send(AppEvent::Review { seq, event });
+                                }
+                            };
+                            let (problem, ()) =
+                                tokio::join!(runner2.run_prepared(prepared, etx, stop), forward);
+                            if let Some(p) = problem {
+                                let _ = tx2.send(AppEvent::Action(Action::Notice(p)));
+                            }
+                        });
+                        reviews.push(RunningReview { cancel, handle });
+                    }
+                }
+            }
             // Highlighting is slow: off the loop, back as an event.
             Effect::Highlight { .. } => {
                 let runner = runner.clone();
@@ -354,13 +647,14 @@ fn dispatch(
             other => {
                 if let Some(a) = runner.perform(other) {
                     let more = app.update(a);
-                    dispatch(app, runner, tx, more);
+                    dispatch(app, runner, tx, reviews, more);
                 }
             }
         }
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 async fn event_loop(
     terminal: &mut ratatui::DefaultTerminal,
     app: &mut App,
@@ -369,6 +663,7 @@ async fn event_loop(
     theme: &Theme,
     tx: &mpsc::UnboundedSender<AppEvent>,
     rx: &mut mpsc::UnboundedReceiver<AppEvent>,
+    reviews: &mut Vec<RunningReview>,
 ) -> Result<(), TuiError> {
     loop {
         let mut drawn = Drawn::default();
@@ -378,7 +673,7 @@ async fn event_loop(
         let redraw = effects
             .iter()
             .any(|e| !matches!(e, Effect::Highlight { .. }));
-        dispatch(app, runner, tx, effects);
+        dispatch(app, runner, tx, reviews, effects);
         if app.quit {
             return Ok(());
         }
@@ -395,14 +690,14 @@ async fn event_loop(
                 AppEvent::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => {
                     if let Some(a) = app.key_action(keymap, &k) {
                         let fx = app.update(a);
-                        dispatch(app, runner, tx, fx);
+                        dispatch(app, runner, tx, reviews, fx);
                     }
                 }
                 AppEvent::Input(_) => {}
                 other => {
                     if let Some(a) = other.into_action() {
                         let fx = app.update(a);
-                        dispatch(app, runner, tx, fx);
+                        dispatch(app, runner, tx, reviews, fx);
                     }
                 }
             }
@@ -435,6 +730,96 @@ mod tests {
             assert_eq!(base64(i.as_bytes()), o);
         }
         assert_eq!(osc52("hi"), "\u{1b}]52;c;aGk=\u{7}");
+    }
+
+    fn runner(dir: &std::path::Path, settings: ReviewSettings) -> (Runner, Snapshot) {
+        let f = Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo.json"),
+        )
+        .unwrap();
+        let snap = f.snapshot_at(0).unwrap();
+        let r = Runner {
+            ledger: Ledger::new(dir),
+            fixture: Some(f),
+            theme: Theme::plain(),
+            interactive: false,
+            clock: Some(0),
+            review: ReviewContext {
+                settings,
+                ..ReviewContext::default()
+            },
+            post_to: PostTo::Outbox,
+        };
+        (r, snap)
+    }
+
+    #[tokio::test]
+    async fn cancelling_a_console_run_ends_it_promptly_and_saves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = ReviewSettings {
+            llm: Some(crate::review::settings::BackendKind::Command),
+            command: vec!["sleep".into(), "30".into()],
+            ..ReviewSettings::default()
+        };
+        let (runner, snap) = runner(dir.path(), settings);
+        let p = runner.prepare(1, false, &snap).unwrap();
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let cancel = CancellationToken::new();
+        let stop = cancel.clone();
+        let runner = Arc::new(runner);
+        let r2 = runner.clone();
+        let task = tokio::spawn(async move { r2.run_prepared(p, tx, stop).await });
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+        let problem = tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .expect("the run ends soon after cancel")
+            .unwrap();
+        assert_eq!(problem, None);
+        let mut cancelled = 0;
+        let mut finished = false;
+        while let Ok(ev) = rx.try_recv() {
+            match ev {
+                ReviewEvent::Cancelled { .. } => cancelled += 1,
+                ReviewEvent::Finished(run) => finished = run.cancelled,
+                _ => {}
+            }
+        }
+        assert_eq!(cancelled, 6);
+        assert!(finished);
+        assert!(!dir.path().join("acme-rivet/482/runs").exists());
+    }
+
+    #[test]
+    fn replay_is_prepared_for_fixtures_and_bad_settings_refuse() {
+        let dir = tempfile::tempdir().unwrap();
+        let (runner, snap) = runner(dir.path(), ReviewSettings::default());
+        let acts = runner.review_blocking(3, true, &snap);
+        assert!(matches!(
+            acts.first(),
+            Some(Action::ReviewStarted {
+                seq: 3,
+                mode: ReviewMode::Full,
+                ..
+            })
+        ));
+        assert!(matches!(
+            acts.last(),
+            Some(Action::Review {
+                event: ReviewEvent::Finished(_),
+                ..
+            })
+        ));
+        let bad = ReviewSettings {
+            concurrency: 0,
+            ..ReviewSettings::default()
+        };
+        let (runner, snap) = super::tests::runner(dir.path(), bad);
+        assert!(matches!(
+            runner.review_blocking(4, false, &snap).as_slice(),
+            [Action::ReviewNotStarted { seq: 4, .. }]
+        ));
     }
 
     #[test]

@@ -11,9 +11,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
-use super::app::{App, Drawn, Focus, Group, Mode, Row};
+use super::app::{App, Drawn, Focus, Group, Mode, Pane, Row};
 use super::highlight::plain_hunk;
 use super::keymap::{COMMANDS, Command, Keymap};
+use super::review::{AspectView, Confirm};
 use super::theme::Theme;
 use crate::pr::{Association, Comment, Item, ReviewState};
 use crate::sanitize::{one_line, sanitize};
@@ -86,13 +87,14 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
     drawn.detail_lines = total;
     draw_footer(frame, footer, app, theme, keymap);
 
-    match app.mode {
+    match &app.mode {
         Mode::Help => draw_help(frame, area, theme, keymap),
         Mode::Filter => draw_filter(frame, area, app, theme),
+        Mode::Confirm(c) => draw_confirm(frame, area, c, theme),
         _ => {}
     }
     // An overlay covers the detail pane: nothing there counts as shown.
-    if matches!(app.mode, Mode::Help | Mode::Filter) {
+    if matches!(app.mode, Mode::Help | Mode::Filter | Mode::Confirm(_)) {
         drawn.shown = None;
     }
     drawn
@@ -583,6 +585,14 @@ fn draw_detail(
     app: &App,
     theme: &Theme,
 ) -> (Option<usize>, u16, usize) {
+    if app.mode == Mode::Edit && app.draft.is_some() {
+        return draw_editor(frame, area, app, theme);
+    }
+    match app.pane {
+        Pane::Aspects if app.run.is_some() => return draw_aspects(frame, area, app, theme),
+        Pane::Review if app.draft.is_some() => return draw_review(frame, area, app, theme),
+        _ => {}
+    }
     let focused = app.focus == Focus::Detail && app.mode != Mode::Help;
     let block = Block::default()
         .borders(Borders::ALL)
@@ -664,6 +674,47 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
         Mode::Help => {
             key_hint(keymap, Command::Help, "close help", theme, &mut spans);
         }
+        Mode::Edit => {
+            spans.push(Span::styled(
+                "editing the review · autosaved on every change · Esc done",
+                theme.dim,
+            ));
+        }
+        Mode::Confirm(Confirm::Refused(_)) => {
+            spans.push(Span::styled("any key closes", theme.dim));
+        }
+        Mode::Confirm(_) => {
+            spans.push(Span::styled("y confirm · any other key cancels", theme.dim));
+        }
+        Mode::Normal if app.pane != Pane::Item => {
+            if let Some(n) = &app.notice {
+                spans.push(Span::styled(format!("{}  ", one_line(n)), theme.notice));
+            }
+            let hints: &[(Command, &str)] = if app.pane == Pane::Aspects {
+                &[
+                    (Command::Aspects, "close"),
+                    (Command::Review, "review"),
+                    (Command::FullReview, "full"),
+                    (Command::ReviewPane, "review pane"),
+                    (Command::Help, "help"),
+                    (Command::Quit, "quit"),
+                ]
+            } else {
+                &[
+                    (Command::Edit, "edit"),
+                    (Command::Post, "post"),
+                    (Command::Discard, "discard"),
+                    (Command::Help, "help"),
+                    (Command::Focus, "findings"),
+                    (Command::MarkAddressed, "addressed"),
+                    (Command::PageDown, "scroll"),
+                    (Command::ReviewPane, "close"),
+                ]
+            };
+            for (c, what) in hints {
+                key_hint(keymap, *c, what, theme, &mut spans);
+            }
+        }
         Mode::Normal => {
             if let Some(n) = &app.notice {
                 spans.push(Span::styled(format!("{}  ", one_line(n)), theme.notice));
@@ -689,7 +740,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                     (Command::Filter, "filter"),
                     (Command::NextNew, "next new"),
                     (Command::MarkSeen, "mark"),
-                    (Command::Open, "open"),
+                    (Command::Review, "review"),
                     (Command::StepForward, "step"),
                     (Command::Help, "help"),
                     (Command::Quit, "quit"),
@@ -728,6 +779,18 @@ fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
         "type · Backspace · Enter · Esc".to_owned(),
     ));
     entries.push(("filter".to_owned(), "n/e/u · r/o/m hide · a all".to_owned()));
+    entries.push((
+        "review pane".to_owned(),
+        "Tab, then j/k pick a finding".to_owned(),
+    ));
+    entries.push((
+        "editor".to_owned(),
+        "type · arrows · Esc done (autosaved)".to_owned(),
+    ));
+    entries.push((
+        "dialogs".to_owned(),
+        "y confirms, any key cancels".to_owned(),
+    ));
     let inner_h = usize::from(area.height.saturating_sub(4)).max(1);
     let cols = entries.len().div_ceil(inner_h).max(1);
     let per_col = entries.len().div_ceil(cols);
@@ -796,6 +859,260 @@ fn draw_filter(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn bordered(title: String, focused: bool, theme: &Theme) -> Block<'static> {
+    Block::default()
+        .borders(Borders::ALL)
+        .title(title)
+        .border_style(if focused {
+            theme.border_focus
+        } else {
+            theme.border
+        })
+}
+
+/// Wraps and draws `lines` scrolled by `scroll`; returns (height, total lines).
+fn draw_scrolled(
+    frame: &mut Frame,
+    inner: Rect,
+    lines: Vec<Line<'static>>,
+    scroll: usize,
+) -> (u16, usize) {
+    let mut wrapped = Vec::new();
+    for l in lines {
+        wrap(l, usize::from(inner.width), &mut wrapped);
+    }
+    let total = wrapped.len();
+    let h = usize::from(inner.height);
+    let scroll = scroll.min(total.saturating_sub(h));
+    let visible: Vec<Line> = wrapped.into_iter().skip(scroll).take(h).collect();
+    frame.render_widget(Paragraph::new(visible), inner);
+    (inner.height, total)
+}
+
+fn aspect_style(theme: &Theme, v: &AspectView) -> Style {
+    match v {
+        AspectView::Queued | AspectView::Skipped(_) | AspectView::Cancelled => theme.dim,
+        AspectView::Running(_) => theme.badge_edited,
+        AspectView::Done { .. } => theme.seen,
+        AspectView::Failed(_) | AspectView::TimedOut(_) => theme.notice,
+    }
+}
+
+/// The aspects panel: each aspect's state in the latest run.
+fn draw_aspects(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    theme: &Theme,
+) -> (Option<usize>, u16, usize) {
+    let block = bordered(" Aspects ".to_owned(), app.focus == Focus::Detail, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let mut lines = Vec::new();
+    if let Some(run) = &app.run {
+        let head = match (&run.error, &run.mode) {
+            (Some(e), _) => format!("not started: {}", one_line(e)),
+            (None, Some((m, why))) => format!(
+                "{} review — {}",
+                match m {
+                    crate::policy::Mode::Full => "full",
+                    crate::policy::Mode::Incremental => "incremental",
+                },
+                one_line(why)
+            ),
+            (None, None) => "preparing…".to_owned(),
+        };
+        lines.push(Line::styled(head, theme.header));
+        lines.push(Line::raw(""));
+        for (a, v) in &run.aspects {
+            lines.push(Line::from(vec![
+                Span::styled(format!("{:<13}", a.as_str()), theme.author),
+                Span::styled(v.describe(), aspect_style(theme, v)),
+            ]));
+        }
+        if run.finished {
+            lines.push(Line::raw(""));
+            lines.push(Line::styled("finished · v shows the review", theme.dim));
+        }
+    }
+    let (h, total) = draw_scrolled(frame, inner, lines, 0);
+    (None, h, total)
+}
+
+/// The review pane: status, the findings (cursor for `a`), and the body exactly as it will be
+/// posted.
+fn draw_review(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    theme: &Theme,
+) -> (Option<usize>, u16, usize) {
+    let focused = app.focus == Focus::Detail;
+    let block = bordered(
+        " Review — exactly as it will be posted ".to_owned(),
+        focused,
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(d) = &app.draft else {
+        return (None, inner.height, 0);
+    };
+    let mut lines = Vec::new();
+    if let Some(at) = d.restored {
+        lines.push(Line::styled(
+            format!(
+                "Restored draft (saved {}) from an earlier session — not posted yet.",
+                ago(at, app.now)
+            ),
+            theme.notice,
+        ));
+    }
+    let head = &app.snapshot.pr.head_sha;
+    if !d.head_sha.is_empty() && d.head_sha != *head {
+        lines.push(Line::styled(
+            format!(
+                "Made for head {}; the PR is now at {}.",
+                one_line(d.head_sha.get(..7).unwrap_or(&d.head_sha)),
+                one_line(head.get(..7).unwrap_or(head))
+            ),
+            theme.notice,
+        ));
+    }
+    if let Some(p) = &app.posted {
+        lines.push(Line::styled(format!("✓ {}", one_line(p)), theme.seen));
+    } else if d.edited && d.restored.is_none() {
+        lines.push(Line::styled("edited · autosaved", theme.dim));
+    }
+    if !app.gate.post {
+        lines.push(Line::styled(
+            format!("posting blocked: {}", one_line(&app.gate.reason)),
+            theme.notice,
+        ));
+    }
+    if let Some(c) = &app.composed {
+        let rows = c.finding_rows();
+        lines.push(Line::styled(
+            format!(
+                "Findings ({}) — Tab then j/k to pick, a marks addressed:",
+                rows.len()
+            ),
+            theme.group,
+        ));
+        for (i, (_, label)) in rows.iter().enumerate() {
+            let (mark, style) = if i == app.finding_sel {
+                ("▸ ", theme.selection)
+            } else {
+                ("  ", theme.text)
+            };
+            // One line per finding (the body below has the full text).
+            let room = usize::from(inner.width).saturating_sub(3);
+            let mut shown: String = label.chars().take(room).collect();
+            if label.chars().count() > room {
+                shown.push('…');
+            }
+            lines.push(Line::styled(format!("{mark}{shown}"), style));
+        }
+    }
+    lines.push(Line::styled(
+        "─".repeat(usize::from(inner.width)),
+        theme.dim,
+    ));
+    for l in d.editor.lines() {
+        let style = if l.starts_with('#') {
+            theme.header
+        } else {
+            theme.text
+        };
+        lines.push(Line::styled(sanitize(l).into_owned(), style));
+    }
+    let (h, total) = draw_scrolled(frame, inner, lines, app.review_scroll);
+    (None, h, total)
+}
+
+fn draw_editor(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    theme: &Theme,
+) -> (Option<usize>, u16, usize) {
+    let block = bordered(
+        " Editing the review · autosaved · Esc done ".to_owned(),
+        true,
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if let Some(d) = &app.draft {
+        frame.render_widget(&d.editor, inner);
+    }
+    (None, inner.height, 0)
+}
+
+fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
+    let (title, lines) = match c {
+        Confirm::Post(p) => (
+            " Post the review? ",
+            vec![
+                format!("Target: {}", one_line(&p.target)),
+                match &p.update {
+                    Some(id) => format!("Action: update comment {}", one_line(id)),
+                    None => "Action: create a new comment".to_owned(),
+                },
+                format!("Body: {} bytes", p.bytes),
+                format!("To: {}", one_line(&p.destination)),
+                String::new(),
+                "y posts · any other key cancels".to_owned(),
+            ],
+        ),
+        Confirm::Discard => (
+            " Discard the draft? ",
+            vec![
+                "The draft is removed from the ledger; nothing is posted.".to_owned(),
+                String::new(),
+                "y discards · any other key keeps it".to_owned(),
+            ],
+        ),
+        Confirm::Refused(why) => (
+            " Not posting ",
+            vec![one_line(why), String::new(), "any key closes".to_owned()],
+        ),
+    };
+    let w = lines
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(20)
+        .max(title.chars().count())
+        + 4;
+    // Height after wrapping, so the last line ("y confirms …") is never cut off.
+    let inner_w = usize::from(area.width).min(w).saturating_sub(2).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.chars().count().div_ceil(inner_w).max(1))
+        .sum();
+    let rect = centered(
+        area,
+        u16::try_from(w).unwrap_or(u16::MAX),
+        u16::try_from(rows + 2).unwrap_or(u16::MAX),
+    );
+    frame.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(title)
+        .border_style(theme.border_focus);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let text: Vec<Line> = lines
+        .into_iter()
+        .map(|l| Line::styled(l, theme.text))
+        .collect();
+    frame.render_widget(
+        Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: false }),
+        inner,
+    );
 }
 
 #[cfg(test)]

@@ -1,0 +1,325 @@
+//! The console's review (pure state): per-aspect progress of a run, the composed review and its
+//! draft, and what a post will do. The event loop ([`super::Runner`]) does the I/O: it prepares
+//! and runs the review in a background task, saves drafts, and posts.
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use ratatui_textarea::TextArea;
+
+use crate::policy::Mode;
+use crate::review::aggregate::{Aggregate, AggregateRequest, aggregate};
+use crate::review::prior::PriorReviews;
+use crate::review::{Aspect, ReviewEvent, ReviewRun, compose};
+use crate::sanitize::{one_line, sanitize};
+
+/// One aspect as the console shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AspectView {
+    Queued,
+    Running(Duration),
+    Done { findings: usize },
+    Failed(String),
+    TimedOut(Duration),
+    Skipped(String),
+    Cancelled,
+}
+
+impl AspectView {
+    /// "queued", "running 12s", "done · 2 findings", "failed: why", …
+    pub fn describe(&self) -> String {
+        match self {
+            AspectView::Queued => "queued".to_owned(),
+            AspectView::Running(d) => format!("running {}s", d.as_secs()),
+            AspectView::Done { findings: 0 } => "done · no findings".to_owned(),
+            AspectView::Done { findings: 1 } => "done · 1 finding".to_owned(),
+            AspectView::Done { findings } => format!("done · {findings} findings"),
+            AspectView::Failed(why) => format!("failed: {}", one_line(why)),
+            AspectView::TimedOut(d) => format!("timed out after {}s", d.as_secs()),
+            AspectView::Skipped(why) => format!("skipped: {}", one_line(why)),
+            AspectView::Cancelled => "cancelled".to_owned(),
+        }
+    }
+}
+
+/// A review run as the console follows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunView {
+    /// Which run (a newer run makes events of older ones stale).
+    pub seq: u64,
+    pub full: bool,
+    /// Set once the run was prepared: the mode and why.
+    pub mode: Option<(Mode, String)>,
+    pub aspects: Vec<(Aspect, AspectView)>,
+    pub finished: bool,
+    /// Why the run could not start.
+    pub error: Option<String>,
+}
+
+impl RunView {
+    pub fn new(seq: u64, full: bool) -> RunView {
+        RunView {
+            seq,
+            full,
+            mode: None,
+            aspects: Aspect::ALL
+                .into_iter()
+                .map(|a| (a, AspectView::Queued))
+                .collect(),
+            finished: false,
+            error: None,
+        }
+    }
+
+    pub fn running(&self) -> bool {
+        !self.finished && self.error.is_none()
+    }
+
+    /// Applies one progress event (`Finished` only marks the run finished).
+    pub fn apply(&mut self, ev: &ReviewEvent) {
+        let (aspect, view) = match ev {
+            ReviewEvent::Queued { aspect } => (*aspect, AspectView::Queued),
+            ReviewEvent::Running { aspect, elapsed } => (*aspect, AspectView::Running(*elapsed)),
+            ReviewEvent::Done {
+                aspect, findings, ..
+            } => (
+                *aspect,
+                AspectView::Done {
+                    findings: *findings,
+                },
+            ),
+            ReviewEvent::Failed { aspect, why } => (*aspect, AspectView::Failed(why.clone())),
+            ReviewEvent::TimedOut { aspect, after } => (*aspect, AspectView::TimedOut(*after)),
+            ReviewEvent::Skipped { aspect, reason } => {
+                (*aspect, AspectView::Skipped(reason.clone()))
+            }
+            ReviewEvent::Cancelled { aspect } => (*aspect, AspectView::Cancelled),
+            ReviewEvent::Finished(_) => {
+                self.finished = true;
+                return;
+            }
+        };
+        if let Some(slot) = self.aspects.iter_mut().find(|(a, _)| *a == aspect) {
+            // A late tick never overwrites a final state.
+            if matches!(view, AspectView::Running(_))
+                && !matches!(slot.1, AspectView::Queued | AspectView::Running(_))
+            {
+                return;
+            }
+            slot.1 = view;
+        }
+    }
+
+    /// The header line: `review: 4/6 done · security running 12s · perf failed`.
+    pub fn progress(&self) -> String {
+        if let Some(e) = &self.error {
+            return format!("review not started: {}", one_line(e));
+        }
+        let done = self
+            .aspects
+            .iter()
+            .filter(|(_, v)| matches!(v, AspectView::Done { .. }))
+            .count();
+        let mode = match &self.mode {
+            Some((Mode::Full, _)) => " (full)",
+            Some((Mode::Incremental, _)) => " (incremental)",
+            None => "",
+        };
+        let head = if self.finished {
+            "review finished"
+        } else {
+            "review"
+        };
+        let mut parts = vec![format!("{head}{mode}: {done}/{} done", self.aspects.len())];
+        let queued = self
+            .aspects
+            .iter()
+            .filter(|(_, v)| *v == AspectView::Queued)
+            .count();
+        for (a, v) in &self.aspects {
+            let s = match v {
+                AspectView::Queued | AspectView::Done { .. } => continue,
+                AspectView::Running(d) => format!("{a} running {}s", d.as_secs()),
+                AspectView::Failed(_) => format!("{a} failed"),
+                AspectView::TimedOut(_) => format!("{a} timed out"),
+                AspectView::Skipped(_) => format!("{a} skipped"),
+                AspectView::Cancelled => format!("{a} cancelled"),
+            };
+            parts.push(s);
+        }
+        if queued > 0 && !self.finished {
+            parts.push(format!("{queued} queued"));
+        }
+        parts.join(" · ")
+    }
+}
+
+/// A finished run, classified and composed.
+#[derive(Debug, Clone)]
+pub struct Composed {
+    pub run: ReviewRun,
+    pub prior: PriorReviews,
+    pub request: AggregateRequest,
+    pub agg: Aggregate,
+    /// The body as it will be posted (sanitized: nothing hidden reaches the screen or the PR).
+    pub body: String,
+}
+
+impl Composed {
+    pub fn new(
+        run: ReviewRun,
+        snapshot: &crate::pr::Snapshot,
+        prior: PriorReviews,
+        request: AggregateRequest,
+    ) -> Composed {
+        let agg = aggregate(&run, snapshot, &prior, &request);
+        let body = sanitize(&compose::markdown(&run, &agg)).into_owned();
+        Composed {
+            run,
+            prior,
+            request,
+            agg,
+            body,
+        }
+    }
+
+    /// Toggles "addressed" on a finding and recomposes. Returns whether the body changed.
+    pub fn toggle_addressed(&mut self, id: &str, snapshot: &crate::pr::Snapshot) -> bool {
+        let set: &mut HashSet<String> = &mut self.request.console_addressed;
+        if !set.remove(id) {
+            set.insert(id.to_owned());
+        }
+        let before = std::mem::take(&mut self.body);
+        self.agg = aggregate(&self.run, snapshot, &self.prior, &self.request);
+        self.body = sanitize(&compose::markdown(&self.run, &self.agg)).into_owned();
+        before != self.body
+    }
+
+    /// The findings of the run, for the pane's cursor: (id, label).
+    pub fn finding_rows(&self) -> Vec<(String, String)> {
+        self.run
+            .findings()
+            .map(|f| {
+                let class = self.agg.class_of_id(&f.id).unwrap_or("addressed");
+                let at = f.line.map_or(String::new(), |l| format!(":{l}"));
+                (
+                    f.id.clone(),
+                    format!(
+                        "{} [{class}] {} {} {}{at} — {}",
+                        f.id,
+                        f.severity.as_str(),
+                        f.aspect,
+                        one_line(&f.file),
+                        one_line(&f.message)
+                    ),
+                )
+            })
+            .collect()
+    }
+}
+
+/// The text that will be posted, editable. Autosaved to the ledger on every change.
+#[derive(Debug, Clone)]
+pub struct DraftView {
+    pub editor: TextArea<'static>,
+    pub head_sha: String,
+    /// `Some(saved_at)` when it was restored from the ledger at start-up.
+    pub restored: Option<i64>,
+    /// Changed by hand (or restored: it may hold hand edits).
+    pub edited: bool,
+}
+
+impl DraftView {
+    pub fn new(body: &str, head_sha: &str, restored: Option<i64>) -> DraftView {
+        let lines: Vec<String> = sanitize(body).lines().map(str::to_owned).collect();
+        DraftView {
+            editor: TextArea::new(lines),
+            head_sha: head_sha.to_owned(),
+            restored,
+            edited: restored.is_some(),
+        }
+    }
+
+    pub fn body(&self) -> String {
+        self.editor.lines().join("\n")
+    }
+}
+
+/// What a confirmed post will do, shown in the confirmation dialog.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PostPlan {
+    /// `owner/repo#N`.
+    pub target: String,
+    /// `Some(id)`: update that comment; `None`: create one.
+    pub update: Option<String>,
+    pub bytes: usize,
+    /// Where it goes, e.g. "the outbox /state/o-r/1/outbox/comment.json".
+    pub destination: String,
+}
+
+/// A dialog that asks before anything irreversible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Confirm {
+    Post(PostPlan),
+    Discard,
+    /// Posting is not allowed (a gate, or no live posting yet): says why; any key closes.
+    Refused(String),
+}
+
+/// Where the console posts. A live GitHub `CommentStore` becomes one more variant and one arm
+/// in `Runner::plan_post` / `Runner::post`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PostTo {
+    /// Fixtures: the offline outbox in the ledger.
+    Outbox,
+    /// Not available here, and why.
+    Unavailable(String),
+}
+
+impl PostTo {
+    pub fn live_not_wired() -> PostTo {
+        PostTo::Unavailable("live posting: use `pr-shepherd review --post`".to_owned())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_line_counts_and_names_states() {
+        let mut v = RunView::new(1, false);
+        v.mode = Some((Mode::Full, String::new()));
+        for a in [
+            Aspect::Correctness,
+            Aspect::Conventions,
+            Aspect::Tests,
+            Aspect::Architecture,
+        ] {
+            v.apply(&ReviewEvent::Done {
+                aspect: a,
+                findings: 1,
+                elapsed: Duration::ZERO,
+            });
+        }
+        v.apply(&ReviewEvent::Running {
+            aspect: Aspect::Security,
+            elapsed: Duration::from_secs(12),
+        });
+        v.apply(&ReviewEvent::Failed {
+            aspect: Aspect::Perf,
+            why: "x".into(),
+        });
+        assert_eq!(
+            v.progress(),
+            "review (full): 4/6 done · security running 12s · perf failed"
+        );
+        // A late tick does not undo a final state.
+        v.apply(&ReviewEvent::Running {
+            aspect: Aspect::Perf,
+            elapsed: Duration::from_secs(1),
+        });
+        assert_eq!(v.aspects[3].1, AspectView::Failed("x".into()));
+        assert!(v.running());
+    }
+}
