@@ -50,6 +50,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process; boxing buys nothing
 pub enum Command {
     /// List every review thread, conversation comment and review summary with its badges, then
     /// mark the new and edited ones seen.
@@ -220,4 +221,9 @@ pub struct ReviewArgs {
     /// The literal marker that ends a reply addressing a finding.
     #[arg(long, value_name = "TEXT", default_value = "— AI Coding Agent")]
     pub reply_marker: String,
+    /// Answer the trigger comment ID (database id or node id): the review sees the PR timeline
+    /// through that comment inclusive, in the mode it asks for (`/review` or `/review all`); it
+    /// must be a valid trigger from an OWNER, MEMBER or COLLABORATOR.
+    #[arg(long, value_name = "ID")]
+    pub trigger_comment: Option<String>,
 }
