@@ -1,6 +1,7 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
 mod console;
+mod event;
 mod fixture;
 mod items;
 mod live;
@@ -36,6 +37,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
         Some(Command::Review(args)) => review::run(args, state_dir).await,
         Some(Command::Record(args)) => record::run(args).await,
+        Some(Command::Event(args)) => event::run(args, state_dir).await,
     }
 }
 

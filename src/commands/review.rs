@@ -167,7 +167,7 @@ pub(crate) fn live_job<'a>(
     gate: &policy::GateDecision,
     ledger: &'a Ledger,
     post: PostChoice,
-    state_override: bool,
+    explicit_post: bool,
 ) -> Job<'a> {
     let coords = snapshot.pr.coords();
     let snapshot = match &triggered {
@@ -195,7 +195,7 @@ pub(crate) fn live_job<'a>(
     Job {
         full: all || triggered.as_ref().is_some_and(|t| t.mode == Mode::Full),
         trigger_comment: triggered.as_ref().and_then(|t| t.database_id),
-        override_note: (state_override || triggered.is_some())
+        override_note: (explicit_post || triggered.is_some())
             .then(|| gate.overridden.clone())
             .flatten(),
         snapshot,
