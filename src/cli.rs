@@ -76,6 +76,8 @@ Seen markers are written only after the listing has been written and flushed wit
     /// review and post when the gates allow. See docs/github-actions.md.
     #[command(after_help = EVENT_AFTER_HELP)]
     Event(EventArgs),
+    /// Poll a repository's open PRs and review new pushes and triggers per the gates.
+    Watch(WatchArgs),
 }
 
 const EVENT_AFTER_HELP: &str = "\
@@ -105,6 +107,13 @@ pub struct EventArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     pub format: Format,
+    #[command(flatten)]
+    pub llm: LlmOptions,
+}
+
+/// The LLM options of `event` and `watch` (the same as `review`'s).
+#[derive(Debug, Clone, Args)]
+pub struct LlmOptions {
     /// LLM backend.
     #[arg(long, value_name = "BACKEND", value_parser = ["anthropic", "openai", "command"])]
     pub llm: Option<String>,
@@ -132,6 +141,36 @@ pub struct EventArgs {
     /// The literal marker that ends a reply addressing a finding.
     #[arg(long, value_name = "TEXT", default_value = "— AI Coding Agent")]
     pub reply_marker: String,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Each tick lists the open PRs (REST pulls?state=open) and, per PR: waits while it is still settling
+(activity within --debounce: no review and no seen markers), then reviews a new head or answers a
+new `@pr-shepherd /review` trigger when the gates allow, writes the seen markers, and remembers the
+head and trigger in the state dir (<owner>-<repo>/<pr>/watch.json). Ctrl-C stops between steps.")]
+pub struct WatchArgs {
+    /// The repository, OWNER/REPO.
+    #[arg(value_name = "OWNER/REPO")]
+    pub repo: String,
+    /// Time between ticks (`60s`, `5m`, `1h`, or seconds).
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    pub interval: String,
+    /// A PR with activity more recent than this is left to settle (`60s`, `0s` = never waits).
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    pub debounce: String,
+    /// Post the reviews (without it they are printed only).
+    #[arg(long)]
+    pub post: bool,
+    /// The account whose `## PR Shepherd Review` comments are Shepherd's (default: the identity of
+    /// the credentials).
+    #[arg(long, env = "PR_SHEPHERD_IDENTITY", value_name = "LOGIN")]
+    pub identity: Option<String>,
+    /// Stop after N ticks (default: until Ctrl-C).
+    #[arg(long, value_name = "N")]
+    pub ticks: Option<u64>,
+    #[command(flatten)]
+    pub llm: LlmOptions,
 }
 
 #[derive(Debug, Args)]

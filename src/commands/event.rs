@@ -8,19 +8,26 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use super::review::{PostChoice, apply_trigger, execute, live_job, settle_team};
-use crate::cli::{EventArgs, Format, ReviewArgs};
+use crate::cli::{EventArgs, Format, LlmOptions, ReviewArgs};
 use crate::error::CliError;
 use crate::policy::event::{EventDecision, decide};
 use crate::policy::{self, Invocation, Mode};
 use crate::pr::PrCoords;
 use crate::sanitize::one_line;
 
-impl EventArgs {
+impl LlmOptions {
     /// The `review` options these flags stand for (the review flow is the same).
-    fn review_args(&self, pr: String, all: bool) -> ReviewArgs {
+    pub(crate) fn review_args(
+        &self,
+        pr: String,
+        format: Format,
+        all: bool,
+        post: bool,
+        identity: Option<&str>,
+    ) -> ReviewArgs {
         ReviewArgs {
             pr: Some(pr),
-            format: self.format,
+            format,
             llm: self.llm.clone(),
             llm_url: self.llm_url.clone(),
             model: self.model.clone(),
@@ -31,8 +38,8 @@ impl EventArgs {
             aspect_timeout: self.aspect_timeout,
             prompts_dir: self.prompts_dir.clone(),
             all,
-            post: !self.dry_run,
-            identity: self.identity.clone().unwrap_or_default(),
+            post,
+            identity: identity.unwrap_or_default().to_owned(),
             reply_marker: self.reply_marker.clone(),
             trigger_comment: None,
         }
@@ -175,7 +182,13 @@ pub(super) async fn run(
     }
 
     let pr_text = coords.to_string();
-    let review_args = args.review_args(pr_text, mode == Mode::Full);
+    let review_args = args.llm.review_args(
+        pr_text,
+        args.format,
+        mode == Mode::Full,
+        !args.dry_run,
+        Some(&own),
+    );
     let post = if args.dry_run {
         eprintln!("dry run: nothing will be posted");
         PostChoice::No

@@ -8,6 +8,7 @@ mod live;
 mod record;
 mod review;
 mod state;
+mod watch;
 
 use std::io::Write;
 use std::path::Path;
@@ -38,6 +39,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Review(args)) => review::run(args, state_dir).await,
         Some(Command::Record(args)) => record::run(args).await,
         Some(Command::Event(args)) => event::run(args, state_dir).await,
+        Some(Command::Watch(args)) => watch::run(args, state_dir).await,
     }
 }
 

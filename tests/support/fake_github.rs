@@ -292,6 +292,7 @@ impl FakeGitHub {
             ("POST", r"/repos/[^/]+/[^/]+/issues/\d+/comments$"),
             ("PATCH", r"/repos/[^/]+/[^/]+/issues/comments/\d+$"),
             ("GET", r"/orgs/[^/]+/members/[^/]+$"),
+            ("GET", r"/repos/[^/]+/[^/]+/pulls$"),
         ] {
             Mock::given(method(m))
                 .and(path_regex(format!("^{api_prefix}{re}")))
@@ -682,6 +683,8 @@ impl Respond for RestResponder {
         let m = req.method.to_string();
         let kind = if p.contains("/orgs/") {
             "org-member"
+        } else if p.ends_with("/pulls") {
+            "open-pulls"
         } else if m == "GET" {
             "list-comments"
         } else if m == "POST" {
@@ -708,6 +711,17 @@ impl Respond for RestResponder {
         }
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
         match kind {
+            "open-pulls" => rate_headers(
+                ResponseTemplate::new(200).set_body_json(json!([{
+                    "number": NUMBER,
+                    "state": "open",
+                    "draft": false,
+                    "head": {"sha": "6dcb09b5b57875f334f61aebed695e2e4193db5e"},
+                    "user": {"login": st.author.lock().unwrap().0.clone()},
+                }])),
+                "core",
+                4000,
+            ),
             "org-member" => {
                 let login = p.rsplit('/').next().unwrap_or("");
                 if st.org_members.lock().unwrap().iter().any(|l| l == login) {
