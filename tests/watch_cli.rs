@@ -150,6 +150,11 @@ async fn ticks_inside_the_settle_window_write_no_markers() {
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(markers(state.path()) > 0);
+    let listing = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listing.contains("one more thing"),
+        "the late comment was surfaced before it was marked"
+    );
     assert_eq!(llm.received_requests().await.unwrap().len(), 6);
 }
 

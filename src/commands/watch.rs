@@ -4,7 +4,8 @@
 //! machine does not review a head or answer a trigger twice.
 //!
 //! Debounce (seed 000): a PR with activity inside the settle window is left alone — no review and
-//! no seen markers; the first tick after the window reviews and writes them.
+//! no seen markers; the first tick after the window reviews, prints the new and edited items
+//! (the listing of `items`) and only then marks them seen.
 
 use std::path::Path;
 use std::time::Duration;
@@ -16,11 +17,12 @@ use super::review::{PostChoice, apply_trigger, execute, live_job, settle_team};
 use crate::cli::{Format, WatchArgs};
 use crate::error::CliError;
 use crate::ledger::{Ledger, write_atomic};
+use crate::output::items::{ListingOptions, MarkerPlan, markdown};
 use crate::policy::{self, Invocation, Mode, TriggerDecision};
 use crate::pr::{Item, PrCoords, Snapshot, validate_owner, validate_repo};
 use crate::review::prior::prior_reviews;
 use crate::source::github::GitHub;
-use crate::triage::{marks, triage};
+use crate::triage::{counts, marks, triage};
 
 /// What watch remembers per PR (`<state>/<owner>-<repo>/<pr>/watch.json`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -317,10 +319,18 @@ async fn one_pr(
         // When the gates say no, nothing is remembered: they are asked again next tick, so a
         // `shepherd` label added later gets the head reviewed.
     }
-    // Settled: every item this tick saw is marked seen (the window is closed).
+    // Settled (the window is closed): new and edited items are surfaced in the output, and only
+    // once that listing was delivered are they marked seen — never suppressed unseen.
     let seen = ledger.load_seen(coords)?;
     let triaged = triage(&snapshot, &seen.markers);
-    if snapshot.incomplete.is_empty() {
+    let (new, edited, _) = counts(&triaged);
+    if new + edited > 0 && snapshot.incomplete.is_empty() {
+        let opts = ListingOptions {
+            all: false,
+            markers: MarkerPlan::Write,
+            marker_problems: Vec::new(),
+        };
+        super::emit(&markdown(&snapshot, &triaged, &opts))?;
         ledger.mark_seen(coords, &marks(&snapshot, &triaged), Utc::now().timestamp())?;
     }
     save_state(ledger, coords, &state)
