@@ -111,6 +111,10 @@ async fn post_creates_then_updates_the_one_comment() {
     assert_eq!(own.len(), 1);
     assert_eq!(v["posted"]["commentId"], own[0].0.to_string());
     assert!(own[0].1.contains("pr-shepherd:meta"));
+    // Posting costs one list page and one create; nothing else is written.
+    let kinds = |k: &str| fake.seen().iter().filter(|s| s.kind == k).count();
+    assert_eq!((kinds("list-comments"), kinds("create-comment")), (1, 1));
+    assert_eq!(kinds("update-comment"), 0);
 
     let second = shepherd(state.path(), &gh, &llm, &args).await;
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
@@ -121,6 +125,7 @@ async fn post_creates_then_updates_the_one_comment() {
     assert_eq!(v["mode"], "incremental");
     assert_eq!(v["counts"]["unchanged"], 6);
     assert_eq!(own_reviews(&fake).len(), 1);
+    assert_eq!((kinds("create-comment"), kinds("update-comment")), (1, 1));
     // The token never shows.
     assert!(!stderr(&second).contains(TOKEN));
     assert!(!String::from_utf8_lossy(&second.stdout).contains(TOKEN));
