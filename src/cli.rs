@@ -50,6 +50,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
+#[allow(clippy::large_enum_variant)] // parsed once per process; boxing buys nothing
 pub enum Command {
     /// List every review thread, conversation comment and review summary with its badges, then
     /// mark the new and edited ones seen.
@@ -71,6 +72,105 @@ Seen markers are written only after the listing has been written and flushed wit
     Review(ReviewArgs),
     /// Fetch a live PR completely and write it as a fixture file (replay it with `items FILE`).
     Record(RecordArgs),
+    /// GitHub Actions: decide on the current event (GITHUB_EVENT_NAME, GITHUB_EVENT_PATH) and
+    /// review and post when the gates allow. See docs/github-actions.md.
+    #[command(after_help = EVENT_AFTER_HELP)]
+    Event(EventArgs),
+    /// Poll a repository's open PRs and review new pushes and triggers per the gates.
+    Watch(WatchArgs),
+}
+
+const EVENT_AFTER_HELP: &str = "\
+pull_request opened / synchronize / reopened / ready_for_review: an incremental review when the
+gates allow (team PRs; community PRs with the `shepherd` label; never with `pause-shepherd` or
+`no-shepherd`). labeled / unlabeled: the gates are evaluated again (no second review of the same
+head). issue_comment with `@pr-shepherd /review [all]` from an OWNER, MEMBER or COLLABORATOR: a
+review of the timeline through that comment, updating the one Shepherd comment. Anything else: no
+action, with the reason. The decision and its reason always go to stderr (and into the JSON with
+--format json). Credentials: GH_TOKEN or GITHUB_TOKEN (or a GitHub App).";
+
+#[derive(Debug, Args)]
+pub struct EventArgs {
+    /// The webhook event name (default: $GITHUB_EVENT_NAME).
+    #[arg(long, env = "GITHUB_EVENT_NAME", value_name = "NAME")]
+    pub event_name: Option<String>,
+    /// The webhook payload file (default: $GITHUB_EVENT_PATH).
+    #[arg(long, env = "GITHUB_EVENT_PATH", value_name = "FILE")]
+    pub event_path: Option<PathBuf>,
+    /// Print the decision and the review; post nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The account whose `## PR Shepherd Review` comments are Shepherd's (default: the identity of
+    /// the credentials; with Actions' GITHUB_TOKEN that is `github-actions[bot]`).
+    #[arg(long, env = "PR_SHEPHERD_IDENTITY", value_name = "LOGIN")]
+    pub identity: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    #[command(flatten)]
+    pub llm: LlmOptions,
+}
+
+/// The LLM options of `event` and `watch` (the same as `review`'s).
+#[derive(Debug, Clone, Args)]
+pub struct LlmOptions {
+    /// LLM backend.
+    #[arg(long, value_name = "BACKEND", value_parser = ["anthropic", "openai", "command"])]
+    pub llm: Option<String>,
+    /// Base URL of the LLM API (overrides ANTHROPIC_BASE_URL / OPENAI_BASE_URL).
+    #[arg(long, value_name = "URL")]
+    pub llm_url: Option<String>,
+    /// Model name.
+    #[arg(long, value_name = "NAME")]
+    pub model: Option<String>,
+    /// Program for --llm command, with its arguments separated by spaces (no shell quoting).
+    #[arg(long, value_name = "PROGRAM")]
+    pub llm_command: Option<String>,
+    /// How many aspects run at once (default 6).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+    /// Overall wall-clock limit in seconds (default 300).
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<f64>,
+    /// Per-aspect limit in seconds (default 300).
+    #[arg(long, value_name = "SECS")]
+    pub aspect_timeout: Option<f64>,
+    /// Read the playbook and aspect prompts from DIR (missing files fall back to the built-in ones).
+    #[arg(long, value_name = "DIR")]
+    pub prompts_dir: Option<PathBuf>,
+    /// The literal marker that ends a reply addressing a finding.
+    #[arg(long, value_name = "TEXT", default_value = "— AI Coding Agent")]
+    pub reply_marker: String,
+}
+
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Each tick lists the open PRs (REST pulls?state=open) and, per PR: waits while it is still settling
+(activity within --debounce: no review and no seen markers), then reviews a new head or answers a
+new `@pr-shepherd /review` trigger when the gates allow, writes the seen markers, and remembers the
+head and trigger in the state dir (<owner>-<repo>/<pr>/watch.json). Ctrl-C stops between steps.")]
+pub struct WatchArgs {
+    /// The repository, OWNER/REPO.
+    #[arg(value_name = "OWNER/REPO")]
+    pub repo: String,
+    /// Time between ticks (`60s`, `5m`, `1h`, or seconds).
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    pub interval: String,
+    /// A PR with activity more recent than this is left to settle (`60s`, `0s` = never waits).
+    #[arg(long, default_value = "60s", value_name = "DURATION")]
+    pub debounce: String,
+    /// Post the reviews (without it they are printed only).
+    #[arg(long)]
+    pub post: bool,
+    /// The account whose `## PR Shepherd Review` comments are Shepherd's (default: the identity of
+    /// the credentials).
+    #[arg(long, env = "PR_SHEPHERD_IDENTITY", value_name = "LOGIN")]
+    pub identity: Option<String>,
+    /// Stop after N ticks (default: until Ctrl-C).
+    #[arg(long, value_name = "N")]
+    pub ticks: Option<u64>,
+    #[command(flatten)]
+    pub llm: LlmOptions,
 }
 
 #[derive(Debug, Args)]
@@ -220,4 +320,9 @@ pub struct ReviewArgs {
     /// The literal marker that ends a reply addressing a finding.
     #[arg(long, value_name = "TEXT", default_value = "— AI Coding Agent")]
     pub reply_marker: String,
+    /// Answer the trigger comment ID (database id or node id): the review sees the PR timeline
+    /// through that comment inclusive, in the mode it asks for (`/review` or `/review all`); it
+    /// must be a valid trigger from an OWNER, MEMBER or COLLABORATOR.
+    #[arg(long, value_name = "ID")]
+    pub trigger_comment: Option<String>,
 }

@@ -1,12 +1,14 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
 mod console;
+mod event;
 mod fixture;
 mod items;
 mod live;
 mod record;
 mod review;
 mod state;
+mod watch;
 
 use std::io::Write;
 use std::path::Path;
@@ -36,6 +38,8 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
         Some(Command::Review(args)) => review::run(args, state_dir).await,
         Some(Command::Record(args)) => record::run(args).await,
+        Some(Command::Event(args)) => event::run(args, state_dir).await,
+        Some(Command::Watch(args)) => watch::run(args, state_dir).await,
     }
 }
 

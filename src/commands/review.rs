@@ -9,16 +9,20 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Format, ReviewArgs};
 use crate::error::CliError;
+use crate::ledger::Ledger;
 use crate::policy::{self, Mode};
-use crate::publish::{Outbox, PostAction, upsert};
+use crate::pr::{Item, Snapshot};
+use crate::publish::{Outbox, PostAction, Posted, upsert};
 use crate::review::aggregate::{AggregateRequest, aggregate, choose_mode};
 use crate::review::llm::{LlmClient, ReplaySource};
-use crate::review::prior::prior_reviews;
+use crate::review::prior::{PriorReviews, prior_reviews};
 use crate::review::prompt::Prompts;
 use crate::review::runner::run_review_with_prior;
 use crate::review::settings::{BackendKind, Overrides};
 use crate::review::{ReviewEvent, ReviewSettings, compose};
 use crate::sanitize::one_line;
+use crate::source::github::GitHub;
+use crate::source::github::comments::{GitHubComments, is_org_member};
 use crate::source::{self, Target};
 
 impl ReviewArgs {
@@ -42,15 +46,285 @@ impl ReviewArgs {
 
 pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
     let target = source::resolve(args.pr.as_deref())?;
-    let replay = match &target {
-        Target::Fixture(f) => Some(ReplaySource {
-            answers: f.llm.answers.clone(),
-            step: args.step.unwrap_or(0),
-        }),
-        Target::Live(_) => None,
+    let ledger = super::open_ledger(state_dir)?;
+    let cfg = policy::GateConfig::default();
+    match target {
+        Target::Fixture(f) => {
+            let replay = Some(ReplaySource {
+                answers: f.llm.answers.clone(),
+                step: args.step.unwrap_or(0),
+            });
+            let snapshot = super::load_snapshot(Target::Fixture(f), args.step).await?;
+            let coords = snapshot.pr.coords();
+            let team = match policy::membership(snapshot.pr.author.association, &cfg) {
+                policy::Membership::Team => Some(true),
+                policy::Membership::Community => Some(false),
+                policy::Membership::Ambiguous => None,
+            };
+            let triggered = match args.trigger_comment.as_deref() {
+                Some(id) => Some(apply_trigger(&snapshot, id)?),
+                None => None,
+            };
+            let snapshot = match &triggered {
+                Some(t) => t.snapshot.clone(),
+                None => snapshot,
+            };
+            // Earlier Shepherd reviews, read from the PR itself and, offline, from the outbox.
+            let mut prior = prior_reviews(&snapshot, &args.identity);
+            prior.add_outbox(ledger.outbox(&coords)?);
+            let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
+            let post = if !args.post {
+                Posting::No
+            } else if gate.post {
+                Posting::Outbox
+            } else {
+                Posting::Blocked {
+                    reason: gate.reason.clone(),
+                    fatal: true,
+                }
+            };
+            let job = Job {
+                full: args.all || triggered.as_ref().is_some_and(|t| t.mode == Mode::Full),
+                trigger_comment: triggered.as_ref().and_then(|t| t.database_id),
+                override_note: (args.post || triggered.is_some())
+                    .then(|| gate.overridden.clone())
+                    .flatten(),
+                snapshot,
+                prior,
+                replay,
+                ledger: &ledger,
+                post,
+                extra_json: None,
+            };
+            execute(job, &args).await.map(|_| ())
+        }
+        Target::Live(coords) => {
+            if args.step.is_some() {
+                return Err(CliError::usage(
+                    "--step applies to fixtures with history, not to a live PR",
+                ));
+            }
+            let gh = super::live::client(&coords).await?;
+            let snapshot = gh.fetch_snapshot(&coords).await?;
+            let team = settle_team(&gh, &snapshot.pr, &cfg, true).await;
+            let triggered = match args.trigger_comment.as_deref() {
+                Some(id) => Some(apply_trigger(&snapshot, id)?),
+                None => None,
+            };
+            let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
+            let own = gh.viewer_login().await?;
+            let job = live_job(
+                &gh,
+                snapshot,
+                &own,
+                triggered,
+                args.all,
+                &gate,
+                &ledger,
+                if args.post {
+                    PostChoice::Post { fatal_block: true }
+                } else {
+                    PostChoice::No
+                },
+                args.post,
+            );
+            execute(job, &args).await.map(|_| ())
+        }
+    }
+}
+
+/// Whether posting is asked for.
+pub(crate) enum PostChoice {
+    No,
+    /// Post when the gates allow; `fatal_block`: a gate that forbids it is an error (exit 1).
+    Post {
+        fatal_block: bool,
+    },
+}
+
+/// A review of a live PR: prior reviews by the credentials' own identity, the cutoff of a
+/// trigger, the gates' verdict on posting.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn live_job<'a>(
+    gh: &'a GitHub,
+    snapshot: Snapshot,
+    own: &str,
+    triggered: Option<Triggered>,
+    all: bool,
+    gate: &policy::GateDecision,
+    ledger: &'a Ledger,
+    post: PostChoice,
+    explicit_post: bool,
+) -> Job<'a> {
+    let coords = snapshot.pr.coords();
+    let snapshot = match &triggered {
+        Some(t) => t.snapshot.clone(),
+        None => snapshot,
     };
-    let offline = matches!(target, Target::Fixture(_));
-    let snapshot = super::load_snapshot(target, args.step).await?;
+    let prior = prior_reviews(&snapshot, own);
+    let post = match post {
+        PostChoice::No => Posting::No,
+        PostChoice::Post { fatal_block } => {
+            if gate.post {
+                Posting::GitHub(GitHubComments {
+                    gh,
+                    pr: coords,
+                    own_login: own.to_owned(),
+                })
+            } else {
+                Posting::Blocked {
+                    reason: gate.reason.clone(),
+                    fatal: fatal_block,
+                }
+            }
+        }
+    };
+    Job {
+        full: all || triggered.as_ref().is_some_and(|t| t.mode == Mode::Full),
+        trigger_comment: triggered.as_ref().and_then(|t| t.database_id),
+        override_note: (explicit_post || triggered.is_some())
+            .then(|| gate.overridden.clone())
+            .flatten(),
+        snapshot,
+        prior,
+        replay: None,
+        ledger,
+        post,
+        extra_json: None,
+    }
+}
+
+/// Team or not, settled: the association, then for an ambiguous one (and only when `is_org`)
+/// `GET /orgs/{owner}/members/{login}`. `None` when it stays unknown (counts as community).
+pub(crate) async fn settle_team(
+    gh: &GitHub,
+    pr: &crate::pr::PrMeta,
+    cfg: &policy::GateConfig,
+    is_org: bool,
+) -> Option<bool> {
+    match policy::membership(pr.author.association, cfg) {
+        policy::Membership::Team => Some(true),
+        policy::Membership::Community => Some(false),
+        policy::Membership::Ambiguous if !is_org => Some(false),
+        policy::Membership::Ambiguous => {
+            match is_org_member(gh, &pr.owner, &pr.author.login).await {
+                Ok(v) => v,
+                Err(e) => {
+                    eprintln!(
+                        "warning: the org membership check failed ({e}); counted as community"
+                    );
+                    None
+                }
+            }
+        }
+    }
+}
+
+/// A trigger comment that checked out: its mode, the cut-off snapshot and its database id.
+#[derive(Debug, Clone)]
+pub(crate) struct Triggered {
+    pub mode: Mode,
+    pub snapshot: Snapshot,
+    pub database_id: Option<u64>,
+}
+
+/// Checks comment `id` (database or node id) as a trigger and cuts the timeline off at it. Its
+/// body is tested here and never travels on: only the mode does.
+pub(crate) fn apply_trigger(snapshot: &Snapshot, id: &str) -> Result<Triggered, CliError> {
+    let id = id.trim();
+    let comment = snapshot
+        .items
+        .iter()
+        .find_map(|i| match i {
+            Item::Comment(c)
+                if c.id == id
+                    || (!id.is_empty()
+                        && id.bytes().all(|b| b.is_ascii_digit())
+                        && c.url.ends_with(&format!("#issuecomment-{id}"))) =>
+            {
+                Some(c)
+            }
+            _ => None,
+        })
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "trigger comment `{}` is not a conversation comment on this PR",
+                one_line(id)
+            ))
+        })?;
+    let mode = match policy::trigger(&comment.author, &comment.body) {
+        policy::TriggerDecision::Review(m) => m,
+        policy::TriggerDecision::Ignore(why) => {
+            return Err(CliError::usage(format!(
+                "comment `{}` is not a valid trigger: {}",
+                one_line(id),
+                one_line(&why)
+            )));
+        }
+    };
+    let database_id = comment
+        .url
+        .rsplit_once("#issuecomment-")
+        .and_then(|(_, n)| n.parse::<u64>().ok())
+        .or_else(|| id.parse::<u64>().ok());
+    let (cut, report) =
+        policy::cutoff(snapshot, &comment.id).map_err(|e| CliError::usage(e.to_string()))?;
+    eprintln!(
+        "trigger {}: {} review of the timeline through it; {} later or edited item(s) left out",
+        one_line(id),
+        match mode {
+            Mode::Full => "full",
+            Mode::Incremental => "incremental",
+        },
+        report.excluded.len()
+    );
+    Ok(Triggered {
+        mode,
+        snapshot: cut,
+        database_id,
+    })
+}
+
+/// Where a finished review goes.
+pub(crate) enum Posting<'a> {
+    No,
+    /// Asked for, but a gate forbids it; `fatal` makes that an error (exit 1).
+    Blocked {
+        reason: String,
+        fatal: bool,
+    },
+    Outbox,
+    GitHub(GitHubComments<'a>),
+}
+
+/// One review to run, classify, compose, post and print.
+pub(crate) struct Job<'a> {
+    /// The PR as the review may see it (cut off at a trigger).
+    pub snapshot: Snapshot,
+    pub prior: PriorReviews,
+    pub full: bool,
+    pub trigger_comment: Option<u64>,
+    pub override_note: Option<String>,
+    pub replay: Option<ReplaySource>,
+    pub ledger: &'a Ledger,
+    pub post: Posting<'a>,
+    /// A field added to the JSON document (event mode's decision).
+    pub extra_json: Option<(&'static str, serde_json::Value)>,
+}
+
+/// Runs the review flow shared by `review` and `event`; returns what was posted.
+pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Posted>, CliError> {
+    let Job {
+        snapshot,
+        prior,
+        full,
+        trigger_comment,
+        override_note,
+        replay,
+        ledger,
+        post,
+        extra_json,
+    } = job;
     let mut settings = ReviewSettings::default();
     settings.apply(args.overrides());
     settings
@@ -60,21 +334,15 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
         LlmClient::from_settings(&settings, replay).map_err(|e| CliError::usage(e.to_string()))?;
     let prompts = Prompts::load(settings.prompts_dir.as_deref());
     let coords = snapshot.pr.coords();
-    let ledger = super::open_ledger(state_dir)?;
     let now = chrono::Utc::now().timestamp();
 
-    // Earlier Shepherd reviews, read from the PR itself (and, offline, from the outbox).
-    let mut prior = prior_reviews(&snapshot, &args.identity);
-    if offline {
-        prior.add_outbox(ledger.outbox(&coords)?);
-    }
     for r in prior.own.iter().filter(|r| r.meta_error.is_some()) {
         eprintln!(
             "warning: the earlier review {} has unreadable metadata; its findings count as new",
             r.url
         );
     }
-    let (mode, _) = choose_mode(&prior, args.all);
+    let (mode, _) = choose_mode(&prior, full);
     let prior_findings = match mode {
         Mode::Incremental => prior.findings(),
         Mode::Full => Vec::new(),
@@ -91,6 +359,8 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
             }
         })
     };
+    // Prompts are built from the PR's metadata and diff only: no comment body (and never a
+    // trigger's) reaches them.
     let review = run_review_with_prior(
         Arc::new(snapshot.pr.clone()),
         &settings,
@@ -119,8 +389,10 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
         &snapshot,
         &prior,
         &AggregateRequest {
-            full: args.all,
+            full,
             reply_marker: args.reply_marker.clone(),
+            trigger_comment,
+            override_note,
             ..AggregateRequest::default()
         },
     );
@@ -129,18 +401,20 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
     // Post before printing, so the output can say what happened.
     let mut posted = None;
     let mut post_error = None;
-    if args.post {
-        let gate = policy::gate(
-            &snapshot.pr,
-            None,
-            &policy::GateConfig::default(),
-            policy::Invocation::Explicit,
-        );
-        if !gate.post {
-            post_error = Some(format!("not posted: {}", gate.reason));
-        } else if offline {
+    let mut post_note = None;
+    match &post {
+        Posting::No => {}
+        Posting::Blocked { reason, fatal } => {
+            let msg = format!("not posted: {reason}");
+            if *fatal {
+                post_error = Some(msg);
+            } else {
+                post_note = Some(msg);
+            }
+        }
+        Posting::Outbox => {
             let outbox = Outbox {
-                ledger: &ledger,
+                ledger,
                 pr: coords.clone(),
                 now,
             };
@@ -148,9 +422,11 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
                 Ok(p) => posted = Some(p),
                 Err(e) => post_error = Some(format!("not posted: {e}")),
             }
-        } else {
-            post_error = Some("not posted: posting to GitHub needs the live source".to_owned());
         }
+        Posting::GitHub(store) => match upsert(store, &body, 3).await {
+            Ok(p) => posted = Some(p),
+            Err(e) => post_error = Some(format!("not posted: {e}")),
+        },
     }
 
     let text = match args.format {
@@ -158,6 +434,9 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
         Format::Json => {
             let mut v = compose::json(&review, &agg, &body);
             v["posted"] = serde_json::to_value(&posted).unwrap_or_default();
+            if let Some((k, extra)) = extra_json {
+                v[k] = extra;
+            }
             let mut s = serde_json::to_string_pretty(&v)
                 .map_err(|e| CliError::runtime(format!("cannot encode the review: {e}")))?;
             s.push('\n');
@@ -176,6 +455,9 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
             p.location
         );
     }
+    if let Some(n) = post_note {
+        eprintln!("{n}");
+    }
     if let Some(e) = post_error {
         return Err(CliError::runtime(e));
     }
@@ -192,7 +474,7 @@ pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<()
             which.join(", ")
         )));
     }
-    Ok(())
+    Ok(posted)
 }
 
 /// Prints state changes to stderr when it is a terminal; otherwise only drains the channel.

@@ -188,7 +188,23 @@ pub struct State {
     pub fault: Mutex<Option<FaultFn>>,
     /// Errors added to every `pr` answer (partial data) when set.
     pub partial_reviews_error: Mutex<bool>,
+    /// Conversation comments beyond `pr.comments` (seeded by tests or created through REST),
+    /// with their database ids; they appear in GraphQL answers and REST lists alike.
+    pub extra_comments: Mutex<Vec<(u64, FComment)>>,
+    /// The PR author's (login, authorAssociation).
+    pub author: Mutex<(String, String)>,
+    /// Logins that `GET /orgs/{org}/members/{login}` answers 204 for.
+    pub org_members: Mutex<Vec<String>>,
+    /// The next this-many comment creations are stored, then answered 502 (a lost answer).
+    pub fail_creates_after_store: Mutex<u32>,
+    /// The login of the credentials (GraphQL `viewer`, author of created comments).
+    pub viewer: Mutex<String>,
 }
+
+/// Database ids of `pr.comments` start here (index order).
+pub const FIRST_COMMENT_DB_ID: u64 = 1000;
+/// Database ids of comments added later start here.
+pub const FIRST_EXTRA_DB_ID: u64 = 5000;
 
 #[derive(Clone)]
 pub struct FakeGitHub {
@@ -207,6 +223,11 @@ impl FakeGitHub {
                 count: AtomicUsize::new(0),
                 fault: Mutex::new(None),
                 partial_reviews_error: Mutex::new(false),
+                extra_comments: Mutex::new(Vec::new()),
+                author: Mutex::new(("octocat".to_owned(), "CONTRIBUTOR".to_owned())),
+                org_members: Mutex::new(Vec::new()),
+                fail_creates_after_store: Mutex::new(0),
+                viewer: Mutex::new("monalisa".to_owned()),
             }),
         }
     }
@@ -228,11 +249,65 @@ impl FakeGitHub {
             .await;
     }
 
+    /// Adds a conversation comment (database id from [`FIRST_EXTRA_DB_ID`]); returns its id.
+    pub fn add_comment(
+        &self,
+        login: &str,
+        association: &'static str,
+        body: &str,
+        created: &str,
+    ) -> u64 {
+        let mut extra = self.state.extra_comments.lock().unwrap();
+        let db = FIRST_EXTRA_DB_ID + extra.len() as u64;
+        extra.push((
+            db,
+            FComment {
+                id: format!("IC_kwDOX{db:08}"),
+                login: login.to_owned(),
+                bot: login.ends_with("[bot]"),
+                association,
+                body: body.to_owned(),
+                created: created.to_owned(),
+                edited: None,
+                minimized: None,
+            },
+        ));
+        db
+    }
+
+    /// The added conversation comments (database id, comment), in creation order.
+    pub fn extra_comments(&self) -> Vec<(u64, FComment)> {
+        self.state.extra_comments.lock().unwrap().clone()
+    }
+
+    pub fn set_author(&self, login: &str, association: &str) {
+        *self.state.author.lock().unwrap() = (login.to_owned(), association.to_owned());
+    }
+
+    /// Mounts the REST issue-comment endpoints (list, create, update) and the org membership
+    /// check under `api_prefix`.
+    pub async fn mount_rest(&self, server: &MockServer, api_prefix: &str) {
+        for (m, re) in [
+            ("GET", r"/repos/[^/]+/[^/]+/issues/\d+/comments$"),
+            ("POST", r"/repos/[^/]+/[^/]+/issues/\d+/comments$"),
+            ("PATCH", r"/repos/[^/]+/[^/]+/issues/comments/\d+$"),
+            ("GET", r"/orgs/[^/]+/members/[^/]+$"),
+            ("GET", r"/repos/[^/]+/[^/]+/pulls$"),
+        ] {
+            Mock::given(method(m))
+                .and(path_regex(format!("^{api_prefix}{re}")))
+                .respond_with(RestResponder(self.state.clone()))
+                .mount(server)
+                .await;
+        }
+    }
+
     /// A server with github.com's layout (REST at the root, GraphQL at /graphql).
     pub async fn start(pr: FakePr) -> (MockServer, FakeGitHub) {
         let server = MockServer::start().await;
         let fake = FakeGitHub::new(pr);
         fake.mount(&server, "", "/graphql").await;
+        fake.mount_rest(&server, "").await;
         (server, fake)
     }
 
@@ -315,8 +390,9 @@ impl Respond for Responder {
                 "graphql",
                 remaining,
             ),
-            "viewer" => ResponseTemplate::new(200)
-                .set_body_json(json!({"data": {"viewer": {"login": "monalisa"}}})),
+            "viewer" => ResponseTemplate::new(200).set_body_json(
+                json!({"data": {"viewer": {"login": st.viewer.lock().unwrap().clone()}}}),
+            ),
             _ => ResponseTemplate::new(400)
                 .set_body_json(json!({"message": "Problems parsing JSON"})),
         }
@@ -487,11 +563,12 @@ fn pr_answer(st: &State, v: &Value) -> Value {
             "headRefOid".into(),
             json!("6dcb09b5b57875f334f61aebed695e2e4193db5e"),
         );
+        let (login, association) = st.author.lock().unwrap().clone();
         m.insert(
             "author".into(),
-            json!({"__typename": "User", "login": "octocat"}),
+            json!({"__typename": "User", "login": login}),
         );
-        m.insert("authorAssociation".into(), json!("CONTRIBUTOR"));
+        m.insert("authorAssociation".into(), json!(association));
     }
     if flag("withLabels") {
         p["labels"] = page(&pr.labels, &v["labelsAfter"], |l| json!({"name": l}));
@@ -500,9 +577,15 @@ fn pr_answer(st: &State, v: &Value) -> Value {
         p["reviewThreads"] = page(&pr.threads, &v["threadsAfter"], thread_json);
     }
     if flag("withComments") {
-        p["comments"] = page(&pr.comments, &v["commentsAfter"], |c| {
-            comment_json(c, false)
-        });
+        let mut all: Vec<Value> = pr.comments.iter().map(|c| comment_json(c, false)).collect();
+        for (db, c) in st.extra_comments.lock().unwrap().iter() {
+            let mut j = comment_json(c, false);
+            j["url"] = json!(format!(
+                "https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#issuecomment-{db}"
+            ));
+            all.push(j);
+        }
+        p["comments"] = page(&all, &v["commentsAfter"], Value::clone);
     }
     let mut errors = Vec::new();
     if flag("withReviews") {
@@ -572,4 +655,165 @@ fn thread_answer(st: &State, v: &Value) -> Value {
         out["errors"] = Value::Array(errors);
     }
     out
+}
+
+/// The REST side: issue comments (list / create / update) and org membership.
+struct RestResponder(Arc<State>);
+
+fn rest_comment(db: u64, c: &FComment) -> Value {
+    json!({
+        "id": db,
+        "node_id": c.id,
+        "url": format!("https://api.github.com/repos/{OWNER}/{REPO}/issues/comments/{db}"),
+        "html_url": format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#issuecomment-{db}"),
+        "issue_url": format!("https://api.github.com/repos/{OWNER}/{REPO}/issues/{NUMBER}"),
+        "body": c.body,
+        "user": {"login": c.login, "id": 1, "type": if c.bot { "Bot" } else { "User" }},
+        "author_association": c.association,
+        "created_at": c.created,
+        "updated_at": c.edited.clone().unwrap_or_else(|| c.created.clone()),
+    })
+}
+
+impl Respond for RestResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let st = &self.0;
+        let n = st.count.fetch_add(1, Ordering::SeqCst);
+        let p = req.url.path().to_owned();
+        let m = req.method.to_string();
+        let kind = if p.contains("/orgs/") {
+            "org-member"
+        } else if p.ends_with("/pulls") {
+            "open-pulls"
+        } else if m == "GET" {
+            "list-comments"
+        } else if m == "POST" {
+            "create-comment"
+        } else {
+            "update-comment"
+        };
+        let body: Value = req.body_json().unwrap_or(Value::Null);
+        let seen = Seen {
+            kind,
+            variables: body.clone(),
+            authorization: req
+                .headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            path: p.clone(),
+        };
+        st.seen.lock().unwrap().push(seen.clone());
+        if let Some(f) = st.fault.lock().unwrap().as_ref()
+            && let Some(t) = f(n, &seen)
+        {
+            return t;
+        }
+        let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+        match kind {
+            "open-pulls" => rate_headers(
+                ResponseTemplate::new(200).set_body_json(json!([{
+                    "number": NUMBER,
+                    "state": "open",
+                    "draft": false,
+                    "head": {"sha": "6dcb09b5b57875f334f61aebed695e2e4193db5e"},
+                    "user": {"login": st.author.lock().unwrap().0.clone()},
+                }])),
+                "core",
+                4000,
+            ),
+            "org-member" => {
+                let login = p.rsplit('/').next().unwrap_or("");
+                if st.org_members.lock().unwrap().iter().any(|l| l == login) {
+                    ResponseTemplate::new(204)
+                } else {
+                    ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+                }
+            }
+            "list-comments" => {
+                let mut all: Vec<Value> = st
+                    .pr
+                    .comments
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| rest_comment(FIRST_COMMENT_DB_ID + i as u64, c))
+                    .collect();
+                for (db, c) in st.extra_comments.lock().unwrap().iter() {
+                    all.push(rest_comment(*db, c));
+                }
+                // Pages of 30 unless per_page says otherwise, with GitHub's Link header.
+                let per = req
+                    .url
+                    .query_pairs()
+                    .find(|(k, _)| k == "per_page")
+                    .and_then(|(_, v)| v.parse::<usize>().ok())
+                    .unwrap_or(30)
+                    .clamp(1, 100);
+                let page = page_of(req);
+                let start = ((page - 1) * per).min(all.len());
+                let end = (start + per).min(all.len());
+                let mut t = ResponseTemplate::new(200).set_body_json(&all[start..end]);
+                if end < all.len() {
+                    let root = st.api_base.lock().unwrap().clone();
+                    let link =
+                        format!("<{root}{p}?per_page={per}&page={}>; rel=\"next\"", page + 1);
+                    t = t.insert_header("link", link.as_str());
+                }
+                rate_headers(t, "core", 4000)
+            }
+            "create-comment" => {
+                let Some(text) = body.get("body").and_then(Value::as_str) else {
+                    return ResponseTemplate::new(422)
+                        .set_body_json(json!({"message": "Validation Failed"}));
+                };
+                let mut extra = st.extra_comments.lock().unwrap();
+                let db = FIRST_EXTRA_DB_ID + extra.len() as u64;
+                let c = FComment {
+                    id: format!("IC_kwDOX{db:08}"),
+                    login: st.viewer.lock().unwrap().clone(),
+                    bot: false,
+                    association: "MEMBER",
+                    body: text.to_owned(),
+                    created: now,
+                    edited: None,
+                    minimized: None,
+                };
+                let answer = rest_comment(db, &c);
+                extra.push((db, c));
+                let mut fail = st.fail_creates_after_store.lock().unwrap();
+                if *fail > 0 {
+                    *fail -= 1;
+                    return ResponseTemplate::new(502)
+                        .set_body_json(json!({"message": "Server Error"}));
+                }
+                ResponseTemplate::new(201).set_body_json(answer)
+            }
+            _ => {
+                let db: u64 = p
+                    .rsplit('/')
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0);
+                let Some(text) = body.get("body").and_then(Value::as_str) else {
+                    return ResponseTemplate::new(422)
+                        .set_body_json(json!({"message": "Validation Failed"}));
+                };
+                let viewer = st.viewer.lock().unwrap().clone();
+                let mut extra = st.extra_comments.lock().unwrap();
+                match extra.iter_mut().find(|(id, _)| *id == db) {
+                    // GitHub lets only the author (or an admin) edit; the fake is strict.
+                    Some((_, c)) if c.login == viewer => {
+                        c.body = text.to_owned();
+                        c.edited = Some(now);
+                        ResponseTemplate::new(200).set_body_json(rest_comment(db, c))
+                    }
+                    Some(_) => ResponseTemplate::new(403)
+                        .set_body_json(json!({"message": "Must have admin rights to Repository."})),
+                    None => {
+                        ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+                    }
+                }
+            }
+        }
+    }
 }

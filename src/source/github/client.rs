@@ -158,6 +158,22 @@ impl Transport {
         body: Option<&Value>,
         what: &str,
     ) -> Result<RawResponse, GitHubError> {
+        self.send_with(method, url, body, what, self.opts.max_attempts)
+            .await
+    }
+
+    /// [`Transport::send`] with its own bound on attempts for 5xx, timeouts and connection
+    /// errors. A request that is not idempotent (creating a comment) passes 1: an answer lost
+    /// after the server acted must not be repeated blindly; the caller looks first, then retries.
+    pub(super) async fn send_with(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        what: &str,
+        max_attempts: u32,
+    ) -> Result<RawResponse, GitHubError> {
+        let max_attempts = max_attempts.max(1);
         let mut attempt = 0u32;
         let mut rate_waits = 0u32;
         loop {
@@ -199,13 +215,13 @@ impl Transport {
             let resp = match outcome {
                 Ok(r) => r,
                 Err(why) => {
-                    if attempt < self.opts.max_attempts {
+                    if attempt < max_attempts {
                         let wait = self.backoff(attempt);
                         self.notify(Notice::Retrying {
                             what: what.to_owned(),
                             why,
                             attempt,
-                            max_attempts: self.opts.max_attempts,
+                            max_attempts,
                             wait,
                         });
                         tokio::time::sleep(wait).await;
@@ -250,7 +266,7 @@ impl Transport {
                 continue;
             }
             if status.is_server_error() {
-                if attempt < self.opts.max_attempts {
+                if attempt < max_attempts {
                     let wait = retry_after(&resp.headers)
                         .filter(|w| *w <= self.opts.max_backoff)
                         .unwrap_or_else(|| self.backoff(attempt));
@@ -258,7 +274,7 @@ impl Transport {
                         what: what.to_owned(),
                         why: format!("HTTP {}", status.as_u16()),
                         attempt,
-                        max_attempts: self.opts.max_attempts,
+                        max_attempts,
                         wait,
                     });
                     tokio::time::sleep(wait).await;

@@ -13,6 +13,7 @@
 
 pub mod auth;
 pub mod client;
+pub mod comments;
 mod fetch;
 
 use std::sync::Arc;
@@ -406,6 +407,32 @@ impl GitHub {
         let body = serde_json::to_value(body)
             .map_err(|e| GitHubError::Invalid(format!("{what}: cannot encode the request: {e}")))?;
         self.json_call(Method::POST, path, Some(&body), what).await
+    }
+
+    /// POST a JSON body to `path` once (no retry on 5xx or a lost answer: the request is not
+    /// idempotent) and decode the 2xx answer.
+    pub async fn post_json_once<B: Serialize, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        body: &B,
+        what: &str,
+    ) -> Result<T, GitHubError> {
+        let body = serde_json::to_value(body)
+            .map_err(|e| GitHubError::Invalid(format!("{what}: cannot encode the request: {e}")))?;
+        let resp = self
+            .transport
+            .send_with(
+                Method::POST,
+                &self.endpoints.rest(path),
+                Some(&body),
+                what,
+                1,
+            )
+            .await?;
+        if !resp.status.is_success() {
+            return Err(client::http_error(&resp, what));
+        }
+        resp.json(what)
     }
 
     /// PATCH a JSON body to `path` and decode the 2xx answer.

@@ -1,0 +1,434 @@
+//! `pr-shepherd watch OWNER/REPO`: poll the open PRs and review new pushes and triggers per the
+//! gates. Per-PR state (last head reviewed, last trigger answered) lives in the ledger; the PR
+//! itself (its own Shepherd reviews and their metadata) stays the source of truth, so a fresh
+//! machine does not review a head or answer a trigger twice.
+//!
+//! Debounce (seed 000): a PR with activity inside the settle window is left alone — no review and
+//! no seen markers; the first tick after the window reviews, prints the new and edited items
+//! (the listing of `items`) and only then marks them seen.
+
+use std::path::Path;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::review::{PostChoice, apply_trigger, execute, live_job, settle_team};
+use crate::cli::{Format, WatchArgs};
+use crate::error::CliError;
+use crate::ledger::{Ledger, write_atomic};
+use crate::output::items::{ListingOptions, MarkerPlan, markdown};
+use crate::policy::{self, Invocation, Mode, TriggerDecision};
+use crate::pr::{Item, PrCoords, Snapshot, validate_owner, validate_repo};
+use crate::review::prior::prior_reviews;
+use crate::source::github::GitHub;
+use crate::triage::{counts, marks, triage};
+
+/// What watch remembers per PR (`<state>/<owner>-<repo>/<pr>/watch.json`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WatchState {
+    pub last_head_sha: Option<String>,
+    pub last_trigger: Option<u64>,
+}
+
+/// What one tick does for one PR (pure decision).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TickAction {
+    /// Activity inside the settle window: nothing, and no seen markers.
+    Settling { until: DateTime<Utc> },
+    /// Answer this trigger comment (database id).
+    Trigger(u64),
+    /// Review the new head automatically.
+    Review,
+    /// Nothing new.
+    Idle,
+}
+
+/// The database id of a conversation comment, from its URL.
+fn database_id(url: &str) -> Option<u64> {
+    url.rsplit_once("#issuecomment-")?.1.parse().ok()
+}
+
+/// The newest time anything on the PR was created or edited, leaving out the own account's
+/// comments (a posted review is not activity to settle on).
+pub fn last_activity(snapshot: &Snapshot, own: &str) -> Option<DateTime<Utc>> {
+    let mut times = Vec::new();
+    for item in &snapshot.items {
+        match item {
+            Item::Thread(t) => {
+                for c in &t.comments {
+                    times.push(c.created_at);
+                    times.extend(c.last_edited_at);
+                }
+            }
+            Item::Comment(c) if c.author.login.eq_ignore_ascii_case(own) => {}
+            other => {
+                times.extend(other.created_at());
+                times.extend(other.last_edited_at());
+            }
+        }
+    }
+    times.into_iter().max()
+}
+
+/// Decides one tick for one PR.
+pub fn plan(
+    state: &WatchState,
+    snapshot: &Snapshot,
+    own: &str,
+    now: DateTime<Utc>,
+    debounce: Duration,
+) -> TickAction {
+    let window = chrono::Duration::from_std(debounce).unwrap_or(chrono::Duration::zero());
+    if let Some(last) = last_activity(snapshot, own)
+        && now < last + window
+    {
+        return TickAction::Settling {
+            until: last + window,
+        };
+    }
+    let prior = prior_reviews(snapshot, own);
+    let answered = prior
+        .own
+        .iter()
+        .filter_map(|r| r.meta.as_ref()?.trigger_comment)
+        .chain(state.last_trigger)
+        .max();
+    let newest_trigger = snapshot
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Comment(c) => Some(c),
+            _ => None,
+        })
+        .filter(|c| {
+            matches!(
+                policy::trigger(&c.author, &c.body),
+                TriggerDecision::Review(_)
+            )
+        })
+        .filter_map(|c| database_id(&c.url))
+        .filter(|id| answered.is_none_or(|a| *id > a))
+        .max();
+    if let Some(id) = newest_trigger {
+        return TickAction::Trigger(id);
+    }
+    let head = &snapshot.pr.head_sha;
+    let reviewed_here = state.last_head_sha.as_deref() == Some(head.as_str())
+        || prior
+            .latest()
+            .and_then(|r| r.meta.as_ref())
+            .is_some_and(|m| &m.head_sha == head);
+    if reviewed_here || snapshot.pr.draft {
+        TickAction::Idle
+    } else {
+        TickAction::Review
+    }
+}
+
+/// `60s`, `5m`, `1h`, `250ms` or plain seconds.
+pub fn parse_duration(s: &str) -> Option<Duration> {
+    let s = s.trim();
+    let (num, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
+        Some(i) => s.split_at(i),
+        None => (s, "s"),
+    };
+    let n: u64 = num.parse().ok()?;
+    Some(match unit {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n.checked_mul(60)?),
+        "h" => Duration::from_secs(n.checked_mul(3600)?),
+        _ => return None,
+    })
+}
+
+#[derive(Deserialize)]
+struct OpenPr {
+    number: u64,
+}
+
+fn load_state(ledger: &Ledger, pr: &PrCoords) -> WatchState {
+    ledger
+        .pr_dir(pr)
+        .ok()
+        .and_then(|d| std::fs::read(d.join("watch.json")).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+fn save_state(ledger: &Ledger, pr: &PrCoords, st: &WatchState) -> Result<(), CliError> {
+    let dir = ledger.pr_dir(pr)?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| CliError::runtime(format!("cannot create {}: {e}", dir.display())))?;
+    let bytes = serde_json::to_vec_pretty(st)
+        .map_err(|e| CliError::runtime(format!("cannot encode the watch state: {e}")))?;
+    write_atomic(&dir.join("watch.json"), &bytes)?;
+    Ok(())
+}
+
+pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
+    let (owner, repo) = args
+        .repo
+        .split_once('/')
+        .ok_or_else(|| CliError::usage(format!("`{}` is not OWNER/REPO", args.repo)))?;
+    validate_owner(owner)?;
+    validate_repo(repo)?;
+    let interval = parse_duration(&args.interval).ok_or_else(|| {
+        CliError::usage(format!("--interval `{}` is not a duration", args.interval))
+    })?;
+    let debounce = parse_duration(&args.debounce).ok_or_else(|| {
+        CliError::usage(format!("--debounce `{}` is not a duration", args.debounce))
+    })?;
+    let ledger = super::open_ledger(state_dir)?;
+    let probe = PrCoords {
+        host: None,
+        owner: owner.to_owned(),
+        repo: repo.to_owned(),
+        number: 1,
+    };
+    let gh = super::live::client(&probe).await?;
+    let own = match &args.identity {
+        Some(l) if !l.trim().is_empty() => l.trim().to_owned(),
+        _ => gh.viewer_login().await?,
+    };
+    let mut tick = 0u64;
+    loop {
+        tick += 1;
+        // Ctrl-C drops the tick where it is: per-PR state and markers are written atomically
+        // and only after that PR's review and post, so nothing is left half-written (a post
+        // whose state was not saved is found and updated by the next run, never duplicated).
+        let stop = tokio::select! {
+            r = one_tick(&gh, &ledger, &args, owner, repo, &own, debounce) => { r?; false }
+            _ = tokio::signal::ctrl_c() => true,
+        };
+        if stop || args.ticks.is_some_and(|n| tick >= n) {
+            if stop {
+                eprintln!("watch: stopped");
+            }
+            return Ok(());
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(interval) => {}
+            _ = tokio::signal::ctrl_c() => { eprintln!("watch: stopped"); return Ok(()); }
+        }
+    }
+}
+
+async fn one_tick(
+    gh: &GitHub,
+    ledger: &Ledger,
+    args: &WatchArgs,
+    owner: &str,
+    repo: &str,
+    own: &str,
+    debounce: Duration,
+) -> Result<(), CliError> {
+    let open: Vec<OpenPr> = gh
+        .get_all(
+            &format!("/repos/{owner}/{repo}/pulls?state=open&per_page=100"),
+            20,
+            "listing open PRs",
+        )
+        .await?;
+    for pr in open {
+        let coords = PrCoords {
+            host: gh.host().map(str::to_owned),
+            owner: owner.to_owned(),
+            repo: repo.to_owned(),
+            number: pr.number,
+        };
+        if let Err(e) = one_pr(gh, ledger, args, &coords, own, debounce).await {
+            eprintln!("watch: {coords}: {e}");
+        }
+    }
+    Ok(())
+}
+
+async fn one_pr(
+    gh: &GitHub,
+    ledger: &Ledger,
+    args: &WatchArgs,
+    coords: &PrCoords,
+    own: &str,
+    debounce: Duration,
+) -> Result<(), CliError> {
+    let snapshot = gh.fetch_snapshot(coords).await?;
+    let mut state = load_state(ledger, coords);
+    let action = plan(&state, &snapshot, own, Utc::now(), debounce);
+    let cfg = policy::GateConfig::default();
+    let (how, trigger) = match action {
+        TickAction::Settling { until } => {
+            eprintln!(
+                "watch: {coords}: settling until {}; nothing reviewed or marked seen",
+                until.format("%H:%M:%S UTC")
+            );
+            return Ok(());
+        }
+        TickAction::Idle => (None, None),
+        TickAction::Review => (Some(Invocation::Automatic), None),
+        TickAction::Trigger(id) => (Some(Invocation::Explicit), Some(id)),
+    };
+    if let Some(how) = how {
+        let team = settle_team(gh, &snapshot.pr, &cfg, true).await;
+        let gate = policy::gate(&snapshot.pr, team, &cfg, how);
+        if !gate.review {
+            eprintln!("watch: {coords}: no action: {}", gate.reason);
+        } else {
+            let triggered = match trigger {
+                Some(id) => Some(apply_trigger(&snapshot, &id.to_string())?),
+                None => None,
+            };
+            let full = triggered.as_ref().is_some_and(|t| t.mode == Mode::Full);
+            eprintln!(
+                "watch: {coords}: {}",
+                match trigger {
+                    Some(id) => format!("answering trigger {id}"),
+                    None => format!("reviewing head {}", short(&snapshot.pr.head_sha)),
+                }
+            );
+            let review_args =
+                args.llm
+                    .review_args(coords.to_string(), Format::Md, full, args.post, Some(own));
+            let post = if args.post {
+                PostChoice::Post { fatal_block: false }
+            } else {
+                PostChoice::No
+            };
+            let job = live_job(
+                gh,
+                snapshot.clone(),
+                own,
+                triggered,
+                full,
+                &gate,
+                ledger,
+                post,
+                false,
+            );
+            match execute(job, &review_args).await {
+                Ok(_) | Err(CliError::Incomplete(_)) => {}
+                Err(e) => return Err(e),
+            }
+            match trigger {
+                Some(id) => state.last_trigger = Some(id),
+                None => state.last_head_sha = Some(snapshot.pr.head_sha.clone()),
+            }
+        }
+        // When the gates say no, nothing is remembered: they are asked again next tick, so a
+        // `shepherd` label added later gets the head reviewed.
+    }
+    // Settled (the window is closed): new and edited items are surfaced in the output, and only
+    // once that listing was delivered are they marked seen — never suppressed unseen.
+    let seen = ledger.load_seen(coords)?;
+    let triaged = triage(&snapshot, &seen.markers);
+    let (new, edited, _) = counts(&triaged);
+    if new + edited > 0 && snapshot.incomplete.is_empty() {
+        let opts = ListingOptions {
+            all: false,
+            markers: MarkerPlan::Write,
+            marker_problems: Vec::new(),
+        };
+        super::emit(&markdown(&snapshot, &triaged, &opts))?;
+        ledger.mark_seen(coords, &marks(&snapshot, &triaged), Utc::now().timestamp())?;
+    }
+    save_state(ledger, coords, &state)
+}
+
+fn short(sha: &str) -> String {
+    sha.chars().take(12).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pr::{Author, Comment};
+
+    fn snap(comments: Vec<(&str, &str, &str, &str, i64)>) -> Snapshot {
+        let mut s = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .into_snapshot_at(0)
+        .unwrap();
+        s.items.clear();
+        s.pr.head_sha = "head1".into();
+        s.pr.draft = false;
+        for (i, (login, assoc, body, _url, at)) in comments.into_iter().enumerate() {
+            s.items.push(Item::Comment(Comment {
+                id: format!("IC_{i}"),
+                author: Author {
+                    login: login.into(),
+                    association: serde_json::from_value(serde_json::json!(assoc)).unwrap(),
+                    bot: false,
+                },
+                created_at: DateTime::from_timestamp(at, 0).unwrap(),
+                last_edited_at: None,
+                url: format!("https://github.com/o/r/pull/1#issuecomment-{}", 100 + i),
+                body: body.into(),
+                minimized: false,
+                minimized_reason: None,
+            }));
+        }
+        s
+    }
+
+    fn at(t: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(t, 0).unwrap()
+    }
+
+    #[test]
+    fn settling_then_review_then_idle() {
+        let s = snap(vec![("alice", "NONE", "hi", "", 1_000)]);
+        let st = WatchState::default();
+        let d = Duration::from_secs(60);
+        assert!(matches!(
+            plan(&st, &s, "bot", at(1_030), d),
+            TickAction::Settling { .. }
+        ));
+        assert_eq!(plan(&st, &s, "bot", at(1_060), d), TickAction::Review);
+        let st = WatchState {
+            last_head_sha: Some("head1".into()),
+            last_trigger: None,
+        };
+        assert_eq!(plan(&st, &s, "bot", at(2_000), d), TickAction::Idle);
+        // The own account's comments are not activity.
+        let s = snap(vec![("bot", "NONE", "## PR Shepherd Review\nx", "", 1_000)]);
+        assert_eq!(
+            plan(&WatchState::default(), &s, "bot", at(1_001), d),
+            TickAction::Review
+        );
+    }
+
+    #[test]
+    fn triggers_are_answered_once_and_only_valid_ones() {
+        let s = snap(vec![
+            ("alice", "MEMBER", "@pr-shepherd /review", "", 1_000),
+            ("eve", "CONTRIBUTOR", "@pr-shepherd /review all", "", 1_010),
+        ]);
+        let st = WatchState {
+            last_head_sha: Some("head1".into()),
+            last_trigger: None,
+        };
+        let d = Duration::ZERO;
+        assert_eq!(plan(&st, &s, "bot", at(5_000), d), TickAction::Trigger(100));
+        let st = WatchState {
+            last_trigger: Some(100),
+            ..st
+        };
+        assert_eq!(plan(&st, &s, "bot", at(5_000), d), TickAction::Idle);
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("60s"), Some(Duration::from_secs(60)));
+        assert_eq!(parse_duration("5m"), Some(Duration::from_secs(300)));
+        assert_eq!(parse_duration("0"), Some(Duration::ZERO));
+        assert_eq!(parse_duration("250ms"), Some(Duration::from_millis(250)));
+        assert_eq!(parse_duration("x"), None);
+        assert_eq!(parse_duration("5 parsecs"), None);
+        assert_eq!(parse_duration(&format!("{}h", u64::MAX)), None);
+    }
+}
