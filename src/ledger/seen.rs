@@ -36,6 +36,29 @@ pub struct SeenSet {
     pub problems: Vec<MarkerProblem>,
 }
 
+/// Reads one marker file whose name (without `.json`) is `stem`.
+fn read_marker(path: &std::path::Path, stem: &str) -> Result<Marker, MarkerProblem> {
+    std::fs::read(path)
+        .map_err(|e| format!("unreadable: {e}"))
+        .and_then(|bytes| {
+            serde_json::from_slice::<Marker>(&bytes).map_err(|e| format!("corrupt: {e}"))
+        })
+        .and_then(|m| {
+            if sha256_hex(m.id.as_bytes()) == stem {
+                Ok(m)
+            } else {
+                Err(format!(
+                    "its id `{}` does not match its file name",
+                    m.id.escape_debug()
+                ))
+            }
+        })
+        .map_err(|reason| MarkerProblem {
+            path: path.to_path_buf(),
+            reason,
+        })
+}
+
 /// The marker file name for an id.
 pub fn marker_file_name(id: &str) -> String {
     format!("{}.json", sha256_hex(id.as_bytes()))
@@ -58,36 +81,49 @@ impl Ledger {
                 return Ok(set);
             }
         };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let name = entry.file_name();
-            let Some(name) = name.to_str() else { continue };
-            let Some(stem) = name.strip_suffix(".json") else {
-                continue; // temporary files and anything else that is not a marker
-            };
-            if name.starts_with('.') {
-                continue;
-            }
-            let marker = std::fs::read(&path)
-                .map_err(|e| format!("unreadable: {e}"))
-                .and_then(|bytes| {
-                    serde_json::from_slice::<Marker>(&bytes).map_err(|e| format!("corrupt: {e}"))
+        let paths: Vec<(PathBuf, String)> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                // Temporary files (".tmp-…") and anything else that is not a marker.
+                let stem = name.strip_suffix(".json")?;
+                (!name.starts_with('.')).then(|| (entry.path(), stem.to_owned()))
+            })
+            .collect();
+        // Reading 10,000 small files is syscall-bound: spread it over a few threads.
+        let threads = std::thread::available_parallelism()
+            .map_or(2, |n| n.get() * 2)
+            .clamp(1, 8);
+        let chunk = paths.len().div_ceil(threads).max(256);
+        let results: Vec<Result<Marker, MarkerProblem>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = paths
+                .chunks(chunk)
+                .map(|part| {
+                    scope.spawn(move || {
+                        part.iter()
+                            .map(|(path, stem)| read_marker(path, stem))
+                            .collect::<Vec<_>>()
+                    })
                 })
-                .and_then(|m| {
-                    if sha256_hex(m.id.as_bytes()) == stem {
-                        Ok(m)
-                    } else {
-                        Err(format!(
-                            "its id `{}` does not match its file name",
-                            m.id.escape_debug()
-                        ))
-                    }
-                });
-            match marker {
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        vec![Err(MarkerProblem {
+                            path: PathBuf::new(),
+                            reason: "a marker reader thread failed".to_owned(),
+                        })]
+                    })
+                })
+                .collect()
+        });
+        for r in results {
+            match r {
                 Ok(m) => {
                     set.markers.insert(m.id.clone(), m);
                 }
-                Err(reason) => set.problems.push(MarkerProblem { path, reason }),
+                Err(p) => set.problems.push(p),
             }
         }
         Ok(set)
