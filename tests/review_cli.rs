@@ -309,3 +309,43 @@ async fn posted_review_makes_the_next_one_incremental() {
     assert!(stdout(&out).starts_with("## PR Shepherd Review"));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no-shepherd"));
 }
+
+/// The config file's `[review]` table reaches the headless review; flags win over it; a bad key
+/// is an error naming it.
+#[tokio::test]
+async fn review_reads_the_config_table() {
+    let state = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(
+        &cfg,
+        "[review]\nskip = { tests = { unless_files_match = [\"*.java\"] } }\n",
+    )
+    .unwrap();
+    let run = |extra: &'static [&'static str]| {
+        let cfg = cfg.clone();
+        let state = state.path().to_path_buf();
+        async move {
+            let mut cmd = tokio::process::Command::new(BIN);
+            cmd.arg("--config")
+                .arg(&cfg)
+                .arg("--state-dir")
+                .arg(&state)
+                .arg("review");
+            cmd.args(extra);
+            cmd.output().await.unwrap()
+        }
+    };
+    let out = run(&[]).await;
+    let md = stdout(&out);
+    assert!(
+        md.contains("### Tests — skipped"),
+        "{md}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    std::fs::write(&cfg, "[review]\nconcurency = 3\n").unwrap();
+    let out = run(&[]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("concurency"));
+}

@@ -19,9 +19,20 @@ use crate::ledger::{Ledger, resolve_state_dir};
 use crate::pr::Snapshot;
 use crate::source::Target;
 
+/// `--config`, for the headless commands that read the `[review]` table.
+static CONFIG_FLAG: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+
+/// The review settings of the config file (`[review]`), or the defaults without one. An invalid
+/// config file is an error naming the key, as in the console.
+pub(crate) fn configured_review_settings() -> Result<crate::review::ReviewSettings, CliError> {
+    let flag = CONFIG_FLAG.get().and_then(|p| p.as_deref());
+    Ok(crate::config::Config::load(flag)?.config.review)
+}
+
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), CliError> {
     live::configure(cli.api_url.clone(), cli.graphql_url.clone());
+    let _ = CONFIG_FLAG.set(cli.config.clone());
     let state_dir = cli.state_dir.as_deref();
     match cli.command {
         None => {

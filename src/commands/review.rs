@@ -19,7 +19,7 @@ use crate::review::prior::{PriorReviews, prior_reviews};
 use crate::review::prompt::Prompts;
 use crate::review::runner::run_review_with_prior;
 use crate::review::settings::{BackendKind, Overrides};
-use crate::review::{ReviewEvent, ReviewSettings, compose};
+use crate::review::{ReviewEvent, compose};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 use crate::source::github::comments::{GitHubComments, is_org_member};
@@ -325,7 +325,8 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
         post,
         extra_json,
     } = job;
-    let mut settings = ReviewSettings::default();
+    // The config file's [review] table, then the command-line flags over it.
+    let mut settings = super::configured_review_settings()?;
     settings.apply(args.overrides());
     settings
         .validate()
