@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::config::{Config, ConfigError, themes_dir};
 use crate::error::CliError;
 use crate::source::{self, Target};
-use crate::tui::review::PostTo;
+use crate::tui::review::{LiveTarget, PostTo};
 use crate::tui::theme::{DEFAULT_THEME, Theme, ThemeError, no_color_requested};
 use crate::tui::{Keymap, Options, ReviewContext, Session, TuiError};
 
@@ -74,12 +74,18 @@ pub(super) async fn run(
         Target::Fixture(f) => Some((**f).clone()),
         Target::Live(_) => None,
     };
-    // Offline, `p` posts to the outbox; live posting is wired when the console has a GitHub
-    // comment store (one `PostTo` variant).
-    let post_to = if fixture.is_some() {
-        PostTo::Outbox
-    } else {
-        PostTo::live_not_wired()
+    // Offline, `p` posts to the outbox; live, to the PR as the credentials' own account, which is
+    // also the identity whose earlier reviews count as Shepherd's.
+    let live = match &target {
+        Target::Live(coords) => {
+            let gh = super::live::client(coords).await?;
+            let own_login = gh.viewer_login().await?;
+            Some(LiveTarget {
+                gh: std::sync::Arc::new(gh),
+                own_login,
+            })
+        }
+        Target::Fixture(_) => None,
     };
     let snapshot = super::load_snapshot(target, None).await?;
     let coords = snapshot.pr.coords();
@@ -103,9 +109,13 @@ pub(super) async fn run(
         seen,
         review: ReviewContext {
             settings: loaded.config.review.clone(),
+            identity: live.as_ref().map_or_else(
+                || ReviewContext::default().identity,
+                |l| l.own_login.clone(),
+            ),
             ..ReviewContext::default()
         },
-        post_to,
+        post_to: live.map_or(PostTo::Outbox, PostTo::GitHub),
     })
     .await?;
     Ok(())

@@ -102,6 +102,15 @@ pub struct Runner {
     pub post_to: PostTo,
 }
 
+/// Runs network I/O to completion from the console's event loop (a confirmed post is the one
+/// moment the maintainer waits for an answer). Needs the multi-thread runtime `main` starts.
+fn block_on_io<F: std::future::Future>(fut: F) -> F::Output {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => tokio::task::block_in_place(|| handle.block_on(fut)),
+        Err(_) => futures::executor::block_on(fut),
+    }
+}
+
 /// What a console review needs beyond the snapshot.
 #[derive(Debug, Clone)]
 pub struct ReviewContext {
@@ -212,6 +221,21 @@ impl Runner {
                     destination: format!("the outbox {}", self.outbox_path(pr)),
                 })
             }
+            PostTo::GitHub(live) => {
+                let store = crate::source::github::comments::GitHubComments {
+                    gh: &live.gh,
+                    pr: pr.clone(),
+                    own_login: live.own_login.clone(),
+                };
+                let update =
+                    block_on_io(crate::publish::target(&store)).map_err(|e| e.to_string())?;
+                Ok(PostPlan {
+                    target: format!("{}/{}#{}", pr.owner, pr.repo, pr.number),
+                    update,
+                    bytes,
+                    destination: format!("GitHub, as @{}", live.own_login),
+                })
+            }
             PostTo::Unavailable(why) => Err(why.clone()),
         }
     }
@@ -229,6 +253,14 @@ impl Runner {
                     .map_err(|e| e.to_string())?;
                 p.location = format!("the outbox {}", p.location);
                 Ok(p)
+            }
+            PostTo::GitHub(live) => {
+                let store = crate::source::github::comments::GitHubComments {
+                    gh: &live.gh,
+                    pr: pr.clone(),
+                    own_login: live.own_login.clone(),
+                };
+                block_on_io(upsert(&store, body, 3)).map_err(|e| e.to_string())
             }
             PostTo::Unavailable(why) => Err(why.clone()),
         }
@@ -714,6 +746,24 @@ async fn event_loop(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn block_on_io_works_where_the_console_runs_and_without_a_runtime() {
+        // As in `main`: a multi-thread runtime's block_on, sync code inside its future.
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let v = rt.block_on(async {
+            super::block_on_io(async {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+                7
+            })
+        });
+        assert_eq!(v, 7);
+        assert_eq!(super::block_on_io(async { 8 }), 8);
+    }
+
     use super::*;
 
     #[test]

@@ -266,21 +266,38 @@ pub enum Confirm {
     Refused(String),
 }
 
-/// Where the console posts. A live GitHub `CommentStore` becomes one more variant and one arm
-/// in `Runner::plan_post` / `Runner::post`.
+/// Where the console posts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PostTo {
     /// Fixtures: the offline outbox in the ledger.
     Outbox,
+    /// A live PR: the one Shepherd comment on GitHub, by the credentials' own account.
+    GitHub(LiveTarget),
     /// Not available here, and why.
     Unavailable(String),
 }
 
-impl PostTo {
-    pub fn live_not_wired() -> PostTo {
-        PostTo::Unavailable("live posting: use `pr-shepherd review --post`".to_owned())
+/// The GitHub client and identity a live console posts with.
+#[derive(Clone)]
+pub struct LiveTarget {
+    pub gh: std::sync::Arc<crate::source::github::GitHub>,
+    /// `viewer_login()` of the credentials: only this account's comment is ever updated.
+    pub own_login: String,
+}
+
+impl std::fmt::Debug for LiveTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "LiveTarget(@{})", self.own_login)
     }
 }
+
+impl PartialEq for LiveTarget {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.gh, &other.gh) && self.own_login == other.own_login
+    }
+}
+
+impl Eq for LiveTarget {}
 
 #[cfg(test)]
 mod tests {
