@@ -262,7 +262,7 @@ pub struct PostPlan {
 pub enum Confirm {
     Post(PostPlan),
     Discard,
-    /// Posting is not allowed (a gate, or no live posting yet): says why; any key closes.
+    /// Posting is not allowed (a gate, or posting unavailable): says why; any key closes.
     Refused(String),
 }
 
