@@ -1238,6 +1238,9 @@ impl App {
                 let request = AggregateRequest {
                     full: r.full,
                     reply_marker,
+                    // The maintainer's explicit run may override the community and pause gates;
+                    // the posted review says so.
+                    override_note: console_gate(&self.snapshot.pr).overridden,
                     ..AggregateRequest::default()
                 };
                 self.pending = Some((*prior, request));
