@@ -76,18 +76,20 @@ pub(super) async fn run(
     };
     // Offline, `p` posts to the outbox; live, to the PR as the credentials' own account, which is
     // also the identity whose earlier reviews count as Shepherd's.
-    let live = match &target {
+    // One client serves the fetch, the identity and later posts.
+    let (snapshot, live) = match target {
         Target::Live(coords) => {
-            let gh = super::live::client(coords).await?;
+            let gh = super::live::client(&coords).await?;
+            let snapshot = gh.fetch_snapshot(&coords).await?;
             let own_login = gh.viewer_login().await?;
-            Some(LiveTarget {
+            let live = LiveTarget {
                 gh: std::sync::Arc::new(gh),
                 own_login,
-            })
+            };
+            (snapshot, Some(live))
         }
-        Target::Fixture(_) => None,
+        fixture_target => (super::load_snapshot(fixture_target, None).await?, None),
     };
-    let snapshot = super::load_snapshot(target, None).await?;
     let coords = snapshot.pr.coords();
     let ledger = super::open_ledger(state_dir)?;
     let seen = ledger.load_seen(&coords)?;

@@ -46,13 +46,7 @@ impl AnthropicClient {
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         match api_key {
             Some(key) => {
-                let mut v = HeaderValue::from_str(key.trim()).map_err(|_| {
-                    LlmError::Config(format!(
-                        "{} holds characters that cannot be sent in a header",
-                        super::ANTHROPIC_API_KEY
-                    ))
-                })?;
-                v.set_sensitive(true);
+                let v = http::secret_header(key.trim(), super::ANTHROPIC_API_KEY)?;
                 headers.insert("x-api-key", v);
             }
             None if base_url.trim_end_matches('/') == DEFAULT_BASE_URL => {

@@ -44,6 +44,21 @@ pub(super) fn client(provider: &'static str) -> Result<reqwest::Client, LlmError
 }
 
 /// Joins a base URL and a path with exactly one slash.
+/// A header value carrying a secret: marked sensitive, so it never shows in debug output.
+/// `var` names where the secret came from, for the error.
+pub(super) fn secret_header(
+    value: &str,
+    var: &str,
+) -> Result<reqwest::header::HeaderValue, LlmError> {
+    let mut v = reqwest::header::HeaderValue::from_str(value).map_err(|_| {
+        LlmError::Config(format!(
+            "{var} holds characters that cannot be sent in a header"
+        ))
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
 pub(super) fn endpoint(base: &str, path: &str) -> Result<reqwest::Url, LlmError> {
     let joined = format!(
         "{}/{}",

@@ -45,14 +45,8 @@ impl OpenAiClient {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         match api_key {
             Some(key) => {
-                let mut v =
-                    HeaderValue::from_str(&format!("Bearer {}", key.trim())).map_err(|_| {
-                        LlmError::Config(format!(
-                            "{} holds characters that cannot be sent in a header",
-                            super::OPENAI_API_KEY
-                        ))
-                    })?;
-                v.set_sensitive(true);
+                let v =
+                    http::secret_header(&format!("Bearer {}", key.trim()), super::OPENAI_API_KEY)?;
                 headers.insert(AUTHORIZATION, v);
             }
             None if base_url.trim_end_matches('/') == DEFAULT_BASE_URL => {

@@ -404,8 +404,7 @@ impl GitHub {
         body: &B,
         what: &str,
     ) -> Result<T, GitHubError> {
-        let body = serde_json::to_value(body)
-            .map_err(|e| GitHubError::Invalid(format!("{what}: cannot encode the request: {e}")))?;
+        let body = encode(body, what)?;
         self.json_call(Method::POST, path, Some(&body), what).await
     }
 
@@ -417,8 +416,7 @@ impl GitHub {
         body: &B,
         what: &str,
     ) -> Result<T, GitHubError> {
-        let body = serde_json::to_value(body)
-            .map_err(|e| GitHubError::Invalid(format!("{what}: cannot encode the request: {e}")))?;
+        let body = encode(body, what)?;
         let resp = self
             .transport
             .send_with(
@@ -442,8 +440,7 @@ impl GitHub {
         body: &B,
         what: &str,
     ) -> Result<T, GitHubError> {
-        let body = serde_json::to_value(body)
-            .map_err(|e| GitHubError::Invalid(format!("{what}: cannot encode the request: {e}")))?;
+        let body = encode(body, what)?;
         self.json_call(Method::PATCH, path, Some(&body), what).await
     }
 
@@ -476,6 +473,12 @@ impl GitHub {
         }
         resp.json(what)
     }
+}
+
+/// A request body as JSON, or an error naming the request.
+fn encode<B: Serialize>(body: &B, what: &str) -> Result<serde_json::Value, GitHubError> {
+    serde_json::to_value(body)
+        .map_err(|e| GitHubError::Invalid(format!("{what}: cannot encode the request: {e}")))
 }
 
 #[cfg(test)]
