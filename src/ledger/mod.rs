@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/seen/<sha256-hex-of-id>.json
+//! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/seen-index   (a derived cache of the markers)
 //! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/runs/<run-id>.json     (review runs)
 //! ```
 //!
@@ -11,6 +12,7 @@
 mod draft;
 mod runs;
 mod seen;
+mod seen_index;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

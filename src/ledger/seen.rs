@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::seen_index::{self, Stamp};
 use super::{Ledger, LedgerError, write_atomic};
 use crate::pr::{PrCoords, sha256_hex};
 
@@ -34,6 +35,8 @@ pub struct MarkerProblem {
 pub struct SeenSet {
     pub markers: HashMap<String, Marker>,
     pub problems: Vec<MarkerProblem>,
+    /// How many of `markers` came from the derived index rather than their files.
+    pub from_index: usize,
 }
 
 /// Reads one marker file whose name (without `.json`) is `stem`.
@@ -64,11 +67,64 @@ pub fn marker_file_name(id: &str) -> String {
     format!("{}.json", sha256_hex(id.as_bytes()))
 }
 
+/// Reads marker files, several threads at a time once there are many (reading thousands of
+/// small files is syscall-bound). Results keep each file's stem and stamp.
+fn read_markers(
+    files: Vec<(PathBuf, String, Option<Stamp>)>,
+) -> Vec<(Result<Marker, MarkerProblem>, String, Option<Stamp>)> {
+    let read = |part: &[(PathBuf, String, Option<Stamp>)]| {
+        part.iter()
+            .map(|(path, stem, stamp)| (read_marker(path, stem), stem.clone(), *stamp))
+            .collect::<Vec<_>>()
+    };
+    const PER_THREAD: usize = 256;
+    if files.len() <= PER_THREAD {
+        return read(&files);
+    }
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get() * 2)
+        .clamp(1, 8);
+    let chunk = files.len().div_ceil(threads).max(PER_THREAD);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk)
+            .map(|part| (part, scope.spawn(move || read(part))))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|(part, h)| {
+                h.join().unwrap_or_else(|_| {
+                    part.iter()
+                        .map(|(path, stem, stamp)| {
+                            let problem = MarkerProblem {
+                                path: path.clone(),
+                                reason: "its reader thread failed".to_owned(),
+                            };
+                            (Err(problem), stem.clone(), *stamp)
+                        })
+                        .collect()
+                })
+            })
+            .collect()
+    })
+}
+
 impl Ledger {
     /// Reads every marker of the PR. Missing dir → empty set. Unreadable, corrupt or misnamed
     /// markers are reported in `problems` and otherwise ignored (the item re-surfaces).
+    ///
+    /// Markers whose files are unchanged since an earlier read come from the PR's derived index
+    /// (see `seen_index`); the rest are read from their files, and the index is refreshed when
+    /// that taught it something.
     pub fn load_seen(&self, pr: &PrCoords) -> Result<SeenSet, LedgerError> {
+        self.load_seen_at(pr, chrono::Utc::now().timestamp())
+    }
+
+    /// [`Ledger::load_seen`] with the current time given (unix seconds), which decides which
+    /// files have settled enough to be cached.
+    pub(super) fn load_seen_at(&self, pr: &PrCoords, now: i64) -> Result<SeenSet, LedgerError> {
         let dir = self.seen_dir(pr)?;
+        let index_path = self.pr_dir(pr)?.join(seen_index::INDEX_FILE);
         let mut set = SeenSet::default();
         let entries = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
@@ -81,51 +137,64 @@ impl Ledger {
                 return Ok(set);
             }
         };
-        let paths: Vec<(PathBuf, String)> = entries
-            .flatten()
-            .filter_map(|entry| {
-                let name = entry.file_name().into_string().ok()?;
-                // Temporary files (".tmp-…") and anything else that is not a marker.
-                let stem = name.strip_suffix(".json")?;
-                (!name.starts_with('.')).then(|| (entry.path(), stem.to_owned()))
-            })
-            .collect();
-        // Reading 10,000 small files is syscall-bound: spread it over a few threads.
-        let threads = std::thread::available_parallelism()
-            .map_or(2, |n| n.get() * 2)
-            .clamp(1, 8);
-        let chunk = paths.len().div_ceil(threads).max(256);
-        let results: Vec<Result<Marker, MarkerProblem>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = paths
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .map(|(path, stem)| read_marker(path, stem))
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        vec![Err(MarkerProblem {
-                            path: PathBuf::new(),
-                            reason: "a marker reader thread failed".to_owned(),
-                        })]
-                    })
-                })
-                .collect()
-        });
-        for r in results {
-            match r {
+        let index_text = seen_index::read_text(&index_path);
+        let mut index = seen_index::Lookup::new(&index_text);
+        // One slot per marker file, in listing order (the order the index is written in):
+        // its stem, its stamp if it may be cached, and its marker once known.
+        let mut slots: Vec<(String, Option<Stamp>, Option<Marker>)> = Vec::new();
+        let mut to_read: Vec<(PathBuf, String, Option<Stamp>)> = Vec::new();
+        let mut to_read_slots: Vec<usize> = Vec::new();
+        for entry in entries.flatten() {
+            let Ok(mut name) = entry.file_name().into_string() else {
+                continue;
+            };
+            // Temporary files (".tmp-…") and anything else that is not a marker.
+            if name.starts_with('.') || !name.ends_with(".json") {
+                continue;
+            }
+            name.truncate(name.len() - ".json".len());
+            let stamp = entry.metadata().ok().and_then(|m| Stamp::of(&m));
+            let cached = index
+                .take(&name)
+                .filter(|c| Some(c.stamp) == stamp)
+                .and_then(|c| c.marker());
+            if cached.is_some() {
+                set.from_index += 1;
+            } else {
+                to_read_slots.push(slots.len());
+                to_read.push((entry.path(), name.clone(), stamp));
+            }
+            slots.push((name, stamp, cached));
+        }
+        let mut refresh = index.stale();
+        for ((result, _, stamp), slot) in read_markers(to_read).into_iter().zip(to_read_slots) {
+            let Some((_, slot_stamp, marker)) = slots.get_mut(slot) else {
+                continue;
+            };
+            match result {
                 Ok(m) => {
-                    set.markers.insert(m.id.clone(), m);
+                    // Only a file that has settled may be cached (see `seen_index`).
+                    *slot_stamp = stamp.filter(|s| s.settled(now));
+                    refresh |= slot_stamp.is_some();
+                    *marker = Some(m);
                 }
                 Err(p) => set.problems.push(p),
             }
         }
+        if refresh {
+            // A cache: failing to write it costs speed next time, nothing else.
+            let _ = seen_index::write(
+                &index_path,
+                slots.iter().filter_map(|(stem, stamp, marker)| {
+                    Some((stem.as_str(), stamp.as_ref()?, marker.as_ref()?))
+                }),
+            );
+        }
+        set.markers = slots
+            .into_iter()
+            .filter_map(|(_, _, marker)| marker)
+            .map(|m| (m.id.clone(), m))
+            .collect();
         Ok(set)
     }
 
@@ -259,6 +328,104 @@ mod tests {
         assert_eq!(set.markers.len(), 1);
         assert!(set.markers.contains_key("A"));
         assert_eq!(set.problems.len(), 2, "{:?}", set.problems);
+    }
+
+    /// Loads as if `secs` had passed, so the markers just written count as settled.
+    fn load_later(ledger: &Ledger, secs: i64) -> SeenSet {
+        ledger
+            .load_seen_at(&coords(), chrono::Utc::now().timestamp() + secs)
+            .expect("load")
+    }
+
+    fn hashes(set: &SeenSet) -> Vec<(String, String)> {
+        let mut v: Vec<_> = set
+            .markers
+            .values()
+            .map(|m| (m.id.clone(), m.body_hash.clone()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn settled_markers_come_from_the_index_until_their_files_change() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let items: Vec<(String, String)> = (0..300)
+            .map(|i| (format!("IC_{i}"), format!("{i:016x}")))
+            .collect();
+        let pairs: Vec<(&str, &str)> = items
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        ledger.mark_seen(&coords(), &pairs, 1).expect("mark");
+        let index = ledger
+            .pr_dir(&coords())
+            .expect("dir")
+            .join(seen_index::INDEX_FILE);
+
+        // Just written: not settled, so read from the files and not cached.
+        let fresh = ledger.load_seen(&coords()).expect("load");
+        assert_eq!((fresh.markers.len(), fresh.from_index), (300, 0));
+        assert!(!index.exists(), "unsettled markers must not be cached");
+
+        // Settled: the first load builds the index, the next one is served by it.
+        let first = load_later(&ledger, 10);
+        assert_eq!((first.markers.len(), first.from_index), (300, 0));
+        assert!(index.exists());
+        let second = load_later(&ledger, 10);
+        assert_eq!(second.from_index, 300);
+        assert_eq!(hashes(&second), hashes(&fresh));
+
+        // Replaced by rename (what every writer does), removed, edited in place, added: each
+        // is seen at once, and only those files are read.
+        let seen = ledger.seen_dir(&coords()).expect("dir");
+        ledger
+            .mark_seen(&coords(), &[("IC_1", "aaaaaaaaaaaaaaaa")], 2)
+            .expect("mark");
+        std::fs::remove_file(seen.join(marker_file_name("IC_2"))).expect("rm");
+        std::fs::write(
+            seen.join(marker_file_name("IC_3")),
+            r#"{"id":"IC_3","seenAt":1,"bodyHash":"in place, longer"}"#,
+        )
+        .expect("write in place");
+        ledger
+            .mark_seen(&coords(), &[("IC_new", "bbbbbbbbbbbbbbbb")], 3)
+            .expect("mark");
+        let third = load_later(&ledger, 10);
+        assert_eq!(third.markers.len(), 300);
+        assert_eq!(third.markers["IC_1"].body_hash, "aaaaaaaaaaaaaaaa");
+        assert!(!third.markers.contains_key("IC_2"));
+        assert_eq!(third.markers["IC_3"].body_hash, "in place, longer");
+        assert_eq!(third.markers["IC_new"].seen_at, 3);
+        assert_eq!(third.from_index, 297);
+        let fourth = load_later(&ledger, 10);
+        assert_eq!(fourth.from_index, 300);
+        assert_eq!(hashes(&fourth), hashes(&third));
+
+        // A broken index is ignored; a deleted one is rebuilt.
+        std::fs::write(&index, "garbage").expect("write");
+        let fifth = load_later(&ledger, 10);
+        assert_eq!((fifth.from_index, hashes(&fifth)), (0, hashes(&third)));
+        std::fs::remove_file(&index).expect("rm");
+        assert_eq!(load_later(&ledger, 10).from_index, 0);
+        assert_eq!(load_later(&ledger, 10).from_index, 300);
+    }
+
+    #[test]
+    fn an_indexed_marker_that_turns_corrupt_is_reported() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        ledger
+            .mark_seen(&coords(), &[("A", "1111"), ("B", "2222")], 1)
+            .expect("mark");
+        assert_eq!(load_later(&ledger, 10).from_index, 0);
+        assert_eq!(load_later(&ledger, 10).from_index, 2);
+        let seen = ledger.seen_dir(&coords()).expect("dir");
+        std::fs::write(seen.join(marker_file_name("B")), "{not json").expect("write");
+        let set = load_later(&ledger, 10);
+        assert_eq!(set.markers.len(), 1);
+        assert_eq!(set.problems.len(), 1, "{:?}", set.problems);
     }
 
     #[test]
