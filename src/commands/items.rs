@@ -5,16 +5,23 @@ use std::path::Path;
 
 use crate::cli::{Format, ItemsArgs};
 use crate::error::CliError;
-use crate::output::items::{ListingOptions, MarkerPlan, json, markdown};
+use crate::output::items::{ListingOptions, MarkerPlan, markdown, write_json};
 use crate::source;
 use crate::triage::{marks, triage};
 
 pub(super) async fn run(args: ItemsArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
-    let target = source::resolve(args.pr.as_deref())?;
+    let ledger = super::open_ledger(state_dir);
+    // The markers are read while the fixture is parsed (they need only the PR's coordinates).
+    let (target, early) = source::resolve_overlapped(args.pr.as_deref(), |coords| {
+        ledger.as_ref().ok().map(|l| l.load_seen(coords))
+    })?;
     let snapshot = super::load_snapshot(target, args.step).await?;
     let coords = snapshot.pr.coords();
-    let ledger = super::open_ledger(state_dir)?;
-    let seen = ledger.load_seen(&coords)?;
+    let ledger = ledger?;
+    let seen = match early {
+        Some((early_coords, Some(seen))) if early_coords == coords => seen?,
+        _ => ledger.load_seen(&coords)?,
+    };
     let triaged = triage(&snapshot, &seen.markers);
 
     let markers = if args.peek {
@@ -40,9 +47,7 @@ pub(super) async fn run(args: ItemsArgs, state_dir: Option<&Path>) -> Result<(),
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let delivered = match args.format {
         Format::Md => out.write_all(markdown(&snapshot, &triaged, &opts).as_bytes()),
-        Format::Json => serde_json::to_writer_pretty(&mut out, &json(&snapshot, &triaged, &opts))
-            .map_err(std::io::Error::from)
-            .and_then(|()| out.write_all(b"\n")),
+        Format::Json => write_json(&mut out, &snapshot, &triaged, &opts),
     }
     .and_then(|()| out.flush());
     drop(out);

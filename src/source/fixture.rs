@@ -10,7 +10,7 @@ use thiserror::Error;
 
 use super::jsonpos::{self, Seg};
 use crate::pr::{
-    ChangedFile, Comment, Item, Origin, PrMeta, Snapshot, validate_owner, validate_repo,
+    ChangedFile, Comment, Item, Origin, PrCoords, PrMeta, Snapshot, validate_owner, validate_repo,
 };
 
 /// The format tag every fixture carries.
@@ -174,11 +174,15 @@ fn key(k: &str) -> Seg {
 impl Fixture {
     /// Reads, parses and validates a fixture, including every step of its history.
     pub fn load(path: &Path) -> Result<Fixture, FixtureError> {
-        let text = std::fs::read_to_string(path).map_err(|source| FixtureError::Io {
+        Fixture::parse(&Fixture::read_text(path)?, path)
+    }
+
+    /// A fixture file's text, not yet parsed.
+    pub fn read_text(path: &Path) -> Result<String, FixtureError> {
+        std::fs::read_to_string(path).map_err(|source| FixtureError::Io {
             path: path.to_path_buf(),
             source,
-        })?;
-        Fixture::parse(&text, path)
+        })
     }
 
     /// Parses and validates fixture text; `path` is used in messages.
@@ -353,6 +357,57 @@ impl Fixture {
         tmp.persist(path).map_err(|e| err(e.error))?;
         Ok(())
     }
+}
+
+/// The PR coordinates in fixture text (the top-level `pr` object's host, owner, repo and
+/// number), read without parsing the rest, so work that needs only them can start while the
+/// whole file is parsed. Stops at `pr`, which `record` and `synth` write before the items.
+/// `None` when they cannot be read this way; the full parse then says what is wrong.
+pub fn peek_coords(text: &str) -> Option<PrCoords> {
+    use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
+
+    #[derive(Deserialize)]
+    struct Coords {
+        #[serde(default)]
+        host: Option<String>,
+        owner: String,
+        repo: String,
+        number: u64,
+    }
+
+    /// Walks the top-level object until `pr`, keeps its coordinates, then stops the parse
+    /// (by failing it: serde has no other way to leave a map early).
+    struct UntilPr<'a>(&'a mut Option<PrCoords>);
+
+    impl<'de> Visitor<'de> for UntilPr<'_> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a fixture object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "pr" {
+                    let c: Coords = map.next_value()?;
+                    *self.0 = Some(PrCoords {
+                        host: c.host,
+                        owner: c.owner,
+                        repo: c.repo,
+                        number: c.number,
+                    });
+                    return Err(A::Error::custom("stop: the coordinates are read"));
+                }
+                map.next_value::<IgnoredAny>()?;
+            }
+            Ok(())
+        }
+    }
+
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_str(text);
+    let _stopped = serde::Deserializer::deserialize_map(&mut de, UntilPr(&mut found));
+    found
 }
 
 /// Explains why `text` is not a fixture: not JSON, not an object, another format tag, or the

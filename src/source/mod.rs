@@ -1,5 +1,6 @@
 //! Where snapshots come from: fixture files (offline replay) and live GitHub.
 
+mod filebuf;
 pub mod fixture;
 pub mod github;
 mod jsonpos;
@@ -44,6 +45,83 @@ pub fn resolve(pr: Option<&str>) -> Result<Target, TargetError> {
             PrRef::GitHub(coords) => Ok(Target::Live(coords)),
         },
     }
+}
+
+/// Like [`resolve`], and also runs `early` with the PR's coordinates on another thread while a
+/// fixture is read and parsed, so work that needs only the coordinates (reading the PR's seen
+/// markers) overlaps the parse. Returns the coordinates `early` ran with and its result, or
+/// `None` when it did not run (a live PR, or coordinates that could not be read ahead of the
+/// parse). The coordinates come from a partial read: the caller must check they are the
+/// snapshot's.
+pub fn resolve_overlapped<T: Send>(
+    pr: Option<&str>,
+    early: impl FnOnce(&PrCoords) -> T + Send,
+) -> Result<(Target, Option<(PrCoords, T)>), TargetError> {
+    match pr {
+        None => {
+            let coords = fixture::peek_coords(DEMO_FIXTURE);
+            std::thread::scope(|scope| {
+                let ahead = coords.map(|c| scope.spawn(move || run_early(c, early)));
+                let parsed = Fixture::parse(DEMO_FIXTURE, Path::new(DEMO_PATH));
+                finish(parsed, ahead.and_then(|h| h.join().ok()))
+            })
+        }
+        Some(s) => match PrRef::parse(s)? {
+            PrRef::GitHub(coords) => Ok((Target::Live(coords), None)),
+            PrRef::Fixture(path) => read_overlapped(&path, early),
+        },
+    }
+}
+
+/// How much of a fixture file is read before its coordinates are looked for: `record` and
+/// `synth` write `pr` near the top, ahead of the items.
+const PEEK_BYTES: u64 = 64 * 1024;
+
+fn read_overlapped<T: Send>(
+    path: &Path,
+    early: impl FnOnce(&PrCoords) -> T + Send,
+) -> Result<(Target, Option<(PrCoords, T)>), TargetError> {
+    let io = |source: std::io::Error| FixtureError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let size = file.metadata().map_or(0, |m| m.len());
+    let mut buf = filebuf::FileBytes::for_size(size);
+    buf.read_from(&mut file, Some(PEEK_BYTES)).map_err(io)?;
+    let bytes = buf.bytes();
+    let prefix = match std::str::from_utf8(bytes) {
+        Ok(s) => s,
+        // Cut inside a character: look at the whole ones.
+        Err(e) => std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
+    };
+    let coords = fixture::peek_coords(prefix);
+    std::thread::scope(|scope| {
+        // The markers are read while the rest of the file is read and parsed.
+        let ahead = coords.map(|c| scope.spawn(move || run_early(c, early)));
+        buf.read_from(&mut file, None).map_err(io)?;
+        let text = std::str::from_utf8(buf.bytes()).map_err(|_| {
+            io(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            ))
+        })?;
+        let parsed = Fixture::parse(text, path);
+        // A thread that panicked only loses the head start: the caller does the work itself.
+        finish(parsed, ahead.and_then(|h| h.join().ok()))
+    })
+}
+
+fn run_early<T>(coords: PrCoords, early: impl FnOnce(&PrCoords) -> T) -> (PrCoords, T) {
+    let value = early(&coords);
+    (coords, value)
+}
+
+fn finish<T>(
+    parsed: Result<Fixture, FixtureError>,
+    ahead: Option<(PrCoords, T)>,
+) -> Result<(Target, Option<(PrCoords, T)>), TargetError> {
+    Ok((Target::Fixture(Box::new(parsed?)), ahead))
 }
 
 impl Target {

@@ -1,0 +1,125 @@
+//! A file's bytes read into memory in two steps: a prefix (to find the PR's coordinates early),
+//! then the rest.
+//!
+//! Large files go into an anonymous memory map advised for transparent huge pages (Linux): on a
+//! VM, faulting in an 11 MB buffer 4 KiB at a time costs more than the read itself (measured in
+//! docs/perf.md). Anything smaller, anywhere else, or when the map cannot be made, is a `Vec`.
+
+use std::fs::File;
+use std::io::Read;
+
+/// Files from this size up are read into a huge-page buffer.
+#[cfg(target_os = "linux")]
+const HUGE_FROM: u64 = 4 << 20;
+
+pub(super) struct FileBytes {
+    storage: Storage,
+    len: usize,
+}
+
+enum Storage {
+    Heap(Vec<u8>),
+    #[cfg(target_os = "linux")]
+    Mapped(memmap2::MmapMut),
+}
+
+impl FileBytes {
+    /// An empty buffer for a file of (about) `size` bytes.
+    pub(super) fn for_size(size: u64) -> FileBytes {
+        #[cfg(target_os = "linux")]
+        if size >= HUGE_FROM
+            && let Some(map) = usize::try_from(size)
+                .ok()
+                .and_then(|n| n.checked_add(1))
+                .and_then(|n| memmap2::MmapOptions::new().len(n).map_anon().ok())
+        {
+            // Advice only: without huge pages the map still works, a page at a time.
+            let _ = map.advise(memmap2::Advice::HugePage);
+            return FileBytes {
+                storage: Storage::Mapped(map),
+                len: 0,
+            };
+        }
+        let capacity = usize::try_from(size).unwrap_or(0).saturating_add(1);
+        FileBytes {
+            storage: Storage::Heap(Vec::with_capacity(capacity)),
+            len: 0,
+        }
+    }
+
+    pub(super) fn bytes(&self) -> &[u8] {
+        match &self.storage {
+            Storage::Heap(v) => v,
+            #[cfg(target_os = "linux")]
+            Storage::Mapped(m) => m.get(..self.len).unwrap_or_default(),
+        }
+    }
+
+    /// Reads until end of file, or until `limit` more bytes have been read.
+    pub(super) fn read_from(&mut self, file: &mut File, limit: Option<u64>) -> std::io::Result<()> {
+        match &mut self.storage {
+            Storage::Heap(v) => {
+                match limit {
+                    Some(l) => file.take(l).read_to_end(v)?,
+                    None => file.read_to_end(v)?,
+                };
+                self.len = v.len();
+                Ok(())
+            }
+            #[cfg(target_os = "linux")]
+            Storage::Mapped(m) => {
+                let cap = m.len();
+                let stop = limit
+                    .and_then(|l| usize::try_from(l).ok())
+                    .map_or(cap, |l| self.len.saturating_add(l).min(cap));
+                while self.len < stop {
+                    let Some(room) = m.get_mut(self.len..stop) else {
+                        break;
+                    };
+                    match file.read(room) {
+                        Ok(0) => return Ok(()),
+                        Ok(n) => self.len += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                if self.len == cap {
+                    // The file grew while it was read: go on in a Vec.
+                    let mut v = self.bytes().to_vec();
+                    file.read_to_end(&mut v)?;
+                    self.len = v.len();
+                    self.storage = Storage::Heap(v);
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(content: &[u8], size_hint: u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, content).unwrap();
+        let mut file = File::open(&path).unwrap();
+        let mut buf = FileBytes::for_size(size_hint);
+        buf.read_from(&mut file, Some(10)).unwrap();
+        assert_eq!(buf.bytes(), &content[..content.len().min(10)]);
+        buf.read_from(&mut file, None).unwrap();
+        assert_eq!(buf.bytes(), content);
+    }
+
+    #[test]
+    fn reads_a_prefix_then_the_rest() {
+        let big: Vec<u8> = (0..(5u32 << 20)).map(|i| (i % 251) as u8).collect();
+        check(&big, big.len() as u64);
+        check(b"small file", 10);
+        check(b"", 0);
+        // The file is larger than announced (it grew): nothing is lost.
+        check(&big, 4 << 20);
+        check(b"grew after the size was read", 3);
+    }
+}
