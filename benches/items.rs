@@ -6,7 +6,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
-use pr_shepherd::output::items::{ListingOptions, MarkerPlan, json};
+use pr_shepherd::output::items::{ListingOptions, MarkerPlan, json, write_json};
 use pr_shepherd::source::Fixture;
 use pr_shepherd::source::synth::{SynthSpec, synth};
 use pr_shepherd::triage::triage;
@@ -62,6 +62,12 @@ fn bench(c: &mut Criterion) {
                     .map(|s| s.len())
                     .unwrap_or_default(),
             )
+        })
+    });
+    group.bench_function("write_json_parallel", |b| {
+        b.iter(|| {
+            let mut out = Vec::with_capacity(20 << 20);
+            black_box(write_json(&mut out, &snapshot, &triaged, &opts).map(|()| out.len()))
         })
     });
     group.bench_function("end_to_end", |b| {

@@ -13,6 +13,7 @@ pub mod config;
 pub mod error;
 pub mod ledger;
 pub mod output;
+pub mod par;
 pub mod policy;
 pub mod pr;
 pub mod publish;

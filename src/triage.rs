@@ -50,26 +50,31 @@ pub struct Triaged {
 /// Classifies every item of the snapshot, in snapshot order. The result has exactly one entry per
 /// item.
 pub fn triage(snapshot: &Snapshot, markers: &HashMap<String, Marker>) -> Vec<Triaged> {
-    snapshot
-        .items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            let body_hash = item.body_hash();
-            let marker = markers.get(item.id());
-            let freshness = match marker {
-                None => Freshness::New,
-                Some(m) if m.body_hash == body_hash => Freshness::Unchanged,
-                Some(_) => Freshness::Edited,
-            };
-            Triaged {
-                index,
-                freshness,
-                seen_at: marker.map(|m| m.seen_at),
-                body_hash,
-            }
-        })
-        .collect()
+    // Hashing every body is the costly part on a large PR: spread it over the cores.
+    crate::par::map_chunks(&snapshot.items, 512, |start, items| {
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let body_hash = item.body_hash();
+                let marker = markers.get(item.id());
+                let freshness = match marker {
+                    None => Freshness::New,
+                    Some(m) if m.body_hash == body_hash => Freshness::Unchanged,
+                    Some(_) => Freshness::Edited,
+                };
+                Triaged {
+                    index: start + i,
+                    freshness,
+                    seen_at: marker.map(|m| m.seen_at),
+                    body_hash,
+                }
+            })
+            .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 /// Counts per freshness: (new, edited, unchanged).

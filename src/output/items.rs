@@ -336,15 +336,22 @@ fn item_out<'a>(item: &'a Item, t: &'a Triaged) -> ItemOut<'a> {
 /// The JSON listing (serialize it): every item, whatever its freshness, in snapshot order.
 /// Borrowing structs rather than a `serde_json::Value` tree keep a 10,000-item listing cheap.
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct JsonListing<'a> {
+    #[serde(flatten)]
+    head: JsonHead<'a>,
+    items: Vec<ItemOut<'a>>,
+}
+
+/// Everything in the listing but its items.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsonHead<'a> {
     pr: PrOut<'a>,
     source: SourceOut,
     complete: bool,
     incomplete: &'a [String],
     counts: CountsOut,
     markers: MarkersOut<'a>,
-    items: Vec<ItemOut<'a>>,
 }
 
 #[derive(Serialize)]
@@ -389,6 +396,20 @@ pub fn json<'a>(
     triaged: &'a [Triaged],
     opts: &'a ListingOptions,
 ) -> JsonListing<'a> {
+    JsonListing {
+        head: json_head(snapshot, triaged, opts),
+        items: triaged
+            .iter()
+            .filter_map(|t| snapshot.items.get(t.index).map(|i| item_out(i, t)))
+            .collect(),
+    }
+}
+
+fn json_head<'a>(
+    snapshot: &'a Snapshot,
+    triaged: &'a [Triaged],
+    opts: &'a ListingOptions,
+) -> JsonHead<'a> {
     let pr = &snapshot.pr;
     let (new, edited, unchanged) = counts(triaged);
     let (kind, step, steps) = match &snapshot.origin {
@@ -400,7 +421,7 @@ pub fn json<'a>(
         MarkerPlan::Peek => (false, Some("peek")),
         MarkerPlan::NotSaved(why) => (false, Some(why.as_str())),
     };
-    JsonListing {
+    JsonHead {
         pr: PrOut {
             owner: &pr.owner,
             repo: &pr.repo,
@@ -426,9 +447,258 @@ pub fn json<'a>(
             reason,
             problems: &opts.marker_problems,
         },
-        items: triaged
-            .iter()
-            .filter_map(|t| snapshot.items.get(t.index).map(|i| item_out(i, t)))
-            .collect(),
+    }
+}
+
+/// Writes the JSON listing followed by a newline: byte for byte what
+/// `serde_json::to_writer_pretty(out, &json(..))` writes, but with the items rendered on several
+/// threads, a batch at a time (so memory stays bounded however many items there are).
+pub fn write_json<W: std::io::Write>(
+    out: &mut W,
+    snapshot: &Snapshot,
+    triaged: &[Triaged],
+    opts: &ListingOptions,
+) -> std::io::Result<()> {
+    let head = serde_json::to_vec_pretty(&json_head(snapshot, triaged, opts))?;
+    // A pretty object ends with "\n}"; the items go in as its last member.
+    let open = head.strip_suffix(b"\n}").ok_or_else(|| {
+        std::io::Error::other("the listing's head did not render as a JSON object")
+    })?;
+    out.write_all(open)?;
+    out.write_all(b",\n  \"items\": [")?;
+    // A batch at a time, one buffer per thread, reused: memory stays bounded and the buffers'
+    // pages are touched once (fresh pages are costly), however many items there are.
+    const PER_THREAD: usize = 256;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); threads];
+    let batch_len = PER_THREAD * threads;
+    for (b, batch) in triaged.chunks(batch_len).enumerate() {
+        let first = b * batch_len;
+        let done = crate::par::for_chunks_with(batch, &mut buffers, 64, |start, part, buf| {
+            buf.clear();
+            render_items(snapshot, part, first + start, buf)
+        });
+        let done = done.ok_or_else(|| std::io::Error::other("a rendering thread failed"))?;
+        for (rendered, buf) in done.into_iter().zip(&buffers) {
+            rendered?;
+            out.write_all(buf)?;
+        }
+    }
+    out.write_all(if triaged.is_empty() {
+        b"]\n}\n"
+    } else {
+        b"\n  ]\n}\n"
+    })
+}
+
+/// Renders items as members of the listing's `items` array (each preceded by its separator),
+/// indented as they sit in the whole document. `first` is the index of `part[0]` in the array.
+fn render_items(
+    snapshot: &Snapshot,
+    part: &[Triaged],
+    first: usize,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<()> {
+    for (i, t) in part.iter().enumerate() {
+        let Some(item) = snapshot.items.get(t.index) else {
+            continue;
+        };
+        buf.extend_from_slice(if first + i == 0 {
+            b"\n    "
+        } else {
+            b",\n    "
+        });
+        let mut ser = serde_json::Serializer::with_formatter(&mut *buf, NestedPretty::at_depth(2));
+        item_out(item, t).serialize(&mut ser)?;
+    }
+    Ok(())
+}
+
+/// serde_json's pretty layout (two-space indent) for a value that sits `depth` levels deep in
+/// a larger document, so parts of one document can be rendered apart and joined.
+struct NestedPretty {
+    depth: usize,
+    has_value: bool,
+}
+
+impl NestedPretty {
+    fn at_depth(depth: usize) -> Self {
+        NestedPretty {
+            depth,
+            has_value: false,
+        }
+    }
+
+    fn newline<W: ?Sized + std::io::Write>(&self, w: &mut W, comma: bool) -> std::io::Result<()> {
+        w.write_all(if comma { b",\n" } else { b"\n" })?;
+        self.indent(w)
+    }
+
+    fn indent<W: ?Sized + std::io::Write>(&self, w: &mut W) -> std::io::Result<()> {
+        const SPACES: &[u8] = &[b' '; 64];
+        let mut left = 2 * self.depth;
+        while left > 0 {
+            let n = left.min(SPACES.len());
+            w.write_all(&SPACES[..n])?;
+            left -= n;
+        }
+        Ok(())
+    }
+
+    fn open<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.depth += 1;
+        self.has_value = false;
+        w.write_all(c)
+    }
+
+    fn close<W: ?Sized + std::io::Write>(&mut self, w: &mut W, c: &[u8]) -> std::io::Result<()> {
+        self.depth = self.depth.saturating_sub(1);
+        if self.has_value {
+            w.write_all(b"\n")?;
+            self.indent(w)?;
+        }
+        w.write_all(c)
+    }
+}
+
+impl serde_json::ser::Formatter for NestedPretty {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"[")
+    }
+
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"]")
+    }
+
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.open(w, b"{")
+    }
+
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.close(w, b"}")
+    }
+
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.newline(w, !first)
+    }
+
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        w.write_all(b": ")
+    }
+
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, _w: &mut W) -> std::io::Result<()> {
+        self.has_value = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+
+    use super::*;
+    use crate::ledger::Marker;
+    use crate::source::synth::{SynthSpec, synth};
+    use crate::source::{DEMO_FIXTURE, Fixture};
+    use crate::triage::triage;
+
+    fn opts(markers: MarkerPlan) -> ListingOptions {
+        ListingOptions {
+            all: false,
+            markers,
+            marker_problems: vec!["seen/x.json: corrupt".to_owned()],
+        }
+    }
+
+    /// The parallel writer must produce exactly serde_json's pretty rendering.
+    fn assert_same_as_serde(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions) {
+        let mut expected = serde_json::to_vec_pretty(&json(snapshot, triaged, opts)).unwrap();
+        expected.push(b'\n');
+        let mut got = Vec::new();
+        write_json(&mut got, snapshot, triaged, opts).unwrap();
+        if got != expected {
+            let at = got
+                .iter()
+                .zip(&expected)
+                .take_while(|(a, b)| a == b)
+                .count();
+            let from = at.saturating_sub(80);
+            panic!(
+                "differs at byte {at}:\n got: {:?}\nwant: {:?}",
+                String::from_utf8_lossy(&got[from..(at + 80).min(got.len())]),
+                String::from_utf8_lossy(&expected[from..(at + 80).min(expected.len())]),
+            );
+        }
+    }
+
+    #[test]
+    fn json_writer_matches_serde_on_the_demo_with_every_freshness() {
+        let f = Fixture::parse(DEMO_FIXTURE, std::path::Path::new("demo.json")).unwrap();
+        let snapshot = f.snapshot_at(f.steps.len()).unwrap();
+        // Some items seen with their current hash, some with an old one, the rest new.
+        let mut markers = HashMap::new();
+        for (i, item) in snapshot.items.iter().enumerate() {
+            let hash = match i % 3 {
+                0 => continue,
+                1 => item.body_hash(),
+                _ => "0000000000000000".to_owned(),
+            };
+            let id = item.id().to_owned();
+            markers.insert(
+                id.clone(),
+                Marker {
+                    id,
+                    seen_at: 1_700_000_000,
+                    body_hash: hash,
+                    extra: serde_json::Map::new(),
+                },
+            );
+        }
+        let triaged = triage(&snapshot, &markers);
+        assert_same_as_serde(&snapshot, &triaged, &opts(MarkerPlan::Write));
+        assert_same_as_serde(&snapshot, &triaged, &opts(MarkerPlan::Peek));
+        assert_same_as_serde(
+            &snapshot,
+            &triaged,
+            &opts(MarkerPlan::NotSaved("read-only".into())),
+        );
+    }
+
+    #[test]
+    fn json_writer_matches_serde_when_empty_and_across_threads_and_batches() {
+        let f = Fixture::parse(DEMO_FIXTURE, std::path::Path::new("demo.json")).unwrap();
+        let mut empty = f.snapshot_at(0).unwrap();
+        empty.items.clear();
+        empty.incomplete.push("reviews: HTTP 502".to_owned());
+        assert_same_as_serde(&empty, &[], &opts(MarkerPlan::Write));
+
+        let big = synth(SynthSpec {
+            threads: 1_500,
+            comments: 2_000,
+            reviews: 700,
+            replies: 2,
+            seed: 7,
+        });
+        let snapshot = big.snapshot_at(0).unwrap();
+        let triaged = triage(&snapshot, &HashMap::new());
+        assert_eq!(triaged.len(), 4_200);
+        assert_same_as_serde(&snapshot, &triaged, &opts(MarkerPlan::Write));
     }
 }

@@ -263,16 +263,21 @@ impl Thread {
     /// author, so a new reply or an edit anywhere in the thread re-surfaces it.
     pub fn transcript(&self) -> String {
         let mut out = String::new();
+        self.transcript_pieces(|piece| out.push_str(piece));
+        out
+    }
+
+    /// The transcript in pieces, so it can be hashed without being built.
+    fn transcript_pieces(&self, mut emit: impl FnMut(&str)) {
         for (i, c) in self.comments.iter().enumerate() {
             if i > 0 {
-                out.push_str("\n\n---\n\n");
+                emit("\n\n---\n\n");
             }
-            out.push('@');
-            out.push_str(&c.author.login);
-            out.push_str(":\n");
-            out.push_str(&c.body);
+            emit("@");
+            emit(&c.author.login);
+            emit(":\n");
+            emit(&c.body);
         }
-        out
     }
 }
 
@@ -384,7 +389,12 @@ impl Item {
 
     /// First 16 hex characters of the SHA-256 of [`Item::hash_text`].
     pub fn body_hash(&self) -> String {
-        body_hash(&self.hash_text())
+        let mut hasher = Sha256::new();
+        match self {
+            Item::Thread(t) => t.transcript_pieces(|piece| hasher.update(piece.as_bytes())),
+            _ => hasher.update(self.body().as_bytes()),
+        }
+        hex_prefix16(&hasher.finalize())
     }
 
     pub fn review_state(&self) -> Option<ReviewState> {
@@ -408,9 +418,18 @@ impl Item {
 
 /// The seed's hash rule: the first 16 hex characters of SHA-256 of the text.
 pub fn body_hash(text: &str) -> String {
-    let mut hex = sha256_hex(text.as_bytes());
-    hex.truncate(16);
-    hex
+    hex_prefix16(&Sha256::digest(text.as_bytes()))
+}
+
+/// Lowercase hex of the first 8 bytes of a digest (16 characters).
+fn hex_prefix16(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(16);
+    for b in digest.iter().take(8) {
+        out.push(char::from(HEX[usize::from(b >> 4)]));
+        out.push(char::from(HEX[usize::from(b & 0x0f)]));
+    }
+    out
 }
 
 /// Full lowercase hex SHA-256.
@@ -565,6 +584,13 @@ mod tests {
         t.comments.push(comment("PRRC_2", "bob", "because"));
         let after = Item::Thread(t.clone()).body_hash();
         assert_ne!(before, after);
+        // Hashed in pieces, it is still the seed's rule over the whole transcript.
+        assert_eq!(t.transcript(), "@ann:\nwhy?\n\n---\n\n@bob:\nbecause");
+        assert_eq!(after, body_hash(&t.transcript()));
+        assert_eq!(
+            Item::Comment(comment("IC_1", "ann", "hello")).body_hash(),
+            "2cf24dba5fb0a30e"
+        );
         assert_eq!(Item::Thread(t.clone()).body(), "why?");
         t.comments[1].body = "because!".into();
         assert_ne!(Item::Thread(t).body_hash(), after);
