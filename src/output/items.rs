@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use crate::pr::{Comment, Item, Origin, Snapshot, Status};
+use crate::pr::{Comment, Item, Origin, Snapshot, Status, time};
 use crate::sanitize::sanitize;
 use crate::triage::{Freshness, Triaged, counts};
 
@@ -249,7 +249,9 @@ struct CommentOut<'a> {
     author: &'a str,
     author_association: &'static str,
     author_is_bot: bool,
+    #[serde(serialize_with = "time::serialize")]
     created_at: DateTime<Utc>,
+    #[serde(serialize_with = "time::serialize_opt")]
     last_edited_at: Option<DateTime<Utc>>,
     url: &'a str,
     body: &'a str,
@@ -283,7 +285,9 @@ struct ItemOut<'a> {
     author_association: Option<&'static str>,
     author_is_bot: bool,
     url: &'a str,
+    #[serde(serialize_with = "time::serialize_opt")]
     created_at: Option<DateTime<Utc>>,
+    #[serde(serialize_with = "time::serialize_opt")]
     last_edited_at: Option<DateTime<Utc>>,
     status: Status,
     freshness: &'static str,
@@ -295,7 +299,16 @@ struct ItemOut<'a> {
     diff_hunk: Option<&'a str>,
     review_state: Option<&'static str>,
     body: &'a str,
-    comments: Vec<CommentOut<'a>>,
+    comments: CommentsOut<'a>,
+}
+
+/// A thread's comments, serialized straight from the snapshot (no list built per item).
+struct CommentsOut<'a>(&'a [Comment]);
+
+impl Serialize for CommentsOut<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.iter().map(CommentOut::from))
+    }
 }
 
 fn item_out<'a>(item: &'a Item, t: &'a Triaged) -> ItemOut<'a> {
@@ -305,9 +318,9 @@ fn item_out<'a>(item: &'a Item, t: &'a Triaged) -> ItemOut<'a> {
             th.line,
             th.original_line,
             Some(th.diff_hunk.as_str()),
-            th.comments.iter().map(CommentOut::from).collect(),
+            CommentsOut(&th.comments),
         ),
-        _ => (None, None, None, None, Vec::new()),
+        _ => (None, None, None, None, CommentsOut(&[])),
     };
     let author = item.author();
     ItemOut {

@@ -4,6 +4,7 @@
 //! PR and a hand-written fixture go through exactly the same code.
 
 mod reference;
+pub mod time;
 
 pub use reference::{ACCEPTED_FORMS, PrCoords, PrRef, RefError, validate_owner, validate_repo};
 
@@ -82,8 +83,17 @@ pub struct Comment {
     /// GitHub node id (`IC_…` for conversation comments, `PRRC_…` inside threads).
     pub id: String,
     pub author: Author,
+    #[serde(
+        serialize_with = "time::serialize",
+        deserialize_with = "time::deserialize"
+    )]
     pub created_at: DateTime<Utc>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "time::serialize_opt",
+        deserialize_with = "time::deserialize_opt"
+    )]
     pub last_edited_at: Option<DateTime<Utc>>,
     pub url: String,
     pub body: String,
@@ -125,8 +135,17 @@ pub struct Review {
     pub id: String,
     pub author: Author,
     pub state: ReviewState,
+    #[serde(
+        serialize_with = "time::serialize",
+        deserialize_with = "time::deserialize"
+    )]
     pub created_at: DateTime<Utc>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "time::serialize_opt",
+        deserialize_with = "time::deserialize_opt"
+    )]
     pub last_edited_at: Option<DateTime<Utc>>,
     pub url: String,
     #[serde(default)]

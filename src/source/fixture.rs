@@ -233,7 +233,7 @@ impl Fixture {
                 message: "a pull request number starts at 1".to_owned(),
             });
         }
-        let mut ids = HashSet::new();
+        let mut ids = HashSet::with_capacity(self.items.len() * 2);
         for (i, item) in self.items.iter().enumerate() {
             let base = vec![key("items"), Seg::Index(i)];
             check_item(item, &base, &mut ids, &mut problems);
@@ -253,7 +253,7 @@ impl Fixture {
                     check_item(item, &item_base, &mut ids, &mut problems);
                 }
                 if let Change::Reply { comment, .. } = change
-                    && !ids.insert(comment.id.clone())
+                    && !ids.insert(&comment.id)
                 {
                     problems.push(Problem {
                         path: [base.clone(), vec![key("comment"), key("id")]].concat(),
@@ -513,14 +513,19 @@ fn strip_position(msg: &str) -> String {
     }
 }
 
-fn check_item(item: &Item, base: &[Seg], ids: &mut HashSet<String>, problems: &mut Vec<Problem>) {
+fn check_item<'a>(
+    item: &'a Item,
+    base: &[Seg],
+    ids: &mut HashSet<&'a str>,
+    problems: &mut Vec<Problem>,
+) {
     let at = |rest: &[Seg]| [base, rest].concat();
     if item.id().is_empty() {
         problems.push(Problem {
             path: at(&[key("id")]),
             message: "empty id".to_owned(),
         });
-    } else if !ids.insert(item.id().to_owned()) {
+    } else if !ids.insert(item.id()) {
         problems.push(Problem {
             path: at(&[key("id")]),
             message: format!("duplicate id `{}`", item.id()),
@@ -534,7 +539,7 @@ fn check_item(item: &Item, base: &[Seg], ids: &mut HashSet<String>, problems: &m
             });
         }
         for (j, c) in t.comments.iter().enumerate() {
-            if !ids.insert(c.id.clone()) {
+            if !ids.insert(&c.id) {
                 problems.push(Problem {
                     path: at(&[key("comments"), Seg::Index(j), key("id")]),
                     message: format!("duplicate id `{}`", c.id),
