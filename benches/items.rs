@@ -1,15 +1,17 @@
 //! `items --format json` on a 10,000-item synthetic fixture, in process: load + validate the
-//! fixture, triage against markers, render JSON. See docs/perf.md for the whole-binary figures.
+//! fixture, read the seen markers, triage against them, render JSON. See docs/perf.md for the
+//! whole-binary figures.
 
 use std::collections::HashMap;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 
+use pr_shepherd::ledger::Ledger;
 use pr_shepherd::output::items::{ListingOptions, MarkerPlan, json, write_json};
 use pr_shepherd::source::Fixture;
 use pr_shepherd::source::synth::{SynthSpec, synth};
-use pr_shepherd::triage::triage;
+use pr_shepherd::triage::{marks, triage};
 
 fn spec() -> SynthSpec {
     // 5,000 threads (3 comments each) + 4,000 comments + 1,000 reviews = 10,000 items.
@@ -70,6 +72,7 @@ fn bench(c: &mut Criterion) {
             black_box(write_json(&mut out, &snapshot, &triaged, &opts).map(|()| out.len()))
         })
     });
+    bench_seen(&mut group, &snapshot);
     group.bench_function("end_to_end", |b| {
         b.iter(|| {
             let f = Fixture::load(&path).ok()?;
@@ -81,6 +84,41 @@ fn bench(c: &mut Criterion) {
         })
     });
     group.finish();
+}
+
+/// Reading the 10,000 seen markers of a PR: served by the derived index (steady state), and
+/// from every file (no index; the load then rewrites it).
+fn bench_seen(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    snapshot: &pr_shepherd::pr::Snapshot,
+) {
+    let Ok(state) = tempfile::tempdir() else {
+        return;
+    };
+    let ledger = Ledger::new(state.path());
+    let coords = snapshot.pr.coords();
+    let triaged = triage(snapshot, &HashMap::new());
+    if let Err(e) = ledger.mark_seen(&coords, &marks(snapshot, &triaged), 1) {
+        eprintln!("cannot write markers: {e}");
+        return;
+    }
+    // Markers are cached only once their files have settled (see ledger::seen_index).
+    std::thread::sleep(std::time::Duration::from_millis(3_100));
+    let Ok(index) = ledger.pr_dir(&coords).map(|d| d.join("seen-index")) else {
+        return;
+    };
+    group.bench_function("load_seen_no_index", |b| {
+        b.iter_batched(
+            || {
+                let _ = std::fs::remove_file(&index);
+            },
+            |()| black_box(ledger.load_seen(&coords).map(|s| s.markers.len())),
+            criterion::BatchSize::PerIteration,
+        )
+    });
+    group.bench_function("load_seen_indexed", |b| {
+        b.iter(|| black_box(ledger.load_seen(&coords).map(|s| s.from_index)))
+    });
 }
 
 criterion_group!(benches, bench);

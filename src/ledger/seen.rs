@@ -138,22 +138,31 @@ impl Ledger {
             }
         };
         let index_text = seen_index::read_text(&index_path);
-        let mut index = seen_index::Lookup::new(&index_text);
         // One slot per marker file, in listing order (the order the index is written in):
         // its stem, its stamp if it may be cached, and its marker once known.
         let mut slots: Vec<(String, Option<Stamp>, Option<Marker>)> = Vec::new();
         let mut to_read: Vec<(PathBuf, String, Option<Stamp>)> = Vec::new();
         let mut to_read_slots: Vec<usize> = Vec::new();
-        for entry in entries.flatten() {
-            let Ok(mut name) = entry.file_name().into_string() else {
-                continue;
-            };
-            // Temporary files (".tmp-…") and anything else that is not a marker.
-            if name.starts_with('.') || !name.ends_with(".json") {
-                continue;
-            }
-            name.truncate(name.len() - ".json".len());
-            let stamp = entry.metadata().ok().and_then(|m| Stamp::of(&m));
+        let mut index = seen_index::Lookup::new(&index_text);
+        let files: Vec<(std::fs::DirEntry, String)> = entries
+            .flatten()
+            .filter_map(|entry| {
+                let mut name = entry.file_name().into_string().ok()?;
+                // Temporary files (".tmp-…") and anything else that is not a marker.
+                if name.starts_with('.') || !name.ends_with(".json") {
+                    return None;
+                }
+                name.truncate(name.len() - ".json".len());
+                Some((entry, name))
+            })
+            .collect();
+        // One stat per file is most of what a cached load costs: spread it over the cores.
+        let stamps = crate::par::map_chunks(&files, 1024, |_, part| {
+            part.iter()
+                .map(|(entry, _)| entry.metadata().ok().and_then(|m| Stamp::of(&m)))
+                .collect::<Vec<_>>()
+        });
+        for ((entry, name), stamp) in files.into_iter().zip(stamps.into_iter().flatten()) {
             let cached = index
                 .take(&name)
                 .filter(|c| Some(c.stamp) == stamp)
