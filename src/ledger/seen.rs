@@ -67,19 +67,17 @@ pub fn marker_file_name(id: &str) -> String {
     format!("{}.json", sha256_hex(id.as_bytes()))
 }
 
-/// Reads marker files, several threads at a time once there are many (reading thousands of
-/// small files is syscall-bound). Results keep each file's stem and stamp.
-fn read_markers(
-    files: Vec<(PathBuf, String, Option<Stamp>)>,
-) -> Vec<(Result<Marker, MarkerProblem>, String, Option<Stamp>)> {
-    let read = |part: &[(PathBuf, String, Option<Stamp>)]| {
+/// Reads marker files (path, stem), several threads at a time once there are many (reading
+/// thousands of small files is syscall-bound). One result per file, in order.
+fn read_markers(files: &[(PathBuf, String)]) -> Vec<Result<Marker, MarkerProblem>> {
+    let read = |part: &[(PathBuf, String)]| {
         part.iter()
-            .map(|(path, stem, stamp)| (read_marker(path, stem), stem.clone(), *stamp))
+            .map(|(path, stem)| read_marker(path, stem))
             .collect::<Vec<_>>()
     };
     const PER_THREAD: usize = 256;
     if files.len() <= PER_THREAD {
-        return read(&files);
+        return read(files);
     }
     let threads = std::thread::available_parallelism()
         .map_or(2, |n| n.get() * 2)
@@ -95,12 +93,11 @@ fn read_markers(
             .flat_map(|(part, h)| {
                 h.join().unwrap_or_else(|_| {
                     part.iter()
-                        .map(|(path, stem, stamp)| {
-                            let problem = MarkerProblem {
+                        .map(|(path, _)| {
+                            Err(MarkerProblem {
                                 path: path.clone(),
                                 reason: "its reader thread failed".to_owned(),
-                            };
-                            (Err(problem), stem.clone(), *stamp)
+                            })
                         })
                         .collect()
                 })
@@ -141,7 +138,8 @@ impl Ledger {
         // One slot per marker file, in listing order (the order the index is written in):
         // its stem, its stamp if it may be cached, and its marker once known.
         let mut slots: Vec<(String, Option<Stamp>, Option<Marker>)> = Vec::new();
-        let mut to_read: Vec<(PathBuf, String, Option<Stamp>)> = Vec::new();
+        // The files to read, and the slot each one fills.
+        let mut to_read: Vec<(PathBuf, String)> = Vec::new();
         let mut to_read_slots: Vec<usize> = Vec::new();
         let mut index = seen_index::Lookup::new(&index_text);
         let files: Vec<(std::fs::DirEntry, String)> = entries
@@ -171,19 +169,19 @@ impl Ledger {
                 set.from_index += 1;
             } else {
                 to_read_slots.push(slots.len());
-                to_read.push((entry.path(), name.clone(), stamp));
+                to_read.push((entry.path(), name.clone()));
             }
             slots.push((name, stamp, cached));
         }
         let mut refresh = index.stale();
-        for ((result, _, stamp), slot) in read_markers(to_read).into_iter().zip(to_read_slots) {
+        for (result, slot) in read_markers(&to_read).into_iter().zip(to_read_slots) {
             let Some((_, slot_stamp, marker)) = slots.get_mut(slot) else {
                 continue;
             };
             match result {
                 Ok(m) => {
                     // Only a file that has settled may be cached (see `seen_index`).
-                    *slot_stamp = stamp.filter(|s| s.settled(now));
+                    *slot_stamp = slot_stamp.filter(|s| s.settled(now));
                     refresh |= slot_stamp.is_some();
                     *marker = Some(m);
                 }
