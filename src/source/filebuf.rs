@@ -24,6 +24,29 @@ enum Storage {
 }
 
 impl FileBytes {
+    /// An empty buffer sized for `file` as it is now.
+    pub(super) fn for_file(file: &File) -> FileBytes {
+        FileBytes::for_size(file.metadata().map_or(0, |m| m.len()))
+    }
+
+    /// The whole of `path`, read at once.
+    pub(super) fn read(path: &std::path::Path) -> std::io::Result<FileBytes> {
+        let mut file = File::open(path)?;
+        let mut buf = FileBytes::for_file(&file);
+        buf.read_from(&mut file, None)?;
+        Ok(buf)
+    }
+
+    /// The bytes as text; invalid UTF-8 is an `InvalidData` error, as `read_to_string` gives.
+    pub(super) fn text(&self) -> std::io::Result<&str> {
+        std::str::from_utf8(self.bytes()).map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            )
+        })
+    }
+
     /// An empty buffer for a file of (about) `size` bytes.
     pub(super) fn for_size(size: u64) -> FileBytes {
         #[cfg(target_os = "linux")]
@@ -110,6 +133,7 @@ mod tests {
         assert_eq!(buf.bytes(), &content[..content.len().min(10)]);
         buf.read_from(&mut file, None).unwrap();
         assert_eq!(buf.bytes(), content);
+        assert_eq!(FileBytes::read(&path).unwrap().bytes(), content);
     }
 
     #[test]
@@ -121,5 +145,20 @@ mod tests {
         // The file is larger than announced (it grew): nothing is lost.
         check(&big, 4 << 20);
         check(b"grew after the size was read", 3);
+        let empty = FileBytes::for_size(0);
+        assert!(empty.text().is_ok_and(str::is_empty));
+    }
+
+    #[test]
+    fn invalid_utf8_is_invalid_data() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, b"{\xff}").unwrap();
+        let err = FileBytes::read(&path)
+            .unwrap()
+            .text()
+            .map(str::len)
+            .unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
     }
 }

@@ -174,15 +174,12 @@ fn key(k: &str) -> Seg {
 impl Fixture {
     /// Reads, parses and validates a fixture, including every step of its history.
     pub fn load(path: &Path) -> Result<Fixture, FixtureError> {
-        Fixture::parse(&Fixture::read_text(path)?, path)
-    }
-
-    /// A fixture file's text, not yet parsed.
-    pub fn read_text(path: &Path) -> Result<String, FixtureError> {
-        std::fs::read_to_string(path).map_err(|source| FixtureError::Io {
+        let io = |source| FixtureError::Io {
             path: path.to_path_buf(),
             source,
-        })
+        };
+        let buf = super::filebuf::FileBytes::read(path).map_err(io)?;
+        Fixture::parse(buf.text().map_err(io)?, path)
     }
 
     /// Parses and validates fixture text; `path` is used in messages.

@@ -86,8 +86,7 @@ fn read_overlapped<T: Send>(
         source,
     };
     let mut file = std::fs::File::open(path).map_err(io)?;
-    let size = file.metadata().map_or(0, |m| m.len());
-    let mut buf = filebuf::FileBytes::for_size(size);
+    let mut buf = filebuf::FileBytes::for_file(&file);
     buf.read_from(&mut file, Some(PEEK_BYTES)).map_err(io)?;
     let bytes = buf.bytes();
     let prefix = match std::str::from_utf8(bytes) {
@@ -100,13 +99,7 @@ fn read_overlapped<T: Send>(
         // The markers are read while the rest of the file is read and parsed.
         let ahead = coords.map(|c| scope.spawn(move || run_early(c, early)));
         buf.read_from(&mut file, None).map_err(io)?;
-        let text = std::str::from_utf8(buf.bytes()).map_err(|_| {
-            io(std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                "stream did not contain valid UTF-8",
-            ))
-        })?;
-        let parsed = Fixture::parse(text, path);
+        let parsed = Fixture::parse(buf.text().map_err(io)?, path);
         // A thread that panicked only loses the head start: the caller does the work itself.
         finish(parsed, ahead.and_then(|h| h.join().ok()))
     })
