@@ -12,7 +12,22 @@ where
     R: Send,
     F: Fn(usize, &[T]) -> R + Sync,
 {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    map_chunks_on(cores(), items, min_chunk, f)
+}
+
+/// The number of cores to spread work over (1 when unknown).
+pub fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// [`map_chunks`] on up to `threads` threads, for work that waits on the system more than it
+/// computes (reading thousands of small files), where more threads than cores pay.
+pub fn map_chunks_on<T, R, F>(threads: usize, items: &[T], min_chunk: usize, f: F) -> Vec<R>
+where
+    T: Sync,
+    R: Send,
+    F: Fn(usize, &[T]) -> R + Sync,
+{
     let min_chunk = min_chunk.max(1);
     if threads < 2 || items.len() < 2 * min_chunk {
         return vec![f(0, items)];

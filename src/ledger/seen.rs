@@ -68,42 +68,18 @@ pub fn marker_file_name(id: &str) -> String {
 }
 
 /// Reads marker files (path, stem), several threads at a time once there are many (reading
-/// thousands of small files is syscall-bound). One result per file, in order.
+/// thousands of small files is syscall-bound, so twice as many threads as cores). One result
+/// per file, in order.
 fn read_markers(files: &[(PathBuf, String)]) -> Vec<Result<Marker, MarkerProblem>> {
-    let read = |part: &[(PathBuf, String)]| {
+    let threads = (crate::par::cores() * 2).clamp(1, 8);
+    crate::par::map_chunks_on(threads, files, 256, |_, part| {
         part.iter()
             .map(|(path, stem)| read_marker(path, stem))
             .collect::<Vec<_>>()
-    };
-    const PER_THREAD: usize = 256;
-    if files.len() <= PER_THREAD {
-        return read(files);
-    }
-    let threads = std::thread::available_parallelism()
-        .map_or(2, |n| n.get() * 2)
-        .clamp(1, 8);
-    let chunk = files.len().div_ceil(threads).max(PER_THREAD);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = files
-            .chunks(chunk)
-            .map(|part| (part, scope.spawn(move || read(part))))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|(part, h)| {
-                h.join().unwrap_or_else(|_| {
-                    part.iter()
-                        .map(|(path, _)| {
-                            Err(MarkerProblem {
-                                path: path.clone(),
-                                reason: "its reader thread failed".to_owned(),
-                            })
-                        })
-                        .collect()
-                })
-            })
-            .collect()
     })
+    .into_iter()
+    .flatten()
+    .collect()
 }
 
 impl Ledger {

@@ -482,7 +482,7 @@ pub fn write_json<W: std::io::Write>(
     // A batch at a time, one buffer per thread, reused: memory stays bounded and the buffers'
     // pages are touched once (fresh pages are costly), however many items there are.
     const PER_THREAD: usize = 256;
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = crate::par::cores();
     let mut buffers: Vec<Vec<u8>> = vec![Vec::new(); threads];
     let batch_len = PER_THREAD * threads;
     for (b, batch) in triaged.chunks(batch_len).enumerate() {
