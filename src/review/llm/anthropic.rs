@@ -1,6 +1,6 @@
 //! Anthropic Messages API (`POST {base}/v1/messages`).
 
-use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::json;
 
 use super::http::{self, RetryPolicy};
@@ -41,22 +41,21 @@ impl AnthropicClient {
         retry: RetryPolicy,
     ) -> Result<AnthropicClient, LlmError> {
         let url = http::endpoint(base_url, "v1/messages")?;
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
-        match api_key {
-            Some(key) => {
-                let v = http::secret_header(key.trim(), super::ANTHROPIC_API_KEY)?;
-                headers.insert("x-api-key", v);
-            }
-            None if base_url.trim_end_matches('/') == DEFAULT_BASE_URL => {
-                return Err(LlmError::Config(format!(
+        let mut headers = http::api_headers(
+            base_url,
+            DEFAULT_BASE_URL,
+            api_key.as_deref(),
+            super::ANTHROPIC_API_KEY,
+            HeaderName::from_static("x-api-key"),
+            str::to_owned,
+            || {
+                format!(
                     "{} is not set (needed for --llm anthropic)",
                     super::ANTHROPIC_API_KEY
-                )));
-            }
-            None => {}
-        }
+                )
+            },
+        )?;
+        headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         Ok(AnthropicClient {
             http: http::client(PROVIDER)?,
             url,

@@ -43,7 +43,6 @@ pub(super) fn client(provider: &'static str) -> Result<reqwest::Client, LlmError
         .map_err(|e| LlmError::Config(format!("cannot set up the {provider} HTTP client: {e}")))
 }
 
-/// Joins a base URL and a path with exactly one slash.
 /// A header value carrying a secret: marked sensitive, so it never shows in debug output.
 /// `var` names where the secret came from, for the error.
 pub(super) fn secret_header(
@@ -59,6 +58,37 @@ pub(super) fn secret_header(
     Ok(v)
 }
 
+/// The headers every call to a JSON API carries: the content type and, when there is a key,
+/// `key_header` with `key_value(key)`, marked sensitive (`key_var` names the key's variable in
+/// errors). Without a key the provider's own endpoint is refused with `missing()`; any other
+/// endpoint (a local server) goes without.
+pub(super) fn api_headers(
+    base_url: &str,
+    default_base_url: &str,
+    api_key: Option<&str>,
+    key_var: &str,
+    key_header: reqwest::header::HeaderName,
+    key_value: impl FnOnce(&str) -> String,
+    missing: impl FnOnce() -> String,
+) -> Result<HeaderMap, LlmError> {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        reqwest::header::CONTENT_TYPE,
+        reqwest::header::HeaderValue::from_static("application/json"),
+    );
+    match api_key {
+        Some(key) => {
+            headers.insert(key_header, secret_header(&key_value(key.trim()), key_var)?);
+        }
+        None if base_url.trim_end_matches('/') == default_base_url => {
+            return Err(LlmError::Config(missing()));
+        }
+        None => {}
+    }
+    Ok(headers)
+}
+
+/// Joins a base URL and a path with exactly one slash.
 pub(super) fn endpoint(base: &str, path: &str) -> Result<reqwest::Url, LlmError> {
     let joined = format!(
         "{}/{}",
@@ -166,6 +196,63 @@ pub(super) async fn post_json(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn api_headers_carry_the_key_and_refuse_the_public_endpoint_without_one() {
+        let name = reqwest::header::AUTHORIZATION;
+        let bearer = |k: &str| format!("Bearer {k}");
+        let h = api_headers(
+            "https://api.x/",
+            "https://api.x",
+            Some(" sk-1 \n"),
+            "X_KEY",
+            name.clone(),
+            bearer,
+            String::new,
+        )
+        .unwrap();
+        let auth = h.get(&name).unwrap();
+        assert_eq!(auth, "Bearer sk-1");
+        assert!(auth.is_sensitive());
+        assert_eq!(
+            h.get(reqwest::header::CONTENT_TYPE).unwrap(),
+            "application/json"
+        );
+        let missing = || "X_KEY is not set".to_owned();
+        let err = api_headers(
+            "https://api.x/",
+            "https://api.x",
+            None,
+            "X_KEY",
+            name.clone(),
+            bearer,
+            missing,
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("X_KEY is not set"), "{err}");
+        let local = api_headers(
+            "http://127.0.0.1:8080",
+            "https://api.x",
+            None,
+            "X_KEY",
+            name.clone(),
+            bearer,
+            missing,
+        )
+        .unwrap();
+        assert!(local.get(&name).is_none());
+        let bad = api_headers(
+            "https://api.x",
+            "https://api.x",
+            Some("a\u{7f}b"),
+            "X_KEY",
+            name,
+            bearer,
+            missing,
+        )
+        .unwrap_err();
+        assert!(bad.to_string().contains("X_KEY"), "{bad}");
+    }
 
     #[test]
     fn endpoints_join_with_one_slash() {

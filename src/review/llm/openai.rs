@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions API (`POST {base}/chat/completions`) and the servers that speak it:
 //! Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp server, OpenRouter.
 
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
+use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::json;
 
 use super::http::{self, RetryPolicy};
@@ -41,22 +41,20 @@ impl OpenAiClient {
         retry: RetryPolicy,
     ) -> Result<OpenAiClient, LlmError> {
         let url = http::endpoint(base_url, "chat/completions")?;
-        let mut headers = HeaderMap::new();
-        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-        match api_key {
-            Some(key) => {
-                let v =
-                    http::secret_header(&format!("Bearer {}", key.trim()), super::OPENAI_API_KEY)?;
-                headers.insert(AUTHORIZATION, v);
-            }
-            None if base_url.trim_end_matches('/') == DEFAULT_BASE_URL => {
-                return Err(LlmError::Config(format!(
+        let headers = http::api_headers(
+            base_url,
+            DEFAULT_BASE_URL,
+            api_key.as_deref(),
+            super::OPENAI_API_KEY,
+            AUTHORIZATION,
+            |key| format!("Bearer {key}"),
+            || {
+                format!(
                     "{} is not set (needed for --llm openai at {DEFAULT_BASE_URL}; local servers can go without)",
                     super::OPENAI_API_KEY
-                )));
-            }
-            None => {}
-        }
+                )
+            },
+        )?;
         Ok(OpenAiClient {
             http: http::client(PROVIDER)?,
             url,
