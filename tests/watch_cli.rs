@@ -65,7 +65,7 @@ async fn a_new_head_is_reviewed_once_over_several_ticks() {
 }
 
 #[tokio::test]
-async fn ticks_inside_the_settle_window_write_no_seen_markers() {
+async fn ticks_inside_the_settle_window_write_no_markers() {
     let (gh, fake) = FakeGitHub::start(team_pr()).await;
     fake.set_author("octocat", "MEMBER");
     let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
