@@ -10,7 +10,8 @@
 #   ANTHROPIC_BASE_URL at 127.0.0.1:9 (nothing listens there); GITHUB_SERVER_URL of an Enterprise
 #   host; GITHUB_EVENT_NAME/PATH; PR_SHEPHERD_IDENTITY;
 # - PR_SHEPHERD_HTTP_* allowing one attempt, a 1 s timeout and no rate-limit wait;
-# - NO_COLOR, and an EDITOR, VISUAL and BROWSER that fail.
+# - NO_COLOR; an EDITOR, VISUAL and BROWSER that fail; TERM=dumb, a 20x5 COLUMNS/LINES, the C
+#   locale.
 #
 # The suite must pass regardless: every test builds its own environment (tests/support/env.rs).
 # The caller removes "$hostile" when done.
@@ -80,3 +81,4 @@ export PR_SHEPHERD_HTTP_TIMEOUT_S=1
 export PR_SHEPHERD_HTTP_ATTEMPTS=1
 export NO_COLOR=1
 export EDITOR=false VISUAL=false BROWSER=false
+export TERM=dumb COLUMNS=20 LINES=5 LANG=C LC_ALL=C
