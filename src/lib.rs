@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod keys;
 pub mod ledger;
 pub mod output;
 pub mod par;

@@ -10,6 +10,7 @@
 //! concurrent runs on one PR leave only whole files.
 
 mod draft;
+mod marker;
 mod runs;
 mod seen;
 mod seen_index;
@@ -21,9 +22,10 @@ use thiserror::Error;
 
 use crate::pr::{PrCoords, RefError};
 
-pub use draft::{Draft, OutboxComment};
-pub use runs::{RUN_FORMAT, RunProblem, RunRecord};
-pub use seen::{Marker, MarkerProblem, SeenSet};
+pub use draft::Draft;
+pub use marker::Marker;
+pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
+pub use seen::{MarkerProblem, SeenSet};
 
 /// The environment variable that chooses the state dir.
 pub const STATE_DIR_ENV: &str = "PR_SHEPHERD_STATE_DIR";

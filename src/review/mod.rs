@@ -45,3 +45,10 @@ pub use aspect::Aspect;
 pub use findings::{Finding, Severity};
 pub use runner::{AspectOutcome, AspectState, ReviewEvent, ReviewRun, run_review};
 pub use settings::ReviewSettings;
+
+/// A review run is what the ledger's run files hold (`<pr>/runs/<run-id>.json`).
+impl crate::ledger::StoredRun for ReviewRun {
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+}

@@ -22,13 +22,8 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::auth::Credentials;
+use super::tls::install_crypto_provider;
 use super::{FetchOptions, GitHubError, Notice};
-
-/// rustls needs a process-wide crypto provider when reqwest is built without one; ring is pure
-/// Rust plus assembly, no C toolchain libraries. Installing twice is harmless.
-pub(crate) fn install_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
 
 /// What `x-ratelimit-*` said on the last answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

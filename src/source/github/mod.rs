@@ -13,8 +13,9 @@
 
 pub mod auth;
 pub mod client;
-pub mod comments;
 mod fetch;
+mod members;
+mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +29,7 @@ use thiserror::Error;
 
 pub use auth::{AuthEnv, Credentials, Secret};
 pub use client::{GraphqlError, GraphqlReply, RateLimit, RawResponse};
+pub use members::is_org_member;
 
 use crate::pr::{PrCoords, Snapshot};
 
