@@ -12,6 +12,7 @@ use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::policy::{self, Mode};
 use crate::pr::{Item, Snapshot};
+use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
 use crate::review::aggregate::{AggregateRequest, aggregate, choose_mode};
 use crate::review::llm::{LlmClient, ReplaySource};
@@ -22,7 +23,7 @@ use crate::review::settings::{BackendKind, Overrides};
 use crate::review::{ReviewEvent, compose};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
-use crate::source::github::comments::{GitHubComments, is_org_member};
+use crate::source::github::is_org_member;
 use crate::source::{self, Target};
 
 impl ReviewArgs {
