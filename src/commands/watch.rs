@@ -7,15 +7,15 @@
 //! no seen markers; the first tick after the window reviews, prints the new and edited items
 //! (the listing of `items`) and only then marks them seen.
 
-use std::path::Path;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::review::{PostChoice, apply_trigger, execute, live_job, settle_team};
+use super::Context;
+use super::review::{Destination, PostChoice, ReviewSetup, apply_trigger, execute, settle_team};
 use crate::cli::{Format, WatchArgs};
-use crate::error::CliError;
+use crate::error::{CliError, ErrorKind};
 use crate::ledger::{Ledger, write_atomic};
 use crate::output::items::{ListingOptions, MarkerPlan, markdown};
 use crate::policy::{self, Invocation, Mode, TriggerDecision};
@@ -168,7 +168,7 @@ fn save_state(ledger: &Ledger, pr: &PrCoords, st: &WatchState) -> Result<(), Cli
     Ok(())
 }
 
-pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
+pub(super) async fn run(ctx: &Context, args: WatchArgs) -> Result<(), CliError> {
     let (owner, repo) = args
         .repo
         .split_once('/')
@@ -181,14 +181,14 @@ pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(),
     let debounce = parse_duration(&args.debounce).ok_or_else(|| {
         CliError::usage(format!("--debounce `{}` is not a duration", args.debounce))
     })?;
-    let ledger = super::open_ledger(state_dir)?;
+    let ledger = ctx.ledger()?;
     let probe = PrCoords {
         host: None,
         owner: owner.to_owned(),
         repo: repo.to_owned(),
         number: 1,
     };
-    let gh = super::live::client(&probe).await?;
+    let gh = super::live::client(ctx, &probe).await?;
     let own = match &args.identity {
         Some(l) if !l.trim().is_empty() => l.trim().to_owned(),
         _ => gh.viewer_login().await?,
@@ -200,7 +200,7 @@ pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(),
         // and only after that PR's review and post, so nothing is left half-written (a post
         // whose state was not saved is found and updated by the next run, never duplicated).
         let stop = tokio::select! {
-            r = one_tick(&gh, &ledger, &args, owner, repo, &own, debounce) => { r?; false }
+            r = one_tick(ctx, &gh, &ledger, &args, owner, repo, &own, debounce) => { r?; false }
             _ = tokio::signal::ctrl_c() => true,
         };
         if stop || args.ticks.is_some_and(|n| tick >= n) {
@@ -216,7 +216,9 @@ pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(),
     }
 }
 
+#[allow(clippy::too_many_arguments)] // the loop's fixed inputs, passed down unchanged
 async fn one_tick(
+    ctx: &Context,
     gh: &GitHub,
     ledger: &Ledger,
     args: &WatchArgs,
@@ -239,7 +241,7 @@ async fn one_tick(
             repo: repo.to_owned(),
             number: pr.number,
         };
-        if let Err(e) = one_pr(gh, ledger, args, &coords, own, debounce).await {
+        if let Err(e) = one_pr(ctx, gh, ledger, args, &coords, own, debounce).await {
             eprintln!("watch: {coords}: {e}");
         }
     }
@@ -247,6 +249,7 @@ async fn one_tick(
 }
 
 async fn one_pr(
+    ctx: &Context,
     gh: &GitHub,
     ledger: &Ledger,
     args: &WatchArgs,
@@ -288,27 +291,28 @@ async fn one_pr(
                     None => format!("reviewing head {}", short(&snapshot.pr.head_sha)),
                 }
             );
-            let review_args =
-                args.llm
-                    .review_args(coords.to_string(), Format::Md, full, args.post, Some(own));
-            let post = if args.post {
-                PostChoice::Post { fatal_block: false }
-            } else {
-                PostChoice::No
-            };
-            let job = live_job(
-                gh,
-                snapshot.clone(),
-                own,
+            let review = ReviewSetup {
+                snapshot: snapshot.clone(),
                 triggered,
                 full,
-                &gate,
+                gate: &gate,
+                post: if args.post {
+                    PostChoice::Automatic
+                } else {
+                    PostChoice::No
+                },
+                destination: Destination::GitHub {
+                    gh,
+                    own_login: own.to_owned(),
+                },
                 ledger,
-                post,
-                false,
-            );
-            match execute(job, &review_args).await {
-                Ok(_) | Err(CliError::Incomplete(_)) => {}
+                llm: &args.llm,
+                format: Format::Md,
+            }
+            .build()?;
+            match execute(ctx, review).await {
+                Ok(_) => {}
+                Err(e) if e.kind() == ErrorKind::Incomplete => {}
                 Err(e) => return Err(e),
             }
             match trigger {

@@ -35,6 +35,7 @@ pub mod aspect;
 pub mod classify;
 pub mod compose;
 pub mod findings;
+pub mod flow;
 pub mod llm;
 pub mod prior;
 pub mod prompt;
