@@ -349,3 +349,31 @@ async fn review_reads_the_config_table() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("concurency"));
 }
+
+/// The LLM options are one set of flags, shared by every command that reviews.
+#[test]
+fn every_reviewing_command_takes_the_same_llm_flags() {
+    let flags = [
+        "--llm ",
+        "--llm-url",
+        "--model",
+        "--llm-command",
+        "--concurrency",
+        "--timeout",
+        "--aspect-timeout",
+        "--prompts-dir",
+        "--reply-marker",
+    ];
+    for cmd in ["review", "event", "watch"] {
+        let o = std::process::Command::new(BIN)
+            .args([cmd, "--help"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{cmd}");
+        let help = stdout(&o);
+        for flag in flags {
+            assert!(help.contains(flag), "{cmd} --help lacks {flag}:\n{help}");
+        }
+        assert!(help.contains("replay"), "{cmd}: the backends are listed");
+    }
+}

@@ -37,8 +37,14 @@ fn server_host() -> Option<String> {
     (!host.eq_ignore_ascii_case("github.com")).then_some(host)
 }
 
-/// What the event asks for, once decided: which PR, in which mode, answering which trigger.
-struct Asked {
+/// What the event asks for, once decided.
+enum Asked {
+    Nothing { reason: String },
+    Review(ReviewAsked),
+}
+
+/// A review asked for: which PR, in which mode, answering which trigger.
+struct ReviewAsked {
     coords: PrCoords,
     mode: Mode,
     trigger: Option<u64>,
@@ -50,11 +56,9 @@ pub(super) async fn run(ctx: &Context, args: EventArgs) -> Result<(), CliError> 
     let (name, payload) = read_event(&args)?;
     let decision = decide(name.trim(), &payload).map_err(|e| CliError::usage(e.to_string()))?;
     let decision_json = serde_json::to_value(&decision).unwrap_or(Value::Null);
-    let Some(asked) = asked_for(&decision)? else {
-        return match &decision {
-            EventDecision::NoAction { reason } => no_action(&args, reason),
-            _ => Ok(()),
-        };
+    let asked = match asked_for(&decision)? {
+        Asked::Nothing { reason } => return no_action(&args, &reason),
+        Asked::Review(r) => r,
     };
     let ledger = ctx.ledger()?;
     let gh = super::live::client(ctx, &asked.coords).await?;
@@ -126,10 +130,14 @@ fn read_event(args: &EventArgs) -> Result<(String, Value), CliError> {
     Ok((name, payload))
 }
 
-/// The PR and mode a decision asks to review (said on stderr), or `None` for no action.
-fn asked_for(decision: &EventDecision) -> Result<Option<Asked>, CliError> {
+/// The PR and mode a decision asks to review (said on stderr), or why nothing is to be done.
+fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
     let (owner, repo, number, mode, trigger, regate) = match decision {
-        EventDecision::NoAction { .. } => return Ok(None),
+        EventDecision::NoAction { reason } => {
+            return Ok(Asked::Nothing {
+                reason: reason.clone(),
+            });
+        }
         EventDecision::Review {
             owner,
             repo,
@@ -158,7 +166,7 @@ fn asked_for(decision: &EventDecision) -> Result<Option<Asked>, CliError> {
         number,
     };
     coords.validate()?;
-    Ok(Some(Asked {
+    Ok(Asked::Review(ReviewAsked {
         coords,
         mode,
         trigger,
