@@ -38,6 +38,7 @@ pub mod aspect;
 pub mod classify;
 pub mod compose;
 pub mod findings;
+pub mod flow;
 pub mod llm;
 pub mod prior;
 pub mod prompt;
