@@ -33,7 +33,7 @@ fn big_app() -> App {
             marks: Ok(()),
         },
     );
-    assert_eq!(app.snapshot.items.len(), 10_000);
+    assert_eq!(app.pr.list.snapshot.items.len(), 10_000);
     app.update(Action::Drawn(Drawn {
         shown: None,
         list_height: 14,

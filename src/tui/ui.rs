@@ -11,7 +11,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
-use super::app::{App, Drawn, Focus, Group, Mode, Pane, Row};
+use super::app::{App, Drawn, Focus, Group, InputMode, Pane, Row};
 use super::highlight::plain_hunk;
 use super::keymap::{COMMANDS, Command, Keymap};
 use super::review::{AspectView, Confirm};
@@ -50,7 +50,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
         return Drawn::default();
     }
 
-    let header_h = 3 + u16::from(app.review_progress.is_some());
+    let header_h = 3 + u16::from(app.pr.desk.progress.is_some());
     let [header, body, footer] = Layout::vertical([
         Constraint::Length(header_h),
         Constraint::Min(4),
@@ -59,7 +59,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
     .areas(area);
     draw_header(frame, header, app, theme);
 
-    let (list_area, detail_area) = if app.zoom {
+    let (list_area, detail_area) = if app.pr.list.zoom {
         (None, body)
     } else {
         let dir = if body.width >= 110 {
@@ -88,13 +88,16 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
     draw_footer(frame, footer, app, theme, keymap);
 
     match &app.mode {
-        Mode::Help => draw_help(frame, area, theme, keymap),
-        Mode::Filter => draw_filter(frame, area, app, theme),
-        Mode::Confirm(c) => draw_confirm(frame, area, c, theme),
+        InputMode::Help => draw_help(frame, area, theme, keymap),
+        InputMode::Filter => draw_filter(frame, area, app, theme),
+        InputMode::Confirm(c) => draw_confirm(frame, area, c, theme),
         _ => {}
     }
     // An overlay covers the detail pane: nothing there counts as shown.
-    if matches!(app.mode, Mode::Help | Mode::Filter | Mode::Confirm(_)) {
+    if matches!(
+        app.mode,
+        InputMode::Help | InputMode::Filter | InputMode::Confirm(_)
+    ) {
         drawn.shown = None;
     }
     drawn
@@ -112,7 +115,7 @@ fn association_label(a: Association) -> &'static str {
 }
 
 fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let pr = &app.snapshot.pr;
+    let pr = &app.pr.list.snapshot.pr;
     let mut l1 = vec![
         Span::styled(
             format!(
@@ -134,7 +137,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             theme.dim,
         ));
     }
-    let source = match app.step() {
+    let source = match app.pr.list.step() {
         Some((k, n)) => format!("fixture step {k} of {n}"),
         None => "live".to_owned(),
     };
@@ -164,7 +167,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             l2.push(Span::styled(format!("[{}]", one_line(l)), theme.group));
         }
     }
-    let c = &app.counts;
+    let c = &app.pr.list.counts;
     let mut l3 = Vec::new();
     for (label, n, style) in [
         ("NEW", c.new, theme.badge_new),
@@ -177,20 +180,20 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         l3.push(Span::styled(format!(" {label} "), style));
         l3.push(Span::styled(format!(" {n}  "), theme.text));
     }
-    if !app.seen_now.is_empty() {
+    if !app.pr.list.seen_now.is_empty() {
         l3.push(Span::styled(
-            format!("✓ {} seen now", app.seen_now.len()),
+            format!("✓ {} seen now", app.pr.list.seen_now.len()),
             theme.seen,
         ));
     }
-    if let Some(why) = &app.marks_blocked {
+    if let Some(why) = &app.pr.marks.blocked {
         l3.push(Span::styled(
             format!("  markers not saved: {}", one_line(why)),
             theme.notice,
         ));
     }
     let mut lines = vec![Line::from(l1), Line::from(l2), Line::from(l3)];
-    if let Some(p) = &app.review_progress {
+    if let Some(p) = &app.pr.desk.progress {
         lines.push(Line::styled(one_line(p), theme.text));
     }
     frame.render_widget(Paragraph::new(lines), area);
@@ -219,7 +222,7 @@ fn review_state_style(theme: &Theme, s: ReviewState) -> Style {
 /// The badges of an item as styled spans (freshness first, then status, then review state).
 fn badge_spans(app: &App, idx: usize, item: &Item, theme: &Theme) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
-    for b in crate::output::items::badges(item, app.freshness(idx)) {
+    for b in crate::output::items::badges(item, app.pr.list.freshness(idx)) {
         let key = b.split('(').next().unwrap_or("").to_owned();
         spans.push(Span::styled(
             format!(" {} ", sanitize(&b)),
@@ -234,7 +237,7 @@ fn badge_spans(app: &App, idx: usize, item: &Item, theme: &Theme) -> Vec<Span<'s
         ));
         spans.push(Span::raw(" "));
     }
-    if app.seen_now.contains(item.id()) {
+    if app.pr.list.seen_now.contains(item.id()) {
         spans.push(Span::styled("✓ ", theme.seen));
     }
     spans
@@ -251,10 +254,12 @@ fn excerpt(text: &str, max_chars: usize) -> String {
 }
 
 fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
-    let focused = app.focus == Focus::List && app.mode != Mode::Help;
-    let title = match &app.search {
+    let focused = app.pr.list.focus == Focus::List && app.mode != InputMode::Help;
+    let title = match &app.pr.list.search {
         Some(q) => format!(" Items · /{} ", one_line(q)),
-        None if !app.filter.is_default() => format!(" Items · filter: {} ", app.filter.describe()),
+        None if !app.pr.list.filter.is_default() => {
+            format!(" Items · filter: {} ", app.pr.list.filter.describe())
+        }
         None => " Items ".to_owned(),
     };
     let block = Block::default()
@@ -269,15 +274,17 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
     frame.render_widget(block, area);
     let height = usize::from(inner.height);
     let width = usize::from(inner.width);
-    let query = app.search.as_deref().map(str::to_lowercase);
+    let query = app.pr.list.search.as_deref().map(str::to_lowercase);
     let lines: Vec<Line> = app
+        .pr
+        .list
         .rows
         .iter()
         .enumerate()
-        .skip(app.list_offset)
+        .skip(app.pr.list.list_offset)
         .take(height)
         .map(|(r, row)| {
-            let selected = r == app.selected;
+            let selected = r == app.pr.list.selected;
             let mut line = match row {
                 Row::Group(g) => group_line(app, *g, theme),
                 Row::Item(i) => item_line(app, *i, theme, width, query.as_deref()),
@@ -291,7 +298,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
             line
         })
         .collect();
-    if app.snapshot.items.is_empty() && height > 3 {
+    if app.pr.list.snapshot.items.is_empty() && height > 3 {
         let mut lines = lines;
         lines.push(Line::default());
         lines.push(Line::styled(
@@ -311,9 +318,13 @@ fn group_line(app: &App, g: Group, theme: &Theme) -> Line<'static> {
         Group::Conversation => 1,
         Group::Summaries => 2,
     };
-    let (total, new, edited) = app.counts.groups[i];
-    let listed = app.listed[i];
-    let arrow = if app.collapsed[i] { "▸" } else { "▾" };
+    let (total, new, edited) = app.pr.list.counts.groups[i];
+    let listed = app.pr.list.listed[i];
+    let arrow = if app.pr.list.collapsed[i] {
+        "▸"
+    } else {
+        "▾"
+    };
     let count = if listed == total {
         format!("{total}")
     } else {
@@ -339,7 +350,7 @@ fn item_line(
     width: usize,
     query: Option<&str>,
 ) -> Line<'static> {
-    let Some(item) = app.snapshot.items.get(idx) else {
+    let Some(item) = app.pr.list.snapshot.items.get(idx) else {
         return Line::default();
     };
     let mut spans = vec![Span::raw(" ")];
@@ -360,7 +371,7 @@ fn item_line(
         } else {
             excerpt(body, room)
         };
-        let hit = query.is_some_and(|q| App::matches(item, q));
+        let hit = query.is_some_and(|q| super::app::ItemList::matches(item, q));
         spans.push(Span::raw("  "));
         spans.push(Span::styled(
             text,
@@ -463,7 +474,7 @@ fn body_lines(body: &str, theme: &Theme, out: &mut Vec<Line<'static>>) {
 
 /// Every line of the detail pane for an item (before wrapping).
 pub fn detail_lines(app: &App, idx: usize, theme: &Theme) -> Vec<Line<'static>> {
-    let Some(item) = app.snapshot.items.get(idx) else {
+    let Some(item) = app.pr.list.snapshot.items.get(idx) else {
         return Vec::new();
     };
     let mut out = Vec::new();
@@ -482,10 +493,10 @@ pub fn detail_lines(app: &App, idx: usize, theme: &Theme) -> Vec<Line<'static>> 
             out.push(Line::default());
             if !t.diff_hunk.is_empty() {
                 let hunk = App::highlight_key(item)
-                    .and_then(|k| app.highlights.get(&k).cloned())
+                    .and_then(|k| app.pr.list.highlights.get(&k).cloned())
                     .map_or_else(|| plain_hunk(&t.diff_hunk, theme), |l| (*l).clone());
                 // GitHub's hunk ends at the commented line; show its tail unless zoomed.
-                let skip = if app.zoom {
+                let skip = if app.pr.list.zoom {
                     0
                 } else {
                     hunk.len().saturating_sub(HUNK_TAIL)
@@ -585,15 +596,15 @@ fn draw_detail(
     app: &App,
     theme: &Theme,
 ) -> (Option<usize>, u16, usize) {
-    if app.mode == Mode::Edit && app.draft.is_some() {
+    if app.mode == InputMode::Edit && app.pr.desk.draft.is_some() {
         return draw_editor(frame, area, app, theme);
     }
-    match app.pane {
-        Pane::Aspects if app.run.is_some() => return draw_aspects(frame, area, app, theme),
-        Pane::Review if app.draft.is_some() => return draw_review(frame, area, app, theme),
+    match app.pr.desk.pane {
+        Pane::Aspects if app.pr.desk.run.is_some() => return draw_aspects(frame, area, app, theme),
+        Pane::Review if app.pr.desk.draft.is_some() => return draw_review(frame, area, app, theme),
         _ => {}
     }
-    let focused = app.focus == Focus::Detail && app.mode != Mode::Help;
+    let focused = app.pr.list.focus == Focus::Detail && app.mode != InputMode::Help;
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" Detail ")
@@ -604,8 +615,8 @@ fn draw_detail(
         });
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let Some(idx) = app.selected_index() else {
-        let msg = if app.rows.is_empty() || app.snapshot.items.is_empty() {
+    let Some(idx) = app.pr.list.selected_index() else {
+        let msg = if app.pr.list.rows.is_empty() || app.pr.list.snapshot.items.is_empty() {
             "Nothing to show."
         } else {
             "Select an item (j/k); Enter on a group collapses it."
@@ -620,7 +631,7 @@ fn draw_detail(
     let total = wrapped.len();
     let h = usize::from(inner.height);
     let max_scroll = total.saturating_sub(h);
-    let scroll = app.detail_scroll.min(max_scroll);
+    let scroll = app.pr.list.detail_scroll.min(max_scroll);
     let visible: Vec<Line> = wrapped.into_iter().skip(scroll).take(h).collect();
     frame.render_widget(Paragraph::new(visible), inner);
     if total > h && inner.width > 0 {
@@ -652,11 +663,11 @@ fn key_hint(
 fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: &Keymap) {
     let mut spans = Vec::new();
     match &app.mode {
-        Mode::Search { query, .. } => {
+        InputMode::Search { query, .. } => {
             let n = if query.is_empty() {
                 0
             } else {
-                app.match_rows(query).len()
+                app.pr.list.match_rows(query).len()
             };
             spans.push(Span::styled(format!("/{}", one_line(query)), theme.header));
             spans.push(Span::styled("█", theme.key));
@@ -665,32 +676,32 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                 theme.dim,
             ));
         }
-        Mode::Filter => {
+        InputMode::Filter => {
             spans.push(Span::styled(
                 "filter: n/e/u freshness · r/o/m hide resolved/outdated/minimized · a all · Esc close",
                 theme.dim,
             ));
         }
-        Mode::Help => {
+        InputMode::Help => {
             key_hint(keymap, Command::Help, "close help", theme, &mut spans);
         }
-        Mode::Edit => {
+        InputMode::Edit => {
             spans.push(Span::styled(
                 "editing the review · autosaved on every change · Esc done",
                 theme.dim,
             ));
         }
-        Mode::Confirm(Confirm::Refused(_)) => {
+        InputMode::Confirm(Confirm::Refused(_)) => {
             spans.push(Span::styled("any key closes", theme.dim));
         }
-        Mode::Confirm(_) => {
+        InputMode::Confirm(_) => {
             spans.push(Span::styled("y confirm · any other key cancels", theme.dim));
         }
-        Mode::Normal if app.pane != Pane::Item => {
+        InputMode::Normal if app.pr.desk.pane != Pane::Item => {
             if let Some(n) = &app.notice {
                 spans.push(Span::styled(format!("{}  ", one_line(n)), theme.notice));
             }
-            let hints: &[(Command, &str)] = if app.pane == Pane::Aspects {
+            let hints: &[(Command, &str)] = if app.pr.desk.pane == Pane::Aspects {
                 &[
                     (Command::Aspects, "close"),
                     (Command::Review, "review"),
@@ -715,11 +726,11 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                 key_hint(keymap, *c, what, theme, &mut spans);
             }
         }
-        Mode::Normal => {
+        InputMode::Normal => {
             if let Some(n) = &app.notice {
                 spans.push(Span::styled(format!("{}  ", one_line(n)), theme.notice));
             }
-            let detail = app.focus == Focus::Detail;
+            let detail = app.pr.list.focus == Focus::Detail;
             let hints: &[(Command, &str)] = if detail {
                 &[
                     (Command::Down, "scroll"),
@@ -747,7 +758,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                 ]
             };
             for (c, what) in hints {
-                if *c == Command::StepForward && app.step().is_none_or(|(_, n)| n == 0) {
+                if *c == Command::StepForward && app.pr.list.step().is_none_or(|(_, n)| n == 0) {
                     continue;
                 }
                 key_hint(keymap, *c, what, theme, &mut spans);
@@ -828,7 +839,7 @@ fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
 }
 
 fn draw_filter(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let f = &app.filter;
+    let f = &app.pr.list.filter;
     let check = |on: bool| if on { "[x]" } else { "[ ]" };
     let rows = [
         ("n", check(f.new), "show new"),
@@ -907,11 +918,15 @@ fn draw_aspects(
     app: &App,
     theme: &Theme,
 ) -> (Option<usize>, u16, usize) {
-    let block = bordered(" Aspects ".to_owned(), app.focus == Focus::Detail, theme);
+    let block = bordered(
+        " Aspects ".to_owned(),
+        app.pr.list.focus == Focus::Detail,
+        theme,
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let mut lines = Vec::new();
-    if let Some(run) = &app.run {
+    if let Some(run) = &app.pr.desk.run {
         let head = match (&run.error, &run.mode) {
             (Some(e), _) => format!("not started: {}", one_line(e)),
             (None, Some((m, why))) => format!(
@@ -949,7 +964,7 @@ fn draw_review(
     app: &App,
     theme: &Theme,
 ) -> (Option<usize>, u16, usize) {
-    let focused = app.focus == Focus::Detail;
+    let focused = app.pr.list.focus == Focus::Detail;
     let block = bordered(
         " Review — exactly as it will be posted ".to_owned(),
         focused,
@@ -957,7 +972,7 @@ fn draw_review(
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let Some(d) = &app.draft else {
+    let Some(d) = &app.pr.desk.draft else {
         return (None, inner.height, 0);
     };
     let mut lines = Vec::new();
@@ -970,7 +985,7 @@ fn draw_review(
             theme.notice,
         ));
     }
-    let head = &app.snapshot.pr.head_sha;
+    let head = &app.pr.list.snapshot.pr.head_sha;
     if !d.head_sha.is_empty() && d.head_sha != *head {
         lines.push(Line::styled(
             format!(
@@ -981,18 +996,18 @@ fn draw_review(
             theme.notice,
         ));
     }
-    if let Some(p) = &app.posted {
+    if let Some(p) = &app.pr.desk.posted {
         lines.push(Line::styled(format!("✓ {}", one_line(p)), theme.seen));
     } else if d.edited && d.restored.is_none() {
         lines.push(Line::styled("edited · autosaved", theme.dim));
     }
-    if !app.gate.post {
+    if !app.pr.desk.gate.post {
         lines.push(Line::styled(
-            format!("posting blocked: {}", one_line(&app.gate.reason)),
+            format!("posting blocked: {}", one_line(&app.pr.desk.gate.reason)),
             theme.notice,
         ));
     }
-    if let Some(c) = &app.composed {
+    if let Some(c) = &app.pr.desk.composed {
         let rows = c.finding_rows();
         lines.push(Line::styled(
             format!(
@@ -1002,7 +1017,7 @@ fn draw_review(
             theme.group,
         ));
         for (i, (_, label)) in rows.iter().enumerate() {
-            let (mark, style) = if i == app.finding_sel {
+            let (mark, style) = if i == app.pr.desk.finding_sel {
                 ("▸ ", theme.selection)
             } else {
                 ("  ", theme.text)
@@ -1028,7 +1043,7 @@ fn draw_review(
         };
         lines.push(Line::styled(sanitize(l).into_owned(), style));
     }
-    let (h, total) = draw_scrolled(frame, inner, lines, app.review_scroll);
+    let (h, total) = draw_scrolled(frame, inner, lines, app.pr.desk.review_scroll);
     (None, h, total)
 }
 
@@ -1045,7 +1060,7 @@ fn draw_editor(
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if let Some(d) = &app.draft {
+    if let Some(d) = &app.pr.desk.draft {
         frame.render_widget(&d.editor, inner);
     }
     (None, inner.height, 0)
