@@ -349,4 +349,40 @@ mod tests {
         assert!(matches!(ev, AppEvent::Action(Action::Posted(Ok(_)))));
         effects.shutdown().await;
     }
+
+    /// Ledger effects keep their order: a discard after a save leaves no draft behind.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn ledger_effects_run_in_order_off_the_loop() {
+        let dir = tempfile::tempdir().unwrap();
+        let (runner, snap) = runner(dir.path(), ReviewSettings::default());
+        let pr = snap.pr.coords();
+        let draft = crate::ledger::Draft {
+            body: "## PR Shepherd Review\n\nx".to_owned(),
+            head_sha: snap.pr.head_sha.clone(),
+            saved_at: 0,
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let runner = Arc::new(runner);
+        let mut effects = Effects::new(runner.clone(), tx);
+        for _ in 0..20 {
+            effects.dispatch(vec![
+                Effect::SaveDraft {
+                    pr: pr.clone(),
+                    draft: draft.clone(),
+                },
+                Effect::DiscardDraft { pr: pr.clone() },
+            ]);
+        }
+        let mut kinds = Vec::new();
+        while kinds.len() < 40 {
+            match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+                Ok(Some(AppEvent::Action(Action::DraftSaved(r)))) => kinds.push(r.is_ok()),
+                Ok(Some(AppEvent::Action(Action::DraftDiscarded(r)))) => kinds.push(r.is_ok()),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        assert!(kinds.iter().all(|ok| *ok));
+        effects.shutdown().await;
+        assert!(runner.ledger.load_draft(&pr).unwrap().is_none());
+    }
 }

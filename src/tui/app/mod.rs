@@ -440,6 +440,33 @@ mod tests {
     }
 
     #[test]
+    fn a_post_in_flight_holds_a_second_post_and_edits_until_it_answers() {
+        let mut app = demo();
+        let snap = app.pr.list.snapshot.clone();
+        app.update(Action::DraftRestored(Draft {
+            body: "## PR Shepherd Review\n\nok".to_owned(),
+            head_sha: snap.pr.head_sha.clone(),
+            saved_at: 0,
+        }));
+        app.mode = InputMode::Confirm(crate::tui::review::Confirm::Post(PostPreview {
+            target: "acme/rivet#482".to_owned(),
+            update: None,
+            bytes: 1,
+            destination: "the outbox".to_owned(),
+        }));
+        let fx = app.update(Action::Confirmed(true));
+        assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
+        assert!(cmd(&mut app, Command::Post).is_empty());
+        assert!(app.notice.as_deref().unwrap().contains("on its way"));
+        cmd(&mut app, Command::Edit);
+        assert_eq!(app.mode, InputMode::Normal);
+        let fx = app.update(Action::Posted(Err("offline".to_owned())));
+        assert!(fx.is_empty());
+        assert!(!app.pr.desk.posting);
+        assert!(app.notice.as_deref().unwrap().contains("the draft is kept"));
+    }
+
+    #[test]
     fn collapse_group() {
         let mut app = demo();
         cmd(&mut app, Command::Top);
