@@ -87,29 +87,31 @@ pub fn spawn_reader(
     })
 }
 
-/// SIGINT/SIGTERM (Ctrl-C elsewhere) become [`AppEvent::Terminate`].
+/// SIGINT/SIGTERM (Ctrl-C elsewhere) become [`AppEvent::Terminate`]. The handlers are
+/// registered before this returns, so a signal that arrives once the first frame is up is never
+/// missed (only the waiting happens in a task).
 pub fn spawn_signals(tx: mpsc::UnboundedSender<AppEvent>) {
-    tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{SignalKind, signal};
-            let (Ok(mut int), Ok(mut term)) = (
-                signal(SignalKind::interrupt()),
-                signal(SignalKind::terminate()),
-            ) else {
-                return;
-            };
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return;
+        };
+        tokio::spawn(async move {
             let name = tokio::select! {
                 _ = int.recv() => "SIGINT",
                 _ = term.recv() => "SIGTERM",
             };
             let _ = tx.send(AppEvent::Terminate(name));
-        }
-        #[cfg(not(unix))]
-        {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                let _ = tx.send(AppEvent::Terminate("Ctrl-C"));
-            }
+        });
+    }
+    #[cfg(not(unix))]
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            let _ = tx.send(AppEvent::Terminate("Ctrl-C"));
         }
     });
 }

@@ -447,9 +447,14 @@ impl ReviewDesk {
     /// The answer to a post or discard dialog.
     pub(super) fn confirmed(&mut self, c: Confirm, yes: bool, snap: &Snapshot, ctx: &mut Ctx<'_>) {
         match (c, yes) {
-            (Confirm::Post(_), true) => match &self.draft {
+            (Confirm::Post(plan), true) => match &self.draft {
                 Some(d) => {
                     self.posting = true;
+                    // The answer comes back as `Posted`; the console stays usable meanwhile.
+                    ctx.say(format!(
+                        "posting to {}…",
+                        crate::sanitize::one_line(&plan.destination)
+                    ));
                     ctx.fx.push(Effect::Post {
                         pr: snap.pr.coords(),
                         body: d.body(),
