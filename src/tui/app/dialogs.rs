@@ -107,7 +107,12 @@ impl App {
                 }
                 self.mode = InputMode::Normal;
             }
-            Action::FilterKey(c) if list.filter_key(c) => self.mode = InputMode::Normal,
+            Action::FilterKey(c) => {
+                let close = list.filter_key(c);
+                if close {
+                    self.mode = InputMode::Normal;
+                }
+            }
             Action::EditKey(ev) => {
                 let mut ctx = Ctx::new(
                     &mut self.notice,
