@@ -463,7 +463,9 @@ fn every_command_refuses_an_invalid_config_naming_the_key() {
         assert!(err.contains("config.toml"), "{args:?}: {err}");
         assert!(stdout(&o).is_empty(), "{args:?}: nothing printed");
     }
-    let seen = Ledger::new(state.clone()).load_seen(&demo_coords()).expect("load");
+    let seen = Ledger::new(state.clone())
+        .load_seen(&demo_coords())
+        .expect("load");
     assert!(seen.markers.is_empty(), "no markers written");
 
     std::fs::write(&cfg, "[review]\nconcurrency = 3\n").expect("write config");

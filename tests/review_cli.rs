@@ -306,11 +306,7 @@ fn every_reviewing_command_takes_the_same_llm_flags() {
     ];
     let env = TestEnv::new();
     for cmd in ["review", "event", "watch"] {
-        let o = env
-            .bin()
-            .args([cmd, "--help"])
-            .output()
-            .unwrap();
+        let o = env.bin().args([cmd, "--help"]).output().unwrap();
         assert!(o.status.success(), "{cmd}");
         let help = stdout(&o);
         for flag in flags {

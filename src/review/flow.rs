@@ -36,8 +36,8 @@ use super::prior::{MetaFinding, PriorReviews, prior_reviews};
 use super::prompt::Prompts;
 use super::runner::{ReviewEvent, ReviewRun, run_review_with_prior};
 use super::settings::{Overrides, ReviewSettings, SettingsError};
-use crate::pr::OutboxComment;
 use crate::policy::Mode;
+use crate::pr::OutboxComment;
 use crate::pr::{PrMeta, Snapshot};
 
 /// What a review is asked to be. Every field is named; nothing is positional.
