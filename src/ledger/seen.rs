@@ -166,6 +166,15 @@ impl Ledger {
         Ok(set)
     }
 
+    /// The marker of one item, if it has a usable one (read from its file).
+    pub fn load_marker(&self, pr: &PrCoords, id: &str) -> Result<Option<Marker>, LedgerError> {
+        let path = self.seen_dir(pr)?.join(marker_file_name(id));
+        Ok(std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Marker>(&b).ok())
+            .filter(|m| m.id == id))
+    }
+
     /// Records that these items (id, current body hash) were surfaced at `now`. A new marker
     /// gets `seenAt = now`; an existing one keeps its original `seenAt` and unknown fields and
     /// takes the new hash. Returns how many marker files were written.
