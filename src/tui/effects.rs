@@ -55,15 +55,17 @@ impl EffectRunner {
     /// [`EffectRunner::perform_network`] and [`Effects`]).
     pub fn perform_local(&self, effect: Effect) -> Option<Action> {
         match effect {
-            Effect::MarkSeen { pr, items } => {
+            Effect::MarkSeen { pr, items, kept } => {
                 let at = self.now();
                 let pairs: Vec<(&str, &str)> = items
                     .iter()
                     .map(|(a, b)| (a.as_str(), b.as_str()))
                     .collect();
+                // The texts first: one whose marker is then not written is ignored on reading.
                 let result = self
                     .ledger
-                    .mark_seen(&pr, &pairs, at)
+                    .keep_texts(&pr, &kept)
+                    .and_then(|_| self.ledger.mark_seen(&pr, &pairs, at))
                     .map(|_| ())
                     .map_err(|e| e.to_string());
                 Some(Action::Marked { items, at, result })
@@ -260,10 +262,9 @@ impl EffectRunner {
             .as_ref()
             .ok_or_else(|| "no fixture to step through".to_owned())?;
         let snapshot = f.snapshot_at(step).map_err(|e| e.to_string())?;
-        let seen = self
-            .ledger
-            .load_seen(&snapshot.pr.coords())
-            .map_err(|e| e.to_string())?;
+        let coords = snapshot.pr.coords();
+        let mut seen = self.ledger.load_seen(&coords).map_err(|e| e.to_string())?;
+        self.ledger.attach_kept(&coords, &snapshot, &mut seen);
         Ok(Box::new(StepData { snapshot, seen }))
     }
 }

@@ -37,7 +37,8 @@ impl Harness {
         width: u16,
         height: u16,
     ) -> Result<Harness, LedgerError> {
-        let seen = ledger.load_seen(&snapshot.pr.coords())?;
+        let mut seen = ledger.load_seen(&snapshot.pr.coords())?;
+        ledger.attach_kept(&snapshot.pr.coords(), &snapshot, &mut seen);
         let draft = ledger.load_draft(&snapshot.pr.coords());
         let mut app = App::new(
             snapshot,

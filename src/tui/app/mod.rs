@@ -33,7 +33,7 @@ use ratatui::text::Line;
 
 use super::keymap::{KeyCommand, Keymap};
 use super::review::PostPreview;
-use crate::ledger::{Draft, SeenSet};
+use crate::ledger::{Draft, KeptText, SeenSet};
 use crate::policy::Mode as ReviewMode;
 use crate::pr::{Item, PrCoords, Snapshot};
 use crate::publish::Posted;
@@ -55,6 +55,8 @@ pub struct Drawn {
     pub detail_height: u16,
     /// Wrapped line count of the detail pane's content.
     pub detail_lines: usize,
+    /// The detail scroll the frame used (a thread with new replies opens at the first one).
+    pub detail_scroll: usize,
 }
 
 /// A loaded fixture step: the snapshot and the ledger's markers read afresh.
@@ -127,6 +129,8 @@ pub enum Effect {
     MarkSeen {
         pr: PrCoords,
         items: Vec<(String, String)>,
+        /// The texts to keep beside those markers (written first).
+        kept: Vec<KeptText>,
     },
     Open(String),
     Copy(String),
@@ -354,6 +358,7 @@ mod tests {
             list_height: 10,
             detail_height: 10,
             detail_lines: 5,
+            detail_scroll: 0,
         };
         let fx = app.update(Action::Drawn(d));
         let marks: Vec<_> = fx
@@ -510,7 +515,7 @@ mod props {
                 SeenSet::default(),
                 Options { now: 0, marks: Ok(()) },
             );
-            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50 }));
+            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50, detail_scroll: 0 }));
             for (k, filter) in keys {
                 app.update(Action::Command(CMDS[k]));
                 if let Some(c) = filter.and_then(|s| s.chars().next()) {

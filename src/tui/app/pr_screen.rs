@@ -21,8 +21,10 @@ pub struct PrScreen {
 impl PrScreen {
     pub fn new(snapshot: Snapshot, seen: SeenSet, marks_blocked: Option<String>) -> PrScreen {
         let desk = ReviewDesk::new(&snapshot.pr);
+        let mut list = ItemList::new(snapshot, seen.markers);
+        list.kept = seen.kept;
         PrScreen {
-            list: ItemList::new(snapshot, seen.markers),
+            list,
             marks: Marks::new(marks_blocked),
             desk,
         }
@@ -129,6 +131,7 @@ impl PrScreen {
             Action::StepLoaded(Ok(data)) => {
                 let StepData { snapshot, seen } = *data;
                 self.list.replace(snapshot, seen.markers);
+                self.list.kept = seen.kept;
                 self.marks.reset();
                 self.desk.snapshot_changed(&self.list.snapshot.pr);
                 if let Some((k, n)) = self.list.step() {
