@@ -82,3 +82,156 @@ fn a_thread_with_new_replies_opens_at_the_first_new_one() {
     h.press("k");
     assert_eq!(h.app.pr.list.detail_scroll, at - 1);
 }
+
+fn outbox(dir: &Path) -> serde_json::Value {
+    let path = dir.join("acme-rivet/482/outbox/threads.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn reply_from_the_console_asks_naming_the_thread_then_goes_to_the_outbox() {
+    let (mut h, dir) = after_a_look(120, 40);
+    select_id(&mut h, JITTER);
+    h.press("c");
+    h.type_text("On it: jitter at the call site.");
+    // Saved on every change, like the review draft.
+    let saved = dir.path().join("acme-rivet/482/reply-draft.json");
+    assert!(saved.exists());
+    insta::assert_snapshot!("reply_composer_120x40", h.screen());
+    h.press("ctrl-s");
+    let screen = h.screen();
+    assert!(screen.contains("Post this reply?"), "{screen}");
+    assert!(
+        screen.contains("src/client/retry.rs:29 (@rajesh-k, PRRT_kwDOKq3xZs5hQ1bB)"),
+        "the dialog names the thread: {screen}"
+    );
+    insta::assert_snapshot!("reply_confirm_120x40", screen);
+    h.press("y");
+    let actions = outbox(dir.path())["actions"].clone();
+    assert_eq!(actions[0]["kind"], "reply");
+    assert_eq!(actions[0]["threadId"], JITTER);
+    assert_eq!(actions[0]["body"], "On it: jitter at the call site.");
+    assert!(!saved.exists(), "the sent reply's draft is removed");
+    assert!(h.app.pr.threads.reply.is_none());
+    assert!(h.app.notice.as_deref().unwrap_or("").starts_with("replied"));
+}
+
+#[test]
+fn an_unsent_reply_survives_a_crash() {
+    let f = Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut h = Harness::new(
+            f.snapshot_at(1).unwrap(),
+            Some(f.clone()),
+            Ledger::new(dir.path()),
+            Theme::default_theme(),
+            100,
+            30,
+        )
+        .unwrap();
+        select_id(&mut h, JITTER);
+        h.press("c");
+        h.type_text("half a thought");
+        // No Esc, no send: the process dies here.
+    }
+    let mut h = Harness::new(
+        f.snapshot_at(1).unwrap(),
+        Some(f),
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        100,
+        30,
+    )
+    .unwrap();
+    assert!(
+        h.app
+            .notice
+            .as_deref()
+            .unwrap_or("")
+            .contains("restored the unsent reply")
+    );
+    select_id(&mut h, JITTER);
+    h.press("c");
+    assert!(h.screen().contains("half a thought"), "{}", h.screen());
+    // Esc closes and keeps it; cancelling the dialog keeps it too.
+    h.press("Esc");
+    assert!(h.app.pr.threads.reply.is_some());
+    h.press("c ctrl-s n");
+    assert!(h.app.pr.threads.reply.is_some());
+    assert!(
+        !dir.path()
+            .join("acme-rivet/482/outbox/threads.json")
+            .exists()
+    );
+}
+
+#[test]
+fn an_oversized_reply_is_refused_before_the_question() {
+    let f = Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::new(dir.path());
+    let snapshot = f.snapshot_at(1).unwrap();
+    ledger
+        .save_reply_draft(
+            &snapshot.pr.coords(),
+            &pr_shepherd::ledger::ReplyDraft {
+                thread_id: JITTER.into(),
+                body: "y".repeat(65_540),
+                saved_at: 1,
+            },
+        )
+        .unwrap();
+    let mut h = Harness::new(snapshot, Some(f), ledger, Theme::default_theme(), 120, 40).unwrap();
+    select_id(&mut h, JITTER);
+    h.press("c ctrl-s");
+    let screen = h.screen();
+    assert!(screen.contains("Not posting"), "{screen}");
+    assert!(screen.contains("4 too many"), "{screen}");
+    h.press("y");
+    assert!(
+        !dir.path()
+            .join("acme-rivet/482/outbox/threads.json")
+            .exists()
+    );
+}
+
+#[test]
+fn resolve_and_unresolve_ask_first_and_need_a_thread() {
+    let (mut h, dir) = after_a_look(120, 40);
+    select_id(&mut h, QUESTION);
+    h.press("x");
+    assert!(
+        h.app
+            .notice
+            .as_deref()
+            .unwrap_or("")
+            .contains("select a review thread")
+    );
+    select_id(&mut h, JITTER);
+    h.press("x");
+    let screen = h.screen();
+    assert!(screen.contains("Resolve this thread?"), "{screen}");
+    assert!(screen.contains("PRRT_kwDOKq3xZs5hQ1bB"), "{screen}");
+    h.press("n");
+    assert!(!dir.path().join("acme-rivet/482/outbox").exists());
+    h.press("x y");
+    assert!(
+        h.app
+            .pr
+            .list
+            .selected_item()
+            .is_some_and(|i| i.status().resolved)
+    );
+    h.press("u y");
+    let actions = outbox(dir.path())["actions"].clone();
+    assert_eq!(actions[0]["kind"], "resolve");
+    assert_eq!(actions[1]["kind"], "unresolve");
+    assert!(
+        !h.app
+            .pr
+            .list
+            .selected_item()
+            .is_some_and(|i| i.status().resolved)
+    );
+}

@@ -212,6 +212,23 @@ impl ItemList {
         changes(item, t.freshness, self.kept.get(item.id()))
     }
 
+    /// GitHub resolved or unresolved a thread: the badge and counts follow at once (the
+    /// thread's hash does not cover it, so nothing re-surfaces).
+    pub(super) fn set_resolved(&mut self, id: &str, resolved: bool) {
+        let mut changed = false;
+        for item in &mut self.snapshot.items {
+            if let Item::Thread(t) = item
+                && t.id == id
+            {
+                changed = t.resolved != resolved;
+                t.resolved = resolved;
+            }
+        }
+        if changed {
+            self.retriage();
+        }
+    }
+
     /// A new fixture step: its snapshot and the markers read afresh.
     pub(super) fn replace(&mut self, snapshot: Snapshot, markers: HashMap<String, Marker>) {
         self.snapshot = snapshot;

@@ -25,6 +25,7 @@ mod dialogs;
 mod list;
 mod marks;
 mod pr_screen;
+mod threads;
 
 use std::sync::Arc;
 
@@ -33,10 +34,10 @@ use ratatui::text::Line;
 
 use super::keymap::{KeyCommand, Keymap};
 use super::review::PostPreview;
-use crate::ledger::{Draft, KeptText, SeenSet};
+use crate::ledger::{Draft, KeptText, ReplyDraft, SeenSet, ThreadActionKind};
 use crate::policy::Mode as ReviewMode;
-use crate::pr::{Item, PrCoords, Snapshot};
-use crate::publish::Posted;
+use crate::pr::{Item, PrCoords, Snapshot, Thread};
+use crate::publish::{Posted, ThreadDo};
 use crate::review::ReviewEvent;
 use crate::review::prior::PriorReviews;
 
@@ -45,6 +46,7 @@ pub use dialogs::InputMode;
 pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
 pub use marks::Marks;
 pub use pr_screen::PrScreen;
+pub use threads::{ReplyView, ThreadDesk};
 
 /// What the last frame showed, reported by the event loop after `terminal.draw` returned Ok.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -121,6 +123,18 @@ pub enum Action {
     EditDone,
     /// The answer to a confirmation dialog.
     Confirmed(bool),
+    /// A key for the thread reply composer (ctrl-s asks to send).
+    ReplyKey(KeyEvent),
+    /// Esc in the reply composer: it closes, the reply is kept.
+    ReplyClose,
+    /// A saved reply found in the ledger when the console opened.
+    ReplyRestored(ReplyDraft),
+    /// A thread action answered: where it can be seen, or why it failed.
+    ThreadActed {
+        thread_id: String,
+        kind: ThreadActionKind,
+        result: Result<String, String>,
+    },
 }
 
 /// Work for the effect runner.
@@ -164,6 +178,21 @@ pub enum Effect {
     Post {
         pr: PrCoords,
         body: String,
+    },
+    /// Save the reply being written (on every change).
+    SaveReplyDraft {
+        pr: PrCoords,
+        draft: ReplyDraft,
+    },
+    /// The reply was sent: forget the saved one.
+    DiscardReplyDraft {
+        pr: PrCoords,
+    },
+    /// Reply to, resolve or unresolve a thread (only ever after the maintainer confirmed).
+    ThreadAct {
+        pr: PrCoords,
+        thread: Box<Thread>,
+        what: ThreadDo,
     },
 }
 
@@ -282,6 +311,8 @@ impl App {
             | Action::FilterKey(_)
             | Action::EditKey(_)
             | Action::EditDone
+            | Action::ReplyKey(_)
+            | Action::ReplyClose
             | Action::Confirmed(_)) => self.dialog_action(a, &mut fx),
             // Results and progress belong to the PR screen (an inbox would route its own here).
             other => {

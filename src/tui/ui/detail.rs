@@ -271,6 +271,21 @@ pub(super) fn draw_detail(
     if app.mode == InputMode::Edit && app.pr.desk.draft.is_some() {
         return with(draw_editor(frame, area, app, theme));
     }
+    if app.mode == InputMode::Reply
+        && let Some(r) = &app.pr.threads.reply
+    {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(format!(
+                " Reply to {} · autosaved · ctrl-s send · Esc close ",
+                one_line(&r.target)
+            ))
+            .border_style(theme.border_focus);
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        frame.render_widget(&r.editor, inner);
+        return (None, inner.height, 0, kept);
+    }
     match app.pr.desk.pane {
         Pane::Aspects if app.pr.desk.run.is_some() => {
             return with(draw_aspects(frame, area, app, theme));

@@ -433,6 +433,12 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                 theme.dim,
             ));
         }
+        InputMode::Reply => {
+            spans.push(Span::styled(
+                "replying · autosaved on every change · ctrl-s send (asks first) · Esc close, kept",
+                theme.dim,
+            ));
+        }
         InputMode::Confirm(Confirm::Refused(_)) => {
             spans.push(Span::styled("any key closes", theme.dim));
         }
