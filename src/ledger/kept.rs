@@ -203,7 +203,9 @@ mod tests {
         let item = Item::Comment(comment("IC_1", "hello"));
         let kept = KeptText::of(&item, "h1");
         assert_eq!(
-            ledger.keep_texts(&coords(), &[kept.clone()]).expect("keep"),
+            ledger
+                .keep_texts(&coords(), std::slice::from_ref(&kept))
+                .expect("keep"),
             1
         );
         let file = dir
