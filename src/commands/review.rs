@@ -19,7 +19,7 @@ use crate::review::prior::{PriorReviews, prior_reviews};
 use crate::review::prompt::Prompts;
 use crate::review::runner::run_review_with_prior;
 use crate::review::settings::{BackendKind, Overrides};
-use crate::review::{ReviewEvent, compose};
+use crate::review::{ReviewEvent, compose, condense};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 use crate::source::github::comments::{GitHubComments, is_org_member};
@@ -398,6 +398,8 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
         },
     );
     let body = compose::markdown(&review, &agg);
+    // What is posted always fits GitHub's comment limit; the output keeps the full review.
+    let fitted = condense::fit(&review, &agg);
 
     // Post before printing, so the output can say what happened.
     let mut posted = None;
@@ -419,12 +421,12 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
                 pr: coords.clone(),
                 now,
             };
-            match upsert(&outbox, &body, 3).await {
+            match upsert(&outbox, &fitted.body, 3).await {
                 Ok(p) => posted = Some(p),
                 Err(e) => post_error = Some(format!("not posted: {e}")),
             }
         }
-        Posting::GitHub(store) => match upsert(store, &body, 3).await {
+        Posting::GitHub(store) => match upsert(store, &fitted.body, 3).await {
             Ok(p) => posted = Some(p),
             Err(e) => post_error = Some(format!("not posted: {e}")),
         },
@@ -435,6 +437,10 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
         Format::Json => {
             let mut v = compose::json(&review, &agg, &body);
             v["posted"] = serde_json::to_value(&posted).unwrap_or_default();
+            if posted.is_some() {
+                v["posted"]["condensed"] = fitted.condensed.into();
+                v["posted"]["characters"] = fitted.chars.into();
+            }
             if let Some((k, extra)) = extra_json {
                 v[k] = extra;
             }
@@ -447,13 +453,14 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
     super::emit(&text)?;
     if let Some(p) = &posted {
         eprintln!(
-            "posted: {} comment {} ({})",
+            "posted: {} comment {} ({}){}",
             match p.action {
                 PostAction::Created => "created",
                 PostAction::Updated => "updated",
             },
             p.comment_id,
-            p.location
+            p.location,
+            condensed_note(&body, &fitted)
         );
     }
     if let Some(n) = post_note {
@@ -508,4 +515,16 @@ async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool)
         };
         eprintln!("{line}");
     }
+}
+
+/// How a condensed post differs from the full review (empty when nothing was left out).
+fn condensed_note(full: &str, fitted: &condense::Fitted) -> String {
+    if !fitted.condensed {
+        return String::new();
+    }
+    format!(
+        "; condensed from {} to {} to fit GitHub's limit (the full review is in the run file and in --format md|json)",
+        condense::thousands(full.chars().count()),
+        condense::BodySize::of(&fitted.body)
+    )
 }

@@ -34,6 +34,7 @@ pub mod aggregate;
 pub mod aspect;
 pub mod classify;
 pub mod compose;
+pub mod condense;
 pub mod findings;
 pub mod llm;
 pub mod prior;
