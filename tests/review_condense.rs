@@ -8,13 +8,14 @@ use std::path::Path;
 use std::process::Output;
 
 use pr_shepherd::pr::PrCoords;
-use pr_shepherd::publish::upsert;
-use pr_shepherd::source::github::comments::GitHubComments;
+use pr_shepherd::publish::{GitHubComments, upsert};
 use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
 use serde_json::{Value, json};
-use support::fake_github::{BODY_LIMIT, FakeGitHub, FakePr, NUMBER, OWNER, REPO};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use support::env::TestEnv;
+use support::fake_github::{BODY_LIMIT, FakeGitHub, FakePr, NUMBER, OWNER, REPO, pr_ref};
+use support::llm::StandInLlm;
+use support::{stderr, stdout};
+use wiremock::MockServer;
 
 const TOKEN: &str = "ghp_CondenseLoopbackToken0123456789ab";
 const OWN: &str = "monalisa";
@@ -29,11 +30,10 @@ fn tag(i: usize) -> String {
         .collect()
 }
 
-/// An OpenAI-compatible LLM that reports 41 long findings in every aspect: 3 critical, 6
-/// important, the rest suggestions, each with a suggested fix.
-async fn llm() -> MockServer {
-    let server = MockServer::start().await;
-    let findings: Vec<Value> = (0..PER_ASPECT)
+/// 41 long findings for every aspect: 3 critical, 6 important, the rest suggestions, each with a
+/// suggested fix.
+fn many_findings() -> Vec<Value> {
+    (0..PER_ASPECT)
         .map(|i| {
             let severity = match i % 14 {
                 0 => "critical",
@@ -48,73 +48,35 @@ async fn llm() -> MockServer {
                 "suggestedFix": "Keep the retry state in the error and add a test that times out. ".repeat(6),
             })
         })
-        .collect();
-    let content = json!({ "findings": findings }).to_string();
-    let answer = json!({
-        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5}
-    });
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(answer))
-        .mount(&server)
-        .await;
-    server
+        .collect()
 }
 
-async fn shepherd(state: &Path, gh: &MockServer, llm: &MockServer, args: &[&str]) -> Output {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_pr-shepherd"));
-    c.env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", state)
-        .env("XDG_CONFIG_HOME", state.join("config"))
-        .env("PR_SHEPHERD_HTTP_BACKOFF_MS", "1")
-        .env("PR_SHEPHERD_HTTP_ATTEMPTS", "2")
+async fn shepherd(env: &TestEnv, gh: &MockServer, llm: &StandInLlm, args: &[&str]) -> Output {
+    env.bin_async()
         .env("GH_TOKEN", TOKEN)
         .env("GITHUB_API_URL", gh.uri())
         .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .arg("--state-dir")
-        .arg(state)
         .args(args)
-        .args(["--llm", "openai", "--llm-url", &format!("{}/v1", llm.uri())]);
-    c.output().await.unwrap()
+        .args(llm.args())
+        .output()
+        .await
+        .unwrap()
 }
 
 fn json_of(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn own_reviews(fake: &FakeGitHub) -> Vec<(u64, String)> {
-    fake.extra_comments()
-        .into_iter()
-        .filter(|(_, c)| c.login == OWN && c.body.starts_with("## PR Shepherd Review"))
-        .map(|(id, c)| (id, c.body))
-        .collect()
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(o), stderr(o)))
 }
 
 #[tokio::test]
 async fn hundreds_of_findings_post_condensed_and_update_in_place_all_unchanged() {
-    let (gh, fake) = FakeGitHub::start(FakePr {
-        files: 2,
-        ..FakePr::default()
-    })
-    .await;
-    let llm = llm().await;
-    let state = tempfile::tempdir().unwrap();
-    let pr = format!("{OWNER}/{REPO}#{NUMBER}");
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(many_findings()).await;
+    let env = TestEnv::new();
+    let pr = pr_ref(NUMBER);
     let args = ["review", pr.as_str(), "--post", "--format", "json"];
 
-    let first = shepherd(state.path(), &gh, &llm, &args).await;
+    let first = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     let v = json_of(&first);
     assert_eq!(v["posted"]["action"], "created");
@@ -127,7 +89,7 @@ async fn hundreds_of_findings_post_condensed_and_update_in_place_all_unchanged()
         full > 4 * BODY_LIMIT,
         "the full review is {full} characters"
     );
-    let own = own_reviews(&fake);
+    let own = fake.own_reviews();
     assert_eq!(own.len(), 1);
     let posted = own[0].1.chars().count();
     assert_eq!(v["posted"]["characters"], posted);
@@ -151,7 +113,7 @@ async fn hundreds_of_findings_post_condensed_and_update_in_place_all_unchanged()
         }
     }
     // The run file in the state dir keeps every finding.
-    let runs: Vec<_> = walk(state.path())
+    let runs: Vec<_> = walk(&env.state())
         .into_iter()
         .filter(|p| p.components().any(|c| c.as_os_str() == "runs"))
         .collect();
@@ -167,7 +129,7 @@ async fn hundreds_of_findings_post_condensed_and_update_in_place_all_unchanged()
 
     // The next run reads the condensed comment back: every finding is unchanged, and the one
     // comment is updated in place.
-    let second = shepherd(state.path(), &gh, &llm, &args).await;
+    let second = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
     let v = json_of(&second);
     assert_eq!(v["mode"], "incremental");
@@ -176,15 +138,15 @@ async fn hundreds_of_findings_post_condensed_and_update_in_place_all_unchanged()
     assert_eq!(v["counts"]["notReported"], 0);
     assert_eq!(v["posted"]["action"], "updated");
     assert_eq!(v["posted"]["condensed"], true);
-    let own = own_reviews(&fake);
+    let own = fake.own_reviews();
     assert_eq!(own.len(), 1);
     assert!(own[0].1.chars().count() <= BODY_LIMIT);
     assert!(own[0].1.contains("<details><summary>"));
     // --format md prints the full review.
-    let md = shepherd(state.path(), &gh, &llm, &["review", pr.as_str()]).await;
+    let md = shepherd(&env, &gh, &llm, &["review", pr.as_str()]).await;
     assert_eq!(md.status.code(), Some(0), "{}", stderr(&md));
-    assert!(md.stdout.len() > 4 * BODY_LIMIT);
-    assert!(!String::from_utf8_lossy(&md.stdout).contains("Condensed to fit"));
+    assert!(stdout(&md).chars().count() > 4 * BODY_LIMIT);
+    assert!(!stdout(&md).contains("Condensed to fit"));
     assert!(!stderr(&second).contains(TOKEN));
 }
 
@@ -237,12 +199,12 @@ async fn a_body_over_the_limit_is_refused_with_githubs_reason_rest() {
         err.contains("HTTP 422: Validation Failed: body is too long (maximum is 65536 characters)"),
         "{err}"
     );
-    assert!(own_reviews(&fake).is_empty());
+    assert!(fake.own_reviews().is_empty());
     // Exactly at the limit is accepted.
     let body = format!("## PR Shepherd Review\n\n{}", "x".repeat(BODY_LIMIT - 23));
     assert_eq!(body.chars().count(), BODY_LIMIT);
     upsert(&store, &body, 1).await.unwrap();
-    assert_eq!(own_reviews(&fake).len(), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
 }
 
 #[tokio::test]
