@@ -448,7 +448,7 @@ pub(crate) async fn execute(
         Format::Json => review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?,
     };
     super::emit(&text)?;
-    report_post(&outcome, &body, &fitted);
+    report_post(&outcome, &fitted);
     if let Some(e) = outcome.error {
         return Err(CliError::runtime(e));
     }
@@ -553,9 +553,9 @@ fn review_json(
     Ok(s)
 }
 
-/// What was posted (and whether it was condensed from `full`), or the note on why not, on
-/// stderr (after the review was printed).
-fn report_post(outcome: &PostOutcome, full: &str, fitted: &condense::Fitted) {
+/// What was posted (and whether it was condensed), or the note on why not, on stderr (after the
+/// review was printed).
+fn report_post(outcome: &PostOutcome, fitted: &condense::Fitted) {
     if let Some(p) = &outcome.posted {
         eprintln!(
             "posted: {} comment {} ({}){}",
@@ -565,7 +565,7 @@ fn report_post(outcome: &PostOutcome, full: &str, fitted: &condense::Fitted) {
             },
             p.comment_id,
             p.location,
-            condensed_note(full, fitted)
+            condensed_note(fitted)
         );
     }
     if let Some(n) = &outcome.note {
@@ -623,13 +623,13 @@ async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool)
 }
 
 /// How a condensed post differs from the full review (empty when nothing was left out).
-fn condensed_note(full: &str, fitted: &condense::Fitted) -> String {
+fn condensed_note(fitted: &condense::Fitted) -> String {
     if !fitted.condensed {
         return String::new();
     }
     format!(
         "; condensed from {} to {} to fit GitHub's limit (the full review is in the run file and in --format md|json)",
-        condense::thousands(full.chars().count()),
+        condense::thousands(fitted.full_chars),
         condense::BodySize::of(&fitted.body)
     )
 }

@@ -96,6 +96,8 @@ pub struct Fitted {
     pub condensed: bool,
     /// The body's length in characters.
     pub chars: usize,
+    /// The full (uncondensed) review's length in characters.
+    pub full_chars: usize,
 }
 
 /// The review of `run`, condensed only if it does not fit GitHub's comment limit.
@@ -112,6 +114,7 @@ pub fn fit_within(run: &ReviewRun, agg: &Aggregate, limit: usize) -> Fitted {
             body: full,
             condensed: false,
             chars,
+            full_chars: chars,
         };
     }
     let body = condense(run, agg, limit);
@@ -119,6 +122,7 @@ pub fn fit_within(run: &ReviewRun, agg: &Aggregate, limit: usize) -> Fitted {
         chars: body.chars().count(),
         body,
         condensed: true,
+        full_chars: chars,
     }
 }
 
