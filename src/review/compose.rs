@@ -369,7 +369,10 @@ fn unclassified(s: &mut String, a: &AspectOutcome) {
         let what = match r.message.as_deref() {
             Some(m) => indent(m),
             None => {
-                let raw: String = crate::sanitize::one_line(&r.raw).chars().take(300).collect();
+                let raw: String = crate::sanitize::one_line(&r.raw)
+                    .chars()
+                    .take(300)
+                    .collect();
                 format!("raw entry `{}`", raw.replace('`', "'"))
             }
         };
@@ -703,8 +706,9 @@ mod tests {
         run.aspects[1].rejected = vec![
             crate::review::findings::Rejected {
                 index: 0,
-                reason: "unknown severity `urgent-ish` (expected critical, important or suggestion)"
-                    .into(),
+                reason:
+                    "unknown severity `urgent-ish` (expected critical, important or suggestion)"
+                        .into(),
                 raw: r#"{"severity":"urgent-ish","file":"a.rs","message":"Token logged."}"#.into(),
                 file: Some("a.rs".into()),
                 message: Some("Token logged.".into()),
@@ -720,10 +724,22 @@ mod tests {
         let md = markdown(&run, &first_review(&run));
         let conv = &md[md.find("### Conventions").unwrap()..md.find("### Security").unwrap()];
         assert!(!conv.contains("No findings"), "{conv}");
-        assert!(conv.contains("- **Unclassified** `a.rs` — Token logged."), "{conv}");
-        assert!(conv.contains("_Rejected (entry #1): unknown severity `urgent-ish`"), "{conv}");
-        assert!(conv.contains("- **Unclassified** — raw entry `\"just text\"`"), "{conv}");
-        assert!(md.contains("| Conventions | done | 0 + 2 unclassified |"), "{md}");
+        assert!(
+            conv.contains("- **Unclassified** `a.rs` — Token logged."),
+            "{conv}"
+        );
+        assert!(
+            conv.contains("_Rejected (entry #1): unknown severity `urgent-ish`"),
+            "{conv}"
+        );
+        assert!(
+            conv.contains("- **Unclassified** — raw entry `\"just text\"`"),
+            "{conv}"
+        );
+        assert!(
+            md.contains("| Conventions | done | 0 + 2 unclassified |"),
+            "{md}"
+        );
         let v = json(&run, &first_review(&run), &md);
         assert_eq!(v["aspects"][1]["rejected"][0]["message"], "Token logged.");
         assert_eq!(v["aspects"][1]["rejected"][1]["reason"], "not an object");

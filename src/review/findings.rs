@@ -624,14 +624,19 @@ mod tests {
         );
         assert_eq!(
             p.note().as_deref(),
-            Some("severity words mapped: `blocker` → critical (1), `high` → important (2), `nit` → suggestion (1)")
+            Some(
+                "severity words mapped: `blocker` → critical (1), `high` → important (2), `nit` → suggestion (1)"
+            )
         );
         assert!(p.rejected.is_empty());
         assert_eq!(parse(ONE).unwrap().note(), None);
         for (word, sev) in SEVERITY_SYNONYMS {
             assert_eq!(Severity::read(word), Some((*sev, true)), "{word}");
         }
-        assert_eq!(Severity::read("Must Fix"), Some((Severity::Important, true)));
+        assert_eq!(
+            Severity::read("Must Fix"),
+            Some((Severity::Important, true))
+        );
         assert_eq!(Severity::read("whatever"), None);
     }
 
@@ -639,7 +644,10 @@ mod tests {
     fn the_severity_table_is_documented() {
         let doc = include_str!("../../docs/json-output.md");
         for (word, sev) in SEVERITY_SYNONYMS {
-            assert!(doc.contains(&format!("`{word}`")), "{word} ({sev}) undocumented");
+            assert!(
+                doc.contains(&format!("`{word}`")),
+                "{word} ({sev}) undocumented"
+            );
         }
         assert!(doc.contains(CONTRACT_NAME));
         // The schema printed in the doc is the one sent (descriptions aside).
@@ -708,10 +716,16 @@ mod tests {
             .iter()
             .map(|v| v.as_str().unwrap())
             .collect();
-        assert_eq!(props.len(), required.len(), "strict: every property required");
+        assert_eq!(
+            props.len(),
+            required.len(),
+            "strict: every property required"
+        );
         let full = serde_json::json!({"severity": "important", "file": "src/a.rs", "line": 2,
             "message": "m", "suggestedFix": "f"});
-        let one = |v: &serde_json::Value| parse(&serde_json::json!({"findings": [v]}).to_string()).unwrap();
+        let one = |v: &serde_json::Value| {
+            parse(&serde_json::json!({"findings": [v]}).to_string()).unwrap()
+        };
         assert_eq!(one(&full).findings.len(), 1);
         for key in &required {
             let nullable = item["properties"][key]["type"].is_array();
@@ -737,7 +751,10 @@ mod tests {
                 let mut fields = vec![
                     format!("\"severity\": {}", q(Severity::ALL[sev].as_str())),
                     format!("\"file\": {}", q(&file)),
-                    format!("\"line\": {}", line.map_or("null".to_owned(), |l| l.to_string())),
+                    format!(
+                        "\"line\": {}",
+                        line.map_or("null".to_owned(), |l| l.to_string())
+                    ),
                     format!("\"message\": {}", q(&message)),
                 ];
                 if let Some(fix) = fix {

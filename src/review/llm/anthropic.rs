@@ -128,11 +128,11 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
     let text: String = match structured::anthropic_tool_input(answer) {
         Some(input) => input,
         None => blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
-        .collect::<Vec<_>>()
-        .join(""),
+            .iter()
+            .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+            .collect::<Vec<_>>()
+            .join(""),
     };
     let usage = answer.get("usage");
     let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(|v| v.as_u64());

@@ -68,7 +68,9 @@ impl Shape {
         }
         let d = detail.to_ascii_lowercase();
         let names: &[&str] = match self {
-            Shape::JsonSchema | Shape::JsonObject => &["response_format", "json_schema", "json_object"],
+            Shape::JsonSchema | Shape::JsonObject => {
+                &["response_format", "json_schema", "json_object"]
+            }
             Shape::Tool => &["tool"],
             Shape::Plain => &[],
         };
@@ -360,7 +362,10 @@ mod tests {
         let mut b = json!({"model": "m"});
         shape_openai(&mut b, Shape::JsonSchema);
         assert_eq!(b["response_format"]["json_schema"]["strict"], true);
-        assert_eq!(b["response_format"]["json_schema"]["schema"], contract_schema());
+        assert_eq!(
+            b["response_format"]["json_schema"]["schema"],
+            contract_schema()
+        );
         shape_openai(&mut b, Shape::JsonObject);
         assert_eq!(b["response_format"], json!({"type": "json_object"}));
         let mut p = json!({"model": "m"});
@@ -369,7 +374,10 @@ mod tests {
         let mut a = json!({"model": "m"});
         shape_anthropic(&mut a, Shape::Tool);
         assert_eq!(a["tools"][0]["input_schema"], contract_schema());
-        assert_eq!(a["tool_choice"], json!({"type": "tool", "name": CONTRACT_NAME}));
+        assert_eq!(
+            a["tool_choice"],
+            json!({"type": "tool", "name": CONTRACT_NAME})
+        );
         let mut plain = json!({"model": "m"});
         shape_anthropic(&mut plain, Shape::Plain);
         assert_eq!(plain, json!({"model": "m"}));
@@ -420,26 +428,43 @@ mod tests {
             calls.fetch_add(1, Ordering::SeqCst);
             async move {
                 match shape {
-                    Shape::JsonSchema => Err(status(400, "response_format.json_schema unsupported")),
+                    Shape::JsonSchema => {
+                        Err(status(400, "response_format.json_schema unsupported"))
+                    }
                     Shape::JsonObject => Err(status(422, "json_object is not supported")),
                     _ => Ok(done("{}")),
                 }
             }
         };
-        let c = ask(Wire::OpenAi, "openai", &memory, Some(100), send).await.unwrap();
+        let c = ask(Wire::OpenAi, "openai", &memory, Some(100), send)
+            .await
+            .unwrap();
         assert_eq!(calls.load(Ordering::SeqCst), 3);
         let note = c.note.unwrap();
         assert!(note.contains("asked with plain text"), "{note}");
-        assert!(note.contains("json_schema (HTTP 400) and response_format json_object (HTTP 422)"), "{note}");
+        assert!(
+            note.contains("json_schema (HTTP 400) and response_format json_object (HTTP 422)"),
+            "{note}"
+        );
         // Remembered: the next aspect goes straight to plain text and says why.
-        let c = ask(Wire::OpenAi, "openai", &memory, Some(100), send).await.unwrap();
+        let c = ask(Wire::OpenAi, "openai", &memory, Some(100), send)
+            .await
+            .unwrap();
         assert_eq!(calls.load(Ordering::SeqCst), 4);
-        assert!(c.note.unwrap().contains("remembered for the rest of the run"));
+        assert!(
+            c.note
+                .unwrap()
+                .contains("remembered for the rest of the run")
+        );
         // Other errors are not a reason to fall back.
         let fresh = ShapeMemory::default();
-        let r = ask(Wire::Anthropic, "anthropic", &fresh, Some(100), |_, _| async {
-            Err::<Completion, _>(status(400, "max_tokens too large"))
-        })
+        let r = ask(
+            Wire::Anthropic,
+            "anthropic",
+            &fresh,
+            Some(100),
+            |_, _| async { Err::<Completion, _>(status(400, "max_tokens too large")) },
+        )
         .await;
         assert!(matches!(r, Err(LlmError::Status { .. })));
         assert_eq!(fresh.rung(), 0);
@@ -463,7 +488,11 @@ mod tests {
         .unwrap();
         assert_eq!(*asked.lock().unwrap(), [Some(1000), Some(2000)]);
         assert_eq!((c.input_tokens, c.output_tokens), (Some(20), Some(10)));
-        assert!(c.note.unwrap().contains("cut at max_tokens 1000; asked again with max_tokens 2000"));
+        assert!(
+            c.note
+                .unwrap()
+                .contains("cut at max_tokens 1000; asked again with max_tokens 2000")
+        );
 
         let always_cut = |_, _| async {
             Ok(Completion {
@@ -475,10 +504,20 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(e, LlmError::Cut { .. }));
-        assert!(e.to_string().contains("cut at max_tokens 1000, and again when asked with 2000"), "{e}");
-        let e = ask(Wire::OpenAi, "openai", &memory, Some(MAX_TOKENS_CAP), always_cut)
-            .await
-            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("cut at max_tokens 1000, and again when asked with 2000"),
+            "{e}"
+        );
+        let e = ask(
+            Wire::OpenAi,
+            "openai",
+            &memory,
+            Some(MAX_TOKENS_CAP),
+            always_cut,
+        )
+        .await
+        .unwrap_err();
         assert!(e.to_string().contains("already the cap"), "{e}");
     }
 }
