@@ -13,7 +13,9 @@ use std::time::Duration;
 use pr_shepherd::pr::PrMeta;
 use pr_shepherd::review::compose::{first_review, markdown};
 use pr_shepherd::review::findings::{CONTRACT_NAME, contract_schema};
-use pr_shepherd::review::llm::{AnthropicClient, LlmClient, OpenAiClient, RetryPolicy};
+use pr_shepherd::review::llm::{
+    AnthropicClient, CommandClient, LlmClient, OpenAiClient, RetryPolicy,
+};
 use pr_shepherd::review::prompt::Prompts;
 use pr_shepherd::review::{
     Aspect, AspectOutcome, AspectState, ReviewRun, ReviewSettings, Severity, run_review,
@@ -690,4 +692,25 @@ async fn a_rejected_finding_is_listed_unclassified_in_the_review() {
         "{section}"
     );
     assert!(md.contains("| Tests | done | 0 + 1 unclassified |"), "{md}");
+}
+
+/// The `command` backend has no structured output: a program that writes prose around the JSON,
+/// trailing commas and its own severity words still gives a done aspect with the findings.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_command_backend_answering_in_prose_is_read() {
+    let answer = "Sure! Here is what I found:\n{\"findings\": [{\"severity\": \"High\", \"file\": \"src/client/retry.rs\", \"line\": 41, \"message\": \"Unbounded 429 loop.\",},],}\nHope this helps.";
+    let script = format!("cat >/dev/null; printf '%s' '{answer}'");
+    let client =
+        LlmClient::Command(CommandClient::new(vec!["sh".into(), "-c".into(), script]).unwrap());
+    let run = review(client, 6).await;
+    for a in &run.aspects {
+        assert_eq!(a.state, AspectState::Done, "{}: {:?}", a.aspect, a.error);
+        assert_eq!(a.findings.len(), 1, "{}", a.aspect);
+        assert_eq!(a.findings[0].severity, Severity::Important);
+        assert_eq!(
+            a.note.as_deref(),
+            Some("severity words mapped: `high` → important (1)")
+        );
+    }
 }

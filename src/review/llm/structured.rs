@@ -120,10 +120,10 @@ impl ShapeMemory {
         f.rung
     }
 
-    /// The note for an aspect asked on `shape` after fallbacks, or `None` on the first rung.
-    fn note(&self, shape: Shape) -> Option<String> {
+    /// The note for an aspect asked on `shape`, rung `rung` of its ladder: `None` on the first.
+    fn note(&self, rung: usize, shape: Shape) -> Option<String> {
         let f = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        (f.rung > 0).then(|| {
+        (rung > 0).then(|| {
             format!(
                 "structured output: asked with {} — the server rejected {}; remembered for the rest of the run",
                 shape.describe(),
@@ -285,7 +285,7 @@ where
         }
     };
     let shape = ladder[rung];
-    let shape_note = memory.note(shape);
+    let shape_note = memory.note(rung, shape);
     if !first.truncated {
         return Ok(Completion {
             note: join(first.note, shape_note),
