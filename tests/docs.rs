@@ -1,6 +1,10 @@
 //! The documentation's examples stay true.
 
+mod support;
+
 use std::path::Path;
+
+use support::env::TestEnv;
 
 fn json_blocks(md: &str) -> Vec<String> {
     let mut blocks = Vec::new();
@@ -45,10 +49,10 @@ fn fixture_format_example_is_a_valid_fixture() {
 #[test]
 fn json_output_doc_names_every_item_field() {
     let md = std::fs::read_to_string("docs/json-output.md").expect("doc");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
-        .args(["items", "--format", "json", "--peek", "--state-dir"])
-        .arg(dir.path())
+    let env = TestEnv::new();
+    let out = env
+        .bin()
+        .args(["items", "--format", "json", "--peek"])
         .output()
         .expect("run");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
