@@ -4,7 +4,9 @@
 //! on both wire formats. Every aspect must end `done` with the intended findings.
 //!
 //! Hermetic: the clients are built directly against the loopback server (no config, no
-//! environment, no state dir).
+//! environment, no state dir); the one test that runs the binary uses `support::env::TestEnv`.
+
+mod support;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -335,7 +337,7 @@ impl Respond for Shared {
     }
 }
 
-async fn start(wire: Wire, server: Server) -> (MockServer, Arc<Model>, LlmClient) {
+async fn serve(wire: Wire, server: Server) -> (MockServer, Arc<Model>) {
     let mock = MockServer::start().await;
     let model = Arc::new(Model {
         wire,
@@ -351,6 +353,11 @@ async fn start(wire: Wire, server: Server) -> (MockServer, Arc<Model>, LlmClient
         .respond_with(Shared(model.clone()))
         .mount(&mock)
         .await;
+    (mock, model)
+}
+
+async fn start(wire: Wire, server: Server) -> (MockServer, Arc<Model>, LlmClient) {
+    let (mock, model) = serve(wire, server).await;
     let retry = RetryPolicy {
         retries: 0,
         backoff: Duration::from_millis(10),
@@ -713,4 +720,48 @@ async fn a_command_backend_answering_in_prose_is_read() {
             Some("severity words mapped: `high` → important (1)")
         );
     }
+}
+
+/// End to end through the binary: a local OpenAI-compatible server without structured output
+/// whose model writes prose, trailing commas and its own severity words; the review is complete.
+#[tokio::test]
+async fn the_cli_review_is_complete_against_a_server_without_structured_output() {
+    let server = Server {
+        reject_json_schema: true,
+        reject_json_object: true,
+        ..Server::default()
+    };
+    let (mock, model) = serve(Wire::OpenAi, server).await;
+    let env = support::env::TestEnv::new();
+    let url = format!("{}/v1", mock.uri());
+    let out = env
+        .bin_async()
+        .args([
+            "review",
+            "--format",
+            "json",
+            "--llm",
+            "openai",
+            "--llm-url",
+            &url,
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["complete"], true);
+    for a in v["aspects"].as_array().unwrap() {
+        assert_eq!(a["state"], "done", "{a}");
+        assert!(
+            a["note"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("structured output: asked with plain text"),
+            "{a}"
+        );
+    }
+    let total: usize = Aspect::ALL.into_iter().map(|a| intended(a).len()).sum();
+    assert_eq!(v["findings"].as_array().map(Vec::len), Some(total));
+    assert!(count(&model, Asked::Plain) >= 6);
 }
