@@ -91,7 +91,10 @@ fn architecture_doc_names_every_module_and_only_real_paths() {
         if matches!(name, "lib" | "main") {
             continue;
         }
-        assert!(md.contains(name), "docs/architecture.md does not place `{name}`");
+        assert!(
+            md.contains(name),
+            "docs/architecture.md does not place `{name}`"
+        );
     }
     let mut named = 0;
     for word in md.split(|c: char| c.is_whitespace() || "`(),".contains(c)) {
