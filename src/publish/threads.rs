@@ -21,8 +21,8 @@ use crate::source::github::{
     THREAD_UNRESOLVE_MUTATION,
 };
 
-/// GitHub's limit on a comment body, in characters.
-pub const REPLY_LIMIT: usize = 65_536;
+/// GitHub's limit on a comment body, in characters (the review's own limit, issue 19).
+pub const REPLY_LIMIT: usize = crate::review::condense::COMMENT_LIMIT;
 
 /// What to do to a thread.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,11 +68,12 @@ pub fn check_reply(body: &str) -> Result<(), String> {
     if body.trim().is_empty() {
         return Err("the reply is empty".to_owned());
     }
-    let n = body.chars().count();
-    if n > REPLY_LIMIT {
+    // The same check the review draft uses before its confirm box.
+    let size = crate::review::condense::BodySize::of(body);
+    if !size.fits() {
         return Err(format!(
-            "the reply is {n} characters; GitHub accepts at most {REPLY_LIMIT} ({} too many)",
-            n - REPLY_LIMIT
+            "the reply is {size}: {} too many for GitHub",
+            crate::review::condense::thousands(size.over_by())
         ));
     }
     Ok(())
@@ -343,7 +344,10 @@ mod tests {
         assert!(check_reply("thanks").is_ok());
         assert!(check_reply(&"é".repeat(REPLY_LIMIT)).is_ok());
         let e = check_reply(&"x".repeat(REPLY_LIMIT + 3)).unwrap_err();
-        assert!(e.contains("65539") && e.contains("3 too many"), "{e}");
+        assert!(
+            e.contains("65,539 / 65,536 characters") && e.contains("3 too many"),
+            "{e}"
+        );
     }
 
     #[test]
