@@ -350,3 +350,108 @@ async fn a_locked_pr_gives_githubs_reason_and_exit_1() {
     );
     let _ = pr_state_dir(Path::new("."));
 }
+
+/// The console on a live PR (the loopback GitHub): a reply whose first answer is lost goes out
+/// once, and is recorded as seen.
+#[test]
+fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use pr_shepherd::ledger::Ledger;
+    use pr_shepherd::pr::{Item, PrCoords};
+    use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
+    use pr_shepherd::tui::harness::Harness;
+    use pr_shepherd::tui::review::{LiveTarget, PostDestination};
+    use pr_shepherd::tui::theme::Theme;
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, fake) = rt.block_on(FakeGitHub::start(small_pr()));
+    let client = || {
+        GitHub::new(
+            Endpoints::resolve(Some(&server.uri()), None, None).unwrap(),
+            None,
+            Credentials::Token {
+                token: Secret::new(TOKEN),
+                source: "GH_TOKEN",
+            },
+            FetchOptions {
+                max_attempts: 2,
+                backoff: Duration::from_millis(5),
+                max_backoff: Duration::from_millis(20),
+                max_rate_limit_wait: Duration::from_secs(1),
+                timeout: Duration::from_secs(5),
+                concurrency: 2,
+                notify: None,
+            },
+        )
+        .unwrap()
+    };
+    let coords = PrCoords {
+        host: None,
+        owner: support::fake_github::OWNER.into(),
+        repo: support::fake_github::REPO.into(),
+        number: NUMBER,
+    };
+    let snapshot = rt.block_on(client().fetch_snapshot(&coords)).unwrap();
+    let Some(Item::Thread(before)) = snapshot.find(T1).cloned() else {
+        panic!("no thread {T1}");
+    };
+    drop(rt);
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::new(
+        snapshot,
+        None,
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        120,
+        40,
+    )
+    .unwrap();
+    h.runner.post_to = PostDestination::GitHub(LiveTarget {
+        gh: Arc::new(client()),
+        own_login: "monalisa".into(),
+    });
+    h.press("g");
+    for _ in 0..h.app.pr.list.rows.len() {
+        if h.app.pr.list.selected_item().is_some_and(|i| i.id() == T1) {
+            break;
+        }
+        h.press("j");
+    }
+    // Shown, so seen as it stands; then the reply.
+    h.press("c");
+    h.type_text("Done in the next push.");
+    *fake.state.fail_replies_after_store.lock().unwrap() = 1;
+    h.press("ctrl-s");
+    assert!(
+        h.screen()
+            .contains("GitHub, as the credentials' own account")
+    );
+    h.press("y");
+    let replies = fake.thread_replies(T1);
+    assert_eq!(replies.len(), 1, "posted once: {replies:?}");
+    assert!(
+        h.app.notice.as_deref().unwrap_or("").starts_with("replied"),
+        "{:?}",
+        h.app.notice
+    );
+    // The thread's marker now covers the reply.
+    let mut after = before.clone();
+    after.comments.push(pr_shepherd::pr::Comment {
+        id: replies[0].id.clone(),
+        author: before.comments[0].author.clone(),
+        created_at: before.comments[0].created_at,
+        last_edited_at: None,
+        url: String::new(),
+        body: replies[0].body.clone(),
+        minimized: false,
+        minimized_reason: None,
+    });
+    after.comments.last_mut().unwrap().author.login = "monalisa".into();
+    let marker = Ledger::new(dir.path())
+        .load_marker(&coords, T1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(marker.body_hash, Item::Thread(after).body_hash());
+}
