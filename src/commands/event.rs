@@ -42,6 +42,7 @@ impl LlmOptions {
             identity: identity.unwrap_or_default().to_owned(),
             reply_marker: self.reply_marker.clone(),
             trigger_comment: None,
+            quiet: false,
         }
     }
 }

@@ -1,5 +1,7 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
+mod completions;
+mod config_cmd;
 mod console;
 mod event;
 mod fixture;
@@ -51,6 +53,11 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Record(args)) => record::run(args).await,
         Some(Command::Event(args)) => event::run(args, state_dir).await,
         Some(Command::Watch(args)) => watch::run(args, state_dir).await,
+        Some(Command::Config(cmd)) => {
+            config_cmd::run(cmd, cli.config.as_deref(), cli.theme.as_deref())
+        }
+        Some(Command::Completions(args)) => completions::completions(args),
+        Some(Command::Man(args)) => completions::man(args),
     }
 }
 

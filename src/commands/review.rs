@@ -1,6 +1,5 @@
 //! `pr-shepherd review`: the six aspects, headless.
 
-use std::io::IsTerminal;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -350,7 +349,10 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
     };
 
     let (tx, rx) = mpsc::unbounded_channel();
-    let progress = tokio::spawn(show_progress(rx, std::io::stderr().is_terminal()));
+    let progress = tokio::spawn(show_progress(
+        rx,
+        crate::progress::Progress::stderr(args.quiet),
+    ));
     let cancel = CancellationToken::new();
     let on_ctrl_c = {
         let cancel = cancel.clone();
@@ -478,10 +480,15 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
     Ok(posted)
 }
 
-/// Prints state changes to stderr when it is a terminal; otherwise only drains the channel.
-async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool) {
+/// Prints each aspect's final state as it comes, `[n/6] aspect: …`, when `progress` is enabled
+/// (stderr a terminal, no `--quiet`); otherwise only drains the channel.
+async fn show_progress(
+    mut rx: mpsc::UnboundedReceiver<ReviewEvent>,
+    progress: crate::progress::Progress,
+) {
+    let aspects = progress.counter(Some(crate::review::aspect::Aspect::ALL.len()));
     while let Some(ev) = rx.recv().await {
-        if !show {
+        if !progress.is_enabled() {
             continue;
         }
         let line = match ev {
@@ -503,9 +510,13 @@ async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool)
             }
             ReviewEvent::Cancelled { aspect } => format!("{aspect}: cancelled"),
             ReviewEvent::Finished(run) => {
-                format!("review finished in {:.1} s", run.elapsed_ms as f64 / 1000.0)
+                aspects.note(&format!(
+                    "review finished in {:.1} s",
+                    run.elapsed_ms as f64 / 1000.0
+                ));
+                continue;
             }
         };
-        eprintln!("{line}");
+        aspects.tick(&line);
     }
 }
