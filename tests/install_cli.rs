@@ -402,3 +402,27 @@ async fn record_progress_per_page_only_on_a_terminal() {
         assert!(!tty.contains("ghp_"), "{tty}");
     }
 }
+
+#[test]
+fn readme_names_every_subcommand_and_the_install_step() {
+    use clap::CommandFactory;
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    let usage = readme
+        .split("## Usage")
+        .nth(1)
+        .and_then(|s| s.split("```").nth(1))
+        .expect("a usage block");
+    let cli = pr_shepherd::cli::Cli::command();
+    for sub in cli.get_subcommands() {
+        let name = sub.get_name();
+        assert!(
+            usage.contains(&format!("pr-shepherd {name}")),
+            "the README's usage block lacks `{name}`"
+        );
+    }
+    assert!(readme.contains("cargo install --locked --path ."));
+    assert!(readme.contains("docs/config.md"));
+    // The two commands for a fresh machine come first.
+    let two = readme.find("cargo run --release").unwrap();
+    assert!(two < readme.find("## Install").unwrap());
+}

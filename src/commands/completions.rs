@@ -159,7 +159,10 @@ mod tests {
         // One SYNOPSIS section; the subcommands' are subsections.
         assert_eq!(page.matches(".SH SYNOPSIS").count(), 1);
         assert!(page.is_ascii());
-        assert!(page.contains("\\[u2014] AI Coding Agent"), "the reply marker's dash");
+        assert!(
+            page.contains("\\[u2014] AI Coding Agent"),
+            "the reply marker's dash"
+        );
         assert!(page.contains(".SS \"Synopsis\""));
     }
 
