@@ -359,7 +359,7 @@ pub(crate) fn show(loaded: &Loaded, file: &toml::Table, theme_flag: Option<&str>
         None => out.push_str("# No config file: every value is a default.\n"),
     }
     out.push_str(
-        "# `# file` marks a value set in the file, `# default` a built-in default. Reference: docs/config.md.\n",
+        "# `# file` marks a value set in the file, `# default` a built-in default. Reference: docs/config.md.\n\n",
     );
     let mut table: Option<Vec<String>> = None;
     for s in settings(loaded, file, theme_flag) {
@@ -424,6 +424,7 @@ pub(crate) fn init_text() -> String {
          # `pr-shepherd config show` prints the effective settings. Reference: docs/config.md.\n",
     );
     let mut table: Option<Vec<String>> = None;
+    let mut last_generic: Option<String> = None;
     for s in &defaults {
         let Some((last, parents)) = s.path.split_last() else {
             continue;
@@ -434,9 +435,14 @@ pub(crate) fn init_text() -> String {
             out.push_str(&format!("\n[{header}]\n"));
         }
         table = Some(parents.to_vec());
-        if let Some(d) = description(&s.path) {
+        // A description once per kind of key (`keys.<command>` has one for all commands).
+        let generic = generic_key(&s.path);
+        if last_generic.as_deref() != Some(generic.as_str())
+            && let Some(d) = description(&s.path)
+        {
             out.push_str(&format!("# {d}\n"));
         }
+        last_generic = Some(generic);
         let value = match &s.value {
             Some(v) => inline(v),
             None => UNSET_EXAMPLES
@@ -444,7 +450,13 @@ pub(crate) fn init_text() -> String {
                 .find(|(k, _)| *k == s.key())
                 .map_or_else(|| "\"\"".to_owned(), |(_, v)| (*v).to_owned()),
         };
-        out.push_str(&format!("# {} = {value}\n", toml_key(last)));
+        // A console command's own help text after its line.
+        let help = COMMANDS
+            .iter()
+            .find(|c| parents.first().map(String::as_str) == Some("keys") && c.1 == last)
+            .map(|c| format!("  # {}", c.3))
+            .unwrap_or_default();
+        out.push_str(&format!("# {} = {value}{help}\n", toml_key(last)));
     }
     out.push_str(
         "\n# Per-aspect settings (aspects: correctness, conventions, security, perf, tests,\n\
