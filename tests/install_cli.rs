@@ -6,50 +6,9 @@ mod support;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use support::env::{BIN, TestEnv};
 use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
-
-const BIN: &str = env!("CARGO_BIN_EXE_pr-shepherd");
-
-/// The binary in a hermetic environment: HOME and the XDG dirs inside `home`, no credentials,
-/// no API endpoints, no state dir from the caller's environment.
-fn shepherd(home: &Path) -> Command {
-    let mut c = Command::new(BIN);
-    hermetic(&mut c, home);
-    c
-}
-
-fn hermetic(c: &mut Command, home: &Path) {
-    for k in [
-        "GH_TOKEN",
-        "GITHUB_TOKEN",
-        "GH_APP_ID",
-        "GH_APP_PRIVATE_KEY",
-        "GH_APP_INSTALLATION_ID",
-        "GITHUB_API_URL",
-        "GITHUB_GRAPHQL_URL",
-        "PR_SHEPHERD_STATE_DIR",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_API_KEY",
-        "OPENAI_BASE_URL",
-        "NO_COLOR",
-    ] {
-        c.env_remove(k);
-    }
-    c.env("HOME", home)
-        .env("XDG_CONFIG_HOME", home.join("config"))
-        .env("XDG_STATE_HOME", home.join("state"))
-        .env("XDG_DATA_HOME", home.join("data"))
-        .env("XDG_CACHE_HOME", home.join("cache"));
-}
-
-fn out(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn err(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+use support::{stderr as err, stdout as out};
 
 fn run_ok(c: &mut Command) -> Output {
     let o = c.output().expect("run pr-shepherd");
@@ -58,6 +17,7 @@ fn run_ok(c: &mut Command) -> Output {
 }
 
 fn have(program: &str) -> bool {
+    // The caller's PATH: whether the machine has the program, not the test environment.
     Command::new("sh")
         .args(["-c", &format!("command -v {program}")])
         .output()
@@ -78,13 +38,13 @@ fn parses(shell: &str, flag: &[&str], script: &str, dir: &Path) {
 
 #[test]
 fn completions_parse_in_their_shells() {
-    let home = tempfile::tempdir().unwrap();
+    let env = TestEnv::new();
     for (shell, program, flag) in [
         ("bash", "bash", &["-n"][..]),
         ("zsh", "zsh", &["-n"][..]),
         ("fish", "fish", &["--no-execute"][..]),
     ] {
-        let o = run_ok(shepherd(home.path()).args(["completions", shell]));
+        let o = run_ok(env.bin().args(["completions", shell]));
         let script = out(&o);
         assert!(script.contains("pr-shepherd"), "{shell}");
         for sub in [
@@ -93,7 +53,7 @@ fn completions_parse_in_their_shells() {
             assert!(script.contains(sub), "{shell} lacks {sub}");
         }
         if have(program) {
-            parses(program, flag, &script, home.path());
+            parses(program, flag, &script, env.root());
         } else if program == "bash" {
             panic!("bash is needed to check the bash completions");
         } else {
@@ -101,8 +61,8 @@ fn completions_parse_in_their_shells() {
         }
     }
     // bash: sourcing it registers the completion function.
-    let o = run_ok(shepherd(home.path()).args(["completions", "bash"]));
-    let file = home.path().join("c.bash");
+    let o = run_ok(env.bin().args(["completions", "bash"]));
+    let file = env.root().join("c.bash");
     std::fs::write(&file, out(&o)).unwrap();
     let o = Command::new("bash")
         .args(["-c", "source \"$1\" && complete -p pr-shepherd", "x"])
@@ -112,17 +72,14 @@ fn completions_parse_in_their_shells() {
     assert!(o.status.success(), "{}", err(&o));
     assert!(out(&o).contains("pr-shepherd"), "{}", out(&o));
     // An unknown shell is a usage error.
-    let o = shepherd(home.path())
-        .args(["completions", "tcsh"])
-        .output()
-        .unwrap();
+    let o = env.bin().args(["completions", "tcsh"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]
 fn man_page_is_valid_roff_with_every_subcommand() {
-    let home = tempfile::tempdir().unwrap();
-    let o = run_ok(shepherd(home.path()).arg("man"));
+    let env = TestEnv::new();
+    let o = run_ok(env.bin().arg("man"));
     let page = out(&o);
     assert!(
         page.contains(".TH pr-shepherd 1"),
@@ -151,7 +108,7 @@ fn man_page_is_valid_roff_with_every_subcommand() {
         );
     }
     if have("groff") {
-        let file = home.path().join("pr-shepherd.1");
+        let file = env.root().join("pr-shepherd.1");
         std::fs::write(&file, &page).unwrap();
         // -ww: every warning; -z: no output. Any warning means the roff is not clean.
         let o = Command::new("groff")
@@ -181,8 +138,8 @@ fn man_page_is_valid_roff_with_every_subcommand() {
         eprintln!("note: groff is not installed; the man page was only checked for its sections");
     }
     // One page per subcommand into a folder.
-    let dir = home.path().join("man1");
-    run_ok(shepherd(home.path()).arg("man").arg("--dir").arg(&dir));
+    let dir = env.root().join("man1");
+    run_ok(env.bin().arg("man").arg("--dir").arg(&dir));
     for f in [
         "pr-shepherd.1",
         "pr-shepherd-review.1",
@@ -194,61 +151,74 @@ fn man_page_is_valid_roff_with_every_subcommand() {
 
 #[test]
 fn config_path_honours_the_flag_and_xdg() {
-    let home = tempfile::tempdir().unwrap();
-    let o = run_ok(shepherd(home.path()).args(["config", "path"]));
+    let env = TestEnv::new();
+    // The test environment starts with an empty config file; without one, `path` says so.
+    std::fs::remove_file(env.config()).unwrap();
+    let o = run_ok(env.bin().args(["config", "path"]));
+    assert_eq!(out(&o).trim(), env.config().display().to_string());
+    assert!(err(&o).contains("does not exist"), "{}", err(&o));
     if cfg!(target_os = "linux") {
+        // XDG_CONFIG_HOME is honoured: the test environment sets it, and another one moves it.
+        let xdg = env.root().join("other-xdg");
+        let o = run_ok(
+            env.bin()
+                .env("XDG_CONFIG_HOME", &xdg)
+                .args(["config", "path"]),
+        );
         assert_eq!(
             out(&o).trim(),
-            home.path()
-                .join("config/pr-shepherd/config.toml")
-                .display()
-                .to_string()
+            xdg.join("pr-shepherd/config.toml").display().to_string()
         );
-        // Without XDG_CONFIG_HOME: ~/.config.
+        // Without it: ~/.config.
         let o = run_ok(
-            shepherd(home.path())
+            env.bin()
                 .env_remove("XDG_CONFIG_HOME")
                 .args(["config", "path"]),
         );
         assert_eq!(
             out(&o).trim(),
-            home.path()
+            env.home()
                 .join(".config/pr-shepherd/config.toml")
                 .display()
                 .to_string()
         );
     }
-    assert!(err(&o).contains("does not exist"), "{}", err(&o));
-    let mine = home.path().join("elsewhere.toml");
+    // --config wins, and need not exist yet (so that `config init` can write it).
+    let mine = env.root().join("elsewhere.toml");
     let o = run_ok(
-        shepherd(home.path())
+        env.bin()
             .arg("--config")
             .arg(&mine)
             .args(["config", "path"]),
     );
     assert_eq!(out(&o).trim(), mine.display().to_string());
+    run_ok(
+        env.bin()
+            .arg("--config")
+            .arg(&mine)
+            .args(["config", "init"]),
+    );
+    assert!(mine.is_file());
 }
 
 #[test]
 fn config_init_then_show_round_trips_and_init_refuses_to_overwrite() {
-    let home = tempfile::tempdir().unwrap();
-    let o = run_ok(shepherd(home.path()).args(["config", "init"]));
+    let env = TestEnv::new();
+    std::fs::remove_file(env.config()).unwrap();
+    let o = run_ok(env.bin().args(["config", "init"]));
     let path = std::path::PathBuf::from(out(&o).trim());
-    assert!(path.starts_with(home.path()), "{}", path.display());
+    assert_eq!(path, env.config());
     let written = std::fs::read_to_string(&path).unwrap();
     assert!(written.contains("# concurrency = 6"), "{written}");
 
     // A second init refuses, exit 2, and leaves the file alone.
-    let o = shepherd(home.path())
-        .args(["config", "init"])
-        .output()
-        .unwrap();
+    let o = env.bin().args(["config", "init"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(err(&o).contains("already exists"), "{}", err(&o));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), written);
 
     // show: the init file sets nothing, so every value is a default.
-    let o = run_ok(shepherd(home.path()).args(["config", "show"]));
+    let o = run_ok(env.bin().args(["config", "show"]));
     let shown = out(&o);
     assert!(!shown.contains("  # file"), "{shown}");
     let v: toml::Table = toml::from_str(&shown).expect("config show is TOML");
@@ -262,17 +232,17 @@ fn config_init_then_show_round_trips_and_init_refuses_to_overwrite() {
         "theme = \"light\"\n[review]\nllm = \"command\"\ncommand = [\"agent\", \"--print\"]\n",
     )
     .unwrap();
-    let o = run_ok(shepherd(home.path()).args(["config", "show"]));
+    let o = run_ok(env.bin().args(["config", "show"]));
     let shown = out(&o);
     assert!(shown.contains("theme = \"light\"  # file"), "{shown}");
     assert!(
         shown.contains("command = [\"agent\", \"--print\"]  # file"),
         "{shown}"
     );
-    let again_path = home.path().join("again.toml");
+    let again_path = env.root().join("again.toml");
     std::fs::write(&again_path, &shown).unwrap();
     let o = run_ok(
-        shepherd(home.path())
+        env.bin()
             .arg("--config")
             .arg(&again_path)
             .args(["config", "show"]),
@@ -283,22 +253,23 @@ fn config_init_then_show_round_trips_and_init_refuses_to_overwrite() {
 
     // A bad key is refused naming it (exit 2).
     std::fs::write(&path, "[review]\nllm_command = \"x\"\n").unwrap();
-    let o = shepherd(home.path())
-        .args(["config", "show"])
-        .output()
-        .unwrap();
+    let o = env.bin().args(["config", "show"]).output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(err(&o).contains("llm_command"), "{}", err(&o));
 }
 
 /// Runs `args` with stderr on a pseudo-terminal (util-linux `script`) and stdout to a file.
 /// Returns (stdout file, terminal transcript), or None without `script`.
-fn on_a_terminal(home: &Path, envs: &[(&str, &str)], args: &[String]) -> Option<(String, String)> {
+fn on_a_terminal(
+    env: &TestEnv,
+    envs: &[(&str, &str)],
+    args: &[String],
+) -> Option<(String, String)> {
     if !have("script") {
         eprintln!("note: `script` is not installed; the terminal case was not run");
         return None;
     }
-    let stdout_file = home.join("stdout.txt");
+    let stdout_file = env.root().join("stdout.txt");
     let quote = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
     let mut cmd = quote(BIN);
     for a in args {
@@ -307,10 +278,9 @@ fn on_a_terminal(home: &Path, envs: &[(&str, &str)], args: &[String]) -> Option<
     }
     cmd.push_str(" > ");
     cmd.push_str(&quote(&stdout_file.display().to_string()));
-    let mut c = Command::new("script");
-    hermetic(&mut c, home);
-    c.envs(envs.iter().copied());
-    let o = c
+    let o = env
+        .command("script")
+        .envs(envs.iter().copied())
         .args(["-qec", &cmd, "/dev/null"])
         .stdin(std::process::Stdio::null())
         .output()
@@ -321,21 +291,21 @@ fn on_a_terminal(home: &Path, envs: &[(&str, &str)], args: &[String]) -> Option<
 
 #[test]
 fn review_progress_only_on_a_terminal_and_never_on_stdout() {
-    let home = tempfile::tempdir().unwrap();
-    let state = home.path().join("st").display().to_string();
+    let env = TestEnv::new();
+    let state = env.root().join("st").display().to_string();
     let args: Vec<String> = ["--state-dir", &state, "review"]
         .iter()
         .map(|s| s.to_string())
         .collect();
     // Not a terminal: no progress at all.
-    let o = run_ok(shepherd(home.path()).args(&args));
+    let o = run_ok(env.bin().args(&args));
     assert!(!err(&o).contains("[1/6]"), "{}", err(&o));
     assert!(!out(&o).contains("[1/6]"));
     assert!(out(&o).contains("## PR Shepherd Review"));
     let piped = out(&o);
 
     // A terminal: a line per aspect on stderr; stdout is the same review, no progress in it.
-    if let Some((stdout, tty)) = on_a_terminal(home.path(), &[], &args) {
+    if let Some((stdout, tty)) = on_a_terminal(&env, &[], &args) {
         for n in 1..=6 {
             assert!(tty.contains(&format!("[{n}/6] ")), "{tty}");
         }
@@ -346,7 +316,7 @@ fn review_progress_only_on_a_terminal_and_never_on_stdout() {
         // --quiet: none even on a terminal.
         let mut quiet = args.clone();
         quiet.push("--quiet".into());
-        let (_, tty) = on_a_terminal(home.path(), &[], &quiet).unwrap();
+        let (_, tty) = on_a_terminal(&env, &[], &quiet).unwrap();
         assert!(!tty.contains("[1/6]"), "{tty}");
     }
 }
@@ -355,44 +325,35 @@ fn review_progress_only_on_a_terminal_and_never_on_stdout() {
 async fn record_progress_per_page_only_on_a_terminal() {
     // Enough items for several pages of each kind.
     let (server, _fake) = FakeGitHub::start(FakePr::generate(120, 105, 30, 12, 5)).await;
-    let home = tempfile::tempdir().unwrap();
-    let fixture = home.path().join("pr.json").display().to_string();
+    let env = std::sync::Arc::new(TestEnv::new());
+    let fixture = env.root().join("pr.json").display().to_string();
     let args: Vec<String> = vec![
         "--api-url".into(),
         server.uri(),
         "record".into(),
         format!("{OWNER}/{REPO}#{NUMBER}"),
         "--out".into(),
-        fixture.clone(),
+        fixture,
     ];
-    let h = home.path().to_path_buf();
-    let piped_args = args.clone();
-    let o = tokio::task::spawn_blocking(move || {
-        shepherd(&h)
-            .env("GH_TOKEN", "ghp_InstallCliTestToken000000000000000")
-            .args(&piped_args)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
+    let token = "ghp_InstallCliTestToken000000000000000";
+    // Not a terminal: no progress; stdout stays empty (record writes a file).
+    let o = env
+        .bin_async()
+        .env("GH_TOKEN", token)
+        .args(&args)
+        .output()
+        .await
+        .unwrap();
     assert!(o.status.success(), "{}", err(&o));
     assert!(!err(&o).contains("fetched"), "{}", err(&o));
     assert!(out(&o).is_empty(), "{}", out(&o));
 
-    let h = home.path().to_path_buf();
-    let tty = tokio::task::spawn_blocking(move || {
-        on_a_terminal(
-            &h,
-            &[
-                ("GH_TOKEN", "ghp_InstallCliTestToken000000000000000"),
-                ("PR_SHEPHERD_HTTP_BACKOFF_MS", "1"),
-            ],
-            &args,
-        )
-    })
-    .await
-    .unwrap();
+    // A terminal: a line per page on stderr. (Blocking: the fake server runs on this runtime.)
+    let on_tty = env.clone();
+    let tty =
+        tokio::task::spawn_blocking(move || on_a_terminal(&on_tty, &[("GH_TOKEN", token)], &args))
+            .await
+            .unwrap();
     if let Some((stdout, tty)) = tty {
         assert!(stdout.is_empty(), "{stdout}");
         let pages = tty.lines().filter(|l| l.contains("] fetched ")).count();

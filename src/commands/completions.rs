@@ -14,7 +14,7 @@ pub fn completion_script(shell: clap_complete::Shell) -> String {
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-pub(super) fn completions(args: CompletionsArgs) -> Result<(), CliError> {
+pub(super) fn completions(args: &CompletionsArgs) -> Result<(), CliError> {
     super::emit(&completion_script(args.shell))
 }
 
@@ -95,18 +95,18 @@ fn collect_subcommands(cmd: &clap::Command, out: &mut Vec<clap::Command>) {
     }
 }
 
-pub(super) fn man(args: ManArgs) -> Result<(), CliError> {
-    match args.dir {
+pub(super) fn man(args: &ManArgs) -> Result<(), CliError> {
+    match &args.dir {
         None => {
             let page = man_page()
                 .map_err(|e| CliError::runtime(format!("cannot render the man page: {e}")))?;
             super::emit(&page)
         }
         Some(dir) => {
-            std::fs::create_dir_all(&dir).map_err(|e| {
+            std::fs::create_dir_all(dir).map_err(|e| {
                 CliError::runtime(format!("cannot create `{}`: {e}", dir.display()))
             })?;
-            clap_mangen::generate_to(Cli::command(), &dir).map_err(|e| {
+            clap_mangen::generate_to(Cli::command(), dir).map_err(|e| {
                 CliError::runtime(format!(
                     "cannot write the man pages to `{}`: {e}",
                     dir.display()

@@ -11,10 +11,10 @@ use std::path::{Path, PathBuf};
 use crate::cli::ConfigCommand;
 use crate::config::{CONFIG_FILE, Config, Loaded, config_dir};
 use crate::error::CliError;
-use crate::tui::keymap::COMMANDS;
+use crate::keys::COMMANDS;
 
 pub(super) fn run(
-    cmd: ConfigCommand,
+    cmd: &ConfigCommand,
     flag: Option<&Path>,
     theme_flag: Option<&str>,
 ) -> Result<(), CliError> {
