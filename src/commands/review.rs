@@ -485,7 +485,9 @@ async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool)
             continue;
         }
         let line = match ev {
-            ReviewEvent::Queued { .. } | ReviewEvent::Running { .. } => continue,
+            ReviewEvent::Queued { .. }
+            | ReviewEvent::Running { .. }
+            | ReviewEvent::Streaming { .. } => continue,
             ReviewEvent::Done {
                 aspect,
                 findings,

@@ -128,9 +128,13 @@ mod tests {
                 elapsed_ms: 3,
                 input_tokens: Some(10),
                 output_tokens: Some(2),
+                cache_read_tokens: None,
+                cache_write_tokens: None,
+                calls: 1,
                 diff: None,
                 note: None,
             }],
+            prices: None,
         }
     }
 

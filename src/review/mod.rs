@@ -32,6 +32,7 @@
 
 pub mod aggregate;
 pub mod aspect;
+pub mod chunk;
 pub mod classify;
 pub mod compose;
 pub mod findings;

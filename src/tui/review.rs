@@ -94,6 +94,8 @@ impl RunView {
                 (*aspect, AspectView::Skipped(reason.clone()))
             }
             ReviewEvent::Cancelled { aspect } => (*aspect, AspectView::Cancelled),
+            // Streamed-token progress is not drawn by this view yet.
+            ReviewEvent::Streaming { .. } => return,
             ReviewEvent::Finished(_) => {
                 self.finished = true;
                 return;

@@ -1,10 +1,14 @@
 //! Anthropic Messages API (`POST {base}/v1/messages`).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::json;
 
 use super::http::{self, RetryPolicy};
-use super::{Completion, LlmError};
+use super::sse::AnthropicStream;
+use super::{CallEvents, Completion, LlmError};
 use crate::review::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -19,6 +23,10 @@ pub struct AnthropicClient {
     pub(super) model: String,
     max_tokens: u32,
     retry: RetryPolicy,
+    /// Stream answers (server-sent events).
+    stream: bool,
+    /// Send `cache_control` marks; cleared for the rest of the run when the endpoint refuses them.
+    cache: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for AnthropicClient {
@@ -63,16 +71,59 @@ impl AnthropicClient {
             model,
             max_tokens,
             retry,
+            stream: true,
+            cache: Arc::new(AtomicBool::new(true)),
         })
     }
 
-    pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
-        let body = json!({
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "system": prompt.system,
-            "messages": [{"role": "user", "content": prompt.user}],
-        });
+    /// Streams answers (`true`, the default) or asks for them whole.
+    pub fn streaming(mut self, on: bool) -> AnthropicClient {
+        self.stream = on;
+        self
+    }
+
+    /// One call. When the endpoint refuses the request with `cache_control` marks (HTTP 400 or
+    /// 422), it is sent once more without them, and they stay off for this client's run.
+    pub async fn complete(
+        &self,
+        prompt: &Prompt,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
+        let cached = self.cache.load(Ordering::Relaxed);
+        match self.send(prompt, cached, events).await {
+            Err(LlmError::Status {
+                status: 400 | 422, ..
+            }) if cached => {
+                let again = self.send(prompt, false, events).await;
+                if again.is_ok() {
+                    tracing::info!("{PROVIDER} refused cache_control: sending without it");
+                    self.cache.store(false, Ordering::Relaxed);
+                }
+                again
+            }
+            other => other,
+        }
+    }
+
+    async fn send(
+        &self,
+        prompt: &Prompt,
+        cached: bool,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
+        let body = request_body(&self.model, self.max_tokens, prompt, cached, self.stream);
+        if self.stream {
+            return http::post_stream::<AnthropicStream>(
+                &self.http,
+                PROVIDER,
+                &self.url,
+                self.headers.clone(),
+                &body,
+                self.retry,
+                events,
+            )
+            .await;
+        }
         let answer = http::post_json(
             &self.http,
             PROVIDER,
@@ -82,7 +133,75 @@ impl AnthropicClient {
             self.retry,
         )
         .await?;
+        events.began();
         parse_answer(&answer)
+    }
+}
+
+/// The Messages request in cache order: the playbook (system) and the PR data and diff blocks
+/// carry `cache_control` marks when `cached`; the aspect's task comes last, unmarked.
+fn request_body(
+    model: &str,
+    max_tokens: u32,
+    prompt: &Prompt,
+    cached: bool,
+    stream: bool,
+) -> serde_json::Value {
+    let block = |text: &str, mark: bool| {
+        let mut b = json!({"type": "text", "text": text});
+        if mark && cached {
+            b["cache_control"] = json!({"type": "ephemeral"});
+        }
+        b
+    };
+    let mut content = vec![block(&prompt.data, true)];
+    if !prompt.diff_text.is_empty() {
+        content.push(block(&prompt.diff_text, true));
+    }
+    content.push(block(&prompt.task, false));
+    let mut body = json!({
+        "model": model,
+        "max_tokens": max_tokens,
+        "system": [block(&prompt.system, true)],
+        "messages": [{"role": "user", "content": content}],
+    });
+    if stream {
+        body["stream"] = json!(true);
+    }
+    body
+}
+
+/// Token usage as the Messages API reports it. `input_tokens` there excludes cached tokens; here
+/// `input` is their sum (everything the prompt held), with the cache parts alongside.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Usage {
+    input: Option<u64>,
+    output: Option<u64>,
+    cache_read: Option<u64>,
+    cache_write: Option<u64>,
+}
+
+impl Usage {
+    /// Takes the fields a `usage` object has (later events update earlier ones).
+    pub(super) fn merge(&mut self, u: &serde_json::Value) {
+        let get = |k: &str| u.get(k).and_then(|v| v.as_u64());
+        self.input = get("input_tokens").or(self.input);
+        self.output = get("output_tokens").or(self.output);
+        self.cache_read = get("cache_read_input_tokens").or(self.cache_read);
+        self.cache_write = get("cache_creation_input_tokens").or(self.cache_write);
+    }
+
+    pub(super) fn completion(&self, text: String) -> Completion {
+        Completion {
+            text,
+            input_tokens: self
+                .input
+                .map(|i| i + self.cache_read.unwrap_or(0) + self.cache_write.unwrap_or(0)),
+            output_tokens: self.output,
+            cache_read_tokens: self.cache_read,
+            cache_write_tokens: self.cache_write,
+            note: None,
+        }
     }
 }
 
@@ -101,18 +220,15 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
         .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
         .collect::<Vec<_>>()
         .join("");
-    let usage = answer.get("usage");
-    let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(|v| v.as_u64());
-    let note = match answer.get("stop_reason").and_then(|s| s.as_str()) {
-        Some("max_tokens") => Some("the answer was cut at max_tokens".to_owned()),
-        _ => None,
-    };
-    Ok(Completion {
-        text,
-        input_tokens: tokens("input_tokens"),
-        output_tokens: tokens("output_tokens"),
-        note,
-    })
+    let mut usage = Usage::default();
+    if let Some(u) = answer.get("usage") {
+        usage.merge(u);
+    }
+    let mut done = usage.completion(text);
+    if answer.get("stop_reason").and_then(|s| s.as_str()) == Some("max_tokens") {
+        done.note = Some("the answer was cut at max_tokens".to_owned());
+    }
+    Ok(done)
 }
 
 #[cfg(test)]

@@ -1,11 +1,15 @@
 //! OpenAI Chat Completions API (`POST {base}/chat/completions`) and the servers that speak it:
 //! Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp server, OpenRouter.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::json;
 
 use super::http::{self, RetryPolicy};
-use super::{Completion, LlmError};
+use super::sse::OpenAiStream;
+use super::{CallEvents, Completion, LlmError};
 use crate::review::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -19,6 +23,10 @@ pub struct OpenAiClient {
     pub(super) model: String,
     max_tokens: Option<u32>,
     retry: RetryPolicy,
+    /// Stream answers (`stream: true` with `stream_options.include_usage`).
+    stream: bool,
+    /// Send `prompt_cache_key`; cleared for the rest of the run when the server refuses it.
+    cache: Arc<AtomicBool>,
 }
 
 impl std::fmt::Debug for OpenAiClient {
@@ -62,19 +70,59 @@ impl OpenAiClient {
             model,
             max_tokens,
             retry,
+            stream: true,
+            cache: Arc::new(AtomicBool::new(true)),
         })
     }
 
-    pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
-        let mut body = json!({
-            "model": self.model,
-            "messages": [
-                {"role": "system", "content": prompt.system},
-                {"role": "user", "content": prompt.user},
-            ],
-        });
-        if let (Some(n), Some(obj)) = (self.max_tokens, body.as_object_mut()) {
-            obj.insert("max_tokens".into(), json!(n));
+    /// Streams answers (`true`, the default) or asks for them whole.
+    pub fn streaming(mut self, on: bool) -> OpenAiClient {
+        self.stream = on;
+        self
+    }
+
+    /// One call. When the server refuses the request with `prompt_cache_key` (HTTP 400 or 422, as
+    /// some compatible servers do for unknown fields), it is sent once more without it, and it
+    /// stays off for this client's run.
+    pub async fn complete(
+        &self,
+        prompt: &Prompt,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
+        let cached = self.cache.load(Ordering::Relaxed);
+        match self.send(prompt, cached, events).await {
+            Err(LlmError::Status {
+                status: 400 | 422, ..
+            }) if cached => {
+                let again = self.send(prompt, false, events).await;
+                if again.is_ok() {
+                    tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it");
+                    self.cache.store(false, Ordering::Relaxed);
+                }
+                again
+            }
+            other => other,
+        }
+    }
+
+    async fn send(
+        &self,
+        prompt: &Prompt,
+        cached: bool,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
+        let body = request_body(&self.model, self.max_tokens, prompt, cached, self.stream);
+        if self.stream {
+            return http::post_stream::<OpenAiStream>(
+                &self.http,
+                PROVIDER,
+                &self.url,
+                self.headers.clone(),
+                &body,
+                self.retry,
+                events,
+            )
+            .await;
         }
         let answer = http::post_json(
             &self.http,
@@ -85,7 +133,57 @@ impl OpenAiClient {
             self.retry,
         )
         .await?;
+        events.began();
         parse_answer(&answer)
+    }
+}
+
+/// The Chat Completions request: the same message prefix for every call of a run (automatic
+/// prefix caching), `prompt_cache_key` naming the PR when `cached`.
+fn request_body(
+    model: &str,
+    max_tokens: Option<u32>,
+    prompt: &Prompt,
+    cached: bool,
+    stream: bool,
+) -> serde_json::Value {
+    let mut body = json!({
+        "model": model,
+        "messages": [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user()},
+        ],
+    });
+    if let Some(n) = max_tokens {
+        body["max_tokens"] = json!(n);
+    }
+    if cached {
+        body["prompt_cache_key"] = json!(prompt.cache_key);
+    }
+    if stream {
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({"include_usage": true});
+    }
+    body
+}
+
+/// A completion from a Chat Completions `usage` object: `prompt_tokens` (cached ones included),
+/// `completion_tokens`, `prompt_tokens_details.cached_tokens`. Cache writes are not reported.
+pub(super) fn usage_completion(usage: Option<&serde_json::Value>, text: String) -> Completion {
+    let tokens = |path: &[&str]| {
+        let mut cur = usage?;
+        for k in path {
+            cur = cur.get(k)?;
+        }
+        cur.as_u64()
+    };
+    Completion {
+        text,
+        input_tokens: tokens(&["prompt_tokens"]),
+        output_tokens: tokens(&["completion_tokens"]),
+        cache_read_tokens: tokens(&["prompt_tokens_details", "cached_tokens"]),
+        cache_write_tokens: None,
+        note: None,
     }
 }
 
@@ -107,18 +205,11 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
             detail: "the first choice has no `message.content` text".into(),
         })?
         .to_owned();
-    let usage = answer.get("usage");
-    let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(|v| v.as_u64());
-    let note = match choice.get("finish_reason").and_then(|s| s.as_str()) {
-        Some("length") => Some("the answer was cut at max_tokens".to_owned()),
-        _ => None,
-    };
-    Ok(Completion {
-        text,
-        input_tokens: tokens("prompt_tokens"),
-        output_tokens: tokens("completion_tokens"),
-        note,
-    })
+    let mut done = usage_completion(answer.get("usage"), text);
+    if choice.get("finish_reason").and_then(|s| s.as_str()) == Some("length") {
+        done.note = Some("the answer was cut at max_tokens".to_owned());
+    }
+    Ok(done)
 }
 
 #[cfg(test)]
