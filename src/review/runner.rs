@@ -368,6 +368,9 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// The longest a call waits for another call to warm the prefix they share.
+const WARM_WAIT_MAX: Duration = Duration::from_secs(15);
+
 /// Who warms which cached prefix. The first call to claim a prefix goes; later calls with the
 /// same prefix wait until its answer begins (or it ends, however it ends).
 #[derive(Default)]
@@ -507,12 +510,15 @@ impl Job {
                 match w.turn(key) {
                     Turn::Warm(tx) => gates.push(tx),
                     Turn::Wait(mut rx) => {
+                        let warm_by = tokio::time::Instant::now() + WARM_WAIT_MAX;
                         tokio::select! {
                             biased;
                             () = calls.stop.cancelled() => return Ended::Cancelled,
                             () = tokio::time::sleep_until(self.overall_deadline) => return Ended::TimedOut(overall),
                             // Err: the warming call ended without an answer; go anyway.
                             _ = rx.wait_for(|open| *open) => {}
+                            // A warming call stuck before its answer begins holds no one long.
+                            () = tokio::time::sleep_until(warm_by) => {}
                         }
                     }
                 }

@@ -165,9 +165,15 @@ impl LlmClient {
     }
 
     /// True for backends with a prompt cache that a first call must warm before the others
-    /// can read it (the HTTP providers).
+    /// can read it, and that say when an answer begins: the HTTP providers, streaming. (A
+    /// non-streamed answer "begins" only when it is complete; waiting for it would double the
+    /// wall time, so those calls fan out at once.)
     pub fn caches_prefix(&self) -> bool {
-        matches!(self, LlmClient::Anthropic(_) | LlmClient::OpenAi(_))
+        match self {
+            LlmClient::Anthropic(c) => c.is_streaming(),
+            LlmClient::OpenAi(c) => c.is_streaming(),
+            LlmClient::Command(_) | LlmClient::Replay(_) => false,
+        }
     }
 
     /// The backend the settings ask for. `replay` is the fixture's recorded answers; without an

@@ -70,15 +70,20 @@ impl OpenAiClient {
             model,
             max_tokens,
             retry,
-            stream: true,
+            stream: false,
             cache: Arc::new(AtomicBool::new(true)),
         })
     }
 
-    /// Streams answers (`true`, the default) or asks for them whole.
+    /// Streams answers (server-sent events) or asks for them whole (the default of `new`;
+    /// `LlmClient::from_settings` streams unless `stream = false`).
     pub fn streaming(mut self, on: bool) -> OpenAiClient {
         self.stream = on;
         self
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.stream
     }
 
     /// One call. When the server refuses the request with `prompt_cache_key` (HTTP 400 or 422, as
