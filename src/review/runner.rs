@@ -35,7 +35,7 @@ pub enum ReviewEvent {
     /// The call is in flight; sent when it starts and then about once a second.
     Running { aspect: Aspect, elapsed: Duration },
     /// Streamed answer text arrived: about `tokens` tokens so far (characters / 4, every chunk of
-    /// the aspect together). Sent every 32 tokens or so.
+    /// the aspect together). Sent at the first text and then every 32 tokens or so.
     Streaming { aspect: Aspect, tokens: u64 },
     /// The aspect finished; `findings` were accepted (0 = looked and found nothing).
     Done {
@@ -428,7 +428,7 @@ impl CallEvents for CallProgress<'_> {
     fn received(&self, chars: usize) {
         let before = self.received.fetch_add(chars, Ordering::Relaxed);
         let (old, new) = (before / 4, (before + chars) / 4);
-        if old / 32 != new / 32 {
+        if before == 0 || old / 32 != new / 32 {
             let _ = self.events.send(ReviewEvent::Streaming {
                 aspect: self.aspect,
                 tokens: new as u64,

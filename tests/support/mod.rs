@@ -1,3 +1,4 @@
 //! Shared test helpers.
 
 pub mod fake_github;
+pub mod fake_llm;

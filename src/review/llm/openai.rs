@@ -99,10 +99,13 @@ impl OpenAiClient {
             Err(LlmError::Status {
                 status: 400 | 422, ..
             }) if cached => {
+                // Off at once, so calls starting meanwhile go without it too.
+                self.cache.store(false, Ordering::Relaxed);
                 let again = self.send(prompt, false, events).await;
-                if again.is_ok() {
-                    tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it");
-                    self.cache.store(false, Ordering::Relaxed);
+                match &again {
+                    Ok(_) => tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it"),
+                    // Refused without it as well: it was not the cache field.
+                    Err(_) => self.cache.store(true, Ordering::Relaxed),
                 }
                 again
             }
