@@ -104,7 +104,11 @@ async fn calls_two_to_six_start_after_the_first_answer_began_and_read_the_cache(
                     body["messages"][0]["content"][0]["cache_control"]["type"],
                     "ephemeral"
                 );
-                assert!(body["messages"][0]["content"][2].get("cache_control").is_none());
+                assert!(
+                    body["messages"][0]["content"][2]
+                        .get("cache_control")
+                        .is_none()
+                );
             }
             Wire::OpenAi => {
                 assert_eq!(u.cache_write_tokens, None, "OpenAI does not report writes");
@@ -188,9 +192,15 @@ pub fn big_pr(files: usize, hunks: usize, lines: usize) -> PrMeta {
         .map(|i| {
             let mut patch = String::new();
             for h in 0..hunks {
-                patch.push_str(&format!("@@ -{0},{lines} +{0},{lines} @@ fn f{h}()\n", h * 100 + 1));
+                patch.push_str(&format!(
+                    "@@ -{0},{lines} +{0},{lines} @@ fn f{h}()\n",
+                    h * 100 + 1
+                ));
                 for l in 0..lines {
-                    patch.push_str(&format!("+    let v{l} = compute_{i}_{h}_{l}(input); // {}\n", "x".repeat(30)));
+                    patch.push_str(&format!(
+                        "+    let v{l} = compute_{i}_{h}_{l}(input); // {}\n",
+                        "x".repeat(30)
+                    ));
                 }
             }
             ChangedFile {

@@ -235,7 +235,11 @@ fn account(wire: Wire, body: &Value, st: &State) -> (u64, u64, u64, Vec<String>)
                 .max()
                 .unwrap_or(0);
             let t = tokens(best).min(input);
-            let read = if t >= MIN_CACHE_TOKENS { t / 128 * 128 } else { 0 };
+            let read = if t >= MIN_CACHE_TOKENS {
+                t / 128 * 128
+            } else {
+                0
+            };
             (input, read, 0, vec![all])
         }
     }
@@ -253,8 +257,8 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
     };
     let received = Instant::now();
     let streamed = body.get("stream").and_then(|s| s.as_bool()) == Some(true);
-    let has_cache_fields = body.get("prompt_cache_key").is_some()
-        || blocks(&body).iter().any(|(_, marked)| *marked);
+    let has_cache_fields =
+        body.get("prompt_cache_key").is_some() || blocks(&body).iter().any(|(_, marked)| *marked);
     if b.reject_cache_fields && has_cache_fields {
         st.lock().unwrap().calls.push(Call {
             received,

@@ -103,7 +103,9 @@ impl OpenAiClient {
                 self.cache.store(false, Ordering::Relaxed);
                 let again = self.send(prompt, false, events).await;
                 match &again {
-                    Ok(_) => tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it"),
+                    Ok(_) => {
+                        tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it")
+                    }
                     // Refused without it as well: it was not the cache field.
                     Err(_) => self.cache.store(true, Ordering::Relaxed),
                 }

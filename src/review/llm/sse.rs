@@ -27,10 +27,7 @@ impl SseParser {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        loop {
-            let Some(end) = self.buf.iter().position(|b| *b == b'\n' || *b == b'\r') else {
-                break;
-            };
+        while let Some(end) = self.buf.iter().position(|b| *b == b'\n' || *b == b'\r') {
             // A `\r` at the very end may be the first half of `\r\n`: wait for the next byte.
             if self.buf[end] == b'\r' && end + 1 == self.buf.len() {
                 break;
