@@ -129,6 +129,7 @@ impl AnthropicClient {
                 &body,
                 self.retry,
                 events,
+                parse_answer,
             )
             .await;
         }

@@ -198,6 +198,8 @@ pub(super) async fn post_json(
 /// are retried like [`post_json`]; so is a stream that stops before its proper end (a cut
 /// answer), a read error mid-stream, and a retryable error event. `events.began()` is called when
 /// the first answer's headers arrive; `events.received(n)` for every bit of answer text.
+/// A server that ignores `stream` and answers with one JSON document is read with `whole`.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn post_stream<C: Collector>(
     client: &reqwest::Client,
     provider: &'static str,
@@ -206,6 +208,7 @@ pub(super) async fn post_stream<C: Collector>(
     body: &serde_json::Value,
     policy: RetryPolicy,
     events: &dyn CallEvents,
+    whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
 ) -> Result<Completion, LlmError> {
     let mut attempt: u32 = 0;
     loop {
@@ -250,6 +253,23 @@ pub(super) async fn post_stream<C: Collector>(
             continue;
         }
         events.began();
+        let is_json = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("application/json"));
+        if is_json {
+            let text = resp.text().await.map_err(|e| LlmError::Transport {
+                provider,
+                attempts: attempt,
+                detail: snippet(&e.to_string()),
+            })?;
+            let answer = serde_json::from_str(&text).map_err(|e| LlmError::Protocol {
+                provider,
+                detail: format!("the answer is not JSON ({e}): {}", snippet(&text)),
+            })?;
+            return whole(&answer);
+        }
         let why = match read_stream::<C>(&mut resp, events).await {
             Ok(done) => return Ok(done),
             Err(StreamEnd::Fatal(detail)) => {

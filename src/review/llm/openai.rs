@@ -131,6 +131,7 @@ impl OpenAiClient {
                 &body,
                 self.retry,
                 events,
+                parse_answer,
             )
             .await;
         }
