@@ -108,7 +108,13 @@ struct Row {
     one: Duration,
 }
 
-async fn measure(name: &'static str, pr: &PrMeta, wire: Wire, stream: bool) -> Row {
+async fn measure(
+    name: &'static str,
+    pr: &PrMeta,
+    wire: Wire,
+    stream: bool,
+    concurrency: usize,
+) -> Row {
     let fake = FakeLlm::start(Behaviour {
         first_byte: Duration::from_millis(200),
         total: Duration::from_secs(1),
@@ -123,7 +129,10 @@ async fn measure(name: &'static str, pr: &PrMeta, wire: Wire, stream: bool) -> R
     let one = t.elapsed();
     fake.reset();
     // The whole run, against a cold cache.
-    let settings = ReviewSettings::default();
+    let settings = ReviewSettings {
+        concurrency,
+        ..Default::default()
+    };
     let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
     let t = Instant::now();
     let run = run_review(
@@ -147,7 +156,11 @@ async fn measure(name: &'static str, pr: &PrMeta, wire: Wire, stream: bool) -> R
                 Wire::OpenAi => "openai",
             },
             if stream { "streamed" } else { "not streamed" }
-        ),
+        ) + &if concurrency == 6 {
+            String::new()
+        } else {
+            format!(", concurrency {concurrency}")
+        },
         diff_chars: pr
             .files
             .iter()
@@ -183,9 +196,11 @@ fn main() {
             (Wire::OpenAi, true),
             (Wire::Anthropic, false),
         ] {
-            rows.push(rt.block_on(measure(name, pr, wire, stream)));
+            rows.push(rt.block_on(measure(name, pr, wire, stream, 6)));
         }
     }
+    // The large PR's 42 calls at once instead of six at a time.
+    rows.push(rt.block_on(measure(prs[2].0, &prs[2].1, Wire::Anthropic, true, 42)));
     println!(
         "| PR | diff chars | backend | calls | input tokens | cache read | cache write | billed-equivalent / uncached | wall | one call | wall / one call |"
     );

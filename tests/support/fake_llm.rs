@@ -280,23 +280,18 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
         sock.write_all(resp.as_bytes()).await?;
         return sock.shutdown().await;
     }
-    let wait_first = if streamed { b.first_byte } else { b.total };
-    tokio::time::sleep(wait_first).await;
-    // The answer begins: account, and make what it wrote readable.
-    let (input, read, write, ready) = {
+    // The prompt is read from the cache as it arrives (prefill starts now); what it writes
+    // becomes readable once its answer begins, after `first_byte`, streamed or not.
+    let (input, read, write, ready, cut, index) = {
         let mut s = st.lock().unwrap();
         let (input, read, write, ready) = account(b.wire, &body, &s);
         let cut = streamed && s.cuts_done < b.cut_first;
         if cut {
             s.cuts_done += 1;
         }
-        match b.wire {
-            Wire::Anthropic => s.ready.extend(ready.iter().cloned()),
-            Wire::OpenAi => s.prompts.extend(ready.iter().cloned()),
-        }
         s.calls.push(Call {
             received,
-            began: Some(Instant::now()),
+            began: None,
             streamed,
             input_tokens: input,
             cache_read: read,
@@ -306,9 +301,25 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
             cut,
             body: body.clone(),
         });
-        (input, read, write, cut)
+        (input, read, write, ready, cut, s.calls.len() - 1)
     };
-    let cut = ready;
+    tokio::time::sleep(b.first_byte).await;
+    {
+        let mut s = st.lock().unwrap();
+        match b.wire {
+            Wire::Anthropic => s.ready.extend(ready.iter().cloned()),
+            Wire::OpenAi => s.prompts.extend(ready.iter().cloned()),
+        }
+        if streamed && let Some(c) = s.calls.get_mut(index) {
+            c.began = Some(Instant::now());
+        }
+    }
+    if !streamed {
+        tokio::time::sleep(b.total.saturating_sub(b.first_byte)).await;
+        if let Some(c) = st.lock().unwrap().calls.get_mut(index) {
+            c.began = Some(Instant::now());
+        }
+    }
     let output = tokens(b.reply.chars().count());
     if !streamed {
         let answer = match b.wire {
