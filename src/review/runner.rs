@@ -848,6 +848,68 @@ mod tests {
     }
 
     #[test]
+    fn usage_totals_and_the_estimated_cost_at_configured_prices() {
+        let mut a = AspectOutcome::new(Aspect::Correctness, AspectState::Done, None);
+        a.input_tokens = Some(1_000_000);
+        a.output_tokens = Some(60_000);
+        a.cache_read_tokens = Some(600_000);
+        a.cache_write_tokens = Some(200_000);
+        a.calls = 2;
+        let mut b = AspectOutcome::new(Aspect::Perf, AspectState::Done, None);
+        b.output_tokens = Some(40_000);
+        b.calls = 1;
+        let skipped = AspectOutcome::new(Aspect::Tests, AspectState::Skipped, None);
+        let mut run = ReviewRun {
+            run_id: "r".into(),
+            pr: "o/r#1".into(),
+            head_sha: "abc".into(),
+            backend: "anthropic".into(),
+            model: "m".into(),
+            started_at: "2026-11-29T21:00:00Z".parse().unwrap(),
+            elapsed_ms: 1,
+            cancelled: false,
+            aspects: vec![a, b, skipped],
+            prices: None,
+        };
+        let u = run.usage();
+        assert_eq!(
+            u,
+            Usage {
+                input_tokens: Some(1_000_000),
+                output_tokens: Some(100_000),
+                cache_read_tokens: Some(600_000),
+                cache_write_tokens: Some(200_000),
+                calls: 3,
+            }
+        );
+        // No prices configured: no estimate, anywhere.
+        assert_eq!(run.estimated_cost(), None);
+        let line = crate::review::compose::usage_line(&run).unwrap();
+        assert!(!line.contains("cost"), "{line}");
+        run.prices = Some(Prices {
+            input: 3.0,
+            output: 15.0,
+            cache_read: 0.3,
+            cache_write: 3.75,
+        });
+        // 200k plain × 3 + 600k read × 0.3 + 200k written × 3.75 + 100k out × 15, per million.
+        let cost = run.estimated_cost().unwrap();
+        assert!((cost - 3.03).abs() < 1e-9, "{cost}");
+        let line = crate::review::compose::usage_line(&run).unwrap();
+        assert!(line.contains("3 calls"), "{line}");
+        assert!(line.contains("600000 read from the prompt cache, 200000 written to it"));
+        assert!(line.contains("estimated cost $3.0300"), "{line}");
+        let agg = crate::review::compose::first_review(&run);
+        let json = crate::review::compose::json(&run, &agg, "");
+        assert_eq!(json["usage"]["cacheReadTokens"], 600_000);
+        assert!((json["usage"]["estimatedCost"]["total"].as_f64().unwrap() - 3.03).abs() < 1e-9);
+        assert_eq!(
+            json["aspects"][1]["cacheReadTokens"],
+            serde_json::Value::Null
+        );
+    }
+
+    #[test]
     fn run_ids_sort_by_time() {
         let a = new_run_id("2026-11-29T21:00:00Z".parse().unwrap());
         let b = new_run_id("2026-11-29T21:00:01Z".parse().unwrap());

@@ -258,6 +258,51 @@ mod tests {
     }
 
     #[test]
+    fn requests_mark_the_shared_prefix_for_the_cache_unless_refused() {
+        let pr = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .pr;
+        let p = crate::review::prompt::build(
+            crate::review::Aspect::Perf,
+            &pr,
+            &crate::review::prompt::Prompts::embedded(),
+            60_000,
+        );
+        let body = request_body("m", 10, &p, true, true);
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["system"][0]["text"], p.system.as_str());
+        assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+        let content = body["messages"][0]["content"].as_array().unwrap();
+        assert_eq!(content.len(), 3);
+        assert_eq!(content[0]["text"], p.data.as_str());
+        assert_eq!(content[0]["cache_control"]["type"], "ephemeral");
+        assert_eq!(content[1]["cache_control"]["type"], "ephemeral");
+        assert_eq!(content[2]["text"], p.task.as_str());
+        assert!(content[2].get("cache_control").is_none());
+        let plain = request_body("m", 10, &p, false, false);
+        assert!(!plain.to_string().contains("cache_control"));
+        assert!(plain.get("stream").is_none());
+    }
+
+    #[test]
+    fn usage_counts_cached_tokens_as_input_too() {
+        let c = parse_answer(&json!({
+            "content": [{"type": "text", "text": "{}"}],
+            "usage": {"input_tokens": 10, "cache_read_input_tokens": 3000,
+                      "cache_creation_input_tokens": 500, "output_tokens": 3}
+        }))
+        .unwrap();
+        assert_eq!(c.input_tokens, Some(3510));
+        assert_eq!(
+            (c.cache_read_tokens, c.cache_write_tokens),
+            (Some(3000), Some(500))
+        );
+    }
+
+    #[test]
     fn default_url_needs_a_key() {
         let r = AnthropicClient::new(
             DEFAULT_BASE_URL,

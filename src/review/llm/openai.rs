@@ -240,6 +240,40 @@ mod tests {
     }
 
     #[test]
+    fn requests_carry_the_cache_key_and_ask_for_usage_when_streamed() {
+        let pr = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .pr;
+        let p = crate::review::prompt::build(
+            crate::review::Aspect::Perf,
+            &pr,
+            &crate::review::prompt::Prompts::embedded(),
+            60_000,
+        );
+        let body = request_body("m", Some(5), &p, true, true);
+        assert_eq!(body["prompt_cache_key"], p.cache_key.as_str());
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        assert_eq!(body["messages"][1]["content"], p.user().as_str());
+        let plain = request_body("m", None, &p, false, false);
+        assert!(plain.get("prompt_cache_key").is_none());
+        assert!(plain.get("stream").is_none() && plain.get("max_tokens").is_none());
+        let c = parse_answer(&json!({
+            "choices": [{"message": {"content": "x"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 2000, "completion_tokens": 2,
+                      "prompt_tokens_details": {"cached_tokens": 1536}}
+        }))
+        .unwrap();
+        assert_eq!(
+            (c.input_tokens, c.cache_read_tokens),
+            (Some(2000), Some(1536))
+        );
+        assert_eq!(c.cache_write_tokens, None);
+    }
+
+    #[test]
     fn local_servers_need_no_key() {
         OpenAiClient::new(
             "http://localhost:11434/v1",
