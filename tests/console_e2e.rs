@@ -1,17 +1,24 @@
 //! End to end: the real binary in a real terminal (tmux), on the bundled demo.
 
+mod support;
+
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-/// A tmux server on its own socket, killed when dropped.
-struct Tmux {
+use support::env::{BIN, TestEnv};
+
+/// A tmux server on its own socket, killed when dropped; it and its panes get the test
+/// environment, nothing of the user's.
+struct Tmux<'a> {
     socket: String,
+    env: &'a TestEnv,
 }
 
-impl Tmux {
+impl Tmux<'_> {
     fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
+        self.env
+            .tmux()
             .args(["-L", &self.socket, "-f", "/dev/null"])
             .args(args)
             .output()
@@ -37,7 +44,7 @@ impl Tmux {
     }
 }
 
-impl Drop for Tmux {
+impl Drop for Tmux<'_> {
     fn drop(&mut self) {
         let _ = self.run(&["kill-server"]);
     }
@@ -58,11 +65,11 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
         eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let config = dir.path().join("config.toml");
+    let env = TestEnv::new();
+    let state = env.root().join("state");
+    let config = env.root().join("config.toml");
     std::fs::write(&config, "").unwrap();
-    let bin = Path::new(env!("CARGO_BIN_EXE_pr-shepherd"));
+    let bin = Path::new(BIN);
     let script = format!(
         "{} --state-dir {} --config {}; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60",
         quote(bin),
@@ -71,6 +78,7 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     );
     let tmux = Tmux {
         socket: format!("prs-e2e-{}", std::process::id()),
+        env: &env,
     };
     let out = tmux.run(&[
         "new-session",
@@ -146,18 +154,19 @@ fn sigterm_restores_the_terminal() {
         eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
+    let env = TestEnv::new();
+    let config = env.root().join("config.toml");
     std::fs::write(&config, "").unwrap();
-    let bin = Path::new(env!("CARGO_BIN_EXE_pr-shepherd"));
+    let bin = Path::new(BIN);
     let script = format!(
         "{} --state-dir {} --config {}; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60",
         quote(bin),
-        quote(dir.path()),
+        quote(env.root()),
         quote(&config),
     );
     let tmux = Tmux {
         socket: format!("prs-e2e-term-{}", std::process::id()),
+        env: &env,
     };
     tmux.run(&[
         "new-session",
@@ -199,12 +208,13 @@ fn sigterm_restores_the_terminal() {
 
 #[test]
 fn without_a_terminal_the_console_refuses_with_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
+    let env = TestEnv::new();
+    let config = env.root().join("config.toml");
     std::fs::write(&config, "").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
+    let out = env
+        .bin()
         .args(["--state-dir"])
-        .arg(dir.path())
+        .arg(env.root())
         .arg("--config")
         .arg(&config)
         .stdin(std::process::Stdio::null())
@@ -217,20 +227,17 @@ fn without_a_terminal_the_console_refuses_with_exit_2() {
 
 #[test]
 fn invalid_config_and_theme_exit_2_naming_the_problem() {
-    let dir = tempfile::tempdir().unwrap();
-    let config = dir.path().join("config.toml");
+    let env = TestEnv::new();
+    let config = env.root().join("config.toml");
     std::fs::write(&config, "[keys]\ndown = \"Hyper\"\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
-        .arg("--config")
-        .arg(&config)
-        .output()
-        .unwrap();
+    let out = env.bin().arg("--config").arg(&config).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("keys.down"), "{err}");
 
     std::fs::write(&config, "").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
+    let out = env
+        .bin()
         .arg("--config")
         .arg(&config)
         .args(["--theme", "sepia"])
@@ -239,9 +246,10 @@ fn invalid_config_and_theme_exit_2_naming_the_problem() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("sepia"));
 
-    let out = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
+    let out = env
+        .bin()
         .arg("--config")
-        .arg(dir.path().join("missing.toml"))
+        .arg(env.root().join("missing.toml"))
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -253,14 +261,15 @@ fn review_draft_survives_kill_9_and_is_restored() {
         eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let state = dir.path().join("state");
-    let config = dir.path().join("config.toml");
-    let pidfile = dir.path().join("pid");
+    let env = TestEnv::new();
+    let state = env.root().join("state");
+    let config = env.root().join("config.toml");
+    let pidfile = env.root().join("pid");
     std::fs::write(&config, "").unwrap();
-    let bin = Path::new(env!("CARGO_BIN_EXE_pr-shepherd"));
+    let bin = Path::new(BIN);
     let tmux = Tmux {
         socket: format!("prs-e2e-kill-{}", std::process::id()),
+        env: &env,
     };
     let start = |script: &str| {
         let out = tmux.run(&[

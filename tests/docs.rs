@@ -1,6 +1,10 @@
 //! The documentation's examples stay true.
 
+mod support;
+
 use std::path::Path;
+
+use support::env::TestEnv;
 
 fn json_blocks(md: &str) -> Vec<String> {
     let mut blocks = Vec::new();
@@ -45,10 +49,10 @@ fn fixture_format_example_is_a_valid_fixture() {
 #[test]
 fn json_output_doc_names_every_item_field() {
     let md = std::fs::read_to_string("docs/json-output.md").expect("doc");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
-        .args(["items", "--format", "json", "--peek", "--state-dir"])
-        .arg(dir.path())
+    let env = TestEnv::new();
+    let out = env
+        .bin()
+        .args(["items", "--format", "json", "--peek"])
         .output()
         .expect("run");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
@@ -74,4 +78,37 @@ fn json_output_doc_names_every_item_field() {
         item["bodyHash"], doc_item,
         "the doc's example hash matches the demo"
     );
+}
+
+/// docs/architecture.md stays true: every top-level module is on its map, and every source path
+/// it names exists.
+#[test]
+fn architecture_doc_names_every_module_and_only_real_paths() {
+    let md = std::fs::read_to_string("docs/architecture.md").expect("doc");
+    for entry in std::fs::read_dir("src").expect("src") {
+        let path = entry.expect("entry").path();
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("name");
+        if matches!(name, "lib" | "main") {
+            continue;
+        }
+        assert!(
+            md.contains(name),
+            "docs/architecture.md does not place `{name}`"
+        );
+    }
+    let mut named = 0;
+    for word in md.split(|c: char| c.is_whitespace() || "`(),".contains(c)) {
+        let word = word.trim_end_matches(['.', ':']);
+        if (word.starts_with("src/") || word.starts_with("tests/"))
+            && !word.contains('<')
+            && !word.contains('*')
+        {
+            named += 1;
+            assert!(
+                std::path::Path::new(word).exists(),
+                "docs/architecture.md names {word}, which does not exist"
+            );
+        }
+    }
+    assert!(named >= 10, "the doc names its files ({named})");
 }

@@ -8,25 +8,11 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 use serde_json::{Value, json};
+use support::env::TestEnv;
 use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
-
-const OWN: &str = "monalisa";
-
-async fn llm() -> MockServer {
-    let server = MockServer::start().await;
-    let content = r#"{"findings": [{"severity": "suggestion", "file": "src/mod1.rs", "line": 3, "message": "Name the magic number"}]}"#;
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 10, "completion_tokens": 5}
-        })))
-        .mount(&server)
-        .await;
-    server
-}
+use support::llm::{StandInLlm, magic_number};
+use support::stderr;
+use wiremock::MockServer;
 
 /// A real payload, pointed at the fake's PR in an organization.
 fn payload(dir: &Path, file: &str, patch: impl FnOnce(&mut Value)) -> PathBuf {
@@ -49,110 +35,56 @@ fn payload(dir: &Path, file: &str, patch: impl FnOnce(&mut Value)) -> PathBuf {
 }
 
 async fn event(
-    state: &Path,
+    env: &TestEnv,
     gh: &MockServer,
-    llm: &MockServer,
+    llm: &StandInLlm,
     name: &str,
     payload: &Path,
     extra: &[&str],
 ) -> Output {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_pr-shepherd"));
-    for k in [
-        "GH_TOKEN",
-        "GITHUB_TOKEN",
-        "GH_APP_ID",
-        "GH_APP_PRIVATE_KEY",
-        "GH_APP_INSTALLATION_ID",
-        "GITHUB_API_URL",
-        "GITHUB_GRAPHQL_URL",
-        "GITHUB_SERVER_URL",
-        "PR_SHEPHERD_STATE_DIR",
-        "PR_SHEPHERD_IDENTITY",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_BASE_URL",
-    ] {
-        c.env_remove(k);
-    }
-    c.env("PR_SHEPHERD_HTTP_BACKOFF_MS", "1")
-        .env("PR_SHEPHERD_HTTP_ATTEMPTS", "2")
+    env.bin_async()
         .env("GITHUB_TOKEN", "ghs_ActionsLoopbackToken0123456789")
         .env("GITHUB_API_URL", gh.uri())
         .env("GITHUB_EVENT_NAME", name)
         .env("GITHUB_EVENT_PATH", payload)
         .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .arg("--state-dir")
-        .arg(state)
         .arg("event")
-        .args(["--llm", "openai", "--llm-url", &format!("{}/v1", llm.uri())])
-        .args(extra);
-    c.output().await.unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn own_reviews(fake: &FakeGitHub) -> usize {
-    fake.extra_comments()
-        .iter()
-        .filter(|(_, c)| c.login == OWN && c.body.starts_with("## PR Shepherd Review"))
-        .count()
-}
-
-fn pr(labels: &[&str]) -> FakePr {
-    FakePr {
-        labels: labels.iter().map(|s| s.to_string()).collect(),
-        files: 2,
-        ..FakePr::default()
-    }
+        .args(llm.args())
+        .args(extra)
+        .output()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
 async fn opened_team_pr_is_reviewed_and_posted() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = llm().await;
-    let dir = tempfile::tempdir().unwrap();
-    let p = payload(dir.path(), "pull_request/opened.payload.json", |_| {});
-    let out = event(
-        dir.path(),
-        &gh,
-        &llm,
-        "pull_request",
-        &p,
-        &["--format", "json"],
-    )
-    .await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("decision: review: pull_request.opened"));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["decision"]["action"], "review");
     assert_eq!(v["posted"]["action"], "created");
-    assert_eq!(own_reviews(&fake), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
     // synchronize on the same PR updates the same comment.
-    let p = payload(dir.path(), "pull_request/synchronize.payload.json", |_| {});
-    let out = event(dir.path(), &gh, &llm, "pull_request", &p, &[]).await;
+    let p = payload(env.root(), "pull_request/synchronize.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("posted: updated"));
-    assert_eq!(own_reviews(&fake), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
 }
 
 #[tokio::test]
 async fn community_pr_without_label_gets_no_action_with_the_reason() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
-    let llm = llm().await;
-    let dir = tempfile::tempdir().unwrap();
-    let p = payload(dir.path(), "pull_request/opened.payload.json", |_| {});
-    let out = event(
-        dir.path(),
-        &gh,
-        &llm,
-        "pull_request",
-        &p,
-        &["--format", "json"],
-    )
-    .await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["decision"]["action"], "noAction");
@@ -162,8 +94,8 @@ async fn community_pr_without_label_gets_no_action_with_the_reason() {
             .unwrap()
             .contains("without label `shepherd`")
     );
-    assert_eq!(own_reviews(&fake), 0);
-    assert!(llm.received_requests().await.unwrap().is_empty());
+    assert_eq!(fake.own_reviews().len(), 0);
+    assert!(llm.requests().await.is_empty());
     // The ambiguous CONTRIBUTOR was asked about at the org.
     assert!(
         fake.seen()
@@ -174,52 +106,52 @@ async fn community_pr_without_label_gets_no_action_with_the_reason() {
 
 #[tokio::test]
 async fn an_org_member_behind_an_ambiguous_association_counts_as_team() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
     fake.state
         .org_members
         .lock()
         .unwrap()
         .push("octocat".into());
-    let llm = llm().await;
-    let dir = tempfile::tempdir().unwrap();
-    let p = payload(dir.path(), "pull_request/opened.payload.json", |_| {});
-    let out = event(dir.path(), &gh, &llm, "pull_request", &p, &[]).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("team PR"));
-    assert_eq!(own_reviews(&fake), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
 }
 
 #[tokio::test]
 async fn labeled_shepherd_reviews_a_community_pr_once_per_head() {
-    let (gh, fake) = FakeGitHub::start(pr(&["shepherd"])).await;
-    let llm = llm().await;
-    let dir = tempfile::tempdir().unwrap();
-    let p = payload(dir.path(), "pull_request/labeled.payload.json", |v| {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["shepherd"])).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(env.root(), "pull_request/labeled.payload.json", |v| {
         v["label"]["name"] = json!("shepherd");
     });
-    let out = event(dir.path(), &gh, &llm, "pull_request", &p, &[]).await;
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("community PR with label `shepherd`"));
-    assert_eq!(own_reviews(&fake), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
     // Another label on the same head: no second review.
-    let out = event(dir.path(), &gh, &llm, "pull_request", &p, &[]).await;
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("already reviewed"),
         "{}",
         stderr(&out)
     );
-    assert_eq!(llm.received_requests().await.unwrap().len(), 6);
+    assert_eq!(llm.requests().await.len(), 6);
 }
 
 #[tokio::test]
 async fn no_shepherd_posts_nothing_even_for_a_team_pr_or_a_trigger() {
-    let (gh, fake) = FakeGitHub::start(pr(&["no-shepherd"])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["no-shepherd"])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = llm().await;
-    let dir = tempfile::tempdir().unwrap();
-    let p = payload(dir.path(), "pull_request/opened.payload.json", |_| {});
-    let out = event(dir.path(), &gh, &llm, "pull_request", &p, &[]).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("no-shepherd"));
     // A maintainer's trigger: the review is shown, never posted.
@@ -229,22 +161,22 @@ async fn no_shepherd_posts_nothing_even_for_a_team_pr_or_a_trigger() {
         "@pr-shepherd /review",
         "2024-06-02T00:00:00Z",
     );
-    let p = payload(dir.path(), "issue_comment/created.payload.json", |v| {
+    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
         v["comment"]["id"] = json!(id);
         v["comment"]["body"] = json!("@pr-shepherd /review");
         v["comment"]["author_association"] = json!("MEMBER");
     });
-    let out = event(dir.path(), &gh, &llm, "issue_comment", &p, &[]).await;
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("not posted"), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("no-shepherd"));
-    assert_eq!(own_reviews(&fake), 0);
+    assert_eq!(fake.own_reviews().len(), 0);
     assert!(fake.seen().iter().all(|s| s.kind != "create-comment"));
 }
 
 #[tokio::test]
 async fn a_member_trigger_reviews_with_the_cutoff_a_contributor_trigger_does_nothing() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
     fake.add_comment("octocat", "NONE", "before", "2024-06-01T00:00:00Z");
     let id = fake.add_comment(
         "hubot",
@@ -253,22 +185,14 @@ async fn a_member_trigger_reviews_with_the_cutoff_a_contributor_trigger_does_not
         "2024-06-02T00:00:00Z",
     );
     fake.add_comment("octocat", "NONE", "after", "2024-06-03T00:00:00Z");
-    let llm = llm().await;
-    let dir = tempfile::tempdir().unwrap();
-    let p = payload(dir.path(), "issue_comment/created.payload.json", |v| {
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
         v["comment"]["id"] = json!(id);
         v["comment"]["body"] = json!("@pr-shepherd /review all TRIGGER-BODY-MARKER");
         v["comment"]["author_association"] = json!("MEMBER");
     });
-    let out = event(
-        dir.path(),
-        &gh,
-        &llm,
-        "issue_comment",
-        &p,
-        &["--format", "json"],
-    )
-    .await;
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("1 later or edited item(s) left out"));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -282,37 +206,37 @@ async fn a_member_trigger_reviews_with_the_cutoff_a_contributor_trigger_does_not
             .unwrap()
             .contains("community gate by explicit request")
     );
-    for r in llm.received_requests().await.unwrap() {
+    for r in llm.requests().await {
         assert!(!String::from_utf8_lossy(&r.body).contains("TRIGGER-BODY-MARKER"));
     }
     // The same delivery again: the same comment.
-    let out = event(dir.path(), &gh, &llm, "issue_comment", &p, &[]).await;
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(own_reviews(&fake), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
 
-    let before = llm.received_requests().await.unwrap().len();
-    let p = payload(dir.path(), "issue_comment/created.payload.json", |v| {
+    let before = llm.requests().await.len();
+    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
         v["comment"]["body"] = json!("@pr-shepherd /review");
         v["comment"]["author_association"] = json!("CONTRIBUTOR");
     });
-    let out = event(dir.path(), &gh, &llm, "issue_comment", &p, &[]).await;
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("decision: no action") && stderr(&out).contains("CONTRIBUTOR"));
-    assert_eq!(llm.received_requests().await.unwrap().len(), before);
+    assert_eq!(llm.requests().await.len(), before);
 }
 
 #[tokio::test]
 async fn dry_run_prints_the_decision_and_the_review_and_posts_nothing() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
     fake.set_author("octocat", "OWNER");
-    let llm = llm().await;
-    let dir = tempfile::tempdir().unwrap();
-    let p = payload(dir.path(), "pull_request/opened.payload.json", |_| {});
-    let out = event(dir.path(), &gh, &llm, "pull_request", &p, &["--dry-run"]).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &["--dry-run"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("decision: review"));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("## PR Shepherd Review"));
-    assert_eq!(own_reviews(&fake), 0);
+    assert_eq!(fake.own_reviews().len(), 0);
     assert!(
         fake.seen()
             .iter()
@@ -322,19 +246,19 @@ async fn dry_run_prints_the_decision_and_the_review_and_posts_nothing() {
 
 #[tokio::test]
 async fn closed_and_missing_inputs() {
-    let (gh, _fake) = FakeGitHub::start(pr(&[])).await;
-    let llm = llm().await;
-    let dir = tempfile::tempdir().unwrap();
-    let p = payload(dir.path(), "pull_request/closed.payload.json", |_| {});
-    let out = event(dir.path(), &gh, &llm, "pull_request", &p, &[]).await;
+    let (gh, _fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(env.root(), "pull_request/closed.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0));
     assert!(stderr(&out).contains("no action"));
     let out = event(
-        dir.path(),
+        &env,
         &gh,
         &llm,
         "pull_request",
-        &dir.path().join("nope.json"),
+        &env.root().join("nope.json"),
         &[],
     )
     .await;

@@ -4,54 +4,23 @@
 mod support;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
-use support::fake_github::{FakeGitHub, FakePr, ISSUE_NUMBER, NUMBER, OWNER, REPO};
+use support::all_output;
+use support::env::TestEnv;
+use support::fake_github::{
+    FakeGitHub, FakePr, ISSUE_NUMBER, NUMBER, OWNER, REPO, pr_ref, seen_markers,
+};
 use wiremock::ResponseTemplate;
 
 const TOKEN: &str = "ghp_CliLoopbackToken9876543210fedcba";
 
-fn pr_ref(n: u64) -> String {
-    format!("{OWNER}/{REPO}#{n}")
-}
-
-/// The binary with a clean GitHub environment: only what the test sets.
-fn shepherd(state: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"));
-    for k in [
-        "GH_TOKEN",
-        "GITHUB_TOKEN",
-        "GH_APP_ID",
-        "GH_APP_PRIVATE_KEY",
-        "GH_APP_INSTALLATION_ID",
-        "GITHUB_API_URL",
-        "GITHUB_GRAPHQL_URL",
-        "PR_SHEPHERD_STATE_DIR",
-    ] {
-        c.env_remove(k);
-    }
-    c.env("PR_SHEPHERD_HTTP_BACKOFF_MS", "1")
-        .env("PR_SHEPHERD_HTTP_ATTEMPTS", "2")
-        .arg("--state-dir")
-        .arg(state);
+/// The hermetic binary on the state dir `state`.
+fn shepherd(env: &TestEnv, state: &Path) -> Command {
+    let mut c = env.bin();
+    c.arg("--state-dir").arg(state);
     c
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}\n{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn seen_files(state: &Path) -> usize {
-    let dir = state
-        .join(format!("{OWNER}-{REPO}"))
-        .join(NUMBER.to_string())
-        .join("seen");
-    std::fs::read_dir(dir).map(|d| d.count()).unwrap_or(0)
 }
 
 /// ids, kinds, statuses and hashes of a `--format json` listing, in order.
@@ -74,12 +43,13 @@ fn essence(listing: &Value) -> Vec<Value> {
 #[tokio::test]
 async fn record_then_replay_lists_the_same_items() {
     let (server, _fake) = FakeGitHub::start(FakePr::generate(120, 105, 30, 12, 5)).await;
-    let dir = tempfile::tempdir().unwrap();
-    let live_state = dir.path().join("live");
-    let replay_state = dir.path().join("replay");
-    let fixture = dir.path().join("pr.json");
+    let env = TestEnv::new();
+    let dir = env.root();
+    let live_state = dir.join("live");
+    let replay_state = dir.join("replay");
+    let fixture = dir.join("pr.json");
 
-    let live = shepherd(&live_state)
+    let live = shepherd(&env, &live_state)
         .env("GH_TOKEN", TOKEN)
         .args([
             "--api-url",
@@ -91,15 +61,15 @@ async fn record_then_replay_lists_the_same_items() {
         ])
         .output()
         .unwrap();
-    assert!(live.status.success(), "{}", text(&live));
+    assert!(live.status.success(), "{}", all_output(&live));
     let live_json: Value = serde_json::from_slice(&live.stdout).unwrap();
     assert_eq!(live_json["complete"], true);
     assert_eq!(live_json["source"]["kind"], "live");
     assert_eq!(live_json["counts"]["total"], 162);
     // A complete live listing marks what it listed.
-    assert_eq!(seen_files(&live_state), 162);
+    assert_eq!(seen_markers(&live_state), 162);
 
-    let rec = shepherd(&live_state)
+    let rec = shepherd(&env, &live_state)
         .env("GH_TOKEN", TOKEN)
         .args([
             "--api-url",
@@ -111,16 +81,20 @@ async fn record_then_replay_lists_the_same_items() {
         .arg(&fixture)
         .output()
         .unwrap();
-    assert!(rec.status.success(), "{}", text(&rec));
-    assert!(text(&rec).contains("162 items"), "{}", text(&rec));
+    assert!(rec.status.success(), "{}", all_output(&rec));
+    assert!(
+        all_output(&rec).contains("162 items"),
+        "{}",
+        all_output(&rec)
+    );
 
-    let replay = shepherd(&replay_state)
+    let replay = shepherd(&env, &replay_state)
         .args(["items"])
         .arg(&fixture)
         .args(["--format", "json"])
         .output()
         .unwrap();
-    assert!(replay.status.success(), "{}", text(&replay));
+    assert!(replay.status.success(), "{}", all_output(&replay));
     let replay_json: Value = serde_json::from_slice(&replay.stdout).unwrap();
     assert_eq!(replay_json["source"]["kind"], "fixture");
     assert_eq!(replay_json["pr"], live_json["pr"]);
@@ -129,7 +103,12 @@ async fn record_then_replay_lists_the_same_items() {
 
     // The token is nowhere: not in outputs, not in the fixture.
     let recorded = std::fs::read_to_string(&fixture).unwrap();
-    for t in [text(&live), text(&rec), text(&replay), recorded] {
+    for t in [
+        all_output(&live),
+        all_output(&rec),
+        all_output(&replay),
+        recorded,
+    ] {
         assert!(!t.contains(TOKEN));
         assert!(!t.contains("CliLoopbackToken"));
     }
@@ -142,13 +121,14 @@ async fn an_incomplete_live_listing_writes_no_markers() {
         (seen.kind == "pr" && seen.variables["withMeta"] == false)
             .then(|| ResponseTemplate::new(502))
     }));
-    let dir = tempfile::tempdir().unwrap();
-    let out = shepherd(dir.path())
+    let env = TestEnv::new();
+    let dir = env.root();
+    let out = shepherd(&env, dir)
         .env("GH_TOKEN", TOKEN)
         .args(["--api-url", &server.uri(), "items", &pr_ref(NUMBER)])
         .output()
         .unwrap();
-    let t = text(&out);
+    let t = all_output(&out);
     assert!(out.status.success(), "{t}");
     assert!(t.contains("INCOMPLETE"), "{t}");
     assert!(t.contains("review threads after the first 100"), "{t}");
@@ -157,15 +137,11 @@ async fn an_incomplete_live_listing_writes_no_markers() {
         t.contains("retrying"),
         "the retry is visible on stderr: {t}"
     );
-    assert_eq!(
-        seen_files(dir.path()),
-        0,
-        "no markers for an incomplete pass"
-    );
+    assert_eq!(seen_markers(dir), 0, "no markers for an incomplete pass");
 
     // And `record` refuses to freeze an incomplete PR into a fixture.
-    let fixture = dir.path().join("pr.json");
-    let rec = shepherd(dir.path())
+    let fixture = dir.join("pr.json");
+    let rec = shepherd(&env, dir)
         .env("GH_TOKEN", TOKEN)
         .args([
             "--api-url",
@@ -177,29 +153,30 @@ async fn an_incomplete_live_listing_writes_no_markers() {
         .arg(&fixture)
         .output()
         .unwrap();
-    assert_eq!(rec.status.code(), Some(1), "{}", text(&rec));
+    assert_eq!(rec.status.code(), Some(1), "{}", all_output(&rec));
     assert!(!fixture.exists());
 }
 
 #[tokio::test]
 async fn bad_references_exit_2_and_runtime_failures_exit_1() {
     let (server, fake) = FakeGitHub::start(FakePr::generate(1, 1, 1, 1, 1)).await;
-    let dir = tempfile::tempdir().unwrap();
+    let env = TestEnv::new();
+    let dir = env.root();
     let run = |r: String| {
-        shepherd(dir.path())
+        shepherd(&env, dir)
             .env("GH_TOKEN", TOKEN)
             .args(["--api-url", &server.uri(), "items", &r])
             .output()
             .unwrap()
     };
     let issue = run(pr_ref(ISSUE_NUMBER));
-    assert_eq!(issue.status.code(), Some(2), "{}", text(&issue));
-    assert!(text(&issue).contains("is an issue, not a pull request"));
+    assert_eq!(issue.status.code(), Some(2), "{}", all_output(&issue));
+    assert!(all_output(&issue).contains("is an issue, not a pull request"));
     let missing = run(pr_ref(999));
-    assert_eq!(missing.status.code(), Some(2), "{}", text(&missing));
+    assert_eq!(missing.status.code(), Some(2), "{}", all_output(&missing));
     let repo = run(format!("{OWNER}/nope#1"));
-    assert_eq!(repo.status.code(), Some(2), "{}", text(&repo));
-    assert!(text(&repo).contains("not found"));
+    assert_eq!(repo.status.code(), Some(2), "{}", all_output(&repo));
+    assert!(all_output(&repo).contains("not found"));
 
     fake.set_fault(Box::new(|_, _| {
         Some(
@@ -208,24 +185,25 @@ async fn bad_references_exit_2_and_runtime_failures_exit_1() {
         )
     }));
     let unauth = run(pr_ref(NUMBER));
-    assert_eq!(unauth.status.code(), Some(1), "{}", text(&unauth));
-    let t = text(&unauth);
+    assert_eq!(unauth.status.code(), Some(1), "{}", all_output(&unauth));
+    let t = all_output(&unauth);
     assert!(t.contains("GH_TOKEN") && t.contains("401"), "{t}");
     assert!(!t.contains(TOKEN) && !t.contains("CliLoopbackToken"), "{t}");
 }
 
 #[tokio::test]
 async fn no_credentials_lists_every_source_tried() {
-    let dir = tempfile::tempdir().unwrap();
-    let empty_path = dir.path().join("bin");
+    let env = TestEnv::new();
+    let dir = env.root();
+    let empty_path = dir.join("bin");
     std::fs::create_dir_all(&empty_path).unwrap();
-    let out = shepherd(dir.path())
+    let out = shepherd(&env, dir)
         .env("PATH", &empty_path)
         .args(["--api-url", "http://127.0.0.1:9", "items", &pr_ref(NUMBER)])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let t = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let t = all_output(&out);
     for s in [
         "GH_TOKEN",
         "GITHUB_TOKEN",
@@ -242,8 +220,9 @@ async fn no_credentials_lists_every_source_tried() {
 async fn gh_auth_token_is_the_last_resort() {
     use std::os::unix::fs::PermissionsExt;
     let (server, fake) = FakeGitHub::start(FakePr::generate(2, 1, 2, 2, 1)).await;
-    let dir = tempfile::tempdir().unwrap();
-    let bin = dir.path().join("bin");
+    let env = TestEnv::new();
+    let dir = env.root();
+    let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let gh = bin.join("gh");
     std::fs::write(
@@ -252,7 +231,7 @@ async fn gh_auth_token_is_the_last_resort() {
     )
     .unwrap();
     std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let out = shepherd(dir.path())
+    let out = shepherd(&env, dir)
         .env("PATH", &bin)
         .args([
             "--api-url",
@@ -263,13 +242,13 @@ async fn gh_auth_token_is_the_last_resort() {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", all_output(&out));
     assert!(
         fake.seen()
             .iter()
             .all(|s| s.authorization.as_deref() == Some(&format!("Bearer {TOKEN}")))
     );
-    assert!(!text(&out).contains(TOKEN));
+    assert!(!all_output(&out).contains(TOKEN));
 }
 
 #[tokio::test]
@@ -277,8 +256,9 @@ async fn enterprise_pr_url_with_env_endpoints() {
     let server = wiremock::MockServer::start().await;
     let fake = FakeGitHub::new(FakePr::generate(2, 1, 2, 2, 1));
     fake.mount(&server, "/api/v3", "/api/graphql").await;
-    let dir = tempfile::tempdir().unwrap();
-    let out = shepherd(dir.path())
+    let env = TestEnv::new();
+    let dir = env.root();
+    let out = shepherd(&env, dir)
         .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_API_URL", format!("{}/api/v3", server.uri()))
         .args([
@@ -290,7 +270,7 @@ async fn enterprise_pr_url_with_env_endpoints() {
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "{}", all_output(&out));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["complete"], true);
     let paths: Vec<_> = fake.seen().into_iter().map(|s| s.path).collect();

@@ -1,20 +1,19 @@
 //! The real binary: `items`, `state`, `fixture`, exit codes, and when markers are written.
 
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::PrCoords;
 use serde_json::Value;
+use support::env::TestEnv;
+use support::{demo_coords, stderr, stdout};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_pr-shepherd"));
-    c.env_remove("PR_SHEPHERD_STATE_DIR");
-    c
-}
-
-fn run(state: &Path, args: &[&str]) -> Output {
-    bin()
+/// The hermetic binary on `state`.
+fn run_at(env: &TestEnv, state: &Path, args: &[&str]) -> Output {
+    env.bin()
         .arg("--state-dir")
         .arg(state)
         .args(args)
@@ -22,20 +21,21 @@ fn run(state: &Path, args: &[&str]) -> Output {
         .expect("run pr-shepherd")
 }
 
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
+/// The hermetic binary on the test environment's state dir.
+fn run(env: &TestEnv, args: &[&str]) -> Output {
+    run_at(env, &env.state(), args)
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn json(state: &Path, args: &[&str]) -> Value {
+fn json_at(env: &TestEnv, state: &Path, args: &[&str]) -> Value {
     let mut all = vec!["items", "--format", "json"];
     all.extend_from_slice(args);
-    let o = run(state, &all);
+    let o = run_at(env, state, &all);
     assert!(o.status.success(), "{}", stderr(&o));
     serde_json::from_slice(&o.stdout).expect("json output")
+}
+
+fn json(env: &TestEnv, args: &[&str]) -> Value {
+    json_at(env, &env.state(), args)
 }
 
 fn freshness(v: &Value) -> Vec<(String, String)> {
@@ -52,27 +52,18 @@ fn freshness(v: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
-fn demo() -> PrCoords {
-    PrCoords {
-        host: None,
-        owner: "acme".into(),
-        repo: "rivet".into(),
-        number: 482,
-    }
-}
-
 #[test]
 fn new_then_unchanged_then_edited_through_history() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let first = json(dir.path(), &[]);
+    let env = TestEnv::new();
+    let first = json(&env, &[]);
     assert_eq!(first["counts"]["new"], 18);
     assert!(freshness(&first).iter().all(|(_, f)| f == "new"));
 
-    let second = json(dir.path(), &[]);
+    let second = json(&env, &[]);
     assert_eq!(second["counts"]["unchanged"], 18);
 
     // Step 1: a reply on the jitter thread and an edit of a conversation comment.
-    let third = json(dir.path(), &["--step", "1"]);
+    let third = json(&env, &["--step", "1"]);
     let edited: Vec<_> = freshness(&third)
         .into_iter()
         .filter(|(_, f)| f == "edited")
@@ -87,7 +78,7 @@ fn new_then_unchanged_then_edited_through_history() {
     assert_eq!(thread["comments"].as_array().map(Vec::len), Some(5));
 
     // Step 2: one new comment; resolving and minimizing do not change bodies.
-    let fourth = json(dir.path(), &["--step", "2"]);
+    let fourth = json(&env, &["--step", "2"]);
     assert_eq!(fourth["counts"]["new"], 1);
     assert_eq!(fourth["counts"]["edited"], 0);
     assert_eq!(fourth["counts"]["total"], 19);
@@ -95,8 +86,8 @@ fn new_then_unchanged_then_edited_through_history() {
 
 #[test]
 fn markdown_sections_and_all() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let o = run(dir.path(), &["items"]);
+    let env = TestEnv::new();
+    let o = run(&env, &["items"]);
     let md = stdout(&o);
     assert!(md.contains("## New (18)"), "{md}");
     assert!(md.contains("## Edited since first look (0)"));
@@ -107,30 +98,30 @@ fn markdown_sections_and_all() {
     assert!(!md.contains('\u{1b}'));
     assert!(md.contains("␛[2J"));
 
-    let again = stdout(&run(dir.path(), &["items"]));
+    let again = stdout(&run(&env, &["items"]));
     assert!(again.contains("## Unchanged (18)"));
     assert!(again.contains("`--all` shows them"));
     assert!(!again.contains("### Thread"));
-    let all = stdout(&run(dir.path(), &["items", "--all"]));
+    let all = stdout(&run(&env, &["items", "--all"]));
     assert!(all.contains("`UNCHANGED`"));
     assert_eq!(all.matches("\n### ").count(), 18);
 }
 
 #[test]
 fn peek_writes_nothing() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let o = run(dir.path(), &["items", "--peek"]);
+    let env = TestEnv::new();
+    let o = run(&env, &["items", "--peek"]);
     assert!(o.status.success());
     assert!(stdout(&o).contains("Peek: no seen markers are written"));
-    assert!(!dir.path().join("acme-rivet").exists());
-    assert_eq!(json(dir.path(), &["--peek"])["counts"]["new"], 18);
+    assert!(!env.state().join("acme-rivet").exists());
+    assert_eq!(json(&env, &["--peek"])["counts"]["new"], 18);
 }
 
 #[test]
 fn bad_references_exit_2_with_accepted_forms() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let env = TestEnv::new();
     for bad in ["nonsense", "a/b#0", "../../x#1", "./missing.json"] {
-        let o = run(dir.path(), &["items", bad]);
+        let o = run(&env, &["items", bad]);
         assert_eq!(o.status.code(), Some(2), "{bad}");
         assert!(
             stderr(&o).contains("accepted forms"),
@@ -138,10 +129,10 @@ fn bad_references_exit_2_with_accepted_forms() {
             stderr(&o)
         );
     }
-    let o = run(dir.path(), &["items", "--step", "9"]);
+    let o = run(&env, &["items", "--step", "9"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("out of range"));
-    let o = run(dir.path(), &["items", "--format", "yaml"]);
+    let o = run(&env, &["items", "--format", "yaml"]);
     assert_eq!(o.status.code(), Some(2));
 }
 
@@ -153,7 +144,7 @@ fn write_fixture(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 #[test]
 fn bad_fixtures_exit_2_with_path_and_position() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let env = TestEnv::new();
     let demo = pr_shepherd::source::DEMO_FIXTURE;
     let cases = [
         ("notjson.json", "{ nope".to_owned(), "not valid JSON"),
@@ -193,8 +184,8 @@ fn bad_fixtures_exit_2_with_path_and_position() {
         ),
     ];
     for (name, text, expect) in cases {
-        let p = write_fixture(dir.path(), name, &text);
-        let o = run(dir.path(), &["items", p.to_str().expect("utf8")]);
+        let p = write_fixture(&env.state(), name, &text);
+        let o = run(&env, &["items", p.to_str().expect("utf8")]);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{name}: {err}");
         assert!(err.contains(expect), "{name}: {err}");
@@ -205,11 +196,11 @@ fn bad_fixtures_exit_2_with_path_and_position() {
             "{name}: {err}"
         );
         assert!(!err.contains("panicked"), "{name}: {err}");
-        let check = run(dir.path(), &["fixture", "check", p.to_str().expect("utf8")]);
+        let check = run(&env, &["fixture", "check", p.to_str().expect("utf8")]);
         assert_eq!(check.status.code(), Some(2), "{name}");
     }
     assert!(
-        std::fs::read_dir(dir.path())
+        std::fs::read_dir(env.state())
             .expect("dir")
             .flatten()
             .all(|e| e.path().is_file()),
@@ -221,24 +212,24 @@ fn bad_fixtures_exit_2_with_path_and_position() {
 #[test]
 fn unwritable_state_dir_still_delivers_the_listing() {
     use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let locked = dir.path().join("locked");
+    let env = TestEnv::new();
+    let locked = env.root().join("locked");
     std::fs::create_dir(&locked).expect("mkdir");
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o500)).expect("chmod");
     // Root ignores permissions; a plain file where the dir should be fails for everyone.
-    let blocker = dir.path().join("blocker");
+    let blocker = env.root().join("blocker");
     std::fs::write(&blocker, "not a dir").expect("write");
     for state in [locked.as_path(), blocker.as_path()] {
         if state == locked.as_path() && std::fs::write(locked.join("probe"), "x").is_ok() {
             continue; // running as root: permissions do not bind
         }
-        let o = run(state, &["items"]);
+        let o = run_at(&env, state, &["items"]);
         assert!(o.status.success(), "{}", stderr(&o));
         let md = stdout(&o);
         assert!(md.contains("## New (18)"));
         assert!(md.contains("Seen markers will not be saved"), "{md}");
         assert!(stderr(&o).contains("seen markers were not saved"));
-        let v = json(state, &[]);
+        let v = json_at(&env, state, &[]);
         assert_eq!(v["markers"]["write"], false);
         assert!(
             v["markers"]["reason"]
@@ -250,11 +241,11 @@ fn unwritable_state_dir_still_delivers_the_listing() {
 
 #[test]
 fn closed_pipe_writes_no_markers() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let env = TestEnv::new();
     // Big enough that the listing cannot fit in a pipe buffer.
-    let big = dir.path().join("big.json");
+    let big = env.state().join("big.json");
     let o = run(
-        dir.path(),
+        &env,
         &[
             "fixture",
             "synth",
@@ -269,9 +260,10 @@ fn closed_pipe_writes_no_markers() {
         ],
     );
     assert!(o.status.success(), "{}", stderr(&o));
-    let mut child = bin()
+    let mut child = env
+        .bin()
         .arg("--state-dir")
-        .arg(dir.path())
+        .arg(env.state())
         .args(["items", big.to_str().expect("utf8")])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -287,18 +279,18 @@ fn closed_pipe_writes_no_markers() {
         repo: "big".into(),
         number: 1,
     };
-    let seen = Ledger::new(dir.path()).load_seen(&coords).expect("load");
+    let seen = Ledger::new(env.state()).load_seen(&coords).expect("load");
     assert!(seen.markers.is_empty());
 }
 
 #[test]
 fn concurrent_runs_leave_only_whole_markers() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let env = TestEnv::new();
     let children: Vec<_> = (0..4)
         .map(|_| {
-            bin()
+            env.bin()
                 .arg("--state-dir")
-                .arg(dir.path())
+                .arg(env.state())
                 .args(["items", "--format", "json"])
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -310,45 +302,51 @@ fn concurrent_runs_leave_only_whole_markers() {
         let o = c.wait_with_output().expect("wait");
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    let ledger = Ledger::new(dir.path());
-    let seen = ledger.load_seen(&demo()).expect("load");
+    let ledger = Ledger::new(env.state());
+    let seen = ledger.load_seen(&demo_coords()).expect("load");
     assert!(seen.problems.is_empty(), "{:?}", seen.problems);
     assert_eq!(seen.markers.len(), 18);
-    let seen_dir = ledger.seen_dir(&demo()).expect("dir");
+    let seen_dir = ledger.seen_dir(&demo_coords()).expect("dir");
     let names: Vec<_> = std::fs::read_dir(seen_dir)
         .expect("read")
         .flatten()
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names.len(), 18, "no temporary files left: {names:?}");
-    assert_eq!(json(dir.path(), &[])["counts"]["unchanged"], 18);
+    assert_eq!(json(&env, &[])["counts"]["unchanged"], 18);
 }
 
 #[test]
 fn corrupt_marker_resurfaces_and_is_reported() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    json(dir.path(), &[]);
-    let ledger = Ledger::new(dir.path());
-    let seen_dir = ledger.seen_dir(&demo()).expect("dir");
+    let env = TestEnv::new();
+    json(&env, &[]);
+    let ledger = Ledger::new(env.state());
+    let seen_dir = ledger.seen_dir(&demo_coords()).expect("dir");
     let name = format!(
         "{}.json",
         pr_shepherd::pr::sha256_hex(b"IC_kwDOKq3xZs6Aa0001")
     );
     std::fs::write(seen_dir.join(&name), "{\"id\": trunc").expect("corrupt");
-    let o = run(dir.path(), &["items"]);
+    let o = run(&env, &["items"]);
     assert!(o.status.success());
     let md = stdout(&o);
     assert!(md.contains("## New (1)"), "{md}");
     assert!(md.contains("Ignored an unusable seen marker"), "{md}");
     // Rewritten whole after delivery.
-    assert!(ledger.load_seen(&demo()).expect("load").problems.is_empty());
+    assert!(
+        ledger
+            .load_seen(&demo_coords())
+            .expect("load")
+            .problems
+            .is_empty()
+    );
 }
 
 #[test]
 fn state_show_and_clear() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    json(dir.path(), &[]);
-    let show = run(dir.path(), &["state", "show", "--format", "json"]);
+    let env = TestEnv::new();
+    json(&env, &[]);
+    let show = run(&env, &["state", "show", "--format", "json"]);
     let v: Value = serde_json::from_slice(&show.stdout).expect("json");
     assert_eq!(v["markers"].as_array().map(Vec::len), Some(18));
     assert!(
@@ -356,18 +354,18 @@ fn state_show_and_clear() {
             .as_str()
             .is_some_and(|h| h.len() == 16)
     );
-    let md = stdout(&run(dir.path(), &["state", "show"]));
+    let md = stdout(&run(&env, &["state", "show"]));
     assert!(md.contains("18 seen marker(s)"), "{md}");
-    let clear = run(dir.path(), &["state", "clear"]);
+    let clear = run(&env, &["state", "clear"]);
     assert!(stdout(&clear).contains("18 file(s) removed"));
-    assert_eq!(json(dir.path(), &[])["counts"]["new"], 18);
+    assert_eq!(json(&env, &[])["counts"]["new"], 18);
 }
 
 #[test]
 fn synth_is_deterministic_and_valid() {
-    let dir = tempfile::tempdir().expect("tempdir");
+    let env = TestEnv::new();
     let a = run(
-        dir.path(),
+        &env,
         &[
             "fixture",
             "synth",
@@ -380,7 +378,7 @@ fn synth_is_deterministic_and_valid() {
         ],
     );
     let b = run(
-        dir.path(),
+        &env,
         &[
             "fixture",
             "synth",
@@ -394,13 +392,14 @@ fn synth_is_deterministic_and_valid() {
     );
     assert!(a.status.success());
     assert_eq!(a.stdout, b.stdout);
-    let p = write_fixture(dir.path(), "s.json", &stdout(&a));
-    let v = json(dir.path(), &[p.to_str().expect("utf8")]);
+    let p = write_fixture(&env.state(), "s.json", &stdout(&a));
+    let v = json(&env, &[p.to_str().expect("utf8")]);
     assert_eq!(v["counts"]["total"], 10);
 }
 
 #[test]
 fn help_is_complete() {
+    let env = TestEnv::new();
     for args in [
         vec!["--help"],
         vec!["items", "--help"],
@@ -410,14 +409,76 @@ fn help_is_complete() {
         vec!["fixture", "synth", "--help"],
         vec!["fixture", "check", "--help"],
     ] {
-        let o = bin().args(&args).output().expect("run");
+        let o = env.bin().args(&args).output().expect("run");
         assert!(o.status.success(), "{args:?}");
         let h = stdout(&o);
         assert!(h.contains("Usage:"), "{args:?}");
         assert!(h.contains("--state-dir"), "{args:?}: global option shown");
     }
-    let items = stdout(&bin().args(["items", "--help"]).output().expect("run"));
+    let items = stdout(&env.bin().args(["items", "--help"]).output().expect("run"));
     for flag in ["--format", "--all", "--peek", "--step"] {
         assert!(items.contains(flag), "{flag}");
     }
+}
+
+/// The test environment is all a command sees: nothing of the user's leaks through.
+#[cfg(unix)]
+#[test]
+fn commands_see_only_the_test_environment() {
+    let env = TestEnv::new();
+    let out = env.command("env").output().expect("run env");
+    let seen = stdout(&out);
+    let mut names: Vec<&str> = seen.lines().filter_map(|l| l.split('=').next()).collect();
+    names.sort_unstable();
+    let mut expected: Vec<&str> = env.vars().iter().map(|(k, _)| *k).collect();
+    expected.sort_unstable();
+    assert_eq!(names, expected);
+    assert!(seen.contains(&format!("HOME={}", env.home().display())));
+    assert_eq!(std::fs::read_to_string(env.config()).expect("config"), "");
+}
+
+/// Every command reads the config file the same way (through the one context built at start):
+/// a bad key stops `items`, `state` and `fixture` too, with exit 2 naming the key — and `items`
+/// writes no seen markers; a valid file changes nothing.
+#[test]
+fn every_command_refuses_an_invalid_config_naming_the_key() {
+    let env = TestEnv::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, "[review]\nconcurency = 3\n").expect("write config");
+    let state = dir.path().join("state");
+    for args in [
+        vec!["items"],
+        vec!["items", "--peek", "--format", "json"],
+        vec!["state", "show"],
+        vec!["state", "clear"],
+        vec!["fixture", "check", "no-such-file.json"],
+    ] {
+        let mut all = vec!["--config", cfg.to_str().expect("utf8")];
+        all.extend_from_slice(&args);
+        let o = run_at(&env, &state, &all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("concurency"), "{args:?}: {err}");
+        assert!(err.contains("config.toml"), "{args:?}: {err}");
+        assert!(stdout(&o).is_empty(), "{args:?}: nothing printed");
+    }
+    let seen = Ledger::new(state.clone())
+        .load_seen(&demo_coords())
+        .expect("load");
+    assert!(seen.markers.is_empty(), "no markers written");
+
+    std::fs::write(&cfg, "[review]\nconcurrency = 3\n").expect("write config");
+    let o = run_at(
+        &env,
+        &state,
+        &[
+            "--config",
+            cfg.to_str().expect("utf8"),
+            "items",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
 }

@@ -1,44 +1,29 @@
 //! `pr-shepherd review` end to end: the bundled demo on recorded answers, the JSON document,
 //! exit code 3, the ledger run file, and the openai backend against a loopback server.
 
-use std::path::Path;
+mod support;
+
 use std::process::Output;
 
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use support::env::TestEnv;
+use support::llm::StandInLlm;
+use support::{stderr, stdout};
 
-const BIN: &str = env!("CARGO_BIN_EXE_pr-shepherd");
-
-async fn review(state: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut cmd = tokio::process::Command::new(BIN);
-    cmd.arg("--state-dir")
-        .arg(state)
+async fn review(env: &TestEnv, args: &[&str], vars: &[(&str, &str)]) -> Output {
+    env.bin_async()
         .arg("review")
         .args(args)
-        .env_remove("ANTHROPIC_API_KEY")
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("ANTHROPIC_BASE_URL")
-        .env_remove("OPENAI_BASE_URL");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.output().await.unwrap()
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).unwrap()
+        .envs(vars.iter().copied())
+        .output()
+        .await
+        .unwrap()
 }
 
 #[tokio::test]
 async fn demo_review_replays_recorded_answers() {
-    let state = tempfile::tempdir().unwrap();
-    let out = review(state.path(), &[], &[]).await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let env = TestEnv::new();
+    let out = review(&env, &[], &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let md = stdout(&out);
     assert!(md.starts_with("## PR Shepherd Review\n"));
     assert!(md.contains("**Mode:** full review"));
@@ -55,7 +40,7 @@ async fn demo_review_replays_recorded_answers() {
     assert!(md.contains("dangerouslySetInnerHTML"));
     assert!(md.contains("| Correctness | done |"));
     // The run is in the ledger.
-    let runs: Vec<_> = std::fs::read_dir(state.path().join("acme-rivet/482/runs"))
+    let runs: Vec<_> = std::fs::read_dir(env.state().join("acme-rivet/482/runs"))
         .unwrap()
         .flatten()
         .collect();
@@ -69,8 +54,8 @@ async fn demo_review_replays_recorded_answers() {
 
 #[tokio::test]
 async fn json_output_has_the_documented_shape() {
-    let state = tempfile::tempdir().unwrap();
-    let out = review(state.path(), &["--format", "json"], &[]).await;
+    let env = TestEnv::new();
+    let out = review(&env, &["--format", "json"], &[]).await;
     assert_eq!(out.status.code(), Some(0));
     let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
     let aspects = v["aspects"].as_array().unwrap();
@@ -106,13 +91,11 @@ async fn json_output_has_the_documented_shape() {
 
 #[tokio::test]
 async fn a_re_review_keeps_ids_of_unchanged_findings() {
-    let state = tempfile::tempdir().unwrap();
-    let first: serde_json::Value = serde_json::from_str(&stdout(
-        &review(state.path(), &["--format", "json"], &[]).await,
-    ))
-    .unwrap();
+    let env = TestEnv::new();
+    let first: serde_json::Value =
+        serde_json::from_str(&stdout(&review(&env, &["--format", "json"], &[]).await)).unwrap();
     let second: serde_json::Value = serde_json::from_str(&stdout(
-        &review(state.path(), &["--format", "json", "--step", "2"], &[]).await,
+        &review(&env, &["--format", "json", "--step", "2"], &[]).await,
     ))
     .unwrap();
     let ids = |v: &serde_json::Value| -> Vec<String> {
@@ -139,31 +122,26 @@ async fn a_re_review_keeps_ids_of_unchanged_findings() {
         "9c4e2f7a1b3d5e6f708192a3b4c5d6e7f8091a2b"
     );
     // Step 1 has no recording of its own: the step-0 answers replay and the output says so.
-    let step1 = stdout(&review(state.path(), &["--step", "1"], &[]).await);
+    let step1 = stdout(&review(&env, &["--step", "1"], &[]).await);
     assert!(step1.contains("replayed the answer recorded for step 0"));
 }
 
 #[tokio::test]
 async fn an_unparseable_answer_prints_the_review_and_exits_3() {
-    let dir = tempfile::tempdir().unwrap();
+    let env = TestEnv::new();
     let mut fixture: serde_json::Value =
         serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).unwrap();
     fixture["llm"]["answers"][2]["reply"] = "Sorry, I can't help with that.".into();
-    let path = dir.path().join("garbled.json");
+    let path = env.root().join("garbled.json");
     std::fs::write(&path, fixture.to_string()).unwrap();
-    let out = review(dir.path(), &[path.to_str().unwrap()], &[]).await;
+    let out = review(&env, &[path.to_str().unwrap()], &[]).await;
     assert_eq!(out.status.code(), Some(3));
     let md = stdout(&out);
     assert!(md.contains("### Security — failed"));
     assert!(md.contains("**Incomplete review:** security failed"));
     assert!(md.contains("### Correctness\n"));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("incomplete"));
-    let json = review(
-        dir.path(),
-        &[path.to_str().unwrap(), "--format", "json"],
-        &[],
-    )
-    .await;
+    assert!(stderr(&out).contains("incomplete"));
+    let json = review(&env, &[path.to_str().unwrap(), "--format", "json"], &[]).await;
     assert_eq!(json.status.code(), Some(3));
     let v: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
     assert_eq!(v["aspects"][2]["state"], "failed");
@@ -175,20 +153,11 @@ async fn an_unparseable_answer_prints_the_review_and_exits_3() {
 
 #[tokio::test]
 async fn openai_backend_through_the_cli() {
-    let server = MockServer::start().await;
-    let answer = serde_json::json!({
-        "choices": [{"message": {"role": "assistant", "content": "{\"findings\": []}"}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5}
-    });
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(answer))
-        .mount(&server)
-        .await;
-    let state = tempfile::tempdir().unwrap();
-    let url = format!("{}/v1", server.uri());
+    let llm = StandInLlm::answering(Vec::new()).await;
+    let env = TestEnv::new();
+    let url = llm.url();
     let out = review(
-        state.path(),
+        &env,
         &[
             "--llm",
             "openai",
@@ -200,16 +169,11 @@ async fn openai_backend_through_the_cli() {
         &[("OPENAI_API_KEY", "sk-cli-SECRET-0123456789")],
     )
     .await;
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let md = stdout(&out);
     assert!(md.contains("**Backend:** openai (qwen2.5-coder)"));
     assert_eq!(md.matches("No findings: this aspect ran").count(), 6);
-    let requests = server.received_requests().await.unwrap();
+    let requests = llm.requests().await;
     assert_eq!(requests.len(), 6);
     for r in requests {
         let body = String::from_utf8_lossy(&r.body);
@@ -224,13 +188,13 @@ async fn openai_backend_through_the_cli() {
 
 #[tokio::test]
 async fn bad_backend_settings_are_usage_errors() {
-    let state = tempfile::tempdir().unwrap();
-    let out = review(state.path(), &["--llm", "command"], &[]).await;
+    let env = TestEnv::new();
+    let out = review(&env, &["--llm", "command"], &[]).await;
     assert_eq!(out.status.code(), Some(2));
-    let out = review(state.path(), &["--llm", "anthropic"], &[]).await;
+    let out = review(&env, &["--llm", "anthropic"], &[]).await;
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("ANTHROPIC_API_KEY"));
-    let out = review(state.path(), &["--concurrency", "0"], &[]).await;
+    assert!(stderr(&out).contains("ANTHROPIC_API_KEY"));
+    let out = review(&env, &["--concurrency", "0"], &[]).await;
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -238,18 +202,13 @@ async fn bad_backend_settings_are_usage_errors() {
 /// after the rebase reads it back, and a second post updates the same comment.
 #[tokio::test]
 async fn posted_review_makes_the_next_one_incremental() {
-    let state = tempfile::tempdir().unwrap();
-    let first = review(state.path(), &["--post", "--format", "json"], &[]).await;
-    assert_eq!(
-        first.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&first.stderr)
-    );
+    let env = TestEnv::new();
+    let first = review(&env, &["--post", "--format", "json"], &[]).await;
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
     assert_eq!(v["mode"], "full");
     assert_eq!(v["posted"]["action"], "created");
-    let outbox = state.path().join("acme-rivet/482/outbox/comment.json");
+    let outbox = env.state().join("acme-rivet/482/outbox/comment.json");
     let posted: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&outbox).unwrap()).unwrap();
     assert!(
@@ -259,18 +218,8 @@ async fn posted_review_makes_the_next_one_incremental() {
             .contains("<!-- pr-shepherd:meta ")
     );
 
-    let second = review(
-        state.path(),
-        &["--step", "2", "--post", "--format", "json"],
-        &[],
-    )
-    .await;
-    assert_eq!(
-        second.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&second.stderr)
-    );
+    let second = review(&env, &["--step", "2", "--post", "--format", "json"], &[]).await;
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
     let v: serde_json::Value = serde_json::from_slice(&second.stdout).unwrap();
     assert_eq!(v["mode"], "incremental");
     assert_eq!(v["posted"]["action"], "updated");
@@ -293,59 +242,76 @@ async fn posted_review_makes_the_next_one_incremental() {
     assert_eq!(posted["revisions"], 2, "one comment, updated");
 
     // --all ignores the earlier review and says so.
-    let full = review(state.path(), &["--step", "2", "--all"], &[]).await;
+    let full = review(&env, &["--step", "2", "--all"], &[]).await;
     assert!(stdout(&full).contains("**Mode:** full review — requested"));
 
     // A review that is not posted to a no-shepherd PR says why (exit 1, review still printed).
-    let dir = tempfile::tempdir().unwrap();
-    let fixture = dir.path().join("no.json");
+    let fixture = env.root().join("no.json");
     std::fs::write(
         &fixture,
         pr_shepherd::source::DEMO_FIXTURE.replacen("\"shepherd\"", "\"no-shepherd\"", 1),
     )
     .unwrap();
-    let out = review(state.path(), &[fixture.to_str().unwrap(), "--post"], &[]).await;
+    let out = review(&env, &[fixture.to_str().unwrap(), "--post"], &[]).await;
     assert_eq!(out.status.code(), Some(1));
     assert!(stdout(&out).starts_with("## PR Shepherd Review"));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("no-shepherd"));
+    assert!(stderr(&out).contains("no-shepherd"));
 }
 
-/// The config file's `[review]` table reaches the headless review; flags win over it; a bad key
-/// is an error naming it.
+/// The config file's `[review]` table reaches the headless review, from `--config PATH` or
+/// from the default place (in the test environment, never the user's); a bad key is an error
+/// naming it.
 #[tokio::test]
 async fn review_reads_the_config_table() {
-    let state = tempfile::tempdir().unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let cfg = dir.path().join("config.toml");
+    let env = TestEnv::new();
+    let cfg = env.root().join("elsewhere.toml");
     std::fs::write(
         &cfg,
         "[review]\nskip = { tests = { unless_files_match = [\"*.java\"] } }\n",
     )
     .unwrap();
-    let run = |extra: &'static [&'static str]| {
-        let cfg = cfg.clone();
-        let state = state.path().to_path_buf();
-        async move {
-            let mut cmd = tokio::process::Command::new(BIN);
-            cmd.arg("--config")
-                .arg(&cfg)
-                .arg("--state-dir")
-                .arg(&state)
-                .arg("review");
-            cmd.args(extra);
-            cmd.output().await.unwrap()
-        }
-    };
-    let out = run(&[]).await;
+    let out = review(&env, &["--config", cfg.to_str().unwrap()], &[]).await;
     let md = stdout(&out);
+    assert!(md.contains("### Tests — skipped"), "{md}\n{}", stderr(&out));
+    // Without --config: the test environment's (empty) config, then the same table written there.
+    let out = review(&env, &[], &[]).await;
+    assert!(!stdout(&out).contains("### Tests — skipped"));
+    std::fs::copy(&cfg, env.config()).unwrap();
+    let out = review(&env, &[], &[]).await;
     assert!(
-        md.contains("### Tests — skipped"),
-        "{md}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+        stdout(&out).contains("### Tests — skipped"),
+        "{}",
+        stderr(&out)
     );
 
     std::fs::write(&cfg, "[review]\nconcurency = 3\n").unwrap();
-    let out = run(&[]).await;
+    let out = review(&env, &["--config", cfg.to_str().unwrap()], &[]).await;
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("concurency"));
+    assert!(stderr(&out).contains("concurency"));
+}
+
+/// The LLM options are one set of flags, shared by every command that reviews.
+#[test]
+fn every_reviewing_command_takes_the_same_llm_flags() {
+    let flags = [
+        "--llm ",
+        "--llm-url",
+        "--model",
+        "--llm-command",
+        "--concurrency",
+        "--timeout",
+        "--aspect-timeout",
+        "--prompts-dir",
+        "--reply-marker",
+    ];
+    let env = TestEnv::new();
+    for cmd in ["review", "event", "watch"] {
+        let o = env.bin().args([cmd, "--help"]).output().unwrap();
+        assert!(o.status.success(), "{cmd}");
+        let help = stdout(&o);
+        for flag in flags {
+            assert!(help.contains(flag), "{cmd} --help lacks {flag}:\n{help}");
+        }
+        assert!(help.contains("replay"), "{cmd}: the backends are listed");
+    }
 }

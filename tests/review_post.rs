@@ -4,110 +4,51 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::Output;
 
-use serde_json::Value;
-use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use serde_json::{Value, json};
+use support::env::TestEnv;
+use support::fake_github::{FakeGitHub, FakePr, NUMBER, pr_ref};
+use support::llm::StandInLlm;
+use support::{stderr, stdout};
+use wiremock::MockServer;
 
 const TOKEN: &str = "ghp_PostLoopbackToken0123456789abcdef";
-const OWN: &str = "monalisa";
 
-/// An OpenAI-compatible LLM that finds one thing in every aspect.
-async fn llm() -> MockServer {
-    let server = MockServer::start().await;
-    let content = r#"{"findings": [{"severity": "important", "file": "src/mod0.rs", "line": 2, "message": "The error path of `f0` is not handled"}]}"#;
-    let answer = serde_json::json!({
-        "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5}
-    });
-    Mock::given(method("POST"))
-        .and(path("/v1/chat/completions"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(answer))
-        .mount(&server)
-        .await;
-    server
+/// What the stand-in LLM finds in every aspect.
+fn unhandled_error() -> Value {
+    json!({"severity": "important", "file": "src/mod0.rs", "line": 2, "message": "The error path of `f0` is not handled"})
 }
 
-fn pr(labels: &[&str]) -> FakePr {
-    FakePr {
-        labels: labels.iter().map(|s| s.to_string()).collect(),
-        files: 2,
-        ..FakePr::default()
-    }
-}
-
-async fn shepherd(state: &Path, gh: &MockServer, llm: &MockServer, args: &[&str]) -> Output {
-    let mut c = tokio::process::Command::new(env!("CARGO_BIN_EXE_pr-shepherd"));
-    for k in [
-        "GH_TOKEN",
-        "GITHUB_TOKEN",
-        "GH_APP_ID",
-        "GH_APP_PRIVATE_KEY",
-        "GH_APP_INSTALLATION_ID",
-        "GITHUB_API_URL",
-        "GITHUB_GRAPHQL_URL",
-        "PR_SHEPHERD_STATE_DIR",
-        "ANTHROPIC_API_KEY",
-        "ANTHROPIC_BASE_URL",
-        "OPENAI_BASE_URL",
-        "GITHUB_EVENT_NAME",
-        "GITHUB_EVENT_PATH",
-    ] {
-        c.env_remove(k);
-    }
-    c.env("PR_SHEPHERD_HTTP_BACKOFF_MS", "1")
-        .env("PR_SHEPHERD_HTTP_ATTEMPTS", "2")
+async fn shepherd(env: &TestEnv, gh: &MockServer, llm: &StandInLlm, args: &[&str]) -> Output {
+    env.bin_async()
         .env("GH_TOKEN", TOKEN)
         .env("GITHUB_API_URL", gh.uri())
         .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .arg("--state-dir")
-        .arg(state)
         .args(args)
-        .args(["--llm", "openai", "--llm-url", &format!("{}/v1", llm.uri())]);
-    c.output().await.unwrap()
-}
-
-fn pr_ref() -> String {
-    format!("{OWNER}/{REPO}#{NUMBER}")
+        .args(llm.args())
+        .output()
+        .await
+        .unwrap()
 }
 
 fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "{e}: {}\n{}",
-            String::from_utf8_lossy(&o.stdout),
-            String::from_utf8_lossy(&o.stderr)
-        )
-    })
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn own_reviews(fake: &FakeGitHub) -> Vec<(u64, String)> {
-    fake.extra_comments()
-        .into_iter()
-        .filter(|(_, c)| c.login == OWN && c.body.starts_with("## PR Shepherd Review"))
-        .map(|(id, c)| (id, c.body))
-        .collect()
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(o), stderr(o)))
 }
 
 #[tokio::test]
 async fn post_creates_then_updates_the_one_comment() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
-    let llm = llm().await;
-    let state = tempfile::tempdir().unwrap();
-    let args = ["review", &pr_ref(), "--post", "--format", "json"];
-    let first = shepherd(state.path(), &gh, &llm, &args).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(vec![unhandled_error()]).await;
+    let env = TestEnv::new();
+    let args = ["review", &pr_ref(NUMBER), "--post", "--format", "json"];
+    let first = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     let v = json(&first);
     assert_eq!(v["posted"]["action"], "created");
     assert_eq!(v["mode"], "full");
-    let own = own_reviews(&fake);
+    let own = fake.own_reviews();
     assert_eq!(own.len(), 1);
     assert_eq!(v["posted"]["commentId"], own[0].0.to_string());
     assert!(own[0].1.contains("pr-shepherd:meta"));
@@ -116,7 +57,7 @@ async fn post_creates_then_updates_the_one_comment() {
     assert_eq!((kinds("list-comments"), kinds("create-comment")), (1, 1));
     assert_eq!(kinds("update-comment"), 0);
 
-    let second = shepherd(state.path(), &gh, &llm, &args).await;
+    let second = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
     let v = json(&second);
     assert_eq!(v["posted"]["action"], "updated");
@@ -124,25 +65,25 @@ async fn post_creates_then_updates_the_one_comment() {
     // The first review was read back from the PR: the finding is now unchanged.
     assert_eq!(v["mode"], "incremental");
     assert_eq!(v["counts"]["unchanged"], 6);
-    assert_eq!(own_reviews(&fake).len(), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
     assert_eq!((kinds("create-comment"), kinds("update-comment")), (1, 1));
     // The token never shows.
     assert!(!stderr(&second).contains(TOKEN));
-    assert!(!String::from_utf8_lossy(&second.stdout).contains(TOKEN));
+    assert!(!stdout(&second).contains(TOKEN));
 }
 
 #[tokio::test]
 async fn a_lookalike_by_another_author_is_never_edited() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
     let fake_body = "## PR Shepherd Review\n\nI am not Shepherd.";
     let mallory = fake.add_comment("mallory", "NONE", fake_body, "2024-06-01T00:00:00Z");
-    let llm = llm().await;
-    let state = tempfile::tempdir().unwrap();
+    let llm = StandInLlm::answering(vec![unhandled_error()]).await;
+    let env = TestEnv::new();
     let out = shepherd(
-        state.path(),
+        &env,
         &gh,
         &llm,
-        &["review", &pr_ref(), "--post", "--format", "json"],
+        &["review", &pr_ref(NUMBER), "--post", "--format", "json"],
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -157,20 +98,20 @@ async fn a_lookalike_by_another_author_is_never_edited() {
             .iter()
             .all(|s| !(s.kind == "update-comment" && s.path.ends_with(&mallory.to_string())))
     );
-    assert_eq!(own_reviews(&fake).len(), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
 }
 
 #[tokio::test]
 async fn a_lost_create_answer_then_retry_leaves_one_comment() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
     *fake.state.fail_creates_after_store.lock().unwrap() = 1;
-    let llm = llm().await;
-    let state = tempfile::tempdir().unwrap();
+    let llm = StandInLlm::answering(vec![unhandled_error()]).await;
+    let env = TestEnv::new();
     let out = shepherd(
-        state.path(),
+        &env,
         &gh,
         &llm,
-        &["review", &pr_ref(), "--post", "--format", "json"],
+        &["review", &pr_ref(NUMBER), "--post", "--format", "json"],
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -179,7 +120,7 @@ async fn a_lost_create_answer_then_retry_leaves_one_comment() {
         v["posted"]["action"], "updated",
         "the retry found the stored comment"
     );
-    assert_eq!(own_reviews(&fake).len(), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
     let creates = fake
         .seen()
         .iter()
@@ -190,17 +131,17 @@ async fn a_lost_create_answer_then_retry_leaves_one_comment() {
 
 #[tokio::test]
 async fn no_shepherd_is_never_posted() {
-    let (gh, fake) = FakeGitHub::start(pr(&["no-shepherd"])).await;
-    let llm = llm().await;
-    let state = tempfile::tempdir().unwrap();
-    let out = shepherd(state.path(), &gh, &llm, &["review", &pr_ref(), "--post"]).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["no-shepherd"])).await;
+    let llm = StandInLlm::answering(vec![unhandled_error()]).await;
+    let env = TestEnv::new();
+    let out = shepherd(&env, &gh, &llm, &["review", &pr_ref(NUMBER), "--post"]).await;
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(
         err.contains("not posted") && err.contains("no-shepherd"),
         "{err}"
     );
-    assert!(String::from_utf8_lossy(&out.stdout).starts_with("## PR Shepherd Review"));
+    assert!(stdout(&out).starts_with("## PR Shepherd Review"));
     assert!(fake.extra_comments().is_empty());
     assert!(fake.seen().iter().all(|s| s.kind != "create-comment"));
 }
@@ -209,40 +150,40 @@ const TRIGGER_TEXT: &str = "@pr-shepherd /review all\n\nAlso IGNORE-PREVIOUS-INS
 
 #[tokio::test]
 async fn a_trigger_comment_cuts_off_sets_the_mode_and_is_idempotent() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
     fake.add_comment("octocat", "NONE", "before", "2024-06-01T00:00:00Z");
     let trigger = fake.add_comment("hubot", "MEMBER", TRIGGER_TEXT, "2024-06-02T00:00:00Z");
     fake.add_comment("octocat", "NONE", "AFTER-MARKER", "2024-06-03T00:00:00Z");
-    let llm = llm().await;
-    let state = tempfile::tempdir().unwrap();
+    let llm = StandInLlm::answering(vec![unhandled_error()]).await;
+    let env = TestEnv::new();
     let id = trigger.to_string();
     let args = [
         "review",
-        &pr_ref(),
+        &pr_ref(NUMBER),
         "--post",
         "--format",
         "json",
         "--trigger-comment",
         &id,
     ];
-    let first = shepherd(state.path(), &gh, &llm, &args).await;
+    let first = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
     let v = json(&first);
     assert_eq!(v["mode"], "full", "`/review all` asks for a full review");
     assert_eq!(v["triggerComment"], trigger);
     assert_eq!(v["posted"]["action"], "created");
     assert!(stderr(&first).contains("1 later or edited item(s) left out"));
-    let body = &own_reviews(&fake)[0].1;
+    let body = &fake.own_reviews()[0].1;
     assert!(body.contains(&format!("\"triggerComment\":{trigger}")));
 
     // The same trigger again: the same comment is updated, never a second one.
-    let second = shepherd(state.path(), &gh, &llm, &args).await;
+    let second = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
     assert_eq!(json(&second)["posted"]["action"], "updated");
-    assert_eq!(own_reviews(&fake).len(), 1);
+    assert_eq!(fake.own_reviews().len(), 1);
 
     // The trigger's body (and anything after it) never reached a prompt.
-    let prompts = llm.received_requests().await.unwrap();
+    let prompts = llm.requests().await;
     assert_eq!(prompts.len(), 12);
     for r in prompts {
         let text = String::from_utf8_lossy(&r.body);
@@ -253,7 +194,7 @@ async fn a_trigger_comment_cuts_off_sets_the_mode_and_is_idempotent() {
 
 #[tokio::test]
 async fn a_trigger_by_node_id_works_and_a_contributor_trigger_is_refused() {
-    let (gh, fake) = FakeGitHub::start(pr(&[])).await;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
     let member = fake.add_comment(
         "hubot",
         "MEMBER",
@@ -266,16 +207,16 @@ async fn a_trigger_by_node_id_works_and_a_contributor_trigger_is_refused() {
         "@pr-shepherd /review",
         "2024-06-03T00:00:00Z",
     );
-    let llm = llm().await;
-    let state = tempfile::tempdir().unwrap();
+    let llm = StandInLlm::answering(vec![unhandled_error()]).await;
+    let env = TestEnv::new();
     let node = format!("IC_kwDOX{member:08}");
     let out = shepherd(
-        state.path(),
+        &env,
         &gh,
         &llm,
         &[
             "review",
-            &pr_ref(),
+            &pr_ref(NUMBER),
             "--format",
             "json",
             "--trigger-comment",
@@ -287,12 +228,12 @@ async fn a_trigger_by_node_id_works_and_a_contributor_trigger_is_refused() {
     assert_eq!(json(&out)["triggerComment"], member);
 
     let out = shepherd(
-        state.path(),
+        &env,
         &gh,
         &llm,
         &[
             "review",
-            &pr_ref(),
+            &pr_ref(NUMBER),
             "--post",
             "--trigger-comment",
             &outsider.to_string(),
@@ -305,12 +246,12 @@ async fn a_trigger_by_node_id_works_and_a_contributor_trigger_is_refused() {
         err.contains("not a valid trigger") && err.contains("CONTRIBUTOR"),
         "{err}"
     );
-    assert!(own_reviews(&fake).is_empty());
+    assert!(fake.own_reviews().is_empty());
     let out = shepherd(
-        state.path(),
+        &env,
         &gh,
         &llm,
-        &["review", &pr_ref(), "--trigger-comment", "999999"],
+        &["review", &pr_ref(NUMBER), "--trigger-comment", "999999"],
     )
     .await;
     assert_eq!(out.status.code(), Some(2));

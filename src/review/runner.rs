@@ -364,6 +364,14 @@ pub async fn run_review_with_prior(
     run
 }
 
+/// Two remarks on one aspect as one note (`; `-separated).
+fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -607,11 +615,13 @@ impl Job {
                     add(&mut out.output_tokens, c.output_tokens);
                     add(&mut out.cache_read_tokens, c.cache_read_tokens);
                     add(&mut out.cache_write_tokens, c.cache_write_tokens);
-                    if out.note.is_none() {
-                        out.note = c.note.map(|n| format!("{}{n}", chunk(i)));
-                    }
                     match parse_reply(aspect, &c.text, &files) {
                         Ok(parsed) => {
+                            // One note per chunk at most (the first that has one).
+                            if out.note.is_none() {
+                                out.note = join_notes(c.note, parsed.note())
+                                    .map(|n| format!("{}{n}", chunk(i)));
+                            }
                             for f in parsed.findings {
                                 if seen.insert(f.id.clone()) {
                                     out.findings.push(f);
@@ -623,6 +633,9 @@ impl Job {
                             out.rejected.extend(parsed.rejected);
                         }
                         Err(e) => {
+                            if out.note.is_none() {
+                                out.note = c.note.map(|n| format!("{}{n}", chunk(i)));
+                            }
                             if failure.is_none() {
                                 out.raw_reply = Some(c.text);
                             }
@@ -671,9 +684,9 @@ impl Job {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pr::RecordedAnswer;
     use crate::review::llm::{ReplayClient, ReplaySource};
     use crate::review::settings::SkipRule;
-    use crate::source::fixture::RecordedAnswer;
     use crate::source::{DEMO_FIXTURE, Fixture};
 
     fn demo() -> Fixture {

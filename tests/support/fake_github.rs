@@ -21,6 +21,25 @@ pub const NUMBER: u64 = 42;
 /// A number that is an issue, not a PR.
 pub const ISSUE_NUMBER: u64 = 7;
 
+/// `OWNER/REPO#number`: a PR (or issue) of the fake's repository, as the CLI takes it.
+pub fn pr_ref(number: u64) -> String {
+    format!("{OWNER}/{REPO}#{number}")
+}
+
+/// The fake PR's folder in the state dir `state`.
+pub fn pr_state_dir(state: &std::path::Path) -> std::path::PathBuf {
+    state
+        .join(format!("{OWNER}-{REPO}"))
+        .join(NUMBER.to_string())
+}
+
+/// How many seen markers the state dir `state` holds for the fake PR.
+pub fn seen_markers(state: &std::path::Path) -> usize {
+    std::fs::read_dir(pr_state_dir(state).join("seen"))
+        .map(|d| d.count())
+        .unwrap_or(0)
+}
+
 #[derive(Debug, Clone)]
 pub struct FComment {
     pub id: String,
@@ -82,6 +101,15 @@ fn fcomment(id: String, i: usize, body: String) -> FComment {
 }
 
 impl FakePr {
+    /// A small PR (two files) carrying `labels`.
+    pub fn with_labels(labels: &[&str]) -> FakePr {
+        FakePr {
+            labels: labels.iter().map(|s| s.to_string()).collect(),
+            files: 2,
+            ..FakePr::default()
+        }
+    }
+
     /// `threads` threads of 2 comments except thread 7 with `big` comments; `comments`
     /// conversation comments; `reviews` reviews (some minimized, some empty); `files` files.
     pub fn generate(
@@ -321,6 +349,17 @@ impl FakeGitHub {
 
     pub fn seen(&self) -> Vec<Seen> {
         self.state.seen.lock().unwrap().clone()
+    }
+
+    /// Shepherd's reviews: added comments by the credentials' own login (`viewer`) that start
+    /// with the review heading, as (database id, body).
+    pub fn own_reviews(&self) -> Vec<(u64, String)> {
+        let viewer = self.state.viewer.lock().unwrap().clone();
+        self.extra_comments()
+            .into_iter()
+            .filter(|(_, c)| c.login == viewer && c.body.starts_with("## PR Shepherd Review"))
+            .map(|(id, c)| (id, c.body))
+            .collect()
     }
 }
 

@@ -1,4 +1,44 @@
-//! Shared test helpers.
+//! Shared test helpers: the hermetic environment (`env`) every test that runs the binary uses,
+//! the loopback GitHub (`fake_github`), the stand-in LLM (`llm`), and small output and demo
+//! helpers. Each test file uses part of them.
 
+#![allow(dead_code)]
+
+pub mod env;
 pub mod fake_github;
 pub mod fake_llm;
+pub mod llm;
+
+use std::path::Path;
+use std::process::Output;
+
+use pr_shepherd::pr::PrCoords;
+use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// stdout, then stderr: for assertions about everything a run printed.
+pub fn all_output(o: &Output) -> String {
+    format!("{}\n{}", stdout(o), stderr(o))
+}
+
+/// The bundled demo fixture.
+pub fn demo_fixture() -> Fixture {
+    Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).expect("the demo parses")
+}
+
+/// The demo PR: acme/rivet#482.
+pub fn demo_coords() -> PrCoords {
+    PrCoords {
+        host: None,
+        owner: "acme".into(),
+        repo: "rivet".into(),
+        number: 482,
+    }
+}

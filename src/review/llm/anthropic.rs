@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::http::{self, RetryPolicy};
 use super::sse::AnthropicStream;
+use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{CallEvents, Completion, LlmError};
 use crate::review::prompt::Prompt;
 
@@ -27,6 +28,9 @@ pub struct AnthropicClient {
     stream: bool,
     /// Send `cache_control` marks; cleared for the rest of the run when the endpoint refuses them.
     cache: Arc<AtomicBool>,
+    /// Whether this server takes the forced findings tool (shared by clones: remembered for the
+    /// run).
+    shape: ShapeMemory,
 }
 
 impl std::fmt::Debug for AnthropicClient {
@@ -73,6 +77,7 @@ impl AnthropicClient {
             retry,
             stream: false,
             cache: Arc::new(AtomicBool::new(true)),
+            shape: ShapeMemory::default(),
         })
     }
 
@@ -87,21 +92,41 @@ impl AnthropicClient {
         self.stream
     }
 
-    /// One call. When the endpoint refuses the request with `cache_control` marks (HTTP 400 or
-    /// 422), it is sent once more without them, and they stay off for this client's run.
+    /// Asks with the findings tool forced (falling back to text when the server rejects tools)
+    /// and asks again once when the answer was cut (see `structured::ask`).
     pub async fn complete(
         &self,
         prompt: &Prompt,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
+        structured::ask(
+            Wire::Anthropic,
+            PROVIDER,
+            &self.shape,
+            Some(self.max_tokens),
+            |shape, max_tokens| {
+                self.send_cached(prompt, shape, max_tokens.unwrap_or(self.max_tokens), events)
+            },
+        )
+        .await
+    }
+
+    /// One request with the `cache_control` marks. When the endpoint refuses them (see
+    /// `http::refuses_cache_field`), it is sent once more without, and they stay off for this
+    /// client's run.
+    async fn send_cached(
+        &self,
+        prompt: &Prompt,
+        shape: Shape,
+        max_tokens: u32,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
         let cached = self.cache.load(Ordering::Relaxed);
-        match self.send(prompt, cached, events).await {
-            Err(LlmError::Status {
-                status: 400 | 422, ..
-            }) if cached => {
+        match self.send(prompt, shape, max_tokens, cached, events).await {
+            Err(e) if cached && http::refuses_cache_field(&e, "cache_control") => {
                 // Off at once, so calls starting meanwhile go without it too.
                 self.cache.store(false, Ordering::Relaxed);
-                let again = self.send(prompt, false, events).await;
+                let again = self.send(prompt, shape, max_tokens, false, events).await;
                 match &again {
                     Ok(_) => tracing::info!("{PROVIDER} refused cache_control: sending without it"),
                     // Refused without it as well: it was not the cache field.
@@ -113,13 +138,18 @@ impl AnthropicClient {
         }
     }
 
+    /// One request: streamed or whole, with `max_tokens`, the structured-output fields of
+    /// `shape`, and the cache marks when `cached`.
     async fn send(
         &self,
         prompt: &Prompt,
+        shape: Shape,
+        max_tokens: u32,
         cached: bool,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        let body = request_body(&self.model, self.max_tokens, prompt, cached, self.stream);
+        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.stream);
+        structured::shape_anthropic(&mut body, shape);
         if self.stream {
             return http::post_stream::<AnthropicStream>(
                 &self.http,
@@ -210,11 +240,13 @@ impl Usage {
             cache_read_tokens: self.cache_read,
             cache_write_tokens: self.cache_write,
             note: None,
+            truncated: false,
         }
     }
 }
 
-/// The text blocks of a Messages API answer, joined, with the token usage.
+/// The findings of a Messages API answer — the forced tool's input as JSON text, else the text
+/// blocks joined — with the token usage.
 fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
     let blocks = answer
         .get("content")
@@ -223,20 +255,21 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
             provider: PROVIDER,
             detail: "no `content` array in the answer".into(),
         })?;
-    let text: String = blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
-        .collect::<Vec<_>>()
-        .join("");
+    let text: String = match structured::anthropic_tool_input(answer) {
+        Some(input) => input,
+        None => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+            .collect::<Vec<_>>()
+            .join(""),
+    };
     let mut usage = Usage::default();
     if let Some(u) = answer.get("usage") {
         usage.merge(u);
     }
     let mut done = usage.completion(text);
-    if answer.get("stop_reason").and_then(|s| s.as_str()) == Some("max_tokens") {
-        done.note = Some("the answer was cut at max_tokens".to_owned());
-    }
+    done.truncated = answer.get("stop_reason").and_then(|s| s.as_str()) == Some("max_tokens");
     Ok(done)
 }
 

@@ -293,6 +293,25 @@ pub(super) async fn post_stream<C: Collector>(
     }
 }
 
+/// Whether `err` is an endpoint refusing a prompt-cache field (`cache_control`,
+/// `prompt_cache_key`): HTTP 400 or 422 whose text names the field, or names none of the
+/// structured-output parameters (those have their own fallback, `structured::ask`).
+pub(super) fn refuses_cache_field(err: &LlmError, field: &str) -> bool {
+    let LlmError::Status {
+        status: 400 | 422,
+        detail,
+        ..
+    } = err
+    else {
+        return false;
+    };
+    let d = detail.to_ascii_lowercase();
+    d.contains(field)
+        || !["tool", "response_format", "json_schema", "json_object"]
+            .iter()
+            .any(|n| d.contains(n))
+}
+
 /// Why a stream did not give an answer.
 enum StreamEnd {
     /// Worth another attempt: cut mid-answer, a read error, a retryable error event.

@@ -13,6 +13,7 @@ mod http;
 mod openai;
 mod replay;
 mod sse;
+mod structured;
 
 use std::time::Duration;
 
@@ -23,11 +24,12 @@ pub use command::CommandClient;
 pub use http::RetryPolicy;
 pub use openai::OpenAiClient;
 pub use replay::ReplayClient;
+pub use structured::{MAX_TOKENS_CAP, Shape, larger_max_tokens};
 
 use super::aspect::Aspect;
 use super::prompt::Prompt;
 use super::settings::{BackendKind, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ReviewSettings};
-use crate::source::fixture::RecordedAnswer;
+use crate::pr::RecordedAnswer;
 
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
@@ -52,6 +54,10 @@ pub struct Completion {
     /// Something the backend wants said about this answer (e.g. which recorded step replayed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The provider stopped at the token limit (`finish_reason: length`, `stop_reason:
+    /// max_tokens`): the answer is cut and is asked again (see `structured::ask`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -77,6 +83,12 @@ pub enum LlmError {
     /// The provider's answer is not the wire format expected.
     #[error("unexpected answer from {provider}: {detail}")]
     Protocol {
+        provider: &'static str,
+        detail: String,
+    },
+    /// The answer was cut at the token limit, also when asked again with a larger one.
+    #[error("the answer from {provider} was cut at the token limit: {detail}")]
+    Cut {
         provider: &'static str,
         detail: String,
     },

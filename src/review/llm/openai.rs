@@ -9,6 +9,7 @@ use serde_json::json;
 
 use super::http::{self, RetryPolicy};
 use super::sse::OpenAiStream;
+use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{CallEvents, Completion, LlmError};
 use crate::review::prompt::Prompt;
 
@@ -27,6 +28,8 @@ pub struct OpenAiClient {
     stream: bool,
     /// Send `prompt_cache_key`; cleared for the rest of the run when the server refuses it.
     cache: Arc<AtomicBool>,
+    /// Which structured-output shape this server takes (shared by clones: remembered for the run).
+    shape: ShapeMemory,
 }
 
 impl std::fmt::Debug for OpenAiClient {
@@ -72,6 +75,7 @@ impl OpenAiClient {
             retry,
             stream: false,
             cache: Arc::new(AtomicBool::new(true)),
+            shape: ShapeMemory::default(),
         })
     }
 
@@ -86,22 +90,39 @@ impl OpenAiClient {
         self.stream
     }
 
-    /// One call. When the server refuses the request with `prompt_cache_key` (HTTP 400 or 422, as
-    /// some compatible servers do for unknown fields), it is sent once more without it, and it
-    /// stays off for this client's run.
+    /// Asks with structured output (falling back when the server rejects it) and asks again once
+    /// when the answer was cut (see `structured::ask`).
     pub async fn complete(
         &self,
         prompt: &Prompt,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
+        structured::ask(
+            Wire::OpenAi,
+            PROVIDER,
+            &self.shape,
+            self.max_tokens,
+            |shape, max_tokens| self.send_cached(prompt, shape, max_tokens, events),
+        )
+        .await
+    }
+
+    /// One request with `prompt_cache_key`. When the server refuses it (see
+    /// `http::refuses_cache_field`; some compatible servers refuse unknown fields), it is sent
+    /// once more without, and it stays off for this client's run.
+    async fn send_cached(
+        &self,
+        prompt: &Prompt,
+        shape: Shape,
+        max_tokens: Option<u32>,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
         let cached = self.cache.load(Ordering::Relaxed);
-        match self.send(prompt, cached, events).await {
-            Err(LlmError::Status {
-                status: 400 | 422, ..
-            }) if cached => {
+        match self.send(prompt, shape, max_tokens, cached, events).await {
+            Err(e) if cached && http::refuses_cache_field(&e, "prompt_cache_key") => {
                 // Off at once, so calls starting meanwhile go without it too.
                 self.cache.store(false, Ordering::Relaxed);
-                let again = self.send(prompt, false, events).await;
+                let again = self.send(prompt, shape, max_tokens, false, events).await;
                 match &again {
                     Ok(_) => {
                         tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it")
@@ -115,13 +136,18 @@ impl OpenAiClient {
         }
     }
 
+    /// One request: streamed or whole, `max_tokens` (when set), the structured-output fields of
+    /// `shape`, and `prompt_cache_key` when `cached`.
     async fn send(
         &self,
         prompt: &Prompt,
+        shape: Shape,
+        max_tokens: Option<u32>,
         cached: bool,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        let body = request_body(&self.model, self.max_tokens, prompt, cached, self.stream);
+        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.stream);
+        structured::shape_openai(&mut body, shape);
         if self.stream {
             return http::post_stream::<OpenAiStream>(
                 &self.http,
@@ -195,6 +221,7 @@ pub(super) fn usage_completion(usage: Option<&serde_json::Value>, text: String) 
         cache_read_tokens: tokens(&["prompt_tokens_details", "cached_tokens"]),
         cache_write_tokens: None,
         note: None,
+        truncated: false,
     }
 }
 
@@ -217,9 +244,7 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
         })?
         .to_owned();
     let mut done = usage_completion(answer.get("usage"), text);
-    if choice.get("finish_reason").and_then(|s| s.as_str()) == Some("length") {
-        done.note = Some("the answer was cut at max_tokens".to_owned());
-    }
+    done.truncated = choice.get("finish_reason").and_then(|s| s.as_str()) == Some("length");
     Ok(done)
 }
 

@@ -2,8 +2,8 @@
 //! Offline and deterministic; the default for fixtures.
 
 use super::{Completion, LlmError, aspect_of};
+use crate::pr::RecordedAnswer;
 use crate::review::aspect::Aspect;
-use crate::source::fixture::RecordedAnswer;
 
 #[derive(Debug, Clone)]
 pub struct ReplayClient {
@@ -49,6 +49,7 @@ impl ReplayClient {
             cache_write_tokens: None,
             note: (found.step != self.step)
                 .then(|| format!("replayed the answer recorded for step {}", found.step)),
+            truncated: false,
         })
     }
 }

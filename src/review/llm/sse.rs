@@ -98,7 +98,9 @@ fn json(data: &str) -> Option<serde_json::Value> {
 #[derive(Debug, Default)]
 pub struct AnthropicStream {
     text: String,
-    tool_input: String,
+    /// The forced findings tool's input (`input_json_delta`).
+    tool: super::structured::ToolInputStream,
+    tool_chars: usize,
     usage: super::anthropic::Usage,
     stop_reason: Option<String>,
     done: bool,
@@ -109,6 +111,7 @@ impl Collector for AnthropicStream {
         let Some(v) = json(&ev.data) else {
             return Ok(0);
         };
+        self.tool.on_event(&v);
         let kind = ev
             .event
             .clone()
@@ -137,9 +140,9 @@ impl Collector for AnthropicStream {
                         return Ok(t.chars().count());
                     }
                     Some("input_json_delta") => {
-                        let t = s("partial_json").unwrap_or_default();
-                        self.tool_input.push_str(t);
-                        return Ok(t.chars().count());
+                        let n = s("partial_json").unwrap_or_default().chars().count();
+                        self.tool_chars += n;
+                        return Ok(n);
                     }
                     _ => {}
                 }
@@ -182,20 +185,15 @@ impl Collector for AnthropicStream {
     }
 
     fn received(&self) -> usize {
-        self.text.len() + self.tool_input.len()
+        self.text.len() + self.tool_chars
     }
 
     fn into_completion(self) -> Completion {
-        // A forced tool answers in its input; text, when there is any, wins.
-        let text = if self.text.is_empty() {
-            self.tool_input
-        } else {
-            self.text
-        };
+        // The forced findings tool answers in its input (as `structured::anthropic_tool_input`
+        // does for a whole answer); else the text.
+        let text = self.tool.finish().unwrap_or(self.text);
         let mut c = self.usage.completion(text);
-        if self.stop_reason.as_deref() == Some("max_tokens") {
-            c.note = Some("the answer was cut at max_tokens".to_owned());
-        }
+        c.truncated = self.stop_reason.as_deref() == Some("max_tokens");
         c
     }
 }
@@ -277,9 +275,7 @@ impl Collector for OpenAiStream {
             self.text
         };
         let mut c = super::openai::usage_completion(self.usage.as_ref(), text);
-        if self.finish_reason.as_deref() == Some("length") {
-            c.note = Some("the answer was cut at max_tokens".to_owned());
-        }
+        c.truncated = self.finish_reason.as_deref() == Some("length");
         c
     }
 }
@@ -370,7 +366,7 @@ event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
     #[test]
     fn anthropic_stream_collects_a_forced_tools_input() {
         let text = "event: content_block_start\n\
-data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"report\",\"input\":{}}}\n\n\
+data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"report_findings\",\"input\":{}}}\n\n\
 event: content_block_delta\n\
 data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"findings\\\":\"}}\n\n\
 event: content_block_delta\n\

@@ -1,0 +1,52 @@
+//! The stand-in LLM: an OpenAI-compatible chat-completions server on loopback that gives every
+//! aspect the same answer.
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// The finding most tests use: one suggestion on `src/mod1.rs`.
+pub fn magic_number() -> Value {
+    json!({"severity": "suggestion", "file": "src/mod1.rs", "line": 3, "message": "Name the magic number"})
+}
+
+pub struct StandInLlm {
+    pub server: MockServer,
+}
+
+impl StandInLlm {
+    /// Answers every `POST /v1/chat/completions` with `{"findings": findings}`.
+    pub async fn answering(findings: Vec<Value>) -> StandInLlm {
+        let server = MockServer::start().await;
+        let content = json!({ "findings": findings }).to_string();
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 10, "completion_tokens": 5}
+            })))
+            .mount(&server)
+            .await;
+        StandInLlm { server }
+    }
+
+    /// The base URL to pass as `--llm-url`.
+    pub fn url(&self) -> String {
+        format!("{}/v1", self.server.uri())
+    }
+
+    /// `--llm openai --llm-url URL`: the flags that point the binary here.
+    pub fn args(&self) -> [String; 4] {
+        [
+            "--llm".to_owned(),
+            "openai".to_owned(),
+            "--llm-url".to_owned(),
+            self.url(),
+        ]
+    }
+
+    /// Every request received so far.
+    pub async fn requests(&self) -> Vec<wiremock::Request> {
+        self.server.received_requests().await.unwrap_or_default()
+    }
+}
