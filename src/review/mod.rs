@@ -43,6 +43,7 @@ pub mod aspect;
 pub mod chunk;
 pub mod classify;
 pub mod compose;
+pub mod condense;
 pub mod findings;
 pub mod flow;
 pub mod llm;
