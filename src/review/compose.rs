@@ -196,7 +196,7 @@ pub fn markdown(run: &ReviewRun, agg: &Aggregate) -> String {
     }
     for a in &run.aspects {
         s.push('\n');
-        section(&mut s, a, agg.mode, &class);
+        section(&mut s, a, agg, &class);
     }
     if agg.mode == Mode::Incremental {
         s.push_str(&format!(
@@ -272,9 +272,10 @@ fn finding_body(s: &mut String, f: &Finding) {
 fn section(
     s: &mut String,
     a: &AspectOutcome,
-    mode: Mode,
+    agg: &Aggregate,
     class: &dyn Fn(&Finding) -> Option<&'static str>,
 ) {
+    let mode = agg.mode;
     let title = a.aspect.title();
     let reason = a.error.as_deref().unwrap_or("no reason given");
     match a.state {
@@ -313,7 +314,12 @@ fn section(
                 (_, Some(c)) => {
                     s.push_str(&format!("- **{}**", f.severity.title()));
                     if c == "unchanged" {
-                        s.push_str(" _(unchanged since last review)_");
+                        let said = agg
+                            .current
+                            .iter()
+                            .find(|m| m.id == f.id)
+                            .map_or_else(|| "since last review".to_owned(), |m| m.history_said());
+                        s.push_str(&format!(" _(unchanged: {said})_"));
                     }
                     finding_body(s, f);
                 }
@@ -446,6 +452,10 @@ pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
                 let c = class(f)?;
                 let mut v = finding_json(f);
                 v["classification"] = Value::from(c);
+                if let Some(m) = agg.current.iter().find(|m| m.id == f.id) {
+                    let (reviews, first) = m.history();
+                    v["history"] = json!({"reviews": reviews, "firstSha": first});
+                }
                 Some(v)
             })
             .collect::<Vec<_>>(),
@@ -462,6 +472,7 @@ pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
             "notReported": agg.classification.not_reported.len(),
         },
         "triggerComment": agg.trigger_comment,
+        "triggerKind": agg.trigger_kind,
         "body": body,
         "posted": Value::Null,
     })
@@ -584,12 +595,14 @@ mod tests {
             file: "a.rs".into(),
             line: None,
             message: "Name the retry constant.".into(),
+            ..MetaFinding::default()
         };
         let meta = ReviewMeta {
             version: META_VERSION,
             mode: Mode::Full,
             head_sha: "old".into(),
             trigger_comment: None,
+            trigger_kind: None,
             findings: vec![
                 findings[0].clone(),
                 findings[1].clone(),
@@ -601,6 +614,7 @@ mod tests {
                     file: "a.rs".into(),
                     line: None,
                     message: "Token in logs.".into(),
+                    ..MetaFinding::default()
                 },
             ],
             addressed: vec![],
@@ -673,7 +687,11 @@ mod tests {
             .expect("new section");
         let first_aspect = md.find("### Correctness").expect("aspect section");
         assert!(new_at < first_aspect, "new findings come first");
-        assert!(md.contains("_(unchanged since last review)_"));
+        // The unchanged finding says since when (the earlier review's head was `old`).
+        assert!(
+            md.contains("_(unchanged: reported in 2 reviews since old)_"),
+            "{md}"
+        );
         assert!(md.contains("### Treated as addressed (1)"));
         assert!(md.contains("### No longer reported (1)"));
         // The security aspect failed: its earlier finding is not "no longer reported".
@@ -689,6 +707,14 @@ mod tests {
             "the addressed one is not raised"
         );
         assert_eq!(v["addressed"][0]["by"]["by"], "reply");
+        let history: Vec<(&str, &Value)> = v["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| (f["classification"].as_str().unwrap_or(""), &f["history"]))
+            .collect();
+        assert!(history.contains(&("unchanged", &json!({"reviews": 2, "firstSha": "old"}))));
+        assert!(history.contains(&("new", &json!({"reviews": 1, "firstSha": run.head_sha}))));
         assert_eq!(v["notReported"][0]["id"], "PS-00000000aa");
         // The metadata carries what the next pass needs.
         let meta = crate::review::prior::parse_meta(&md).unwrap().unwrap();

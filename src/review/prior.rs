@@ -19,7 +19,7 @@ const META_CLOSE: &str = " -->";
 pub const META_VERSION: u32 = 1;
 
 /// One finding as remembered in a posted review.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetaFinding {
     pub id: String,
@@ -29,6 +29,35 @@ pub struct MetaFinding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     pub message: String,
+    /// Findings history: how many Shepherd reviews (the one carrying it included) reported it.
+    /// Left out when 1, so the hidden metadata stays compact; read back as 1.
+    #[serde(default, skip_serializing_if = "at_most_one")]
+    pub reviews: u32,
+    /// The head SHA of the first Shepherd review that raised it. Left out when it is the head of
+    /// the review carrying it; read back as that head.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_sha: Option<String>,
+}
+
+fn at_most_one(n: &u32) -> bool {
+    *n <= 1
+}
+
+impl MetaFinding {
+    /// The findings history as `(reviews, first head SHA)`, once filled ([`ReviewMeta::fill_history`]).
+    pub fn history(&self) -> (u32, &str) {
+        (self.reviews.max(1), self.first_sha.as_deref().unwrap_or(""))
+    }
+
+    /// "reported in N reviews since abc1234" (the markdown and the prompts say it this way).
+    pub fn history_said(&self) -> String {
+        let (n, sha) = self.history();
+        format!(
+            "reported in {n} review{} since {}",
+            if n == 1 { "" } else { "s" },
+            sha.get(..7).unwrap_or(sha)
+        )
+    }
 }
 
 /// The hidden metadata of a posted review.
@@ -40,12 +69,43 @@ pub struct ReviewMeta {
     pub head_sha: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger_comment: Option<u64>,
+    /// Where the trigger was written; absent for a conversation comment (and without a trigger).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger_kind: Option<crate::policy::TriggerKind>,
     /// Findings raised (new or unchanged) by this review.
     #[serde(default)]
     pub findings: Vec<MetaFinding>,
     /// Findings treated as addressed so far (carried forward so they are never raised again).
     #[serde(default)]
     pub addressed: Vec<MetaFinding>,
+}
+
+impl ReviewMeta {
+    /// Fills the compact history of every finding read back: absent counts are 1, an absent
+    /// first SHA is this review's head.
+    pub fn fill_history(&mut self) {
+        let head = self.head_sha.clone();
+        for f in self.findings.iter_mut().chain(self.addressed.iter_mut()) {
+            f.reviews = f.reviews.max(1);
+            if f.first_sha.is_none() {
+                f.first_sha = Some(head.clone());
+            }
+        }
+    }
+
+    /// The inverse of [`ReviewMeta::fill_history`] before writing: what reading back fills in is
+    /// left out.
+    pub fn compact_history(&mut self) {
+        let head = self.head_sha.clone();
+        for f in self.findings.iter_mut().chain(self.addressed.iter_mut()) {
+            if f.first_sha.as_deref() == Some(head.as_str()) {
+                f.first_sha = None;
+            }
+            if f.reviews <= 1 {
+                f.reviews = 0;
+            }
+        }
+    }
 }
 
 /// Normalizes a finding message for its id: case, whitespace, punctuation and numbers (line
@@ -97,7 +157,9 @@ pub fn finding_id(aspect: &str, file: &str, message: &str) -> String {
 /// The metadata block to append to a review body. `<` and `>` inside strings are escaped, so no
 /// finding text can close the HTML comment early.
 pub fn render_meta(meta: &ReviewMeta) -> String {
-    let json = serde_json::to_string(meta)
+    let mut meta = meta.clone();
+    meta.compact_history();
+    let json = serde_json::to_string(&meta)
         .unwrap_or_default()
         .replace('<', "\\u003c")
         .replace('>', "\\u003e");
@@ -119,9 +181,10 @@ pub fn parse_meta(body: &str) -> Result<Option<ReviewMeta>, MetaError> {
     };
     let rest = &body[start + META_OPEN.len()..];
     let end = rest.find(META_CLOSE).ok_or(MetaError::Unclosed)?;
-    serde_json::from_str(&rest[..end])
-        .map(Some)
-        .map_err(|e| MetaError::Invalid(e.to_string()))
+    let mut meta: ReviewMeta =
+        serde_json::from_str(&rest[..end]).map_err(|e| MetaError::Invalid(e.to_string()))?;
+    meta.fill_history();
+    Ok(Some(meta))
 }
 
 /// An earlier Shepherd review found on the PR.
@@ -282,18 +345,36 @@ mod tests {
             mode: Mode::Incremental,
             head_sha: "abc".into(),
             trigger_comment: Some(7),
-            findings: vec![MetaFinding {
-                id: "PS-0123456789".into(),
-                aspect: "security".into(),
-                severity: "critical".into(),
-                file: "a.ts".into(),
-                line: Some(3),
-                message: "closes early --> <!-- pr-shepherd:meta {} -->".into(),
-            }],
+            trigger_kind: Some(crate::policy::TriggerKind::Review),
+            findings: vec![
+                MetaFinding {
+                    id: "PS-0123456789".into(),
+                    aspect: "security".into(),
+                    severity: "critical".into(),
+                    file: "a.ts".into(),
+                    line: Some(3),
+                    message: "closes early --> <!-- pr-shepherd:meta {} -->".into(),
+                    reviews: 1,
+                    first_sha: Some("abc".into()),
+                },
+                MetaFinding {
+                    id: "PS-0123456780".into(),
+                    aspect: "tests".into(),
+                    severity: "suggestion".into(),
+                    file: "b.ts".into(),
+                    line: None,
+                    message: "m".into(),
+                    reviews: 3,
+                    first_sha: Some("0ld".into()),
+                },
+            ],
             addressed: vec![],
         };
         let body = format!("{REVIEW_HEADER}\n\ntext\n\n{}", render_meta(&meta));
         assert_eq!(body.matches("-->").count(), 1);
+        // The history is compact: a finding first raised by this review carries none.
+        assert_eq!(body.matches("firstSha").count(), 1, "{body}");
+        assert!(body.contains(r#""reviews":3,"firstSha":"0ld""#), "{body}");
         assert_eq!(parse_meta(&body), Ok(Some(meta)));
         assert_eq!(parse_meta("## PR Shepherd Review\nno meta"), Ok(None));
         assert_eq!(

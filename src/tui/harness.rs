@@ -45,6 +45,7 @@ impl Harness {
             Options {
                 now: TEST_NOW,
                 marks: Ok(()),
+                gates: Default::default(),
             },
         );
         // As in the real console: a saved draft comes back; an unreadable one is reported.

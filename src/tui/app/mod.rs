@@ -170,6 +170,8 @@ pub struct Options {
     pub now: i64,
     /// `Err(reason)` when seen markers cannot be written (unwritable state dir).
     pub marks: Result<(), String>,
+    /// The config file's `[gates]`: the console applies them like `review` does.
+    pub gates: crate::policy::GateConfig,
 }
 
 /// Which screen is on top. Today the console has one; the PR inbox (issue 12) becomes
@@ -231,7 +233,7 @@ impl App {
         });
         App {
             screen: Screen::Pr,
-            pr: PrScreen::new(snapshot, seen, opts.marks.err()),
+            pr: PrScreen::new(snapshot, seen, opts.marks.err(), opts.gates),
             mode: InputMode::Normal,
             notice,
             now: opts.now,
@@ -309,6 +311,7 @@ mod tests {
             Options {
                 now: 1_764_000_000,
                 marks: Ok(()),
+                gates: Default::default(),
             },
         )
     }
@@ -508,7 +511,7 @@ mod props {
             let mut app = App::new(
                 f.snapshot_at(0).unwrap(),
                 SeenSet::default(),
-                Options { now: 0, marks: Ok(()) },
+                Options { now: 0, marks: Ok(()), gates: Default::default() },
             );
             app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50 }));
             for (k, filter) in keys {
