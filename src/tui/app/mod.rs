@@ -322,6 +322,36 @@ mod tests {
     }
 
     #[test]
+    fn the_console_applies_the_configured_gates() {
+        let f = Fixture::parse(DEMO_FIXTURE, Path::new("demo.json")).unwrap();
+        let mut snap = f.snapshot_at(0).unwrap();
+        snap.pr.labels = vec!["keep-out".into()];
+        let app = |gates: crate::policy::GateConfig| {
+            App::new(
+                snap.clone(),
+                SeenSet::default(),
+                Options {
+                    now: 0,
+                    marks: Ok(()),
+                    gates,
+                },
+            )
+        };
+        assert!(app(Default::default()).pr.desk.gate.post);
+        let never = crate::policy::GateConfig {
+            never_label: "keep-out".into(),
+            ..Default::default()
+        };
+        let a = app(never);
+        assert!(!a.pr.desk.gate.post);
+        assert!(
+            a.pr.desk.gate.reason.contains("keep-out"),
+            "{}",
+            a.pr.desk.gate.reason
+        );
+    }
+
+    #[test]
     fn rows_are_grouped_and_first_item_selected() {
         let app = demo();
         assert_eq!(app.pr.list.rows.len(), 18 + 3);
