@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use support::env::TestEnv;
 use support::fake_github::{FComment, FReview, FThread, FakeGitHub, FakePr, NUMBER, OWNER, REPO};
 use support::llm::{StandInLlm, magic_number};
-use support::{stderr, stdout};
+use support::{live_run, stderr, stdout, stdout_json};
 use wiremock::MockServer;
 
 /// A real payload, pointed at the fake's PR in an organization.
@@ -44,7 +44,7 @@ async fn event(
     extra: &[&str],
 ) -> Output {
     env.bin_async()
-        .env("GITHUB_TOKEN", "ghs_ActionsLoopbackToken0123456789")
+        .env("GITHUB_TOKEN", TOKEN)
         .env("GITHUB_API_URL", gh.uri())
         .env("GITHUB_EVENT_NAME", name)
         .env("GITHUB_EVENT_PATH", payload)
@@ -79,6 +79,7 @@ async fn prompts(llm: &StandInLlm) -> String {
         .collect()
 }
 
+const TOKEN: &str = "ghs_ActionsLoopbackToken0123456789";
 const REVIEW_DB: u64 = 777;
 const INLINE_DB: u64 = 888;
 
@@ -156,7 +157,7 @@ async fn a_review_summary_trigger_is_answered_through_the_review_and_idempotentl
     let err = stderr(&out);
     assert!(err.contains("decision: review"), "{err}");
     assert!(err.contains("(review summary)"), "{err}");
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = stdout_json(&out);
     assert_eq!(v["decision"]["triggerKind"], "review");
     assert_eq!(v["triggerComment"], REVIEW_DB);
     assert_eq!(v["triggerKind"], "review");
@@ -221,7 +222,7 @@ async fn an_inline_review_comment_trigger_is_answered_and_watch_does_not_answer_
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = stdout_json(&out);
     assert_eq!(v["triggerKind"], "reviewComment");
     assert_eq!(v["triggerComment"], INLINE_DB);
     // The first review of the PR is a full one.
@@ -232,17 +233,15 @@ async fn an_inline_review_comment_trigger_is_answered_and_watch_does_not_answer_
     }
     // `review --trigger-comment` takes review-comment ids too (the node id here; the database
     // id 888 names one item as well).
-    let out = env
-        .bin_async()
-        .env("GITHUB_TOKEN", "ghs_ActionsLoopbackToken0123456789")
-        .env("GITHUB_API_URL", gh.uri())
-        .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .args(["review", &support::fake_github::pr_ref(NUMBER)])
-        .args(["--trigger-comment", "888", "--post"])
-        .args(llm.args())
-        .output()
-        .await
-        .unwrap();
+    let pr = support::fake_github::pr_ref(NUMBER);
+    let out = live_run(
+        &env,
+        &gh.uri(),
+        TOKEN,
+        &llm,
+        &["review", &pr, "--trigger-comment", "888", "--post"],
+    )
+    .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("trigger 888 (inline review comment)"),
@@ -254,17 +253,9 @@ async fn an_inline_review_comment_trigger_is_answered_and_watch_does_not_answer_
     // watch: the review summary (older, never answered by this PR's reviews) is not answered
     // after the newer inline trigger was; nothing new, so no LLM call.
     let before = llm.requests().await.len();
-    let out = env
-        .bin_async()
-        .env("GITHUB_TOKEN", "ghs_ActionsLoopbackToken0123456789")
-        .env("GITHUB_API_URL", gh.uri())
-        .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .args(["watch", &format!("{OWNER}/{REPO}")])
-        .args(["--ticks", "1", "--debounce", "0s", "--post"])
-        .args(llm.args())
-        .output()
-        .await
-        .unwrap();
+    let repo = format!("{OWNER}/{REPO}");
+    let watch = ["watch", &repo, "--ticks", "1", "--debounce", "0s", "--post"];
+    let out = live_run(&env, &gh.uri(), TOKEN, &llm, &watch).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         !stderr(&out).contains("answering trigger"),
@@ -282,17 +273,9 @@ async fn watch_answers_a_review_summary_trigger_once() {
     fake.set_author("octocat", "MEMBER");
     let llm = StandInLlm::answering(vec![magic_number()]).await;
     let env = TestEnv::new();
-    let watch = |env: &TestEnv| {
-        env.bin_async()
-            .env("GITHUB_TOKEN", "ghs_ActionsLoopbackToken0123456789")
-            .env("GITHUB_API_URL", gh.uri())
-            .env("OPENAI_API_KEY", "sk-test-0123456789")
-            .args(["watch", &format!("{OWNER}/{REPO}")])
-            .args(["--ticks", "1", "--debounce", "0s", "--post"])
-            .args(llm.args())
-            .output()
-    };
-    let out = watch(&env).await.unwrap();
+    let repo = format!("{OWNER}/{REPO}");
+    let watch = ["watch", &repo, "--ticks", "1", "--debounce", "0s", "--post"];
+    let out = live_run(&env, &gh.uri(), TOKEN, &llm, &watch).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("answering trigger 777 (review summary)"),
@@ -304,7 +287,7 @@ async fn watch_answers_a_review_summary_trigger_once() {
     // A fresh machine (no watch state) reads the answered trigger from the posted review.
     let before = llm.requests().await.len();
     let fresh = TestEnv::new();
-    let out = watch(&fresh).await.unwrap();
+    let out = live_run(&fresh, &gh.uri(), TOKEN, &llm, &watch).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         !stderr(&out).contains("answering trigger"),
@@ -372,16 +355,8 @@ async fn mentions_and_gates_come_from_the_config() {
     // The same [gates] reach `review` (explicit, so it reviews anyway; the pause label by its
     // configured name blocks an explicit post only for `never_label`).
     std::fs::write(env.config(), "[gates]\nnever_label = \"review-me\"\n").unwrap();
-    let out = env
-        .bin_async()
-        .env("GITHUB_TOKEN", "ghs_ActionsLoopbackToken0123456789")
-        .env("GITHUB_API_URL", gh.uri())
-        .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .args(["review", &support::fake_github::pr_ref(NUMBER), "--post"])
-        .args(llm.args())
-        .output()
-        .await
-        .unwrap();
+    let pr = support::fake_github::pr_ref(NUMBER);
+    let out = live_run(&env, &gh.uri(), TOKEN, &llm, &["review", &pr, "--post"]).await;
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("not posted: label `review-me`"),
@@ -420,7 +395,7 @@ async fn an_oversized_trigger_is_ignored_with_the_reason() {
     });
     let out = event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = stdout_json(&out);
     assert_eq!(v["decision"]["action"], "noAction");
     let reason = v["decision"]["reason"].as_str().unwrap();
     assert!(
@@ -474,7 +449,7 @@ async fn a_closed_pr_answers_an_explicit_trigger_only() {
     });
     let out = event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: Value = stdout_json(&out);
     assert_eq!(v["posted"]["action"], "created");
     assert!(
         v["body"]
@@ -530,7 +505,7 @@ async fn write_action_labels_are_recognized_and_nothing_is_done() {
             "{}",
             stderr(&out)
         );
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v: Value = stdout_json(&out);
         assert_eq!(v["decision"]["action"], "writeActionLabel");
         assert_eq!(v["decision"]["writeAction"], label);
         assert_eq!(v["decision"]["available"], false);
@@ -565,7 +540,7 @@ async fn three_successive_reviews_carry_the_findings_history() {
         let p = payload(env.root(), "pull_request/synchronize.payload.json", |_| {});
         let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
         assert_eq!(out.status.code(), Some(0), "pass {i}: {}", stderr(&out));
-        docs.push(serde_json::from_slice::<Value>(&out.stdout).unwrap());
+        docs.push(stdout_json(&out));
     }
     assert_eq!(fake.own_reviews().len(), 1, "one comment, updated");
     for (i, v) in docs.iter().enumerate() {
