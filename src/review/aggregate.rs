@@ -52,6 +52,7 @@ pub fn to_meta(f: &Finding) -> MetaFinding {
         file: f.file.clone(),
         line: f.line,
         message: f.message.clone(),
+        shortened: false,
     }
 }
 

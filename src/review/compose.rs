@@ -798,6 +798,7 @@ mod tests {
             file: "a.rs".into(),
             line: None,
             message: "Name the retry constant.".into(),
+            shortened: false,
         };
         let meta = ReviewMeta {
             version: META_VERSION,
@@ -815,6 +816,7 @@ mod tests {
                     file: "a.rs".into(),
                     line: None,
                     message: "Token in logs.".into(),
+                    shortened: false,
                 },
             ],
             addressed: vec![],

@@ -403,6 +403,7 @@ impl Job {
                     Ok(parsed) => {
                         out.note = join_notes(out.note.take(), parsed.note());
                         out.findings = parsed.findings;
+                        crate::review::classify::adopt_prior_ids(&mut out.findings, &self.prior);
                         if !parsed.rejected.is_empty() {
                             out.raw_reply = Some(c.text);
                         }
