@@ -186,13 +186,13 @@ fn hide_order<'a>(run: &'a ReviewRun, agg: &Aggregate, sev: Severity) -> Vec<&'a
         let n = list.len();
         for (i, f) in list.into_iter().enumerate() {
             let new = agg.class_of_id(&f.id) == Some("new");
+            // 1 for the last of the list, n for the first.
             ranked.push((new, n - i, ai, f));
         }
     }
-    // Unchanged (false) first; then the largest distance from the end first.
-    ranked.sort_by(|x, y| {
-        (x.0, std::cmp::Reverse(x.1), x.2).cmp(&(y.0, std::cmp::Reverse(y.1), y.2))
-    });
+    // Unchanged (false) first; then the last of every list (place from the end 1) before the
+    // ones before them, aspects taking turns in their order.
+    ranked.sort_by_key(|x| (x.0, x.1, x.2));
     ranked.into_iter().map(|(_, _, _, f)| f).collect()
 }
 

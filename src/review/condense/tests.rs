@@ -329,3 +329,40 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn hiding_by_count_takes_the_last_of_each_aspects_list_first_in_turns() {
+    let s = |a: Aspect, line: u32, tag: &str| {
+        finding(
+            a,
+            Severity::Suggestion,
+            "src/a.rs",
+            line,
+            format!("Suggestion {tag}"),
+        )
+    };
+    let a = Aspect::ALL[0];
+    let b = Aspect::ALL[1];
+    let run = run_of(vec![
+        s(a, 1, "a one"),
+        s(a, 2, "a two"),
+        s(a, 3, "a three"),
+        s(b, 1, "b one"),
+        s(b, 2, "b two"),
+    ]);
+    let agg = Aggregate::first(&run);
+    let order = hide_order(&run, &agg, Severity::Suggestion);
+    let first_two: Vec<&str> = order.iter().take(2).map(|f| f.message.as_str()).collect();
+    assert_eq!(first_two, ["Suggestion a three", "Suggestion b two"]);
+    let all: Vec<&str> = order.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(
+        all,
+        [
+            "Suggestion a three",
+            "Suggestion b two",
+            "Suggestion a two",
+            "Suggestion b one",
+            "Suggestion a one"
+        ]
+    );
+}
