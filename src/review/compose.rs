@@ -136,6 +136,9 @@ pub struct Layout {
     pub condensed_note: Option<String>,
     /// The metadata block to end with; `None` writes the full form of the aggregate's metadata.
     pub meta: Option<String>,
+    /// Condensing: "Treated as addressed", "Not assessed", "No longer reported" and the
+    /// unclassified findings are given by count only, with the command that lists them.
+    pub lists_by_count: bool,
 }
 
 impl Layout {
@@ -365,7 +368,16 @@ impl Writer<'_> {
         if a.state == AspectState::Done {
             self.section_findings(a);
         }
-        unclassified(&mut self.s, a);
+        if self.layout.lists_by_count && !a.rejected.is_empty() {
+            self.s.push_str(&format!(
+                "\n{} finding(s) broke the output contract (unclassified): listed only by count here; \
+                 `pr-shepherd review {} --format md` lists them.\n",
+                a.rejected.len(),
+                self.run.pr
+            ));
+        } else {
+            unclassified(&mut self.s, a);
+        }
         section_notes(&mut self.s, a);
     }
 
@@ -437,6 +449,10 @@ impl Writer<'_> {
             return;
         }
         let c = &agg.classification;
+        if self.layout.lists_by_count {
+            self.incremental_counts();
+            return;
+        }
         self.s.push_str(&format!(
             "\n### Treated as addressed ({})\n\n",
             c.addressed.len()
@@ -465,6 +481,27 @@ impl Writer<'_> {
             ));
             for f in &c.not_reported {
                 self.s.push_str(&meta_line(f));
+            }
+        }
+    }
+
+    /// [`Self::incremental_lists`] condensed: the same headings, counts only.
+    fn incremental_counts(&mut self) {
+        let agg = self.agg;
+        let c = &agg.classification;
+        let hint = format!(
+            "Listed only by count to fit; `pr-shepherd review {} --format md` lists them.",
+            self.run.pr
+        );
+        for (title, n, always) in [
+            ("Treated as addressed", c.addressed.len(), true),
+            ("Not assessed this time", agg.not_assessed.len(), false),
+            ("No longer reported", c.not_reported.len(), false),
+        ] {
+            match n {
+                0 if always => self.s.push_str(&format!("\n### {title} (0)\n\nNone.\n")),
+                0 => {}
+                n => self.s.push_str(&format!("\n### {title} ({n})\n\n{hint}\n")),
             }
         }
     }

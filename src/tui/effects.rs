@@ -447,19 +447,25 @@ impl Effects {
         self.reviews.push(RunningReview { cancel, handle });
     }
 
-    /// The console is closing: no review outlives it (cancel, then wait, bounded), a post in
-    /// flight gets a bounded wait for its answer, and the ledger lane finishes its writes.
-    pub async fn shutdown(self) {
-        for r in self.reviews {
+    /// The console is closing, first half: no review outlives it (cancel, then wait, bounded),
+    /// and a post in flight gets a bounded wait for its answer — which lands in the event channel;
+    /// the caller applies it (see `tui::close`) before [`Effects::shutdown`].
+    pub async fn settle(&mut self) {
+        for r in std::mem::take(&mut self.reviews) {
             r.cancel.cancel();
             let _ = tokio::time::timeout(DRAIN, r.handle).await;
         }
-        for p in self.posts {
+        for p in std::mem::take(&mut self.posts) {
             let abort = p.abort_handle();
             if tokio::time::timeout(DRAIN, p).await.is_err() {
                 abort.abort();
             }
         }
+    }
+
+    /// The console is closing: [`Effects::settle`], then the ledger lane finishes its writes.
+    pub async fn shutdown(mut self) {
+        self.settle().await;
         drop(self.ledger_lane);
         let _ = tokio::time::timeout(DRAIN, self.ledger_task).await;
     }
