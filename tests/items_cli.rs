@@ -482,3 +482,29 @@ fn every_command_refuses_an_invalid_config_naming_the_key() {
     );
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Defect 11 of issue 13: the flags are checked the same way for every command — an unknown
+/// `--theme` stops `items` and `state` as it stops the console (exit 2, naming it), and nothing
+/// is marked seen.
+#[test]
+fn every_command_refuses_an_unknown_theme() {
+    let env = TestEnv::new();
+    for args in [
+        vec!["items", "--theme", "nope"],
+        vec!["--theme", "nope", "items", "--format", "json"],
+        vec!["state", "show", "--theme", "nope"],
+        vec!["state", "clear", "--theme", "nope"],
+    ] {
+        let o = run(&env, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("nope"), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{args:?}: nothing printed");
+    }
+    let seen = Ledger::new(env.state())
+        .load_seen(&demo_coords())
+        .expect("load");
+    assert!(seen.markers.is_empty(), "no markers written");
+    // A known theme changes nothing for a listing.
+    let o = run(&env, &["items", "--theme", "light", "--peek"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
