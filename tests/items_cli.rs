@@ -357,8 +357,56 @@ fn state_show_and_clear() {
     let md = stdout(&run(&env, &["state", "show"]));
     assert!(md.contains("18 seen marker(s)"), "{md}");
     let clear = run(&env, &["state", "clear"]);
-    assert!(stdout(&clear).contains("18 file(s) removed"));
+    assert!(
+        stdout(&clear).contains("18 seen marker"),
+        "{}",
+        stdout(&clear)
+    );
     assert_eq!(json(&env, &[])["counts"]["new"], 18);
+}
+
+/// Defect 2 of issue 13: `state clear` forgets what was seen and nothing else (the unsaved
+/// draft and the outbox stay); `state clear --all` removes everything, and with a draft it asks
+/// first — without a terminal and without `--yes` it refuses (exit 2, saying why).
+#[test]
+fn state_clear_keeps_the_draft_and_clear_all_asks() {
+    let env = TestEnv::new();
+    json(&env, &[]);
+    let ledger = Ledger::new(env.state());
+    let pr = demo_coords();
+    let draft = pr_shepherd::ledger::Draft {
+        body: "## PR Shepherd Review\n\nmy words".to_owned(),
+        head_sha: "abc".to_owned(),
+        saved_at: 1,
+    };
+    ledger.save_draft(&pr, &draft).expect("draft");
+    let o = run(&env, &["state", "clear"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(ledger.load_seen(&pr).expect("load").markers.is_empty());
+    assert_eq!(
+        ledger.load_draft(&pr).expect("draft").map(|d| d.body),
+        Some(draft.body.clone()),
+        "the draft survives a plain clear"
+    );
+    assert!(stdout(&o).contains("draft"), "{}", stdout(&o));
+
+    // --all with a draft, no terminal, no --yes: refused, nothing removed.
+    json(&env, &[]);
+    let o = run(&env, &["state", "clear", "--all"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--yes"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("draft"), "{}", stderr(&o));
+    assert!(ledger.load_draft(&pr).expect("draft").is_some());
+    assert_eq!(ledger.load_seen(&pr).expect("load").markers.len(), 18);
+
+    let o = run(&env, &["state", "clear", "--all", "--yes"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(ledger.load_draft(&pr).expect("draft").is_none());
+    assert!(ledger.load_seen(&pr).expect("load").markers.is_empty());
+    // Without a draft there is nothing to ask about.
+    json(&env, &[]);
+    let o = run(&env, &["state", "clear", "--all"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 #[test]
