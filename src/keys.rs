@@ -39,6 +39,7 @@ pub enum KeyCommand {
     MarkAddressed,
     Help,
     Quit,
+    QuitAll,
     Back,
 }
 
@@ -140,7 +141,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::MarkAll,
         "mark_all",
         &["M"],
-        "mark all listed items seen",
+        "mark all listed items seen (asks first)",
     ),
     (
         KeyCommand::StepForward,
@@ -198,7 +199,18 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "mark the selected finding addressed",
     ),
     (KeyCommand::Help, "help", &["?"], "this help"),
-    (KeyCommand::Quit, "quit", &["q"], "quit"),
+    (
+        KeyCommand::Quit,
+        "quit",
+        &["q"],
+        "close the current view (quit at the top)",
+    ),
+    (
+        KeyCommand::QuitAll,
+        "quit_all",
+        &["Q"],
+        "quit from anywhere",
+    ),
     (
         KeyCommand::Back,
         "back",

@@ -342,7 +342,8 @@ fn review_draft_survives_kill_9_and_is_restored() {
         s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")
     });
     assert!(screen.contains("E2E typed note"), "{screen}");
-    tmux.run(&["send-keys", "-t", "e2e", "q"]);
+    // The restored draft opens the review pane: `q` closes it, `Q` quits from anywhere.
+    tmux.run(&["send-keys", "-t", "e2e", "Q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
 }

@@ -211,7 +211,7 @@ fn m_and_capital_m_mark_explicitly() {
     assert_eq!(seen_ids(dir.path(), &pr), vec![id]);
     // M marks every listed item; with a filter, only the listed ones.
     h.press("f u r Esc");
-    h.press("M");
+    h.press("M y");
     assert_eq!(seen_ids(dir.path(), &pr).len(), 18);
     h.resize(100, 30);
     h.draw();
@@ -226,7 +226,7 @@ fn capital_m_respects_the_filter() {
     h.draw();
     // Collapse review threads and conversation: only the 5 summaries are listed.
     h.press("g Enter j Enter");
-    h.press("M");
+    h.press("M y");
     let ids = seen_ids(dir.path(), &pr);
     assert_eq!(ids.len(), 5, "{ids:?}");
     assert!(ids.iter().all(|i| i.starts_with("PRR_")));

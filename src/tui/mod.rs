@@ -303,7 +303,7 @@ mod tests {
         effects.dispatch(fx);
 
         let before = app.pr.list.selected;
-        for c in ['j', 'j', 'q'] {
+        for c in ['j', 'j', 'Q'] {
             tx.send(key(c)).unwrap();
         }
         let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();

@@ -262,6 +262,10 @@ pub struct PostPreview {
 pub enum Confirm {
     Post(PostPreview),
     Discard,
+    /// `M`: mark this many listed items seen.
+    MarkAll {
+        count: usize,
+    },
     /// Posting is not allowed (a gate, or posting unavailable): says why; any key closes.
     Refused(String),
 }

@@ -479,7 +479,7 @@ impl ReviewDesk {
             }
             (Confirm::Post(_), false) => ctx.say("not posted"),
             (Confirm::Discard, false) => ctx.say("draft kept"),
-            (Confirm::Refused(_), _) => {}
+            (Confirm::Refused(_) | Confirm::MarkAll { .. }, _) => {}
         }
         self.refresh_progress();
     }

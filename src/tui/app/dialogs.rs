@@ -148,6 +148,10 @@ impl App {
                     fx,
                     self.now,
                 );
+                if let Confirm::MarkAll { .. } = c {
+                    self.pr.mark_all_confirmed(yes, &mut ctx);
+                    return;
+                }
                 self.pr
                     .desk
                     .confirmed(c, yes, &self.pr.list.snapshot, &mut ctx);

@@ -41,6 +41,13 @@ impl Marks {
         Some((id.to_owned(), t.body_hash.clone()))
     }
 
+    /// How many of `idxs` would get a marker written (not marked with their current version).
+    pub(super) fn unmarked(&self, list: &ItemList, idxs: &[usize]) -> usize {
+        idxs.iter()
+            .filter(|&&i| self.candidate(list, i).is_some())
+            .count()
+    }
+
     /// Asks for the markers of `idxs`; `explicit` (the maintainer pressed a key) explains a no-op.
     pub(super) fn mark(
         &mut self,

@@ -187,6 +187,9 @@ pub struct Ctx<'a> {
     pub quit: &'a mut bool,
     pub fx: &'a mut Vec<Effect>,
     pub now: i64,
+    /// Set by a screen at its top level on `q`/`Esc`: "leave this screen". The router decides
+    /// what that means (today: quit; with the inbox above: back to the inbox).
+    pub leave: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -203,6 +206,7 @@ impl<'a> Ctx<'a> {
             quit,
             fx,
             now,
+            leave: false,
         }
     }
 
@@ -249,10 +253,18 @@ impl App {
         self.mode.key_action(keymap, ev)
     }
 
+    /// The screen on top asked to be left (`q`/`Esc` at its top level). With one screen, that
+    /// quits.
+    fn leave_screen(&mut self) {
+        match self.screen {
+            Screen::Pr => self.quit = true,
+        }
+    }
+
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
         match action {
-            Action::ForceQuit => self.quit = true,
+            Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.quit = true,
             Action::Notice(n) => self.notice = Some(n),
             Action::Command(cmd) => {
                 if cmd != KeyCommand::Help || self.mode != InputMode::Help {
@@ -268,6 +280,9 @@ impl App {
                     );
                     match self.screen {
                         Screen::Pr => self.pr.command(cmd, &mut ctx),
+                    }
+                    if ctx.leave {
+                        self.leave_screen();
                     }
                 }
             }

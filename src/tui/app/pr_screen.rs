@@ -10,6 +10,7 @@ use super::{Action, Ctx, Effect, InputMode, StepData};
 use crate::ledger::SeenSet;
 use crate::pr::Snapshot;
 use crate::tui::keymap::KeyCommand;
+use crate::tui::review::Confirm;
 
 #[derive(Debug, Clone)]
 pub struct PrScreen {
@@ -70,7 +71,12 @@ impl PrScreen {
             },
             KeyCommand::MarkAll => {
                 let idxs = self.list.listed_items();
-                self.marks.mark(&self.list, &idxs, ctx, true);
+                let count = self.marks.unmarked(&self.list, &idxs);
+                if count == 0 {
+                    self.marks.mark(&self.list, &idxs, ctx, true);
+                } else {
+                    *ctx.mode = InputMode::Confirm(Confirm::MarkAll { count });
+                }
             }
             KeyCommand::StepForward | KeyCommand::StepBack => match self.list.step() {
                 None => ctx.say("stepping works on fixtures with history"),
@@ -86,15 +92,36 @@ impl PrScreen {
                     }
                 }
             },
-            KeyCommand::Quit => *ctx.quit = true,
+            KeyCommand::Quit => self.close_view(ctx),
+            KeyCommand::QuitAll => *ctx.quit = true,
             KeyCommand::Back => self.back(ctx),
             // Answered by the list or the desk above.
             _ => {}
         }
     }
 
-    /// `Esc`: unwinds one level (zoom, focus, pane, search), then quits.
+    /// `Esc`: unwinds one level (zoom, focus, pane, search), then leaves the screen.
     fn back(&mut self, ctx: &mut Ctx<'_>) {
+        if self.close_one() {
+            return;
+        }
+        if self.list.search.is_some() {
+            self.list.search = None;
+        } else {
+            ctx.leave = true;
+        }
+    }
+
+    /// `q`: closes the current view (full-width detail, detail focus, review or aspects pane);
+    /// at the top level it leaves the screen.
+    fn close_view(&mut self, ctx: &mut Ctx<'_>) {
+        if !self.close_one() {
+            ctx.leave = true;
+        }
+    }
+
+    /// Closes the innermost open view. False: none was open.
+    fn close_one(&mut self) -> bool {
         let list = &mut self.list;
         if list.zoom {
             list.zoom = false;
@@ -102,10 +129,23 @@ impl PrScreen {
             list.focus = Focus::List;
         } else if self.desk.pane != Pane::Item {
             self.desk.pane = Pane::Item;
-        } else if list.search.is_some() {
-            list.search = None;
         } else {
-            *ctx.quit = true;
+            return false;
+        }
+        true
+    }
+
+    /// The answer to "mark N listed items seen?".
+    pub(super) fn mark_all_confirmed(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
+        if !yes {
+            ctx.say("nothing marked");
+            return;
+        }
+        let idxs = self.list.listed_items();
+        let count = self.marks.unmarked(&self.list, &idxs);
+        self.marks.mark(&self.list, &idxs, ctx, true);
+        if count > 0 && ctx.fx.iter().any(|e| matches!(e, Effect::MarkSeen { .. })) {
+            ctx.say(format!("marked {count} listed item(s) seen"));
         }
     }
 

@@ -130,6 +130,15 @@ pub(super) fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &T
                 "y discards · any other key keeps it".to_owned(),
             ],
         ),
+        Confirm::MarkAll { count } => (
+            " Mark items seen? ",
+            vec![
+                format!("Mark {count} listed item(s) seen?"),
+                "They stop counting as new or edited until they change.".to_owned(),
+                String::new(),
+                "y marks them · any other key cancels".to_owned(),
+            ],
+        ),
         Confirm::Refused(why) => (
             " Not posting ",
             vec![one_line(why), String::new(), "any key closes".to_owned()],

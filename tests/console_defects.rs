@@ -1,0 +1,110 @@
+//! The defects a new user tripped on (issue 13, "Defects found trying the console as a new
+//! user"): one test (or more) per defect, each failing before its fix. Key sequences through the
+//! console loop on a TestBackend (`tui::harness`).
+
+use std::path::Path;
+
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::pr::PrCoords;
+use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
+use pr_shepherd::tui::app::{Focus, InputMode, Pane};
+use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::theme::Theme;
+
+fn demo() -> Fixture {
+    Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap()
+}
+
+fn open(dir: &Path, w: u16, h: u16) -> Harness {
+    let f = demo();
+    Harness::new(
+        f.snapshot_at(0).unwrap(),
+        Some(f),
+        Ledger::new(dir),
+        Theme::default_theme(),
+        w,
+        h,
+    )
+    .unwrap()
+}
+
+fn coords(h: &Harness) -> PrCoords {
+    h.app.pr.list.snapshot.pr.coords()
+}
+
+fn seen_count(dir: &Path, pr: &PrCoords) -> usize {
+    Ledger::new(dir).load_seen(pr).unwrap().markers.len()
+}
+
+/// Defect 13: `q` closes the current view and quits only at the top level; `Q` quits from
+/// anywhere.
+#[test]
+fn q_closes_the_current_view_and_capital_q_quits_from_anywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    // Full-width detail: q unzooms.
+    h.press("Enter");
+    assert!(h.app.pr.list.zoom);
+    h.press("q");
+    assert!(!h.app.quit, "q in the full-width detail must not quit");
+    assert!(!h.app.pr.list.zoom);
+    // The review pane: q closes it.
+    h.press("r");
+    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    h.press("Tab q");
+    assert!(!h.app.quit && h.app.pr.list.focus == Focus::List);
+    h.press("q");
+    assert!(!h.app.quit, "q in the review pane must not quit");
+    assert_eq!(h.app.pr.desk.pane, Pane::Item);
+    // Top level: q quits.
+    h.press("q");
+    assert!(h.app.quit);
+
+    // Q quits from a nested view at once.
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    h.press("Tab Enter Q");
+    assert!(h.app.quit);
+}
+
+/// Defect 13: `M` asks first, naming how many, and reports what it did.
+#[test]
+fn capital_m_asks_first_naming_how_many() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 30, 8); // too small: nothing is marked by being shown
+    let pr = coords(&h);
+    h.draw();
+    h.press("M");
+    assert!(
+        matches!(h.app.mode, InputMode::Confirm(_)),
+        "M opens a question"
+    );
+    h.resize(120, 40);
+    h.draw();
+    assert!(
+        h.screen().contains("Mark 18 listed item(s) seen?"),
+        "{}",
+        h.screen()
+    );
+    h.press("n");
+    assert_eq!(h.app.mode, InputMode::Normal);
+    assert_eq!(
+        seen_count(dir.path(), &pr),
+        1,
+        "only the item shown on screen"
+    );
+    h.press("M");
+    assert!(
+        h.screen().contains("Mark 17 listed item(s) seen?"),
+        "{}",
+        h.screen()
+    );
+    h.press("y");
+    assert_eq!(seen_count(dir.path(), &pr), 18);
+    assert!(
+        h.screen().contains("marked 17 listed item(s) seen"),
+        "{}",
+        h.screen()
+    );
+}
