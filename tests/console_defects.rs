@@ -108,3 +108,32 @@ fn capital_m_asks_first_naming_how_many() {
         h.screen()
     );
 }
+
+/// Defect 10: after a resize the very next frame keeps the selection visible and the list
+/// filled (before, it showed the old scroll until the next key).
+#[test]
+fn a_resize_keeps_the_selection_visible_and_the_list_filled() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 60, 12);
+    h.draw();
+    h.press("G");
+    h.resize(200, 60);
+    h.draw();
+    let screen = h.screen();
+    assert!(
+        screen.contains("Review threads (7)"),
+        "all 21 rows fit: the list starts at the top\n{screen}"
+    );
+    assert!(screen.contains('▶'), "{screen}");
+
+    let mut h = open(dir.path(), 200, 60);
+    h.draw();
+    h.press("G");
+    h.resize(60, 14);
+    h.draw();
+    let screen = h.screen();
+    assert!(
+        screen.contains('▶'),
+        "the selection stays visible\n{screen}"
+    );
+}

@@ -388,14 +388,21 @@ impl ItemList {
     }
 
     fn ensure_visible(&mut self) {
-        let h = usize::from(self.last.list_height.max(1));
-        if self.selected < self.list_offset {
-            self.list_offset = self.selected;
-        } else if self.selected >= self.list_offset + h {
-            self.list_offset = self.selected + 1 - h;
+        self.list_offset = self.offset_for(usize::from(self.last.list_height));
+    }
+
+    /// The first row to show in a list `height` rows tall: the kept scroll, moved just enough to
+    /// show the selection, and never past the point where the list would leave rows empty. Drawing
+    /// uses it too, so the frame right after a resize is already right.
+    pub fn offset_for(&self, height: usize) -> usize {
+        let h = height.max(1);
+        let mut offset = self.list_offset;
+        if self.selected < offset {
+            offset = self.selected;
+        } else if self.selected >= offset + h {
+            offset = self.selected + 1 - h;
         }
-        let max_offset = self.rows.len().saturating_sub(h);
-        self.list_offset = self.list_offset.min(max_offset);
+        offset.min(self.rows.len().saturating_sub(h))
     }
 
     pub(super) fn max_detail_scroll(&self) -> usize {

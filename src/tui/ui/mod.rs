@@ -290,7 +290,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
         .rows
         .iter()
         .enumerate()
-        .skip(app.pr.list.list_offset)
+        .skip(app.pr.list.offset_for(height))
         .take(height)
         .map(|(r, row)| {
             let selected = r == app.pr.list.selected;
