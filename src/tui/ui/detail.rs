@@ -178,7 +178,9 @@ pub fn detail_lines(app: &App, idx: usize, theme: &Theme) -> Vec<Line<'static>> 
     out
 }
 
-/// Hard-wraps a styled line to `width` columns (by display width; never splits a character).
+/// Wraps a styled line to `width` columns at word boundaries (by display width; never splits a
+/// character). A word longer than the width is broken where it must be; the space a line is
+/// broken at stays at the end of that line (it takes no visible room).
 pub fn wrap(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     let width = width.max(1);
     if line.width() <= width {
@@ -186,28 +188,72 @@ pub fn wrap(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
         return;
     }
     let style = line.style;
-    let mut cur: Vec<Span<'static>> = Vec::new();
+    let chars: Vec<(char, Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    let mut rows: Vec<Vec<(char, Style)>> = Vec::new();
+    let mut cur: Vec<(char, Style)> = Vec::new();
     let mut used = 0;
-    for span in line.spans {
-        let mut buf = String::new();
-        for ch in span.content.chars() {
-            let w = ch.width().unwrap_or(0);
-            if used + w > width && used > 0 {
-                if !buf.is_empty() {
-                    cur.push(Span::styled(std::mem::take(&mut buf), span.style));
-                }
-                out.push(Line::from(std::mem::take(&mut cur)).style(style));
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].0 == ' ' {
+            // A space that does not fit ends the line and stays with it.
+            cur.push(chars[i]);
+            used += 1;
+            if used >= width {
+                rows.push(std::mem::take(&mut cur));
                 used = 0;
             }
-            buf.push(ch);
+            i += 1;
+            continue;
+        }
+        let end = chars[i..]
+            .iter()
+            .position(|(c, _)| *c == ' ')
+            .map_or(chars.len(), |p| i + p);
+        let word = &chars[i..end];
+        let w: usize = word.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
+        if used + w <= width {
+            cur.extend_from_slice(word);
             used += w;
+        } else if w <= width {
+            rows.push(std::mem::take(&mut cur));
+            cur.extend_from_slice(word);
+            used = w;
+        } else {
+            // Longer than a whole line: break it by characters.
+            for &(c, st) in word {
+                let cw = c.width().unwrap_or(0);
+                if used + cw > width && used > 0 {
+                    rows.push(std::mem::take(&mut cur));
+                    used = 0;
+                }
+                cur.push((c, st));
+                used += cw;
+            }
         }
-        if !buf.is_empty() {
-            cur.push(Span::styled(buf, span.style));
-        }
+        i = end;
     }
     if !cur.is_empty() {
-        out.push(Line::from(cur).style(style));
+        rows.push(cur);
+    }
+    for row in rows.into_iter().filter(|r| !r.is_empty()) {
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let mut buf = String::new();
+        let mut st = row[0].1;
+        for (c, s) in row {
+            if s != st && !buf.is_empty() {
+                spans.push(Span::styled(std::mem::take(&mut buf), st));
+            }
+            st = s;
+            buf.push(c);
+        }
+        if !buf.is_empty() {
+            spans.push(Span::styled(buf, st));
+        }
+        out.push(Line::from(spans).style(style));
     }
 }
 

@@ -562,10 +562,36 @@ mod tests {
             prop_assert_eq!(joined, text.clone());
             for l in &out {
                 let w: usize = l.spans.iter().map(|s| s.content.width()).sum();
-                // A single wide character may exceed a width of 1; nothing else may.
-                prop_assert!(w <= width.max(2), "{w} > {width}");
+                // A single wide character may exceed a width of 1; a line may end in the
+                // one space it was broken at; nothing else may.
+                let trailing = l.spans.last().is_some_and(|s| s.content.ends_with(' '));
+                prop_assert!(w <= width.max(2) + usize::from(trailing), "{w} > {width}");
             }
         }
+    }
+
+    fn texts(out: &[Line<'static>]) -> Vec<String> {
+        out.iter()
+            .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
+            .collect()
+    }
+
+    /// Defect 4 of issue 13: words are not broken mid-word ("gat│eway").
+    #[test]
+    fn wrap_breaks_at_word_boundaries() {
+        let mut out = Vec::new();
+        let line = Line::from(vec![
+            Span::raw("the gateway "),
+            Span::styled("retries twice", theme_style()),
+        ]);
+        wrap(line, 10, &mut out);
+        assert_eq!(texts(&out), vec!["the ", "gateway ", "retries ", "twice"]);
+        // The style of each part is kept.
+        assert_eq!(out[2].spans[0].style, theme_style());
+        // A word longer than the width is broken where it must be.
+        let mut out = Vec::new();
+        wrap(Line::raw("a supercalifragilistic word"), 8, &mut out);
+        assert_eq!(texts(&out), vec!["a superc", "alifragi", "listic ", "word"]);
     }
 
     fn theme_style() -> Style {
