@@ -137,3 +137,33 @@ fn a_resize_keeps_the_selection_visible_and_the_list_filled() {
         "the selection stays visible\n{screen}"
     );
 }
+
+fn footer(h: &Harness) -> String {
+    h.screen().lines().last().unwrap_or_default().to_owned()
+}
+
+/// Defect 5: with the findings focused, keys act on the findings (Enter does not collapse a
+/// group of the hidden list) and the footer follows the focus.
+#[test]
+fn keys_act_on_the_focused_findings_and_the_footer_follows_focus() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    h.press("g r");
+    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    let list_footer = footer(&h);
+    assert!(list_footer.contains("Tab findings"), "{list_footer}");
+    h.press("Tab");
+    let rows = h.app.pr.list.rows.len();
+    h.press("Enter ] [");
+    assert_eq!(
+        h.app.pr.list.rows.len(),
+        rows,
+        "the hidden list is untouched"
+    );
+    assert_eq!(h.app.pr.list.selected, 0);
+    let f = footer(&h);
+    assert!(f.contains("Tab list"), "{f}");
+    assert!(f.contains("a addressed"), "{f}");
+    assert_ne!(f, list_footer);
+}

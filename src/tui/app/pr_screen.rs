@@ -40,8 +40,28 @@ impl PrScreen {
     /// A command from the keymap (no dialog is open).
     pub(super) fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) {
         let review_pane = self.list.focus == Focus::Detail && self.desk.pane == Pane::Review;
-        if review_pane && self.desk.pane_command(cmd, self.pane_size()) {
-            return;
+        if review_pane {
+            if self.desk.pane_command(cmd, self.pane_size()) {
+                return;
+            }
+            // The findings have the keys: nothing acts on the list hidden behind them.
+            if matches!(
+                cmd,
+                KeyCommand::Toggle
+                    | KeyCommand::NextNew
+                    | KeyCommand::PrevNew
+                    | KeyCommand::NextMatch
+                    | KeyCommand::PrevMatch
+                    | KeyCommand::Search
+                    | KeyCommand::Filter
+                    | KeyCommand::MarkSeen
+                    | KeyCommand::MarkAll
+                    | KeyCommand::Open
+                    | KeyCommand::Copy
+            ) {
+                ctx.say("the findings have the keys: Tab goes back to the list");
+                return;
+            }
         }
         if self.desk.command(cmd, &self.list.snapshot, ctx) || self.list.command(cmd, ctx) {
             return;

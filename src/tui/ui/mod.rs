@@ -451,16 +451,29 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                     (KeyCommand::Help, "help"),
                     (KeyCommand::Quit, "quit"),
                 ]
-            } else {
+            } else if app.pr.list.focus == Focus::Detail {
+                // The findings have the keys.
                 &[
+                    (KeyCommand::Down, "finding"),
+                    (KeyCommand::MarkAddressed, "addressed"),
+                    (KeyCommand::PageDown, "scroll"),
+                    (KeyCommand::Focus, "list"),
                     (KeyCommand::Edit, "edit"),
                     (KeyCommand::Post, "post"),
                     (KeyCommand::Discard, "discard"),
+                    (KeyCommand::Quit, "close"),
                     (KeyCommand::Help, "help"),
+                ]
+            } else {
+                &[
+                    (KeyCommand::Down, "move"),
                     (KeyCommand::Focus, "findings"),
-                    (KeyCommand::MarkAddressed, "addressed"),
-                    (KeyCommand::PageDown, "scroll"),
+                    (KeyCommand::Edit, "edit"),
+                    (KeyCommand::Post, "post"),
+                    (KeyCommand::Discard, "discard"),
                     (KeyCommand::ReviewPane, "close"),
+                    (KeyCommand::Help, "help"),
+                    (KeyCommand::QuitAll, "quit"),
                 ]
             };
             for (c, what) in hints {
