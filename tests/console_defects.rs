@@ -167,3 +167,30 @@ fn keys_act_on_the_focused_findings_and_the_footer_follows_focus() {
     assert!(f.contains("a addressed"), "{f}");
     assert_ne!(f, list_footer);
 }
+
+/// Defect 6: with the review pane open (or a review running), moving in the list shows the
+/// item's detail and marks it seen; the review is one key (`v`) away.
+#[test]
+fn the_list_stays_usable_with_the_review_pane_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    let pr = coords(&h);
+    h.draw();
+    h.press("r");
+    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    let before = seen_count(dir.path(), &pr);
+    h.press("j j");
+    let id = h.app.pr.list.selected_item().unwrap().id().to_owned();
+    assert!(
+        Ledger::new(dir.path())
+            .load_seen(&pr)
+            .unwrap()
+            .markers
+            .contains_key(&id),
+        "the selected item was shown and marked seen"
+    );
+    assert_eq!(seen_count(dir.path(), &pr), before + 2);
+    assert!(h.screen().contains(" Detail "), "{}", h.screen());
+    h.press("v");
+    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+}

@@ -63,7 +63,23 @@ impl PrScreen {
                 return;
             }
         }
-        if self.desk.command(cmd, &self.list.snapshot, ctx) || self.list.command(cmd, ctx) {
+        if self.desk.command(cmd, &self.list.snapshot, ctx) {
+            return;
+        }
+        let before = self.list.selected;
+        if self.list.command(cmd, ctx) {
+            // Moving in the list shows the item (and so marks it seen): the review or aspects
+            // pane gives way, one key (`v`/`A`) from coming back.
+            if self.list.focus == Focus::List
+                && self.list.selected != before
+                && self.desk.pane != Pane::Item
+            {
+                ctx.say(match self.desk.pane {
+                    Pane::Review => "v shows the review again",
+                    _ => "A shows the aspects again",
+                });
+                self.desk.pane = Pane::Item;
+            }
             return;
         }
         match cmd {
