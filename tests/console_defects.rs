@@ -194,3 +194,23 @@ fn the_list_stays_usable_with_the_review_pane_open() {
     h.press("v");
     assert_eq!(h.app.pr.desk.pane, Pane::Review);
 }
+
+/// Defect 12: header and footer text is cut with a sign (…), a status message leaves room for
+/// the key hints, and the footer does not repeat hints.
+#[test]
+fn header_and_footer_are_cut_with_a_sign_and_keep_the_hints() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 80, 24);
+    h.draw();
+    let screen = h.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    for l in &lines[..2] {
+        assert!(l.ends_with('…'), "a cut header line ends with …: {l:?}");
+    }
+    h.press("r");
+    let f = footer(&h);
+    assert!(f.contains("review finished"), "{f}");
+    assert!(f.contains("Tab findings"), "the hints stay: {f}");
+    assert_eq!(f.matches("edit").count(), 1, "no repeated hints: {f}");
+    assert!(f.ends_with('…') || f.contains("quit"), "{f}");
+}

@@ -360,7 +360,7 @@ impl ReviewDesk {
         self.pane = Pane::Review;
         ctx.fx.extend(self.draft_effect(snap, ctx.now));
         ctx.say(format!(
-            "review finished{}: {n} finding(s) · e edit · p post · d discard",
+            "review finished{}: {n} finding(s)",
             if incomplete { " (incomplete)" } else { "" }
         ));
     }
@@ -369,7 +369,7 @@ impl ReviewDesk {
     pub(super) fn restored(&mut self, d: Draft, ctx: &mut Ctx<'_>) {
         self.draft = Some(DraftView::new(&d.body, &d.head_sha, Some(d.saved_at)));
         self.pane = Pane::Review;
-        ctx.say("restored the unposted review draft: p post · e edit · d discard");
+        ctx.say("restored the unposted review draft");
         self.refresh_progress();
     }
 

@@ -205,7 +205,56 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(p) = &app.pr.desk.progress {
         lines.push(Line::styled(one_line(p), theme.text));
     }
+    let w = usize::from(area.width);
+    let lines: Vec<Line> = lines.into_iter().map(|l| fit(l, w)).collect();
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// Cuts a line to `width` columns; a cut line ends with `…` so nothing is lost silently.
+pub(super) fn fit(mut line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    // Trailing blanks are not text: drop them before deciding that something is cut.
+    while let Some(last) = line.spans.last_mut() {
+        let trimmed = last.content.trim_end_matches(' ').to_owned();
+        if trimmed.is_empty() {
+            line.spans.pop();
+            continue;
+        }
+        last.content = trimmed.into();
+        break;
+    }
+    if line.width() <= width {
+        return line;
+    }
+    let style = line.style;
+    let room = width.saturating_sub(1);
+    let mut used = 0;
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut last_style = Style::default();
+    'outer: for span in line.spans {
+        let mut buf = String::new();
+        last_style = span.style;
+        for ch in span.content.chars() {
+            let w = ch.width().unwrap_or(0);
+            if used + w > room {
+                if !buf.is_empty() {
+                    spans.push(Span::styled(buf, span.style));
+                }
+                break 'outer;
+            }
+            buf.push(ch);
+            used += w;
+        }
+        if !buf.is_empty() {
+            spans.push(Span::styled(buf, span.style));
+        }
+    }
+    if width > 0 {
+        spans.push(Span::styled("…", last_style));
+    }
+    Line::from(spans).style(style)
 }
 
 fn badge_style(theme: &Theme, label: &str) -> Style {
@@ -403,6 +452,7 @@ fn key_hint(
 
 fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: &Keymap) {
     let mut spans = Vec::new();
+    let mut notice: Option<Span<'static>> = None;
     match &app.mode {
         InputMode::Search { query, .. } => {
             let n = if query.is_empty() {
@@ -440,7 +490,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
         }
         InputMode::Normal if app.pr.desk.pane != Pane::Item => {
             if let Some(n) = &app.notice {
-                spans.push(Span::styled(format!("{}  ", one_line(n)), theme.notice));
+                notice = Some(Span::styled(format!("{}  ", one_line(n)), theme.notice));
             }
             let hints: &[(KeyCommand, &str)] = if app.pr.desk.pane == Pane::Aspects {
                 &[
@@ -482,7 +532,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
         }
         InputMode::Normal => {
             if let Some(n) = &app.notice {
-                spans.push(Span::styled(format!("{}  ", one_line(n)), theme.notice));
+                notice = Some(Span::styled(format!("{}  ", one_line(n)), theme.notice));
             }
             let detail = app.pr.list.focus == Focus::Detail;
             let hints: &[(KeyCommand, &str)] = if detail {
@@ -519,7 +569,20 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
             }
         }
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    // A status message gets the room the hints leave (at least two fifths of the line), cut
+    // with … when longer, so it never pushes the hints off.
+    let width = usize::from(area.width);
+    let hints = Line::from(spans);
+    let mut line = Vec::new();
+    if let Some(n) = notice {
+        let room = width.saturating_sub(hints.width()).max(width * 2 / 5);
+        line.extend(fit(Line::from(n), room).spans);
+        if line.last().is_some_and(|s| s.content == "…") {
+            line.push(Span::raw(" "));
+        }
+    }
+    line.extend(hints.spans);
+    frame.render_widget(Paragraph::new(fit(Line::from(line), width)), area);
 }
 
 fn bordered(title: String, focused: bool, theme: &Theme) -> Block<'static> {
