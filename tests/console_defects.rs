@@ -214,3 +214,34 @@ fn header_and_footer_are_cut_with_a_sign_and_keep_the_hints() {
     assert_eq!(f.matches("edit").count(), 1, "no repeated hints: {f}");
     assert!(f.ends_with('…') || f.contains("quit"), "{f}");
 }
+
+/// Defect 7: the help overlay wraps (never cuts a description) and scrolls; every binding is
+/// readable at 120×40 and at 80×24.
+#[test]
+fn help_wraps_and_scrolls_every_binding_readable() {
+    for (w, hgt) in [(120, 40), (80, 24)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut h = open(dir.path(), w, hgt);
+        h.draw();
+        h.press("?");
+        let mut seen = String::new();
+        for _ in 0..60 {
+            seen.push_str(&h.screen());
+            h.press("j");
+        }
+        assert_eq!(
+            h.app.mode,
+            InputMode::Help,
+            "j scrolls, it does not close help"
+        );
+        let text: String = seen.split_whitespace().collect::<Vec<_>>().join(" ");
+        for (_, _, _, help) in pr_shepherd::keys::COMMANDS {
+            assert!(
+                text.contains(help),
+                "{w}×{hgt}: “{help}” not readable\n{seen}"
+            );
+        }
+        h.press("?");
+        assert_eq!(h.app.mode, InputMode::Normal);
+    }
+}

@@ -55,6 +55,10 @@ pub struct Drawn {
     pub detail_height: u16,
     /// Wrapped line count of the detail pane's content.
     pub detail_lines: usize,
+    /// How far the help overlay can scroll (0 when it is closed or fits).
+    pub help_max_scroll: usize,
+    /// The help overlay's visible height.
+    pub help_height: u16,
 }
 
 /// A loaded fixture step: the snapshot and the ledger's markers read afresh.
@@ -225,6 +229,10 @@ pub struct App {
     pub notice: Option<String>,
     pub now: i64,
     pub quit: bool,
+    /// The help overlay's scroll position (reset when it opens).
+    pub help_scroll: usize,
+    /// What the last frame showed (for the help overlay's scroll limits).
+    last_drawn: Drawn,
 }
 
 impl App {
@@ -240,6 +248,8 @@ impl App {
             notice,
             now: opts.now,
             quit: false,
+            help_scroll: 0,
+            last_drawn: Drawn::default(),
         }
     }
 
@@ -270,6 +280,9 @@ impl App {
                 if cmd != KeyCommand::Help || self.mode != InputMode::Help {
                     self.notice = None;
                 }
+                if cmd == KeyCommand::Help && self.mode != InputMode::Help {
+                    self.help_scroll = 0;
+                }
                 if !self.dialog_command(cmd) {
                     let mut ctx = Ctx::new(
                         &mut self.notice,
@@ -296,6 +309,10 @@ impl App {
             | Action::Confirmed(_)) => self.dialog_action(a, &mut fx),
             // Results and progress belong to the PR screen (an inbox would route its own here).
             other => {
+                if let Action::Drawn(d) = &other {
+                    self.last_drawn = *d;
+                    self.help_scroll = self.help_scroll.min(d.help_max_scroll);
+                }
                 let mut ctx = Ctx::new(
                     &mut self.notice,
                     &mut self.mode,
@@ -369,6 +386,7 @@ mod tests {
             list_height: 10,
             detail_height: 10,
             detail_lines: 5,
+            ..Drawn::default()
         };
         let fx = app.update(Action::Drawn(d));
         let marks: Vec<_> = fx
@@ -525,7 +543,7 @@ mod props {
                 SeenSet::default(),
                 Options { now: 0, marks: Ok(()) },
             );
-            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50 }));
+            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50, ..Drawn::default() }));
             for (k, filter) in keys {
                 app.update(Action::Command(CMDS[k]));
                 if let Some(c) = filter.and_then(|s| s.chars().next()) {

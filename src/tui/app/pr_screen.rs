@@ -90,7 +90,7 @@ impl PrScreen {
                 }
             }
             KeyCommand::Filter => *ctx.mode = InputMode::Filter,
-            KeyCommand::Help => *ctx.mode = InputMode::Help,
+            KeyCommand::Help => *ctx.mode = InputMode::Help, // the router resets its scroll
             KeyCommand::Open | KeyCommand::Copy => {
                 match self.list.selected_item().map(|i| i.url().to_owned()) {
                     Some(url) if !url.is_empty() => ctx.fx.push(if cmd == KeyCommand::Open {

@@ -97,7 +97,11 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
     draw_footer(frame, footer, app, theme, keymap);
 
     match &app.mode {
-        InputMode::Help => draw_help(frame, area, theme, keymap),
+        InputMode::Help => {
+            let (max, h) = draw_help(frame, area, theme, keymap, app.help_scroll);
+            drawn.help_max_scroll = max;
+            drawn.help_height = h;
+        }
         InputMode::Filter => draw_filter(frame, area, app, theme),
         InputMode::Confirm(c) => draw_confirm(frame, area, c, theme),
         _ => {}
@@ -475,6 +479,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
         }
         InputMode::Help => {
             key_hint(keymap, KeyCommand::Help, "close help", theme, &mut spans);
+            key_hint(keymap, KeyCommand::Down, "scroll", theme, &mut spans);
+            key_hint(keymap, KeyCommand::PageDown, "page", theme, &mut spans);
         }
         InputMode::Edit => {
             spans.push(Span::styled(
