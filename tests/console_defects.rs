@@ -245,3 +245,28 @@ fn help_wraps_and_scrolls_every_binding_readable() {
         assert_eq!(h.app.mode, InputMode::Normal);
     }
 }
+
+/// Defect 8: the console's findings are in the posted review's order (new first, then by
+/// severity within each aspect section), checked against the body that will be posted.
+#[test]
+fn findings_are_listed_in_the_posted_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    h.press("r");
+    let composed = h.app.pr.desk.composed.as_ref().unwrap();
+    let rows = composed.finding_rows();
+    assert!(rows.len() > 2, "{rows:?}");
+    let at: Vec<usize> = rows
+        .iter()
+        .map(|(id, _)| {
+            composed
+                .body
+                .find(id.as_str())
+                .expect("every finding is posted")
+        })
+        .collect();
+    let mut sorted = at.clone();
+    sorted.sort_unstable();
+    assert_eq!(at, sorted, "{rows:#?}");
+}

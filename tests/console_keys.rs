@@ -587,7 +587,8 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
     let composed = h.app.pr.desk.composed.as_ref().unwrap();
     assert_eq!(composed.agg.mode, pr_shepherd::policy::Mode::Incremental);
     let before = h.app.pr.desk.draft.as_ref().unwrap().body();
-    let id = composed.run.findings().next().unwrap().id.clone();
+    // The cursor starts on the first finding of the pane (the posted order).
+    let id = composed.finding_rows()[0].0.clone();
     assert_eq!(h.app.pr.list.focus, Focus::Detail);
     h.press("a");
     let after = h.app.pr.desk.draft.as_ref().unwrap().body();
@@ -612,6 +613,11 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
         .unwrap()
         .unwrap();
     assert_eq!(saved.body, after);
+    // The cursor stayed on that finding (it moved to the end of the list): `a` again undoes it.
+    h.press("a");
+    let composed = h.app.pr.desk.composed.as_ref().unwrap();
+    assert!(!composed.request.console_addressed.contains(&id));
+    assert_eq!(h.app.pr.desk.draft.as_ref().unwrap().body(), before);
 }
 
 #[test]

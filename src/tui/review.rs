@@ -196,9 +196,10 @@ impl Composed {
     }
 
     /// The findings of the run, for the pane's cursor: (id, label).
+    /// In the posted review's order ([`compose::posted_order`]).
     pub fn finding_rows(&self) -> Vec<(String, String)> {
-        self.run
-            .findings()
+        compose::posted_order(&self.run, &self.agg)
+            .into_iter()
             .map(|f| {
                 let class = self.agg.class_of_id(&f.id).unwrap_or("addressed");
                 let at = f.line.map_or(String::new(), |l| format!(":{l}"));

@@ -279,6 +279,10 @@ impl ReviewDesk {
         }
         let changed = c.toggle_addressed(&id, snap);
         let marked = c.request.console_addressed.contains(&id);
+        // The list follows the posted order, where an addressed finding moves: keep the cursor on it.
+        if let Some(p) = c.finding_rows().iter().position(|(f, _)| *f == id) {
+            self.finding_sel = p;
+        }
         let body = c.body.clone();
         self.draft = Some(DraftView::new(&body, &snap.pr.head_sha, None));
         ctx.fx.extend(self.draft_effect(snap, ctx.now));
