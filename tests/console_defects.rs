@@ -270,3 +270,52 @@ fn findings_are_listed_in_the_posted_order() {
     sorted.sort_unstable();
     assert_eq!(at, sorted, "{rows:#?}");
 }
+
+/// Defect 9: stepping back through fixture history is a look at the past — it never moves a
+/// seen marker back to an older version, so the later step does not show items EDITED again
+/// (and reopening the console at step 0 does not either).
+#[test]
+fn stepping_back_never_moves_a_marker_to_an_older_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    let pr = coords(&h);
+    h.draw();
+    h.press("> >");
+    assert_eq!(h.app.pr.list.step(), Some((2, 2)));
+    h.press("M y");
+    let latest = Ledger::new(dir.path()).load_seen(&pr).unwrap().markers;
+    assert_eq!(h.app.pr.list.counts.edited, 0);
+    // Back to the past, looking at every item there.
+    h.press("< <");
+    h.press("g");
+    for _ in 0..h.app.pr.list.rows.len() {
+        h.press("j");
+    }
+    let after = Ledger::new(dir.path()).load_seen(&pr).unwrap().markers;
+    for (id, m) in &latest {
+        assert_eq!(
+            after.get(id).map(|a| &a.body_hash),
+            Some(&m.body_hash),
+            "{id}: the marker moved back"
+        );
+    }
+    h.press("> >");
+    assert_eq!(h.app.pr.list.step(), Some((2, 2)));
+    assert_eq!(
+        h.app.pr.list.counts.edited, 0,
+        "nothing re-surfaces as edited"
+    );
+
+    // A new console opens at step 0 with the later markers: looking there changes nothing.
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    h.press("j j j j");
+    let reopened = Ledger::new(dir.path()).load_seen(&pr).unwrap().markers;
+    for (id, m) in &latest {
+        assert_eq!(
+            reopened.get(id).map(|a| &a.body_hash),
+            Some(&m.body_hash),
+            "{id}"
+        );
+    }
+}

@@ -264,7 +264,12 @@ impl EffectRunner {
             .ledger
             .load_seen(&snapshot.pr.coords())
             .map_err(|e| e.to_string())?;
-        Ok(Box::new(StepData { snapshot, seen }))
+        let ahead = super::app::later_versions(f, step);
+        Ok(Box::new(StepData {
+            snapshot,
+            seen,
+            ahead,
+        }))
     }
 }
 

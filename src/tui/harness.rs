@@ -47,6 +47,9 @@ impl Harness {
                 marks: Ok(()),
             },
         );
+        if let Some(f) = &fixture {
+            app.set_history(f);
+        }
         // As in the real console: a saved draft comes back; an unreadable one is reported.
         match draft {
             Ok(Some(d)) => {

@@ -84,6 +84,9 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     } = session;
     let coords = snapshot.pr.coords();
     let mut app = App::new(snapshot, seen, options);
+    if let Some(f) = &fixture {
+        app.set_history(f);
+    }
     // An unposted draft from an earlier session (quit, crash, kill) comes back.
     match ledger.load_draft(&coords) {
         Ok(Some(d)) => {

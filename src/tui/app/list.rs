@@ -162,6 +162,8 @@ pub struct ItemList {
     /// Ids marked seen during this session (shown with ✓).
     pub seen_now: HashSet<String>,
     pub highlights: HashMap<String, Arc<Vec<Line<'static>>>>,
+    /// Fixture history: the versions items have at later steps (see [`super::Ahead`]).
+    pub ahead: super::Ahead,
     pending_highlights: HashSet<String>,
     /// What the last frame showed (pane heights).
     pub(super) last: Drawn,
@@ -186,6 +188,7 @@ impl ItemList {
             search: None,
             seen_now: HashSet::new(),
             highlights: HashMap::new(),
+            ahead: HashMap::new(),
             pending_highlights: HashSet::new(),
             last: Drawn {
                 list_height: DEFAULT_HEIGHT,

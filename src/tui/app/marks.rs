@@ -31,12 +31,17 @@ impl Marks {
         if self.pending.contains(id) {
             return None;
         }
-        if list
-            .markers
-            .get(id)
-            .is_some_and(|m| m.body_hash == t.body_hash)
-        {
-            return None;
+        if let Some(m) = list.markers.get(id) {
+            // Already marked with this version, or with a later one (an earlier fixture step is
+            // a look at the past: a marker never moves back).
+            if m.body_hash == t.body_hash
+                || list
+                    .ahead
+                    .get(id)
+                    .is_some_and(|later| later.contains(&m.body_hash))
+            {
+                return None;
+            }
         }
         Some((id.to_owned(), t.body_hash.clone()))
     }

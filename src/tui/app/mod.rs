@@ -66,6 +66,28 @@ pub struct Drawn {
 pub struct StepData {
     pub snapshot: Snapshot,
     pub seen: SeenSet,
+    /// Per item id, the versions (body hashes) it has at later steps of the fixture.
+    pub ahead: Ahead,
+}
+
+/// Per item id, the versions (body hashes) it has at later steps of a fixture: a marker of one
+/// of them is newer than what an earlier step shows, and is never moved back.
+pub type Ahead = std::collections::HashMap<String, std::collections::HashSet<String>>;
+
+/// The versions items have after `step` in `fixture` (empty at the last step).
+pub fn later_versions(fixture: &crate::source::Fixture, step: usize) -> Ahead {
+    let mut ahead = Ahead::new();
+    for j in step + 1..=fixture.steps.len() {
+        if let Ok(s) = fixture.snapshot_at(j) {
+            for item in &s.items {
+                ahead
+                    .entry(item.id().to_owned())
+                    .or_default()
+                    .insert(item.body_hash());
+            }
+        }
+    }
+    ahead
 }
 
 /// Everything that changes the state.
@@ -250,6 +272,14 @@ impl App {
             quit: false,
             help_scroll: 0,
             last_drawn: Drawn::default(),
+        }
+    }
+
+    /// A fixture's later steps: what an earlier step shows is the past, and its markers never
+    /// replace newer ones (call once the console opens on `step`).
+    pub fn set_history(&mut self, fixture: &crate::source::Fixture) {
+        if let Some((step, _)) = self.pr.list.step() {
+            self.pr.list.ahead = later_versions(fixture, step);
         }
     }
 

@@ -203,8 +203,13 @@ impl PrScreen {
                 return;
             }
             Action::StepLoaded(Ok(data)) => {
-                let StepData { snapshot, seen } = *data;
+                let StepData {
+                    snapshot,
+                    seen,
+                    ahead,
+                } = *data;
                 self.list.replace(snapshot, seen.markers);
+                self.list.ahead = ahead;
                 self.marks.reset();
                 self.desk.snapshot_changed(&self.list.snapshot.pr);
                 if let Some((k, n)) = self.list.step() {
