@@ -319,3 +319,51 @@ fn stepping_back_never_moves_a_marker_to_an_older_version() {
         );
     }
 }
+
+fn open_with_draft(dir: &Path, body: &str) -> Harness {
+    let f = demo();
+    let snap = f.snapshot_at(0).unwrap();
+    let ledger = Ledger::new(dir);
+    let draft = pr_shepherd::ledger::Draft {
+        body: body.to_owned(),
+        head_sha: snap.pr.head_sha.clone(),
+        saved_at: 0,
+    };
+    ledger.save_draft(&snap.pr.coords(), &draft).unwrap();
+    Harness::new(snap, Some(f), ledger, Theme::default_theme(), 120, 40).unwrap()
+}
+
+/// Defect 1: the editor starts below the `## PR Shepherd Review` header, so typed text never
+/// lands above it; a body without the header is refused before the confirmation box, saying why.
+#[test]
+fn the_editor_keeps_the_header_and_a_headerless_body_is_refused_before_confirming() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open_with_draft(dir.path(), "## PR Shepherd Review\n\nLooks fine.");
+    h.draw();
+    h.press("e");
+    assert_eq!(h.app.mode, InputMode::Edit);
+    h.type_text("Note");
+    h.press("Esc");
+    let body = h.app.pr.desk.draft.as_ref().unwrap().body();
+    assert!(body.starts_with("## PR Shepherd Review\n"), "{body:?}");
+    assert!(body.contains("Note"), "{body:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open_with_draft(dir.path(), "Oops\n## PR Shepherd Review\n\nLooks fine.");
+    h.draw();
+    h.effects.clear();
+    h.press("p");
+    match &h.app.mode {
+        InputMode::Confirm(pr_shepherd::tui::review::Confirm::Refused(why)) => {
+            assert!(why.contains("## PR Shepherd Review"), "{why}")
+        }
+        other => panic!("expected a refusal before the confirm box, got {other:?}"),
+    }
+    assert!(
+        h.effects
+            .iter()
+            .all(|e| !matches!(e, pr_shepherd::tui::Effect::PlanPost { .. })),
+        "{:?}",
+        h.effects
+    );
+}

@@ -244,6 +244,32 @@ impl DraftView {
     pub fn body(&self) -> String {
         self.editor.lines().join("\n")
     }
+
+    /// Puts the cursor below the `## PR Shepherd Review` header line (at the start of the next
+    /// line), so typing never lands above or inside it. A body of the header alone gets an
+    /// empty line to type on.
+    pub fn cursor_below_header(&mut self) {
+        use ratatui_textarea::CursorMove;
+        let header = self
+            .editor
+            .lines()
+            .iter()
+            .position(|l| l.trim_start().starts_with(crate::pr::REVIEW_HEADER));
+        let Some(row) = header else {
+            return;
+        };
+        if row + 1 >= self.editor.lines().len() {
+            self.editor
+                .move_cursor(CursorMove::Jump(u16::try_from(row).unwrap_or(u16::MAX), 0));
+            self.editor.move_cursor(CursorMove::End);
+            self.editor.insert_newline();
+        } else {
+            self.editor.move_cursor(CursorMove::Jump(
+                u16::try_from(row + 1).unwrap_or(u16::MAX),
+                0,
+            ));
+        }
+    }
 }
 
 /// What a confirmed post will do, shown in the confirmation dialog.

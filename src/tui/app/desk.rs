@@ -171,7 +171,8 @@ impl ReviewDesk {
                     ctx.say("a review is running: edit its result when it finished");
                 } else if self.posting {
                     ctx.say("the review is being posted: edit it once the post answered");
-                } else if self.draft.is_some() {
+                } else if let Some(d) = self.draft.as_mut() {
+                    d.cursor_below_header();
                     self.pane = Pane::Review;
                     *ctx.mode = InputMode::Edit;
                 } else {
@@ -245,6 +246,15 @@ impl ReviewDesk {
             *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
                 "not posting: {}",
                 self.gate.reason
+            )));
+            return;
+        }
+        // Checked before the confirmation box, not after `y`.
+        if !crate::pr::is_review_body(&d.body()) {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
+                "not posting: the review must start with `{}` (e edits the draft; the header \
+                 marks the one Shepherd comment)",
+                crate::pr::REVIEW_HEADER
             )));
             return;
         }
