@@ -367,3 +367,65 @@ fn the_editor_keeps_the_header_and_a_headerless_body_is_refused_before_confirmin
         h.effects
     );
 }
+
+/// Defect 3: under "hide minimized", a new minimized item keeps its promise (it is listed) but
+/// shows as one collapsed line — badge, author, reason — and its text stays folded (and unmarked)
+/// until it is opened with Enter.
+#[test]
+fn new_minimized_items_are_one_collapsed_line_until_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 140, 44);
+    let pr = coords(&h);
+    h.draw();
+    let rows = h.app.pr.list.rows.len();
+    h.press("f m Esc");
+    assert_eq!(h.app.pr.list.rows.len(), rows, "new items stay listed");
+    let screen = h.screen();
+    let spam = screen
+        .lines()
+        .find(|l| l.contains("@quickwins99"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(spam.contains("MINIMIZED(spam)"), "{spam}");
+    assert!(spam.contains("Enter opens"), "collapsed: {spam}");
+    // Select it: the detail stays folded and nothing is marked.
+    h.press("g");
+    while !h
+        .app
+        .pr
+        .list
+        .selected_item()
+        .is_some_and(|i| i.login() == "quickwins99")
+    {
+        h.press("j");
+    }
+    let id = h.app.pr.list.selected_item().unwrap().id().to_owned();
+    assert!(
+        h.app
+            .pr
+            .list
+            .selected_item()
+            .unwrap()
+            .body()
+            .contains("free credits")
+    );
+    let first_words = "free credits";
+    assert!(!h.screen().contains(first_words), "{}", h.screen());
+    assert!(
+        !Ledger::new(dir.path())
+            .load_seen(&pr)
+            .unwrap()
+            .markers
+            .contains_key(&id),
+        "a folded item is not marked seen"
+    );
+    // Enter opens it: shown, and so marked seen.
+    h.press("Enter");
+    assert!(h.screen().contains(first_words), "{}", h.screen());
+    assert!(
+        Ledger::new(dir.path())
+            .load_seen(&pr)
+            .unwrap()
+            .markers
+            .contains_key(&id)
+    );
+}

@@ -162,6 +162,8 @@ pub struct ItemList {
     /// Ids marked seen during this session (shown with ✓).
     pub seen_now: HashSet<String>,
     pub highlights: HashMap<String, Arc<Vec<Line<'static>>>>,
+    /// Folded minimized items the maintainer opened (Enter) this session.
+    pub opened: HashSet<String>,
     /// Fixture history: the versions items have at later steps (see [`super::Ahead`]).
     pub ahead: super::Ahead,
     pending_highlights: HashSet<String>,
@@ -189,6 +191,7 @@ impl ItemList {
             seen_now: HashSet::new(),
             highlights: HashMap::new(),
             ahead: HashMap::new(),
+            opened: HashSet::new(),
             pending_highlights: HashSet::new(),
             last: Drawn {
                 list_height: DEFAULT_HEIGHT,
@@ -276,6 +279,18 @@ impl ItemList {
                 .items
                 .get(idx)
                 .is_some_and(|i| self.seen_now.contains(i.id()))
+    }
+
+    /// A minimized item that "hide minimized" would hide but may not yet (it was not surfaced):
+    /// listed as one collapsed line, its text folded until Enter opens it.
+    pub fn folded(&self, idx: usize) -> bool {
+        self.filter.hide_minimized
+            && !self.surfaced(idx)
+            && self
+                .snapshot
+                .items
+                .get(idx)
+                .is_some_and(|i| i.status().minimized && !self.opened.contains(i.id()))
     }
 
     pub fn passes_filter(&self, idx: usize) -> bool {
@@ -485,6 +500,11 @@ impl ItemList {
                     let i = g.index();
                     self.collapsed[i] = !self.collapsed[i];
                     self.rebuild_rows();
+                }
+                Some(Row::Item(i)) if self.folded(*i) => {
+                    if let Some(item) = self.snapshot.items.get(*i) {
+                        self.opened.insert(item.id().to_owned());
+                    }
                 }
                 Some(Row::Item(_)) => self.zoom = !self.zoom,
                 None => {}

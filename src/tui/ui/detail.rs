@@ -291,6 +291,29 @@ pub(super) fn draw_detail(
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), inner);
         return (None, inner.height, 0);
     };
+    if app.pr.list.folded(idx) {
+        // Folded: not shown yet, so not marked seen either.
+        let mut lines = Vec::new();
+        if let Some(item) = app.pr.list.snapshot.items.get(idx) {
+            let mut head = badge_spans(app, idx, item, theme);
+            head.push(Span::styled(
+                format!("@{}", one_line(item.login())),
+                theme.author,
+            ));
+            lines.push(Line::from(head));
+            lines.push(Line::default());
+            lines.push(Line::styled(
+                format!(
+                    "{} on GitHub; listed once because it is new (\"hide minimized\" hides it \
+                     after that). Enter opens it.",
+                    folded_note(item)
+                ),
+                theme.dim,
+            ));
+        }
+        let (h, _) = draw_scrolled(frame, inner, lines, 0);
+        return (None, h, 0);
+    }
     let mut wrapped = Vec::new();
     for l in detail_lines(app, idx, theme) {
         wrap(l, usize::from(inner.width), &mut wrapped);

@@ -421,6 +421,11 @@ fn item_line(
         format!("@{}", one_line(item.login())),
         theme.author,
     ));
+    if app.pr.list.folded(idx) {
+        // The badge names the reason; the text stays folded.
+        spans.push(Span::styled("  folded · Enter opens", theme.dim));
+        return Line::from(spans);
+    }
     if let Some(loc) = item.location() {
         spans.push(Span::styled(format!(" {}", one_line(&loc)), theme.location));
     }
@@ -441,6 +446,14 @@ fn item_line(
         ));
     }
     Line::from(spans)
+}
+
+/// "minimized as spam" for a folded item.
+pub(super) fn folded_note(item: &Item) -> String {
+    match item.status().minimized_reason {
+        Some(r) => format!("minimized as {}", one_line(&r.to_lowercase())),
+        None => "minimized".to_owned(),
+    }
 }
 
 fn key_hint(
