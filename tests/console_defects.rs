@@ -389,13 +389,14 @@ fn new_minimized_items_are_one_collapsed_line_until_opened() {
     assert!(spam.contains("Enter opens"), "collapsed: {spam}");
     // Select it: the detail stays folded and nothing is marked.
     h.press("g");
-    while !h
-        .app
-        .pr
-        .list
-        .selected_item()
-        .is_some_and(|i| i.login() == "quickwins99")
-    {
+    let is_spam = |h: &Harness| {
+        h.app
+            .pr
+            .list
+            .selected_item()
+            .is_some_and(|i| i.login() == "quickwins99")
+    };
+    while !is_spam(&h) {
         h.press("j");
     }
     let id = h.app.pr.list.selected_item().unwrap().id().to_owned();
