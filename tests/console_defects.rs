@@ -430,3 +430,58 @@ fn new_minimized_items_are_one_collapsed_line_until_opened() {
             .contains_key(&id)
     );
 }
+
+/// Defect 14: the mouse — a click selects the row under the pointer; the wheel scrolls the pane
+/// under it (list, detail, review pane, help).
+#[test]
+fn a_click_selects_a_row_and_the_wheel_scrolls_the_pane_under_the_pointer() {
+    use ratatui::crossterm::event::{MouseButton, MouseEventKind};
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    // Click on the row showing @rajesh-k (the list is on the left at 120 columns).
+    let screen = h.screen();
+    let (y, line) = screen
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("@rajesh-k") && !l.contains('▶'))
+        .unwrap_or_else(|| panic!("{screen}"));
+    let x = line.chars().position(|c| c == '@').unwrap() as u16;
+    h.mouse(MouseEventKind::Down(MouseButton::Left), x, y as u16);
+    assert_eq!(
+        h.app.pr.list.selected_item().unwrap().login(),
+        "rajesh-k",
+        "{}",
+        h.screen()
+    );
+    // The wheel over the list moves the selection.
+    let before = h.app.pr.list.selected;
+    h.mouse(MouseEventKind::ScrollDown, x, y as u16);
+    assert_eq!(h.app.pr.list.selected, before + 1);
+    // The wheel over the detail (right half) scrolls it.
+    h.resize(120, 16); // a short detail pane, so items scroll
+    h.draw();
+    let mut scrolled = false;
+    for _ in 0..h.app.pr.list.rows.len() {
+        h.mouse(MouseEventKind::ScrollDown, 100, 10);
+        if h.app.pr.list.detail_scroll > 0 {
+            scrolled = true;
+            break;
+        }
+        h.press("j");
+    }
+    assert!(scrolled, "some item's detail scrolls under the wheel");
+    h.mouse(MouseEventKind::ScrollUp, 100, 10);
+    assert_eq!(h.app.pr.list.detail_scroll, 0);
+    // The help overlay scrolls under the wheel at 80×24.
+    h.resize(80, 24);
+    h.press("?");
+    h.mouse(MouseEventKind::ScrollDown, 40, 12);
+    assert!(h.app.help_scroll > 0);
+    h.press("Esc");
+    // The review pane scrolls under the wheel.
+    h.resize(120, 40);
+    h.press("r");
+    h.mouse(MouseEventKind::ScrollDown, 100, 20);
+    assert!(h.app.pr.desk.review_scroll > 0);
+}

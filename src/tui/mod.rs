@@ -121,6 +121,7 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     // return still restores what was changed.
     let guard = terminal::TerminalGuard;
     let mut term = ratatui::try_init()?;
+    terminal::enable_mouse()?;
     let stop = Arc::new(AtomicBool::new(false));
     let reader = terminal::spawn_reader(tx.clone(), stop.clone());
 

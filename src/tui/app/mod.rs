@@ -28,7 +28,8 @@ mod pr_screen;
 
 use std::sync::Arc;
 
-use ratatui::crossterm::event::KeyEvent;
+use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::keymap::{KeyCommand, Keymap};
@@ -59,6 +60,18 @@ pub struct Drawn {
     pub help_max_scroll: usize,
     /// The help overlay's visible height.
     pub help_height: u16,
+    /// Where the list and detail panes were drawn (inside their borders), for the mouse.
+    pub list_area: Rect,
+    pub detail_area: Rect,
+}
+
+/// A mouse event the console answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseKind {
+    /// Left button pressed: select the row under the pointer / focus the pane.
+    Click,
+    ScrollUp,
+    ScrollDown,
 }
 
 /// A loaded fixture step: the snapshot and the ledger's markers read afresh.
@@ -145,6 +158,12 @@ pub enum Action {
     EditDone,
     /// The answer to a confirmation dialog.
     Confirmed(bool),
+    /// A click or a wheel step at a cell of the screen.
+    Mouse {
+        kind: MouseKind,
+        column: u16,
+        row: u16,
+    },
 }
 
 /// Work for the effect runner.
@@ -288,6 +307,53 @@ impl App {
         ItemList::highlight_key(item)
     }
 
+    /// Maps a mouse event to an action (clicks and the wheel; the rest is ignored).
+    pub fn mouse_action(ev: &MouseEvent) -> Option<Action> {
+        let kind = match ev.kind {
+            MouseEventKind::Down(MouseButton::Left) => MouseKind::Click,
+            MouseEventKind::ScrollUp => MouseKind::ScrollUp,
+            MouseEventKind::ScrollDown => MouseKind::ScrollDown,
+            _ => return None,
+        };
+        Some(Action::Mouse {
+            kind,
+            column: ev.column,
+            row: ev.row,
+        })
+    }
+
+    /// A click or wheel step: the help overlay scrolls under the wheel; otherwise the pane under
+    /// the pointer answers (other dialogs ignore the mouse).
+    fn mouse(&mut self, kind: MouseKind, column: u16, row: u16) {
+        let step = |s: usize, down: bool, max: usize| {
+            if down {
+                (s + 3).min(max)
+            } else {
+                s.saturating_sub(3)
+            }
+        };
+        match (&self.mode, kind) {
+            (InputMode::Help, MouseKind::ScrollUp | MouseKind::ScrollDown) => {
+                let max = self.last_drawn.help_max_scroll;
+                self.help_scroll = step(self.help_scroll, kind == MouseKind::ScrollDown, max);
+                return;
+            }
+            (InputMode::Normal, _) => {}
+            _ => return,
+        }
+        let at = ratatui::layout::Position { x: column, y: row };
+        let d = self.last_drawn;
+        match self.screen {
+            Screen::Pr => {
+                if d.list_area.contains(at) {
+                    self.pr.mouse_list(kind, usize::from(row - d.list_area.y));
+                } else if d.detail_area.contains(at) {
+                    self.pr.mouse_detail(kind);
+                }
+            }
+        }
+    }
+
     /// Maps a key event to an action for the layer that has the keys.
     pub fn key_action(&self, keymap: &Keymap, ev: &KeyEvent) -> Option<Action> {
         self.mode.key_action(keymap, ev)
@@ -337,6 +403,7 @@ impl App {
             | Action::EditKey(_)
             | Action::EditDone
             | Action::Confirmed(_)) => self.dialog_action(a, &mut fx),
+            Action::Mouse { kind, column, row } => self.mouse(kind, column, row),
             // Results and progress belong to the PR screen (an inbox would route its own here).
             other => {
                 if let Action::Drawn(d) = &other {

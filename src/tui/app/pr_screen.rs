@@ -136,6 +136,52 @@ impl PrScreen {
         }
     }
 
+    /// A click or wheel step on the list, `row` rows below its top.
+    pub(super) fn mouse_list(&mut self, kind: super::MouseKind, row: usize) {
+        use super::MouseKind;
+        let list = &mut self.list;
+        match kind {
+            MouseKind::Click => {
+                let h = usize::from(list.last.list_height);
+                let target = list.offset_for(h) + row;
+                if target < list.rows.len() {
+                    list.focus = Focus::List;
+                    list.select(target);
+                }
+            }
+            MouseKind::ScrollDown => list.select(list.selected + 1),
+            MouseKind::ScrollUp => list.select(list.selected.saturating_sub(1)),
+        }
+    }
+
+    /// A click or wheel step on the detail area: the item's detail or the review pane
+    /// (findings and body) scroll; a click focuses it.
+    pub(super) fn mouse_detail(&mut self, kind: super::MouseKind) {
+        use super::MouseKind;
+        let down = kind == MouseKind::ScrollDown;
+        let max = self.list.max_detail_scroll();
+        match (kind, self.desk.pane) {
+            (MouseKind::Click, _) => self.list.focus = Focus::Detail,
+            (_, Pane::Review) => {
+                let s = self.desk.review_scroll;
+                self.desk.review_scroll = if down {
+                    (s + 3).min(max)
+                } else {
+                    s.saturating_sub(3)
+                };
+            }
+            (_, Pane::Aspects) => {}
+            (_, Pane::Item) => {
+                let s = self.list.detail_scroll;
+                self.list.detail_scroll = if down {
+                    (s + 3).min(max)
+                } else {
+                    s.saturating_sub(3)
+                };
+            }
+        }
+    }
+
     /// `Esc`: unwinds one level (zoom, focus, pane, search), then leaves the screen.
     fn back(&mut self, ctx: &mut Ctx<'_>) {
         if self.close_one() {

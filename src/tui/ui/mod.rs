@@ -86,12 +86,15 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
 
     let mut drawn = Drawn::default();
     if let Some(la) = list_area {
-        drawn.list_height = draw_list(frame, la, app, theme);
+        let inner = draw_list(frame, la, app, theme);
+        drawn.list_height = inner.height;
+        drawn.list_area = inner;
     } else {
         drawn.list_height = app_list_height_fallback(body);
     }
     let (shown, h, total) = draw_detail(frame, detail_area, app, theme);
     drawn.shown = shown;
+    drawn.detail_area = detail_area;
     drawn.detail_height = h;
     drawn.detail_lines = total;
     draw_footer(frame, footer, app, theme, keymap);
@@ -315,7 +318,8 @@ fn excerpt(text: &str, max_chars: usize) -> String {
     s
 }
 
-fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
+/// Draws the list; returns the area inside its border (the rows).
+fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Rect {
     let focused = app.pr.list.focus == Focus::List && app.mode != InputMode::Help;
     let title = match &app.pr.list.search {
         Some(q) => format!(" Items · /{} ", one_line(q)),
@@ -371,7 +375,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
     } else {
         frame.render_widget(Paragraph::new(lines), inner);
     }
-    inner.height
+    inner
 }
 
 fn group_line(app: &App, g: Group, theme: &Theme) -> Line<'static> {

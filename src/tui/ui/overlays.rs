@@ -40,6 +40,10 @@ pub(super) fn draw_help(
         "type · arrows · Esc done (autosaved)".to_owned(),
     ));
     entries.push((
+        "mouse".to_owned(),
+        "click selects a row · the wheel scrolls the pane under it".to_owned(),
+    ));
+    entries.push((
         "dialogs".to_owned(),
         "y confirms, any key cancels".to_owned(),
     ));
