@@ -224,9 +224,17 @@ fn help_wraps_and_scrolls_every_binding_readable() {
         let mut h = open(dir.path(), w, hgt);
         h.draw();
         h.press("?");
+        // The overlay's inside (it is centred, at most 100 columns wide): wrapped descriptions
+        // continue on the next line, so the text is read across lines.
+        let rect_w = usize::from(w - 4).min(100);
+        let x0 = (usize::from(w) - rect_w) / 2;
         let mut seen = String::new();
         for _ in 0..60 {
-            seen.push_str(&h.screen());
+            for line in h.screen().lines() {
+                let inside: String = line.chars().skip(x0 + 1).take(rect_w - 2).collect();
+                seen.push_str(&inside);
+                seen.push('\n');
+            }
             h.press("j");
         }
         assert_eq!(

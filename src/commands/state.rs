@@ -98,7 +98,7 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
             if !all {
                 let removed = ledger.forget_seen(&coords)?;
                 let kept = if ledger.has_draft(&coords)? {
-                    " The unposted review draft, the outbox and the run history were kept \
+                    " The unposted draft, the outbox and the run history were kept \
                      (--all removes them)."
                 } else {
                     " The outbox and the run history were kept (--all removes them)."
@@ -124,7 +124,7 @@ fn confirm_draft_removal(coords: &crate::pr::PrCoords) -> Result<bool, CliError>
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         return Err(CliError::usage(format!(
-            "{coords} has an unposted review draft; `state clear --all` would delete it"
+            "{coords} has an unposted draft (a review or a thread reply); `state clear --all` would delete it"
         ))
         .with_hint(
             "pass --yes to delete it too, or run `state clear` (without --all) to keep it",
@@ -133,7 +133,7 @@ fn confirm_draft_removal(coords: &crate::pr::PrCoords) -> Result<bool, CliError>
     let mut err = std::io::stderr().lock();
     let _ = write!(
         err,
-        "{coords} has an unposted review draft. Delete it with everything else? [y/N] "
+        "{coords} has an unposted draft (a review or a thread reply). Delete it with everything else? [y/N] "
     );
     let _ = err.flush();
     let mut answer = String::new();

@@ -88,6 +88,18 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         app.set_history(f);
     }
     // An unposted draft from an earlier session (quit, crash, kill) comes back.
+    // So does an unsent thread reply.
+    match ledger.load_reply_draft(&coords) {
+        Ok(Some(d)) => {
+            app.update(Action::ReplyRestored(d));
+        }
+        Ok(None) => {}
+        Err(e) => {
+            app.update(Action::Notice(format!(
+                "the saved reply is unreadable: {e}"
+            )));
+        }
+    }
     match ledger.load_draft(&coords) {
         Ok(Some(d)) => {
             app.update(Action::DraftRestored(d));

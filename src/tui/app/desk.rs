@@ -523,7 +523,8 @@ impl ReviewDesk {
             }
             (Confirm::Post(_), false) => ctx.say("not posted"),
             (Confirm::Discard, false) => ctx.say("draft kept"),
-            (Confirm::Refused(_) | Confirm::MarkAll { .. }, _) => {}
+            // Thread dialogs are answered by the thread desk; M by the PR screen.
+            (Confirm::Refused(_) | Confirm::MarkAll { .. } | Confirm::Thread(_), _) => {}
         }
         self.refresh_progress();
     }

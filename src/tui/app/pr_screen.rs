@@ -6,6 +6,7 @@ use super::desk::Pane;
 use super::desk::{PaneSize, ReviewDesk};
 use super::list::{Focus, ItemList};
 use super::marks::Marks;
+use super::threads::ThreadDesk;
 use super::{Action, Ctx, Effect, InputMode, StepData};
 use crate::ledger::SeenSet;
 use crate::pr::Snapshot;
@@ -17,15 +18,20 @@ pub struct PrScreen {
     pub list: ItemList,
     pub marks: Marks,
     pub desk: ReviewDesk,
+    /// Replying to, resolving and unresolving threads.
+    pub threads: ThreadDesk,
 }
 
 impl PrScreen {
     pub fn new(snapshot: Snapshot, seen: SeenSet, marks_blocked: Option<String>) -> PrScreen {
         let desk = ReviewDesk::new(&snapshot.pr);
+        let mut list = ItemList::new(snapshot, seen.markers);
+        list.kept = seen.kept;
         PrScreen {
-            list: ItemList::new(snapshot, seen.markers),
+            list,
             marks: Marks::new(marks_blocked),
             desk,
+            threads: ThreadDesk::default(),
         }
     }
 
@@ -58,12 +64,18 @@ impl PrScreen {
                     | KeyCommand::MarkAll
                     | KeyCommand::Open
                     | KeyCommand::Copy
+                    | KeyCommand::Reply
+                    | KeyCommand::Resolve
+                    | KeyCommand::Unresolve
             ) {
                 ctx.say("the findings have the keys: Tab goes back to the list");
                 return;
             }
         }
         if self.desk.command(cmd, &self.list.snapshot, ctx) {
+            return;
+        }
+        if self.threads.command(cmd, &self.list, ctx) {
             return;
         }
         let before = self.list.selected;
@@ -256,6 +268,7 @@ impl PrScreen {
                 } = *data;
                 self.list.replace(snapshot, seen.markers);
                 self.list.ahead = ahead;
+                self.list.kept = seen.kept;
                 self.marks.reset();
                 self.desk.snapshot_changed(&self.list.snapshot.pr);
                 if let Some((k, n)) = self.list.step() {
@@ -290,6 +303,19 @@ impl PrScreen {
             Action::ReviewNotStarted { seq, why } => self.desk.not_started(seq, why, ctx),
             Action::Review { seq, event } => self.desk.event(seq, event, snap, ctx),
             Action::DraftRestored(d) => self.desk.restored(d, ctx),
+            Action::ReplyRestored(d) => {
+                self.threads.restored(d, &self.list, ctx);
+                return;
+            }
+            Action::ThreadActed {
+                thread_id,
+                kind,
+                result,
+            } => {
+                self.threads
+                    .acted(thread_id, kind, result, &mut self.list, ctx);
+                return;
+            }
             Action::DraftSaved(r) => self.desk.draft_saved(r, ctx),
             Action::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
             Action::PostPlanned(plan) => self.desk.post_planned(plan, ctx),
