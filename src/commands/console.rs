@@ -100,6 +100,7 @@ pub(super) async fn run(ctx: &Context, pr: Option<&str>) -> Result<(), CliError>
         options: Options {
             now: chrono::Utc::now().timestamp(),
             marks,
+            gates: ctx.gates().clone(),
         },
         seen,
         review: ReviewContext {

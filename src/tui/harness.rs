@@ -47,6 +47,7 @@ impl Harness {
             Options {
                 now: TEST_NOW,
                 marks: Ok(()),
+                gates: Default::default(),
             },
         );
         if let Some(f) = &fixture {
