@@ -563,6 +563,38 @@ pub(crate) fn severity_noun(sev: Severity, n: usize) -> &'static str {
     }
 }
 
+/// The run's findings in the order the posted review ([`markdown`]) shows them: in an
+/// incremental review the new ones first (most severe first), then each aspect's findings in the
+/// aspect order, most severe first; findings treated as addressed (and any of an aspect that did
+/// not finish) last. The console lists its findings in this order.
+pub fn posted_order<'a>(run: &'a ReviewRun, agg: &Aggregate) -> Vec<&'a Finding> {
+    let class = |f: &Finding| agg.class_of_id(&f.id);
+    let mut out: Vec<&Finding> = Vec::new();
+    if agg.mode == Mode::Incremental {
+        out.extend(sorted_refs(
+            run.findings().filter(|f| class(f) == Some("new")),
+        ));
+    }
+    for a in run.aspects.iter().filter(|a| a.state == AspectState::Done) {
+        for f in sorted(&a.findings) {
+            let listed = match (agg.mode, class(f)) {
+                (Mode::Incremental, Some("new")) | (_, None) => false,
+                (_, Some(_)) => true,
+            };
+            if listed {
+                out.push(f);
+            }
+        }
+    }
+    let mut rest: Vec<&Finding> = run
+        .findings()
+        .filter(|f| !out.iter().any(|o| std::ptr::eq(*o, *f)))
+        .collect();
+    rest.sort_by_key(|f| f.severity);
+    out.extend(rest);
+    out
+}
+
 fn sorted_refs<'a>(it: impl Iterator<Item = &'a Finding>) -> Vec<&'a Finding> {
     let mut v: Vec<&Finding> = it.collect();
     v.sort_by(|a, b| {
@@ -903,6 +935,34 @@ mod tests {
     fn markdown_states_every_aspect() {
         let run = sample();
         insta::assert_snapshot!(markdown(&run, &first_review(&run)));
+    }
+
+    /// The console's order is the posted order, new findings first (issue 13, defect 8).
+    #[test]
+    fn posted_order_follows_the_markdown() {
+        for (run, agg) in [incremental(), {
+            let run = sample();
+            let agg = first_review(&run);
+            (run, agg)
+        }] {
+            let md = markdown(&run, &agg);
+            let order = posted_order(&run, &agg);
+            assert_eq!(order.len(), run.findings().count());
+            let at: Vec<usize> = order
+                .iter()
+                .filter(|f| agg.class_of_id(&f.id).is_some())
+                .map(|f| md.find(f.id.as_str()).expect("posted"))
+                .collect();
+            let mut sorted = at.clone();
+            sorted.sort_unstable();
+            assert_eq!(at, sorted);
+            if agg.mode == Mode::Incremental {
+                let first_new = order
+                    .iter()
+                    .position(|f| agg.class_of_id(&f.id) == Some("new"));
+                assert_eq!(first_new, Some(0));
+            }
+        }
     }
 
     /// An incremental review: one finding unchanged, one addressed by a marker reply, one

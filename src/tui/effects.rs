@@ -315,7 +315,12 @@ impl EffectRunner {
         let coords = snapshot.pr.coords();
         let mut seen = self.ledger.load_seen(&coords).map_err(|e| e.to_string())?;
         self.ledger.attach_kept(&coords, &snapshot, &mut seen);
-        Ok(Box::new(StepData { snapshot, seen }))
+        let ahead = super::app::later_versions(f, step);
+        Ok(Box::new(StepData {
+            snapshot,
+            seen,
+            ahead,
+        }))
     }
 }
 

@@ -84,6 +84,9 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     } = session;
     let coords = snapshot.pr.coords();
     let mut app = App::new(snapshot, seen, options);
+    if let Some(f) = &fixture {
+        app.set_history(f);
+    }
     // An unposted draft from an earlier session (quit, crash, kill) comes back.
     // So does an unsent thread reply.
     match ledger.load_reply_draft(&coords) {
@@ -130,6 +133,7 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     // return still restores what was changed.
     let guard = terminal::TerminalGuard;
     let mut term = ratatui::try_init()?;
+    terminal::enable_mouse()?;
     let stop = Arc::new(AtomicBool::new(false));
     let reader = terminal::spawn_reader(tx.clone(), stop.clone());
 
@@ -335,7 +339,7 @@ mod tests {
         effects.dispatch(fx);
 
         let before = app.pr.list.selected;
-        for c in ['j', 'j', 'q'] {
+        for c in ['j', 'j', 'Q'] {
             tx.send(key(c)).unwrap();
         }
         let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();

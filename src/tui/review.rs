@@ -246,9 +246,10 @@ impl Composed {
     }
 
     /// The findings of the run, for the pane's cursor: (id, label).
+    /// In the posted review's order ([`crate::review::compose::posted_order`]).
     pub fn finding_rows(&self) -> Vec<(String, String)> {
-        self.run
-            .findings()
+        crate::review::compose::posted_order(&self.run, &self.agg)
+            .into_iter()
             .map(|f| {
                 let class = self.agg.class_of_id(&f.id).unwrap_or("addressed");
                 let at = f.line.map_or(String::new(), |l| format!(":{l}"));
@@ -292,6 +293,32 @@ impl DraftView {
 
     pub fn body(&self) -> String {
         self.editor.lines().join("\n")
+    }
+
+    /// Puts the cursor below the `## PR Shepherd Review` header line (at the start of the next
+    /// line), so typing never lands above or inside it. A body of the header alone gets an
+    /// empty line to type on.
+    pub fn cursor_below_header(&mut self) {
+        use ratatui_textarea::CursorMove;
+        let header = self
+            .editor
+            .lines()
+            .iter()
+            .position(|l| l.trim_start().starts_with(crate::pr::REVIEW_HEADER));
+        let Some(row) = header else {
+            return;
+        };
+        if row + 1 >= self.editor.lines().len() {
+            self.editor
+                .move_cursor(CursorMove::Jump(u16::try_from(row).unwrap_or(u16::MAX), 0));
+            self.editor.move_cursor(CursorMove::End);
+            self.editor.insert_newline();
+        } else {
+            self.editor.move_cursor(CursorMove::Jump(
+                u16::try_from(row + 1).unwrap_or(u16::MAX),
+                0,
+            ));
+        }
     }
 
     /// The draft's size against GitHub's comment limit.
@@ -347,6 +374,10 @@ pub struct PostPreview {
 pub enum Confirm {
     Post(PostPreview),
     Discard,
+    /// `M`: mark this many listed items seen.
+    MarkAll {
+        count: usize,
+    },
     /// The draft is over GitHub's comment limit; `y` replaces it with the composed review,
     /// condensed to fit (`condensed` characters).
     Condense {
