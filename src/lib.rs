@@ -7,6 +7,7 @@
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod childenv;
 pub mod cli;
 pub mod commands;
 pub mod config;

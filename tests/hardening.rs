@@ -126,3 +126,107 @@ fn items_shows_invisible_unicode_as_placeholders() {
     assert!(text.contains("looks fine⟨U+E0001⟩⟨U+E0069⟩"), "{text}");
     assert!(text.contains("⟨U+FE0F⟩⟨U+034F⟩⟨U+3164⟩⟨U+115F⟩⟨U+FFA0⟩⟨U+2062⟩ to me"));
 }
+
+// ---- class 5: the command backend's environment ------------------------------------------------
+
+const SECRETS: &[(&str, &str)] = &[
+    ("GH_TOKEN", "ghp_secretGhToken0001"),
+    ("GITHUB_TOKEN", "ghs_secretGithubToken02"),
+    ("ANTHROPIC_API_KEY", "sk-ant-secretAnthropic03"),
+    ("OPENAI_API_KEY", "sk-secretOpenAi04"),
+    ("GH_APP_PRIVATE_KEY", "-----BEGIN secretPem05"),
+    ("NPM_TOKEN", "npm_secretNpm06"),
+];
+
+/// Failed before issue 15: the program inherited GH_TOKEN, GITHUB_TOKEN and the API keys.
+#[test]
+fn command_backend_gets_a_minimal_environment_plus_what_the_config_names() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.config(),
+        "[review]\ncommand_env = [\"MY_AGENT_HOME\", \"NPM_TOKEN\"]\n",
+    )
+    .expect("config");
+    let (cmd, calls) = recording_backend(&env);
+    let out = env
+        .bin()
+        .arg("review")
+        .args(["--llm", "command", "--llm-command", &cmd])
+        .envs(SECRETS.iter().copied())
+        .env("MY_AGENT_HOME", "/opt/agent")
+        .env("LANG", "C.UTF-8")
+        .env("EDITOR", "vi")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+    let envs = files_with_ext(&calls, "env");
+    assert_eq!(envs.len(), 6);
+    for e in &envs {
+        for (k, v) in &SECRETS[..5] {
+            assert!(!e.contains(v), "{k} reached the command backend:\n{e}");
+        }
+        // Named explicitly in the config: passed, secret-looking or not.
+        assert!(e.contains("NPM_TOKEN=npm_secretNpm06"), "{e}");
+        assert!(e.contains("MY_AGENT_HOME=/opt/agent"), "{e}");
+        assert!(e.contains("LANG=C.UTF-8"), "{e}");
+        assert!(e.contains(&format!("HOME={}", env.home().display())), "{e}");
+        assert!(e.lines().any(|l| l.starts_with("PATH=")), "{e}");
+        assert!(!e.contains("EDITOR="), "unnamed variables stay out:\n{e}");
+        assert!(!e.contains("XDG_CONFIG_HOME="), "{e}");
+    }
+}
+
+#[test]
+fn command_env_must_hold_variable_names() {
+    let env = TestEnv::new();
+    std::fs::write(env.config(), "[review]\ncommand_env = [\"A=B\"]\n").expect("config");
+    let out = env.bin().arg("review").output().expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
+    assert!(
+        stderr(&out).contains("review.command_env"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Failed before issue 15: `gh auth token` inherited the API keys and a GitHub App's key.
+#[cfg(unix)]
+#[test]
+fn gh_does_not_get_the_api_keys() {
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let dump = env.root().join("gh.env");
+    let gh = bin.join("gh");
+    std::fs::write(
+        &gh,
+        format!("#!/bin/sh\nenv > {}\necho gho_fromGh\n", dump.display()),
+    )
+    .expect("gh");
+    std::fs::set_permissions(&gh, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = env
+        .bin()
+        .args(["items", "acme/rivet#1", "--api-url", "http://127.0.0.1:9"])
+        .env("PATH", path)
+        .env("PR_SHEPHERD_HTTP_ATTEMPTS", "1")
+        .env("ANTHROPIC_API_KEY", "sk-ant-secretAnthropic03")
+        .env("OPENAI_API_KEY", "sk-secretOpenAi04")
+        .env("GH_ENTERPRISE_TOKEN", "ghe_forGhItself")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    let seen = std::fs::read_to_string(&dump).expect("gh ran");
+    assert!(!seen.contains("sk-ant-secretAnthropic03"), "{seen}");
+    assert!(!seen.contains("sk-secretOpenAi04"), "{seen}");
+    // gh's own variables stay: they are its configuration.
+    assert!(
+        seen.contains("GH_ENTERPRISE_TOKEN=ghe_forGhItself"),
+        "{seen}"
+    );
+}

@@ -9,6 +9,7 @@
 //! llm_url = "http://localhost:11434/v1" # base URL (else ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
 //! model = "qwen2.5-coder:14b"
 //! command = ["my-agent", "--print"]     # for llm = "command": prompt on stdin, answer on stdout
+//! command_env = ["MY_AGENT_HOME"]        # passed to it besides PATH, HOME, TMPDIR and the locale
 //! concurrency = 6
 //! aspect_timeout_secs = 300
 //! overall_timeout_secs = 300
@@ -81,6 +82,15 @@ pub struct SkipRule {
     /// Bounded: see [`check_pattern`] and [`MAX_PATTERNS_PER_RULE`].
     #[serde(deserialize_with = "checked_patterns")]
     pub unless_files_match: Vec<String>,
+}
+
+/// `command_env` from the config: variable names only.
+fn checked_var_names<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Vec<String>, D::Error> {
+    let names = Vec::<String>::deserialize(de)?;
+    for n in &names {
+        crate::childenv::check_var_name(n).map_err(serde::de::Error::custom)?;
+    }
+    Ok(names)
 }
 
 /// `unless_files_match` from the config, each pattern within the limits of [`check_pattern`].
@@ -275,6 +285,11 @@ pub struct ReviewSettings {
     pub model: Option<String>,
     /// Program and arguments for the `command` backend.
     pub command: Vec<String>,
+    /// Environment variables passed to the `command` backend's program besides `PATH`, `HOME`,
+    /// `TMPDIR` and the locale (see `crate::childenv`); nothing else reaches it, tokens and API
+    /// keys included, unless named here.
+    #[serde(deserialize_with = "checked_var_names")]
+    pub command_env: Vec<String>,
     /// How many aspects run at once.
     pub concurrency: usize,
     /// Wall-clock limit per aspect (one LLM call, retries included).
@@ -310,6 +325,7 @@ impl Default for ReviewSettings {
             llm_url: None,
             model: None,
             command: Vec::new(),
+            command_env: Vec::new(),
             concurrency: 6,
             aspect_timeout_secs: 300.0,
             overall_timeout_secs: 300.0,
