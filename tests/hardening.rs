@@ -230,3 +230,53 @@ fn gh_does_not_get_the_api_keys() {
         "{seen}"
     );
 }
+
+// ---- class 11: an overall deadline per fetch --------------------------------------------------
+
+/// A server that accepts connections and never answers.
+fn silent_server() -> (String, std::thread::JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    listener.set_nonblocking(true).expect("nonblocking");
+    let handle = std::thread::spawn(move || {
+        let mut held = Vec::new();
+        let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::time::Instant::now() < until {
+            match listener.accept() {
+                Ok((s, _)) => held.push(s),
+                Err(_) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            }
+        }
+    });
+    (url, handle)
+}
+
+/// Failed before issue 15: 4 attempts × the 2 s request timeout took 8 s; the 3 s deadline now
+/// gives up after 3 s, and says which bound struck.
+#[test]
+fn a_server_that_never_answers_is_given_up_on_at_the_deadline() {
+    let env = TestEnv::new();
+    let (url, _server) = silent_server();
+    let start = std::time::Instant::now();
+    let out = env
+        .bin()
+        .args(["items", "acme/rivet#1", "--api-url", &url])
+        .env("GH_TOKEN", "ghp_test")
+        .env("PR_SHEPHERD_HTTP_ATTEMPTS", "4")
+        .env("PR_SHEPHERD_HTTP_TIMEOUT_S", "2")
+        .env("PR_SHEPHERD_HTTP_DEADLINE_S", "3")
+        .output()
+        .expect("run");
+    let took = start.elapsed();
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    assert!(
+        took < std::time::Duration::from_millis(5500),
+        "took {took:?}: {}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("3s deadline (PR_SHEPHERD_HTTP_DEADLINE_S"),
+        "{}",
+        stderr(&out)
+    );
+}

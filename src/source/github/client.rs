@@ -173,11 +173,37 @@ impl Transport {
         what: &str,
         max_attempts: u32,
     ) -> Result<RawResponse, GitHubError> {
+        let deadline = tokio::time::Instant::now() + self.opts.deadline;
+        self.send_until(method, url, body, what, max_attempts, deadline)
+            .await
+    }
+
+    /// [`Transport::send_with`] within the overall `deadline` of a fetch (which a rate-limit
+    /// wait moves by its own length): no attempt starts or runs past it.
+    async fn send_until(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        what: &str,
+        max_attempts: u32,
+        mut deadline: tokio::time::Instant,
+    ) -> Result<RawResponse, GitHubError> {
         let max_attempts = max_attempts.max(1);
         let mut attempt = 0u32;
         let mut rate_waits = 0u32;
+        let out_of_time = |attempt: u32| GitHubError::Unavailable {
+            what: what.to_owned(),
+            why: format!(
+                "no answer within the {}s deadline (PR_SHEPHERD_HTTP_DEADLINE_S; {attempt} attempt(s))",
+                self.opts.deadline.as_secs()
+            ),
+        };
         loop {
             attempt += 1;
+            if tokio::time::Instant::now() >= deadline {
+                return Err(out_of_time(attempt - 1));
+            }
             let token = self.creds.bearer().await?;
             let mut auth =
                 HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
@@ -197,26 +223,34 @@ impl Transport {
                 req = req.json(b);
             }
             self.requests.fetch_add(1, Ordering::Relaxed);
-            let outcome = match req.send().await {
-                Ok(resp) => {
-                    let status = resp.status();
-                    let headers = resp.headers().clone();
-                    match resp.bytes().await {
-                        Ok(body) => Ok(RawResponse {
-                            status,
-                            headers,
-                            body: body.to_vec(),
-                        }),
-                        Err(e) => Err(transport_text(&e)),
+            let exchange = async {
+                match req.send().await {
+                    Ok(resp) => {
+                        let status = resp.status();
+                        let headers = resp.headers().clone();
+                        match resp.bytes().await {
+                            Ok(body) => Ok(RawResponse {
+                                status,
+                                headers,
+                                body: body.to_vec(),
+                            }),
+                            Err(e) => Err(transport_text(&e)),
+                        }
                     }
+                    Err(e) => Err(transport_text(&e)),
                 }
-                Err(e) => Err(transport_text(&e)),
+            };
+            let Ok(outcome) = tokio::time::timeout_at(deadline, exchange).await else {
+                return Err(out_of_time(attempt));
             };
             let resp = match outcome {
                 Ok(r) => r,
                 Err(why) => {
                     if attempt < max_attempts {
                         let wait = self.backoff(attempt);
+                        if tokio::time::Instant::now() + wait >= deadline {
+                            return Err(out_of_time(attempt));
+                        }
                         self.notify(Notice::Retrying {
                             what: what.to_owned(),
                             why,
@@ -257,6 +291,7 @@ impl Transport {
                 }
                 rate_waits += 1;
                 attempt -= 1; // a rate-limit wait is bounded on its own, not as a failure
+                deadline += wait;
                 self.notify(Notice::RateLimited {
                     what: what.to_owned(),
                     wait,
@@ -270,6 +305,16 @@ impl Transport {
                     let wait = retry_after(&resp.headers)
                         .filter(|w| *w <= self.opts.max_backoff)
                         .unwrap_or_else(|| self.backoff(attempt));
+                    if tokio::time::Instant::now() + wait >= deadline {
+                        return Err(GitHubError::Unavailable {
+                            what: what.to_owned(),
+                            why: format!(
+                                "HTTP {} ({attempt} attempts; no time left for another within the {}s deadline, PR_SHEPHERD_HTTP_DEADLINE_S)",
+                                status.as_u16(),
+                                self.opts.deadline.as_secs()
+                            ),
+                        });
+                    }
                     self.notify(Notice::Retrying {
                         what: what.to_owned(),
                         why: format!("HTTP {}", status.as_u16()),
@@ -302,9 +347,19 @@ impl Transport {
         let payload = serde_json::json!({ "query": query, "variables": variables });
         let mut attempt = 0u32;
         let mut rate_waits = 0u32;
+        let mut deadline = tokio::time::Instant::now() + self.opts.deadline;
         loop {
             attempt += 1;
-            let resp = self.send(Method::POST, url, Some(&payload), what).await?;
+            let resp = self
+                .send_until(
+                    Method::POST,
+                    url,
+                    Some(&payload),
+                    what,
+                    self.opts.max_attempts,
+                    deadline,
+                )
+                .await?;
             if !resp.status.is_success() {
                 return Err(http_error(&resp, what));
             }
@@ -326,6 +381,7 @@ impl Transport {
                 }
                 rate_waits += 1;
                 attempt -= 1;
+                deadline += wait;
                 self.notify(Notice::RateLimited {
                     what: what.to_owned(),
                     wait,
@@ -336,7 +392,10 @@ impl Transport {
             }
             let transient = !reply.errors.is_empty()
                 && (reply.data.is_none() || reply.errors.iter().all(GraphqlError::is_transient));
-            if transient && attempt < self.opts.max_attempts {
+            if transient
+                && attempt < self.opts.max_attempts
+                && tokio::time::Instant::now() + self.backoff(attempt) < deadline
+            {
                 let wait = self.backoff(attempt);
                 self.notify(Notice::Retrying {
                     what: what.to_owned(),
