@@ -111,11 +111,12 @@ pub struct EventArgs {
     pub llm: LlmOptions,
 }
 
-/// The LLM options of `event` and `watch` (the same as `review`'s).
+/// The LLM options of every command that reviews (`review`, `event`, `watch`), flattened into
+/// each: they override the config file's `[review]` table (see `LlmOptions::overrides`).
 #[derive(Debug, Clone, Args)]
 pub struct LlmOptions {
-    /// LLM backend.
-    #[arg(long, value_name = "BACKEND", value_parser = ["anthropic", "openai", "command"])]
+    /// LLM backend (replay: a fixture's recorded answers).
+    #[arg(long, value_name = "BACKEND", value_parser = ["anthropic", "openai", "command", "replay"])]
     pub llm: Option<String>,
     /// Base URL of the LLM API (overrides ANTHROPIC_BASE_URL / OPENAI_BASE_URL).
     #[arg(long, value_name = "URL")]
@@ -278,33 +279,9 @@ pub struct ReviewArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     pub format: Format,
-    /// LLM backend.
-    #[arg(long, value_name = "BACKEND", value_parser = ["anthropic", "openai", "command", "replay"])]
-    pub llm: Option<String>,
-    /// Base URL of the LLM API (overrides ANTHROPIC_BASE_URL / OPENAI_BASE_URL).
-    #[arg(long, value_name = "URL")]
-    pub llm_url: Option<String>,
-    /// Model name.
-    #[arg(long, value_name = "NAME")]
-    pub model: Option<String>,
-    /// Program for --llm command, with its arguments separated by spaces (no shell quoting).
-    #[arg(long, value_name = "PROGRAM")]
-    pub llm_command: Option<String>,
     /// For a fixture with history: review the PR as of step K (0 = the initial snapshot).
     #[arg(long, value_name = "K")]
     pub step: Option<usize>,
-    /// How many aspects run at once (default 6).
-    #[arg(long, value_name = "N")]
-    pub concurrency: Option<usize>,
-    /// Overall wall-clock limit in seconds (default 300).
-    #[arg(long, value_name = "SECS")]
-    pub timeout: Option<f64>,
-    /// Per-aspect limit in seconds (default 300).
-    #[arg(long, value_name = "SECS")]
-    pub aspect_timeout: Option<f64>,
-    /// Read the playbook and aspect prompts from DIR (missing files fall back to the built-in ones).
-    #[arg(long, value_name = "DIR")]
-    pub prompts_dir: Option<PathBuf>,
     /// Full review: ignore earlier Shepherd reviews on the PR and assess everything (the default
     /// is incremental once a review exists: new / unchanged / addressed).
     #[arg(long)]
@@ -317,12 +294,11 @@ pub struct ReviewArgs {
     /// (live, it is the account of the credentials).
     #[arg(long, value_name = "LOGIN", default_value = "pr-shepherd")]
     pub identity: String,
-    /// The literal marker that ends a reply addressing a finding.
-    #[arg(long, value_name = "TEXT", default_value = "— AI Coding Agent")]
-    pub reply_marker: String,
     /// Answer the trigger comment ID (database id or node id): the review sees the PR timeline
     /// through that comment inclusive, in the mode it asks for (`/review` or `/review all`); it
     /// must be a valid trigger from an OWNER, MEMBER or COLLABORATOR.
     #[arg(long, value_name = "ID")]
     pub trigger_comment: Option<String>,
+    #[command(flatten)]
+    pub llm: LlmOptions,
 }

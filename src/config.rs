@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use thiserror::Error;
 
-use crate::tui::keymap::{Command, Key, command_by_name};
+use crate::keys::{Key, KeyCommand, command_by_name};
 
 /// The config file name inside the config dir.
 pub const CONFIG_FILE: &str = "config.toml";
@@ -71,7 +71,7 @@ pub struct Loaded {
     /// The file read, if any.
     pub path: Option<PathBuf>,
     /// Key overrides, validated.
-    pub keys: HashMap<Command, Vec<Key>>,
+    pub keys: HashMap<KeyCommand, Vec<Key>>,
 }
 
 /// The platform config dir for pr-shepherd (`~/.config/pr-shepherd` on Linux).
@@ -177,8 +177,8 @@ mod tests {
         let l =
             parse("theme = \"light\"\n[keys]\ndown = [\"x\", \"Down\"]\nquit = \"Q\"\n").unwrap();
         assert_eq!(l.config.theme.as_deref(), Some("light"));
-        assert_eq!(l.keys[&Command::Down].len(), 2);
-        assert_eq!(l.keys[&Command::Quit][0], Key::parse("Q").unwrap());
+        assert_eq!(l.keys[&KeyCommand::Down].len(), 2);
+        assert_eq!(l.keys[&KeyCommand::Quit][0], Key::parse("Q").unwrap());
     }
 
     #[test]

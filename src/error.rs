@@ -1,68 +1,154 @@
-//! The one error type at the CLI edge, with a distinct exit code per kind.
+//! The one error type at the CLI edge: what went wrong (with its source error, when there is
+//! one), the hints that say what to do about it, and a kind that picks the exit code.
+//!
+//! The message and the hints are kept apart (as jj's command errors do) so that a caller can
+//! tell them apart; `Display` writes them as one line, the message first, then each hint after
+//! `; ` — the text the CLI has always printed.
 
-use thiserror::Error;
+use std::error::Error as StdError;
+use std::fmt;
 
 use crate::ledger::LedgerError;
 use crate::pr::RefError;
 use crate::source::FixtureError;
 
-#[derive(Debug, Error)]
-pub enum CliError {
+/// What kind of failure, and so which exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
     /// Bad input or usage: exit code 2.
-    #[error("{0}")]
-    Usage(String),
+    Usage,
     /// A runtime failure (disk, network, terminal): exit code 1.
-    #[error("{0}")]
-    Runtime(String),
+    Runtime,
     /// The review was printed but is incomplete (an aspect failed or timed out): exit code 3.
-    #[error("{0}")]
-    Incomplete(String),
+    Incomplete,
+}
+
+impl ErrorKind {
+    pub fn exit_code(self) -> i32 {
+        match self {
+            ErrorKind::Usage => 2,
+            ErrorKind::Runtime => 1,
+            ErrorKind::Incomplete => 3,
+        }
+    }
+}
+
+/// An error at the CLI edge.
+#[derive(Debug)]
+pub struct CliError {
+    kind: ErrorKind,
+    /// What went wrong, in words (the source error's own text when it came from one).
+    message: String,
+    /// The error this one was made from, kept for `Error::source`.
+    source: Option<Box<dyn StdError + Send + Sync + 'static>>,
+    /// What the user can do about it.
+    hints: Vec<String>,
 }
 
 impl CliError {
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            CliError::Usage(_) => 2,
-            CliError::Runtime(_) => 1,
-            CliError::Incomplete(_) => 3,
+    fn new(kind: ErrorKind, message: impl Into<String>) -> CliError {
+        CliError {
+            kind,
+            message: message.into(),
+            source: None,
+            hints: Vec::new(),
         }
     }
 
-    pub fn usage(msg: impl Into<String>) -> CliError {
-        CliError::Usage(msg.into())
+    /// An error of `kind` made from a source error, whose text becomes the message.
+    pub fn from_source(kind: ErrorKind, source: impl StdError + Send + Sync + 'static) -> CliError {
+        CliError {
+            kind,
+            message: source.to_string(),
+            source: Some(Box::new(source)),
+            hints: Vec::new(),
+        }
     }
 
+    /// Bad input or usage (exit 2).
+    pub fn usage(msg: impl Into<String>) -> CliError {
+        CliError::new(ErrorKind::Usage, msg)
+    }
+
+    /// A runtime failure (exit 1).
     pub fn runtime(msg: impl Into<String>) -> CliError {
-        CliError::Runtime(msg.into())
+        CliError::new(ErrorKind::Runtime, msg)
+    }
+
+    /// The review was printed but is incomplete (exit 3).
+    pub fn incomplete(msg: impl Into<String>) -> CliError {
+        CliError::new(ErrorKind::Incomplete, msg)
+    }
+
+    /// Adds a hint: what the user can do about it.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> CliError {
+        self.hints.push(hint.into());
+        self
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    pub fn exit_code(&self) -> i32 {
+        self.kind.exit_code()
+    }
+
+    /// What went wrong, without the hints.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub fn hints(&self) -> &[String] {
+        &self.hints
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        for hint in &self.hints {
+            write!(f, "; {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl StdError for CliError {
+    fn source(&self) -> Option<&(dyn StdError + 'static)> {
+        self.source
+            .as_deref()
+            .map(|e| e as &(dyn StdError + 'static))
     }
 }
 
 impl From<RefError> for CliError {
     fn from(e: RefError) -> Self {
-        CliError::Usage(e.to_string())
+        CliError::from_source(ErrorKind::Usage, e)
     }
 }
 
 impl From<FixtureError> for CliError {
     fn from(e: FixtureError) -> Self {
-        match &e {
+        let kind = match &e {
             FixtureError::Io { source, .. }
                 if source.kind() != std::io::ErrorKind::NotFound
                     && source.kind() != std::io::ErrorKind::InvalidData =>
             {
-                CliError::Runtime(e.to_string())
+                ErrorKind::Runtime
             }
-            FixtureError::Write { .. } => CliError::Runtime(e.to_string()),
-            _ => CliError::Usage(e.to_string()),
-        }
+            FixtureError::Write { .. } => ErrorKind::Runtime,
+            _ => ErrorKind::Usage,
+        };
+        CliError::from_source(kind, e)
     }
 }
 
 impl From<LedgerError> for CliError {
     fn from(e: LedgerError) -> Self {
         match e {
-            LedgerError::BadName(r) => CliError::Usage(r.to_string()),
-            other => CliError::Runtime(other.to_string()),
+            LedgerError::BadName(r) => r.into(),
+            other => CliError::from_source(ErrorKind::Runtime, other),
         }
     }
 }
@@ -78,10 +164,48 @@ impl From<crate::source::TargetError> for CliError {
 
 impl From<crate::source::github::GitHubError> for CliError {
     fn from(e: crate::source::github::GitHubError) -> Self {
-        if e.is_bad_reference() {
-            CliError::Usage(e.to_string())
+        let kind = if e.is_bad_reference() {
+            ErrorKind::Usage
         } else {
-            CliError::Runtime(e.to_string())
-        }
+            ErrorKind::Runtime
+        };
+        CliError::from_source(kind, e)
+    }
+}
+
+impl From<crate::config::ConfigError> for CliError {
+    fn from(e: crate::config::ConfigError) -> Self {
+        CliError::from_source(ErrorKind::Usage, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hints_stay_apart_and_display_as_before() {
+        let e = CliError::usage("the console needs a terminal")
+            .with_hint("for a plain listing use `pr-shepherd items [PR]`");
+        assert_eq!(e.message(), "the console needs a terminal");
+        assert_eq!(
+            e.hints(),
+            ["for a plain listing use `pr-shepherd items [PR]`"]
+        );
+        assert_eq!(
+            e.to_string(),
+            "the console needs a terminal; for a plain listing use `pr-shepherd items [PR]`"
+        );
+        assert_eq!(e.exit_code(), 2);
+    }
+
+    #[test]
+    fn a_source_error_is_kept() {
+        let e: CliError = RefError::Invalid("bad".into()).into();
+        assert_eq!(e.kind(), ErrorKind::Usage);
+        assert!(e.source().is_some());
+        assert_eq!(e.message(), RefError::Invalid("bad".into()).to_string());
+        assert_eq!(CliError::runtime("x").exit_code(), 1);
+        assert_eq!(CliError::incomplete("x").exit_code(), 3);
     }
 }

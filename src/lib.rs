@@ -3,6 +3,18 @@
 //!
 //! Data flows one way: **source → snapshot → triage (with ledger) → items → console / `items`
 //! printer**. The core (`pr`, `triage`) is pure; I/O lives at the edges (`source`, `ledger`).
+//!
+//! Modules import one way, each only from the rows below it (`tests/module_graph.rs` fails on a
+//! circle):
+//!
+//! ```text
+//! commands, tui                  the CLI commands and the console
+//! config, output, error          settings (config.toml); the `items` printer; CLI errors
+//! review, triage, publish        review engine; what is new since last seen; posting
+//! source, ledger, policy         GitHub and fixtures; state on disk; the gates
+//! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
+//! childenv                       what a child process may inherit (no secrets)
+//! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
@@ -12,6 +24,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod keys;
 pub mod ledger;
 pub mod output;
 pub mod par;

@@ -436,3 +436,49 @@ fn commands_see_only_the_test_environment() {
     assert!(seen.contains(&format!("HOME={}", env.home().display())));
     assert_eq!(std::fs::read_to_string(env.config()).expect("config"), "");
 }
+
+/// Every command reads the config file the same way (through the one context built at start):
+/// a bad key stops `items`, `state` and `fixture` too, with exit 2 naming the key — and `items`
+/// writes no seen markers; a valid file changes nothing.
+#[test]
+fn every_command_refuses_an_invalid_config_naming_the_key() {
+    let env = TestEnv::new();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cfg = dir.path().join("config.toml");
+    std::fs::write(&cfg, "[review]\nconcurency = 3\n").expect("write config");
+    let state = dir.path().join("state");
+    for args in [
+        vec!["items"],
+        vec!["items", "--peek", "--format", "json"],
+        vec!["state", "show"],
+        vec!["state", "clear"],
+        vec!["fixture", "check", "no-such-file.json"],
+    ] {
+        let mut all = vec!["--config", cfg.to_str().expect("utf8")];
+        all.extend_from_slice(&args);
+        let o = run_at(&env, &state, &all);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("concurency"), "{args:?}: {err}");
+        assert!(err.contains("config.toml"), "{args:?}: {err}");
+        assert!(stdout(&o).is_empty(), "{args:?}: nothing printed");
+    }
+    let seen = Ledger::new(state.clone())
+        .load_seen(&demo_coords())
+        .expect("load");
+    assert!(seen.markers.is_empty(), "no markers written");
+
+    std::fs::write(&cfg, "[review]\nconcurrency = 3\n").expect("write config");
+    let o = run_at(
+        &env,
+        &state,
+        &[
+            "--config",
+            cfg.to_str().expect("utf8"),
+            "items",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+}

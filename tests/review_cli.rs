@@ -289,3 +289,29 @@ async fn review_reads_the_config_table() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("concurency"));
 }
+
+/// The LLM options are one set of flags, shared by every command that reviews.
+#[test]
+fn every_reviewing_command_takes_the_same_llm_flags() {
+    let flags = [
+        "--llm ",
+        "--llm-url",
+        "--model",
+        "--llm-command",
+        "--concurrency",
+        "--timeout",
+        "--aspect-timeout",
+        "--prompts-dir",
+        "--reply-marker",
+    ];
+    let env = TestEnv::new();
+    for cmd in ["review", "event", "watch"] {
+        let o = env.bin().args([cmd, "--help"]).output().unwrap();
+        assert!(o.status.success(), "{cmd}");
+        let help = stdout(&o);
+        for flag in flags {
+            assert!(help.contains(flag), "{cmd} --help lacks {flag}:\n{help}");
+        }
+        assert!(help.contains("replay"), "{cmd}: the backends are listed");
+    }
+}

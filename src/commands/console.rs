@@ -1,30 +1,24 @@
 //! `pr-shepherd [PR]` without a subcommand: the interactive console.
 
 use std::io::IsTerminal;
-use std::path::Path;
 
-use crate::config::{Config, ConfigError, themes_dir};
-use crate::error::CliError;
+use super::Context;
+use crate::config::themes_dir;
+use crate::error::{CliError, ErrorKind};
 use crate::source::{self, Target};
 use crate::tui::review::{LiveTarget, PostTo};
 use crate::tui::theme::{DEFAULT_THEME, Theme, ThemeError, no_color_requested};
 use crate::tui::{Keymap, Options, ReviewContext, Session, TuiError};
 
-impl From<ConfigError> for CliError {
-    fn from(e: ConfigError) -> Self {
-        CliError::Usage(e.to_string())
-    }
-}
-
 impl From<ThemeError> for CliError {
     fn from(e: ThemeError) -> Self {
-        CliError::Usage(e.to_string())
+        CliError::from_source(ErrorKind::Usage, e)
     }
 }
 
 impl From<TuiError> for CliError {
     fn from(e: TuiError) -> Self {
-        CliError::Runtime(e.to_string())
+        CliError::from_source(ErrorKind::Runtime, e)
     }
 }
 
@@ -46,14 +40,14 @@ pub(crate) fn resolve_theme(
 }
 
 pub(super) async fn run(
+    ctx: &Context,
     pr: Option<&str>,
-    state_dir: Option<&Path>,
     theme: Option<&str>,
-    config: Option<&Path>,
 ) -> Result<(), CliError> {
-    // Settings first, so a bad config or theme is reported even without a terminal.
-    let loaded = Config::load(config)?;
-    let theme = resolve_theme(theme, &loaded)?;
+    // Settings first, so a bad config or theme is reported even without a terminal (the config
+    // file itself was loaded and checked with the context).
+    let loaded = &ctx.config;
+    let theme = resolve_theme(theme, loaded)?;
     let keymap = Keymap::new(&loaded.keys);
     loaded
         .config
@@ -63,8 +57,10 @@ pub(super) async fn run(
 
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::usage(
-            "the console needs a terminal (standard input and output must be a TTY); \
-             for a plain listing use `pr-shepherd items [PR]` (add --format json for scripts)",
+            "the console needs a terminal (standard input and output must be a TTY)",
+        )
+        .with_hint(
+            "for a plain listing use `pr-shepherd items [PR]` (add --format json for scripts)",
         ));
     }
 
@@ -79,7 +75,7 @@ pub(super) async fn run(
     // One client serves the fetch, the identity and later posts.
     let (snapshot, live) = match target {
         Target::Live(coords) => {
-            let gh = super::live::client(&coords).await?;
+            let gh = super::live::client(ctx, &coords).await?;
             let snapshot = gh.fetch_snapshot(&coords).await?;
             let own_login = gh.viewer_login().await?;
             let live = LiveTarget {
@@ -88,10 +84,10 @@ pub(super) async fn run(
             };
             (snapshot, Some(live))
         }
-        fixture_target => (super::load_snapshot(fixture_target, None).await?, None),
+        fixture_target => (super::load_snapshot(ctx, fixture_target, None).await?, None),
     };
     let coords = snapshot.pr.coords();
-    let ledger = super::open_ledger(state_dir)?;
+    let ledger = ctx.ledger()?;
     let seen = ledger.load_seen(&coords)?;
     let marks = if !snapshot.is_complete() {
         Err("the snapshot is incomplete".to_owned())

@@ -7,44 +7,17 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use super::review::{PostChoice, apply_trigger, execute, live_job, settle_team};
-use crate::cli::{EventArgs, Format, LlmOptions, ReviewArgs};
+use super::Context;
+use super::review::{
+    Destination, PostChoice, ReviewSetup, Triggered, apply_trigger, execute, settle_team,
+};
+use crate::cli::{EventArgs, Format};
 use crate::error::CliError;
 use crate::policy::event::{EventDecision, decide};
-use crate::policy::{self, Invocation, Mode};
-use crate::pr::PrCoords;
+use crate::policy::{self, GateDecision, Invocation, Mode};
+use crate::pr::{PrCoords, Snapshot};
 use crate::sanitize::one_line;
-
-impl LlmOptions {
-    /// The `review` options these flags stand for (the review flow is the same).
-    pub(crate) fn review_args(
-        &self,
-        pr: String,
-        format: Format,
-        all: bool,
-        post: bool,
-        identity: Option<&str>,
-    ) -> ReviewArgs {
-        ReviewArgs {
-            pr: Some(pr),
-            format,
-            llm: self.llm.clone(),
-            llm_url: self.llm_url.clone(),
-            model: self.model.clone(),
-            llm_command: self.llm_command.clone(),
-            step: None,
-            concurrency: self.concurrency,
-            timeout: self.timeout,
-            aspect_timeout: self.aspect_timeout,
-            prompts_dir: self.prompts_dir.clone(),
-            all,
-            post,
-            identity: identity.unwrap_or_default().to_owned(),
-            reply_marker: self.reply_marker.clone(),
-            trigger_comment: None,
-        }
-    }
-}
+use crate::source::github::GitHub;
 
 /// Says what was decided and why: always on stderr; with `--format json` and no review to
 /// print, as a JSON document on stdout.
@@ -64,10 +37,74 @@ fn server_host() -> Option<String> {
     (!host.eq_ignore_ascii_case("github.com")).then_some(host)
 }
 
-pub(super) async fn run(
-    args: EventArgs,
-    state_dir: Option<&std::path::Path>,
-) -> Result<(), CliError> {
+/// What the event asks for, once decided.
+enum Asked {
+    Nothing { reason: String },
+    Review(ReviewAsked),
+}
+
+/// A review asked for: which PR, in which mode, answering which trigger.
+struct ReviewAsked {
+    coords: PrCoords,
+    mode: Mode,
+    trigger: Option<u64>,
+    /// Labels changed: the gates are asked again, and the same head is not reviewed twice.
+    regate: bool,
+}
+
+pub(super) async fn run(ctx: &Context, args: EventArgs) -> Result<(), CliError> {
+    let (name, payload) = read_event(&args)?;
+    let decision = decide(name.trim(), &payload).map_err(|e| CliError::usage(e.to_string()))?;
+    let decision_json = serde_json::to_value(&decision).unwrap_or(Value::Null);
+    let asked = match asked_for(&decision)? {
+        Asked::Nothing { reason } => return no_action(&args, &reason),
+        Asked::Review(r) => r,
+    };
+    let ledger = ctx.ledger()?;
+    let gh = super::live::client(ctx, &asked.coords).await?;
+    let snapshot = gh.fetch_snapshot(&asked.coords).await?;
+    if let Some(why) = not_reviewable(&snapshot, asked.trigger) {
+        return no_action(&args, &why);
+    }
+    let gate = gates(&gh, &snapshot, &payload, asked.trigger).await;
+    if !gate.review {
+        return no_action(&args, &format!("gates: {}", gate.reason));
+    }
+    let triggered = match asked.trigger {
+        Some(id) => match apply_trigger(&snapshot, &id.to_string()) {
+            Ok(t) => Some(t),
+            Err(e) => return no_action(&args, &e.to_string()),
+        },
+        None => None,
+    };
+    let own_login = match &args.identity {
+        Some(login) if !login.trim().is_empty() => login.trim().to_owned(),
+        _ => gh.viewer_login().await?,
+    };
+    if asked.regate
+        && let Some(why) = head_already_reviewed(&snapshot, &own_login)
+    {
+        return no_action(&args, &why);
+    }
+    review_and_post(
+        ctx,
+        &args,
+        &gh,
+        &ledger,
+        Reviewing {
+            snapshot,
+            triggered,
+            full: asked.mode == Mode::Full,
+            gate: &gate,
+            own_login,
+            decision: decision_json,
+        },
+    )
+    .await
+}
+
+/// The event's name and payload (from the flags or the Actions environment).
+fn read_event(args: &EventArgs) -> Result<(String, Value), CliError> {
     let name = args
         .event_name
         .clone()
@@ -90,10 +127,17 @@ pub(super) async fn run(
             path.display()
         ))
     })?;
-    let decision = decide(name.trim(), &payload).map_err(|e| CliError::usage(e.to_string()))?;
-    let decision_json = serde_json::to_value(&decision).unwrap_or(Value::Null);
-    let (owner, repo, number, mode, trigger) = match &decision {
-        EventDecision::NoAction { reason } => return no_action(&args, reason),
+    Ok((name, payload))
+}
+
+/// The PR and mode a decision asks to review (said on stderr), or why nothing is to be done.
+fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
+    let (owner, repo, number, mode, trigger, regate) = match decision {
+        EventDecision::NoAction { reason } => {
+            return Ok(Asked::Nothing {
+                reason: reason.clone(),
+            });
+        }
         EventDecision::Review {
             owner,
             repo,
@@ -103,7 +147,7 @@ pub(super) async fn run(
             reason,
         } => {
             eprintln!("decision: review: {}", one_line(reason));
-            (owner, repo, *number, *mode, *trigger_comment)
+            (owner, repo, *number, *mode, *trigger_comment, false)
         }
         EventDecision::Regate {
             owner,
@@ -112,7 +156,7 @@ pub(super) async fn run(
             reason,
         } => {
             eprintln!("decision: gates again: {}", one_line(reason));
-            (owner, repo, *number, Mode::Incremental, None)
+            (owner, repo, *number, Mode::Incremental, None, true)
         }
     };
     let coords = PrCoords {
@@ -122,27 +166,39 @@ pub(super) async fn run(
         number,
     };
     coords.validate()?;
-    let ledger = super::open_ledger(state_dir)?;
-    let gh = super::live::client(&coords).await?;
-    let snapshot = gh.fetch_snapshot(&coords).await?;
+    Ok(Asked::Review(ReviewAsked {
+        coords,
+        mode,
+        trigger,
+        regate,
+    }))
+}
+
+/// Why the PR is not reviewed now (closed, or a draft without a trigger), if so.
+fn not_reviewable(snapshot: &Snapshot, trigger: Option<u64>) -> Option<String> {
     if snapshot.pr.state != "OPEN" {
-        return no_action(&args, &format!("the PR is {}", snapshot.pr.state));
+        return Some(format!("the PR is {}", snapshot.pr.state));
     }
     if snapshot.pr.draft && trigger.is_none() {
-        return no_action(
-            &args,
-            "the PR is a draft: reviewed once it is ready for review",
-        );
+        return Some("the PR is a draft: reviewed once it is ready for review".to_owned());
     }
+    None
+}
 
-    // Gates: automatic unless a maintainer's trigger comment asked (explicit: may override the
-    // community and pause gates, never `no-shepherd` for posting).
+/// The gates, said on stderr: automatic unless a maintainer's trigger comment asked (explicit:
+/// may override the community and pause gates, never `no-shepherd` for posting).
+async fn gates(
+    gh: &GitHub,
+    snapshot: &Snapshot,
+    payload: &Value,
+    trigger: Option<u64>,
+) -> GateDecision {
     let cfg = policy::GateConfig::default();
     let is_org = payload
         .pointer("/repository/owner/type")
         .and_then(Value::as_str)
         == Some("Organization");
-    let team = settle_team(&gh, &snapshot.pr, &cfg, is_org).await;
+    let team = settle_team(gh, &snapshot.pr, &cfg, is_org).await;
     let how = if trigger.is_some() {
         Invocation::Explicit
     } else {
@@ -150,62 +206,61 @@ pub(super) async fn run(
     };
     let gate = policy::gate(&snapshot.pr, team, &cfg, how);
     eprintln!("gates: {}", one_line(&gate.reason));
-    if !gate.review {
-        return no_action(&args, &format!("gates: {}", gate.reason));
-    }
-    let triggered = match trigger {
-        Some(id) => match apply_trigger(&snapshot, &id.to_string()) {
-            Ok(t) => Some(t),
-            Err(e) => return no_action(&args, &e.to_string()),
-        },
-        None => None,
-    };
-    let own = match &args.identity {
-        Some(login) if !login.trim().is_empty() => login.trim().to_owned(),
-        _ => gh.viewer_login().await?,
-    };
+    gate
+}
 
-    // Labels changing must not review the same head twice.
-    if matches!(decision, EventDecision::Regate { .. }) {
-        let prior = crate::review::prior::prior_reviews(&snapshot, &own);
-        if let Some(meta) = prior.latest().and_then(|r| r.meta.as_ref())
-            && meta.head_sha == snapshot.pr.head_sha
-        {
-            return no_action(
-                &args,
-                &format!(
-                    "the head {} was already reviewed",
-                    snapshot.pr.head_sha.chars().take(12).collect::<String>()
-                ),
-            );
-        }
-    }
+/// Labels changing must not review the same head twice.
+fn head_already_reviewed(snapshot: &Snapshot, own_login: &str) -> Option<String> {
+    let prior = crate::review::prior::prior_reviews(snapshot, own_login);
+    let meta = prior.latest().and_then(|r| r.meta.as_ref())?;
+    (meta.head_sha == snapshot.pr.head_sha).then(|| {
+        format!(
+            "the head {} was already reviewed",
+            snapshot.pr.head_sha.chars().take(12).collect::<String>()
+        )
+    })
+}
 
-    let pr_text = coords.to_string();
-    let review_args = args.llm.review_args(
-        pr_text,
-        args.format,
-        mode == Mode::Full,
-        !args.dry_run,
-        Some(&own),
-    );
+/// The review the event decided on, past every check.
+struct Reviewing<'a> {
+    snapshot: Snapshot,
+    triggered: Option<Triggered>,
+    full: bool,
+    gate: &'a GateDecision,
+    own_login: String,
+    /// The decision, added to the JSON document.
+    decision: Value,
+}
+
+/// Runs the review flow shared with `review` and posts (unless `--dry-run`).
+async fn review_and_post(
+    ctx: &Context,
+    args: &EventArgs,
+    gh: &GitHub,
+    ledger: &crate::ledger::Ledger,
+    r: Reviewing<'_>,
+) -> Result<(), CliError> {
     let post = if args.dry_run {
         eprintln!("dry run: nothing will be posted");
         PostChoice::No
     } else {
-        PostChoice::Post { fatal_block: false }
+        PostChoice::Automatic
     };
-    let mut job = live_job(
-        &gh,
-        snapshot,
-        &own,
-        triggered,
-        mode == Mode::Full,
-        &gate,
-        &ledger,
+    let mut review = ReviewSetup {
+        snapshot: r.snapshot,
+        triggered: r.triggered,
+        full: r.full,
+        gate: r.gate,
         post,
-        false,
-    );
-    job.extra_json = Some(("decision", decision_json));
-    execute(job, &review_args).await.map(|_| ())
+        destination: Destination::GitHub {
+            gh,
+            own_login: r.own_login,
+        },
+        ledger,
+        llm: &args.llm,
+        format: args.format,
+    }
+    .build()?;
+    review.extra_json = Some(("decision", r.decision));
+    execute(ctx, review).await.map(|_| ())
 }

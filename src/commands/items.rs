@@ -1,21 +1,21 @@
 //! `pr-shepherd items`.
 
 use std::io::Write;
-use std::path::Path;
 
+use super::Context;
 use crate::cli::{Format, ItemsArgs};
 use crate::error::CliError;
 use crate::output::items::{ListingOptions, MarkerPlan, markdown, write_json};
 use crate::source;
 use crate::triage::{marks, triage};
 
-pub(super) async fn run(args: ItemsArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
-    let ledger = super::open_ledger(state_dir);
+pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> {
+    let ledger = ctx.ledger();
     // The markers are read while the fixture is parsed (they need only the PR's coordinates).
     let (target, early) = source::resolve_overlapped(args.pr.as_deref(), |coords| {
         ledger.as_ref().ok().map(|l| l.load_seen(coords))
     })?;
-    let snapshot = super::load_snapshot(target, args.step).await?;
+    let snapshot = super::load_snapshot(ctx, target, args.step).await?;
     let coords = snapshot.pr.coords();
     let ledger = ledger?;
     let seen = match early {

@@ -1,38 +1,31 @@
-//! The live source at the CLI edge: endpoint flags, credentials from the environment, notices on
-//! stderr.
+//! The live source at the CLI edge: a GitHub client from the context's endpoints and
+//! credentials, notices on stderr.
 
-use std::sync::Mutex;
-
+use super::Context;
 use crate::error::CliError;
 use crate::pr::{PrCoords, Snapshot};
-use crate::source::github::{FetchOptions, GitHub};
+use crate::source::github::{Endpoints, FetchOptions, GitHub, auth};
 
-/// `--api-url` / `--graphql-url` (or their environment variables) of the current command line.
-/// Kept here rather than threaded through every command's signature, so every command that
-/// loads a snapshot gets the live source with the same endpoints.
-static ENDPOINTS: Mutex<(Option<String>, Option<String>)> = Mutex::new((None, None));
-
-pub(super) fn configure(api_url: Option<String>, graphql_url: Option<String>) {
-    if let Ok(mut g) = ENDPOINTS.lock() {
-        *g = (api_url, graphql_url);
-    }
-}
-
-/// A client for the PR's host, with the configured endpoints and the environment's credentials.
-pub(crate) async fn client(coords: &PrCoords) -> Result<GitHub, CliError> {
-    let (api, graphql) = ENDPOINTS.lock().map(|g| g.clone()).unwrap_or_default();
-    Ok(GitHub::from_env(
-        api.as_deref(),
-        graphql.as_deref(),
-        coords.host.as_deref(),
+/// A client for the PR's host, with the context's endpoints and credentials.
+pub(crate) async fn client(ctx: &Context, coords: &PrCoords) -> Result<GitHub, CliError> {
+    let host = coords.host.as_deref();
+    let endpoints = Endpoints::resolve(
+        ctx.endpoints.api_url.as_deref(),
+        ctx.endpoints.graphql_url.as_deref(),
+        host,
+    )?;
+    let creds = auth::resolve(&ctx.credentials, &endpoints.api, host).await?;
+    Ok(GitHub::new(
+        endpoints,
+        host.map(str::to_owned),
+        creds,
         FetchOptions::from_env(),
-    )
-    .await?)
+    )?)
 }
 
 /// Fetches a live PR completely; incompleteness is in the snapshot, not an error.
-pub(super) async fn fetch(coords: &PrCoords) -> Result<Snapshot, CliError> {
-    let gh = client(coords).await?;
+pub(super) async fn fetch(ctx: &Context, coords: &PrCoords) -> Result<Snapshot, CliError> {
+    let gh = client(ctx, coords).await?;
     let snapshot = gh.fetch_snapshot(coords).await?;
     tracing::debug!(requests = gh.requests(), "fetched {coords}");
     Ok(snapshot)

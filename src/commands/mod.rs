@@ -11,55 +11,85 @@ mod state;
 mod watch;
 
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::cli::{Cli, Command};
+use crate::config::{Config, Loaded};
 use crate::error::CliError;
 use crate::ledger::{Ledger, resolve_state_dir};
 use crate::pr::Snapshot;
+use crate::review::ReviewSettings;
 use crate::source::Target;
+use crate::source::github::AuthEnv;
 
-/// `--config`, for the headless commands that read the `[review]` table.
-static CONFIG_FLAG: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+/// Everything a command reads from outside the command line's own arguments, built once in
+/// [`run`] and handed to every command and to the console: no command reads a global, and the
+/// headless commands and the console read their settings the same way.
+pub struct Context {
+    /// `--state-dir` (else `$PR_SHEPHERD_STATE_DIR`, else the platform state dir, resolved when
+    /// a command opens the ledger).
+    pub state_dir: Option<PathBuf>,
+    /// The config file (`--config`, else the platform one), loaded and validated: an invalid
+    /// file stops every command with exit 2, naming the key.
+    pub config: Loaded,
+    /// `--api-url` / `--graphql-url` (or their environment variables).
+    pub endpoints: EndpointFlags,
+    /// Where GitHub credentials come from (`GH_TOKEN`, `GITHUB_TOKEN`, a GitHub App, `gh`),
+    /// read from the environment once.
+    pub credentials: AuthEnv,
+}
 
-/// The review settings of the config file (`[review]`), or the defaults without one. An invalid
-/// config file is an error naming the key, as in the console.
-pub(crate) fn configured_review_settings() -> Result<crate::review::ReviewSettings, CliError> {
-    let flag = CONFIG_FLAG.get().and_then(|p| p.as_deref());
-    Ok(crate::config::Config::load(flag)?.config.review)
+/// The endpoint flags as given; [`crate::source::github::Endpoints::resolve`] turns them (and a
+/// PR's Enterprise host) into URLs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EndpointFlags {
+    pub api_url: Option<String>,
+    pub graphql_url: Option<String>,
+}
+
+impl Context {
+    /// Reads the config file and the environment once.
+    pub fn from_cli(cli: &Cli) -> Result<Context, CliError> {
+        Ok(Context {
+            state_dir: cli.state_dir.clone(),
+            config: Config::load(cli.config.as_deref())?,
+            endpoints: EndpointFlags {
+                api_url: cli.api_url.clone(),
+                graphql_url: cli.graphql_url.clone(),
+            },
+            credentials: AuthEnv::from_process(),
+        })
+    }
+
+    /// The review settings of the config file (`[review]`), or the defaults without one.
+    pub fn review_settings(&self) -> &ReviewSettings {
+        &self.config.config.review
+    }
+
+    /// The ledger in the state dir.
+    pub fn ledger(&self) -> Result<Ledger, CliError> {
+        Ok(Ledger::new(resolve_state_dir(self.state_dir.as_deref())?))
+    }
 }
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), CliError> {
-    live::configure(cli.api_url.clone(), cli.graphql_url.clone());
-    let _ = CONFIG_FLAG.set(cli.config.clone());
-    let state_dir = cli.state_dir.as_deref();
+    let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => {
-            console::run(
-                cli.pr.as_deref(),
-                state_dir,
-                cli.theme.as_deref(),
-                cli.config.as_deref(),
-            )
-            .await
-        }
-        Some(Command::Items(args)) => items::run(args, state_dir).await,
-        Some(Command::State(cmd)) => state::run(cmd, state_dir),
+        None => console::run(&ctx, cli.pr.as_deref(), cli.theme.as_deref()).await,
+        Some(Command::Items(args)) => items::run(&ctx, args).await,
+        Some(Command::State(cmd)) => state::run(&ctx, cmd),
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
-        Some(Command::Review(args)) => review::run(args, state_dir).await,
-        Some(Command::Record(args)) => record::run(args).await,
-        Some(Command::Event(args)) => event::run(args, state_dir).await,
-        Some(Command::Watch(args)) => watch::run(args, state_dir).await,
+        Some(Command::Review(args)) => review::run(&ctx, args).await,
+        Some(Command::Record(args)) => record::run(&ctx, args).await,
+        Some(Command::Event(args)) => event::run(&ctx, args).await,
+        Some(Command::Watch(args)) => watch::run(&ctx, args).await,
     }
-}
-
-pub(crate) fn open_ledger(flag: Option<&Path>) -> Result<Ledger, CliError> {
-    Ok(Ledger::new(resolve_state_dir(flag)?))
 }
 
 /// The snapshot a command works on: a fixture at a step (default: the initial snapshot), or live.
 pub(crate) async fn load_snapshot(
+    ctx: &Context,
     target: Target,
     step: Option<usize>,
 ) -> Result<Snapshot, CliError> {
@@ -71,7 +101,7 @@ pub(crate) async fn load_snapshot(
                     "--step applies to fixtures with history, not to a live PR",
                 ));
             }
-            live::fetch(&coords).await
+            live::fetch(ctx, &coords).await
         }
     }
 }

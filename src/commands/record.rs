@@ -1,10 +1,11 @@
 //! `pr-shepherd record PR --out FILE`: a live PR, fetched completely, written as a fixture.
 
+use super::Context;
 use crate::cli::RecordArgs;
 use crate::error::CliError;
 use crate::source::{self, Fixture, Target};
 
-pub(super) async fn run(args: RecordArgs) -> Result<(), CliError> {
+pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError> {
     let coords = match source::resolve(Some(&args.pr))? {
         Target::Live(c) => c,
         Target::Fixture(_) => {
@@ -15,7 +16,7 @@ pub(super) async fn run(args: RecordArgs) -> Result<(), CliError> {
         }
     };
     let started = std::time::Instant::now();
-    let gh = super::live::client(&coords).await?;
+    let gh = super::live::client(ctx, &coords).await?;
     let snapshot = gh.fetch_snapshot(&coords).await?;
     if !snapshot.is_complete() {
         // A fixture has no notion of "incomplete": replaying it would mark items seen that were

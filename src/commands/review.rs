@@ -1,31 +1,32 @@
-//! `pr-shepherd review`: the six aspects, headless.
+//! `pr-shepherd review`: the six aspects, headless. Also the delivery half shared with `event`
+//! and `watch`: a [`ReviewSetup`] (what to review, the gates' verdict, where a post goes) becomes
+//! a [`HeadlessReview`], which [`execute`] prepares through the one review flow
+//! ([`crate::review::flow`]), runs with progress on stderr, saves, composes, posts and prints.
 
 use std::io::IsTerminal;
-use std::path::Path;
-use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use crate::cli::{Format, ReviewArgs};
+use super::Context;
+use crate::cli::{Format, LlmOptions, ReviewArgs};
 use crate::error::CliError;
 use crate::ledger::Ledger;
-use crate::policy::{self, Mode};
-use crate::pr::{Item, Snapshot};
+use crate::policy::{self, GateDecision, Mode};
+use crate::pr::{Item, OutboxComment, PrCoords, Snapshot};
+use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
-use crate::review::aggregate::{AggregateRequest, aggregate, choose_mode};
-use crate::review::llm::{LlmClient, ReplaySource};
-use crate::review::prior::{PriorReviews, prior_reviews};
-use crate::review::prompt::Prompts;
-use crate::review::runner::run_review_with_prior;
+use crate::review::aggregate::{AggregateRequest, aggregate};
+use crate::review::flow::{self, PreparedReview, ReviewRequest};
+use crate::review::llm::ReplaySource;
 use crate::review::settings::{BackendKind, Overrides};
-use crate::review::{ReviewEvent, compose};
+use crate::review::{ReviewEvent, ReviewRun, compose};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
-use crate::source::github::comments::{GitHubComments, is_org_member};
-use crate::source::{self, Target};
+use crate::source::github::is_org_member;
+use crate::source::{self, Fixture, Target};
 
-impl ReviewArgs {
+impl LlmOptions {
     /// The settings overrides these flags stand for.
     pub fn overrides(&self) -> Overrides {
         Overrides {
@@ -44,153 +45,206 @@ impl ReviewArgs {
     }
 }
 
-pub(super) async fn run(args: ReviewArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
+pub(super) async fn run(ctx: &Context, args: ReviewArgs) -> Result<(), CliError> {
     let target = source::resolve(args.pr.as_deref())?;
-    let ledger = super::open_ledger(state_dir)?;
-    let cfg = policy::GateConfig::default();
+    let ledger = ctx.ledger()?;
     match target {
-        Target::Fixture(f) => {
-            let replay = Some(ReplaySource {
-                answers: f.llm.answers.clone(),
-                step: args.step.unwrap_or(0),
-            });
-            let snapshot = super::load_snapshot(Target::Fixture(f), args.step).await?;
-            let coords = snapshot.pr.coords();
-            let team = match policy::membership(snapshot.pr.author.association, &cfg) {
-                policy::Membership::Team => Some(true),
-                policy::Membership::Community => Some(false),
-                policy::Membership::Ambiguous => None,
-            };
-            let triggered = match args.trigger_comment.as_deref() {
-                Some(id) => Some(apply_trigger(&snapshot, id)?),
-                None => None,
-            };
-            let snapshot = match &triggered {
-                Some(t) => t.snapshot.clone(),
-                None => snapshot,
-            };
-            // Earlier Shepherd reviews, read from the PR itself and, offline, from the outbox.
-            let mut prior = prior_reviews(&snapshot, &args.identity);
-            prior.add_outbox(ledger.outbox(&coords)?);
-            let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
-            let post = if !args.post {
-                Posting::No
-            } else if gate.post {
-                Posting::Outbox
-            } else {
-                Posting::Blocked {
-                    reason: gate.reason.clone(),
-                    fatal: true,
-                }
-            };
-            let job = Job {
-                full: args.all || triggered.as_ref().is_some_and(|t| t.mode == Mode::Full),
-                trigger_comment: triggered.as_ref().and_then(|t| t.database_id),
-                override_note: (args.post || triggered.is_some())
-                    .then(|| gate.overridden.clone())
-                    .flatten(),
-                snapshot,
-                prior,
-                replay,
-                ledger: &ledger,
-                post,
-                extra_json: None,
-            };
-            execute(job, &args).await.map(|_| ())
-        }
-        Target::Live(coords) => {
-            if args.step.is_some() {
-                return Err(CliError::usage(
-                    "--step applies to fixtures with history, not to a live PR",
-                ));
-            }
-            let gh = super::live::client(&coords).await?;
-            let snapshot = gh.fetch_snapshot(&coords).await?;
-            let team = settle_team(&gh, &snapshot.pr, &cfg, true).await;
-            let triggered = match args.trigger_comment.as_deref() {
-                Some(id) => Some(apply_trigger(&snapshot, id)?),
-                None => None,
-            };
-            let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
-            let own = gh.viewer_login().await?;
-            let job = live_job(
-                &gh,
-                snapshot,
-                &own,
-                triggered,
-                args.all,
-                &gate,
-                &ledger,
-                if args.post {
-                    PostChoice::Post { fatal_block: true }
-                } else {
-                    PostChoice::No
-                },
-                args.post,
-            );
-            execute(job, &args).await.map(|_| ())
+        Target::Fixture(f) => review_fixture(ctx, &args, f, &ledger).await,
+        Target::Live(coords) => review_live(ctx, &args, &coords, &ledger).await,
+    }
+}
+
+/// `review FIXTURE`: replayed answers, prior reviews from the PR and the outbox, posts to the
+/// outbox.
+async fn review_fixture(
+    ctx: &Context,
+    args: &ReviewArgs,
+    fixture: Box<Fixture>,
+    ledger: &Ledger,
+) -> Result<(), CliError> {
+    let cfg = policy::GateConfig::default();
+    let replay = ReplaySource {
+        answers: fixture.llm.answers.clone(),
+        step: args.step.unwrap_or(0),
+    };
+    let snapshot = super::load_snapshot(ctx, Target::Fixture(fixture), args.step).await?;
+    let team = match policy::membership(snapshot.pr.author.association, &cfg) {
+        policy::Membership::Team => Some(true),
+        policy::Membership::Community => Some(false),
+        policy::Membership::Ambiguous => None,
+    };
+    let triggered = trigger_of(&snapshot, args.trigger_comment.as_deref())?;
+    let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
+    let review = ReviewSetup {
+        snapshot,
+        triggered,
+        full: args.all,
+        gate: &gate,
+        post: PostChoice::explicit(args.post),
+        destination: Destination::Outbox {
+            identity: args.identity.clone(),
+            replay,
+        },
+        ledger,
+        llm: &args.llm,
+        format: args.format,
+    }
+    .build()?;
+    execute(ctx, review).await.map(|_| ())
+}
+
+/// `review OWNER/REPO#N`: prior reviews by the credentials' own account, posts to the PR.
+async fn review_live(
+    ctx: &Context,
+    args: &ReviewArgs,
+    coords: &PrCoords,
+    ledger: &Ledger,
+) -> Result<(), CliError> {
+    if args.step.is_some() {
+        return Err(CliError::usage(
+            "--step applies to fixtures with history, not to a live PR",
+        ));
+    }
+    let cfg = policy::GateConfig::default();
+    let gh = super::live::client(ctx, coords).await?;
+    let snapshot = gh.fetch_snapshot(coords).await?;
+    let team = settle_team(&gh, &snapshot.pr, &cfg, true).await;
+    let triggered = trigger_of(&snapshot, args.trigger_comment.as_deref())?;
+    let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
+    let own_login = gh.viewer_login().await?;
+    let review = ReviewSetup {
+        snapshot,
+        triggered,
+        full: args.all,
+        gate: &gate,
+        post: PostChoice::explicit(args.post),
+        destination: Destination::GitHub { gh: &gh, own_login },
+        ledger,
+        llm: &args.llm,
+        format: args.format,
+    }
+    .build()?;
+    execute(ctx, review).await.map(|_| ())
+}
+
+/// `--trigger-comment ID`, checked and applied.
+fn trigger_of(snapshot: &Snapshot, id: Option<&str>) -> Result<Option<Triggered>, CliError> {
+    id.map(|id| apply_trigger(snapshot, id)).transpose()
+}
+
+/// Whether posting is asked for, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PostChoice {
+    /// Print only.
+    No,
+    /// Asked for by the user (`review --post`): a gate that forbids it is an error (exit 1), and
+    /// a gate the request overrides is noted in the review.
+    Explicit,
+    /// Part of an automatic run (`event`, `watch --post`): a gate that forbids it is a note.
+    Automatic,
+}
+
+impl PostChoice {
+    /// `--post` of `review`.
+    fn explicit(post: bool) -> PostChoice {
+        if post {
+            PostChoice::Explicit
+        } else {
+            PostChoice::No
         }
     }
 }
 
-/// Whether posting is asked for.
-pub(crate) enum PostChoice {
-    No,
-    /// Post when the gates allow; `fatal_block`: a gate that forbids it is an error (exit 1).
-    Post {
-        fatal_block: bool,
+/// Where the PR came from, and so where earlier reviews are read and a post goes.
+pub(crate) enum Destination<'a> {
+    /// A fixture: `identity`'s comments and the outbox hold earlier reviews; posts go to the
+    /// outbox; the LLM may replay the fixture's answers.
+    Outbox {
+        identity: String,
+        replay: ReplaySource,
     },
+    /// A live PR: the credentials' own account's comments are Shepherd's; posts go to the PR.
+    GitHub { gh: &'a GitHub, own_login: String },
 }
 
-/// A review of a live PR: prior reviews by the credentials' own identity, the cutoff of a
-/// trigger, the gates' verdict on posting.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn live_job<'a>(
-    gh: &'a GitHub,
-    snapshot: Snapshot,
-    own: &str,
-    triggered: Option<Triggered>,
-    all: bool,
-    gate: &policy::GateDecision,
-    ledger: &'a Ledger,
-    post: PostChoice,
-    explicit_post: bool,
-) -> Job<'a> {
-    let coords = snapshot.pr.coords();
-    let snapshot = match &triggered {
-        Some(t) => t.snapshot.clone(),
-        None => snapshot,
-    };
-    let prior = prior_reviews(&snapshot, own);
-    let post = match post {
-        PostChoice::No => Posting::No,
-        PostChoice::Post { fatal_block } => {
-            if gate.post {
-                Posting::GitHub(GitHubComments {
-                    gh,
-                    pr: coords,
-                    own_login: own.to_owned(),
-                })
-            } else {
-                Posting::Blocked {
-                    reason: gate.reason.clone(),
-                    fatal: fatal_block,
-                }
+/// What a headless review is asked to do, before it is resolved into a [`HeadlessReview`].
+pub(crate) struct ReviewSetup<'a> {
+    /// The PR as fetched (a trigger's cutoff is applied by [`ReviewSetup::build`]).
+    pub snapshot: Snapshot,
+    pub triggered: Option<Triggered>,
+    /// A full review was asked for (`--all`, or the event's decision); a `/review all` trigger
+    /// asks for one too.
+    pub full: bool,
+    pub gate: &'a GateDecision,
+    pub post: PostChoice,
+    pub destination: Destination<'a>,
+    pub ledger: &'a Ledger,
+    pub llm: &'a LlmOptions,
+    pub format: Format,
+}
+
+impl<'a> ReviewSetup<'a> {
+    /// Applies the trigger's cutoff and the gates' verdict on posting; offline, reads the outbox.
+    pub(crate) fn build(self) -> Result<HeadlessReview<'a>, CliError> {
+        let ReviewSetup {
+            snapshot,
+            triggered,
+            full,
+            gate,
+            post,
+            destination,
+            ledger,
+            llm,
+            format,
+        } = self;
+        let coords = snapshot.pr.coords();
+        let snapshot = match &triggered {
+            Some(t) => t.snapshot.clone(),
+            None => snapshot,
+        };
+        let blocked = || Posting::Blocked {
+            reason: gate.reason.clone(),
+            fatal: post == PostChoice::Explicit,
+        };
+        let (identity, outbox, replay, posting) = match destination {
+            Destination::Outbox { identity, replay } => {
+                let outbox = ledger.outbox(&coords)?;
+                let posting = match post {
+                    PostChoice::No => Posting::No,
+                    _ if gate.post => Posting::Outbox,
+                    _ => blocked(),
+                };
+                (identity, outbox, Some(replay), posting)
             }
-        }
-    };
-    Job {
-        full: all || triggered.as_ref().is_some_and(|t| t.mode == Mode::Full),
-        trigger_comment: triggered.as_ref().and_then(|t| t.database_id),
-        override_note: (explicit_post || triggered.is_some())
-            .then(|| gate.overridden.clone())
-            .flatten(),
-        snapshot,
-        prior,
-        replay: None,
-        ledger,
-        post,
-        extra_json: None,
+            Destination::GitHub { gh, own_login } => {
+                let posting = match post {
+                    PostChoice::No => Posting::No,
+                    _ if gate.post => Posting::GitHub(GitHubComments {
+                        gh,
+                        pr: coords,
+                        own_login: own_login.clone(),
+                    }),
+                    _ => blocked(),
+                };
+                (own_login, None, None, posting)
+            }
+        };
+        Ok(HeadlessReview {
+            full: full || triggered.as_ref().is_some_and(|t| t.mode == Mode::Full),
+            trigger_comment: triggered.as_ref().and_then(|t| t.database_id),
+            override_note: (post == PostChoice::Explicit || triggered.is_some())
+                .then(|| gate.overridden.clone())
+                .flatten(),
+            snapshot,
+            identity,
+            outbox,
+            replay,
+            ledger,
+            post: posting,
+            llm,
+            format,
+            extra_json: None,
+        })
     }
 }
 
@@ -297,58 +351,120 @@ pub(crate) enum Posting<'a> {
     GitHub(GitHubComments<'a>),
 }
 
-/// One review to run, classify, compose, post and print.
-pub(crate) struct Job<'a> {
+/// One headless review of one PR, resolved: what the review may see, whose earlier reviews
+/// count, where it is posted and how it is printed. (Not the runner's per-aspect job.)
+pub(crate) struct HeadlessReview<'a> {
     /// The PR as the review may see it (cut off at a trigger).
     pub snapshot: Snapshot,
-    pub prior: PriorReviews,
+    /// The login whose earlier reviews count as Shepherd's.
+    pub identity: String,
+    /// Offline: the outbox comment (an earlier review posted there).
+    pub outbox: Option<OutboxComment>,
+    pub replay: Option<ReplaySource>,
     pub full: bool,
     pub trigger_comment: Option<u64>,
     pub override_note: Option<String>,
-    pub replay: Option<ReplaySource>,
     pub ledger: &'a Ledger,
     pub post: Posting<'a>,
+    /// The LLM flags (settings overrides, reply marker).
+    pub llm: &'a LlmOptions,
+    pub format: Format,
     /// A field added to the JSON document (event mode's decision).
     pub extra_json: Option<(&'static str, serde_json::Value)>,
 }
 
-/// Runs the review flow shared by `review` and `event`; returns what was posted.
-pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Posted>, CliError> {
-    let Job {
+/// What posting did: the post, or why not (an error fails the command, a note does not).
+#[derive(Default)]
+struct PostOutcome {
+    posted: Option<Posted>,
+    error: Option<String>,
+    note: Option<String>,
+}
+
+/// Runs a headless review — prepare (the one flow), run, save, compose, post, print — and
+/// returns what was posted. Shared by `review`, `event` and `watch`.
+pub(crate) async fn execute(
+    ctx: &Context,
+    review: HeadlessReview<'_>,
+) -> Result<Option<Posted>, CliError> {
+    let HeadlessReview {
         snapshot,
-        prior,
+        identity,
+        outbox,
+        replay,
         full,
         trigger_comment,
         override_note,
-        replay,
         ledger,
         post,
+        llm,
+        format,
         extra_json,
-    } = job;
-    // The config file's [review] table, then the command-line flags over it.
-    let mut settings = super::configured_review_settings()?;
-    settings.apply(args.overrides());
-    settings
-        .validate()
-        .map_err(|e| CliError::usage(e.to_string()))?;
-    let client =
-        LlmClient::from_settings(&settings, replay).map_err(|e| CliError::usage(e.to_string()))?;
-    let prompts = Prompts::load(settings.prompts_dir.as_deref());
-    let coords = snapshot.pr.coords();
-    let now = chrono::Utc::now().timestamp();
+    } = review;
+    let prepared = flow::prepare(ReviewRequest {
+        settings: ctx.review_settings(),
+        overrides: llm.overrides(),
+        snapshot: &snapshot,
+        identity: &identity,
+        outbox,
+        replay,
+        full,
+    })
+    .map_err(|e| CliError::usage(e.to_string()))?;
+    warn_unreadable_metadata(&prepared);
 
-    for r in prior.own.iter().filter(|r| r.meta_error.is_some()) {
+    let run = run_with_progress(&prepared).await;
+    if run.cancelled {
+        return Err(CliError::runtime(
+            "review cancelled; nothing was printed or saved",
+        ));
+    }
+    let coords = snapshot.pr.coords();
+    match ledger.save_run(&coords, &run) {
+        Ok(path) => tracing::debug!("run saved to {}", path.display()),
+        Err(e) => eprintln!("warning: the review run was not saved: {e}"),
+    }
+
+    let agg = aggregate(
+        &run,
+        &snapshot,
+        &prepared.prior,
+        &AggregateRequest {
+            full,
+            reply_marker: llm.reply_marker.clone(),
+            trigger_comment,
+            override_note,
+            ..AggregateRequest::default()
+        },
+    );
+    let body = compose::markdown(&run, &agg);
+
+    // Post before printing, so the output can say what happened.
+    let outcome = post_review(&post, ledger, &coords, &body).await;
+    let text = match format {
+        Format::Md => body.clone(),
+        Format::Json => review_json(&run, &agg, &body, &outcome.posted, extra_json)?,
+    };
+    super::emit(&text)?;
+    report_post(&outcome);
+    if let Some(e) = outcome.error {
+        return Err(CliError::runtime(e));
+    }
+    incomplete_error(&run).map_or(Ok(outcome.posted), Err)
+}
+
+/// Earlier reviews whose metadata cannot be read: their findings count as new.
+fn warn_unreadable_metadata(prepared: &PreparedReview) {
+    for r in prepared.prior.own.iter().filter(|r| r.meta_error.is_some()) {
         eprintln!(
             "warning: the earlier review {} has unreadable metadata; its findings count as new",
             r.url
         );
     }
-    let (mode, _) = choose_mode(&prior, full);
-    let prior_findings = match mode {
-        Mode::Incremental => prior.findings(),
-        Mode::Full => Vec::new(),
-    };
+}
 
+/// Runs the aspects with progress on stderr (when it is a terminal); Ctrl-C cancels the run.
+async fn run_with_progress(prepared: &PreparedReview) -> ReviewRun {
     let (tx, rx) = mpsc::unbounded_channel();
     let progress = tokio::spawn(show_progress(rx, std::io::stderr().is_terminal()));
     let cancel = CancellationToken::new();
@@ -360,92 +476,79 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
             }
         })
     };
-    // Prompts are built from the PR's metadata and diff only: no comment body (and never a
-    // trigger's) reaches them.
-    let review = run_review_with_prior(
-        Arc::new(snapshot.pr.clone()),
-        &settings,
-        Arc::new(client),
-        Arc::new(prompts),
-        prior_findings,
-        tx,
-        cancel,
-    )
-    .await;
+    let run = prepared.run(tx, cancel).await;
     on_ctrl_c.abort();
     let _ = progress.await;
+    run
+}
 
-    if review.cancelled {
-        return Err(CliError::runtime(
-            "review cancelled; nothing was printed or saved",
-        ));
-    }
-    match ledger.save_run(&coords, &review) {
-        Ok(path) => tracing::debug!("run saved to {}", path.display()),
-        Err(e) => eprintln!("warning: the review run was not saved: {e}"),
-    }
-
-    let agg = aggregate(
-        &review,
-        &snapshot,
-        &prior,
-        &AggregateRequest {
-            full,
-            reply_marker: args.reply_marker.clone(),
-            trigger_comment,
-            override_note,
-            ..AggregateRequest::default()
-        },
-    );
-    let body = compose::markdown(&review, &agg);
-
-    // Post before printing, so the output can say what happened.
-    let mut posted = None;
-    let mut post_error = None;
-    let mut post_note = None;
-    match &post {
-        Posting::No => {}
+/// Posts the composed body where the review goes (the outbox or the PR), or says why not.
+async fn post_review(
+    post: &Posting<'_>,
+    ledger: &Ledger,
+    coords: &PrCoords,
+    body: &str,
+) -> PostOutcome {
+    let result = match post {
+        Posting::No => return PostOutcome::default(),
         Posting::Blocked { reason, fatal } => {
             let msg = format!("not posted: {reason}");
-            if *fatal {
-                post_error = Some(msg);
+            return if *fatal {
+                PostOutcome {
+                    error: Some(msg),
+                    ..PostOutcome::default()
+                }
             } else {
-                post_note = Some(msg);
-            }
+                PostOutcome {
+                    note: Some(msg),
+                    ..PostOutcome::default()
+                }
+            };
         }
         Posting::Outbox => {
             let outbox = Outbox {
                 ledger,
                 pr: coords.clone(),
-                now,
+                now: chrono::Utc::now().timestamp(),
             };
-            match upsert(&outbox, &body, 3).await {
-                Ok(p) => posted = Some(p),
-                Err(e) => post_error = Some(format!("not posted: {e}")),
-            }
+            upsert(&outbox, body, 3).await
         }
-        Posting::GitHub(store) => match upsert(store, &body, 3).await {
-            Ok(p) => posted = Some(p),
-            Err(e) => post_error = Some(format!("not posted: {e}")),
+        Posting::GitHub(store) => upsert(store, body, 3).await,
+    };
+    match result {
+        Ok(p) => PostOutcome {
+            posted: Some(p),
+            ..PostOutcome::default()
+        },
+        Err(e) => PostOutcome {
+            error: Some(format!("not posted: {e}")),
+            ..PostOutcome::default()
         },
     }
+}
 
-    let text = match args.format {
-        Format::Md => body.clone(),
-        Format::Json => {
-            let mut v = compose::json(&review, &agg, &body);
-            v["posted"] = serde_json::to_value(&posted).unwrap_or_default();
-            if let Some((k, extra)) = extra_json {
-                v[k] = extra;
-            }
-            let mut s = serde_json::to_string_pretty(&v)
-                .map_err(|e| CliError::runtime(format!("cannot encode the review: {e}")))?;
-            s.push('\n');
-            s
-        }
-    };
-    super::emit(&text)?;
-    if let Some(p) = &posted {
+/// The JSON document of a review (docs/json-output.md), with what was posted.
+fn review_json(
+    run: &ReviewRun,
+    agg: &crate::review::aggregate::Aggregate,
+    body: &str,
+    posted: &Option<Posted>,
+    extra_json: Option<(&'static str, serde_json::Value)>,
+) -> Result<String, CliError> {
+    let mut v = compose::json(run, agg, body);
+    v["posted"] = serde_json::to_value(posted).unwrap_or_default();
+    if let Some((k, extra)) = extra_json {
+        v[k] = extra;
+    }
+    let mut s = serde_json::to_string_pretty(&v)
+        .map_err(|e| CliError::runtime(format!("cannot encode the review: {e}")))?;
+    s.push('\n');
+    Ok(s)
+}
+
+/// What was posted, or the note on why not, on stderr (after the review was printed).
+fn report_post(outcome: &PostOutcome) {
+    if let Some(p) = &outcome.posted {
         eprintln!(
             "posted: {} comment {} ({})",
             match p.action {
@@ -456,26 +559,26 @@ pub(crate) async fn execute(job: Job<'_>, args: &ReviewArgs) -> Result<Option<Po
             p.location
         );
     }
-    if let Some(n) = post_note {
+    if let Some(n) = &outcome.note {
         eprintln!("{n}");
     }
-    if let Some(e) = post_error {
-        return Err(CliError::runtime(e));
-    }
+}
 
-    if review.is_incomplete() {
-        let which: Vec<String> = review
-            .aspects
-            .iter()
-            .filter(|a| a.is_incomplete())
-            .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
-            .collect();
-        return Err(CliError::Incomplete(format!(
-            "the review is incomplete: {}",
-            which.join(", ")
-        )));
+/// Exit 3 when an aspect failed or timed out (the review was printed all the same).
+fn incomplete_error(run: &ReviewRun) -> Option<CliError> {
+    if !run.is_incomplete() {
+        return None;
     }
-    Ok(posted)
+    let which: Vec<String> = run
+        .aspects
+        .iter()
+        .filter(|a| a.is_incomplete())
+        .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
+        .collect();
+    Some(CliError::incomplete(format!(
+        "the review is incomplete: {}",
+        which.join(", ")
+    )))
 }
 
 /// Prints state changes to stderr when it is a terminal; otherwise only drains the channel.

@@ -1,18 +1,18 @@
 //! `pr-shepherd state show|clear`.
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use chrono::{DateTime, Utc};
 use serde_json::json;
 
+use super::Context;
 use crate::cli::{Format, StateCommand};
 use crate::error::CliError;
 use crate::sanitize::sanitize;
 use crate::source::{self, Target};
 
-pub(super) fn run(cmd: StateCommand, state_dir: Option<&Path>) -> Result<(), CliError> {
-    let ledger = super::open_ledger(state_dir)?;
+pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
+    let ledger = ctx.ledger()?;
     match cmd {
         StateCommand::Show { pr, format } => {
             let target = source::resolve(pr.as_deref())?;

@@ -7,15 +7,15 @@
 //! no seen markers; the first tick after the window reviews, prints the new and edited items
 //! (the listing of `items`) and only then marks them seen.
 
-use std::path::Path;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::review::{PostChoice, apply_trigger, execute, live_job, settle_team};
+use super::Context;
+use super::review::{Destination, PostChoice, ReviewSetup, apply_trigger, execute, settle_team};
 use crate::cli::{Format, WatchArgs};
-use crate::error::CliError;
+use crate::error::{CliError, ErrorKind};
 use crate::ledger::{Ledger, write_atomic};
 use crate::output::items::{ListingOptions, MarkerPlan, markdown};
 use crate::policy::{self, Invocation, Mode, TriggerDecision};
@@ -168,7 +168,7 @@ fn save_state(ledger: &Ledger, pr: &PrCoords, st: &WatchState) -> Result<(), Cli
     Ok(())
 }
 
-pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(), CliError> {
+pub(super) async fn run(ctx: &Context, args: WatchArgs) -> Result<(), CliError> {
     let (owner, repo) = args
         .repo
         .split_once('/')
@@ -181,17 +181,25 @@ pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(),
     let debounce = parse_duration(&args.debounce).ok_or_else(|| {
         CliError::usage(format!("--debounce `{}` is not a duration", args.debounce))
     })?;
-    let ledger = super::open_ledger(state_dir)?;
+    let ledger = ctx.ledger()?;
     let probe = PrCoords {
         host: None,
         owner: owner.to_owned(),
         repo: repo.to_owned(),
         number: 1,
     };
-    let gh = super::live::client(&probe).await?;
+    let gh = super::live::client(ctx, &probe).await?;
     let own = match &args.identity {
         Some(l) if !l.trim().is_empty() => l.trim().to_owned(),
         _ => gh.viewer_login().await?,
+    };
+    let watcher = Watcher {
+        ctx,
+        gh: &gh,
+        ledger: &ledger,
+        args: &args,
+        own: &own,
+        debounce,
     };
     let mut tick = 0u64;
     loop {
@@ -200,7 +208,7 @@ pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(),
         // and only after that PR's review and post, so nothing is left half-written (a post
         // whose state was not saved is found and updated by the next run, never duplicated).
         let stop = tokio::select! {
-            r = one_tick(&gh, &ledger, &args, owner, repo, &own, debounce) => { r?; false }
+            r = watcher.tick(owner, repo) => { r?; false }
             _ = tokio::signal::ctrl_c() => true,
         };
         if stop || args.ticks.is_some_and(|n| tick >= n) {
@@ -216,101 +224,63 @@ pub(super) async fn run(args: WatchArgs, state_dir: Option<&Path>) -> Result<(),
     }
 }
 
-async fn one_tick(
-    gh: &GitHub,
-    ledger: &Ledger,
-    args: &WatchArgs,
-    owner: &str,
-    repo: &str,
-    own: &str,
+/// What every tick works with: the context, one client, the ledger, the flags, the own login.
+struct Watcher<'a> {
+    ctx: &'a Context,
+    gh: &'a GitHub,
+    ledger: &'a Ledger,
+    args: &'a WatchArgs,
+    own: &'a str,
     debounce: Duration,
-) -> Result<(), CliError> {
-    let open: Vec<OpenPr> = gh
-        .get_all(
-            &format!("/repos/{owner}/{repo}/pulls?state=open&per_page=100"),
-            20,
-            "listing open PRs",
-        )
-        .await?;
-    for pr in open {
-        let coords = PrCoords {
-            host: gh.host().map(str::to_owned),
-            owner: owner.to_owned(),
-            repo: repo.to_owned(),
-            number: pr.number,
-        };
-        if let Err(e) = one_pr(gh, ledger, args, &coords, own, debounce).await {
-            eprintln!("watch: {coords}: {e}");
-        }
-    }
-    Ok(())
 }
 
-async fn one_pr(
-    gh: &GitHub,
-    ledger: &Ledger,
-    args: &WatchArgs,
-    coords: &PrCoords,
-    own: &str,
-    debounce: Duration,
-) -> Result<(), CliError> {
-    let snapshot = gh.fetch_snapshot(coords).await?;
-    let mut state = load_state(ledger, coords);
-    let action = plan(&state, &snapshot, own, Utc::now(), debounce);
-    let cfg = policy::GateConfig::default();
-    let (how, trigger) = match action {
-        TickAction::Settling { until } => {
-            eprintln!(
-                "watch: {coords}: settling until {}; nothing reviewed or marked seen",
-                until.format("%H:%M:%S UTC")
-            );
-            return Ok(());
-        }
-        TickAction::Idle => (None, None),
-        TickAction::Review => (Some(Invocation::Automatic), None),
-        TickAction::Trigger(id) => (Some(Invocation::Explicit), Some(id)),
-    };
-    if let Some(how) = how {
-        let team = settle_team(gh, &snapshot.pr, &cfg, true).await;
-        let gate = policy::gate(&snapshot.pr, team, &cfg, how);
-        if !gate.review {
-            eprintln!("watch: {coords}: no action: {}", gate.reason);
-        } else {
-            let triggered = match trigger {
-                Some(id) => Some(apply_trigger(&snapshot, &id.to_string())?),
-                None => None,
+impl Watcher<'_> {
+    /// One tick: every open PR of the repository, one after the other.
+    async fn tick(&self, owner: &str, repo: &str) -> Result<(), CliError> {
+        let open: Vec<OpenPr> = self
+            .gh
+            .get_all(
+                &format!("/repos/{owner}/{repo}/pulls?state=open&per_page=100"),
+                20,
+                "listing open PRs",
+            )
+            .await?;
+        for pr in open {
+            let coords = PrCoords {
+                host: self.gh.host().map(str::to_owned),
+                owner: owner.to_owned(),
+                repo: repo.to_owned(),
+                number: pr.number,
             };
-            let full = triggered.as_ref().is_some_and(|t| t.mode == Mode::Full);
-            eprintln!(
-                "watch: {coords}: {}",
-                match trigger {
-                    Some(id) => format!("answering trigger {id}"),
-                    None => format!("reviewing head {}", short(&snapshot.pr.head_sha)),
-                }
-            );
-            let review_args =
-                args.llm
-                    .review_args(coords.to_string(), Format::Md, full, args.post, Some(own));
-            let post = if args.post {
-                PostChoice::Post { fatal_block: false }
-            } else {
-                PostChoice::No
-            };
-            let job = live_job(
-                gh,
-                snapshot.clone(),
-                own,
-                triggered,
-                full,
-                &gate,
-                ledger,
-                post,
-                false,
-            );
-            match execute(job, &review_args).await {
-                Ok(_) | Err(CliError::Incomplete(_)) => {}
-                Err(e) => return Err(e),
+            if let Err(e) = self.one_pr(&coords).await {
+                eprintln!("watch: {coords}: {e}");
             }
+        }
+        Ok(())
+    }
+
+    /// One PR: wait while it settles; else review (when planned and the gates allow), surface
+    /// the new and edited items, and remember what was done.
+    async fn one_pr(&self, coords: &PrCoords) -> Result<(), CliError> {
+        let snapshot = self.gh.fetch_snapshot(coords).await?;
+        let mut state = load_state(self.ledger, coords);
+        let (how, trigger) = match plan(&state, &snapshot, self.own, Utc::now(), self.debounce) {
+            TickAction::Settling { until } => {
+                eprintln!(
+                    "watch: {coords}: settling until {}; nothing reviewed or marked seen",
+                    until.format("%H:%M:%S UTC")
+                );
+                return Ok(());
+            }
+            TickAction::Idle => (None, None),
+            TickAction::Review => (Some(Invocation::Automatic), None),
+            TickAction::Trigger(id) => (Some(Invocation::Explicit), Some(id)),
+        };
+        if let Some(how) = how
+            && self
+                .review_if_gates_allow(coords, &snapshot, how, trigger)
+                .await?
+        {
             match trigger {
                 Some(id) => state.last_trigger = Some(id),
                 None => state.last_head_sha = Some(snapshot.pr.head_sha.clone()),
@@ -318,22 +288,82 @@ async fn one_pr(
         }
         // When the gates say no, nothing is remembered: they are asked again next tick, so a
         // `shepherd` label added later gets the head reviewed.
+        self.surface_new_items(coords, &snapshot)?;
+        save_state(self.ledger, coords, &state)
     }
-    // Settled (the window is closed): new and edited items are surfaced in the output, and only
-    // once that listing was delivered are they marked seen — never suppressed unseen.
-    let seen = ledger.load_seen(coords)?;
-    let triaged = triage(&snapshot, &seen.markers);
-    let (new, edited, _) = counts(&triaged);
-    if new + edited > 0 && snapshot.incomplete.is_empty() {
-        let opts = ListingOptions {
-            all: false,
-            markers: MarkerPlan::Write,
-            marker_problems: Vec::new(),
+
+    /// Reviews the new head or answers the trigger through the shared review flow, when the
+    /// gates allow; `true` when a review ran (an incomplete one included).
+    async fn review_if_gates_allow(
+        &self,
+        coords: &PrCoords,
+        snapshot: &Snapshot,
+        how: Invocation,
+        trigger: Option<u64>,
+    ) -> Result<bool, CliError> {
+        let cfg = policy::GateConfig::default();
+        let team = settle_team(self.gh, &snapshot.pr, &cfg, true).await;
+        let gate = policy::gate(&snapshot.pr, team, &cfg, how);
+        if !gate.review {
+            eprintln!("watch: {coords}: no action: {}", gate.reason);
+            return Ok(false);
+        }
+        let triggered = match trigger {
+            Some(id) => Some(apply_trigger(snapshot, &id.to_string())?),
+            None => None,
         };
-        super::emit(&markdown(&snapshot, &triaged, &opts))?;
-        ledger.mark_seen(coords, &marks(&snapshot, &triaged), Utc::now().timestamp())?;
+        let full = triggered.as_ref().is_some_and(|t| t.mode == Mode::Full);
+        eprintln!(
+            "watch: {coords}: {}",
+            match trigger {
+                Some(id) => format!("answering trigger {id}"),
+                None => format!("reviewing head {}", short(&snapshot.pr.head_sha)),
+            }
+        );
+        let review = ReviewSetup {
+            snapshot: snapshot.clone(),
+            triggered,
+            full,
+            gate: &gate,
+            post: if self.args.post {
+                PostChoice::Automatic
+            } else {
+                PostChoice::No
+            },
+            destination: Destination::GitHub {
+                gh: self.gh,
+                own_login: self.own.to_owned(),
+            },
+            ledger: self.ledger,
+            llm: &self.args.llm,
+            format: Format::Md,
+        }
+        .build()?;
+        match execute(self.ctx, review).await {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == ErrorKind::Incomplete => Ok(true),
+            Err(e) => Err(e),
+        }
     }
-    save_state(ledger, coords, &state)
+
+    /// Settled (the window is closed): new and edited items are surfaced in the output, and only
+    /// once that listing was delivered are they marked seen — never suppressed unseen.
+    fn surface_new_items(&self, coords: &PrCoords, snapshot: &Snapshot) -> Result<(), CliError> {
+        let seen = self.ledger.load_seen(coords)?;
+        let triaged = triage(snapshot, &seen.markers);
+        let (new, edited, _) = counts(&triaged);
+        if new + edited > 0 && snapshot.incomplete.is_empty() {
+            let opts = ListingOptions {
+                all: false,
+                markers: MarkerPlan::Write,
+                marker_problems: Vec::new(),
+            };
+            super::emit(&markdown(snapshot, &triaged, &opts))?;
+            self.ledger
+                .mark_seen(coords, &marks(snapshot, &triaged), Utc::now().timestamp())?;
+        }
+        Ok(())
+    }
 }
 
 fn short(sha: &str) -> String {

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::{Ledger, LedgerError, write_atomic_synced};
-use crate::pr::PrCoords;
+use crate::pr::{OutboxComment, PrCoords};
 
 /// An unposted review text.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,18 +21,6 @@ pub struct Draft {
     pub head_sha: String,
     /// Unix seconds of the last save.
     pub saved_at: i64,
-}
-
-/// The offline stand-in for the Shepherd comment on GitHub.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct OutboxComment {
-    pub comment_id: String,
-    pub body: String,
-    pub created_at: i64,
-    pub updated_at: i64,
-    /// How many times it was posted (1 = created, more = updated).
-    pub revisions: u32,
 }
 
 impl Ledger {

@@ -1,15 +1,23 @@
-//! What is remembered per PR on disk, under the state dir:
+//! What is remembered per PR on disk, under the state dir (`--state-dir`, else
+//! `$PR_SHEPHERD_STATE_DIR`, else the platform's state dir; see [`resolve_state_dir`]):
 //!
 //! ```text
-//! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/seen/<sha256-hex-of-id>.json
-//! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/seen-index   (a derived cache of the markers)
-//! $PR_SHEPHERD_STATE_DIR/<owner>-<repo>/<pr>/runs/<run-id>.json     (review runs)
+//! <state>/<owner>-<repo>/<pr>/seen/<sha256-hex-of-id>.json  seen markers (seen.rs, marker.rs)
+//! <state>/<owner>-<repo>/<pr>/seen-index       a derived cache of the markers (seen_index.rs)
+//! <state>/<owner>-<repo>/<pr>/runs/<run-id>.json   stored runs: review runs (runs.rs)
+//! <state>/<owner>-<repo>/<pr>/draft.json       the composer's unposted review (draft.rs)
+//! <state>/<owner>-<repo>/<pr>/outbox/comment.json  the offline "posted" comment (draft.rs)
+//! <state>/<owner>-<repo>/<pr>/watch.json       what `watch` last reviewed and answered (written
+//!                                              by `commands::watch` through `write_atomic`)
 //! ```
 //!
 //! Every file is written atomically (a temporary file in the same folder, then rename), so
-//! concurrent runs on one PR leave only whole files.
+//! concurrent runs on one PR leave only whole files; the draft and the outbox are also fsynced.
+//! The ledger knows only `pr` (and `par`): what a run holds is the caller's type
+//! ([`StoredRun`]).
 
 mod draft;
+mod marker;
 mod runs;
 mod seen;
 mod seen_index;
@@ -21,9 +29,10 @@ use thiserror::Error;
 
 use crate::pr::{PrCoords, RefError};
 
-pub use draft::{Draft, OutboxComment};
-pub use runs::{RUN_FORMAT, RunProblem, RunRecord};
-pub use seen::{Marker, MarkerProblem, SeenSet};
+pub use draft::Draft;
+pub use marker::Marker;
+pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
+pub use seen::{MarkerProblem, SeenSet};
 
 /// The environment variable that chooses the state dir.
 pub const STATE_DIR_ENV: &str = "PR_SHEPHERD_STATE_DIR";

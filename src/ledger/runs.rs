@@ -1,24 +1,35 @@
-//! Review runs remembered per PR: `<pr>/runs/<run-id>.json`, one file per run, written
-//! atomically. Each holds the per-aspect findings, states, timings, token usage and (for failed
-//! aspects) the raw reply, so a later pass can say "flagged in pass 1".
+//! Runs remembered per PR: `<pr>/runs/<run-id>.json`, one file per run, written atomically.
+//!
+//! The ledger stores any [`StoredRun`] without knowing its shape; `review::ReviewRun` is the one
+//! stored today (per-aspect findings, states, timings, token usage and, for failed aspects, the
+//! raw reply), so a later pass can say "flagged in pass 1". Keeping this generic is what lets
+//! `ledger` sit below `review` in the module graph.
 
 use std::path::PathBuf;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::{Ledger, LedgerError, write_atomic};
 use crate::pr::PrCoords;
-use crate::review::ReviewRun;
 
 /// The format tag of a run file.
 pub const RUN_FORMAT: &str = "pr-shepherd/run@1";
 
+/// Something stored as one run file: it names its file by its run id.
+pub trait StoredRun: Serialize + DeserializeOwned + Clone {
+    /// The run's id: letters, digits, `-` and `_` only (checked before saving). Ids that sort
+    /// by time make [`Ledger::load_runs`] return runs oldest first.
+    fn run_id(&self) -> &str;
+}
+
+/// A run file: the format tag, then the run's own fields.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RunRecord {
+pub struct RunRecord<R> {
     pub format: String,
     #[serde(flatten)]
-    pub run: ReviewRun,
+    pub run: R,
 }
 
 /// A run file that could not be read, with the reason.
@@ -34,8 +45,8 @@ impl Ledger {
     }
 
     /// Stores a run as `<pr>/runs/<run-id>.json`. Returns the path written.
-    pub fn save_run(&self, pr: &PrCoords, run: &ReviewRun) -> Result<PathBuf, LedgerError> {
-        let id = &run.run_id;
+    pub fn save_run<R: StoredRun>(&self, pr: &PrCoords, run: &R) -> Result<PathBuf, LedgerError> {
+        let id = run.run_id();
         if id.is_empty()
             || !id
                 .chars()
@@ -67,10 +78,10 @@ impl Ledger {
 
     /// Every stored run of the PR, oldest first (run ids sort by time), and the files that could
     /// not be read.
-    pub fn load_runs(
+    pub fn load_runs<R: StoredRun>(
         &self,
         pr: &PrCoords,
-    ) -> Result<(Vec<ReviewRun>, Vec<RunProblem>), LedgerError> {
+    ) -> Result<(Vec<R>, Vec<RunProblem>), LedgerError> {
         let dir = self.runs_dir(pr)?;
         let mut runs = Vec::new();
         let mut problems = Vec::new();
@@ -88,7 +99,7 @@ impl Ledger {
         for path in paths {
             let parsed = std::fs::read_to_string(&path)
                 .map_err(|e| e.to_string())
-                .and_then(|t| serde_json::from_str::<RunRecord>(&t).map_err(|e| e.to_string()));
+                .and_then(|t| serde_json::from_str::<RunRecord<R>>(&t).map_err(|e| e.to_string()));
             match parsed {
                 Ok(r) if r.format == RUN_FORMAT => runs.push(r.run),
                 Ok(r) => problems.push(RunProblem {
@@ -105,40 +116,35 @@ impl Ledger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::Aspect;
-    use crate::review::runner::{AspectOutcome, AspectState};
 
-    fn run(id: &str) -> ReviewRun {
-        ReviewRun {
+    /// A stand-in run: the ledger must not need to know what a review run holds.
+    #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Run {
+        run_id: String,
+        raw_reply: Option<String>,
+    }
+
+    impl StoredRun for Run {
+        fn run_id(&self) -> &str {
+            &self.run_id
+        }
+    }
+
+    fn run(id: &str) -> Run {
+        Run {
             run_id: id.into(),
-            pr: "acme/rivet#482".into(),
-            head_sha: "abc".into(),
-            backend: "replay".into(),
-            model: "recorded answers".into(),
-            started_at: "2026-11-29T21:00:00Z".parse().unwrap(),
-            elapsed_ms: 5,
-            cancelled: false,
-            aspects: vec![AspectOutcome {
-                aspect: Aspect::Perf,
-                state: AspectState::Failed,
-                error: Some("unparseable reply".into()),
-                findings: vec![],
-                rejected: vec![],
-                raw_reply: Some("nope".into()),
-                elapsed_ms: 3,
-                input_tokens: Some(10),
-                output_tokens: Some(2),
-                diff: None,
-                note: None,
-            }],
+            raw_reply: Some("nope".into()),
         }
     }
 
     fn coords() -> PrCoords {
-        crate::source::Fixture::parse(crate::source::DEMO_FIXTURE, std::path::Path::new("d"))
-            .unwrap()
-            .pr
-            .coords()
+        PrCoords {
+            host: None,
+            owner: "acme".into(),
+            repo: "rivet".into(),
+            number: 482,
+        }
     }
 
     #[test]
@@ -154,11 +160,16 @@ mod tests {
             .unwrap();
         assert!(b.ends_with("acme-rivet/482/runs/20261129T210001Z-bbbbbb.json"));
         std::fs::write(b.with_file_name("broken.json"), "{").unwrap();
-        let (runs, problems) = ledger.load_runs(&pr).unwrap();
+        std::fs::write(
+            b.with_file_name("future.json"),
+            r#"{"format": "pr-shepherd/run@9", "runId": "x", "rawReply": null}"#,
+        )
+        .unwrap();
+        let (runs, problems) = ledger.load_runs::<Run>(&pr).unwrap();
         assert_eq!(runs.len(), 2);
         assert_eq!(runs[0].run_id, "20261129T210000Z-aaaaaa");
         assert_eq!(runs[1], run("20261129T210001Z-bbbbbb"));
-        assert_eq!(problems.len(), 1);
+        assert_eq!(problems.len(), 2);
         let text = std::fs::read_to_string(&b).unwrap();
         assert!(text.contains("\"format\": \"pr-shepherd/run@1\""));
         assert!(text.contains("\"rawReply\": \"nope\""));
@@ -169,6 +180,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::new(dir.path());
         assert!(ledger.save_run(&coords(), &run("../../x")).is_err());
-        assert!(ledger.load_runs(&coords()).unwrap().0.is_empty());
+        assert!(ledger.load_runs::<Run>(&coords()).unwrap().0.is_empty());
     }
 }

@@ -3,25 +3,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
+use super::marker::Marker;
 use super::seen_index::{self, Stamp};
 use super::{Ledger, LedgerError, write_atomic};
 use crate::pr::{PrCoords, sha256_hex};
-
-/// A marker's JSON body. The schema is open: fields this version does not know are kept and
-/// written back unchanged when the marker is rewritten.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Marker {
-    pub id: String,
-    /// Unix seconds when the item was first surfaced.
-    pub seen_at: i64,
-    /// First 16 hex chars of SHA-256 of the body (a thread's whole transcript).
-    pub body_hash: String,
-    #[serde(flatten)]
-    pub extra: serde_json::Map<String, serde_json::Value>,
-}
 
 /// A marker file that could not be used; the item counts as unseen.
 #[derive(Debug, Clone, PartialEq, Eq)]

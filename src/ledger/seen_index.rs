@@ -26,7 +26,7 @@ use std::fmt::Write as _;
 use std::fs::Metadata;
 use std::path::Path;
 
-use super::seen::Marker;
+use super::marker::Marker;
 use super::{LedgerError, write_atomic};
 
 /// The index's file name, beside the PR's `seen/` folder (never inside it: tools that list

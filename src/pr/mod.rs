@@ -3,10 +3,14 @@
 //! The same structs are the offline fixture format (`docs/fixture-format.md`), so a recorded live
 //! PR and a hand-written fixture go through exactly the same code.
 
+mod recorded;
 mod reference;
+mod shepherd;
 pub mod time;
 
+pub use recorded::{LlmRecordings, RecordedAnswer};
 pub use reference::{ACCEPTED_FORMS, PrCoords, PrRef, RefError, validate_owner, validate_repo};
+pub use shepherd::{OutboxComment, REVIEW_HEADER, is_review_body};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

@@ -13,7 +13,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::prior::{MetaFinding, PriorReviews, is_review_body};
+use super::prior::{MetaFinding, PriorReviews};
+use crate::pr::is_review_body;
 use crate::pr::{Comment, Item, Snapshot};
 
 /// The literal marker that ends a reply written when addressing feedback.

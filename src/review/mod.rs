@@ -12,15 +12,18 @@
 //!
 //! # Consuming progress (console)
 //!
-//! [`runner::run_review`] reports through one enum, [`ReviewEvent`], over a
-//! `tokio::sync::mpsc::UnboundedSender`. A console starts a run like this and keeps drawing:
+//! [`runner::run_review_with_prior`] (and [`run_review`], the same without prior findings)
+//! reports through one enum, [`ReviewEvent`], over a `tokio::sync::mpsc::UnboundedSender`, and
+//! returns the finished [`ReviewRun`]; the caller stores it with `Ledger::save_run`. The console
+//! (`tui::Runner::run_prepared`) starts a run like this and keeps drawing:
 //!
 //! ```ignore
 //! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
 //! let cancel = tokio_util::sync::CancellationToken::new();
-//! let (settings, stop) = (settings.clone(), cancel.clone());
-//! tokio::spawn(async move { run_review(pr, &settings, client, prompts, tx, stop).await });
-//! // in the event loop: `Some(ev) = rx.recv() => app.update(Action::Review(ev))`
+//! tokio::spawn(run_review_with_prior(pr, &settings, client, prompts, prior, tx, cancel.clone()));
+//! // forwarding: every `ev` from `rx` becomes `AppEvent::Review { seq, event: ev }`, then
+//! // `app.update(Action::Review { seq, event })`; events of a replaced run (another `seq`) are
+//! // dropped.
 //! // quit / discard / new run: `cancel.cancel()` — the run still ends with `Finished`.
 //! ```
 //!
@@ -35,6 +38,7 @@ pub mod aspect;
 pub mod classify;
 pub mod compose;
 pub mod findings;
+pub mod flow;
 pub mod llm;
 pub mod prior;
 pub mod prompt;
@@ -45,3 +49,10 @@ pub use aspect::Aspect;
 pub use findings::{Finding, Severity};
 pub use runner::{AspectOutcome, AspectState, ReviewEvent, ReviewRun, run_review};
 pub use settings::ReviewSettings;
+
+/// A review run is what the ledger's run files hold (`<pr>/runs/<run-id>.json`).
+impl crate::ledger::StoredRun for ReviewRun {
+    fn run_id(&self) -> &str {
+        &self.run_id
+    }
+}

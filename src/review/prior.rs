@@ -10,10 +10,9 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::policy::Mode;
-use crate::pr::{Item, Snapshot};
+pub use crate::pr::REVIEW_HEADER;
+use crate::pr::{Item, OutboxComment, Snapshot, is_review_body};
 
-/// The first line of every Shepherd review.
-pub const REVIEW_HEADER: &str = "## PR Shepherd Review";
 const META_OPEN: &str = "<!-- pr-shepherd:meta ";
 const META_CLOSE: &str = " -->";
 /// The metadata format version written by this build.
@@ -125,11 +124,6 @@ pub fn parse_meta(body: &str) -> Result<Option<ReviewMeta>, MetaError> {
         .map_err(|e| MetaError::Invalid(e.to_string()))
 }
 
-/// Whether a comment body is a Shepherd review (by its first line).
-pub fn is_review_body(body: &str) -> bool {
-    body.trim_start().starts_with(REVIEW_HEADER)
-}
-
 /// An earlier Shepherd review found on the PR.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PriorReview {
@@ -195,7 +189,7 @@ fn merge<'a>(lists: impl Iterator<Item = &'a Vec<MetaFinding>>) -> Vec<MetaFindi
 impl PriorReviews {
     /// Adds the offline outbox comment (the fixture stand-in for the posted Shepherd comment) as
     /// the newest own review. Used by `pr-shepherd review` and the console alike.
-    pub fn add_outbox(&mut self, outbox: Option<crate::ledger::OutboxComment>) {
+    pub fn add_outbox(&mut self, outbox: Option<OutboxComment>) {
         let Some(c) = outbox else { return };
         let (meta, meta_error) = match parse_meta(&c.body) {
             Ok(m) => (m, None),

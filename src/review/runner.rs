@@ -439,9 +439,9 @@ impl Job {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pr::RecordedAnswer;
     use crate::review::llm::{ReplayClient, ReplaySource};
     use crate::review::settings::SkipRule;
-    use crate::source::fixture::RecordedAnswer;
     use crate::source::{DEMO_FIXTURE, Fixture};
 
     fn demo() -> Fixture {

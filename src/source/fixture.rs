@@ -10,7 +10,8 @@ use thiserror::Error;
 
 use super::jsonpos::{self, Seg};
 use crate::pr::{
-    ChangedFile, Comment, Item, Origin, PrCoords, PrMeta, Snapshot, validate_owner, validate_repo,
+    ChangedFile, Comment, Item, LlmRecordings, Origin, PrCoords, PrMeta, Snapshot, validate_owner,
+    validate_repo,
 };
 
 /// The format tag every fixture carries.
@@ -94,35 +95,6 @@ pub enum Change {
         #[serde(default)]
         remove: Vec<String>,
     },
-}
-
-/// Recorded LLM answers per aspect and step.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LlmRecordings {
-    #[serde(default)]
-    pub answers: Vec<RecordedAnswer>,
-}
-
-impl LlmRecordings {
-    pub fn is_empty(&self) -> bool {
-        self.answers.is_empty()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordedAnswer {
-    pub aspect: String,
-    /// The fixture step the answer belongs to (0 = the initial snapshot).
-    #[serde(default)]
-    pub step: usize,
-    /// The model's reply, verbatim.
-    pub reply: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
 }
 
 #[derive(Debug, Error)]

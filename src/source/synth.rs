@@ -2,7 +2,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::fixture::{FIXTURE_FORMAT, Fixture, LlmRecordings};
+use super::fixture::{FIXTURE_FORMAT, Fixture};
+use crate::pr::LlmRecordings;
 use crate::pr::{
     Association, Author, ChangedFile, Comment, Item, PrMeta, Review, ReviewState, Thread,
 };

@@ -222,7 +222,7 @@ impl Runner {
                 })
             }
             PostTo::GitHub(live) => {
-                let store = crate::source::github::comments::GitHubComments {
+                let store = crate::publish::GitHubComments {
                     gh: &live.gh,
                     pr: pr.clone(),
                     own_login: live.own_login.clone(),
@@ -255,7 +255,7 @@ impl Runner {
                 Ok(p)
             }
             PostTo::GitHub(live) => {
-                let store = crate::source::github::comments::GitHubComments {
+                let store = crate::publish::GitHubComments {
                     gh: &live.gh,
                     pr: pr.clone(),
                     own_login: live.own_login.clone(),

@@ -26,7 +26,7 @@ pub use replay::ReplayClient;
 use super::aspect::Aspect;
 use super::prompt::Prompt;
 use super::settings::{BackendKind, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ReviewSettings};
-use crate::source::fixture::RecordedAnswer;
+use crate::pr::RecordedAnswer;
 
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";

@@ -2,8 +2,8 @@
 //! Offline and deterministic; the default for fixtures.
 
 use super::{Completion, LlmError, aspect_of};
+use crate::pr::RecordedAnswer;
 use crate::review::aspect::Aspect;
-use crate::source::fixture::RecordedAnswer;
 
 #[derive(Debug, Clone)]
 pub struct ReplayClient {

@@ -20,15 +20,11 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use reqwest::{Method, StatusCode};
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::time::Instant;
 
 use super::auth::Credentials;
+use super::tls::install_crypto_provider;
 use super::{FetchOptions, GitHubError, Notice};
-
-/// rustls needs a process-wide crypto provider when reqwest is built without one; ring is pure
-/// Rust plus assembly, no C toolchain libraries. Installing twice is harmless.
-pub(crate) fn install_crypto_provider() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
 
 /// What `x-ratelimit-*` said on the last answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -173,7 +169,7 @@ impl Transport {
         what: &str,
         max_attempts: u32,
     ) -> Result<RawResponse, GitHubError> {
-        let deadline = tokio::time::Instant::now() + self.opts.deadline;
+        let deadline = Instant::now() + self.opts.deadline;
         self.send_until(method, url, body, what, max_attempts, deadline)
             .await
     }
@@ -187,92 +183,30 @@ impl Transport {
         body: Option<&Value>,
         what: &str,
         max_attempts: u32,
-        mut deadline: tokio::time::Instant,
+        mut deadline: Instant,
     ) -> Result<RawResponse, GitHubError> {
         let max_attempts = max_attempts.max(1);
         let mut attempt = 0u32;
         let mut rate_waits = 0u32;
-        let out_of_time = |attempt: u32| GitHubError::Unavailable {
-            what: what.to_owned(),
-            why: format!(
-                "no answer within the {}s deadline (PR_SHEPHERD_HTTP_DEADLINE_S; {attempt} attempt(s))",
-                self.opts.deadline.as_secs()
-            ),
-        };
         loop {
             attempt += 1;
-            if tokio::time::Instant::now() >= deadline {
-                return Err(out_of_time(attempt - 1));
+            if Instant::now() >= deadline {
+                return Err(self.out_of_time(what, attempt - 1));
             }
-            let token = self.creds.bearer().await?;
-            let mut auth =
-                HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
-                    GitHubError::Auth(format!(
-                        "the token from {} contains characters that cannot be sent in a header",
-                        self.creds.describe()
-                    ))
-                })?;
-            auth.set_sensitive(true);
-            let mut req = self
-                .http
-                .request(method.clone(), url)
-                .header(reqwest::header::AUTHORIZATION, auth)
-                .header(reqwest::header::ACCEPT, "application/vnd.github+json")
-                .header("x-github-api-version", "2022-11-28");
-            if let Some(b) = body {
-                req = req.json(b);
-            }
+            let request = self.authorized(&method, url, body).await?;
             self.requests.fetch_add(1, Ordering::Relaxed);
-            let exchange = async {
-                match req.send().await {
-                    Ok(resp) => {
-                        let status = resp.status();
-                        let headers = resp.headers().clone();
-                        match resp.bytes().await {
-                            Ok(body) => Ok(RawResponse {
-                                status,
-                                headers,
-                                body: body.to_vec(),
-                            }),
-                            Err(e) => Err(transport_text(&e)),
-                        }
-                    }
-                    Err(e) => Err(transport_text(&e)),
-                }
+            let Ok(answer) = tokio::time::timeout_at(deadline, read_response(request)).await else {
+                return Err(self.out_of_time(what, attempt));
             };
-            let Ok(outcome) = tokio::time::timeout_at(deadline, exchange).await else {
-                return Err(out_of_time(attempt));
-            };
-            let resp = match outcome {
+            let resp = match answer {
                 Ok(r) => r,
                 Err(why) => {
-                    if attempt < max_attempts {
-                        let wait = self.backoff(attempt);
-                        if tokio::time::Instant::now() + wait >= deadline {
-                            return Err(out_of_time(attempt));
-                        }
-                        self.notify(Notice::Retrying {
-                            what: what.to_owned(),
-                            why,
-                            attempt,
-                            max_attempts,
-                            wait,
-                        });
-                        tokio::time::sleep(wait).await;
-                        continue;
-                    }
-                    return Err(GitHubError::Unavailable {
-                        what: what.to_owned(),
-                        why: format!("{why} ({attempt} attempts)"),
-                    });
+                    let wait = self.retry_wait(what, why, attempt, max_attempts, None, deadline)?;
+                    tokio::time::sleep(wait).await;
+                    continue;
                 }
             };
-            let rate = RateLimit::from_headers(&resp.headers);
-            if rate != RateLimit::default()
-                && let Ok(mut g) = self.last_rate.lock()
-            {
-                *g = Some(rate.clone());
-            }
+            let rate = self.remember_rate_limit(&resp);
             let status = resp.status;
             if status == StatusCode::UNAUTHORIZED {
                 return Err(GitHubError::Unauthorized {
@@ -281,57 +215,135 @@ impl Transport {
                 });
             }
             if is_rate_limited(&resp, &rate) {
-                let wait = rate_limit_wait(&resp.headers, &rate);
-                if rate_waits >= 3 || wait > self.opts.max_rate_limit_wait {
-                    return Err(GitHubError::RateLimited {
-                        what: what.to_owned(),
-                        reset: rate.reset,
-                        wait,
-                    });
-                }
+                let wait = self.wait_out_rate_limit(what, &resp, &rate, rate_waits)?;
                 rate_waits += 1;
                 attempt -= 1; // a rate-limit wait is bounded on its own, not as a failure
                 deadline += wait;
-                self.notify(Notice::RateLimited {
-                    what: what.to_owned(),
-                    wait,
-                    reset: rate.reset,
-                });
                 tokio::time::sleep(wait).await;
                 continue;
             }
             if status.is_server_error() {
-                if attempt < max_attempts {
-                    let wait = retry_after(&resp.headers)
-                        .filter(|w| *w <= self.opts.max_backoff)
-                        .unwrap_or_else(|| self.backoff(attempt));
-                    if tokio::time::Instant::now() + wait >= deadline {
-                        return Err(GitHubError::Unavailable {
-                            what: what.to_owned(),
-                            why: format!(
-                                "HTTP {} ({attempt} attempts; no time left for another within the {}s deadline, PR_SHEPHERD_HTTP_DEADLINE_S)",
-                                status.as_u16(),
-                                self.opts.deadline.as_secs()
-                            ),
-                        });
-                    }
-                    self.notify(Notice::Retrying {
-                        what: what.to_owned(),
-                        why: format!("HTTP {}", status.as_u16()),
-                        attempt,
-                        max_attempts,
-                        wait,
-                    });
-                    tokio::time::sleep(wait).await;
-                    continue;
-                }
-                return Err(GitHubError::Unavailable {
-                    what: what.to_owned(),
-                    why: format!("HTTP {} ({attempt} attempts)", status.as_u16()),
-                });
+                let asked = retry_after(&resp.headers).filter(|w| *w <= self.opts.max_backoff);
+                let why = format!("HTTP {}", status.as_u16());
+                let wait = self.retry_wait(what, why, attempt, max_attempts, asked, deadline)?;
+                tokio::time::sleep(wait).await;
+                continue;
             }
             return Ok(resp);
         }
+    }
+
+    /// The request with the bearer token (marked sensitive) and GitHub's API headers.
+    async fn authorized(
+        &self,
+        method: &Method,
+        url: &str,
+        body: Option<&Value>,
+    ) -> Result<reqwest::RequestBuilder, GitHubError> {
+        let token = self.creds.bearer().await?;
+        let mut auth =
+            HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+                GitHubError::Auth(format!(
+                    "the token from {} contains characters that cannot be sent in a header",
+                    self.creds.describe()
+                ))
+            })?;
+        auth.set_sensitive(true);
+        let mut req = self
+            .http
+            .request(method.clone(), url)
+            .header(reqwest::header::AUTHORIZATION, auth)
+            .header(reqwest::header::ACCEPT, "application/vnd.github+json")
+            .header("x-github-api-version", "2022-11-28");
+        if let Some(b) = body {
+            req = req.json(b);
+        }
+        Ok(req)
+    }
+
+    /// Keeps the answer's rate-limit headers (when it sent any) for [`Transport::last_rate_limit`].
+    fn remember_rate_limit(&self, resp: &RawResponse) -> RateLimit {
+        let rate = RateLimit::from_headers(&resp.headers);
+        if rate != RateLimit::default()
+            && let Ok(mut g) = self.last_rate.lock()
+        {
+            *g = Some(rate.clone());
+        }
+        rate
+    }
+
+    /// The fetch's deadline struck after `attempts` attempts.
+    fn out_of_time(&self, what: &str, attempts: u32) -> GitHubError {
+        GitHubError::Unavailable {
+            what: what.to_owned(),
+            why: format!(
+                "no answer within the {}s deadline (PR_SHEPHERD_HTTP_DEADLINE_S; {attempts} attempt(s))",
+                self.opts.deadline.as_secs()
+            ),
+        }
+    }
+
+    /// How long to wait before attempt `attempt + 1` after a failure (`asked` = the server's
+    /// `retry-after`, else backoff), announced; or, when the attempts are used up or the wait
+    /// would reach the fetch's `deadline`, [`GitHubError::Unavailable`].
+    fn retry_wait(
+        &self,
+        what: &str,
+        why: String,
+        attempt: u32,
+        max_attempts: u32,
+        asked: Option<Duration>,
+        deadline: Instant,
+    ) -> Result<Duration, GitHubError> {
+        if attempt >= max_attempts {
+            return Err(GitHubError::Unavailable {
+                what: what.to_owned(),
+                why: format!("{why} ({attempt} attempts)"),
+            });
+        }
+        let wait = asked.unwrap_or_else(|| self.backoff(attempt));
+        if Instant::now() + wait >= deadline {
+            return Err(GitHubError::Unavailable {
+                what: what.to_owned(),
+                why: format!(
+                    "{why} ({attempt} attempt(s); no time left for another within the {}s deadline, PR_SHEPHERD_HTTP_DEADLINE_S)",
+                    self.opts.deadline.as_secs()
+                ),
+            });
+        }
+        self.notify(Notice::Retrying {
+            what: what.to_owned(),
+            why,
+            attempt,
+            max_attempts,
+            wait,
+        });
+        Ok(wait)
+    }
+
+    /// How long to wait out a rate limit, announced; [`GitHubError::RateLimited`] after three
+    /// waits or when the wait would be longer than allowed.
+    fn wait_out_rate_limit(
+        &self,
+        what: &str,
+        resp: &RawResponse,
+        rate: &RateLimit,
+        waits_so_far: u32,
+    ) -> Result<Duration, GitHubError> {
+        let wait = rate_limit_wait(&resp.headers, rate);
+        if waits_so_far >= 3 || wait > self.opts.max_rate_limit_wait {
+            return Err(GitHubError::RateLimited {
+                what: what.to_owned(),
+                reset: rate.reset,
+                wait,
+            });
+        }
+        self.notify(Notice::RateLimited {
+            what: what.to_owned(),
+            wait,
+            reset: rate.reset,
+        });
+        Ok(wait)
     }
 
     /// A GraphQL request. HTTP-level faults are handled by [`Transport::send`]; an answer whose
@@ -347,7 +359,7 @@ impl Transport {
         let payload = serde_json::json!({ "query": query, "variables": variables });
         let mut attempt = 0u32;
         let mut rate_waits = 0u32;
-        let mut deadline = tokio::time::Instant::now() + self.opts.deadline;
+        let mut deadline = Instant::now() + self.opts.deadline;
         loop {
             attempt += 1;
             let resp = self
@@ -394,7 +406,7 @@ impl Transport {
                 && (reply.data.is_none() || reply.errors.iter().all(GraphqlError::is_transient));
             if transient
                 && attempt < self.opts.max_attempts
-                && tokio::time::Instant::now() + self.backoff(attempt) < deadline
+                && Instant::now() + self.backoff(attempt) < deadline
             {
                 let wait = self.backoff(attempt);
                 self.notify(Notice::Retrying {
@@ -456,6 +468,19 @@ fn rate_limit_wait(h: &HeaderMap, rate: &RateLimit) -> Duration {
         return Duration::from_secs(u64::try_from(secs).unwrap_or(0) + 1);
     }
     Duration::from_secs(60)
+}
+
+/// Sends the request and reads the whole answer; a transport failure as text.
+async fn read_response(request: reqwest::RequestBuilder) -> Result<RawResponse, String> {
+    let resp = request.send().await.map_err(|e| transport_text(&e))?;
+    let status = resp.status();
+    let headers = resp.headers().clone();
+    let body = resp.bytes().await.map_err(|e| transport_text(&e))?;
+    Ok(RawResponse {
+        status,
+        headers,
+        body: body.to_vec(),
+    })
 }
 
 /// An answer that is not a success, as an error naming the request.

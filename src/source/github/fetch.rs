@@ -14,7 +14,7 @@ use reqwest::Method;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::client::{GraphqlError, RawResponse, http_error};
+use super::client::{GraphqlError, GraphqlReply, RawResponse, http_error};
 use super::{GitHub, GitHubError, PR_QUERY, THREAD_COMMENTS_FRAGMENT};
 use crate::pr::{
     Association, Author, ChangedFile, Comment, Item, Origin, PrCoords, PrMeta, Review, ReviewState,
@@ -337,90 +337,176 @@ fn errors_text(errors: &[GraphqlError]) -> String {
         .join("; ")
 }
 
-/// Pages of the GraphQL side, then nested thread comments.
-async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubError> {
-    let mut g = Gathered::default();
-    // Per part: Some(cursor) while more pages are wanted (the first page has cursor None).
-    let mut pending: [Option<Option<String>>; 4] = [Some(None), Some(None), Some(None), Some(None)];
-    // Threads whose comments continue: (index into g.threads, cursor).
-    let mut more_comments: Vec<(usize, String)> = Vec::new();
+/// Where one paginated connection of the PR stands in the fetch plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Cursor {
+    /// Its first page is wanted (the first request asks for every connection).
+    First,
+    /// More pages are wanted, after this cursor.
+    After(String),
+    /// Nothing more is wanted: every page was read, or it was given up on.
+    Done,
+}
 
-    for round in 0..MAX_ROUNDS {
-        if pending.iter().all(Option::is_none) {
-            break;
+impl Cursor {
+    fn wanted(&self) -> bool {
+        !matches!(self, Cursor::Done)
+    }
+
+    /// The `…After` variable: `null` for the first page.
+    fn after(&self) -> Option<&str> {
+        match self {
+            Cursor::After(c) => Some(c),
+            Cursor::First | Cursor::Done => None,
         }
-        let first = round == 0;
-        let flag = |p: Part| pending[p.index()].is_some();
-        let cursor = |p: Part| pending[p.index()].clone().flatten();
-        let vars = json!({
+    }
+}
+
+/// The `pr.graphql` pages still to fetch: one [`Cursor`] per [`Part`].
+struct PagePlan {
+    cursors: [Cursor; 4],
+}
+
+impl PagePlan {
+    fn new() -> PagePlan {
+        PagePlan {
+            cursors: [Cursor::First, Cursor::First, Cursor::First, Cursor::First],
+        }
+    }
+
+    fn wanted(&self, p: Part) -> bool {
+        self.cursors[p.index()].wanted()
+    }
+
+    fn any_wanted(&self) -> bool {
+        self.cursors.iter().any(Cursor::wanted)
+    }
+
+    /// The variables of the next request: the connections still wanted, after their cursors.
+    fn variables(&self, coords: &PrCoords, first: bool) -> serde_json::Value {
+        let after = |p: Part| self.cursors[p.index()].after();
+        json!({
             "owner": coords.owner,
             "repo": coords.repo,
             "number": coords.number,
             "withMeta": first,
-            "withLabels": flag(Part::Labels),
-            "labelsAfter": cursor(Part::Labels),
-            "withThreads": flag(Part::Threads),
-            "threadsAfter": cursor(Part::Threads),
-            "withComments": flag(Part::Comments),
-            "commentsAfter": cursor(Part::Comments),
-            "withReviews": flag(Part::Reviews),
-            "reviewsAfter": cursor(Part::Reviews),
-        });
-        let what = if first {
-            format!("{coords}")
-        } else {
-            let parts: Vec<&str> = Part::ALL
-                .iter()
-                .filter(|p| flag(**p))
-                .map(|p| p.name())
-                .collect();
-            format!("{coords}: further {}", parts.join(", "))
+            "withLabels": self.wanted(Part::Labels),
+            "labelsAfter": after(Part::Labels),
+            "withThreads": self.wanted(Part::Threads),
+            "threadsAfter": after(Part::Threads),
+            "withComments": self.wanted(Part::Comments),
+            "commentsAfter": after(Part::Comments),
+            "withReviews": self.wanted(Part::Reviews),
+            "reviewsAfter": after(Part::Reviews),
+        })
+    }
+
+    /// What the next request is for, for messages and waits.
+    fn describe(&self, coords: &PrCoords, first: bool) -> String {
+        if first {
+            return format!("{coords}");
+        }
+        let parts: Vec<&str> = Part::ALL
+            .iter()
+            .filter(|p| self.wanted(**p))
+            .map(|p| p.name())
+            .collect();
+        format!("{coords}: further {}", parts.join(", "))
+    }
+
+    /// A continuation failed for good: every connection it was for stays incomplete.
+    fn give_up(&mut self, g: &mut Gathered, why: &str) {
+        for p in Part::ALL {
+            if self.wanted(p) {
+                self.cursors[p.index()] = Cursor::Done;
+                g.incomplete.push(format!(
+                    "{} after the first {}: {why}",
+                    p.name(),
+                    count(g, p)
+                ));
+            }
+        }
+    }
+
+    /// Moves `p` on after a page: on to the next cursor, or done. A connection asked for but not
+    /// delivered (nulled by an error) is done and incomplete.
+    fn advance(&mut self, p: Part, page: Option<PageInfo>, g: &mut Gathered) {
+        self.cursors[p.index()] = match page {
+            Some(PageInfo {
+                has_next_page: true,
+                end_cursor: Some(c),
+            }) => Cursor::After(c),
+            Some(_) => Cursor::Done,
+            None => {
+                g.incomplete.push(format!(
+                    "{} after the first {}: GitHub did not deliver the {} field",
+                    p.name(),
+                    count(g, p),
+                    p.field()
+                ));
+                Cursor::Done
+            }
         };
-        let reply = match gh.graphql(PR_QUERY, vars, &what).await {
+    }
+
+    /// After the last round: what still had pages was cut off by [`MAX_ROUNDS`].
+    fn note_unfinished(&self, g: &mut Gathered) {
+        for p in Part::ALL {
+            if self.wanted(p) {
+                g.incomplete.push(format!(
+                    "{}: more than {MAX_ROUNDS} pages; the rest was not fetched",
+                    p.name()
+                ));
+            }
+        }
+    }
+}
+
+/// A thread whose comments continue: its index in `Gathered::threads` and the cursor.
+type ThreadContinuation = (usize, String);
+
+/// Pages of the GraphQL side, then nested thread comments.
+async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubError> {
+    let mut g = Gathered::default();
+    let more_comments = fetch_pages(gh, coords, &mut g).await?;
+    fetch_thread_comments(gh, coords, &mut g, more_comments).await;
+    Ok(g)
+}
+
+/// The `pr.graphql` rounds: the first brings the PR and the first page of every connection; each
+/// further round advances every connection that still has pages. Returns the threads whose
+/// comments continue. Only a failure of the first request is an error; a later one leaves what
+/// it was for incomplete.
+async fn fetch_pages(
+    gh: &GitHub,
+    coords: &PrCoords,
+    g: &mut Gathered,
+) -> Result<Vec<ThreadContinuation>, GitHubError> {
+    let mut plan = PagePlan::new();
+    let mut more_comments = Vec::new();
+    for round in 0..MAX_ROUNDS {
+        if !plan.any_wanted() {
+            break;
+        }
+        let first = round == 0;
+        let what = plan.describe(coords, first);
+        let reply = match gh
+            .graphql(PR_QUERY, plan.variables(coords, first), &what)
+            .await
+        {
             Ok(r) => r,
             Err(e) if first => return Err(e),
             Err(e) => {
-                // A continuation that failed for good: what it was for stays incomplete.
-                for p in Part::ALL {
-                    if pending[p.index()].take().is_some() {
-                        g.incomplete.push(format!(
-                            "{} after the first {}: {e}",
-                            p.name(),
-                            count(&g, p)
-                        ));
-                    }
-                }
+                plan.give_up(g, &e.to_string());
                 break;
             }
         };
-        let data: PrData = match reply.data.clone() {
-            Some(d) => serde_json::from_value(d).map_err(|e| {
-                GitHubError::Invalid(format!("{what}: unexpected answer from GitHub: {e}"))
-            })?,
-            None => {
-                let text = errors_text(&reply.errors);
-                if first {
-                    return Err(first_page_error(coords, &reply.errors, None, gh));
-                }
-                for p in Part::ALL {
-                    if pending[p.index()].take().is_some() {
-                        g.incomplete.push(format!(
-                            "{} after the first {}: GraphQL errors: {text}",
-                            p.name(),
-                            count(&g, p)
-                        ));
-                    }
-                }
-                break;
-            }
-        };
-        let repo = match data.repository {
-            Some(r) => r,
-            None => return Err(first_page_error(coords, &reply.errors, None, gh)),
-        };
-        let issue_kind = repo.issue_or_pull_request.map(|t| t.typename);
-        let Some(mut pr) = repo.pull_request else {
-            return Err(first_page_error(coords, &reply.errors, issue_kind, gh));
+        let Some(mut pr) = page_pull_request(gh, coords, &reply, &what, first)? else {
+            plan.give_up(
+                g,
+                &format!("GraphQL errors: {}", errors_text(&reply.errors)),
+            );
+            break;
         };
         if !reply.errors.is_empty() {
             // A partial answer: say so, and never take it as complete.
@@ -430,92 +516,99 @@ async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubE
                 errors_text(&reply.errors)
             ));
         }
-
         for p in Part::ALL {
-            if pending[p.index()].is_none() {
-                continue;
+            if plan.wanted(p) {
+                let page = take_page(p, &mut pr, g, &mut more_comments);
+                plan.advance(p, page, g);
             }
-            let next = match p {
-                Part::Labels => pr.labels.take().map(|c| {
-                    g.labels
-                        .extend(c.nodes.into_iter().flatten().map(|l| l.name));
-                    c.page_info
-                }),
-                Part::Threads => pr.review_threads.take().map(|c| {
-                    for mut t in c.nodes.into_iter().flatten() {
-                        let comments = std::mem::take(&mut t.comments.nodes);
-                        if t.comments.page_info.has_next_page
-                            && let Some(cur) = t.comments.page_info.end_cursor.clone()
-                        {
-                            more_comments.push((g.threads.len(), cur));
-                        }
-                        g.threads
-                            .push((t, comments.into_iter().flatten().collect()));
-                    }
-                    c.page_info
-                }),
-                Part::Comments => pr.comments.take().map(|c| {
-                    g.comments.extend(c.nodes.into_iter().flatten());
-                    c.page_info
-                }),
-                Part::Reviews => pr.reviews.take().map(|c| {
-                    g.reviews.extend(c.nodes.into_iter().flatten());
-                    c.page_info
-                }),
-            };
-            pending[p.index()] = match next {
-                Some(PageInfo {
-                    has_next_page: true,
-                    end_cursor: Some(c),
-                }) => Some(Some(c)),
-                Some(_) => None,
-                None => {
-                    // Asked for but not delivered (nulled by an error).
-                    g.incomplete.push(format!(
-                        "{} after the first {}: GitHub did not deliver the {} field",
-                        p.name(),
-                        count(&g, p),
-                        p.field()
-                    ));
-                    None
-                }
-            };
         }
         if first {
             g.meta = Some(pr);
         }
     }
-    for p in Part::ALL {
-        if pending[p.index()].is_some() {
-            g.incomplete.push(format!(
-                "{}: more than {MAX_ROUNDS} pages; the rest was not fetched",
-                p.name()
-            ));
-        }
-    }
+    plan.note_unfinished(g);
+    Ok(more_comments)
+}
 
-    // Nested thread comments beyond the first 100: up to THREADS_PER_REQUEST threads advance
-    // together in one aliased request, and a few such requests run at a time.
-    let mut pending = more_comments;
+/// The pull request of one `pr.graphql` answer. `Ok(None)` for a further page that brought no
+/// data at all (only errors); an error when the first page has none or the PR is not there.
+fn page_pull_request(
+    gh: &GitHub,
+    coords: &PrCoords,
+    reply: &GraphqlReply,
+    what: &str,
+    first: bool,
+) -> Result<Option<GqlPr>, GitHubError> {
+    let data: PrData = match reply.data.clone() {
+        Some(d) => serde_json::from_value(d).map_err(|e| {
+            GitHubError::Invalid(format!("{what}: unexpected answer from GitHub: {e}"))
+        })?,
+        None if first => return Err(first_page_error(coords, &reply.errors, None, gh)),
+        None => return Ok(None),
+    };
+    let repo = match data.repository {
+        Some(r) => r,
+        None => return Err(first_page_error(coords, &reply.errors, None, gh)),
+    };
+    let issue_kind = repo.issue_or_pull_request.map(|t| t.typename);
+    match repo.pull_request {
+        Some(pr) => Ok(Some(pr)),
+        None => Err(first_page_error(coords, &reply.errors, issue_kind, gh)),
+    }
+}
+
+/// Takes the page of connection `p` out of `pr` into `g` (a thread whose comments continue goes
+/// to `more_comments`); returns where the connection stands, `None` when it was not delivered.
+fn take_page(
+    p: Part,
+    pr: &mut GqlPr,
+    g: &mut Gathered,
+    more_comments: &mut Vec<ThreadContinuation>,
+) -> Option<PageInfo> {
+    match p {
+        Part::Labels => pr.labels.take().map(|c| {
+            g.labels
+                .extend(c.nodes.into_iter().flatten().map(|l| l.name));
+            c.page_info
+        }),
+        Part::Threads => pr.review_threads.take().map(|c| {
+            for mut t in c.nodes.into_iter().flatten() {
+                let comments = std::mem::take(&mut t.comments.nodes);
+                if t.comments.page_info.has_next_page
+                    && let Some(cur) = t.comments.page_info.end_cursor.clone()
+                {
+                    more_comments.push((g.threads.len(), cur));
+                }
+                g.threads
+                    .push((t, comments.into_iter().flatten().collect()));
+            }
+            c.page_info
+        }),
+        Part::Comments => pr.comments.take().map(|c| {
+            g.comments.extend(c.nodes.into_iter().flatten());
+            c.page_info
+        }),
+        Part::Reviews => pr.reviews.take().map(|c| {
+            g.reviews.extend(c.nodes.into_iter().flatten());
+            c.page_info
+        }),
+    }
+}
+
+/// Nested thread comments beyond the first 100: up to [`THREADS_PER_REQUEST`] threads advance
+/// together in one aliased request, and a few such requests run at a time, for up to
+/// [`MAX_ROUNDS`] rounds. A thread that fails or runs out of rounds stays incomplete.
+async fn fetch_thread_comments(
+    gh: &GitHub,
+    coords: &PrCoords,
+    g: &mut Gathered,
+    mut pending: Vec<ThreadContinuation>,
+) {
     for _ in 0..MAX_ROUNDS {
         if pending.is_empty() {
             break;
         }
-        let work: Vec<(usize, String, String)> = pending
-            .drain(..)
-            .map(|(idx, cursor)| {
-                let id = g
-                    .threads
-                    .get(idx)
-                    .map(|(t, _)| t.id.clone())
-                    .unwrap_or_default();
-                (idx, id, cursor)
-            })
-            .collect();
-        let batches: Vec<Vec<(usize, String, String)>> = work
-            .chunks(THREADS_PER_REQUEST)
-            .map(<[_]>::to_vec)
-            .collect();
+        let batches = thread_batches(g, std::mem::take(&mut pending));
         let results: Vec<_> = futures::stream::iter(batches.into_iter().map(|batch| async move {
             let res = thread_batch(gh, coords, &batch).await;
             (batch, res)
@@ -524,29 +617,7 @@ async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubE
         .collect()
         .await;
         for (batch, res) in results {
-            let per_thread: Vec<ThreadPage> = match res {
-                Ok(v) => v,
-                Err(why) => batch.iter().map(|_| Err(why.clone())).collect(),
-            };
-            for ((idx, _, _), r) in batch.iter().zip(per_thread) {
-                let Some((t, comments)) = g.threads.get_mut(*idx) else {
-                    continue;
-                };
-                match r {
-                    Ok((more, next)) => {
-                        comments.extend(more);
-                        if let Some(c) = next {
-                            pending.push((*idx, c));
-                        }
-                    }
-                    Err(why) => g.incomplete.push(format!(
-                        "comments of review thread {} ({}) after the first {}: {why}",
-                        t.id,
-                        t.path,
-                        comments.len()
-                    )),
-                }
-            }
+            pending.extend(apply_thread_pages(g, &batch, res));
         }
     }
     for (idx, _) in pending {
@@ -558,7 +629,61 @@ async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubE
             ));
         }
     }
-    Ok(g)
+}
+
+/// The continuations as (thread index, thread id, cursor), [`THREADS_PER_REQUEST`] per batch.
+fn thread_batches(
+    g: &Gathered,
+    pending: Vec<ThreadContinuation>,
+) -> Vec<Vec<(usize, String, String)>> {
+    let work: Vec<(usize, String, String)> = pending
+        .into_iter()
+        .map(|(idx, cursor)| {
+            let id = g
+                .threads
+                .get(idx)
+                .map(|(t, _)| t.id.clone())
+                .unwrap_or_default();
+            (idx, id, cursor)
+        })
+        .collect();
+    work.chunks(THREADS_PER_REQUEST)
+        .map(<[_]>::to_vec)
+        .collect()
+}
+
+/// Adds one batch's pages to their threads (or notes why a thread stays incomplete); returns
+/// the threads that continue further.
+fn apply_thread_pages(
+    g: &mut Gathered,
+    batch: &[(usize, String, String)],
+    res: Result<Vec<ThreadPage>, String>,
+) -> Vec<ThreadContinuation> {
+    let per_thread: Vec<ThreadPage> = match res {
+        Ok(v) => v,
+        Err(why) => batch.iter().map(|_| Err(why.clone())).collect(),
+    };
+    let mut next_round = Vec::new();
+    for ((idx, _, _), r) in batch.iter().zip(per_thread) {
+        let Some((t, comments)) = g.threads.get_mut(*idx) else {
+            continue;
+        };
+        match r {
+            Ok((more, next)) => {
+                comments.extend(more);
+                if let Some(c) = next {
+                    next_round.push((*idx, c));
+                }
+            }
+            Err(why) => g.incomplete.push(format!(
+                "comments of review thread {} ({}) after the first {}: {why}",
+                t.id,
+                t.path,
+                comments.len()
+            )),
+        }
+    }
+    next_round
 }
 
 fn count(g: &Gathered, p: Part) -> usize {

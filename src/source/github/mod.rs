@@ -2,19 +2,27 @@
 //!
 //! - `auth.rs`: where credentials come from (env tokens, a GitHub App, `gh auth token`).
 //! - `client.rs`: one request with rate-limit waits and bounded retries; the request counter.
+//! - `tls.rs`: the process-wide rustls crypto provider, installed by `auth.rs` and `client.rs`.
 //! - `fetch.rs`: the fetch plan (GraphQL pages, nested thread comments, REST files) and the
 //!   mapping of GitHub's answers onto the snapshot model.
+//! - `members.rs`: the organization membership check.
 //! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
 //!   `tests/github_schema.rs`.
 //!
-//! [`GitHub`] is meant to be reused by everything that talks to GitHub (the identity of the
-//! current credentials, creating or updating one comment, membership checks) through its small
-//! typed REST helpers.
+//! [`GitHub`] is reused by everything that talks to GitHub through its small typed REST helpers:
+//! the identity of the current credentials ([`GitHub::viewer_login`]), membership checks, and the
+//! Shepherd comment store, which lives with posting in `publish::github` (this module knows
+//! nothing about posting).
+//!
+//! Waits and retries are announced as [`Notice`]s to [`FetchOptions::notify`];
+//! [`FetchOptions::from_env`] prints them to stderr. Nothing else subscribes yet: the console
+//! shows no fetch status line.
 
 pub mod auth;
 pub mod client;
-pub mod comments;
 mod fetch;
+mod members;
+mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +36,7 @@ use thiserror::Error;
 
 pub use auth::{AuthEnv, Credentials, Secret};
 pub use client::{GraphqlError, GraphqlReply, RateLimit, RawResponse};
+pub use members::is_org_member;
 
 use crate::pr::{PrCoords, Snapshot};
 
@@ -95,8 +104,8 @@ impl GitHubError {
     }
 }
 
-/// Something the user should see while a fetch waits (stderr in the CLI, the status line in the
-/// console).
+/// Something the user should see while a fetch waits (a rate-limit wait, a retry), sent to
+/// [`FetchOptions::notify`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Notice {
     RateLimited {

@@ -9,10 +9,9 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{GitHub, GitHubError};
-use crate::pr::PrCoords;
-use crate::publish::{CommentStore, PostError};
-use crate::review::prior::is_review_body;
+use super::{CommentStore, PostError};
+use crate::pr::{PrCoords, is_review_body};
+use crate::source::github::{GitHub, GitHubError};
 
 /// Pages of 100 comments read at most when looking for the Shepherd comment.
 const MAX_PAGES: usize = 50;
@@ -111,24 +110,6 @@ impl CommentStore for GitHubComments<'_> {
             .await?;
         Ok(c.html_url)
     }
-}
-
-/// Whether `login` is a member of the organization `org`: `GET /orgs/{org}/members/{login}`
-/// answers 204 for a member, 404 (or 302 to the public list, for a requester outside the org)
-/// otherwise. `Ok(None)` when GitHub would not say (403 and the like): the caller treats that as
-/// community, the conservative choice.
-pub async fn is_org_member(
-    gh: &GitHub,
-    org: &str,
-    login: &str,
-) -> Result<Option<bool>, GitHubError> {
-    let path = format!("/orgs/{org}/members/{login}");
-    let status = gh.get_status(&path, "the org membership check").await?;
-    Ok(match status.as_u16() {
-        204 => Some(true),
-        404 | 302 => Some(false),
-        _ => None,
-    })
 }
 
 #[cfg(test)]

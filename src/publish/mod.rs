@@ -3,14 +3,25 @@
 //! Update the existing Shepherd comment (own identity + header), else create it. A retry after
 //! a failure looks again before creating, so there is never a second Shepherd comment. Nothing
 //! here approves, requests changes, merges, pushes, or edits anyone else's comment.
+//!
+//! - this file: [`CommentStore`] (where the comment lives), [`upsert`] and [`target`];
+//! - `github.rs`: [`GitHubComments`], the store over a PR's conversation comments on GitHub;
+//! - `outbox.rs`: [`Outbox`], the offline store (a file in the ledger).
+//!
+//! `publish` sits above `source` and `ledger` and uses both; neither knows about posting.
+
+mod github;
+mod outbox;
+
+pub use github::{GitHubComments, RestComment, RestUser, newest_own};
+pub use outbox::Outbox;
 
 use std::future::Future;
 
 use serde::Serialize;
 
-use crate::ledger::{Ledger, LedgerError, OutboxComment};
-use crate::pr::PrCoords;
-use crate::review::prior::is_review_body;
+use crate::ledger::LedgerError;
+use crate::pr::is_review_body;
 
 /// What a post did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -93,54 +104,6 @@ pub async fn upsert<S: CommentStore>(
         }
     }
     Err(last.unwrap_or_else(|| PostError::Api("no attempt was made".to_owned())))
-}
-
-/// Offline posting: the outbox file in the ledger stands in for the comment.
-pub struct Outbox<'a> {
-    pub ledger: &'a Ledger,
-    pub pr: PrCoords,
-    pub now: i64,
-}
-
-impl CommentStore for Outbox<'_> {
-    async fn find_own(&self) -> Result<Option<(String, String)>, PostError> {
-        Ok(self.ledger.outbox(&self.pr)?.map(|c| {
-            let location = self
-                .ledger
-                .pr_dir(&self.pr)
-                .map(|d| d.join("outbox").join("comment.json").display().to_string())
-                .unwrap_or_default();
-            (c.comment_id, location)
-        }))
-    }
-
-    async fn create(&self, body: &str) -> Result<(String, String), PostError> {
-        let c = OutboxComment {
-            comment_id: "outbox-1".to_owned(),
-            body: body.to_owned(),
-            created_at: self.now,
-            updated_at: self.now,
-            revisions: 1,
-        };
-        let path = self.ledger.write_outbox(&self.pr, &c)?;
-        Ok((c.comment_id, path.display().to_string()))
-    }
-
-    async fn update(&self, id: &str, body: &str) -> Result<String, PostError> {
-        let mut c = self
-            .ledger
-            .outbox(&self.pr)?
-            .filter(|c| c.comment_id == id)
-            .ok_or_else(|| PostError::Api(format!("outbox comment `{id}` is gone")))?;
-        c.body = body.to_owned();
-        c.updated_at = self.now;
-        c.revisions += 1;
-        Ok(self
-            .ledger
-            .write_outbox(&self.pr, &c)?
-            .display()
-            .to_string())
-    }
 }
 
 #[cfg(test)]
@@ -234,33 +197,5 @@ mod tests {
             block(upsert(&s, "LGTM", 3)),
             Err(PostError::NotAReview)
         ));
-    }
-
-    #[test]
-    fn outbox_upserts_one_comment() {
-        let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::new(dir.path());
-        let pr = PrCoords {
-            host: None,
-            owner: "o".into(),
-            repo: "r".into(),
-            number: 1,
-        };
-        let ob = Outbox {
-            ledger: &ledger,
-            pr: pr.clone(),
-            now: 10,
-        };
-        assert_eq!(block(target(&ob)).unwrap(), None);
-        assert_eq!(
-            block(upsert(&ob, BODY, 1)).unwrap().action,
-            PostAction::Created
-        );
-        let p = block(upsert(&ob, "## PR Shepherd Review\n\nagain", 1)).unwrap();
-        assert_eq!(p.action, PostAction::Updated);
-        assert!(p.location.ends_with("outbox/comment.json"));
-        let c = ledger.outbox(&pr).unwrap().unwrap();
-        assert_eq!(c.revisions, 2);
-        assert!(c.body.ends_with("again"));
     }
 }

@@ -1,0 +1,336 @@
+//! Key specs and the commands keys can be bound to: parsing `j`, `ctrl-d`, `PageDown` into a
+//! [`Key`], and the table of [`KeyCommand`]s with their config names, default keys and help.
+//!
+//! Below both `config` (which validates `[keys]` in config.toml) and `tui` (whose keymap turns
+//! key events into commands), so neither imports the other.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// Every command a key can be bound to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum KeyCommand {
+    Down,
+    Up,
+    Top,
+    Bottom,
+    PageDown,
+    PageUp,
+    Focus,
+    Toggle,
+    Search,
+    NextMatch,
+    PrevMatch,
+    Filter,
+    NextNew,
+    PrevNew,
+    Open,
+    Copy,
+    MarkSeen,
+    MarkAll,
+    StepForward,
+    StepBack,
+    Review,
+    FullReview,
+    Aspects,
+    ReviewPane,
+    Edit,
+    Post,
+    Discard,
+    MarkAddressed,
+    Help,
+    Quit,
+    Back,
+}
+
+/// (command, config name, default keys, help text), in help-overlay order.
+pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
+    (
+        KeyCommand::Down,
+        "down",
+        &["j", "Down"],
+        "next row / scroll down",
+    ),
+    (
+        KeyCommand::Up,
+        "up",
+        &["k", "Up"],
+        "previous row / scroll up",
+    ),
+    (KeyCommand::Top, "top", &["g", "Home"], "first row / top"),
+    (
+        KeyCommand::Bottom,
+        "bottom",
+        &["G", "End"],
+        "last row / bottom",
+    ),
+    (
+        KeyCommand::PageDown,
+        "page_down",
+        &["ctrl-d", "PageDown"],
+        "half a page down",
+    ),
+    (
+        KeyCommand::PageUp,
+        "page_up",
+        &["ctrl-u", "PageUp"],
+        "half a page up",
+    ),
+    (
+        KeyCommand::Focus,
+        "focus",
+        &["Tab"],
+        "switch between list and detail",
+    ),
+    (
+        KeyCommand::Toggle,
+        "toggle",
+        &["Enter"],
+        "expand/collapse (group, or full-width detail)",
+    ),
+    (
+        KeyCommand::Search,
+        "search",
+        &["/"],
+        "search authors, paths and bodies",
+    ),
+    (
+        KeyCommand::NextMatch,
+        "next_match",
+        &["n"],
+        "next search match",
+    ),
+    (
+        KeyCommand::PrevMatch,
+        "prev_match",
+        &["N"],
+        "previous search match",
+    ),
+    (
+        KeyCommand::Filter,
+        "filter",
+        &["f"],
+        "filter by freshness and status",
+    ),
+    (
+        KeyCommand::NextNew,
+        "next_new",
+        &["]"],
+        "next new or edited item",
+    ),
+    (
+        KeyCommand::PrevNew,
+        "prev_new",
+        &["["],
+        "previous new or edited item",
+    ),
+    (
+        KeyCommand::Open,
+        "open",
+        &["o"],
+        "open in the browser (or show the URL)",
+    ),
+    (KeyCommand::Copy, "copy", &["y"], "copy the URL (OSC 52)"),
+    (
+        KeyCommand::MarkSeen,
+        "mark_seen",
+        &["m"],
+        "mark the selected item seen",
+    ),
+    (
+        KeyCommand::MarkAll,
+        "mark_all",
+        &["M"],
+        "mark all listed items seen",
+    ),
+    (
+        KeyCommand::StepForward,
+        "step_forward",
+        &[">"],
+        "fixture history: next step",
+    ),
+    (
+        KeyCommand::StepBack,
+        "step_back",
+        &["<"],
+        "fixture history: previous step",
+    ),
+    (
+        KeyCommand::Review,
+        "review",
+        &["r"],
+        "run the review (incremental after one was posted)",
+    ),
+    (
+        KeyCommand::FullReview,
+        "full_review",
+        &["R"],
+        "run a full review, ignoring earlier ones",
+    ),
+    (
+        KeyCommand::Aspects,
+        "aspects",
+        &["A"],
+        "show/hide the aspects panel",
+    ),
+    (
+        KeyCommand::ReviewPane,
+        "review_pane",
+        &["v"],
+        "show/hide the review pane",
+    ),
+    (KeyCommand::Edit, "edit", &["e"], "edit the review draft"),
+    (
+        KeyCommand::Post,
+        "post",
+        &["p"],
+        "post the review (asks first)",
+    ),
+    (
+        KeyCommand::Discard,
+        "discard",
+        &["d"],
+        "discard the draft (asks first)",
+    ),
+    (
+        KeyCommand::MarkAddressed,
+        "mark_addressed",
+        &["a"],
+        "mark the selected finding addressed",
+    ),
+    (KeyCommand::Help, "help", &["?"], "this help"),
+    (KeyCommand::Quit, "quit", &["q"], "quit"),
+    (
+        KeyCommand::Back,
+        "back",
+        &["Esc"],
+        "back (close, cancel, or quit)",
+    ),
+];
+
+/// A key as bound: a code plus whether Ctrl/Alt are held (Shift is folded into the character).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Key {
+    pub code: KeyCode,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+impl Key {
+    pub fn from_event(ev: &KeyEvent) -> Key {
+        let code = ev.code;
+        Key {
+            code,
+            ctrl: ev.modifiers.contains(KeyModifiers::CONTROL),
+            alt: ev.modifiers.contains(KeyModifiers::ALT),
+        }
+    }
+
+    /// Parses `j`, `G`, `ctrl-d`, `alt-x`, `Down`, `PageDown`, `Enter`, `Esc`, `Tab`, `Space`,
+    /// `F5`...
+    pub fn parse(s: &str) -> Result<Key, String> {
+        let mut rest = s;
+        let (mut ctrl, mut alt) = (false, false);
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if rest.len() > 5 && lower.starts_with("ctrl-") {
+                ctrl = true;
+                rest = &rest[5..];
+            } else if rest.len() > 4 && lower.starts_with("alt-") {
+                alt = true;
+                rest = &rest[4..];
+            } else {
+                break;
+            }
+        }
+        let mut chars = rest.chars();
+        let code = match (chars.next(), chars.next()) {
+            (Some(c), None) => KeyCode::Char(c),
+            _ => match rest.to_ascii_lowercase().as_str() {
+                "up" => KeyCode::Up,
+                "down" => KeyCode::Down,
+                "left" => KeyCode::Left,
+                "right" => KeyCode::Right,
+                "home" => KeyCode::Home,
+                "end" => KeyCode::End,
+                "pageup" => KeyCode::PageUp,
+                "pagedown" => KeyCode::PageDown,
+                "enter" | "return" => KeyCode::Enter,
+                "esc" | "escape" => KeyCode::Esc,
+                "tab" => KeyCode::Tab,
+                "backtab" => KeyCode::BackTab,
+                "space" => KeyCode::Char(' '),
+                "backspace" => KeyCode::Backspace,
+                "delete" | "del" => KeyCode::Delete,
+                f if f.starts_with('f')
+                    && f[1..].parse::<u8>().is_ok_and(|n| (1..=12).contains(&n)) =>
+                {
+                    KeyCode::F(f[1..].parse::<u8>().unwrap_or(1))
+                }
+                _ => {
+                    return Err(format!(
+                        "`{s}` is not a key (e.g. \"j\", \"ctrl-d\", \"PageDown\")"
+                    ));
+                }
+            },
+        };
+        if ctrl && matches!(code, KeyCode::Char('c')) {
+            return Err("ctrl-c always quits and cannot be rebound".to_owned());
+        }
+        Ok(Key { code, ctrl, alt })
+    }
+
+    pub fn label(&self) -> String {
+        let base = match self.code {
+            KeyCode::Char(' ') => "Space".to_owned(),
+            KeyCode::Char(c) => c.to_string(),
+            KeyCode::Up => "↑".to_owned(),
+            KeyCode::Down => "↓".to_owned(),
+            KeyCode::Left => "←".to_owned(),
+            KeyCode::Right => "→".to_owned(),
+            KeyCode::Home => "Home".to_owned(),
+            KeyCode::End => "End".to_owned(),
+            KeyCode::PageUp => "PgUp".to_owned(),
+            KeyCode::PageDown => "PgDn".to_owned(),
+            KeyCode::Enter => "Enter".to_owned(),
+            KeyCode::Esc => "Esc".to_owned(),
+            KeyCode::Tab => "Tab".to_owned(),
+            KeyCode::BackTab => "BackTab".to_owned(),
+            KeyCode::Backspace => "Backspace".to_owned(),
+            KeyCode::Delete => "Del".to_owned(),
+            KeyCode::F(n) => format!("F{n}"),
+            _ => "?".to_owned(),
+        };
+        match (self.ctrl, self.alt) {
+            (true, _) => format!("Ctrl-{base}"),
+            (_, true) => format!("Alt-{base}"),
+            _ => base,
+        }
+    }
+}
+
+/// Looks up a command by its config name.
+pub fn command_by_name(name: &str) -> Option<KeyCommand> {
+    COMMANDS.iter().find(|c| c.1 == name).map(|c| c.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_errors() {
+        assert!(Key::parse("ctrl-c").is_err());
+        assert!(Key::parse("Hyper").is_err());
+        assert_eq!(Key::parse("F5").unwrap().code, KeyCode::F(5));
+        assert!(Key::parse("ctrl-D").unwrap().ctrl);
+    }
+
+    #[test]
+    fn commands_are_found_by_config_name() {
+        assert_eq!(command_by_name("page_down"), Some(KeyCommand::PageDown));
+        assert_eq!(command_by_name("PageDown"), None);
+        for (cmd, name, _, _) in COMMANDS {
+            assert_eq!(command_by_name(name), Some(*cmd));
+        }
+    }
+}

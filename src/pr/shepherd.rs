@@ -1,0 +1,37 @@
+//! The Shepherd's own comment as pure data: how a review body is recognised, and the offline
+//! outbox stand-in for the posted comment. Shared by `source` (finding the comment on GitHub),
+//! `ledger` (storing the outbox), `review` (reading prior reviews) and `publish` (posting).
+
+use serde::{Deserialize, Serialize};
+
+/// The first line of every Shepherd review.
+pub const REVIEW_HEADER: &str = "## PR Shepherd Review";
+
+/// Whether a comment body is a Shepherd review (by its first line).
+pub fn is_review_body(body: &str) -> bool {
+    body.trim_start().starts_with(REVIEW_HEADER)
+}
+
+/// The offline stand-in for the Shepherd comment on GitHub.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutboxComment {
+    pub comment_id: String,
+    pub body: String,
+    pub created_at: i64,
+    pub updated_at: i64,
+    /// How many times it was posted (1 = created, more = updated).
+    pub revisions: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_review_body_starts_with_the_header() {
+        assert!(is_review_body("  ## PR Shepherd Review\nbody"));
+        assert!(!is_review_body("## Claude Code Review"));
+        assert!(!is_review_body("thanks\n## PR Shepherd Review"));
+    }
+}
