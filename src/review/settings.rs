@@ -112,21 +112,40 @@ fn checked_patterns<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Vec<Strin
 impl SkipRule {
     /// Why the aspect is skipped for these changed paths, or `None` when it runs.
     pub fn skip_reason<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Option<String> {
+        self.skip_reason_until(paths, &|| false).flatten()
+    }
+
+    /// [`SkipRule::skip_reason`], asking `stop` before each match: `None` when it said stop
+    /// (a cancel or a deadline), else `Some(reason or None)`.
+    pub fn skip_reason_until<'a>(
+        &self,
+        paths: impl IntoIterator<Item = &'a str>,
+        stop: &dyn Fn() -> bool,
+    ) -> Option<Option<String>> {
         if self.always {
-            return Some("disabled in the review settings".to_owned());
+            return Some(Some("disabled in the review settings".to_owned()));
         }
         if self.unless_files_match.is_empty() {
-            return None;
+            return Some(None);
         }
-        let mut paths = paths.into_iter();
-        if paths.any(|p| self.unless_files_match.iter().any(|g| glob_match(g, p))) {
-            None
-        } else {
-            Some(format!(
-                "no changed file matches {}",
-                self.unless_files_match.join(", ")
-            ))
+        for p in paths {
+            for g in &self.unless_files_match {
+                if stop() {
+                    return None;
+                }
+                if glob_match(g, p) {
+                    return Some(None);
+                }
+            }
         }
+        Some(Some(format!(
+            "no changed file matches {}",
+            self.unless_files_match
+                .iter()
+                .map(|g| crate::sanitize::one_line(g))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
     }
 }
 
