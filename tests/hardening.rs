@@ -280,3 +280,64 @@ fn a_server_that_never_answers_is_given_up_on_at_the_deadline() {
         stderr(&out)
     );
 }
+
+// ---- class 3: Ctrl-C bounds every phase of a review -------------------------------------------
+
+/// Failed before issue 15: once the run had installed its Ctrl-C handler, a Ctrl-C while posting
+/// was caught and ignored, so the review waited for GitHub (here 30 s) before it could stop.
+#[cfg(unix)]
+#[tokio::test]
+async fn ctrl_c_while_posting_stops_the_review() {
+    use support::fake_github::{FakeGitHub, FakePr, NUMBER, pr_ref};
+    use support::llm::StandInLlm;
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    fake.set_fault(Box::new(|_, seen| {
+        (seen.kind == "list-comments").then(|| {
+            wiremock::ResponseTemplate::new(200)
+                .set_body_json(serde_json::json!([]))
+                .set_delay(std::time::Duration::from_secs(30))
+        })
+    }));
+    let llm = StandInLlm::answering(vec![]).await;
+    let env = TestEnv::new();
+    let child = env
+        .bin_async()
+        .env("GH_TOKEN", "ghp_test")
+        .env("GITHUB_API_URL", gh.uri())
+        .args(["review", &pr_ref(NUMBER), "--post"])
+        .args(llm.args())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let pid = child.id().expect("pid");
+    // Wait until the post is under way (its first step lists the PR's comments).
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while !fake.seen().iter().any(|s| s.kind == "list-comments") {
+        assert!(std::time::Instant::now() < until, "the post never started");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let start = std::time::Instant::now();
+    let killed = env
+        .command("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let out = tokio::time::timeout(std::time::Duration::from_secs(20), child.wait_with_output())
+        .await
+        .expect("the review stops")
+        .expect("output");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "stopped after {:?}",
+        start.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", all_output(&out));
+    assert!(
+        stderr(&out).contains("cancelled while posting"),
+        "{}",
+        stderr(&out)
+    );
+}

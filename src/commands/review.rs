@@ -439,8 +439,16 @@ pub(crate) async fn execute(
     );
     let body = compose::markdown(&run, &agg);
 
-    // Post before printing, so the output can say what happened.
-    let outcome = post_review(&post, ledger, &coords, &body).await;
+    // Post before printing, so the output can say what happened. Ctrl-C still stops it: the
+    // run's handler stays installed for the process, so it is listened to here too.
+    let outcome = tokio::select! {
+        outcome = post_review(&post, ledger, &coords, &body) => outcome,
+        _ = tokio::signal::ctrl_c() => {
+            return Err(CliError::runtime(
+                "review cancelled while posting; nothing was printed (the post may have been made: running the review again updates the same comment)",
+            ));
+        }
+    };
     let text = match format {
         Format::Md => body.clone(),
         Format::Json => review_json(&run, &agg, &body, &outcome.posted, extra_json)?,
