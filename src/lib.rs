@@ -13,7 +13,7 @@
 //! review, triage, publish        review engine; what is new since last seen; posting
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
-//! childenv                       what a child process may inherit (no secrets)
+//! childenv, debuglog             what a child process may inherit; the redacted debug log
 //! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
@@ -23,6 +23,7 @@ pub mod childenv;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod debuglog;
 pub mod error;
 pub mod keys;
 pub mod ledger;

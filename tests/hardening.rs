@@ -341,3 +341,104 @@ async fn ctrl_c_while_posting_stops_the_review() {
         stderr(&out)
     );
 }
+
+// ---- class 9: the debug log -------------------------------------------------------------------
+
+const GH_SECRET: &str = "ghp_LogProbeToken0123456789abcdefABCD";
+const OPENAI_SECRET: &str = "sk-LogProbeKey0123456789abcdef";
+const ANTHROPIC_SECRET: &str = "sk-ant-LogProbeKey0123456789";
+const OTHER_SECRET: &str = "plain-secret-value-4711";
+
+async fn live_review_logged(env: &TestEnv, log: &[(&str, &str)], args: &[&str]) -> Output {
+    use support::fake_github::{FakeGitHub, FakePr, NUMBER, pr_ref};
+    use support::llm::StandInLlm;
+    let (gh, _fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(vec![support::llm::magic_number()]).await;
+    env.bin_async()
+        .env("GH_TOKEN", GH_SECRET)
+        .env("GITHUB_API_URL", gh.uri())
+        .env("OPENAI_API_KEY", OPENAI_SECRET)
+        .env("ANTHROPIC_API_KEY", ANTHROPIC_SECRET)
+        .env("MY_SERVICE_TOKEN", OTHER_SECRET)
+        .envs(log.iter().copied())
+        .args(["review", &pr_ref(NUMBER), "--post"])
+        .args(args)
+        .args(llm.args())
+        .output()
+        .await
+        .expect("run")
+}
+
+/// Failed before issue 15: `RUST_LOG=debug` printed nothing (no subscriber was installed).
+/// Now every request, LLM call and state write is logged, and at trace level — dependencies
+/// included — no token or key appears anywhere in the output.
+#[tokio::test]
+async fn trace_log_says_what_happened_and_never_a_secret() {
+    let env = TestEnv::new();
+    let out = live_review_logged(&env, &[("RUST_LOG", "trace")], &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let all = all_output(&out);
+    for secret in [GH_SECRET, OPENAI_SECRET, ANTHROPIC_SECRET, OTHER_SECRET] {
+        assert!(!all.contains(secret), "{secret} leaked into the log");
+        // Not even a recognisable piece of it.
+        assert!(!all.contains(&secret[4..20]), "part of {secret} leaked");
+    }
+    let err = stderr(&out);
+    assert!(
+        err.lines().any(|l| l.contains("github request")
+            && l.contains("method=POST")
+            && l.contains("path=\"/graphql\"")
+            && l.contains("status=200")),
+        "{err}"
+    );
+    assert!(
+        err.lines().any(|l| l.contains("llm call")
+            && l.contains("aspect=\"security\"")
+            && l.contains("input_tokens=10")),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.contains("state write") && l.contains("/runs/")),
+        "{err}"
+    );
+    // Dependencies log at trace too (this is what could have carried a header).
+    assert!(
+        err.contains("reqwest") || err.contains("hyper"),
+        "no dependency lines"
+    );
+}
+
+#[tokio::test]
+async fn the_log_is_off_by_default_and_dash_v_turns_it_on() {
+    let env = TestEnv::new();
+    let quiet = live_review_logged(&env, &[], &[]).await;
+    assert_eq!(quiet.status.code(), Some(0), "{}", stderr(&quiet));
+    assert!(!stderr(&quiet).contains("DEBUG"), "{}", stderr(&quiet));
+    let env = TestEnv::new();
+    let verbose = live_review_logged(&env, &[], &["-v"]).await;
+    assert_eq!(verbose.status.code(), Some(0), "{}", stderr(&verbose));
+    let err = stderr(&verbose);
+    assert!(
+        err.contains("DEBUG") && err.contains("github request"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("TRACE"),
+        "-v is pr-shepherd's debug lines only"
+    );
+    assert!(!err.contains(GH_SECRET));
+}
+
+#[test]
+fn a_bad_rust_log_is_said_and_the_command_still_runs() {
+    let env = TestEnv::new();
+    let out = env
+        .bin()
+        .args(["items", "--peek"])
+        .env("RUST_LOG", "pr_shepherd=loud")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("RUST_LOG"), "{}", stderr(&out));
+}

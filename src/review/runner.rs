@@ -422,7 +422,19 @@ impl Job {
         let mut out = AspectOutcome::new(aspect, AspectState::Done, None);
         out.elapsed_ms = millis(elapsed);
         out.diff = Some(prompt.diff);
-        self.conclude(out, ended, elapsed)
+        let out = self.conclude(out, ended, elapsed);
+        tracing::debug!(
+            aspect = aspect.as_str(),
+            backend = self.client.kind().as_str(),
+            state = out.state.as_str(),
+            ms = out.elapsed_ms,
+            input_tokens = out.input_tokens,
+            output_tokens = out.output_tokens,
+            findings = out.findings.len(),
+            error = out.error.as_deref().unwrap_or(""),
+            "llm call"
+        );
+        out
     }
 
     async fn wait(

@@ -195,9 +195,36 @@ impl Transport {
             }
             let request = self.authorized(&method, url, body).await?;
             self.requests.fetch_add(1, Ordering::Relaxed);
+            let sent = Instant::now();
             let Ok(answer) = tokio::time::timeout_at(deadline, read_response(request)).await else {
+                tracing::debug!(
+                    %method,
+                    path = crate::debuglog::url_path(url),
+                    attempt,
+                    ms = sent.elapsed().as_millis() as u64,
+                    "github request: no answer before the fetch deadline"
+                );
                 return Err(self.out_of_time(what, attempt));
             };
+            match &answer {
+                Ok(r) => tracing::debug!(
+                    %method,
+                    path = crate::debuglog::url_path(url),
+                    status = r.status.as_u16(),
+                    bytes = r.body.len(),
+                    attempt,
+                    ms = sent.elapsed().as_millis() as u64,
+                    "github request"
+                ),
+                Err(why) => tracing::debug!(
+                    %method,
+                    path = crate::debuglog::url_path(url),
+                    attempt,
+                    ms = sent.elapsed().as_millis() as u64,
+                    error = %why,
+                    "github request failed"
+                ),
+            }
             let resp = match answer {
                 Ok(r) => r,
                 Err(why) => {
@@ -302,6 +329,14 @@ impl Transport {
             });
         }
         let wait = asked.unwrap_or_else(|| self.backoff(attempt));
+        tracing::debug!(
+            what,
+            why = %why,
+            attempt,
+            max_attempts,
+            wait_ms = wait.as_millis() as u64,
+            "github retry"
+        );
         if Instant::now() + wait >= deadline {
             return Err(GitHubError::Unavailable {
                 what: what.to_owned(),
@@ -331,6 +366,14 @@ impl Transport {
         waits_so_far: u32,
     ) -> Result<Duration, GitHubError> {
         let wait = rate_limit_wait(&resp.headers, rate);
+        tracing::debug!(
+            what,
+            status = resp.status.as_u16(),
+            remaining = rate.remaining,
+            wait_ms = wait.as_millis() as u64,
+            waits_so_far,
+            "github rate limit"
+        );
         if waits_so_far >= 3 || wait > self.opts.max_rate_limit_wait {
             return Err(GitHubError::RateLimited {
                 what: what.to_owned(),
@@ -384,6 +427,12 @@ impl Transport {
             {
                 let rate = RateLimit::from_headers(&resp.headers);
                 let wait = rate_limit_wait(&resp.headers, &rate);
+                tracing::debug!(
+                    what,
+                    wait_ms = wait.as_millis() as u64,
+                    rate_waits,
+                    "github graphql rate limit"
+                );
                 if rate_waits >= 3 || wait > self.opts.max_rate_limit_wait {
                     return Err(GitHubError::RateLimited {
                         what: what.to_owned(),
@@ -409,6 +458,12 @@ impl Transport {
                 && Instant::now() + self.backoff(attempt) < deadline
             {
                 let wait = self.backoff(attempt);
+                tracing::debug!(
+                    what,
+                    attempt,
+                    wait_ms = wait.as_millis() as u64,
+                    "github graphql retry after transient errors"
+                );
                 self.notify(Notice::Retrying {
                     what: what.to_owned(),
                     why: format!("GraphQL error: {}", reply.errors[0].message_line()),
