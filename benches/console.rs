@@ -10,7 +10,7 @@ use pr_shepherd::ledger::Ledger;
 use pr_shepherd::source::synth::{SynthSpec, synth};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use pr_shepherd::tui::app::{Action, App, Drawn, Options};
-use pr_shepherd::tui::keymap::Command;
+use pr_shepherd::tui::keymap::KeyCommand;
 use pr_shepherd::tui::{Keymap, Theme, ui};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -33,7 +33,7 @@ fn big_app() -> App {
             marks: Ok(()),
         },
     );
-    assert_eq!(app.snapshot.items.len(), 10_000);
+    assert_eq!(app.pr.list.snapshot.items.len(), 10_000);
     app.update(Action::Drawn(Drawn {
         shown: None,
         list_height: 14,
@@ -42,7 +42,7 @@ fn big_app() -> App {
     }));
     // Somewhere in the middle of the list.
     for _ in 0..700 {
-        app.update(Action::Command(Command::PageDown));
+        app.update(Action::Command(KeyCommand::PageDown));
     }
     app
 }
@@ -65,7 +65,11 @@ fn frame(c: &mut Criterion) {
     let mut down = true;
     c.bench_function("console/scroll_step_10k_items_120x40", |b| {
         b.iter(|| {
-            let cmd = if down { Command::Down } else { Command::Up };
+            let cmd = if down {
+                KeyCommand::Down
+            } else {
+                KeyCommand::Up
+            };
             down = !down;
             app.update(Action::Command(cmd));
             let mut d = Drawn::default();

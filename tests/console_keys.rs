@@ -29,7 +29,7 @@ fn open(dir: &Path, w: u16, h: u16) -> Harness {
 }
 
 fn coords(h: &Harness) -> PrCoords {
-    h.app.snapshot.pr.coords()
+    h.app.pr.list.snapshot.pr.coords()
 }
 
 fn seen_ids(dir: &Path, pr: &PrCoords) -> Vec<String> {
@@ -44,18 +44,20 @@ fn seen_ids(dir: &Path, pr: &PrCoords) -> Vec<String> {
 }
 
 fn selected_id(h: &Harness) -> String {
-    h.app.selected_item().unwrap().id().to_owned()
+    h.app.pr.list.selected_item().unwrap().id().to_owned()
 }
 
 fn freshness_of(h: &Harness, id: &str) -> Freshness {
     let idx = h
         .app
+        .pr
+        .list
         .snapshot
         .items
         .iter()
         .position(|i| i.id() == id)
         .unwrap();
-    h.app.freshness(idx)
+    h.app.pr.list.freshness(idx)
 }
 
 #[test]
@@ -64,52 +66,55 @@ fn navigation_keys() {
     let mut h = open(dir.path(), 100, 30);
     h.draw();
     assert_eq!(
-        h.app.selected, 1,
+        h.app.pr.list.selected, 1,
         "the first item is selected, not the group row"
     );
     h.press("j j k");
-    assert_eq!(h.app.selected, 2);
+    assert_eq!(h.app.pr.list.selected, 2);
     h.press("Down Down Up");
-    assert_eq!(h.app.selected, 3);
+    assert_eq!(h.app.pr.list.selected, 3);
     h.press("G");
-    assert_eq!(h.app.selected, h.app.rows.len() - 1);
+    assert_eq!(h.app.pr.list.selected, h.app.pr.list.rows.len() - 1);
     h.press("g");
-    assert_eq!(h.app.selected, 0);
+    assert_eq!(h.app.pr.list.selected, 0);
     h.press("ctrl-d");
-    let half = h.app.selected;
+    let half = h.app.pr.list.selected;
     assert!(half > 1, "ctrl-d moves half a page");
     h.press("ctrl-u");
-    assert_eq!(h.app.selected, 0);
+    assert_eq!(h.app.pr.list.selected, 0);
     // ] and [ jump between new-or-edited items, skipping group rows.
     h.press("g ] ]");
-    assert_eq!(h.app.rows[h.app.selected], Row::Item(1));
+    assert_eq!(h.app.pr.list.rows[h.app.pr.list.selected], Row::Item(1));
     h.press("[");
-    assert_eq!(h.app.rows[h.app.selected], Row::Item(0));
+    assert_eq!(h.app.pr.list.rows[h.app.pr.list.selected], Row::Item(0));
     // Tab moves focus to the detail pane; j scrolls it instead of moving the selection.
-    let sel = h.app.selected;
+    let sel = h.app.pr.list.selected;
     h.press("Tab");
-    assert_eq!(h.app.focus, Focus::Detail);
+    assert_eq!(h.app.pr.list.focus, Focus::Detail);
     h.press("j j");
-    assert_eq!(h.app.selected, sel);
-    assert_eq!(h.app.detail_scroll, 2);
+    assert_eq!(h.app.pr.list.selected, sel);
+    assert_eq!(h.app.pr.list.detail_scroll, 2);
     h.press("G");
-    assert!(h.app.detail_scroll > 2);
+    assert!(h.app.pr.list.detail_scroll > 2);
     h.press("g Tab");
-    assert_eq!((h.app.detail_scroll, h.app.focus), (0, Focus::List));
+    assert_eq!(
+        (h.app.pr.list.detail_scroll, h.app.pr.list.focus),
+        (0, Focus::List)
+    );
     // Enter on a group collapses it; again expands.
     h.press("g Enter");
-    assert_eq!(h.app.rows.len(), 21 - 7);
+    assert_eq!(h.app.pr.list.rows.len(), 21 - 7);
     h.press("Enter");
-    assert_eq!(h.app.rows.len(), 21);
+    assert_eq!(h.app.pr.list.rows.len(), 21);
     // Enter on an item zooms the detail; Esc unzooms; q quits.
     h.press("j Enter");
-    assert!(h.app.zoom);
+    assert!(h.app.pr.list.zoom);
     assert!(
         h.screen().contains("@@"),
         "zoomed thread shows the whole hunk"
     );
     h.press("Esc");
-    assert!(!h.app.zoom && !h.app.quit);
+    assert!(!h.app.pr.list.zoom && !h.app.quit);
     h.press("q");
     assert!(h.app.quit);
 }
@@ -136,15 +141,15 @@ fn a_list_of_ten_thousand_scrolls_and_draws_only_what_fits() {
     .unwrap();
     h.draw();
     h.press("G");
-    assert_eq!(h.app.selected, 10_002);
-    assert!(h.app.list_offset > 9_900);
+    assert_eq!(h.app.pr.list.selected, 10_002);
+    assert!(h.app.pr.list.list_offset > 9_900);
     h.press("g");
-    assert_eq!(h.app.list_offset, 0);
+    assert_eq!(h.app.pr.list.list_offset, 0);
     for _ in 0..5 {
         h.press("ctrl-d");
     }
-    assert!(h.app.selected >= h.app.list_offset);
-    assert!(h.app.selected < h.app.list_offset + 40);
+    assert!(h.app.pr.list.selected >= h.app.pr.list.list_offset);
+    assert!(h.app.pr.list.selected < h.app.pr.list.list_offset + 40);
 }
 
 #[test]
@@ -171,7 +176,7 @@ fn shown_items_are_marked_seen_after_the_frame() {
     h.press("?");
     let before = seen_ids(dir.path(), &pr);
     h.app.update(pr_shepherd::tui::Action::Command(
-        pr_shepherd::tui::keymap::Command::Down,
+        pr_shepherd::tui::keymap::KeyCommand::Down,
     ));
     h.draw();
     assert_eq!(seen_ids(dir.path(), &pr), before);
@@ -241,7 +246,12 @@ fn stepping_history_retriages_against_the_ledger() {
     h.press("j");
     assert_eq!(selected_id(&h), JITTER);
     for _ in 0..12 {
-        if h.app.selected_item().is_some_and(|i| i.id() == POST_Q) {
+        if h.app
+            .pr
+            .list
+            .selected_item()
+            .is_some_and(|i| i.id() == POST_Q)
+        {
             break;
         }
         h.press("j");
@@ -251,7 +261,7 @@ fn stepping_history_retriages_against_the_ledger() {
     assert!(marked.contains(&JITTER.to_owned()) && marked.contains(&POST_Q.to_owned()));
 
     h.press(">");
-    assert_eq!(h.app.step(), Some((1, 2)));
+    assert_eq!(h.app.pr.list.step(), Some((1, 2)));
     assert_eq!(freshness_of(&h, &first), Freshness::Unchanged);
     assert_eq!(
         freshness_of(&h, JITTER),
@@ -273,7 +283,7 @@ fn stepping_history_retriages_against_the_ledger() {
     // the edited hash, so stepping on keeps it unchanged.
     assert_eq!(selected_id(&h), POST_Q);
     h.press(">");
-    assert_eq!(h.app.step(), Some((2, 2)));
+    assert_eq!(h.app.pr.list.step(), Some((2, 2)));
     assert_eq!(freshness_of(&h, POST_Q), Freshness::Unchanged);
     assert_eq!(freshness_of(&h, LATE), Freshness::New);
     assert_eq!(
@@ -284,7 +294,7 @@ fn stepping_history_retriages_against_the_ledger() {
     // Back to step 0: the ledger remembers the newer hashes, so the edited items read as
     // edited against the older text — exactly what a live PR would do.
     h.press("< <");
-    assert_eq!(h.app.step(), Some((0, 2)));
+    assert_eq!(h.app.pr.list.step(), Some((0, 2)));
     assert_eq!(freshness_of(&h, POST_Q), Freshness::Edited);
     assert_eq!(freshness_of(&h, &first), Freshness::Unchanged);
     h.press("<");
@@ -299,19 +309,19 @@ fn search_n_and_capital_n_cycle_matches() {
     h.press("/");
     h.type_text("rajesh");
     h.press("Enter");
-    let a = h.app.selected;
+    let a = h.app.pr.list.selected;
     h.press("n");
-    let b = h.app.selected;
+    let b = h.app.pr.list.selected;
     assert_ne!(a, b);
     h.press("N");
-    assert_eq!(h.app.selected, a);
+    assert_eq!(h.app.pr.list.selected, a);
     assert!(
         selected_id(&h).starts_with("PRRT_")
-            || h.app.selected_item().unwrap().login() == "rajesh-k"
+            || h.app.pr.list.selected_item().unwrap().login() == "rajesh-k"
     );
     // Esc clears the search before it quits.
     h.press("Esc");
-    assert!(h.app.search.is_none() && !h.app.quit);
+    assert!(h.app.pr.list.search.is_none() && !h.app.quit);
 }
 
 #[test]
@@ -320,7 +330,7 @@ fn open_and_copy_report_the_url() {
     let mut h = open(dir.path(), 100, 30);
     h.draw();
     h.press("o");
-    let url = h.app.selected_item().unwrap().url().to_owned();
+    let url = h.app.pr.list.selected_item().unwrap().url().to_owned();
     assert!(h.effects.contains(&Effect::Open(url.clone())));
     assert!(h.screen().contains(&url[..40]));
     h.press("y");
@@ -339,11 +349,11 @@ fn configured_keys_drive_the_console() {
     .unwrap();
     h.keymap = Keymap::new(&loaded.keys);
     h.draw();
-    let start = h.app.selected;
+    let start = h.app.pr.list.selected;
     h.press("j");
-    assert_eq!(h.app.selected, start, "j is no longer bound");
+    assert_eq!(h.app.pr.list.selected, start, "j is no longer bound");
     h.press("x");
-    assert_eq!(h.app.selected, start + 1);
+    assert_eq!(h.app.pr.list.selected, start + 1);
     h.press("q");
     assert!(!h.app.quit);
     h.press("Q");
@@ -366,7 +376,7 @@ fn unwritable_state_dir_is_reported_not_fatal() {
     )
     .unwrap();
     h.draw();
-    assert!(h.app.marks_blocked.is_some());
+    assert!(h.app.pr.marks.blocked.is_some());
     assert!(h.screen().contains("markers not saved"), "{}", h.screen());
     h.press("j j m");
     assert!(!h.app.quit);
@@ -374,7 +384,7 @@ fn unwritable_state_dir_is_reported_not_fatal() {
 
 // ---- The review engine in the console (issues 5, 6, 7) ----
 
-use pr_shepherd::tui::app::{Mode, Pane};
+use pr_shepherd::tui::app::{InputMode, Pane};
 use pr_shepherd::tui::review::{AspectView, Confirm};
 
 /// `r` with the replay backend: the harness runs the whole review synchronously.
@@ -389,7 +399,7 @@ fn reviewed(dir: &Path) -> Harness {
 fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = reviewed(dir.path());
-    let run = h.app.run.as_ref().unwrap();
+    let run = h.app.pr.desk.run.as_ref().unwrap();
     assert!(run.finished);
     assert!(
         run.aspects
@@ -405,11 +415,11 @@ fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
     );
     assert!(screen.contains("Review — exactly as it will be posted"));
     assert!(screen.contains("## PR Shepherd Review"), "{screen}");
-    assert_eq!(h.app.pane, Pane::Review);
+    assert_eq!(h.app.pr.desk.pane, Pane::Review);
     // The list stays usable while the pane is open.
-    let before = h.app.selected;
+    let before = h.app.pr.list.selected;
     h.press("j");
-    assert_eq!(h.app.selected, before + 1);
+    assert_eq!(h.app.pr.list.selected, before + 1);
     h.press("A");
     let screen = h.screen();
     assert!(
@@ -425,7 +435,7 @@ fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
         .unwrap()
         .unwrap();
     assert!(draft.body.starts_with("## PR Shepherd Review"));
-    assert_eq!(draft.body, h.app.draft.as_ref().unwrap().body());
+    assert_eq!(draft.body, h.app.pr.desk.draft.as_ref().unwrap().body());
 }
 
 #[test]
@@ -433,7 +443,7 @@ fn edit_post_confirm_writes_the_outbox() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = reviewed(dir.path());
     h.press("e");
-    assert_eq!(h.app.mode, Mode::Edit);
+    assert_eq!(h.app.mode, InputMode::Edit);
     h.press("Down Down");
     h.type_text("Maintainer note: ship it after the jitter fix.");
     // Autosaved on every change.
@@ -443,9 +453,9 @@ fn edit_post_confirm_writes_the_outbox() {
         .unwrap();
     assert!(saved.body.contains("Maintainer note: ship it"));
     h.press("Esc");
-    assert_eq!(h.app.mode, Mode::Normal);
+    assert_eq!(h.app.mode, InputMode::Normal);
     h.press("p");
-    let Mode::Confirm(Confirm::Post(plan)) = &h.app.mode else {
+    let InputMode::Confirm(Confirm::Post(plan)) = &h.app.mode else {
         panic!("no post dialog: {:?}", h.app.mode)
     };
     assert_eq!(plan.target, "acme/rivet#482");
@@ -468,7 +478,7 @@ fn edit_post_confirm_writes_the_outbox() {
         .unwrap()
         .unwrap();
     assert!(outbox.body.contains("Maintainer note: ship it"));
-    assert_eq!(outbox.body, h.app.draft.as_ref().unwrap().body());
+    assert_eq!(outbox.body, h.app.pr.desk.draft.as_ref().unwrap().body());
     assert!(
         h.screen().contains("posted to the outbox"),
         "{}",
@@ -483,12 +493,12 @@ fn edit_post_confirm_writes_the_outbox() {
     );
     // A second post updates the same comment.
     h.press("p");
-    let Mode::Confirm(Confirm::Post(plan)) = &h.app.mode else {
+    let InputMode::Confirm(Confirm::Post(plan)) = &h.app.mode else {
         panic!("no post dialog")
     };
     assert_eq!(plan.update.as_deref(), Some("outbox-1"));
     h.press("n");
-    assert_eq!(h.app.mode, Mode::Normal);
+    assert_eq!(h.app.mode, InputMode::Normal);
     assert_eq!(
         Ledger::new(dir.path())
             .outbox(&coords(&h))
@@ -504,9 +514,9 @@ fn discard_removes_the_draft_and_posts_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = reviewed(dir.path());
     h.press("d");
-    assert_eq!(h.app.mode, Mode::Confirm(Confirm::Discard));
+    assert_eq!(h.app.mode, InputMode::Confirm(Confirm::Discard));
     h.press("n");
-    assert!(h.app.draft.is_some());
+    assert!(h.app.pr.desk.draft.is_some());
     assert!(
         Ledger::new(dir.path())
             .load_draft(&coords(&h))
@@ -514,7 +524,7 @@ fn discard_removes_the_draft_and_posts_nothing() {
             .is_some()
     );
     h.press("d y");
-    assert!(h.app.draft.is_none());
+    assert!(h.app.pr.desk.draft.is_none());
     assert!(
         Ledger::new(dir.path())
             .load_draft(&coords(&h))
@@ -541,14 +551,14 @@ fn draft_is_restored_when_the_console_opens_again() {
     }
     let mut h = open(dir.path(), 120, 40);
     h.draw();
-    let d = h.app.draft.as_ref().expect("draft restored");
+    let d = h.app.pr.desk.draft.as_ref().expect("draft restored");
     assert!(d.body().contains("Unsaved thought"));
-    assert_eq!(h.app.pane, Pane::Review);
+    assert_eq!(h.app.pr.desk.pane, Pane::Review);
     let screen = h.screen();
     assert!(screen.contains("Restored draft"), "{screen}");
     // A restored draft may hold edits: a new run does not overwrite it.
     h.press("r");
-    assert!(h.app.run.is_none());
+    assert!(h.app.pr.desk.run.is_none());
     assert!(
         h.app
             .notice
@@ -574,13 +584,13 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
     );
     // The second review is incremental against the posted one.
     h.press("r");
-    let composed = h.app.composed.as_ref().unwrap();
+    let composed = h.app.pr.desk.composed.as_ref().unwrap();
     assert_eq!(composed.agg.mode, pr_shepherd::policy::Mode::Incremental);
-    let before = h.app.draft.as_ref().unwrap().body();
+    let before = h.app.pr.desk.draft.as_ref().unwrap().body();
     let id = composed.run.findings().next().unwrap().id.clone();
-    assert_eq!(h.app.focus, Focus::Detail);
+    assert_eq!(h.app.pr.list.focus, Focus::Detail);
     h.press("a");
-    let after = h.app.draft.as_ref().unwrap().body();
+    let after = h.app.pr.desk.draft.as_ref().unwrap().body();
     assert_ne!(before, after);
     assert!(
         h.app
@@ -589,7 +599,7 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
             .unwrap()
             .contains("marked addressed")
     );
-    let composed = h.app.composed.as_ref().unwrap();
+    let composed = h.app.pr.desk.composed.as_ref().unwrap();
     assert!(composed.request.console_addressed.contains(&id));
     assert_eq!(composed.agg.class_of_id(&id), None, "no longer raised");
     assert!(
@@ -626,15 +636,18 @@ fn no_shepherd_label_refuses_the_post() {
         h.screen()
     );
     h.press("r");
-    assert!(h.app.draft.is_some(), "an explicit review is still shown");
+    assert!(
+        h.app.pr.desk.draft.is_some(),
+        "an explicit review is still shown"
+    );
     h.press("p");
-    let Mode::Confirm(Confirm::Refused(why)) = &h.app.mode else {
+    let InputMode::Confirm(Confirm::Refused(why)) = &h.app.mode else {
         panic!("not refused: {:?}", h.app.mode)
     };
     assert!(why.contains("no-shepherd"), "{why}");
     assert!(h.screen().contains("Not posting"));
     h.press("y");
-    assert_eq!(h.app.mode, Mode::Normal);
+    assert_eq!(h.app.mode, InputMode::Normal);
     assert!(
         Ledger::new(dir.path())
             .outbox(&coords(&h))

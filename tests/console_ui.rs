@@ -40,8 +40,8 @@ fn demo_harness(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
 /// Selects the row of the item with this id.
 fn select_id(h: &mut Harness, id: &str) {
     h.press("g");
-    for _ in 0..h.app.rows.len() {
-        if h.app.selected_item().is_some_and(|i| i.id() == id) {
+    for _ in 0..h.app.pr.list.rows.len() {
+        if h.app.pr.list.selected_item().is_some_and(|i| i.id() == id) {
             return;
         }
         h.press("j");
@@ -85,7 +85,7 @@ fn tiny_terminal_says_too_small_and_marks_nothing() {
     assert_eq!(drawn.shown, None);
     insta::assert_snapshot!("tiny_30x8", h.screen());
     let seen = Ledger::new(dir.path())
-        .load_seen(&h.app.snapshot.pr.coords())
+        .load_seen(&h.app.pr.list.snapshot.pr.coords())
         .unwrap();
     assert!(seen.markers.is_empty());
     // Growing the terminal shows the console again.
@@ -118,12 +118,16 @@ fn search_is_incremental() {
     h.press("Enter");
     assert!(
         h.app
+            .pr
+            .list
             .selected_item()
             .unwrap()
             .location()
             .unwrap()
             .ends_with(".tsx:41")
             || h.app
+                .pr
+                .list
                 .selected_item()
                 .unwrap()
                 .location()
@@ -131,9 +135,9 @@ fn search_is_incremental() {
                 .contains(".tsx")
     );
     // n wraps to the same single match.
-    let before = h.app.selected;
+    let before = h.app.pr.list.selected;
     h.press("n");
-    assert_eq!(h.app.selected, before);
+    assert_eq!(h.app.pr.list.selected, before);
 }
 
 #[test]
@@ -195,12 +199,12 @@ fn thread_hunk_is_syntax_highlighted() {
     h.draw();
     select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
     h.draw();
-    let item = h.app.selected_item().unwrap().clone();
+    let item = h.app.pr.list.selected_item().unwrap().clone();
     let Item::Thread(t) = &item else { panic!() };
     assert!(t.path.ends_with(".rs"));
     let key = pr_shepherd::tui::App::highlight_key(&item).unwrap();
     assert!(
-        h.app.highlights.contains_key(&key),
+        h.app.pr.list.highlights.contains_key(&key),
         "highlight was not cached"
     );
     insta::assert_snapshot!("thread_highlighted", h.screen());
@@ -237,8 +241,8 @@ fn thread_hunk_is_syntax_highlighted() {
     // The TypeScript thread falls back to JavaScript highlighting.
     select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1dD");
     h.draw();
-    let key = pr_shepherd::tui::App::highlight_key(h.app.selected_item().unwrap()).unwrap();
-    let lines = &h.app.highlights[&key];
+    let key = pr_shepherd::tui::App::highlight_key(h.app.pr.list.selected_item().unwrap()).unwrap();
+    let lines = &h.app.pr.list.highlights[&key];
     let colours: std::collections::HashSet<_> = lines
         .iter()
         .flat_map(|l| l.spans.iter().filter_map(|s| s.style.fg))
@@ -360,13 +364,13 @@ fn highlighted_hunk_styles_snapshot() {
 #[test]
 fn aspects_panel_and_header_mid_run() {
     use pr_shepherd::review::{Aspect, ReviewEvent};
-    use pr_shepherd::tui::keymap::Command;
+    use pr_shepherd::tui::keymap::KeyCommand;
     use pr_shepherd::tui::{Action, Effect};
     use std::time::Duration;
     let (mut h, _d) = demo_harness(100, 30);
     h.draw();
     // Start a run without performing the effect: the events below stand in for the task.
-    let fx = h.app.update(Action::Command(Command::Review));
+    let fx = h.app.update(Action::Command(KeyCommand::Review));
     assert!(matches!(
         fx.as_slice(),
         [Effect::StartReview {
@@ -417,7 +421,7 @@ fn aspects_panel_and_header_mid_run() {
         h.app.update(Action::Review { seq, event });
     }
     h.press("A");
-    let line = h.app.review_progress.clone().unwrap();
+    let line = h.app.pr.desk.progress.clone().unwrap();
     assert!(line.starts_with(
         "review (full): 1/6 done · security running 12s · perf failed · tests timed out · architecture skipped · 1 queued │ gate: "
     ), "{line}");

@@ -6,7 +6,7 @@ use super::Context;
 use crate::config::themes_dir;
 use crate::error::{CliError, ErrorKind};
 use crate::source::{self, Target};
-use crate::tui::review::{LiveTarget, PostTo};
+use crate::tui::review::{LiveTarget, PostDestination};
 use crate::tui::theme::{DEFAULT_THEME, Theme, ThemeError, no_color_requested};
 use crate::tui::{Keymap, Options, ReviewContext, Session, TuiError};
 
@@ -113,7 +113,7 @@ pub(super) async fn run(
             ),
             ..ReviewContext::default()
         },
-        post_to: live.map_or(PostTo::Outbox, PostTo::GitHub),
+        post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),
     })
     .await?;
     Ok(())

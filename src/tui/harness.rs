@@ -9,14 +9,14 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use super::app::{Action, App, Drawn, Effect, Options};
 use super::keymap::{Key, Keymap};
 use super::theme::Theme;
-use super::{Runner, ui};
+use super::{EffectRunner, ui};
 use crate::ledger::{Ledger, LedgerError};
 use crate::pr::Snapshot;
 use crate::source::Fixture;
 
 pub struct Harness {
     pub app: App,
-    pub runner: Runner,
+    pub runner: EffectRunner,
     pub keymap: Keymap,
     pub theme: Theme,
     pub terminal: Terminal<TestBackend>,
@@ -62,14 +62,14 @@ impl Harness {
         let Ok(terminal) = Terminal::new(TestBackend::new(width, height));
         Ok(Harness {
             app,
-            runner: Runner {
+            runner: EffectRunner {
                 ledger,
                 fixture,
                 theme: theme.clone(),
                 interactive: false,
                 clock: Some(TEST_NOW),
                 review: super::ReviewContext::default(),
-                post_to: super::review::PostTo::Outbox,
+                post_to: super::review::PostDestination::Outbox,
             },
             keymap: Keymap::default(),
             theme,
@@ -95,7 +95,7 @@ impl Harness {
                     }
                     continue;
                 }
-                if let Some(a) = self.runner.perform(e) {
+                if let Some(a) = self.runner.perform_blocking(e) {
                     next.extend(self.app.update(a));
                 }
             }

@@ -6,14 +6,12 @@ use std::collections::HashMap;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
 pub use crate::keys::{COMMANDS, Key, KeyCommand, command_by_name};
-// Transitional alias so the rest of `tui` compiles unchanged; to be removed after merging.
-pub use crate::keys::KeyCommand as Command;
 
 /// The active bindings.
 #[derive(Debug, Clone)]
 pub struct Keymap {
-    by_key: HashMap<Key, Command>,
-    by_command: HashMap<Command, Vec<Key>>,
+    by_key: HashMap<Key, KeyCommand>,
+    by_command: HashMap<KeyCommand, Vec<Key>>,
 }
 
 impl Default for Keymap {
@@ -24,7 +22,7 @@ impl Default for Keymap {
 
 impl Keymap {
     /// Defaults with `overrides` (already-parsed keys per command) replacing a command's keys.
-    pub fn new(overrides: &HashMap<Command, Vec<Key>>) -> Keymap {
+    pub fn new(overrides: &HashMap<KeyCommand, Vec<Key>>) -> Keymap {
         let mut by_key = HashMap::new();
         let mut by_command = HashMap::new();
         for (cmd, _, defaults, _) in COMMANDS {
@@ -51,7 +49,7 @@ impl Keymap {
         Keymap { by_key, by_command }
     }
 
-    pub fn command(&self, ev: &KeyEvent) -> Option<Command> {
+    pub fn command(&self, ev: &KeyEvent) -> Option<KeyCommand> {
         let key = Key::from_event(ev);
         self.by_key.get(&key).copied().or_else(|| {
             // Shifted letters may arrive with SHIFT and the upper-case char; fine as is. Some
@@ -70,7 +68,7 @@ impl Keymap {
     }
 
     /// "j/↓" for the footer and help.
-    pub fn keys_label(&self, cmd: Command) -> String {
+    pub fn keys_label(&self, cmd: KeyCommand) -> String {
         self.by_command
             .get(&cmd)
             .map(|keys| keys.iter().map(Key::label).collect::<Vec<_>>().join("/"))
@@ -96,11 +94,11 @@ mod tests {
         }
         assert_eq!(
             km.command(&ev(KeyCode::Char('d'), KeyModifiers::CONTROL)),
-            Some(Command::PageDown)
+            Some(KeyCommand::PageDown)
         );
         assert_eq!(
             km.command(&ev(KeyCode::Char('G'), KeyModifiers::SHIFT)),
-            Some(Command::Bottom)
+            Some(KeyCommand::Bottom)
         );
         assert_eq!(
             km.command(&ev(KeyCode::Char('x'), KeyModifiers::NONE)),
@@ -112,17 +110,17 @@ mod tests {
     fn overrides_replace_and_win() {
         let mut o = HashMap::new();
         o.insert(
-            Command::Down,
+            KeyCommand::Down,
             vec![Key::parse("x").unwrap(), Key::parse("k").unwrap()],
         );
         let km = Keymap::new(&o);
         assert_eq!(
             km.command(&ev(KeyCode::Char('x'), KeyModifiers::NONE)),
-            Some(Command::Down)
+            Some(KeyCommand::Down)
         );
         assert_eq!(
             km.command(&ev(KeyCode::Char('k'), KeyModifiers::NONE)),
-            Some(Command::Down)
+            Some(KeyCommand::Down)
         );
         assert_eq!(
             km.command(&ev(KeyCode::Char('j'), KeyModifiers::NONE)),

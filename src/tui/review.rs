@@ -1,5 +1,5 @@
 //! The console's review (pure state): per-aspect progress of a run, the composed review and its
-//! draft, and what a post will do. The event loop ([`super::Runner`]) does the I/O: it prepares
+//! draft, and what a post will do. The event loop ([`super::EffectRunner`]) does the I/O: it prepares
 //! and runs the review in a background task, saves drafts, and posts.
 
 use std::collections::HashSet;
@@ -247,7 +247,7 @@ impl DraftView {
 
 /// What a confirmed post will do, shown in the confirmation dialog.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PostPlan {
+pub struct PostPreview {
     /// `owner/repo#N`.
     pub target: String,
     /// `Some(id)`: update that comment; `None`: create one.
@@ -260,7 +260,7 @@ pub struct PostPlan {
 /// A dialog that asks before anything irreversible.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Confirm {
-    Post(PostPlan),
+    Post(PostPreview),
     Discard,
     /// Posting is not allowed (a gate, or posting unavailable): says why; any key closes.
     Refused(String),
@@ -268,7 +268,7 @@ pub enum Confirm {
 
 /// Where the console posts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PostTo {
+pub enum PostDestination {
     /// Fixtures: the offline outbox in the ledger.
     Outbox,
     /// A live PR: the one Shepherd comment on GitHub, by the credentials' own account.

@@ -1,0 +1,158 @@
+//! The dialog layer: what has the keys above the screen (a search prompt, the filter dialog,
+//! help, the draft editor, a confirmation). Like a compositor layer, the top one answers a key
+//! first; `Normal` hands keys to the screen below.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::{Action, App, Ctx};
+use crate::tui::keymap::{KeyCommand, Keymap};
+use crate::tui::review::Confirm;
+
+/// Which layer has the keys.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputMode {
+    /// The screen has the keys.
+    Normal,
+    /// Typing a search; `before` is the row selected when it started (restored on Esc).
+    Search {
+        query: String,
+        before: usize,
+    },
+    Filter,
+    Help,
+    /// Editing the review draft (keys go to the text area; Esc leaves).
+    Edit,
+    /// A confirmation dialog (post, discard) or a refusal.
+    Confirm(Confirm),
+}
+
+impl InputMode {
+    /// Maps a key event to an action for this layer.
+    pub fn key_action(&self, keymap: &Keymap, ev: &KeyEvent) -> Option<Action> {
+        if ev.modifiers.contains(KeyModifiers::CONTROL) && ev.code == KeyCode::Char('c') {
+            return Some(Action::ForceQuit);
+        }
+        match self {
+            InputMode::Search { .. } => match ev.code {
+                KeyCode::Enter => Some(Action::SearchAccept),
+                KeyCode::Esc => Some(Action::SearchCancel),
+                KeyCode::Backspace => Some(Action::SearchBackspace),
+                KeyCode::Char(c) if !ev.modifiers.contains(KeyModifiers::CONTROL) => {
+                    Some(Action::SearchInput(c))
+                }
+                _ => None,
+            },
+            InputMode::Filter => match ev.code {
+                KeyCode::Char(c) => Some(Action::FilterKey(c)),
+                KeyCode::Esc | KeyCode::Enter => Some(Action::FilterKey('\u{1b}')),
+                _ => None,
+            },
+            InputMode::Edit => match ev.code {
+                KeyCode::Esc => Some(Action::EditDone),
+                _ => Some(Action::EditKey(*ev)),
+            },
+            InputMode::Confirm(Confirm::Refused(_)) => Some(Action::Confirmed(false)),
+            // Only `y` confirms; every other key cancels.
+            InputMode::Confirm(_) => Some(Action::Confirmed(matches!(
+                ev.code,
+                KeyCode::Char('y') | KeyCode::Char('Y')
+            ))),
+            InputMode::Help | InputMode::Normal => keymap.command(ev).map(Action::Command),
+        }
+    }
+}
+
+impl App {
+    /// A command while help is open: help closes on its keys and swallows the rest. False: no
+    /// dialog took the command.
+    pub(super) fn dialog_command(&mut self, cmd: KeyCommand) -> bool {
+        if self.mode != InputMode::Help {
+            return false;
+        }
+        if matches!(cmd, KeyCommand::Help | KeyCommand::Back | KeyCommand::Quit) {
+            self.mode = InputMode::Normal;
+        }
+        true
+    }
+
+    /// The actions of the search prompt, the filter dialog, the editor and confirmations.
+    pub(super) fn dialog_action(&mut self, action: Action, fx: &mut Vec<super::Effect>) {
+        let list = &mut self.pr.list;
+        match action {
+            Action::SearchInput(c) => {
+                if let InputMode::Search { query, before } = &mut self.mode {
+                    query.push(c);
+                    list.incremental(query, *before);
+                }
+            }
+            Action::SearchBackspace => {
+                if let InputMode::Search { query, before } = &mut self.mode {
+                    query.pop();
+                    list.incremental(query, *before);
+                }
+            }
+            Action::SearchAccept => {
+                if let InputMode::Search { query, .. } = &self.mode {
+                    list.search = (!query.is_empty()).then(|| query.clone());
+                    if let Some(q) = &list.search {
+                        let n = list.match_rows(q).len();
+                        self.notice = Some(format!("{n} match(es); n/N for next/previous"));
+                    }
+                }
+                self.mode = InputMode::Normal;
+            }
+            Action::SearchCancel => {
+                if let InputMode::Search { before, .. } = self.mode {
+                    list.select(before);
+                }
+                self.mode = InputMode::Normal;
+            }
+            Action::FilterKey(c) => {
+                let close = list.filter_key(c);
+                if close {
+                    self.mode = InputMode::Normal;
+                }
+            }
+            Action::EditKey(ev) => {
+                let mut ctx = Ctx::new(
+                    &mut self.notice,
+                    &mut self.mode,
+                    &mut self.quit,
+                    fx,
+                    self.now,
+                );
+                self.pr.desk.edit_key(ev, &self.pr.list.snapshot, &mut ctx);
+                self.pr.desk.refresh_progress();
+            }
+            Action::EditDone => {
+                self.mode = InputMode::Normal;
+                let mut ctx = Ctx::new(
+                    &mut self.notice,
+                    &mut self.mode,
+                    &mut self.quit,
+                    fx,
+                    self.now,
+                );
+                self.pr.desk.edit_done(&mut ctx);
+                self.pr.desk.refresh_progress();
+            }
+            Action::Confirmed(yes) => {
+                let InputMode::Confirm(c) = std::mem::replace(&mut self.mode, InputMode::Normal)
+                else {
+                    return;
+                };
+                let mut ctx = Ctx::new(
+                    &mut self.notice,
+                    &mut self.mode,
+                    &mut self.quit,
+                    fx,
+                    self.now,
+                );
+                self.pr
+                    .desk
+                    .confirmed(c, yes, &self.pr.list.snapshot, &mut ctx);
+            }
+            _ => {}
+        }
+    }
+}

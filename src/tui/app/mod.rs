@@ -1,0 +1,529 @@
+//! Console state and its one entry point, [`App::update`]: pure (no I/O, no clock, no terminal).
+//!
+//! `update` takes an [`Action`] and returns the [`Effect`]s the effect runner must perform (write
+//! seen markers, open a URL, load a fixture step, highlight a hunk, post). Their results come back
+//! as actions (`Marked`, `StepLoaded`, `Highlighted`, `Posted`, `Notice`). Tests drive the same
+//! functions with a synchronous effect runner.
+//!
+//! The state is split by concern, each part owning its state and answering its own actions:
+//!
+//! ```text
+//! App (router: screen stack + dialog layer, notice, quit)
+//! ├── mode: InputMode          dialogs.rs   search prompt, filter, help, editor, confirm
+//! └── pr: PrScreen             pr_screen.rs one PR; routes to its parts
+//!     ├── list: ItemList       list.rs      triage, rows, selection, filter, search, scroll
+//!     ├── marks: Marks         marks.rs     seen-marker writes in flight, blocked writes
+//!     └── desk: ReviewDesk     desk.rs      review run (seq), composed review, draft, posting
+//! ```
+//!
+//! A second screen (the PR inbox) is another variant of [`Screen`] with its own state beside
+//! `pr`; the router sends commands to the screen on top and results to the screen they belong to.
+//! Dialogs stay a layer above whichever screen is shown.
+
+mod desk;
+mod dialogs;
+mod list;
+mod marks;
+mod pr_screen;
+
+use std::sync::Arc;
+
+use ratatui::crossterm::event::KeyEvent;
+use ratatui::text::Line;
+
+use super::keymap::{KeyCommand, Keymap};
+use super::review::PostPreview;
+use crate::ledger::{Draft, SeenSet};
+use crate::policy::Mode as ReviewMode;
+use crate::pr::{Item, PrCoords, Snapshot};
+use crate::publish::Posted;
+use crate::review::ReviewEvent;
+use crate::review::prior::PriorReviews;
+
+pub use desk::{Pane, ReviewDesk, console_gate};
+pub use dialogs::InputMode;
+pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
+pub use marks::Marks;
+pub use pr_screen::PrScreen;
+
+/// What the last frame showed, reported by the event loop after `terminal.draw` returned Ok.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Drawn {
+    /// The item whose detail was on screen (None: none, or the terminal was too small).
+    pub shown: Option<usize>,
+    pub list_height: u16,
+    pub detail_height: u16,
+    /// Wrapped line count of the detail pane's content.
+    pub detail_lines: usize,
+}
+
+/// A loaded fixture step: the snapshot and the ledger's markers read afresh.
+#[derive(Debug, Clone)]
+pub struct StepData {
+    pub snapshot: Snapshot,
+    pub seen: SeenSet,
+}
+
+/// Everything that changes the state.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Command(KeyCommand),
+    /// Ctrl-C: quit from anywhere.
+    ForceQuit,
+    SearchInput(char),
+    SearchBackspace,
+    SearchAccept,
+    SearchCancel,
+    FilterKey(char),
+    Drawn(Drawn),
+    Marked {
+        items: Vec<(String, String)>,
+        at: i64,
+        result: Result<(), String>,
+    },
+    StepLoaded(Result<Box<StepData>, String>),
+    Highlighted {
+        key: String,
+        lines: Arc<Vec<Line<'static>>>,
+    },
+    Notice(String),
+    /// One line for the header (aspect progress, gate state); `None` clears it.
+    ReviewProgress(Option<String>),
+    /// Run `seq` was prepared: its mode, the earlier reviews it is classified against.
+    ReviewStarted {
+        seq: u64,
+        mode: ReviewMode,
+        reason: String,
+        prior: Box<PriorReviews>,
+        reply_marker: String,
+    },
+    /// Run `seq` could not start (bad settings, no backend, unreadable ledger).
+    ReviewNotStarted {
+        seq: u64,
+        why: String,
+    },
+    /// Progress of run `seq`.
+    Review {
+        seq: u64,
+        event: ReviewEvent,
+    },
+    /// A draft found in the ledger when the console opened.
+    DraftRestored(Draft),
+    DraftSaved(Result<(), String>),
+    DraftDiscarded(Result<bool, String>),
+    /// What a post would do (for the confirmation dialog), or why it cannot.
+    PostPlanned(Result<PostPreview, String>),
+    Posted(Result<Posted, String>),
+    /// A key for the draft editor.
+    EditKey(KeyEvent),
+    EditDone,
+    /// The answer to a confirmation dialog.
+    Confirmed(bool),
+}
+
+/// Work for the effect runner.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    MarkSeen {
+        pr: PrCoords,
+        items: Vec<(String, String)>,
+    },
+    Open(String),
+    Copy(String),
+    LoadStep(usize),
+    Highlight {
+        key: String,
+        path: String,
+        hunk: String,
+    },
+    /// Cancel any run in flight, then prepare and start run `seq` in the background.
+    StartReview {
+        seq: u64,
+        full: bool,
+        snapshot: Box<Snapshot>,
+    },
+    /// Cancel the run in flight, if any.
+    CancelReview,
+    SaveDraft {
+        pr: PrCoords,
+        draft: Draft,
+    },
+    DiscardDraft {
+        pr: PrCoords,
+    },
+    /// Find out what posting would do (create or update which comment).
+    PlanPost {
+        pr: PrCoords,
+        bytes: usize,
+    },
+    /// Post `body` (only ever after the maintainer confirmed the dialog).
+    Post {
+        pr: PrCoords,
+        body: String,
+    },
+}
+
+/// Settings fixed for a console session.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Unix seconds, for relative times ("3h ago"); fixed so drawing stays deterministic.
+    pub now: i64,
+    /// `Err(reason)` when seen markers cannot be written (unwritable state dir).
+    pub marks: Result<(), String>,
+}
+
+/// Which screen is on top. Today the console has one; the PR inbox (issue 12) becomes
+/// `Screen::Inbox`, with the PR screen opened from it and `Back` returning to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Pr,
+}
+
+/// What a part of the state may touch beside its own: the footer notice, the dialog layer,
+/// quitting, and the effects `update` returns.
+pub struct Ctx<'a> {
+    pub notice: &'a mut Option<String>,
+    pub mode: &'a mut InputMode,
+    pub quit: &'a mut bool,
+    pub fx: &'a mut Vec<Effect>,
+    pub now: i64,
+}
+
+impl<'a> Ctx<'a> {
+    fn new(
+        notice: &'a mut Option<String>,
+        mode: &'a mut InputMode,
+        quit: &'a mut bool,
+        fx: &'a mut Vec<Effect>,
+        now: i64,
+    ) -> Ctx<'a> {
+        Ctx {
+            notice,
+            mode,
+            quit,
+            fx,
+            now,
+        }
+    }
+
+    /// Shows `text` in the footer.
+    pub fn say(&mut self, text: impl Into<String>) {
+        *self.notice = Some(text.into());
+    }
+}
+
+/// The router: the screen on top, the dialog layer above it, and what every screen shares.
+#[derive(Debug, Clone)]
+pub struct App {
+    pub screen: Screen,
+    pub pr: PrScreen,
+    pub mode: InputMode,
+    pub notice: Option<String>,
+    pub now: i64,
+    pub quit: bool,
+}
+
+impl App {
+    pub fn new(snapshot: Snapshot, seen: SeenSet, opts: Options) -> App {
+        let problems = seen.problems.len();
+        let notice = (problems > 0).then(|| {
+            format!("{problems} marker file(s) could not be read; their items count as new")
+        });
+        App {
+            screen: Screen::Pr,
+            pr: PrScreen::new(snapshot, seen, opts.marks.err()),
+            mode: InputMode::Normal,
+            notice,
+            now: opts.now,
+            quit: false,
+        }
+    }
+
+    /// The highlight cache key for a thread: its id plus the hunk's hash.
+    pub fn highlight_key(item: &Item) -> Option<String> {
+        ItemList::highlight_key(item)
+    }
+
+    /// Maps a key event to an action for the layer that has the keys.
+    pub fn key_action(&self, keymap: &Keymap, ev: &KeyEvent) -> Option<Action> {
+        self.mode.key_action(keymap, ev)
+    }
+
+    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        match action {
+            Action::ForceQuit => self.quit = true,
+            Action::Notice(n) => self.notice = Some(n),
+            Action::Command(cmd) => {
+                if cmd != KeyCommand::Help || self.mode != InputMode::Help {
+                    self.notice = None;
+                }
+                if !self.dialog_command(cmd) {
+                    let mut ctx = Ctx::new(
+                        &mut self.notice,
+                        &mut self.mode,
+                        &mut self.quit,
+                        &mut fx,
+                        self.now,
+                    );
+                    match self.screen {
+                        Screen::Pr => self.pr.command(cmd, &mut ctx),
+                    }
+                }
+            }
+            a @ (Action::SearchInput(_)
+            | Action::SearchBackspace
+            | Action::SearchAccept
+            | Action::SearchCancel
+            | Action::FilterKey(_)
+            | Action::EditKey(_)
+            | Action::EditDone
+            | Action::Confirmed(_)) => self.dialog_action(a, &mut fx),
+            // Results and progress belong to the PR screen (an inbox would route its own here).
+            other => {
+                let mut ctx = Ctx::new(
+                    &mut self.notice,
+                    &mut self.mode,
+                    &mut self.quit,
+                    &mut fx,
+                    self.now,
+                );
+                self.pr.event(other, &mut ctx);
+            }
+        }
+        fx
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{DEMO_FIXTURE, Fixture};
+    use std::path::Path;
+
+    fn demo() -> App {
+        let f = Fixture::parse(DEMO_FIXTURE, Path::new("demo.json")).unwrap();
+        App::new(
+            f.snapshot_at(0).unwrap(),
+            SeenSet::default(),
+            Options {
+                now: 1_764_000_000,
+                marks: Ok(()),
+            },
+        )
+    }
+
+    fn cmd(app: &mut App, c: KeyCommand) -> Vec<Effect> {
+        app.update(Action::Command(c))
+    }
+
+    #[test]
+    fn rows_are_grouped_and_first_item_selected() {
+        let app = demo();
+        assert_eq!(app.pr.list.rows.len(), 18 + 3);
+        assert_eq!(app.pr.list.rows[0], Row::Group(Group::Threads));
+        assert_eq!(app.pr.list.selected, 1);
+        assert_eq!(app.pr.list.counts.new, 18);
+        assert_eq!(app.pr.list.counts.groups[0].0, 7);
+    }
+
+    #[test]
+    fn navigation_clamps() {
+        let mut app = demo();
+        cmd(&mut app, KeyCommand::Up);
+        cmd(&mut app, KeyCommand::Up);
+        assert_eq!(app.pr.list.selected, 0);
+        cmd(&mut app, KeyCommand::Bottom);
+        assert_eq!(app.pr.list.selected, app.pr.list.rows.len() - 1);
+        cmd(&mut app, KeyCommand::Down);
+        assert_eq!(app.pr.list.selected, app.pr.list.rows.len() - 1);
+        cmd(&mut app, KeyCommand::Top);
+        assert_eq!(app.pr.list.selected, 0);
+    }
+
+    #[test]
+    fn drawn_marks_once_and_only_when_shown() {
+        let mut app = demo();
+        assert!(
+            app.update(Action::Drawn(Drawn::default()))
+                .iter()
+                .all(|e| !matches!(e, Effect::MarkSeen { .. }))
+        );
+        let d = Drawn {
+            shown: Some(0),
+            list_height: 10,
+            detail_height: 10,
+            detail_lines: 5,
+        };
+        let fx = app.update(Action::Drawn(d));
+        let marks: Vec<_> = fx
+            .iter()
+            .filter(|e| matches!(e, Effect::MarkSeen { .. }))
+            .collect();
+        assert_eq!(marks.len(), 1);
+        // A second frame while the write is pending asks for nothing more.
+        let fx = app.update(Action::Drawn(d));
+        assert!(fx.iter().all(|e| !matches!(e, Effect::MarkSeen { .. })));
+    }
+
+    #[test]
+    fn status_filter_spares_unsurfaced_items() {
+        let mut app = demo();
+        let before = app.pr.list.rows.len();
+        app.update(Action::Command(KeyCommand::Filter));
+        app.update(Action::FilterKey('r'));
+        // Everything is new and unseen: nothing may be hidden yet.
+        assert_eq!(app.pr.list.rows.len(), before);
+        app.update(Action::FilterKey('n'));
+        assert_eq!(app.pr.list.rows.len(), 3);
+        app.update(Action::FilterKey('a'));
+        assert_eq!(app.pr.list.rows.len(), before);
+        app.update(Action::FilterKey('\u{1b}'));
+        assert_eq!(app.mode, InputMode::Normal);
+    }
+
+    #[test]
+    fn search_incremental_and_cancel() {
+        let mut app = demo();
+        let start = app.pr.list.selected;
+        app.update(Action::Command(KeyCommand::Search));
+        for c in "tsx".chars() {
+            app.update(Action::SearchInput(c));
+        }
+        let item = app.pr.list.selected_item().unwrap();
+        assert!(item.location().unwrap_or_default().contains(".tsx"));
+        app.update(Action::SearchCancel);
+        assert_eq!(app.pr.list.selected, start);
+    }
+
+    #[test]
+    fn back_unwinds_then_quits() {
+        let mut app = demo();
+        cmd(&mut app, KeyCommand::Focus);
+        cmd(&mut app, KeyCommand::Toggle);
+        cmd(&mut app, KeyCommand::Back);
+        assert!(!app.pr.list.zoom && app.pr.list.focus == Focus::Detail);
+        cmd(&mut app, KeyCommand::Back);
+        assert_eq!(app.pr.list.focus, Focus::List);
+        assert!(!app.quit);
+        cmd(&mut app, KeyCommand::Back);
+        assert!(app.quit);
+    }
+
+    #[test]
+    fn edit_waits_for_a_running_review_and_stale_events_are_ignored() {
+        let mut app = demo();
+        let fx = cmd(&mut app, KeyCommand::Review);
+        assert!(matches!(
+            fx.as_slice(),
+            [Effect::StartReview { seq: 1, .. }]
+        ));
+        cmd(&mut app, KeyCommand::Edit);
+        assert_eq!(app.mode, InputMode::Normal);
+        assert!(app.notice.as_deref().unwrap().contains("review is running"));
+        // A second r starts run 2; run 1's events no longer count.
+        cmd(&mut app, KeyCommand::FullReview);
+        app.update(Action::Review {
+            seq: 1,
+            event: ReviewEvent::Cancelled {
+                aspect: crate::review::Aspect::Perf,
+            },
+        });
+        let run = app.pr.desk.run.as_ref().unwrap();
+        assert_eq!(run.seq, 2);
+        assert!(run.full);
+        assert!(
+            run.aspects
+                .iter()
+                .all(|(_, v)| *v == super::super::review::AspectView::Queued)
+        );
+    }
+
+    #[test]
+    fn a_post_in_flight_holds_a_second_post_and_edits_until_it_answers() {
+        let mut app = demo();
+        let snap = app.pr.list.snapshot.clone();
+        app.update(Action::DraftRestored(Draft {
+            body: "## PR Shepherd Review\n\nok".to_owned(),
+            head_sha: snap.pr.head_sha.clone(),
+            saved_at: 0,
+        }));
+        app.mode = InputMode::Confirm(crate::tui::review::Confirm::Post(PostPreview {
+            target: "acme/rivet#482".to_owned(),
+            update: None,
+            bytes: 1,
+            destination: "the outbox".to_owned(),
+        }));
+        let fx = app.update(Action::Confirmed(true));
+        assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
+        assert!(cmd(&mut app, KeyCommand::Post).is_empty());
+        assert!(app.notice.as_deref().unwrap().contains("on its way"));
+        cmd(&mut app, KeyCommand::Edit);
+        assert_eq!(app.mode, InputMode::Normal);
+        let fx = app.update(Action::Posted(Err("offline".to_owned())));
+        assert!(fx.is_empty());
+        assert!(!app.pr.desk.posting);
+        assert!(app.notice.as_deref().unwrap().contains("the draft is kept"));
+    }
+
+    #[test]
+    fn collapse_group() {
+        let mut app = demo();
+        cmd(&mut app, KeyCommand::Top);
+        cmd(&mut app, KeyCommand::Toggle);
+        assert_eq!(app.pr.list.rows.len(), 18 + 3 - 7);
+        assert_eq!(app.pr.list.selected, 0);
+    }
+}
+
+#[cfg(test)]
+mod props {
+    use super::*;
+    use crate::source::synth::{SynthSpec, synth};
+    use proptest::prelude::*;
+
+    const CMDS: &[KeyCommand] = &[
+        KeyCommand::Down,
+        KeyCommand::Up,
+        KeyCommand::Top,
+        KeyCommand::Bottom,
+        KeyCommand::PageDown,
+        KeyCommand::PageUp,
+        KeyCommand::Toggle,
+        KeyCommand::Focus,
+        KeyCommand::NextNew,
+        KeyCommand::PrevNew,
+        KeyCommand::Back,
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        /// Whatever the keys and filters, the selection stays on a row and inside the window.
+        #[test]
+        fn selection_stays_visible(
+            keys in proptest::collection::vec((0usize..CMDS.len(), proptest::option::of("[neurom]")), 1..60),
+            height in 1u16..30,
+        ) {
+            let f = synth(SynthSpec { threads: 20, comments: 15, reviews: 5, replies: 2, seed: 3 });
+            let mut app = App::new(
+                f.snapshot_at(0).unwrap(),
+                SeenSet::default(),
+                Options { now: 0, marks: Ok(()) },
+            );
+            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50 }));
+            for (k, filter) in keys {
+                app.update(Action::Command(CMDS[k]));
+                if let Some(c) = filter.and_then(|s| s.chars().next()) {
+                    app.update(Action::Command(KeyCommand::Filter));
+                    app.update(Action::FilterKey(c));
+                    app.update(Action::FilterKey('\u{1b}'));
+                }
+                app.quit = false;
+                prop_assert!(app.pr.list.selected < app.pr.list.rows.len());
+                prop_assert!(app.pr.list.list_offset <= app.pr.list.selected);
+                prop_assert!(app.pr.list.selected < app.pr.list.list_offset + usize::from(height));
+                prop_assert!(app.pr.list.detail_scroll <= 50);
+            }
+        }
+    }
+}

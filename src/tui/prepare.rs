@@ -1,0 +1,90 @@
+//! Preparing a console review run (`r`/`R`): settings, backend, prompts, earlier reviews, mode.
+//! One function, [`prepare`], over the shared review flow of the headless commands
+//! ([`crate::review::flow`]), so the console and `pr-shepherd review` prepare a run alike.
+
+use super::app::Action;
+use crate::ledger::Ledger;
+use crate::pr::{Origin, Snapshot};
+use crate::review::ReviewSettings;
+use crate::review::flow::{self, PreparedReview, ReviewRequest};
+use crate::review::llm::ReplaySource;
+use crate::review::settings::Overrides;
+use crate::source::Fixture;
+
+/// What a console review needs beyond the snapshot.
+#[derive(Debug, Clone)]
+pub struct ReviewContext {
+    pub settings: ReviewSettings,
+    /// Offline: the login whose `## PR Shepherd Review` comments count as Shepherd's own.
+    pub identity: String,
+    /// The literal marker that ends a reply addressing a finding.
+    pub reply_marker: String,
+}
+
+impl Default for ReviewContext {
+    fn default() -> Self {
+        ReviewContext {
+            settings: ReviewSettings::default(),
+            identity: "pr-shepherd".to_owned(),
+            reply_marker: crate::review::classify::DEFAULT_REPLY_MARKER.to_owned(),
+        }
+    }
+}
+
+/// A prepared review run: the shared flow's preparation plus what the app is told.
+pub struct Prepared {
+    pub seq: u64,
+    pub review: PreparedReview,
+    /// `Action::ReviewStarted` for the app.
+    pub started: Action,
+}
+
+/// Prepares run `seq` through the same review flow as `pr-shepherd review` ([`flow::prepare`]):
+/// replay with the fixture's recorded answers at the snapshot's step for fixtures (unless the
+/// settings name a backend), else the settings; earlier reviews from the PR (plus the outbox
+/// offline) decide incremental or full.
+pub fn prepare(
+    review: &ReviewContext,
+    fixture: Option<&Fixture>,
+    ledger: &Ledger,
+    seq: u64,
+    full: bool,
+    snapshot: &Snapshot,
+) -> Result<Prepared, String> {
+    let step = match snapshot.origin {
+        Origin::Fixture { step, .. } => step,
+        Origin::Live => 0,
+    };
+    let replay = fixture.map(|f| ReplaySource {
+        answers: f.llm.answers.clone(),
+        step,
+    });
+    let outbox = match fixture {
+        Some(_) => ledger
+            .outbox(&snapshot.pr.coords())
+            .map_err(|e| e.to_string())?,
+        None => None,
+    };
+    let prepared = flow::prepare(ReviewRequest {
+        settings: &review.settings,
+        overrides: Overrides::default(),
+        snapshot,
+        identity: &review.identity,
+        outbox,
+        replay,
+        full,
+    })
+    .map_err(|e| e.to_string())?;
+    let started = Action::ReviewStarted {
+        seq,
+        mode: prepared.mode,
+        reason: prepared.mode_reason.clone(),
+        prior: Box::new(prepared.prior.clone()),
+        reply_marker: review.reply_marker.clone(),
+    };
+    Ok(Prepared {
+        seq,
+        review: prepared,
+        started,
+    })
+}

@@ -1,0 +1,171 @@
+//! Dialogs drawn above the screen: help, the filter, confirmations.
+
+use super::*;
+
+pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+pub(super) fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+    let mut entries: Vec<(String, String)> = COMMANDS
+        .iter()
+        .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
+        .collect();
+    entries.push(("Ctrl-c".to_owned(), "quit from anywhere".to_owned()));
+    entries.push((
+        "search".to_owned(),
+        "type · Backspace · Enter · Esc".to_owned(),
+    ));
+    entries.push(("filter".to_owned(), "n/e/u · r/o/m hide · a all".to_owned()));
+    entries.push((
+        "review pane".to_owned(),
+        "Tab, then j/k pick a finding".to_owned(),
+    ));
+    entries.push((
+        "editor".to_owned(),
+        "type · arrows · Esc done (autosaved)".to_owned(),
+    ));
+    entries.push((
+        "dialogs".to_owned(),
+        "y confirms, any key cancels".to_owned(),
+    ));
+    let inner_h = usize::from(area.height.saturating_sub(4)).max(1);
+    let cols = entries.len().div_ceil(inner_h).max(1);
+    let per_col = entries.len().div_ceil(cols);
+    let w = area.width.saturating_sub(4);
+    let rect = centered(area, w, (per_col as u16 + 2).min(area.height));
+    frame.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Keys (config.toml [keys] rebinds them) · ? or Esc closes ")
+        .border_style(theme.border_focus);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let col_w = usize::from(inner.width) / cols;
+    let key_w = entries
+        .iter()
+        .map(|e| e.0.chars().count())
+        .max()
+        .unwrap_or(4)
+        .min(16);
+    let mut lines = Vec::new();
+    for row in 0..per_col {
+        let mut spans = Vec::new();
+        for col in 0..cols {
+            let Some((k, d)) = entries.get(col * per_col + row) else {
+                continue;
+            };
+            let desc_w = col_w.saturating_sub(key_w + 3);
+            let desc: String = d.chars().take(desc_w).collect();
+            spans.push(Span::styled(format!(" {k:>key_w$} "), theme.key));
+            spans.push(Span::styled(format!("{desc:<desc_w$} "), theme.text));
+        }
+        lines.push(Line::from(spans));
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+pub(super) fn draw_filter(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let f = &app.pr.list.filter;
+    let check = |on: bool| if on { "[x]" } else { "[ ]" };
+    let rows = [
+        ("n", check(f.new), "show new"),
+        ("e", check(f.edited), "show edited"),
+        ("u", check(f.unchanged), "show unchanged"),
+        ("r", check(f.hide_resolved), "hide resolved"),
+        ("o", check(f.hide_outdated), "hide outdated"),
+        ("m", check(f.hide_minimized), "hide minimized"),
+        ("a", "   ", "show everything"),
+    ];
+    let mut lines: Vec<Line> = rows
+        .iter()
+        .map(|(k, c, d)| {
+            Line::from(vec![
+                Span::styled(format!(" {k} "), theme.key),
+                Span::styled(format!("{c} {d}"), theme.text),
+            ])
+        })
+        .collect();
+    lines.push(Line::styled(" New and edited items stay listed", theme.dim));
+    lines.push(Line::styled(" until they were seen once.", theme.dim));
+    let rect = centered(area, 40, lines.len() as u16 + 2);
+    frame.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Filter · Esc closes ")
+        .border_style(theme.border_focus);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+pub(super) fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
+    let (title, lines) = match c {
+        Confirm::Post(p) => (
+            " Post the review? ",
+            vec![
+                format!("Target: {}", one_line(&p.target)),
+                match &p.update {
+                    Some(id) => format!("Action: update comment {}", one_line(id)),
+                    None => "Action: create a new comment".to_owned(),
+                },
+                format!("Body: {} bytes", p.bytes),
+                format!("To: {}", one_line(&p.destination)),
+                String::new(),
+                "y posts · any other key cancels".to_owned(),
+            ],
+        ),
+        Confirm::Discard => (
+            " Discard the draft? ",
+            vec![
+                "The draft is removed from the ledger; nothing is posted.".to_owned(),
+                String::new(),
+                "y discards · any other key keeps it".to_owned(),
+            ],
+        ),
+        Confirm::Refused(why) => (
+            " Not posting ",
+            vec![one_line(why), String::new(), "any key closes".to_owned()],
+        ),
+    };
+    let w = lines
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(20)
+        .max(title.chars().count())
+        + 4;
+    // Height after wrapping, so the last line ("y confirms …") is never cut off.
+    let inner_w = usize::from(area.width).min(w).saturating_sub(2).max(1);
+    let rows: usize = lines
+        .iter()
+        .map(|l| l.chars().count().div_ceil(inner_w).max(1))
+        .sum();
+    let rect = centered(
+        area,
+        u16::try_from(w).unwrap_or(u16::MAX),
+        u16::try_from(rows + 2).unwrap_or(u16::MAX),
+    );
+    frame.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(title)
+        .border_style(theme.border_focus);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let text: Vec<Line> = lines
+        .into_iter()
+        .map(|l| Line::styled(l, theme.text))
+        .collect();
+    frame.render_widget(
+        Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: false }),
+        inner,
+    );
+}
