@@ -12,8 +12,8 @@
 //! config, output, error          settings (config.toml); the `items` printer; CLI errors
 //! review, triage, publish        review engine; what is new since last seen; posting
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
-//! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
 //! childenv, debuglog             what a child process may inherit; the redacted debug log
+//! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
 //! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
