@@ -41,6 +41,11 @@ pub struct Cli {
     #[arg(long, global = true, env = "GITHUB_GRAPHQL_URL", value_name = "URL")]
     pub graphql_url: Option<String>,
 
+    /// Debug log on stderr: -v for pr-shepherd's debug lines, -vv for trace. RUST_LOG (a tracing
+    /// filter, e.g. `debug`) wins. Tokens and keys are redacted.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 

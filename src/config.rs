@@ -90,6 +90,25 @@ pub fn themes_dir(loaded: &Loaded) -> Option<PathBuf> {
         .map(|d| d.join("themes"))
 }
 
+/// A TOML syntax error on one line: where (line and column) and what, sanitized. toml's own
+/// text quotes the offending line under a caret, which can be the whole (huge, or hostile) file.
+fn syntax_error(text: &str, e: &toml::de::Error) -> String {
+    let what = crate::sanitize::one_line(e.message());
+    let what: String = what.chars().take(200).collect();
+    match e.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before
+                .rsplit('\n')
+                .next()
+                .map_or(1, |l| l.chars().count() + 1);
+            format!("syntax error at line {line}, column {column}: {what}")
+        }
+        None => format!("syntax error: {what}"),
+    }
+}
+
 impl Config {
     /// Parses config text; `path` names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Loaded, ConfigError> {
@@ -99,7 +118,7 @@ impl Config {
             message,
         };
         let de = toml::Deserializer::parse(text)
-            .map_err(|e| invalid("(syntax)".to_owned(), e.to_string().trim().to_owned()))?;
+            .map_err(|e| invalid("(syntax)".to_owned(), syntax_error(text, &e)))?;
         let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
             let message = e.inner().message().to_owned();
@@ -201,6 +220,13 @@ mod tests {
         assert_eq!(l.config.review.model.as_deref(), Some("m"));
         let e = parse("theme = ").unwrap_err();
         assert!(e.contains("c.toml"), "{e}");
+        // A syntax error is one line that quotes none of the file.
+        let e = parse(&format!("a = 1\ntheme = [{}\n", "\u{1b}x".repeat(1000))).unwrap_err();
+        assert!(
+            !e.contains('\n') && !e.contains('\u{1b}') && e.len() < 400,
+            "{e}"
+        );
+        assert!(e.contains("line 2, column"), "{e}");
     }
 
     #[test]

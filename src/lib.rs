@@ -12,15 +12,18 @@
 //! config, output, error          settings (config.toml); the `items` printer; CLI errors
 //! review, triage, publish        review engine; what is new since last seen; posting
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
+//! childenv, debuglog             what a child process may inherit; the redacted debug log
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
 //! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod childenv;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod debuglog;
 pub mod error;
 pub mod keys;
 pub mod ledger;

@@ -441,8 +441,16 @@ pub(crate) async fn execute(
     // What is posted always fits GitHub's comment limit; the output keeps the full review.
     let fitted = condense::fit(&run, &agg);
 
-    // Post before printing, so the output can say what happened.
-    let outcome = post_review(&post, ledger, &coords, &fitted.body).await;
+    // Post before printing, so the output can say what happened. Ctrl-C still stops it: the
+    // run's handler stays installed for the process, so it is listened to here too.
+    let outcome = tokio::select! {
+        outcome = post_review(&post, ledger, &coords, &fitted.body) => outcome,
+        _ = tokio::signal::ctrl_c() => {
+            return Err(CliError::runtime(
+                "review cancelled while posting; nothing was printed (the post may have been made: running the review again updates the same comment)",
+            ));
+        }
+    };
     let text = match format {
         Format::Md => body.clone(),
         Format::Json => review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?,

@@ -126,6 +126,7 @@ impl Ledger {
         }
         let count = count_files(&dir);
         std::fs::remove_dir_all(&dir).map_err(LedgerError::io("remove", &dir))?;
+        tracing::debug!(path = %dir.display(), files = count, "state removed");
         Ok(count)
     }
 }
@@ -151,12 +152,25 @@ fn count_files(dir: &Path) -> usize {
 /// (the safe direction), and syncing each of 10,000 markers took 45 s on this machine. Use
 /// [`write_atomic_synced`] for files whose loss would lose work (drafts).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
-    write_atomic_inner(path, bytes, false)
+    logged_write(path, bytes, write_atomic_inner(path, bytes, false))
 }
 
 /// [`write_atomic`] plus an fsync of the data before the rename.
 pub fn write_atomic_synced(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
-    write_atomic_inner(path, bytes, true)
+    logged_write(path, bytes, write_atomic_inner(path, bytes, true))
+}
+
+/// Says a state-dir write in the debug log (`crate::debuglog`), then passes its result on.
+fn logged_write(
+    path: &Path,
+    bytes: &[u8],
+    result: Result<(), LedgerError>,
+) -> Result<(), LedgerError> {
+    match &result {
+        Ok(()) => tracing::debug!(path = %path.display(), bytes = bytes.len(), "state write"),
+        Err(e) => tracing::debug!(path = %path.display(), error = %e, "state write failed"),
+    }
+    result
 }
 
 fn write_atomic_inner(path: &Path, bytes: &[u8], sync: bool) -> Result<(), LedgerError> {

@@ -18,7 +18,12 @@ pub fn open(url: &str, interactive: bool) -> String {
     let Some(opener) = opener() else {
         return format!("no browser opener found; URL: {shown}");
     };
-    let spawned = std::process::Command::new(&opener)
+    let mut cmd = std::process::Command::new(&opener);
+    // The opener keeps the desktop session's variables, never a token or an API key.
+    for k in crate::childenv::secret_names() {
+        cmd.env_remove(k);
+    }
+    let spawned = cmd
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
