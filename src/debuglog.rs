@@ -48,7 +48,7 @@ pub fn init(verbose: u8, terminal_is_busy: bool) {
         Ok(Some(f)) => f,
         Ok(None) => return,
         Err(e) => {
-            eprintln!("warning: {e}; no debug log");
+            crate::eprintln_clean!("warning: {e}; no debug log");
             return;
         }
     };

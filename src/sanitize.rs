@@ -81,6 +81,17 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `eprintln!` for every line that may quote input (a fixture's value, a config key, a path,
+/// GitHub's or a model provider's error text): the whole line goes through [`sanitize`] first,
+/// so no quoted escape sequence reaches the terminal raw. `main` prints the final error the
+/// same way (through `CliError`'s `Display`).
+#[macro_export]
+macro_rules! eprintln_clean {
+    ($($arg:tt)*) => {
+        ::std::eprintln!("{}", $crate::sanitize::sanitize(&::std::format!($($arg)*)))
+    };
+}
+
 /// Sanitizes and folds onto one line (newlines and tabs become spaces), for list rows.
 pub fn one_line(text: &str) -> String {
     sanitize(text)

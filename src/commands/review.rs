@@ -264,7 +264,7 @@ pub(crate) async fn settle_team(
             match is_org_member(gh, &pr.owner, &pr.author.login).await {
                 Ok(v) => v,
                 Err(e) => {
-                    eprintln!(
+                    crate::eprintln_clean!(
                         "warning: the org membership check failed ({e}); counted as community"
                     );
                     None
@@ -323,7 +323,7 @@ pub(crate) fn apply_trigger(snapshot: &Snapshot, id: &str) -> Result<Triggered, 
         .or_else(|| id.parse::<u64>().ok());
     let (cut, report) =
         policy::cutoff(snapshot, &comment.id).map_err(|e| CliError::usage(e.to_string()))?;
-    eprintln!(
+    crate::eprintln_clean!(
         "trigger {}: {} review of the timeline through it; {} later or edited item(s) left out",
         one_line(id),
         match mode {
@@ -422,7 +422,7 @@ pub(crate) async fn execute(
     let coords = snapshot.pr.coords();
     match ledger.save_run(&coords, &run) {
         Ok(path) => tracing::debug!("run saved to {}", path.display()),
-        Err(e) => eprintln!("warning: the review run was not saved: {e}"),
+        Err(e) => crate::eprintln_clean!("warning: the review run was not saved: {e}"),
     }
 
     let agg = aggregate(
@@ -466,7 +466,7 @@ pub(crate) async fn execute(
 /// Earlier reviews whose metadata cannot be read: their findings count as new.
 fn warn_unreadable_metadata(prepared: &PreparedReview) {
     for r in prepared.prior.own.iter().filter(|r| r.meta_error.is_some()) {
-        eprintln!(
+        crate::eprintln_clean!(
             "warning: the earlier review {} has unreadable metadata; its findings count as new",
             r.url
         );
@@ -565,7 +565,7 @@ fn review_json(
 /// review was printed).
 fn report_post(outcome: &PostOutcome, fitted: &condense::Fitted) {
     if let Some(p) = &outcome.posted {
-        eprintln!(
+        crate::eprintln_clean!(
             "posted: {} comment {} ({}){}",
             match p.action {
                 PostAction::Created => "created",
@@ -577,7 +577,7 @@ fn report_post(outcome: &PostOutcome, fitted: &condense::Fitted) {
         );
     }
     if let Some(n) = &outcome.note {
-        eprintln!("{n}");
+        crate::eprintln_clean!("{n}");
     }
 }
 
@@ -626,7 +626,7 @@ async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool)
                 format!("review finished in {:.1} s", run.elapsed_ms as f64 / 1000.0)
             }
         };
-        eprintln!("{line}");
+        crate::eprintln_clean!("{line}");
     }
 }
 

@@ -226,7 +226,7 @@ impl FetchOptions {
         if let Some(n) = num("PR_SHEPHERD_HTTP_ATTEMPTS") {
             o.max_attempts = u32::try_from(n.clamp(1, 10)).unwrap_or(4);
         }
-        o.notify = Some(Arc::new(|n: &Notice| eprintln!("note: {n}")));
+        o.notify = Some(Arc::new(|n: &Notice| crate::eprintln_clean!("note: {n}")));
         o
     }
 }
