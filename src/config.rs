@@ -124,6 +124,11 @@ impl Config {
             let message = e.inner().message().to_owned();
             invalid(key, message)
         })?;
+        // Every number of `[review]` in range (the flags are checked again after overriding).
+        config
+            .review
+            .validate()
+            .map_err(|e| invalid(format!("review.{}", e.key), e.message))?;
         let mut keys = HashMap::new();
         for (name, spec) in &config.keys {
             let cmd = command_by_name(name).ok_or_else(|| {
@@ -166,7 +171,8 @@ impl Config {
                 None => return Ok(Loaded::default()),
             },
         };
-        match std::fs::read_to_string(&path) {
+        // A regular file of at most 1 MiB (`/dev/zero` is refused, never read).
+        match crate::infile::read_to_string(&path, crate::infile::CONFIG_LIMIT) {
             Ok(text) => Config::parse(&text, &path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && flag.is_none() => {
                 Ok(Loaded::default())
@@ -216,6 +222,14 @@ mod tests {
         assert!(e.contains("review") && e.contains("colour"), "{e}");
         let e = parse("[review]\nconcurrency = \"x\"").unwrap_err();
         assert!(e.contains("review.concurrency"), "{e}");
+        // Failed before issue 15: an absurd number was accepted (and panicked later).
+        let e = parse("[review]\nconcurrency = 9223372036854775807").unwrap_err();
+        assert!(
+            e.contains("key `review.concurrency`") && e.contains("between 1 and 64"),
+            "{e}"
+        );
+        let e = parse("[review]\n[review.diff_budgets]\ntests = 9223372036854775807").unwrap_err();
+        assert!(e.contains("key `review.diff_budgets.tests`"), "{e}");
         let l = parse("[review]\nllm = \"openai\"\nmodel = \"m\"").unwrap();
         assert_eq!(l.config.review.model.as_deref(), Some("m"));
         let e = parse("theme = ").unwrap_err();

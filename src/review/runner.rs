@@ -199,7 +199,10 @@ pub async fn run_review_with_prior(
     let start = Instant::now();
     let overall_deadline = tokio::time::Instant::now() + settings.overall_timeout();
     let aspect_timeout = settings.aspect_timeout();
-    let sem = Arc::new(Semaphore::new(settings.concurrency.max(1)));
+    // Never more permits than aspects: an unchecked setting cannot reach the semaphore's limit.
+    let sem = Arc::new(Semaphore::new(
+        settings.concurrency.clamp(1, Aspect::ALL.len()),
+    ));
     let diff_files: Arc<HashSet<String>> =
         Arc::new(pr.files.iter().map(|f| f.path.clone()).collect());
 

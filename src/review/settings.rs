@@ -359,31 +359,124 @@ impl Default for ReviewSettings {
     }
 }
 
-/// A setting that cannot work.
+/// A setting that cannot work: which one (its key in the `[review]` table) and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("review settings: {0}")]
-pub struct SettingsError(pub String);
+#[error("review settings: {message}")]
+pub struct SettingsError {
+    /// The key in the `[review]` table (`concurrency`, `diff_budgets.tests`, …).
+    pub key: String,
+    /// What is wrong, naming the setting and its command-line flag when it has one.
+    pub message: String,
+}
+
+impl SettingsError {
+    fn new(key: impl Into<String>, message: impl Into<String>) -> SettingsError {
+        SettingsError {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// The most aspects that run at once (there are six; more is refused as a mistake).
+pub const MAX_CONCURRENCY: usize = 64;
+/// The most seconds a timeout may be (about 115 days).
+pub const MAX_TIMEOUT_SECS: f64 = 1e7;
+/// The most extra attempts after a failed LLM call.
+pub const MAX_RETRIES: u32 = 10;
+/// The longest first backoff before an LLM retry (one minute).
+pub const MAX_RETRY_BACKOFF_MS: u64 = 60_000;
+/// The largest answer length that may be asked of a provider.
+pub const MAX_OUTPUT_TOKENS: u32 = 1_000_000;
+/// The largest diff budget per aspect (characters).
+pub const MAX_DIFF_BUDGET_CHARS: usize = 100_000_000;
+
+/// `value` within `lo..=hi`, else an error that names the setting (and its flag).
+fn in_range<T: PartialOrd + std::fmt::Display>(
+    key: &str,
+    flag: Option<&str>,
+    value: T,
+    lo: T,
+    hi: T,
+) -> Result<(), SettingsError> {
+    if value >= lo && value <= hi {
+        return Ok(());
+    }
+    let flag = flag.map(|f| format!(" (or {f})")).unwrap_or_default();
+    Err(SettingsError::new(
+        key,
+        format!("`{key}`{flag} must be between {lo} and {hi}, not {value}"),
+    ))
+}
 
 impl ReviewSettings {
-    /// Refuses values the runner cannot honour (zero concurrency, non-positive timeouts).
+    /// Refuses values the runner cannot honour: every number is range-checked (zero or absurd
+    /// concurrency, non-positive or endless timeouts, retries, budgets), and the error names the
+    /// setting and its flag.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        if self.concurrency == 0 {
-            return Err(SettingsError("concurrency must be at least 1".into()));
-        }
-        for (name, v) in [
-            ("aspect_timeout_secs", self.aspect_timeout_secs),
-            ("overall_timeout_secs", self.overall_timeout_secs),
+        in_range(
+            "concurrency",
+            Some("--concurrency"),
+            self.concurrency,
+            1,
+            MAX_CONCURRENCY,
+        )?;
+        for (key, flag, v) in [
+            (
+                "aspect_timeout_secs",
+                "--aspect-timeout",
+                self.aspect_timeout_secs,
+            ),
+            (
+                "overall_timeout_secs",
+                "--timeout",
+                self.overall_timeout_secs,
+            ),
         ] {
-            if !(v.is_finite() && v > 0.0 && v < 1e7) {
-                return Err(SettingsError(format!(
-                    "{name} must be a positive number of seconds"
-                )));
+            if !(v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT_SECS) {
+                return Err(SettingsError::new(
+                    key,
+                    format!(
+                        "`{key}` (or {flag}) must be a positive number of seconds up to {MAX_TIMEOUT_SECS}, not {v}"
+                    ),
+                ));
             }
         }
+        in_range("retries", None, self.retries, 0, MAX_RETRIES)?;
+        in_range(
+            "retry_backoff_ms",
+            None,
+            self.retry_backoff_ms,
+            0,
+            MAX_RETRY_BACKOFF_MS,
+        )?;
+        in_range(
+            "max_output_tokens",
+            None,
+            self.max_output_tokens,
+            1,
+            MAX_OUTPUT_TOKENS,
+        )?;
+        in_range(
+            "diff_budget_chars",
+            None,
+            self.diff_budget_chars,
+            0,
+            MAX_DIFF_BUDGET_CHARS,
+        )?;
+        for (aspect, budget) in &self.diff_budgets {
+            in_range(
+                &format!("diff_budgets.{}", aspect.as_str()),
+                None,
+                *budget,
+                0,
+                MAX_DIFF_BUDGET_CHARS,
+            )?;
+        }
         if self.llm == Some(BackendKind::Command) && self.command.is_empty() {
-            return Err(SettingsError(
-                "llm = \"command\" needs a program (`command = [\"prog\", \"arg\"]` or --llm-command)"
-                    .into(),
+            return Err(SettingsError::new(
+                "command",
+                "llm = \"command\" needs a program (`command = [\"prog\", \"arg\"]` or --llm-command)",
             ));
         }
         Ok(())
@@ -504,6 +597,91 @@ mod tests {
         s.overall_timeout_secs = 1.0;
         s.llm = Some(BackendKind::Command);
         assert!(s.validate().is_err());
+    }
+
+    /// Failed before issue 15: absurd numbers passed validation (a concurrency of i64::MAX
+    /// panicked inside the async runtime); every number now has a range, named in the error.
+    #[test]
+    fn every_number_is_range_checked_and_named() {
+        let ok = ReviewSettings::default();
+        ok.validate().unwrap();
+        let cases: Vec<(&str, ReviewSettings)> = vec![
+            (
+                "concurrency",
+                ReviewSettings {
+                    concurrency: 9_223_372_036_854_775_807,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "concurrency",
+                ReviewSettings {
+                    concurrency: usize::MAX,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "overall_timeout_secs",
+                ReviewSettings {
+                    overall_timeout_secs: 1e300,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "aspect_timeout_secs",
+                ReviewSettings {
+                    aspect_timeout_secs: -1.0,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "retries",
+                ReviewSettings {
+                    retries: u32::MAX,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "retry_backoff_ms",
+                ReviewSettings {
+                    retry_backoff_ms: u64::MAX,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "max_output_tokens",
+                ReviewSettings {
+                    max_output_tokens: 0,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "diff_budget_chars",
+                ReviewSettings {
+                    diff_budget_chars: usize::MAX,
+                    ..ok.clone()
+                },
+            ),
+            (
+                "diff_budgets.tests",
+                ReviewSettings {
+                    diff_budgets: [(Aspect::Tests, usize::MAX)].into_iter().collect(),
+                    ..ok.clone()
+                },
+            ),
+        ];
+        for (key, s) in cases {
+            let e = s.validate().unwrap_err();
+            assert_eq!(e.key, key, "{e}");
+            assert!(e.to_string().contains(&format!("`{key}`")), "{e}");
+        }
+        let e = ReviewSettings {
+            concurrency: usize::MAX,
+            ..ok
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.to_string().contains("--concurrency"), "{e}");
     }
 
     #[test]
