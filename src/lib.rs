@@ -14,6 +14,7 @@
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
 //! childenv, debuglog             what a child process may inherit; the redacted debug log
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
+//! infile                         files named by settings: regular, size-limited
 //! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
@@ -25,6 +26,7 @@ pub mod commands;
 pub mod config;
 pub mod debuglog;
 pub mod error;
+pub mod infile;
 pub mod keys;
 pub mod ledger;
 pub mod output;

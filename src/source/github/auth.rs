@@ -203,7 +203,11 @@ async fn app(env: &AuthEnv, api_base: &str) -> Result<Credentials, GitHubError> 
     let pem = if key_text.contains("-----BEGIN") {
         key_text
     } else {
-        std::fs::read_to_string(key_text.trim()).map_err(|e| {
+        crate::infile::read_to_string(
+            std::path::Path::new(key_text.trim()),
+            crate::infile::KEY_LIMIT,
+        )
+        .map_err(|e| {
             GitHubError::Auth(format!(
                 "GH_APP_PRIVATE_KEY is neither PEM text nor a readable file: {e}"
             ))
