@@ -653,6 +653,23 @@ mod tests {
         let _ = ReplayClient::new(Vec::new(), 0);
     }
 
+    /// Failed before issue 15: an unchecked concurrency of i64::MAX panicked inside the runtime
+    /// (Semaphore::new); the runner never asks for more permits than there are aspects.
+    #[tokio::test]
+    async fn an_absurd_unchecked_concurrency_does_not_panic() {
+        let answers: Vec<_> = Aspect::ALL
+            .into_iter()
+            .map(|a| answer(a, r#"{"findings": []}"#))
+            .collect();
+        let settings = ReviewSettings {
+            concurrency: 9_223_372_036_854_775_807,
+            ..ReviewSettings::default()
+        };
+        let (run, _) = run_with(answers, settings).await;
+        assert_eq!(run.aspects.len(), Aspect::ALL.len());
+        assert!(!run.is_incomplete());
+    }
+
     #[tokio::test]
     async fn a_cut_diff_is_stated_in_the_run_and_the_review() {
         let answers: Vec<_> = Aspect::ALL
