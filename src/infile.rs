@@ -20,6 +20,9 @@ pub const THEME_LIMIT: u64 = 1 << 20;
 pub const PROMPT_LIMIT: u64 = 1 << 20;
 /// The most bytes of a GitHub App private key file.
 pub const KEY_LIMIT: u64 = 64 << 10;
+/// The most bytes of a thread reply read from a file or stdin (`thread --body-file`); GitHub takes
+/// at most 65,536 characters anyway.
+pub const REPLY_LIMIT: u64 = 1 << 20;
 /// The most bytes of a webhook event payload (GitHub sends at most 25 MB).
 pub const EVENT_LIMIT: u64 = 32 << 20;
 /// The most bytes of a fixture file (recorded answers included): about 230,000 items.
