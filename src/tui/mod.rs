@@ -310,6 +310,7 @@ mod tests {
             Options {
                 now: 0,
                 marks: Ok(()),
+                gates: Default::default(),
             },
         );
         app.update(Action::DraftRestored(crate::ledger::Draft {
