@@ -41,6 +41,11 @@ pub struct Cli {
     #[arg(long, global = true, env = "GITHUB_GRAPHQL_URL", value_name = "URL")]
     pub graphql_url: Option<String>,
 
+    /// Debug log on stderr: -v for pr-shepherd's debug lines, -vv for trace. RUST_LOG (a tracing
+    /// filter, e.g. `debug`) wins. Tokens and keys are redacted.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 
@@ -244,8 +249,8 @@ pub struct LlmOptions {
     /// Program for --llm command, with its arguments separated by spaces (no shell quoting).
     #[arg(long, value_name = "PROGRAM")]
     pub llm_command: Option<String>,
-    /// How many aspects run at once (default 6).
-    #[arg(long, value_name = "N")]
+    /// How many aspects run at once (default 6; 1 to 64).
+    #[arg(long, value_name = "N", value_parser = concurrency())]
     pub concurrency: Option<usize>,
     /// Overall wall-clock limit in seconds (default 300).
     #[arg(long, value_name = "SECS")]
@@ -378,19 +383,32 @@ pub enum FixtureCommand {
     },
 }
 
+/// The most items of one kind `fixture synth` makes (a larger count is refused, exit 2).
+pub const MAX_SYNTH_COUNT: u64 = 1_000_000;
+
+fn synth_count() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(0..=MAX_SYNTH_COUNT)
+}
+
+/// The most aspects that run at once (`--concurrency`); the config's `[review] concurrency` has
+/// the same range (see `crate::review::settings::MAX_CONCURRENCY`).
+fn concurrency() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(1..=64)
+}
+
 #[derive(Debug, Args)]
 pub struct SynthArgs {
-    /// Number of review threads.
-    #[arg(long, default_value_t = 100)]
+    /// Number of review threads (at most 1,000,000).
+    #[arg(long, default_value_t = 100, value_parser = synth_count())]
     pub threads: usize,
-    /// Number of conversation comments.
-    #[arg(long, default_value_t = 100)]
+    /// Number of conversation comments (at most 1,000,000).
+    #[arg(long, default_value_t = 100, value_parser = synth_count())]
     pub comments: usize,
-    /// Number of review summaries.
-    #[arg(long, default_value_t = 20)]
+    /// Number of review summaries (at most 1,000,000).
+    #[arg(long, default_value_t = 20, value_parser = synth_count())]
     pub reviews: usize,
-    /// Comments per thread (the first plus replies).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    /// Comments per thread (the first plus replies; 1 to 1,000).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub replies: u32,
     /// Seed for the generator (same seed, same fixture).
     #[arg(long, default_value_t = 1)]

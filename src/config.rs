@@ -107,6 +107,25 @@ pub fn themes_dir(loaded: &Loaded) -> Option<PathBuf> {
         .map(|d| d.join("themes"))
 }
 
+/// A TOML syntax error on one line: where (line and column) and what, sanitized. toml's own
+/// text quotes the offending line under a caret, which can be the whole (huge, or hostile) file.
+fn syntax_error(text: &str, e: &toml::de::Error) -> String {
+    let what = crate::sanitize::one_line(e.message());
+    let what: String = what.chars().take(200).collect();
+    match e.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before
+                .rsplit('\n')
+                .next()
+                .map_or(1, |l| l.chars().count() + 1);
+            format!("syntax error at line {line}, column {column}: {what}")
+        }
+        None => format!("syntax error: {what}"),
+    }
+}
+
 impl Config {
     /// Parses config text; `path` names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Loaded, ConfigError> {
@@ -116,12 +135,17 @@ impl Config {
             message,
         };
         let de = toml::Deserializer::parse(text)
-            .map_err(|e| invalid("(syntax)".to_owned(), e.to_string().trim().to_owned()))?;
+            .map_err(|e| invalid("(syntax)".to_owned(), syntax_error(text, &e)))?;
         let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
             let message = e.inner().message().to_owned();
             invalid(key, message)
         })?;
+        // Every number of `[review]` in range (the flags are checked again after overriding).
+        config
+            .review
+            .validate()
+            .map_err(|e| invalid(format!("review.{}", e.key), e.message))?;
         config
             .automation
             .validate()
@@ -180,7 +204,8 @@ impl Config {
                 None => return Ok(Loaded::default()),
             },
         };
-        match std::fs::read_to_string(&path) {
+        // A regular file of at most 1 MiB (`/dev/zero` is refused, never read).
+        match crate::infile::read_to_string(&path, crate::infile::CONFIG_LIMIT) {
             Ok(text) => Config::parse(&text, &path),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && flag.is_none() => {
                 Ok(Loaded::default())
@@ -230,10 +255,25 @@ mod tests {
         assert!(e.contains("review") && e.contains("colour"), "{e}");
         let e = parse("[review]\nconcurrency = \"x\"").unwrap_err();
         assert!(e.contains("review.concurrency"), "{e}");
+        // Failed before issue 15: an absurd number was accepted (and panicked later).
+        let e = parse("[review]\nconcurrency = 9223372036854775807").unwrap_err();
+        assert!(
+            e.contains("key `review.concurrency`") && e.contains("between 1 and 64"),
+            "{e}"
+        );
+        let e = parse("[review]\n[review.diff_budgets]\ntests = 9223372036854775807").unwrap_err();
+        assert!(e.contains("key `review.diff_budgets.tests`"), "{e}");
         let l = parse("[review]\nllm = \"openai\"\nmodel = \"m\"").unwrap();
         assert_eq!(l.config.review.model.as_deref(), Some("m"));
         let e = parse("theme = ").unwrap_err();
         assert!(e.contains("c.toml"), "{e}");
+        // A syntax error is one line that quotes none of the file.
+        let e = parse(&format!("a = 1\ntheme = [{}\n", "\u{1b}x".repeat(1000))).unwrap_err();
+        assert!(
+            !e.contains('\n') && !e.contains('\u{1b}') && e.len() < 400,
+            "{e}"
+        );
+        assert!(e.contains("line 2, column"), "{e}");
     }
 
     #[test]

@@ -10,6 +10,7 @@ use std::fmt;
 
 use crate::ledger::LedgerError;
 use crate::pr::RefError;
+use crate::sanitize::sanitize;
 use crate::source::FixtureError;
 
 /// What kind of failure, and so which exit code.
@@ -104,11 +105,15 @@ impl CliError {
     }
 }
 
+/// The message and hints as written to the terminal: a message that quotes input (a fixture's
+/// value, a JSON path, a config key, GitHub's or a provider's error text) goes through the same
+/// sanitizer as the console, so no escape sequence, C0/C1 control or bidi override in it reaches
+/// the terminal raw.
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
+        f.write_str(&sanitize(&self.message))?;
         for hint in &self.hints {
-            write!(f, "; {hint}")?;
+            write!(f, "; {}", sanitize(hint))?;
         }
         Ok(())
     }
@@ -132,8 +137,12 @@ impl From<FixtureError> for CliError {
     fn from(e: FixtureError) -> Self {
         let kind = match &e {
             FixtureError::Io { source, .. }
-                if source.kind() != std::io::ErrorKind::NotFound
-                    && source.kind() != std::io::ErrorKind::InvalidData =>
+                if !matches!(
+                    source.kind(),
+                    std::io::ErrorKind::NotFound
+                        | std::io::ErrorKind::InvalidData
+                        | std::io::ErrorKind::InvalidInput
+                ) =>
             {
                 ErrorKind::Runtime
             }
@@ -197,6 +206,17 @@ mod tests {
             "the console needs a terminal; for a plain listing use `pr-shepherd items [PR]`"
         );
         assert_eq!(e.exit_code(), 2);
+    }
+
+    /// Failed before issue 15: a message quoting input printed its escape sequences raw.
+    #[test]
+    fn quoted_input_is_sanitized_when_displayed() {
+        let e = CliError::usage("unknown kind `\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}`")
+            .with_hint("see \u{9b}31m");
+        let shown = e.to_string();
+        assert!(!shown.chars().any(crate::sanitize::is_hazard), "{shown:?}");
+        assert!(shown.contains("␛]0;pwned␇␛[2J⟨U+202E⟩"), "{shown}");
+        assert!(shown.contains("⟨U+009B⟩31m"), "{shown}");
     }
 
     #[test]

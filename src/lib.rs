@@ -12,16 +12,21 @@
 //! config, output, error          settings (config.toml); the `items` printer; CLI errors
 //! review, triage, publish        review engine; what is new since last seen; posting
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
+//! childenv, debuglog             what a child process may inherit; the redacted debug log
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
+//! infile                         files named by settings: regular, size-limited
 //! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod childenv;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod debuglog;
 pub mod error;
+pub mod infile;
 pub mod keys;
 pub mod ledger;
 pub mod output;

@@ -1,3 +1,5 @@
+use std::io::IsTerminal;
+
 use clap::Parser;
 
 use pr_shepherd::cli::Cli;
@@ -5,6 +7,9 @@ use pr_shepherd::error::CliError;
 
 fn main() {
     let cli = Cli::parse();
+    // The console draws on the terminal: a log there would tear the screen.
+    let console_on_terminal = cli.command.is_none() && std::io::stderr().is_terminal();
+    pr_shepherd::debuglog::init(cli.verbose, console_on_terminal);
     let result = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

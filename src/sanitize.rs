@@ -1,6 +1,7 @@
 //! Untrusted text (PR bodies, comments, diffs, model output) on its way to a terminal.
 //!
-//! Escape sequences, other C0/C1 controls, bidi overrides and zero-width characters never reach
+//! Escape sequences, other C0/C1 controls, bidi overrides, zero-width and other invisible
+//! characters (tag characters, variation selectors, fillers: see [`is_invisible`]) never reach
 //! the terminal as such: each is replaced by a visible stand-in, so a hostile comment can neither
 //! drive the terminal nor hide or reorder what the maintainer reads.
 
@@ -19,8 +20,34 @@ pub fn is_hazard(c: char) -> bool {
         '\u{200b}'..='\u{200d}' | '\u{2060}'..='\u{2064}' | '\u{feff}' | '\u{180e}' | '\u{ad}' => {
             true
         }
-        _ => false,
+        _ => is_invisible(c),
     }
+}
+
+/// Characters that render as nothing (Unicode's default-ignorable code points and their kin) and
+/// so can carry or hide text nobody sees: tag characters (U+E0000–U+E007F, which can spell a
+/// whole hidden instruction), variation selectors, the combining grapheme joiner, Hangul fillers,
+/// invisible operators and deprecated format controls, interlinear annotation marks and the line
+/// and paragraph separators (which some terminals treat as line breaks).
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{34f}'                         // combining grapheme joiner
+        | '\u{115f}' | '\u{1160}'         // Hangul choseong / jungseong fillers
+        | '\u{17b4}' | '\u{17b5}'         // Khmer inherent vowels
+        | '\u{180b}'..='\u{180f}'         // Mongolian variation selectors, vowel separator
+        | '\u{200b}'..='\u{200f}'         // zero-width space/joiners, LRM/RLM
+        | '\u{2028}' | '\u{2029}'         // line and paragraph separators
+        | '\u{202a}'..='\u{202e}'         // bidi embeddings and overrides
+        | '\u{2060}'..='\u{206f}'         // word joiner, invisible operators, isolates, deprecated
+        | '\u{3164}' | '\u{ffa0}'         // Hangul filler, halfwidth Hangul filler
+        | '\u{fe00}'..='\u{fe0f}'         // variation selectors
+        | '\u{feff}'                       // zero-width no-break space (BOM)
+        | '\u{fff0}'..='\u{fffb}'         // unassigned specials, interlinear annotation
+        | '\u{1bca0}'..='\u{1bca3}'       // shorthand format controls
+        | '\u{1d173}'..='\u{1d17a}'       // musical symbol format controls
+        | '\u{e0000}'..='\u{e0fff}' // tag characters, variation selectors supplement, reserved
+    )
 }
 
 /// The visible stand-in for a hazard: `␛` for ESC, control pictures for C0, `⟨U+XXXX⟩` else.
@@ -54,6 +81,17 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `eprintln!` for every line that may quote input (a fixture's value, a config key, a path,
+/// GitHub's or a model provider's error text): the whole line goes through [`sanitize`] first,
+/// so no quoted escape sequence reaches the terminal raw. `main` prints the final error the
+/// same way (through `CliError`'s `Display`).
+#[macro_export]
+macro_rules! eprintln_clean {
+    ($($arg:tt)*) => {
+        ::std::eprintln!("{}", $crate::sanitize::sanitize(&::std::format!($($arg)*)))
+    };
+}
+
 /// Sanitizes and folds onto one line (newlines and tabs become spaces), for list rows.
 pub fn one_line(text: &str) -> String {
     sanitize(text)
@@ -71,6 +109,26 @@ mod tests {
         let s = sanitize("a\u{1b}[2Jb\u{7}c\u{9b}d\u{202e}e\u{200b}f\r\ng\th");
         assert_eq!(s, "a␛[2Jb␇c⟨U+009B⟩d⟨U+202E⟩e⟨U+200B⟩f\ng\th");
         assert!(!s.chars().any(is_hazard));
+    }
+
+    #[test]
+    fn invisible_unicode_becomes_visible() {
+        // "hi" in tag characters, a variation selector, the combining grapheme joiner, Hangul
+        // fillers, an invisible operator, the variation selectors supplement, a line separator.
+        let hidden = "a\u{e0001}\u{e0068}\u{e0069}\u{e007f}b\u{fe0f}c\u{34f}d\u{3164}\u{115f}\u{ffa0}e\u{2062}f\u{e0100}g\u{2028}h\u{180b}";
+        let s = sanitize(hidden);
+        assert_eq!(
+            s,
+            "a⟨U+E0001⟩⟨U+E0068⟩⟨U+E0069⟩⟨U+E007F⟩b⟨U+FE0F⟩c⟨U+034F⟩d⟨U+3164⟩⟨U+115F⟩⟨U+FFA0⟩e⟨U+2062⟩f⟨U+E0100⟩g⟨U+2028⟩h⟨U+180B⟩"
+        );
+        assert!(!s.chars().any(is_hazard));
+        for c in hidden.chars().filter(|c| !c.is_ascii_alphabetic()) {
+            assert!(is_hazard(c), "U+{:04X} passes", c as u32);
+        }
+        // Visible text that merely looks unusual is left alone.
+        for ok in ["漢字", "한글", "ü", "😀", "→", "\u{a0}"] {
+            assert!(matches!(sanitize(ok), Cow::Borrowed(_)), "{ok}");
+        }
     }
 
     #[test]

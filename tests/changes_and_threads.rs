@@ -381,6 +381,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
                 max_backoff: Duration::from_millis(20),
                 max_rate_limit_wait: Duration::from_secs(1),
                 timeout: Duration::from_secs(5),
+                deadline: Duration::from_secs(30),
                 concurrency: 2,
                 notify: None,
             },

@@ -283,6 +283,38 @@ fn hostile_text_never_reaches_the_terminal() {
     assert!(!screen.contains('\u{1b}') && !screen.contains('\u{202e}'));
 }
 
+/// Issue 15, class 6 (failed before: tag characters and the other invisible characters reached
+/// the screen as nothing, hiding text): each is shown as a visible placeholder.
+#[test]
+fn invisible_unicode_is_shown_as_placeholders() {
+    let f = demo();
+    let mut s = f.snapshot_at(0).unwrap();
+    let hidden = "\u{e0041}\u{e0042}\u{fe0f}\u{34f}\u{3164}\u{2062}";
+    s.pr.title = format!("title{hidden}end");
+    for it in &mut s.items {
+        if let Item::Comment(c) = it {
+            c.body = format!("body{hidden}end");
+        }
+    }
+    let (mut h, _d) = harness_with(s, None, 160, 40);
+    h.draw();
+    select_id(&mut h, "IC_kwDOKq3xZs6Aa0001");
+    h.draw();
+    let screen = h.screen();
+    for bad in hidden.chars() {
+        assert!(
+            !screen.contains(bad),
+            "U+{:04X} reached the screen",
+            bad as u32
+        );
+    }
+    assert!(screen.contains("title⟨U+E0041⟩⟨U+E0042⟩"), "{screen}");
+    assert!(
+        screen.contains("body⟨U+E0041⟩⟨U+E0042⟩⟨U+FE0F⟩⟨U+034F⟩⟨U+3164⟩⟨U+2062⟩end"),
+        "{screen}"
+    );
+}
+
 #[test]
 fn no_color_theme_has_no_colours() {
     let f = demo();

@@ -30,6 +30,7 @@ fn fast(notices: Option<Arc<Mutex<Vec<Notice>>>>) -> FetchOptions {
         max_backoff: Duration::from_millis(20),
         max_rate_limit_wait: Duration::from_secs(2),
         timeout: Duration::from_secs(5),
+        deadline: Duration::from_secs(30),
         concurrency: 4,
         notify: notices.map(|n| {
             Arc::new(move |x: &Notice| n.lock().unwrap().push(x.clone()))

@@ -112,7 +112,7 @@ pub(super) fn man(args: &ManArgs) -> Result<(), CliError> {
                     dir.display()
                 ))
             })?;
-            eprintln!("wrote the man pages to {}", dir.display());
+            crate::eprintln_clean!("wrote the man pages to {}", dir.display());
             Ok(())
         }
     }

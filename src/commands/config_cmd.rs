@@ -22,7 +22,7 @@ pub(super) fn run(
         ConfigCommand::Path => {
             let path = config_path(flag)?;
             if !path.exists() {
-                eprintln!(
+                crate::eprintln_clean!(
                     "note: {} does not exist; {} (`pr-shepherd config init` writes one)",
                     path.display(),
                     if flag.is_some() {
@@ -45,7 +45,7 @@ pub(super) fn run(
         ConfigCommand::Init => {
             let path = config_path(flag)?;
             init(&path)?;
-            eprintln!(
+            crate::eprintln_clean!(
                 "wrote {} (every key commented out: the defaults apply until you change one)",
                 path.display()
             );
@@ -66,7 +66,7 @@ pub(crate) fn config_path(flag: Option<&Path>) -> Result<PathBuf, CliError> {
 }
 
 fn read_table(path: &Path) -> Result<toml::Table, CliError> {
-    let text = std::fs::read_to_string(path)
+    let text = crate::infile::read_to_string(path, crate::infile::CONFIG_LIMIT)
         .map_err(|e| CliError::runtime(format!("cannot read `{}`: {e}", path.display())))?;
     // Config::load has already accepted this text; a failure here is a race with an editor.
     toml::from_str(&text)
@@ -122,7 +122,14 @@ pub(crate) const DESCRIPTIONS: &[(&str, &str)] = &[
         "review.command",
         "for llm = \"command\": the program and its arguments, as an array; prompt on stdin, answer on stdout",
     ),
-    ("review.concurrency", "how many aspects run at once"),
+    (
+        "review.command_env",
+        "environment variables the command backend's program gets besides PATH, HOME, TMPDIR, TZ and the locale",
+    ),
+    (
+        "review.concurrency",
+        "how many aspects run at once (1 to 64)",
+    ),
     (
         "review.aspect_timeout_secs",
         "wall-clock limit per aspect, retries included (seconds)",

@@ -32,7 +32,7 @@ fn no_action(args: &EventArgs, reason: &str) -> Result<(), CliError> {
 
 /// [`no_action`] with the decision as decided (a recognized write-action label says so).
 fn nothing_done(args: &EventArgs, reason: &str, decision: Value) -> Result<(), CliError> {
-    eprintln!("decision: no action: {}", one_line(reason));
+    crate::eprintln_clean!("decision: no action: {}", one_line(reason));
     if args.format == Format::Json {
         let v = json!({"decision": decision, "posted": null});
         super::emit(&format!("{v:#}\n"))?;
@@ -127,7 +127,7 @@ fn read_event(args: &EventArgs) -> Result<(String, Value), CliError> {
     let path: PathBuf = args.event_path.clone().ok_or_else(|| {
         CliError::usage("no event payload: set GITHUB_EVENT_PATH or pass --event-path")
     })?;
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let text = crate::infile::read_to_string(&path, crate::infile::EVENT_LIMIT).map_err(|e| {
         CliError::usage(format!(
             "cannot read the event payload {}: {e}",
             path.display()
@@ -159,7 +159,7 @@ fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
             trigger_kind,
             reason,
         } => {
-            eprintln!("decision: review: {}", one_line(reason));
+            crate::eprintln_clean!("decision: review: {}", one_line(reason));
             let trigger = trigger_comment.map(|id| TriggerRef {
                 kind: trigger_kind.unwrap_or(TriggerKind::Comment),
                 id,
@@ -172,7 +172,7 @@ fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
             number,
             reason,
         } => {
-            eprintln!("decision: gates again: {}", one_line(reason));
+            crate::eprintln_clean!("decision: gates again: {}", one_line(reason));
             (owner, repo, *number, Mode::Incremental, None, true)
         }
     };
@@ -228,7 +228,7 @@ async fn gates(
         Invocation::Automatic
     };
     let gate = policy::gate(&snapshot.pr, team, cfg, how);
-    eprintln!("gates: {}", one_line(&gate.reason));
+    crate::eprintln_clean!("gates: {}", one_line(&gate.reason));
     gate
 }
 
@@ -264,7 +264,7 @@ async fn review_and_post(
     r: Reviewing<'_>,
 ) -> Result<(), CliError> {
     let post = if args.dry_run {
-        eprintln!("dry run: nothing will be posted");
+        crate::eprintln_clean!("dry run: nothing will be posted");
         PostChoice::No
     } else {
         PostChoice::Automatic

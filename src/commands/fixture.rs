@@ -18,7 +18,11 @@ pub(super) fn run(cmd: FixtureCommand) -> Result<(), CliError> {
             match a.out {
                 Some(path) => {
                     fixture.write(&path)?;
-                    eprintln!("wrote {} items to {}", fixture.items.len(), path.display());
+                    crate::eprintln_clean!(
+                        "wrote {} items to {}",
+                        fixture.items.len(),
+                        path.display()
+                    );
                 }
                 None => super::emit(&(fixture.to_json_pretty() + "\n"))?,
             }

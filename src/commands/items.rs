@@ -28,6 +28,9 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
         .load_kept(&coords, edited_pairs(&snapshot, &triaged, &seen.markers))
         .unwrap_or_default();
 
+    // A state dir that cannot be written to is a disk failure: the listing is still delivered,
+    // then the run exits 1.
+    let mut unwritable = None;
     let markers = if args.peek {
         MarkerPlan::Peek
     } else if !snapshot.is_complete() {
@@ -35,7 +38,11 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
     } else {
         match ledger.check_writable(&coords) {
             Ok(()) => MarkerPlan::Write,
-            Err(e) => MarkerPlan::NotSaved(e.to_string()),
+            Err(e) => {
+                let why = e.to_string();
+                unwritable = Some(why.clone());
+                MarkerPlan::NotSaved(why)
+            }
         }
     };
     let opts = ListingOptions {
@@ -67,14 +74,49 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
             let now = chrono::Utc::now().timestamp();
             // The texts first: one whose marker is then not written is ignored on reading.
             if let Err(e) = ledger.keep_texts(&coords, &kept_texts(&snapshot, &triaged)) {
-                eprintln!("warning: the texts of seen items were not kept: {e}");
+                crate::eprintln_clean!("warning: the texts of seen items were not kept: {e}");
             }
-            if let Err(e) = ledger.mark_seen(&coords, &marks(&snapshot, &triaged), now) {
-                eprintln!("warning: seen markers were not saved: {e}");
+            let items = marks(&snapshot, &triaged);
+            let report = ledger.mark_seen_each(&coords, &items, now)?;
+            if !report.failed.is_empty() {
+                return Err(unsaved_markers(&report, items.len()));
             }
         }
-        MarkerPlan::NotSaved(why) => eprintln!("warning: seen markers were not saved: {why}"),
+        MarkerPlan::NotSaved(why) => {
+            crate::eprintln_clean!("warning: seen markers were not saved: {why}");
+            if let Some(why) = unwritable {
+                return Err(CliError::runtime(format!(
+                    "no seen markers were saved: {why}"
+                )));
+            }
+        }
         MarkerPlan::Peek => {}
     }
     Ok(())
+}
+
+/// How many markers are named one by one on stderr before the rest are counted.
+const NAMED_FAILURES: usize = 10;
+
+/// Names (on stderr) the markers that could not be saved and why; the error for exit 1.
+fn unsaved_markers(report: &crate::ledger::MarkReport, tried: usize) -> CliError {
+    for f in report.failed.iter().take(NAMED_FAILURES) {
+        crate::eprintln_clean!("error: seen marker for `{}` not saved: {}", f.id, f.error);
+    }
+    if report.failed.len() > NAMED_FAILURES {
+        crate::eprintln_clean!(
+            "error: … and {} more seen markers not saved",
+            report.failed.len() - NAMED_FAILURES
+        );
+    }
+    let first = report
+        .failed
+        .first()
+        .map(|f| f.error.to_string())
+        .unwrap_or_default();
+    CliError::runtime(format!(
+        "{} of {tried} seen markers could not be saved: {first}",
+        report.failed.len(),
+    ))
+    .with_hint("their items will surface as new again; free space in the state dir and run again")
 }

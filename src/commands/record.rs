@@ -44,7 +44,7 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
         "headSha": snapshot.pr.head_sha,
     });
     Fixture::from_snapshot(&snapshot, Some(recorded)).write(&args.out)?;
-    eprintln!(
+    crate::eprintln_clean!(
         "recorded {coords} to {}: {} items, {} files ({} requests, {:.1}s)",
         args.out.display(),
         snapshot.items.len(),

@@ -294,7 +294,7 @@ pub(crate) async fn settle_team(
             match is_org_member(gh, &pr.owner, &pr.author.login).await {
                 Ok(v) => v,
                 Err(e) => {
-                    eprintln!(
+                    crate::eprintln_clean!(
                         "warning: the org membership check failed ({e}); counted as community"
                     );
                     None
@@ -337,7 +337,7 @@ pub(crate) fn apply_trigger(
     let (kind, database_id) = (found.kind, found.database_id);
     let (cut, report) =
         policy::cutoff(snapshot, found.node_id).map_err(|e| CliError::usage(e.to_string()))?;
-    eprintln!(
+    crate::eprintln_clean!(
         "trigger {} ({}): {} review of the timeline through it; {} later or edited item(s) left out",
         one_line(id),
         kind.said(),
@@ -463,7 +463,7 @@ pub(crate) async fn execute(
     let coords = snapshot.pr.coords();
     match ledger.save_run(&coords, &run) {
         Ok(path) => tracing::debug!("run saved to {}", path.display()),
-        Err(e) => eprintln!("warning: the review run was not saved: {e}"),
+        Err(e) => crate::eprintln_clean!("warning: the review run was not saved: {e}"),
     }
 
     let agg = aggregate(
@@ -483,8 +483,16 @@ pub(crate) async fn execute(
     // What is posted always fits GitHub's comment limit; the output keeps the full review.
     let fitted = condense::fit(&run, &agg);
 
-    // Post before printing, so the output can say what happened.
-    let outcome = post_review(&post, ledger, &coords, &fitted.body).await;
+    // Post before printing, so the output can say what happened. Ctrl-C still stops it: the
+    // run's handler stays installed for the process, so it is listened to here too.
+    let outcome = tokio::select! {
+        outcome = post_review(&post, ledger, &coords, &fitted.body) => outcome,
+        _ = tokio::signal::ctrl_c() => {
+            return Err(CliError::runtime(
+                "review cancelled while posting; nothing was printed (the post may have been made: running the review again updates the same comment)",
+            ));
+        }
+    };
     let text = match format {
         Format::Md => body.clone(),
         Format::Json => review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?,
@@ -500,7 +508,7 @@ pub(crate) async fn execute(
 /// Earlier reviews whose metadata cannot be read: their findings count as new.
 fn warn_unreadable_metadata(prepared: &PreparedReview) {
     for r in prepared.prior.own.iter().filter(|r| r.meta_error.is_some()) {
-        eprintln!(
+        crate::eprintln_clean!(
             "warning: the earlier review {} has unreadable metadata; its findings count as new",
             r.url
         );
@@ -600,7 +608,7 @@ fn review_json(
 /// review was printed).
 fn report_post(outcome: &PostOutcome, fitted: &condense::Fitted) {
     if let Some(p) = &outcome.posted {
-        eprintln!(
+        crate::eprintln_clean!(
             "posted: {} comment {} ({}){}",
             match p.action {
                 PostAction::Created => "created",
@@ -612,7 +620,7 @@ fn report_post(outcome: &PostOutcome, fitted: &condense::Fitted) {
         );
     }
     if let Some(n) = &outcome.note {
-        eprintln!("{n}");
+        crate::eprintln_clean!("{n}");
     }
 }
 

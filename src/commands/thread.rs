@@ -58,7 +58,9 @@ pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliErro
             Some(reply) => match record_own_reply(&ledger, &coords, &thread, reply, now) {
                 Ok(r) => r,
                 Err(e) => {
-                    eprintln!("warning: the reply was posted but not recorded as seen: {e}");
+                    crate::eprintln_clean!(
+                        "warning: the reply was posted but not recorded as seen: {e}"
+                    );
                     false
                 }
             },
@@ -76,10 +78,20 @@ pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliErro
 
 fn read_body(path: &std::path::Path) -> Result<String, CliError> {
     let mut text = String::new();
+    let limit = crate::infile::REPLY_LIMIT;
     let read = if path.as_os_str() == "-" {
-        std::io::stdin().read_to_string(&mut text).map(|_| ())
+        std::io::stdin()
+            .take(limit.saturating_add(1))
+            .read_to_string(&mut text)
+            .and_then(|n| {
+                if n as u64 > limit {
+                    Err(crate::infile::grew_past(limit))
+                } else {
+                    Ok(())
+                }
+            })
     } else {
-        std::fs::read_to_string(path).map(|t| text = t)
+        crate::infile::read_to_string(path, limit).map(|t| text = t)
     };
     read.map_err(|e| {
         CliError::usage(format!(

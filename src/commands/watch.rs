@@ -167,8 +167,16 @@ fn pending_trigger(
         .map(|(_, r)| *r)
 }
 
-/// `60s`, `5m`, `1h`, `250ms` or plain seconds.
+/// The longest `--interval` or `--debounce` (30 days): a longer one is refused, never wrapped or
+/// turned into "no wait".
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// `60s`, `5m`, `1h`, `250ms` or plain seconds, up to [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Option<Duration> {
+    parse_any_duration(s).filter(|d| *d <= MAX_DURATION)
+}
+
+fn parse_any_duration(s: &str) -> Option<Duration> {
     let s = s.trim();
     let (num, unit) = match s.find(|c: char| !c.is_ascii_digit()) {
         Some(i) => s.split_at(i),
@@ -216,10 +224,16 @@ pub(super) async fn run(ctx: &Context, args: WatchArgs) -> Result<(), CliError> 
     validate_owner(owner)?;
     validate_repo(repo)?;
     let interval = parse_duration(&args.interval).ok_or_else(|| {
-        CliError::usage(format!("--interval `{}` is not a duration", args.interval))
+        CliError::usage(format!(
+            "--interval `{}` is not a duration of at most 30 days (60s, 5m, 1h, 250ms)",
+            args.interval
+        ))
     })?;
     let debounce = parse_duration(&args.debounce).ok_or_else(|| {
-        CliError::usage(format!("--debounce `{}` is not a duration", args.debounce))
+        CliError::usage(format!(
+            "--debounce `{}` is not a duration of at most 30 days (60s, 5m, 1h, 250ms)",
+            args.debounce
+        ))
     })?;
     let ledger = ctx.ledger()?;
     let probe = PrCoords {
@@ -253,13 +267,13 @@ pub(super) async fn run(ctx: &Context, args: WatchArgs) -> Result<(), CliError> 
         };
         if stop || args.ticks.is_some_and(|n| tick >= n) {
             if stop {
-                eprintln!("watch: stopped");
+                crate::eprintln_clean!("watch: stopped");
             }
             return Ok(());
         }
         tokio::select! {
             _ = tokio::time::sleep(interval) => {}
-            _ = tokio::signal::ctrl_c() => { eprintln!("watch: stopped"); return Ok(()); }
+            _ = tokio::signal::ctrl_c() => { crate::eprintln_clean!("watch: stopped"); return Ok(()); }
         }
     }
 }
@@ -293,7 +307,7 @@ impl Watcher<'_> {
                 number: pr.number,
             };
             if let Err(e) = self.one_pr(&coords).await {
-                eprintln!("watch: {coords}: {e}");
+                crate::eprintln_clean!("watch: {coords}: {e}");
             }
         }
         Ok(())
@@ -314,7 +328,7 @@ impl Watcher<'_> {
         );
         let (how, trigger) = match planned {
             TickAction::Settling { until } => {
-                eprintln!(
+                crate::eprintln_clean!(
                     "watch: {coords}: settling until {}; nothing reviewed or marked seen",
                     until.format("%H:%M:%S UTC")
                 );
@@ -358,7 +372,7 @@ impl Watcher<'_> {
         let team = settle_team(self.gh, &snapshot.pr, cfg, true).await;
         let gate = policy::gate(&snapshot.pr, team, cfg, how);
         if !gate.review {
-            eprintln!("watch: {coords}: no action: {}", gate.reason);
+            crate::eprintln_clean!("watch: {coords}: no action: {}", gate.reason);
             return Ok(false);
         }
         let triggered = match trigger {
@@ -366,7 +380,7 @@ impl Watcher<'_> {
             None => None,
         };
         let full = triggered.as_ref().is_some_and(|t| t.mode == Mode::Full);
-        eprintln!(
+        crate::eprintln_clean!(
             "watch: {coords}: {}",
             match trigger {
                 Some(r) => format!("answering trigger {} ({})", r.id, r.kind.said()),
@@ -624,5 +638,9 @@ mod tests {
         assert_eq!(parse_duration("x"), None);
         assert_eq!(parse_duration("5 parsecs"), None);
         assert_eq!(parse_duration(&format!("{}h", u64::MAX)), None);
+        // Failed before issue 15: a debounce too long for chrono became "never waits".
+        assert_eq!(parse_duration("720h"), Some(MAX_DURATION));
+        assert_eq!(parse_duration("721h"), None);
+        assert_eq!(parse_duration(&format!("{}s", u64::MAX)), None);
     }
 }

@@ -58,7 +58,10 @@ impl Ledger {
     pub fn discard_draft(&self, pr: &PrCoords) -> Result<bool, LedgerError> {
         let path = self.draft_path(pr)?;
         match std::fs::remove_file(&path) {
-            Ok(()) => Ok(true),
+            Ok(()) => {
+                tracing::debug!(path = %path.display(), "state removed");
+                Ok(true)
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
             Err(e) => Err(LedgerError::io("remove", &path)(e)),
         }

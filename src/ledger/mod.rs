@@ -39,7 +39,7 @@ pub use draft::Draft;
 pub use kept::{KEPT_DIR, KeptComment, KeptText, MAX_KEPT_CHARS};
 pub use marker::Marker;
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
-pub use seen::{MarkerProblem, SeenSet};
+pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
 pub use threads::{ReplyDraft, ThreadAction, ThreadActionKind, ThreadOutbox};
 
 /// The environment variable that chooses the state dir.
@@ -122,7 +122,10 @@ impl Ledger {
     pub fn check_writable(&self, pr: &PrCoords) -> Result<(), LedgerError> {
         let dir = self.seen_dir(pr)?;
         std::fs::create_dir_all(&dir).map_err(LedgerError::io("create", &dir))?;
-        tempfile::NamedTempFile::new_in(&dir).map_err(LedgerError::io("write to", &dir))?;
+        tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(&dir)
+            .map_err(LedgerError::io("write to", &dir))?;
         Ok(())
     }
 
@@ -154,6 +157,25 @@ impl Ledger {
         Ok(dir.join("draft.json").exists() || dir.join("reply-draft.json").exists())
     }
 
+    /// Removes the stale temporary files a killed run left in the PR's folders (its own name
+    /// pattern only, only older than [`STALE_TEMP_AFTER`]; see [`sweep_stale_temps`]). The seen
+    /// folder is swept while its markers are listed (`load_seen`). Returns how many were removed.
+    pub fn sweep_temps(&self, pr: &PrCoords) -> usize {
+        let Ok(dir) = self.pr_dir(pr) else {
+            return 0;
+        };
+        let now = std::time::SystemTime::now();
+        [
+            dir.clone(),
+            dir.join("runs"),
+            dir.join("outbox"),
+            dir.join(kept::KEPT_DIR),
+        ]
+        .iter()
+        .map(|d| sweep_stale_temps(d, now))
+        .sum()
+    }
+
     /// Removes everything remembered about the PR. Returns the number of files removed.
     pub fn clear(&self, pr: &PrCoords) -> Result<usize, LedgerError> {
         let dir = self.pr_dir(pr)?;
@@ -162,6 +184,7 @@ impl Ledger {
         }
         let count = count_files(&dir);
         std::fs::remove_dir_all(&dir).map_err(LedgerError::io("remove", &dir))?;
+        tracing::debug!(path = %dir.display(), files = count, "state removed");
         Ok(count)
     }
 }
@@ -180,6 +203,50 @@ fn count_files(dir: &Path) -> usize {
         .unwrap_or(0)
 }
 
+/// The name prefix of every temporary file the ledger writes before renaming it into place.
+pub const TEMP_PREFIX: &str = ".tmp-";
+
+/// A temporary file of the ledger's own pattern older than this is the leftover of a killed run
+/// (a live write renames its file within milliseconds).
+pub const STALE_TEMP_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// True for the ledger's own temporary file names: [`TEMP_PREFIX`] plus the six letters or digits
+/// `tempfile` adds, and nothing else (so no other file is ever taken for one).
+pub fn is_own_temp(name: &str) -> bool {
+    name.strip_prefix(TEMP_PREFIX)
+        .is_some_and(|rest| rest.len() == 6 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+}
+
+/// Removes `path` if it is a regular file last modified [`STALE_TEMP_AFTER`] or more before
+/// `now`. Errors count as "not removed".
+pub(crate) fn remove_if_stale(path: &Path, now: std::time::SystemTime) -> bool {
+    let stale = std::fs::symlink_metadata(path).is_ok_and(|m| {
+        m.file_type().is_file()
+            && m.modified()
+                .ok()
+                .and_then(|t| now.duration_since(t).ok())
+                .is_some_and(|age| age >= STALE_TEMP_AFTER)
+    });
+    let removed = stale && std::fs::remove_file(path).is_ok();
+    if removed {
+        tracing::debug!(path = %path.display(), "stale temporary file removed");
+    }
+    removed
+}
+
+/// Removes the stale temporary files of the ledger's own pattern ([`is_own_temp`]) in `dir`
+/// (not below it). A missing or unreadable dir removes nothing.
+pub fn sweep_stale_temps(dir: &Path, now: std::time::SystemTime) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_str().is_some_and(is_own_temp))
+        .filter(|e| remove_if_stale(&e.path(), now))
+        .count()
+}
+
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, then renamed over
 /// the target. Readers see the old file or the new one, never a part.
 ///
@@ -187,19 +254,32 @@ fn count_files(dir: &Path) -> usize {
 /// (the safe direction), and syncing each of 10,000 markers took 45 s on this machine. Use
 /// [`write_atomic_synced`] for files whose loss would lose work (drafts).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
-    write_atomic_inner(path, bytes, false)
+    logged_write(path, bytes, write_atomic_inner(path, bytes, false))
 }
 
 /// [`write_atomic`] plus an fsync of the data before the rename.
 pub fn write_atomic_synced(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
-    write_atomic_inner(path, bytes, true)
+    logged_write(path, bytes, write_atomic_inner(path, bytes, true))
+}
+
+/// Says a state-dir write in the debug log (`crate::debuglog`), then passes its result on.
+fn logged_write(
+    path: &Path,
+    bytes: &[u8],
+    result: Result<(), LedgerError>,
+) -> Result<(), LedgerError> {
+    match &result {
+        Ok(()) => tracing::debug!(path = %path.display(), bytes = bytes.len(), "state write"),
+        Err(e) => tracing::debug!(path = %path.display(), error = %e, "state write failed"),
+    }
+    result
 }
 
 fn write_atomic_inner(path: &Path, bytes: &[u8], sync: bool) -> Result<(), LedgerError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(LedgerError::io("create", dir))?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
+        .prefix(TEMP_PREFIX)
         .tempfile_in(dir)
         .map_err(LedgerError::io("write to", dir))?;
     tmp.write_all(bytes)

@@ -83,6 +83,7 @@ impl Ledger {
         pr: &PrCoords,
     ) -> Result<(Vec<R>, Vec<RunProblem>), LedgerError> {
         let dir = self.runs_dir(pr)?;
+        super::sweep_stale_temps(&dir, std::time::SystemTime::now());
         let mut runs = Vec::new();
         let mut problems = Vec::new();
         let entries = match std::fs::read_dir(&dir) {

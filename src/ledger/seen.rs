@@ -105,11 +105,17 @@ impl Ledger {
         let mut to_read: Vec<(PathBuf, String)> = Vec::new();
         let mut to_read_slots: Vec<usize> = Vec::new();
         let mut index = seen_index::Lookup::new(&index_text);
+        // The ledger's own temporary files, perhaps left by a killed run.
+        let mut temps: Vec<PathBuf> = Vec::new();
         let files: Vec<(std::fs::DirEntry, String)> = entries
             .flatten()
             .filter_map(|entry| {
                 let mut name = entry.file_name().into_string().ok()?;
-                // Temporary files (".tmp-…") and anything else that is not a marker.
+                if super::is_own_temp(&name) {
+                    temps.push(entry.path());
+                    return None;
+                }
+                // Anything else that is not a marker.
                 if name.starts_with('.') || !name.ends_with(".json") {
                     return None;
                 }
@@ -165,6 +171,12 @@ impl Ledger {
             .filter_map(|(_, _, marker)| marker)
             .map(|m| (m.id.clone(), m))
             .collect();
+        // Leftovers of killed runs go (only stale ones: a live run may be writing one now).
+        let wall = std::time::SystemTime::now();
+        for t in &temps {
+            super::remove_if_stale(t, wall);
+        }
+        self.sweep_temps(pr);
         Ok(set)
     }
 
@@ -202,16 +214,45 @@ impl Ledger {
 
     /// Records that these items (id, current body hash) were surfaced at `now`. A new marker
     /// gets `seenAt = now`; an existing one keeps its original `seenAt` and unknown fields and
-    /// takes the new hash. Returns how many marker files were written.
+    /// takes the new hash. Returns how many marker files were written; when any could not be
+    /// (a full disk, say), every one is still tried and the first failure is the error — see
+    /// [`Ledger::mark_seen_each`] for which ones and why.
     pub fn mark_seen(
         &self,
         pr: &PrCoords,
         items: &[(&str, &str)],
         now: i64,
     ) -> Result<usize, LedgerError> {
+        let report = self.mark_seen_each(pr, items, now)?;
+        match report.failed.into_iter().next() {
+            Some(f) => Err(f.error),
+            None => Ok(report.written),
+        }
+    }
+
+    /// [`Ledger::mark_seen`], saying marker by marker which could not be saved and why. Each
+    /// marker is written whole or not at all (`write_atomic`): a failed write leaves the old
+    /// marker, or none, never a part of one. `Err` only when the PR's seen folder is unusable.
+    pub fn mark_seen_each(
+        &self,
+        pr: &PrCoords,
+        items: &[(&str, &str)],
+        now: i64,
+    ) -> Result<MarkReport, LedgerError> {
+        self.mark_seen_with(pr, items, now, write_atomic)
+    }
+
+    /// [`Ledger::mark_seen_each`] with the file writer given (tests inject failures).
+    fn mark_seen_with(
+        &self,
+        pr: &PrCoords,
+        items: &[(&str, &str)],
+        now: i64,
+        write: impl Fn(&std::path::Path, &[u8]) -> Result<(), LedgerError>,
+    ) -> Result<MarkReport, LedgerError> {
         let dir = self.seen_dir(pr)?;
         std::fs::create_dir_all(&dir).map_err(LedgerError::io("create", &dir))?;
-        let mut written = 0;
+        let mut report = MarkReport::default();
         for (id, hash) in items {
             let path = dir.join(marker_file_name(id));
             let previous = std::fs::read(&path)
@@ -232,11 +273,33 @@ impl Ledger {
                 },
             };
             let bytes = serde_json::to_vec(&marker).unwrap_or_default();
-            write_atomic(&path, &bytes)?;
-            written += 1;
+            match write(&path, &bytes) {
+                Ok(()) => report.written += 1,
+                Err(error) => report.failed.push(MarkFailure {
+                    id: (*id).to_owned(),
+                    error,
+                }),
+            }
         }
-        Ok(written)
+        Ok(report)
     }
+}
+
+/// What [`Ledger::mark_seen_each`] did.
+#[derive(Debug, Default)]
+pub struct MarkReport {
+    /// Marker files written.
+    pub written: usize,
+    /// The markers that could not be saved, each with why.
+    pub failed: Vec<MarkFailure>,
+}
+
+/// One marker that could not be saved.
+#[derive(Debug)]
+pub struct MarkFailure {
+    /// The item's id.
+    pub id: String,
+    pub error: LedgerError,
 }
 
 #[cfg(test)]
@@ -428,6 +491,84 @@ mod tests {
         let set = load_later(&ledger, 10);
         assert_eq!(set.markers.len(), 1);
         assert_eq!(set.problems.len(), 1, "{:?}", set.problems);
+    }
+
+    /// Failed before issue 15: a marker that could not be written stopped the rest and the
+    /// caller could not say which; now every marker is tried and each failure is named.
+    #[test]
+    fn each_marker_that_cannot_be_saved_is_named() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let items = [("A", "1"), ("B", "2"), ("C", "3"), ("D", "4")];
+        let full_disk = |path: &std::path::Path, bytes: &[u8]| {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name == marker_file_name("B") || name == marker_file_name("D") {
+                Err(LedgerError::io("write", path)(
+                    std::io::Error::from_raw_os_error(28),
+                ))
+            } else {
+                write_atomic(path, bytes)
+            }
+        };
+        let report = ledger
+            .mark_seen_with(&coords(), &items, 1, full_disk)
+            .expect("the folder is usable");
+        assert_eq!(report.written, 2);
+        let failed: Vec<&str> = report.failed.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(failed, ["B", "D"]);
+        assert!(report.failed[0].error.to_string().contains("No space left"));
+        let set = ledger.load_seen(&coords()).expect("load");
+        assert_eq!(set.markers.len(), 2);
+        assert!(set.problems.is_empty(), "{:?}", set.problems);
+        // The plain form tries every marker too and fails with the first failure.
+        let dir2 = tempfile::tempdir().expect("tempdir");
+        let l2 = Ledger::new(dir2.path());
+        std::fs::create_dir_all(l2.seen_dir(&coords()).unwrap()).unwrap();
+        std::fs::create_dir(l2.seen_dir(&coords()).unwrap().join(marker_file_name("A"))).unwrap();
+        assert!(l2.mark_seen(&coords(), &items, 1).is_err());
+        assert_eq!(l2.load_seen(&coords()).unwrap().markers.len(), 3);
+    }
+
+    /// Failed before issue 15: temporary files of a killed run stayed in `seen/` forever.
+    #[test]
+    fn stale_temporary_files_of_killed_runs_are_removed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        ledger.mark_seen(&coords(), &[("A", "1")], 1).expect("mark");
+        let seen = ledger.seen_dir(&coords()).unwrap();
+        let pr_dir = ledger.pr_dir(&coords()).unwrap();
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+        let make = |path: std::path::PathBuf, stale: bool| {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            let f = std::fs::File::create(&path).unwrap();
+            if stale {
+                f.set_modified(old).unwrap();
+            }
+            path
+        };
+        let stale = [
+            make(seen.join(".tmp-a1B2c3"), true),
+            make(pr_dir.join(".tmp-zzzzzz"), true),
+            make(pr_dir.join("runs").join(".tmp-000000"), true),
+        ];
+        let kept = [
+            make(seen.join(".tmp-fresh1"), false), // a live run may be writing it
+            make(seen.join(".tmp-a1B2c3.json"), true), // not the tool's pattern
+            make(seen.join(".tmp-abc"), true),     // not the tool's pattern
+            make(seen.join("notes.tmp-abcdef"), true), // not the tool's pattern
+            make(pr_dir.join("runs").join("keep.txt"), true),
+        ];
+        let set = ledger.load_seen(&coords()).expect("load");
+        assert_eq!(set.markers.len(), 1);
+        for p in &stale {
+            assert!(!p.exists(), "{} is left", p.display());
+        }
+        for p in &kept {
+            assert!(p.exists(), "{} was removed", p.display());
+        }
+        assert!(super::super::is_own_temp(".tmp-Ab12Z9"));
+        assert!(!super::super::is_own_temp(".tmp-Ab12Z9x"));
+        assert!(!super::super::is_own_temp(".tmp-Ab-2Z9"));
     }
 
     #[test]

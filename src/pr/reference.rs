@@ -54,6 +54,8 @@ pub enum RefError {
     Invalid(String),
     #[error("fixture file `{0}` does not exist\n{ACCEPTED_FORMS}")]
     MissingFixture(String),
+    #[error("fixture `{0}` is not a regular file (a directory or a device cannot be a fixture)")]
+    NotRegularFixture(String),
 }
 
 /// GitHub user and organisation names: 1–39 ASCII letters, digits and hyphens, not starting with
@@ -128,6 +130,10 @@ impl PrRef {
             || trimmed.starts_with('.')
             || trimmed.starts_with('/')
             || trimmed.contains(std::path::MAIN_SEPARATOR);
+        if path.exists() {
+            // A directory, a device (`/dev/zero`), a FIFO: never read.
+            return Err(RefError::NotRegularFixture(printable(trimmed)));
+        }
         if looks_like_path && !trimmed.contains(char::is_whitespace) {
             Err(RefError::MissingFixture(printable(trimmed)))
         } else {

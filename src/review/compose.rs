@@ -638,7 +638,11 @@ fn one_line(f: &Finding, after_severity: &str) -> String {
 
 fn section_heading(s: &mut String, a: &AspectOutcome) {
     let title = a.aspect.title();
-    let reason = a.error.as_deref().unwrap_or("no reason given");
+    // The reason can quote a provider's error text: one visible line.
+    let reason = a
+        .error
+        .as_deref()
+        .map_or_else(|| "no reason given".to_owned(), crate::sanitize::one_line);
     match a.state {
         AspectState::Done => s.push_str(&format!("### {title}\n\n")),
         AspectState::Failed => {
@@ -929,6 +933,17 @@ mod tests {
             aspects: vec![c, conv, sec, perf, tests, arch],
             prices: None,
         }
+    }
+
+    /// Failed before issue 15: a provider's error text reached the review (and the terminal)
+    /// with its escape sequences raw.
+    #[test]
+    fn a_failed_aspects_reason_is_sanitized() {
+        let mut run = sample();
+        run.aspects[2].error = Some("HTTP 500: \u{1b}]0;pwned\u{7}\u{1b}[2J\nnext".into());
+        let md = markdown(&run, &first_review(&run));
+        assert!(!md.contains('\u{1b}') && !md.contains('\u{7}'), "{md}");
+        assert!(md.contains("HTTP 500: ␛]0;pwned␇␛[2J next"), "{md}");
     }
 
     #[test]

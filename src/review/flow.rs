@@ -61,7 +61,7 @@ pub struct ReviewRequest<'a> {
     pub full: bool,
 }
 
-/// Why a review could not be prepared. Both are the user's to fix (exit 2 at the CLI edge).
+/// Why a review could not be prepared. Each is the user's to fix (exit 2 at the CLI edge).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FlowError {
     /// The settings cannot work (zero concurrency, no program for `llm = "command"`, …).
@@ -70,6 +70,9 @@ pub enum FlowError {
     /// The backend cannot be set up (no API key, a bad URL, no recorded answers, …).
     #[error(transparent)]
     Backend(#[from] LlmError),
+    /// A prompt file in the prompts dir cannot be used (a device, too large, not UTF-8, …).
+    #[error(transparent)]
+    Prompt(#[from] super::prompt::PromptFileError),
 }
 
 /// A review ready to run: everything the background task needs, plus what the front end shows
@@ -103,7 +106,7 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
     } = req;
     let settings = effective_settings(settings, overrides)?;
     let client = LlmClient::from_settings(&settings, replay)?;
-    let prompts = Prompts::load(settings.prompts_dir.as_deref());
+    let prompts = Prompts::load(settings.prompts_dir.as_deref())?;
     let mut prior = prior_reviews(snapshot, identity);
     prior.add_outbox(outbox);
     let (mode, mode_reason) = choose_mode(&prior, full);

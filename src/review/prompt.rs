@@ -106,27 +106,37 @@ impl Prompts {
     }
 
     /// Reads `<dir>/reviewing-pull-requests.md` and `<dir>/aspects/<aspect>.md`; any file that is
-    /// missing or unreadable falls back to its embedded copy.
-    pub fn load(dir: Option<&Path>) -> Prompts {
+    /// missing (or empty) falls back to its embedded copy. A file that is there but cannot be
+    /// used — not a regular file, over [`crate::infile::PROMPT_LIMIT`], not UTF-8, unreadable —
+    /// is an error naming it: `/dev/zero` as a prompt is refused, never read.
+    pub fn load(dir: Option<&Path>) -> Result<Prompts, PromptFileError> {
         let mut p = Prompts::embedded();
-        let Some(dir) = dir else { return p };
-        let mut read = |path: PathBuf, slot: &mut String| {
-            if let Ok(text) = std::fs::read_to_string(&path)
-                && !text.trim().is_empty()
-            {
-                *slot = text;
-                p.from_dir.push(path);
+        let Some(dir) = dir else { return Ok(p) };
+        let mut from_dir = Vec::new();
+        let mut read = |path: PathBuf, slot: &mut String| -> Result<(), PromptFileError> {
+            match crate::infile::read_to_string(&path, crate::infile::PROMPT_LIMIT) {
+                Ok(text) if !text.trim().is_empty() => {
+                    *slot = text;
+                    from_dir.push(path);
+                    Ok(())
+                }
+                Ok(_) => Ok(()),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+                Err(e) => Err(PromptFileError {
+                    message: format!("cannot read the prompt file `{}`: {e}", path.display()),
+                }),
             }
         };
         let mut playbook = p.playbook.clone();
-        read(dir.join("reviewing-pull-requests.md"), &mut playbook);
+        read(dir.join("reviewing-pull-requests.md"), &mut playbook)?;
         let mut aspects = p.aspects.clone();
         for (a, text) in aspects.iter_mut() {
-            read(dir.join("aspects").join(format!("{a}.md")), text);
+            read(dir.join("aspects").join(format!("{a}.md")), text)?;
         }
         p.playbook = playbook;
         p.aspects = aspects;
-        p
+        p.from_dir = from_dir;
+        Ok(p)
     }
 
     pub fn aspect(&self, aspect: Aspect) -> &str {
@@ -134,6 +144,13 @@ impl Prompts {
             .get(&aspect)
             .map_or_else(|| embedded_aspect_prompt(aspect), String::as_str)
     }
+}
+
+/// A prompt file in the prompts dir that is there but cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct PromptFileError {
+    pub message: String,
 }
 
 /// What the diff budget did to one aspect's prompt.
@@ -820,7 +837,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("aspects")).unwrap();
         std::fs::write(dir.path().join("aspects/perf.md"), "CUSTOM PERF").unwrap();
-        let p = Prompts::load(Some(dir.path()));
+        let p = Prompts::load(Some(dir.path())).unwrap();
         assert_eq!(p.aspect(Aspect::Perf), "CUSTOM PERF");
         assert_eq!(
             p.aspect(Aspect::Tests),
@@ -860,5 +877,25 @@ mod tests {
         );
         assert!(p.user().contains(SHORTENED_NOTE.trim()), "{}", p.user());
         assert!(p.user().contains("The token reaches the l…"));
+    }
+
+    /// Failed before issue 15: a prompt file that is a device was read without end (or,
+    /// unreadable, silently replaced).
+    #[cfg(unix)]
+    #[test]
+    fn a_special_or_huge_prompt_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("aspects")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.path().join("aspects/perf.md")).unwrap();
+        let e = Prompts::load(Some(dir.path())).unwrap_err();
+        assert!(
+            e.to_string().contains("perf.md") && e.to_string().contains("character device"),
+            "{e}"
+        );
+        std::fs::remove_file(dir.path().join("aspects/perf.md")).unwrap();
+        let huge = vec![b'a'; usize::try_from(crate::infile::PROMPT_LIMIT).unwrap() + 1];
+        std::fs::write(dir.path().join("reviewing-pull-requests.md"), huge).unwrap();
+        let e = Prompts::load(Some(dir.path())).unwrap_err();
+        assert!(e.to_string().contains("over the limit of 1 MiB"), "{e}");
     }
 }

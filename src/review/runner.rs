@@ -281,7 +281,10 @@ pub async fn run_review_with_prior(
     let start = Instant::now();
     let overall_deadline = tokio::time::Instant::now() + settings.overall_timeout();
     let aspect_timeout = settings.aspect_timeout();
-    let sem = Arc::new(Semaphore::new(settings.concurrency.max(1)));
+    // Never more permits than aspects: an unchecked setting cannot reach the semaphore's limit.
+    let sem = Arc::new(Semaphore::new(
+        settings.concurrency.clamp(1, Aspect::ALL.len()),
+    ));
     let diff_files: Arc<HashSet<String>> =
         Arc::new(pr.files.iter().map(|f| f.path.clone()).collect());
     let shared = Arc::new(RunPrompts::new(&pr, &prompts, &prior));
@@ -292,11 +295,19 @@ pub async fn run_review_with_prior(
     let mut outcomes: Vec<AspectOutcome> = Vec::new();
     let mut set = JoinSet::new();
     let mut ids = HashMap::new();
-    for aspect in Aspect::ALL {
-        let rule = settings.skip_rule(aspect);
-        if let Some(reason) =
-            rule.and_then(|r| r.skip_reason(pr.files.iter().map(|f| f.path.as_str())))
-        {
+    let skips = match skip_decisions(&pr, settings, &cancel, overall_deadline).await {
+        Ok(skips) => skips,
+        Err(stopped) => {
+            // Cancelled or out of time while matching skip rules: no aspect started.
+            let elapsed = start.elapsed();
+            for aspect in Aspect::ALL {
+                outcomes.push(stopped_before_start(aspect, stopped, elapsed, &events));
+            }
+            Vec::new()
+        }
+    };
+    for (aspect, skip) in skips {
+        if let Some(reason) = skip {
             let _ = events.send(ReviewEvent::Skipped {
                 aspect,
                 reason: reason.clone(),
@@ -369,6 +380,86 @@ fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
     match (a, b) {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),
+    }
+}
+
+/// Why matching the skip rules stopped before it was done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    Cancelled,
+    TimedOut,
+}
+
+/// Each aspect's skip reason (`None`: it runs), decided off the async threads, with the run's
+/// cancel and overall deadline checked between two matches: whatever the rules and however many
+/// files, neither Ctrl-C nor `--timeout` waits for the matching.
+async fn skip_decisions(
+    pr: &PrMeta,
+    settings: &ReviewSettings,
+    cancel: &CancellationToken,
+    deadline: tokio::time::Instant,
+) -> Result<Vec<(Aspect, Option<String>)>, Stopped> {
+    let rules: Vec<(Aspect, Option<super::settings::SkipRule>)> = Aspect::ALL
+        .iter()
+        .map(|a| (*a, settings.skip_rule(*a).cloned()))
+        .collect();
+    if rules.iter().all(|(_, r)| r.is_none()) {
+        return Ok(rules.into_iter().map(|(a, _)| (a, None)).collect());
+    }
+    let paths: Vec<String> = pr.files.iter().map(|f| f.path.clone()).collect();
+    let stop_cancel = cancel.clone();
+    let std_deadline = deadline.into_std();
+    let decide = tokio::task::spawn_blocking(move || {
+        let stop = || stop_cancel.is_cancelled() || Instant::now() >= std_deadline;
+        rules
+            .into_iter()
+            .map(|(aspect, rule)| match rule {
+                None => Some((aspect, None)),
+                Some(r) => r
+                    .skip_reason_until(paths.iter().map(String::as_str), &stop)
+                    .map(|reason| (aspect, reason)),
+            })
+            .collect::<Option<Vec<_>>>()
+    });
+    tokio::select! {
+        biased;
+        () = cancel.cancelled() => Err(Stopped::Cancelled),
+        () = tokio::time::sleep_until(deadline) => Err(Stopped::TimedOut),
+        done = decide => match done {
+            Ok(Some(d)) => Ok(d),
+            Ok(None) | Err(_) if cancel.is_cancelled() => Err(Stopped::Cancelled),
+            Ok(None) | Err(_) => Err(Stopped::TimedOut),
+        },
+    }
+}
+
+/// The outcome of an aspect that never started because the run stopped first.
+fn stopped_before_start(
+    aspect: Aspect,
+    why: Stopped,
+    elapsed: Duration,
+    events: &mpsc::UnboundedSender<ReviewEvent>,
+) -> AspectOutcome {
+    match why {
+        Stopped::Cancelled => {
+            let _ = events.send(ReviewEvent::Cancelled { aspect });
+            AspectOutcome::new(
+                aspect,
+                AspectState::Cancelled,
+                Some("the run was cancelled".into()),
+            )
+        }
+        Stopped::TimedOut => {
+            let _ = events.send(ReviewEvent::TimedOut {
+                aspect,
+                after: elapsed,
+            });
+            AspectOutcome::new(
+                aspect,
+                AspectState::TimedOut,
+                Some("the overall timeout struck while the skip rules were matched".into()),
+            )
+        }
     }
 }
 
@@ -498,7 +589,20 @@ impl Job {
             }
         };
         let elapsed = calls.started.get().map_or(Duration::ZERO, Instant::elapsed);
-        self.conclude(ended, elapsed)
+        let out = self.conclude(ended, elapsed);
+        tracing::debug!(
+            aspect = self.aspect.as_str(),
+            backend = self.client.kind().as_str(),
+            state = out.state.as_str(),
+            ms = out.elapsed_ms,
+            calls = out.calls,
+            input_tokens = out.input_tokens,
+            output_tokens = out.output_tokens,
+            findings = out.findings.len(),
+            error = out.error.as_deref().unwrap_or(""),
+            "llm call"
+        );
+        out
     }
 
     /// One chunk's call: wait for the prefixes it shares to be warm, then for a slot, then ask.
@@ -789,6 +893,23 @@ mod tests {
         let _ = ReplayClient::new(Vec::new(), 0);
     }
 
+    /// Failed before issue 15: an unchecked concurrency of i64::MAX panicked inside the runtime
+    /// (Semaphore::new); the runner never asks for more permits than there are aspects.
+    #[tokio::test]
+    async fn an_absurd_unchecked_concurrency_does_not_panic() {
+        let answers: Vec<_> = Aspect::ALL
+            .into_iter()
+            .map(|a| answer(a, r#"{"findings": []}"#))
+            .collect();
+        let settings = ReviewSettings {
+            concurrency: 9_223_372_036_854_775_807,
+            ..ReviewSettings::default()
+        };
+        let (run, _) = run_with(answers, settings).await;
+        assert_eq!(run.aspects.len(), Aspect::ALL.len());
+        assert!(!run.is_incomplete());
+    }
+
     #[tokio::test]
     async fn a_diff_over_budget_is_reviewed_in_chunks_and_findings_are_merged_once() {
         let answers: Vec<_> = Aspect::ALL
@@ -921,6 +1042,95 @@ mod tests {
         assert_eq!(
             json["aspects"][1]["cacheReadTokens"],
             serde_json::Value::Null
+        );
+    }
+
+    /// A PR with many long paths and rules of many patterns that match none of them: minutes of
+    /// matching, even at linear time.
+    fn slow_to_match() -> (PrMeta, ReviewSettings) {
+        let mut pr = demo().pr;
+        pr.files = (0..20_000)
+            .map(|i| crate::pr::ChangedFile {
+                path: format!("{}/{i}.rs", "d/".repeat(100)),
+                status: "modified".into(),
+                additions: 1,
+                deletions: 0,
+                previous_path: None,
+                patch: None,
+            })
+            .collect();
+        let pattern = format!("{}z", "**/a*".repeat(16));
+        let mut settings = ReviewSettings::default();
+        for aspect in Aspect::ALL {
+            settings.skip.insert(
+                aspect,
+                SkipRule {
+                    unless_files_match: vec![pattern.clone(); 64],
+                    ..Default::default()
+                },
+            );
+        }
+        (pr, settings)
+    }
+
+    async fn run_slow(settings: ReviewSettings, cancel: CancellationToken) -> ReviewRun {
+        let (pr, mut slow) = slow_to_match();
+        slow.overall_timeout_secs = settings.overall_timeout_secs;
+        let client =
+            Arc::new(LlmClient::from_settings(&slow, Some(ReplaySource::default())).unwrap());
+        let (tx, _rx) = mpsc::unbounded_channel();
+        run_review(
+            Arc::new(pr),
+            &slow,
+            client,
+            Arc::new(Prompts::embedded()),
+            tx,
+            cancel,
+        )
+        .await
+    }
+
+    /// Failed before issue 15 (it matched to the end, whatever `--timeout` said): the overall
+    /// timeout bounds the skip-rule phase too.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_overall_timeout_bounds_skip_matching() {
+        let settings = ReviewSettings {
+            overall_timeout_secs: 0.3,
+            ..Default::default()
+        };
+        let start = Instant::now();
+        let run = run_slow(settings, CancellationToken::new()).await;
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(run.aspects.iter().all(|a| a.state == AspectState::TimedOut));
+        assert!(run.is_incomplete());
+    }
+
+    /// Failed before issue 15 (Ctrl-C was caught, then ignored until matching ended): a cancel
+    /// stops the skip-rule phase.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_cancel_stops_skip_matching() {
+        let cancel = CancellationToken::new();
+        let later = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            later.cancel();
+        });
+        let start = Instant::now();
+        let run = run_slow(ReviewSettings::default(), cancel).await;
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            start.elapsed()
+        );
+        assert!(run.cancelled);
+        assert!(
+            run.aspects
+                .iter()
+                .all(|a| a.state == AspectState::Cancelled)
         );
     }
 

@@ -29,12 +29,23 @@ impl FileBytes {
         FileBytes::for_size(file.metadata().map_or(0, |m| m.len()))
     }
 
-    /// The whole of `path`, read at once.
-    pub(super) fn read(path: &std::path::Path) -> std::io::Result<FileBytes> {
-        let mut file = File::open(path)?;
+    /// The whole of `path`, read at once: a regular file of at most `limit` bytes (see
+    /// `crate::infile`).
+    pub(super) fn read(path: &std::path::Path, limit: u64) -> std::io::Result<FileBytes> {
+        let mut file = crate::infile::open(path, limit)?;
         let mut buf = FileBytes::for_file(&file);
-        buf.read_from(&mut file, None)?;
+        buf.read_rest(&mut file, limit)?;
         Ok(buf)
+    }
+
+    /// Reads the rest of the file, refusing it once the whole passes `limit` bytes.
+    pub(super) fn read_rest(&mut self, file: &mut File, limit: u64) -> std::io::Result<()> {
+        let room = limit.saturating_add(1).saturating_sub(self.len as u64);
+        self.read_from(file, Some(room))?;
+        if self.len as u64 > limit {
+            return Err(crate::infile::grew_past(limit));
+        }
+        Ok(())
     }
 
     /// The bytes as text; invalid UTF-8 is an `InvalidData` error, as `read_to_string` gives.
@@ -133,7 +144,7 @@ mod tests {
         assert_eq!(buf.bytes(), &content[..content.len().min(10)]);
         buf.read_from(&mut file, None).unwrap();
         assert_eq!(buf.bytes(), content);
-        assert_eq!(FileBytes::read(&path).unwrap().bytes(), content);
+        assert_eq!(FileBytes::read(&path, u64::MAX).unwrap().bytes(), content);
     }
 
     #[test]
@@ -154,7 +165,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         std::fs::write(&path, b"{\xff}").unwrap();
-        let err = FileBytes::read(&path)
+        let err = FileBytes::read(&path, u64::MAX)
             .unwrap()
             .text()
             .map(str::len)

@@ -150,7 +150,8 @@ impl Fixture {
             path: path.to_path_buf(),
             source,
         };
-        let buf = super::filebuf::FileBytes::read(path).map_err(io)?;
+        let buf =
+            super::filebuf::FileBytes::read(path, crate::infile::FIXTURE_LIMIT).map_err(io)?;
         Fixture::parse(buf.text().map_err(io)?, path)
     }
 

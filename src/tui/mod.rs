@@ -266,6 +266,22 @@ mod tests {
             runner.review_blocking(4, false, &snap).as_slice(),
             [Action::ReviewNotStarted { seq: 4, .. }]
         ));
+        // Failed before issue 15: this hung the console at "0/6 queued" (a worker panicked);
+        // now the review is not started and the pane says why, naming the setting.
+        let absurd = ReviewSettings {
+            concurrency: 9_223_372_036_854_775_807,
+            ..ReviewSettings::default()
+        };
+        let (runner, snap) = super::tests::runner(dir.path(), absurd);
+        match runner.review_blocking(5, false, &snap).as_slice() {
+            [Action::ReviewNotStarted { seq: 5, why }] => {
+                assert!(
+                    why.contains("concurrency") && why.contains("1 and 64"),
+                    "{why}"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     fn key(c: char) -> AppEvent {

@@ -233,9 +233,11 @@ impl Theme {
     /// Loads a theme by name or path. `user_dir` is `<config dir>/themes`.
     pub fn load(name: &str, user_dir: Option<&Path>) -> Result<Theme, ThemeError> {
         let read = |path: &Path| {
-            std::fs::read_to_string(path).map_err(|source| ThemeError::Io {
-                path: path.to_path_buf(),
-                source,
+            crate::infile::read_to_string(path, crate::infile::THEME_LIMIT).map_err(|source| {
+                ThemeError::Io {
+                    path: path.to_path_buf(),
+                    source,
+                }
             })
         };
         if name.contains('/') || name.contains('\\') || name.ends_with(".toml") {

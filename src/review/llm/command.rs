@@ -1,6 +1,10 @@
 //! The `command` backend: runs a configured program (for example a local coding-agent CLI) with
 //! the prompt on stdin and reads the answer from stdout.
 //!
+//! The program gets a minimal environment (`PATH`, `HOME`, `TMPDIR`, the locale, and what
+//! `[review] command_env` names: `crate::childenv::minimal`), never the tokens or API keys of
+//! this process.
+//!
 //! The program runs in its own process group. Dropping the call's future — a timeout, a cancel —
 //! kills the whole group (the program and anything it started), so nothing outlives the review.
 
@@ -14,6 +18,8 @@ use crate::review::prompt::Prompt;
 #[derive(Debug, Clone)]
 pub struct CommandClient {
     program: Vec<String>,
+    /// Variables passed besides the minimal environment.
+    pass_env: Vec<String>,
 }
 
 impl CommandClient {
@@ -24,7 +30,16 @@ impl CommandClient {
                 "the command backend needs a program (--llm-command or `command = [...]`)".into(),
             ));
         }
-        Ok(CommandClient { program })
+        Ok(CommandClient {
+            program,
+            pass_env: Vec::new(),
+        })
+    }
+
+    /// Also passes these variables (when set) to the program.
+    pub fn passing_env(mut self, names: Vec<String>) -> CommandClient {
+        self.pass_env = names;
+        self
     }
 
     pub(super) fn program_name(&self) -> String {
@@ -38,6 +53,8 @@ impl CommandClient {
             .ok_or_else(|| LlmError::Config("the command backend needs a program".into()))?;
         let mut cmd = tokio::process::Command::new(prog);
         cmd.args(args)
+            .env_clear()
+            .envs(crate::childenv::minimal(&self.pass_env))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -252,9 +252,10 @@ impl LlmClient {
                     .streaming(settings.stream),
                 )
             }
-            BackendKind::Command => {
-                LlmClient::Command(CommandClient::new(settings.command.clone())?)
-            }
+            BackendKind::Command => LlmClient::Command(
+                CommandClient::new(settings.command.clone())?
+                    .passing_env(settings.command_env.clone()),
+            ),
             BackendKind::Replay => {
                 let src = replay.ok_or_else(|| {
                     LlmError::Config(

@@ -203,7 +203,11 @@ async fn app(env: &AuthEnv, api_base: &str) -> Result<Credentials, GitHubError> 
     let pem = if key_text.contains("-----BEGIN") {
         key_text
     } else {
-        std::fs::read_to_string(key_text.trim()).map_err(|e| {
+        crate::infile::read_to_string(
+            std::path::Path::new(key_text.trim()),
+            crate::infile::KEY_LIMIT,
+        )
+        .map_err(|e| {
             GitHubError::Auth(format!(
                 "GH_APP_PRIVATE_KEY is neither PEM text nor a readable file: {e}"
             ))
@@ -229,12 +233,27 @@ async fn app(env: &AuthEnv, api_base: &str) -> Result<Credentials, GitHubError> 
     })
 }
 
+/// The token variables `gh` itself reads.
+const GH_OWN_VARS: &[&str] = &[
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+];
+
 /// `gh auth token [--hostname HOST]`, bounded in time. The error says why, never the token.
 async fn gh_token(host: Option<&str>) -> Result<Secret, String> {
     let mut cmd = tokio::process::Command::new("gh");
     cmd.arg("auth").arg("token");
     if let Some(h) = host {
         cmd.arg("--hostname").arg(h);
+    }
+    // gh keeps its own settings and tokens (GH_HOST, GH_CONFIG_DIR, GH_ENTERPRISE_TOKEN, …), but
+    // not the other secrets of this process (API keys, a GitHub App's private key).
+    for k in crate::childenv::secret_names() {
+        if !GH_OWN_VARS.contains(&k.to_str().unwrap_or_default()) {
+            cmd.env_remove(k);
+        }
     }
     cmd.stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

@@ -20,6 +20,7 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use reqwest::{Method, StatusCode};
 use serde::Deserialize;
 use serde_json::Value;
+use tokio::time::Instant;
 
 use super::auth::Credentials;
 use super::tls::install_crypto_provider;
@@ -194,17 +195,66 @@ impl Transport {
         what: &str,
         max_attempts: u32,
     ) -> Result<RawResponse, GitHubError> {
+        let deadline = Instant::now() + self.opts.deadline;
+        self.send_until(method, url, body, what, max_attempts, deadline)
+            .await
+    }
+
+    /// [`Transport::send_with`] within the overall `deadline` of a fetch (which a rate-limit
+    /// wait moves by its own length): no attempt starts or runs past it.
+    async fn send_until(
+        &self,
+        method: Method,
+        url: &str,
+        body: Option<&Value>,
+        what: &str,
+        max_attempts: u32,
+        mut deadline: Instant,
+    ) -> Result<RawResponse, GitHubError> {
         let max_attempts = max_attempts.max(1);
         let mut attempt = 0u32;
         let mut rate_waits = 0u32;
         loop {
             attempt += 1;
+            if Instant::now() >= deadline {
+                return Err(self.out_of_time(what, attempt - 1));
+            }
             let request = self.authorized(&method, url, body).await?;
             self.requests.fetch_add(1, Ordering::Relaxed);
-            let resp = match read_response(request).await {
+            let sent = Instant::now();
+            let Ok(answer) = tokio::time::timeout_at(deadline, read_response(request)).await else {
+                tracing::debug!(
+                    %method,
+                    path = crate::debuglog::url_path(url),
+                    attempt,
+                    ms = sent.elapsed().as_millis() as u64,
+                    "github request: no answer before the fetch deadline"
+                );
+                return Err(self.out_of_time(what, attempt));
+            };
+            match &answer {
+                Ok(r) => tracing::debug!(
+                    %method,
+                    path = crate::debuglog::url_path(url),
+                    status = r.status.as_u16(),
+                    bytes = r.body.len(),
+                    attempt,
+                    ms = sent.elapsed().as_millis() as u64,
+                    "github request"
+                ),
+                Err(why) => tracing::debug!(
+                    %method,
+                    path = crate::debuglog::url_path(url),
+                    attempt,
+                    ms = sent.elapsed().as_millis() as u64,
+                    error = %why,
+                    "github request failed"
+                ),
+            }
+            let resp = match answer {
                 Ok(r) => r,
                 Err(why) => {
-                    let wait = self.retry_wait(what, why, attempt, max_attempts, None)?;
+                    let wait = self.retry_wait(what, why, attempt, max_attempts, None, deadline)?;
                     tokio::time::sleep(wait).await;
                     continue;
                 }
@@ -221,13 +271,14 @@ impl Transport {
                 let wait = self.wait_out_rate_limit(what, &resp, &rate, rate_waits)?;
                 rate_waits += 1;
                 attempt -= 1; // a rate-limit wait is bounded on its own, not as a failure
+                deadline += wait;
                 tokio::time::sleep(wait).await;
                 continue;
             }
             if status.is_server_error() {
                 let asked = retry_after(&resp.headers).filter(|w| *w <= self.opts.max_backoff);
                 let why = format!("HTTP {}", status.as_u16());
-                let wait = self.retry_wait(what, why, attempt, max_attempts, asked)?;
+                let wait = self.retry_wait(what, why, attempt, max_attempts, asked, deadline)?;
                 tokio::time::sleep(wait).await;
                 continue;
             }
@@ -274,9 +325,20 @@ impl Transport {
         rate
     }
 
+    /// The fetch's deadline struck after `attempts` attempts.
+    fn out_of_time(&self, what: &str, attempts: u32) -> GitHubError {
+        GitHubError::Unavailable {
+            what: what.to_owned(),
+            why: format!(
+                "no answer within the {}s deadline (PR_SHEPHERD_HTTP_DEADLINE_S; {attempts} attempt(s))",
+                self.opts.deadline.as_secs()
+            ),
+        }
+    }
+
     /// How long to wait before attempt `attempt + 1` after a failure (`asked` = the server's
-    /// `retry-after`, else backoff), announced; or, when the attempts are used up,
-    /// [`GitHubError::Unavailable`].
+    /// `retry-after`, else backoff), announced; or, when the attempts are used up or the wait
+    /// would reach the fetch's `deadline`, [`GitHubError::Unavailable`].
     fn retry_wait(
         &self,
         what: &str,
@@ -284,6 +346,7 @@ impl Transport {
         attempt: u32,
         max_attempts: u32,
         asked: Option<Duration>,
+        deadline: Instant,
     ) -> Result<Duration, GitHubError> {
         if attempt >= max_attempts {
             return Err(GitHubError::Unavailable {
@@ -292,6 +355,23 @@ impl Transport {
             });
         }
         let wait = asked.unwrap_or_else(|| self.backoff(attempt));
+        tracing::debug!(
+            what,
+            why = %why,
+            attempt,
+            max_attempts,
+            wait_ms = wait.as_millis() as u64,
+            "github retry"
+        );
+        if Instant::now() + wait >= deadline {
+            return Err(GitHubError::Unavailable {
+                what: what.to_owned(),
+                why: format!(
+                    "{why} ({attempt} attempt(s); no time left for another within the {}s deadline, PR_SHEPHERD_HTTP_DEADLINE_S)",
+                    self.opts.deadline.as_secs()
+                ),
+            });
+        }
         self.notify(Notice::Retrying {
             what: what.to_owned(),
             why,
@@ -312,6 +392,14 @@ impl Transport {
         waits_so_far: u32,
     ) -> Result<Duration, GitHubError> {
         let wait = rate_limit_wait(&resp.headers, rate);
+        tracing::debug!(
+            what,
+            status = resp.status.as_u16(),
+            remaining = rate.remaining,
+            wait_ms = wait.as_millis() as u64,
+            waits_so_far,
+            "github rate limit"
+        );
         if waits_so_far >= 3 || wait > self.opts.max_rate_limit_wait {
             return Err(GitHubError::RateLimited {
                 what: what.to_owned(),
@@ -340,9 +428,19 @@ impl Transport {
         let payload = serde_json::json!({ "query": query, "variables": variables });
         let mut attempt = 0u32;
         let mut rate_waits = 0u32;
+        let mut deadline = Instant::now() + self.opts.deadline;
         loop {
             attempt += 1;
-            let resp = self.send(Method::POST, url, Some(&payload), what).await?;
+            let resp = self
+                .send_until(
+                    Method::POST,
+                    url,
+                    Some(&payload),
+                    what,
+                    self.opts.max_attempts,
+                    deadline,
+                )
+                .await?;
             if !resp.status.is_success() {
                 return Err(http_error(&resp, what));
             }
@@ -355,6 +453,12 @@ impl Transport {
             {
                 let rate = RateLimit::from_headers(&resp.headers);
                 let wait = rate_limit_wait(&resp.headers, &rate);
+                tracing::debug!(
+                    what,
+                    wait_ms = wait.as_millis() as u64,
+                    rate_waits,
+                    "github graphql rate limit"
+                );
                 if rate_waits >= 3 || wait > self.opts.max_rate_limit_wait {
                     return Err(GitHubError::RateLimited {
                         what: what.to_owned(),
@@ -364,6 +468,7 @@ impl Transport {
                 }
                 rate_waits += 1;
                 attempt -= 1;
+                deadline += wait;
                 self.notify(Notice::RateLimited {
                     what: what.to_owned(),
                     wait,
@@ -374,8 +479,17 @@ impl Transport {
             }
             let transient = !reply.errors.is_empty()
                 && (reply.data.is_none() || reply.errors.iter().all(GraphqlError::is_transient));
-            if transient && attempt < self.opts.max_attempts {
+            if transient
+                && attempt < self.opts.max_attempts
+                && Instant::now() + self.backoff(attempt) < deadline
+            {
                 let wait = self.backoff(attempt);
+                tracing::debug!(
+                    what,
+                    attempt,
+                    wait_ms = wait.as_millis() as u64,
+                    "github graphql retry after transient errors"
+                );
                 self.notify(Notice::Retrying {
                     what: what.to_owned(),
                     why: format!("GraphQL error: {}", reply.errors[0].message_line()),

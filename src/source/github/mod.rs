@@ -179,6 +179,9 @@ pub struct FetchOptions {
     pub max_rate_limit_wait: Duration,
     /// Per request, connect to last byte.
     pub timeout: Duration,
+    /// Per fetch: one request with all its retries and backoff (rate-limit waits, bounded on
+    /// their own, are added to it). A server that never answers is given up on after this.
+    pub deadline: Duration,
     /// Nested thread-comment pages fetched at once.
     pub concurrency: usize,
     pub notify: Option<NoticeSink>,
@@ -192,6 +195,7 @@ impl Default for FetchOptions {
             max_backoff: Duration::from_secs(8),
             max_rate_limit_wait: Duration::from_secs(90),
             timeout: Duration::from_secs(30),
+            deadline: Duration::from_secs(60),
             concurrency: 4,
             notify: None,
         }
@@ -205,6 +209,7 @@ impl std::fmt::Debug for FetchOptions {
             .field("backoff", &self.backoff)
             .field("max_rate_limit_wait", &self.max_rate_limit_wait)
             .field("timeout", &self.timeout)
+            .field("deadline", &self.deadline)
             .field("concurrency", &self.concurrency)
             .finish_non_exhaustive()
     }
@@ -212,7 +217,8 @@ impl std::fmt::Debug for FetchOptions {
 
 impl FetchOptions {
     /// Defaults, tuned by `PR_SHEPHERD_HTTP_BACKOFF_MS`, `PR_SHEPHERD_HTTP_MAX_WAIT_S`,
-    /// `PR_SHEPHERD_HTTP_TIMEOUT_S` and `PR_SHEPHERD_HTTP_ATTEMPTS`; notices go to stderr.
+    /// `PR_SHEPHERD_HTTP_TIMEOUT_S`, `PR_SHEPHERD_HTTP_DEADLINE_S` and
+    /// `PR_SHEPHERD_HTTP_ATTEMPTS`; notices go to stderr.
     pub fn from_env() -> FetchOptions {
         let num = |k: &str| {
             std::env::var(k)
@@ -230,10 +236,13 @@ impl FetchOptions {
         if let Some(s) = num("PR_SHEPHERD_HTTP_TIMEOUT_S") {
             o.timeout = Duration::from_secs(s.max(1));
         }
+        if let Some(s) = num("PR_SHEPHERD_HTTP_DEADLINE_S") {
+            o.deadline = Duration::from_secs(s.clamp(1, 86_400));
+        }
         if let Some(n) = num("PR_SHEPHERD_HTTP_ATTEMPTS") {
             o.max_attempts = u32::try_from(n.clamp(1, 10)).unwrap_or(4);
         }
-        o.notify = Some(Arc::new(|n: &Notice| eprintln!("note: {n}")));
+        o.notify = Some(Arc::new(|n: &Notice| crate::eprintln_clean!("note: {n}")));
         o
     }
 }
@@ -552,6 +561,14 @@ fn encode<B: Serialize>(body: &B, what: &str) -> Result<serde_json::Value, GitHu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fetch_gives_up_after_a_minute_by_default() {
+        let o = FetchOptions::default();
+        assert_eq!(o.deadline, Duration::from_secs(60));
+        // Shorter than the attempts × the request timeout it bounds.
+        assert!(o.deadline < o.timeout * o.max_attempts);
+    }
 
     #[test]
     fn endpoints_default_to_github_com() {
