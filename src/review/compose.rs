@@ -158,7 +158,7 @@ pub fn markdown(run: &ReviewRun, agg: &Aggregate) -> String {
     s.push_str("|---|---|---:|---:|---:|\n");
     for a in &run.aspects {
         let n = if a.state == AspectState::Done {
-            a.findings.len().to_string()
+            findings_cell(a)
         } else {
             "–".to_owned()
         };
@@ -301,7 +301,7 @@ fn section(
         }
     }
     if a.state == AspectState::Done {
-        if a.findings.is_empty() {
+        if a.findings.is_empty() && a.rejected.is_empty() {
             s.push_str("No findings: this aspect ran over the diff and found nothing to report.\n");
         }
         let mut new = 0;
@@ -330,15 +330,7 @@ fn section(
             ));
         }
     }
-    if !a.rejected.is_empty() {
-        s.push_str(&format!(
-            "\n{} finding(s) broke the output contract and were rejected:\n",
-            a.rejected.len()
-        ));
-        for r in &a.rejected {
-            s.push_str(&format!("- #{}: {}\n", r.index + 1, r.reason));
-        }
-    }
+    unclassified(s, a);
     let mut notes = Vec::new();
     if let Some(cut) = a.diff.as_ref().and_then(|d| d.cut_summary()) {
         notes.push(format!("Not everything was reviewed — {cut}."));
@@ -348,6 +340,47 @@ fn section(
     }
     if !notes.is_empty() {
         s.push_str(&format!("\n_{}_\n", notes.join(" ")));
+    }
+}
+
+/// The table's findings count: accepted findings, plus the unclassified ones when there are any.
+fn findings_cell(a: &AspectOutcome) -> String {
+    match a.rejected.len() {
+        0 => a.findings.len().to_string(),
+        r => format!("{} + {r} unclassified", a.findings.len()),
+    }
+}
+
+/// Findings that broke the output contract are never dropped from what the maintainer sees: each
+/// is listed under its aspect as unclassified, with its file and message (or, lacking a message,
+/// its raw entry) and the reason it was rejected.
+fn unclassified(s: &mut String, a: &AspectOutcome) {
+    if a.rejected.is_empty() {
+        return;
+    }
+    s.push_str(&format!(
+        "\n{} finding(s) broke the output contract; listed unclassified (no severity assigned):\n",
+        a.rejected.len()
+    ));
+    for r in &a.rejected {
+        let at = r.file.as_deref().map_or(String::new(), |f| {
+            format!(" `{}`", crate::sanitize::one_line(f).replace('`', "'"))
+        });
+        let what = match r.message.as_deref() {
+            Some(m) => indent(m),
+            None => {
+                let raw: String = crate::sanitize::one_line(&r.raw)
+                    .chars()
+                    .take(300)
+                    .collect();
+                format!("raw entry `{}`", raw.replace('`', "'"))
+            }
+        };
+        s.push_str(&format!(
+            "- **Unclassified**{at} — {what}\n  - _Rejected (entry #{}): {}._\n",
+            r.index + 1,
+            r.reason
+        ));
     }
 }
 
@@ -665,6 +698,51 @@ mod tests {
             "raised + not assessed are carried forward"
         );
         assert_eq!(meta.addressed.len(), 1);
+    }
+
+    #[test]
+    fn rejected_findings_are_listed_unclassified_and_never_no_findings() {
+        let mut run = sample();
+        run.aspects[1].rejected = vec![
+            crate::review::findings::Rejected {
+                index: 0,
+                reason:
+                    "unknown severity `urgent-ish` (expected critical, important or suggestion)"
+                        .into(),
+                raw: r#"{"severity":"urgent-ish","file":"a.rs","message":"Token logged."}"#.into(),
+                file: Some("a.rs".into()),
+                message: Some("Token logged.".into()),
+            },
+            crate::review::findings::Rejected {
+                index: 1,
+                reason: "not an object".into(),
+                raw: r#""just text""#.into(),
+                file: None,
+                message: None,
+            },
+        ];
+        let md = markdown(&run, &first_review(&run));
+        let conv = &md[md.find("### Conventions").unwrap()..md.find("### Security").unwrap()];
+        assert!(!conv.contains("No findings"), "{conv}");
+        assert!(
+            conv.contains("- **Unclassified** `a.rs` — Token logged."),
+            "{conv}"
+        );
+        assert!(
+            conv.contains("_Rejected (entry #1): unknown severity `urgent-ish`"),
+            "{conv}"
+        );
+        assert!(
+            conv.contains("- **Unclassified** — raw entry `\"just text\"`"),
+            "{conv}"
+        );
+        assert!(
+            md.contains("| Conventions | done | 0 + 2 unclassified |"),
+            "{md}"
+        );
+        let v = json(&run, &first_review(&run), &md);
+        assert_eq!(v["aspects"][1]["rejected"][0]["message"], "Token logged.");
+        assert_eq!(v["aspects"][1]["rejected"][1]["reason"], "not an object");
     }
 
     #[test]
