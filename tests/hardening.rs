@@ -402,6 +402,12 @@ async fn trace_log_says_what_happened_and_never_a_secret() {
             .any(|l| l.contains("state write") && l.contains("/runs/")),
         "{err}"
     );
+    assert!(
+        err.lines().any(|l| l.contains("llm request")
+            && l.contains("path=\"/v1/chat/completions\"")
+            && l.contains("status=200")),
+        "{err}"
+    );
     // Dependencies log at trace too (this is what could have carried a header).
     assert!(
         err.contains("reqwest") || err.contains("hyper"),
