@@ -124,6 +124,10 @@ impl Config {
             let message = e.inner().message().to_owned();
             invalid(key, message)
         })?;
+        for (aspect, rule) in &config.review.skip {
+            rule.check()
+                .map_err(|m| invalid(format!("review.skip.{aspect}.unless_files_match"), m))?;
+        }
         let mut keys = HashMap::new();
         for (name, spec) in &config.keys {
             let cmd = command_by_name(name).ok_or_else(|| {
