@@ -83,6 +83,58 @@ Seen markers are written only after the listing has been written and flushed wit
     Event(EventArgs),
     /// Poll a repository's open PRs and review new pushes and triggers per the gates.
     Watch(WatchArgs),
+    /// Where the config file is, the effective settings, or a commented default file.
+    #[command(subcommand, after_help = CONFIG_AFTER_HELP)]
+    Config(ConfigCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
+    #[command(after_help = COMPLETIONS_AFTER_HELP)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to standard output, or write one page per subcommand to a folder.
+    #[command(after_help = MAN_AFTER_HELP)]
+    Man(ManArgs),
+}
+
+const CONFIG_AFTER_HELP: &str = "\
+The config file is --config PATH, else config.toml in the platform config dir
+($XDG_CONFIG_HOME/pr-shepherd, default ~/.config/pr-shepherd, on Linux). Every key, its type,
+default and an example: docs/config.md.";
+
+const COMPLETIONS_AFTER_HELP: &str = "\
+Install (the file names are what each shell looks for):
+  bash  pr-shepherd completions bash > ~/.local/share/bash-completion/completions/pr-shepherd
+  zsh   pr-shepherd completions zsh > ~/.zfunc/_pr-shepherd   (with fpath+=(~/.zfunc) before compinit)
+  fish  pr-shepherd completions fish > ~/.config/fish/completions/pr-shepherd.fish
+  elvish, powershell: source the output from the shell's startup file.";
+
+const MAN_AFTER_HELP: &str = "\
+Install: pr-shepherd man > ~/.local/share/man/man1/pr-shepherd.1 (then `man pr-shepherd`), or
+pr-shepherd man --dir ~/.local/share/man/man1 for a page per subcommand as well.";
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the path of the config file in use (--config, else the platform config dir).
+    Path,
+    /// Print the effective configuration as TOML: every setting with its default, and which
+    /// values came from the file.
+    Show,
+    /// Write a commented default config file (every key, commented out). Refuses to overwrite an
+    /// existing file (exit 2).
+    Init,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write pr-shepherd.1 and a page per subcommand (pr-shepherd-items.1, …) into DIR instead of
+    /// printing the one page.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
 }
 
 const EVENT_AFTER_HELP: &str = "\
@@ -187,6 +239,9 @@ pub struct RecordArgs {
     /// The fixture file to write.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// No progress on stderr (it is shown, per page, only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 const REVIEW_AFTER_HELP: &str = "\
@@ -195,7 +250,7 @@ OPENAI_BASE_URL; also Ollama, vLLM, llama.cpp, OpenRouter via --llm-url), comman
 prompt on stdin, answer on stdout), replay (the fixture's recorded answers; the default for
 fixtures). Without --llm a live PR uses anthropic when ANTHROPIC_API_KEY is set, else openai.
 
-Progress goes to stderr when it is a terminal. Each run is stored in the state dir as
+Progress (a line per aspect) goes to stderr when it is a terminal, unless --quiet. Each run is stored in the state dir as
 <owner>-<repo>/<pr>/runs/<run-id>.json. Exit code 3 when any aspect failed or timed out (the
 review is still printed). JSON: docs/json-output.md.";
 
@@ -306,4 +361,7 @@ pub struct ReviewArgs {
     pub trigger_comment: Option<String>,
     #[command(flatten)]
     pub llm: LlmOptions,
+    /// No progress on stderr (it is shown, per aspect, only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }

@@ -1,5 +1,7 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
+mod completions;
+mod config_cmd;
 mod console;
 mod event;
 mod fixture;
@@ -74,6 +76,16 @@ impl Context {
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), CliError> {
+    // These work whatever the config file holds, or before there is one (`config init`, or
+    // `config path` for a --config file still to be written): they need no context.
+    match &cli.command {
+        Some(Command::Config(cmd)) => {
+            return config_cmd::run(cmd, cli.config.as_deref(), cli.theme.as_deref());
+        }
+        Some(Command::Completions(args)) => return completions::completions(args),
+        Some(Command::Man(args)) => return completions::man(args),
+        _ => {}
+    }
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
         None => console::run(&ctx, cli.pr.as_deref(), cli.theme.as_deref()).await,
@@ -84,6 +96,8 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Record(args)) => record::run(&ctx, args).await,
         Some(Command::Event(args)) => event::run(&ctx, args).await,
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
+        // Handled above, before the context.
+        Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),
     }
 }
 

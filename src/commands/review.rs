@@ -3,8 +3,6 @@
 //! a [`HeadlessReview`], which [`execute`] prepares through the one review flow
 //! ([`crate::review::flow`]), runs with progress on stderr, saves, composes, posts and prints.
 
-use std::io::IsTerminal;
-
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -20,7 +18,7 @@ use crate::review::aggregate::{AggregateRequest, aggregate};
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
 use crate::review::llm::ReplaySource;
 use crate::review::settings::{BackendKind, Overrides};
-use crate::review::{ReviewEvent, ReviewRun, compose};
+use crate::review::{ReviewEvent, ReviewRun, compose, condense};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 use crate::source::github::is_org_member;
@@ -75,7 +73,7 @@ async fn review_fixture(
     };
     let triggered = trigger_of(&snapshot, args.trigger_comment.as_deref())?;
     let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
-    let review = ReviewSetup {
+    let mut review = ReviewSetup {
         snapshot,
         triggered,
         full: args.all,
@@ -90,6 +88,7 @@ async fn review_fixture(
         format: args.format,
     }
     .build()?;
+    review.quiet = args.quiet;
     execute(ctx, review).await.map(|_| ())
 }
 
@@ -112,7 +111,7 @@ async fn review_live(
     let triggered = trigger_of(&snapshot, args.trigger_comment.as_deref())?;
     let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
     let own_login = gh.viewer_login().await?;
-    let review = ReviewSetup {
+    let mut review = ReviewSetup {
         snapshot,
         triggered,
         full: args.all,
@@ -124,6 +123,7 @@ async fn review_live(
         format: args.format,
     }
     .build()?;
+    review.quiet = args.quiet;
     execute(ctx, review).await.map(|_| ())
 }
 
@@ -244,6 +244,7 @@ impl<'a> ReviewSetup<'a> {
             llm,
             format,
             extra_json: None,
+            quiet: false,
         })
     }
 }
@@ -371,6 +372,8 @@ pub(crate) struct HeadlessReview<'a> {
     pub format: Format,
     /// A field added to the JSON document (event mode's decision).
     pub extra_json: Option<(&'static str, serde_json::Value)>,
+    /// `--quiet`: no progress on stderr even on a terminal.
+    pub quiet: bool,
 }
 
 /// What posting did: the post, or why not (an error fails the command, a note does not).
@@ -400,6 +403,7 @@ pub(crate) async fn execute(
         llm,
         format,
         extra_json,
+        quiet,
     } = review;
     let prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
@@ -413,7 +417,7 @@ pub(crate) async fn execute(
     .map_err(|e| CliError::usage(e.to_string()))?;
     warn_unreadable_metadata(&prepared);
 
-    let run = run_with_progress(&prepared).await;
+    let run = run_with_progress(&prepared, quiet).await;
     if run.cancelled {
         return Err(CliError::runtime(
             "review cancelled; nothing was printed or saved",
@@ -438,11 +442,13 @@ pub(crate) async fn execute(
         },
     );
     let body = compose::markdown(&run, &agg);
+    // What is posted always fits GitHub's comment limit; the output keeps the full review.
+    let fitted = condense::fit(&run, &agg);
 
     // Post before printing, so the output can say what happened. Ctrl-C still stops it: the
     // run's handler stays installed for the process, so it is listened to here too.
     let outcome = tokio::select! {
-        outcome = post_review(&post, ledger, &coords, &body) => outcome,
+        outcome = post_review(&post, ledger, &coords, &fitted.body) => outcome,
         _ = tokio::signal::ctrl_c() => {
             return Err(CliError::runtime(
                 "review cancelled while posting; nothing was printed (the post may have been made: running the review again updates the same comment)",
@@ -451,10 +457,10 @@ pub(crate) async fn execute(
     };
     let text = match format {
         Format::Md => body.clone(),
-        Format::Json => review_json(&run, &agg, &body, &outcome.posted, extra_json)?,
+        Format::Json => review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?,
     };
     super::emit(&text)?;
-    report_post(&outcome);
+    report_post(&outcome, &fitted);
     if let Some(e) = outcome.error {
         return Err(CliError::runtime(e));
     }
@@ -471,10 +477,11 @@ fn warn_unreadable_metadata(prepared: &PreparedReview) {
     }
 }
 
-/// Runs the aspects with progress on stderr (when it is a terminal); Ctrl-C cancels the run.
-async fn run_with_progress(prepared: &PreparedReview) -> ReviewRun {
+/// Runs the aspects with progress on stderr (when it is a terminal and not `quiet`); Ctrl-C
+/// cancels the run.
+async fn run_with_progress(prepared: &PreparedReview, quiet: bool) -> ReviewRun {
     let (tx, rx) = mpsc::unbounded_channel();
-    let progress = tokio::spawn(show_progress(rx, std::io::stderr().is_terminal()));
+    let progress = tokio::spawn(show_progress(rx, crate::progress::Progress::stderr(quiet)));
     let cancel = CancellationToken::new();
     let on_ctrl_c = {
         let cancel = cancel.clone();
@@ -541,10 +548,15 @@ fn review_json(
     agg: &crate::review::aggregate::Aggregate,
     body: &str,
     posted: &Option<Posted>,
+    fitted: &condense::Fitted,
     extra_json: Option<(&'static str, serde_json::Value)>,
 ) -> Result<String, CliError> {
     let mut v = compose::json(run, agg, body);
     v["posted"] = serde_json::to_value(posted).unwrap_or_default();
+    if posted.is_some() {
+        v["posted"]["condensed"] = fitted.condensed.into();
+        v["posted"]["characters"] = fitted.chars.into();
+    }
     if let Some((k, extra)) = extra_json {
         v[k] = extra;
     }
@@ -554,17 +566,19 @@ fn review_json(
     Ok(s)
 }
 
-/// What was posted, or the note on why not, on stderr (after the review was printed).
-fn report_post(outcome: &PostOutcome) {
+/// What was posted (and whether it was condensed), or the note on why not, on stderr (after the
+/// review was printed).
+fn report_post(outcome: &PostOutcome, fitted: &condense::Fitted) {
     if let Some(p) = &outcome.posted {
         eprintln!(
-            "posted: {} comment {} ({})",
+            "posted: {} comment {} ({}){}",
             match p.action {
                 PostAction::Created => "created",
                 PostAction::Updated => "updated",
             },
             p.comment_id,
-            p.location
+            p.location,
+            condensed_note(fitted)
         );
     }
     if let Some(n) = &outcome.note {
@@ -589,10 +603,15 @@ fn incomplete_error(run: &ReviewRun) -> Option<CliError> {
     )))
 }
 
-/// Prints state changes to stderr when it is a terminal; otherwise only drains the channel.
-async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool) {
+/// Prints each aspect's final state as it comes, `[n/6] aspect: …`, when `progress` is enabled
+/// (stderr a terminal, no `--quiet`); otherwise only drains the channel.
+async fn show_progress(
+    mut rx: mpsc::UnboundedReceiver<ReviewEvent>,
+    progress: crate::progress::Progress,
+) {
+    let aspects = progress.counter(Some(crate::review::aspect::Aspect::ALL.len()));
     while let Some(ev) = rx.recv().await {
-        if !show {
+        if !progress.is_enabled() {
             continue;
         }
         let line = match ev {
@@ -614,9 +633,25 @@ async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool)
             }
             ReviewEvent::Cancelled { aspect } => format!("{aspect}: cancelled"),
             ReviewEvent::Finished(run) => {
-                format!("review finished in {:.1} s", run.elapsed_ms as f64 / 1000.0)
+                aspects.note(&format!(
+                    "review finished in {:.1} s",
+                    run.elapsed_ms as f64 / 1000.0
+                ));
+                continue;
             }
         };
-        eprintln!("{line}");
+        aspects.tick(&line);
     }
+}
+
+/// How a condensed post differs from the full review (empty when nothing was left out).
+fn condensed_note(fitted: &condense::Fitted) -> String {
+    if !fitted.condensed {
+        return String::new();
+    }
+    format!(
+        "; condensed from {} to {} to fit GitHub's limit (the full review is in the run file and in --format md|json)",
+        condense::thousands(fitted.full_chars),
+        condense::BodySize::of(&fitted.body)
+    )
 }

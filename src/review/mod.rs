@@ -38,6 +38,7 @@ pub mod aggregate;
 pub mod aspect;
 pub mod classify;
 pub mod compose;
+pub mod condense;
 pub mod findings;
 pub mod flow;
 pub mod llm;

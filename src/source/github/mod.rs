@@ -151,6 +151,10 @@ impl std::fmt::Display for Notice {
 
 pub type NoticeSink = Arc<dyn Fn(&Notice) + Send + Sync>;
 
+/// Told once per page (GraphQL round or REST page) that came back, with what it was for
+/// (`OWNER/REPO#N: changed files (page 2)`): progress for long fetches.
+pub type PageSink = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// Retry, wait and concurrency bounds.
 #[derive(Clone)]
 pub struct FetchOptions {
@@ -289,6 +293,7 @@ pub struct GitHub {
     endpoints: Endpoints,
     host: Option<String>,
     transport: client::Transport,
+    on_page: Option<PageSink>,
 }
 
 impl GitHub {
@@ -302,7 +307,21 @@ impl GitHub {
             endpoints,
             host,
             transport: client::Transport::new(creds, opts)?,
+            on_page: None,
         })
+    }
+
+    /// Calls `sink` after every page that came back (see [`PageSink`]).
+    pub fn with_page_hook(mut self, sink: PageSink) -> GitHub {
+        self.on_page = Some(sink);
+        self
+    }
+
+    /// Reports one page to the page hook, if any.
+    fn page_done(&self, what: &str) {
+        if let Some(f) = &self.on_page {
+            f(what);
+        }
     }
 
     /// Endpoints from flags/env and the PR's host; credentials from the process environment.
@@ -388,9 +407,12 @@ impl GitHub {
         variables: Value,
         what: &str,
     ) -> Result<GraphqlReply, GitHubError> {
-        self.transport
+        let reply = self
+            .transport
             .graphql(&self.endpoints.graphql, query, variables, what)
-            .await
+            .await?;
+        self.page_done(what);
+        Ok(reply)
     }
 
     /// A REST request to `path` under the API base; any final status is returned.
