@@ -83,6 +83,10 @@ Seen markers are written only after the listing has been written and flushed wit
     Event(EventArgs),
     /// Poll a repository's open PRs and review new pushes and triggers per the gates.
     Watch(WatchArgs),
+    /// Reply to, resolve or unresolve a review thread (live: as the credentials' own account;
+    /// fixtures: into the outbox in the state dir).
+    #[command(subcommand, after_help = THREAD_AFTER_HELP)]
+    Thread(ThreadCommand),
     /// Where the config file is, the effective settings, or a commented default file.
     #[command(subcommand, after_help = CONFIG_AFTER_HELP)]
     Config(ConfigCommand),
@@ -135,6 +139,63 @@ pub struct ManArgs {
     /// printing the one page.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+}
+
+const THREAD_AFTER_HELP: &str = "\
+THREAD_ID is a review thread's node id (PRRT_…), as `items` lists it. Live, the reply is posted with
+GraphQL addPullRequestReviewThreadReply (resolveReviewThread / unresolveReviewThread) as the account
+of the credentials; a retry after a lost answer looks at the thread first, so a reply never goes out
+twice; your own reply is recorded as seen. Offline (a fixture), the action is appended to
+<state>/<owner>-<repo>/<pr>/outbox/threads.json.
+
+Exit codes: 2 for an unknown or non-thread id, an empty reply or one over GitHub's 65,536-character
+limit (nothing is sent); 1 when GitHub refuses (a locked PR: its reason) or cannot be reached.";
+
+#[derive(Debug, Subcommand)]
+pub enum ThreadCommand {
+    /// Reply to a review thread.
+    Reply {
+        #[command(flatten)]
+        target: ThreadTarget,
+        /// The reply's text.
+        #[arg(
+            long,
+            value_name = "TEXT",
+            conflicts_with = "body_file",
+            required_unless_present = "body_file"
+        )]
+        body: Option<String>,
+        /// Read the reply's text from FILE (`-` for standard input).
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+    },
+    /// Mark a review thread resolved.
+    Resolve {
+        #[command(flatten)]
+        target: ThreadTarget,
+    },
+    /// Mark a review thread unresolved.
+    Unresolve {
+        #[command(flatten)]
+        target: ThreadTarget,
+    },
+}
+
+/// The PR and thread every `thread` command names.
+#[derive(Debug, Args)]
+pub struct ThreadTarget {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// The review thread's node id (PRRT_…).
+    #[arg(value_name = "THREAD_ID")]
+    pub thread_id: String,
+    /// For a fixture with history: the PR as of step K (0 = the initial snapshot, the default).
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
 }
 
 const EVENT_AFTER_HELP: &str = "\

@@ -10,6 +10,7 @@ mod live;
 mod record;
 mod review;
 mod state;
+mod thread;
 mod watch;
 
 use std::io::Write;
@@ -96,6 +97,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Record(args)) => record::run(&ctx, args).await,
         Some(Command::Event(args)) => event::run(&ctx, args).await,
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
+        Some(Command::Thread(cmd)) => thread::run(&ctx, cmd).await,
         // Handled above, before the context.
         Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),
     }

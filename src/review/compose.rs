@@ -455,18 +455,23 @@ impl Hidden {
             if n == 0 {
                 continue;
             }
-            let what = match (sev, n) {
-                (Severity::Suggestion, 1) => "suggestion",
-                (Severity::Suggestion, _) => "suggestions",
-                (Severity::Important, 1) => "important finding",
-                (Severity::Important, _) => "important findings",
-                (Severity::Critical, 1) => "critical finding",
-                (Severity::Critical, _) => "critical findings",
-            };
+            let what = severity_noun(*sev, n);
             s.push_str(&format!(
                 "- {n} more {kind}{what} — run `pr-shepherd review {pr} --format md` for the full list.\n"
             ));
         }
+    }
+}
+
+/// "suggestion(s)", "important finding(s)", "critical finding(s)" for `n` findings.
+pub(crate) fn severity_noun(sev: Severity, n: usize) -> &'static str {
+    match (sev, n) {
+        (Severity::Suggestion, 1) => "suggestion",
+        (Severity::Suggestion, _) => "suggestions",
+        (Severity::Important, 1) => "important finding",
+        (Severity::Important, _) => "important findings",
+        (Severity::Critical, 1) => "critical finding",
+        (Severity::Critical, _) => "critical findings",
     }
 }
 

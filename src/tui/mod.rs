@@ -85,6 +85,18 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     let coords = snapshot.pr.coords();
     let mut app = App::new(snapshot, seen, options);
     // An unposted draft from an earlier session (quit, crash, kill) comes back.
+    // So does an unsent thread reply.
+    match ledger.load_reply_draft(&coords) {
+        Ok(Some(d)) => {
+            app.update(Action::ReplyRestored(d));
+        }
+        Ok(None) => {}
+        Err(e) => {
+            app.update(Action::Notice(format!(
+                "the saved reply is unreadable: {e}"
+            )));
+        }
+    }
     match ledger.load_draft(&coords) {
         Ok(Some(d)) => {
             app.update(Action::DraftRestored(d));

@@ -323,6 +323,19 @@ pub enum Confirm {
     },
     /// Posting is not allowed (a gate, or posting unavailable): says why; any key closes.
     Refused(String),
+    /// Reply to, resolve or unresolve a review thread.
+    Thread(ThreadAsk),
+}
+
+/// What a confirmed thread action will do, naming its target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadAsk {
+    pub what: crate::publish::ThreadDo,
+    pub thread_id: String,
+    /// The thread in words: `src/a.rs:29 (@rajesh-k, PRRT_…) on acme/rivet#482`.
+    pub target: String,
+    /// Where it goes: "GitHub, as @login" or "the outbox".
+    pub destination: String,
 }
 
 /// Where the console posts.

@@ -43,11 +43,23 @@ use crate::pr::{PrCoords, Snapshot};
 pub(crate) const PR_QUERY: &str = include_str!("queries/pr.graphql");
 pub(crate) const THREAD_COMMENTS_FRAGMENT: &str = include_str!("queries/thread_comments.graphql");
 pub(crate) const VIEWER_QUERY: &str = include_str!("queries/viewer.graphql");
+/// `addPullRequestReviewThreadReply` (variables `threadId`, `body`).
+pub const THREAD_REPLY_MUTATION: &str = include_str!("queries/thread_reply.graphql");
+/// `resolveReviewThread` (variable `threadId`).
+pub const THREAD_RESOLVE_MUTATION: &str = include_str!("queries/thread_resolve.graphql");
+/// `unresolveReviewThread` (variable `threadId`).
+pub const THREAD_UNRESOLVE_MUTATION: &str = include_str!("queries/thread_unresolve.graphql");
 
 /// The fixed GraphQL documents, by file name (for the schema validation test). The thread
 /// comment continuations are generated around `thread_comments.graphql`'s fragment by
 /// [`thread_comments_query`].
-pub const QUERIES: &[(&str, &str)] = &[("pr.graphql", PR_QUERY), ("viewer.graphql", VIEWER_QUERY)];
+pub const QUERIES: &[(&str, &str)] = &[
+    ("pr.graphql", PR_QUERY),
+    ("viewer.graphql", VIEWER_QUERY),
+    ("thread_reply.graphql", THREAD_REPLY_MUTATION),
+    ("thread_resolve.graphql", THREAD_RESOLVE_MUTATION),
+    ("thread_unresolve.graphql", THREAD_UNRESOLVE_MUTATION),
+];
 
 pub use fetch::thread_comments_query;
 
@@ -413,6 +425,31 @@ impl GitHub {
             .await?;
         self.page_done(what);
         Ok(reply)
+    }
+
+    /// A GraphQL request sent once: no retry on 5xx, a timeout or a lost answer (a mutation
+    /// that is not idempotent; the caller looks before trying again).
+    pub async fn graphql_once(
+        &self,
+        query: &str,
+        variables: Value,
+        what: &str,
+    ) -> Result<GraphqlReply, GitHubError> {
+        let payload = serde_json::json!({ "query": query, "variables": variables });
+        let resp = self
+            .transport
+            .send_with(
+                Method::POST,
+                &self.endpoints.graphql,
+                Some(&payload),
+                what,
+                1,
+            )
+            .await?;
+        if !resp.status.is_success() {
+            return Err(client::http_error(&resp, what));
+        }
+        resp.json(what)
     }
 
     /// A REST request to `path` under the API base; any final status is returned.
