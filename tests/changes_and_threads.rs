@@ -383,6 +383,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
                 timeout: Duration::from_secs(5),
                 concurrency: 2,
                 notify: None,
+                ..FetchOptions::default()
             },
         )
         .unwrap()
