@@ -149,7 +149,19 @@ pub(crate) const DESCRIPTIONS: &[(&str, &str)] = &[
     ),
     (
         "review.diff_budget_chars",
-        "characters of diff each aspect's prompt may carry; the rest is cut, and the prompt says so",
+        "characters of diff one call may carry; a larger diff is reviewed in chunks of at most this size, each its own call",
+    ),
+    (
+        "review.max_calls_per_aspect",
+        "the most calls (chunks) one aspect may make; what the rest would show is named as omitted or truncated. Not set: no cap",
+    ),
+    (
+        "review.stream",
+        "stream answers from the HTTP backends: live progress, and the other aspects start as soon as the first answer begins (prompt cache)",
+    ),
+    (
+        "review.prices",
+        "USD per million tokens (input, output, cache_read, cache_write), for an estimated cost in the output. Not set: no estimate (there are no built-in prices)",
     ),
     (
         "review.diff_budgets.<aspect>",
@@ -415,6 +427,11 @@ const UNSET_EXAMPLES: &[(&str, &str)] = &[
     ("review.llm_url", "\"http://localhost:11434/v1\""),
     ("review.model", "\"qwen2.5-coder:14b\""),
     ("review.prompts_dir", "\"/path/to/prompts\""),
+    ("review.max_calls_per_aspect", "8"),
+    (
+        "review.prices",
+        "{ input = 3.0, output = 15.0, cache_read = 0.3, cache_write = 3.75 }",
+    ),
 ];
 
 /// The commented default file `config init` writes: every key commented out, with its

@@ -615,7 +615,9 @@ async fn show_progress(
             continue;
         }
         let line = match ev {
-            ReviewEvent::Queued { .. } | ReviewEvent::Running { .. } => continue,
+            ReviewEvent::Queued { .. }
+            | ReviewEvent::Running { .. }
+            | ReviewEvent::Streaming { .. } => continue,
             ReviewEvent::Done {
                 aspect,
                 findings,
