@@ -31,6 +31,7 @@ fn big_app() -> App {
         Options {
             now: NOW,
             marks: Ok(()),
+            gates: Default::default(),
         },
     );
     assert_eq!(app.pr.list.snapshot.items.len(), 10_000);
@@ -100,6 +101,7 @@ fn first_frame(c: &mut Criterion) {
                 Options {
                     now: NOW,
                     marks: Ok(()),
+                    gates: Default::default(),
                 },
             );
             let Ok(mut term) = Terminal::new(TestBackend::new(120, 40));

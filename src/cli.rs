@@ -201,9 +201,13 @@ pub struct ThreadTarget {
 const EVENT_AFTER_HELP: &str = "\
 pull_request opened / synchronize / reopened / ready_for_review: an incremental review when the
 gates allow (team PRs; community PRs with the `shepherd` label; never with `pause-shepherd` or
-`no-shepherd`). labeled / unlabeled: the gates are evaluated again (no second review of the same
-head). issue_comment with `@pr-shepherd /review [all]` from an OWNER, MEMBER or COLLABORATOR: a
-review of the timeline through that comment, updating the one Shepherd comment. Anything else: no
+`no-shepherd`; label names from the config's [gates]). labeled / unlabeled: the gates are evaluated
+again (no second review of the same head); adding `fix-ci` or `address-review` is recognized, but
+write actions are not available in this version, so nothing is done. issue_comment created,
+pull_request_review submitted or pull_request_review_comment created with `@pr-shepherd /review
+[all]` (mentions from [automation]) from an OWNER, MEMBER or COLLABORATOR, at most
+max_trigger_chars long: a review of the timeline through that trigger, updating the one Shepherd
+comment (also on a closed or merged PR, which automatic events leave alone). Anything else: no
 action, with the reason. The decision and its reason always go to stderr (and into the JSON with
 --format json). Credentials: GH_TOKEN or GITHUB_TOKEN (or a GitHub App).";
 
@@ -266,7 +270,7 @@ pub struct LlmOptions {
 #[command(after_help = "\
 Each tick lists the open PRs (REST pulls?state=open) and, per PR: waits while it is still settling
 (activity within --debounce: no review and no seen markers), then reviews a new head or answers a
-new `@pr-shepherd /review` trigger when the gates allow, writes the seen markers, and remembers the
+new `@pr-shepherd /review` trigger (in a comment, a review or an inline review comment) when the gates allow, writes the seen markers, and remembers the
 head and trigger in the state dir (<owner>-<repo>/<pr>/watch.json). Ctrl-C stops between steps.")]
 pub struct WatchArgs {
     /// The repository, OWNER/REPO.
@@ -415,9 +419,11 @@ pub struct ReviewArgs {
     /// (live, it is the account of the credentials).
     #[arg(long, value_name = "LOGIN", default_value = "pr-shepherd")]
     pub identity: String,
-    /// Answer the trigger comment ID (database id or node id): the review sees the PR timeline
-    /// through that comment inclusive, in the mode it asks for (`/review` or `/review all`); it
-    /// must be a valid trigger from an OWNER, MEMBER or COLLABORATOR.
+    /// Answer the trigger ID: a conversation comment, review summary or inline review comment
+    /// (its node id, or its database id when that names one item). The review sees the PR
+    /// timeline through it inclusive, in the mode it asks for (`/review` or `/review all`); it
+    /// must be a valid trigger (a mention of `[automation] mentions`) from an OWNER, MEMBER or
+    /// COLLABORATOR.
     #[arg(long, value_name = "ID")]
     pub trigger_comment: Option<String>,
     #[command(flatten)]

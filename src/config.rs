@@ -7,6 +7,14 @@
 //! [keys]                    # any command's keys; replaces its defaults
 //! down = ["j", "Down"]
 //! mark_seen = "m"
+//!
+//! [automation]              # triggers and write-action labels
+//! mentions = ["@pr-shepherd", "@horton"]
+//! max_trigger_chars = 4000
+//!
+//! [gates]                   # label names and who counts as team
+//! opt_in_label = "shepherd"
+//! collaborators_are_team = true
 //! ```
 //!
 //! Every table is parsed strictly: an unknown key or a wrong type is an error that names the key
@@ -61,6 +69,15 @@ pub struct Config {
     /// `r` uses them, like `pr-shepherd review`.
     #[serde(default)]
     pub review: crate::review::settings::ReviewSettings,
+    /// Triggers and write-action labels (`[automation]`, see
+    /// [`crate::policy::AutomationConfig`]): read by `event`, `watch` and `review
+    /// --trigger-comment`.
+    #[serde(default)]
+    pub automation: crate::policy::AutomationConfig,
+    /// The gates' labels and who counts as team (`[gates]`, see [`crate::policy::GateConfig`]):
+    /// read by `event`, `watch`, `review` and the console alike.
+    #[serde(default)]
+    pub gates: crate::policy::GateConfig,
     // Further tables go here, one field each.
 }
 
@@ -127,6 +144,22 @@ impl Config {
         for (aspect, rule) in &config.review.skip {
             rule.check()
                 .map_err(|m| invalid(format!("review.skip.{aspect}.unless_files_match"), m))?;
+        }
+        config
+            .automation
+            .validate()
+            .map_err(|(key, message)| invalid(format!("automation.{key}"), message))?;
+        for (key, label) in [
+            ("opt_in_label", &config.gates.opt_in_label),
+            ("pause_label", &config.gates.pause_label),
+            ("never_label", &config.gates.never_label),
+        ] {
+            if label.trim().is_empty() {
+                return Err(invalid(
+                    format!("gates.{key}"),
+                    "must not be empty".to_owned(),
+                ));
+            }
         }
         let mut keys = HashMap::new();
         for (name, spec) in &config.keys {
@@ -231,6 +264,52 @@ mod tests {
             "{e}"
         );
         assert!(e.contains("line 2, column"), "{e}");
+    }
+
+    #[test]
+    fn automation_and_gates_tables() {
+        let l = parse("").unwrap();
+        assert_eq!(l.config.automation.mentions, ["@pr-shepherd"]);
+        assert_eq!(l.config.gates.never_label, "no-shepherd");
+        let l = parse(
+            "[automation]\nmentions = [\"@pr-shepherd\", \"@horton\"]\nmax_trigger_chars = 100\n\
+             fix_ci_label = \"ci-please\"\n[gates]\nopt_in_label = \"review-me\"\n\
+             pause_label = \"hold\"\nnever_label = \"never\"\ncollaborators_are_team = true\n",
+        )
+        .unwrap();
+        assert_eq!(l.config.automation.mentions, ["@pr-shepherd", "@horton"]);
+        assert_eq!(l.config.automation.max_trigger_chars, 100);
+        assert_eq!(
+            l.config.automation.write_action("CI-please"),
+            Some("fix-ci")
+        );
+        assert_eq!(l.config.gates.opt_in_label, "review-me");
+        assert!(l.config.gates.collaborators_are_team);
+        for (text, key) in [
+            ("[automation]\nmention = [\"@x\"]", "mention"),
+            ("[automation]\nmentions = []", "automation.mentions"),
+            (
+                "[automation]\nmentions = [\"horton\"]",
+                "automation.mentions",
+            ),
+            (
+                "[automation]\nmax_trigger_chars = 0",
+                "automation.max_trigger_chars",
+            ),
+            (
+                "[automation]\nmax_trigger_chars = \"x\"",
+                "automation.max_trigger_chars",
+            ),
+            ("[gates]\nopt-in-label = \"x\"", "opt-in-label"),
+            ("[gates]\nnever_label = \" \"", "gates.never_label"),
+            (
+                "[gates]\ncollaborators_are_team = \"yes\"",
+                "gates.collaborators_are_team",
+            ),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(e.contains(key), "{text}: {e}");
+        }
     }
 
     #[test]

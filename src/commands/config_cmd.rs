@@ -164,6 +164,38 @@ pub(crate) const DESCRIPTIONS: &[(&str, &str)] = &[
         "USD per million tokens (input, output, cache_read, cache_write), for an estimated cost in the output. Not set: no estimate (there are no built-in prices)",
     ),
     (
+        "automation.mentions",
+        "mentions that start a trigger (`@name /review`), matched exactly outside code blocks and quotes",
+    ),
+    (
+        "automation.max_trigger_chars",
+        "a comment, review or review comment longer than this (characters) is never a trigger",
+    ),
+    (
+        "automation.fix_ci_label",
+        "the label that asks for the fix-ci write action (recognized; not available in this version)",
+    ),
+    (
+        "automation.address_review_label",
+        "the label that asks for the address-review write action (recognized; not available in this version)",
+    ),
+    (
+        "gates.opt_in_label",
+        "community PRs are reviewed automatically only with this label",
+    ),
+    (
+        "gates.pause_label",
+        "no automatic action while this label is on the PR",
+    ),
+    (
+        "gates.never_label",
+        "never reviewed automatically and never posted while this label is on the PR",
+    ),
+    (
+        "gates.collaborators_are_team",
+        "count COLLABORATOR authors as team (OWNER and MEMBER always are)",
+    ),
+    (
         "review.diff_budgets.<aspect>",
         "per-aspect override of diff_budget_chars",
     ),
@@ -303,6 +335,27 @@ pub(crate) fn settings(
                 }
                 continue;
             }
+            out.push(Setting {
+                source: src(&path),
+                value: json_to_toml(v),
+                path,
+            });
+        }
+    }
+    // [automation] and [gates] come before the aspect maps (subtables of [review] must stay
+    // last in a file).
+    for (table, value) in [
+        (
+            "automation",
+            serde_json::to_value(&loaded.config.automation).unwrap_or_default(),
+        ),
+        (
+            "gates",
+            serde_json::to_value(&loaded.config.gates).unwrap_or_default(),
+        ),
+    ] {
+        for (k, v) in value.as_object().into_iter().flatten() {
+            let path = vec![table.to_owned(), k.clone()];
             out.push(Setting {
                 source: src(&path),
                 value: json_to_toml(v),

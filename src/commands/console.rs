@@ -104,6 +104,7 @@ pub(super) async fn run(
         options: Options {
             now: chrono::Utc::now().timestamp(),
             marks,
+            gates: ctx.gates().clone(),
         },
         seen,
         review: ReviewContext {

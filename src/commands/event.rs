@@ -9,12 +9,13 @@ use serde_json::{Value, json};
 
 use super::Context;
 use super::review::{
-    Destination, PostChoice, ReviewSetup, Triggered, apply_trigger, execute, settle_team,
+    Destination, PostChoice, ReviewSetup, Triggered, apply_trigger_ref, closed_note, execute,
+    settle_team,
 };
 use crate::cli::{EventArgs, Format};
 use crate::error::CliError;
-use crate::policy::event::{EventDecision, decide};
-use crate::policy::{self, GateDecision, Invocation, Mode};
+use crate::policy::event::{EventDecision, decide_with};
+use crate::policy::{self, GateDecision, Invocation, Mode, TriggerKind, TriggerRef};
 use crate::pr::{PrCoords, Snapshot};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
@@ -22,9 +23,18 @@ use crate::source::github::GitHub;
 /// Says what was decided and why: always on stderr; with `--format json` and no review to
 /// print, as a JSON document on stdout.
 fn no_action(args: &EventArgs, reason: &str) -> Result<(), CliError> {
+    nothing_done(
+        args,
+        reason,
+        json!({"action": "noAction", "reason": reason}),
+    )
+}
+
+/// [`no_action`] with the decision as decided (a recognized write-action label says so).
+fn nothing_done(args: &EventArgs, reason: &str, decision: Value) -> Result<(), CliError> {
     eprintln!("decision: no action: {}", one_line(reason));
     if args.format == Format::Json {
-        let v = json!({"decision": {"action": "noAction", "reason": reason}, "posted": null});
+        let v = json!({"decision": decision, "posted": null});
         super::emit(&format!("{v:#}\n"))?;
     }
     Ok(())
@@ -47,17 +57,18 @@ enum Asked {
 struct ReviewAsked {
     coords: PrCoords,
     mode: Mode,
-    trigger: Option<u64>,
+    trigger: Option<TriggerRef>,
     /// Labels changed: the gates are asked again, and the same head is not reviewed twice.
     regate: bool,
 }
 
 pub(super) async fn run(ctx: &Context, args: EventArgs) -> Result<(), CliError> {
     let (name, payload) = read_event(&args)?;
-    let decision = decide(name.trim(), &payload).map_err(|e| CliError::usage(e.to_string()))?;
+    let decision = decide_with(name.trim(), &payload, ctx.automation())
+        .map_err(|e| CliError::usage(e.to_string()))?;
     let decision_json = serde_json::to_value(&decision).unwrap_or(Value::Null);
     let asked = match asked_for(&decision)? {
-        Asked::Nothing { reason } => return no_action(&args, &reason),
+        Asked::Nothing { reason } => return nothing_done(&args, &reason, decision_json),
         Asked::Review(r) => r,
     };
     let ledger = ctx.ledger()?;
@@ -66,12 +77,13 @@ pub(super) async fn run(ctx: &Context, args: EventArgs) -> Result<(), CliError> 
     if let Some(why) = not_reviewable(&snapshot, asked.trigger) {
         return no_action(&args, &why);
     }
-    let gate = gates(&gh, &snapshot, &payload, asked.trigger).await;
+    let gate = gates(ctx, &gh, &snapshot, &payload, asked.trigger.is_some()).await;
     if !gate.review {
         return no_action(&args, &format!("gates: {}", gate.reason));
     }
+    let gate = closed_note(&snapshot, gate);
     let triggered = match asked.trigger {
-        Some(id) => match apply_trigger(&snapshot, &id.to_string()) {
+        Some(r) => match apply_trigger_ref(&snapshot, r, ctx.automation()) {
             Ok(t) => Some(t),
             Err(e) => return no_action(&args, &e.to_string()),
         },
@@ -133,7 +145,7 @@ fn read_event(args: &EventArgs) -> Result<(String, Value), CliError> {
 /// The PR and mode a decision asks to review (said on stderr), or why nothing is to be done.
 fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
     let (owner, repo, number, mode, trigger, regate) = match decision {
-        EventDecision::NoAction { reason } => {
+        EventDecision::NoAction { reason } | EventDecision::WriteActionLabel { reason, .. } => {
             return Ok(Asked::Nothing {
                 reason: reason.clone(),
             });
@@ -144,10 +156,15 @@ fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
             number,
             mode,
             trigger_comment,
+            trigger_kind,
             reason,
         } => {
             eprintln!("decision: review: {}", one_line(reason));
-            (owner, repo, *number, *mode, *trigger_comment, false)
+            let trigger = trigger_comment.map(|id| TriggerRef {
+                kind: trigger_kind.unwrap_or(TriggerKind::Comment),
+                id,
+            });
+            (owner, repo, *number, *mode, trigger, false)
         }
         EventDecision::Regate {
             owner,
@@ -174,10 +191,15 @@ fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
     }))
 }
 
-/// Why the PR is not reviewed now (closed, or a draft without a trigger), if so.
-fn not_reviewable(snapshot: &Snapshot, trigger: Option<u64>) -> Option<String> {
-    if snapshot.pr.state != "OPEN" {
-        return Some(format!("the PR is {}", snapshot.pr.state));
+/// Why the PR is not reviewed now (closed or merged, or a draft, without a trigger), if so. An
+/// explicit trigger is answered on a closed PR too (seed 003: an explicit invocation bypasses
+/// the business filters); the gates still apply, `no-shepherd` included.
+fn not_reviewable(snapshot: &Snapshot, trigger: Option<TriggerRef>) -> Option<String> {
+    if snapshot.pr.state != "OPEN" && trigger.is_none() {
+        return Some(format!(
+            "the PR is {}: automatic events do nothing for it",
+            snapshot.pr.state
+        ));
     }
     if snapshot.pr.draft && trigger.is_none() {
         return Some("the PR is a draft: reviewed once it is ready for review".to_owned());
@@ -188,23 +210,24 @@ fn not_reviewable(snapshot: &Snapshot, trigger: Option<u64>) -> Option<String> {
 /// The gates, said on stderr: automatic unless a maintainer's trigger comment asked (explicit:
 /// may override the community and pause gates, never `no-shepherd` for posting).
 async fn gates(
+    ctx: &Context,
     gh: &GitHub,
     snapshot: &Snapshot,
     payload: &Value,
-    trigger: Option<u64>,
+    trigger: bool,
 ) -> GateDecision {
-    let cfg = policy::GateConfig::default();
+    let cfg = ctx.gates();
     let is_org = payload
         .pointer("/repository/owner/type")
         .and_then(Value::as_str)
         == Some("Organization");
-    let team = settle_team(gh, &snapshot.pr, &cfg, is_org).await;
-    let how = if trigger.is_some() {
+    let team = settle_team(gh, &snapshot.pr, cfg, is_org).await;
+    let how = if trigger {
         Invocation::Explicit
     } else {
         Invocation::Automatic
     };
-    let gate = policy::gate(&snapshot.pr, team, &cfg, how);
+    let gate = policy::gate(&snapshot.pr, team, cfg, how);
     eprintln!("gates: {}", one_line(&gate.reason));
     gate
 }

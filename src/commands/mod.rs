@@ -69,6 +69,16 @@ impl Context {
         &self.config.config.review
     }
 
+    /// The gates of the config file (`[gates]`), or the defaults without one.
+    pub fn gates(&self) -> &crate::policy::GateConfig {
+        &self.config.config.gates
+    }
+
+    /// The automation settings of the config file (`[automation]`), or the defaults.
+    pub fn automation(&self) -> &crate::policy::AutomationConfig {
+        &self.config.config.automation
+    }
+
     /// The ledger in the state dir.
     pub fn ledger(&self) -> Result<Ledger, CliError> {
         Ok(Ledger::new(resolve_state_dir(self.state_dir.as_deref())?))

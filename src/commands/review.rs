@@ -11,7 +11,7 @@ use crate::cli::{Format, LlmOptions, ReviewArgs};
 use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::policy::{self, GateDecision, Mode};
-use crate::pr::{Item, OutboxComment, PrCoords, Snapshot};
+use crate::pr::{OutboxComment, PrCoords, Snapshot};
 use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
 use crate::review::aggregate::{AggregateRequest, aggregate};
@@ -60,7 +60,7 @@ async fn review_fixture(
     fixture: Box<Fixture>,
     ledger: &Ledger,
 ) -> Result<(), CliError> {
-    let cfg = policy::GateConfig::default();
+    let cfg = ctx.gates().clone();
     let replay = ReplaySource {
         answers: fixture.llm.answers.clone(),
         step: args.step.unwrap_or(0),
@@ -71,8 +71,11 @@ async fn review_fixture(
         policy::Membership::Community => Some(false),
         policy::Membership::Ambiguous => None,
     };
-    let triggered = trigger_of(&snapshot, args.trigger_comment.as_deref())?;
-    let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
+    let triggered = trigger_of(ctx, &snapshot, args.trigger_comment.as_deref())?;
+    let gate = closed_note(
+        &snapshot,
+        policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit),
+    );
     let mut review = ReviewSetup {
         snapshot,
         triggered,
@@ -104,12 +107,15 @@ async fn review_live(
             "--step applies to fixtures with history, not to a live PR",
         ));
     }
-    let cfg = policy::GateConfig::default();
+    let cfg = ctx.gates().clone();
     let gh = super::live::client(ctx, coords).await?;
     let snapshot = gh.fetch_snapshot(coords).await?;
     let team = settle_team(&gh, &snapshot.pr, &cfg, true).await;
-    let triggered = trigger_of(&snapshot, args.trigger_comment.as_deref())?;
-    let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
+    let triggered = trigger_of(ctx, &snapshot, args.trigger_comment.as_deref())?;
+    let gate = closed_note(
+        &snapshot,
+        policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit),
+    );
     let own_login = gh.viewer_login().await?;
     let mut review = ReviewSetup {
         snapshot,
@@ -128,8 +134,30 @@ async fn review_live(
 }
 
 /// `--trigger-comment ID`, checked and applied.
-fn trigger_of(snapshot: &Snapshot, id: Option<&str>) -> Result<Option<Triggered>, CliError> {
-    id.map(|id| apply_trigger(snapshot, id)).transpose()
+fn trigger_of(
+    ctx: &Context,
+    snapshot: &Snapshot,
+    id: Option<&str>,
+) -> Result<Option<Triggered>, CliError> {
+    id.map(|id| apply_trigger(snapshot, id, ctx.automation()))
+        .transpose()
+}
+
+/// A closed or merged PR is reviewed only on an explicit request (automatic events do nothing
+/// for it): the review says so, beside any gate the request overrode.
+pub(crate) fn closed_note(snapshot: &Snapshot, mut gate: GateDecision) -> GateDecision {
+    if snapshot.pr.state == "OPEN" || !gate.review {
+        return gate;
+    }
+    let note = format!(
+        "the PR is {}: answered on an explicit request",
+        snapshot.pr.state.to_lowercase()
+    );
+    gate.overridden = Some(match gate.overridden.take() {
+        Some(o) => format!("{o}; {note}"),
+        None => note,
+    });
+    gate
 }
 
 /// Whether posting is asked for, and how.
@@ -232,6 +260,7 @@ impl<'a> ReviewSetup<'a> {
         Ok(HeadlessReview {
             full: full || triggered.as_ref().is_some_and(|t| t.mode == Mode::Full),
             trigger_comment: triggered.as_ref().and_then(|t| t.database_id),
+            trigger_kind: triggered.as_ref().map(|t| t.kind),
             override_note: (post == PostChoice::Explicit || triggered.is_some())
                 .then(|| gate.overridden.clone())
                 .flatten(),
@@ -275,58 +304,43 @@ pub(crate) async fn settle_team(
     }
 }
 
-/// A trigger comment that checked out: its mode, the cut-off snapshot and its database id.
+/// A trigger that checked out: its mode, the cut-off snapshot, its kind and database id.
 #[derive(Debug, Clone)]
 pub(crate) struct Triggered {
     pub mode: Mode,
     pub snapshot: Snapshot,
     pub database_id: Option<u64>,
+    pub kind: policy::TriggerKind,
 }
 
-/// Checks comment `id` (database or node id) as a trigger and cuts the timeline off at it. Its
-/// body is tested here and never travels on: only the mode does.
-pub(crate) fn apply_trigger(snapshot: &Snapshot, id: &str) -> Result<Triggered, CliError> {
+/// Checks trigger `id` (a node id, or the database id of a conversation comment, review or
+/// review comment) and cuts the timeline off at it. Its text is tested here and never travels
+/// on: only the mode does.
+pub(crate) fn apply_trigger(
+    snapshot: &Snapshot,
+    id: &str,
+    cfg: &policy::AutomationConfig,
+) -> Result<Triggered, CliError> {
     let id = id.trim();
-    let comment = snapshot
-        .items
-        .iter()
-        .find_map(|i| match i {
-            Item::Comment(c)
-                if c.id == id
-                    || (!id.is_empty()
-                        && id.bytes().all(|b| b.is_ascii_digit())
-                        && c.url.ends_with(&format!("#issuecomment-{id}"))) =>
-            {
-                Some(c)
-            }
-            _ => None,
-        })
-        .ok_or_else(|| {
-            CliError::usage(format!(
-                "trigger comment `{}` is not a conversation comment on this PR",
-                one_line(id)
-            ))
-        })?;
-    let mode = match policy::trigger(&comment.author, &comment.body) {
+    let found = policy::find_trigger(snapshot, id).map_err(|e| CliError::usage(e.to_string()))?;
+    let mode = match policy::trigger_with(cfg, found.author, found.body) {
         policy::TriggerDecision::Review(m) => m,
         policy::TriggerDecision::Ignore(why) => {
             return Err(CliError::usage(format!(
-                "comment `{}` is not a valid trigger: {}",
+                "{} `{}` is not a valid trigger: {}",
+                found.kind.said(),
                 one_line(id),
                 one_line(&why)
             )));
         }
     };
-    let database_id = comment
-        .url
-        .rsplit_once("#issuecomment-")
-        .and_then(|(_, n)| n.parse::<u64>().ok())
-        .or_else(|| id.parse::<u64>().ok());
+    let (kind, database_id) = (found.kind, found.database_id);
     let (cut, report) =
-        policy::cutoff(snapshot, &comment.id).map_err(|e| CliError::usage(e.to_string()))?;
+        policy::cutoff(snapshot, found.node_id).map_err(|e| CliError::usage(e.to_string()))?;
     eprintln!(
-        "trigger {}: {} review of the timeline through it; {} later or edited item(s) left out",
+        "trigger {} ({}): {} review of the timeline through it; {} later or edited item(s) left out",
         one_line(id),
+        kind.said(),
         match mode {
             Mode::Full => "full",
             Mode::Incremental => "incremental",
@@ -337,7 +351,28 @@ pub(crate) fn apply_trigger(snapshot: &Snapshot, id: &str) -> Result<Triggered, 
         mode,
         snapshot: cut,
         database_id,
+        kind,
     })
+}
+
+/// [`apply_trigger`] for a trigger known by kind and database id (event mode, watch).
+pub(crate) fn apply_trigger_ref(
+    snapshot: &Snapshot,
+    r: policy::TriggerRef,
+    cfg: &policy::AutomationConfig,
+) -> Result<Triggered, CliError> {
+    let node = policy::trigger_candidates(snapshot)
+        .into_iter()
+        .find(|t| t.kind == r.kind && t.database_id == Some(r.id))
+        .map(|t| t.node_id.to_owned())
+        .ok_or_else(|| {
+            CliError::usage(format!(
+                "trigger {} {} is not on this PR",
+                r.kind.said(),
+                r.id
+            ))
+        })?;
+    apply_trigger(snapshot, &node, cfg)
 }
 
 /// Where a finished review goes.
@@ -364,6 +399,7 @@ pub(crate) struct HeadlessReview<'a> {
     pub replay: Option<ReplaySource>,
     pub full: bool,
     pub trigger_comment: Option<u64>,
+    pub trigger_kind: Option<policy::TriggerKind>,
     pub override_note: Option<String>,
     pub ledger: &'a Ledger,
     pub post: Posting<'a>,
@@ -397,6 +433,7 @@ pub(crate) async fn execute(
         replay,
         full,
         trigger_comment,
+        trigger_kind,
         override_note,
         ledger,
         post,
@@ -437,6 +474,7 @@ pub(crate) async fn execute(
             full,
             reply_marker: llm.reply_marker.clone(),
             trigger_comment,
+            trigger_kind,
             override_note,
             ..AggregateRequest::default()
         },

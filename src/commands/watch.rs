@@ -13,12 +13,16 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::Context;
-use super::review::{Destination, PostChoice, ReviewSetup, apply_trigger, execute, settle_team};
+use super::review::{
+    Destination, PostChoice, ReviewSetup, apply_trigger_ref, execute, settle_team,
+};
 use crate::cli::{Format, WatchArgs};
 use crate::error::{CliError, ErrorKind};
 use crate::ledger::{Ledger, write_atomic};
 use crate::output::items::{ListingOptions, MarkerPlan, markdown};
-use crate::policy::{self, Invocation, Mode, TriggerDecision};
+use crate::policy::{
+    self, AutomationConfig, Invocation, Mode, TriggerDecision, TriggerKind, TriggerRef,
+};
 use crate::pr::{Item, PrCoords, Snapshot, validate_owner, validate_repo};
 use crate::review::prior::prior_reviews;
 use crate::source::github::GitHub;
@@ -29,7 +33,12 @@ use crate::triage::{counts, edited_pairs, kept_texts, marks, triage};
 #[serde(rename_all = "camelCase", default)]
 pub struct WatchState {
     pub last_head_sha: Option<String>,
+    /// The last conversation-comment trigger answered (older state files; still read).
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub last_trigger: Option<u64>,
+    /// The last trigger answered, of any kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_trigger_ref: Option<TriggerRef>,
 }
 
 /// What one tick does for one PR (pure decision).
@@ -37,17 +46,12 @@ pub struct WatchState {
 pub enum TickAction {
     /// Activity inside the settle window: nothing, and no seen markers.
     Settling { until: DateTime<Utc> },
-    /// Answer this trigger comment (database id).
-    Trigger(u64),
+    /// Answer this trigger (a conversation comment, review or review comment).
+    Trigger(TriggerRef),
     /// Review the new head automatically.
     Review,
     /// Nothing new.
     Idle,
-}
-
-/// The database id of a conversation comment, from its URL.
-fn database_id(url: &str) -> Option<u64> {
-    url.rsplit_once("#issuecomment-")?.1.parse().ok()
 }
 
 /// The newest time anything on the PR was created or edited, leaving out the own account's
@@ -79,6 +83,7 @@ pub fn plan(
     own: &str,
     now: DateTime<Utc>,
     debounce: Duration,
+    cfg: &AutomationConfig,
 ) -> TickAction {
     let window = chrono::Duration::from_std(debounce).unwrap_or(chrono::Duration::zero());
     if let Some(last) = last_activity(snapshot, own)
@@ -89,30 +94,8 @@ pub fn plan(
         };
     }
     let prior = prior_reviews(snapshot, own);
-    let answered = prior
-        .own
-        .iter()
-        .filter_map(|r| r.meta.as_ref()?.trigger_comment)
-        .chain(state.last_trigger)
-        .max();
-    let newest_trigger = snapshot
-        .items
-        .iter()
-        .filter_map(|i| match i {
-            Item::Comment(c) => Some(c),
-            _ => None,
-        })
-        .filter(|c| {
-            matches!(
-                policy::trigger(&c.author, &c.body),
-                TriggerDecision::Review(_)
-            )
-        })
-        .filter_map(|c| database_id(&c.url))
-        .filter(|id| answered.is_none_or(|a| *id > a))
-        .max();
-    if let Some(id) = newest_trigger {
-        return TickAction::Trigger(id);
+    if let Some(r) = pending_trigger(state, snapshot, &prior, cfg) {
+        return TickAction::Trigger(r);
     }
     let head = &snapshot.pr.head_sha;
     let reviewed_here = state.last_head_sha.as_deref() == Some(head.as_str())
@@ -125,6 +108,63 @@ pub fn plan(
     } else {
         TickAction::Review
     }
+}
+
+/// The newest valid trigger (a conversation comment, review summary or inline review comment)
+/// that is newer than every trigger already answered — by the PR's own Shepherd reviews (their
+/// metadata names their trigger, so a fresh machine knows) or by this machine's state.
+fn pending_trigger(
+    state: &WatchState,
+    snapshot: &Snapshot,
+    prior: &crate::review::prior::PriorReviews,
+    cfg: &AutomationConfig,
+) -> Option<TriggerRef> {
+    let answered: Vec<TriggerRef> = prior
+        .own
+        .iter()
+        .filter_map(|r| {
+            let m = r.meta.as_ref()?;
+            Some(TriggerRef {
+                kind: m.trigger_kind.unwrap_or(TriggerKind::Comment),
+                id: m.trigger_comment?,
+            })
+        })
+        .chain(state.last_trigger.map(|id| TriggerRef {
+            kind: TriggerKind::Comment,
+            id,
+        }))
+        .chain(state.last_trigger_ref)
+        .collect();
+    let valid: Vec<(DateTime<Utc>, TriggerRef)> = policy::trigger_candidates(snapshot)
+        .into_iter()
+        .filter(|t| {
+            matches!(
+                policy::trigger_with(cfg, t.author, t.body),
+                TriggerDecision::Review(_)
+            )
+        })
+        .filter_map(|t| {
+            Some((
+                t.created_at,
+                TriggerRef {
+                    kind: t.kind,
+                    id: t.database_id?,
+                },
+            ))
+        })
+        .collect();
+    let key = |(at, r): &(DateTime<Utc>, TriggerRef)| (*at, r.kind, r.id);
+    let last_answered = valid
+        .iter()
+        .filter(|(_, r)| answered.contains(r))
+        .map(key)
+        .max();
+    valid
+        .iter()
+        .filter(|(_, r)| !answered.contains(r))
+        .filter(|v| last_answered.is_none_or(|a| key(v) > a))
+        .max_by_key(|v| key(v))
+        .map(|(_, r)| *r)
 }
 
 /// `60s`, `5m`, `1h`, `250ms` or plain seconds.
@@ -264,7 +304,15 @@ impl Watcher<'_> {
     async fn one_pr(&self, coords: &PrCoords) -> Result<(), CliError> {
         let snapshot = self.gh.fetch_snapshot(coords).await?;
         let mut state = load_state(self.ledger, coords);
-        let (how, trigger) = match plan(&state, &snapshot, self.own, Utc::now(), self.debounce) {
+        let planned = plan(
+            &state,
+            &snapshot,
+            self.own,
+            Utc::now(),
+            self.debounce,
+            self.ctx.automation(),
+        );
+        let (how, trigger) = match planned {
             TickAction::Settling { until } => {
                 eprintln!(
                     "watch: {coords}: settling until {}; nothing reviewed or marked seen",
@@ -274,7 +322,7 @@ impl Watcher<'_> {
             }
             TickAction::Idle => (None, None),
             TickAction::Review => (Some(Invocation::Automatic), None),
-            TickAction::Trigger(id) => (Some(Invocation::Explicit), Some(id)),
+            TickAction::Trigger(r) => (Some(Invocation::Explicit), Some(r)),
         };
         if let Some(how) = how
             && self
@@ -282,7 +330,12 @@ impl Watcher<'_> {
                 .await?
         {
             match trigger {
-                Some(id) => state.last_trigger = Some(id),
+                Some(r) => {
+                    state.last_trigger_ref = Some(r);
+                    if r.kind == TriggerKind::Comment {
+                        state.last_trigger = Some(r.id);
+                    }
+                }
                 None => state.last_head_sha = Some(snapshot.pr.head_sha.clone()),
             }
         }
@@ -299,24 +352,24 @@ impl Watcher<'_> {
         coords: &PrCoords,
         snapshot: &Snapshot,
         how: Invocation,
-        trigger: Option<u64>,
+        trigger: Option<TriggerRef>,
     ) -> Result<bool, CliError> {
-        let cfg = policy::GateConfig::default();
-        let team = settle_team(self.gh, &snapshot.pr, &cfg, true).await;
-        let gate = policy::gate(&snapshot.pr, team, &cfg, how);
+        let cfg = self.ctx.gates();
+        let team = settle_team(self.gh, &snapshot.pr, cfg, true).await;
+        let gate = policy::gate(&snapshot.pr, team, cfg, how);
         if !gate.review {
             eprintln!("watch: {coords}: no action: {}", gate.reason);
             return Ok(false);
         }
         let triggered = match trigger {
-            Some(id) => Some(apply_trigger(snapshot, &id.to_string())?),
+            Some(r) => Some(apply_trigger_ref(snapshot, r, self.ctx.automation())?),
             None => None,
         };
         let full = triggered.as_ref().is_some_and(|t| t.mode == Mode::Full);
         eprintln!(
             "watch: {coords}: {}",
             match trigger {
-                Some(id) => format!("answering trigger {id}"),
+                Some(r) => format!("answering trigger {} ({})", r.id, r.kind.said()),
                 None => format!("reviewing head {}", short(&snapshot.pr.head_sha)),
             }
         );
@@ -422,19 +475,32 @@ mod tests {
         let st = WatchState::default();
         let d = Duration::from_secs(60);
         assert!(matches!(
-            plan(&st, &s, "bot", at(1_030), d),
+            plan(&st, &s, "bot", at(1_030), d, &AutomationConfig::default()),
             TickAction::Settling { .. }
         ));
-        assert_eq!(plan(&st, &s, "bot", at(1_060), d), TickAction::Review);
+        assert_eq!(
+            plan(&st, &s, "bot", at(1_060), d, &AutomationConfig::default()),
+            TickAction::Review
+        );
         let st = WatchState {
             last_head_sha: Some("head1".into()),
-            last_trigger: None,
+            ..WatchState::default()
         };
-        assert_eq!(plan(&st, &s, "bot", at(2_000), d), TickAction::Idle);
+        assert_eq!(
+            plan(&st, &s, "bot", at(2_000), d, &AutomationConfig::default()),
+            TickAction::Idle
+        );
         // The own account's comments are not activity.
         let s = snap(vec![("bot", "NONE", "## PR Shepherd Review\nx", "", 1_000)]);
         assert_eq!(
-            plan(&WatchState::default(), &s, "bot", at(1_001), d),
+            plan(
+                &WatchState::default(),
+                &s,
+                "bot",
+                at(1_001),
+                d,
+                &AutomationConfig::default()
+            ),
             TickAction::Review
         );
     }
@@ -447,15 +513,106 @@ mod tests {
         ]);
         let st = WatchState {
             last_head_sha: Some("head1".into()),
-            last_trigger: None,
+            ..WatchState::default()
         };
         let d = Duration::ZERO;
-        assert_eq!(plan(&st, &s, "bot", at(5_000), d), TickAction::Trigger(100));
+        assert_eq!(
+            plan(&st, &s, "bot", at(5_000), d, &AutomationConfig::default()),
+            TickAction::Trigger(comment_ref(100))
+        );
         let st = WatchState {
             last_trigger: Some(100),
             ..st
         };
-        assert_eq!(plan(&st, &s, "bot", at(5_000), d), TickAction::Idle);
+        assert_eq!(
+            plan(&st, &s, "bot", at(5_000), d, &AutomationConfig::default()),
+            TickAction::Idle
+        );
+    }
+
+    fn comment_ref(id: u64) -> TriggerRef {
+        TriggerRef {
+            kind: TriggerKind::Comment,
+            id,
+        }
+    }
+
+    /// A review summary and an inline review comment with database ids in their URLs.
+    fn with_review_triggers(s: &mut Snapshot, review_body: &str, inline_body: &str) {
+        let member = Author {
+            login: "alice".into(),
+            association: crate::pr::Association::Member,
+            bot: false,
+        };
+        s.items.push(Item::Review(crate::pr::Review {
+            id: "PRR_1".into(),
+            author: member.clone(),
+            state: crate::pr::ReviewState::Commented,
+            created_at: at(1_100),
+            last_edited_at: None,
+            url: "https://github.com/o/r/pull/1#pullrequestreview-7".into(),
+            body: review_body.into(),
+            minimized: false,
+            minimized_reason: None,
+        }));
+        s.items.push(Item::Thread(crate::pr::Thread {
+            id: "PRRT_1".into(),
+            path: "a.rs".into(),
+            line: Some(1),
+            original_line: Some(1),
+            diff_hunk: String::new(),
+            outdated: false,
+            resolved: false,
+            comments: vec![Comment {
+                id: "PRRC_1".into(),
+                author: member,
+                created_at: at(1_200),
+                last_edited_at: None,
+                url: "https://github.com/o/r/pull/1#discussion_r9".into(),
+                body: inline_body.into(),
+                minimized: false,
+                minimized_reason: None,
+            }],
+        }));
+    }
+
+    #[test]
+    fn triggers_in_reviews_and_inline_comments_are_answered_once_each() {
+        let mut s = snap(vec![("alice", "MEMBER", "@pr-shepherd /review", "", 1_000)]);
+        with_review_triggers(&mut s, "@pr-shepherd /review all", "nit");
+        let cfg = AutomationConfig::default();
+        let d = Duration::ZERO;
+        let mut st = WatchState {
+            last_head_sha: Some("head1".into()),
+            ..WatchState::default()
+        };
+        // The review summary is newer than the comment: it is the one answered.
+        let review = TriggerRef {
+            kind: TriggerKind::Review,
+            id: 7,
+        };
+        assert_eq!(
+            plan(&st, &s, "bot", at(5_000), d, &cfg),
+            TickAction::Trigger(review)
+        );
+        st.last_trigger_ref = Some(review);
+        assert_eq!(plan(&st, &s, "bot", at(5_000), d, &cfg), TickAction::Idle);
+        // A later inline comment is a new trigger; review ids and comment ids are different
+        // sequences, so 9 > 7 or not, only kind and time decide.
+        let mut s2 = snap(vec![]);
+        with_review_triggers(&mut s2, "lgtm", "@horton /review");
+        assert_eq!(plan(&st, &s2, "bot", at(5_000), d, &cfg), TickAction::Idle);
+        let horton = AutomationConfig {
+            mentions: vec!["@pr-shepherd".into(), "@horton".into()],
+            ..cfg.clone()
+        };
+        assert_eq!(
+            plan(&st, &s2, "bot", at(5_000), d, &horton),
+            TickAction::Trigger(TriggerRef {
+                kind: TriggerKind::ReviewComment,
+                id: 9
+            })
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{Mode, TriggerDecision, trigger};
+use super::{AutomationConfig, Mode, TriggerDecision, TriggerKind, trigger_with};
 use crate::pr::{Association, Author};
 
 /// What to do for one event.
@@ -17,9 +17,27 @@ pub enum EventDecision {
         repo: String,
         number: u64,
         mode: Mode,
-        /// The trigger comment (database id), for comment triggers: the cutoff and the
-        /// idempotency key. Explicit invocations may override business gates.
+        /// The trigger (database id), for triggers: the cutoff and the idempotency key.
+        /// Explicit invocations may override business gates.
         trigger_comment: Option<u64>,
+        /// Where the trigger was written (a conversation comment, a review summary or an
+        /// inline review comment); absent without a trigger.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        trigger_kind: Option<TriggerKind>,
+        reason: String,
+    },
+    /// A write-action label (`fix-ci`, `address-review`) was added: recognized, but write
+    /// actions are not available in this version, so nothing is done because of it.
+    #[serde(rename_all = "camelCase")]
+    WriteActionLabel {
+        owner: String,
+        repo: String,
+        number: u64,
+        label: String,
+        /// `fix-ci` or `address-review`.
+        write_action: String,
+        /// Always false in this version.
+        available: bool,
         reason: String,
     },
     /// Labels changed: evaluate the gates again and review if they now allow it.
@@ -70,12 +88,24 @@ fn malformed(event: &str, field: &'static str) -> EventError {
     }
 }
 
-/// Decides what an event asks for. Comment bodies are tested here and never passed on.
+/// Decides what an event asks for, with the default `[automation]` settings ([`decide_with`]).
 pub fn decide(event: &str, payload: &Value) -> Result<EventDecision, EventError> {
+    decide_with(event, payload, &AutomationConfig::default())
+}
+
+/// Decides what an event asks for. Comment, review and review-comment bodies are tested here
+/// and never passed on.
+pub fn decide_with(
+    event: &str,
+    payload: &Value,
+    cfg: &AutomationConfig,
+) -> Result<EventDecision, EventError> {
     let action = payload.get("action").and_then(Value::as_str).unwrap_or("");
     match event {
-        "pull_request" => pull_request_event(action, payload),
-        "issue_comment" => issue_comment_event(action, payload),
+        "pull_request" => pull_request_event(action, payload, cfg),
+        "issue_comment" => issue_comment_event(action, payload, cfg),
+        "pull_request_review" => review_event(action, payload, cfg),
+        "pull_request_review_comment" => review_comment_event(action, payload, cfg),
         "" => Err(malformed("(unnamed)", "event name")),
         other => no_action(format!("`{other}` events are not acted on")),
     }
@@ -83,7 +113,11 @@ pub fn decide(event: &str, payload: &Value) -> Result<EventDecision, EventError>
 
 /// `pull_request`: opened/pushed/reopened/ready asks for an automatic review (not on a draft);
 /// a label change asks for the gates again; anything else is no action.
-fn pull_request_event(action: &str, payload: &Value) -> Result<EventDecision, EventError> {
+fn pull_request_event(
+    action: &str,
+    payload: &Value,
+    cfg: &AutomationConfig,
+) -> Result<EventDecision, EventError> {
     const EVENT: &str = "pull_request";
     let pr = payload
         .get("pull_request")
@@ -107,11 +141,29 @@ fn pull_request_event(action: &str, payload: &Value) -> Result<EventDecision, Ev
                 number,
                 mode: Mode::Incremental,
                 trigger_comment: None,
+                trigger_kind: None,
                 reason: format!("pull_request.{action}: automatic review if the gates allow"),
             })
         }
         "labeled" | "unlabeled" => {
             let label = str_at(payload, &["label", "name"]).unwrap_or("?");
+            if action == "labeled"
+                && let Some(write_action) = cfg.write_action(label)
+            {
+                return Ok(EventDecision::WriteActionLabel {
+                    owner,
+                    repo,
+                    number,
+                    label: label.to_owned(),
+                    write_action: write_action.to_owned(),
+                    available: false,
+                    reason: format!(
+                        "pull_request.labeled `{label}`: recognized as the `{write_action}` \
+                         write action; write actions are not available in this version, so \
+                         nothing is done"
+                    ),
+                });
+            }
             Ok(EventDecision::Regate {
                 owner,
                 repo,
@@ -127,8 +179,12 @@ fn pull_request_event(action: &str, payload: &Value) -> Result<EventDecision, Ev
 }
 
 /// `issue_comment`: a newly created comment on a PR whose author and body make a trigger
-/// ([`trigger`]) asks for a review; anything else is no action.
-fn issue_comment_event(action: &str, payload: &Value) -> Result<EventDecision, EventError> {
+/// ([`trigger_with`]) asks for a review; anything else is no action.
+fn issue_comment_event(
+    action: &str,
+    payload: &Value,
+    cfg: &AutomationConfig,
+) -> Result<EventDecision, EventError> {
     const EVENT: &str = "issue_comment";
     if payload
         .get("issue")
@@ -142,36 +198,105 @@ fn issue_comment_event(action: &str, payload: &Value) -> Result<EventDecision, E
             "issue_comment.{action}: only newly created comments can trigger a review"
         ));
     }
-    let comment = payload
-        .get("comment")
-        .ok_or_else(|| malformed(EVENT, "comment"))?;
     let number = payload
         .get("issue")
         .and_then(|i| i.get("number"))
         .and_then(Value::as_u64)
         .ok_or_else(|| malformed(EVENT, "issue.number"))?;
-    let id = comment
-        .get("id")
+    triggered(EVENT, payload, "comment", number, TriggerKind::Comment, cfg)
+}
+
+/// `pull_request_review`: a newly submitted review whose summary makes a trigger asks for a
+/// review; anything else (an edit, a dismissal, an empty summary) is no action.
+fn review_event(
+    action: &str,
+    payload: &Value,
+    cfg: &AutomationConfig,
+) -> Result<EventDecision, EventError> {
+    const EVENT: &str = "pull_request_review";
+    if action != "submitted" {
+        return no_action(format!(
+            "pull_request_review.{action}: only newly submitted reviews can trigger a review"
+        ));
+    }
+    let number = pr_number(EVENT, payload)?;
+    triggered(EVENT, payload, "review", number, TriggerKind::Review, cfg)
+}
+
+/// `pull_request_review_comment`: a newly created inline review comment that makes a trigger
+/// asks for a review; anything else is no action.
+fn review_comment_event(
+    action: &str,
+    payload: &Value,
+    cfg: &AutomationConfig,
+) -> Result<EventDecision, EventError> {
+    const EVENT: &str = "pull_request_review_comment";
+    if action != "created" {
+        return no_action(format!(
+            "pull_request_review_comment.{action}: only newly created review comments can \
+             trigger a review"
+        ));
+    }
+    let number = pr_number(EVENT, payload)?;
+    triggered(
+        EVENT,
+        payload,
+        "comment",
+        number,
+        TriggerKind::ReviewComment,
+        cfg,
+    )
+}
+
+fn pr_number(event: &'static str, payload: &Value) -> Result<u64, EventError> {
+    payload
+        .get("pull_request")
+        .and_then(|p| p.get("number"))
         .and_then(Value::as_u64)
-        .ok_or_else(|| malformed(EVENT, "comment.id"))?;
-    let (owner, repo) = repo_of(EVENT, payload)?;
+        .ok_or_else(|| malformed(event, "pull_request.number"))
+}
+
+/// The trigger in `payload[field]` (its author, association and body): a review of PR
+/// `number` when it is one, else no action with the reason.
+fn triggered(
+    event: &'static str,
+    payload: &Value,
+    field: &'static str,
+    number: u64,
+    kind: TriggerKind,
+    cfg: &AutomationConfig,
+) -> Result<EventDecision, EventError> {
+    let comment = payload.get(field).ok_or_else(|| malformed(event, field))?;
+    let id = comment.get("id").and_then(Value::as_u64).ok_or_else(|| {
+        malformed(
+            event,
+            if field == "review" {
+                "review.id"
+            } else {
+                "comment.id"
+            },
+        )
+    })?;
+    let (owner, repo) = repo_of(event, payload)?;
     let author = comment_author(comment);
     let body = comment.get("body").and_then(Value::as_str).unwrap_or("");
-    match trigger(&author, body) {
+    match trigger_with(cfg, &author, body) {
         TriggerDecision::Review(mode) => Ok(EventDecision::Review {
             owner,
             repo,
             number,
             mode,
             trigger_comment: Some(id),
+            trigger_kind: Some(kind),
             reason: format!(
-                "`@pr-shepherd /review{}` from @{} ({})",
+                "`/review{}` trigger in a {} from @{} ({})",
                 if mode == Mode::Full { " all" } else { "" },
+                kind.said(),
                 author.login,
                 author.association.as_str()
             ),
         }),
-        TriggerDecision::Ignore(why) => no_action(why),
+        TriggerDecision::Ignore(why) => no_action(format!("{event}: {why}")),
     }
 }
 

@@ -8,9 +8,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::pr::{Association, Author, Comment, Item, PrMeta, Snapshot};
 
-/// Gate settings; label names and who counts as team are configurable.
+/// Gate settings; label names and who counts as team are configurable (the config file's
+/// `[gates]` table).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(default, rename_all = "snake_case", deny_unknown_fields)]
 pub struct GateConfig {
     /// Community PRs are reviewed automatically only with this label.
     pub opt_in_label: String,
@@ -149,16 +150,162 @@ pub enum TriggerDecision {
     Ignore(String),
 }
 
-/// The mention that starts a trigger.
+/// The default mention that starts a trigger.
 pub const MENTION: &str = "@pr-shepherd";
 
-/// Parses a comment as a trigger. Exact forms only, outside code blocks and quotes:
-/// `@pr-shepherd /review` (incremental) and `@pr-shepherd /review all` (full). Only OWNER,
-/// MEMBER and COLLABORATOR authors count; bots never do.
+/// The default longest trigger, in characters: a longer text is never a trigger (seed 003).
+pub const MAX_TRIGGER_CHARS: usize = 4000;
+
+/// Automation settings (the config file's `[automation]` table): which mentions start a
+/// trigger, how long a trigger may be, and the names of the write-action labels.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, rename_all = "snake_case", deny_unknown_fields)]
+pub struct AutomationConfig {
+    /// Mentions that start a trigger (`@name /review`), matched exactly (case-insensitively).
+    pub mentions: Vec<String>,
+    /// A comment, review or review comment longer than this (in characters) is never a trigger.
+    pub max_trigger_chars: usize,
+    /// The label that asks for the `fix-ci` write action (recognized; not available).
+    pub fix_ci_label: String,
+    /// The label that asks for the `address-review` write action (recognized; not available).
+    pub address_review_label: String,
+}
+
+impl Default for AutomationConfig {
+    fn default() -> Self {
+        AutomationConfig {
+            mentions: vec![MENTION.to_owned()],
+            max_trigger_chars: MAX_TRIGGER_CHARS,
+            fix_ci_label: "fix-ci".to_owned(),
+            address_review_label: "address-review".to_owned(),
+        }
+    }
+}
+
+impl AutomationConfig {
+    /// Checks the values serde cannot: `(key, message)` of the first bad one.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.mentions.is_empty() {
+            return Err(("mentions", "needs at least one mention".to_owned()));
+        }
+        for m in &self.mentions {
+            let name = m.strip_prefix('@').unwrap_or("");
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '/')
+            {
+                return Err((
+                    "mentions",
+                    format!("`{m}` is not a mention like `@pr-shepherd`"),
+                ));
+            }
+        }
+        if self.max_trigger_chars == 0 {
+            return Err(("max_trigger_chars", "must be at least 1".to_owned()));
+        }
+        for (key, label) in [
+            ("fix_ci_label", &self.fix_ci_label),
+            ("address_review_label", &self.address_review_label),
+        ] {
+            if label.trim().is_empty() {
+                return Err((key, "must not be empty".to_owned()));
+            }
+        }
+        Ok(())
+    }
+
+    /// The mentions as said in messages: `` `@pr-shepherd /review` `` (or … ).
+    fn said(&self) -> String {
+        self.mentions
+            .iter()
+            .map(|m| format!("`{m} /review`"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
+
+    /// The write action a label names, if it is one of the write-action labels.
+    pub fn write_action(&self, label: &str) -> Option<&'static str> {
+        if label.eq_ignore_ascii_case(&self.fix_ci_label) {
+            Some("fix-ci")
+        } else if label.eq_ignore_ascii_case(&self.address_review_label) {
+            Some("address-review")
+        } else {
+            None
+        }
+    }
+}
+
+/// Where a trigger was written: a conversation comment, a review summary, or an inline review
+/// comment. Each has its own database id sequence, so an id is only meaningful with its kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum TriggerKind {
+    Comment,
+    Review,
+    ReviewComment,
+}
+
+impl TriggerKind {
+    /// The anchor that ends its HTML URL, followed by the database id.
+    pub fn anchor(self) -> &'static str {
+        match self {
+            TriggerKind::Comment => "#issuecomment-",
+            TriggerKind::Review => "#pullrequestreview-",
+            TriggerKind::ReviewComment => "#discussion_r",
+        }
+    }
+
+    /// In words.
+    pub fn said(self) -> &'static str {
+        match self {
+            TriggerKind::Comment => "conversation comment",
+            TriggerKind::Review => "review summary",
+            TriggerKind::ReviewComment => "inline review comment",
+        }
+    }
+
+    pub const ALL: [TriggerKind; 3] = [
+        TriggerKind::Comment,
+        TriggerKind::Review,
+        TriggerKind::ReviewComment,
+    ];
+}
+
+/// One trigger: its kind and database id (the idempotency key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TriggerRef {
+    pub kind: TriggerKind,
+    pub id: u64,
+}
+
+/// The database id of an item of `kind`, from its HTML URL.
+pub fn database_id(url: &str, kind: TriggerKind) -> Option<u64> {
+    url.rsplit_once(kind.anchor())?.1.parse().ok()
+}
+
+/// Parses a text as a trigger with the default mention and size limit ([`trigger_with`]).
 pub fn trigger(author: &Author, body: &str) -> TriggerDecision {
-    let Some(mode) = parse_trigger(body) else {
-        return TriggerDecision::Ignore("no `@pr-shepherd /review` trigger in the comment".into());
+    trigger_with(&AutomationConfig::default(), author, body)
+}
+
+/// Parses a comment, review summary or review comment as a trigger. Exact forms only, outside
+/// code blocks and quotes: `<mention> /review` (incremental) and `<mention> /review all` (full),
+/// for any of `cfg.mentions`. Only OWNER, MEMBER and COLLABORATOR authors count; bots never do;
+/// a text over `cfg.max_trigger_chars` characters never does.
+pub fn trigger_with(cfg: &AutomationConfig, author: &Author, body: &str) -> TriggerDecision {
+    let Some(mode) = parse_trigger_with(body, &cfg.mentions) else {
+        return TriggerDecision::Ignore(format!("no {} trigger in the text", cfg.said()));
     };
+    let chars = body.chars().count();
+    if chars > cfg.max_trigger_chars {
+        return TriggerDecision::Ignore(format!(
+            "oversized trigger: {chars} characters, over the limit of {} \
+             ([automation] max_trigger_chars)",
+            cfg.max_trigger_chars
+        ));
+    }
     if author.bot || author.login.ends_with("[bot]") {
         return TriggerDecision::Ignore(format!("trigger from bot account @{}", author.login));
     }
@@ -174,8 +321,13 @@ pub fn trigger(author: &Author, body: &str) -> TriggerDecision {
     }
 }
 
-/// The mode of the first exact trigger in `body`, if any.
+/// The mode of the first exact `@pr-shepherd` trigger in `body`, if any.
 pub fn parse_trigger(body: &str) -> Option<Mode> {
+    parse_trigger_with(body, &[MENTION.to_owned()])
+}
+
+/// The mode of the first exact trigger in `body` for any of `mentions`, if any.
+pub fn parse_trigger_with(body: &str, mentions: &[String]) -> Option<Mode> {
     let mut in_fence = false;
     for line in body.lines() {
         let t = line.trim_start();
@@ -188,7 +340,7 @@ pub fn parse_trigger(body: &str) -> Option<Mode> {
         }
         let words: Vec<&str> = line.split_whitespace().collect();
         for (i, w) in words.iter().enumerate() {
-            if !w.eq_ignore_ascii_case(MENTION) {
+            if !mentions.iter().any(|m| w.eq_ignore_ascii_case(m)) {
                 continue;
             }
             if words.get(i + 1) != Some(&"/review") {
@@ -205,46 +357,146 @@ pub fn parse_trigger(body: &str) -> Option<Mode> {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CutoffError {
-    #[error("trigger comment `{0}` is not a conversation comment on this PR")]
+    #[error("trigger `{0}` is not a conversation comment, review or review comment on this PR")]
     UnknownTrigger(String),
+    #[error(
+        "trigger id `{0}` names more than one item on this PR (a {1} and a {2}); give its node id"
+    )]
+    Ambiguous(String, &'static str, &'static str),
 }
 
-/// What a triggered review may see: the PR timeline through the trigger comment inclusive.
-/// Items (and thread comments) created after it, or edited after it, are left out; the trigger's
-/// own body is replaced by a placeholder (only its mode travels). Pure and deterministic, so
-/// replaying the same trigger gives the same snapshot.
+/// A trigger found on the snapshot: where it is, who wrote it, when, and its text (tested by
+/// [`trigger_with`], never passed on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundTrigger<'a> {
+    pub kind: TriggerKind,
+    pub node_id: &'a str,
+    pub database_id: Option<u64>,
+    pub author: &'a Author,
+    pub body: &'a str,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// Every conversation comment, review summary and thread comment of the snapshot as a possible
+/// trigger, in timeline order of the snapshot.
+pub fn trigger_candidates(snapshot: &Snapshot) -> Vec<FoundTrigger<'_>> {
+    fn of_comment(c: &Comment, kind: TriggerKind) -> FoundTrigger<'_> {
+        FoundTrigger {
+            kind,
+            node_id: &c.id,
+            database_id: database_id(&c.url, kind),
+            author: &c.author,
+            body: &c.body,
+            created_at: c.created_at,
+        }
+    }
+    let mut out = Vec::new();
+    for item in &snapshot.items {
+        match item {
+            Item::Comment(c) => out.push(of_comment(c, TriggerKind::Comment)),
+            Item::Thread(t) => out.extend(
+                t.comments
+                    .iter()
+                    .map(|c| of_comment(c, TriggerKind::ReviewComment)),
+            ),
+            Item::Review(r) => out.push(FoundTrigger {
+                kind: TriggerKind::Review,
+                node_id: &r.id,
+                database_id: database_id(&r.url, TriggerKind::Review),
+                author: &r.author,
+                body: &r.body,
+                created_at: r.created_at,
+            }),
+        }
+    }
+    out
+}
+
+/// Finds trigger `id` (a node id, or a database id of any kind) on the snapshot.
+pub fn find_trigger<'a>(snapshot: &'a Snapshot, id: &str) -> Result<FoundTrigger<'a>, CutoffError> {
+    let id = id.trim();
+    let numeric = !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit());
+    let all = trigger_candidates(snapshot);
+    if let Some(t) = all.iter().find(|t| t.node_id == id) {
+        return Ok(t.clone());
+    }
+    let by_db: Vec<&FoundTrigger> = all
+        .iter()
+        .filter(|t| numeric && t.database_id.is_some_and(|d| d.to_string() == id))
+        .collect();
+    match by_db.as_slice() {
+        [] => Err(CutoffError::UnknownTrigger(id.to_owned())),
+        [first, rest @ ..] => match rest.iter().find(|t| t.kind != first.kind) {
+            Some(other) => Err(CutoffError::Ambiguous(
+                id.to_owned(),
+                first.kind.said(),
+                other.kind.said(),
+            )),
+            None => Ok((*first).clone()),
+        },
+    }
+}
+
+/// Whether an item of `kind` created at `at` with database id `db` comes no later than the
+/// trigger: by time, and at the same time by id within one kind (ids of different kinds are
+/// different sequences, so a tie between kinds counts as before).
+fn not_after(
+    at: chrono::DateTime<chrono::Utc>,
+    kind: TriggerKind,
+    db: Option<u64>,
+    trig: &FoundTrigger,
+) -> bool {
+    at < trig.created_at
+        || (at == trig.created_at
+            && !(kind == trig.kind
+                && matches!((db, trig.database_id), (Some(a), Some(b)) if a > b)))
+}
+
+/// The placeholder that replaces the trigger's text in what a review may see.
+pub const TRIGGER_PLACEHOLDER: &str = "[the trigger; its text is never forwarded]";
+
+/// What a triggered review may see: the PR timeline through the trigger (a conversation comment,
+/// review summary or inline review comment) inclusive. Items (and thread comments) created after
+/// it, or edited after it, are left out; the trigger's own text is replaced by a placeholder (only
+/// its mode travels). Pure and deterministic, so replaying the same trigger gives the same
+/// snapshot.
 pub fn cutoff(
     snapshot: &Snapshot,
     trigger_id: &str,
 ) -> Result<(Snapshot, CutoffReport), CutoffError> {
-    let trigger = snapshot
-        .items
-        .iter()
-        .find_map(|i| match i {
-            Item::Comment(c) if c.id == trigger_id || is_database_id_of(trigger_id, c) => Some(c),
-            _ => None,
-        })
-        .ok_or_else(|| CutoffError::UnknownTrigger(trigger_id.to_owned()))?;
-    let at = trigger.created_at;
-    let visible = |c: &Comment| c.created_at <= at && c.last_edited_at.is_none_or(|e| e <= at);
+    let trig = find_trigger(snapshot, trigger_id)?;
+    let edited_ok =
+        |e: Option<chrono::DateTime<chrono::Utc>>| e.is_none_or(|e| e <= trig.created_at);
+    let visible = |c: &Comment, kind: TriggerKind| {
+        not_after(c.created_at, kind, database_id(&c.url, kind), &trig)
+            && edited_ok(c.last_edited_at)
+    };
     let mut report = CutoffReport::default();
     let mut items = Vec::with_capacity(snapshot.items.len());
     for item in &snapshot.items {
         match item {
-            Item::Comment(c) if c.id == trigger.id => {
+            Item::Comment(c) if c.id == trig.node_id => {
                 let mut c = c.clone();
-                c.body = "[the trigger comment; its text is never forwarded]".to_owned();
+                c.body = TRIGGER_PLACEHOLDER.to_owned();
                 items.push(Item::Comment(c));
             }
+            Item::Review(r) if r.id == trig.node_id => {
+                let mut r = r.clone();
+                r.body = TRIGGER_PLACEHOLDER.to_owned();
+                items.push(Item::Review(r));
+            }
             Item::Comment(c) => {
-                if visible(c) {
+                if visible(c, TriggerKind::Comment) {
                     items.push(item.clone());
                 } else {
                     report.excluded.push(c.id.clone());
                 }
             }
             Item::Review(r) => {
-                if r.created_at <= at && r.last_edited_at.is_none_or(|e| e <= at) {
+                let db = database_id(&r.url, TriggerKind::Review);
+                if not_after(r.created_at, TriggerKind::Review, db, &trig)
+                    && edited_ok(r.last_edited_at)
+                {
                     items.push(item.clone());
                 } else {
                     report.excluded.push(r.id.clone());
@@ -254,12 +506,15 @@ pub fn cutoff(
                 let mut t = t.clone();
                 let before = t.comments.len();
                 t.comments.retain(|c| {
-                    let keep = visible(c);
+                    let keep = c.id == trig.node_id || visible(c, TriggerKind::ReviewComment);
                     if !keep {
                         report.excluded.push(c.id.clone());
                     }
                     keep
                 });
+                for c in t.comments.iter_mut().filter(|c| c.id == trig.node_id) {
+                    c.body = TRIGGER_PLACEHOLDER.to_owned();
+                }
                 if t.comments.is_empty() {
                     report.excluded.push(t.id.clone());
                 } else {
@@ -280,13 +535,6 @@ pub fn cutoff(
         },
         report,
     ))
-}
-
-/// Webhooks and REST name comments by their numeric database id, which ends the comment's URL.
-fn is_database_id_of(id: &str, c: &Comment) -> bool {
-    !id.is_empty()
-        && id.bytes().all(|b| b.is_ascii_digit())
-        && c.url.ends_with(&format!("#issuecomment-{id}"))
 }
 
 /// What [`cutoff`] left out.

@@ -284,7 +284,182 @@ fn cutoff_sees_through_the_trigger_inclusive() {
         Err(CutoffError::UnknownTrigger(_))
     ));
     assert!(matches!(
-        cutoff(&snap, "PRRC_1"),
+        cutoff(&snap, "999"),
         Err(CutoffError::UnknownTrigger(_))
     ));
+}
+
+/// A review summary at minute 10 (database id 50) with its own inline comment a moment before
+/// (database id 60), a later inline comment, a later review and a later conversation comment.
+fn review_timeline() -> Snapshot {
+    let mut inline = comment("PRRC_own", 10, None, "@pr-shepherd /review INLINE-BODY");
+    inline.url = "https://github.com/o/r/pull/1#discussion_r60".into();
+    let mut later_inline = comment("PRRC_later", 10, None, "same second, later id");
+    later_inline.url = "https://github.com/o/r/pull/1#discussion_r61".into();
+    let mut before_inline = comment("PRRC_before", 10, None, "same second, earlier id");
+    before_inline.url = "https://github.com/o/r/pull/1#discussion_r59".into();
+    let review = |id: &str, db: u64, at: i64, body: &str| {
+        Item::Review(Review {
+            id: id.into(),
+            author: author("m", Association::Member),
+            state: ReviewState::Commented,
+            created_at: t(at),
+            last_edited_at: None,
+            url: format!("https://github.com/o/r/pull/1#pullrequestreview-{db}"),
+            body: body.into(),
+            minimized: false,
+            minimized_reason: None,
+        })
+    };
+    Snapshot {
+        pr: pr(&[]),
+        items: vec![
+            Item::Comment(comment("IC_before", 5, None, "before")),
+            Item::Thread(Thread {
+                id: "PRRT_1".into(),
+                path: "a.rs".into(),
+                line: Some(1),
+                original_line: Some(1),
+                diff_hunk: String::new(),
+                outdated: false,
+                resolved: false,
+                comments: vec![before_inline, inline, later_inline],
+            }),
+            review(
+                "PRR_trigger",
+                50,
+                10,
+                "@pr-shepherd /review all REVIEW-BODY",
+            ),
+            review("PRR_same_time_later_id", 51, 10, "after by id"),
+            Item::Comment(comment("IC_after", 12, None, "LATER-COMMENT")),
+            review("PRR_later", 52, 13, "later review"),
+        ],
+        incomplete: vec![],
+        origin: Origin::Live,
+    }
+}
+
+#[test]
+fn cutoff_at_a_review_summary_or_an_inline_review_comment() {
+    let snap = review_timeline();
+    // A review summary, by database id: everything through it (by time, then id within reviews).
+    let found = find_trigger(&snap, "50").expect("review by database id");
+    assert_eq!(found.kind, TriggerKind::Review);
+    let (seen, report) = cutoff(&snap, "50").expect("cutoff");
+    let ids: Vec<&str> = seen.items.iter().map(Item::id).collect();
+    assert_eq!(ids, ["IC_before", "PRRT_1", "PRR_trigger"]);
+    assert!(
+        report
+            .excluded
+            .contains(&"PRR_same_time_later_id".to_owned())
+    );
+    assert!(report.excluded.contains(&"IC_after".to_owned()));
+    assert!(report.excluded.contains(&"PRR_later".to_owned()));
+    let text = serde_json::to_string(&seen.items).expect("json");
+    assert!(!text.contains("REVIEW-BODY") && !text.contains("LATER-COMMENT"));
+    assert!(text.contains(TRIGGER_PLACEHOLDER));
+    // An inline review comment, by node id or database id: its thread ends at it.
+    for id in ["PRRC_own", "60"] {
+        let (seen, report) = cutoff(&snap, id).expect("cutoff");
+        let Some(Item::Thread(th)) = seen.find("PRRT_1") else {
+            panic!("thread kept")
+        };
+        let ids: Vec<&str> = th.comments.iter().map(|c| c.id.as_str()).collect();
+        assert_eq!(ids, ["PRRC_before", "PRRC_own"]);
+        assert_eq!(th.comments[1].body, TRIGGER_PLACEHOLDER);
+        assert_eq!(report.trimmed_threads, ["PRRT_1"]);
+        // The review submitted the same second is of another kind: a tie counts as before.
+        assert!(seen.find("PRR_trigger").is_some());
+        assert!(seen.find("IC_after").is_none());
+    }
+    // A database id naming two kinds asks for the node id.
+    let mut twice = review_timeline();
+    if let Item::Comment(c) = &mut twice.items[0] {
+        c.url = "https://github.com/o/r/pull/1#issuecomment-50".into();
+    }
+    assert!(matches!(
+        cutoff(&twice, "50"),
+        Err(CutoffError::Ambiguous(..))
+    ));
+    assert!(cutoff(&twice, "PRR_trigger").is_ok());
+}
+
+#[test]
+fn mentions_and_size_from_the_automation_config() {
+    let m = author("m", Association::Member);
+    let cfg = AutomationConfig {
+        mentions: vec!["@pr-shepherd".into(), "@horton".into()],
+        max_trigger_chars: 30,
+        ..AutomationConfig::default()
+    };
+    assert_eq!(
+        trigger_with(&cfg, &m, "@horton /review all"),
+        TriggerDecision::Review(Mode::Full)
+    );
+    assert_eq!(
+        trigger_with(&cfg, &m, "@HORTON /review"),
+        TriggerDecision::Review(Mode::Incremental)
+    );
+    assert!(matches!(
+        trigger(&m, "@horton /review"),
+        TriggerDecision::Ignore(_)
+    ));
+    for body in [
+        "@hortons /review",
+        "@horton, /review",
+        "`@horton /review`x",
+        "@horton /reviewed",
+    ] {
+        assert!(
+            matches!(trigger_with(&cfg, &m, body), TriggerDecision::Ignore(_)),
+            "{body}"
+        );
+    }
+    match trigger_with(&cfg, &m, &format!("@horton /review {}", "x".repeat(20))) {
+        TriggerDecision::Ignore(why) => assert!(why.contains("oversized"), "{why}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(AutomationConfig::default().validate(), Ok(()));
+    assert!(cfg.validate().is_ok());
+    for bad in [
+        vec![],
+        vec!["horton".to_owned()],
+        vec!["@".to_owned()],
+        vec!["@a b".to_owned()],
+    ] {
+        let c = AutomationConfig {
+            mentions: bad.clone(),
+            ..AutomationConfig::default()
+        };
+        assert!(c.validate().is_err(), "{bad:?}");
+    }
+}
+
+#[test]
+fn gates_from_a_custom_config() {
+    let cfg = GateConfig {
+        opt_in_label: "review-me".into(),
+        pause_label: "hold".into(),
+        never_label: "never".into(),
+        collaborators_are_team: true,
+    };
+    let mut p = pr(&["shepherd"]);
+    let g = gate(&p, Some(false), &cfg, Invocation::Automatic);
+    assert!(!g.review && g.reason.contains("review-me"), "{g:?}");
+    p.labels = vec!["review-me".into()];
+    assert!(gate(&p, Some(false), &cfg, Invocation::Automatic).review);
+    p.labels = vec!["no-shepherd".into()];
+    assert!(
+        gate(&p, Some(true), &cfg, Invocation::Automatic).post,
+        "the default name means nothing"
+    );
+    p.labels = vec!["never".into()];
+    assert!(!gate(&p, Some(true), &cfg, Invocation::Explicit).post);
+    p.labels = vec!["hold".into()];
+    assert!(!gate(&p, Some(true), &cfg, Invocation::Automatic).review);
+    assert_eq!(
+        membership(Association::Collaborator, &cfg),
+        Membership::Team
+    );
 }

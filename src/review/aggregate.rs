@@ -24,6 +24,7 @@ pub struct Aggregate {
     /// Lookalike reviews by other authors, ignored.
     pub lookalikes: usize,
     pub trigger_comment: Option<u64>,
+    pub trigger_kind: Option<crate::policy::TriggerKind>,
     /// A gate an explicit invocation overrode, stated in the review.
     pub override_note: Option<String>,
     /// Earlier findings of aspects that did not complete this time (failed, timed out, skipped,
@@ -41,6 +42,7 @@ pub struct AggregateRequest {
     /// Finding ids the maintainer marked addressed in the console.
     pub console_addressed: HashSet<String>,
     pub trigger_comment: Option<u64>,
+    pub trigger_kind: Option<crate::policy::TriggerKind>,
     pub override_note: Option<String>,
 }
 
@@ -52,6 +54,8 @@ pub fn to_meta(f: &Finding) -> MetaFinding {
         file: f.file.clone(),
         line: f.line,
         message: f.message.clone(),
+        reviews: 0,
+        first_sha: None,
     }
 }
 
@@ -89,6 +93,7 @@ pub fn aggregate(
     agg.mode_reason = mode_reason;
     agg.lookalikes = prior.lookalikes.len();
     agg.trigger_comment = req.trigger_comment;
+    agg.trigger_kind = req.trigger_kind;
     agg.override_note = req.override_note.clone();
     if mode == Mode::Incremental {
         let replies: HashMap<String, AddressedBy> =
@@ -109,6 +114,27 @@ pub fn aggregate(
                 .partition(|f| completed.contains(&f.aspect.as_str()));
         agg.classification.not_reported = reported;
         agg.not_assessed = unassessed;
+        // Findings history: an unchanged finding counts one more review since it was first
+        // raised; a new one starts here.
+        let earlier: HashMap<String, MetaFinding> = prior
+            .findings()
+            .into_iter()
+            .map(|f| (f.id.clone(), f))
+            .collect();
+        for i in agg.classification.unchanged.clone() {
+            if let Some(p) = earlier.get(&agg.current[i].id) {
+                let (n, first) = p.history();
+                agg.current[i].reviews = n + 1;
+                agg.current[i].first_sha = Some(
+                    if first.is_empty() {
+                        &run.head_sha
+                    } else {
+                        first
+                    }
+                    .to_owned(),
+                );
+            }
+        }
     }
     agg
 }
@@ -117,7 +143,14 @@ impl Aggregate {
     /// A full review with no earlier reviews: every finding is new.
     pub fn first(run: &ReviewRun) -> Aggregate {
         let (mode, mode_reason) = choose_mode(&PriorReviews::default(), false);
-        let current: Vec<MetaFinding> = run.findings().map(to_meta).collect();
+        let current: Vec<MetaFinding> = run
+            .findings()
+            .map(|f| MetaFinding {
+                reviews: 1,
+                first_sha: Some(run.head_sha.clone()),
+                ..to_meta(f)
+            })
+            .collect();
         Aggregate {
             mode,
             mode_reason,
@@ -129,6 +162,7 @@ impl Aggregate {
             prior_reviews: 0,
             lookalikes: 0,
             trigger_comment: None,
+            trigger_kind: None,
             override_note: None,
             not_assessed: Vec::new(),
         }
@@ -167,6 +201,9 @@ impl Aggregate {
             mode: self.mode,
             head_sha: head_sha.to_owned(),
             trigger_comment: self.trigger_comment,
+            trigger_kind: self
+                .trigger_kind
+                .filter(|k| *k != crate::policy::TriggerKind::Comment),
             findings: raised,
             addressed: self
                 .classification

@@ -369,6 +369,15 @@ impl Writer<'_> {
         section_notes(&mut self.s, a);
     }
 
+    /// "reported in N reviews since abc1234" for a current finding.
+    fn history_said(&self, f: &Finding) -> String {
+        self.agg
+            .current
+            .iter()
+            .find(|m| m.id == f.id)
+            .map_or_else(|| "since last review".to_owned(), |m| m.history_said())
+    }
+
     fn section_findings(&mut self, a: &AspectOutcome) {
         if a.findings.is_empty() && a.rejected.is_empty() {
             self.s.push_str(
@@ -386,12 +395,15 @@ impl Writer<'_> {
                 (_, None) => addressed += 1,
                 (_, Some(c)) => match self.layout.of(f) {
                     Detail::Hidden => hidden.add(f.severity),
-                    Detail::OneLine if c == "unchanged" => collapsed.push(one_line(f, "")),
+                    Detail::OneLine if c == "unchanged" => {
+                        collapsed.push(one_line(f, &format!(" _({})_", self.history_said(f))))
+                    }
                     Detail::OneLine => self.s.push_str(&one_line(f, "")),
                     d => {
                         self.s.push_str(&format!("- **{}**", f.severity.title()));
                         if c == "unchanged" {
-                            self.s.push_str(" _(unchanged since last review)_");
+                            let said = self.history_said(f);
+                            self.s.push_str(&format!(" _(unchanged: {said})_"));
                         }
                         finding_body(&mut self.s, f, d);
                     }
@@ -726,6 +738,10 @@ pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
                 let c = class(f)?;
                 let mut v = finding_json(f);
                 v["classification"] = Value::from(c);
+                if let Some(m) = agg.current.iter().find(|m| m.id == f.id) {
+                    let (reviews, first) = m.history();
+                    v["history"] = json!({"reviews": reviews, "firstSha": first});
+                }
                 Some(v)
             })
             .collect::<Vec<_>>(),
@@ -742,6 +758,7 @@ pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
             "notReported": agg.classification.not_reported.len(),
         },
         "triggerComment": agg.trigger_comment,
+        "triggerKind": agg.trigger_kind,
         "body": body,
         "posted": Value::Null,
     })
@@ -868,12 +885,14 @@ mod tests {
             file: "a.rs".into(),
             line: None,
             message: "Name the retry constant.".into(),
+            ..MetaFinding::default()
         };
         let meta = ReviewMeta {
             version: META_VERSION,
             mode: Mode::Full,
             head_sha: "old".into(),
             trigger_comment: None,
+            trigger_kind: None,
             findings: vec![
                 findings[0].clone(),
                 findings[1].clone(),
@@ -885,6 +904,7 @@ mod tests {
                     file: "a.rs".into(),
                     line: None,
                     message: "Token in logs.".into(),
+                    ..MetaFinding::default()
                 },
             ],
             addressed: vec![],
@@ -957,7 +977,11 @@ mod tests {
             .expect("new section");
         let first_aspect = md.find("### Correctness").expect("aspect section");
         assert!(new_at < first_aspect, "new findings come first");
-        assert!(md.contains("_(unchanged since last review)_"));
+        // The unchanged finding says since when (the earlier review's head was `old`).
+        assert!(
+            md.contains("_(unchanged: reported in 2 reviews since old)_"),
+            "{md}"
+        );
         assert!(md.contains("### Treated as addressed (1)"));
         assert!(md.contains("### No longer reported (1)"));
         // The security aspect failed: its earlier finding is not "no longer reported".
@@ -973,6 +997,14 @@ mod tests {
             "the addressed one is not raised"
         );
         assert_eq!(v["addressed"][0]["by"]["by"], "reply");
+        let history: Vec<(&str, &Value)> = v["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| (f["classification"].as_str().unwrap_or(""), &f["history"]))
+            .collect();
+        assert!(history.contains(&("unchanged", &json!({"reviews": 2, "firstSha": "old"}))));
+        assert!(history.contains(&("new", &json!({"reviews": 1, "firstSha": run.head_sha}))));
         assert_eq!(v["notReported"][0]["id"], "PS-00000000aa");
         // The metadata carries what the next pass needs.
         let meta = crate::review::prior::parse_meta(&md).unwrap().unwrap();

@@ -19,7 +19,7 @@ const META_CLOSE: &str = " -->";
 pub const META_VERSION: u32 = 1;
 
 /// One finding as remembered in a posted review.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct MetaFinding {
     pub id: String,
@@ -29,6 +29,35 @@ pub struct MetaFinding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     pub message: String,
+    /// Findings history: how many Shepherd reviews (the one carrying it included) reported it.
+    /// Left out when 1, so the hidden metadata stays compact; read back as 1.
+    #[serde(default, skip_serializing_if = "at_most_one")]
+    pub reviews: u32,
+    /// The head SHA of the first Shepherd review that raised it. Left out when it is the head of
+    /// the review carrying it; read back as that head.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_sha: Option<String>,
+}
+
+fn at_most_one(n: &u32) -> bool {
+    *n <= 1
+}
+
+impl MetaFinding {
+    /// The findings history as `(reviews, first head SHA)`, once filled ([`ReviewMeta::fill_history`]).
+    pub fn history(&self) -> (u32, &str) {
+        (self.reviews.max(1), self.first_sha.as_deref().unwrap_or(""))
+    }
+
+    /// "reported in N reviews since abc1234" (the markdown and the prompts say it this way).
+    pub fn history_said(&self) -> String {
+        let (n, sha) = self.history();
+        format!(
+            "reported in {n} review{} since {}",
+            if n == 1 { "" } else { "s" },
+            sha.get(..7).unwrap_or(sha)
+        )
+    }
 }
 
 /// The hidden metadata of a posted review.
@@ -40,12 +69,43 @@ pub struct ReviewMeta {
     pub head_sha: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger_comment: Option<u64>,
+    /// Where the trigger was written; absent for a conversation comment (and without a trigger).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger_kind: Option<crate::policy::TriggerKind>,
     /// Findings raised (new or unchanged) by this review.
     #[serde(default)]
     pub findings: Vec<MetaFinding>,
     /// Findings treated as addressed so far (carried forward so they are never raised again).
     #[serde(default)]
     pub addressed: Vec<MetaFinding>,
+}
+
+impl ReviewMeta {
+    /// Fills the compact history of every finding read back: absent counts are 1, an absent
+    /// first SHA is this review's head.
+    pub fn fill_history(&mut self) {
+        let head = self.head_sha.clone();
+        for f in self.findings.iter_mut().chain(self.addressed.iter_mut()) {
+            f.reviews = f.reviews.max(1);
+            if f.first_sha.is_none() {
+                f.first_sha = Some(head.clone());
+            }
+        }
+    }
+
+    /// The inverse of [`ReviewMeta::fill_history`] before writing: what reading back fills in is
+    /// left out.
+    pub fn compact_history(&mut self) {
+        let head = self.head_sha.clone();
+        for f in self.findings.iter_mut().chain(self.addressed.iter_mut()) {
+            if f.first_sha.as_deref() == Some(head.as_str()) {
+                f.first_sha = None;
+            }
+            if f.reviews <= 1 {
+                f.reviews = 0;
+            }
+        }
+    }
 }
 
 /// Normalizes a finding message for its id: case, whitespace, punctuation and numbers (line
@@ -97,7 +157,9 @@ pub fn finding_id(aspect: &str, file: &str, message: &str) -> String {
 /// The metadata block to append to a review body. `<` and `>` inside strings are escaped, so no
 /// finding text can close the HTML comment early.
 pub fn render_meta(meta: &ReviewMeta) -> String {
-    let json = serde_json::to_string(meta)
+    let mut meta = meta.clone();
+    meta.compact_history();
+    let json = serde_json::to_string(&meta)
         .unwrap_or_default()
         .replace('<', "\\u003c")
         .replace('>', "\\u003e");
@@ -159,13 +221,51 @@ pub fn render_meta_compact(meta: &ReviewMeta, message_chars: usize) -> String {
     };
     let findings: Vec<_> = meta.findings.iter().map(&mut encode).collect();
     let addressed: Vec<_> = meta.addressed.iter().map(&mut encode).collect();
-    let wire = serde_json::json!({
+    // The findings history, only where it says more than "first raised here": `[id without
+    // "PS-", reviews, index into shas]`, each head SHA written once.
+    let mut shas: Vec<String> = Vec::new();
+    let mut history: Vec<serde_json::Value> = Vec::new();
+    for f in &meta.findings {
+        let first = f
+            .first_sha
+            .as_deref()
+            .filter(|s| !s.is_empty() && *s != meta.head_sha);
+        if f.reviews <= 1 && first.is_none() {
+            continue;
+        }
+        let first = first.unwrap_or(&meta.head_sha);
+        let at = match shas.iter().position(|x| x == first) {
+            Some(i) => i,
+            None => {
+                shas.push(first.to_owned());
+                shas.len() - 1
+            }
+        };
+        history.push(serde_json::json!([
+            f.id.strip_prefix("PS-").unwrap_or(&f.id),
+            f.reviews.max(1),
+            at
+        ]));
+    }
+    let mut compact =
+        serde_json::json!({"files": files, "findings": findings, "addressed": addressed});
+    if !history.is_empty() {
+        compact["shas"] = serde_json::json!(shas);
+        compact["history"] = serde_json::json!(history);
+    }
+    let mut wire = serde_json::json!({
         "version": META_VERSION_COMPACT,
         "mode": meta.mode,
         "headSha": meta.head_sha,
         "triggerComment": meta.trigger_comment,
-        "compact": {"files": files, "findings": findings, "addressed": addressed},
+        "compact": compact,
     });
+    if let Some(k) = meta
+        .trigger_kind
+        .filter(|k| *k != crate::policy::TriggerKind::Comment)
+    {
+        wire["triggerKind"] = serde_json::json!(k);
+    }
     let json = serde_json::to_string(&wire)
         .unwrap_or_default()
         .replace('<', "\\u003c")
@@ -196,6 +296,8 @@ struct WireMeta {
     #[serde(default)]
     trigger_comment: Option<u64>,
     #[serde(default)]
+    trigger_kind: Option<crate::policy::TriggerKind>,
+    #[serde(default)]
     findings: Vec<MetaFinding>,
     #[serde(default)]
     addressed: Vec<MetaFinding>,
@@ -211,6 +313,12 @@ struct CompactWire {
     findings: Vec<Vec<serde_json::Value>>,
     #[serde(default)]
     addressed: Vec<Vec<serde_json::Value>>,
+    /// Head SHAs the history points into.
+    #[serde(default)]
+    shas: Vec<String>,
+    /// `[id without "PS-", reviews, index into shas]`.
+    #[serde(default)]
+    history: Vec<(String, u32, usize)>,
 }
 
 fn decode_compact(files: &[String], v: &[serde_json::Value]) -> Result<MetaFinding, MetaError> {
@@ -257,6 +365,7 @@ fn decode_compact(files: &[String], v: &[serde_json::Value]) -> Result<MetaFindi
         file,
         line,
         message,
+        ..MetaFinding::default()
     })
 }
 
@@ -269,6 +378,7 @@ impl TryFrom<WireMeta> for ReviewMeta {
             mode: w.mode,
             head_sha: w.head_sha,
             trigger_comment: w.trigger_comment,
+            trigger_kind: w.trigger_kind,
             findings: w.findings,
             addressed: w.addressed,
         };
@@ -278,6 +388,16 @@ impl TryFrom<WireMeta> for ReviewMeta {
             }
             for v in &c.addressed {
                 meta.addressed.push(decode_compact(&c.files, v)?);
+            }
+            for (id, reviews, at) in &c.history {
+                let sha = c.shas.get(*at).ok_or_else(|| {
+                    MetaError::Invalid(format!("a compact history entry is malformed: {id}"))
+                })?;
+                let id = format!("PS-{}", id.trim_start_matches("PS-"));
+                for f in meta.findings.iter_mut().filter(|f| f.id == id) {
+                    f.reviews = *reviews;
+                    f.first_sha = Some(sha.clone());
+                }
             }
         }
         Ok(meta)
@@ -294,7 +414,9 @@ pub fn parse_meta(body: &str) -> Result<Option<ReviewMeta>, MetaError> {
     let end = rest.find(META_CLOSE).ok_or(MetaError::Unclosed)?;
     let wire: WireMeta =
         serde_json::from_str(&rest[..end]).map_err(|e| MetaError::Invalid(e.to_string()))?;
-    ReviewMeta::try_from(wire).map(Some)
+    let mut meta = ReviewMeta::try_from(wire)?;
+    meta.fill_history();
+    Ok(Some(meta))
 }
 
 /// An earlier Shepherd review found on the PR.
@@ -455,18 +577,36 @@ mod tests {
             mode: Mode::Incremental,
             head_sha: "abc".into(),
             trigger_comment: Some(7),
-            findings: vec![MetaFinding {
-                id: "PS-0123456789".into(),
-                aspect: "security".into(),
-                severity: "critical".into(),
-                file: "a.ts".into(),
-                line: Some(3),
-                message: "closes early --> <!-- pr-shepherd:meta {} -->".into(),
-            }],
+            trigger_kind: Some(crate::policy::TriggerKind::Review),
+            findings: vec![
+                MetaFinding {
+                    id: "PS-0123456789".into(),
+                    aspect: "security".into(),
+                    severity: "critical".into(),
+                    file: "a.ts".into(),
+                    line: Some(3),
+                    message: "closes early --> <!-- pr-shepherd:meta {} -->".into(),
+                    reviews: 1,
+                    first_sha: Some("abc".into()),
+                },
+                MetaFinding {
+                    id: "PS-0123456780".into(),
+                    aspect: "tests".into(),
+                    severity: "suggestion".into(),
+                    file: "b.ts".into(),
+                    line: None,
+                    message: "m".into(),
+                    reviews: 3,
+                    first_sha: Some("0ld".into()),
+                },
+            ],
             addressed: vec![],
         };
         let body = format!("{REVIEW_HEADER}\n\ntext\n\n{}", render_meta(&meta));
         assert_eq!(body.matches("-->").count(), 1);
+        // The history is compact: a finding first raised by this review carries none.
+        assert_eq!(body.matches("firstSha").count(), 1, "{body}");
+        assert!(body.contains(r#""reviews":3,"firstSha":"0ld""#), "{body}");
         assert_eq!(parse_meta(&body), Ok(Some(meta)));
         assert_eq!(parse_meta("## PR Shepherd Review\nno meta"), Ok(None));
         assert_eq!(

@@ -47,6 +47,7 @@ impl Harness {
             Options {
                 now: TEST_NOW,
                 marks: Ok(()),
+                gates: Default::default(),
             },
         );
         // As in the real console: a saved reply and draft come back; unreadable ones are reported.

@@ -294,6 +294,7 @@ mod tests {
             Options {
                 now: 0,
                 marks: Ok(()),
+                gates: Default::default(),
             },
         );
         app.update(Action::DraftRestored(crate::ledger::Draft {

@@ -260,6 +260,10 @@ pub struct State {
     pub locked: Mutex<bool>,
     /// The next this-many replies are stored, then answered 502 (a lost answer).
     pub fail_replies_after_store: Mutex<u32>,
+    /// The PR's `state` (OPEN, CLOSED or MERGED).
+    pub pr_state: Mutex<String>,
+    /// The PR's head commit (`headRefOid`).
+    pub head_sha: Mutex<String>,
 }
 
 /// Database ids of `pr.comments` start here (index order).
@@ -294,6 +298,8 @@ impl FakeGitHub {
                 resolutions: Mutex::new(Vec::new()),
                 locked: Mutex::new(false),
                 fail_replies_after_store: Mutex::new(0),
+                pr_state: Mutex::new("OPEN".to_owned()),
+                head_sha: Mutex::new("6dcb09b5b57875f334f61aebed695e2e4193db5e".to_owned()),
             }),
         }
     }
@@ -604,6 +610,13 @@ fn actor(c: &FComment) -> Value {
     json!({"__typename": if c.bot { "Bot" } else { "User" }, "login": c.login})
 }
 
+/// The database id in an item's HTML URL: a node id ending in `:db<digits>` names it (for tests
+/// that answer a review or a review comment by database id); others use the id's length.
+fn db_part(id: &str) -> String {
+    id.rsplit_once(":db")
+        .map_or_else(|| id.len().to_string(), |(_, d)| d.to_owned())
+}
+
 fn comment_json(c: &FComment, thread: bool) -> Value {
     let mut v = json!({
         "id": c.id,
@@ -611,7 +624,7 @@ fn comment_json(c: &FComment, thread: bool) -> Value {
         "authorAssociation": c.association,
         "createdAt": c.created,
         "lastEditedAt": c.edited,
-        "url": format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#{}", if thread { format!("discussion_r{}", c.id.len()) } else { format!("issuecomment-{}", c.id.len()) }),
+        "url": format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#{}", if thread { format!("discussion_r{}", db_part(&c.id)) } else { format!("issuecomment-{}", c.id.len()) }),
         "body": c.body,
         "isMinimized": c.minimized.is_some(),
         "minimizedReason": c.minimized,
@@ -801,17 +814,14 @@ fn pr_answer(st: &State, v: &Value) -> Value {
             json!(format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}")),
         );
         m.insert("isDraft".into(), json!(false));
-        m.insert("state".into(), json!("OPEN"));
+        m.insert("state".into(), json!(*st.pr_state.lock().unwrap()));
         m.insert("baseRefName".into(), json!("main"));
         m.insert("headRefName".into(), json!("frob"));
         m.insert(
             "baseRefOid".into(),
             json!("9fceb02d0ae598e95dc970b74767f19372d61af8"),
         );
-        m.insert(
-            "headRefOid".into(),
-            json!("6dcb09b5b57875f334f61aebed695e2e4193db5e"),
-        );
+        m.insert("headRefOid".into(), json!(*st.head_sha.lock().unwrap()));
         let (login, association) = st.author.lock().unwrap().clone();
         m.insert(
             "author".into(),
@@ -855,7 +865,7 @@ fn pr_answer(st: &State, v: &Value) -> Value {
                 c["submittedAt"] = json!(r.comment.created);
                 c["url"] = json!(format!(
                     "https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#pullrequestreview-{}",
-                    r.comment.id.len()
+                    db_part(&r.comment.id)
                 ));
                 c
             });

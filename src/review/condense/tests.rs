@@ -333,3 +333,45 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn the_findings_history_survives_condensed_comments() {
+    let mut run = big_run();
+    run.head_sha = "aaaaaaa1111".into();
+    let first = fit(&run, &Aggregate::first(&run));
+    assert!(first.condensed);
+    run.head_sha = "bbbbbbb2222".into();
+    let agg = review_after(&run, &[("pr-shepherd", first.body.clone())]);
+    assert_eq!(agg.classification.unchanged.len(), 245);
+    for i in &agg.classification.unchanged {
+        assert_eq!(agg.current[*i].history(), (2, "aaaaaaa1111"));
+    }
+    let second = fit(&run, &agg);
+    assert!(second.condensed);
+    // Compact: the first head is written once, in a table, however many findings name it.
+    assert_eq!(
+        second.body.matches("aaaaaaa1111").count(),
+        1,
+        "{}",
+        second.body
+    );
+    run.head_sha = "ccccccc3333".into();
+    let agg = review_after(&run, &[("pr-shepherd", second.body.clone())]);
+    assert_eq!(agg.classification.unchanged.len(), 245);
+    for i in &agg.classification.unchanged {
+        assert_eq!(agg.current[*i].history(), (3, "aaaaaaa1111"));
+    }
+    // The condensed markdown says since when, in the full and the one-line forms.
+    let third = fit(&run, &agg);
+    assert!(third.condensed);
+    assert!(
+        third
+            .body
+            .contains("_(unchanged: reported in 3 reviews since aaaaaaa)_")
+    );
+    assert!(
+        third
+            .body
+            .contains("_(reported in 3 reviews since aaaaaaa)_")
+    );
+}

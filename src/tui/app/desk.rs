@@ -6,7 +6,7 @@ use ratatui::crossterm::event::KeyEvent;
 
 use super::{Ctx, Effect, InputMode};
 use crate::ledger::Draft;
-use crate::policy::{GateDecision, Mode as ReviewMode};
+use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
 use crate::pr::{PrMeta, Snapshot};
 use crate::publish::{PostAction, Posted};
 use crate::review::aggregate::AggregateRequest;
@@ -27,22 +27,24 @@ pub enum Pane {
     Review,
 }
 
-/// The gate decision for a PR opened at the console (an explicit invocation).
-pub fn console_gate(pr: &PrMeta) -> GateDecision {
-    use crate::policy::{self, GateConfig, Invocation, Membership};
-    let cfg = GateConfig::default();
-    let team = match policy::membership(pr.author.association, &cfg) {
+/// The gate decision for a PR opened at the console (an explicit invocation), with the config
+/// file's `[gates]`.
+pub fn console_gate(pr: &PrMeta, cfg: &GateConfig) -> GateDecision {
+    use crate::policy::{self, Invocation, Membership};
+    let team = match policy::membership(pr.author.association, cfg) {
         Membership::Team => Some(true),
         Membership::Community => Some(false),
         Membership::Ambiguous => None,
     };
-    policy::gate(pr, team, &cfg, Invocation::Explicit)
+    policy::gate(pr, team, cfg, Invocation::Explicit)
 }
 
 #[derive(Debug, Clone)]
 pub struct ReviewDesk {
     /// What the gates allow for this PR (explicit invocation: the maintainer at the console).
     pub gate: GateDecision,
+    /// The config file's `[gates]`, the gate is decided with.
+    gates: GateConfig,
     pub pane: Pane,
     /// The latest review run's progress.
     pub run: Option<RunView>,
@@ -73,9 +75,10 @@ pub(super) struct PaneSize {
 }
 
 impl ReviewDesk {
-    pub fn new(pr: &PrMeta) -> ReviewDesk {
+    pub fn new(pr: &PrMeta, gates: GateConfig) -> ReviewDesk {
         let mut desk = ReviewDesk {
-            gate: console_gate(pr),
+            gate: console_gate(pr, &gates),
+            gates,
             pane: Pane::Item,
             run: None,
             run_seq: 0,
@@ -94,7 +97,7 @@ impl ReviewDesk {
 
     /// A new snapshot of the same PR: its gates may differ.
     pub(super) fn snapshot_changed(&mut self, pr: &PrMeta) {
-        self.gate = console_gate(pr);
+        self.gate = console_gate(pr, &self.gates);
         self.refresh_progress();
     }
 
@@ -323,7 +326,7 @@ impl ReviewDesk {
             reply_marker,
             // The maintainer's explicit run may override the community and pause gates; the
             // posted review says so.
-            override_note: console_gate(pr).overridden,
+            override_note: console_gate(pr, &self.gates).overridden,
             ..AggregateRequest::default()
         };
         r.mode = Some(mode);

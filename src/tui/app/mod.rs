@@ -204,6 +204,8 @@ pub struct Options {
     pub now: i64,
     /// `Err(reason)` when seen markers cannot be written (unwritable state dir).
     pub marks: Result<(), String>,
+    /// The config file's `[gates]`: the console applies them like `review` does.
+    pub gates: crate::policy::GateConfig,
 }
 
 /// Which screen is on top. Today the console has one; the PR inbox (issue 12) becomes
@@ -265,7 +267,7 @@ impl App {
         });
         App {
             screen: Screen::Pr,
-            pr: PrScreen::new(snapshot, seen, opts.marks.err()),
+            pr: PrScreen::new(snapshot, seen, opts.marks.err(), opts.gates),
             mode: InputMode::Normal,
             notice,
             now: opts.now,
@@ -345,12 +347,43 @@ mod tests {
             Options {
                 now: 1_764_000_000,
                 marks: Ok(()),
+                gates: Default::default(),
             },
         )
     }
 
     fn cmd(app: &mut App, c: KeyCommand) -> Vec<Effect> {
         app.update(Action::Command(c))
+    }
+
+    #[test]
+    fn the_console_applies_the_configured_gates() {
+        let f = Fixture::parse(DEMO_FIXTURE, Path::new("demo.json")).unwrap();
+        let mut snap = f.snapshot_at(0).unwrap();
+        snap.pr.labels = vec!["keep-out".into()];
+        let app = |gates: crate::policy::GateConfig| {
+            App::new(
+                snap.clone(),
+                SeenSet::default(),
+                Options {
+                    now: 0,
+                    marks: Ok(()),
+                    gates,
+                },
+            )
+        };
+        assert!(app(Default::default()).pr.desk.gate.post);
+        let never = crate::policy::GateConfig {
+            never_label: "keep-out".into(),
+            ..Default::default()
+        };
+        let a = app(never);
+        assert!(!a.pr.desk.gate.post);
+        assert!(
+            a.pr.desk.gate.reason.contains("keep-out"),
+            "{}",
+            a.pr.desk.gate.reason
+        );
     }
 
     #[test]
@@ -545,7 +578,7 @@ mod props {
             let mut app = App::new(
                 f.snapshot_at(0).unwrap(),
                 SeenSet::default(),
-                Options { now: 0, marks: Ok(()) },
+                Options { now: 0, marks: Ok(()), gates: Default::default() },
             );
             app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50, detail_scroll: 0 }));
             for (k, filter) in keys {

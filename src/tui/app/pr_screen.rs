@@ -22,8 +22,13 @@ pub struct PrScreen {
 }
 
 impl PrScreen {
-    pub fn new(snapshot: Snapshot, seen: SeenSet, marks_blocked: Option<String>) -> PrScreen {
-        let desk = ReviewDesk::new(&snapshot.pr);
+    pub fn new(
+        snapshot: Snapshot,
+        seen: SeenSet,
+        marks_blocked: Option<String>,
+        gates: crate::policy::GateConfig,
+    ) -> PrScreen {
+        let desk = ReviewDesk::new(&snapshot.pr, gates);
         let mut list = ItemList::new(snapshot, seen.markers);
         list.kept = seen.kept;
         PrScreen {

@@ -1,0 +1,576 @@
+//! Issue 18 end to end, with GitHub's real webhook payloads (tests/fixtures/webhooks) pointed at
+//! the loopback GitHub and an OpenAI-compatible LLM on loopback: triggers in review summaries and
+//! inline review comments, mentions and gates from the config, oversized triggers, closed PRs,
+//! write-action labels, and the findings history over three successive reviews.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use serde_json::{Value, json};
+use support::env::TestEnv;
+use support::fake_github::{FComment, FReview, FThread, FakeGitHub, FakePr, NUMBER, OWNER, REPO};
+use support::llm::{StandInLlm, magic_number};
+use support::{live_run, stderr, stdout, stdout_json};
+use wiremock::MockServer;
+
+/// A real payload, pointed at the fake's PR in an organization.
+fn payload(dir: &Path, file: &str, patch: impl FnOnce(&mut Value)) -> PathBuf {
+    let text = std::fs::read_to_string(format!("tests/fixtures/webhooks/{file}")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["repository"]["full_name"] = json!(format!("{OWNER}/{REPO}"));
+    v["repository"]["owner"]["login"] = json!(OWNER);
+    v["repository"]["owner"]["type"] = json!("Organization");
+    if v.get("pull_request").is_some() {
+        v["pull_request"]["number"] = json!(NUMBER);
+    }
+    if v.get("issue").is_some() {
+        v["issue"]["number"] = json!(NUMBER);
+        v["issue"]["pull_request"] = json!({"url": "https://api.github.com/repos/x/y/pulls/42"});
+    }
+    patch(&mut v);
+    let p = dir.join(file.replace('/', "-"));
+    std::fs::write(&p, v.to_string()).unwrap();
+    p
+}
+
+async fn event(
+    env: &TestEnv,
+    gh: &MockServer,
+    llm: &StandInLlm,
+    name: &str,
+    payload: &Path,
+    extra: &[&str],
+) -> Output {
+    env.bin_async()
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", gh.uri())
+        .env("GITHUB_EVENT_NAME", name)
+        .env("GITHUB_EVENT_PATH", payload)
+        .env("OPENAI_API_KEY", "sk-test-0123456789")
+        .arg("event")
+        .args(llm.args())
+        .args(extra)
+        .output()
+        .await
+        .unwrap()
+}
+
+fn fcomment(id: &str, login: &str, association: &'static str, body: &str, at: &str) -> FComment {
+    FComment {
+        id: id.to_owned(),
+        login: login.to_owned(),
+        bot: false,
+        association,
+        body: body.to_owned(),
+        created: at.to_owned(),
+        edited: None,
+        minimized: None,
+    }
+}
+
+/// Everything the LLM was sent, as text.
+async fn prompts(llm: &StandInLlm) -> String {
+    llm.requests()
+        .await
+        .iter()
+        .map(|r| String::from_utf8_lossy(&r.body).into_owned())
+        .collect()
+}
+
+const TOKEN: &str = "ghs_ActionsLoopbackToken0123456789";
+const REVIEW_DB: u64 = 777;
+const INLINE_DB: u64 = 888;
+
+/// A community PR with a maintainer's review summary (database id 777) and an inline review
+/// comment (database id 888), both triggers.
+fn pr_with_review_triggers(labels: &[&str]) -> FakePr {
+    let mut pr = FakePr::with_labels(labels);
+    pr.reviews.push(FReview {
+        comment: fcomment(
+            &format!("PRR_kwDOtrigger:db{REVIEW_DB}"),
+            "hubot",
+            "MEMBER",
+            "Two things.\n\n@pr-shepherd /review all REVIEW-TRIGGER-MARKER",
+            "2024-06-02T00:00:00Z",
+        ),
+        state: "COMMENTED",
+    });
+    pr.threads.push(FThread {
+        id: "PRRT_kwDOthread".to_owned(),
+        path: "src/mod1.rs".to_owned(),
+        line: Some(3),
+        original_line: 3,
+        outdated: false,
+        resolved: false,
+        comments: vec![
+            fcomment(
+                &format!("PRRC_kwDOinline:db{INLINE_DB}"),
+                "hubot",
+                "OWNER",
+                "@pr-shepherd /review INLINE-TRIGGER-MARKER",
+                "2024-06-02T00:00:01Z",
+            ),
+            fcomment(
+                "PRRC_kwDOreply:db889",
+                "octocat",
+                "NONE",
+                "LATER-REPLY-MARKER",
+                "2024-06-04T00:00:00Z",
+            ),
+        ],
+    });
+    pr
+}
+
+#[tokio::test]
+async fn a_review_summary_trigger_is_answered_through_the_review_and_idempotently() {
+    let (gh, fake) = FakeGitHub::start(pr_with_review_triggers(&[])).await;
+    fake.add_comment(
+        "octocat",
+        "NONE",
+        "LATER-COMMENT-MARKER",
+        "2024-06-03T00:00:00Z",
+    );
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(
+        env.root(),
+        "pull_request_review/submitted.payload.json",
+        |v| {
+            v["review"]["id"] = json!(REVIEW_DB);
+            v["review"]["body"] = json!("Two things.\n\n@pr-shepherd /review all");
+            v["review"]["author_association"] = json!("MEMBER");
+        },
+    );
+    let out = event(
+        &env,
+        &gh,
+        &llm,
+        "pull_request_review",
+        &p,
+        &["--format", "json"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("decision: review"), "{err}");
+    assert!(err.contains("(review summary)"), "{err}");
+    let v: Value = stdout_json(&out);
+    assert_eq!(v["decision"]["triggerKind"], "review");
+    assert_eq!(v["triggerComment"], REVIEW_DB);
+    assert_eq!(v["triggerKind"], "review");
+    assert_eq!(v["mode"], "full");
+    assert_eq!(v["posted"]["action"], "created");
+    // A community PR answered on a maintainer's explicit request.
+    assert!(
+        v["body"]
+            .as_str()
+            .unwrap()
+            .contains("community gate by explicit request")
+    );
+    // The trigger's text and everything after it stay out of every prompt.
+    let sent = prompts(&llm).await;
+    assert!(!sent.is_empty());
+    for marker in [
+        "REVIEW-TRIGGER-MARKER",
+        "LATER-COMMENT-MARKER",
+        "LATER-REPLY-MARKER",
+        "Two things",
+    ] {
+        assert!(!sent.contains(marker), "{marker} reached a prompt");
+    }
+    // The cutoff left out the later conversation comment, the inline comment a second after
+    // the review, the later reply and so their whole thread.
+    assert!(err.contains("4 later or edited item(s) left out"), "{err}");
+    // The same delivery again updates the same comment; the metadata names the review.
+    let out = event(&env, &gh, &llm, "pull_request_review", &p, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("posted: updated"), "{}", stderr(&out));
+    let own = fake.own_reviews();
+    assert_eq!(own.len(), 1);
+    assert!(
+        own[0]
+            .1
+            .contains(r#""triggerComment":777,"triggerKind":"review""#)
+    );
+}
+
+#[tokio::test]
+async fn an_inline_review_comment_trigger_is_answered_and_watch_does_not_answer_it_again() {
+    let (gh, fake) = FakeGitHub::start(pr_with_review_triggers(&[])).await;
+    fake.set_author("octocat", "MEMBER");
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let p = payload(
+        env.root(),
+        "pull_request_review_comment/created.payload.json",
+        |v| {
+            v["comment"]["id"] = json!(INLINE_DB);
+            v["comment"]["body"] = json!("@pr-shepherd /review");
+            v["comment"]["author_association"] = json!("OWNER");
+        },
+    );
+    let out = event(
+        &env,
+        &gh,
+        &llm,
+        "pull_request_review_comment",
+        &p,
+        &["--format", "json"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = stdout_json(&out);
+    assert_eq!(v["triggerKind"], "reviewComment");
+    assert_eq!(v["triggerComment"], INLINE_DB);
+    // The first review of the PR is a full one.
+    assert_eq!(v["mode"], "full");
+    let sent = prompts(&llm).await;
+    for marker in ["INLINE-TRIGGER-MARKER", "LATER-REPLY-MARKER"] {
+        assert!(!sent.contains(marker), "{marker} reached a prompt");
+    }
+    // `review --trigger-comment` takes review-comment ids too (the node id here; the database
+    // id 888 names one item as well).
+    let pr = support::fake_github::pr_ref(NUMBER);
+    let out = live_run(
+        &env,
+        &gh.uri(),
+        TOKEN,
+        &llm,
+        &["review", &pr, "--trigger-comment", "888", "--post"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("trigger 888 (inline review comment)"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("posted: updated"), "{}", stderr(&out));
+    assert_eq!(fake.own_reviews().len(), 1);
+    // watch: the review summary (older, never answered by this PR's reviews) is not answered
+    // after the newer inline trigger was; nothing new, so no LLM call.
+    let before = llm.requests().await.len();
+    let repo = format!("{OWNER}/{REPO}");
+    let watch = ["watch", &repo, "--ticks", "1", "--debounce", "0s", "--post"];
+    let out = live_run(&env, &gh.uri(), TOKEN, &llm, &watch).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("answering trigger"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(llm.requests().await.len(), before);
+}
+
+#[tokio::test]
+async fn watch_answers_a_review_summary_trigger_once() {
+    let mut pr = pr_with_review_triggers(&[]);
+    pr.threads.clear();
+    let (gh, fake) = FakeGitHub::start(pr).await;
+    fake.set_author("octocat", "MEMBER");
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let repo = format!("{OWNER}/{REPO}");
+    let watch = ["watch", &repo, "--ticks", "1", "--debounce", "0s", "--post"];
+    let out = live_run(&env, &gh.uri(), TOKEN, &llm, &watch).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("answering trigger 777 (review summary)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fake.own_reviews().len(), 1);
+    assert!(!prompts(&llm).await.contains("REVIEW-TRIGGER-MARKER"));
+    // A fresh machine (no watch state) reads the answered trigger from the posted review.
+    let before = llm.requests().await.len();
+    let fresh = TestEnv::new();
+    let out = live_run(&fresh, &gh.uri(), TOKEN, &llm, &watch).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        !stderr(&out).contains("answering trigger"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(llm.requests().await.len(), before);
+}
+
+#[tokio::test]
+async fn mentions_and_gates_come_from_the_config() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["review-me"])).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    // Defaults: `review-me` means nothing, `@horton` is not a mention.
+    let opened = payload(env.root(), "pull_request/opened.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &opened, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("without label `shepherd`"),
+        "{}",
+        stderr(&out)
+    );
+    let id = fake.add_comment("hubot", "MEMBER", "@horton /review", "2024-06-02T00:00:00Z");
+    let horton = |env: &TestEnv| {
+        payload(env.root(), "issue_comment/created.payload.json", |v| {
+            v["comment"]["id"] = json!(id);
+            v["comment"]["body"] = json!("@horton /review");
+            v["comment"]["author_association"] = json!("MEMBER");
+        })
+    };
+    let p = horton(&env);
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
+    assert!(
+        stderr(&out).contains("decision: no action"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(llm.requests().await.is_empty());
+
+    std::fs::write(
+        env.config(),
+        "[automation]\nmentions = [\"@pr-shepherd\", \"@horton\"]\n\n\
+         [gates]\nopt_in_label = \"review-me\"\n",
+    )
+    .unwrap();
+    let out = event(&env, &gh, &llm, "pull_request", &opened, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("community PR with label `review-me`"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fake.own_reviews().len(), 1);
+    let p = horton(&env);
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("decision: review"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("posted: updated"), "{}", stderr(&out));
+
+    // The same [gates] reach `review` (explicit, so it reviews anyway; the pause label by its
+    // configured name blocks an explicit post only for `never_label`).
+    std::fs::write(env.config(), "[gates]\nnever_label = \"review-me\"\n").unwrap();
+    let pr = support::fake_github::pr_ref(NUMBER);
+    let out = live_run(&env, &gh.uri(), TOKEN, &llm, &["review", &pr, "--post"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not posted: label `review-me`"),
+        "{}",
+        stderr(&out)
+    );
+
+    // Unknown keys in the new tables are an error naming them (exit 2).
+    for (text, key) in [
+        ("[gates]\nopt-in-label = \"x\"\n", "opt-in-label"),
+        ("[automation]\nmention = [\"@x\"]\n", "mention"),
+        (
+            "[automation]\nmentions = [\"horton\"]\n",
+            "automation.mentions",
+        ),
+    ] {
+        std::fs::write(env.config(), text).unwrap();
+        let out = event(&env, &gh, &llm, "pull_request", &opened, &[]).await;
+        assert_eq!(out.status.code(), Some(2), "{text}: {}", stderr(&out));
+        assert!(stderr(&out).contains(key), "{text}: {}", stderr(&out));
+    }
+}
+
+#[tokio::test]
+async fn an_oversized_trigger_is_ignored_with_the_reason() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let long = format!("@pr-shepherd /review\n{}", "please ".repeat(2_858));
+    assert!(long.chars().count() > 20_000);
+    let id = fake.add_comment("hubot", "MEMBER", &long, "2024-06-02T00:00:00Z");
+    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
+        v["comment"]["id"] = json!(id);
+        v["comment"]["body"] = json!(long);
+        v["comment"]["author_association"] = json!("MEMBER");
+    });
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = stdout_json(&out);
+    assert_eq!(v["decision"]["action"], "noAction");
+    let reason = v["decision"]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("oversized") && reason.contains("max_trigger_chars"),
+        "{reason}"
+    );
+    assert!(llm.requests().await.is_empty());
+    assert_eq!(fake.requests(), 0, "nothing was fetched");
+    // Raised in the config, the same comment is a trigger.
+    std::fs::write(env.config(), "[automation]\nmax_trigger_chars = 30000\n").unwrap();
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("decision: review"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[tokio::test]
+async fn a_closed_pr_answers_an_explicit_trigger_only() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    fake.set_author("octocat", "MEMBER");
+    *fake.state.pr_state.lock().unwrap() = "CLOSED".to_owned();
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    // Automatic events do nothing for it.
+    let p = payload(env.root(), "pull_request/synchronize.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no action: the PR is CLOSED"),
+        "{}",
+        stderr(&out)
+    );
+    let p = payload(env.root(), "pull_request/closed.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
+    assert!(stderr(&out).contains("no action"), "{}", stderr(&out));
+    assert!(llm.requests().await.is_empty());
+    // A maintainer's trigger is answered, and the review says the PR is closed.
+    let id = fake.add_comment(
+        "hubot",
+        "MEMBER",
+        "@pr-shepherd /review",
+        "2024-06-02T00:00:00Z",
+    );
+    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
+        v["comment"]["id"] = json!(id);
+        v["comment"]["body"] = json!("@pr-shepherd /review");
+        v["comment"]["author_association"] = json!("MEMBER");
+    });
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: Value = stdout_json(&out);
+    assert_eq!(v["posted"]["action"], "created");
+    assert!(
+        v["body"]
+            .as_str()
+            .unwrap()
+            .contains("the PR is closed: answered on an explicit request"),
+        "{}",
+        v["body"]
+    );
+}
+
+#[tokio::test]
+async fn a_merged_pr_with_no_shepherd_refuses_to_post_even_on_a_trigger() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["no-shepherd"])).await;
+    fake.set_author("octocat", "MEMBER");
+    *fake.state.pr_state.lock().unwrap() = "MERGED".to_owned();
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let id = fake.add_comment(
+        "hubot",
+        "MEMBER",
+        "@pr-shepherd /review",
+        "2024-06-02T00:00:00Z",
+    );
+    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
+        v["comment"]["id"] = json!(id);
+        v["comment"]["body"] = json!("@pr-shepherd /review");
+        v["comment"]["author_association"] = json!("MEMBER");
+    });
+    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not posted"), "{}", stderr(&out));
+    assert!(stdout(&out).contains("no-shepherd"));
+    assert!(stdout(&out).contains("the PR is merged"));
+    assert_eq!(fake.own_reviews().len(), 0);
+    assert!(fake.seen().iter().all(|s| s.kind != "create-comment"));
+}
+
+#[tokio::test]
+async fn write_action_labels_are_recognized_and_nothing_is_done() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["fix-ci"])).await;
+    fake.set_author("octocat", "MEMBER");
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    for label in ["fix-ci", "address-review"] {
+        let p = payload(env.root(), "pull_request/labeled.payload.json", |v| {
+            v["label"]["name"] = json!(label);
+        });
+        let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(
+            stderr(&out).contains("write actions are not available in this version"),
+            "{}",
+            stderr(&out)
+        );
+        let v: Value = stdout_json(&out);
+        assert_eq!(v["decision"]["action"], "writeActionLabel");
+        assert_eq!(v["decision"]["writeAction"], label);
+        assert_eq!(v["decision"]["available"], false);
+        assert_eq!(v["posted"], Value::Null);
+    }
+    assert_eq!(fake.requests(), 0, "nothing fetched, nothing written");
+    assert!(llm.requests().await.is_empty());
+    // Other label events behave as before: the gates are asked again.
+    let p = payload(env.root(), "pull_request/unlabeled.payload.json", |v| {
+        v["label"]["name"] = json!("fix-ci");
+    });
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stderr(&out).contains("gates again"), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn three_successive_reviews_carry_the_findings_history() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    fake.set_author("octocat", "MEMBER");
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let heads = [
+        "1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+        "3333333ccccccccccccccccccccccccccccccccc",
+    ];
+    let mut docs = Vec::new();
+    for (i, head) in heads.iter().enumerate() {
+        *fake.state.head_sha.lock().unwrap() = (*head).to_owned();
+        // Each pass on a fresh machine: the history comes from the PR's own review.
+        let env = TestEnv::new();
+        let p = payload(env.root(), "pull_request/synchronize.payload.json", |_| {});
+        let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
+        assert_eq!(out.status.code(), Some(0), "pass {i}: {}", stderr(&out));
+        docs.push(stdout_json(&out));
+    }
+    assert_eq!(fake.own_reviews().len(), 1, "one comment, updated");
+    for (i, v) in docs.iter().enumerate() {
+        let findings = v["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 6, "pass {i}");
+        for f in findings {
+            assert_eq!(
+                f["history"],
+                json!({"reviews": i + 1, "firstSha": heads[0]}),
+                "pass {i}: {f}"
+            );
+        }
+    }
+    assert_eq!(docs[0]["findings"][0]["classification"], "new");
+    assert_eq!(docs[2]["findings"][0]["classification"], "unchanged");
+    let body = docs[2]["body"].as_str().unwrap();
+    assert!(
+        body.contains("_(unchanged: reported in 3 reviews since 1111111)_"),
+        "{body}"
+    );
+    assert!(
+        docs[1]["body"]
+            .as_str()
+            .unwrap()
+            .contains("reported in 2 reviews since 1111111")
+    );
+    // The third pass's prompts carried the history with the prior findings.
+    let sent = prompts(&llm).await;
+    assert!(
+        sent.contains("reported in 2 reviews since 1111111"),
+        "the prompts carry the history"
+    );
+}
