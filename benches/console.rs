@@ -41,6 +41,7 @@ fn big_app() -> App {
         detail_height: 20,
         detail_lines: 0,
         detail_scroll: 0,
+        ..Drawn::default()
     }));
     // Somewhere in the middle of the list.
     for _ in 0..700 {

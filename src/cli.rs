@@ -355,11 +355,20 @@ pub enum StateCommand {
         #[arg(long, value_enum, default_value_t = Format::Md)]
         format: Format,
     },
-    /// Remove everything remembered about a PR (its items surface as new again).
+    /// Forget what was seen on a PR (its items surface as new again). The unposted review draft,
+    /// the outbox and the run history stay; --all removes them too.
     Clear {
         /// OWNER/REPO#N, a PR URL, or a fixture path. Default: the bundled demo fixture.
         #[arg(value_name = "PR")]
         pr: Option<String>,
+        /// Remove everything remembered about the PR: seen markers, the unposted draft, the
+        /// outbox, the run history. Asks first when a draft exists (see --yes).
+        #[arg(long)]
+        all: bool,
+        /// With --all: remove an unposted draft without asking (for scripts; without a terminal
+        /// and without --yes, a draft makes --all refuse with exit 2).
+        #[arg(long, requires = "all")]
+        yes: bool,
     },
 }
 

@@ -42,6 +42,7 @@ pub enum KeyCommand {
     Unresolve,
     Help,
     Quit,
+    QuitAll,
     Back,
 }
 
@@ -143,7 +144,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::MarkAll,
         "mark_all",
         &["M"],
-        "mark all listed items seen",
+        "mark all listed items seen (asks first)",
     ),
     (
         KeyCommand::StepForward,
@@ -219,7 +220,18 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "unresolve the selected thread (asks first)",
     ),
     (KeyCommand::Help, "help", &["?"], "this help"),
-    (KeyCommand::Quit, "quit", &["q"], "quit"),
+    (
+        KeyCommand::Quit,
+        "quit",
+        &["q"],
+        "close the current view (quit at the top)",
+    ),
+    (
+        KeyCommand::QuitAll,
+        "quit_all",
+        &["Q"],
+        "quit from anywhere",
+    ),
     (
         KeyCommand::Back,
         "back",

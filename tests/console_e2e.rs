@@ -52,7 +52,7 @@ impl Drop for Tmux<'_> {
 
 /// The footer (bottom row) is written last, so a capture that has it holds the whole frame.
 fn first_frame_complete(s: &str) -> bool {
-    s.contains("acme/rivet#482") && s.contains("▶") && s.contains("? help")
+    s.contains("acme/rivet#482") && s.contains("▶") && s.contains("Tab detail")
 }
 
 fn quote(p: &Path) -> String {
@@ -111,9 +111,9 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     tmux.run(&["send-keys", "-t", "e2e", "j"]);
     tmux.wait_for("the second row selected", |s| selected(s, "@rajesh-k"));
     tmux.run(&["send-keys", "-t", "e2e", "?"]);
-    tmux.wait_for("the help overlay", |s| s.contains("this help"));
+    tmux.wait_for("the help overlay", |s| s.contains("Keys (config.toml"));
     tmux.run(&["send-keys", "-t", "e2e", "Escape"]);
-    tmux.wait_for("help closed", |s| !s.contains("this help"));
+    tmux.wait_for("help closed", |s| !s.contains("Keys (config.toml"));
 
     tmux.run(&["send-keys", "-t", "e2e", "q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
@@ -342,7 +342,8 @@ fn review_draft_survives_kill_9_and_is_restored() {
         s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")
     });
     assert!(screen.contains("E2E typed note"), "{screen}");
-    tmux.run(&["send-keys", "-t", "e2e", "q"]);
+    // The restored draft opens the review pane: `q` closes it, `Q` quits from anywhere.
+    tmux.run(&["send-keys", "-t", "e2e", "Q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
 }

@@ -211,7 +211,7 @@ fn m_and_capital_m_mark_explicitly() {
     assert_eq!(seen_ids(dir.path(), &pr), vec![id]);
     // M marks every listed item; with a filter, only the listed ones.
     h.press("f u r Esc");
-    h.press("M");
+    h.press("M y");
     assert_eq!(seen_ids(dir.path(), &pr).len(), 18);
     h.resize(100, 30);
     h.draw();
@@ -226,7 +226,7 @@ fn capital_m_respects_the_filter() {
     h.draw();
     // Collapse review threads and conversation: only the 5 summaries are listed.
     h.press("g Enter j Enter");
-    h.press("M");
+    h.press("M y");
     let ids = seen_ids(dir.path(), &pr);
     assert_eq!(ids.len(), 5, "{ids:?}");
     assert!(ids.iter().all(|i| i.starts_with("PRR_")));
@@ -588,7 +588,8 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
     let composed = h.app.pr.desk.composed.as_ref().unwrap();
     assert_eq!(composed.agg.mode, pr_shepherd::policy::Mode::Incremental);
     let before = h.app.pr.desk.draft.as_ref().unwrap().body();
-    let id = composed.run.findings().next().unwrap().id.clone();
+    // The cursor starts on the first finding of the pane (the posted order).
+    let id = composed.finding_rows()[0].0.clone();
     assert_eq!(h.app.pr.list.focus, Focus::Detail);
     h.press("a");
     let after = h.app.pr.desk.draft.as_ref().unwrap().body();
@@ -613,6 +614,11 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
         .unwrap()
         .unwrap();
     assert_eq!(saved.body, after);
+    // The cursor stayed on that finding (it moved to the end of the list): `a` again undoes it.
+    h.press("a");
+    let composed = h.app.pr.desk.composed.as_ref().unwrap();
+    assert!(!composed.request.console_addressed.contains(&id));
+    assert_eq!(h.app.pr.desk.draft.as_ref().unwrap().body(), before);
 }
 
 #[test]

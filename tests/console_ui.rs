@@ -144,7 +144,7 @@ fn search_is_incremental() {
 fn filters_after_stepping_show_only_new_and_edited() {
     let (mut h, _d) = demo_harness(100, 30);
     h.draw();
-    h.press("M > >");
+    h.press("M y > >");
     h.press("f u Esc");
     insta::assert_snapshot!("filter_new_edited", h.screen());
 }
@@ -154,7 +154,7 @@ fn every_badge_has_its_style() {
     let (mut h, _d) = demo_harness(140, 44);
     h.draw();
     // Mark everything, then step: items become unchanged, edited and new.
-    h.press("M > >");
+    h.press("M y > >");
     let screen = h.screen();
     insta::assert_snapshot!("badges_step2", screen);
     let t = Theme::default_theme();

@@ -357,13 +357,56 @@ fn state_show_and_clear() {
     let md = stdout(&run(&env, &["state", "show"]));
     assert!(md.contains("18 seen marker(s)"), "{md}");
     let clear = run(&env, &["state", "clear"]);
-    // 18 markers and the 18 texts kept beside them.
     assert!(
-        stdout(&clear).contains("36 file(s) removed"),
+        stdout(&clear).contains("18 seen marker"),
         "{}",
         stdout(&clear)
     );
     assert_eq!(json(&env, &[])["counts"]["new"], 18);
+}
+
+/// Defect 2 of issue 13: `state clear` forgets what was seen and nothing else (the unsaved
+/// draft and the outbox stay); `state clear --all` removes everything, and with a draft it asks
+/// first — without a terminal and without `--yes` it refuses (exit 2, saying why).
+#[test]
+fn state_clear_keeps_the_draft_and_clear_all_asks() {
+    let env = TestEnv::new();
+    json(&env, &[]);
+    let ledger = Ledger::new(env.state());
+    let pr = demo_coords();
+    let draft = pr_shepherd::ledger::Draft {
+        body: "## PR Shepherd Review\n\nmy words".to_owned(),
+        head_sha: "abc".to_owned(),
+        saved_at: 1,
+    };
+    ledger.save_draft(&pr, &draft).expect("draft");
+    let o = run(&env, &["state", "clear"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(ledger.load_seen(&pr).expect("load").markers.is_empty());
+    assert_eq!(
+        ledger.load_draft(&pr).expect("draft").map(|d| d.body),
+        Some(draft.body.clone()),
+        "the draft survives a plain clear"
+    );
+    assert!(stdout(&o).contains("draft"), "{}", stdout(&o));
+
+    // --all with a draft, no terminal, no --yes: refused, nothing removed.
+    json(&env, &[]);
+    let o = run(&env, &["state", "clear", "--all"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--yes"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("draft"), "{}", stderr(&o));
+    assert!(ledger.load_draft(&pr).expect("draft").is_some());
+    assert_eq!(ledger.load_seen(&pr).expect("load").markers.len(), 18);
+
+    let o = run(&env, &["state", "clear", "--all", "--yes"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(ledger.load_draft(&pr).expect("draft").is_none());
+    assert!(ledger.load_seen(&pr).expect("load").markers.is_empty());
+    // Without a draft there is nothing to ask about.
+    json(&env, &[]);
+    let o = run(&env, &["state", "clear", "--all"]);
+    assert!(o.status.success(), "{}", stderr(&o));
 }
 
 #[test]
@@ -485,5 +528,31 @@ fn every_command_refuses_an_invalid_config_naming_the_key() {
             "json",
         ],
     );
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// Defect 11 of issue 13: the flags are checked the same way for every command — an unknown
+/// `--theme` stops `items` and `state` as it stops the console (exit 2, naming it), and nothing
+/// is marked seen.
+#[test]
+fn every_command_refuses_an_unknown_theme() {
+    let env = TestEnv::new();
+    for args in [
+        vec!["items", "--theme", "nope"],
+        vec!["--theme", "nope", "items", "--format", "json"],
+        vec!["state", "show", "--theme", "nope"],
+        vec!["state", "clear", "--theme", "nope"],
+    ] {
+        let o = run(&env, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("nope"), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{args:?}: nothing printed");
+    }
+    let seen = Ledger::new(env.state())
+        .load_seen(&demo_coords())
+        .expect("load");
+    assert!(seen.markers.is_empty(), "no markers written");
+    // A known theme changes nothing for a listing.
+    let o = run(&env, &["items", "--theme", "light", "--peek"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }

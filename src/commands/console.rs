@@ -39,15 +39,11 @@ pub(crate) fn resolve_theme(
     })
 }
 
-pub(super) async fn run(
-    ctx: &Context,
-    pr: Option<&str>,
-    theme: Option<&str>,
-) -> Result<(), CliError> {
-    // Settings first, so a bad config or theme is reported even without a terminal (the config
-    // file itself was loaded and checked with the context).
+pub(super) async fn run(ctx: &Context, pr: Option<&str>) -> Result<(), CliError> {
+    // Settings first, so a bad config is reported even without a terminal (the config file and
+    // the theme were loaded and checked with the context).
     let loaded = &ctx.config;
-    let theme = resolve_theme(theme, loaded)?;
+    let theme = ctx.theme.clone();
     let keymap = Keymap::new(&loaded.keys);
     loaded
         .config

@@ -40,6 +40,9 @@ pub struct Context {
     /// Where GitHub credentials come from (`GH_TOKEN`, `GITHUB_TOKEN`, a GitHub App, `gh`),
     /// read from the environment once.
     pub credentials: AuthEnv,
+    /// The console theme (`--theme`, else the config's `theme`, else dark), resolved for every
+    /// command so a misspelt name is exit 2 everywhere, not only in the console.
+    pub theme: crate::tui::theme::Theme,
 }
 
 /// The endpoint flags as given; [`crate::source::github::Endpoints::resolve`] turns them (and a
@@ -53,9 +56,12 @@ pub struct EndpointFlags {
 impl Context {
     /// Reads the config file and the environment once.
     pub fn from_cli(cli: &Cli) -> Result<Context, CliError> {
+        let config = Config::load(cli.config.as_deref())?;
+        let theme = console::resolve_theme(cli.theme.as_deref(), &config)?;
         Ok(Context {
             state_dir: cli.state_dir.clone(),
-            config: Config::load(cli.config.as_deref())?,
+            config,
+            theme,
             endpoints: EndpointFlags {
                 api_url: cli.api_url.clone(),
                 graphql_url: cli.graphql_url.clone(),
@@ -99,7 +105,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     }
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => console::run(&ctx, cli.pr.as_deref(), cli.theme.as_deref()).await,
+        None => console::run(&ctx, cli.pr.as_deref()).await,
         Some(Command::Items(args)) => items::run(&ctx, args).await,
         Some(Command::State(cmd)) => state::run(&ctx, cmd),
         Some(Command::Fixture(cmd)) => fixture::run(cmd),

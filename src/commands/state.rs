@@ -93,12 +93,53 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
             }
             super::emit(&out)
         }
-        StateCommand::Clear { pr } => {
+        StateCommand::Clear { pr, all, yes } => {
             let coords = source::resolve(pr.as_deref())?.coords();
+            if !all {
+                let removed = ledger.forget_seen(&coords)?;
+                let kept = if ledger.has_draft(&coords)? {
+                    " The unposted draft, the outbox and the run history were kept \
+                     (--all removes them)."
+                } else {
+                    " The outbox and the run history were kept (--all removes them)."
+                };
+                return super::emit(&format!(
+                    "Forgot what was seen on {coords}: {removed} seen marker file(s) removed.{kept}\n"
+                ));
+            }
+            if ledger.has_draft(&coords)? && !yes && !confirm_draft_removal(&coords)? {
+                return super::emit("Nothing removed.\n");
+            }
             let removed = ledger.clear(&coords)?;
             super::emit(&format!(
                 "Cleared the state of {coords}: {removed} file(s) removed.\n"
             ))
         }
     }
+}
+
+/// `state clear --all` with a draft on disk: asks on a terminal; refuses without one.
+fn confirm_draft_removal(coords: &crate::pr::PrCoords) -> Result<bool, CliError> {
+    use std::io::{BufRead, IsTerminal, Write};
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        return Err(CliError::usage(format!(
+            "{coords} has an unposted draft (a review or a thread reply); `state clear --all` would delete it"
+        ))
+        .with_hint(
+            "pass --yes to delete it too, or run `state clear` (without --all) to keep it",
+        ));
+    }
+    let mut err = std::io::stderr().lock();
+    let _ = write!(
+        err,
+        "{coords} has an unposted draft (a review or a thread reply). Delete it with everything else? [y/N] "
+    );
+    let _ = err.flush();
+    let mut answer = String::new();
+    stdin
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::runtime(format!("could not read the answer: {e}")))?;
+    Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
 }

@@ -126,6 +126,34 @@ impl Ledger {
         Ok(())
     }
 
+    /// Forgets what was seen on the PR: the seen markers and their derived index (every item
+    /// surfaces as new again). The draft, the outbox, the run history and `watch.json` stay.
+    /// Whatever else records "what was seen" (kept texts) is removed here too, so `state clear`
+    /// stays one call. Returns the number of marker files removed (the index is not counted).
+    pub fn forget_seen(&self, pr: &PrCoords) -> Result<usize, LedgerError> {
+        let mut removed = 0;
+        let seen = self.seen_dir(pr)?;
+        if seen.exists() {
+            removed += count_files(&seen);
+            std::fs::remove_dir_all(&seen).map_err(LedgerError::io("remove", &seen))?;
+        }
+        let index = self.pr_dir(pr)?.join(seen_index::INDEX_FILE);
+        match std::fs::remove_file(&index) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(LedgerError::io("remove", &index)(e)),
+        }
+        self.forget_kept(pr)?;
+        Ok(removed)
+    }
+
+    /// Whether the PR has an unposted draft on disk (the review draft or a thread reply;
+    /// readable or not).
+    pub fn has_draft(&self, pr: &PrCoords) -> Result<bool, LedgerError> {
+        let dir = self.pr_dir(pr)?;
+        Ok(dir.join("draft.json").exists() || dir.join("reply-draft.json").exists())
+    }
+
     /// Removes everything remembered about the PR. Returns the number of files removed.
     pub fn clear(&self, pr: &PrCoords) -> Result<usize, LedgerError> {
         let dir = self.pr_dir(pr)?;

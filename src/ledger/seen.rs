@@ -438,6 +438,32 @@ mod tests {
     }
 
     #[test]
+    fn forget_seen_keeps_the_draft_and_the_outbox() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        ledger
+            .mark_seen(&coords(), &[("A", "1"), ("B", "2")], 1)
+            .expect("mark");
+        let draft = crate::ledger::Draft {
+            body: "## PR Shepherd Review".to_owned(),
+            head_sha: "abc".to_owned(),
+            saved_at: 1,
+        };
+        ledger.save_draft(&coords(), &draft).expect("draft");
+        assert_eq!(ledger.forget_seen(&coords()).expect("forget"), 2);
+        assert!(
+            ledger
+                .load_seen(&coords())
+                .expect("load")
+                .markers
+                .is_empty()
+        );
+        assert!(ledger.load_draft(&coords()).expect("draft").is_some());
+        assert!(ledger.has_draft(&coords()).expect("has"));
+        assert_eq!(ledger.forget_seen(&coords()).expect("forget"), 0);
+    }
+
+    #[test]
     fn clear_removes_the_pr_dir() {
         let dir = tempfile::tempdir().expect("tempdir");
         let ledger = Ledger::new(dir.path());

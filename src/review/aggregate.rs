@@ -56,6 +56,7 @@ pub fn to_meta(f: &Finding) -> MetaFinding {
         message: f.message.clone(),
         reviews: 0,
         first_sha: None,
+        shortened: false,
     }
 }
 

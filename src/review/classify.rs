@@ -8,12 +8,24 @@
 //! - **new**: everything else.
 //! - Prior findings neither addressed nor reported again are **no longer reported**: listed,
 //!   never silently dropped.
+//!
+//! A finding's id is a hash of its aspect, file and normalized message, so "the same finding"
+//! means the same wording. A review condensed to fit GitHub's comment limit keeps only the
+//! beginning of each message in its metadata (marked `shortened`), and the next review's model
+//! sees only that beginning. [`adopt_prior_ids`] bridges the gap when the answer comes in: a
+//! finding whose aspect and file match a shortened prior finding and whose normalized message
+//! starts with that prior's normalized beginning (its last, possibly cut, word left out) **is**
+//! that prior finding and takes its id — so ids stay stable across reviews and it classifies as
+//! unchanged. Each prior finding is taken at most once; an exact id match comes first, then the
+//! longest matching beginning; two candidates with equally long beginnings match neither. A
+//! prior finding whose message was dropped altogether (nothing to compare) matches only by id.
 
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::prior::{MetaFinding, PriorReviews};
+use super::findings::Finding;
+use super::prior::{MetaFinding, PriorReviews, normalize_message};
 use crate::pr::is_review_body;
 use crate::pr::{Comment, Item, Snapshot};
 
@@ -79,6 +91,76 @@ pub fn addressed_by_replies(snapshot: &Snapshot, marker: &str) -> HashMap<String
         }
     }
     out
+}
+
+/// Gives each of `findings` (one model answer) the id of the shortened prior finding it
+/// continues, if any (see the module docs). Returns how many ids were adopted.
+pub fn adopt_prior_ids(findings: &mut [Finding], prior: &[MetaFinding]) -> usize {
+    fn same_file(a: &str, b: &str) -> bool {
+        a.trim().trim_start_matches("./") == b.trim().trim_start_matches("./")
+    }
+    // The words of each shortened prior's beginning, without the last (perhaps cut) one.
+    let beginnings: Vec<Option<Vec<String>>> = prior
+        .iter()
+        .map(|p| {
+            if !p.shortened {
+                return None;
+            }
+            let mut words: Vec<String> = normalize_message(p.message.trim_end_matches('…'))
+                .split(' ')
+                .filter(|w| !w.is_empty())
+                .map(str::to_owned)
+                .collect();
+            words.pop();
+            (!words.is_empty()).then_some(words)
+        })
+        .collect();
+    let mut taken: HashSet<usize> = prior
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| findings.iter().any(|f| f.id == p.id))
+        .map(|(i, _)| i)
+        .collect();
+    let mut adopted = 0;
+    for f in findings.iter_mut() {
+        if prior.iter().any(|p| p.id == f.id) {
+            continue;
+        }
+        let words: Vec<String> = normalize_message(&f.message)
+            .split(' ')
+            .map(str::to_owned)
+            .collect();
+        let mut best: Option<(usize, usize)> = None;
+        let mut tied = false;
+        for (i, p) in prior.iter().enumerate() {
+            let Some(Some(begin)) = beginnings.get(i) else {
+                continue;
+            };
+            if taken.contains(&i)
+                || p.aspect != f.aspect.as_str()
+                || !same_file(&p.file, &f.file)
+                || !words.starts_with(begin)
+            {
+                continue;
+            }
+            match best {
+                Some((_, len)) if len > begin.len() => {}
+                Some((_, len)) if len == begin.len() => tied = true,
+                _ => {
+                    best = Some((i, begin.len()));
+                    tied = false;
+                }
+            }
+        }
+        if let (Some((i, _)), false) = (best, tied)
+            && let Some(p) = prior.get(i)
+        {
+            f.id = p.id.clone();
+            taken.insert(i);
+            adopted += 1;
+        }
+    }
+    adopted
 }
 
 /// The classification of one review pass. Indices point into the current findings.

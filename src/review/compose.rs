@@ -136,6 +136,9 @@ pub struct Layout {
     pub condensed_note: Option<String>,
     /// The metadata block to end with; `None` writes the full form of the aggregate's metadata.
     pub meta: Option<String>,
+    /// Condensing: "Treated as addressed", "Not assessed", "No longer reported" and the
+    /// unclassified findings are given by count only, with the command that lists them.
+    pub lists_by_count: bool,
 }
 
 impl Layout {
@@ -365,7 +368,16 @@ impl Writer<'_> {
         if a.state == AspectState::Done {
             self.section_findings(a);
         }
-        unclassified(&mut self.s, a);
+        if self.layout.lists_by_count && !a.rejected.is_empty() {
+            self.s.push_str(&format!(
+                "\n{} finding(s) broke the output contract (unclassified): listed only by count here; \
+                 `pr-shepherd review {} --format md` lists them.\n",
+                a.rejected.len(),
+                self.run.pr
+            ));
+        } else {
+            unclassified(&mut self.s, a);
+        }
         section_notes(&mut self.s, a);
     }
 
@@ -437,6 +449,10 @@ impl Writer<'_> {
             return;
         }
         let c = &agg.classification;
+        if self.layout.lists_by_count {
+            self.incremental_counts();
+            return;
+        }
         self.s.push_str(&format!(
             "\n### Treated as addressed ({})\n\n",
             c.addressed.len()
@@ -465,6 +481,27 @@ impl Writer<'_> {
             ));
             for f in &c.not_reported {
                 self.s.push_str(&meta_line(f));
+            }
+        }
+    }
+
+    /// [`Self::incremental_lists`] condensed: the same headings, counts only.
+    fn incremental_counts(&mut self) {
+        let agg = self.agg;
+        let c = &agg.classification;
+        let hint = format!(
+            "Listed only by count to fit; `pr-shepherd review {} --format md` lists them.",
+            self.run.pr
+        );
+        for (title, n, always) in [
+            ("Treated as addressed", c.addressed.len(), true),
+            ("Not assessed this time", agg.not_assessed.len(), false),
+            ("No longer reported", c.not_reported.len(), false),
+        ] {
+            match n {
+                0 if always => self.s.push_str(&format!("\n### {title} (0)\n\nNone.\n")),
+                0 => {}
+                n => self.s.push_str(&format!("\n### {title} ({n})\n\n{hint}\n")),
             }
         }
     }
@@ -524,6 +561,38 @@ pub(crate) fn severity_noun(sev: Severity, n: usize) -> &'static str {
         (Severity::Critical, 1) => "critical finding",
         (Severity::Critical, _) => "critical findings",
     }
+}
+
+/// The run's findings in the order the posted review ([`markdown`]) shows them: in an
+/// incremental review the new ones first (most severe first), then each aspect's findings in the
+/// aspect order, most severe first; findings treated as addressed (and any of an aspect that did
+/// not finish) last. The console lists its findings in this order.
+pub fn posted_order<'a>(run: &'a ReviewRun, agg: &Aggregate) -> Vec<&'a Finding> {
+    let class = |f: &Finding| agg.class_of_id(&f.id);
+    let mut out: Vec<&Finding> = Vec::new();
+    if agg.mode == Mode::Incremental {
+        out.extend(sorted_refs(
+            run.findings().filter(|f| class(f) == Some("new")),
+        ));
+    }
+    for a in run.aspects.iter().filter(|a| a.state == AspectState::Done) {
+        for f in sorted(&a.findings) {
+            let listed = match (agg.mode, class(f)) {
+                (Mode::Incremental, Some("new")) | (_, None) => false,
+                (_, Some(_)) => true,
+            };
+            if listed {
+                out.push(f);
+            }
+        }
+    }
+    let mut rest: Vec<&Finding> = run
+        .findings()
+        .filter(|f| !out.iter().any(|o| std::ptr::eq(*o, *f)))
+        .collect();
+    rest.sort_by_key(|f| f.severity);
+    out.extend(rest);
+    out
 }
 
 fn sorted_refs<'a>(it: impl Iterator<Item = &'a Finding>) -> Vec<&'a Finding> {
@@ -866,6 +935,34 @@ mod tests {
     fn markdown_states_every_aspect() {
         let run = sample();
         insta::assert_snapshot!(markdown(&run, &first_review(&run)));
+    }
+
+    /// The console's order is the posted order, new findings first (issue 13, defect 8).
+    #[test]
+    fn posted_order_follows_the_markdown() {
+        for (run, agg) in [incremental(), {
+            let run = sample();
+            let agg = first_review(&run);
+            (run, agg)
+        }] {
+            let md = markdown(&run, &agg);
+            let order = posted_order(&run, &agg);
+            assert_eq!(order.len(), run.findings().count());
+            let at: Vec<usize> = order
+                .iter()
+                .filter(|f| agg.class_of_id(&f.id).is_some())
+                .map(|f| md.find(f.id.as_str()).expect("posted"))
+                .collect();
+            let mut sorted = at.clone();
+            sorted.sort_unstable();
+            assert_eq!(at, sorted);
+            if agg.mode == Mode::Incremental {
+                let first_new = order
+                    .iter()
+                    .position(|f| agg.class_of_id(&f.id) == Some("new"));
+                assert_eq!(first_new, Some(0));
+            }
+        }
     }
 
     /// An incremental review: one finding unchanged, one addressed by a marker reply, one

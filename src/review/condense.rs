@@ -12,6 +12,8 @@
 //!    unchanged findings are collapsed to one line each inside `<details>`, the rest of the
 //!    suggestions are listed one line each, and as a last resort suggestions are left out by
 //!    count ("N more suggestions — run `pr-shepherd review … --format md` for the full list");
+//!    then "Treated as addressed", "Not assessed", "No longer reported" and the unclassified
+//!    findings are given by count only, with the same hint ([`Layout::lists_by_count`]);
 //! 3. only if that is still too long (hundreds of important findings) do important findings go
 //!    the same way, and at the very end the text is cut, critical findings first in line to stay.
 //!
@@ -135,7 +137,7 @@ fn budget_meta(run: &ReviewRun, agg: &Aggregate, limit: usize) -> String {
     for step in STEPS.iter().take_while(|s| s.0 != Group::Important) {
         apply(run, agg, &mut essential, *step);
     }
-    let text = render(run, agg, &essential, "").chars().count();
+    let text = render(run, agg, &essential, false, "").chars().count();
     let budget = limit.saturating_sub(text).clamp(limit / 16, limit / 4);
     let full = render_meta(&meta);
     if full.chars().count() <= budget {
@@ -186,13 +188,13 @@ fn hide_order<'a>(run: &'a ReviewRun, agg: &Aggregate, sev: Severity) -> Vec<&'a
         let n = list.len();
         for (i, f) in list.into_iter().enumerate() {
             let new = agg.class_of_id(&f.id) == Some("new");
+            // 1 for the last of the list, n for the first.
             ranked.push((new, n - i, ai, f));
         }
     }
-    // Unchanged (false) first; then the largest distance from the end first.
-    ranked.sort_by(|x, y| {
-        (x.0, std::cmp::Reverse(x.1), x.2).cmp(&(y.0, std::cmp::Reverse(y.1), y.2))
-    });
+    // Unchanged (false) first; then the last of every list (place from the end 1) before the
+    // ones before them, aspects taking turns in their order.
+    ranked.sort_by_key(|x| (x.0, x.1, x.2));
     ranked.into_iter().map(|(_, _, _, f)| f).collect()
 }
 
@@ -231,7 +233,12 @@ fn plural(n: usize, sev: Severity) -> String {
 }
 
 /// What a layout leaves out, in words, for the note at the top.
-fn left_out(run: &ReviewRun, agg: &Aggregate, detail: &HashMap<String, Detail>) -> Vec<String> {
+fn left_out(
+    run: &ReviewRun,
+    agg: &Aggregate,
+    detail: &HashMap<String, Detail>,
+    lists: bool,
+) -> Vec<String> {
     // Per severity: fixes dropped, collapsed (unchanged), one line, hidden.
     let mut counts = [[0usize; 4]; 3];
     let mut seen = std::collections::HashSet::new();
@@ -278,7 +285,23 @@ fn left_out(run: &ReviewRun, agg: &Aggregate, detail: &HashMap<String, Detail>) 
             out.push(format!("{} listed only by count", plural(c[3], *sev)));
         }
     }
+    if lists && has_lists(run, agg) {
+        out.push(
+            "the entries of \"Treated as addressed\", \"Not assessed\", \"No longer reported\" \
+             and unclassified findings (counts only)"
+                .to_owned(),
+        );
+    }
     out
+}
+
+/// Whether the review has any list that [`Layout::lists_by_count`] shortens.
+fn has_lists(run: &ReviewRun, agg: &Aggregate) -> bool {
+    let c = &agg.classification;
+    let incremental = agg.mode == crate::policy::Mode::Incremental;
+    (incremental
+        && !(c.addressed.is_empty() && c.not_reported.is_empty() && agg.not_assessed.is_empty()))
+        || run.aspects.iter().any(|a| !a.rejected.is_empty())
 }
 
 fn note(run: &ReviewRun, parts: &[String], cut: Option<usize>) -> String {
@@ -306,12 +329,14 @@ fn render(
     run: &ReviewRun,
     agg: &Aggregate,
     detail: &HashMap<String, Detail>,
+    lists: bool,
     meta: &str,
 ) -> String {
     let layout = Layout {
         detail: detail.clone(),
-        condensed_note: Some(note(run, &left_out(run, agg, detail), None)),
+        condensed_note: Some(note(run, &left_out(run, agg, detail, lists), None)),
         meta: Some(meta.to_owned()),
+        lists_by_count: lists,
     };
     markdown_with(run, agg, &layout)
 }
@@ -325,6 +350,7 @@ fn hide_by_count(
     run: &ReviewRun,
     agg: &Aggregate,
     base: &HashMap<String, Detail>,
+    lists: bool,
     order: &[&Finding],
     meta: &str,
     limit: usize,
@@ -337,14 +363,14 @@ fn hide_by_count(
         d
     };
     let all = with(order.len());
-    if !fits(&render(run, agg, &all, meta), limit) {
+    if !fits(&render(run, agg, &all, lists, meta), limit) {
         return Err(all);
     }
     // Hiding more never makes the body longer: the smallest k that fits, by bisection.
     let (mut lo, mut hi) = (0usize, order.len());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        if fits(&render(run, agg, &with(mid), meta), limit) {
+        if fits(&render(run, agg, &with(mid), lists, meta), limit) {
             hi = mid;
         } else {
             lo = mid + 1;
@@ -352,7 +378,7 @@ fn hide_by_count(
     }
     // The first hidden finding adds the "N more" line, so bisection may land one short.
     loop {
-        let body = render(run, agg, &with(lo), meta);
+        let body = render(run, agg, &with(lo), lists, meta);
         if fits(&body, limit) || lo >= order.len() {
             return Ok(body);
         }
@@ -363,25 +389,37 @@ fn hide_by_count(
 fn condense(run: &ReviewRun, agg: &Aggregate, limit: usize) -> String {
     let meta = budget_meta(run, agg, limit);
     let mut detail: HashMap<String, Detail> = HashMap::new();
+    let mut lists = false;
     for step in STEPS {
+        if step.0 == Group::Important && !lists {
+            // Before any important finding shows less: the lists of earlier findings (and the
+            // unclassified ones) go to counts.
+            lists = true;
+            if has_lists(run, agg) {
+                let body = render(run, agg, &detail, lists, &meta);
+                if fits(&body, limit) {
+                    return body;
+                }
+            }
+        }
         if step.1 == Detail::Hidden {
             let order = hide_order(run, agg, Severity::Suggestion);
-            match hide_by_count(run, agg, &detail, &order, &meta, limit) {
+            match hide_by_count(run, agg, &detail, lists, &order, &meta, limit) {
                 Ok(body) => return body,
                 Err(all) => detail = all,
             }
             continue;
         }
         apply(run, agg, &mut detail, step);
-        let body = render(run, agg, &detail, &meta);
+        let body = render(run, agg, &detail, lists, &meta);
         if fits(&body, limit) {
             return body;
         }
     }
     let order = hide_order(run, agg, Severity::Important);
-    match hide_by_count(run, agg, &detail, &order, &meta, limit) {
+    match hide_by_count(run, agg, &detail, lists, &order, &meta, limit) {
         Ok(body) => body,
-        Err(all) => cut_text(run, agg, &all, &meta, limit),
+        Err(all) => cut_text(run, agg, &all, lists, &meta, limit),
     }
 }
 
@@ -390,14 +428,16 @@ fn cut_text(
     run: &ReviewRun,
     agg: &Aggregate,
     detail: &HashMap<String, Detail>,
+    lists: bool,
     meta: &str,
     limit: usize,
 ) -> String {
-    let parts = left_out(run, agg, detail);
+    let parts = left_out(run, agg, detail, lists);
     let layout = Layout {
         detail: detail.clone(),
         condensed_note: Some(note(run, &parts, Some(0))),
         meta: Some(String::new()),
+        lists_by_count: lists,
     };
     let text = markdown_with(run, agg, &layout);
     let text = text.trim_end();

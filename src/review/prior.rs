@@ -29,6 +29,10 @@ pub struct MetaFinding {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     pub message: String,
+    /// The message was shortened (or dropped) to fit GitHub's comment limit (compact metadata):
+    /// `message` is only its beginning. See [`crate::review::classify::adopt_prior_ids`].
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shortened: bool,
     /// Findings history: how many Shepherd reviews (the one carrying it included) reported it.
     /// Left out when 1, so the hidden metadata stays compact; read back as 1.
     #[serde(default, skip_serializing_if = "at_most_one")]
@@ -181,7 +185,8 @@ pub const META_VERSION_COMPACT: u32 = 2;
 /// limit: every finding keeps its id, aspect, severity, file and line (what the next review
 /// needs to classify it and to list it); messages are cut to `message_chars` characters (0 drops
 /// them). Files are written once, in a table; a finding is
-/// `[id without "PS-", aspect index or name, severity letter, file index, line or 0, message?]`.
+/// `[id without "PS-", aspect index or name, severity letter, file index, line or 0, message?,
+/// 1 when the message was shortened?]`; a finding without a message had it dropped.
 /// [`parse_meta`] reads both forms.
 pub fn render_meta_compact(meta: &ReviewMeta, message_chars: usize) -> String {
     let mut files: Vec<String> = Vec::new();
@@ -213,9 +218,14 @@ pub fn render_meta_compact(meta: &ReviewMeta, message_chars: usize) -> String {
             serde_json::Value::from(file),
             serde_json::Value::from(f.line.unwrap_or(0)),
         ];
-        let message = shorten(&crate::sanitize::one_line(&f.message), message_chars);
+        let whole = crate::sanitize::one_line(&f.message);
+        let message = shorten(&whole, message_chars);
         if !message.is_empty() {
+            let cut = message != whole;
             v.push(serde_json::Value::from(message));
+            if cut || f.shortened {
+                v.push(serde_json::Value::from(1));
+            }
         }
         v
     };
@@ -354,6 +364,10 @@ fn decode_compact(files: &[String], v: &[serde_json::Value]) -> Result<MetaFindi
         .and_then(|x| x.as_str())
         .unwrap_or_default()
         .to_owned();
+    // Marked (this build), dropped, or (compact blocks written before the mark) ending in `…`.
+    let shortened = v.get(6).and_then(serde_json::Value::as_u64) == Some(1)
+        || message.is_empty()
+        || message.ends_with('…');
     Ok(MetaFinding {
         id: if id.starts_with("PS-") {
             id.to_owned()
@@ -365,6 +379,7 @@ fn decode_compact(files: &[String], v: &[serde_json::Value]) -> Result<MetaFindi
         file,
         line,
         message,
+        shortened,
         ..MetaFinding::default()
     })
 }
@@ -588,6 +603,7 @@ mod tests {
                     message: "closes early --> <!-- pr-shepherd:meta {} -->".into(),
                     reviews: 1,
                     first_sha: Some("abc".into()),
+                    shortened: false,
                 },
                 MetaFinding {
                     id: "PS-0123456780".into(),
@@ -598,6 +614,7 @@ mod tests {
                     message: "m".into(),
                     reviews: 3,
                     first_sha: Some("0ld".into()),
+                    shortened: false,
                 },
             ],
             addressed: vec![],

@@ -250,6 +250,24 @@ pub fn build(aspect: Aspect, pr: &PrMeta, prompts: &Prompts, budget_chars: usize
     build_with_prior(aspect, pr, prompts, budget_chars, &[])
 }
 
+/// Said only when an earlier review was condensed: its messages were shortened to fit GitHub's
+/// comment limit, and the next answer is matched on their beginning
+/// (see [`crate::review::classify::adopt_prior_ids`]).
+const SHORTENED_NOTE: &str = " A prior message that ends in \"…\" was shortened: when you \
+     report the same problem, begin your message with its text before the \"…\" verbatim, then \
+     complete it.";
+
+fn shortened_note(prior: &[crate::review::prior::MetaFinding], aspect: Aspect) -> &'static str {
+    if prior
+        .iter()
+        .any(|f| f.shortened && f.aspect == aspect.as_str())
+    {
+        SHORTENED_NOTE
+    } else {
+        ""
+    }
+}
+
 /// Like [`build`], for an incremental review: `prior` holds this aspect's findings from earlier
 /// Shepherd reviews. They came from a model and a PR comment, so they are fenced as data too.
 pub fn build_with_prior(
@@ -452,7 +470,8 @@ impl RunPrompts {
                  history: in how many Shepherd reviews it was reported and since which head \
                  commit; when one is still present after several reviews, you may say in its \
                  message that it has stayed unaddressed since then. The tool itself decides what \
-                 is new, unchanged or addressed.\n\n{}\n{mine}{}\n",
+                 is new, unchanged or addressed.{}\n\n{}\n{mine}{}\n",
+                shortened_note(prior, aspect),
                 fence_open(&self.boundary, "prior-findings"),
                 fence_close(&self.boundary)
             )
@@ -712,6 +731,7 @@ mod tests {
             message: "Token in logs.".into(),
             reviews: 3,
             first_sha: Some("abcdef1234567".into()),
+            shortened: false,
         }];
         let p = build_with_prior(
             Aspect::Security,
@@ -808,5 +828,37 @@ mod tests {
         );
         assert_eq!(p.playbook, EMBEDDED_PLAYBOOK);
         assert_eq!(p.from_dir.len(), 1);
+    }
+
+    #[test]
+    fn a_shortened_prior_message_is_explained_only_when_there_is_one() {
+        let pr = demo_pr();
+        let mut prior = crate::review::prior::MetaFinding {
+            id: "PS-0123456789".into(),
+            aspect: "security".into(),
+            severity: "important".into(),
+            file: "a.rs".into(),
+            line: None,
+            message: "The token reaches the l…".into(),
+            ..Default::default()
+        };
+        let plain = build_with_prior(
+            Aspect::Security,
+            &pr,
+            &Prompts::embedded(),
+            60_000,
+            std::slice::from_ref(&prior),
+        );
+        assert!(!plain.user().contains(SHORTENED_NOTE.trim()));
+        prior.shortened = true;
+        let p = build_with_prior(
+            Aspect::Security,
+            &pr,
+            &Prompts::embedded(),
+            60_000,
+            &[prior],
+        );
+        assert!(p.user().contains(SHORTENED_NOTE.trim()), "{}", p.user());
+        assert!(p.user().contains("The token reaches the l…"));
     }
 }

@@ -749,6 +749,8 @@ impl Job {
                 }
             }
         }
+        // A finding that continues a shortened prior message is that prior finding (its id).
+        crate::review::classify::adopt_prior_ids(&mut out.findings, &self.prior);
         if cancelled && self.cancel.is_cancelled() {
             out.state = AspectState::Cancelled;
             out.error = Some("the run was cancelled".into());

@@ -315,7 +315,12 @@ impl EffectRunner {
         let coords = snapshot.pr.coords();
         let mut seen = self.ledger.load_seen(&coords).map_err(|e| e.to_string())?;
         self.ledger.attach_kept(&coords, &snapshot, &mut seen);
-        Ok(Box::new(StepData { snapshot, seen }))
+        let ahead = super::app::later_versions(f, step);
+        Ok(Box::new(StepData {
+            snapshot,
+            seen,
+            ahead,
+        }))
     }
 }
 
@@ -447,19 +452,25 @@ impl Effects {
         self.reviews.push(RunningReview { cancel, handle });
     }
 
-    /// The console is closing: no review outlives it (cancel, then wait, bounded), a post in
-    /// flight gets a bounded wait for its answer, and the ledger lane finishes its writes.
-    pub async fn shutdown(self) {
-        for r in self.reviews {
+    /// The console is closing, first half: no review outlives it (cancel, then wait, bounded),
+    /// and a post in flight gets a bounded wait for its answer — which lands in the event channel;
+    /// the caller applies it (see `tui::close`) before [`Effects::shutdown`].
+    pub async fn settle(&mut self) {
+        for r in std::mem::take(&mut self.reviews) {
             r.cancel.cancel();
             let _ = tokio::time::timeout(DRAIN, r.handle).await;
         }
-        for p in self.posts {
+        for p in std::mem::take(&mut self.posts) {
             let abort = p.abort_handle();
             if tokio::time::timeout(DRAIN, p).await.is_err() {
                 abort.abort();
             }
         }
+    }
+
+    /// The console is closing: [`Effects::settle`], then the ledger lane finishes its writes.
+    pub async fn shutdown(mut self) {
+        self.settle().await;
         drop(self.ledger_lane);
         let _ = tokio::time::timeout(DRAIN, self.ledger_task).await;
     }

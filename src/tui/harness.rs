@@ -4,7 +4,7 @@
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::app::{Action, App, Drawn, Effect, Options};
 use super::keymap::{Key, Keymap};
@@ -50,6 +50,9 @@ impl Harness {
                 gates: Default::default(),
             },
         );
+        if let Some(f) = &fixture {
+            app.set_history(f);
+        }
         // As in the real console: a saved reply and draft come back; unreadable ones are reported.
         match reply {
             Ok(Some(d)) => {
@@ -164,6 +167,21 @@ impl Harness {
             self.key(KeyEvent::new(k.code, mods));
             self.draw();
         }
+    }
+
+    /// A mouse event at a cell (column, row), then a frame, as the real loop handles it.
+    pub fn mouse(&mut self, kind: MouseEventKind, column: u16, row: u16) {
+        let ev = MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        };
+        if let Some(a) = App::mouse_action(&ev) {
+            let fx = self.app.update(a);
+            self.run_effects(fx);
+        }
+        self.draw();
     }
 
     /// Types text into a prompt (search), one character at a time.

@@ -84,6 +84,9 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     } = session;
     let coords = snapshot.pr.coords();
     let mut app = App::new(snapshot, seen, options);
+    if let Some(f) = &fixture {
+        app.set_history(f);
+    }
     // An unposted draft from an earlier session (quit, crash, kill) comes back.
     // So does an unsent thread reply.
     match ledger.load_reply_draft(&coords) {
@@ -130,18 +133,38 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     // return still restores what was changed.
     let guard = terminal::TerminalGuard;
     let mut term = ratatui::try_init()?;
+    terminal::enable_mouse()?;
     let stop = Arc::new(AtomicBool::new(false));
     let reader = terminal::spawn_reader(tx.clone(), stop.clone());
 
     let result =
         terminal::event_loop(&mut term, &mut app, &mut effects, &keymap, &theme, &mut rx).await;
     // No review outlives the console; a post in flight gets a bounded wait for its answer.
-    effects.shutdown().await;
+    close(&mut app, effects, &mut rx).await;
     stop.store(true, Ordering::Relaxed);
     drop(term);
     drop(guard);
     let _ = reader.join();
     result
+}
+
+/// After the loop: reviews end, posts in flight answer (bounded wait), and the answers that
+/// landed after the loop returned are applied — a post that went through discards its draft, as
+/// the loop would have, so the next start does not offer to restore a review that was posted.
+/// Nothing else is started any more.
+async fn close(app: &mut App, mut effects: Effects, rx: &mut mpsc::UnboundedReceiver<AppEvent>) {
+    effects.settle().await;
+    while let Ok(ev) = rx.try_recv() {
+        if let AppEvent::Action(a @ Action::Posted(_)) = ev {
+            let ledger: Vec<Effect> = app
+                .update(a)
+                .into_iter()
+                .filter(|e| matches!(e, Effect::DiscardDraft { .. }))
+                .collect();
+            effects.dispatch(ledger);
+        }
+    }
+    effects.shutdown().await;
 }
 
 #[cfg(test)]
@@ -316,7 +339,7 @@ mod tests {
         effects.dispatch(fx);
 
         let before = app.pr.list.selected;
-        for c in ['j', 'j', 'q'] {
+        for c in ['j', 'j', 'Q'] {
             tx.send(key(c)).unwrap();
         }
         let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
@@ -397,5 +420,52 @@ mod tests {
         assert!(kinds.iter().all(|ok| *ok));
         effects.shutdown().await;
         assert!(runner.ledger.load_draft(&pr).unwrap().is_none());
+    }
+
+    /// Quitting while a post is in flight: its answer arrives after the loop returned, and still
+    /// discards the draft (no "restored the unposted review draft" on the next start).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_post_that_answers_after_quitting_still_discards_its_draft() {
+        let dir = tempfile::tempdir().unwrap();
+        let (runner, snap) = runner(dir.path(), ReviewSettings::default());
+        let pr = snap.pr.coords();
+        let draft = crate::ledger::Draft {
+            body: "## PR Shepherd Review\n\nLooks fine.".to_owned(),
+            head_sha: snap.pr.head_sha.clone(),
+            saved_at: 0,
+        };
+        runner.ledger.save_draft(&pr, &draft).unwrap();
+        let runner = Arc::new(runner);
+        let mut app = App::new(
+            snap.clone(),
+            crate::ledger::SeenSet::default(),
+            Options {
+                now: 0,
+                marks: Ok(()),
+                gates: Default::default(),
+            },
+        );
+        app.update(Action::DraftRestored(draft));
+        app.mode = app::InputMode::Confirm(review::Confirm::Post(review::PostPreview {
+            target: "acme/rivet#482".to_owned(),
+            update: None,
+            chars: 10,
+            destination: "the outbox".to_owned(),
+        }));
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut effects = Effects::new(runner.clone(), tx.clone());
+        let fx = app.update(Action::Confirmed(true));
+        assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
+        effects.dispatch(fx);
+        // The maintainer quit at once: the loop returned before the post answered.
+        app.quit = true;
+        assert!(app.pr.desk.posting);
+        close(&mut app, effects, &mut rx).await;
+        assert!(!app.pr.desk.posting);
+        assert!(app.pr.desk.posted.is_some(), "the answer was applied");
+        assert!(
+            runner.ledger.load_draft(&pr).unwrap().is_none(),
+            "a posted review leaves no draft to restore"
+        );
     }
 }

@@ -187,9 +187,25 @@ pub struct Composed {
 }
 
 /// The review as it will be posted: (sanitized body, condensed, full length in characters).
+///
+/// `sanitize` makes every hidden character visible (`⟨U+200B⟩`: 1 character → 8), so the body is
+/// fitted against what is actually posted: while the sanitized body is over the limit, it is
+/// condensed again against a limit smaller in proportion.
 fn fitted_body(run: &ReviewRun, agg: &Aggregate) -> (String, bool, usize) {
-    let f = condense::fit(run, agg);
-    (sanitize(&f.body).into_owned(), f.condensed, f.full_chars)
+    let mut limit = condense::COMMENT_LIMIT;
+    let mut tries = 0;
+    loop {
+        let f = condense::fit_within(run, agg, limit);
+        let body = sanitize(&f.body).into_owned();
+        let size = BodySize::of(&body);
+        tries += 1;
+        if size.fits() || tries >= 16 || limit == 0 {
+            return (body, f.condensed, f.full_chars);
+        }
+        // Shrink in proportion to the overshoot, and by at least 1% each time.
+        let scaled = limit.saturating_mul(size.limit) / size.chars.max(1);
+        limit = scaled.min(limit.saturating_sub(limit / 100 + 1));
+    }
 }
 
 impl Composed {
@@ -230,9 +246,10 @@ impl Composed {
     }
 
     /// The findings of the run, for the pane's cursor: (id, label).
+    /// In the posted review's order ([`crate::review::compose::posted_order`]).
     pub fn finding_rows(&self) -> Vec<(String, String)> {
-        self.run
-            .findings()
+        crate::review::compose::posted_order(&self.run, &self.agg)
+            .into_iter()
             .map(|f| {
                 let class = self.agg.class_of_id(&f.id).unwrap_or("addressed");
                 let at = f.line.map_or(String::new(), |l| format!(":{l}"));
@@ -276,6 +293,32 @@ impl DraftView {
 
     pub fn body(&self) -> String {
         self.editor.lines().join("\n")
+    }
+
+    /// Puts the cursor below the `## PR Shepherd Review` header line (at the start of the next
+    /// line), so typing never lands above or inside it. A body of the header alone gets an
+    /// empty line to type on.
+    pub fn cursor_below_header(&mut self) {
+        use ratatui_textarea::CursorMove;
+        let header = self
+            .editor
+            .lines()
+            .iter()
+            .position(|l| l.trim_start().starts_with(crate::pr::REVIEW_HEADER));
+        let Some(row) = header else {
+            return;
+        };
+        if row + 1 >= self.editor.lines().len() {
+            self.editor
+                .move_cursor(CursorMove::Jump(u16::try_from(row).unwrap_or(u16::MAX), 0));
+            self.editor.move_cursor(CursorMove::End);
+            self.editor.insert_newline();
+        } else {
+            self.editor.move_cursor(CursorMove::Jump(
+                u16::try_from(row + 1).unwrap_or(u16::MAX),
+                0,
+            ));
+        }
     }
 
     /// The draft's size against GitHub's comment limit.
@@ -331,6 +374,10 @@ pub struct PostPreview {
 pub enum Confirm {
     Post(PostPreview),
     Discard,
+    /// `M`: mark this many listed items seen.
+    MarkAll {
+        count: usize,
+    },
     /// The draft is over GitHub's comment limit; `y` replaces it with the composed review,
     /// condensed to fit (`condensed` characters).
     Condense {
@@ -485,5 +532,79 @@ mod tests {
         c.condensed = false;
         d.edited = false;
         assert_eq!(size_line(&d, None).0, "Size: 28 / 65,536 characters");
+    }
+
+    #[test]
+    fn a_condensed_body_full_of_zero_width_characters_still_fits_once_sanitized() {
+        use crate::review::findings::{Finding, Severity, finding_id};
+        use crate::review::runner::{AspectOutcome, AspectState};
+        let hidden = "\u{200b}x".repeat(1500);
+        let findings: Vec<Finding> = (0..60u8)
+            .map(|i| {
+                let message = format!("Hidden {} {hidden}", char::from(b'a' + i % 26));
+                let severity = if i < 4 {
+                    Severity::Critical
+                } else {
+                    Severity::Suggestion
+                };
+                Finding {
+                    id: finding_id(Aspect::Security, &format!("f{i}.rs"), &message),
+                    aspect: Aspect::Security,
+                    severity,
+                    file: format!("f{i}.rs"),
+                    line: Some(1),
+                    message,
+                    suggested_fix: None,
+                    outside_diff: false,
+                }
+            })
+            .collect();
+        let aspect = AspectOutcome {
+            aspect: Aspect::Security,
+            state: AspectState::Done,
+            error: None,
+            findings,
+            rejected: vec![],
+            raw_reply: None,
+            elapsed_ms: 1,
+            input_tokens: None,
+            output_tokens: None,
+            cache_read_tokens: None,
+            cache_write_tokens: None,
+            calls: 1,
+            diff: None,
+            note: None,
+        };
+        let run = ReviewRun {
+            run_id: "r".into(),
+            pr: "acme/rivet#482".into(),
+            head_sha: "abc".into(),
+            backend: "replay".into(),
+            model: "m".into(),
+            started_at: chrono::DateTime::from_timestamp(0, 0).unwrap_or_default(),
+            elapsed_ms: 0,
+            cancelled: false,
+            prices: None,
+            aspects: vec![aspect],
+        };
+        let snapshot = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .and_then(|f| f.into_snapshot_at(0))
+        .unwrap_or_else(|e| panic!("demo: {e}"));
+        // The raw review fits or nearly fits; sanitized, each hidden character is 8 characters.
+        let raw = condense::fit(&run, &Aggregate::first(&run));
+        assert!(sanitize(&raw.body).chars().count() > condense::COMMENT_LIMIT);
+        let c = Composed::new(
+            run,
+            &snapshot,
+            PriorReviews::default(),
+            AggregateRequest::default(),
+        );
+        assert!(c.condensed);
+        assert!(BodySize::of(&c.body).fits(), "{}", BodySize::of(&c.body));
+        assert!(c.draft_size().fits());
+        assert!(c.body.contains("⟨U+200B⟩"));
     }
 }

@@ -60,8 +60,25 @@ pub struct TerminalGuard;
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
+        disable_mouse();
         ratatui::restore();
     }
+}
+
+/// Clicks and the wheel reach the console (call after the terminal is set up). The guard turns
+/// it off again on every way out.
+pub fn enable_mouse() -> std::io::Result<()> {
+    ratatui::crossterm::execute!(
+        std::io::stdout(),
+        ratatui::crossterm::event::EnableMouseCapture
+    )
+}
+
+fn disable_mouse() {
+    let _ = ratatui::crossterm::execute!(
+        std::io::stdout(),
+        ratatui::crossterm::event::DisableMouseCapture
+    );
 }
 
 /// Reads terminal input on a thread of its own until `stop` is set or the loop is gone.
@@ -150,6 +167,11 @@ pub async fn event_loop<B: Backend>(
                 AppEvent::Terminate(sig) => return Err(TuiError::Interrupted(sig)),
                 AppEvent::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => {
                     if let Some(a) = app.key_action(keymap, &k) {
+                        effects.dispatch(app.update(a));
+                    }
+                }
+                AppEvent::Input(Event::Mouse(m)) => {
+                    if let Some(a) = App::mouse_action(&m) {
                         effects.dispatch(app.update(a));
                     }
                 }

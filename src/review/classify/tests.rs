@@ -246,3 +246,162 @@ fn mentioned_ids_need_exact_shape() {
         ["PS-0123456789", "PS-abcdefabcd", "PS-ABCDEF0123"]
     );
 }
+
+/// A finding as a model answers it.
+fn answer(aspect: crate::review::Aspect, file: &str, message: &str) -> Finding {
+    Finding {
+        id: crate::review::findings::finding_id(aspect, file, message),
+        aspect,
+        severity: crate::review::Severity::Important,
+        file: file.into(),
+        line: Some(3),
+        message: message.into(),
+        suggested_fix: None,
+        outside_diff: false,
+    }
+}
+
+/// The prior findings as the next review reads them back from a condensed (compact) comment.
+fn condensed_prior(findings: Vec<MetaFinding>, chars: usize) -> PriorReviews {
+    let meta = ReviewMeta {
+        version: META_VERSION,
+        mode: Mode::Full,
+        head_sha: "old".into(),
+        trigger_comment: None,
+        trigger_kind: None,
+        findings,
+        addressed: vec![],
+    };
+    let body = format!(
+        "{REVIEW_HEADER}\n\ncondensed\n\n{}",
+        crate::review::prior::render_meta_compact(&meta, chars)
+    );
+    let snap = snapshot(vec![Item::Comment(comment("c1", ME, 1, &body))]);
+    prior_reviews(&snap, ME)
+}
+
+const LONG: &str = "The retry loop drops the error state when the server times out, so the \
+                    caller cannot tell a timeout from a refusal and retries forever.";
+
+#[test]
+fn a_finding_that_continues_a_shortened_prior_message_keeps_its_id_and_is_unchanged() {
+    use crate::review::Aspect;
+    let original = f("correctness", "src/a.rs", LONG);
+    let other = f(
+        "correctness",
+        "src/a.rs",
+        "Unrelated: the cache never expires entries.",
+    );
+    let prior = condensed_prior(vec![original.clone(), other.clone()], 30);
+    let read = prior.findings();
+    assert!(read.iter().all(|p| p.shortened), "{read:?}");
+    assert!(read[0].message.ends_with('…') && read[0].message.chars().count() == 30);
+    let seen = read[0].message.trim_end_matches('…').to_owned();
+
+    let mut answers = vec![
+        // The model repeated the shortened beginning and completed it in its own words.
+        answer(
+            Aspect::Correctness,
+            "src/a.rs",
+            &format!("{seen}ing a timeout: it must keep the state."),
+        ),
+        // A different problem in the same file.
+        answer(
+            Aspect::Correctness,
+            "src/a.rs",
+            "The parser accepts a negative length.",
+        ),
+        // The second prior, in its full original wording (same id already).
+        answer(Aspect::Correctness, "./src/a.rs", &other.message),
+    ];
+    let ids_before: Vec<String> = answers.iter().map(|a| a.id.clone()).collect();
+    assert_ne!(ids_before[0], original.id);
+    assert_eq!(adopt_prior_ids(&mut answers, &read), 1);
+    assert_eq!(answers[0].id, original.id, "the prior's id is kept");
+    assert_eq!(answers[1].id, ids_before[1]);
+    assert_eq!(answers[2].id, other.id);
+
+    let current: Vec<MetaFinding> = answers
+        .iter()
+        .map(crate::review::aggregate::to_meta)
+        .collect();
+    let c = classify(&current, &prior, &HashMap::new(), &HashSet::new());
+    assert_eq!(c.unchanged, vec![0, 2]);
+    assert_eq!(c.new, vec![1]);
+    assert!(c.not_reported.is_empty(), "{:?}", c.not_reported);
+}
+
+#[test]
+fn the_full_original_wording_and_a_different_message_after_a_condensed_post() {
+    use crate::review::Aspect;
+    let original = f("security", "src/a.rs", LONG);
+    let prior = condensed_prior(vec![original.clone()], 60);
+    let read = prior.findings();
+
+    let mut same = vec![answer(Aspect::Security, "src/a.rs", LONG)];
+    adopt_prior_ids(&mut same, &read);
+    assert_eq!(same[0].id, original.id);
+    let c = classify(
+        &same
+            .iter()
+            .map(crate::review::aggregate::to_meta)
+            .collect::<Vec<_>>(),
+        &prior,
+        &HashMap::new(),
+        &HashSet::new(),
+    );
+    assert_eq!((c.unchanged.len(), c.new.len()), (1, 0));
+
+    // Same beginning but another aspect or file, or another message: new.
+    let seen = read[0].message.trim_end_matches('…').to_owned();
+    let mut different = vec![
+        answer(Aspect::Security, "src/a.rs", "Secrets reach the log."),
+        answer(Aspect::Correctness, "src/a.rs", &format!("{seen} more")),
+        answer(Aspect::Security, "src/b.rs", &format!("{seen} more")),
+    ];
+    assert_eq!(adopt_prior_ids(&mut different, &read), 0);
+    let c = classify(
+        &different
+            .iter()
+            .map(crate::review::aggregate::to_meta)
+            .collect::<Vec<_>>(),
+        &prior,
+        &HashMap::new(),
+        &HashSet::new(),
+    );
+    assert_eq!(c.new, vec![0, 1, 2]);
+    assert_eq!(c.not_reported.len(), 1);
+}
+
+#[test]
+fn a_message_that_was_never_shortened_or_was_dropped_matches_only_by_id() {
+    use crate::review::Aspect;
+    let whole = f("correctness", "src/a.rs", "Short message.");
+    let read = condensed_prior(vec![whole.clone()], 200).findings();
+    assert!(!read[0].shortened);
+    let mut a = vec![answer(
+        Aspect::Correctness,
+        "src/a.rs",
+        "Short message. And more.",
+    )];
+    assert_eq!(adopt_prior_ids(&mut a, &read), 0);
+
+    let dropped = condensed_prior(vec![whole], 0).findings();
+    assert!(dropped[0].shortened && dropped[0].message.is_empty());
+    assert_eq!(adopt_prior_ids(&mut a, &dropped), 0);
+}
+
+#[test]
+fn two_findings_never_take_one_prior_id() {
+    use crate::review::Aspect;
+    let original = f("correctness", "src/a.rs", LONG);
+    let read = condensed_prior(vec![original.clone()], 60).findings();
+    let seen = read[0].message.trim_end_matches('…').to_owned();
+    let mut a = vec![
+        answer(Aspect::Correctness, "src/a.rs", &format!("{seen} one")),
+        answer(Aspect::Correctness, "src/a.rs", &format!("{seen} two")),
+    ];
+    assert_eq!(adopt_prior_ids(&mut a, &read), 1);
+    assert_eq!(a[0].id, original.id);
+    assert_ne!(a[1].id, original.id);
+}

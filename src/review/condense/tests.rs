@@ -375,3 +375,98 @@ fn the_findings_history_survives_condensed_comments() {
             .contains("_(reported in 3 reviews since aaaaaaa)_")
     );
 }
+
+#[test]
+fn hiding_by_count_takes_the_last_of_each_aspects_list_first_in_turns() {
+    let s = |a: Aspect, line: u32, tag: &str| {
+        finding(
+            a,
+            Severity::Suggestion,
+            "src/a.rs",
+            line,
+            format!("Suggestion {tag}"),
+        )
+    };
+    let a = Aspect::ALL[0];
+    let b = Aspect::ALL[1];
+    let run = run_of(vec![
+        s(a, 1, "a one"),
+        s(a, 2, "a two"),
+        s(a, 3, "a three"),
+        s(b, 1, "b one"),
+        s(b, 2, "b two"),
+    ]);
+    let agg = Aggregate::first(&run);
+    let order = hide_order(&run, &agg, Severity::Suggestion);
+    let first_two: Vec<&str> = order.iter().take(2).map(|f| f.message.as_str()).collect();
+    assert_eq!(first_two, ["Suggestion a three", "Suggestion b two"]);
+    let all: Vec<&str> = order.iter().map(|f| f.message.as_str()).collect();
+    assert_eq!(
+        all,
+        [
+            "Suggestion a three",
+            "Suggestion b two",
+            "Suggestion a two",
+            "Suggestion b one",
+            "Suggestion a one"
+        ]
+    );
+}
+
+fn earlier(i: usize, len: usize) -> crate::review::prior::MetaFinding {
+    crate::review::prior::MetaFinding {
+        id: format!("PS-{i:010x}"),
+        aspect: Aspect::ALL[i % 6].as_str().into(),
+        severity: "suggestion".into(),
+        file: format!("src/old{}.rs", i % 9),
+        line: Some(u32::try_from(i).unwrap_or(1)),
+        message: format!("Earlier finding {i}: {}", "z".repeat(len)),
+        ..Default::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// A big re-review: hundreds of addressed, not-assessed and no-longer-reported entries (and
+    /// unclassified findings) go to counts before the text is ever cut; within the limit, every
+    /// critical finding whole.
+    #[test]
+    fn long_lists_of_earlier_findings_go_to_counts_and_critical_stays_whole(
+        findings in proptest::collection::vec(arb_finding(), 1..60),
+        addressed in 0usize..500,
+        gone in 100usize..600,
+        len in 100usize..400,
+        rejected in 0usize..40,
+    ) {
+        let mut run = run_of(findings);
+        if let Some(a) = run.aspects.first_mut() {
+            a.rejected = (0..rejected)
+                .map(|i| crate::review::findings::Rejected {
+                    index: i,
+                    reason: "no severity".into(),
+                    raw: "{}".into(),
+                    file: Some("src/x.rs".into()),
+                    message: Some(format!("unclassified {i} {}", "u".repeat(len))),
+                })
+                .collect();
+        }
+        let mut agg = Aggregate::first(&run);
+        agg.mode = Mode::Incremental;
+        agg.classification.addressed = (0..addressed)
+            .map(|i| (earlier(i, len), crate::review::classify::AddressedBy::Earlier))
+            .collect();
+        agg.classification.not_reported =
+            (addressed..addressed + gone).map(|i| earlier(i, len)).collect();
+        agg.not_assessed = (0..gone / 4).map(|i| earlier(100_000 + i, len)).collect();
+        let f = fit(&run, &agg);
+        prop_assert!(f.chars <= COMMENT_LIMIT, "{} chars", f.chars);
+        prop_assert!(!f.body.contains("cut here to fit"), "cut");
+        for fd in run.findings().filter(|fd| fd.severity == Severity::Critical) {
+            prop_assert!(f.body.contains(fd.message.trim()), "{} whole", fd.id);
+        }
+        if f.condensed && f.body.contains("Listed only by count") {
+            prop_assert!(f.body.contains("--format md` lists them"));
+        }
+    }
+}

@@ -175,7 +175,8 @@ impl ReviewDesk {
                     ctx.say("a review is running: edit its result when it finished");
                 } else if self.posting {
                     ctx.say("the review is being posted: edit it once the post answered");
-                } else if self.draft.is_some() {
+                } else if let Some(d) = self.draft.as_mut() {
+                    d.cursor_below_header();
                     self.pane = Pane::Review;
                     *ctx.mode = InputMode::Edit;
                 } else {
@@ -268,6 +269,15 @@ impl ReviewDesk {
             });
             return;
         }
+        // The header too is checked before the confirmation box, not after `y`.
+        if !crate::pr::is_review_body(&d.body()) {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
+                "not posting: the review must start with `{}` (e edits the draft; the header \
+                 marks the one Shepherd comment)",
+                crate::pr::REVIEW_HEADER
+            )));
+            return;
+        }
         ctx.fx.push(Effect::PlanPost {
             pr: snap.pr.coords(),
             chars: size.chars,
@@ -299,6 +309,10 @@ impl ReviewDesk {
         }
         let changed = c.toggle_addressed(&id, snap);
         let marked = c.request.console_addressed.contains(&id);
+        // The list follows the posted order, where an addressed finding moves: keep the cursor on it.
+        if let Some(p) = c.finding_rows().iter().position(|(f, _)| *f == id) {
+            self.finding_sel = p;
+        }
         let body = c.body.clone();
         self.draft = Some(DraftView::new(&body, &snap.pr.head_sha, None));
         ctx.fx.extend(self.draft_effect(snap, ctx.now));
@@ -380,7 +394,7 @@ impl ReviewDesk {
         self.pane = Pane::Review;
         ctx.fx.extend(self.draft_effect(snap, ctx.now));
         ctx.say(format!(
-            "review finished{}: {n} finding(s) · e edit · p post · d discard",
+            "review finished{}: {n} finding(s)",
             if incomplete { " (incomplete)" } else { "" }
         ));
     }
@@ -389,7 +403,7 @@ impl ReviewDesk {
     pub(super) fn restored(&mut self, d: Draft, ctx: &mut Ctx<'_>) {
         self.draft = Some(DraftView::new(&d.body, &d.head_sha, Some(d.saved_at)));
         self.pane = Pane::Review;
-        ctx.say("restored the unposted review draft: p post · e edit · d discard");
+        ctx.say("restored the unposted review draft");
         self.refresh_progress();
     }
 
@@ -512,8 +526,8 @@ impl ReviewDesk {
             }
             (Confirm::Post(_), false) => ctx.say("not posted"),
             (Confirm::Discard, false) => ctx.say("draft kept"),
-            // Thread dialogs are answered by the thread desk.
-            (Confirm::Refused(_) | Confirm::Thread(_), _) => {}
+            // Thread dialogs are answered by the thread desk; M by the PR screen.
+            (Confirm::Refused(_) | Confirm::MarkAll { .. } | Confirm::Thread(_), _) => {}
         }
         self.refresh_progress();
     }

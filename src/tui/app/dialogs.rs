@@ -75,8 +75,17 @@ impl App {
         if self.mode != InputMode::Help {
             return false;
         }
-        if matches!(cmd, KeyCommand::Help | KeyCommand::Back | KeyCommand::Quit) {
-            self.mode = InputMode::Normal;
+        let max = self.last_drawn.help_max_scroll;
+        let half = usize::from((self.last_drawn.help_height / 2).max(1));
+        match cmd {
+            KeyCommand::Help | KeyCommand::Back | KeyCommand::Quit => self.mode = InputMode::Normal,
+            KeyCommand::Down => self.help_scroll = (self.help_scroll + 1).min(max),
+            KeyCommand::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
+            KeyCommand::PageDown => self.help_scroll = (self.help_scroll + half).min(max),
+            KeyCommand::PageUp => self.help_scroll = self.help_scroll.saturating_sub(half),
+            KeyCommand::Top => self.help_scroll = 0,
+            KeyCommand::Bottom => self.help_scroll = max,
+            _ => {}
         }
         true
     }
@@ -174,6 +183,10 @@ impl App {
                     fx,
                     self.now,
                 );
+                if let Confirm::MarkAll { .. } = c {
+                    self.pr.mark_all_confirmed(yes, &mut ctx);
+                    return;
+                }
                 if let Confirm::Thread(ask) = c {
                     self.pr.threads.confirmed(ask, yes, &self.pr.list, &mut ctx);
                 } else {

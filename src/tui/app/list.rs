@@ -167,6 +167,10 @@ pub struct ItemList {
     /// Ids marked seen during this session (shown with ✓).
     pub seen_now: HashSet<String>,
     pub highlights: HashMap<String, Arc<Vec<Line<'static>>>>,
+    /// Folded minimized items the maintainer opened (Enter) this session.
+    pub opened: HashSet<String>,
+    /// Fixture history: the versions items have at later steps (see [`super::Ahead`]).
+    pub ahead: super::Ahead,
     pending_highlights: HashSet<String>,
     /// What the last frame showed (pane heights).
     pub(super) last: Drawn,
@@ -193,6 +197,8 @@ impl ItemList {
             search: None,
             seen_now: HashSet::new(),
             highlights: HashMap::new(),
+            ahead: HashMap::new(),
+            opened: HashSet::new(),
             pending_highlights: HashSet::new(),
             last: Drawn {
                 list_height: DEFAULT_HEIGHT,
@@ -309,6 +315,18 @@ impl ItemList {
                 .is_some_and(|i| self.seen_now.contains(i.id()))
     }
 
+    /// A minimized item that "hide minimized" would hide but may not yet (it was not surfaced):
+    /// listed as one collapsed line, its text folded until Enter opens it.
+    pub fn folded(&self, idx: usize) -> bool {
+        self.filter.hide_minimized
+            && !self.surfaced(idx)
+            && self
+                .snapshot
+                .items
+                .get(idx)
+                .is_some_and(|i| i.status().minimized && !self.opened.contains(i.id()))
+    }
+
     pub fn passes_filter(&self, idx: usize) -> bool {
         let (Some(t), Some(item)) = (self.triaged.get(idx), self.snapshot.items.get(idx)) else {
             return false;
@@ -423,14 +441,21 @@ impl ItemList {
     }
 
     fn ensure_visible(&mut self) {
-        let h = usize::from(self.last.list_height.max(1));
-        if self.selected < self.list_offset {
-            self.list_offset = self.selected;
-        } else if self.selected >= self.list_offset + h {
-            self.list_offset = self.selected + 1 - h;
+        self.list_offset = self.offset_for(usize::from(self.last.list_height));
+    }
+
+    /// The first row to show in a list `height` rows tall: the kept scroll, moved just enough to
+    /// show the selection, and never past the point where the list would leave rows empty. Drawing
+    /// uses it too, so the frame right after a resize is already right.
+    pub fn offset_for(&self, height: usize) -> usize {
+        let h = height.max(1);
+        let mut offset = self.list_offset;
+        if self.selected < offset {
+            offset = self.selected;
+        } else if self.selected >= offset + h {
+            offset = self.selected + 1 - h;
         }
-        let max_offset = self.rows.len().saturating_sub(h);
-        self.list_offset = self.list_offset.min(max_offset);
+        offset.min(self.rows.len().saturating_sub(h))
     }
 
     pub(super) fn max_detail_scroll(&self) -> usize {
@@ -510,6 +535,11 @@ impl ItemList {
                     let i = g.index();
                     self.collapsed[i] = !self.collapsed[i];
                     self.rebuild_rows();
+                }
+                Some(Row::Item(i)) if self.folded(*i) => {
+                    if let Some(item) = self.snapshot.items.get(*i) {
+                        self.opened.insert(item.id().to_owned());
+                    }
                 }
                 Some(Row::Item(_)) => self.zoom = !self.zoom,
                 None => {}

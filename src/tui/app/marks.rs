@@ -32,14 +32,26 @@ impl Marks {
         if self.pending.contains(id) {
             return None;
         }
-        if list
-            .markers
-            .get(id)
-            .is_some_and(|m| m.body_hash == t.body_hash)
-        {
-            return None;
+        if let Some(m) = list.markers.get(id) {
+            // Already marked with this version, or with a later one (an earlier fixture step is
+            // a look at the past: a marker never moves back).
+            if m.body_hash == t.body_hash
+                || list
+                    .ahead
+                    .get(id)
+                    .is_some_and(|later| later.contains(&m.body_hash))
+            {
+                return None;
+            }
         }
         Some((id.to_owned(), t.body_hash.clone()))
+    }
+
+    /// How many of `idxs` would get a marker written (not marked with their current version).
+    pub(super) fn unmarked(&self, list: &ItemList, idxs: &[usize]) -> usize {
+        idxs.iter()
+            .filter(|&&i| self.candidate(list, i).is_some())
+            .count()
     }
 
     /// Asks for the markers of `idxs`; `explicit` (the maintainer pressed a key) explains a no-op.

@@ -29,7 +29,8 @@ mod threads;
 
 use std::sync::Arc;
 
-use ratatui::crossterm::event::KeyEvent;
+use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
+use ratatui::layout::Rect;
 use ratatui::text::Line;
 
 use super::keymap::{KeyCommand, Keymap};
@@ -59,6 +60,22 @@ pub struct Drawn {
     pub detail_lines: usize,
     /// The detail scroll the frame used (a thread with new replies opens at the first one).
     pub detail_scroll: usize,
+    /// How far the help overlay can scroll (0 when it is closed or fits).
+    pub help_max_scroll: usize,
+    /// The help overlay's visible height.
+    pub help_height: u16,
+    /// Where the list and detail panes were drawn (inside their borders), for the mouse.
+    pub list_area: Rect,
+    pub detail_area: Rect,
+}
+
+/// A mouse event the console answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseKind {
+    /// Left button pressed: select the row under the pointer / focus the pane.
+    Click,
+    ScrollUp,
+    ScrollDown,
 }
 
 /// A loaded fixture step: the snapshot and the ledger's markers read afresh.
@@ -66,6 +83,28 @@ pub struct Drawn {
 pub struct StepData {
     pub snapshot: Snapshot,
     pub seen: SeenSet,
+    /// Per item id, the versions (body hashes) it has at later steps of the fixture.
+    pub ahead: Ahead,
+}
+
+/// Per item id, the versions (body hashes) it has at later steps of a fixture: a marker of one
+/// of them is newer than what an earlier step shows, and is never moved back.
+pub type Ahead = std::collections::HashMap<String, std::collections::HashSet<String>>;
+
+/// The versions items have after `step` in `fixture` (empty at the last step).
+pub fn later_versions(fixture: &crate::source::Fixture, step: usize) -> Ahead {
+    let mut ahead = Ahead::new();
+    for j in step + 1..=fixture.steps.len() {
+        if let Ok(s) = fixture.snapshot_at(j) {
+            for item in &s.items {
+                ahead
+                    .entry(item.id().to_owned())
+                    .or_default()
+                    .insert(item.body_hash());
+            }
+        }
+    }
+    ahead
 }
 
 /// Everything that changes the state.
@@ -123,6 +162,12 @@ pub enum Action {
     EditDone,
     /// The answer to a confirmation dialog.
     Confirmed(bool),
+    /// A click or a wheel step at a cell of the screen.
+    Mouse {
+        kind: MouseKind,
+        column: u16,
+        row: u16,
+    },
     /// A key for the thread reply composer (ctrl-s asks to send).
     ReplyKey(KeyEvent),
     /// Esc in the reply composer: it closes, the reply is kept.
@@ -223,6 +268,9 @@ pub struct Ctx<'a> {
     pub quit: &'a mut bool,
     pub fx: &'a mut Vec<Effect>,
     pub now: i64,
+    /// Set by a screen at its top level on `q`/`Esc`: "leave this screen". The router decides
+    /// what that means (today: quit; with the inbox above: back to the inbox).
+    pub leave: bool,
 }
 
 impl<'a> Ctx<'a> {
@@ -239,6 +287,7 @@ impl<'a> Ctx<'a> {
             quit,
             fx,
             now,
+            leave: false,
         }
     }
 
@@ -257,6 +306,10 @@ pub struct App {
     pub notice: Option<String>,
     pub now: i64,
     pub quit: bool,
+    /// The help overlay's scroll position (reset when it opens).
+    pub help_scroll: usize,
+    /// What the last frame showed (for the help overlay's scroll limits).
+    last_drawn: Drawn,
 }
 
 impl App {
@@ -272,6 +325,16 @@ impl App {
             notice,
             now: opts.now,
             quit: false,
+            help_scroll: 0,
+            last_drawn: Drawn::default(),
+        }
+    }
+
+    /// A fixture's later steps: what an earlier step shows is the past, and its markers never
+    /// replace newer ones (call once the console opens on `step`).
+    pub fn set_history(&mut self, fixture: &crate::source::Fixture) {
+        if let Some((step, _)) = self.pr.list.step() {
+            self.pr.list.ahead = later_versions(fixture, step);
         }
     }
 
@@ -280,19 +343,77 @@ impl App {
         ItemList::highlight_key(item)
     }
 
+    /// Maps a mouse event to an action (clicks and the wheel; the rest is ignored).
+    pub fn mouse_action(ev: &MouseEvent) -> Option<Action> {
+        let kind = match ev.kind {
+            MouseEventKind::Down(MouseButton::Left) => MouseKind::Click,
+            MouseEventKind::ScrollUp => MouseKind::ScrollUp,
+            MouseEventKind::ScrollDown => MouseKind::ScrollDown,
+            _ => return None,
+        };
+        Some(Action::Mouse {
+            kind,
+            column: ev.column,
+            row: ev.row,
+        })
+    }
+
+    /// A click or wheel step: the help overlay scrolls under the wheel; otherwise the pane under
+    /// the pointer answers (other dialogs ignore the mouse).
+    fn mouse(&mut self, kind: MouseKind, column: u16, row: u16) {
+        let step = |s: usize, down: bool, max: usize| {
+            if down {
+                (s + 3).min(max)
+            } else {
+                s.saturating_sub(3)
+            }
+        };
+        match (&self.mode, kind) {
+            (InputMode::Help, MouseKind::ScrollUp | MouseKind::ScrollDown) => {
+                let max = self.last_drawn.help_max_scroll;
+                self.help_scroll = step(self.help_scroll, kind == MouseKind::ScrollDown, max);
+                return;
+            }
+            (InputMode::Normal, _) => {}
+            _ => return,
+        }
+        let at = ratatui::layout::Position { x: column, y: row };
+        let d = self.last_drawn;
+        match self.screen {
+            Screen::Pr => {
+                if d.list_area.contains(at) {
+                    self.pr.mouse_list(kind, usize::from(row - d.list_area.y));
+                } else if d.detail_area.contains(at) {
+                    self.pr.mouse_detail(kind);
+                }
+            }
+        }
+    }
+
     /// Maps a key event to an action for the layer that has the keys.
     pub fn key_action(&self, keymap: &Keymap, ev: &KeyEvent) -> Option<Action> {
         self.mode.key_action(keymap, ev)
     }
 
+    /// The screen on top asked to be left (`q`/`Esc` at its top level). With one screen, that
+    /// quits.
+    fn leave_screen(&mut self) {
+        match self.screen {
+            Screen::Pr => self.quit = true,
+        }
+    }
+
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
         match action {
-            Action::ForceQuit => self.quit = true,
+            Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.quit = true,
             Action::Notice(n) => self.notice = Some(n),
             Action::Command(cmd) => {
                 if cmd != KeyCommand::Help || self.mode != InputMode::Help {
                     self.notice = None;
+                }
+                if cmd == KeyCommand::Help && self.mode != InputMode::Help {
+                    self.help_scroll = 0;
                 }
                 if !self.dialog_command(cmd) {
                     let mut ctx = Ctx::new(
@@ -304,6 +425,9 @@ impl App {
                     );
                     match self.screen {
                         Screen::Pr => self.pr.command(cmd, &mut ctx),
+                    }
+                    if ctx.leave {
+                        self.leave_screen();
                     }
                 }
             }
@@ -317,8 +441,13 @@ impl App {
             | Action::ReplyKey(_)
             | Action::ReplyClose
             | Action::Confirmed(_)) => self.dialog_action(a, &mut fx),
+            Action::Mouse { kind, column, row } => self.mouse(kind, column, row),
             // Results and progress belong to the PR screen (an inbox would route its own here).
             other => {
+                if let Action::Drawn(d) = &other {
+                    self.last_drawn = *d;
+                    self.help_scroll = self.help_scroll.min(d.help_max_scroll);
+                }
                 let mut ctx = Ctx::new(
                     &mut self.notice,
                     &mut self.mode,
@@ -424,6 +553,7 @@ mod tests {
             detail_height: 10,
             detail_lines: 5,
             detail_scroll: 0,
+            ..Drawn::default()
         };
         let fx = app.update(Action::Drawn(d));
         let marks: Vec<_> = fx
@@ -580,7 +710,7 @@ mod props {
                 SeenSet::default(),
                 Options { now: 0, marks: Ok(()), gates: Default::default() },
             );
-            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50, detail_scroll: 0 }));
+            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50, detail_scroll: 0, ..Drawn::default() }));
             for (k, filter) in keys {
                 app.update(Action::Command(CMDS[k]));
                 if let Some(c) = filter.and_then(|s| s.chars().next()) {

@@ -11,6 +11,7 @@ use super::{Action, Ctx, Effect, InputMode, StepData};
 use crate::ledger::SeenSet;
 use crate::pr::Snapshot;
 use crate::tui::keymap::KeyCommand;
+use crate::tui::review::Confirm;
 
 #[derive(Debug, Clone)]
 pub struct PrScreen {
@@ -50,13 +51,52 @@ impl PrScreen {
     /// A command from the keymap (no dialog is open).
     pub(super) fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) {
         let review_pane = self.list.focus == Focus::Detail && self.desk.pane == Pane::Review;
-        if review_pane && self.desk.pane_command(cmd, self.pane_size()) {
+        if review_pane {
+            if self.desk.pane_command(cmd, self.pane_size()) {
+                return;
+            }
+            // The findings have the keys: nothing acts on the list hidden behind them.
+            if matches!(
+                cmd,
+                KeyCommand::Toggle
+                    | KeyCommand::NextNew
+                    | KeyCommand::PrevNew
+                    | KeyCommand::NextMatch
+                    | KeyCommand::PrevMatch
+                    | KeyCommand::Search
+                    | KeyCommand::Filter
+                    | KeyCommand::MarkSeen
+                    | KeyCommand::MarkAll
+                    | KeyCommand::Open
+                    | KeyCommand::Copy
+                    | KeyCommand::Reply
+                    | KeyCommand::Resolve
+                    | KeyCommand::Unresolve
+            ) {
+                ctx.say("the findings have the keys: Tab goes back to the list");
+                return;
+            }
+        }
+        if self.desk.command(cmd, &self.list.snapshot, ctx) {
             return;
         }
-        if self.desk.command(cmd, &self.list.snapshot, ctx)
-            || self.threads.command(cmd, &self.list, ctx)
-            || self.list.command(cmd, ctx)
-        {
+        if self.threads.command(cmd, &self.list, ctx) {
+            return;
+        }
+        let before = self.list.selected;
+        if self.list.command(cmd, ctx) {
+            // Moving in the list shows the item (and so marks it seen): the review or aspects
+            // pane gives way, one key (`v`/`A`) from coming back.
+            if self.list.focus == Focus::List
+                && self.list.selected != before
+                && self.desk.pane != Pane::Item
+            {
+                ctx.say(match self.desk.pane {
+                    Pane::Review => "v shows the review again",
+                    _ => "A shows the aspects again",
+                });
+                self.desk.pane = Pane::Item;
+            }
             return;
         }
         match cmd {
@@ -67,7 +107,7 @@ impl PrScreen {
                 }
             }
             KeyCommand::Filter => *ctx.mode = InputMode::Filter,
-            KeyCommand::Help => *ctx.mode = InputMode::Help,
+            KeyCommand::Help => *ctx.mode = InputMode::Help, // the router resets its scroll
             KeyCommand::Open | KeyCommand::Copy => {
                 match self.list.selected_item().map(|i| i.url().to_owned()) {
                     Some(url) if !url.is_empty() => ctx.fx.push(if cmd == KeyCommand::Open {
@@ -84,7 +124,12 @@ impl PrScreen {
             },
             KeyCommand::MarkAll => {
                 let idxs = self.list.listed_items();
-                self.marks.mark(&self.list, &idxs, ctx, true);
+                let count = self.marks.unmarked(&self.list, &idxs);
+                if count == 0 {
+                    self.marks.mark(&self.list, &idxs, ctx, true);
+                } else {
+                    *ctx.mode = InputMode::Confirm(Confirm::MarkAll { count });
+                }
             }
             KeyCommand::StepForward | KeyCommand::StepBack => match self.list.step() {
                 None => ctx.say("stepping works on fixtures with history"),
@@ -100,15 +145,82 @@ impl PrScreen {
                     }
                 }
             },
-            KeyCommand::Quit => *ctx.quit = true,
+            KeyCommand::Quit => self.close_view(ctx),
+            KeyCommand::QuitAll => *ctx.quit = true,
             KeyCommand::Back => self.back(ctx),
             // Answered by the list or the desk above.
             _ => {}
         }
     }
 
-    /// `Esc`: unwinds one level (zoom, focus, pane, search), then quits.
+    /// A click or wheel step on the list, `row` rows below its top.
+    pub(super) fn mouse_list(&mut self, kind: super::MouseKind, row: usize) {
+        use super::MouseKind;
+        let list = &mut self.list;
+        match kind {
+            MouseKind::Click => {
+                let h = usize::from(list.last.list_height);
+                let target = list.offset_for(h) + row;
+                if target < list.rows.len() {
+                    list.focus = Focus::List;
+                    list.select(target);
+                }
+            }
+            MouseKind::ScrollDown => list.select(list.selected + 1),
+            MouseKind::ScrollUp => list.select(list.selected.saturating_sub(1)),
+        }
+    }
+
+    /// A click or wheel step on the detail area: the item's detail or the review pane
+    /// (findings and body) scroll; a click focuses it.
+    pub(super) fn mouse_detail(&mut self, kind: super::MouseKind) {
+        use super::MouseKind;
+        let down = kind == MouseKind::ScrollDown;
+        let max = self.list.max_detail_scroll();
+        match (kind, self.desk.pane) {
+            (MouseKind::Click, _) => self.list.focus = Focus::Detail,
+            (_, Pane::Review) => {
+                let s = self.desk.review_scroll;
+                self.desk.review_scroll = if down {
+                    (s + 3).min(max)
+                } else {
+                    s.saturating_sub(3)
+                };
+            }
+            (_, Pane::Aspects) => {}
+            (_, Pane::Item) => {
+                let s = self.list.detail_scroll;
+                self.list.detail_scroll = if down {
+                    (s + 3).min(max)
+                } else {
+                    s.saturating_sub(3)
+                };
+            }
+        }
+    }
+
+    /// `Esc`: unwinds one level (zoom, focus, pane, search), then leaves the screen.
     fn back(&mut self, ctx: &mut Ctx<'_>) {
+        if self.close_one() {
+            return;
+        }
+        if self.list.search.is_some() {
+            self.list.search = None;
+        } else {
+            ctx.leave = true;
+        }
+    }
+
+    /// `q`: closes the current view (full-width detail, detail focus, review or aspects pane);
+    /// at the top level it leaves the screen.
+    fn close_view(&mut self, ctx: &mut Ctx<'_>) {
+        if !self.close_one() {
+            ctx.leave = true;
+        }
+    }
+
+    /// Closes the innermost open view. False: none was open.
+    fn close_one(&mut self) -> bool {
         let list = &mut self.list;
         if list.zoom {
             list.zoom = false;
@@ -116,10 +228,23 @@ impl PrScreen {
             list.focus = Focus::List;
         } else if self.desk.pane != Pane::Item {
             self.desk.pane = Pane::Item;
-        } else if list.search.is_some() {
-            list.search = None;
         } else {
-            *ctx.quit = true;
+            return false;
+        }
+        true
+    }
+
+    /// The answer to "mark N listed items seen?".
+    pub(super) fn mark_all_confirmed(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
+        if !yes {
+            ctx.say("nothing marked");
+            return;
+        }
+        let idxs = self.list.listed_items();
+        let count = self.marks.unmarked(&self.list, &idxs);
+        self.marks.mark(&self.list, &idxs, ctx, true);
+        if count > 0 && ctx.fx.iter().any(|e| matches!(e, Effect::MarkSeen { .. })) {
+            ctx.say(format!("marked {count} listed item(s) seen"));
         }
     }
 
@@ -141,8 +266,13 @@ impl PrScreen {
                 return;
             }
             Action::StepLoaded(Ok(data)) => {
-                let StepData { snapshot, seen } = *data;
+                let StepData {
+                    snapshot,
+                    seen,
+                    ahead,
+                } = *data;
                 self.list.replace(snapshot, seen.markers);
+                self.list.ahead = ahead;
                 self.list.kept = seen.kept;
                 self.marks.reset();
                 self.desk.snapshot_changed(&self.list.snapshot.pr);

@@ -227,7 +227,9 @@ pub fn detail_lines_anchored(
     (out, anchor)
 }
 
-/// Hard-wraps a styled line to `width` columns (by display width; never splits a character).
+/// Wraps a styled line to `width` columns at word boundaries (by display width; never splits a
+/// character). A word longer than the width is broken where it must be; the space a line is
+/// broken at stays at the end of that line (it takes no visible room).
 pub fn wrap(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     let width = width.max(1);
     if line.width() <= width {
@@ -235,28 +237,72 @@ pub fn wrap(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
         return;
     }
     let style = line.style;
-    let mut cur: Vec<Span<'static>> = Vec::new();
+    let chars: Vec<(char, Style)> = line
+        .spans
+        .iter()
+        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
+        .collect();
+    let mut rows: Vec<Vec<(char, Style)>> = Vec::new();
+    let mut cur: Vec<(char, Style)> = Vec::new();
     let mut used = 0;
-    for span in line.spans {
-        let mut buf = String::new();
-        for ch in span.content.chars() {
-            let w = ch.width().unwrap_or(0);
-            if used + w > width && used > 0 {
-                if !buf.is_empty() {
-                    cur.push(Span::styled(std::mem::take(&mut buf), span.style));
-                }
-                out.push(Line::from(std::mem::take(&mut cur)).style(style));
+    let mut i = 0;
+    while i < chars.len() {
+        if chars[i].0 == ' ' {
+            // A space that does not fit ends the line and stays with it.
+            cur.push(chars[i]);
+            used += 1;
+            if used >= width {
+                rows.push(std::mem::take(&mut cur));
                 used = 0;
             }
-            buf.push(ch);
+            i += 1;
+            continue;
+        }
+        let end = chars[i..]
+            .iter()
+            .position(|(c, _)| *c == ' ')
+            .map_or(chars.len(), |p| i + p);
+        let word = &chars[i..end];
+        let w: usize = word.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
+        if used + w <= width {
+            cur.extend_from_slice(word);
             used += w;
+        } else if w <= width {
+            rows.push(std::mem::take(&mut cur));
+            cur.extend_from_slice(word);
+            used = w;
+        } else {
+            // Longer than a whole line: break it by characters.
+            for &(c, st) in word {
+                let cw = c.width().unwrap_or(0);
+                if used + cw > width && used > 0 {
+                    rows.push(std::mem::take(&mut cur));
+                    used = 0;
+                }
+                cur.push((c, st));
+                used += cw;
+            }
         }
-        if !buf.is_empty() {
-            cur.push(Span::styled(buf, span.style));
-        }
+        i = end;
     }
     if !cur.is_empty() {
-        out.push(Line::from(cur).style(style));
+        rows.push(cur);
+    }
+    for row in rows.into_iter().filter(|r| !r.is_empty()) {
+        let mut spans: Vec<Span<'static>> = Vec::new();
+        let mut buf = String::new();
+        let mut st = row[0].1;
+        for (c, s) in row {
+            if s != st && !buf.is_empty() {
+                spans.push(Span::styled(std::mem::take(&mut buf), st));
+            }
+            st = s;
+            buf.push(c);
+        }
+        if !buf.is_empty() {
+            spans.push(Span::styled(buf, st));
+        }
+        out.push(Line::from(spans).style(style));
     }
 }
 
@@ -315,6 +361,29 @@ pub(super) fn draw_detail(
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), inner);
         return (None, inner.height, 0, kept);
     };
+    if app.pr.list.folded(idx) {
+        // Folded: not shown yet, so not marked seen either.
+        let mut lines = Vec::new();
+        if let Some(item) = app.pr.list.snapshot.items.get(idx) {
+            let mut head = badge_spans(app, idx, item, theme);
+            head.push(Span::styled(
+                format!("@{}", one_line(item.login())),
+                theme.author,
+            ));
+            lines.push(Line::from(head));
+            lines.push(Line::default());
+            lines.push(Line::styled(
+                format!(
+                    "{} on GitHub; listed once because it is new (\"hide minimized\" hides it \
+                     after that). Enter opens it.",
+                    folded_note(item)
+                ),
+                theme.dim,
+            ));
+        }
+        let (h, _) = draw_scrolled(frame, inner, lines, 0);
+        return (None, h, 0, kept);
+    }
     let mut wrapped = Vec::new();
     let (lines, anchor) = detail_lines_anchored(app, idx, theme);
     let mut anchor_at = None;

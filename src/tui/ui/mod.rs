@@ -87,19 +87,26 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
 
     let mut drawn = Drawn::default();
     if let Some(la) = list_area {
-        drawn.list_height = draw_list(frame, la, app, theme);
+        let inner = draw_list(frame, la, app, theme);
+        drawn.list_height = inner.height;
+        drawn.list_area = inner;
     } else {
         drawn.list_height = app_list_height_fallback(body);
     }
     let (shown, h, total, scroll) = draw_detail(frame, detail_area, app, theme);
     drawn.shown = shown;
+    drawn.detail_area = detail_area;
     drawn.detail_height = h;
     drawn.detail_lines = total;
     drawn.detail_scroll = scroll;
     draw_footer(frame, footer, app, theme, keymap);
 
     match &app.mode {
-        InputMode::Help => draw_help(frame, area, theme, keymap),
+        InputMode::Help => {
+            let (max, h) = draw_help(frame, area, theme, keymap, app.help_scroll);
+            drawn.help_max_scroll = max;
+            drawn.help_height = h;
+        }
         InputMode::Filter => draw_filter(frame, area, app, theme),
         InputMode::Confirm(c) => draw_confirm(frame, area, c, theme),
         _ => {}
@@ -207,7 +214,56 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if let Some(p) = &app.pr.desk.progress {
         lines.push(Line::styled(one_line(p), theme.text));
     }
+    let w = usize::from(area.width);
+    let lines: Vec<Line> = lines.into_iter().map(|l| fit(l, w)).collect();
     frame.render_widget(Paragraph::new(lines), area);
+}
+
+/// Cuts a line to `width` columns; a cut line ends with `…` so nothing is lost silently.
+pub(super) fn fit(mut line: Line<'static>, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    // Trailing blanks are not text: drop them before deciding that something is cut.
+    while let Some(last) = line.spans.last_mut() {
+        let trimmed = last.content.trim_end_matches(' ').to_owned();
+        if trimmed.is_empty() {
+            line.spans.pop();
+            continue;
+        }
+        last.content = trimmed.into();
+        break;
+    }
+    if line.width() <= width {
+        return line;
+    }
+    let style = line.style;
+    let room = width.saturating_sub(1);
+    let mut used = 0;
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut last_style = Style::default();
+    'outer: for span in line.spans {
+        let mut buf = String::new();
+        last_style = span.style;
+        for ch in span.content.chars() {
+            let w = ch.width().unwrap_or(0);
+            if used + w > room {
+                if !buf.is_empty() {
+                    spans.push(Span::styled(buf, span.style));
+                }
+                break 'outer;
+            }
+            buf.push(ch);
+            used += w;
+        }
+        if !buf.is_empty() {
+            spans.push(Span::styled(buf, span.style));
+        }
+    }
+    if width > 0 {
+        spans.push(Span::styled("…", last_style));
+    }
+    Line::from(spans).style(style)
 }
 
 fn badge_style(theme: &Theme, label: &str) -> Style {
@@ -264,7 +320,8 @@ fn excerpt(text: &str, max_chars: usize) -> String {
     s
 }
 
-fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
+/// Draws the list; returns the area inside its border (the rows).
+fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> Rect {
     let focused = app.pr.list.focus == Focus::List && app.mode != InputMode::Help;
     let title = match &app.pr.list.search {
         Some(q) => format!(" Items · /{} ", one_line(q)),
@@ -292,7 +349,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
         .rows
         .iter()
         .enumerate()
-        .skip(app.pr.list.list_offset)
+        .skip(app.pr.list.offset_for(height))
         .take(height)
         .map(|(r, row)| {
             let selected = r == app.pr.list.selected;
@@ -320,7 +377,7 @@ fn draw_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) -> u16 {
     } else {
         frame.render_widget(Paragraph::new(lines), inner);
     }
-    inner.height
+    inner
 }
 
 fn group_line(app: &App, g: Group, theme: &Theme) -> Line<'static> {
@@ -370,6 +427,11 @@ fn item_line(
         format!("@{}", one_line(item.login())),
         theme.author,
     ));
+    if app.pr.list.folded(idx) {
+        // The badge names the reason; the text stays folded.
+        spans.push(Span::styled("  folded · Enter opens", theme.dim));
+        return Line::from(spans);
+    }
     if let Some(loc) = item.location() {
         spans.push(Span::styled(format!(" {}", one_line(&loc)), theme.location));
     }
@@ -392,6 +454,14 @@ fn item_line(
     Line::from(spans)
 }
 
+/// "minimized as spam" for a folded item.
+pub(super) fn folded_note(item: &Item) -> String {
+    match item.status().minimized_reason {
+        Some(r) => format!("minimized as {}", one_line(&r.to_lowercase())),
+        None => "minimized".to_owned(),
+    }
+}
+
 fn key_hint(
     keymap: &Keymap,
     cmd: KeyCommand,
@@ -405,6 +475,7 @@ fn key_hint(
 
 fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: &Keymap) {
     let mut spans = Vec::new();
+    let mut notice: Option<Span<'static>> = None;
     match &app.mode {
         InputMode::Search { query, .. } => {
             let n = if query.is_empty() {
@@ -427,6 +498,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
         }
         InputMode::Help => {
             key_hint(keymap, KeyCommand::Help, "close help", theme, &mut spans);
+            key_hint(keymap, KeyCommand::Down, "scroll", theme, &mut spans);
+            key_hint(keymap, KeyCommand::PageDown, "page", theme, &mut spans);
         }
         InputMode::Edit => {
             spans.push(Span::styled(
@@ -448,7 +521,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
         }
         InputMode::Normal if app.pr.desk.pane != Pane::Item => {
             if let Some(n) = &app.notice {
-                spans.push(Span::styled(format!("{}  ", one_line(n)), theme.notice));
+                notice = Some(Span::styled(format!("{}  ", one_line(n)), theme.notice));
             }
             let hints: &[(KeyCommand, &str)] = if app.pr.desk.pane == Pane::Aspects {
                 &[
@@ -459,16 +532,29 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
                     (KeyCommand::Help, "help"),
                     (KeyCommand::Quit, "quit"),
                 ]
-            } else {
+            } else if app.pr.list.focus == Focus::Detail {
+                // The findings have the keys.
                 &[
+                    (KeyCommand::Down, "finding"),
+                    (KeyCommand::MarkAddressed, "addressed"),
+                    (KeyCommand::PageDown, "scroll"),
+                    (KeyCommand::Focus, "list"),
                     (KeyCommand::Edit, "edit"),
                     (KeyCommand::Post, "post"),
                     (KeyCommand::Discard, "discard"),
+                    (KeyCommand::Quit, "close"),
                     (KeyCommand::Help, "help"),
+                ]
+            } else {
+                &[
+                    (KeyCommand::Down, "move"),
                     (KeyCommand::Focus, "findings"),
-                    (KeyCommand::MarkAddressed, "addressed"),
-                    (KeyCommand::PageDown, "scroll"),
+                    (KeyCommand::Edit, "edit"),
+                    (KeyCommand::Post, "post"),
+                    (KeyCommand::Discard, "discard"),
                     (KeyCommand::ReviewPane, "close"),
+                    (KeyCommand::Help, "help"),
+                    (KeyCommand::QuitAll, "quit"),
                 ]
             };
             for (c, what) in hints {
@@ -477,7 +563,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
         }
         InputMode::Normal => {
             if let Some(n) = &app.notice {
-                spans.push(Span::styled(format!("{}  ", one_line(n)), theme.notice));
+                notice = Some(Span::styled(format!("{}  ", one_line(n)), theme.notice));
             }
             let detail = app.pr.list.focus == Focus::Detail;
             let hints: &[(KeyCommand, &str)] = if detail {
@@ -514,7 +600,20 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
             }
         }
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+    // A status message gets the room the hints leave (at least two fifths of the line), cut
+    // with … when longer, so it never pushes the hints off.
+    let width = usize::from(area.width);
+    let hints = Line::from(spans);
+    let mut line = Vec::new();
+    if let Some(n) = notice {
+        let room = width.saturating_sub(hints.width()).max(width * 2 / 5);
+        line.extend(fit(Line::from(n), room).spans);
+        if line.last().is_some_and(|s| s.content == "…") {
+            line.push(Span::raw(" "));
+        }
+    }
+    line.extend(hints.spans);
+    frame.render_widget(Paragraph::new(fit(Line::from(line), width)), area);
 }
 
 fn bordered(title: String, focused: bool, theme: &Theme) -> Block<'static> {
@@ -570,10 +669,36 @@ mod tests {
             prop_assert_eq!(joined, text.clone());
             for l in &out {
                 let w: usize = l.spans.iter().map(|s| s.content.width()).sum();
-                // A single wide character may exceed a width of 1; nothing else may.
-                prop_assert!(w <= width.max(2), "{w} > {width}");
+                // A single wide character may exceed a width of 1; a line may end in the
+                // one space it was broken at; nothing else may.
+                let trailing = l.spans.last().is_some_and(|s| s.content.ends_with(' '));
+                prop_assert!(w <= width.max(2) + usize::from(trailing), "{w} > {width}");
             }
         }
+    }
+
+    fn texts(out: &[Line<'static>]) -> Vec<String> {
+        out.iter()
+            .map(|l| l.spans.iter().map(|s| s.content.to_string()).collect())
+            .collect()
+    }
+
+    /// Defect 4 of issue 13: words are not broken mid-word ("gat│eway").
+    #[test]
+    fn wrap_breaks_at_word_boundaries() {
+        let mut out = Vec::new();
+        let line = Line::from(vec![
+            Span::raw("the gateway "),
+            Span::styled("retries twice", theme_style()),
+        ]);
+        wrap(line, 10, &mut out);
+        assert_eq!(texts(&out), vec!["the ", "gateway ", "retries ", "twice"]);
+        // The style of each part is kept.
+        assert_eq!(out[2].spans[0].style, theme_style());
+        // A word longer than the width is broken where it must be.
+        let mut out = Vec::new();
+        wrap(Line::raw("a supercalifragilistic word"), 8, &mut out);
+        assert_eq!(texts(&out), vec!["a superc", "alifragi", "listic ", "word"]);
     }
 
     fn theme_style() -> Style {

@@ -14,7 +14,14 @@ pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     )
 }
 
-pub(super) fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, keymap: &Keymap) {
+/// The help overlay, scrolled by `scroll`; returns (max scroll, visible height).
+pub(super) fn draw_help(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    keymap: &Keymap,
+    scroll: usize,
+) -> (usize, u16) {
     let mut entries: Vec<(String, String)> = COMMANDS
         .iter()
         .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
@@ -34,43 +41,63 @@ pub(super) fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme, keymap: &K
         "type · arrows · Esc done (autosaved)".to_owned(),
     ));
     entries.push((
+        "mouse".to_owned(),
+        "click selects a row · the wheel scrolls the pane under it".to_owned(),
+    ));
+    entries.push((
         "dialogs".to_owned(),
         "y confirms, any key cancels".to_owned(),
     ));
-    let inner_h = usize::from(area.height.saturating_sub(4)).max(1);
-    let cols = entries.len().div_ceil(inner_h).max(1);
-    let per_col = entries.len().div_ceil(cols);
-    let w = area.width.saturating_sub(4);
-    let rect = centered(area, w, (per_col as u16 + 2).min(area.height));
-    frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" Keys (config.toml [keys] rebinds them) · ? or Esc closes ")
-        .border_style(theme.border_focus);
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let col_w = usize::from(inner.width) / cols;
+    // One column: the key right-aligned, its description wrapped beside it (never cut); the
+    // overlay scrolls (j/k, PgDn/PgUp, g/G) when the list is taller than the screen.
+    let rect_w = area.width.saturating_sub(4).min(100);
     let key_w = entries
         .iter()
         .map(|e| e.0.chars().count())
         .max()
         .unwrap_or(4)
         .min(16);
+    let inner_w = usize::from(rect_w.saturating_sub(2));
+    let desc_w = inner_w.saturating_sub(key_w + 3).max(8);
     let mut lines = Vec::new();
-    for row in 0..per_col {
-        let mut spans = Vec::new();
-        for col in 0..cols {
-            let Some((k, d)) = entries.get(col * per_col + row) else {
-                continue;
-            };
-            let desc_w = col_w.saturating_sub(key_w + 3);
-            let desc: String = d.chars().take(desc_w).collect();
-            spans.push(Span::styled(format!(" {k:>key_w$} "), theme.key));
-            spans.push(Span::styled(format!("{desc:<desc_w$} "), theme.text));
+    for (k, d) in &entries {
+        let mut parts = Vec::new();
+        wrap(Line::styled(d.clone(), theme.text), desc_w, &mut parts);
+        for (i, part) in parts.into_iter().enumerate() {
+            let key = if i == 0 { k.as_str() } else { "" };
+            let mut spans = vec![Span::styled(format!(" {key:>key_w$}  "), theme.key)];
+            spans.extend(part.spans);
+            lines.push(Line::from(spans));
         }
-        lines.push(Line::from(spans));
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    let rect = centered(
+        area,
+        rect_w,
+        u16::try_from(lines.len() + 2).unwrap_or(u16::MAX),
+    );
+    frame.render_widget(Clear, rect);
+    let inner_h = usize::from(rect.height.saturating_sub(2));
+    let max_scroll = lines.len().saturating_sub(inner_h);
+    let scroll = scroll.min(max_scroll);
+    let more = if max_scroll == 0 {
+        String::new()
+    } else {
+        format!(" · j/k scroll ({}/{}) ", scroll + 1, max_scroll + 1)
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(fit(
+            Line::from(format!(
+                " Keys (config.toml [keys] rebinds them) · ? or Esc closes{more} "
+            )),
+            inner_w,
+        ))
+        .border_style(theme.border_focus);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(inner_h).collect();
+    frame.render_widget(Paragraph::new(visible), inner);
+    (max_scroll, inner.height)
 }
 
 pub(super) fn draw_filter(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
@@ -135,6 +162,15 @@ pub(super) fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &T
                 "The draft is removed from the ledger; nothing is posted.".to_owned(),
                 String::new(),
                 "y discards · any other key keeps it".to_owned(),
+            ],
+        ),
+        Confirm::MarkAll { count } => (
+            " Mark items seen? ",
+            vec![
+                format!("Mark {count} listed item(s) seen?"),
+                "They stop counting as new or edited until they change.".to_owned(),
+                String::new(),
+                "y marks them · any other key cancels".to_owned(),
             ],
         ),
         Confirm::Condense { draft, condensed } => (
