@@ -9,7 +9,8 @@
 # - OPENAI_API_KEY, ANTHROPIC_API_KEY; GITHUB_API_URL, GITHUB_GRAPHQL_URL, OPENAI_BASE_URL and
 #   ANTHROPIC_BASE_URL at 127.0.0.1:9 (nothing listens there); GITHUB_SERVER_URL of an Enterprise
 #   host; GITHUB_EVENT_NAME/PATH; PR_SHEPHERD_IDENTITY;
-# - PR_SHEPHERD_HTTP_* allowing one attempt, a 1 s timeout and no rate-limit wait;
+# - PR_SHEPHERD_HTTP_* allowing one attempt, a 1 s timeout and deadline, no rate-limit wait;
+# - RUST_LOG=trace (a debug log on stderr);
 # - NO_COLOR; an EDITOR, VISUAL and BROWSER that fail; TERM=dumb, a 20x5 COLUMNS/LINES, the C
 #   locale.
 #
@@ -79,6 +80,9 @@ export PR_SHEPHERD_HTTP_BACKOFF_MS=30000
 export PR_SHEPHERD_HTTP_MAX_WAIT_S=0
 export PR_SHEPHERD_HTTP_TIMEOUT_S=1
 export PR_SHEPHERD_HTTP_ATTEMPTS=1
+export PR_SHEPHERD_HTTP_DEADLINE_S=1
+# A debug log on every stderr a test might read.
+export RUST_LOG=trace
 export NO_COLOR=1
 export EDITOR=false VISUAL=false BROWSER=false
 export TERM=dumb COLUMNS=20 LINES=5 LANG=C LC_ALL=C

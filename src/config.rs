@@ -146,6 +146,10 @@ impl Config {
             .review
             .validate()
             .map_err(|e| invalid(format!("review.{}", e.key), e.message))?;
+        for (aspect, rule) in &config.review.skip {
+            rule.check()
+                .map_err(|m| invalid(format!("review.skip.{aspect}.unless_files_match"), m))?;
+        }
         config
             .automation
             .validate()

@@ -402,6 +402,12 @@ async fn trace_log_says_what_happened_and_never_a_secret() {
             .any(|l| l.contains("state write") && l.contains("/runs/")),
         "{err}"
     );
+    assert!(
+        err.lines().any(|l| l.contains("llm request")
+            && l.contains("path=\"/v1/chat/completions\"")
+            && l.contains("status=200")),
+        "{err}"
+    );
     // Dependencies log at trace too (this is what could have carried a header).
     assert!(
         err.contains("reqwest") || err.contains("hyper"),
@@ -441,4 +447,57 @@ fn a_bad_rust_log_is_said_and_the_command_still_runs() {
         .expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stderr(&out).contains("RUST_LOG"), "{}", stderr(&out));
+}
+
+// ---- class 3: pathological skip patterns, end to end ------------------------------------------
+
+/// Failed before issue 15: this rule took minutes to match (ten `**/` did not finish in a minute);
+/// now the config is refused at once, naming the key and the limit.
+#[test]
+fn a_too_complex_skip_pattern_is_refused_naming_the_key() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.config(),
+        format!(
+            "[review.skip.perf]\nunless_files_match = [\"{}x\"]\n",
+            "**/a".repeat(40)
+        ),
+    )
+    .expect("config");
+    let start = std::time::Instant::now();
+    let out = env.bin().arg("review").output().expect("run");
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("review.skip.perf.unless_files_match") && err.contains("at most 32"),
+        "{err}"
+    );
+}
+
+/// Twelve `**/` within the limits: the review runs and matches at once.
+#[test]
+fn many_double_stars_within_the_limits_match_at_once() {
+    let env = TestEnv::new();
+    std::fs::write(
+        env.config(),
+        format!(
+            "[review.skip.perf]\nunless_files_match = [\"{}nothing.rs\"]\n",
+            "**/".repeat(12)
+        ),
+    )
+    .expect("config");
+    let start = std::time::Instant::now();
+    let out = env.bin().arg("review").output().expect("run");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", all_output(&out));
+    assert!(
+        stdout(&out).contains("no changed file matches"),
+        "{}",
+        stdout(&out)
+    );
 }

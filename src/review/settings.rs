@@ -87,8 +87,7 @@ pub struct SkipRule {
     pub always: bool,
     /// Skip unless at least one changed file matches one of these patterns (`*` matches within a
     /// path segment, `**` across segments; a pattern without `/` matches the file name).
-    /// Bounded: see [`check_pattern`] and [`MAX_PATTERNS_PER_RULE`].
-    #[serde(deserialize_with = "checked_patterns")]
+    /// Bounded: see [`SkipRule::check`].
     pub unless_files_match: Vec<String>,
 }
 
@@ -101,23 +100,23 @@ fn checked_var_names<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Vec<Stri
     Ok(names)
 }
 
-/// `unless_files_match` from the config, each pattern within the limits of [`check_pattern`].
-fn checked_patterns<'de, D: serde::Deserializer<'de>>(de: D) -> Result<Vec<String>, D::Error> {
-    let patterns = Vec::<String>::deserialize(de)?;
-    if patterns.len() > MAX_PATTERNS_PER_RULE {
-        return Err(serde::de::Error::custom(format!(
-            "{} patterns; at most {MAX_PATTERNS_PER_RULE} are allowed",
-            patterns.len()
-        )));
-    }
-    for (i, p) in patterns.iter().enumerate() {
-        check_pattern(p)
-            .map_err(|why| serde::de::Error::custom(format!("pattern {} {why}", i + 1)))?;
-    }
-    Ok(patterns)
-}
-
 impl SkipRule {
+    /// Refuses a rule beyond the limits: more than [`MAX_PATTERNS_PER_RULE`] patterns, or a
+    /// pattern that [`check_pattern`] refuses. The config loader calls it for every rule, so the
+    /// error names the key.
+    pub fn check(&self) -> Result<(), String> {
+        if self.unless_files_match.len() > MAX_PATTERNS_PER_RULE {
+            return Err(format!(
+                "{} patterns; at most {MAX_PATTERNS_PER_RULE} are allowed",
+                self.unless_files_match.len()
+            ));
+        }
+        for (i, p) in self.unless_files_match.iter().enumerate() {
+            check_pattern(p).map_err(|why| format!("pattern {} {why}", i + 1))?;
+        }
+        Ok(())
+    }
+
     /// Why the aspect is skipped for these changed paths, or `None` when it runs.
     pub fn skip_reason<'a>(&self, paths: impl IntoIterator<Item = &'a str>) -> Option<String> {
         self.skip_reason_until(paths, &|| false).flatten()
@@ -832,16 +831,17 @@ mod tests {
                 .unwrap_err()
                 .contains("at most 256")
         );
-        let toml_text = format!("[skip.perf]\nunless_files_match = [\"src/**\", \"{too_many}\"]");
-        let e = toml::from_str::<ReviewSettings>(&toml_text)
-            .unwrap_err()
-            .to_string();
+        let rule = SkipRule {
+            unless_files_match: vec!["src/**".into(), too_many],
+            ..Default::default()
+        };
+        let e = rule.check().unwrap_err();
         assert!(e.contains("pattern 2 has 33 wildcards"), "{e}");
-        let many: Vec<String> = (0..=MAX_PATTERNS_PER_RULE)
-            .map(|i| format!("\"{i}\""))
-            .collect();
-        let toml_text = format!("[skip.perf]\nunless_files_match = [{}]", many.join(","));
-        assert!(toml::from_str::<ReviewSettings>(&toml_text).is_err());
+        let rule = SkipRule {
+            unless_files_match: vec!["x".into(); MAX_PATTERNS_PER_RULE + 1],
+            ..Default::default()
+        };
+        assert!(rule.check().unwrap_err().contains("at most 64"));
     }
 
     proptest::proptest! {

@@ -147,12 +147,23 @@ pub(super) async fn post_json(
         attempt += 1;
         let last = attempt > policy.retries;
         let backoff = policy.backoff.saturating_mul(1u32 << (attempt - 1).min(16));
+        let started = std::time::Instant::now();
         let sent = client
             .post(url.clone())
             .headers(headers.clone())
             .json(body)
             .send()
             .await;
+        tracing::debug!(
+            provider,
+            method = "POST",
+            path = url.path(),
+            status = sent.as_ref().map(|r| r.status().as_u16()).ok(),
+            error = sent.as_ref().err().map(|e| snippet(&e.to_string())),
+            attempt,
+            ms = started.elapsed().as_millis() as u64,
+            "llm request"
+        );
         let resp = match sent {
             Ok(r) => r,
             Err(e) => {
@@ -215,6 +226,7 @@ pub(super) async fn post_stream<C: Collector>(
         attempt += 1;
         let last = attempt > policy.retries;
         let backoff = policy.backoff.saturating_mul(1u32 << (attempt - 1).min(16));
+        let started = std::time::Instant::now();
         let sent = client
             .post(url.clone())
             .headers(headers.clone())
@@ -222,6 +234,17 @@ pub(super) async fn post_stream<C: Collector>(
             .json(body)
             .send()
             .await;
+        tracing::debug!(
+            provider,
+            method = "POST",
+            path = url.path(),
+            status = sent.as_ref().map(|r| r.status().as_u16()).ok(),
+            error = sent.as_ref().err().map(|e| snippet(&e.to_string())),
+            attempt,
+            stream = true,
+            ms = started.elapsed().as_millis() as u64,
+            "llm request"
+        );
         let mut resp = match sent {
             Ok(r) => r,
             Err(e) => {
