@@ -384,7 +384,6 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
                 deadline: Duration::from_secs(30),
                 concurrency: 2,
                 notify: None,
-                ..FetchOptions::default()
             },
         )
         .unwrap()
