@@ -5,35 +5,16 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
 use support::env::TestEnv;
+use support::fake_github::payload;
 use support::fake_github::{FComment, FReview, FThread, FakeGitHub, FakePr, NUMBER, OWNER, REPO};
 use support::llm::{StandInLlm, magic_number};
 use support::{live_run, stderr, stdout, stdout_json};
 use wiremock::MockServer;
-
-/// A real payload, pointed at the fake's PR in an organization.
-fn payload(dir: &Path, file: &str, patch: impl FnOnce(&mut Value)) -> PathBuf {
-    let text = std::fs::read_to_string(format!("tests/fixtures/webhooks/{file}")).unwrap();
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    v["repository"]["full_name"] = json!(format!("{OWNER}/{REPO}"));
-    v["repository"]["owner"]["login"] = json!(OWNER);
-    v["repository"]["owner"]["type"] = json!("Organization");
-    if v.get("pull_request").is_some() {
-        v["pull_request"]["number"] = json!(NUMBER);
-    }
-    if v.get("issue").is_some() {
-        v["issue"]["number"] = json!(NUMBER);
-        v["issue"]["pull_request"] = json!({"url": "https://api.github.com/repos/x/y/pulls/42"});
-    }
-    patch(&mut v);
-    let p = dir.join(file.replace('/', "-"));
-    std::fs::write(&p, v.to_string()).unwrap();
-    p
-}
 
 async fn event(
     env: &TestEnv,

@@ -1141,3 +1141,28 @@ impl Respond for RestResponder {
         }
     }
 }
+
+/// A real webhook payload from tests/fixtures/webhooks, pointed at the fake's PR in an
+/// organization, patched by the test, written into `dir`.
+pub fn payload(
+    dir: &std::path::Path,
+    file: &str,
+    patch: impl FnOnce(&mut Value),
+) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(format!("tests/fixtures/webhooks/{file}")).unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["repository"]["full_name"] = json!(format!("{OWNER}/{REPO}"));
+    v["repository"]["owner"]["login"] = json!(OWNER);
+    v["repository"]["owner"]["type"] = json!("Organization");
+    if v.get("pull_request").is_some() {
+        v["pull_request"]["number"] = json!(NUMBER);
+    }
+    if v.get("issue").is_some() {
+        v["issue"]["number"] = json!(NUMBER);
+        v["issue"]["pull_request"] = json!({"url": "https://api.github.com/repos/x/y/pulls/42"});
+    }
+    patch(&mut v);
+    let p = dir.join(file.replace('/', "-"));
+    std::fs::write(&p, v.to_string()).unwrap();
+    p
+}
