@@ -16,16 +16,7 @@ fn demo() -> Fixture {
 }
 
 fn open(dir: &Path, w: u16, h: u16) -> Harness {
-    let f = demo();
-    Harness::new(
-        f.snapshot_at(0).unwrap(),
-        Some(f),
-        Ledger::new(dir),
-        Theme::default_theme(),
-        w,
-        h,
-    )
-    .unwrap()
+    Harness::demo(dir, w, h).unwrap()
 }
 
 fn coords(h: &Harness) -> PrCoords {

@@ -12,7 +12,16 @@ use super::theme::Theme;
 use super::{EffectRunner, ui};
 use crate::ledger::{Ledger, LedgerError};
 use crate::pr::Snapshot;
-use crate::source::Fixture;
+use crate::source::{Fixture, FixtureError};
+
+/// Why a demo harness could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+}
 
 pub struct Harness {
     pub app: App,
@@ -29,6 +38,27 @@ pub const TEST_NOW: i64 = 1_795_392_000;
 
 impl Harness {
     /// A console on `snapshot` (plus `fixture` for stepping) with markers from `ledger`.
+    /// The bundled demo fixture at step 0, with its history, on a ledger in `state_dir`.
+    pub fn demo(
+        state_dir: &std::path::Path,
+        width: u16,
+        height: u16,
+    ) -> Result<Harness, HarnessError> {
+        let f = Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("assets/fixtures/demo.json"),
+        )?;
+        let snapshot = f.snapshot_at(0)?;
+        Ok(Harness::new(
+            snapshot,
+            Some(f),
+            Ledger::new(state_dir),
+            Theme::default_theme(),
+            width,
+            height,
+        )?)
+    }
+
     pub fn new(
         snapshot: Snapshot,
         fixture: Option<Fixture>,
