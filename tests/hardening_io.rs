@@ -388,6 +388,41 @@ fn a_full_state_dir_is_not_success() {
     assert!(whole < 18, "the disk was not full: {whole} markers");
 }
 
+/// A state dir whose `runs` folder cannot be made: a file stands in its place, which fails for
+/// root too (unlike a read-only mode).
+fn block_runs_folder(state: &Path) -> PathBuf {
+    let pr = demo_dir(state);
+    std::fs::create_dir_all(&pr).expect("pr dir");
+    let runs = pr.join("runs");
+    std::fs::write(&runs, "not a folder").expect("block runs/");
+    runs
+}
+
+/// Failed before: a review whose run file could not be saved warned and exited 0. The review is
+/// still printed (nothing is lost), the failure is named, and the run exits 1.
+#[test]
+fn a_review_whose_run_cannot_be_saved_is_not_success() {
+    let env = TestEnv::new();
+    block_runs_folder(&env.state());
+    for format in ["md", "json"] {
+        let o = env
+            .bin()
+            .args(["review", "--format", format])
+            .output()
+            .expect("run");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{format}: {err}");
+        assert!(
+            stdout(&o).contains("## PR Shepherd Review"),
+            "{format}: the review is printed: {}",
+            stdout(&o)
+        );
+        assert!(err.contains("its run was not saved"), "{format}: {err}");
+        assert!(err.contains("runs"), "names the file: {err}");
+        assert!(clean(&err), "{err:?}");
+    }
+}
+
 // ---- class 8: killed runs leave temp files ---------------------------------------------------
 
 /// Failed before issue 15: `.tmp-*` files a `kill -9` left in `seen/` stayed forever.

@@ -256,26 +256,40 @@ pub(super) async fn run(ctx: &Context, args: WatchArgs) -> Result<(), CliError> 
         debounce,
     };
     let mut tick = 0u64;
+    // PRs whose work failed (a fetch, review, post or save), each named when it happened: the
+    // watch goes on, but does not end as a success (a state dir that cannot be written is a
+    // disk failure, exit 1).
+    let mut failed = 0usize;
     loop {
         tick += 1;
         // Ctrl-C drops the tick where it is: per-PR state and markers are written atomically
         // and only after that PR's review and post, so nothing is left half-written (a post
         // whose state was not saved is found and updated by the next run, never duplicated).
         let stop = tokio::select! {
-            r = watcher.tick(owner, repo) => { r?; false }
+            r = watcher.tick(owner, repo) => { failed += r?; false }
             _ = tokio::signal::ctrl_c() => true,
         };
         if stop || args.ticks.is_some_and(|n| tick >= n) {
             if stop {
                 crate::eprintln_clean!("watch: stopped");
             }
-            return Ok(());
+            return ended(failed);
         }
         tokio::select! {
             _ = tokio::time::sleep(interval) => {}
-            _ = tokio::signal::ctrl_c() => { crate::eprintln_clean!("watch: stopped"); return Ok(()); }
+            _ = tokio::signal::ctrl_c() => { crate::eprintln_clean!("watch: stopped"); return ended(failed); }
         }
     }
+}
+
+/// How a watch ends: a success only when no PR's work failed.
+fn ended(failed: usize) -> Result<(), CliError> {
+    if failed == 0 {
+        return Ok(());
+    }
+    Err(CliError::runtime(format!(
+        "watch: the work on a PR failed {failed} time(s) (each is named above)"
+    )))
 }
 
 /// What every tick works with: the context, one client, the ledger, the flags, the own login.
@@ -289,8 +303,9 @@ struct Watcher<'a> {
 }
 
 impl Watcher<'_> {
-    /// One tick: every open PR of the repository, one after the other.
-    async fn tick(&self, owner: &str, repo: &str) -> Result<(), CliError> {
+    /// One tick: every open PR of the repository, one after the other. Returns how many PRs
+    /// failed (each is named on stderr).
+    async fn tick(&self, owner: &str, repo: &str) -> Result<usize, CliError> {
         let open: Vec<OpenPr> = self
             .gh
             .get_all(
@@ -299,6 +314,7 @@ impl Watcher<'_> {
                 "listing open PRs",
             )
             .await?;
+        let mut failed = 0;
         for pr in open {
             let coords = PrCoords {
                 host: self.gh.host().map(str::to_owned),
@@ -308,9 +324,10 @@ impl Watcher<'_> {
             };
             if let Err(e) = self.one_pr(&coords).await {
                 crate::eprintln_clean!("watch: {coords}: {e}");
+                failed += 1;
             }
         }
-        Ok(())
+        Ok(failed)
     }
 
     /// One PR: wait while it settles; else review (when planned and the gates allow), surface
