@@ -456,3 +456,57 @@ fn a_later_run_removes_stale_temporary_files_of_its_own_only() {
         assert!(p.exists(), "{} was removed", p.display());
     }
 }
+
+/// Failed before: a `record --out` or `fixture synth --out` killed mid-write left its temporary
+/// file beside the target for good. A later write into the same folder removes the stale ones of
+/// its own pattern (`.pr-shepherd-tmp-XXXXXX`, 10 s old) and nothing else — not even the
+/// ledger's `.tmp-XXXXXX` pattern, which is not this writer's in the user's folder.
+#[test]
+fn a_later_fixture_write_removes_its_own_stale_temporary_files_only() {
+    let env = TestEnv::new();
+    let dir = env.root().join("out");
+    std::fs::create_dir_all(&dir).expect("out dir");
+    let old = std::time::SystemTime::now() - Duration::from_secs(120);
+    let touch = |name: &str, stale: bool| {
+        let p = dir.join(name);
+        let f = std::fs::File::create(&p).expect("create");
+        if stale {
+            f.set_modified(old).expect("age it");
+        }
+        p
+    };
+    let leftovers = [
+        touch(".pr-shepherd-tmp-Ab12Z9", true),
+        touch(".pr-shepherd-tmp-000000", true),
+    ];
+    let kept = [
+        touch(".pr-shepherd-tmp-fresh1", false),
+        touch(".pr-shepherd-tmp-toolong", true),
+        touch(".tmp-Ab12Z9", true),
+        touch(".tmpAb12Z9", true),
+        touch("notes.txt", true),
+    ];
+    let out = dir.join("synth.json");
+    let o = env
+        .bin()
+        .args(["fixture", "synth", "--threads", "2", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.is_file());
+    for p in &leftovers {
+        assert!(!p.exists(), "{} is left", p.display());
+    }
+    for p in &kept {
+        assert!(p.exists(), "{} was removed", p.display());
+    }
+    // The write's own temporary file was renamed into place: no new one is left.
+    let temps: Vec<String> = std::fs::read_dir(&dir)
+        .expect("read out dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".pr-shepherd-tmp-"))
+        .collect();
+    assert_eq!(temps.len(), 2, "{temps:?}");
+}
