@@ -404,7 +404,7 @@ impl Watcher<'_> {
                 None => format!("reviewing head {}", short(&snapshot.pr.head_sha)),
             }
         );
-        let review = ReviewSetup {
+        let mut review = ReviewSetup {
             snapshot: snapshot.clone(),
             triggered,
             full,
@@ -423,6 +423,7 @@ impl Watcher<'_> {
             format: Format::Md,
         }
         .build()?;
+        review.quiet = self.args.quiet;
         match execute(self.ctx, review).await {
             Ok(_) => Ok(true),
             Err(e) if e.kind() == ErrorKind::Incomplete => Ok(true),
