@@ -472,3 +472,32 @@ fn readme_names_every_subcommand_and_the_install_step() {
     let two = readme.find("cargo run --release").unwrap();
     assert!(two < readme.find("## Install").unwrap());
 }
+
+/// The project has no public home yet: no made-up URL (a `YOUR-ORG` placeholder leads nowhere)
+/// in the crate metadata, the README or the docs. Failed before issue 16 was finished.
+#[test]
+fn no_placeholder_url_stands_in_for_a_home() {
+    let mut files = vec![std::path::PathBuf::from("Cargo.toml"), "README.md".into()];
+    for e in std::fs::read_dir("docs").unwrap().flatten() {
+        files.push(e.path());
+    }
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(
+            !text.contains("YOUR-ORG"),
+            "{} gives a placeholder URL",
+            f.display()
+        );
+    }
+    let manifest: toml::Table = std::fs::read_to_string("Cargo.toml")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let package = manifest["package"].as_table().unwrap();
+    for key in ["repository", "homepage"] {
+        if let Some(url) = package.get(key).and_then(|v| v.as_str()) {
+            assert!(!url.contains("YOUR"), "{key} = {url}");
+        }
+    }
+    assert!(package.contains_key("readme") && package.contains_key("keywords"));
+}
