@@ -78,6 +78,36 @@ Seen markers are written only after the listing has been written and flushed wit
     Event(EventArgs),
     /// Poll a repository's open PRs and review new pushes and triggers per the gates.
     Watch(WatchArgs),
+    /// The open PRs of repositories, a search or a fixture directory, each with its new and
+    /// edited items, Shepherd's review state and its gate decision. Marks nothing seen.
+    #[command(after_help = INBOX_AFTER_HELP)]
+    Inbox(InboxArgs),
+}
+
+const INBOX_AFTER_HELP: &str = "\
+Without an argument: the config's [[inbox.sections]] (each a GitHub search), else the bundled
+fixtures. Counts are those `items` would list (same gate, same seen markers); the inbox never
+marks anything seen and writes nothing to the state dir. Markdown lists the PRs that need
+attention first (unseen items; a missing or stale Shepherd review where the gates allow one).
+JSON: docs/json-output.md. Exit 2 for an unknown repository, a query GitHub rejects or a
+directory without fixtures.";
+
+#[derive(Debug, Args)]
+pub struct InboxArgs {
+    /// OWNER/REPO (one or more), or one directory of fixture files.
+    #[arg(value_name = "OWNER/REPO|DIR")]
+    pub targets: Vec<String>,
+    /// A GitHub search (e.g. 'org:acme is:pr is:open review-requested:@me'); `is:pr is:open`
+    /// is implied.
+    #[arg(long, value_name = "QUERY", conflicts_with = "targets")]
+    pub query: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// The account whose `## PR Shepherd Review` comments are Shepherd's (default: offline
+    /// `pr-shepherd`, live the identity of the credentials).
+    #[arg(long, value_name = "LOGIN")]
+    pub identity: Option<String>,
 }
 
 const EVENT_AFTER_HELP: &str = "\

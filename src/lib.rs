@@ -22,6 +22,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod error;
+pub mod inbox;
 pub mod keys;
 pub mod ledger;
 pub mod output;

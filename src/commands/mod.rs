@@ -3,6 +3,7 @@
 mod console;
 mod event;
 mod fixture;
+mod inbox;
 mod items;
 mod live;
 mod record;
@@ -84,6 +85,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Record(args)) => record::run(&ctx, args).await,
         Some(Command::Event(args)) => event::run(&ctx, args).await,
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
+        Some(Command::Inbox(args)) => inbox::run(&ctx, args).await,
     }
 }
 
