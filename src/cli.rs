@@ -176,7 +176,7 @@ pub struct LlmOptions {
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Each tick lists the open PRs (REST pulls?state=open) and, per PR: waits while it is still settling
+Each tick lists the open PRs (the listing of `inbox OWNER/REPO`) and, per PR: waits while it is still settling
 (activity within --debounce: no review and no seen markers), then reviews a new head or answers a
 new `@pr-shepherd /review` trigger when the gates allow, writes the seen markers, and remembers the
 head and trigger in the state dir (<owner>-<repo>/<pr>/watch.json). Ctrl-C stops between steps.")]

@@ -47,7 +47,7 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-fn pr<'a>(doc: &'a Value, number: u64) -> &'a Value {
+fn pr(doc: &Value, number: u64) -> &Value {
     doc["prs"]
         .as_array()
         .expect("prs")

@@ -8,6 +8,9 @@ use crate::cli::{Format, InboxArgs};
 use crate::error::CliError;
 use crate::inbox::{self, DEFAULT_IDENTITY, Inbox, render};
 use crate::policy::GateConfig;
+use crate::pr::PrCoords;
+use crate::source::github::GitHub;
+use crate::source::github::batch::ListSpec;
 
 /// What an inbox argument list names.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,10 +125,63 @@ pub(super) async fn run(ctx: &Context, args: InboxArgs) -> Result<(), CliError> 
     super::emit(&text)
 }
 
+/// The live inboxes of a spec: one for repositories (all of them together), one per query.
+pub(crate) fn live_specs(spec: &InboxSpec) -> Vec<(String, Vec<ListSpec>)> {
+    match spec {
+        InboxSpec::Repos(repos) => vec![(
+            repos
+                .iter()
+                .map(|(o, r)| format!("{o}/{r}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            repos
+                .iter()
+                .map(|(owner, repo)| ListSpec::Repo {
+                    owner: owner.clone(),
+                    repo: repo.clone(),
+                })
+                .collect(),
+        )],
+        InboxSpec::Queries(qs) => qs
+            .iter()
+            .map(|(title, q)| (title.clone(), vec![ListSpec::Search(q.clone())]))
+            .collect(),
+        InboxSpec::Bundled | InboxSpec::Dir(_) => Vec::new(),
+    }
+}
+
+/// A GitHub client for the inbox (github.com or the endpoints given) and the login whose
+/// Shepherd reviews count.
+pub(crate) async fn live_client(
+    ctx: &Context,
+    identity: Option<&str>,
+) -> Result<(GitHub, String), CliError> {
+    let probe = PrCoords {
+        host: None,
+        owner: "inbox".to_owned(),
+        repo: "inbox".to_owned(),
+        number: 1,
+    };
+    let gh = super::live::client(ctx, &probe).await?;
+    let own = match identity {
+        Some(l) if !l.trim().is_empty() => l.trim().to_owned(),
+        _ => gh.viewer_login().await?,
+    };
+    Ok((gh, own))
+}
+
 async fn live(
-    _ctx: &Context,
-    _spec: &InboxSpec,
-    _identity: Option<&str>,
+    ctx: &Context,
+    spec: &InboxSpec,
+    identity: Option<&str>,
 ) -> Result<Vec<Inbox>, CliError> {
-    Err(CliError::runtime("live inbox: not yet"))
+    let ledger = ctx.ledger()?;
+    let cfg = GateConfig::default();
+    let (gh, own) = live_client(ctx, identity).await?;
+    let mut out = Vec::new();
+    for (source, specs) in live_specs(spec) {
+        out.push(inbox::live::load(&gh, source, &specs, &ledger, &own, &cfg).await?);
+    }
+    tracing::debug!(requests = gh.requests(), "inbox fetched");
+    Ok(out)
 }

@@ -19,6 +19,7 @@
 //! shows no fetch status line.
 
 pub mod auth;
+pub mod batch;
 pub mod client;
 mod fetch;
 mod members;
@@ -47,7 +48,12 @@ pub(crate) const VIEWER_QUERY: &str = include_str!("queries/viewer.graphql");
 /// The fixed GraphQL documents, by file name (for the schema validation test). The thread
 /// comment continuations are generated around `thread_comments.graphql`'s fragment by
 /// [`thread_comments_query`].
-pub const QUERIES: &[(&str, &str)] = &[("pr.graphql", PR_QUERY), ("viewer.graphql", VIEWER_QUERY)];
+pub const QUERIES: &[(&str, &str)] = &[
+    ("pr.graphql", PR_QUERY),
+    ("viewer.graphql", VIEWER_QUERY),
+    ("inbox_repo.graphql", batch::INBOX_REPO_QUERY),
+    ("inbox_search.graphql", batch::INBOX_SEARCH_QUERY),
+];
 
 pub use fetch::thread_comments_query;
 
