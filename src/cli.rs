@@ -6,7 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 const AFTER_HELP: &str = "\
 PR is OWNER/REPO#N, a PR URL (https://github.com/OWNER/REPO/pull/N, or an Enterprise host), or the
-path of a fixture file. Without PR, the bundled demo fixture is used.
+path of a fixture file. Subcommands without PR use the bundled demo fixture; the console without
+an argument opens the inbox (the config's [[inbox.sections]], else the bundled fixtures).
 
 State (seen markers) lives in --state-dir, else $PR_SHEPHERD_STATE_DIR, else the platform state dir.
 
@@ -44,9 +45,15 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// The PR to open (without a subcommand). Default: the bundled demo fixture.
-    #[arg(value_name = "PR")]
+    /// What the console opens (without a subcommand): a PR (OWNER/REPO#N, a PR URL, a fixture
+    /// file) opens the PR screen; OWNER/REPO or a directory of fixtures opens the inbox. Default:
+    /// the inbox of the config's [[inbox.sections]], else of the bundled fixtures.
+    #[arg(value_name = "PR|OWNER/REPO|DIR")]
     pub pr: Option<String>,
+
+    /// Open the console's inbox on a GitHub search (`is:pr is:open` is implied).
+    #[arg(long, value_name = "QUERY", conflicts_with = "pr")]
+    pub query: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -77,7 +77,15 @@ impl Context {
 pub async fn run(cli: Cli) -> Result<(), CliError> {
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => console::run(&ctx, cli.pr.as_deref(), cli.theme.as_deref()).await,
+        None => {
+            console::run(
+                &ctx,
+                cli.pr.as_deref(),
+                cli.query.as_deref(),
+                cli.theme.as_deref(),
+            )
+            .await
+        }
         Some(Command::Items(args)) => items::run(&ctx, args).await,
         Some(Command::State(cmd)) => state::run(&ctx, cmd),
         Some(Command::Fixture(cmd)) => fixture::run(cmd),

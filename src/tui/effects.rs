@@ -47,6 +47,8 @@ pub struct EffectRunner {
     pub review: ReviewContext,
     /// Where `p` posts.
     pub post_to: PostDestination,
+    /// The inbox the console opened on, if any (`Default` otherwise).
+    pub inbox: super::inbox_load::InboxLink,
 }
 
 impl EffectRunner {
@@ -86,10 +88,13 @@ impl EffectRunner {
             Effect::DiscardDraft { pr } => Some(Action::DraftDiscarded(
                 self.ledger.discard_draft(&pr).map_err(|e| e.to_string()),
             )),
+            Effect::Recount { snapshot } => Some(self.recount(&snapshot)),
             Effect::PlanPost { .. }
             | Effect::Post { .. }
             | Effect::StartReview { .. }
-            | Effect::CancelReview => None,
+            | Effect::CancelReview
+            | Effect::OpenPr(_)
+            | Effect::LoadInbox => None,
         }
     }
 
@@ -100,6 +105,7 @@ impl EffectRunner {
                 Some(Action::PostPlanned(self.plan_post(&pr, bytes).await))
             }
             Effect::Post { pr, body } => Some(Action::Posted(self.post(&pr, &body).await)),
+            Effect::OpenPr(opener) => Some(Action::PrOpened(self.open_pr(&opener).await)),
             _ => None,
         }
     }
@@ -107,7 +113,10 @@ impl EffectRunner {
     /// Any effect but a review, synchronously (tests, harness, benches). Must not be called from
     /// inside a tokio runtime.
     pub fn perform_blocking(&self, effect: Effect) -> Option<Action> {
-        if !matches!(effect, Effect::PlanPost { .. } | Effect::Post { .. }) {
+        if !matches!(
+            effect,
+            Effect::PlanPost { .. } | Effect::Post { .. } | Effect::OpenPr(_)
+        ) {
             return self.perform_local(effect);
         }
         match tokio::runtime::Builder::new_current_thread()
@@ -197,9 +206,10 @@ impl EffectRunner {
 
     /// Prepares run `seq` (see [`prepare`]).
     pub fn prepare(&self, seq: u64, full: bool, snapshot: &Snapshot) -> Result<Prepared, String> {
+        let fixture = self.current_fixture();
         prepare(
             &self.review,
-            self.fixture.as_ref(),
+            fixture.as_ref(),
             &self.ledger,
             seq,
             full,
@@ -256,8 +266,7 @@ impl EffectRunner {
 
     fn load_step(&self, step: usize) -> Result<Box<StepData>, String> {
         let f = self
-            .fixture
-            .as_ref()
+            .current_fixture()
             .ok_or_else(|| "no fixture to step through".to_owned())?;
         let snapshot = f.snapshot_at(step).map_err(|e| e.to_string())?;
         let seen = self
@@ -337,7 +346,20 @@ impl Effects {
                         }
                     });
                 }
-                Effect::PlanPost { .. } | Effect::Post { .. } => {
+                Effect::LoadInbox => {
+                    self.posts.retain(|p| !p.is_finished());
+                    let (r, tx) = (self.runner.clone(), self.tx.clone());
+                    self.posts.push(tokio::spawn(async move {
+                        r.load_inbox(|a| {
+                            let _ = tx.send(AppEvent::Action(a));
+                        })
+                        .await;
+                    }));
+                }
+                Effect::Recount { .. } => {
+                    let _ = self.ledger_lane.send(e);
+                }
+                Effect::PlanPost { .. } | Effect::Post { .. } | Effect::OpenPr(_) => {
                     self.posts.retain(|p| !p.is_finished());
                     let (r, tx) = (self.runner.clone(), self.tx.clone());
                     self.posts.push(tokio::spawn(async move {

@@ -30,6 +30,7 @@ pub mod desktop;
 pub mod effects;
 pub mod harness;
 pub mod highlight;
+pub mod inbox_load;
 pub mod keymap;
 pub mod prepare;
 pub mod review;
@@ -66,6 +67,14 @@ pub struct Session {
     pub seen: crate::ledger::SeenSet,
     pub review: ReviewContext,
     pub post_to: PostDestination,
+    /// Open on this inbox instead of `snapshot` (which is then a placeholder).
+    pub inbox: Option<InboxStart>,
+}
+
+/// A console that opens on the inbox: its screen (tabs, counts still loading) and how to load it.
+pub struct InboxStart {
+    pub screen: app::InboxScreen,
+    pub link: inbox_load::InboxLink,
 }
 
 /// Runs the console until the user quits or a signal arrives. The terminal is restored on every
@@ -81,11 +90,17 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         seen,
         review,
         post_to,
+        inbox,
     } = session;
     let coords = snapshot.pr.coords();
-    let mut app = App::new(snapshot, seen, options);
-    // An unposted draft from an earlier session (quit, crash, kill) comes back.
+    let (mut app, inbox_link) = match inbox {
+        Some(start) => (App::with_inbox(start.screen, options), Some(start.link)),
+        None => (App::new(snapshot, seen, options), None),
+    };
+    // An unposted draft from an earlier session (quit, crash, kill) comes back (a PR opened
+    // from the inbox gets its own when it is opened).
     match ledger.load_draft(&coords) {
+        _ if inbox_link.is_some() => {}
         Ok(Some(d)) => {
             app.update(Action::DraftRestored(d));
         }
@@ -96,6 +111,7 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
             )));
         }
     }
+    let load_inbox = inbox_link.is_some();
     let runner = Arc::new(EffectRunner {
         ledger,
         fixture,
@@ -104,9 +120,13 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         clock: None,
         review,
         post_to,
+        inbox: inbox_link.unwrap_or_default(),
     });
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
     let mut effects = Effects::new(runner, tx.clone());
+    if load_inbox {
+        effects.dispatch(vec![Effect::LoadInbox]);
+    }
 
     // syntect's assets take a while to load: do it while the first frame is drawn.
     if theme.syntect.is_some() {
@@ -161,6 +181,7 @@ mod tests {
                 ..ReviewContext::default()
             },
             post_to: PostDestination::Outbox,
+            inbox: Default::default(),
         };
         (r, snap)
     }

@@ -20,6 +20,7 @@ use crate::pr::{Association, Comment, Item, ReviewState};
 use crate::sanitize::{one_line, sanitize};
 
 mod detail;
+mod inbox;
 mod overlays;
 mod review_pane;
 
@@ -57,6 +58,20 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
             Rect::new(area.x, y, area.width, h),
         );
         return Drawn::default();
+    }
+
+    if app.screen == super::app::Screen::Inbox
+        && let Some(inbox) = app.inbox.as_ref()
+    {
+        let list_height = inbox::draw_inbox(frame, area, app, inbox, theme);
+        if app.mode == InputMode::Help {
+            draw_help(frame, area, theme, keymap);
+        }
+        // Nothing of a PR is shown: nothing is marked seen.
+        return Drawn {
+            list_height,
+            ..Drawn::default()
+        };
     }
 
     let header_h = 3 + u16::from(app.pr.desk.progress.is_some());
