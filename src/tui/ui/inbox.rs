@@ -136,7 +136,7 @@ pub(super) fn draw_inbox(
         ],
         (_, Some(n)) => vec![Span::styled(one_line(n), theme.notice)],
         _ => vec![Span::styled(
-            "Enter open · j/k move · ] next unseen · / search · f filter · s sort · Tab section · r reload · o open in browser · q quit",
+            "Enter open · q quit · ] next unseen · / search · f filter · s sort · r reload · Tab section · o browser",
             theme.dim,
         )],
     };
