@@ -79,3 +79,31 @@ fn json_output_doc_names_every_item_field() {
         "the doc's example hash matches the demo"
     );
 }
+
+#[test]
+fn json_output_doc_names_every_inbox_field() {
+    let md = std::fs::read_to_string("docs/json-output.md").expect("doc");
+    let section = &md[md.find("## inbox:").expect("an inbox section")..];
+    let env = TestEnv::new();
+    let out = env
+        .bin()
+        .args(["inbox", "--format", "json"])
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut keys: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+    for pr in v["prs"].as_array().expect("prs") {
+        for (k, val) in pr.as_object().expect("pr") {
+            keys.push(k.clone());
+            if let Some(inner) = val.as_object() {
+                keys.extend(inner.keys().cloned());
+            }
+        }
+    }
+    for key in keys {
+        assert!(
+            section.contains(&format!("\"{key}\"")),
+            "inbox field `{key}` undocumented"
+        );
+    }
+}
