@@ -464,7 +464,8 @@ fn edit_post_confirm_writes_the_outbox() {
     assert!(screen.contains("Post the review?"), "{screen}");
     assert!(screen.contains("Target: acme/rivet#482"), "{screen}");
     assert!(screen.contains("Action: create a new comment"), "{screen}");
-    assert!(screen.contains("bytes"), "{screen}");
+    assert!(screen.contains("Body: "), "{screen}");
+    assert!(screen.contains(" / 65,536 characters"), "{screen}");
     // Nothing was posted before the confirmation.
     assert!(
         Ledger::new(dir.path())

@@ -439,3 +439,101 @@ fn post_refused_dialog_under_no_shepherd() {
     h.press("r Esc p");
     insta::assert_snapshot!("post_refused", h.screen());
 }
+
+/// The text of the review pane's size line (issue 19), without the borders around it.
+fn size_line(h: &Harness) -> String {
+    let screen = h.screen();
+    let line = screen.lines().find(|l| l.contains("Size: ")).unwrap_or("");
+    let from = line.find("Size: ").unwrap_or(0);
+    line[from..].trim_end_matches(['│', ' ']).to_owned()
+}
+
+/// The review pane shows the draft's size against GitHub's 65,536-character limit; an edited
+/// draft over it is refused before the confirm box, with the count, and the review condensed to
+/// fit is offered instead.
+#[test]
+fn review_pane_size_line_and_an_over_limit_draft() {
+    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::review::{Confirm, DraftView};
+    let (mut h, _d) = demo_harness(200, 30);
+    h.draw();
+    h.press("r");
+    let head = h.app.pr.list.snapshot.pr.head_sha.clone();
+    let composed = h.app.pr.desk.composed.clone().expect("a composed review");
+    assert!(!composed.condensed, "the demo review fits as it is");
+    let chars = composed.draft_size().chars;
+    assert_eq!(
+        size_line(&h),
+        format!(
+            "Size: {} / 65,536 characters",
+            pr_shepherd::review::condense::thousands(chars)
+        )
+    );
+
+    let short = DraftView::new("## PR Shepherd Review\n\nShip it.", &head, None);
+    h.app.pr.desk.draft = Some(short);
+    h.draw();
+    let fits = size_line(&h);
+    let mut long = DraftView::new(
+        &format!("## PR Shepherd Review\n\n{}", "x".repeat(70_000)),
+        &head,
+        None,
+    );
+    long.edited = true;
+    h.app.pr.desk.draft = Some(long);
+    h.draw();
+    let over = size_line(&h);
+    insta::assert_snapshot!("review_size_line", format!("{fits}\n{over}"));
+
+    // `p`: no confirm box — the count, and the condensed review offered instead.
+    h.press("p");
+    let InputMode::Confirm(Confirm::Condense { draft, condensed }) = h.app.mode.clone() else {
+        panic!("no condense offer: {:?}", h.app.mode)
+    };
+    assert_eq!((draft.chars, draft.over_by()), (70_023, 4_487));
+    assert_eq!(condensed, chars);
+    let screen = h.screen();
+    assert!(screen.contains("Too long for GitHub"), "{screen}");
+    assert!(
+        screen.contains("The draft is 70,023 / 65,536 characters:"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("4,487 over GitHub's comment limit"),
+        "{screen}"
+    );
+    // Any other key keeps the draft; `y` replaces it, and then it posts as usual.
+    h.press("n");
+    assert_eq!(h.app.mode, InputMode::Normal);
+    assert_eq!(
+        h.app.pr.desk.draft.as_ref().map(|d| d.size().chars),
+        Some(70_023)
+    );
+    h.press("p y");
+    assert_eq!(
+        h.app.pr.desk.draft.as_ref().map(|d| d.body()),
+        Some(composed.body.trim_end().to_owned())
+    );
+    h.press("p");
+    assert!(
+        matches!(h.app.mode, InputMode::Confirm(Confirm::Post(_))),
+        "{:?}",
+        h.app.mode
+    );
+    h.press("n");
+
+    // Without a composed review to fall back on (a restored draft), the post is refused with
+    // the count.
+    let mut long = DraftView::new(&"y".repeat(65_537), &head, Some(0));
+    long.edited = true;
+    h.app.pr.desk.draft = Some(long);
+    h.app.pr.desk.composed = None;
+    h.press("p");
+    let InputMode::Confirm(Confirm::Refused(why)) = h.app.mode.clone() else {
+        panic!("not refused: {:?}", h.app.mode)
+    };
+    assert_eq!(
+        why,
+        "not posting: the draft is 65,537 / 65,536 characters, 1 over GitHub's limit; shorten it (e)"
+    );
+}

@@ -107,3 +107,36 @@ fn json_output_doc_names_every_inbox_field() {
         );
     }
 }
+
+/// docs/architecture.md stays true: every top-level module is on its map, and every source path
+/// it names exists.
+#[test]
+fn architecture_doc_names_every_module_and_only_real_paths() {
+    let md = std::fs::read_to_string("docs/architecture.md").expect("doc");
+    for entry in std::fs::read_dir("src").expect("src") {
+        let path = entry.expect("entry").path();
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("name");
+        if matches!(name, "lib" | "main") {
+            continue;
+        }
+        assert!(
+            md.contains(name),
+            "docs/architecture.md does not place `{name}`"
+        );
+    }
+    let mut named = 0;
+    for word in md.split(|c: char| c.is_whitespace() || "`(),".contains(c)) {
+        let word = word.trim_end_matches(['.', ':']);
+        if (word.starts_with("src/") || word.starts_with("tests/"))
+            && !word.contains('<')
+            && !word.contains('*')
+        {
+            named += 1;
+            assert!(
+                std::path::Path::new(word).exists(),
+                "docs/architecture.md names {word}, which does not exist"
+            );
+        }
+    }
+    assert!(named >= 10, "the doc names its files ({named})");
+}

@@ -20,7 +20,7 @@ use crate::review::aggregate::{AggregateRequest, aggregate};
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
 use crate::review::llm::ReplaySource;
 use crate::review::settings::{BackendKind, Overrides};
-use crate::review::{ReviewEvent, ReviewRun, compose};
+use crate::review::{ReviewEvent, ReviewRun, compose, condense};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 use crate::source::github::is_org_member;
@@ -438,15 +438,17 @@ pub(crate) async fn execute(
         },
     );
     let body = compose::markdown(&run, &agg);
+    // What is posted always fits GitHub's comment limit; the output keeps the full review.
+    let fitted = condense::fit(&run, &agg);
 
     // Post before printing, so the output can say what happened.
-    let outcome = post_review(&post, ledger, &coords, &body).await;
+    let outcome = post_review(&post, ledger, &coords, &fitted.body).await;
     let text = match format {
         Format::Md => body.clone(),
-        Format::Json => review_json(&run, &agg, &body, &outcome.posted, extra_json)?,
+        Format::Json => review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?,
     };
     super::emit(&text)?;
-    report_post(&outcome);
+    report_post(&outcome, &fitted);
     if let Some(e) = outcome.error {
         return Err(CliError::runtime(e));
     }
@@ -533,10 +535,15 @@ fn review_json(
     agg: &crate::review::aggregate::Aggregate,
     body: &str,
     posted: &Option<Posted>,
+    fitted: &condense::Fitted,
     extra_json: Option<(&'static str, serde_json::Value)>,
 ) -> Result<String, CliError> {
     let mut v = compose::json(run, agg, body);
     v["posted"] = serde_json::to_value(posted).unwrap_or_default();
+    if posted.is_some() {
+        v["posted"]["condensed"] = fitted.condensed.into();
+        v["posted"]["characters"] = fitted.chars.into();
+    }
     if let Some((k, extra)) = extra_json {
         v[k] = extra;
     }
@@ -546,17 +553,19 @@ fn review_json(
     Ok(s)
 }
 
-/// What was posted, or the note on why not, on stderr (after the review was printed).
-fn report_post(outcome: &PostOutcome) {
+/// What was posted (and whether it was condensed), or the note on why not, on stderr (after the
+/// review was printed).
+fn report_post(outcome: &PostOutcome, fitted: &condense::Fitted) {
     if let Some(p) = &outcome.posted {
         eprintln!(
-            "posted: {} comment {} ({})",
+            "posted: {} comment {} ({}){}",
             match p.action {
                 PostAction::Created => "created",
                 PostAction::Updated => "updated",
             },
             p.comment_id,
-            p.location
+            p.location,
+            condensed_note(fitted)
         );
     }
     if let Some(n) = &outcome.note {
@@ -611,4 +620,16 @@ async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool)
         };
         eprintln!("{line}");
     }
+}
+
+/// How a condensed post differs from the full review (empty when nothing was left out).
+fn condensed_note(fitted: &condense::Fitted) -> String {
+    if !fitted.condensed {
+        return String::new();
+    }
+    format!(
+        "; condensed from {} to {} to fit GitHub's limit (the full review is in the run file and in --format md|json)",
+        condense::thousands(fitted.full_chars),
+        condense::BodySize::of(&fitted.body)
+    )
 }

@@ -1,13 +1,15 @@
 //! The aggregated review, composed from a run (pure): the `## PR Shepherd Review` Markdown and
 //! the JSON document of `pr-shepherd review --format json` (docs/json-output.md).
 
+use std::collections::HashMap;
+
 use serde_json::{Value, json};
 
 use super::aggregate::Aggregate;
 use super::aspect::Aspect;
 use super::classify::AddressedBy;
 use super::findings::{Finding, Severity};
-use super::prior::{MetaFinding, render_meta};
+use super::prior::{MetaFinding, render_meta, shorten};
 use super::runner::{AspectOutcome, AspectState, ReviewRun};
 use crate::policy::Mode;
 
@@ -78,167 +80,394 @@ fn meta_line(f: &MetaFinding) -> String {
     )
 }
 
+/// How much of one finding a review shows. Full unless the review was condensed to fit
+/// GitHub's comment limit (see [`super::condense`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Detail {
+    /// Message, note and suggested fix.
+    #[default]
+    Full,
+    /// Message and note, without the suggested fix.
+    NoFix,
+    /// One line: severity, id, location and the message's first words (an unchanged finding
+    /// goes into a collapsed `<details>` list).
+    OneLine,
+    /// Not listed; counted as "N more …" with how to see the full list.
+    Hidden,
+}
+
+/// What a composed review shows: [`Layout::default`] shows everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Per finding id; absent means [`Detail::Full`].
+    pub detail: HashMap<String, Detail>,
+    /// Said near the top of a condensed review: that it was condensed and what was left out.
+    pub condensed_note: Option<String>,
+    /// The metadata block to end with; `None` writes the full form of the aggregate's metadata.
+    pub meta: Option<String>,
+}
+
+impl Layout {
+    fn of(&self, f: &Finding) -> Detail {
+        self.detail.get(&f.id).copied().unwrap_or_default()
+    }
+}
+
+/// The longest one-line rendering of a finding's message.
+const ONE_LINE_CHARS: usize = 140;
+
+/// One composition: the run, its aggregate, the layout and the text so far.
+struct Writer<'a> {
+    run: &'a ReviewRun,
+    agg: &'a Aggregate,
+    layout: &'a Layout,
+    s: String,
+}
+
 /// The aggregated Markdown review, ending with its hidden metadata block.
 pub fn markdown(run: &ReviewRun, agg: &Aggregate) -> String {
-    let class = |f: &Finding| agg.class_of_id(&f.id);
-    let mut s = String::new();
-    s.push_str(REVIEW_HEADER);
-    s.push_str("\n\n");
-    let ran = run
-        .aspects
-        .iter()
-        .filter(|a| a.state != AspectState::Skipped)
-        .count();
-    let cut = run
-        .aspects
-        .iter()
-        .any(|a| a.diff.as_ref().is_some_and(|d| d.is_cut()));
-    let scope = if cut {
-        "the diff, cut to each aspect's budget (see the notes below),"
-    } else {
-        "the whole diff"
+    markdown_with(run, agg, &Layout::default())
+}
+
+/// The review as [`markdown`], with what each finding shows chosen by `layout`.
+pub fn markdown_with(run: &ReviewRun, agg: &Aggregate, layout: &Layout) -> String {
+    let mut w = Writer {
+        run,
+        agg,
+        layout,
+        s: String::new(),
     };
-    let c = &agg.classification;
-    match agg.mode {
-        Mode::Full => s.push_str(&format!(
-            "**Mode:** full review — {}; {scope} was assessed by {ran} of {} aspects.  \n",
-            agg.mode_reason,
-            run.aspects.len()
-        )),
-        Mode::Incremental => s.push_str(&format!(
-            "**Mode:** incremental review — {}; {scope} was assessed by {ran} of {} aspects. \
-             **{} new** · {} unchanged since the last review · {} treated as addressed · {} no \
-             longer reported.  \n",
-            agg.mode_reason,
-            run.aspects.len(),
-            c.new.len(),
-            c.unchanged.len(),
-            c.addressed.len(),
-            c.not_reported.len()
-        )),
-    }
-    if let Some(note) = &agg.override_note {
-        s.push_str(&format!("**Gate overridden:** {note}.  \n"));
-    }
-    s.push_str(&format!(
-        "**PR:** {} at `{}` · **Backend:** {} ({}) · **Run:** `{}` · **Time:** {}\n\n",
-        run.pr,
-        short_sha(&run.head_sha),
-        run.backend,
-        run.model,
-        run.run_id,
-        secs(run.elapsed_ms)
-    ));
-    let raised: Vec<&Finding> = run.findings().filter(|f| class(f).is_some()).collect();
-    let total = raised.len();
-    let count = |sev: Severity| raised.iter().filter(|f| f.severity == sev).count();
-    s.push_str(&format!(
-        "**Findings:** {total} — {} critical · {} important · {} suggestion\n\n",
-        count(Severity::Critical),
-        count(Severity::Important),
-        count(Severity::Suggestion)
-    ));
-
-    let not_done: Vec<String> = run
-        .aspects
-        .iter()
-        .filter(|a| a.state != AspectState::Done)
-        .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
-        .collect();
-    if run.is_incomplete() || run.cancelled {
-        s.push_str(&format!(
-            "> **Incomplete review:** {}. Findings of those aspects are missing; this is not a clean bill of health.\n\n",
-            not_done.join(", ")
-        ));
-    } else if !not_done.is_empty() {
-        s.push_str(&format!("> Not run: {}.\n\n", not_done.join(", ")));
-    }
-
-    s.push_str("| Aspect | State | Findings | Time | Tokens in / out |\n");
-    s.push_str("|---|---|---:|---:|---:|\n");
+    w.s.push_str(REVIEW_HEADER);
+    w.s.push_str("\n\n");
+    w.mode_line();
+    w.run_line();
+    w.condensed_note();
+    w.findings_count();
+    w.incomplete_note();
+    w.summary_table();
+    w.new_section();
     for a in &run.aspects {
-        let n = if a.state == AspectState::Done {
-            a.findings.len().to_string()
+        w.s.push('\n');
+        w.section(a);
+    }
+    w.incremental_lists();
+    w.lookalikes();
+    w.s.push('\n');
+    match &layout.meta {
+        Some(m) => w.s.push_str(m),
+        None => w.s.push_str(&render_meta(&agg.meta(&run.head_sha))),
+    }
+    w.s.push('\n');
+    w.s
+}
+
+impl Writer<'_> {
+    fn class(&self, f: &Finding) -> Option<&'static str> {
+        self.agg.class_of_id(&f.id)
+    }
+
+    /// Findings raised by this review (new or unchanged, not suppressed as addressed).
+    fn raised(&self) -> Vec<&Finding> {
+        self.run
+            .findings()
+            .filter(|f| self.class(f).is_some())
+            .collect()
+    }
+
+    fn mode_line(&mut self) {
+        let (run, agg) = (self.run, self.agg);
+        let ran = run
+            .aspects
+            .iter()
+            .filter(|a| a.state != AspectState::Skipped)
+            .count();
+        let cut = run
+            .aspects
+            .iter()
+            .any(|a| a.diff.as_ref().is_some_and(|d| d.is_cut()));
+        let scope = if cut {
+            "the diff, cut to each aspect's budget (see the notes below),"
         } else {
-            "–".to_owned()
+            "the whole diff"
         };
-        s.push_str(&format!(
-            "| {} | {} | {n} | {} | {} |\n",
-            a.aspect.title(),
-            a.state.as_str().replace('_', " "),
-            secs(a.elapsed_ms),
-            tokens(a)
+        let c = &agg.classification;
+        match agg.mode {
+            Mode::Full => self.s.push_str(&format!(
+                "**Mode:** full review — {}; {scope} was assessed by {ran} of {} aspects.  \n",
+                agg.mode_reason,
+                run.aspects.len()
+            )),
+            Mode::Incremental => self.s.push_str(&format!(
+                "**Mode:** incremental review — {}; {scope} was assessed by {ran} of {} aspects. \
+                 **{} new** · {} unchanged since the last review · {} treated as addressed · {} no \
+                 longer reported.  \n",
+                agg.mode_reason,
+                run.aspects.len(),
+                c.new.len(),
+                c.unchanged.len(),
+                c.addressed.len(),
+                c.not_reported.len()
+            )),
+        }
+        if let Some(note) = &agg.override_note {
+            self.s
+                .push_str(&format!("**Gate overridden:** {note}.  \n"));
+        }
+    }
+
+    fn run_line(&mut self) {
+        let run = self.run;
+        self.s.push_str(&format!(
+            "**PR:** {} at `{}` · **Backend:** {} ({}) · **Run:** `{}` · **Time:** {}\n\n",
+            run.pr,
+            short_sha(&run.head_sha),
+            run.backend,
+            run.model,
+            run.run_id,
+            secs(run.elapsed_ms)
         ));
     }
-    let (ti, to) = run.tokens();
-    s.push_str(&format!(
-        "| **Total** | | **{total}** | {} | {ti} / {to} |\n",
-        secs(run.elapsed_ms)
-    ));
 
-    if agg.mode == Mode::Incremental {
-        let new: Vec<&Finding> = sorted_refs(run.findings().filter(|f| class(f) == Some("new")));
-        s.push_str(&format!(
+    fn condensed_note(&mut self) {
+        if let Some(note) = &self.layout.condensed_note {
+            self.s.push_str(&format!("> {note}\n\n"));
+        }
+    }
+
+    fn findings_count(&mut self) {
+        let raised = self.raised();
+        let count = |sev: Severity| raised.iter().filter(|f| f.severity == sev).count();
+        let line = format!(
+            "**Findings:** {} — {} critical · {} important · {} suggestion\n\n",
+            raised.len(),
+            count(Severity::Critical),
+            count(Severity::Important),
+            count(Severity::Suggestion)
+        );
+        self.s.push_str(&line);
+    }
+
+    fn incomplete_note(&mut self) {
+        let run = self.run;
+        let not_done: Vec<String> = run
+            .aspects
+            .iter()
+            .filter(|a| a.state != AspectState::Done)
+            .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
+            .collect();
+        if run.is_incomplete() || run.cancelled {
+            self.s.push_str(&format!(
+                "> **Incomplete review:** {}. Findings of those aspects are missing; this is not a clean bill of health.\n\n",
+                not_done.join(", ")
+            ));
+        } else if !not_done.is_empty() {
+            self.s
+                .push_str(&format!("> Not run: {}.\n\n", not_done.join(", ")));
+        }
+    }
+
+    fn summary_table(&mut self) {
+        let run = self.run;
+        let total = self.raised().len();
+        self.s
+            .push_str("| Aspect | State | Findings | Time | Tokens in / out |\n");
+        self.s.push_str("|---|---|---:|---:|---:|\n");
+        for a in &run.aspects {
+            let n = if a.state == AspectState::Done {
+                findings_cell(a)
+            } else {
+                "–".to_owned()
+            };
+            self.s.push_str(&format!(
+                "| {} | {} | {n} | {} | {} |\n",
+                a.aspect.title(),
+                a.state.as_str().replace('_', " "),
+                secs(a.elapsed_ms),
+                tokens(a)
+            ));
+        }
+        let (ti, to) = run.tokens();
+        self.s.push_str(&format!(
+            "| **Total** | | **{total}** | {} | {ti} / {to} |\n",
+            secs(run.elapsed_ms)
+        ));
+    }
+
+    /// Incremental reviews list what is new first, across aspects.
+    fn new_section(&mut self) {
+        if self.agg.mode != Mode::Incremental {
+            return;
+        }
+        let new: Vec<&Finding> =
+            sorted_refs(self.run.findings().filter(|f| self.class(f) == Some("new")));
+        self.s.push_str(&format!(
             "\n### 🆕 New since the last review ({})\n\n",
             new.len()
         ));
         if new.is_empty() {
-            s.push_str("Nothing new: every finding of this review was raised before.\n");
+            self.s
+                .push_str("Nothing new: every finding of this review was raised before.\n");
         }
+        let mut hidden = Hidden::default();
         for f in new {
-            s.push_str(&format!(
-                "- **{}** ({})",
-                f.severity.title(),
-                f.aspect.title()
+            match self.layout.of(f) {
+                Detail::Hidden => hidden.add(f.severity),
+                Detail::OneLine => self
+                    .s
+                    .push_str(&one_line(f, &format!(" ({})", f.aspect.title()))),
+                d => {
+                    self.s.push_str(&format!(
+                        "- **{}** ({})",
+                        f.severity.title(),
+                        f.aspect.title()
+                    ));
+                    finding_body(&mut self.s, f, d);
+                }
+            }
+        }
+        hidden.write(&mut self.s, "new ", &self.run.pr);
+    }
+
+    fn section(&mut self, a: &AspectOutcome) {
+        section_heading(&mut self.s, a);
+        if a.state == AspectState::Done {
+            self.section_findings(a);
+        }
+        unclassified(&mut self.s, a);
+        section_notes(&mut self.s, a);
+    }
+
+    fn section_findings(&mut self, a: &AspectOutcome) {
+        if a.findings.is_empty() && a.rejected.is_empty() {
+            self.s.push_str(
+                "No findings: this aspect ran over the diff and found nothing to report.\n",
+            );
+        }
+        let mode = self.agg.mode;
+        let mut new = 0;
+        let mut addressed = 0;
+        let mut collapsed = Vec::new();
+        let mut hidden = Hidden::default();
+        for f in sorted(&a.findings) {
+            match (mode, self.class(f)) {
+                (Mode::Incremental, Some("new")) => new += 1,
+                (_, None) => addressed += 1,
+                (_, Some(c)) => match self.layout.of(f) {
+                    Detail::Hidden => hidden.add(f.severity),
+                    Detail::OneLine if c == "unchanged" => collapsed.push(one_line(f, "")),
+                    Detail::OneLine => self.s.push_str(&one_line(f, "")),
+                    d => {
+                        self.s.push_str(&format!("- **{}**", f.severity.title()));
+                        if c == "unchanged" {
+                            self.s.push_str(" _(unchanged since last review)_");
+                        }
+                        finding_body(&mut self.s, f, d);
+                    }
+                },
+            }
+        }
+        if !collapsed.is_empty() {
+            self.s.push_str(&format!(
+                "\n<details><summary>{} unchanged since the last review, one line each</summary>\n\n{}\n</details>\n\n",
+                collapsed.len(),
+                collapsed.concat()
             ));
-            finding_body(&mut s, f);
+        }
+        hidden.write(&mut self.s, "", &self.run.pr);
+        if new > 0 {
+            self.s.push_str(&format!(
+                "- {new} new finding(s): listed under New above.\n"
+            ));
+        }
+        if addressed > 0 {
+            self.s.push_str(&format!(
+                "- {addressed} finding(s) reported again but treated as addressed: listed below, not raised.\n"
+            ));
         }
     }
-    for a in &run.aspects {
-        s.push('\n');
-        section(&mut s, a, agg.mode, &class);
-    }
-    if agg.mode == Mode::Incremental {
-        s.push_str(&format!(
+
+    /// Incremental reviews end with what was addressed, not assessed or no longer reported.
+    fn incremental_lists(&mut self) {
+        let agg = self.agg;
+        if agg.mode != Mode::Incremental {
+            return;
+        }
+        let c = &agg.classification;
+        self.s.push_str(&format!(
             "\n### Treated as addressed ({})\n\n",
             c.addressed.len()
         ));
         if c.addressed.is_empty() {
-            s.push_str("None.\n");
+            self.s.push_str("None.\n");
         }
         for (f, by) in &c.addressed {
             let line = meta_line(f);
-            s.push_str(&format!("{} — {}\n", line.trim_end(), addressed_by(by)));
+            self.s
+                .push_str(&format!("{} — {}\n", line.trim_end(), addressed_by(by)));
         }
         if !agg.not_assessed.is_empty() {
-            s.push_str(&format!(
+            self.s.push_str(&format!(
                 "\n### Not assessed this time ({})\n\nEarlier findings of aspects that did not complete: neither confirmed nor cleared, and kept for the next review:\n\n",
                 agg.not_assessed.len()
             ));
             for f in &agg.not_assessed {
-                s.push_str(&meta_line(f));
+                self.s.push_str(&meta_line(f));
             }
         }
         if !c.not_reported.is_empty() {
-            s.push_str(&format!(
+            self.s.push_str(&format!(
                 "\n### No longer reported ({})\n\nRaised before, not reported by this review, and not marked addressed:\n\n",
                 c.not_reported.len()
             ));
             for f in &c.not_reported {
-                s.push_str(&meta_line(f));
+                self.s.push_str(&meta_line(f));
             }
         }
     }
-    if agg.lookalikes > 0 {
-        s.push_str(&format!(
-            "\n_{} comment(s) that look like Shepherd reviews but were posted by another account were ignored._\n",
-            agg.lookalikes
-        ));
+
+    fn lookalikes(&mut self) {
+        if self.agg.lookalikes > 0 {
+            self.s.push_str(&format!(
+                "\n_{} comment(s) that look like Shepherd reviews but were posted by another account were ignored._\n",
+                self.agg.lookalikes
+            ));
+        }
     }
-    s.push('\n');
-    s.push_str(&render_meta(&agg.meta(&run.head_sha)));
-    s.push('\n');
-    s
+}
+
+/// Findings left out of a condensed list, counted by severity.
+#[derive(Default)]
+struct Hidden([usize; 3]);
+
+impl Hidden {
+    fn add(&mut self, sev: Severity) {
+        if let Some(n) = Severity::ALL
+            .iter()
+            .position(|s| *s == sev)
+            .and_then(|i| self.0.get_mut(i))
+        {
+            *n += 1;
+        }
+    }
+
+    fn write(&self, s: &mut String, kind: &str, pr: &str) {
+        for (sev, n) in Severity::ALL.iter().zip(self.0) {
+            if n == 0 {
+                continue;
+            }
+            let what = match (sev, n) {
+                (Severity::Suggestion, 1) => "suggestion",
+                (Severity::Suggestion, _) => "suggestions",
+                (Severity::Important, 1) => "important finding",
+                (Severity::Important, _) => "important findings",
+                (Severity::Critical, 1) => "critical finding",
+                (Severity::Critical, _) => "critical findings",
+            };
+            s.push_str(&format!(
+                "- {n} more {kind}{what} — run `pr-shepherd review {pr} --format md` for the full list.\n"
+            ));
+        }
+    }
 }
 
 fn sorted_refs<'a>(it: impl Iterator<Item = &'a Finding>) -> Vec<&'a Finding> {
@@ -254,7 +483,7 @@ fn sorted_refs<'a>(it: impl Iterator<Item = &'a Finding>) -> Vec<&'a Finding> {
     v
 }
 
-fn finding_body(s: &mut String, f: &Finding) {
+fn finding_body(s: &mut String, f: &Finding, detail: Detail) {
     s.push_str(&format!(
         " `{}` {} — {}\n",
         f.id,
@@ -264,17 +493,25 @@ fn finding_body(s: &mut String, f: &Finding) {
     if f.outside_diff {
         s.push_str("  - _Note: this file is not among the PR's changed files._\n");
     }
-    if let Some(fix) = &f.suggested_fix {
+    if detail == Detail::Full
+        && let Some(fix) = &f.suggested_fix
+    {
         s.push_str(&format!("  - Suggested fix: {}\n", indent(fix)));
     }
 }
 
-fn section(
-    s: &mut String,
-    a: &AspectOutcome,
-    mode: Mode,
-    class: &dyn Fn(&Finding) -> Option<&'static str>,
-) {
+/// A finding on one line: severity, id, location and the message's first words.
+fn one_line(f: &Finding, after_severity: &str) -> String {
+    format!(
+        "- **{}**{after_severity} `{}` {} — {}\n",
+        f.severity.title(),
+        f.id,
+        location(f),
+        shorten(&crate::sanitize::one_line(&f.message), ONE_LINE_CHARS)
+    )
+}
+
+fn section_heading(s: &mut String, a: &AspectOutcome) {
     let title = a.aspect.title();
     let reason = a.error.as_deref().unwrap_or("no reason given");
     match a.state {
@@ -300,45 +537,9 @@ fn section(
             s.push_str("The run was cancelled before this aspect finished.\n");
         }
     }
-    if a.state == AspectState::Done {
-        if a.findings.is_empty() {
-            s.push_str("No findings: this aspect ran over the diff and found nothing to report.\n");
-        }
-        let mut new = 0;
-        let mut addressed = 0;
-        for f in sorted(&a.findings) {
-            match (mode, class(f)) {
-                (Mode::Incremental, Some("new")) => new += 1,
-                (_, None) => addressed += 1,
-                (_, Some(c)) => {
-                    s.push_str(&format!("- **{}**", f.severity.title()));
-                    if c == "unchanged" {
-                        s.push_str(" _(unchanged since last review)_");
-                    }
-                    finding_body(s, f);
-                }
-            }
-        }
-        if new > 0 {
-            s.push_str(&format!(
-                "- {new} new finding(s): listed under New above.\n"
-            ));
-        }
-        if addressed > 0 {
-            s.push_str(&format!(
-                "- {addressed} finding(s) reported again but treated as addressed: listed below, not raised.\n"
-            ));
-        }
-    }
-    if !a.rejected.is_empty() {
-        s.push_str(&format!(
-            "\n{} finding(s) broke the output contract and were rejected:\n",
-            a.rejected.len()
-        ));
-        for r in &a.rejected {
-            s.push_str(&format!("- #{}: {}\n", r.index + 1, r.reason));
-        }
-    }
+}
+
+fn section_notes(s: &mut String, a: &AspectOutcome) {
     let mut notes = Vec::new();
     if let Some(cut) = a.diff.as_ref().and_then(|d| d.cut_summary()) {
         notes.push(format!("Not everything was reviewed — {cut}."));
@@ -348,6 +549,47 @@ fn section(
     }
     if !notes.is_empty() {
         s.push_str(&format!("\n_{}_\n", notes.join(" ")));
+    }
+}
+
+/// The table's findings count: accepted findings, plus the unclassified ones when there are any.
+fn findings_cell(a: &AspectOutcome) -> String {
+    match a.rejected.len() {
+        0 => a.findings.len().to_string(),
+        r => format!("{} + {r} unclassified", a.findings.len()),
+    }
+}
+
+/// Findings that broke the output contract are never dropped from what the maintainer sees: each
+/// is listed under its aspect as unclassified, with its file and message (or, lacking a message,
+/// its raw entry) and the reason it was rejected.
+fn unclassified(s: &mut String, a: &AspectOutcome) {
+    if a.rejected.is_empty() {
+        return;
+    }
+    s.push_str(&format!(
+        "\n{} finding(s) broke the output contract; listed unclassified (no severity assigned):\n",
+        a.rejected.len()
+    ));
+    for r in &a.rejected {
+        let at = r.file.as_deref().map_or(String::new(), |f| {
+            format!(" `{}`", crate::sanitize::one_line(f).replace('`', "'"))
+        });
+        let what = match r.message.as_deref() {
+            Some(m) => indent(m),
+            None => {
+                let raw: String = crate::sanitize::one_line(&r.raw)
+                    .chars()
+                    .take(300)
+                    .collect();
+                format!("raw entry `{}`", raw.replace('`', "'"))
+            }
+        };
+        s.push_str(&format!(
+            "- **Unclassified**{at} — {what}\n  - _Rejected (entry #{}): {}._\n",
+            r.index + 1,
+            r.reason
+        ));
     }
 }
 
@@ -665,6 +907,51 @@ mod tests {
             "raised + not assessed are carried forward"
         );
         assert_eq!(meta.addressed.len(), 1);
+    }
+
+    #[test]
+    fn rejected_findings_are_listed_unclassified_and_never_no_findings() {
+        let mut run = sample();
+        run.aspects[1].rejected = vec![
+            crate::review::findings::Rejected {
+                index: 0,
+                reason:
+                    "unknown severity `urgent-ish` (expected critical, important or suggestion)"
+                        .into(),
+                raw: r#"{"severity":"urgent-ish","file":"a.rs","message":"Token logged."}"#.into(),
+                file: Some("a.rs".into()),
+                message: Some("Token logged.".into()),
+            },
+            crate::review::findings::Rejected {
+                index: 1,
+                reason: "not an object".into(),
+                raw: r#""just text""#.into(),
+                file: None,
+                message: None,
+            },
+        ];
+        let md = markdown(&run, &first_review(&run));
+        let conv = &md[md.find("### Conventions").unwrap()..md.find("### Security").unwrap()];
+        assert!(!conv.contains("No findings"), "{conv}");
+        assert!(
+            conv.contains("- **Unclassified** `a.rs` — Token logged."),
+            "{conv}"
+        );
+        assert!(
+            conv.contains("_Rejected (entry #1): unknown severity `urgent-ish`"),
+            "{conv}"
+        );
+        assert!(
+            conv.contains("- **Unclassified** — raw entry `\"just text\"`"),
+            "{conv}"
+        );
+        assert!(
+            md.contains("| Conventions | done | 0 + 2 unclassified |"),
+            "{md}"
+        );
+        let v = json(&run, &first_review(&run), &md);
+        assert_eq!(v["aspects"][1]["rejected"][0]["message"], "Token logged.");
+        assert_eq!(v["aspects"][1]["rejected"][1]["reason"], "not an object");
     }
 
     #[test]

@@ -1,7 +1,14 @@
-//! Findings: the contract with the model, and its strict parser.
+//! Findings: the contract with the model, and its tolerant parser.
 //!
-//! The model answers `{"findings": [{"severity", "file", "line"?, "message", "suggestedFix"?}]}`,
-//! either bare or inside one ```` ```json ```` fence. A reply that is not that JSON makes the aspect
+//! The model answers `{"findings": [{"severity", "file", "line"?, "message", "suggestedFix"?}]}`.
+//! [`contract_schema`] is that contract as a JSON Schema — the one place it is written down: the
+//! HTTP backends send it as structured output (`response_format` json_schema, or an Anthropic tool's
+//! `input_schema`), and [`parse_reply`] checks the same fields, severities and types.
+//!
+//! The parser is tolerant where real models stray and strict where it matters: the JSON object may
+//! stand alone, sit in a ```` ```json ```` fence, or come before or after prose; trailing commas are
+//! dropped; common severity words map onto the three levels ([`SEVERITY_SYNONYMS`], each mapping is
+//! reported in [`Parsed::note`]). A reply with no readable findings object makes the aspect
 //! *failed* (never "no findings"); a single bad finding is rejected with its reason and kept
 //! visible; a finding about a file outside the diff is kept and flagged.
 
@@ -47,6 +54,88 @@ impl Severity {
     fn parse(s: &str) -> Option<Severity> {
         Severity::ALL.into_iter().find(|v| v.as_str() == s)
     }
+
+    /// Reads a model's severity word: one of the three contract words (any case), or a synonym
+    /// from [`SEVERITY_SYNONYMS`]. The flag is true when a synonym was mapped.
+    pub fn read(word: &str) -> Option<(Severity, bool)> {
+        let w = word.trim().to_ascii_lowercase();
+        let w = w.trim_matches(|c: char| !c.is_ascii_alphanumeric());
+        if let Some(s) = Severity::parse(w) {
+            return Some((s, false));
+        }
+        let w = w.replace(['_', ' '], "-");
+        SEVERITY_SYNONYMS
+            .iter()
+            .find(|(syn, _)| *syn == w)
+            .map(|(_, s)| (*s, true))
+    }
+}
+
+/// Severity words models commonly use instead of the contract's three, and the level each maps
+/// to (matched case-insensitively; documented in docs/json-output.md). The rule: what must block
+/// the merge is critical, what is a real defect is important, everything graded below that — and
+/// "warning"/"medium", which the playbook's "when in doubt, pick the lower one" puts there — is a
+/// suggestion.
+pub const SEVERITY_SYNONYMS: &[(&str, Severity)] = &[
+    ("blocker", Severity::Critical),
+    ("blocking", Severity::Critical),
+    ("severe", Severity::Critical),
+    ("fatal", Severity::Critical),
+    ("showstopper", Severity::Critical),
+    ("high", Severity::Important),
+    ("major", Severity::Important),
+    ("error", Severity::Important),
+    ("bug", Severity::Important),
+    ("must-fix", Severity::Important),
+    ("medium", Severity::Suggestion),
+    ("moderate", Severity::Suggestion),
+    ("warning", Severity::Suggestion),
+    ("low", Severity::Suggestion),
+    ("minor", Severity::Suggestion),
+    ("nit", Severity::Suggestion),
+    ("nitpick", Severity::Suggestion),
+    ("trivial", Severity::Suggestion),
+    ("info", Severity::Suggestion),
+    ("informational", Severity::Suggestion),
+    ("note", Severity::Suggestion),
+    ("style", Severity::Suggestion),
+    ("optional", Severity::Suggestion),
+];
+
+/// The name under which the contract is sent as structured output (schema name, tool name).
+pub const CONTRACT_NAME: &str = "report_findings";
+
+/// The output contract as a JSON Schema, in the form OpenAI's strict structured output accepts
+/// (every property required, optional ones nullable, no additional properties); Anthropic takes the
+/// same object as a tool's `input_schema`. [`parse_reply`] checks these same fields.
+pub fn contract_schema() -> serde_json::Value {
+    let severities: Vec<&str> = Severity::ALL.iter().map(|s| s.as_str()).collect();
+    serde_json::json!({
+        "type": "object",
+        "properties": {
+            "findings": {
+                "type": "array",
+                "description": "One entry per problem; an empty array when the aspect found nothing.",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "severity": {"type": "string", "enum": severities},
+                        "file": {"type": "string", "description": "The path as shown in the diff."},
+                        "line": {
+                            "type": ["integer", "null"],
+                            "description": "A line (>= 1) of the new version, or null."
+                        },
+                        "message": {"type": "string", "description": "What is wrong, when, and why it matters."},
+                        "suggestedFix": {"type": ["string", "null"], "description": "The concrete change, or null."}
+                    },
+                    "required": ["severity", "file", "line", "message", "suggestedFix"],
+                    "additionalProperties": false
+                }
+            }
+        },
+        "required": ["findings"],
+        "additionalProperties": false
+    })
 }
 
 impl fmt::Display for Severity {
@@ -74,13 +163,19 @@ pub struct Finding {
     pub outside_diff: bool,
 }
 
-/// A finding the parser refused, with the reason and the raw JSON of the entry.
+/// A finding the parser refused, with the reason and the raw JSON of the entry. `file` and
+/// `message` are kept when the entry had them as text, so the review can still show it
+/// ("unclassified") instead of dropping it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Rejected {
     pub index: usize,
     pub reason: String,
     pub raw: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// A reply that followed the contract (its findings may still be partly rejected).
@@ -88,6 +183,23 @@ pub struct Rejected {
 pub struct Parsed {
     pub findings: Vec<Finding>,
     pub rejected: Vec<Rejected>,
+    /// Severity synonyms that were mapped: the word as written (lowercased), its level, how often.
+    pub mapped: std::collections::BTreeMap<String, (Severity, usize)>,
+}
+
+impl Parsed {
+    /// What the parser did that the maintainer should know (the severity words it mapped).
+    pub fn note(&self) -> Option<String> {
+        if self.mapped.is_empty() {
+            return None;
+        }
+        let each: Vec<String> = self
+            .mapped
+            .iter()
+            .map(|(word, (sev, n))| format!("`{word}` → {sev} ({n})"))
+            .collect();
+        Some(format!("severity words mapped: {}", each.join(", ")))
+    }
 }
 
 /// Why a whole reply was refused.
@@ -102,64 +214,184 @@ pub fn finding_id(aspect: Aspect, file: &str, message: &str) -> String {
     super::prior::finding_id(aspect.as_str(), file, message)
 }
 
-/// The JSON text of a reply: the whole reply when it is a JSON object, else the body of its first
-/// ```` ```json ```` (or bare ```` ``` ````) fence.
-fn json_text(reply: &str) -> Option<&str> {
+/// How many `{` positions of a reply are tried as the start of the object (a bound on the work a
+/// brace-heavy reply can cause).
+const MAX_OBJECT_STARTS: usize = 512;
+
+/// The candidate JSON texts of a reply, most likely first: the whole reply when it starts with
+/// `{`, the body of every ```` ``` ```` fence, then every balanced `{…}` span (string-aware), so an
+/// object before or after prose, or in a fence of any language, is found.
+fn candidates(reply: &str) -> Vec<&str> {
     let t = reply.trim();
+    let mut out = Vec::new();
     if t.starts_with('{') {
-        return Some(t);
+        out.push(t);
     }
-    let start = t.find("```")?;
-    let after = &t[start + 3..];
-    let nl = after.find('\n')?;
-    let lang = after[..nl].trim();
-    if !(lang.is_empty() || lang.eq_ignore_ascii_case("json")) {
-        return None;
+    let mut rest = t;
+    while let Some(start) = rest.find("```") {
+        let after = &rest[start + 3..];
+        let Some(nl) = after.find('\n') else { break };
+        let body = &after[nl + 1..];
+        let Some(end) = body.find("```") else { break };
+        out.push(body[..end].trim());
+        rest = &body[end + 3..];
     }
-    let body = &after[nl + 1..];
-    let end = body.find("```")?;
-    Some(body[..end].trim())
+    for (i, _) in t.match_indices('{').take(MAX_OBJECT_STARTS) {
+        if let Some(len) = balanced_len(&t[i..]) {
+            out.push(&t[i..i + len]);
+        }
+    }
+    out
 }
 
-/// Parses a model reply strictly. `diff_files` are the PR's changed paths.
+/// The length of the balanced `{…}` that `s` starts with (strings and escapes respected), or
+/// `None` when it is not closed.
+fn balanced_len(s: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut in_str = false;
+    let mut escaped = false;
+    for (i, c) in s.char_indices() {
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => in_str = true,
+            '{' | '[' => depth += 1,
+            '}' | ']' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return (c == '}').then_some(i + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `s` without commas that directly precede a closing `}` or `]` (outside strings).
+fn drop_trailing_commas(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.contains(',') {
+        return s.into();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    let mut in_str = false;
+    let mut escaped = false;
+    for (i, &c) in chars.iter().enumerate() {
+        if in_str {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+        } else if c == '"' {
+            in_str = true;
+        } else if c == ',' {
+            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
+            if matches!(next, Some('}' | ']')) {
+                continue;
+            }
+        }
+        out.push(c);
+    }
+    out.into()
+}
+
+/// The `findings` array of the first candidate that is an object with one; else why not.
+fn findings_array(reply: &str) -> Result<Vec<serde_json::Value>, ReplyError> {
+    let mut not_array = None;
+    let mut saw_object = false;
+    let mut other = None;
+    for text in candidates(reply) {
+        match serde_json::from_str::<serde_json::Value>(&drop_trailing_commas(text)) {
+            Ok(serde_json::Value::Object(mut obj)) => {
+                saw_object = true;
+                match obj.remove("findings") {
+                    Some(serde_json::Value::Array(list)) => return Ok(list),
+                    Some(_) => {
+                        not_array.get_or_insert_with(|| "`findings` is not an array".to_owned());
+                    }
+                    None => {}
+                }
+            }
+            Ok(_) => {
+                other.get_or_insert_with(|| "the reply's JSON is not an object".to_owned());
+            }
+            Err(e) if e.is_eof() => {
+                other.get_or_insert_with(|| {
+                    format!("the reply's JSON object is never closed (was the answer cut?): {e}")
+                });
+            }
+            Err(e) => {
+                other.get_or_insert_with(|| format!("the reply's JSON does not parse: {e}"));
+            }
+        }
+    }
+    let why = match (not_array, saw_object, other) {
+        (Some(e), _, _) => e,
+        (None, true, _) => "the reply's JSON has no `findings` field".to_owned(),
+        (None, false, Some(e)) => e,
+        (None, false, None) if reply.contains('{') => {
+            "the reply's JSON object is never closed (was the answer cut?)".to_owned()
+        }
+        (None, false, None) => {
+            "the reply holds no JSON object (neither bare, fenced nor within the text)".to_owned()
+        }
+    };
+    Err(ReplyError(why))
+}
+
+/// Parses a model reply (tolerantly, see the module doc). `diff_files` are the PR's changed paths.
 pub fn parse_reply(
     aspect: Aspect,
     reply: &str,
     diff_files: &HashSet<&str>,
 ) -> Result<Parsed, ReplyError> {
-    let text = json_text(reply).ok_or_else(|| {
-        ReplyError("the reply is neither a JSON object nor a ```json fenced block".into())
-    })?;
-    let value: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| ReplyError(format!("the reply's JSON does not parse: {e}")))?;
-    let obj = value
-        .as_object()
-        .ok_or_else(|| ReplyError("the reply's JSON is not an object".into()))?;
-    let list = obj
-        .get("findings")
-        .ok_or_else(|| ReplyError("the reply's JSON has no `findings` field".into()))?
-        .as_array()
-        .ok_or_else(|| ReplyError("`findings` is not an array".into()))?;
-
+    let list = findings_array(reply)?;
     let mut parsed = Parsed::default();
     for (index, entry) in list.iter().enumerate() {
         match parse_one(aspect, entry, diff_files) {
-            Ok(f) => parsed.findings.push(f),
-            Err(reason) => parsed.rejected.push(Rejected {
-                index,
-                reason,
-                raw: strip_untrusted(&entry.to_string()).text,
-            }),
+            Ok((f, mapped)) => {
+                if let Some(word) = mapped {
+                    parsed.mapped.entry(word).or_insert((f.severity, 0)).1 += 1;
+                }
+                parsed.findings.push(f);
+            }
+            Err(reason) => {
+                let keep = |key: &str| {
+                    entry
+                        .get(key)
+                        .and_then(|v| v.as_str())
+                        .map(|s| strip_untrusted(s).text.trim().to_owned())
+                        .filter(|s| !s.is_empty())
+                };
+                parsed.rejected.push(Rejected {
+                    index,
+                    reason,
+                    raw: strip_untrusted(&entry.to_string()).text,
+                    file: keep("file"),
+                    message: keep("message"),
+                });
+            }
         }
     }
     Ok(parsed)
 }
 
+/// One entry of `findings`, and the severity word when a synonym was mapped.
 fn parse_one(
     aspect: Aspect,
     entry: &serde_json::Value,
     diff_files: &HashSet<&str>,
-) -> Result<Finding, String> {
+) -> Result<(Finding, Option<String>), String> {
     let obj = entry.as_object().ok_or("not an object")?;
     let text = |key: &str, required: bool| -> Result<Option<String>, String> {
         match obj.get(key) {
@@ -179,24 +411,29 @@ fn parse_one(
         }
     };
     let severity_raw = text("severity", true)?.unwrap_or_default();
-    let severity = Severity::parse(&severity_raw).ok_or_else(|| {
+    let (severity, mapped) = Severity::read(&severity_raw).ok_or_else(|| {
         format!(
             "unknown severity `{}` (expected critical, important or suggestion)",
             crate::sanitize::one_line(&severity_raw)
         )
     })?;
+    let mapped = mapped.then(|| crate::sanitize::one_line(&severity_raw.to_lowercase()));
     let file = text("file", true)?.unwrap_or_default();
     let message = text("message", true)?.unwrap_or_default();
     let suggested_fix = text("suggestedFix", false)?;
     let line = match obj.get("line") {
         None | Some(serde_json::Value::Null) => None,
-        Some(v) => match v.as_u64() {
+        // A number written as text (`"41"`) is read as the number.
+        Some(v) => match v
+            .as_u64()
+            .or_else(|| v.as_str().and_then(|s| s.trim().parse().ok()))
+        {
             Some(n) if n >= 1 && n <= u64::from(u32::MAX) => Some(n as u32),
             _ => return Err(format!("`line` is not a positive integer: {v}")),
         },
     };
     let outside_diff = !diff_files.contains(file.as_str());
-    Ok(Finding {
+    let finding = Finding {
         id: finding_id(aspect, &file, &message),
         aspect,
         severity,
@@ -205,7 +442,8 @@ fn parse_one(
         message,
         suggested_fix,
         outside_diff,
-    })
+    };
+    Ok((finding, mapped))
 }
 
 #[cfg(test)]
@@ -256,7 +494,6 @@ mod tests {
             "[]",
             r#"{"issues": []}"#,
             r#"{"findings": {}}"#,
-            "```python\n{\"findings\": []}\n```",
             "```json\n{\"findings\": [\n",
         ] {
             assert!(parse(bad).is_err(), "{bad:?} should fail");
@@ -267,7 +504,7 @@ mod tests {
     fn bad_entries_are_rejected_with_a_reason() {
         let p = parse(
             r#"{"findings":[
-                {"severity":"blocker","file":"src/a.rs","message":"m"},
+                {"severity":"urgent-ish","file":"src/a.rs","message":"m"},
                 {"severity":"important","message":"no file"},
                 {"severity":"important","file":"src/a.rs"},
                 {"severity":"important","file":"src/a.rs","message":"m","line":-1},
@@ -282,7 +519,7 @@ mod tests {
         assert_eq!(
             reasons,
             [
-                "unknown severity `blocker` (expected critical, important or suggestion)",
+                "unknown severity `urgent-ish` (expected critical, important or suggestion)",
                 "missing `file`",
                 "missing `message`",
                 "`line` is not a positive integer: -1",
@@ -334,10 +571,228 @@ mod tests {
         );
     }
 
+    const ONE: &str = r#"{"findings":[{"severity":"important","file":"src/a.rs","line":3,"message":"m","suggestedFix":null}]}"#;
+
+    #[test]
+    fn json_after_or_before_prose_without_a_fence_parses() {
+        let bare = parse(ONE).unwrap();
+        assert_eq!(bare.findings.len(), 1);
+        for reply in [
+            format!("Here is my review of the correctness aspect:\n{ONE}"),
+            format!("{ONE}\n\nLet me know if you want more detail {{or not}}."),
+            format!("I looked at {{the retry loop}}. Result: {ONE} — done."),
+            format!("```rust\nfn x() {{}}\n```\nThe review:\n```javascript\n{ONE}\n```"),
+        ] {
+            assert_eq!(parse(&reply).unwrap(), bare, "{reply}");
+        }
+    }
+
+    #[test]
+    fn trailing_commas_are_tolerated_but_not_inside_strings() {
+        let p = parse(
+            r#"{"findings": [{"severity": "critical", "file": "src/a.rs", "message": "a ,] b",},],}"#,
+        )
+        .unwrap();
+        assert_eq!(p.findings.len(), 1);
+        assert_eq!(p.findings[0].message, "a ,] b");
+        assert_eq!(drop_trailing_commas(r#"[1, 2 , ]"#), "[1, 2  ]");
+        assert_eq!(drop_trailing_commas(r#""x,}""#), r#""x,}""#);
+    }
+
+    #[test]
+    fn severity_synonyms_map_onto_three_levels_and_are_noted() {
+        let p = parse(
+            r#"{"findings":[
+                {"severity":"high","file":"src/a.rs","message":"one"},
+                {"severity":"HIGH","file":"src/a.rs","message":"two"},
+                {"severity":"Blocker","file":"src/a.rs","message":"three"},
+                {"severity":"nit","file":"src/a.rs","message":"four"},
+                {"severity":"Critical","file":"src/a.rs","message":"five"}
+            ]}"#,
+        )
+        .unwrap();
+        let sev: Vec<Severity> = p.findings.iter().map(|f| f.severity).collect();
+        assert_eq!(
+            sev,
+            [
+                Severity::Important,
+                Severity::Important,
+                Severity::Critical,
+                Severity::Suggestion,
+                Severity::Critical
+            ]
+        );
+        assert_eq!(
+            p.note().as_deref(),
+            Some(
+                "severity words mapped: `blocker` → critical (1), `high` → important (2), `nit` → suggestion (1)"
+            )
+        );
+        assert!(p.rejected.is_empty());
+        assert_eq!(parse(ONE).unwrap().note(), None);
+        for (word, sev) in SEVERITY_SYNONYMS {
+            assert_eq!(Severity::read(word), Some((*sev, true)), "{word}");
+        }
+        assert_eq!(
+            Severity::read("Must Fix"),
+            Some((Severity::Important, true))
+        );
+        assert_eq!(Severity::read("whatever"), None);
+    }
+
+    #[test]
+    fn the_severity_table_is_documented() {
+        let doc = include_str!("../../docs/json-output.md");
+        for (word, sev) in SEVERITY_SYNONYMS {
+            assert!(
+                doc.contains(&format!("`{word}`")),
+                "{word} ({sev}) undocumented"
+            );
+        }
+        assert!(doc.contains(CONTRACT_NAME));
+        // The schema printed in the doc is the one sent (descriptions aside).
+        fn strip(v: &mut serde_json::Value) {
+            if let Some(o) = v.as_object_mut() {
+                o.remove("description");
+                o.values_mut().for_each(strip);
+            }
+        }
+        let at = doc.find("### The findings contract").unwrap();
+        let block = &doc[at..];
+        let start = block.find("```json\n").unwrap() + 8;
+        let end = start + block[start..].find("```").unwrap();
+        let mut documented: serde_json::Value = serde_json::from_str(&block[start..end]).unwrap();
+        let mut sent = contract_schema();
+        strip(&mut documented);
+        strip(&mut sent);
+        assert_eq!(documented, sent);
+    }
+
+    #[test]
+    fn a_line_written_as_text_is_read() {
+        let p = parse(r#"{"findings":[{"severity":"important","file":"src/a.rs","line":"41","message":"m"}]}"#)
+            .unwrap();
+        assert_eq!(p.findings[0].line, Some(41));
+    }
+
+    #[test]
+    fn rejected_entries_keep_their_file_and_message() {
+        let p = parse(r#"{"findings":[{"severity":"urgent-ish","file":"src/a.rs","message":"Loop never ends."}]}"#)
+            .unwrap();
+        let r = &p.rejected[0];
+        assert_eq!(
+            (r.file.as_deref(), r.message.as_deref()),
+            (Some("src/a.rs"), Some("Loop never ends."))
+        );
+    }
+
+    #[test]
+    fn reasons_say_what_is_wrong() {
+        let why = |r: &str| parse(r).unwrap_err().0;
+        assert!(why(r#"{"issues": []}"#).contains("no `findings` field"));
+        assert!(why(r#"{"findings": {}}"#).contains("not an array"));
+        assert!(why("{\"findings\": [\n").contains("never closed"));
+        assert!(why("{oops}").contains("does not parse"));
+        assert!(why("LGTM").contains("no JSON object"));
+    }
+
+    /// The schema and the parser are one contract: what the schema requires, the parser requires;
+    /// the severities are the same; every schema-valid entry is accepted.
+    #[test]
+    fn the_schema_is_the_contract_the_parser_checks() {
+        let schema = contract_schema();
+        let item = &schema["properties"]["findings"]["items"];
+        let enum_: Vec<&str> = item["properties"]["severity"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(enum_, ["critical", "important", "suggestion"]);
+        let props: Vec<&String> = item["properties"].as_object().unwrap().keys().collect();
+        let required: Vec<&str> = item["required"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            props.len(),
+            required.len(),
+            "strict: every property required"
+        );
+        let full = serde_json::json!({"severity": "important", "file": "src/a.rs", "line": 2,
+            "message": "m", "suggestedFix": "f"});
+        let one = |v: &serde_json::Value| {
+            parse(&serde_json::json!({"findings": [v]}).to_string()).unwrap()
+        };
+        assert_eq!(one(&full).findings.len(), 1);
+        for key in &required {
+            let nullable = item["properties"][key]["type"].is_array();
+            let mut v = full.clone();
+            v[*key] = serde_json::Value::Null;
+            let p = one(&v);
+            assert_eq!(p.findings.len(), usize::from(nullable), "{key} null");
+        }
+    }
+
+    fn finding_json() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        (
+            0usize..3,
+            "[a-z][a-z/._-]{0,20}",
+            proptest::option::of(1u32..100_000),
+            "\\PC{1,60}",
+            proptest::option::of("\\PC{0,40}"),
+            any::<bool>(),
+        )
+            .prop_map(|(sev, file, line, message, fix, trailing)| {
+                let q = |s: &str| serde_json::Value::from(s).to_string();
+                let mut fields = vec![
+                    format!("\"severity\": {}", q(Severity::ALL[sev].as_str())),
+                    format!("\"file\": {}", q(&file)),
+                    format!(
+                        "\"line\": {}",
+                        line.map_or("null".to_owned(), |l| l.to_string())
+                    ),
+                    format!("\"message\": {}", q(&message)),
+                ];
+                if let Some(fix) = fix {
+                    fields.push(format!("\"suggestedFix\": {}", q(&fix)));
+                }
+                let comma = if trailing { "," } else { "" };
+                format!("{{{}{comma}}}", fields.join(", "))
+            })
+    }
+
     proptest::proptest! {
         #[test]
         fn parser_never_panics(s in ".*") {
             let _ = parse(&s);
+        }
+
+        /// Valid contract JSON wrapped in arbitrary prose (before, after, fenced or not, trailing
+        /// commas or not) parses to the same findings as the bare JSON.
+        #[test]
+        fn contract_json_in_prose_parses_to_the_same_findings(
+            entries in proptest::collection::vec(finding_json(), 0..5),
+            before in ".{0,80}",
+            after in ".{0,80}",
+            fence in 0u8..3,
+            trailing in proptest::bool::ANY,
+        ) {
+            let comma = if trailing && !entries.is_empty() { "," } else { "" };
+            let strict = format!("{{\"findings\": [{}]}}", entries.join(", "));
+            let json = format!("{{\"findings\": [{}{comma}]}}", entries.join(", "));
+            let body = match fence {
+                0 => json,
+                1 => format!("```json\n{json}\n```"),
+                _ => format!("```\n{json}\n```"),
+            };
+            let reply = format!("{before}\n{body}\n{after}");
+            let expected = parse(&strict);
+            proptest::prop_assert!(expected.is_ok(), "{strict}");
+            proptest::prop_assert_eq!(parse(&reply), expected);
         }
     }
 }

@@ -1,12 +1,13 @@
 //! The aspect review engine: six reviewers (correctness, conventions, security, perf, tests,
-//! architecture) run as concurrent LLM calls over a PR's diff; their replies are parsed strictly
-//! into findings and composed into one `## PR Shepherd Review`. `prior` (earlier Shepherd
+//! architecture) run as concurrent LLM calls over a PR's diff; their replies are parsed
+//! tolerantly into findings (one contract, sent as structured output where the backend has it)
+//! and composed into one `## PR Shepherd Review`. `prior` (earlier Shepherd
 //! reviews read from the PR itself) and `classify` (new / unchanged / addressed) are pure.
 //!
 //! ```text
 //! PrMeta ─ prompt::build (playbook + aspect prompt + fenced, stripped, budgeted data)
 //!        ─ llm::LlmClient::complete (anthropic | openai | command | replay)
-//!        ─ findings::parse_reply (strict) ─ runner::ReviewRun ─ compose::{markdown, json}
+//!        ─ findings::parse_reply (tolerant) ─ runner::ReviewRun ─ compose::{markdown, json}
 //!                                                             └ ledger: <pr>/runs/<run-id>.json
 //! ```
 //!
@@ -37,6 +38,7 @@ pub mod aggregate;
 pub mod aspect;
 pub mod classify;
 pub mod compose;
+pub mod condense;
 pub mod findings;
 pub mod flow;
 pub mod llm;

@@ -112,16 +112,189 @@ pub enum MetaError {
     Invalid(String),
 }
 
-/// Reads the metadata block of a review body; `Ok(None)` when there is none.
+/// The metadata format version of a compact block (see [`render_meta_compact`]).
+pub const META_VERSION_COMPACT: u32 = 2;
+
+/// The metadata block in its compact form, for a review condensed to fit GitHub's comment
+/// limit: every finding keeps its id, aspect, severity, file and line (what the next review
+/// needs to classify it and to list it); messages are cut to `message_chars` characters (0 drops
+/// them). Files are written once, in a table; a finding is
+/// `[id without "PS-", aspect index or name, severity letter, file index, line or 0, message?]`.
+/// [`parse_meta`] reads both forms.
+pub fn render_meta_compact(meta: &ReviewMeta, message_chars: usize) -> String {
+    let mut files: Vec<String> = Vec::new();
+    let mut encode = |f: &MetaFinding| -> Vec<serde_json::Value> {
+        let file = match files.iter().position(|x| *x == f.file) {
+            Some(i) => i,
+            None => {
+                files.push(f.file.clone());
+                files.len() - 1
+            }
+        };
+        let aspect = match crate::review::Aspect::ALL
+            .iter()
+            .position(|a| a.as_str() == f.aspect)
+        {
+            Some(i) => serde_json::Value::from(i),
+            None => serde_json::Value::from(f.aspect.clone()),
+        };
+        let severity = match f.severity.as_str() {
+            "critical" => "c".to_owned(),
+            "important" => "i".to_owned(),
+            "suggestion" => "s".to_owned(),
+            other => other.to_owned(),
+        };
+        let mut v = vec![
+            serde_json::Value::from(f.id.strip_prefix("PS-").unwrap_or(&f.id)),
+            aspect,
+            serde_json::Value::from(severity),
+            serde_json::Value::from(file),
+            serde_json::Value::from(f.line.unwrap_or(0)),
+        ];
+        let message = shorten(&crate::sanitize::one_line(&f.message), message_chars);
+        if !message.is_empty() {
+            v.push(serde_json::Value::from(message));
+        }
+        v
+    };
+    let findings: Vec<_> = meta.findings.iter().map(&mut encode).collect();
+    let addressed: Vec<_> = meta.addressed.iter().map(&mut encode).collect();
+    let wire = serde_json::json!({
+        "version": META_VERSION_COMPACT,
+        "mode": meta.mode,
+        "headSha": meta.head_sha,
+        "triggerComment": meta.trigger_comment,
+        "compact": {"files": files, "findings": findings, "addressed": addressed},
+    });
+    let json = serde_json::to_string(&wire)
+        .unwrap_or_default()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e");
+    format!("{META_OPEN}{json}{META_CLOSE}")
+}
+
+/// `text` cut to `max` characters, ending with `…` when cut; empty for `max == 0`.
+pub fn shorten(text: &str, max: usize) -> String {
+    if max == 0 {
+        return String::new();
+    }
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// The metadata as written: the full form, or the compact one (`compact`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireMeta {
+    version: u32,
+    mode: Mode,
+    head_sha: String,
+    #[serde(default)]
+    trigger_comment: Option<u64>,
+    #[serde(default)]
+    findings: Vec<MetaFinding>,
+    #[serde(default)]
+    addressed: Vec<MetaFinding>,
+    #[serde(default)]
+    compact: Option<CompactWire>,
+}
+
+#[derive(Deserialize)]
+struct CompactWire {
+    #[serde(default)]
+    files: Vec<String>,
+    #[serde(default)]
+    findings: Vec<Vec<serde_json::Value>>,
+    #[serde(default)]
+    addressed: Vec<Vec<serde_json::Value>>,
+}
+
+fn decode_compact(files: &[String], v: &[serde_json::Value]) -> Result<MetaFinding, MetaError> {
+    let bad = || MetaError::Invalid(format!("a compact finding is malformed: {v:?}"));
+    let id = v.first().and_then(|x| x.as_str()).ok_or_else(bad)?;
+    let aspect = match v.get(1).ok_or_else(bad)? {
+        serde_json::Value::String(s) => s.clone(),
+        n => n
+            .as_u64()
+            .and_then(|i| crate::review::Aspect::ALL.get(usize::try_from(i).ok()?))
+            .map(|a| a.as_str().to_owned())
+            .ok_or_else(bad)?,
+    };
+    let severity = match v.get(2).and_then(|x| x.as_str()).ok_or_else(bad)? {
+        "c" => "critical".to_owned(),
+        "i" => "important".to_owned(),
+        "s" => "suggestion".to_owned(),
+        other => other.to_owned(),
+    };
+    let file = v
+        .get(3)
+        .and_then(|x| x.as_u64())
+        .and_then(|i| files.get(usize::try_from(i).ok()?))
+        .ok_or_else(bad)?
+        .clone();
+    let line = v
+        .get(4)
+        .and_then(|x| x.as_u64())
+        .and_then(|l| u32::try_from(l).ok())
+        .filter(|l| *l > 0);
+    let message = v
+        .get(5)
+        .and_then(|x| x.as_str())
+        .unwrap_or_default()
+        .to_owned();
+    Ok(MetaFinding {
+        id: if id.starts_with("PS-") {
+            id.to_owned()
+        } else {
+            format!("PS-{id}")
+        },
+        aspect,
+        severity,
+        file,
+        line,
+        message,
+    })
+}
+
+impl TryFrom<WireMeta> for ReviewMeta {
+    type Error = MetaError;
+
+    fn try_from(w: WireMeta) -> Result<ReviewMeta, MetaError> {
+        let mut meta = ReviewMeta {
+            version: w.version,
+            mode: w.mode,
+            head_sha: w.head_sha,
+            trigger_comment: w.trigger_comment,
+            findings: w.findings,
+            addressed: w.addressed,
+        };
+        if let Some(c) = w.compact {
+            for v in &c.findings {
+                meta.findings.push(decode_compact(&c.files, v)?);
+            }
+            for v in &c.addressed {
+                meta.addressed.push(decode_compact(&c.files, v)?);
+            }
+        }
+        Ok(meta)
+    }
+}
+
+/// Reads the metadata block of a review body (full or compact form); `Ok(None)` when there is
+/// none.
 pub fn parse_meta(body: &str) -> Result<Option<ReviewMeta>, MetaError> {
     let Some(start) = body.rfind(META_OPEN) else {
         return Ok(None);
     };
     let rest = &body[start + META_OPEN.len()..];
     let end = rest.find(META_CLOSE).ok_or(MetaError::Unclosed)?;
-    serde_json::from_str(&rest[..end])
-        .map(Some)
-        .map_err(|e| MetaError::Invalid(e.to_string()))
+    let wire: WireMeta =
+        serde_json::from_str(&rest[..end]).map_err(|e| MetaError::Invalid(e.to_string()))?;
+    ReviewMeta::try_from(wire).map(Some)
 }
 
 /// An earlier Shepherd review found on the PR.

@@ -272,6 +272,14 @@ pub async fn run_review_with_prior(
     run
 }
 
+/// Two remarks on one aspect as one note (`; `-separated).
+fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(format!("{a}; {b}")),
+        (a, b) => a.or(b),
+    }
+}
+
 fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
@@ -393,6 +401,7 @@ impl Job {
                 let files: HashSet<&str> = self.diff_files.iter().map(String::as_str).collect();
                 match parse_reply(aspect, &c.text, &files) {
                     Ok(parsed) => {
+                        out.note = join_notes(out.note.take(), parsed.note());
                         out.findings = parsed.findings;
                         if !parsed.rejected.is_empty() {
                             out.raw_reply = Some(c.text);

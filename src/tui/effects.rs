@@ -101,8 +101,8 @@ impl EffectRunner {
     /// Plans a post or posts (network for a live PR). Other effects: `None`.
     pub async fn perform_network(&self, effect: Effect) -> Option<Action> {
         match effect {
-            Effect::PlanPost { pr, bytes } => {
-                Some(Action::PostPlanned(self.plan_post(&pr, bytes).await))
+            Effect::PlanPost { pr, chars } => {
+                Some(Action::PostPlanned(self.plan_post(&pr, chars).await))
             }
             Effect::Post { pr, body } => Some(Action::Posted(self.post(&pr, &body).await)),
             Effect::OpenPr(opener) => Some(Action::PrOpened(self.open_pr(&opener).await)),
@@ -140,7 +140,7 @@ impl EffectRunner {
     }
 
     /// What a post would do, for the confirmation dialog.
-    async fn plan_post(&self, pr: &PrCoords, bytes: usize) -> Result<PostPreview, String> {
+    async fn plan_post(&self, pr: &PrCoords, chars: usize) -> Result<PostPreview, String> {
         let target = format!("{}/{}#{}", pr.owner, pr.repo, pr.number);
         match &self.post_to {
             PostDestination::Outbox => {
@@ -155,7 +155,7 @@ impl EffectRunner {
                 Ok(PostPreview {
                     target,
                     update,
-                    bytes,
+                    chars,
                     destination: format!("the outbox {}", self.outbox_path(pr)),
                 })
             }
@@ -171,7 +171,7 @@ impl EffectRunner {
                 Ok(PostPreview {
                     target,
                     update,
-                    bytes,
+                    chars,
                     destination: format!("GitHub, as @{}", live.own_login),
                 })
             }

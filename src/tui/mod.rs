@@ -313,7 +313,7 @@ mod tests {
         app.mode = app::InputMode::Confirm(review::Confirm::Post(review::PostPreview {
             target: "acme/rivet#482".to_owned(),
             update: None,
-            bytes: 10,
+            chars: 10,
             destination: "GitHub, as @shepherd-bot".to_owned(),
         }));
         let (tx, mut rx) = mpsc::unbounded_channel();

@@ -9,8 +9,9 @@ use ratatui_textarea::TextArea;
 
 use crate::policy::Mode;
 use crate::review::aggregate::{Aggregate, AggregateRequest, aggregate};
+use crate::review::condense::{self, BodySize};
 use crate::review::prior::PriorReviews;
-use crate::review::{Aspect, ReviewEvent, ReviewRun, compose};
+use crate::review::{Aspect, ReviewEvent, ReviewRun};
 use crate::sanitize::{one_line, sanitize};
 
 /// One aspect as the console shows it.
@@ -161,8 +162,18 @@ pub struct Composed {
     pub prior: PriorReviews,
     pub request: AggregateRequest,
     pub agg: Aggregate,
-    /// The body as it will be posted (sanitized: nothing hidden reaches the screen or the PR).
+    /// The body as it will be posted (sanitized: nothing hidden reaches the screen or the PR),
+    /// condensed when the full review is over GitHub's comment limit.
     pub body: String,
+    /// Whether `body` was condensed to fit, and the full review's length in characters.
+    pub condensed: bool,
+    pub full_chars: usize,
+}
+
+/// The review as it will be posted: (sanitized body, condensed, full length in characters).
+fn fitted_body(run: &ReviewRun, agg: &Aggregate) -> (String, bool, usize) {
+    let f = condense::fit(run, agg);
+    (sanitize(&f.body).into_owned(), f.condensed, f.full_chars)
 }
 
 impl Composed {
@@ -173,13 +184,15 @@ impl Composed {
         request: AggregateRequest,
     ) -> Composed {
         let agg = aggregate(&run, snapshot, &prior, &request);
-        let body = sanitize(&compose::markdown(&run, &agg)).into_owned();
+        let (body, condensed, full_chars) = fitted_body(&run, &agg);
         Composed {
             run,
             prior,
             request,
             agg,
             body,
+            condensed,
+            full_chars,
         }
     }
 
@@ -191,8 +204,13 @@ impl Composed {
         }
         let before = std::mem::take(&mut self.body);
         self.agg = aggregate(&self.run, snapshot, &self.prior, &self.request);
-        self.body = sanitize(&compose::markdown(&self.run, &self.agg)).into_owned();
+        (self.body, self.condensed, self.full_chars) = fitted_body(&self.run, &self.agg);
         before != self.body
+    }
+
+    /// The size of the body as a draft holds it (lines joined, no final newline).
+    pub fn draft_size(&self) -> BodySize {
+        BodySize::of(&self.body.lines().collect::<Vec<_>>().join("\n"))
     }
 
     /// The findings of the run, for the pane's cursor: (id, label).
@@ -243,6 +261,40 @@ impl DraftView {
     pub fn body(&self) -> String {
         self.editor.lines().join("\n")
     }
+
+    /// The draft's size against GitHub's comment limit.
+    pub fn size(&self) -> BodySize {
+        BodySize::of(&self.body())
+    }
+}
+
+/// The review pane's size line: the draft against GitHub's limit, whether it was condensed, and
+/// what `p` does when it is over. True when it is over.
+pub fn size_line(draft: &DraftView, composed: Option<&Composed>) -> (String, bool) {
+    let size = draft.size();
+    if !size.fits() {
+        let offer = match composed {
+            Some(c) if c.draft_size().fits() => "p offers to condense it",
+            _ => "shorten it (e)",
+        };
+        return (
+            format!(
+                "Size: {size} — {} over GitHub's limit: {offer}",
+                condense::thousands(size.over_by())
+            ),
+            true,
+        );
+    }
+    let condensed = composed.filter(|c| c.condensed && !draft.edited).map(|c| {
+        format!(
+            " · condensed from {} to fit (--format md prints the full review)",
+            condense::thousands(c.full_chars)
+        )
+    });
+    (
+        format!("Size: {size}{}", condensed.unwrap_or_default()),
+        false,
+    )
 }
 
 /// What a confirmed post will do, shown in the confirmation dialog.
@@ -252,7 +304,8 @@ pub struct PostPreview {
     pub target: String,
     /// `Some(id)`: update that comment; `None`: create one.
     pub update: Option<String>,
-    pub bytes: usize,
+    /// The body's length in characters.
+    pub chars: usize,
     /// Where it goes, e.g. "the outbox /state/o-r/1/outbox/comment.json".
     pub destination: String,
 }
@@ -262,6 +315,12 @@ pub struct PostPreview {
 pub enum Confirm {
     Post(PostPreview),
     Discard,
+    /// The draft is over GitHub's comment limit; `y` replaces it with the composed review,
+    /// condensed to fit (`condensed` characters).
+    Condense {
+        draft: BodySize,
+        condensed: usize,
+    },
     /// Posting is not allowed (a gate, or posting unavailable): says why; any key closes.
     Refused(String),
 }
@@ -338,5 +397,46 @@ mod tests {
         });
         assert_eq!(v.aspects[3].1, AspectView::Failed("x".into()));
         assert!(v.running());
+    }
+
+    #[test]
+    fn size_line_says_when_the_review_was_condensed() {
+        let run = ReviewRun {
+            run_id: "r".into(),
+            pr: "acme/rivet#482".into(),
+            head_sha: "abc".into(),
+            backend: "replay".into(),
+            model: "m".into(),
+            started_at: chrono::DateTime::from_timestamp(0, 0).unwrap_or_default(),
+            elapsed_ms: 0,
+            cancelled: false,
+            aspects: vec![],
+        };
+        let agg = Aggregate::first(&run);
+        let mut c = Composed {
+            run,
+            prior: PriorReviews::default(),
+            request: AggregateRequest::default(),
+            agg,
+            body: "## PR Shepherd Review\n\nshort\n".into(),
+            condensed: true,
+            full_chars: 457_205,
+        };
+        let mut d = DraftView::new(&c.body, "abc", None);
+        assert_eq!(
+            size_line(&d, Some(&c)),
+            (
+                "Size: 28 / 65,536 characters · condensed from 457,205 to fit (--format md prints \
+                 the full review)"
+                    .to_owned(),
+                false
+            )
+        );
+        // Edited: the size is the draft's own, nothing is claimed about condensing.
+        d.edited = true;
+        assert_eq!(size_line(&d, Some(&c)).0, "Size: 28 / 65,536 characters");
+        c.condensed = false;
+        d.edited = false;
+        assert_eq!(size_line(&d, None).0, "Size: 28 / 65,536 characters");
     }
 }

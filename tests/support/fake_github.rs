@@ -1,7 +1,8 @@
 //! A loopback GitHub for tests and the fetch measurement: a wiremock responder that serves one
 //! PR in GitHub's real answer shapes (GraphQL `data`/`errors`, `pageInfo` cursors, `__typename`
 //! authors, REST `pulls/{n}/files` with `Link` pagination, `x-ratelimit-*` headers), paging by
-//! the request's own variables, with injectable faults.
+//! the request's own variables, with injectable faults. Like GitHub, it refuses a comment body
+//! over 65,536 characters (REST 422 "body is too long", GraphQL "Body is too long").
 //!
 //! Shapes follow the real samples copied from ../shared/github (cli/cli `gh pr view` fixtures,
 //! triagebot REST recordings) and GitHub's schema.
@@ -20,6 +21,27 @@ pub const REPO: &str = "hello-world";
 pub const NUMBER: u64 = 42;
 /// A number that is an issue, not a PR.
 pub const ISSUE_NUMBER: u64 = 7;
+/// GitHub's limit on a comment body, in characters; the fake refuses longer bodies as GitHub does.
+pub const BODY_LIMIT: usize = 65_536;
+
+/// GitHub's REST answer to a comment body over the limit (422 Validation Failed).
+pub fn body_too_long_rest() -> ResponseTemplate {
+    ResponseTemplate::new(422).set_body_json(json!({
+        "message": "Validation Failed",
+        "errors": [{
+            "resource": "IssueComment",
+            "code": "custom",
+            "field": "body",
+            "message": "body is too long (maximum is 65536 characters)",
+        }],
+        "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
+        "status": "422",
+    }))
+}
+
+fn too_long(text: &str) -> bool {
+    text.chars().count() > BODY_LIMIT
+}
 
 /// `OWNER/REPO#number`: a PR (or issue) of the fake's repository, as the CLI takes it.
 pub fn pr_ref(number: u64) -> String {
@@ -196,7 +218,7 @@ impl FakePr {
 /// What the fake saw: one entry per request.
 #[derive(Debug, Clone)]
 pub struct Seen {
-    /// "pr", "thread", "viewer", "files", or "other".
+    /// "pr", "thread", "viewer", "mutation", "files", or "other".
     pub kind: &'static str,
     pub variables: Value,
     pub authorization: Option<String>,
@@ -398,6 +420,8 @@ impl Respond for Responder {
             "viewer"
         } else if query.contains("query InboxRepoPulls") {
             "open-pulls"
+        } else if query.trim_start().starts_with("mutation") {
+            "mutation"
         } else {
             "other"
         };
@@ -436,6 +460,11 @@ impl Respond for Responder {
                 "graphql",
                 remaining,
             ),
+            "mutation" => ResponseTemplate::new(200).set_body_json(mutation_answer(
+                st,
+                query,
+                &seen.variables,
+            )),
             "viewer" => ResponseTemplate::new(200).set_body_json(
                 json!({"data": {"viewer": {"login": st.viewer.lock().unwrap().clone()}}}),
             ),
@@ -695,6 +724,63 @@ fn open_pulls_answer(st: &State, v: &Value) -> Value {
     }}}})
 }
 
+/// Comment mutations (`addComment`, `updateIssueComment`, `addPullRequestReviewThreadReply`):
+/// a body over [`BODY_LIMIT`] is refused the way GitHub's GraphQL API does (the field is null, an
+/// UNPROCESSABLE error says "Body is too long"); `addComment` on the PR stores a conversation
+/// comment.
+fn mutation_answer(st: &State, query: &str, v: &Value) -> Value {
+    let field = [
+        "addPullRequestReviewThreadReply",
+        "updateIssueComment",
+        "addComment",
+    ]
+    .into_iter()
+    .find(|f| query.contains(f))
+    .unwrap_or("unknownMutation");
+    let input = v.get("input").unwrap_or(v);
+    let body = input.get("body").and_then(Value::as_str).unwrap_or("");
+    if too_long(body) {
+        return json!({
+            "data": {field: null},
+            "errors": [{
+                "type": "UNPROCESSABLE",
+                "path": [field],
+                "locations": [{"line": 2, "column": 3}],
+                "message": "Body is too long",
+            }]
+        });
+    }
+    match field {
+        "addComment" => {
+            let mut extra = st.extra_comments.lock().unwrap();
+            let db = FIRST_EXTRA_DB_ID + extra.len() as u64;
+            let id = format!("IC_kwDOX{db:08}");
+            extra.push((
+                db,
+                FComment {
+                    id: id.clone(),
+                    login: st.viewer.lock().unwrap().clone(),
+                    bot: false,
+                    association: "MEMBER",
+                    body: body.to_owned(),
+                    created: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    edited: None,
+                    minimized: None,
+                },
+            ));
+            let url = format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#issuecomment-{db}");
+            json!({"data": {"addComment": {"commentEdge": {"node": {"id": id, "url": url}}}}})
+        }
+        "addPullRequestReviewThreadReply" => json!({"data": {field: {"comment": {
+            "id": "PRRC_kwDOReply0001",
+            "url": format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}#discussion_r1"),
+        }}}}),
+        _ => {
+            json!({"data": {field: {"issueComment": {"id": input.get("id").cloned().unwrap_or(Value::Null)}}}})
+        }
+    }
+}
+
 fn thread_answer(st: &State, v: &Value) -> Value {
     // One aliased `tI: node(id: $idI)` per thread of the batch.
     let mut data = serde_json::Map::new();
@@ -840,6 +926,9 @@ impl Respond for RestResponder {
                     return ResponseTemplate::new(422)
                         .set_body_json(json!({"message": "Validation Failed"}));
                 };
+                if too_long(text) {
+                    return body_too_long_rest();
+                }
                 let mut extra = st.extra_comments.lock().unwrap();
                 let db = FIRST_EXTRA_DB_ID + extra.len() as u64;
                 let c = FComment {
@@ -872,6 +961,9 @@ impl Respond for RestResponder {
                     return ResponseTemplate::new(422)
                         .set_body_json(json!({"message": "Validation Failed"}));
                 };
+                if too_long(text) {
+                    return body_too_long_rest();
+                }
                 let viewer = st.viewer.lock().unwrap().clone();
                 let mut extra = st.extra_comments.lock().unwrap();
                 match extra.iter_mut().find(|(id, _)| *id == db) {

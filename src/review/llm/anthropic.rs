@@ -4,6 +4,7 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::json;
 
 use super::http::{self, RetryPolicy};
+use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{Completion, LlmError};
 use crate::review::prompt::Prompt;
 
@@ -19,6 +20,9 @@ pub struct AnthropicClient {
     pub(super) model: String,
     max_tokens: u32,
     retry: RetryPolicy,
+    /// Whether this server takes the forced findings tool (shared by clones: remembered for the
+    /// run).
+    shape: ShapeMemory,
 }
 
 impl std::fmt::Debug for AnthropicClient {
@@ -63,16 +67,41 @@ impl AnthropicClient {
             model,
             max_tokens,
             retry,
+            shape: ShapeMemory::default(),
         })
     }
 
+    /// Asks with the findings tool forced (falling back to text when the server rejects tools)
+    /// and asks again once when the answer was cut (see `structured::ask`).
     pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
-        let body = json!({
+        structured::ask(
+            Wire::Anthropic,
+            PROVIDER,
+            &self.shape,
+            Some(self.max_tokens),
+            |shape, max_tokens| self.send(prompt, shape, max_tokens.unwrap_or(self.max_tokens)),
+        )
+        .await
+    }
+
+    /// One request with `max_tokens` and the structured-output fields of `shape`.
+    ///
+    /// Streaming (issue 14): the forced tool's input then arrives as `input_json_delta` events;
+    /// feed them to `structured::ToolInputStream` and use its text where this uses
+    /// `structured::anthropic_tool_input`.
+    async fn send(
+        &self,
+        prompt: &Prompt,
+        shape: Shape,
+        max_tokens: u32,
+    ) -> Result<Completion, LlmError> {
+        let mut body = json!({
             "model": self.model,
-            "max_tokens": self.max_tokens,
+            "max_tokens": max_tokens,
             "system": prompt.system,
             "messages": [{"role": "user", "content": prompt.user}],
         });
+        structured::shape_anthropic(&mut body, shape);
         let answer = http::post_json(
             &self.http,
             PROVIDER,
@@ -86,7 +115,8 @@ impl AnthropicClient {
     }
 }
 
-/// The text blocks of a Messages API answer, joined, with the token usage.
+/// The findings of a Messages API answer — the forced tool's input as JSON text, else the text
+/// blocks joined — with the token usage.
 fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
     let blocks = answer
         .get("content")
@@ -95,23 +125,24 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
             provider: PROVIDER,
             detail: "no `content` array in the answer".into(),
         })?;
-    let text: String = blocks
-        .iter()
-        .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
-        .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
-        .collect::<Vec<_>>()
-        .join("");
+    let text: String = match structured::anthropic_tool_input(answer) {
+        Some(input) => input,
+        None => blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(|t| t.as_str()) == Some("text"))
+            .filter_map(|b| b.get("text").and_then(|t| t.as_str()))
+            .collect::<Vec<_>>()
+            .join(""),
+    };
     let usage = answer.get("usage");
     let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(|v| v.as_u64());
-    let note = match answer.get("stop_reason").and_then(|s| s.as_str()) {
-        Some("max_tokens") => Some("the answer was cut at max_tokens".to_owned()),
-        _ => None,
-    };
+    let truncated = answer.get("stop_reason").and_then(|s| s.as_str()) == Some("max_tokens");
     Ok(Completion {
         text,
         input_tokens: tokens("input_tokens"),
         output_tokens: tokens("output_tokens"),
-        note,
+        note: None,
+        truncated,
     })
 }
 

@@ -12,6 +12,7 @@ mod command;
 mod http;
 mod openai;
 mod replay;
+mod structured;
 
 use std::time::Duration;
 
@@ -22,6 +23,7 @@ pub use command::CommandClient;
 pub use http::RetryPolicy;
 pub use openai::OpenAiClient;
 pub use replay::ReplayClient;
+pub use structured::{MAX_TOKENS_CAP, Shape, larger_max_tokens};
 
 use super::aspect::Aspect;
 use super::prompt::Prompt;
@@ -45,6 +47,10 @@ pub struct Completion {
     /// Something the backend wants said about this answer (e.g. which recorded step replayed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The provider stopped at the token limit (`finish_reason: length`, `stop_reason:
+    /// max_tokens`): the answer is cut and is asked again (see `structured::ask`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,6 +76,12 @@ pub enum LlmError {
     /// The provider's answer is not the wire format expected.
     #[error("unexpected answer from {provider}: {detail}")]
     Protocol {
+        provider: &'static str,
+        detail: String,
+    },
+    /// The answer was cut at the token limit, also when asked again with a larger one.
+    #[error("the answer from {provider} was cut at the token limit: {detail}")]
+    Cut {
         provider: &'static str,
         detail: String,
     },

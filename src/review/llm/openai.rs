@@ -5,6 +5,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::json;
 
 use super::http::{self, RetryPolicy};
+use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{Completion, LlmError};
 use crate::review::prompt::Prompt;
 
@@ -19,6 +20,8 @@ pub struct OpenAiClient {
     pub(super) model: String,
     max_tokens: Option<u32>,
     retry: RetryPolicy,
+    /// Which structured-output shape this server takes (shared by clones: remembered for the run).
+    shape: ShapeMemory,
 }
 
 impl std::fmt::Debug for OpenAiClient {
@@ -62,10 +65,30 @@ impl OpenAiClient {
             model,
             max_tokens,
             retry,
+            shape: ShapeMemory::default(),
         })
     }
 
+    /// Asks with structured output (falling back when the server rejects it) and asks again once
+    /// when the answer was cut (see `structured::ask`).
     pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
+        structured::ask(
+            Wire::OpenAi,
+            PROVIDER,
+            &self.shape,
+            self.max_tokens,
+            |shape, max_tokens| self.send(prompt, shape, max_tokens),
+        )
+        .await
+    }
+
+    /// One request: `max_tokens` (when set) and the structured-output fields of `shape`.
+    async fn send(
+        &self,
+        prompt: &Prompt,
+        shape: Shape,
+        max_tokens: Option<u32>,
+    ) -> Result<Completion, LlmError> {
         let mut body = json!({
             "model": self.model,
             "messages": [
@@ -73,9 +96,10 @@ impl OpenAiClient {
                 {"role": "user", "content": prompt.user},
             ],
         });
-        if let (Some(n), Some(obj)) = (self.max_tokens, body.as_object_mut()) {
+        if let (Some(n), Some(obj)) = (max_tokens, body.as_object_mut()) {
             obj.insert("max_tokens".into(), json!(n));
         }
+        structured::shape_openai(&mut body, shape);
         let answer = http::post_json(
             &self.http,
             PROVIDER,
@@ -109,15 +133,13 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
         .to_owned();
     let usage = answer.get("usage");
     let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(|v| v.as_u64());
-    let note = match choice.get("finish_reason").and_then(|s| s.as_str()) {
-        Some("length") => Some("the answer was cut at max_tokens".to_owned()),
-        _ => None,
-    };
+    let truncated = choice.get("finish_reason").and_then(|s| s.as_str()) == Some("length");
     Ok(Completion {
         text,
         input_tokens: tokens("prompt_tokens"),
         output_tokens: tokens("completion_tokens"),
-        note,
+        note: None,
+        truncated,
     })
 }
 

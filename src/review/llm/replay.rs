@@ -35,6 +35,7 @@ impl ReplayClient {
             output_tokens: found.output_tokens,
             note: (found.step != self.step)
                 .then(|| format!("replayed the answer recorded for step {}", found.step)),
+            truncated: false,
         })
     }
 }

@@ -78,17 +78,43 @@ impl RawResponse {
         })
     }
 
-    /// GitHub's `message` field of an error body, when there is one.
+    /// GitHub's `message` of an error body with the reasons in its `errors[]` (REST
+    /// `errors[].message`, or `code` and `field`; GraphQL `errors[].message`), sanitized to one
+    /// line: `Validation Failed: body is too long (maximum is 65536 characters)`. The status
+    /// line's reason when the body says nothing.
     pub fn message(&self) -> String {
         #[derive(Deserialize)]
         struct Msg {
             message: Option<String>,
+            #[serde(default)]
+            errors: Vec<Value>,
         }
-        serde_json::from_slice::<Msg>(&self.body)
-            .ok()
-            .and_then(|m| m.message)
-            .map(|m| crate::sanitize::one_line(&m).chars().take(300).collect())
-            .unwrap_or_else(|| self.status.canonical_reason().unwrap_or("").to_owned())
+        let reason = |e: &Value| -> Option<String> {
+            match e {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(o) => o
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+                    .or_else(|| {
+                        let code = o.get("code").and_then(Value::as_str)?;
+                        let field = o.get("field").and_then(Value::as_str).unwrap_or("");
+                        Some(format!("{field} {code}").trim().to_owned())
+                    }),
+                _ => None,
+            }
+        };
+        let Ok(m) = serde_json::from_slice::<Msg>(&self.body) else {
+            return self.status.canonical_reason().unwrap_or("").to_owned();
+        };
+        let reasons: Vec<String> = m.errors.iter().filter_map(reason).collect();
+        let text = match (m.message, reasons.is_empty()) {
+            (Some(msg), true) => msg,
+            (Some(msg), false) => format!("{msg}: {}", reasons.join("; ")),
+            (None, false) => reasons.join("; "),
+            (None, true) => return self.status.canonical_reason().unwrap_or("").to_owned(),
+        };
+        crate::sanitize::one_line(&text).chars().take(500).collect()
     }
 }
 
@@ -523,5 +549,46 @@ mod tests {
             rate_limit_wait(&h, &RateLimit::default()),
             Duration::from_secs(60)
         );
+    }
+
+    fn answer(status: u16, body: &str) -> RawResponse {
+        RawResponse {
+            status: StatusCode::from_u16(status).unwrap_or(StatusCode::IM_A_TEAPOT),
+            headers: HeaderMap::new(),
+            body: body.as_bytes().to_vec(),
+        }
+    }
+
+    #[test]
+    fn error_messages_say_why() {
+        // REST: the validation reason is in errors[].message.
+        let r = answer(
+            422,
+            r#"{"message":"Validation Failed","errors":[{"resource":"IssueComment","code":"custom","field":"body","message":"body is too long (maximum is 65536 characters)"}],"documentation_url":"https://docs.github.com/rest"}"#,
+        );
+        let e = http_error(&r, "creating the review comment").to_string();
+        assert_eq!(
+            e,
+            "creating the review comment: GitHub answered HTTP 422: Validation Failed: body is too long (maximum is 65536 characters)"
+        );
+        // Only a code and a field; a GraphQL-shaped body; a plain message; nothing.
+        let r = answer(
+            422,
+            r#"{"message":"Validation Failed","errors":[{"resource":"Issue","code":"missing_field","field":"title"}]}"#,
+        );
+        assert_eq!(r.message(), "Validation Failed: title missing_field");
+        let r = answer(400, r#"{"errors":[{"message":"Body is too long"}]}"#);
+        assert_eq!(r.message(), "Body is too long");
+        assert_eq!(
+            answer(404, r#"{"message":"Not Found"}"#).message(),
+            "Not Found"
+        );
+        assert_eq!(answer(502, "<html>").message(), "Bad Gateway");
+        // GitHub's text is untrusted: sanitized to one visible line.
+        let r = answer(
+            422,
+            r#"{"message":"Validation Failed","errors":["bad\u001b[2J\nthing"]}"#,
+        );
+        assert_eq!(r.message(), "Validation Failed: bad␛[2J thing");
     }
 }

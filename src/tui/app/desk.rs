@@ -10,6 +10,7 @@ use crate::policy::{GateDecision, Mode as ReviewMode};
 use crate::pr::{PrMeta, Snapshot};
 use crate::publish::{PostAction, Posted};
 use crate::review::aggregate::AggregateRequest;
+use crate::review::condense::thousands;
 use crate::review::prior::PriorReviews;
 use crate::review::{ReviewEvent, ReviewRun};
 use crate::tui::keymap::KeyCommand;
@@ -248,9 +249,25 @@ impl ReviewDesk {
             )));
             return;
         }
+        // GitHub refuses a body over its limit: say so before the confirm box, with the count,
+        // and offer the composed review condensed to fit when there is one.
+        let size = d.size();
+        if !size.fits() {
+            *ctx.mode = InputMode::Confirm(match &self.composed {
+                Some(c) if c.draft_size().fits() => Confirm::Condense {
+                    draft: size,
+                    condensed: c.draft_size().chars,
+                },
+                _ => Confirm::Refused(format!(
+                    "not posting: the draft is {size}, {} over GitHub's limit; shorten it (e)",
+                    thousands(size.over_by())
+                )),
+            });
+            return;
+        }
         ctx.fx.push(Effect::PlanPost {
             pr: snap.pr.coords(),
-            bytes: d.body().len(),
+            chars: size.chars,
         });
     }
 
@@ -476,6 +493,19 @@ impl ReviewDesk {
                 ctx.fx.push(Effect::DiscardDraft {
                     pr: snap.pr.coords(),
                 });
+            }
+            (Confirm::Condense { condensed, .. }, true) => {
+                if let Some(c) = &self.composed {
+                    self.draft = Some(DraftView::new(&c.body, &snap.pr.head_sha, None));
+                    ctx.fx.extend(self.draft_effect(snap, ctx.now));
+                    ctx.say(format!(
+                        "the draft is now the review condensed to {} characters; p posts it",
+                        thousands(condensed)
+                    ));
+                }
+            }
+            (Confirm::Condense { .. }, false) => {
+                ctx.say("draft kept; it is over GitHub's limit: e edits it")
             }
             (Confirm::Post(_), false) => ctx.say("not posted"),
             (Confirm::Discard, false) => ctx.say("draft kept"),

@@ -189,7 +189,8 @@ pub enum Effect {
     /// Find out what posting would do (create or update which comment).
     PlanPost {
         pr: PrCoords,
-        bytes: usize,
+        /// The body's length in characters (GitHub's limit counts characters).
+        chars: usize,
     },
     /// Post `body` (only ever after the maintainer confirmed the dialog).
     Post {
@@ -673,7 +674,7 @@ mod tests {
         app.mode = InputMode::Confirm(crate::tui::review::Confirm::Post(PostPreview {
             target: "acme/rivet#482".to_owned(),
             update: None,
-            bytes: 1,
+            chars: 1,
             destination: "the outbox".to_owned(),
         }));
         let fx = app.update(Action::Confirmed(true));

@@ -14,9 +14,10 @@ use unicode_width::UnicodeWidthChar;
 use super::app::{App, Drawn, Focus, Group, InputMode, Pane, Row};
 use super::highlight::plain_hunk;
 use super::keymap::{COMMANDS, KeyCommand, Keymap};
-use super::review::{AspectView, Confirm};
+use super::review::{AspectView, Confirm, size_line};
 use super::theme::Theme;
 use crate::pr::{Association, Comment, Item, ReviewState};
+use crate::review::condense::{BodySize, COMMENT_LIMIT, thousands};
 use crate::sanitize::{one_line, sanitize};
 
 mod detail;

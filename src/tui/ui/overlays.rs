@@ -116,7 +116,13 @@ pub(super) fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &T
                     Some(id) => format!("Action: update comment {}", one_line(id)),
                     None => "Action: create a new comment".to_owned(),
                 },
-                format!("Body: {} bytes", p.bytes),
+                format!(
+                    "Body: {}",
+                    BodySize {
+                        chars: p.chars,
+                        limit: COMMENT_LIMIT,
+                    }
+                ),
                 format!("To: {}", one_line(&p.destination)),
                 String::new(),
                 "y posts · any other key cancels".to_owned(),
@@ -128,6 +134,23 @@ pub(super) fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &T
                 "The draft is removed from the ledger; nothing is posted.".to_owned(),
                 String::new(),
                 "y discards · any other key keeps it".to_owned(),
+            ],
+        ),
+        Confirm::Condense { draft, condensed } => (
+            " Too long for GitHub ",
+            vec![
+                format!("The draft is {draft}:"),
+                format!(
+                    "{} over GitHub's comment limit; GitHub would refuse it.",
+                    thousands(draft.over_by())
+                ),
+                format!(
+                    "y replaces it with the review condensed to fit ({} characters);",
+                    thousands(*condensed)
+                ),
+                "your edits to the draft are lost.".to_owned(),
+                String::new(),
+                "y condenses · any other key keeps the draft".to_owned(),
             ],
         ),
         Confirm::Refused(why) => (

@@ -101,6 +101,11 @@ pub(super) fn draw_review(
     } else if d.edited && d.restored.is_none() {
         lines.push(Line::styled("edited · autosaved", theme.dim));
     }
+    let (size, over) = size_line(d, app.pr.desk.composed.as_ref());
+    lines.push(Line::styled(
+        size,
+        if over { theme.notice } else { theme.dim },
+    ));
     if !app.pr.desk.gate.post {
         lines.push(Line::styled(
             format!("posting blocked: {}", one_line(&app.pr.desk.gate.reason)),
