@@ -68,7 +68,9 @@ fn bench(c: &mut Criterion) {
             .as_ref()
             .ok()
             .and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.stdout).ok())
-            .map(|v| v["complete"] == true && v["prs"].as_array().map(Vec::len) == Some(n as usize));
+            .map(|v| {
+                v["complete"] == true && v["prs"].as_array().map(Vec::len) == Some(n as usize)
+            });
         eprintln!(
             "inbox {n} PRs (binary): ok={ok} complete={complete:?} requests={} wall={:.0} ms peak RSS={} KiB",
             fake.requests(),
