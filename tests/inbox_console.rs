@@ -114,3 +114,50 @@ fn sort_and_sections_keys() {
         .unwrap();
     assert_eq!(hist.shepherd.state, ShepherdState::Stale);
 }
+
+#[test]
+fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
+    use pr_shepherd::tui::app::Action;
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter");
+    h.press("Enter");
+    assert_eq!(h.app.screen, Screen::Pr);
+    // A run in flight reports its progress line (as the effect runner does while it runs).
+    h.app
+        .update(Action::ReviewProgress(Some("review: 2/6 aspects".into())));
+    h.app.pr.desk.progress = Some("review: 2/6 aspects".into());
+    h.press("q");
+    assert_eq!(h.app.screen, Screen::Inbox);
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains("acme/rivet#482"))
+        .unwrap_or_default();
+    assert!(row.contains("[review: 2/6 aspects]"), "{screen}");
+    // Another PR waits while the run goes on; the same PR reopens as it was.
+    h.press("/");
+    h.press("Esc");
+    h.press("g");
+    let first = h
+        .app
+        .inbox
+        .as_ref()
+        .unwrap()
+        .selected_row()
+        .unwrap()
+        .listed
+        .coords
+        .number;
+    if first != 482 {
+        h.press("Enter");
+        assert_eq!(h.app.screen, Screen::Inbox);
+        assert!(
+            h.screen().contains("a review is running on"),
+            "{}",
+            h.screen()
+        );
+    }
+}
