@@ -61,6 +61,7 @@ fn inbox_spec(
         Some(p)
             if !p.contains('#')
                 && !p.contains("://")
+                && !p.ends_with(".json")
                 && !std::path::Path::new(p).exists()
                 && super::inbox::repo_arg(p).is_ok() =>
         {
