@@ -48,7 +48,7 @@ fn bench(c: &mut Criterion) {
     for n in [150u64, 1000] {
         let (server, fake) = rt.block_on(FakeInbox::start(queue(n)));
         let started = Instant::now();
-        let out = rt.block_on(
+        let out = rt.block_on(async {
             tokio::process::Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
                 .env_clear()
                 .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -60,8 +60,9 @@ fn bench(c: &mut Criterion) {
                 .arg("--config")
                 .arg(&config)
                 .args(["inbox", &format!("{OWNER}/{REPO}"), "--format", "json"])
-                .output(),
-        );
+                .output()
+                .await
+        });
         let took = started.elapsed();
         let ok = out.as_ref().is_ok_and(|o| o.status.success());
         let complete = out
