@@ -39,6 +39,7 @@ fn big_app() -> App {
         list_height: 14,
         detail_height: 20,
         detail_lines: 0,
+        detail_scroll: 0,
     }));
     // Somewhere in the middle of the list.
     for _ in 0..700 {

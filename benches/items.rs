@@ -41,6 +41,7 @@ fn bench(c: &mut Criterion) {
         all: false,
         markers: MarkerPlan::Write,
         marker_problems: vec![],
+        kept: Default::default(),
     };
     let mut group = c.benchmark_group("items_10k");
     group.sample_size(20);

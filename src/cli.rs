@@ -85,10 +85,123 @@ Seen markers are written only after the listing has been written and flushed wit
     Event(EventArgs),
     /// Poll a repository's open PRs and review new pushes and triggers per the gates.
     Watch(WatchArgs),
+    /// Reply to, resolve or unresolve a review thread (live: as the credentials' own account;
+    /// fixtures: into the outbox in the state dir).
+    #[command(subcommand, after_help = THREAD_AFTER_HELP)]
+    Thread(ThreadCommand),
+    /// Where the config file is, the effective settings, or a commented default file.
+    #[command(subcommand, after_help = CONFIG_AFTER_HELP)]
+    Config(ConfigCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to standard output.
+    #[command(after_help = COMPLETIONS_AFTER_HELP)]
+    Completions(CompletionsArgs),
+    /// Print the man page (roff) to standard output, or write one page per subcommand to a folder.
+    #[command(after_help = MAN_AFTER_HELP)]
+    Man(ManArgs),
     /// The open PRs of repositories, a search or a fixture directory, each with its new and
     /// edited items, Shepherd's review state and its gate decision. Marks nothing seen.
     #[command(after_help = INBOX_AFTER_HELP)]
     Inbox(InboxArgs),
+}
+
+const CONFIG_AFTER_HELP: &str = "\
+The config file is --config PATH, else config.toml in the platform config dir
+($XDG_CONFIG_HOME/pr-shepherd, default ~/.config/pr-shepherd, on Linux). Every key, its type,
+default and an example: docs/config.md.";
+
+const COMPLETIONS_AFTER_HELP: &str = "\
+Install (the file names are what each shell looks for):
+  bash  pr-shepherd completions bash > ~/.local/share/bash-completion/completions/pr-shepherd
+  zsh   pr-shepherd completions zsh > ~/.zfunc/_pr-shepherd   (with fpath+=(~/.zfunc) before compinit)
+  fish  pr-shepherd completions fish > ~/.config/fish/completions/pr-shepherd.fish
+  elvish, powershell: source the output from the shell's startup file.";
+
+const MAN_AFTER_HELP: &str = "\
+Install: pr-shepherd man > ~/.local/share/man/man1/pr-shepherd.1 (then `man pr-shepherd`), or
+pr-shepherd man --dir ~/.local/share/man/man1 for a page per subcommand as well.";
+
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the path of the config file in use (--config, else the platform config dir).
+    Path,
+    /// Print the effective configuration as TOML: every setting with its default, and which
+    /// values came from the file.
+    Show,
+    /// Write a commented default config file (every key, commented out). Refuses to overwrite an
+    /// existing file (exit 2).
+    Init,
+}
+
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write pr-shepherd.1 and a page per subcommand (pr-shepherd-items.1, …) into DIR instead of
+    /// printing the one page.
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+}
+
+const THREAD_AFTER_HELP: &str = "\
+THREAD_ID is a review thread's node id (PRRT_…), as `items` lists it. Live, the reply is posted with
+GraphQL addPullRequestReviewThreadReply (resolveReviewThread / unresolveReviewThread) as the account
+of the credentials; a retry after a lost answer looks at the thread first, so a reply never goes out
+twice; your own reply is recorded as seen. Offline (a fixture), the action is appended to
+<state>/<owner>-<repo>/<pr>/outbox/threads.json.
+
+Exit codes: 2 for an unknown or non-thread id, an empty reply or one over GitHub's 65,536-character
+limit (nothing is sent); 1 when GitHub refuses (a locked PR: its reason) or cannot be reached.";
+
+#[derive(Debug, Subcommand)]
+pub enum ThreadCommand {
+    /// Reply to a review thread.
+    Reply {
+        #[command(flatten)]
+        target: ThreadTarget,
+        /// The reply's text.
+        #[arg(
+            long,
+            value_name = "TEXT",
+            conflicts_with = "body_file",
+            required_unless_present = "body_file"
+        )]
+        body: Option<String>,
+        /// Read the reply's text from FILE (`-` for standard input).
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+    },
+    /// Mark a review thread resolved.
+    Resolve {
+        #[command(flatten)]
+        target: ThreadTarget,
+    },
+    /// Mark a review thread unresolved.
+    Unresolve {
+        #[command(flatten)]
+        target: ThreadTarget,
+    },
+}
+
+/// The PR and thread every `thread` command names.
+#[derive(Debug, Args)]
+pub struct ThreadTarget {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// The review thread's node id (PRRT_…).
+    #[arg(value_name = "THREAD_ID")]
+    pub thread_id: String,
+    /// For a fixture with history: the PR as of step K (0 = the initial snapshot, the default).
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
 }
 
 const INBOX_AFTER_HELP: &str = "\
@@ -219,6 +332,9 @@ pub struct RecordArgs {
     /// The fixture file to write.
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    /// No progress on stderr (it is shown, per page, only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 const REVIEW_AFTER_HELP: &str = "\
@@ -227,7 +343,7 @@ OPENAI_BASE_URL; also Ollama, vLLM, llama.cpp, OpenRouter via --llm-url), comman
 prompt on stdin, answer on stdout), replay (the fixture's recorded answers; the default for
 fixtures). Without --llm a live PR uses anthropic when ANTHROPIC_API_KEY is set, else openai.
 
-Progress goes to stderr when it is a terminal. Each run is stored in the state dir as
+Progress (a line per aspect) goes to stderr when it is a terminal, unless --quiet. Each run is stored in the state dir as
 <owner>-<repo>/<pr>/runs/<run-id>.json. Exit code 3 when any aspect failed or timed out (the
 review is still printed). JSON: docs/json-output.md.";
 
@@ -338,4 +454,7 @@ pub struct ReviewArgs {
     pub trigger_comment: Option<String>,
     #[command(flatten)]
     pub llm: LlmOptions,
+    /// No progress on stderr (it is shown, per aspect, only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }

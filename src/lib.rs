@@ -29,6 +29,7 @@ pub mod output;
 pub mod par;
 pub mod policy;
 pub mod pr;
+pub mod progress;
 pub mod publish;
 pub mod review;
 pub mod sanitize;

@@ -119,6 +119,7 @@ fn opts() -> ListingOptions {
         all: false,
         markers: MarkerPlan::Write,
         marker_problems: vec![],
+        kept: Default::default(),
     }
 }
 

@@ -357,7 +357,12 @@ fn state_show_and_clear() {
     let md = stdout(&run(&env, &["state", "show"]));
     assert!(md.contains("18 seen marker(s)"), "{md}");
     let clear = run(&env, &["state", "clear"]);
-    assert!(stdout(&clear).contains("18 file(s) removed"));
+    // 18 markers and the 18 texts kept beside them.
+    assert!(
+        stdout(&clear).contains("36 file(s) removed"),
+        "{}",
+        stdout(&clear)
+    );
     assert_eq!(json(&env, &[])["counts"]["new"], 18);
 }
 

@@ -16,7 +16,7 @@ use pr_shepherd::pr::PrMeta;
 use pr_shepherd::review::compose::{first_review, markdown};
 use pr_shepherd::review::findings::{CONTRACT_NAME, contract_schema};
 use pr_shepherd::review::llm::{
-    AnthropicClient, CommandClient, LlmClient, OpenAiClient, RetryPolicy,
+    AnthropicClient, CommandClient, LlmClient, NoEvents, OpenAiClient, RetryPolicy,
 };
 use pr_shepherd::review::prompt::Prompts;
 use pr_shepherd::review::{
@@ -188,11 +188,20 @@ struct Model {
     seen: Mutex<Vec<Seen>>,
 }
 
-fn prompt_text(body: &Value) -> String {
-    let mut out = String::new();
-    if let Some(s) = body.get("system").and_then(Value::as_str) {
-        out.push_str(s);
+/// A string, or the texts of an array of content blocks (Anthropic's cache-marked form).
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(blocks)) => blocks
+            .iter()
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
     }
+}
+
+fn prompt_text(body: &Value) -> String {
+    let mut out = text_of(body.get("system"));
     for m in body
         .get("messages")
         .and_then(Value::as_array)
@@ -200,7 +209,7 @@ fn prompt_text(body: &Value) -> String {
         .flatten()
     {
         out.push('\n');
-        out.push_str(m.get("content").and_then(Value::as_str).unwrap_or(""));
+        out.push_str(&text_of(m.get("content")));
     }
     out
 }
@@ -485,8 +494,8 @@ async fn the_request_carries_the_one_contract_schema() {
         &Prompts::embedded(),
         60_000,
     );
-    assert!(openai.complete(&prompt).await.is_err());
-    assert!(anthropic.complete(&prompt).await.is_err());
+    assert!(openai.complete(&prompt, &NoEvents).await.is_err());
+    assert!(anthropic.complete(&prompt, &NoEvents).await.is_err());
     let b = bodies.lock().unwrap().clone();
     assert_eq!(b.len(), 2);
     assert_eq!(

@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use support::env::TestEnv;
 use support::fake_github::{BODY_LIMIT, FakeGitHub, FakePr, NUMBER, OWNER, REPO, pr_ref};
 use support::llm::StandInLlm;
-use support::{stderr, stdout};
+use support::{stderr, stdout, stdout_json};
 use wiremock::MockServer;
 
 const TOKEN: &str = "ghp_CondenseLoopbackToken0123456789ab";
@@ -52,20 +52,7 @@ fn many_findings() -> Vec<Value> {
 }
 
 async fn shepherd(env: &TestEnv, gh: &MockServer, llm: &StandInLlm, args: &[&str]) -> Output {
-    env.bin_async()
-        .env("GH_TOKEN", TOKEN)
-        .env("GITHUB_API_URL", gh.uri())
-        .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .args(args)
-        .args(llm.args())
-        .output()
-        .await
-        .unwrap()
-}
-
-fn json_of(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(o), stderr(o)))
+    support::live_run(env, &gh.uri(), TOKEN, llm, args).await
 }
 
 #[tokio::test]
@@ -78,7 +65,7 @@ async fn hundreds_of_findings_post_condensed_and_update_in_place_all_unchanged()
 
     let first = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
-    let v = json_of(&first);
+    let v = stdout_json(&first);
     assert_eq!(v["posted"]["action"], "created");
     assert_eq!(v["posted"]["condensed"], true);
     let findings = v["findings"].as_array().map(Vec::len).unwrap_or(0);
@@ -131,7 +118,7 @@ async fn hundreds_of_findings_post_condensed_and_update_in_place_all_unchanged()
     // comment is updated in place.
     let second = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
-    let v = json_of(&second);
+    let v = stdout_json(&second);
     assert_eq!(v["mode"], "incremental");
     assert_eq!(v["counts"]["unchanged"], 6 * PER_ASPECT);
     assert_eq!(v["counts"]["new"], 0);

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use support::env::TestEnv;
 use support::fake_github::{FakeGitHub, FakePr, NUMBER, pr_ref};
 use support::llm::StandInLlm;
-use support::{stderr, stdout};
+use support::{stderr, stdout, stdout_json};
 use wiremock::MockServer;
 
 const TOKEN: &str = "ghp_PostLoopbackToken0123456789abcdef";
@@ -21,20 +21,7 @@ fn unhandled_error() -> Value {
 }
 
 async fn shepherd(env: &TestEnv, gh: &MockServer, llm: &StandInLlm, args: &[&str]) -> Output {
-    env.bin_async()
-        .env("GH_TOKEN", TOKEN)
-        .env("GITHUB_API_URL", gh.uri())
-        .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .args(args)
-        .args(llm.args())
-        .output()
-        .await
-        .unwrap()
-}
-
-fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(o), stderr(o)))
+    support::live_run(env, &gh.uri(), TOKEN, llm, args).await
 }
 
 #[tokio::test]
@@ -45,7 +32,7 @@ async fn post_creates_then_updates_the_one_comment() {
     let args = ["review", &pr_ref(NUMBER), "--post", "--format", "json"];
     let first = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
-    let v = json(&first);
+    let v = stdout_json(&first);
     assert_eq!(v["posted"]["action"], "created");
     assert_eq!(v["mode"], "full");
     let own = fake.own_reviews();
@@ -59,7 +46,7 @@ async fn post_creates_then_updates_the_one_comment() {
 
     let second = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
-    let v = json(&second);
+    let v = stdout_json(&second);
     assert_eq!(v["posted"]["action"], "updated");
     assert_eq!(v["posted"]["commentId"], own[0].0.to_string());
     // The first review was read back from the PR: the finding is now unchanged.
@@ -87,7 +74,7 @@ async fn a_lookalike_by_another_author_is_never_edited() {
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v = json(&out);
+    let v = stdout_json(&out);
     assert_eq!(v["posted"]["action"], "created");
     assert_ne!(v["posted"]["commentId"], mallory.to_string());
     let comments = fake.extra_comments();
@@ -115,7 +102,7 @@ async fn a_lost_create_answer_then_retry_leaves_one_comment() {
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v = json(&out);
+    let v = stdout_json(&out);
     assert_eq!(
         v["posted"]["action"], "updated",
         "the retry found the stored comment"
@@ -168,7 +155,7 @@ async fn a_trigger_comment_cuts_off_sets_the_mode_and_is_idempotent() {
     ];
     let first = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
-    let v = json(&first);
+    let v = stdout_json(&first);
     assert_eq!(v["mode"], "full", "`/review all` asks for a full review");
     assert_eq!(v["triggerComment"], trigger);
     assert_eq!(v["posted"]["action"], "created");
@@ -179,7 +166,7 @@ async fn a_trigger_comment_cuts_off_sets_the_mode_and_is_idempotent() {
     // The same trigger again: the same comment is updated, never a second one.
     let second = shepherd(&env, &gh, &llm, &args).await;
     assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
-    assert_eq!(json(&second)["posted"]["action"], "updated");
+    assert_eq!(stdout_json(&second)["posted"]["action"], "updated");
     assert_eq!(fake.own_reviews().len(), 1);
 
     // The trigger's body (and anything after it) never reached a prompt.
@@ -225,7 +212,7 @@ async fn a_trigger_by_node_id_works_and_a_contributor_trigger_is_refused() {
     )
     .await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(json(&out)["triggerComment"], member);
+    assert_eq!(stdout_json(&out)["triggerComment"], member);
 
     let out = shepherd(
         &env,

@@ -214,7 +214,8 @@ pub(super) async fn run(
     };
     let coords = snapshot.pr.coords();
     let ledger = ctx.ledger()?;
-    let seen = ledger.load_seen(&coords)?;
+    let mut seen = ledger.load_seen(&coords)?;
+    ledger.attach_kept(&coords, &snapshot, &mut seen);
     let marks = if !snapshot.is_complete() {
         Err("the snapshot is incomplete".to_owned())
     } else {

@@ -7,7 +7,7 @@ use crate::cli::{Format, ItemsArgs};
 use crate::error::CliError;
 use crate::output::items::{ListingOptions, MarkerPlan, markdown, write_json};
 use crate::source;
-use crate::triage::{marks, triage};
+use crate::triage::{edited_pairs, kept_texts, marks, triage};
 
 pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> {
     let ledger = ctx.ledger();
@@ -23,6 +23,10 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
         _ => ledger.load_seen(&coords)?,
     };
     let triaged = triage(&snapshot, &seen.markers);
+    // What the edited items looked like when last seen (a missing kept text shows no diff).
+    let kept = ledger
+        .load_kept(&coords, edited_pairs(&snapshot, &triaged, &seen.markers))
+        .unwrap_or_default();
 
     let markers = if args.peek {
         MarkerPlan::Peek
@@ -42,6 +46,7 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
             .iter()
             .map(|p| format!("{}: {}", p.path.display(), p.reason))
             .collect(),
+        kept,
     };
     // Deliver first; only a listing that was written and flushed without error marks anything.
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
@@ -60,6 +65,10 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
     match markers {
         MarkerPlan::Write => {
             let now = chrono::Utc::now().timestamp();
+            // The texts first: one whose marker is then not written is ignored on reading.
+            if let Err(e) = ledger.keep_texts(&coords, &kept_texts(&snapshot, &triaged)) {
+                eprintln!("warning: the texts of seen items were not kept: {e}");
+            }
             if let Err(e) = ledger.mark_seen(&coords, &marks(&snapshot, &triaged), now) {
                 eprintln!("warning: seen markers were not saved: {e}");
             }

@@ -1,5 +1,7 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
+mod completions;
+mod config_cmd;
 mod console;
 mod event;
 mod fixture;
@@ -9,6 +11,7 @@ mod live;
 mod record;
 mod review;
 mod state;
+mod thread;
 mod watch;
 
 use std::io::Write;
@@ -75,6 +78,16 @@ impl Context {
 
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> Result<(), CliError> {
+    // These work whatever the config file holds, or before there is one (`config init`, or
+    // `config path` for a --config file still to be written): they need no context.
+    match &cli.command {
+        Some(Command::Config(cmd)) => {
+            return config_cmd::run(cmd, cli.config.as_deref(), cli.theme.as_deref());
+        }
+        Some(Command::Completions(args)) => return completions::completions(args),
+        Some(Command::Man(args)) => return completions::man(args),
+        _ => {}
+    }
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
         None => {
@@ -94,6 +107,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Event(args)) => event::run(&ctx, args).await,
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
         Some(Command::Inbox(args)) => inbox::run(&ctx, args).await,
+        Some(Command::Thread(cmd)) => thread::run(&ctx, cmd).await,
+        // Handled above, before the context.
+        Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),
     }
 }
 

@@ -17,6 +17,16 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
     };
     let started = std::time::Instant::now();
     let gh = super::live::client(ctx, &coords).await?;
+    // One progress line per page that came back, when stderr is a terminal (and no --quiet).
+    let progress = crate::progress::Progress::stderr(args.quiet);
+    let gh = if progress.is_enabled() {
+        let pages = progress.counter(None);
+        gh.with_page_hook(std::sync::Arc::new(move |what: &str| {
+            pages.tick(&format!("fetched {what}"));
+        }))
+    } else {
+        gh
+    };
     let snapshot = gh.fetch_snapshot(&coords).await?;
     if !snapshot.is_complete() {
         // A fixture has no notion of "incomplete": replaying it would mark items seen that were

@@ -3,8 +3,6 @@
 //! a [`HeadlessReview`], which [`execute`] prepares through the one review flow
 //! ([`crate::review::flow`]), runs with progress on stderr, saves, composes, posts and prints.
 
-use std::io::IsTerminal;
-
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -75,7 +73,7 @@ async fn review_fixture(
     };
     let triggered = trigger_of(&snapshot, args.trigger_comment.as_deref())?;
     let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
-    let review = ReviewSetup {
+    let mut review = ReviewSetup {
         snapshot,
         triggered,
         full: args.all,
@@ -90,6 +88,7 @@ async fn review_fixture(
         format: args.format,
     }
     .build()?;
+    review.quiet = args.quiet;
     execute(ctx, review).await.map(|_| ())
 }
 
@@ -112,7 +111,7 @@ async fn review_live(
     let triggered = trigger_of(&snapshot, args.trigger_comment.as_deref())?;
     let gate = policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit);
     let own_login = gh.viewer_login().await?;
-    let review = ReviewSetup {
+    let mut review = ReviewSetup {
         snapshot,
         triggered,
         full: args.all,
@@ -124,6 +123,7 @@ async fn review_live(
         format: args.format,
     }
     .build()?;
+    review.quiet = args.quiet;
     execute(ctx, review).await.map(|_| ())
 }
 
@@ -244,6 +244,7 @@ impl<'a> ReviewSetup<'a> {
             llm,
             format,
             extra_json: None,
+            quiet: false,
         })
     }
 }
@@ -371,6 +372,8 @@ pub(crate) struct HeadlessReview<'a> {
     pub format: Format,
     /// A field added to the JSON document (event mode's decision).
     pub extra_json: Option<(&'static str, serde_json::Value)>,
+    /// `--quiet`: no progress on stderr even on a terminal.
+    pub quiet: bool,
 }
 
 /// What posting did: the post, or why not (an error fails the command, a note does not).
@@ -400,6 +403,7 @@ pub(crate) async fn execute(
         llm,
         format,
         extra_json,
+        quiet,
     } = review;
     let prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
@@ -413,7 +417,7 @@ pub(crate) async fn execute(
     .map_err(|e| CliError::usage(e.to_string()))?;
     warn_unreadable_metadata(&prepared);
 
-    let run = run_with_progress(&prepared).await;
+    let run = run_with_progress(&prepared, quiet).await;
     if run.cancelled {
         return Err(CliError::runtime(
             "review cancelled; nothing was printed or saved",
@@ -465,10 +469,11 @@ fn warn_unreadable_metadata(prepared: &PreparedReview) {
     }
 }
 
-/// Runs the aspects with progress on stderr (when it is a terminal); Ctrl-C cancels the run.
-async fn run_with_progress(prepared: &PreparedReview) -> ReviewRun {
+/// Runs the aspects with progress on stderr (when it is a terminal and not `quiet`); Ctrl-C
+/// cancels the run.
+async fn run_with_progress(prepared: &PreparedReview, quiet: bool) -> ReviewRun {
     let (tx, rx) = mpsc::unbounded_channel();
-    let progress = tokio::spawn(show_progress(rx, std::io::stderr().is_terminal()));
+    let progress = tokio::spawn(show_progress(rx, crate::progress::Progress::stderr(quiet)));
     let cancel = CancellationToken::new();
     let on_ctrl_c = {
         let cancel = cancel.clone();
@@ -590,14 +595,21 @@ fn incomplete_error(run: &ReviewRun) -> Option<CliError> {
     )))
 }
 
-/// Prints state changes to stderr when it is a terminal; otherwise only drains the channel.
-async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool) {
+/// Prints each aspect's final state as it comes, `[n/6] aspect: …`, when `progress` is enabled
+/// (stderr a terminal, no `--quiet`); otherwise only drains the channel.
+async fn show_progress(
+    mut rx: mpsc::UnboundedReceiver<ReviewEvent>,
+    progress: crate::progress::Progress,
+) {
+    let aspects = progress.counter(Some(crate::review::aspect::Aspect::ALL.len()));
     while let Some(ev) = rx.recv().await {
-        if !show {
+        if !progress.is_enabled() {
             continue;
         }
         let line = match ev {
-            ReviewEvent::Queued { .. } | ReviewEvent::Running { .. } => continue,
+            ReviewEvent::Queued { .. }
+            | ReviewEvent::Running { .. }
+            | ReviewEvent::Streaming { .. } => continue,
             ReviewEvent::Done {
                 aspect,
                 findings,
@@ -615,10 +627,14 @@ async fn show_progress(mut rx: mpsc::UnboundedReceiver<ReviewEvent>, show: bool)
             }
             ReviewEvent::Cancelled { aspect } => format!("{aspect}: cancelled"),
             ReviewEvent::Finished(run) => {
-                format!("review finished in {:.1} s", run.elapsed_ms as f64 / 1000.0)
+                aspects.note(&format!(
+                    "review finished in {:.1} s",
+                    run.elapsed_ms as f64 / 1000.0
+                ));
+                continue;
             }
         };
-        eprintln!("{line}");
+        aspects.tick(&line);
     }
 }
 

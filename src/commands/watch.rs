@@ -23,7 +23,7 @@ use crate::pr::{Item, PrCoords, Snapshot, validate_owner, validate_repo};
 use crate::review::prior::prior_reviews;
 use crate::source::github::GitHub;
 use crate::source::github::batch::{ListSpec, list_open};
-use crate::triage::{counts, marks, triage};
+use crate::triage::{counts, edited_pairs, kept_texts, marks, triage};
 
 /// What watch remembers per PR (`<state>/<owner>-<repo>/<pr>/watch.json`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -341,12 +341,19 @@ impl Watcher<'_> {
         let triaged = triage(snapshot, &seen.markers);
         let (new, edited, _) = counts(&triaged);
         if new + edited > 0 && snapshot.incomplete.is_empty() {
+            let kept = self
+                .ledger
+                .load_kept(coords, edited_pairs(snapshot, &triaged, &seen.markers))
+                .unwrap_or_default();
             let opts = ListingOptions {
                 all: false,
                 markers: MarkerPlan::Write,
                 marker_problems: Vec::new(),
+                kept,
             };
             super::emit(&markdown(snapshot, &triaged, &opts))?;
+            self.ledger
+                .keep_texts(coords, &kept_texts(snapshot, &triaged))?;
             self.ledger
                 .mark_seen(coords, &marks(snapshot, &triaged), Utc::now().timestamp())?;
         }

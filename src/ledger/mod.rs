@@ -4,6 +4,10 @@
 //! ```text
 //! <state>/<owner>-<repo>/<pr>/seen/<sha256-hex-of-id>.json  seen markers (seen.rs, marker.rs)
 //! <state>/<owner>-<repo>/<pr>/seen-index       a derived cache of the markers (seen_index.rs)
+//! <state>/<owner>-<repo>/<pr>/seen-text/<sha256-hex-of-id>.json  the text last marked seen,
+//!                                              bounded per item (kept.rs)
+//! <state>/<owner>-<repo>/<pr>/outbox/threads.json  offline thread replies/resolutions (threads.rs)
+//! <state>/<owner>-<repo>/<pr>/reply-draft.json  the console's unposted thread reply (threads.rs)
 //! <state>/<owner>-<repo>/<pr>/runs/<run-id>.json   stored runs: review runs (runs.rs)
 //! <state>/<owner>-<repo>/<pr>/draft.json       the composer's unposted review (draft.rs)
 //! <state>/<owner>-<repo>/<pr>/outbox/comment.json  the offline "posted" comment (draft.rs)
@@ -17,10 +21,12 @@
 //! ([`StoredRun`]).
 
 mod draft;
+mod kept;
 mod marker;
 mod runs;
 mod seen;
 mod seen_index;
+mod threads;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -30,9 +36,11 @@ use thiserror::Error;
 use crate::pr::{PrCoords, RefError};
 
 pub use draft::Draft;
+pub use kept::{KEPT_DIR, KeptComment, KeptText, MAX_KEPT_CHARS};
 pub use marker::Marker;
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkerProblem, SeenSet};
+pub use threads::{ReplyDraft, ThreadAction, ThreadActionKind, ThreadOutbox};
 
 /// The environment variable that chooses the state dir.
 pub const STATE_DIR_ENV: &str = "PR_SHEPHERD_STATE_DIR";

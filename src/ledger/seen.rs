@@ -22,6 +22,8 @@ pub struct SeenSet {
     pub problems: Vec<MarkerProblem>,
     /// How many of `markers` came from the derived index rather than their files.
     pub from_index: usize,
+    /// The kept texts of edited items ([`Ledger::attach_kept`]), by id; empty until attached.
+    pub kept: HashMap<String, super::KeptText>,
 }
 
 /// Reads one marker file whose name (without `.json`) is `stem`.
@@ -182,6 +184,38 @@ impl Ledger {
             .map(|m| (m.id.clone(), m))
             .collect();
         Ok(set)
+    }
+
+    /// Loads the kept texts of the snapshot's edited items (a marker with another hash) into
+    /// `seen.kept`, so a view can show what changed. Unreadable texts are left out.
+    pub fn attach_kept(&self, pr: &PrCoords, snapshot: &crate::pr::Snapshot, seen: &mut SeenSet) {
+        let markers = &seen.markers;
+        let edited: Vec<(String, String)> =
+            crate::par::map_chunks(&snapshot.items, 512, |_, part| {
+                part.iter()
+                    .filter_map(|item| {
+                        let m = markers.get(item.id())?;
+                        (m.body_hash != item.body_hash())
+                            .then(|| (item.id().to_owned(), m.body_hash.clone()))
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .into_iter()
+            .flatten()
+            .collect();
+        let wanted = edited.iter().map(|(a, b)| (a.as_str(), b.as_str()));
+        if let Ok(kept) = self.load_kept(pr, wanted) {
+            seen.kept = kept;
+        }
+    }
+
+    /// The marker of one item, if it has a usable one (read from its file).
+    pub fn load_marker(&self, pr: &PrCoords, id: &str) -> Result<Option<Marker>, LedgerError> {
+        let path = self.seen_dir(pr)?.join(marker_file_name(id));
+        Ok(std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<Marker>(&b).ok())
+            .filter(|m| m.id == id))
     }
 
     /// Records that these items (id, current body hash) were surfaced at `now`. A new marker

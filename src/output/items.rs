@@ -6,9 +6,12 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use std::collections::HashMap;
+
+use crate::ledger::KeptText;
 use crate::pr::{Comment, Item, Origin, Snapshot, Status, time};
 use crate::sanitize::sanitize;
-use crate::triage::{Freshness, Triaged, counts};
+use crate::triage::{Changes, DiffLine, Freshness, Triaged, changes, counts, line_diff};
 
 /// What the listing says about seen markers, decided before it is rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +31,15 @@ pub struct ListingOptions {
     pub markers: MarkerPlan,
     /// Marker files that could not be read (their items count as new).
     pub marker_problems: Vec<String>,
+    /// The kept texts of edited items (what they were when last seen), by id.
+    pub kept: HashMap<String, KeptText>,
+}
+
+impl ListingOptions {
+    /// What changed in an item since it was last seen (`None` unless it is edited).
+    fn changes(&self, item: &Item, t: &Triaged) -> Option<Changes> {
+        changes(item, t.freshness, self.kept.get(item.id()))
+    }
 }
 
 /// The badges of an item, in display order (freshness first).
@@ -103,7 +115,23 @@ fn comment_header(c: &Comment) -> String {
     h
 }
 
-fn item_markdown(out: &mut String, item: &Item, t: &Triaged) {
+/// A line diff of a body as last seen against now, as a fenced `diff` block.
+fn diff_markdown(out: &mut String, before: &str, after: &str) {
+    let (before, after) = (sanitize(before), sanitize(after));
+    out.push_str("_Changed since the last look:_\n\n```diff\n");
+    for l in line_diff(&before, &after) {
+        let (sign, text) = match l {
+            DiffLine::Same(t) => (' ', t),
+            DiffLine::Removed(t) => ('-', t),
+            DiffLine::Added(t) => ('+', t),
+        };
+        // A fence inside the text must not close the block.
+        let _ = writeln!(out, "{sign}{}", text.replace("```", "`\u{200b}``"));
+    }
+    out.push_str("```\n\n");
+}
+
+fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Changes>) {
     let badges = badges(item, t.freshness)
         .iter()
         .map(|b| format!("`{b}`"))
@@ -139,21 +167,36 @@ fn item_markdown(out: &mut String, item: &Item, t: &Triaged) {
                 if i > 0 {
                     out.push('\n');
                 }
-                let _ = writeln!(out, "{}\n", comment_header(c));
-                quote(out, &c.body);
+                let is_new = changes.is_some_and(|ch| ch.is_new_comment(&c.id));
+                let _ = writeln!(
+                    out,
+                    "{}{}\n",
+                    comment_header(c),
+                    if is_new { " · **NEW**" } else { "" }
+                );
+                match changes.and_then(|ch| ch.previous_comment_body(&c.id)) {
+                    Some(before) => diff_markdown(out, before, &c.body),
+                    None => quote(out, &c.body),
+                }
             }
         }
         Item::Comment(c) => {
             if let Some(e) = c.last_edited_at {
                 let _ = writeln!(out, "_edited {}_\n", ts(e));
             }
-            quote(out, &c.body);
+            match changes.and_then(|ch| ch.previous_body.as_deref()) {
+                Some(before) => diff_markdown(out, before, &c.body),
+                None => quote(out, &c.body),
+            }
         }
         Item::Review(r) => {
             if let Some(e) = r.last_edited_at {
                 let _ = writeln!(out, "_edited {}_\n", ts(e));
             }
-            quote(out, &r.body);
+            match changes.and_then(|ch| ch.previous_body.as_deref()) {
+                Some(before) => diff_markdown(out, before, &r.body),
+                None => quote(out, &r.body),
+            }
         }
     }
     out.push('\n');
@@ -219,7 +262,7 @@ pub fn markdown(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions)
         }
         for t in members {
             if let Some(item) = snapshot.items.get(t.index) {
-                item_markdown(out, item, t);
+                item_markdown(out, item, t, opts.changes(item, t).as_ref());
             }
         }
     };
@@ -300,6 +343,40 @@ struct ItemOut<'a> {
     review_state: Option<&'static str>,
     body: &'a str,
     comments: CommentsOut<'a>,
+    changes: Option<ChangesOut>,
+}
+
+/// `changes` of an edited item: the documented pair, plus the edited thread comments.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ChangesOut {
+    previous_body: Option<String>,
+    new_comments: Vec<String>,
+    edited_comments: Vec<EditedOut>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct EditedOut {
+    id: String,
+    previous_body: Option<String>,
+}
+
+impl From<Changes> for ChangesOut {
+    fn from(c: Changes) -> Self {
+        ChangesOut {
+            previous_body: c.previous_body,
+            new_comments: c.new_comments,
+            edited_comments: c
+                .edited_comments
+                .into_iter()
+                .map(|e| EditedOut {
+                    id: e.id,
+                    previous_body: e.previous_body,
+                })
+                .collect(),
+        }
+    }
 }
 
 /// A thread's comments, serialized straight from the snapshot (no list built per item).
@@ -311,7 +388,7 @@ impl Serialize for CommentsOut<'_> {
     }
 }
 
-fn item_out<'a>(item: &'a Item, t: &'a Triaged) -> ItemOut<'a> {
+fn item_out<'a>(item: &'a Item, t: &'a Triaged, opts: &ListingOptions) -> ItemOut<'a> {
     let (path, line, original_line, diff_hunk, comments) = match item {
         Item::Thread(th) => (
             Some(th.path.as_str()),
@@ -343,6 +420,7 @@ fn item_out<'a>(item: &'a Item, t: &'a Triaged) -> ItemOut<'a> {
         review_state: item.review_state().map(|s| s.as_str()),
         body: item.body(),
         comments,
+        changes: opts.changes(item, t).map(ChangesOut::from),
     }
 }
 
@@ -413,7 +491,7 @@ pub fn json<'a>(
         head: json_head(snapshot, triaged, opts),
         items: triaged
             .iter()
-            .filter_map(|t| snapshot.items.get(t.index).map(|i| item_out(i, t)))
+            .filter_map(|t| snapshot.items.get(t.index).map(|i| item_out(i, t, opts)))
             .collect(),
     }
 }
@@ -489,7 +567,7 @@ pub fn write_json<W: std::io::Write>(
         let first = b * batch_len;
         let done = crate::par::for_chunks_with(batch, &mut buffers, 64, |start, part, buf| {
             buf.clear();
-            render_items(snapshot, part, first + start, buf)
+            render_items(snapshot, opts, part, first + start, buf)
         });
         let done = done.ok_or_else(|| std::io::Error::other("a rendering thread failed"))?;
         for (rendered, buf) in done.into_iter().zip(&buffers) {
@@ -508,6 +586,7 @@ pub fn write_json<W: std::io::Write>(
 /// indented as they sit in the whole document. `first` is the index of `part[0]` in the array.
 fn render_items(
     snapshot: &Snapshot,
+    opts: &ListingOptions,
     part: &[Triaged],
     first: usize,
     buf: &mut Vec<u8>,
@@ -522,7 +601,7 @@ fn render_items(
             b",\n    "
         });
         let mut ser = serde_json::Serializer::with_formatter(&mut *buf, NestedPretty::at_depth(2));
-        item_out(item, t).serialize(&mut ser)?;
+        item_out(item, t, opts).serialize(&mut ser)?;
     }
     Ok(())
 }
@@ -637,6 +716,7 @@ mod tests {
             all: false,
             markers,
             marker_problems: vec!["seen/x.json: corrupt".to_owned()],
+            kept: HashMap::new(),
         }
     }
 

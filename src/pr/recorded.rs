@@ -25,6 +25,10 @@ pub struct RecordedAnswer {
     /// The fixture step the answer belongs to (0 = the initial snapshot).
     #[serde(default)]
     pub step: usize,
+    /// The chunk (1-based) the answer is for, when the aspect's diff is reviewed in chunks;
+    /// without it the answer serves every chunk of the aspect.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk: Option<usize>,
     /// The model's reply, verbatim.
     pub reply: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

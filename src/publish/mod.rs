@@ -6,15 +6,18 @@
 //!
 //! - this file: [`CommentStore`] (where the comment lives), [`upsert`] and [`target`];
 //! - `github.rs`: [`GitHubComments`], the store over a PR's conversation comments on GitHub;
-//! - `outbox.rs`: [`Outbox`], the offline store (a file in the ledger).
+//! - `outbox.rs`: [`Outbox`], the offline store (a file in the ledger);
+//! - `threads.rs`: replying to, resolving and unresolving review threads.
 //!
 //! `publish` sits above `source` and `ledger` and uses both; neither knows about posting.
 
 mod github;
 mod outbox;
+pub mod threads;
 
 pub use github::{GitHubComments, RestComment, RestUser, newest_own};
 pub use outbox::Outbox;
+pub use threads::{ThreadDo, ThreadDone, ThreadError, check_reply, record_own_reply};
 
 use std::future::Future;
 

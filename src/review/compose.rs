@@ -35,6 +35,37 @@ fn tokens(a: &AspectOutcome) -> String {
     }
 }
 
+/// The footer's usage totals: calls, tokens (with the prompt-cache share) and, when prices are
+/// configured, the estimated cost. `None` when the backend reported nothing.
+pub fn usage_line(run: &ReviewRun) -> Option<String> {
+    let u = run.usage();
+    if u.calls == 0 && u.input_tokens.is_none() && u.output_tokens.is_none() {
+        return None;
+    }
+    let n = |v: Option<u64>| v.map_or("?".to_owned(), |v| v.to_string());
+    let mut line = format!(
+        "_Usage: {} call{} · {} input tokens",
+        u.calls,
+        if u.calls == 1 { "" } else { "s" },
+        n(u.input_tokens)
+    );
+    if u.cache_read_tokens.is_some() || u.cache_write_tokens.is_some() {
+        line.push_str(&format!(
+            " ({} read from the prompt cache, {} written to it)",
+            n(u.cache_read_tokens),
+            n(u.cache_write_tokens)
+        ));
+    }
+    line.push_str(&format!(" · {} output tokens", n(u.output_tokens)));
+    if let Some(cost) = run.estimated_cost() {
+        line.push_str(&format!(
+            " · estimated cost ${cost:.4} at the configured prices"
+        ));
+    }
+    line.push('_');
+    Some(line)
+}
+
 fn indent(text: &str) -> String {
     text.trim().replace('\n', "\n  ")
 }
@@ -152,6 +183,7 @@ pub fn markdown_with(run: &ReviewRun, agg: &Aggregate, layout: &Layout) -> Strin
     }
     w.incremental_lists();
     w.lookalikes();
+    w.usage();
     w.s.push('\n');
     match &layout.meta {
         Some(m) => w.s.push_str(m),
@@ -425,6 +457,13 @@ impl Writer<'_> {
         }
     }
 
+    /// The footer's usage totals (see [`usage_line`]).
+    fn usage(&mut self) {
+        if let Some(line) = usage_line(self.run) {
+            self.s.push_str(&format!("\n{line}\n"));
+        }
+    }
+
     fn lookalikes(&mut self) {
         if self.agg.lookalikes > 0 {
             self.s.push_str(&format!(
@@ -455,18 +494,23 @@ impl Hidden {
             if n == 0 {
                 continue;
             }
-            let what = match (sev, n) {
-                (Severity::Suggestion, 1) => "suggestion",
-                (Severity::Suggestion, _) => "suggestions",
-                (Severity::Important, 1) => "important finding",
-                (Severity::Important, _) => "important findings",
-                (Severity::Critical, 1) => "critical finding",
-                (Severity::Critical, _) => "critical findings",
-            };
+            let what = severity_noun(*sev, n);
             s.push_str(&format!(
                 "- {n} more {kind}{what} — run `pr-shepherd review {pr} --format md` for the full list.\n"
             ));
         }
+    }
+}
+
+/// "suggestion(s)", "important finding(s)", "critical finding(s)" for `n` findings.
+pub(crate) fn severity_noun(sev: Severity, n: usize) -> &'static str {
+    match (sev, n) {
+        (Severity::Suggestion, 1) => "suggestion",
+        (Severity::Suggestion, _) => "suggestions",
+        (Severity::Important, 1) => "important finding",
+        (Severity::Important, _) => "important findings",
+        (Severity::Critical, 1) => "critical finding",
+        (Severity::Critical, _) => "critical findings",
     }
 }
 
@@ -608,6 +652,29 @@ fn finding_json(f: &Finding) -> Value {
 
 /// The JSON document: aspects with their state and findings, every finding flat (with its
 /// classification), what was treated as addressed or no longer reported, and the body.
+/// Top-level usage totals; `estimatedCost` only when `[review.prices]` is configured.
+fn usage_json(run: &ReviewRun) -> Value {
+    let u = run.usage();
+    let mut v = json!({
+        "inputTokens": u.input_tokens,
+        "outputTokens": u.output_tokens,
+        "cacheReadTokens": u.cache_read_tokens,
+        "cacheWriteTokens": u.cache_write_tokens,
+        "calls": u.calls,
+    });
+    if let (Some(p), Some(obj)) = (run.prices, v.as_object_mut()) {
+        obj.insert(
+            "estimatedCost".into(),
+            json!({
+                "total": run.estimated_cost(),
+                "prices": {"input": p.input, "output": p.output, "cacheRead": p.cache_read, "cacheWrite": p.cache_write},
+                "per": "1M tokens",
+            }),
+        );
+    }
+    v
+}
+
 pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
     let class = |f: &Finding| agg.class_of_id(&f.id);
     let aspects: Vec<Value> = run
@@ -624,6 +691,9 @@ pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
                 "elapsedMs": a.elapsed_ms,
                 "inputTokens": a.input_tokens,
                 "outputTokens": a.output_tokens,
+                "cacheReadTokens": a.cache_read_tokens,
+                "cacheWriteTokens": a.cache_write_tokens,
+                "calls": a.calls,
                 "diff": a.diff,
                 "note": a.note,
             })
@@ -648,6 +718,7 @@ pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
         "startedAt": run.started_at,
         "elapsedMs": run.elapsed_ms,
         "complete": !run.is_incomplete() && !run.cancelled,
+        "usage": usage_json(run),
         "aspects": aspects,
         "findings": all
             .into_iter()
@@ -711,6 +782,9 @@ mod tests {
             elapsed_ms: 1200,
             input_tokens: Some(1000),
             output_tokens: Some(50),
+            cache_read_tokens: None,
+            cache_write_tokens: None,
+            calls: 1,
             diff: None,
             note: None,
         }
@@ -767,6 +841,7 @@ mod tests {
             elapsed_ms: 2500,
             cancelled: false,
             aspects: vec![c, conv, sec, perf, tests, arch],
+            prices: None,
         }
     }
 

@@ -227,15 +227,7 @@ fn apply(run: &ReviewRun, agg: &Aggregate, detail: &mut HashMap<String, Detail>,
 }
 
 fn plural(n: usize, sev: Severity) -> String {
-    let what = match (sev, n) {
-        (Severity::Suggestion, 1) => "suggestion",
-        (Severity::Suggestion, _) => "suggestions",
-        (Severity::Important, 1) => "important finding",
-        (Severity::Important, _) => "important findings",
-        (Severity::Critical, 1) => "critical finding",
-        (Severity::Critical, _) => "critical findings",
-    };
-    format!("{n} {what}")
+    format!("{n} {}", super::compose::severity_noun(sev, n))
 }
 
 /// What a layout leaves out, in words, for the note at the top.

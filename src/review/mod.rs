@@ -5,8 +5,11 @@
 //! reviews read from the PR itself) and `classify` (new / unchanged / addressed) are pure.
 //!
 //! ```text
-//! PrMeta ─ prompt::build (playbook + aspect prompt + fenced, stripped, budgeted data)
-//!        ─ llm::LlmClient::complete (anthropic | openai | command | replay)
+//! PrMeta ─ prompt::RunPrompts (playbook + fenced, stripped PR data, one boundary per run)
+//!        ─ chunk::plan (the diff in chunks within the budget) ─ one Prompt per aspect and chunk
+//!          (shared prefix first, the aspect's instructions last)
+//!        ─ llm::LlmClient::complete_observed (anthropic | openai: streamed, cache-marked;
+//!          command | replay) — the first call warms the cache, the rest follow
 //!        ─ findings::parse_reply (tolerant) ─ runner::ReviewRun ─ compose::{markdown, json}
 //!                                                             └ ledger: <pr>/runs/<run-id>.json
 //! ```
@@ -28,7 +31,8 @@
 //! // quit / discard / new run: `cancel.cancel()` — the run still ends with `Finished`.
 //! ```
 //!
-//! Per aspect the events go `Queued` → `Running{elapsed}` (at start, then about once a second) →
+//! Per aspect the events go `Queued` → `Running{elapsed}` (at start, then about once a second;
+//! `Streaming{tokens}` as streamed answer text arrives) →
 //! one of `Done{findings}`, `Failed{why}`, `TimedOut{after}`, `Cancelled`; an aspect excluded by a
 //! skip rule sends only `Skipped{reason}`. The last event of a run is always
 //! `Finished(Box<ReviewRun>)`, carrying the same value `run_review` returns. Every string in an
@@ -36,6 +40,7 @@
 
 pub mod aggregate;
 pub mod aspect;
+pub mod chunk;
 pub mod classify;
 pub mod compose;
 pub mod condense;

@@ -1,22 +1,29 @@
-//! The runner: one tokio task per aspect, a concurrency bound, per-aspect and overall timeouts,
-//! cancellation, and progress as [`ReviewEvent`]s over one channel.
+//! The runner: one tokio task per aspect, one call per chunk of its diff, a concurrency bound on
+//! calls, per-aspect and overall timeouts, cancellation, and progress as [`ReviewEvent`]s over one
+//! channel.
+//!
+//! Warm-first fan-out: for backends with a prompt cache, the first call of a run goes alone; the
+//! others start as soon as its answer begins (when the cache entry it wrote becomes readable).
+//! The same holds per chunk: the first call for a chunk's diff warms it for the other aspects.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::hash::{Hash, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{Semaphore, mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::aspect::Aspect;
 use super::findings::{Finding, Rejected, Severity, parse_reply};
-use super::llm::{Completion, LlmClient, LlmError};
-use super::prompt::{self, DiffReport, Prompts};
-use super::settings::ReviewSettings;
+use super::llm::{CallEvents, Completion, LlmClient, LlmError};
+use super::prompt::{DiffPlan, DiffReport, Prompt, Prompts, RunPrompts};
+use super::settings::{Prices, ReviewSettings};
 use crate::pr::PrMeta;
 
 /// Progress of a run, one value per state change of an aspect (plus `Running` ticks about once a
@@ -27,6 +34,9 @@ pub enum ReviewEvent {
     Queued { aspect: Aspect },
     /// The call is in flight; sent when it starts and then about once a second.
     Running { aspect: Aspect, elapsed: Duration },
+    /// Streamed answer text arrived: about `tokens` tokens so far (characters / 4, every chunk of
+    /// the aspect together). Sent at the first text and then every 32 tokens or so.
+    Streaming { aspect: Aspect, tokens: u64 },
     /// The aspect finished; `findings` were accepted (0 = looked and found nothing).
     Done {
         aspect: Aspect,
@@ -88,6 +98,15 @@ pub struct AspectOutcome {
     pub input_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// Input tokens read from the provider's prompt cache (part of `input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_tokens: Option<u64>,
+    /// Input tokens written to the provider's prompt cache (part of `input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
+    /// LLM calls made (one per chunk; retries inside a call are not counted).
+    #[serde(default)]
+    pub calls: u32,
     /// What the diff budget did to this aspect's prompt (absent when it did not run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffReport>,
@@ -108,6 +127,9 @@ impl AspectOutcome {
             elapsed_ms: 0,
             input_tokens: None,
             output_tokens: None,
+            cache_read_tokens: None,
+            cache_write_tokens: None,
+            calls: 0,
             diff: None,
             note: None,
         }
@@ -116,6 +138,50 @@ impl AspectOutcome {
     /// Failed or timed out: the review is incomplete (exit code 3 headless).
     pub fn is_incomplete(&self) -> bool {
         matches!(self.state, AspectState::Failed | AspectState::TimedOut)
+    }
+}
+
+/// Token usage summed over calls; a count is `None` when no call reported it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
+    pub cache_read_tokens: Option<u64>,
+    pub cache_write_tokens: Option<u64>,
+    pub calls: u32,
+}
+
+fn add(total: &mut Option<u64>, more: Option<u64>) {
+    if let Some(m) = more {
+        *total = Some(total.unwrap_or(0) + m);
+    }
+}
+
+impl Usage {
+    fn add(&mut self, o: &AspectOutcome) {
+        add(&mut self.input_tokens, o.input_tokens);
+        add(&mut self.output_tokens, o.output_tokens);
+        add(&mut self.cache_read_tokens, o.cache_read_tokens);
+        add(&mut self.cache_write_tokens, o.cache_write_tokens);
+        self.calls += o.calls;
+    }
+
+    /// The estimated cost at `prices` (per million tokens), when input and output are known.
+    /// Input not read from or written to the cache is charged at the input price.
+    pub fn cost(&self, prices: &Prices) -> Option<f64> {
+        let input = self.input_tokens?;
+        let output = self.output_tokens?;
+        let read = self.cache_read_tokens.unwrap_or(0);
+        let write = self.cache_write_tokens.unwrap_or(0);
+        let plain = input.saturating_sub(read + write);
+        let per = |n: u64, price: f64| n as f64 * price / 1_000_000.0;
+        Some(
+            per(plain, prices.input)
+                + per(read, prices.cache_read)
+                + per(write, prices.cache_write)
+                + per(output, prices.output),
+        )
     }
 }
 
@@ -134,6 +200,9 @@ pub struct ReviewRun {
     pub cancelled: bool,
     /// In [`Aspect::ALL`] order.
     pub aspects: Vec<AspectOutcome>,
+    /// The configured prices, for the estimated cost (absent when none are configured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<Prices>,
 }
 
 impl ReviewRun {
@@ -149,6 +218,20 @@ impl ReviewRun {
 
     pub fn count(&self, severity: Severity) -> usize {
         self.findings().filter(|f| f.severity == severity).count()
+    }
+
+    /// Usage over every aspect and call.
+    pub fn usage(&self) -> Usage {
+        let mut u = Usage::default();
+        for a in &self.aspects {
+            u.add(a);
+        }
+        u
+    }
+
+    /// The estimated cost, when prices are configured and the backend reported tokens.
+    pub fn estimated_cost(&self) -> Option<f64> {
+        self.usage().cost(self.prices.as_ref()?)
     }
 
     pub fn tokens(&self) -> (u64, u64) {
@@ -194,7 +277,6 @@ pub async fn run_review_with_prior(
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
 ) -> ReviewRun {
-    let prior = Arc::new(prior);
     let started_at = Utc::now();
     let start = Instant::now();
     let overall_deadline = tokio::time::Instant::now() + settings.overall_timeout();
@@ -202,6 +284,10 @@ pub async fn run_review_with_prior(
     let sem = Arc::new(Semaphore::new(settings.concurrency.max(1)));
     let diff_files: Arc<HashSet<String>> =
         Arc::new(pr.files.iter().map(|f| f.path.clone()).collect());
+    let shared = Arc::new(RunPrompts::new(&pr, &prompts, &prior));
+    let prior = Arc::new(prior);
+    let warmup = client.caches_prefix().then(|| Arc::new(Warmup::default()));
+    let mut plans: HashMap<usize, Arc<DiffPlan>> = HashMap::new();
 
     let mut outcomes: Vec<AspectOutcome> = Vec::new();
     let mut set = JoinSet::new();
@@ -223,17 +309,22 @@ pub async fn run_review_with_prior(
             continue;
         }
         let _ = events.send(ReviewEvent::Queued { aspect });
+        let budget = settings.diff_budget(aspect);
+        let plan = plans
+            .entry(budget)
+            .or_insert_with(|| Arc::new(shared.plan(budget, settings.max_calls_per_aspect)))
+            .clone();
         let job = Job {
             aspect,
-            pr: pr.clone(),
             client: client.clone(),
-            prompts: prompts.clone(),
-            budget: settings.diff_budget(aspect),
+            shared: shared.clone(),
+            plan,
             prior: prior.clone(),
             diff_files: diff_files.clone(),
             events: events.clone(),
             cancel: cancel.clone(),
             sem: sem.clone(),
+            warmup: warmup.clone(),
             aspect_timeout,
             overall_deadline,
         };
@@ -267,6 +358,7 @@ pub async fn run_review_with_prior(
         elapsed_ms: millis(start.elapsed()),
         cancelled: cancel.is_cancelled(),
         aspects: outcomes,
+        prices: settings.prices,
     };
     let _ = events.send(ReviewEvent::Finished(Box::new(run.clone())));
     run
@@ -284,17 +376,86 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// The longest a call waits for another call to warm the prefix they share.
+const WARM_WAIT_MAX: Duration = Duration::from_secs(15);
+
+/// Who warms which cached prefix. The first call to claim a prefix goes; later calls with the
+/// same prefix wait until its answer begins (or it ends, however it ends).
+#[derive(Default)]
+struct Warmup {
+    gates: std::sync::Mutex<HashMap<u64, watch::Receiver<bool>>>,
+}
+
+enum Turn {
+    Warm(watch::Sender<bool>),
+    Wait(watch::Receiver<bool>),
+}
+
+impl Warmup {
+    fn turn(&self, key: u64) -> Turn {
+        let mut gates = self
+            .gates
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(rx) = gates.get(&key) {
+            return Turn::Wait(rx.clone());
+        }
+        let (tx, rx) = watch::channel(false);
+        gates.insert(key, rx);
+        Turn::Warm(tx)
+    }
+}
+
+/// The cached prefixes of a call, shortest first: the run's (playbook + PR data), then the
+/// chunk's (… + this diff).
+fn warm_keys(p: &Prompt) -> [u64; 2] {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    p.system.hash(&mut h);
+    p.data.hash(&mut h);
+    let run = h.finish();
+    p.diff_text.hash(&mut h);
+    [run, h.finish()]
+}
+
+/// One call's reports: opens the gates it warms when its answer begins, and counts streamed text
+/// for the aspect's progress.
+struct CallProgress<'a> {
+    aspect: Aspect,
+    gates: Vec<watch::Sender<bool>>,
+    received: &'a AtomicUsize,
+    events: &'a mpsc::UnboundedSender<ReviewEvent>,
+}
+
+impl CallEvents for CallProgress<'_> {
+    fn began(&self) {
+        for g in &self.gates {
+            g.send_replace(true);
+        }
+    }
+
+    fn received(&self, chars: usize) {
+        let before = self.received.fetch_add(chars, Ordering::Relaxed);
+        let (old, new) = (before / 4, (before + chars) / 4);
+        if before == 0 || old / 32 != new / 32 {
+            let _ = self.events.send(ReviewEvent::Streaming {
+                aspect: self.aspect,
+                tokens: new as u64,
+            });
+        }
+    }
+}
+
 struct Job {
     aspect: Aspect,
-    pr: Arc<PrMeta>,
     client: Arc<LlmClient>,
-    prompts: Arc<Prompts>,
-    budget: usize,
+    shared: Arc<RunPrompts>,
+    plan: Arc<DiffPlan>,
     prior: Arc<Vec<crate::review::prior::MetaFinding>>,
     diff_files: Arc<HashSet<String>>,
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
     sem: Arc<Semaphore>,
+    warmup: Option<Arc<Warmup>>,
     aspect_timeout: Duration,
     overall_deadline: tokio::time::Instant,
 }
@@ -305,143 +466,218 @@ enum Ended {
     TimedOut(&'static str),
 }
 
+/// What one aspect's calls share while they run.
+struct AspectCalls {
+    /// When the aspect's first call got a slot (its timeout counts from there).
+    started: OnceLock<Instant>,
+    received: AtomicUsize,
+    /// Cancelled with the run, or when one call fails (the others are no use then).
+    stop: CancellationToken,
+}
+
 impl Job {
     async fn run(self) -> AspectOutcome {
-        let aspect = self.aspect;
-        // Wait for a slot (cancel and the overall deadline still apply while queued).
+        let prompts = self.shared.calls(self.aspect, &self.plan, &self.prior);
+        let calls = AspectCalls {
+            started: OnceLock::new(),
+            received: AtomicUsize::new(0),
+            stop: self.cancel.child_token(),
+        };
+        let all = futures::future::join_all(prompts.iter().map(|p| self.call(p, &calls)));
+        tokio::pin!(all);
+        let mut ticker = tokio::time::interval(Duration::from_secs(1));
+        ticker.tick().await;
+        let ended = loop {
+            tokio::select! {
+                r = &mut all => break r,
+                _ = ticker.tick() => {
+                    if let Some(s) = calls.started.get() {
+                        let _ = self.events.send(ReviewEvent::Running { aspect: self.aspect, elapsed: s.elapsed() });
+                    }
+                }
+            }
+        };
+        let elapsed = calls.started.get().map_or(Duration::ZERO, Instant::elapsed);
+        self.conclude(ended, elapsed)
+    }
+
+    /// One chunk's call: wait for the prefixes it shares to be warm, then for a slot, then ask.
+    async fn call(&self, prompt: &Prompt, calls: &AspectCalls) -> Ended {
+        let ended = self.call_inner(prompt, calls).await;
+        if !matches!(ended, Ended::Answer(Ok(_)) | Ended::Cancelled) {
+            calls.stop.cancel();
+        }
+        ended
+    }
+
+    async fn call_inner(&self, prompt: &Prompt, calls: &AspectCalls) -> Ended {
+        let overall = "the overall timeout";
+        let mut gates = Vec::new();
+        if let Some(w) = &self.warmup {
+            for key in warm_keys(prompt) {
+                match w.turn(key) {
+                    Turn::Warm(tx) => gates.push(tx),
+                    Turn::Wait(mut rx) => {
+                        let warm_by = tokio::time::Instant::now() + WARM_WAIT_MAX;
+                        tokio::select! {
+                            biased;
+                            () = calls.stop.cancelled() => return Ended::Cancelled,
+                            () = tokio::time::sleep_until(self.overall_deadline) => return Ended::TimedOut(overall),
+                            // Err: the warming call ended without an answer; go anyway.
+                            _ = rx.wait_for(|open| *open) => {}
+                            // A warming call stuck before its answer begins holds no one long.
+                            () = tokio::time::sleep_until(warm_by) => {}
+                        }
+                    }
+                }
+            }
+        }
         let permit = tokio::select! {
             biased;
-            () = self.cancel.cancelled() => None,
-            () = tokio::time::sleep_until(self.overall_deadline) => None,
+            () = calls.stop.cancelled() => return Ended::Cancelled,
+            () = tokio::time::sleep_until(self.overall_deadline) => return Ended::TimedOut(overall),
             p = self.sem.clone().acquire_owned() => p.ok(),
         };
         let Some(_permit) = permit else {
-            return self.finish_early(
-                Duration::ZERO,
-                "the overall timeout struck before it started",
-            );
+            return Ended::TimedOut(overall);
         };
-
-        let start = Instant::now();
-        let deadline =
-            (tokio::time::Instant::now() + self.aspect_timeout).min(self.overall_deadline);
-        let which_timeout = if deadline == self.overall_deadline {
-            "the overall timeout"
+        let mut first = false;
+        let started = *calls.started.get_or_init(|| {
+            first = true;
+            Instant::now()
+        });
+        if first {
+            let _ = self.events.send(ReviewEvent::Running {
+                aspect: self.aspect,
+                elapsed: Duration::ZERO,
+            });
+        }
+        let deadline = (tokio::time::Instant::from_std(started) + self.aspect_timeout)
+            .min(self.overall_deadline);
+        let which = if deadline == self.overall_deadline {
+            overall
         } else {
             "the per-aspect timeout"
         };
-        let mine: Vec<_> = self
-            .prior
-            .iter()
-            .filter(|f| f.aspect == aspect.as_str())
-            .cloned()
-            .collect();
-        let prompt = prompt::build_with_prior(aspect, &self.pr, &self.prompts, self.budget, &mine);
-        let ended = self.wait(&prompt, start, deadline, which_timeout).await;
-        let elapsed = start.elapsed();
-        let mut out = AspectOutcome::new(aspect, AspectState::Done, None);
-        out.elapsed_ms = millis(elapsed);
-        out.diff = Some(prompt.diff);
-        self.conclude(out, ended, elapsed)
-    }
-
-    async fn wait(
-        &self,
-        prompt: &prompt::Prompt,
-        start: Instant,
-        deadline: tokio::time::Instant,
-        which_timeout: &'static str,
-    ) -> Ended {
-        let aspect = self.aspect;
-        let call = self.client.complete(prompt);
-        tokio::pin!(call);
-        let mut ticker = tokio::time::interval(Duration::from_secs(1));
-        loop {
-            tokio::select! {
-                biased;
-                () = self.cancel.cancelled() => return Ended::Cancelled,
-                () = tokio::time::sleep_until(deadline) => return Ended::TimedOut(which_timeout),
-                r = &mut call => return Ended::Answer(r),
-                _ = ticker.tick() => {
-                    let _ = self.events.send(ReviewEvent::Running { aspect, elapsed: start.elapsed() });
-                }
-            }
+        let progress = CallProgress {
+            aspect: self.aspect,
+            gates,
+            received: &calls.received,
+            events: &self.events,
+        };
+        tokio::select! {
+            biased;
+            () = calls.stop.cancelled() => Ended::Cancelled,
+            () = tokio::time::sleep_until(deadline) => Ended::TimedOut(which),
+            r = self.client.complete_observed(prompt, &progress) => Ended::Answer(r),
         }
     }
 
-    fn conclude(&self, mut out: AspectOutcome, ended: Ended, elapsed: Duration) -> AspectOutcome {
+    /// The aspect's outcome from its calls: findings merged and de-duplicated by id; the first
+    /// failure (in chunk order) fails the aspect, naming the chunk.
+    fn conclude(&self, ended: Vec<Ended>, elapsed: Duration) -> AspectOutcome {
         let aspect = self.aspect;
-        match ended {
-            Ended::Cancelled => {
-                out.state = AspectState::Cancelled;
-                out.error = Some("the run was cancelled".into());
-                let _ = self.events.send(ReviewEvent::Cancelled { aspect });
+        let count = ended.len();
+        let chunk = |i: usize| {
+            if count > 1 {
+                format!("chunk {} of {count}: ", i + 1)
+            } else {
+                String::new()
             }
-            Ended::TimedOut(which) => {
-                out.state = AspectState::TimedOut;
-                out.error = Some(format!(
-                    "no answer within {which} ({:.1} s)",
-                    elapsed.as_secs_f64()
-                ));
-                let _ = self.events.send(ReviewEvent::TimedOut {
-                    aspect,
-                    after: elapsed,
-                });
-            }
-            Ended::Answer(Err(e)) => {
-                let why = e.to_string();
-                out.state = AspectState::Failed;
-                out.error = Some(why.clone());
-                let _ = self.events.send(ReviewEvent::Failed { aspect, why });
-            }
-            Ended::Answer(Ok(c)) => {
-                out.input_tokens = c.input_tokens;
-                out.output_tokens = c.output_tokens;
-                out.note = c.note;
-                let files: HashSet<&str> = self.diff_files.iter().map(String::as_str).collect();
-                match parse_reply(aspect, &c.text, &files) {
-                    Ok(parsed) => {
-                        out.note = join_notes(out.note.take(), parsed.note());
-                        out.findings = parsed.findings;
-                        if !parsed.rejected.is_empty() {
-                            out.raw_reply = Some(c.text);
+        };
+        let mut out = AspectOutcome::new(aspect, AspectState::Done, None);
+        out.elapsed_ms = millis(elapsed);
+        out.diff = Some(self.plan.report.clone());
+        let files: HashSet<&str> = self.diff_files.iter().map(String::as_str).collect();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut failure: Option<(AspectState, String)> = None;
+        let mut cancelled = false;
+        for (i, e) in ended.into_iter().enumerate() {
+            match e {
+                Ended::Cancelled => cancelled = true,
+                Ended::TimedOut(which) => {
+                    failure.get_or_insert((
+                        AspectState::TimedOut,
+                        format!(
+                            "{}no answer within {which} ({:.1} s)",
+                            chunk(i),
+                            elapsed.as_secs_f64()
+                        ),
+                    ));
+                }
+                Ended::Answer(Err(e)) => {
+                    out.calls += 1;
+                    failure.get_or_insert((AspectState::Failed, format!("{}{e}", chunk(i))));
+                }
+                Ended::Answer(Ok(c)) => {
+                    out.calls += 1;
+                    add(&mut out.input_tokens, c.input_tokens);
+                    add(&mut out.output_tokens, c.output_tokens);
+                    add(&mut out.cache_read_tokens, c.cache_read_tokens);
+                    add(&mut out.cache_write_tokens, c.cache_write_tokens);
+                    match parse_reply(aspect, &c.text, &files) {
+                        Ok(parsed) => {
+                            // One note per chunk at most (the first that has one).
+                            if out.note.is_none() {
+                                out.note = join_notes(c.note, parsed.note())
+                                    .map(|n| format!("{}{n}", chunk(i)));
+                            }
+                            for f in parsed.findings {
+                                if seen.insert(f.id.clone()) {
+                                    out.findings.push(f);
+                                }
+                            }
+                            if !parsed.rejected.is_empty() {
+                                out.raw_reply = Some(c.text);
+                            }
+                            out.rejected.extend(parsed.rejected);
                         }
-                        out.rejected = parsed.rejected;
-                        let _ = self.events.send(ReviewEvent::Done {
-                            aspect,
-                            findings: out.findings.len(),
-                            elapsed,
-                        });
-                    }
-                    Err(e) => {
-                        let why = format!("unparseable reply: {e}");
-                        out.state = AspectState::Failed;
-                        out.error = Some(why.clone());
-                        out.raw_reply = Some(c.text);
-                        let _ = self.events.send(ReviewEvent::Failed { aspect, why });
+                        Err(e) => {
+                            if out.note.is_none() {
+                                out.note = c.note.map(|n| format!("{}{n}", chunk(i)));
+                            }
+                            if failure.is_none() {
+                                out.raw_reply = Some(c.text);
+                            }
+                            failure.get_or_insert((
+                                AspectState::Failed,
+                                format!("{}unparseable reply: {e}", chunk(i)),
+                            ));
+                        }
                     }
                 }
+            }
+        }
+        if cancelled && self.cancel.is_cancelled() {
+            out.state = AspectState::Cancelled;
+            out.error = Some("the run was cancelled".into());
+            out.findings.clear();
+            let _ = self.events.send(ReviewEvent::Cancelled { aspect });
+            return out;
+        }
+        match failure {
+            None => {
+                let _ = self.events.send(ReviewEvent::Done {
+                    aspect,
+                    findings: out.findings.len(),
+                    elapsed,
+                });
+            }
+            Some((state, why)) => {
+                // A failed aspect reports no findings (as a single-call aspect never did).
+                out.findings.clear();
+                out.state = state;
+                out.error = Some(why.clone());
+                let _ = self.events.send(match state {
+                    AspectState::TimedOut => ReviewEvent::TimedOut {
+                        aspect,
+                        after: elapsed,
+                    },
+                    _ => ReviewEvent::Failed { aspect, why },
+                });
             }
         }
         out
-    }
-
-    fn finish_early(&self, elapsed: Duration, timeout_why: &str) -> AspectOutcome {
-        let aspect = self.aspect;
-        if self.cancel.is_cancelled() {
-            let _ = self.events.send(ReviewEvent::Cancelled { aspect });
-            AspectOutcome::new(
-                aspect,
-                AspectState::Cancelled,
-                Some("the run was cancelled".into()),
-            )
-        } else {
-            let _ = self.events.send(ReviewEvent::TimedOut {
-                aspect,
-                after: elapsed,
-            });
-            AspectOutcome::new(aspect, AspectState::TimedOut, Some(timeout_why.into()))
-        }
     }
 }
 
@@ -486,6 +722,7 @@ mod tests {
         RecordedAnswer {
             aspect: aspect.to_string(),
             step: 0,
+            chunk: None,
             reply: reply.into(),
             input_tokens: Some(100),
             output_tokens: Some(10),
@@ -551,33 +788,138 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_cut_diff_is_stated_in_the_run_and_the_review() {
+    async fn a_diff_over_budget_is_reviewed_in_chunks_and_findings_are_merged_once() {
         let answers: Vec<_> = Aspect::ALL
             .into_iter()
-            .map(|a| answer(a, r#"{"findings": []}"#))
+            .map(|a| {
+                answer(
+                    a,
+                    r#"{"findings":[{"severity":"important","file":"src/client/retry.rs","line":41,"message":"429 loop never stops."}]}"#,
+                )
+            })
             .collect();
         let mut settings = ReviewSettings::default();
-        settings.diff_budgets.insert(Aspect::Tests, 1_500);
-        let (run, _) = run_with(answers, settings).await;
+        settings.diff_budgets.insert(Aspect::Tests, 1_000);
+        let (run, _) = run_with(answers.clone(), settings.clone()).await;
+        let tests = run
+            .aspects
+            .iter()
+            .find(|a| a.aspect == Aspect::Tests)
+            .unwrap();
+        let diff = tests.diff.as_ref().unwrap();
+        assert!(diff.chunks > 1, "{diff:?}");
+        assert!(!diff.is_cut(), "nothing is cut without a cap: {diff:?}");
+        assert_eq!(tests.calls as usize, diff.chunks);
+        // The aspect-level recording answered every chunk: one finding after de-duplication.
+        assert_eq!(tests.findings.len(), 1);
+        assert_eq!(tests.input_tokens, Some(100 * diff.chunks as u64));
+        let perf = run
+            .aspects
+            .iter()
+            .find(|a| a.aspect == Aspect::Perf)
+            .unwrap();
+        assert_eq!((perf.calls, perf.diff.as_ref().unwrap().chunks), (1, 1));
+        assert_eq!(run.usage().calls as usize, 5 + diff.chunks);
+        let md =
+            crate::review::compose::markdown(&run, &crate::review::compose::first_review(&run));
+        assert!(!md.contains("Not everything was reviewed"), "{md}");
+
+        // With a cap of one call per aspect, the rest is cut and said so.
+        settings.max_calls_per_aspect = Some(1);
+        let (run, _) = run_with(answers.clone(), settings.clone()).await;
         let tests = run
             .aspects
             .iter()
             .find(|a| a.aspect == Aspect::Tests)
             .unwrap();
         assert!(tests.diff.as_ref().unwrap().is_cut());
-        let perf = run
-            .aspects
-            .iter()
-            .find(|a| a.aspect == Aspect::Perf)
-            .unwrap();
-        assert!(!perf.diff.as_ref().unwrap().is_cut());
         let md =
             crate::review::compose::markdown(&run, &crate::review::compose::first_review(&run));
         assert!(
-            md.contains("_Not everything was reviewed — diff budget 1500 chars:"),
+            md.contains("_Not everything was reviewed — diff budget 1000 chars:"),
             "{md}"
         );
         assert!(md.contains("cut to each aspect's budget"));
+
+        // A chunk that fails fails its aspect, and the reason names the chunk.
+        let mut broken = answers;
+        broken.push(RecordedAnswer {
+            chunk: Some(2),
+            ..answer(Aspect::Tests, "not json")
+        });
+        settings.max_calls_per_aspect = None;
+        let (run, _) = run_with(broken, settings).await;
+        let tests = run
+            .aspects
+            .iter()
+            .find(|a| a.aspect == Aspect::Tests)
+            .unwrap();
+        assert_eq!(tests.state, AspectState::Failed);
+        let why = tests.error.as_deref().unwrap();
+        assert!(why.starts_with("chunk 2 of "), "{why}");
+        assert!(run.is_incomplete());
+    }
+
+    #[test]
+    fn usage_totals_and_the_estimated_cost_at_configured_prices() {
+        let mut a = AspectOutcome::new(Aspect::Correctness, AspectState::Done, None);
+        a.input_tokens = Some(1_000_000);
+        a.output_tokens = Some(60_000);
+        a.cache_read_tokens = Some(600_000);
+        a.cache_write_tokens = Some(200_000);
+        a.calls = 2;
+        let mut b = AspectOutcome::new(Aspect::Perf, AspectState::Done, None);
+        b.output_tokens = Some(40_000);
+        b.calls = 1;
+        let skipped = AspectOutcome::new(Aspect::Tests, AspectState::Skipped, None);
+        let mut run = ReviewRun {
+            run_id: "r".into(),
+            pr: "o/r#1".into(),
+            head_sha: "abc".into(),
+            backend: "anthropic".into(),
+            model: "m".into(),
+            started_at: "2026-11-29T21:00:00Z".parse().unwrap(),
+            elapsed_ms: 1,
+            cancelled: false,
+            aspects: vec![a, b, skipped],
+            prices: None,
+        };
+        let u = run.usage();
+        assert_eq!(
+            u,
+            Usage {
+                input_tokens: Some(1_000_000),
+                output_tokens: Some(100_000),
+                cache_read_tokens: Some(600_000),
+                cache_write_tokens: Some(200_000),
+                calls: 3,
+            }
+        );
+        // No prices configured: no estimate, anywhere.
+        assert_eq!(run.estimated_cost(), None);
+        let line = crate::review::compose::usage_line(&run).unwrap();
+        assert!(!line.contains("cost"), "{line}");
+        run.prices = Some(Prices {
+            input: 3.0,
+            output: 15.0,
+            cache_read: 0.3,
+            cache_write: 3.75,
+        });
+        // 200k plain × 3 + 600k read × 0.3 + 200k written × 3.75 + 100k out × 15, per million.
+        let cost = run.estimated_cost().unwrap();
+        assert!((cost - 3.03).abs() < 1e-9, "{cost}");
+        let line = crate::review::compose::usage_line(&run).unwrap();
+        assert!(line.contains("3 calls"), "{line}");
+        assert!(line.contains("600000 read from the prompt cache, 200000 written to it"));
+        assert!(line.contains("estimated cost $3.0300"), "{line}");
+        let agg = crate::review::compose::first_review(&run);
+        let json = crate::review::compose::json(&run, &agg, "");
+        assert_eq!(json["usage"]["cacheReadTokens"], 600_000);
+        assert!((json["usage"]["estimatedCost"]["total"].as_f64().unwrap() - 3.03).abs() < 1e-9);
+        assert_eq!(
+            json["aspects"][1]["cacheReadTokens"],
+            serde_json::Value::Null
+        );
     }
 
     #[test]

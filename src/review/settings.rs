@@ -15,8 +15,16 @@
 //! retries = 2
 //! retry_backoff_ms = 500
 //! max_output_tokens = 4096
-//! diff_budget_chars = 60000
+//! diff_budget_chars = 60000           # per call; a larger diff is reviewed in chunks
+//! max_calls_per_aspect = 8             # default: no cap (every chunk is reviewed)
+//! stream = true                        # stream answers (server-sent events)
 //! prompts_dir = "prompts"
+//!
+//! [review.prices]                       # optional, USD per million tokens: an estimated cost
+//! input = 3.0
+//! output = 15.0
+//! cache_read = 0.3
+//! cache_write = 3.75
 //!
 //! [review.diff_budgets]                 # per-aspect override of diff_budget_chars
 //! tests = 30000
@@ -166,8 +174,17 @@ pub struct ReviewSettings {
     pub retry_backoff_ms: u64,
     /// Answer length limit sent to the provider.
     pub max_output_tokens: u32,
-    /// Characters of diff each aspect's prompt may carry; what does not fit is cut and said so.
+    /// Characters of diff one call may carry; a larger diff is reviewed in chunks of at most this
+    /// size, each its own call.
     pub diff_budget_chars: usize,
+    /// The most calls (chunks) one aspect may make; what the rest would have shown is reported as
+    /// omitted or truncated. `None` (the default): no cap.
+    pub max_calls_per_aspect: Option<usize>,
+    /// Stream answers from the HTTP backends (server-sent events): live progress, and the
+    /// other aspects start as soon as the first answer begins.
+    pub stream: bool,
+    /// Prices per million tokens, for an estimated cost in the output. No default prices.
+    pub prices: Option<Prices>,
     /// Per-aspect override of `diff_budget_chars`.
     pub diff_budgets: BTreeMap<Aspect, usize>,
     /// Where `reviewing-pull-requests.md` and `aspects/<aspect>.md` are read from; the copies
@@ -196,12 +213,28 @@ impl Default for ReviewSettings {
             retry_backoff_ms: 500,
             max_output_tokens: 4096,
             diff_budget_chars: 60_000,
+            max_calls_per_aspect: None,
+            stream: true,
+            prices: None,
             diff_budgets: BTreeMap::new(),
             prompts_dir: None,
             skip: BTreeMap::new(),
         }
     }
 }
+
+/// What a provider charges per million tokens (`[review.prices]`), for an estimated cost.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Prices {
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+}
+
+// `validate` refuses NaN and infinities, so equality is an equivalence on every value in use.
+impl Eq for Prices {}
 
 /// A setting that cannot work.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -223,6 +256,20 @@ impl ReviewSettings {
                     "{name} must be a positive number of seconds"
                 )));
             }
+        }
+        if self.max_calls_per_aspect == Some(0) {
+            return Err(SettingsError(
+                "max_calls_per_aspect must be at least 1".into(),
+            ));
+        }
+        if let Some(p) = &self.prices
+            && [p.input, p.output, p.cache_read, p.cache_write]
+                .iter()
+                .any(|v| !(v.is_finite() && *v >= 0.0))
+        {
+            return Err(SettingsError(
+                "prices must be non-negative numbers (per million tokens)".into(),
+            ));
         }
         if self.llm == Some(BackendKind::Command) && self.command.is_empty() {
             return Err(SettingsError(
@@ -332,6 +379,15 @@ mod tests {
         assert_eq!(s.aspect_timeout(), Duration::from_millis(12_500));
         assert!(s.skip_rule(Aspect::Architecture).unwrap().always);
         assert!(toml::from_str::<ReviewSettings>("colour = 1").is_err());
+        let priced: ReviewSettings = toml::from_str(
+            "max_calls_per_aspect = 3\nstream = false\n[prices]\ninput = 3.0\noutput = 15\ncache_read = 0.3\ncache_write = 3.75",
+        )
+        .unwrap();
+        assert_eq!(priced.max_calls_per_aspect, Some(3));
+        assert!(!priced.stream);
+        assert_eq!(priced.prices.unwrap().cache_write, 3.75);
+        priced.validate().unwrap();
+        assert!(toml::from_str::<ReviewSettings>("[prices]\ninput = 1.0").is_err());
         assert!(toml::from_str::<ReviewSettings>("llm = \"gemini\"").is_err());
     }
 
@@ -347,6 +403,17 @@ mod tests {
         assert!(s.validate().is_err());
         s.overall_timeout_secs = 1.0;
         s.llm = Some(BackendKind::Command);
+        assert!(s.validate().is_err());
+        s.llm = None;
+        s.max_calls_per_aspect = Some(0);
+        assert!(s.validate().is_err());
+        s.max_calls_per_aspect = None;
+        s.prices = Some(Prices {
+            input: -1.0,
+            output: 0.0,
+            cache_read: 0.0,
+            cache_write: 0.0,
+        });
         assert!(s.validate().is_err());
     }
 

@@ -29,8 +29,9 @@ use super::review::{PostDestination, PostPreview};
 use super::terminal::AppEvent;
 use super::theme::Theme;
 use crate::ledger::Ledger;
-use crate::pr::{PrCoords, Snapshot};
-use crate::publish::{Outbox, Posted, upsert};
+use crate::pr::{PrCoords, Snapshot, Thread};
+use crate::publish::threads::{act_live, act_offline};
+use crate::publish::{Outbox, Posted, ThreadDo, record_own_reply, upsert};
 use crate::review::ReviewEvent;
 use crate::source::Fixture;
 
@@ -57,15 +58,17 @@ impl EffectRunner {
     /// [`EffectRunner::perform_network`] and [`Effects`]).
     pub fn perform_local(&self, effect: Effect) -> Option<Action> {
         match effect {
-            Effect::MarkSeen { pr, items } => {
+            Effect::MarkSeen { pr, items, kept } => {
                 let at = self.now();
                 let pairs: Vec<(&str, &str)> = items
                     .iter()
                     .map(|(a, b)| (a.as_str(), b.as_str()))
                     .collect();
+                // The texts first: one whose marker is then not written is ignored on reading.
                 let result = self
                     .ledger
-                    .mark_seen(&pr, &pairs, at)
+                    .keep_texts(&pr, &kept)
+                    .and_then(|_| self.ledger.mark_seen(&pr, &pairs, at))
                     .map(|_| ())
                     .map_err(|e| e.to_string());
                 Some(Action::Marked { items, at, result })
@@ -89,8 +92,21 @@ impl EffectRunner {
                 self.ledger.discard_draft(&pr).map_err(|e| e.to_string()),
             )),
             Effect::Recount { snapshot } => Some(self.recount(&snapshot)),
+            Effect::SaveReplyDraft { pr, mut draft } => {
+                draft.saved_at = self.now();
+                self.ledger
+                    .save_reply_draft(&pr, &draft)
+                    .err()
+                    .map(|e| Action::Notice(format!("the reply was NOT saved: {e}")))
+            }
+            Effect::DiscardReplyDraft { pr } => {
+                self.ledger.discard_reply_draft(&pr).err().map(|e| {
+                    Action::Notice(format!("the sent reply's draft could not be removed: {e}"))
+                })
+            }
             Effect::PlanPost { .. }
             | Effect::Post { .. }
+            | Effect::ThreadAct { .. }
             | Effect::StartReview { .. }
             | Effect::CancelReview
             | Effect::OpenPr(_)
@@ -106,6 +122,11 @@ impl EffectRunner {
             }
             Effect::Post { pr, body } => Some(Action::Posted(self.post(&pr, &body).await)),
             Effect::OpenPr(opener) => Some(Action::PrOpened(self.open_pr(&opener).await)),
+            Effect::ThreadAct { pr, thread, what } => Some(Action::ThreadActed {
+                thread_id: thread.id.clone(),
+                kind: what.kind(),
+                result: self.thread_act(&pr, &thread, &what).await,
+            }),
             _ => None,
         }
     }
@@ -115,7 +136,7 @@ impl EffectRunner {
     pub fn perform_blocking(&self, effect: Effect) -> Option<Action> {
         if !matches!(
             effect,
-            Effect::PlanPost { .. } | Effect::Post { .. } | Effect::OpenPr(_)
+            Effect::PlanPost { .. } | Effect::Post { .. } | Effect::OpenPr(_) | Effect::ThreadAct { .. }
         ) {
             return self.perform_local(effect);
         }
@@ -204,6 +225,34 @@ impl EffectRunner {
         }
     }
 
+    /// Replies to, resolves or unresolves a thread (only after the maintainer confirmed): live
+    /// as the credentials' account (the own reply recorded as seen), offline into the outbox.
+    async fn thread_act(
+        &self,
+        pr: &PrCoords,
+        thread: &Thread,
+        what: &ThreadDo,
+    ) -> Result<String, String> {
+        let now = self.now();
+        match &self.post_to {
+            PostDestination::Outbox => act_offline(&self.ledger, pr, thread, what, now)
+                .map(|d| format!("the outbox {}", d.location))
+                .map_err(|e| e.to_string()),
+            PostDestination::GitHub(live) => {
+                let done = act_live(&live.gh, pr, thread, what, &live.own_login, 3)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                if let Some(reply) = &done.reply
+                    && let Err(e) = record_own_reply(&self.ledger, pr, thread, reply, now)
+                {
+                    return Ok(format!("{} (not recorded as seen: {e})", done.location));
+                }
+                Ok(done.location)
+            }
+            PostDestination::Unavailable(why) => Err(why.clone()),
+        }
+    }
+
     /// Prepares run `seq` (see [`prepare`]).
     pub fn prepare(&self, seq: u64, full: bool, snapshot: &Snapshot) -> Result<Prepared, String> {
         let fixture = self.current_fixture();
@@ -269,10 +318,9 @@ impl EffectRunner {
             .current_fixture()
             .ok_or_else(|| "no fixture to step through".to_owned())?;
         let snapshot = f.snapshot_at(step).map_err(|e| e.to_string())?;
-        let seen = self
-            .ledger
-            .load_seen(&snapshot.pr.coords())
-            .map_err(|e| e.to_string())?;
+        let coords = snapshot.pr.coords();
+        let mut seen = self.ledger.load_seen(&coords).map_err(|e| e.to_string())?;
+        self.ledger.attach_kept(&coords, &snapshot, &mut seen);
         Ok(Box::new(StepData { snapshot, seen }))
     }
 }
@@ -335,7 +383,9 @@ impl Effects {
                 Effect::MarkSeen { .. }
                 | Effect::LoadStep(_)
                 | Effect::SaveDraft { .. }
-                | Effect::DiscardDraft { .. } => {
+                | Effect::DiscardDraft { .. }
+                | Effect::SaveReplyDraft { .. }
+                | Effect::DiscardReplyDraft { .. } => {
                     let _ = self.ledger_lane.send(e);
                 }
                 Effect::Highlight { .. } | Effect::Open(_) | Effect::Copy(_) => {
@@ -359,7 +409,10 @@ impl Effects {
                 Effect::Recount { .. } => {
                     let _ = self.ledger_lane.send(e);
                 }
-                Effect::PlanPost { .. } | Effect::Post { .. } | Effect::OpenPr(_) => {
+                Effect::PlanPost { .. }
+                | Effect::Post { .. }
+                | Effect::OpenPr(_)
+                | Effect::ThreadAct { .. } => {
                     self.posts.retain(|p| !p.is_finished());
                     let (r, tx) = (self.runner.clone(), self.tx.clone());
                     self.posts.push(tokio::spawn(async move {

@@ -37,8 +37,10 @@ impl Harness {
         width: u16,
         height: u16,
     ) -> Result<Harness, LedgerError> {
-        let seen = ledger.load_seen(&snapshot.pr.coords())?;
+        let mut seen = ledger.load_seen(&snapshot.pr.coords())?;
+        ledger.attach_kept(&snapshot.pr.coords(), &snapshot, &mut seen);
         let draft = ledger.load_draft(&snapshot.pr.coords());
+        let reply = ledger.load_reply_draft(&snapshot.pr.coords());
         let mut app = App::new(
             snapshot,
             seen,
@@ -47,7 +49,18 @@ impl Harness {
                 marks: Ok(()),
             },
         );
-        // As in the real console: a saved draft comes back; an unreadable one is reported.
+        // As in the real console: a saved reply and draft come back; unreadable ones are reported.
+        match reply {
+            Ok(Some(d)) => {
+                app.update(Action::ReplyRestored(d));
+            }
+            Ok(None) => {}
+            Err(e) => {
+                app.update(Action::Notice(format!(
+                    "the saved reply is unreadable: {e}"
+                )));
+            }
+        }
         match draft {
             Ok(Some(d)) => {
                 app.update(Action::DraftRestored(d));

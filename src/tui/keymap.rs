@@ -100,8 +100,9 @@ mod tests {
             km.command(&ev(KeyCode::Char('G'), KeyModifiers::SHIFT)),
             Some(KeyCommand::Bottom)
         );
+        // An unbound key (`x` became resolve).
         assert_eq!(
-            km.command(&ev(KeyCode::Char('x'), KeyModifiers::NONE)),
+            km.command(&ev(KeyCode::Char('z'), KeyModifiers::NONE)),
             None
         );
     }

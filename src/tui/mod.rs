@@ -98,7 +98,19 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         None => (App::new(snapshot, seen, options), None),
     };
     // An unposted draft from an earlier session (quit, crash, kill) comes back (a PR opened
-    // from the inbox gets its own when it is opened).
+    // from the inbox gets its own when it is opened). So does an unsent thread reply.
+    match ledger.load_reply_draft(&coords) {
+        _ if inbox_link.is_some() => {}
+        Ok(Some(d)) => {
+            app.update(Action::ReplyRestored(d));
+        }
+        Ok(None) => {}
+        Err(e) => {
+            app.update(Action::Notice(format!(
+                "the saved reply is unreadable: {e}"
+            )));
+        }
+    }
     match ledger.load_draft(&coords) {
         _ if inbox_link.is_some() => {}
         Ok(Some(d)) => {

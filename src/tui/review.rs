@@ -52,6 +52,8 @@ pub struct RunView {
     /// Set once the run was prepared: the mode and why.
     pub mode: Option<(Mode, String)>,
     pub aspects: Vec<(Aspect, AspectView)>,
+    /// About how many tokens of answer each aspect has streamed so far.
+    pub tokens: std::collections::BTreeMap<Aspect, u64>,
     pub finished: bool,
     /// Why the run could not start.
     pub error: Option<String>,
@@ -67,8 +69,18 @@ impl RunView {
                 .into_iter()
                 .map(|a| (a, AspectView::Queued))
                 .collect(),
+            tokens: std::collections::BTreeMap::new(),
             finished: false,
             error: None,
+        }
+    }
+
+    /// One aspect's line in the aspects panel: its state, and while it runs the tokens of answer
+    /// streamed so far ("running 3s · ~120 tokens").
+    pub fn describe(&self, aspect: Aspect, view: &AspectView) -> String {
+        match (view, self.tokens.get(&aspect)) {
+            (AspectView::Running(_), Some(n)) => format!("{} · ~{n} tokens", view.describe()),
+            _ => view.describe(),
         }
     }
 
@@ -95,6 +107,10 @@ impl RunView {
                 (*aspect, AspectView::Skipped(reason.clone()))
             }
             ReviewEvent::Cancelled { aspect } => (*aspect, AspectView::Cancelled),
+            ReviewEvent::Streaming { aspect, tokens } => {
+                self.tokens.insert(*aspect, *tokens);
+                return;
+            }
             ReviewEvent::Finished(_) => {
                 self.finished = true;
                 return;
@@ -323,6 +339,19 @@ pub enum Confirm {
     },
     /// Posting is not allowed (a gate, or posting unavailable): says why; any key closes.
     Refused(String),
+    /// Reply to, resolve or unresolve a review thread.
+    Thread(ThreadAsk),
+}
+
+/// What a confirmed thread action will do, naming its target.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThreadAsk {
+    pub what: crate::publish::ThreadDo,
+    pub thread_id: String,
+    /// The thread in words: `src/a.rs:29 (@rajesh-k, PRRT_…) on acme/rivet#482`.
+    pub target: String,
+    /// Where it goes: "GitHub, as @login" or "the outbox".
+    pub destination: String,
 }
 
 /// Where the console posts.
@@ -397,6 +426,23 @@ mod tests {
         });
         assert_eq!(v.aspects[3].1, AspectView::Failed("x".into()));
         assert!(v.running());
+        // Streamed tokens show beside a running aspect, and only while it runs.
+        v.apply(&ReviewEvent::Streaming {
+            aspect: Aspect::Security,
+            tokens: 120,
+        });
+        let sec = v.aspects[2].1.clone();
+        assert_eq!(
+            v.describe(Aspect::Security, &sec),
+            "running 12s · ~120 tokens"
+        );
+        v.apply(&ReviewEvent::Done {
+            aspect: Aspect::Security,
+            findings: 0,
+            elapsed: Duration::ZERO,
+        });
+        let sec = v.aspects[2].1.clone();
+        assert_eq!(v.describe(Aspect::Security, &sec), "done · no findings");
     }
 
     #[test]
@@ -411,6 +457,7 @@ mod tests {
             elapsed_ms: 0,
             cancelled: false,
             aspects: vec![],
+            prices: None,
         };
         let agg = Aggregate::first(&run);
         let mut c = Composed {

@@ -249,6 +249,17 @@ pub struct State {
     pub fail_creates_after_store: Mutex<u32>,
     /// The login of the credentials (GraphQL `viewer`, author of created comments).
     pub viewer: Mutex<String>,
+    /// Thread comments beyond `pr.threads` (thread id, comment): seeded by tests or created by
+    /// `addPullRequestReviewThreadReply`.
+    pub thread_replies: Mutex<Vec<(String, FComment)>>,
+    /// Bodies edited since (comment id, new body, editedAt).
+    pub edits: Mutex<Vec<(String, String, String)>>,
+    /// Threads resolved or unresolved since (thread id, isResolved).
+    pub resolutions: Mutex<Vec<(String, bool)>>,
+    /// When set, the PR is locked: replies are refused with GitHub's reason.
+    pub locked: Mutex<bool>,
+    /// The next this-many replies are stored, then answered 502 (a lost answer).
+    pub fail_replies_after_store: Mutex<u32>,
 }
 
 /// Database ids of `pr.comments` start here (index order).
@@ -278,6 +289,11 @@ impl FakeGitHub {
                 org_members: Mutex::new(Vec::new()),
                 fail_creates_after_store: Mutex::new(0),
                 viewer: Mutex::new("monalisa".to_owned()),
+                thread_replies: Mutex::new(Vec::new()),
+                edits: Mutex::new(Vec::new()),
+                resolutions: Mutex::new(Vec::new()),
+                locked: Mutex::new(false),
+                fail_replies_after_store: Mutex::new(0),
             }),
         }
     }
@@ -328,6 +344,53 @@ impl FakeGitHub {
     /// The added conversation comments (database id, comment), in creation order.
     pub fn extra_comments(&self) -> Vec<(u64, FComment)> {
         self.state.extra_comments.lock().unwrap().clone()
+    }
+
+    /// Adds a reply to thread `thread` by `login` (as another reviewer would); returns its id.
+    pub fn add_thread_reply(&self, thread: &str, login: &str, body: &str) -> String {
+        let mut replies = self.state.thread_replies.lock().unwrap();
+        let n = replies.len();
+        let id = format!("PRRC_kwDOR{:08}", n + 1);
+        replies.push((
+            thread.to_owned(),
+            FComment {
+                id: id.clone(),
+                login: login.to_owned(),
+                bot: false,
+                association: "MEMBER",
+                body: body.to_owned(),
+                created: ts(100_000 + n),
+                edited: None,
+                minimized: None,
+            },
+        ));
+        id
+    }
+
+    /// Edits the body of a conversation or thread comment by id.
+    pub fn edit_body(&self, id: &str, body: &str) {
+        self.state.edits.lock().unwrap().push((
+            id.to_owned(),
+            body.to_owned(),
+            "2026-11-30T05:00:00Z".to_owned(),
+        ));
+    }
+
+    /// The replies in thread `thread` beyond the PR's own comments, in order.
+    pub fn thread_replies(&self, thread: &str) -> Vec<FComment> {
+        self.state
+            .thread_replies
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(t, _)| t == thread)
+            .map(|(_, c)| c.clone())
+            .collect()
+    }
+
+    /// Whether thread `thread` is resolved now.
+    pub fn is_resolved(&self, thread: &str) -> bool {
+        resolved_now(&self.state, thread)
     }
 
     pub fn set_author(&self, login: &str, association: &str) {
@@ -420,6 +483,12 @@ impl Respond for Responder {
             "viewer"
         } else if query.contains("query InboxRepoPulls") {
             "open-pulls"
+        } else if query.contains("mutation ThreadReply") {
+            "reply"
+        } else if query.contains("mutation ThreadResolve") {
+            "resolve"
+        } else if query.contains("mutation ThreadUnresolve") {
+            "unresolve"
         } else if query.trim_start().starts_with("mutation") {
             "mutation"
         } else {
@@ -468,6 +537,8 @@ impl Respond for Responder {
             "viewer" => ResponseTemplate::new(200).set_body_json(
                 json!({"data": {"viewer": {"login": st.viewer.lock().unwrap().clone()}}}),
             ),
+            "reply" => reply_answer(st, &seen.variables),
+            "resolve" | "unresolve" => resolve_answer(st, &seen.variables, kind == "resolve"),
             _ => ResponseTemplate::new(400)
                 .set_body_json(json!({"message": "Problems parsing JSON"})),
         }
@@ -567,16 +638,126 @@ fn page<T>(all: &[T], after: &Value, f: impl Fn(&T) -> Value) -> Value {
     })
 }
 
-fn thread_json(t: &FThread) -> Value {
+/// A thread's comments as they are now: the PR's, then added replies, with edits applied.
+fn thread_comments_now(st: &State, t: &FThread) -> Vec<FComment> {
+    let mut all = t.comments.clone();
+    for (thread, c) in st.thread_replies.lock().unwrap().iter() {
+        if *thread == t.id {
+            all.push(c.clone());
+        }
+    }
+    apply_edits(st, &mut all);
+    all
+}
+
+fn apply_edits(st: &State, comments: &mut [FComment]) {
+    for (id, body, at) in st.edits.lock().unwrap().iter() {
+        for c in comments.iter_mut().filter(|c| c.id == *id) {
+            c.body = body.clone();
+            c.edited = Some(at.clone());
+        }
+    }
+}
+
+fn resolved_now(st: &State, thread: &str) -> bool {
+    let base = st.pr.threads.iter().any(|t| t.id == thread && t.resolved);
+    st.resolutions
+        .lock()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|(t, _)| t == thread)
+        .map_or(base, |(_, r)| *r)
+}
+
+fn thread_json(st: &State, t: &FThread) -> Value {
     json!({
         "id": t.id,
-        "isResolved": t.resolved,
+        "isResolved": resolved_now(st, &t.id),
         "isOutdated": t.outdated,
         "path": t.path,
         "line": t.line,
         "originalLine": t.original_line,
-        "comments": page(&t.comments, &Value::Null, |c| comment_json(c, true)),
+        "comments": page(&thread_comments_now(st, t), &Value::Null, |c| comment_json(c, true)),
     })
+}
+
+/// `addPullRequestReviewThreadReply`: stored as the viewer's reply, in GitHub's payload shape.
+fn reply_answer(st: &State, v: &Value) -> ResponseTemplate {
+    let thread = v["threadId"].as_str().unwrap_or("");
+    let body = v["body"].as_str().unwrap_or("");
+    if *st.locked.lock().unwrap() {
+        return ResponseTemplate::new(200).set_body_json(json!({
+            "data": {"addPullRequestReviewThreadReply": null},
+            "errors": [{"type": "UNPROCESSABLE", "path": ["addPullRequestReviewThreadReply"],
+                        "locations": [{"line": 3, "column": 3}],
+                        "message": "Unable to create comment because issue is locked."}],
+        }));
+    }
+    if !st.pr.threads.iter().any(|t| t.id == thread) {
+        return ResponseTemplate::new(200).set_body_json(json!({
+            "data": {"addPullRequestReviewThreadReply": null},
+            "errors": [{"type": "NOT_FOUND", "path": ["addPullRequestReviewThreadReply"],
+                        "message": format!("Could not resolve to a node with the global id of '{thread}'")}],
+        }));
+    }
+    if body.trim().is_empty() {
+        return ResponseTemplate::new(200).set_body_json(json!({
+            "data": {"addPullRequestReviewThreadReply": null},
+            "errors": [{"type": "UNPROCESSABLE", "message": "Body can't be blank"}],
+        }));
+    }
+    if too_long(body) {
+        return ResponseTemplate::new(200).set_body_json(json!({
+            "data": {"addPullRequestReviewThreadReply": null},
+            "errors": [{"type": "UNPROCESSABLE", "path": ["addPullRequestReviewThreadReply"],
+                        "locations": [{"line": 2, "column": 3}], "message": "Body is too long"}],
+        }));
+    }
+    let mut replies = st.thread_replies.lock().unwrap();
+    let c = FComment {
+        id: format!("PRRC_kwDOR{:08}", replies.len() + 1),
+        login: st.viewer.lock().unwrap().clone(),
+        bot: false,
+        association: "MEMBER",
+        body: body.to_owned(),
+        created: ts(100_000 + replies.len()),
+        edited: None,
+        minimized: None,
+    };
+    replies.push((thread.to_owned(), c.clone()));
+    let mut fail = st.fail_replies_after_store.lock().unwrap();
+    if *fail > 0 {
+        *fail -= 1;
+        return ResponseTemplate::new(502).set_body_json(json!({"message": "Server Error"}));
+    }
+    let mut comment = comment_json(&c, true);
+    comment["author"] = json!({"__typename": "User", "login": c.login});
+    ResponseTemplate::new(200)
+        .set_body_json(json!({"data": {"addPullRequestReviewThreadReply": {"comment": comment}}}))
+}
+
+/// `resolveReviewThread` / `unresolveReviewThread`.
+fn resolve_answer(st: &State, v: &Value, resolve: bool) -> ResponseTemplate {
+    let thread = v["threadId"].as_str().unwrap_or("");
+    let field = if resolve {
+        "resolveReviewThread"
+    } else {
+        "unresolveReviewThread"
+    };
+    if !st.pr.threads.iter().any(|t| t.id == thread) {
+        return ResponseTemplate::new(200).set_body_json(json!({
+            "data": {field: null},
+            "errors": [{"type": "NOT_FOUND", "path": [field],
+                        "message": format!("Could not resolve to a node with the global id of '{thread}'")}],
+        }));
+    }
+    st.resolutions
+        .lock()
+        .unwrap()
+        .push((thread.to_owned(), resolve));
+    ResponseTemplate::new(200)
+        .set_body_json(json!({"data": {field: {"thread": {"id": thread, "isResolved": resolve}}}}))
 }
 
 fn rate_limit() -> Value {
@@ -649,10 +830,12 @@ fn pr_answer(st: &State, v: &Value) -> Value {
         p["labels"] = page(&pr.labels, &v["labelsAfter"], |l| json!({"name": l}));
     }
     if flag("withThreads") {
-        p["reviewThreads"] = page(&pr.threads, &v["threadsAfter"], thread_json);
+        p["reviewThreads"] = page(&pr.threads, &v["threadsAfter"], |t| thread_json(st, t));
     }
     if flag("withComments") {
-        let mut all: Vec<Value> = pr.comments.iter().map(|c| comment_json(c, false)).collect();
+        let mut comments = pr.comments.clone();
+        apply_edits(st, &mut comments);
+        let mut all: Vec<Value> = comments.iter().map(|c| comment_json(c, false)).collect();
         for (db, c) in st.extra_comments.lock().unwrap().iter() {
             let mut j = comment_json(c, false);
             j["url"] = json!(format!(
@@ -797,7 +980,7 @@ fn thread_answer(st: &State, v: &Value) -> Value {
                     format!("t{i}"),
                     json!({
                         "__typename": "PullRequestReviewThread",
-                        "comments": page(&t.comments, &after, |c| comment_json(c, true)),
+                        "comments": page(&thread_comments_now(st, t), &after, |c| comment_json(c, true)),
                     }),
                 );
             }

@@ -7,6 +7,7 @@
 pub mod env;
 pub mod fake_github;
 pub mod fake_inbox;
+pub mod fake_llm;
 pub mod llm;
 
 use std::path::Path;
@@ -41,4 +42,29 @@ pub fn demo_coords() -> PrCoords {
         repo: "rivet".into(),
         number: 482,
     }
+}
+
+/// stdout parsed as JSON; on failure the panic shows both streams.
+pub fn stdout_json(o: &Output) -> serde_json::Value {
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", stdout(o), stderr(o)))
+}
+
+/// The binary against a live (loopback) GitHub at `github` with `token`, reviewing with `llm`.
+pub async fn live_run(
+    env: &env::TestEnv,
+    github: &str,
+    token: &str,
+    llm: &llm::StandInLlm,
+    args: &[&str],
+) -> Output {
+    env.bin_async()
+        .env("GH_TOKEN", token)
+        .env("GITHUB_API_URL", github)
+        .env("OPENAI_API_KEY", "sk-test-0123456789")
+        .args(args)
+        .args(llm.args())
+        .output()
+        .await
+        .expect("run pr-shepherd")
 }

@@ -41,6 +41,9 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
             elapsed_ms: 1200,
             input_tokens: Some(1000),
             output_tokens: Some(50),
+            cache_read_tokens: None,
+            cache_write_tokens: None,
+            calls: 1,
             diff: None,
             note: None,
         })
@@ -55,6 +58,7 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
         elapsed_ms: 2500,
         cancelled: false,
         aspects,
+        prices: None,
     }
 }
 

@@ -1,11 +1,15 @@
 //! Anthropic Messages API (`POST {base}/v1/messages`).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::json;
 
 use super::http::{self, RetryPolicy};
+use super::sse::AnthropicStream;
 use super::structured::{self, Shape, ShapeMemory, Wire};
-use super::{Completion, LlmError};
+use super::{CallEvents, Completion, LlmError};
 use crate::review::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -20,6 +24,10 @@ pub struct AnthropicClient {
     pub(super) model: String,
     max_tokens: u32,
     retry: RetryPolicy,
+    /// Stream answers (server-sent events).
+    stream: bool,
+    /// Send `cache_control` marks; cleared for the rest of the run when the endpoint refuses them.
+    cache: Arc<AtomicBool>,
     /// Whether this server takes the forced findings tool (shared by clones: remembered for the
     /// run).
     shape: ShapeMemory,
@@ -67,41 +75,94 @@ impl AnthropicClient {
             model,
             max_tokens,
             retry,
+            stream: false,
+            cache: Arc::new(AtomicBool::new(true)),
             shape: ShapeMemory::default(),
         })
     }
 
+    /// Streams answers (server-sent events) or asks for them whole (the default of `new`;
+    /// `LlmClient::from_settings` streams unless `stream = false`).
+    pub fn streaming(mut self, on: bool) -> AnthropicClient {
+        self.stream = on;
+        self
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.stream
+    }
+
     /// Asks with the findings tool forced (falling back to text when the server rejects tools)
     /// and asks again once when the answer was cut (see `structured::ask`).
-    pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
+    pub async fn complete(
+        &self,
+        prompt: &Prompt,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
         structured::ask(
             Wire::Anthropic,
             PROVIDER,
             &self.shape,
             Some(self.max_tokens),
-            |shape, max_tokens| self.send(prompt, shape, max_tokens.unwrap_or(self.max_tokens)),
+            |shape, max_tokens| {
+                self.send_cached(prompt, shape, max_tokens.unwrap_or(self.max_tokens), events)
+            },
         )
         .await
     }
 
-    /// One request with `max_tokens` and the structured-output fields of `shape`.
-    ///
-    /// Streaming (issue 14): the forced tool's input then arrives as `input_json_delta` events;
-    /// feed them to `structured::ToolInputStream` and use its text where this uses
-    /// `structured::anthropic_tool_input`.
+    /// One request with the `cache_control` marks. When the endpoint refuses them (see
+    /// `http::refuses_cache_field`), it is sent once more without, and they stay off for this
+    /// client's run.
+    async fn send_cached(
+        &self,
+        prompt: &Prompt,
+        shape: Shape,
+        max_tokens: u32,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
+        let cached = self.cache.load(Ordering::Relaxed);
+        match self.send(prompt, shape, max_tokens, cached, events).await {
+            Err(e) if cached && http::refuses_cache_field(&e, "cache_control") => {
+                // Off at once, so calls starting meanwhile go without it too.
+                self.cache.store(false, Ordering::Relaxed);
+                let again = self.send(prompt, shape, max_tokens, false, events).await;
+                match &again {
+                    Ok(_) => tracing::info!("{PROVIDER} refused cache_control: sending without it"),
+                    // Refused without it as well: it was not the cache field.
+                    Err(_) => self.cache.store(true, Ordering::Relaxed),
+                }
+                again
+            }
+            other => other,
+        }
+    }
+
+    /// One request: streamed or whole, with `max_tokens`, the structured-output fields of
+    /// `shape`, and the cache marks when `cached`.
     async fn send(
         &self,
         prompt: &Prompt,
         shape: Shape,
         max_tokens: u32,
+        cached: bool,
+        events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        let mut body = json!({
-            "model": self.model,
-            "max_tokens": max_tokens,
-            "system": prompt.system,
-            "messages": [{"role": "user", "content": prompt.user}],
-        });
+        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.stream);
         structured::shape_anthropic(&mut body, shape);
+        if self.stream {
+            return http::post_stream::<AnthropicStream>(
+                &self.http,
+                PROVIDER,
+                &self.url,
+                self.headers.clone(),
+                &body,
+                self.retry,
+                events,
+                parse_answer,
+            )
+            .await;
+        }
         let answer = http::post_json(
             &self.http,
             PROVIDER,
@@ -111,7 +172,76 @@ impl AnthropicClient {
             self.retry,
         )
         .await?;
+        events.began();
         parse_answer(&answer)
+    }
+}
+
+/// The Messages request in cache order: the playbook (system) and the PR data and diff blocks
+/// carry `cache_control` marks when `cached`; the aspect's task comes last, unmarked.
+fn request_body(
+    model: &str,
+    max_tokens: u32,
+    prompt: &Prompt,
+    cached: bool,
+    stream: bool,
+) -> serde_json::Value {
+    let block = |text: &str, mark: bool| {
+        let mut b = json!({"type": "text", "text": text});
+        if mark && cached {
+            b["cache_control"] = json!({"type": "ephemeral"});
+        }
+        b
+    };
+    let mut content = vec![block(&prompt.data, true)];
+    if !prompt.diff_text.is_empty() {
+        content.push(block(&prompt.diff_text, true));
+    }
+    content.push(block(&prompt.task, false));
+    let mut body = json!({
+        "model": model,
+        "max_tokens": max_tokens,
+        "system": [block(&prompt.system, true)],
+        "messages": [{"role": "user", "content": content}],
+    });
+    if stream {
+        body["stream"] = json!(true);
+    }
+    body
+}
+
+/// Token usage as the Messages API reports it. `input_tokens` there excludes cached tokens; here
+/// `input` is their sum (everything the prompt held), with the cache parts alongside.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Usage {
+    input: Option<u64>,
+    output: Option<u64>,
+    cache_read: Option<u64>,
+    cache_write: Option<u64>,
+}
+
+impl Usage {
+    /// Takes the fields a `usage` object has (later events update earlier ones).
+    pub(super) fn merge(&mut self, u: &serde_json::Value) {
+        let get = |k: &str| u.get(k).and_then(|v| v.as_u64());
+        self.input = get("input_tokens").or(self.input);
+        self.output = get("output_tokens").or(self.output);
+        self.cache_read = get("cache_read_input_tokens").or(self.cache_read);
+        self.cache_write = get("cache_creation_input_tokens").or(self.cache_write);
+    }
+
+    pub(super) fn completion(&self, text: String) -> Completion {
+        Completion {
+            text,
+            input_tokens: self
+                .input
+                .map(|i| i + self.cache_read.unwrap_or(0) + self.cache_write.unwrap_or(0)),
+            output_tokens: self.output,
+            cache_read_tokens: self.cache_read,
+            cache_write_tokens: self.cache_write,
+            note: None,
+            truncated: false,
+        }
     }
 }
 
@@ -134,16 +264,13 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
             .collect::<Vec<_>>()
             .join(""),
     };
-    let usage = answer.get("usage");
-    let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(|v| v.as_u64());
-    let truncated = answer.get("stop_reason").and_then(|s| s.as_str()) == Some("max_tokens");
-    Ok(Completion {
-        text,
-        input_tokens: tokens("input_tokens"),
-        output_tokens: tokens("output_tokens"),
-        note: None,
-        truncated,
-    })
+    let mut usage = Usage::default();
+    if let Some(u) = answer.get("usage") {
+        usage.merge(u);
+    }
+    let mut done = usage.completion(text);
+    done.truncated = answer.get("stop_reason").and_then(|s| s.as_str()) == Some("max_tokens");
+    Ok(done)
 }
 
 #[cfg(test)]
@@ -161,6 +288,51 @@ mod tests {
         assert_eq!(c.text, "{\"findings\": []}");
         assert_eq!((c.input_tokens, c.output_tokens), (Some(10), Some(3)));
         assert!(parse_answer(&json!({"error": "x"})).is_err());
+    }
+
+    #[test]
+    fn requests_mark_the_shared_prefix_for_the_cache_unless_refused() {
+        let pr = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .pr;
+        let p = crate::review::prompt::build(
+            crate::review::Aspect::Perf,
+            &pr,
+            &crate::review::prompt::Prompts::embedded(),
+            60_000,
+        );
+        let body = request_body("m", 10, &p, true, true);
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["system"][0]["text"], p.system.as_str());
+        assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
+        let content = body["messages"][0]["content"].as_array().unwrap();
+        assert_eq!(content.len(), 3);
+        assert_eq!(content[0]["text"], p.data.as_str());
+        assert_eq!(content[0]["cache_control"]["type"], "ephemeral");
+        assert_eq!(content[1]["cache_control"]["type"], "ephemeral");
+        assert_eq!(content[2]["text"], p.task.as_str());
+        assert!(content[2].get("cache_control").is_none());
+        let plain = request_body("m", 10, &p, false, false);
+        assert!(!plain.to_string().contains("cache_control"));
+        assert!(plain.get("stream").is_none());
+    }
+
+    #[test]
+    fn usage_counts_cached_tokens_as_input_too() {
+        let c = parse_answer(&json!({
+            "content": [{"type": "text", "text": "{}"}],
+            "usage": {"input_tokens": 10, "cache_read_input_tokens": 3000,
+                      "cache_creation_input_tokens": 500, "output_tokens": 3}
+        }))
+        .unwrap();
+        assert_eq!(c.input_tokens, Some(3510));
+        assert_eq!(
+            (c.cache_read_tokens, c.cache_write_tokens),
+            (Some(3000), Some(500))
+        );
     }
 
     #[test]

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
-use super::LlmError;
+use super::sse::{Collector, SseParser};
+use super::{CallEvents, Completion, LlmError};
 
 /// How often and how patiently a call is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,6 +191,183 @@ pub(super) async fn post_json(
         }
         tracing::debug!(provider, status, attempt, "retrying after {wait:?}");
         tokio::time::sleep(wait).await;
+    }
+}
+
+/// POSTs `body` and reads the answer as server-sent events into a `C` collector. Status errors
+/// are retried like [`post_json`]; so is a stream that stops before its proper end (a cut
+/// answer), a read error mid-stream, and a retryable error event. `events.began()` is called when
+/// the first answer's headers arrive; `events.received(n)` for every bit of answer text.
+/// A server that ignores `stream` and answers with one JSON document is read with `whole`.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn post_stream<C: Collector>(
+    client: &reqwest::Client,
+    provider: &'static str,
+    url: &reqwest::Url,
+    headers: HeaderMap,
+    body: &serde_json::Value,
+    policy: RetryPolicy,
+    events: &dyn CallEvents,
+    whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
+) -> Result<Completion, LlmError> {
+    let mut attempt: u32 = 0;
+    loop {
+        attempt += 1;
+        let last = attempt > policy.retries;
+        let backoff = policy.backoff.saturating_mul(1u32 << (attempt - 1).min(16));
+        let sent = client
+            .post(url.clone())
+            .headers(headers.clone())
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+            .json(body)
+            .send()
+            .await;
+        let mut resp = match sent {
+            Ok(r) => r,
+            Err(e) => {
+                if last || !(e.is_connect() || e.is_timeout() || e.is_request()) {
+                    return Err(LlmError::Transport {
+                        provider,
+                        attempts: attempt,
+                        detail: snippet(&e.to_string()),
+                    });
+                }
+                tokio::time::sleep(backoff).await;
+                continue;
+            }
+        };
+        let status = resp.status().as_u16();
+        if !resp.status().is_success() {
+            let wait = retry_after(resp.headers()).unwrap_or(backoff);
+            let text = resp.text().await.unwrap_or_default();
+            if last || !retryable(status) {
+                return Err(LlmError::Status {
+                    provider,
+                    status,
+                    attempts: attempt,
+                    detail: snippet(&text),
+                });
+            }
+            tracing::debug!(provider, status, attempt, "retrying after {wait:?}");
+            tokio::time::sleep(wait).await;
+            continue;
+        }
+        events.began();
+        let is_json = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("application/json"));
+        if is_json {
+            let text = resp.text().await.map_err(|e| LlmError::Transport {
+                provider,
+                attempts: attempt,
+                detail: snippet(&e.to_string()),
+            })?;
+            let answer = serde_json::from_str(&text).map_err(|e| LlmError::Protocol {
+                provider,
+                detail: format!("the answer is not JSON ({e}): {}", snippet(&text)),
+            })?;
+            return whole(&answer);
+        }
+        let why = match read_stream::<C>(&mut resp, events).await {
+            Ok(done) => return Ok(done),
+            Err(StreamEnd::Fatal(detail)) => {
+                return Err(LlmError::Protocol { provider, detail });
+            }
+            Err(StreamEnd::Cut(why)) => why,
+        };
+        if last {
+            return Err(LlmError::Transport {
+                provider,
+                attempts: attempt,
+                detail: why,
+            });
+        }
+        tracing::debug!(
+            provider,
+            attempt,
+            "stream cut ({why}); retrying after {backoff:?}"
+        );
+        tokio::time::sleep(backoff).await;
+    }
+}
+
+/// Whether `err` is an endpoint refusing a prompt-cache field (`cache_control`,
+/// `prompt_cache_key`): HTTP 400 or 422 whose text names the field, or names none of the
+/// structured-output parameters (those have their own fallback, `structured::ask`).
+pub(super) fn refuses_cache_field(err: &LlmError, field: &str) -> bool {
+    let LlmError::Status {
+        status: 400 | 422,
+        detail,
+        ..
+    } = err
+    else {
+        return false;
+    };
+    let d = detail.to_ascii_lowercase();
+    d.contains(field)
+        || !["tool", "response_format", "json_schema", "json_object"]
+            .iter()
+            .any(|n| d.contains(n))
+}
+
+/// Why a stream did not give an answer.
+enum StreamEnd {
+    /// Worth another attempt: cut mid-answer, a read error, a retryable error event.
+    Cut(String),
+    /// Not worth another attempt.
+    Fatal(String),
+}
+
+/// Reads one streamed answer to its end.
+async fn read_stream<C: Collector>(
+    resp: &mut reqwest::Response,
+    events: &dyn CallEvents,
+) -> Result<Completion, StreamEnd> {
+    let mut parser = SseParser::default();
+    let mut collector = C::default();
+    loop {
+        let bytes = match resp.chunk().await {
+            Ok(Some(b)) => b,
+            Ok(None) => break,
+            Err(e) => {
+                return Err(StreamEnd::Cut(format!(
+                    "the answer stream broke after {} characters: {}",
+                    collector.received(),
+                    snippet(&e.to_string())
+                )));
+            }
+        };
+        for ev in parser.push(&bytes) {
+            match collector.apply(&ev) {
+                Ok(0) => {}
+                Ok(n) => events.received(n),
+                Err(e) if e.retryable => {
+                    return Err(StreamEnd::Cut(format!(
+                        "the provider sent an error mid-stream: {}",
+                        snippet(&e.detail)
+                    )));
+                }
+                Err(e) => return Err(StreamEnd::Fatal(snippet(&e.detail))),
+            }
+        }
+    }
+    // The body may end without a final blank line: flush it.
+    for ev in parser.push(b"\n\n") {
+        if let Ok(n) = collector.apply(&ev)
+            && n > 0
+        {
+            events.received(n);
+        }
+    }
+    if collector.finished() {
+        Ok(collector.into_completion())
+    } else {
+        Err(StreamEnd::Cut(format!(
+            "the answer stream stopped mid-answer after {} characters",
+            collector.received()
+        )))
     }
 }
 

@@ -12,6 +12,7 @@ mod command;
 mod http;
 mod openai;
 mod replay;
+mod sse;
 mod structured;
 
 use std::time::Duration;
@@ -44,6 +45,12 @@ pub struct Completion {
     pub input_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
+    /// Input tokens read from the provider's prompt cache (part of `input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_tokens: Option<u64>,
+    /// Input tokens written to the provider's prompt cache (part of `input_tokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_tokens: Option<u64>,
     /// Something the backend wants said about this answer (e.g. which recorded step replayed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -93,6 +100,21 @@ pub enum LlmError {
     Replay(String),
 }
 
+/// What a call reports while it runs (to the runner: the warm-first fan-out and the console's
+/// progress). Both default to doing nothing.
+pub trait CallEvents: Send + Sync {
+    /// The answer began: a streamed answer's headers arrived (the prompt cache it wrote is now
+    /// readable), or a non-streamed answer arrived whole.
+    fn began(&self) {}
+    /// `chars` more characters of answer arrived.
+    fn received(&self, _chars: usize) {}
+}
+
+/// Reports nothing.
+pub struct NoEvents;
+
+impl CallEvents for NoEvents {}
+
 /// One configured backend.
 #[derive(Debug, Clone)]
 pub enum LlmClient {
@@ -131,11 +153,38 @@ impl LlmClient {
 
     /// Asks for one aspect's review. Dropping the future cancels the call.
     pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
+        self.complete_observed(prompt, &NoEvents).await
+    }
+
+    /// [`LlmClient::complete`], reporting the answer's start and progress to `events`.
+    pub async fn complete_observed(
+        &self,
+        prompt: &Prompt,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
         match self {
-            LlmClient::Anthropic(c) => c.complete(prompt).await,
-            LlmClient::OpenAi(c) => c.complete(prompt).await,
-            LlmClient::Command(c) => c.complete(prompt).await,
-            LlmClient::Replay(c) => c.complete(prompt.aspect),
+            LlmClient::Anthropic(c) => c.complete(prompt, events).await,
+            LlmClient::OpenAi(c) => c.complete(prompt, events).await,
+            LlmClient::Command(c) => {
+                events.began();
+                c.complete(prompt).await
+            }
+            LlmClient::Replay(c) => {
+                events.began();
+                c.complete(prompt.aspect, prompt.chunk)
+            }
+        }
+    }
+
+    /// True for backends with a prompt cache that a first call must warm before the others
+    /// can read it, and that say when an answer begins: the HTTP providers, streaming. (A
+    /// non-streamed answer "begins" only when it is complete; waiting for it would double the
+    /// wall time, so those calls fan out at once.)
+    pub fn caches_prefix(&self) -> bool {
+        match self {
+            LlmClient::Anthropic(c) => c.is_streaming(),
+            LlmClient::OpenAi(c) => c.is_streaming(),
+            LlmClient::Command(_) | LlmClient::Replay(_) => false,
         }
     }
 
@@ -169,16 +218,19 @@ impl LlmClient {
                     .clone()
                     .or_else(|| env(ANTHROPIC_BASE_URL))
                     .unwrap_or_else(|| anthropic::DEFAULT_BASE_URL.to_owned());
-                LlmClient::Anthropic(AnthropicClient::new(
-                    &base,
-                    env(ANTHROPIC_API_KEY),
-                    settings
-                        .model
-                        .clone()
-                        .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned()),
-                    settings.max_output_tokens,
-                    retry,
-                )?)
+                LlmClient::Anthropic(
+                    AnthropicClient::new(
+                        &base,
+                        env(ANTHROPIC_API_KEY),
+                        settings
+                            .model
+                            .clone()
+                            .unwrap_or_else(|| DEFAULT_ANTHROPIC_MODEL.to_owned()),
+                        settings.max_output_tokens,
+                        retry,
+                    )?
+                    .streaming(settings.stream),
+                )
             }
             BackendKind::Openai => {
                 let base = settings
@@ -186,16 +238,19 @@ impl LlmClient {
                     .clone()
                     .or_else(|| env(OPENAI_BASE_URL))
                     .unwrap_or_else(|| openai::DEFAULT_BASE_URL.to_owned());
-                LlmClient::OpenAi(OpenAiClient::new(
-                    &base,
-                    env(OPENAI_API_KEY),
-                    settings
-                        .model
-                        .clone()
-                        .unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_owned()),
-                    Some(settings.max_output_tokens),
-                    retry,
-                )?)
+                LlmClient::OpenAi(
+                    OpenAiClient::new(
+                        &base,
+                        env(OPENAI_API_KEY),
+                        settings
+                            .model
+                            .clone()
+                            .unwrap_or_else(|| DEFAULT_OPENAI_MODEL.to_owned()),
+                        Some(settings.max_output_tokens),
+                        retry,
+                    )?
+                    .streaming(settings.stream),
+                )
             }
             BackendKind::Command => {
                 LlmClient::Command(CommandClient::new(settings.command.clone())?)

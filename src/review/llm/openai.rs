@@ -1,12 +1,16 @@
 //! OpenAI Chat Completions API (`POST {base}/chat/completions`) and the servers that speak it:
 //! Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp server, OpenRouter.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use reqwest::header::{AUTHORIZATION, HeaderMap};
 use serde_json::json;
 
 use super::http::{self, RetryPolicy};
+use super::sse::OpenAiStream;
 use super::structured::{self, Shape, ShapeMemory, Wire};
-use super::{Completion, LlmError};
+use super::{CallEvents, Completion, LlmError};
 use crate::review::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -20,6 +24,10 @@ pub struct OpenAiClient {
     pub(super) model: String,
     max_tokens: Option<u32>,
     retry: RetryPolicy,
+    /// Stream answers (`stream: true` with `stream_options.include_usage`).
+    stream: bool,
+    /// Send `prompt_cache_key`; cleared for the rest of the run when the server refuses it.
+    cache: Arc<AtomicBool>,
     /// Which structured-output shape this server takes (shared by clones: remembered for the run).
     shape: ShapeMemory,
 }
@@ -65,41 +73,94 @@ impl OpenAiClient {
             model,
             max_tokens,
             retry,
+            stream: false,
+            cache: Arc::new(AtomicBool::new(true)),
             shape: ShapeMemory::default(),
         })
     }
 
+    /// Streams answers (server-sent events) or asks for them whole (the default of `new`;
+    /// `LlmClient::from_settings` streams unless `stream = false`).
+    pub fn streaming(mut self, on: bool) -> OpenAiClient {
+        self.stream = on;
+        self
+    }
+
+    pub fn is_streaming(&self) -> bool {
+        self.stream
+    }
+
     /// Asks with structured output (falling back when the server rejects it) and asks again once
     /// when the answer was cut (see `structured::ask`).
-    pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
+    pub async fn complete(
+        &self,
+        prompt: &Prompt,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
         structured::ask(
             Wire::OpenAi,
             PROVIDER,
             &self.shape,
             self.max_tokens,
-            |shape, max_tokens| self.send(prompt, shape, max_tokens),
+            |shape, max_tokens| self.send_cached(prompt, shape, max_tokens, events),
         )
         .await
     }
 
-    /// One request: `max_tokens` (when set) and the structured-output fields of `shape`.
+    /// One request with `prompt_cache_key`. When the server refuses it (see
+    /// `http::refuses_cache_field`; some compatible servers refuse unknown fields), it is sent
+    /// once more without, and it stays off for this client's run.
+    async fn send_cached(
+        &self,
+        prompt: &Prompt,
+        shape: Shape,
+        max_tokens: Option<u32>,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
+        let cached = self.cache.load(Ordering::Relaxed);
+        match self.send(prompt, shape, max_tokens, cached, events).await {
+            Err(e) if cached && http::refuses_cache_field(&e, "prompt_cache_key") => {
+                // Off at once, so calls starting meanwhile go without it too.
+                self.cache.store(false, Ordering::Relaxed);
+                let again = self.send(prompt, shape, max_tokens, false, events).await;
+                match &again {
+                    Ok(_) => {
+                        tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it")
+                    }
+                    // Refused without it as well: it was not the cache field.
+                    Err(_) => self.cache.store(true, Ordering::Relaxed),
+                }
+                again
+            }
+            other => other,
+        }
+    }
+
+    /// One request: streamed or whole, `max_tokens` (when set), the structured-output fields of
+    /// `shape`, and `prompt_cache_key` when `cached`.
     async fn send(
         &self,
         prompt: &Prompt,
         shape: Shape,
         max_tokens: Option<u32>,
+        cached: bool,
+        events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        let mut body = json!({
-            "model": self.model,
-            "messages": [
-                {"role": "system", "content": prompt.system},
-                {"role": "user", "content": prompt.user},
-            ],
-        });
-        if let (Some(n), Some(obj)) = (max_tokens, body.as_object_mut()) {
-            obj.insert("max_tokens".into(), json!(n));
-        }
+        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.stream);
         structured::shape_openai(&mut body, shape);
+        if self.stream {
+            return http::post_stream::<OpenAiStream>(
+                &self.http,
+                PROVIDER,
+                &self.url,
+                self.headers.clone(),
+                &body,
+                self.retry,
+                events,
+                parse_answer,
+            )
+            .await;
+        }
         let answer = http::post_json(
             &self.http,
             PROVIDER,
@@ -109,7 +170,58 @@ impl OpenAiClient {
             self.retry,
         )
         .await?;
+        events.began();
         parse_answer(&answer)
+    }
+}
+
+/// The Chat Completions request: the same message prefix for every call of a run (automatic
+/// prefix caching), `prompt_cache_key` naming the PR when `cached`.
+fn request_body(
+    model: &str,
+    max_tokens: Option<u32>,
+    prompt: &Prompt,
+    cached: bool,
+    stream: bool,
+) -> serde_json::Value {
+    let mut body = json!({
+        "model": model,
+        "messages": [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user()},
+        ],
+    });
+    if let Some(n) = max_tokens {
+        body["max_tokens"] = json!(n);
+    }
+    if cached {
+        body["prompt_cache_key"] = json!(prompt.cache_key);
+    }
+    if stream {
+        body["stream"] = json!(true);
+        body["stream_options"] = json!({"include_usage": true});
+    }
+    body
+}
+
+/// A completion from a Chat Completions `usage` object: `prompt_tokens` (cached ones included),
+/// `completion_tokens`, `prompt_tokens_details.cached_tokens`. Cache writes are not reported.
+pub(super) fn usage_completion(usage: Option<&serde_json::Value>, text: String) -> Completion {
+    let tokens = |path: &[&str]| {
+        let mut cur = usage?;
+        for k in path {
+            cur = cur.get(k)?;
+        }
+        cur.as_u64()
+    };
+    Completion {
+        text,
+        input_tokens: tokens(&["prompt_tokens"]),
+        output_tokens: tokens(&["completion_tokens"]),
+        cache_read_tokens: tokens(&["prompt_tokens_details", "cached_tokens"]),
+        cache_write_tokens: None,
+        note: None,
+        truncated: false,
     }
 }
 
@@ -131,16 +243,9 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
             detail: "the first choice has no `message.content` text".into(),
         })?
         .to_owned();
-    let usage = answer.get("usage");
-    let tokens = |k: &str| usage.and_then(|u| u.get(k)).and_then(|v| v.as_u64());
-    let truncated = choice.get("finish_reason").and_then(|s| s.as_str()) == Some("length");
-    Ok(Completion {
-        text,
-        input_tokens: tokens("prompt_tokens"),
-        output_tokens: tokens("completion_tokens"),
-        note: None,
-        truncated,
-    })
+    let mut done = usage_completion(answer.get("usage"), text);
+    done.truncated = choice.get("finish_reason").and_then(|s| s.as_str()) == Some("length");
+    Ok(done)
 }
 
 #[cfg(test)]
@@ -157,6 +262,40 @@ mod tests {
         assert_eq!(c.text, "{\"findings\": []}");
         assert_eq!((c.input_tokens, c.output_tokens), (Some(7), Some(2)));
         assert!(parse_answer(&json!({"choices": []})).is_err());
+    }
+
+    #[test]
+    fn requests_carry_the_cache_key_and_ask_for_usage_when_streamed() {
+        let pr = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .pr;
+        let p = crate::review::prompt::build(
+            crate::review::Aspect::Perf,
+            &pr,
+            &crate::review::prompt::Prompts::embedded(),
+            60_000,
+        );
+        let body = request_body("m", Some(5), &p, true, true);
+        assert_eq!(body["prompt_cache_key"], p.cache_key.as_str());
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        assert_eq!(body["messages"][1]["content"], p.user().as_str());
+        let plain = request_body("m", None, &p, false, false);
+        assert!(plain.get("prompt_cache_key").is_none());
+        assert!(plain.get("stream").is_none() && plain.get("max_tokens").is_none());
+        let c = parse_answer(&json!({
+            "choices": [{"message": {"content": "x"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 2000, "completion_tokens": 2,
+                      "prompt_tokens_details": {"cached_tokens": 1536}}
+        }))
+        .unwrap();
+        assert_eq!(
+            (c.input_tokens, c.cache_read_tokens),
+            (Some(2000), Some(1536))
+        );
+        assert_eq!(c.cache_write_tokens, None);
     }
 
     #[test]

@@ -189,13 +189,11 @@ pub fn anthropic_tool_input(answer: &Value) -> Option<String> {
 /// Feed every event's JSON to [`ToolInputStream::on_event`]; [`ToolInputStream::finish`] gives the
 /// same JSON text [`anthropic_tool_input`] gives for the whole answer.
 #[derive(Debug, Default)]
-#[cfg_attr(not(test), allow(dead_code))] // used once the anthropic client streams (issue 14)
 pub struct ToolInputStream {
     index: Option<u64>,
     json: String,
 }
 
-#[cfg_attr(not(test), allow(dead_code))]
 impl ToolInputStream {
     pub fn on_event(&mut self, event: &Value) {
         let index = event.get("index").and_then(Value::as_u64);
@@ -317,6 +315,8 @@ where
     Ok(Completion {
         input_tokens: add(first.input_tokens, second.input_tokens),
         output_tokens: add(first.output_tokens, second.output_tokens),
+        cache_read_tokens: add(first.cache_read_tokens, second.cache_read_tokens),
+        cache_write_tokens: add(first.cache_write_tokens, second.cache_write_tokens),
         note: join(join(second.note.clone(), shape_note), Some(cut_note)),
         ..second
     })

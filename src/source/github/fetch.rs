@@ -930,6 +930,7 @@ pub(super) async fn get_all<T: serde::de::DeserializeOwned>(
         }
         let batch: Vec<T> = resp.json(&what)?;
         out.extend(batch);
+        gh.page_done(&what);
         match next_link(&resp) {
             // Never send the credentials anywhere but this API.
             Some(next) if next.starts_with(&gh.endpoints().api) => url = next,

@@ -44,6 +44,12 @@ use crate::pr::{PrCoords, Snapshot};
 pub(crate) const PR_QUERY: &str = include_str!("queries/pr.graphql");
 pub(crate) const THREAD_COMMENTS_FRAGMENT: &str = include_str!("queries/thread_comments.graphql");
 pub(crate) const VIEWER_QUERY: &str = include_str!("queries/viewer.graphql");
+/// `addPullRequestReviewThreadReply` (variables `threadId`, `body`).
+pub const THREAD_REPLY_MUTATION: &str = include_str!("queries/thread_reply.graphql");
+/// `resolveReviewThread` (variable `threadId`).
+pub const THREAD_RESOLVE_MUTATION: &str = include_str!("queries/thread_resolve.graphql");
+/// `unresolveReviewThread` (variable `threadId`).
+pub const THREAD_UNRESOLVE_MUTATION: &str = include_str!("queries/thread_unresolve.graphql");
 
 /// The fixed GraphQL documents, by file name (for the schema validation test). The thread
 /// comment continuations are generated around `thread_comments.graphql`'s fragment by
@@ -53,6 +59,9 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("viewer.graphql", VIEWER_QUERY),
     ("inbox_repo.graphql", batch::INBOX_REPO_QUERY),
     ("inbox_search.graphql", batch::INBOX_SEARCH_QUERY),
+    ("thread_reply.graphql", THREAD_REPLY_MUTATION),
+    ("thread_resolve.graphql", THREAD_RESOLVE_MUTATION),
+    ("thread_unresolve.graphql", THREAD_UNRESOLVE_MUTATION),
 ];
 
 pub use fetch::thread_comments_query;
@@ -156,6 +165,10 @@ impl std::fmt::Display for Notice {
 }
 
 pub type NoticeSink = Arc<dyn Fn(&Notice) + Send + Sync>;
+
+/// Told once per page (GraphQL round or REST page) that came back, with what it was for
+/// (`OWNER/REPO#N: changed files (page 2)`): progress for long fetches.
+pub type PageSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Retry, wait and concurrency bounds.
 #[derive(Clone)]
@@ -286,6 +299,7 @@ pub struct GitHub {
     endpoints: Endpoints,
     host: Option<String>,
     transport: client::Transport,
+    on_page: Option<PageSink>,
 }
 
 impl GitHub {
@@ -299,7 +313,21 @@ impl GitHub {
             endpoints,
             host,
             transport: client::Transport::new(creds, opts)?,
+            on_page: None,
         })
+    }
+
+    /// Calls `sink` after every page that came back (see [`PageSink`]).
+    pub fn with_page_hook(mut self, sink: PageSink) -> GitHub {
+        self.on_page = Some(sink);
+        self
+    }
+
+    /// Reports one page to the page hook, if any.
+    fn page_done(&self, what: &str) {
+        if let Some(f) = &self.on_page {
+            f(what);
+        }
     }
 
     /// Endpoints from flags/env and the PR's host; credentials from the process environment.
@@ -385,9 +413,37 @@ impl GitHub {
         variables: Value,
         what: &str,
     ) -> Result<GraphqlReply, GitHubError> {
-        self.transport
+        let reply = self
+            .transport
             .graphql(&self.endpoints.graphql, query, variables, what)
-            .await
+            .await?;
+        self.page_done(what);
+        Ok(reply)
+    }
+
+    /// A GraphQL request sent once: no retry on 5xx, a timeout or a lost answer (a mutation
+    /// that is not idempotent; the caller looks before trying again).
+    pub async fn graphql_once(
+        &self,
+        query: &str,
+        variables: Value,
+        what: &str,
+    ) -> Result<GraphqlReply, GitHubError> {
+        let payload = serde_json::json!({ "query": query, "variables": variables });
+        let resp = self
+            .transport
+            .send_with(
+                Method::POST,
+                &self.endpoints.graphql,
+                Some(&payload),
+                what,
+                1,
+            )
+            .await?;
+        if !resp.status.is_success() {
+            return Err(client::http_error(&resp, what));
+        }
+        resp.json(what)
     }
 
     /// A REST request to `path` under the API base; any final status is returned.

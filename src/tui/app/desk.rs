@@ -509,7 +509,8 @@ impl ReviewDesk {
             }
             (Confirm::Post(_), false) => ctx.say("not posted"),
             (Confirm::Discard, false) => ctx.say("draft kept"),
-            (Confirm::Refused(_), _) => {}
+            // Thread dialogs are answered by the thread desk.
+            (Confirm::Refused(_) | Confirm::Thread(_), _) => {}
         }
         self.refresh_progress();
     }

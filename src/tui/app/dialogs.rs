@@ -22,6 +22,8 @@ pub enum InputMode {
     Help,
     /// Editing the review draft (keys go to the text area; Esc leaves).
     Edit,
+    /// Writing a reply to a thread (keys go to the composer; ctrl-s sends; Esc closes).
+    Reply,
     /// A confirmation dialog (post, discard) or a refusal.
     Confirm(Confirm),
 }
@@ -50,6 +52,10 @@ impl InputMode {
             InputMode::Edit => match ev.code {
                 KeyCode::Esc => Some(Action::EditDone),
                 _ => Some(Action::EditKey(*ev)),
+            },
+            InputMode::Reply => match ev.code {
+                KeyCode::Esc => Some(Action::ReplyClose),
+                _ => Some(Action::ReplyKey(*ev)),
             },
             InputMode::Confirm(Confirm::Refused(_)) => Some(Action::Confirmed(false)),
             // Only `y` confirms; every other key cancels.
@@ -136,6 +142,26 @@ impl App {
                 self.pr.desk.edit_done(&mut ctx);
                 self.pr.desk.refresh_progress();
             }
+            Action::ReplyKey(ev) => {
+                let mut ctx = Ctx::new(
+                    &mut self.notice,
+                    &mut self.mode,
+                    &mut self.quit,
+                    fx,
+                    self.now,
+                );
+                self.pr.threads.key(ev, &self.pr.list, &mut ctx);
+            }
+            Action::ReplyClose => {
+                let mut ctx = Ctx::new(
+                    &mut self.notice,
+                    &mut self.mode,
+                    &mut self.quit,
+                    fx,
+                    self.now,
+                );
+                self.pr.threads.close(&mut ctx);
+            }
             Action::Confirmed(yes) => {
                 let InputMode::Confirm(c) = std::mem::replace(&mut self.mode, InputMode::Normal)
                 else {
@@ -148,9 +174,13 @@ impl App {
                     fx,
                     self.now,
                 );
-                self.pr
-                    .desk
-                    .confirmed(c, yes, &self.pr.list.snapshot, &mut ctx);
+                if let Confirm::Thread(ask) = c {
+                    self.pr.threads.confirmed(ask, yes, &self.pr.list, &mut ctx);
+                } else {
+                    self.pr
+                        .desk
+                        .confirmed(c, yes, &self.pr.list.snapshot, &mut ctx);
+                }
             }
             _ => {}
         }

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use ratatui::text::Line;
 
 use super::{Ctx, Drawn, Effect};
-use crate::ledger::Marker;
+use crate::ledger::{KeptText, Marker};
 use crate::pr::{Item, Origin, Snapshot};
-use crate::triage::{Freshness, Triaged, triage};
+use crate::triage::{Changes, Freshness, Triaged, changes, triage};
 use crate::tui::keymap::KeyCommand;
 
 /// The three groups of the list, in display order.
@@ -147,6 +147,8 @@ pub struct ItemList {
     pub triaged: Vec<Triaged>,
     /// The ledger's markers (updated as writes succeed).
     pub markers: HashMap<String, Marker>,
+    /// The texts of edited items as last seen (from the ledger when the step was loaded).
+    pub kept: HashMap<String, KeptText>,
     pub counts: Counts,
     pub rows: Vec<Row>,
     pub selected: usize,
@@ -154,6 +156,9 @@ pub struct ItemList {
     pub focus: Focus,
     pub zoom: bool,
     pub detail_scroll: usize,
+    /// The selection changed and no frame has shown it yet: the detail opens at the item's
+    /// anchor (a thread's first new reply) rather than at the top.
+    pub open_at_anchor: bool,
     pub filter: Filter,
     pub collapsed: [bool; 3],
     /// Items per group that pass the filter (collapsed groups included).
@@ -173,6 +178,7 @@ impl ItemList {
             snapshot,
             triaged: Vec::new(),
             markers,
+            kept: HashMap::new(),
             counts: Counts::default(),
             rows: Vec::new(),
             selected: 0,
@@ -180,6 +186,7 @@ impl ItemList {
             focus: Focus::List,
             zoom: false,
             detail_scroll: 0,
+            open_at_anchor: true,
             filter: Filter::default(),
             collapsed: [false; 3],
             listed: [0; 3],
@@ -196,6 +203,30 @@ impl ItemList {
         list.retriage();
         list.select_first_item();
         list
+    }
+
+    /// What changed in item `idx` since it was last seen (`None` unless it is edited).
+    pub fn changes(&self, idx: usize) -> Option<Changes> {
+        let item = self.snapshot.items.get(idx)?;
+        let t = self.triaged.get(idx)?;
+        changes(item, t.freshness, self.kept.get(item.id()))
+    }
+
+    /// GitHub resolved or unresolved a thread: the badge and counts follow at once (the
+    /// thread's hash does not cover it, so nothing re-surfaces).
+    pub(super) fn set_resolved(&mut self, id: &str, resolved: bool) {
+        let mut changed = false;
+        for item in &mut self.snapshot.items {
+            if let Item::Thread(t) = item
+                && t.id == id
+            {
+                changed = t.resolved != resolved;
+                t.resolved = resolved;
+            }
+        }
+        if changed {
+            self.retriage();
+        }
     }
 
     /// A new fixture step: its snapshot and the markers read afresh.
@@ -229,6 +260,9 @@ impl ItemList {
     /// A frame was drawn: keep the selection and scroll inside the panes it had.
     pub(super) fn drawn(&mut self, d: Drawn) {
         self.last = d;
+        if std::mem::take(&mut self.open_at_anchor) {
+            self.detail_scroll = d.detail_scroll;
+        }
         self.ensure_visible();
         self.detail_scroll = self.detail_scroll.min(self.max_detail_scroll());
     }
@@ -382,6 +416,7 @@ impl ItemList {
         let row = row.min(self.rows.len().saturating_sub(1));
         if row != self.selected {
             self.detail_scroll = 0;
+            self.open_at_anchor = true;
         }
         self.selected = row;
         self.ensure_visible();

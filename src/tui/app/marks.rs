@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use super::list::ItemList;
 use super::{Ctx, Effect};
+use crate::ledger::KeptText;
 
 #[derive(Debug, Clone, Default)]
 pub struct Marks {
@@ -74,9 +75,17 @@ impl Marks {
         for (id, _) in &items {
             self.pending.insert(id.clone());
         }
+        let kept = items
+            .iter()
+            .filter_map(|(id, hash)| {
+                let item = list.snapshot.find(id)?;
+                Some(KeptText::of(item, hash))
+            })
+            .collect();
         ctx.fx.push(Effect::MarkSeen {
             pr: list.snapshot.pr.coords(),
             items,
+            kept,
         });
     }
 

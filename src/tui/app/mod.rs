@@ -26,6 +26,7 @@ mod inbox;
 mod list;
 mod marks;
 mod pr_screen;
+mod threads;
 
 use std::sync::Arc;
 
@@ -35,10 +36,10 @@ use ratatui::text::Line;
 use super::keymap::{KeyCommand, Keymap};
 use super::review::PostPreview;
 use crate::inbox::{Opener, Row as InboxRow};
-use crate::ledger::{Draft, SeenSet};
+use crate::ledger::{Draft, KeptText, ReplyDraft, SeenSet, ThreadActionKind};
 use crate::policy::Mode as ReviewMode;
-use crate::pr::{Item, PrCoords, Snapshot};
-use crate::publish::Posted;
+use crate::pr::{Item, PrCoords, Snapshot, Thread};
+use crate::publish::{Posted, ThreadDo};
 use crate::review::ReviewEvent;
 use crate::review::prior::PriorReviews;
 
@@ -48,6 +49,7 @@ pub use inbox::{InboxFilter, InboxScreen, InboxTab};
 pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
 pub use marks::Marks;
 pub use pr_screen::PrScreen;
+pub use threads::{ReplyView, ThreadDesk};
 
 /// What the last frame showed, reported by the event loop after `terminal.draw` returned Ok.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -58,6 +60,8 @@ pub struct Drawn {
     pub detail_height: u16,
     /// Wrapped line count of the detail pane's content.
     pub detail_lines: usize,
+    /// The detail scroll the frame used (a thread with new replies opens at the first one).
+    pub detail_scroll: usize,
 }
 
 /// A loaded fixture step: the snapshot and the ledger's markers read afresh.
@@ -122,6 +126,18 @@ pub enum Action {
     EditDone,
     /// The answer to a confirmation dialog.
     Confirmed(bool),
+    /// A key for the thread reply composer (ctrl-s asks to send).
+    ReplyKey(KeyEvent),
+    /// Esc in the reply composer: it closes, the reply is kept.
+    ReplyClose,
+    /// A saved reply found in the ledger when the console opened.
+    ReplyRestored(ReplyDraft),
+    /// A thread action answered: where it can be seen, or why it failed.
+    ThreadActed {
+        thread_id: String,
+        kind: ThreadActionKind,
+        result: Result<String, String>,
+    },
     /// The inbox's list for tab `tab` arrived (counts may still be loading), with what could not
     /// be listed; or why it could not be loaded.
     InboxListed {
@@ -162,6 +178,8 @@ pub enum Effect {
     MarkSeen {
         pr: PrCoords,
         items: Vec<(String, String)>,
+        /// The texts to keep beside those markers (written first).
+        kept: Vec<KeptText>,
     },
     Open(String),
     Copy(String),
@@ -204,6 +222,21 @@ pub enum Effect {
     /// Recount the inbox row of this snapshot's PR from the ledger (after the PR screen).
     Recount {
         snapshot: Box<Snapshot>,
+    },
+    /// Save the reply being written (on every change).
+    SaveReplyDraft {
+        pr: PrCoords,
+        draft: ReplyDraft,
+    },
+    /// The reply was sent: forget the saved one.
+    DiscardReplyDraft {
+        pr: PrCoords,
+    },
+    /// Reply to, resolve or unresolve a thread (only ever after the maintainer confirmed).
+    ThreadAct {
+        pr: PrCoords,
+        thread: Box<Thread>,
+        what: ThreadDo,
     },
 }
 
@@ -387,6 +420,8 @@ impl App {
             | Action::FilterKey(_)
             | Action::EditKey(_)
             | Action::EditDone
+            | Action::ReplyKey(_)
+            | Action::ReplyClose
             | Action::Confirmed(_)) => self.dialog_action(a, &mut fx),
             // Results and progress belong to the PR screen; its review progress also shows on
             // its inbox row.
@@ -577,6 +612,7 @@ mod tests {
             list_height: 10,
             detail_height: 10,
             detail_lines: 5,
+            detail_scroll: 0,
         };
         let fx = app.update(Action::Drawn(d));
         let marks: Vec<_> = fx
@@ -733,7 +769,7 @@ mod props {
                 SeenSet::default(),
                 Options { now: 0, marks: Ok(()) },
             );
-            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50 }));
+            app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50, detail_scroll: 0 }));
             for (k, filter) in keys {
                 app.update(Action::Command(CMDS[k]));
                 if let Some(c) = filter.and_then(|s| s.chars().next()) {

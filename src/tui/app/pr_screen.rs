@@ -6,6 +6,7 @@ use super::desk::Pane;
 use super::desk::{PaneSize, ReviewDesk};
 use super::list::{Focus, ItemList};
 use super::marks::Marks;
+use super::threads::ThreadDesk;
 use super::{Action, Ctx, Effect, InputMode, StepData};
 use crate::ledger::SeenSet;
 use crate::pr::Snapshot;
@@ -16,15 +17,20 @@ pub struct PrScreen {
     pub list: ItemList,
     pub marks: Marks,
     pub desk: ReviewDesk,
+    /// Replying to, resolving and unresolving threads.
+    pub threads: ThreadDesk,
 }
 
 impl PrScreen {
     pub fn new(snapshot: Snapshot, seen: SeenSet, marks_blocked: Option<String>) -> PrScreen {
         let desk = ReviewDesk::new(&snapshot.pr);
+        let mut list = ItemList::new(snapshot, seen.markers);
+        list.kept = seen.kept;
         PrScreen {
-            list: ItemList::new(snapshot, seen.markers),
+            list,
             marks: Marks::new(marks_blocked),
             desk,
+            threads: ThreadDesk::default(),
         }
     }
 
@@ -42,7 +48,10 @@ impl PrScreen {
         if review_pane && self.desk.pane_command(cmd, self.pane_size()) {
             return;
         }
-        if self.desk.command(cmd, &self.list.snapshot, ctx) || self.list.command(cmd, ctx) {
+        if self.desk.command(cmd, &self.list.snapshot, ctx)
+            || self.threads.command(cmd, &self.list, ctx)
+            || self.list.command(cmd, ctx)
+        {
             return;
         }
         match cmd {
@@ -129,6 +138,7 @@ impl PrScreen {
             Action::StepLoaded(Ok(data)) => {
                 let StepData { snapshot, seen } = *data;
                 self.list.replace(snapshot, seen.markers);
+                self.list.kept = seen.kept;
                 self.marks.reset();
                 self.desk.snapshot_changed(&self.list.snapshot.pr);
                 if let Some((k, n)) = self.list.step() {
@@ -163,6 +173,19 @@ impl PrScreen {
             Action::ReviewNotStarted { seq, why } => self.desk.not_started(seq, why, ctx),
             Action::Review { seq, event } => self.desk.event(seq, event, snap, ctx),
             Action::DraftRestored(d) => self.desk.restored(d, ctx),
+            Action::ReplyRestored(d) => {
+                self.threads.restored(d, &self.list, ctx);
+                return;
+            }
+            Action::ThreadActed {
+                thread_id,
+                kind,
+                result,
+            } => {
+                self.threads
+                    .acted(thread_id, kind, result, &mut self.list, ctx);
+                return;
+            }
             Action::DraftSaved(r) => self.desk.draft_saved(r, ctx),
             Action::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
             Action::PostPlanned(plan) => self.desk.post_planned(plan, ctx),

@@ -1,6 +1,7 @@
 //! The detail pane: one item (a thread with its hunk, a comment, a review summary), wrapped.
 
 use super::*;
+use crate::triage::{DiffLine, line_diff};
 
 pub(super) fn ago(ts: i64, now: i64) -> String {
     let d = now - ts;
@@ -93,11 +94,47 @@ pub(super) fn body_lines(body: &str, theme: &Theme, out: &mut Vec<Line<'static>>
     }
 }
 
+/// A body as last seen against now, as a line diff in the theme's diff colours.
+pub(super) fn diff_lines(before: &str, after: &str, theme: &Theme, out: &mut Vec<Line<'static>>) {
+    out.push(Line::styled("changed since your last look:", theme.notice));
+    let (before, after) = (sanitize(before), sanitize(after));
+    for l in line_diff(&before, &after) {
+        let (sign, text, style) = match l {
+            DiffLine::Same(t) => (' ', t, theme.diff_context),
+            DiffLine::Removed(t) => ('-', t, theme.diff_removed),
+            DiffLine::Added(t) => ('+', t, theme.diff_added),
+        };
+        out.push(Line::styled(
+            format!("{sign} {}", text.replace('\t', "    ")),
+            style,
+        ));
+    }
+}
+
+/// A comment's body, or its diff against the text last seen when it changed.
+fn body_or_diff(body: &str, before: Option<&str>, theme: &Theme, out: &mut Vec<Line<'static>>) {
+    match before {
+        Some(before) => diff_lines(before, body, theme, out),
+        None => body_lines(body, theme, out),
+    }
+}
+
 /// Every line of the detail pane for an item (before wrapping).
 pub fn detail_lines(app: &App, idx: usize, theme: &Theme) -> Vec<Line<'static>> {
+    detail_lines_anchored(app, idx, theme).0
+}
+
+/// [`detail_lines`] and the line the item opens at: a thread's first new reply.
+pub fn detail_lines_anchored(
+    app: &App,
+    idx: usize,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, Option<usize>) {
     let Some(item) = app.pr.list.snapshot.items.get(idx) else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
+    let changes = app.pr.list.changes(idx);
+    let mut anchor = None;
     let mut out = Vec::new();
     let mut head = badge_spans(app, idx, item, theme);
     match item {
@@ -135,8 +172,18 @@ pub fn detail_lines(app: &App, idx: usize, theme: &Theme) -> Vec<Line<'static>> 
                 if i > 0 {
                     out.push(Line::styled("───", theme.border));
                 }
-                out.push(comment_header(c, app, theme));
-                body_lines(&c.body, theme, &mut out);
+                let mut header = comment_header(c, app, theme);
+                if changes.as_ref().is_some_and(|ch| ch.is_new_comment(&c.id)) {
+                    anchor = anchor.or(Some(out.len()));
+                    header
+                        .spans
+                        .insert(0, Span::styled("NEW ", theme.badge_new));
+                }
+                out.push(header);
+                let before = changes
+                    .as_ref()
+                    .and_then(|ch| ch.previous_comment_body(&c.id));
+                body_or_diff(&c.body, before, theme, &mut out);
             }
         }
         Item::Comment(c) => {
@@ -145,7 +192,8 @@ pub fn detail_lines(app: &App, idx: usize, theme: &Theme) -> Vec<Line<'static>> 
             out.push(Line::styled(one_line(&c.url), theme.dim));
             out.push(Line::default());
             out.push(comment_header(c, app, theme));
-            body_lines(&c.body, theme, &mut out);
+            let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
+            body_or_diff(&c.body, before, theme, &mut out);
         }
         Item::Review(r) => {
             head.push(Span::styled("Review summary", theme.location));
@@ -172,10 +220,11 @@ pub fn detail_lines(app: &App, idx: usize, theme: &Theme) -> Vec<Line<'static>> 
                 ));
             }
             out.push(Line::from(h));
-            body_lines(&r.body, theme, &mut out);
+            let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
+            body_or_diff(&r.body, before, theme, &mut out);
         }
     }
-    out
+    (out, anchor)
 }
 
 /// Hard-wraps a styled line to `width` columns (by display width; never splits a character).
@@ -216,13 +265,34 @@ pub(super) fn draw_detail(
     area: Rect,
     app: &App,
     theme: &Theme,
-) -> (Option<usize>, u16, usize) {
+) -> (Option<usize>, u16, usize, usize) {
+    let kept = app.pr.list.detail_scroll;
+    let with = |(a, b, c): (Option<usize>, u16, usize)| (a, b, c, kept);
     if app.mode == InputMode::Edit && app.pr.desk.draft.is_some() {
-        return draw_editor(frame, area, app, theme);
+        return with(draw_editor(frame, area, app, theme));
+    }
+    if app.mode == InputMode::Reply
+        && let Some(r) = &app.pr.threads.reply
+    {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(format!(
+                " Reply to {} · autosaved · ctrl-s send · Esc close ",
+                one_line(&r.target)
+            ))
+            .border_style(theme.border_focus);
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        frame.render_widget(&r.editor, inner);
+        return (None, inner.height, 0, kept);
     }
     match app.pr.desk.pane {
-        Pane::Aspects if app.pr.desk.run.is_some() => return draw_aspects(frame, area, app, theme),
-        Pane::Review if app.pr.desk.draft.is_some() => return draw_review(frame, area, app, theme),
+        Pane::Aspects if app.pr.desk.run.is_some() => {
+            return with(draw_aspects(frame, area, app, theme));
+        }
+        Pane::Review if app.pr.desk.draft.is_some() => {
+            return with(draw_review(frame, area, app, theme));
+        }
         _ => {}
     }
     let focused = app.pr.list.focus == Focus::Detail && app.mode != InputMode::Help;
@@ -243,16 +313,26 @@ pub(super) fn draw_detail(
             "Select an item (j/k); Enter on a group collapses it."
         };
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), inner);
-        return (None, inner.height, 0);
+        return (None, inner.height, 0, kept);
     };
     let mut wrapped = Vec::new();
-    for l in detail_lines(app, idx, theme) {
+    let (lines, anchor) = detail_lines_anchored(app, idx, theme);
+    let mut anchor_at = None;
+    for (i, l) in lines.into_iter().enumerate() {
+        if anchor == Some(i) {
+            anchor_at = Some(wrapped.len());
+        }
         wrap(l, usize::from(inner.width), &mut wrapped);
     }
     let total = wrapped.len();
     let h = usize::from(inner.height);
     let max_scroll = total.saturating_sub(h);
-    let scroll = app.pr.list.detail_scroll.min(max_scroll);
+    // Freshly opened: a thread with new replies opens at the first one.
+    let wanted = match anchor_at {
+        Some(a) if app.pr.list.open_at_anchor => a,
+        _ => app.pr.list.detail_scroll,
+    };
+    let scroll = wanted.min(max_scroll);
     let visible: Vec<Line> = wrapped.into_iter().skip(scroll).take(h).collect();
     frame.render_widget(Paragraph::new(visible), inner);
     if total > h && inner.width > 0 {
@@ -267,5 +347,5 @@ pub(super) fn draw_detail(
         );
         frame.render_widget(Paragraph::new(Span::styled(label, theme.dim)), r);
     }
-    (Some(idx), inner.height, total)
+    (Some(idx), inner.height, total, scroll)
 }

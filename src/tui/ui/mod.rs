@@ -106,10 +106,11 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
     } else {
         drawn.list_height = app_list_height_fallback(body);
     }
-    let (shown, h, total) = draw_detail(frame, detail_area, app, theme);
+    let (shown, h, total, scroll) = draw_detail(frame, detail_area, app, theme);
     drawn.shown = shown;
     drawn.detail_height = h;
     drawn.detail_lines = total;
+    drawn.detail_scroll = scroll;
     draw_footer(frame, footer, app, theme, keymap);
 
     match &app.mode {
@@ -445,6 +446,12 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, keymap: 
         InputMode::Edit => {
             spans.push(Span::styled(
                 "editing the review · autosaved on every change · Esc done",
+                theme.dim,
+            ));
+        }
+        InputMode::Reply => {
+            spans.push(Span::styled(
+                "replying · autosaved on every change · ctrl-s send (asks first) · Esc close, kept",
                 theme.dim,
             ));
         }

@@ -1,6 +1,7 @@
 //! Dialogs drawn above the screen: help, the filter, confirmations.
 
 use super::*;
+use crate::publish::ThreadDo;
 
 pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
@@ -157,6 +158,27 @@ pub(super) fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &T
             " Not posting ",
             vec![one_line(why), String::new(), "any key closes".to_owned()],
         ),
+        Confirm::Thread(ask) => {
+            let mut lines = vec![
+                format!("Thread: {}", one_line(&ask.target)),
+                format!("To: {}", one_line(&ask.destination)),
+            ];
+            let title = match &ask.what {
+                ThreadDo::Reply(body) => {
+                    lines.push(format!(
+                        "Reply: {} characters, {} line(s)",
+                        body.chars().count(),
+                        body.lines().count().max(1)
+                    ));
+                    " Post this reply? "
+                }
+                ThreadDo::Resolve => " Resolve this thread? ",
+                ThreadDo::Unresolve => " Unresolve this thread? ",
+            };
+            lines.push(String::new());
+            lines.push("y confirms · any other key cancels".to_owned());
+            (title, lines)
+        }
     };
     let w = lines
         .iter()

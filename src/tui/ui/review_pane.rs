@@ -44,7 +44,7 @@ pub(super) fn draw_aspects(
         for (a, v) in &run.aspects {
             lines.push(Line::from(vec![
                 Span::styled(format!("{:<13}", a.as_str()), theme.author),
-                Span::styled(v.describe(), aspect_style(theme, v)),
+                Span::styled(run.describe(*a, v), aspect_style(theme, v)),
             ]));
         }
         if run.finished {

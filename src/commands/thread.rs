@@ -1,0 +1,174 @@
+//! `pr-shepherd thread reply|resolve|unresolve PR THREAD_ID`.
+
+use std::io::Read;
+
+use super::Context;
+use crate::cli::{Format, ThreadCommand, ThreadTarget};
+use crate::error::CliError;
+use crate::pr::{Item, Snapshot, Thread};
+use crate::publish::threads::{act_live, act_offline};
+use crate::publish::{ThreadDo, ThreadDone, ThreadError, check_reply, record_own_reply};
+use crate::sanitize::one_line;
+use crate::source::{self, Target};
+
+/// Tries for a live reply (each looks at the thread before sending again).
+const REPLY_ATTEMPTS: u32 = 3;
+
+pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliError> {
+    let (target, what) = match cmd {
+        ThreadCommand::Reply {
+            target,
+            body,
+            body_file,
+        } => {
+            let body = match (body, body_file) {
+                (Some(b), _) => b,
+                (None, Some(f)) => read_body(&f)?,
+                (None, None) => {
+                    return Err(CliError::usage("give --body TEXT or --body-file FILE"));
+                }
+            };
+            // Checked before anything is fetched or sent.
+            check_reply(&body).map_err(CliError::usage)?;
+            (target, ThreadDo::Reply(body))
+        }
+        ThreadCommand::Resolve { target } => (target, ThreadDo::Resolve),
+        ThreadCommand::Unresolve { target } => (target, ThreadDo::Unresolve),
+    };
+    let ThreadTarget {
+        pr,
+        thread_id,
+        step,
+        format,
+    } = target;
+    let resolved = source::resolve(Some(&pr))?;
+    let live = matches!(resolved, Target::Live(_));
+    let snapshot = super::load_snapshot(ctx, resolved, step).await?;
+    let thread = find_thread(&snapshot, &thread_id)?.clone();
+    let coords = snapshot.pr.coords();
+    let ledger = ctx.ledger()?;
+    let now = chrono::Utc::now().timestamp();
+    let (done, recorded) = if live {
+        let gh = super::live::client(ctx, &coords).await?;
+        let viewer = gh.viewer_login().await?;
+        let done = act_live(&gh, &coords, &thread, &what, &viewer, REPLY_ATTEMPTS)
+            .await
+            .map_err(thread_error)?;
+        let recorded = match &done.reply {
+            Some(reply) => match record_own_reply(&ledger, &coords, &thread, reply, now) {
+                Ok(r) => r,
+                Err(e) => {
+                    eprintln!("warning: the reply was posted but not recorded as seen: {e}");
+                    false
+                }
+            },
+            None => false,
+        };
+        (done, recorded)
+    } else {
+        (
+            act_offline(&ledger, &coords, &thread, &what, now).map_err(thread_error)?,
+            false,
+        )
+    };
+    super::emit(&report(&done, &snapshot, live, recorded, format))
+}
+
+fn read_body(path: &std::path::Path) -> Result<String, CliError> {
+    let mut text = String::new();
+    let read = if path.as_os_str() == "-" {
+        std::io::stdin().read_to_string(&mut text).map(|_| ())
+    } else {
+        std::fs::read_to_string(path).map(|t| text = t)
+    };
+    read.map_err(|e| {
+        CliError::usage(format!(
+            "cannot read the reply from `{}`: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(text)
+}
+
+/// The thread `id` names, or exit 2 naming it (unknown, or an item that is not a thread).
+fn find_thread<'s>(snapshot: &'s Snapshot, id: &str) -> Result<&'s Thread, CliError> {
+    let pr = &snapshot.pr;
+    match snapshot.find(id) {
+        Some(Item::Thread(t)) => Ok(t),
+        Some(other) => Err(CliError::usage(format!(
+            "`{}` is a {} on {}/{}#{}, not a review thread; give a thread id (PRRT_…)",
+            one_line(id),
+            match other {
+                Item::Review(_) => "review summary",
+                _ => "conversation comment",
+            },
+            pr.owner,
+            pr.repo,
+            pr.number
+        ))),
+        None => {
+            // A comment inside a thread: name the thread it belongs to.
+            let owner = snapshot.items.iter().find_map(|i| match i {
+                Item::Thread(t) if t.comments.iter().any(|c| c.id == id) => Some(t.id.as_str()),
+                _ => None,
+            });
+            Err(CliError::usage(match owner {
+                Some(t) => format!(
+                    "`{}` is a comment inside review thread `{}`, not a thread; give the thread's id",
+                    one_line(id),
+                    one_line(t)
+                ),
+                None => format!(
+                    "no review thread `{}` on {}/{}#{} (`items` lists the thread ids)",
+                    one_line(id),
+                    pr.owner,
+                    pr.repo,
+                    pr.number
+                ),
+            }))
+        }
+    }
+}
+
+fn thread_error(e: ThreadError) -> CliError {
+    CliError::runtime(e.to_string())
+}
+
+fn report(done: &ThreadDone, snapshot: &Snapshot, live: bool, recorded: bool, f: Format) -> String {
+    let pr = &snapshot.pr;
+    match f {
+        Format::Json => {
+            let v = serde_json::json!({
+                "action": done.kind.as_str(),
+                "pr": format!("{}/{}#{}", pr.owner, pr.repo, pr.number),
+                "threadId": done.thread_id,
+                "destination": if live { "github" } else { "outbox" },
+                "commentId": done.reply.as_ref().map(|c| c.id.clone()),
+                "location": done.location,
+                "attempts": done.attempts,
+                "recordedSeen": recorded,
+            });
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+        }
+        Format::Md => {
+            let verb = match done.kind {
+                crate::ledger::ThreadActionKind::Reply => "replied to",
+                crate::ledger::ThreadActionKind::Resolve => "resolved",
+                crate::ledger::ThreadActionKind::Unresolve => "unresolved",
+            };
+            let place = if live {
+                String::new()
+            } else {
+                " (offline: written to the outbox)".to_owned()
+            };
+            format!(
+                "{verb} thread {} on {}/{}#{}{place}: {}\n",
+                one_line(&done.thread_id),
+                pr.owner,
+                pr.repo,
+                pr.number,
+                one_line(&done.location)
+            )
+        }
+    }
+}
