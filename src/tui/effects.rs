@@ -136,7 +136,10 @@ impl EffectRunner {
     pub fn perform_blocking(&self, effect: Effect) -> Option<Action> {
         if !matches!(
             effect,
-            Effect::PlanPost { .. } | Effect::Post { .. } | Effect::OpenPr(_) | Effect::ThreadAct { .. }
+            Effect::PlanPost { .. }
+                | Effect::Post { .. }
+                | Effect::OpenPr(_)
+                | Effect::ThreadAct { .. }
         ) {
             return self.perform_local(effect);
         }
