@@ -78,7 +78,28 @@ pub struct Config {
     /// read by `event`, `watch`, `review` and the console alike.
     #[serde(default)]
     pub gates: crate::policy::GateConfig,
+    /// The inbox (`[inbox]`): its sections, shown as tabs.
+    #[serde(default)]
+    pub inbox: InboxConfig,
     // Further tables go here, one field each.
+}
+
+/// `[inbox]`: what `pr-shepherd` and `pr-shepherd inbox` list without an argument.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InboxConfig {
+    /// `[[inbox.sections]]`, like gh-dash: each a tab with a title and a GitHub search.
+    #[serde(default)]
+    pub sections: Vec<InboxSection>,
+}
+
+/// One `[[inbox.sections]]` entry.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InboxSection {
+    pub title: String,
+    /// GitHub search syntax, e.g. `org:acme is:pr is:open review-requested:@me`.
+    pub query: String,
 }
 
 /// A loaded config plus where it came from.

@@ -5,6 +5,7 @@ mod config_cmd;
 mod console;
 mod event;
 mod fixture;
+mod inbox;
 mod items;
 mod live;
 mod record;
@@ -105,7 +106,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     }
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => console::run(&ctx, cli.pr.as_deref()).await,
+        None => console::run(&ctx, cli.pr.as_deref(), cli.query.as_deref()).await,
         Some(Command::Items(args)) => items::run(&ctx, args).await,
         Some(Command::State(cmd)) => state::run(&ctx, cmd),
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
@@ -113,6 +114,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Record(args)) => record::run(&ctx, args).await,
         Some(Command::Event(args)) => event::run(&ctx, args).await,
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
+        Some(Command::Inbox(args)) => inbox::run(&ctx, args).await,
         Some(Command::Thread(cmd)) => thread::run(&ctx, cmd).await,
         // Handled above, before the context.
         Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),

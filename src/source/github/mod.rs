@@ -19,6 +19,7 @@
 //! shows no fetch status line.
 
 pub mod auth;
+pub mod batch;
 pub mod client;
 mod fetch;
 mod members;
@@ -56,6 +57,8 @@ pub const THREAD_UNRESOLVE_MUTATION: &str = include_str!("queries/thread_unresol
 pub const QUERIES: &[(&str, &str)] = &[
     ("pr.graphql", PR_QUERY),
     ("viewer.graphql", VIEWER_QUERY),
+    ("inbox_repo.graphql", batch::INBOX_REPO_QUERY),
+    ("inbox_search.graphql", batch::INBOX_SEARCH_QUERY),
     ("thread_reply.graphql", THREAD_REPLY_MUTATION),
     ("thread_resolve.graphql", THREAD_RESOLVE_MUTATION),
     ("thread_unresolve.graphql", THREAD_UNRESOLVE_MUTATION),

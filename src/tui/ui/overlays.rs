@@ -41,6 +41,11 @@ pub(super) fn draw_help(
         "type · arrows · Esc done (autosaved)".to_owned(),
     ));
     entries.push((
+        "inbox".to_owned(),
+        "Enter open · q quit · ] next unseen · s sort · r reload · Tab section · f filter · / search · o browser"
+            .to_owned(),
+    ));
+    entries.push((
         "mouse".to_owned(),
         "click selects a row · the wheel scrolls the pane under it".to_owned(),
     ));
