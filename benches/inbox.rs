@@ -110,6 +110,7 @@ fn bench(c: &mut Criterion) {
             &ledger,
             VIEWER,
             &cfg,
+            &pr_shepherd::progress::Progress::off(),
         ))
         .map(|i| i.rows.len())
     };

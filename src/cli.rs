@@ -233,6 +233,9 @@ pub struct InboxArgs {
     /// `pr-shepherd`, live the identity of the credentials).
     #[arg(long, value_name = "LOGIN")]
     pub identity: Option<String>,
+    /// No progress on stderr (it is shown, per PR counted, only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 const EVENT_AFTER_HELP: &str = "\

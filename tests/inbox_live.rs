@@ -90,7 +90,12 @@ async fn a_queue_of_150_prs_in_at_most_30_requests_with_exact_counts() {
     let (server, fake) = FakeInbox::start(prs).await;
     let gh = client(&server.uri());
     let dir = tempfile::tempdir().unwrap();
-    let ledger = Ledger::new(dir.path());
+    let ledger = Ledger::new(dir.path().join("state"));
+    // Progress (what a terminal would show): a line for the list, then one per PR counted.
+    let progress_file = dir.path().join("progress.txt");
+    let progress = pr_shepherd::progress::Progress::to(Box::new(
+        std::fs::File::create(&progress_file).unwrap(),
+    ));
     let inbox = live::load(
         &gh,
         "acme/widgets".into(),
@@ -98,9 +103,20 @@ async fn a_queue_of_150_prs_in_at_most_30_requests_with_exact_counts() {
         &ledger,
         VIEWER,
         &GateConfig::default(),
+        &progress,
     )
     .await
     .unwrap();
+    let lines = std::fs::read_to_string(&progress_file).unwrap();
+    let lines: Vec<&str> = lines.lines().collect();
+    assert_eq!(lines.len(), 151, "{lines:?}");
+    assert_eq!(lines[0], "acme/widgets: 150 open PR(s) listed");
+    assert!(
+        lines[150].starts_with("[150/150] acme/widgets#"),
+        "{}",
+        lines[150]
+    );
+    assert!(lines[1..].iter().all(|l| l.contains(" new, ")), "{lines:?}");
     let kinds: Vec<&str> = fake.seen().iter().map(|s| s.kind).collect();
     eprintln!("150 PRs: {} requests: {kinds:?}", fake.requests());
     assert!(
@@ -198,8 +214,16 @@ async fn the_binary_lists_the_queue_as_json_and_leaves_the_state_dir_alone() {
     );
     assert!(!String::from_utf8_lossy(&o.stdout).contains(TOKEN));
     assert!(!stderr(&o).contains(TOKEN));
+    // stderr is a pipe here: no progress lines (a terminal gets one per PR counted).
+    assert!(!stderr(&o).contains("[1/25]"), "{}", stderr(&o));
     assert!(fake.requests() <= 6, "{}", fake.requests());
-    let md = cli(&env, &server.uri(), &[&format!("{OWNER}/{REPO}")]).await;
+    let md = cli(
+        &env,
+        &server.uri(),
+        &[&format!("{OWNER}/{REPO}"), "--quiet"],
+    )
+    .await;
+    assert!(md.status.success(), "{}", stderr(&md));
     let text = String::from_utf8_lossy(&md.stdout);
     assert!(text.contains("## Needs attention"), "{text}");
     assert!(text.contains("acme/widgets#13"), "{text}");
@@ -290,7 +314,13 @@ async fn a_batch_that_keeps_failing_is_shown_incomplete_never_as_zero() {
     assert_eq!(failed.len(), 10, "{failed:?}");
     assert!(failed.contains(&11));
     assert!(!failed.contains(&1));
-    let md = cli(&env, &server.uri(), &[&format!("{OWNER}/{REPO}")]).await;
+    let md = cli(
+        &env,
+        &server.uri(),
+        &[&format!("{OWNER}/{REPO}"), "--quiet"],
+    )
+    .await;
+    assert!(md.status.success(), "{}", stderr(&md));
     let text = String::from_utf8_lossy(&md.stdout);
     assert!(text.contains("INCOMPLETE"), "{text}");
     assert!(text.contains("items unknown"), "{text}");

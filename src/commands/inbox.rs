@@ -100,7 +100,10 @@ pub(super) async fn run(ctx: &Context, args: InboxArgs) -> Result<(), CliError> 
     let spec = spec(ctx, &args.targets, args.query.as_deref())?;
     let inboxes = match offline(ctx, &spec, args.identity.as_deref())? {
         Some(inbox) => vec![inbox],
-        None => live(ctx, &spec, args.identity.as_deref()).await?,
+        None => {
+            let progress = crate::progress::Progress::stderr(args.quiet);
+            live(ctx, &spec, args.identity.as_deref(), &progress).await?
+        }
     };
     let text = match args.format {
         Format::Md => inboxes
@@ -173,13 +176,14 @@ async fn live(
     ctx: &Context,
     spec: &InboxSpec,
     identity: Option<&str>,
+    progress: &crate::progress::Progress,
 ) -> Result<Vec<Inbox>, CliError> {
     let ledger = ctx.ledger()?;
     let cfg = ctx.gates().clone();
     let (gh, own) = live_client(ctx, identity).await?;
     let mut out = Vec::new();
     for (source, specs) in live_specs(spec) {
-        out.push(inbox::live::load(&gh, source, &specs, &ledger, &own, &cfg).await?);
+        out.push(inbox::live::load(&gh, source, &specs, &ledger, &own, &cfg, progress).await?);
     }
     tracing::debug!(requests = gh.requests(), "inbox fetched");
     Ok(out)

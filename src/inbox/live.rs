@@ -9,6 +9,7 @@ use super::{
 use crate::ledger::Ledger;
 use crate::policy::GateConfig;
 use crate::pr::PrCoords;
+use crate::progress::Progress;
 use crate::source::github::batch::{self, ListSpec, OpenPr};
 use crate::source::github::{GitHub, GitHubError};
 
@@ -72,7 +73,8 @@ pub async fn count(
     .await;
 }
 
-/// A whole live inbox: listed, then counted.
+/// A whole live inbox: listed, then counted; a progress line for the list and one per PR
+/// counted (shown only when `progress` is enabled).
 pub async fn load(
     gh: &GitHub,
     source: String,
@@ -80,10 +82,17 @@ pub async fn load(
     ledger: &Ledger,
     own: &str,
     cfg: &GateConfig,
+    progress: &Progress,
 ) -> Result<Inbox, GitHubError> {
     let mut rows = list(gh, specs, cfg).await?;
+    progress.line(&format!("{source}: {} open PR(s) listed", rows.len()));
+    let counter = progress.counter(Some(rows.len()));
     let mut counted: Vec<(usize, Row)> = Vec::with_capacity(rows.len());
-    count(gh, &rows, ledger, own, cfg, |i, r| counted.push((i, r))).await;
+    count(gh, &rows, ledger, own, cfg, |i, r| {
+        counter.tick(&progress_text(&r));
+        counted.push((i, r));
+    })
+    .await;
     for (i, r) in counted {
         if let Some(slot) = rows.get_mut(i) {
             *slot = r;
@@ -95,4 +104,15 @@ pub async fn load(
         rows,
         problems: Vec::new(),
     })
+}
+
+/// One PR's progress line: `owner/repo#N: 3 new, 1 edited of 12`, or why it was not counted.
+fn progress_text(r: &Row) -> String {
+    match &r.items {
+        Counts::Counted { total, new, edited } => {
+            format!("{}: {new} new, {edited} edited of {total}", r.listed.coords)
+        }
+        Counts::Failed(why) => format!("{}: not counted: {why}", r.listed.coords),
+        Counts::Loading => format!("{}: counting", r.listed.coords),
+    }
 }
