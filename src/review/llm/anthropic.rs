@@ -1,12 +1,9 @@
 //! Anthropic Messages API (`POST {base}/v1/messages`).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::json;
 
-use super::http::{self, RetryPolicy};
+use super::http::{self, HttpBackend, RetryPolicy};
 use super::sse::AnthropicStream;
 use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{CallEvents, Completion, LlmError};
@@ -18,16 +15,10 @@ const PROVIDER: &str = "anthropic";
 
 #[derive(Clone)]
 pub struct AnthropicClient {
-    http: reqwest::Client,
-    url: reqwest::Url,
-    headers: HeaderMap,
+    /// The endpoint, its headers and retries; sends `cache_control` marks until refused.
+    http: HttpBackend,
     pub(super) model: String,
     max_tokens: u32,
-    retry: RetryPolicy,
-    /// Stream answers (server-sent events).
-    stream: bool,
-    /// Send `cache_control` marks; cleared for the rest of the run when the endpoint refuses them.
-    cache: Arc<AtomicBool>,
     /// Whether this server takes the forced findings tool (shared by clones: remembered for the
     /// run).
     shape: ShapeMemory,
@@ -37,7 +28,7 @@ impl std::fmt::Debug for AnthropicClient {
     // The headers hold the API key: never printed.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnthropicClient")
-            .field("url", &self.url.as_str())
+            .field("url", &self.http.url.as_str())
             .field("model", &self.model)
             .finish_non_exhaustive()
     }
@@ -69,14 +60,9 @@ impl AnthropicClient {
         )?;
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         Ok(AnthropicClient {
-            http: http::client(PROVIDER)?,
-            url,
-            headers,
+            http: HttpBackend::new(PROVIDER, url, headers, retry)?,
             model,
             max_tokens,
-            retry,
-            stream: false,
-            cache: Arc::new(AtomicBool::new(true)),
             shape: ShapeMemory::default(),
         })
     }
@@ -84,16 +70,17 @@ impl AnthropicClient {
     /// Streams answers (server-sent events) or asks for them whole (the default of `new`;
     /// `LlmClient::from_settings` streams unless `stream = false`).
     pub fn streaming(mut self, on: bool) -> AnthropicClient {
-        self.stream = on;
+        self.http.stream = on;
         self
     }
 
     pub fn is_streaming(&self) -> bool {
-        self.stream
+        self.http.stream
     }
 
     /// Asks with the findings tool forced (falling back to text when the server rejects tools)
-    /// and asks again once when the answer was cut (see `structured::ask`).
+    /// and asks again once when the answer was cut (see `structured::ask`). The `cache_control`
+    /// marks go until the endpoint refuses them (see `HttpBackend::with_cache_field`).
     pub async fn complete(
         &self,
         prompt: &Prompt,
@@ -105,37 +92,13 @@ impl AnthropicClient {
             &self.shape,
             Some(self.max_tokens),
             |shape, max_tokens| {
-                self.send_cached(prompt, shape, max_tokens.unwrap_or(self.max_tokens), events)
+                let max_tokens = max_tokens.unwrap_or(self.max_tokens);
+                self.http.with_cache_field("cache_control", move |cached| {
+                    self.send(prompt, shape, max_tokens, cached, events)
+                })
             },
         )
         .await
-    }
-
-    /// One request with the `cache_control` marks. When the endpoint refuses them (see
-    /// `http::refuses_cache_field`), it is sent once more without, and they stay off for this
-    /// client's run.
-    async fn send_cached(
-        &self,
-        prompt: &Prompt,
-        shape: Shape,
-        max_tokens: u32,
-        events: &dyn CallEvents,
-    ) -> Result<Completion, LlmError> {
-        let cached = self.cache.load(Ordering::Relaxed);
-        match self.send(prompt, shape, max_tokens, cached, events).await {
-            Err(e) if cached && http::refuses_cache_field(&e, "cache_control") => {
-                // Off at once, so calls starting meanwhile go without it too.
-                self.cache.store(false, Ordering::Relaxed);
-                let again = self.send(prompt, shape, max_tokens, false, events).await;
-                match &again {
-                    Ok(_) => tracing::info!("{PROVIDER} refused cache_control: sending without it"),
-                    // Refused without it as well: it was not the cache field.
-                    Err(_) => self.cache.store(true, Ordering::Relaxed),
-                }
-                again
-            }
-            other => other,
-        }
     }
 
     /// One request: streamed or whole, with `max_tokens`, the structured-output fields of
@@ -148,32 +111,11 @@ impl AnthropicClient {
         cached: bool,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.stream);
+        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.http.stream);
         structured::shape_anthropic(&mut body, shape);
-        if self.stream {
-            return http::post_stream::<AnthropicStream>(
-                &self.http,
-                PROVIDER,
-                &self.url,
-                self.headers.clone(),
-                &body,
-                self.retry,
-                events,
-                parse_answer,
-            )
-            .await;
-        }
-        let answer = http::post_json(
-            &self.http,
-            PROVIDER,
-            &self.url,
-            self.headers.clone(),
-            &body,
-            self.retry,
-        )
-        .await?;
-        events.began();
-        parse_answer(&answer)
+        self.http
+            .send::<AnthropicStream>(&body, events, parse_answer)
+            .await
     }
 }
 

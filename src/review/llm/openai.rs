@@ -1,13 +1,10 @@
 //! OpenAI Chat Completions API (`POST {base}/chat/completions`) and the servers that speak it:
 //! Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp server, OpenRouter.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use reqwest::header::{AUTHORIZATION, HeaderMap};
+use reqwest::header::AUTHORIZATION;
 use serde_json::json;
 
-use super::http::{self, RetryPolicy};
+use super::http::{self, HttpBackend, RetryPolicy};
 use super::sse::OpenAiStream;
 use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{CallEvents, Completion, LlmError};
@@ -18,16 +15,11 @@ const PROVIDER: &str = "openai";
 
 #[derive(Clone)]
 pub struct OpenAiClient {
-    http: reqwest::Client,
-    url: reqwest::Url,
-    headers: HeaderMap,
+    /// The endpoint, its headers and retries; sends `prompt_cache_key` until refused (some
+    /// compatible servers refuse unknown fields).
+    http: HttpBackend,
     pub(super) model: String,
     max_tokens: Option<u32>,
-    retry: RetryPolicy,
-    /// Stream answers (`stream: true` with `stream_options.include_usage`).
-    stream: bool,
-    /// Send `prompt_cache_key`; cleared for the rest of the run when the server refuses it.
-    cache: Arc<AtomicBool>,
     /// Which structured-output shape this server takes (shared by clones: remembered for the run).
     shape: ShapeMemory,
 }
@@ -36,7 +28,7 @@ impl std::fmt::Debug for OpenAiClient {
     // The headers hold the API key: never printed.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiClient")
-            .field("url", &self.url.as_str())
+            .field("url", &self.http.url.as_str())
             .field("model", &self.model)
             .finish_non_exhaustive()
     }
@@ -67,14 +59,9 @@ impl OpenAiClient {
             },
         )?;
         Ok(OpenAiClient {
-            http: http::client(PROVIDER)?,
-            url,
-            headers,
+            http: HttpBackend::new(PROVIDER, url, headers, retry)?,
             model,
             max_tokens,
-            retry,
-            stream: false,
-            cache: Arc::new(AtomicBool::new(true)),
             shape: ShapeMemory::default(),
         })
     }
@@ -82,16 +69,17 @@ impl OpenAiClient {
     /// Streams answers (server-sent events) or asks for them whole (the default of `new`;
     /// `LlmClient::from_settings` streams unless `stream = false`).
     pub fn streaming(mut self, on: bool) -> OpenAiClient {
-        self.stream = on;
+        self.http.stream = on;
         self
     }
 
     pub fn is_streaming(&self) -> bool {
-        self.stream
+        self.http.stream
     }
 
     /// Asks with structured output (falling back when the server rejects it) and asks again once
-    /// when the answer was cut (see `structured::ask`).
+    /// when the answer was cut (see `structured::ask`). `prompt_cache_key` goes until the server
+    /// refuses it (see `HttpBackend::with_cache_field`).
     pub async fn complete(
         &self,
         prompt: &Prompt,
@@ -102,38 +90,14 @@ impl OpenAiClient {
             PROVIDER,
             &self.shape,
             self.max_tokens,
-            |shape, max_tokens| self.send_cached(prompt, shape, max_tokens, events),
+            |shape, max_tokens| {
+                self.http
+                    .with_cache_field("prompt_cache_key", move |cached| {
+                        self.send(prompt, shape, max_tokens, cached, events)
+                    })
+            },
         )
         .await
-    }
-
-    /// One request with `prompt_cache_key`. When the server refuses it (see
-    /// `http::refuses_cache_field`; some compatible servers refuse unknown fields), it is sent
-    /// once more without, and it stays off for this client's run.
-    async fn send_cached(
-        &self,
-        prompt: &Prompt,
-        shape: Shape,
-        max_tokens: Option<u32>,
-        events: &dyn CallEvents,
-    ) -> Result<Completion, LlmError> {
-        let cached = self.cache.load(Ordering::Relaxed);
-        match self.send(prompt, shape, max_tokens, cached, events).await {
-            Err(e) if cached && http::refuses_cache_field(&e, "prompt_cache_key") => {
-                // Off at once, so calls starting meanwhile go without it too.
-                self.cache.store(false, Ordering::Relaxed);
-                let again = self.send(prompt, shape, max_tokens, false, events).await;
-                match &again {
-                    Ok(_) => {
-                        tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it")
-                    }
-                    // Refused without it as well: it was not the cache field.
-                    Err(_) => self.cache.store(true, Ordering::Relaxed),
-                }
-                again
-            }
-            other => other,
-        }
     }
 
     /// One request: streamed or whole, `max_tokens` (when set), the structured-output fields of
@@ -146,32 +110,11 @@ impl OpenAiClient {
         cached: bool,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.stream);
+        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.http.stream);
         structured::shape_openai(&mut body, shape);
-        if self.stream {
-            return http::post_stream::<OpenAiStream>(
-                &self.http,
-                PROVIDER,
-                &self.url,
-                self.headers.clone(),
-                &body,
-                self.retry,
-                events,
-                parse_answer,
-            )
-            .await;
-        }
-        let answer = http::post_json(
-            &self.http,
-            PROVIDER,
-            &self.url,
-            self.headers.clone(),
-            &body,
-            self.retry,
-        )
-        .await?;
-        events.began();
-        parse_answer(&answer)
+        self.http
+            .send::<OpenAiStream>(&body, events, parse_answer)
+            .await
     }
 }
 
