@@ -177,6 +177,7 @@ pub(super) async fn run(
                     || ReviewContext::default().identity,
                     |l| l.own_login.clone(),
                 ),
+                llm_env: ctx.llm_env.clone(),
                 ..ReviewContext::default()
             },
             post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),
@@ -235,6 +236,7 @@ pub(super) async fn run(
                 || ReviewContext::default().identity,
                 |l| l.own_login.clone(),
             ),
+            llm_env: ctx.llm_env.clone(),
             ..ReviewContext::default()
         },
         post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),

@@ -791,7 +791,7 @@ impl Job {
 mod tests {
     use super::*;
     use crate::pr::RecordedAnswer;
-    use crate::review::llm::{ReplayClient, ReplaySource};
+    use crate::review::llm::{LlmEnv, ReplayClient, ReplaySource};
     use crate::review::settings::SkipRule;
     use crate::source::{DEMO_FIXTURE, Fixture};
 
@@ -805,7 +805,12 @@ mod tests {
     ) -> (ReviewRun, Vec<ReviewEvent>) {
         let f = demo();
         let client = Arc::new(
-            LlmClient::from_settings(&settings, Some(ReplaySource { answers, step: 0 })).unwrap(),
+            LlmClient::from_settings(
+                &settings,
+                &LlmEnv::default(),
+                Some(ReplaySource { answers, step: 0 }),
+            )
+            .unwrap(),
         );
         let (tx, mut rx) = mpsc::unbounded_channel();
         let run = run_review(
@@ -1076,8 +1081,10 @@ mod tests {
     async fn run_slow(settings: ReviewSettings, cancel: CancellationToken) -> ReviewRun {
         let (pr, mut slow) = slow_to_match();
         slow.overall_timeout_secs = settings.overall_timeout_secs;
-        let client =
-            Arc::new(LlmClient::from_settings(&slow, Some(ReplaySource::default())).unwrap());
+        let client = Arc::new(
+            LlmClient::from_settings(&slow, &LlmEnv::default(), Some(ReplaySource::default()))
+                .unwrap(),
+        );
         let (tx, _rx) = mpsc::unbounded_channel();
         run_review(
             Arc::new(pr),
