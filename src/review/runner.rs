@@ -1148,4 +1148,39 @@ mod tests {
         assert!(a < b);
         assert!(a.starts_with("20261129T210000Z-"));
     }
+
+    #[test]
+    fn stored_outcomes_keep_their_json_to_the_byte() {
+        // Run files hold AspectOutcome as serde writes it: the token fields sit flat between
+        // `elapsedMs` and `calls`, absent when unknown.
+        let pretty = r#"{
+  "aspect": "perf",
+  "state": "done",
+  "findings": [],
+  "elapsedMs": 0,
+  "inputTokens": 1200,
+  "cacheReadTokens": 1000,
+  "calls": 2,
+  "note": "n"
+}"#;
+        let a: AspectOutcome = serde_json::from_str(pretty).unwrap();
+        assert_eq!(serde_json::to_string_pretty(&a).unwrap(), pretty);
+        let flat = r#"{"aspect":"tests","state":"failed","error":"e","findings":[],"elapsedMs":0,"outputTokens":7,"cacheWriteTokens":3,"calls":0}"#;
+        let b: AspectOutcome = serde_json::from_str(flat).unwrap();
+        assert_eq!(serde_json::to_string(&b).unwrap(), flat);
+        let mut summed = Usage::default();
+        summed.add(&a);
+        summed.add(&b);
+        assert_eq!(summed.calls, 2);
+        assert_eq!(
+            summed.cost(&Prices {
+                input: 1_000_000.0,
+                output: 0.0,
+                cache_read: 0.0,
+                cache_write: 0.0,
+            }),
+            Some(197.0),
+            "input not read from or written to the cache"
+        );
+    }
 }

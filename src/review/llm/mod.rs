@@ -351,6 +351,21 @@ mod tests {
     }
 
     #[test]
+    fn completions_keep_their_json_to_the_byte() {
+        let text = r#"{"text":"t","inputTokens":1,"outputTokens":2,"cacheWriteTokens":4,"note":"x","truncated":true}"#;
+        let c: Completion = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&c).unwrap(), text);
+        let bare: Completion = serde_json::from_str(r#"{"text":"t"}"#).unwrap();
+        assert_eq!(
+            bare,
+            Completion {
+                text: "t".into(),
+                ..Completion::default()
+            }
+        );
+    }
+
+    #[test]
     fn the_review_library_reads_no_environment_variable() {
         // Keys and base URLs come in an LlmEnv read at the edge (commands::Context).
         let needle = ["env::", "var"].concat(); // var, var_os, vars
