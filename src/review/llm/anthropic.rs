@@ -6,7 +6,7 @@ use serde_json::json;
 use super::http::{self, HttpBackend, RetryPolicy};
 use super::sse::AnthropicStream;
 use super::structured::{self, Shape, ShapeMemory, Wire};
-use super::{CallEvents, Completion, LlmError};
+use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -152,37 +152,34 @@ fn request_body(
     body
 }
 
-/// Token usage as the Messages API reports it. `input_tokens` there excludes cached tokens; here
-/// `input` is their sum (everything the prompt held), with the cache parts alongside.
+/// Token usage as the Messages API reports it: its `input_tokens` excludes cached tokens (held
+/// here as reported); the completion's `input` is their sum (everything the prompt held), with
+/// the cache parts alongside.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Usage {
-    input: Option<u64>,
-    output: Option<u64>,
-    cache_read: Option<u64>,
-    cache_write: Option<u64>,
-}
+pub(super) struct Usage(TokenUsage);
 
 impl Usage {
     /// Takes the fields a `usage` object has (later events update earlier ones).
     pub(super) fn merge(&mut self, u: &serde_json::Value) {
         let get = |k: &str| u.get(k).and_then(|v| v.as_u64());
-        self.input = get("input_tokens").or(self.input);
-        self.output = get("output_tokens").or(self.output);
-        self.cache_read = get("cache_read_input_tokens").or(self.cache_read);
-        self.cache_write = get("cache_creation_input_tokens").or(self.cache_write);
+        let t = &mut self.0;
+        t.input = get("input_tokens").or(t.input);
+        t.output = get("output_tokens").or(t.output);
+        t.cache_read = get("cache_read_input_tokens").or(t.cache_read);
+        t.cache_write = get("cache_creation_input_tokens").or(t.cache_write);
     }
 
     pub(super) fn completion(&self, text: String) -> Completion {
+        let t = self.0;
         Completion {
             text,
-            input_tokens: self
-                .input
-                .map(|i| i + self.cache_read.unwrap_or(0) + self.cache_write.unwrap_or(0)),
-            output_tokens: self.output,
-            cache_read_tokens: self.cache_read,
-            cache_write_tokens: self.cache_write,
-            note: None,
-            truncated: false,
+            tokens: TokenUsage {
+                input: t
+                    .input
+                    .map(|i| i + t.cache_read.unwrap_or(0) + t.cache_write.unwrap_or(0)),
+                ..t
+            },
+            ..Completion::default()
         }
     }
 }
@@ -228,7 +225,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(c.text, "{\"findings\": []}");
-        assert_eq!((c.input_tokens, c.output_tokens), (Some(10), Some(3)));
+        assert_eq!((c.tokens.input, c.tokens.output), (Some(10), Some(3)));
         assert!(parse_answer(&json!({"error": "x"})).is_err());
     }
 
@@ -270,9 +267,9 @@ mod tests {
                       "cache_creation_input_tokens": 500, "output_tokens": 3}
         }))
         .unwrap();
-        assert_eq!(c.input_tokens, Some(3510));
+        assert_eq!(c.tokens.input, Some(3510));
         assert_eq!(
-            (c.cache_read_tokens, c.cache_write_tokens),
+            (c.tokens.cache_read, c.tokens.cache_write),
             (Some(3000), Some(500))
         );
     }

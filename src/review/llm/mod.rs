@@ -76,21 +76,62 @@ impl std::fmt::Debug for LlmEnv {
     }
 }
 
+/// Token counts of one call, or summed over calls; a count is `None` when no call reported it.
+/// Flattened into [`Completion`] and the runner's aspect outcome, whose JSON thus keeps the flat
+/// `inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens` (absent when unknown).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Every input token, cached ones included.
+    #[serde(
+        rename = "inputTokens",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub input: Option<u64>,
+    #[serde(
+        rename = "outputTokens",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub output: Option<u64>,
+    /// Input tokens read from the provider's prompt cache (part of `input`).
+    #[serde(
+        rename = "cacheReadTokens",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_read: Option<u64>,
+    /// Input tokens written to the provider's prompt cache (part of `input`).
+    #[serde(
+        rename = "cacheWriteTokens",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub cache_write: Option<u64>,
+}
+
+impl TokenUsage {
+    /// Adds `more`'s counts to these; a count stays `None` while neither reported it.
+    pub fn add(&mut self, more: &TokenUsage) {
+        fn add(total: &mut Option<u64>, more: Option<u64>) {
+            if let Some(m) = more {
+                *total = Some(total.unwrap_or(0) + m);
+            }
+        }
+        add(&mut self.input, more.input);
+        add(&mut self.output, more.output);
+        add(&mut self.cache_read, more.cache_read);
+        add(&mut self.cache_write, more.cache_write);
+    }
+}
+
 /// A model's answer and what it cost.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
     pub text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
-    /// Input tokens read from the provider's prompt cache (part of `input_tokens`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_read_tokens: Option<u64>,
-    /// Input tokens written to the provider's prompt cache (part of `input_tokens`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_write_tokens: Option<u64>,
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// Something the backend wants said about this answer (e.g. which recorded step replayed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,

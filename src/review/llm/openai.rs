@@ -7,7 +7,7 @@ use serde_json::json;
 use super::http::{self, HttpBackend, RetryPolicy};
 use super::sse::OpenAiStream;
 use super::structured::{self, Shape, ShapeMemory, Wire};
-use super::{CallEvents, Completion, LlmError};
+use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -159,12 +159,13 @@ pub(super) fn usage_completion(usage: Option<&serde_json::Value>, text: String) 
     };
     Completion {
         text,
-        input_tokens: tokens(&["prompt_tokens"]),
-        output_tokens: tokens(&["completion_tokens"]),
-        cache_read_tokens: tokens(&["prompt_tokens_details", "cached_tokens"]),
-        cache_write_tokens: None,
-        note: None,
-        truncated: false,
+        tokens: TokenUsage {
+            input: tokens(&["prompt_tokens"]),
+            output: tokens(&["completion_tokens"]),
+            cache_read: tokens(&["prompt_tokens_details", "cached_tokens"]),
+            cache_write: None,
+        },
+        ..Completion::default()
     }
 }
 
@@ -203,7 +204,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(c.text, "{\"findings\": []}");
-        assert_eq!((c.input_tokens, c.output_tokens), (Some(7), Some(2)));
+        assert_eq!((c.tokens.input, c.tokens.output), (Some(7), Some(2)));
         assert!(parse_answer(&json!({"choices": []})).is_err());
     }
 
@@ -235,10 +236,10 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(
-            (c.input_tokens, c.cache_read_tokens),
+            (c.tokens.input, c.tokens.cache_read),
             (Some(2000), Some(1536))
         );
-        assert_eq!(c.cache_write_tokens, None);
+        assert_eq!(c.tokens.cache_write, None);
     }
 
     #[test]
