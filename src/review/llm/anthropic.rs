@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::http::{self, HttpBackend, RetryPolicy};
 use super::sse::AnthropicStream;
-use super::structured::{self, Shape, ShapeMemory, Wire};
+use super::structured::{self, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
 
@@ -15,13 +15,11 @@ const PROVIDER: &str = "anthropic";
 
 #[derive(Clone)]
 pub struct AnthropicClient {
-    /// The endpoint, its headers and retries; sends `cache_control` marks until refused.
+    /// The endpoint, its headers and retries; sends `cache_control` marks until refused, and
+    /// remembers whether the server takes the forced findings tool.
     http: HttpBackend,
     pub(super) model: String,
     max_tokens: u32,
-    /// Whether this server takes the forced findings tool (shared by clones: remembered for the
-    /// run).
-    shape: ShapeMemory,
 }
 
 impl std::fmt::Debug for AnthropicClient {
@@ -60,10 +58,16 @@ impl AnthropicClient {
         )?;
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         Ok(AnthropicClient {
-            http: HttpBackend::new(PROVIDER, url, headers, retry)?,
+            http: HttpBackend::new(
+                PROVIDER,
+                Wire::Anthropic,
+                "cache_control",
+                url,
+                headers,
+                retry,
+            )?,
             model,
             max_tokens,
-            shape: ShapeMemory::default(),
         })
     }
 
@@ -79,42 +83,21 @@ impl AnthropicClient {
     }
 
     /// Asks with the findings tool forced (falling back to text when the server rejects tools)
-    /// and asks again once when the answer was cut (see `structured::ask`). The `cache_control`
-    /// marks go until the endpoint refuses them (see `HttpBackend::with_cache_field`).
+    /// and asks again once when the answer was cut; the `cache_control` marks go until the
+    /// endpoint refuses them (see `HttpBackend::ask`).
     pub async fn complete(
         &self,
         prompt: &Prompt,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        structured::ask(
-            Wire::Anthropic,
-            PROVIDER,
-            &self.shape,
-            Some(self.max_tokens),
-            |shape, max_tokens| {
-                let max_tokens = max_tokens.unwrap_or(self.max_tokens);
-                self.http.with_cache_field("cache_control", move |cached| {
-                    self.send(prompt, shape, max_tokens, cached, events)
-                })
-            },
-        )
-        .await
-    }
-
-    /// One request: streamed or whole, with `max_tokens`, the structured-output fields of
-    /// `shape`, and the cache marks when `cached`.
-    async fn send(
-        &self,
-        prompt: &Prompt,
-        shape: Shape,
-        max_tokens: u32,
-        cached: bool,
-        events: &dyn CallEvents,
-    ) -> Result<Completion, LlmError> {
-        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.http.stream);
-        structured::shape_anthropic(&mut body, shape);
+        let body = |shape, max_tokens: Option<u32>, cached| {
+            let max_tokens = max_tokens.unwrap_or(self.max_tokens);
+            let mut body = request_body(&self.model, max_tokens, prompt, cached, self.http.stream);
+            structured::shape_anthropic(&mut body, shape);
+            body
+        };
         self.http
-            .send::<AnthropicStream>(&body, events, parse_answer)
+            .ask::<AnthropicStream>(Some(self.max_tokens), events, body, parse_answer)
             .await
     }
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 use super::sse::{Collector, SseParser};
+use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{CallEvents, Completion, LlmError};
 
 /// How often and how patiently a call is retried.
@@ -136,12 +137,16 @@ fn snippet(text: &str) -> String {
 }
 
 /// One provider's endpoint: the HTTP client, the URL, the headers (the key among them), the
-/// retry policy, whether answers are streamed, and whether the provider's prompt-cache field is
-/// still sent. Clones share the cache switch (it is remembered for the run). Each provider keeps
-/// only its wire format (request body, answer parsing, stream events, structured output).
+/// retry policy, whether answers are streamed, whether the provider's prompt-cache field is still
+/// sent and which structured-output shape the server takes. Clones share the last two (they are
+/// remembered for the run). Each provider keeps only its wire format: the request body, answer
+/// parsing, stream events and the shaping of structured output.
 #[derive(Clone)]
 pub(super) struct HttpBackend {
     provider: &'static str,
+    wire: Wire,
+    /// The request field that asks for prompt caching (`cache_control`, `prompt_cache_key`).
+    cache_field: &'static str,
     client: reqwest::Client,
     pub(super) url: reqwest::Url,
     headers: HeaderMap,
@@ -150,50 +155,83 @@ pub(super) struct HttpBackend {
     pub(super) stream: bool,
     /// Send the prompt-cache field; cleared for the rest of the run when the endpoint refuses it.
     cache: Arc<AtomicBool>,
+    /// The rung of the structured-output ladder this server takes.
+    shape: ShapeMemory,
 }
 
 impl HttpBackend {
-    /// A backend for `provider` at `url` with `headers`, asking for answers whole (see
-    /// `stream`).
+    /// A backend for `provider` speaking `wire` at `url` with `headers`, asking for prompt
+    /// caching with `cache_field` and for answers whole (see `stream`).
     pub(super) fn new(
         provider: &'static str,
+        wire: Wire,
+        cache_field: &'static str,
         url: reqwest::Url,
         headers: HeaderMap,
         retry: RetryPolicy,
     ) -> Result<HttpBackend, LlmError> {
         Ok(HttpBackend {
             provider,
+            wire,
+            cache_field,
             client: client(provider)?,
             url,
             headers,
             retry,
             stream: false,
             cache: Arc::new(AtomicBool::new(true)),
+            shape: ShapeMemory::default(),
         })
     }
 
-    /// `send(cached)` with the prompt-cache field `field` while the endpoint takes it. When the
-    /// endpoint refuses it (see [`refuses_cache_field`]), it is sent once more without, and it
-    /// stays off for this backend's run.
-    pub(super) async fn with_cache_field<F, Fut>(
+    /// Asks for one answer: on the best structured-output shape the server takes, and once more
+    /// when it was cut (see `structured::ask`); with the prompt-cache field while the endpoint
+    /// takes it (see `with_cache_field`). `body(shape, max_tokens, cached)` is the provider's
+    /// request for one call (`max_tokens` starts as given); `whole` parses a whole answer and `C`
+    /// collects a streamed one.
+    pub(super) async fn ask<C: Collector>(
         &self,
-        field: &str,
-        send: F,
-    ) -> Result<Completion, LlmError>
+        max_tokens: Option<u32>,
+        events: &dyn CallEvents,
+        body: impl Fn(Shape, Option<u32>, bool) -> serde_json::Value,
+        whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
+    ) -> Result<Completion, LlmError> {
+        let body = &body;
+        structured::ask(
+            self.wire,
+            self.provider,
+            &self.shape,
+            max_tokens,
+            |shape, max_tokens| {
+                self.with_cache_field(move |cached| async move {
+                    let body = body(shape, max_tokens, cached);
+                    self.send::<C>(&body, events, whole).await
+                })
+            },
+        )
+        .await
+    }
+
+    /// `send(cached)` with the prompt-cache field while the endpoint takes it. When the endpoint
+    /// refuses it (see [`refuses_cache_field`]), it is sent once more without, and it stays off
+    /// for this backend's run.
+    async fn with_cache_field<F, Fut>(&self, send: F) -> Result<Completion, LlmError>
     where
         F: Fn(bool) -> Fut,
         Fut: Future<Output = Result<Completion, LlmError>>,
     {
         let cached = self.cache.load(Ordering::Relaxed);
         match send(cached).await {
-            Err(e) if cached && refuses_cache_field(&e, field) => {
+            Err(e) if cached && refuses_cache_field(&e, self.cache_field) => {
                 // Off at once, so calls starting meanwhile go without it too.
                 self.cache.store(false, Ordering::Relaxed);
                 let again = send(false).await;
                 match &again {
-                    Ok(_) => {
-                        tracing::info!("{} refused {field}: sending without it", self.provider)
-                    }
+                    Ok(_) => tracing::info!(
+                        "{} refused {}: sending without it",
+                        self.provider,
+                        self.cache_field
+                    ),
                     // Refused without it as well: it was not the cache field.
                     Err(_) => self.cache.store(true, Ordering::Relaxed),
                 }
@@ -207,7 +245,7 @@ impl HttpBackend {
     /// parsed by `whole`). `events.began()` is called when a streamed answer's headers arrive,
     /// or when a whole answer has arrived; `events.received(n)` for every bit of streamed text.
     /// A server that ignores `stream` and answers with one JSON document is read with `whole`.
-    pub(super) async fn send<C: Collector>(
+    async fn send<C: Collector>(
         &self,
         body: &serde_json::Value,
         events: &dyn CallEvents,

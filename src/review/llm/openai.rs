@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::http::{self, HttpBackend, RetryPolicy};
 use super::sse::OpenAiStream;
-use super::structured::{self, Shape, ShapeMemory, Wire};
+use super::structured::{self, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
 
@@ -16,12 +16,11 @@ const PROVIDER: &str = "openai";
 #[derive(Clone)]
 pub struct OpenAiClient {
     /// The endpoint, its headers and retries; sends `prompt_cache_key` until refused (some
-    /// compatible servers refuse unknown fields).
+    /// compatible servers refuse unknown fields), and remembers which structured-output shape
+    /// the server takes.
     http: HttpBackend,
     pub(super) model: String,
     max_tokens: Option<u32>,
-    /// Which structured-output shape this server takes (shared by clones: remembered for the run).
-    shape: ShapeMemory,
 }
 
 impl std::fmt::Debug for OpenAiClient {
@@ -59,10 +58,16 @@ impl OpenAiClient {
             },
         )?;
         Ok(OpenAiClient {
-            http: HttpBackend::new(PROVIDER, url, headers, retry)?,
+            http: HttpBackend::new(
+                PROVIDER,
+                Wire::OpenAi,
+                "prompt_cache_key",
+                url,
+                headers,
+                retry,
+            )?,
             model,
             max_tokens,
-            shape: ShapeMemory::default(),
         })
     }
 
@@ -78,42 +83,20 @@ impl OpenAiClient {
     }
 
     /// Asks with structured output (falling back when the server rejects it) and asks again once
-    /// when the answer was cut (see `structured::ask`). `prompt_cache_key` goes until the server
-    /// refuses it (see `HttpBackend::with_cache_field`).
+    /// when the answer was cut; `prompt_cache_key` goes until the server refuses it (see
+    /// `HttpBackend::ask`).
     pub async fn complete(
         &self,
         prompt: &Prompt,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        structured::ask(
-            Wire::OpenAi,
-            PROVIDER,
-            &self.shape,
-            self.max_tokens,
-            |shape, max_tokens| {
-                self.http
-                    .with_cache_field("prompt_cache_key", move |cached| {
-                        self.send(prompt, shape, max_tokens, cached, events)
-                    })
-            },
-        )
-        .await
-    }
-
-    /// One request: streamed or whole, `max_tokens` (when set), the structured-output fields of
-    /// `shape`, and `prompt_cache_key` when `cached`.
-    async fn send(
-        &self,
-        prompt: &Prompt,
-        shape: Shape,
-        max_tokens: Option<u32>,
-        cached: bool,
-        events: &dyn CallEvents,
-    ) -> Result<Completion, LlmError> {
-        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.http.stream);
-        structured::shape_openai(&mut body, shape);
+        let body = |shape, max_tokens, cached| {
+            let mut body = request_body(&self.model, max_tokens, prompt, cached, self.http.stream);
+            structured::shape_openai(&mut body, shape);
+            body
+        };
         self.http
-            .send::<OpenAiStream>(&body, events, parse_answer)
+            .ask::<OpenAiStream>(self.max_tokens, events, body, parse_answer)
             .await
     }
 }
