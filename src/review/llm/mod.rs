@@ -80,33 +80,18 @@ impl std::fmt::Debug for LlmEnv {
 /// Flattened into [`Completion`] and the runner's aspect outcome, whose JSON thus keeps the flat
 /// `inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens` (absent when unknown).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TokenUsage {
     /// Every input token, cached ones included.
-    #[serde(
-        rename = "inputTokens",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "inputTokens", skip_serializing_if = "Option::is_none")]
     pub input: Option<u64>,
-    #[serde(
-        rename = "outputTokens",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "outputTokens", skip_serializing_if = "Option::is_none")]
     pub output: Option<u64>,
     /// Input tokens read from the provider's prompt cache (part of `input`).
-    #[serde(
-        rename = "cacheReadTokens",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "cacheReadTokens", skip_serializing_if = "Option::is_none")]
     pub cache_read: Option<u64>,
     /// Input tokens written to the provider's prompt cache (part of `input`).
-    #[serde(
-        rename = "cacheWriteTokens",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
+    #[serde(rename = "cacheWriteTokens", skip_serializing_if = "Option::is_none")]
     pub cache_write: Option<u64>,
 }
 
