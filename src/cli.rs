@@ -6,7 +6,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 const AFTER_HELP: &str = "\
 PR is OWNER/REPO#N, a PR URL (https://github.com/OWNER/REPO/pull/N, or an Enterprise host), or the
-path of a fixture file. Without PR, the bundled demo fixture is used.
+path of a fixture file. Subcommands without PR use the bundled demo fixture; the console without
+an argument opens the inbox (the config's [[inbox.sections]], else the bundled fixtures).
 
 State (seen markers) lives in --state-dir, else $PR_SHEPHERD_STATE_DIR, else the platform state dir.
 
@@ -49,9 +50,15 @@ pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// The PR to open (without a subcommand). Default: the bundled demo fixture.
-    #[arg(value_name = "PR")]
+    /// What the console opens (without a subcommand): a PR (OWNER/REPO#N, a PR URL, a fixture
+    /// file) opens the PR screen; OWNER/REPO or a directory of fixtures opens the inbox. Default:
+    /// the inbox of the config's [[inbox.sections]], else of the bundled fixtures.
+    #[arg(value_name = "PR|OWNER/REPO|DIR")]
     pub pr: Option<String>,
+
+    /// Open the console's inbox on a GitHub search (`is:pr is:open` is implied).
+    #[arg(long, value_name = "QUERY", conflicts_with = "pr")]
+    pub query: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -96,6 +103,10 @@ Seen markers are written only after the listing has been written and flushed wit
     /// Print the man page (roff) to standard output, or write one page per subcommand to a folder.
     #[command(after_help = MAN_AFTER_HELP)]
     Man(ManArgs),
+    /// The open PRs of repositories, a search or a fixture directory, each with its new and
+    /// edited items, Shepherd's review state and its gate decision. Marks nothing seen.
+    #[command(after_help = INBOX_AFTER_HELP)]
+    Inbox(InboxArgs),
 }
 
 const CONFIG_AFTER_HELP: &str = "\
@@ -198,6 +209,35 @@ pub struct ThreadTarget {
     pub format: Format,
 }
 
+const INBOX_AFTER_HELP: &str = "\
+Without an argument: the config's [[inbox.sections]] (each a GitHub search), else the bundled
+fixtures. Counts are those `items` would list (same gate, same seen markers); the inbox never
+marks anything seen and writes nothing to the state dir. Markdown lists the PRs that need
+attention first (unseen items; a missing or stale Shepherd review where the gates allow one).
+JSON: docs/json-output.md. Exit 2 for an unknown repository, a query GitHub rejects or a
+directory without fixtures.";
+
+#[derive(Debug, Args)]
+pub struct InboxArgs {
+    /// OWNER/REPO (one or more), or one directory of fixture files.
+    #[arg(value_name = "OWNER/REPO|DIR")]
+    pub targets: Vec<String>,
+    /// A GitHub search (e.g. 'org:acme is:pr is:open review-requested:@me'); `is:pr is:open`
+    /// is implied.
+    #[arg(long, value_name = "QUERY", conflicts_with = "targets")]
+    pub query: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// The account whose `## PR Shepherd Review` comments are Shepherd's (default: offline
+    /// `pr-shepherd`, live the identity of the credentials).
+    #[arg(long, value_name = "LOGIN")]
+    pub identity: Option<String>,
+    /// No progress on stderr (it is shown, per PR counted, only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
 const EVENT_AFTER_HELP: &str = "\
 pull_request opened / synchronize / reopened / ready_for_review: an incremental review when the
 gates allow (team PRs; community PRs with the `shepherd` label; never with `pause-shepherd` or
@@ -271,7 +311,7 @@ pub struct LlmOptions {
 
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Each tick lists the open PRs (REST pulls?state=open) and, per PR: waits while it is still settling
+Each tick lists the open PRs (the listing of `inbox OWNER/REPO`) and, per PR: waits while it is still settling
 (activity within --debounce: no review and no seen markers), then reviews a new head or answers a
 new `@pr-shepherd /review` trigger (in a comment, a review or an inline review comment) when the gates allow, writes the seen markers, and remembers the
 head and trigger in the state dir (<owner>-<repo>/<pr>/watch.json). Ctrl-C stops between steps.")]

@@ -78,7 +78,28 @@ pub struct Config {
     /// read by `event`, `watch`, `review` and the console alike.
     #[serde(default)]
     pub gates: crate::policy::GateConfig,
+    /// The inbox (`[inbox]`): its sections, shown as tabs.
+    #[serde(default)]
+    pub inbox: InboxConfig,
     // Further tables go here, one field each.
+}
+
+/// `[inbox]`: what `pr-shepherd` and `pr-shepherd inbox` list without an argument.
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InboxConfig {
+    /// `[[inbox.sections]]`, like gh-dash: each a tab with a title and a GitHub search.
+    #[serde(default)]
+    pub sections: Vec<InboxSection>,
+}
+
+/// One `[[inbox.sections]]` entry.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct InboxSection {
+    pub title: String,
+    /// GitHub search syntax, e.g. `org:acme is:pr is:open review-requested:@me`.
+    pub query: String,
 }
 
 /// A loaded config plus where it came from.
@@ -166,6 +187,16 @@ impl Config {
                 ));
             }
         }
+        for (i, section) in config.inbox.sections.iter().enumerate() {
+            for (field, value) in [("title", &section.title), ("query", &section.query)] {
+                if value.trim().is_empty() {
+                    return Err(invalid(
+                        format!("inbox.sections[{i}].{field}"),
+                        "must not be empty".to_owned(),
+                    ));
+                }
+            }
+        }
         let mut keys = HashMap::new();
         for (name, spec) in &config.keys {
             let cmd = command_by_name(name).ok_or_else(|| {
@@ -241,6 +272,20 @@ mod tests {
         assert_eq!(l.config.theme.as_deref(), Some("light"));
         assert_eq!(l.keys[&KeyCommand::Down].len(), 2);
         assert_eq!(l.keys[&KeyCommand::Quit][0], Key::parse("Q").unwrap());
+    }
+
+    #[test]
+    fn inbox_sections_are_tabs_and_none_may_be_blank() {
+        let l = parse("[[inbox.sections]]\ntitle = \"Mine\"\nquery = \"org:acme\"\n").unwrap();
+        assert_eq!(l.config.inbox.sections.len(), 1);
+        assert_eq!(l.config.inbox.sections[0].query, "org:acme");
+        let e = parse("[[inbox.sections]]\ntitle = \"a\"\nquery = \"x\"\n[[inbox.sections]]\ntitle = \" \"\nquery = \"y\"\n")
+            .unwrap_err();
+        assert!(e.contains("inbox.sections[1].title"), "{e}");
+        let e = parse("[[inbox.sections]]\ntitle = \"a\"\n").unwrap_err();
+        assert!(e.contains("query"), "{e}");
+        let e = parse("[[inbox.sections]]\ntitle = \"a\"\nquery = \"x\"\nsort = 1\n").unwrap_err();
+        assert!(e.contains("sort"), "{e}");
     }
 
     #[test]

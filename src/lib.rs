@@ -27,6 +27,7 @@ pub mod commands;
 pub mod config;
 pub mod debuglog;
 pub mod error;
+pub mod inbox;
 pub mod infile;
 pub mod keys;
 pub mod ledger;

@@ -1,5 +1,5 @@
-//! Progress lines for long headless work (`review` per aspect, `record` per page; `inbox` per PR
-//! when it comes): on stderr, only when stderr is a terminal and `--quiet` was not given. Standard
+//! Progress lines for long headless work (`review` per aspect, `record` per page, `inbox` per PR
+//! counted): on stderr, only when stderr is a terminal and `--quiet` was not given. Standard
 //! output is never touched, so pipes stay clean.
 //!
 //! A [`Progress`] is cheap to clone and can be shared across tasks. A disabled one does nothing

@@ -1,4 +1,6 @@
-//! End to end: the real binary in a real terminal (tmux), on the bundled demo.
+//! End to end: the real binary in a real terminal (tmux): without an argument it opens the
+//! inbox of the bundled fixtures (inbox → Enter → the demo PR → q → inbox → q); the other tests
+//! open the demo PR directly by naming its fixture file.
 
 mod support;
 
@@ -55,6 +57,14 @@ fn first_frame_complete(s: &str) -> bool {
     s.contains("acme/rivet#482") && s.contains("▶") && s.contains("Tab detail")
 }
 
+/// The demo fixture file: naming it opens the PR screen directly (no argument opens the inbox).
+const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fixtures/demo.json");
+
+/// The inbox screen is complete once its footer is drawn.
+fn inbox_complete(s: &str) -> bool {
+    s.contains("acme/rivet#482") && s.contains("acme/rivet#497") && s.contains("Enter open  ]")
+}
+
 fn quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
@@ -99,6 +109,18 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // No argument: the inbox of the bundled fixtures. Find the demo and open it.
+    let screen = tmux.wait_for("the inbox", inbox_complete);
+    assert!(screen.contains("18 new"), "{screen}");
+    assert!(screen.contains("needs-label"), "{screen}");
+    tmux.run(&["send-keys", "-t", "e2e", "/"]);
+    tmux.run(&["send-keys", "-t", "e2e", "-l", "482"]);
+    tmux.run(&["send-keys", "-t", "e2e", "Enter"]);
+    tmux.wait_for("the search applied", |s| {
+        s.contains("search `482`") && !s.contains("acme/rivet#497")
+    });
+    tmux.run(&["send-keys", "-t", "e2e", "Enter"]);
+
     let screen = tmux.wait_for("the console", first_frame_complete);
     assert!(screen.contains(" NEW "), "{screen}");
     assert!(screen.contains("Review threads (7)"), "{screen}");
@@ -115,6 +137,14 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     tmux.run(&["send-keys", "-t", "e2e", "Escape"]);
     tmux.wait_for("help closed", |s| !s.contains("Keys (config.toml"));
 
+    // q leaves the PR for the inbox, whose row now counts the two items seen; q quits.
+    tmux.run(&["send-keys", "-t", "e2e", "q"]);
+    let screen = tmux.wait_for("the inbox again", |s| {
+        s.contains("Enter open  ]")
+            && s.lines()
+                .any(|l| l.contains("acme/rivet#482") && l.contains("16 new"))
+    });
+    assert!(screen.contains("acme/rivet#482"), "{screen}");
     tmux.run(&["send-keys", "-t", "e2e", "q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
@@ -159,10 +189,11 @@ fn sigterm_restores_the_terminal() {
     std::fs::write(&config, "").unwrap();
     let bin = Path::new(BIN);
     let script = format!(
-        "{} --state-dir {} --config {}; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60",
+        "{} --state-dir {} --config {} {}; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60",
         quote(bin),
         quote(env.root()),
         quote(&config),
+        quote(Path::new(DEMO)),
     );
     let tmux = Tmux {
         socket: format!("prs-e2e-term-{}", std::process::id()),
@@ -293,11 +324,12 @@ fn review_draft_survives_kill_9_and_is_restored() {
     };
     // `exec`: the pid written is the console's own.
     start(&format!(
-        "echo $$ > {}; exec {} --state-dir {} --config {}",
+        "echo $$ > {}; exec {} --state-dir {} --config {} {}",
         quote(&pidfile),
         quote(bin),
         quote(&state),
         quote(&config),
+        quote(Path::new(DEMO)),
     ));
     tmux.wait_for("the console", first_frame_complete);
     tmux.run(&["send-keys", "-t", "e2e", "r"]);
@@ -333,10 +365,11 @@ fn review_draft_survives_kill_9_and_is_restored() {
 
     // Reopen: the draft is back, and says so.
     start(&format!(
-        "{} --state-dir {} --config {}; echo CONSOLE-EXITED:$?; sleep 60",
+        "{} --state-dir {} --config {} {}; echo CONSOLE-EXITED:$?; sleep 60",
         quote(bin),
         quote(&state),
         quote(&config),
+        quote(Path::new(DEMO)),
     ));
     let screen = tmux.wait_for("the restored draft", |s| {
         s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")

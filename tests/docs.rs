@@ -80,6 +80,34 @@ fn json_output_doc_names_every_item_field() {
     );
 }
 
+#[test]
+fn json_output_doc_names_every_inbox_field() {
+    let md = std::fs::read_to_string("docs/json-output.md").expect("doc");
+    let section = &md[md.find("## inbox:").expect("an inbox section")..];
+    let env = TestEnv::new();
+    let out = env
+        .bin()
+        .args(["inbox", "--format", "json"])
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let mut keys: Vec<String> = v.as_object().expect("object").keys().cloned().collect();
+    for pr in v["prs"].as_array().expect("prs") {
+        for (k, val) in pr.as_object().expect("pr") {
+            keys.push(k.clone());
+            if let Some(inner) = val.as_object() {
+                keys.extend(inner.keys().cloned());
+            }
+        }
+    }
+    for key in keys {
+        assert!(
+            section.contains(&format!("\"{key}\"")),
+            "inbox field `{key}` undocumented"
+        );
+    }
+}
+
 /// docs/architecture.md stays true: every top-level module is on its map, and every source path
 /// it names exists.
 #[test]

@@ -1,6 +1,7 @@
 //! Every GraphQL document the live source sends is valid against GitHub's public schema.
 
 use apollo_compiler::{ExecutableDocument, Schema};
+use pr_shepherd::source::github::batch::inbox_prs_query;
 use pr_shepherd::source::github::{QUERIES, thread_comments_query};
 
 const SCHEMA: &str = include_str!("data/github-schema.graphql");
@@ -28,6 +29,15 @@ fn queries_validate_against_githubs_schema() {
                 "thread_comments_query({n}) is not valid:\n{}\n{text}",
                 e.errors
             );
+        }
+    }
+    // The inbox's generated batch of PRs, for one PR and for a full batch.
+    for n in [1, 2, pr_shepherd::source::github::batch::PRS_PER_REQUEST] {
+        let text = inbox_prs_query(n);
+        if let Err(e) =
+            ExecutableDocument::parse_and_validate(&schema, text.as_str(), "inbox_prs_query")
+        {
+            panic!("inbox_prs_query({n}) is not valid:\n{}\n{text}", e.errors);
         }
     }
 }

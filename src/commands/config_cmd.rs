@@ -199,6 +199,10 @@ pub(crate) const DESCRIPTIONS: &[(&str, &str)] = &[
         "count COLLABORATOR authors as team (OWNER and MEMBER always are)",
     ),
     (
+        "inbox.sections",
+        "the inbox's tabs without an argument: each { title, query } with a GitHub search; empty: the bundled fixtures",
+    ),
+    (
         "review.diff_budgets.<aspect>",
         "per-aspect override of diff_budget_chars",
     ),
@@ -345,8 +349,8 @@ pub(crate) fn settings(
             });
         }
     }
-    // [automation] and [gates] come before the aspect maps (subtables of [review] must stay
-    // last in a file).
+    // [automation], [gates] and [inbox] come before the aspect maps (subtables of [review] must
+    // stay last in a file).
     for (table, value) in [
         (
             "automation",
@@ -355,6 +359,10 @@ pub(crate) fn settings(
         (
             "gates",
             serde_json::to_value(&loaded.config.gates).unwrap_or_default(),
+        ),
+        (
+            "inbox",
+            serde_json::to_value(&loaded.config.inbox).unwrap_or_default(),
         ),
     ] {
         for (k, v) in value.as_object().into_iter().flatten() {

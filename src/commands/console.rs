@@ -3,12 +3,16 @@
 use std::io::IsTerminal;
 
 use super::Context;
+use super::inbox::InboxSpec;
 use crate::config::themes_dir;
 use crate::error::{CliError, ErrorKind};
+use crate::inbox::DEFAULT_IDENTITY;
 use crate::source::{self, Target};
+use crate::tui::app::{InboxScreen, InboxTab};
+use crate::tui::inbox_load::{InboxLink, TabSource};
 use crate::tui::review::{LiveTarget, PostDestination};
 use crate::tui::theme::{DEFAULT_THEME, Theme, ThemeError, no_color_requested};
-use crate::tui::{Keymap, Options, ReviewContext, Session, TuiError};
+use crate::tui::{InboxStart, Keymap, Options, ReviewContext, Session, TuiError};
 
 impl From<ThemeError> for CliError {
     fn from(e: ThemeError) -> Self {
@@ -39,7 +43,108 @@ pub(crate) fn resolve_theme(
     })
 }
 
-pub(super) async fn run(ctx: &Context, pr: Option<&str>) -> Result<(), CliError> {
+/// What the console's argument opens: the inbox (nothing, OWNER/REPO, a directory, `--query`)
+/// or one PR.
+fn inbox_spec(
+    ctx: &Context,
+    pr: Option<&str>,
+    query: Option<&str>,
+) -> Result<Option<InboxSpec>, CliError> {
+    if query.is_some() {
+        return super::inbox::spec(ctx, &[], query).map(Some);
+    }
+    match pr {
+        None => super::inbox::spec(ctx, &[], None).map(Some),
+        Some(p) if std::path::Path::new(p).is_dir() => {
+            super::inbox::spec(ctx, &[p.to_owned()], None).map(Some)
+        }
+        Some(p)
+            if !p.contains('#')
+                && !p.contains("://")
+                && !p.ends_with(".json")
+                && !std::path::Path::new(p).exists()
+                && super::inbox::repo_arg(p).is_ok() =>
+        {
+            super::inbox::spec(ctx, &[p.to_owned()], None).map(Some)
+        }
+        Some(_) => Ok(None),
+    }
+}
+
+/// The inbox screen (tabs listed, counts to come) and how to load it.
+async fn inbox_start(
+    ctx: &Context,
+    spec: &InboxSpec,
+) -> Result<(InboxStart, Option<LiveTarget>), CliError> {
+    let (tabs, gh, own): (Vec<(String, TabSource)>, _, _) = match spec {
+        InboxSpec::Bundled => (
+            vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+            None,
+            DEFAULT_IDENTITY.to_owned(),
+        ),
+        InboxSpec::Dir(d) => (
+            vec![(d.display().to_string(), TabSource::Dir(d.clone()))],
+            None,
+            DEFAULT_IDENTITY.to_owned(),
+        ),
+        live => {
+            let (gh, own) = super::inbox::live_client(ctx, None).await?;
+            let tabs = super::inbox::live_specs(live)
+                .into_iter()
+                .map(|(title, specs)| (title, TabSource::Live(specs)))
+                .collect();
+            (tabs, Some(std::sync::Arc::new(gh)), own)
+        }
+    };
+    let screen = InboxScreen::new(
+        tabs.iter()
+            .map(|(title, _)| InboxTab {
+                title: title.clone(),
+                rows: Vec::new(),
+                loading: Some((0, 0)),
+                error: None,
+                problems: Vec::new(),
+            })
+            .collect(),
+    );
+    let live = gh.clone().map(|gh| LiveTarget {
+        gh,
+        own_login: own.clone(),
+    });
+    Ok((
+        InboxStart {
+            screen,
+            link: InboxLink {
+                tabs: tabs.into_iter().map(|(_, s)| s).collect(),
+                own,
+                gh,
+                opened: std::sync::Mutex::new(None),
+                gates: ctx.gates().clone(),
+            },
+        },
+        live,
+    ))
+}
+
+/// What a console review needs from the context: the config's `[review]`, the LLM environment,
+/// and live the credentials' own login as the identity whose earlier reviews count as Shepherd's.
+fn review_context(ctx: &Context, live: Option<&LiveTarget>) -> ReviewContext {
+    ReviewContext {
+        settings: ctx.review_settings().clone(),
+        identity: live.map_or_else(
+            || ReviewContext::default().identity,
+            |l| l.own_login.clone(),
+        ),
+        llm_env: ctx.llm_env.clone(),
+        ..ReviewContext::default()
+    }
+}
+
+pub(super) async fn run(
+    ctx: &Context,
+    pr: Option<&str>,
+    query: Option<&str>,
+) -> Result<(), CliError> {
     // Settings first, so a bad config is reported even without a terminal (the config file and
     // the theme were loaded and checked with the context).
     let loaded = &ctx.config;
@@ -58,6 +163,34 @@ pub(super) async fn run(ctx: &Context, pr: Option<&str>) -> Result<(), CliError>
         .with_hint(
             "for a plain listing use `pr-shepherd items [PR]` (add --format json for scripts)",
         ));
+    }
+
+    if let Some(spec) = inbox_spec(ctx, pr, query)? {
+        // A directory without fixtures is bad input before any screen is drawn.
+        if let InboxSpec::Dir(d) = &spec
+            && let Err(e) = crate::inbox::from_dir(d, &ctx.ledger()?, DEFAULT_IDENTITY, ctx.gates())
+        {
+            return Err(CliError::usage(e.to_string()));
+        }
+        let (start, live) = inbox_start(ctx, &spec).await?;
+        crate::tui::run(Session {
+            snapshot: crate::inbox::placeholder_snapshot(),
+            fixture: None,
+            ledger: ctx.ledger()?,
+            theme,
+            keymap,
+            options: Options {
+                now: chrono::Utc::now().timestamp(),
+                marks: Ok(()),
+                gates: ctx.gates().clone(),
+            },
+            seen: Default::default(),
+            review: review_context(ctx, live.as_ref()),
+            post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),
+            inbox: Some(start),
+        })
+        .await?;
+        return Ok(());
     }
 
     let target = source::resolve(pr)?;
@@ -103,15 +236,9 @@ pub(super) async fn run(ctx: &Context, pr: Option<&str>) -> Result<(), CliError>
             gates: ctx.gates().clone(),
         },
         seen,
-        review: ReviewContext {
-            settings: loaded.config.review.clone(),
-            identity: live.as_ref().map_or_else(
-                || ReviewContext::default().identity,
-                |l| l.own_login.clone(),
-            ),
-            ..ReviewContext::default()
-        },
+        review: review_context(ctx, live.as_ref()),
         post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),
+        inbox: None,
     })
     .await?;
     Ok(())

@@ -5,6 +5,7 @@ mod config_cmd;
 mod console;
 mod event;
 mod fixture;
+mod inbox;
 mod items;
 mod live;
 mod record;
@@ -22,6 +23,7 @@ use crate::error::CliError;
 use crate::ledger::{Ledger, resolve_state_dir};
 use crate::pr::Snapshot;
 use crate::review::ReviewSettings;
+use crate::review::llm::LlmEnv;
 use crate::source::Target;
 use crate::source::github::AuthEnv;
 
@@ -40,6 +42,10 @@ pub struct Context {
     /// Where GitHub credentials come from (`GH_TOKEN`, `GITHUB_TOKEN`, a GitHub App, `gh`),
     /// read from the environment once.
     pub credentials: AuthEnv,
+    /// The LLM API keys and base URLs (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`,
+    /// `ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`), read from the environment once: the review
+    /// library never reads them itself.
+    pub llm_env: LlmEnv,
     /// The console theme (`--theme`, else the config's `theme`, else dark), resolved for every
     /// command so a misspelt name is exit 2 everywhere, not only in the console.
     pub theme: crate::tui::theme::Theme,
@@ -67,6 +73,7 @@ impl Context {
                 graphql_url: cli.graphql_url.clone(),
             },
             credentials: AuthEnv::from_process(),
+            llm_env: LlmEnv::from_vars(|k| std::env::var(k).ok()),
         })
     }
 
@@ -105,7 +112,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     }
     let ctx = Context::from_cli(&cli)?;
     match cli.command {
-        None => console::run(&ctx, cli.pr.as_deref()).await,
+        None => console::run(&ctx, cli.pr.as_deref(), cli.query.as_deref()).await,
         Some(Command::Items(args)) => items::run(&ctx, args).await,
         Some(Command::State(cmd)) => state::run(&ctx, cmd),
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
@@ -113,6 +120,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Record(args)) => record::run(&ctx, args).await,
         Some(Command::Event(args)) => event::run(&ctx, args).await,
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
+        Some(Command::Inbox(args)) => inbox::run(&ctx, args).await,
         Some(Command::Thread(cmd)) => thread::run(&ctx, cmd).await,
         // Handled above, before the context.
         Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),

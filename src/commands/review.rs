@@ -444,6 +444,7 @@ pub(crate) async fn execute(
     } = review;
     let prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
+        llm_env: &ctx.llm_env,
         overrides: llm.overrides(),
         snapshot: &snapshot,
         identity: &identity,

@@ -26,6 +26,7 @@ use crate::policy::{
 use crate::pr::{Item, PrCoords, Snapshot, validate_owner, validate_repo};
 use crate::review::prior::prior_reviews;
 use crate::source::github::GitHub;
+use crate::source::github::batch::{ListSpec, list_open};
 use crate::triage::{counts, edited_pairs, kept_texts, marks, triage};
 
 /// What watch remembers per PR (`<state>/<owner>-<repo>/<pr>/watch.json`).
@@ -192,11 +193,6 @@ fn parse_any_duration(s: &str) -> Option<Duration> {
     })
 }
 
-#[derive(Deserialize)]
-struct OpenPr {
-    number: u64,
-}
-
 fn load_state(ledger: &Ledger, pr: &PrCoords) -> WatchState {
     ledger
         .pr_dir(pr)
@@ -306,22 +302,14 @@ impl Watcher<'_> {
     /// One tick: every open PR of the repository, one after the other. Returns how many PRs
     /// failed (each is named on stderr).
     async fn tick(&self, owner: &str, repo: &str) -> Result<usize, CliError> {
-        let open: Vec<OpenPr> = self
-            .gh
-            .get_all(
-                &format!("/repos/{owner}/{repo}/pulls?state=open&per_page=100"),
-                20,
-                "listing open PRs",
-            )
-            .await?;
+        // The same listing as the inbox (open PRs only, paged completely).
+        let spec = ListSpec::Repo {
+            owner: owner.to_owned(),
+            repo: repo.to_owned(),
+        };
         let mut failed = 0;
-        for pr in open {
-            let coords = PrCoords {
-                host: self.gh.host().map(str::to_owned),
-                owner: owner.to_owned(),
-                repo: repo.to_owned(),
-                number: pr.number,
-            };
+        for pr in list_open(self.gh, &spec).await? {
+            let coords = pr.meta.coords();
             if let Err(e) = self.one_pr(&coords).await {
                 crate::eprintln_clean!("watch: {coords}: {e}");
                 failed += 1;

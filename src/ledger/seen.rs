@@ -77,12 +77,30 @@ impl Ledger {
     /// (see `seen_index`); the rest are read from their files, and the index is refreshed when
     /// that taught it something.
     pub fn load_seen(&self, pr: &PrCoords) -> Result<SeenSet, LedgerError> {
-        self.load_seen_at(pr, chrono::Utc::now().timestamp())
+        self.load_seen_with(pr, chrono::Utc::now().timestamp(), true)
+    }
+
+    /// [`Ledger::load_seen`] that writes nothing, not even the derived index: the same markers,
+    /// for readers that must leave the state dir untouched (the inbox counts every PR's items
+    /// without a trace).
+    pub fn peek_seen(&self, pr: &PrCoords) -> Result<SeenSet, LedgerError> {
+        self.load_seen_with(pr, chrono::Utc::now().timestamp(), false)
     }
 
     /// [`Ledger::load_seen`] with the current time given (unix seconds), which decides which
     /// files have settled enough to be cached.
+    #[cfg(test)]
     pub(super) fn load_seen_at(&self, pr: &PrCoords, now: i64) -> Result<SeenSet, LedgerError> {
+        self.load_seen_with(pr, now, true)
+    }
+
+    /// The markers; `write_index` says whether a stale derived index may be refreshed.
+    fn load_seen_with(
+        &self,
+        pr: &PrCoords,
+        now: i64,
+        write_index: bool,
+    ) -> Result<SeenSet, LedgerError> {
         let dir = self.seen_dir(pr)?;
         let index_path = self.pr_dir(pr)?.join(seen_index::INDEX_FILE);
         let mut set = SeenSet::default();
@@ -157,7 +175,7 @@ impl Ledger {
                 Err(p) => set.problems.push(p),
             }
         }
-        if refresh {
+        if refresh && write_index {
             // A cache: failing to write it costs speed next time, nothing else.
             let _ = seen_index::write(
                 &index_path,

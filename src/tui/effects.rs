@@ -48,6 +48,8 @@ pub struct EffectRunner {
     pub review: ReviewContext,
     /// Where `p` posts.
     pub post_to: PostDestination,
+    /// The inbox the console opened on, if any (`Default` otherwise).
+    pub inbox: super::inbox_load::InboxLink,
 }
 
 impl EffectRunner {
@@ -89,6 +91,7 @@ impl EffectRunner {
             Effect::DiscardDraft { pr } => Some(Action::DraftDiscarded(
                 self.ledger.discard_draft(&pr).map_err(|e| e.to_string()),
             )),
+            Effect::Recount { snapshot } => Some(self.recount(&snapshot)),
             Effect::SaveReplyDraft { pr, mut draft } => {
                 draft.saved_at = self.now();
                 self.ledger
@@ -105,7 +108,9 @@ impl EffectRunner {
             | Effect::Post { .. }
             | Effect::ThreadAct { .. }
             | Effect::StartReview { .. }
-            | Effect::CancelReview => None,
+            | Effect::CancelReview
+            | Effect::OpenPr(_)
+            | Effect::LoadInbox => None,
         }
     }
 
@@ -116,6 +121,7 @@ impl EffectRunner {
                 Some(Action::PostPlanned(self.plan_post(&pr, chars).await))
             }
             Effect::Post { pr, body } => Some(Action::Posted(self.post(&pr, &body).await)),
+            Effect::OpenPr(opener) => Some(Action::PrOpened(self.open_pr(&opener).await)),
             Effect::ThreadAct { pr, thread, what } => Some(Action::ThreadActed {
                 thread_id: thread.id.clone(),
                 kind: what.kind(),
@@ -130,7 +136,10 @@ impl EffectRunner {
     pub fn perform_blocking(&self, effect: Effect) -> Option<Action> {
         if !matches!(
             effect,
-            Effect::PlanPost { .. } | Effect::Post { .. } | Effect::ThreadAct { .. }
+            Effect::PlanPost { .. }
+                | Effect::Post { .. }
+                | Effect::OpenPr(_)
+                | Effect::ThreadAct { .. }
         ) {
             return self.perform_local(effect);
         }
@@ -249,9 +258,10 @@ impl EffectRunner {
 
     /// Prepares run `seq` (see [`prepare`]).
     pub fn prepare(&self, seq: u64, full: bool, snapshot: &Snapshot) -> Result<Prepared, String> {
+        let fixture = self.current_fixture();
         prepare(
             &self.review,
-            self.fixture.as_ref(),
+            fixture.as_ref(),
             &self.ledger,
             seq,
             full,
@@ -308,14 +318,13 @@ impl EffectRunner {
 
     fn load_step(&self, step: usize) -> Result<Box<StepData>, String> {
         let f = self
-            .fixture
-            .as_ref()
+            .current_fixture()
             .ok_or_else(|| "no fixture to step through".to_owned())?;
         let snapshot = f.snapshot_at(step).map_err(|e| e.to_string())?;
         let coords = snapshot.pr.coords();
         let mut seen = self.ledger.load_seen(&coords).map_err(|e| e.to_string())?;
         self.ledger.attach_kept(&coords, &snapshot, &mut seen);
-        let ahead = super::app::later_versions(f, step);
+        let ahead = super::app::later_versions(&f, step);
         Ok(Box::new(StepData {
             snapshot,
             seen,
@@ -395,7 +404,23 @@ impl Effects {
                         }
                     });
                 }
-                Effect::PlanPost { .. } | Effect::Post { .. } | Effect::ThreadAct { .. } => {
+                Effect::LoadInbox => {
+                    self.posts.retain(|p| !p.is_finished());
+                    let (r, tx) = (self.runner.clone(), self.tx.clone());
+                    self.posts.push(tokio::spawn(async move {
+                        r.load_inbox(|a| {
+                            let _ = tx.send(AppEvent::Action(a));
+                        })
+                        .await;
+                    }));
+                }
+                Effect::Recount { .. } => {
+                    let _ = self.ledger_lane.send(e);
+                }
+                Effect::PlanPost { .. }
+                | Effect::Post { .. }
+                | Effect::OpenPr(_)
+                | Effect::ThreadAct { .. } => {
                     self.posts.retain(|p| !p.is_finished());
                     let (r, tx) = (self.runner.clone(), self.tx.clone());
                     self.posts.push(tokio::spawn(async move {

@@ -117,12 +117,68 @@ impl Harness {
                 clock: Some(TEST_NOW),
                 review: super::ReviewContext::default(),
                 post_to: super::review::PostDestination::Outbox,
+                inbox: Default::default(),
             },
             keymap: Keymap::default(),
             theme,
             terminal,
             effects: Vec::new(),
         })
+    }
+
+    /// A console opened on an inbox of `tabs` (title, source), loaded synchronously, with
+    /// markers from `ledger` and `own` as the Shepherd identity.
+    pub fn inbox(
+        tabs: Vec<(String, super::inbox_load::TabSource)>,
+        own: &str,
+        ledger: Ledger,
+        theme: Theme,
+        width: u16,
+        height: u16,
+    ) -> Harness {
+        let screen = super::app::InboxScreen::new(
+            tabs.iter()
+                .map(|(title, _)| super::app::InboxTab {
+                    title: title.clone(),
+                    rows: Vec::new(),
+                    loading: Some((0, 0)),
+                    error: None,
+                    problems: Vec::new(),
+                })
+                .collect(),
+        );
+        let app = App::with_inbox(
+            screen,
+            Options {
+                now: TEST_NOW,
+                marks: Ok(()),
+                gates: Default::default(),
+            },
+        );
+        let Ok(terminal) = Terminal::new(TestBackend::new(width, height));
+        let mut h = Harness {
+            app,
+            runner: EffectRunner {
+                ledger,
+                fixture: None,
+                theme: theme.clone(),
+                interactive: false,
+                clock: Some(TEST_NOW),
+                review: super::ReviewContext::default(),
+                post_to: super::review::PostDestination::Outbox,
+                inbox: super::inbox_load::InboxLink {
+                    tabs: tabs.into_iter().map(|(_, s)| s).collect(),
+                    own: own.to_owned(),
+                    ..Default::default()
+                },
+            },
+            keymap: Keymap::default(),
+            theme,
+            terminal,
+            effects: Vec::new(),
+        };
+        h.run_effects(vec![Effect::LoadInbox]);
+        h
     }
 
     fn run_effects(&mut self, mut fx: Vec<Effect>) {
@@ -138,6 +194,12 @@ impl Harness {
                 {
                     // The whole run, synchronously (deterministic with the replay backend).
                     for a in self.runner.review_blocking(*seq, *full, snapshot) {
+                        next.extend(self.app.update(a));
+                    }
+                    continue;
+                }
+                if e == Effect::LoadInbox {
+                    for a in self.runner.load_inbox_blocking() {
                         next.extend(self.app.update(a));
                     }
                     continue;

@@ -30,6 +30,7 @@ pub mod desktop;
 pub mod effects;
 pub mod harness;
 pub mod highlight;
+pub mod inbox_load;
 pub mod keymap;
 pub mod prepare;
 pub mod review;
@@ -66,6 +67,14 @@ pub struct Session {
     pub seen: crate::ledger::SeenSet,
     pub review: ReviewContext,
     pub post_to: PostDestination,
+    /// Open on this inbox instead of `snapshot` (which is then a placeholder).
+    pub inbox: Option<InboxStart>,
+}
+
+/// A console that opens on the inbox: its screen (tabs, counts still loading) and how to load it.
+pub struct InboxStart {
+    pub screen: app::InboxScreen,
+    pub link: inbox_load::InboxLink,
 }
 
 /// Runs the console until the user quits or a signal arrives. The terminal is restored on every
@@ -81,15 +90,23 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         seen,
         review,
         post_to,
+        inbox,
     } = session;
     let coords = snapshot.pr.coords();
-    let mut app = App::new(snapshot, seen, options);
-    if let Some(f) = &fixture {
-        app.set_history(f);
-    }
-    // An unposted draft from an earlier session (quit, crash, kill) comes back.
-    // So does an unsent thread reply.
+    let (mut app, inbox_link) = match inbox {
+        Some(start) => (App::with_inbox(start.screen, options), Some(start.link)),
+        None => {
+            let mut app = App::new(snapshot, seen, options);
+            if let Some(f) = &fixture {
+                app.set_history(f);
+            }
+            (app, None)
+        }
+    };
+    // An unposted draft from an earlier session (quit, crash, kill) comes back (a PR opened
+    // from the inbox gets its own when it is opened). So does an unsent thread reply.
     match ledger.load_reply_draft(&coords) {
+        _ if inbox_link.is_some() => {}
         Ok(Some(d)) => {
             app.update(Action::ReplyRestored(d));
         }
@@ -101,6 +118,7 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         }
     }
     match ledger.load_draft(&coords) {
+        _ if inbox_link.is_some() => {}
         Ok(Some(d)) => {
             app.update(Action::DraftRestored(d));
         }
@@ -111,6 +129,7 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
             )));
         }
     }
+    let load_inbox = inbox_link.is_some();
     let runner = Arc::new(EffectRunner {
         ledger,
         fixture,
@@ -119,9 +138,13 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         clock: None,
         review,
         post_to,
+        inbox: inbox_link.unwrap_or_default(),
     });
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
     let mut effects = Effects::new(runner, tx.clone());
+    if load_inbox {
+        effects.dispatch(vec![Effect::LoadInbox]);
+    }
 
     // syntect's assets take a while to load: do it while the first frame is drawn.
     if theme.syntect.is_some() {
@@ -196,6 +219,7 @@ mod tests {
                 ..ReviewContext::default()
             },
             post_to: PostDestination::Outbox,
+            inbox: Default::default(),
         };
         (r, snap)
     }

@@ -487,6 +487,8 @@ impl Respond for Responder {
             "thread"
         } else if query.contains("query Viewer") {
             "viewer"
+        } else if query.contains("query InboxRepoPulls") {
+            "open-pulls"
         } else if query.contains("mutation ThreadReply") {
             "reply"
         } else if query.contains("mutation ThreadResolve") {
@@ -525,6 +527,11 @@ impl Respond for Responder {
             ),
             "thread" => rate_headers(
                 ResponseTemplate::new(200).set_body_json(thread_answer(st, &seen.variables)),
+                "graphql",
+                remaining,
+            ),
+            "open-pulls" => rate_headers(
+                ResponseTemplate::new(200).set_body_json(open_pulls_answer(st, &seen.variables)),
                 "graphql",
                 remaining,
             ),
@@ -880,6 +887,34 @@ fn pr_answer(st: &State, v: &Value) -> Value {
         out["errors"] = Value::Array(errors);
     }
     out
+}
+
+/// `InboxRepoPulls`: the fake's one open PR (as `watch` and the inbox list it).
+fn open_pulls_answer(st: &State, v: &Value) -> Value {
+    if v["owner"] != OWNER || v["repo"] != REPO {
+        return json!({
+            "data": {"rateLimit": rate_limit(), "repository": null},
+            "errors": [{"type": "NOT_FOUND", "path": ["repository"],
+                "message": format!("Could not resolve to a Repository with the name '{}/{}'.", v["owner"].as_str().unwrap_or(""), v["repo"].as_str().unwrap_or(""))}]
+        });
+    }
+    let (login, association) = st.author.lock().unwrap().clone();
+    json!({"data": {"rateLimit": rate_limit(), "repository": {"pullRequests": {
+        "pageInfo": {"hasNextPage": false, "endCursor": cursor(1)},
+        "nodes": [{
+            "number": NUMBER,
+            "title": "Add the frobnicator",
+            "url": format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}"),
+            "isDraft": false,
+            "state": "OPEN",
+            "headRefOid": "6dcb09b5b57875f334f61aebed695e2e4193db5e",
+            "updatedAt": ts(0),
+            "author": {"__typename": "User", "login": login},
+            "authorAssociation": association,
+            "repository": {"name": REPO, "owner": {"login": OWNER}},
+            "labels": {"nodes": st.pr.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>()},
+        }],
+    }}}})
 }
 
 /// Comment mutations (`addComment`, `updateIssueComment`, `addPullRequestReviewThreadReply`):

@@ -6,6 +6,7 @@
 
 pub mod env;
 pub mod fake_github;
+pub mod fake_inbox;
 pub mod fake_llm;
 pub mod llm;
 

@@ -22,15 +22,15 @@ use crate::pr::{
 };
 
 /// Bound on `pr.graphql` continuation rounds (100 per page: 50 rounds is 5,000 of each kind).
-const MAX_ROUNDS: usize = 50;
+pub(super) const MAX_ROUNDS: usize = 50;
 /// GitHub serves at most 3,000 files (30 pages of 100).
 const MAX_FILE_PAGES: usize = 30;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct PageInfo {
-    has_next_page: bool,
-    end_cursor: Option<String>,
+pub(super) struct PageInfo {
+    pub(super) has_next_page: bool,
+    pub(super) end_cursor: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -50,7 +50,7 @@ struct GqlActor {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GqlComment {
+pub(super) struct GqlComment {
     id: String,
     author: Option<GqlActor>,
     author_association: Option<String>,
@@ -176,13 +176,35 @@ impl Part {
 
 /// What the GraphQL side gathered.
 #[derive(Default)]
-struct Gathered {
+pub(super) struct Gathered {
     meta: Option<GqlPr>,
     labels: Vec<String>,
     threads: Vec<(GqlThread, Vec<GqlComment>)>,
     comments: Vec<GqlComment>,
     reviews: Vec<GqlReview>,
     incomplete: Vec<String>,
+}
+
+impl Gathered {
+    /// The node id of thread `idx` (empty when there is none).
+    pub(super) fn thread_id(&self, idx: usize) -> String {
+        self.threads
+            .get(idx)
+            .map(|(t, _)| t.id.clone())
+            .unwrap_or_default()
+    }
+
+    /// Thread `idx` still had comment pages after the last round: it stays incomplete.
+    pub(super) fn thread_unfinished(&mut self, idx: usize) {
+        if let Some((t, comments)) = self.threads.get(idx) {
+            let why = format!(
+                "comments of review thread {} after the first {}: more than {MAX_ROUNDS} pages",
+                t.id,
+                comments.len()
+            );
+            self.incomplete.push(why);
+        }
+    }
 }
 
 pub(super) async fn fetch_snapshot(
@@ -202,6 +224,15 @@ pub(super) async fn fetch_snapshot(
         Err(e) => (Vec::new(), Some(format!("changed files: {e}"))),
     };
     g.incomplete.extend(files_incomplete);
+    assemble(coords, g, files)
+}
+
+/// The snapshot of what was gathered (the inbox passes no files: it counts items only).
+pub(super) fn assemble(
+    coords: &PrCoords,
+    mut g: Gathered,
+    files: Vec<ChangedFile>,
+) -> Result<Snapshot, GitHubError> {
     let meta = g
         .meta
         .take()
@@ -321,7 +352,7 @@ fn review(r: GqlReview) -> Review {
     }
 }
 
-fn errors_text(errors: &[GraphqlError]) -> String {
+pub(super) fn errors_text(errors: &[GraphqlError]) -> String {
     errors
         .iter()
         .take(3)
@@ -363,12 +394,12 @@ impl Cursor {
 }
 
 /// The `pr.graphql` pages still to fetch: one [`Cursor`] per [`Part`].
-struct PagePlan {
+pub(super) struct PagePlan {
     cursors: [Cursor; 4],
 }
 
 impl PagePlan {
-    fn new() -> PagePlan {
+    pub(super) fn new() -> PagePlan {
         PagePlan {
             cursors: [Cursor::First, Cursor::First, Cursor::First, Cursor::First],
         }
@@ -378,12 +409,12 @@ impl PagePlan {
         self.cursors[p.index()].wanted()
     }
 
-    fn any_wanted(&self) -> bool {
+    pub(super) fn any_wanted(&self) -> bool {
         self.cursors.iter().any(Cursor::wanted)
     }
 
     /// The variables of the next request: the connections still wanted, after their cursors.
-    fn variables(&self, coords: &PrCoords, first: bool) -> serde_json::Value {
+    pub(super) fn variables(&self, coords: &PrCoords, first: bool) -> serde_json::Value {
         let after = |p: Part| self.cursors[p.index()].after();
         json!({
             "owner": coords.owner,
@@ -402,7 +433,7 @@ impl PagePlan {
     }
 
     /// What the next request is for, for messages and waits.
-    fn describe(&self, coords: &PrCoords, first: bool) -> String {
+    pub(super) fn describe(&self, coords: &PrCoords, first: bool) -> String {
         if first {
             return format!("{coords}");
         }
@@ -415,7 +446,7 @@ impl PagePlan {
     }
 
     /// A continuation failed for good: every connection it was for stays incomplete.
-    fn give_up(&mut self, g: &mut Gathered, why: &str) {
+    pub(super) fn give_up(&mut self, g: &mut Gathered, why: &str) {
         for p in Part::ALL {
             if self.wanted(p) {
                 self.cursors[p.index()] = Cursor::Done;
@@ -450,7 +481,7 @@ impl PagePlan {
     }
 
     /// After the last round: what still had pages was cut off by [`MAX_ROUNDS`].
-    fn note_unfinished(&self, g: &mut Gathered) {
+    pub(super) fn note_unfinished(&self, g: &mut Gathered) {
         for p in Part::ALL {
             if self.wanted(p) {
                 g.incomplete.push(format!(
@@ -463,7 +494,7 @@ impl PagePlan {
 }
 
 /// A thread whose comments continue: its index in `Gathered::threads` and the cursor.
-type ThreadContinuation = (usize, String);
+pub(super) type ThreadContinuation = (usize, String);
 
 /// Pages of the GraphQL side, then nested thread comments.
 async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<Gathered, GitHubError> {
@@ -501,33 +532,62 @@ async fn fetch_pages(
                 break;
             }
         };
-        let Some(mut pr) = page_pull_request(gh, coords, &reply, &what, first)? else {
-            plan.give_up(
-                g,
-                &format!("GraphQL errors: {}", errors_text(&reply.errors)),
-            );
+        if !apply_page(
+            gh,
+            coords,
+            &mut plan,
+            g,
+            &reply,
+            &what,
+            first,
+            &mut more_comments,
+        )? {
             break;
-        };
-        if !reply.errors.is_empty() {
-            // A partial answer: say so, and never take it as complete.
-            g.incomplete.push(format!(
-                "GitHub answered with errors{}: {}",
-                if first { "" } else { " on a further page" },
-                errors_text(&reply.errors)
-            ));
-        }
-        for p in Part::ALL {
-            if plan.wanted(p) {
-                let page = take_page(p, &mut pr, g, &mut more_comments);
-                plan.advance(p, page, g);
-            }
-        }
-        if first {
-            g.meta = Some(pr);
         }
     }
     plan.note_unfinished(g);
     Ok(more_comments)
+}
+
+/// Takes one `pr.graphql`-shaped answer into `g` and moves the plan on. `Ok(false)` when a
+/// further page brought no data at all (what it was for is given up on, incomplete); an error
+/// when the first page has no pull request. Shared by the one-PR fetch and the inbox's batches.
+#[allow(clippy::too_many_arguments)] // the state of one fetch, passed apart to stay borrowable
+pub(super) fn apply_page(
+    gh: &GitHub,
+    coords: &PrCoords,
+    plan: &mut PagePlan,
+    g: &mut Gathered,
+    reply: &GraphqlReply,
+    what: &str,
+    first: bool,
+    more_comments: &mut Vec<ThreadContinuation>,
+) -> Result<bool, GitHubError> {
+    let Some(mut pr) = page_pull_request(gh, coords, reply, what, first)? else {
+        plan.give_up(
+            g,
+            &format!("GraphQL errors: {}", errors_text(&reply.errors)),
+        );
+        return Ok(false);
+    };
+    if !reply.errors.is_empty() {
+        // A partial answer: say so, and never take it as complete.
+        g.incomplete.push(format!(
+            "GitHub answered with errors{}: {}",
+            if first { "" } else { " on a further page" },
+            errors_text(&reply.errors)
+        ));
+    }
+    for p in Part::ALL {
+        if plan.wanted(p) {
+            let page = take_page(p, &mut pr, g, more_comments);
+            plan.advance(p, page, g);
+        }
+    }
+    if first {
+        g.meta = Some(pr);
+    }
+    Ok(true)
 }
 
 /// The pull request of one `pr.graphql` answer. `Ok(None)` for a further page that brought no
@@ -632,7 +692,7 @@ async fn fetch_thread_comments(
 }
 
 /// The continuations as (thread index, thread id, cursor), [`THREADS_PER_REQUEST`] per batch.
-fn thread_batches(
+pub(super) fn thread_batches(
     g: &Gathered,
     pending: Vec<ThreadContinuation>,
 ) -> Vec<Vec<(usize, String, String)>> {
@@ -654,7 +714,7 @@ fn thread_batches(
 
 /// Adds one batch's pages to their threads (or notes why a thread stays incomplete); returns
 /// the threads that continue further.
-fn apply_thread_pages(
+pub(super) fn apply_thread_pages(
     g: &mut Gathered,
     batch: &[(usize, String, String)],
     res: Result<Vec<ThreadPage>, String>,
@@ -739,10 +799,10 @@ fn first_page_error(
 }
 
 /// One thread's next page: its comments and the cursor after them, or why it failed.
-type ThreadPage = Result<(Vec<GqlComment>, Option<String>), String>;
+pub(super) type ThreadPage = Result<(Vec<GqlComment>, Option<String>), String>;
 
 /// Threads whose comment continuations share one request.
-const THREADS_PER_REQUEST: usize = 20;
+pub(super) const THREADS_PER_REQUEST: usize = 20;
 
 /// The operation for `n` thread continuations: `tI: node(id: $idI)` with
 /// `comments(first: 100, after: $afterI)`, plus the fragment from `thread_comments.graphql`.
@@ -763,7 +823,7 @@ pub fn thread_comments_query(n: usize) -> String {
 
 /// One page further for each thread of `batch` (thread index, id, cursor): per thread, the
 /// comments and the next cursor, or why that thread failed. `Err` when the whole request failed.
-async fn thread_batch(
+pub(super) async fn thread_batch(
     gh: &GitHub,
     coords: &PrCoords,
     batch: &[(usize, String, String)],

@@ -95,6 +95,11 @@ impl ReviewDesk {
         desk
     }
 
+    /// The config file's `[gates]` this desk decides with (a PR opened next uses the same).
+    pub fn gates(&self) -> &GateConfig {
+        &self.gates
+    }
+
     /// A new snapshot of the same PR: its gates may differ.
     pub(super) fn snapshot_changed(&mut self, pr: &PrMeta) {
         self.gate = console_gate(pr, &self.gates);

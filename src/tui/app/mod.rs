@@ -20,8 +20,23 @@
 //! `pr`; the router sends commands to the screen on top and results to the screen they belong to.
 //! Dialogs stay a layer above whichever screen is shown.
 
+/// The [`Ctx`] over the App's shell (notice, mode, quit, clock) for effects pushed to `$fx`; a
+/// macro so the borrows stay per field and a screen field can be borrowed beside it.
+macro_rules! shell_ctx {
+    ($app:ident, $fx:expr) => {
+        Ctx::new(
+            &mut $app.notice,
+            &mut $app.mode,
+            &mut $app.quit,
+            $fx,
+            $app.now,
+        )
+    };
+}
+
 mod desk;
 mod dialogs;
+mod inbox;
 mod list;
 mod marks;
 mod pr_screen;
@@ -35,6 +50,7 @@ use ratatui::text::Line;
 
 use super::keymap::{KeyCommand, Keymap};
 use super::review::PostPreview;
+use crate::inbox::{Opener, Row as InboxRow};
 use crate::ledger::{Draft, KeptText, ReplyDraft, SeenSet, ThreadActionKind};
 use crate::policy::Mode as ReviewMode;
 use crate::pr::{Item, PrCoords, Snapshot, Thread};
@@ -44,6 +60,7 @@ use crate::review::prior::PriorReviews;
 
 pub use desk::{Pane, ReviewDesk, console_gate};
 pub use dialogs::InputMode;
+pub use inbox::{InboxFilter, InboxScreen, InboxTab};
 pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
 pub use marks::Marks;
 pub use pr_screen::PrScreen;
@@ -180,6 +197,40 @@ pub enum Action {
         kind: ThreadActionKind,
         result: Result<String, String>,
     },
+    /// The inbox's list for tab `tab` arrived (counts may still be loading), with what could not
+    /// be listed; or why it could not be loaded.
+    InboxListed {
+        tab: usize,
+        result: Result<(Vec<InboxRow>, Vec<String>), String>,
+    },
+    /// Counted rows for tab `tab`; `finished` after the last batch.
+    InboxCounted {
+        tab: usize,
+        rows: Vec<InboxRow>,
+        finished: bool,
+    },
+    /// A row recounted from the ledger after its PR screen was left.
+    InboxRecounted {
+        coords: PrCoords,
+        items: crate::inbox::Counts,
+        shepherd: crate::inbox::ShepherdView,
+    },
+    /// The PR chosen in the inbox, loaded (or why not).
+    PrOpened(Result<Box<OpenedPr>, String>),
+    /// An inbox-only key: `s` sorts, `r` reloads the list.
+    InboxKey(char),
+}
+
+/// A PR loaded for the PR screen from the inbox.
+#[derive(Debug, Clone)]
+pub struct OpenedPr {
+    pub snapshot: Snapshot,
+    pub seen: SeenSet,
+    pub draft: Option<Draft>,
+    /// `Err(reason)` when its seen markers cannot be written.
+    pub marks: Result<(), String>,
+    /// A fixture's later versions of its items (see [`later_versions`]); empty live.
+    pub ahead: Ahead,
 }
 
 /// Work for the effect runner.
@@ -225,6 +276,14 @@ pub enum Effect {
         pr: PrCoords,
         body: String,
     },
+    /// Load a PR chosen in the inbox for the PR screen.
+    OpenPr(Box<Opener>),
+    /// (Re)load the inbox's lists, then their counts in the background.
+    LoadInbox,
+    /// Recount the inbox row of this snapshot's PR from the ledger (after the PR screen).
+    Recount {
+        snapshot: Box<Snapshot>,
+    },
     /// Save the reply being written (on every change).
     SaveReplyDraft {
         pr: PrCoords,
@@ -258,6 +317,8 @@ pub struct Options {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Screen {
     Pr,
+    /// The inbox (`App::inbox` is set); the PR screen is opened from it.
+    Inbox,
 }
 
 /// What a part of the state may touch beside its own: the footer notice, the dialog layer,
@@ -302,6 +363,10 @@ impl<'a> Ctx<'a> {
 pub struct App {
     pub screen: Screen,
     pub pr: PrScreen,
+    /// The inbox, when the console was opened on one.
+    pub inbox: Option<InboxScreen>,
+    /// Why markers cannot be written, for PR screens opened later.
+    marks_blocked: Option<String>,
     pub mode: InputMode,
     pub notice: Option<String>,
     pub now: i64,
@@ -320,7 +385,9 @@ impl App {
         });
         App {
             screen: Screen::Pr,
-            pr: PrScreen::new(snapshot, seen, opts.marks.err(), opts.gates),
+            pr: PrScreen::new(snapshot, seen, opts.marks.clone().err(), opts.gates),
+            inbox: None,
+            marks_blocked: opts.marks.err(),
             mode: InputMode::Normal,
             notice,
             now: opts.now,
@@ -336,6 +403,18 @@ impl App {
         if let Some((step, _)) = self.pr.list.step() {
             self.pr.list.ahead = later_versions(fixture, step);
         }
+    }
+
+    /// A console that opens on the inbox. The PR screen holds a placeholder until a PR is opened.
+    pub fn with_inbox(inbox: InboxScreen, opts: Options) -> App {
+        let mut app = App::new(
+            crate::inbox::placeholder_snapshot(),
+            SeenSet::default(),
+            opts,
+        );
+        app.inbox = Some(inbox);
+        app.screen = Screen::Inbox;
+        app
     }
 
     /// The highlight cache key for a thread: its id plus the hunk's hash.
@@ -380,6 +459,13 @@ impl App {
         let at = ratatui::layout::Position { x: column, y: row };
         let d = self.last_drawn;
         match self.screen {
+            Screen::Inbox => {
+                if let Some(inbox) = self.inbox.as_mut()
+                    && d.list_area.contains(at)
+                {
+                    inbox.mouse(kind, usize::from(row - d.list_area.y));
+                }
+            }
             Screen::Pr => {
                 if d.list_area.contains(at) {
                     self.pr.mouse_list(kind, usize::from(row - d.list_area.y));
@@ -392,14 +478,23 @@ impl App {
 
     /// Maps a key event to an action for the layer that has the keys.
     pub fn key_action(&self, keymap: &Keymap, ev: &KeyEvent) -> Option<Action> {
+        use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+        if self.screen == Screen::Inbox
+            && self.mode == InputMode::Normal
+            && (ev.modifiers - KeyModifiers::SHIFT).is_empty()
+            && let KeyCode::Char(c @ ('s' | 'r')) = ev.code
+        {
+            return Some(Action::InboxKey(c));
+        }
         self.mode.key_action(keymap, ev)
     }
 
-    /// The screen on top asked to be left (`q`/`Esc` at its top level). With one screen, that
-    /// quits.
-    fn leave_screen(&mut self) {
+    /// The screen on top asked to be left (`q`/`Esc` at its top level): the PR screen goes back
+    /// to the inbox it was opened from; the inbox, or a PR screen opened on its own, quits.
+    fn leave_screen(&mut self, fx: &mut Vec<Effect>) {
         match self.screen {
-            Screen::Pr => self.quit = true,
+            Screen::Pr if self.inbox.is_some() => self.back_to_inbox(fx),
+            Screen::Pr | Screen::Inbox => self.quit = true,
         }
     }
 
@@ -416,19 +511,46 @@ impl App {
                     self.help_scroll = 0;
                 }
                 if !self.dialog_command(cmd) {
-                    let mut ctx = Ctx::new(
-                        &mut self.notice,
-                        &mut self.mode,
-                        &mut self.quit,
-                        &mut fx,
-                        self.now,
-                    );
-                    match self.screen {
-                        Screen::Pr => self.pr.command(cmd, &mut ctx),
+                    let mut ctx = shell_ctx!(self, &mut fx);
+                    let running = self.pr.desk.progress.is_some();
+                    match (self.screen, self.inbox.as_mut()) {
+                        (Screen::Inbox, Some(inbox)) if cmd == KeyCommand::Toggle => {
+                            let chosen = inbox.selected_row().map(|r| r.listed.coords.clone());
+                            match (chosen, inbox.open.clone()) {
+                                // The PR still open behind the inbox: back to it as it was.
+                                (Some(c), Some(o)) if c == o => self.screen = Screen::Pr,
+                                (Some(_), Some(o)) if running => ctx.say(format!(
+                                    "a review is running on {o}: open it again, or wait for it to finish"
+                                )),
+                                _ => inbox.command(cmd, &mut ctx),
+                            }
+                        }
+                        (Screen::Inbox, Some(inbox)) => inbox.command(cmd, &mut ctx),
+                        _ => self.pr.command(cmd, &mut ctx),
                     }
                     if ctx.leave {
-                        self.leave_screen();
+                        self.leave_screen(&mut fx);
                     }
+                }
+            }
+            a @ (Action::SearchInput(_)
+            | Action::SearchBackspace
+            | Action::SearchAccept
+            | Action::SearchCancel)
+                if self.screen == Screen::Inbox =>
+            {
+                self.inbox_search(a)
+            }
+            a @ (Action::InboxListed { .. }
+            | Action::InboxCounted { .. }
+            | Action::InboxRecounted { .. }
+            | Action::PrOpened(_)
+            | Action::InboxKey(_)) => self.inbox_event(a, &mut fx),
+            Action::Drawn(d) if self.screen == Screen::Inbox => {
+                self.last_drawn = d;
+                self.help_scroll = self.help_scroll.min(d.help_max_scroll);
+                if let Some(inbox) = self.inbox.as_mut() {
+                    inbox.height = usize::from(d.list_height).max(1);
                 }
             }
             a @ (Action::SearchInput(_)
@@ -442,23 +564,126 @@ impl App {
             | Action::ReplyClose
             | Action::Confirmed(_)) => self.dialog_action(a, &mut fx),
             Action::Mouse { kind, column, row } => self.mouse(kind, column, row),
-            // Results and progress belong to the PR screen (an inbox would route its own here).
+            // Results and progress belong to the PR screen; its review progress also shows on
+            // its inbox row.
             other => {
                 if let Action::Drawn(d) = &other {
                     self.last_drawn = *d;
                     self.help_scroll = self.help_scroll.min(d.help_max_scroll);
                 }
-                let mut ctx = Ctx::new(
-                    &mut self.notice,
-                    &mut self.mode,
-                    &mut self.quit,
-                    &mut fx,
-                    self.now,
-                );
+                if let (Action::ReviewProgress(p), Some(inbox)) = (&other, self.inbox.as_mut()) {
+                    inbox.review_progress = p
+                        .as_ref()
+                        .map(|line| (self.pr.list.snapshot.pr.coords(), line.clone()));
+                }
+                let mut ctx = shell_ctx!(self, &mut fx);
                 self.pr.event(other, &mut ctx);
             }
         }
         fx
+    }
+}
+
+impl App {
+    /// From the PR screen back to the inbox; its row is recounted from the ledger (after the
+    /// markers in flight, which share the ordered lane).
+    fn back_to_inbox(&mut self, fx: &mut Vec<Effect>) {
+        self.quit = false;
+        self.screen = Screen::Inbox;
+        self.mode = InputMode::Normal;
+        fx.push(Effect::Recount {
+            snapshot: Box::new(self.pr.list.snapshot.clone()),
+        });
+    }
+
+    /// The search prompt while the inbox is on top: incremental over its rows.
+    fn inbox_search(&mut self, action: Action) {
+        let Some(inbox) = self.inbox.as_mut() else {
+            return;
+        };
+        let InputMode::Search { query, before } = &mut self.mode else {
+            return;
+        };
+        match action {
+            Action::SearchInput(c) => query.push(c),
+            Action::SearchBackspace => {
+                query.pop();
+            }
+            Action::SearchAccept => {
+                self.mode = InputMode::Normal;
+                return;
+            }
+            Action::SearchCancel => {
+                let before = *before;
+                inbox.set_search("");
+                inbox.selected = before;
+                self.mode = InputMode::Normal;
+                return;
+            }
+            _ => return,
+        }
+        let q = query.clone();
+        inbox.set_search(&q);
+    }
+
+    /// The inbox's own results and keys.
+    fn inbox_event(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        let Some(inbox) = self.inbox.as_mut() else {
+            return;
+        };
+        match action {
+            Action::InboxListed { tab, result } => inbox.listed(tab, result),
+            Action::InboxCounted {
+                tab,
+                rows,
+                finished,
+            } => inbox.counted(tab, rows, finished),
+            Action::InboxRecounted {
+                coords,
+                items,
+                shepherd,
+            } => inbox.recounted(&coords, items, shepherd),
+            Action::InboxKey('s') => {
+                let mut ctx = shell_ctx!(self, fx);
+                inbox.cycle_sort(&mut ctx);
+            }
+            Action::InboxKey('r') => {
+                fx.push(Effect::LoadInbox);
+                self.notice = Some("reloading the list…".to_owned());
+            }
+            Action::PrOpened(Ok(opened)) => {
+                let coords = opened.snapshot.pr.coords();
+                let same = inbox.open.as_ref() == Some(&coords);
+                inbox.open = Some(coords);
+                if !same {
+                    let OpenedPr {
+                        snapshot,
+                        seen,
+                        draft,
+                        marks,
+                        ahead,
+                    } = *opened;
+                    let gates = self.pr.desk.gates().clone();
+                    self.pr = PrScreen::new(
+                        snapshot,
+                        seen,
+                        marks.err().or(self.marks_blocked.clone()),
+                        gates,
+                    );
+                    self.pr.list.ahead = ahead;
+                    if let Some(d) = draft {
+                        let mut ctx = shell_ctx!(self, fx);
+                        self.pr.event(Action::DraftRestored(d), &mut ctx);
+                    }
+                }
+                self.notice = None;
+                self.screen = Screen::Pr;
+            }
+            Action::PrOpened(Err(why)) => {
+                self.notice = Some(format!("cannot open the PR: {why}"));
+            }
+            _ => {}
+        }
     }
 }
 

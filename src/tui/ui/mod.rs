@@ -21,6 +21,7 @@ use crate::review::condense::{BodySize, COMMENT_LIMIT, thousands};
 use crate::sanitize::{one_line, sanitize};
 
 mod detail;
+mod inbox;
 mod overlays;
 mod review_pane;
 
@@ -58,6 +59,24 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
             Rect::new(area.x, y, area.width, h),
         );
         return Drawn::default();
+    }
+
+    if app.screen == super::app::Screen::Inbox
+        && let Some(inbox) = app.inbox.as_ref()
+    {
+        let (list_height, list_area) = inbox::draw_inbox(frame, area, app, inbox, theme, keymap);
+        // Nothing of a PR is shown: nothing is marked seen.
+        let mut drawn = Drawn {
+            list_height,
+            list_area,
+            ..Drawn::default()
+        };
+        if app.mode == InputMode::Help {
+            let (max, h) = draw_help(frame, area, theme, keymap, app.help_scroll);
+            drawn.help_max_scroll = max;
+            drawn.help_height = h;
+        }
+        return drawn;
     }
 
     let header_h = 3 + u16::from(app.pr.desk.progress.is_some());

@@ -41,6 +41,16 @@ pub(super) fn draw_help(
         "type · arrows · Esc done (autosaved)".to_owned(),
     ));
     entries.push((
+        "inbox".to_owned(),
+        format!(
+            "{} open · {} next unseen · s sort · r reload · {} section · {} leaves the PR for the inbox, quits the inbox",
+            keymap.keys_label(KeyCommand::Toggle),
+            keymap.keys_label(KeyCommand::NextNew),
+            keymap.keys_label(KeyCommand::Focus),
+            keymap.keys_label(KeyCommand::Quit),
+        ),
+    ));
+    entries.push((
         "mouse".to_owned(),
         "click selects a row · the wheel scrolls the pane under it".to_owned(),
     ));

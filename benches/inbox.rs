@@ -1,0 +1,134 @@
+//! The live inbox against the loopback GitHub (tests/support/fake_inbox.rs): requests, wall time
+//! and peak memory of `pr-shepherd inbox acme/widgets --format json` for 150 and 1,000 open PRs
+//! (one with 40 threads, one thread of 130 comments), then criterion's timing of the in-process
+//! load of 150 PRs.
+//!
+//! `cargo bench --bench inbox` — figures in docs/perf.md ("Inbox").
+
+#[path = "../tests/support/fake_inbox.rs"]
+mod fake_inbox;
+
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use fake_inbox::{FakeInbox, OWNER, REPO, VIEWER, queue};
+use pr_shepherd::inbox::live;
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::policy::GateConfig;
+use pr_shepherd::source::github::batch::ListSpec;
+use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
+
+/// Peak RSS (KiB) of the largest child waited for so far.
+fn children_max_rss_kib() -> i64 {
+    // SAFETY: getrusage writes into the zeroed struct we own; no other invariants.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) == 0 {
+            u.ru_maxrss
+        } else {
+            -1
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let Ok(rt) = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    else {
+        return;
+    };
+    let Ok(dir) = tempfile::tempdir() else { return };
+    let config = dir.path().join("config.toml");
+    if std::fs::write(&config, "").is_err() {
+        return;
+    }
+
+    // The whole binary, once per size (the smaller first: the rusage peak is a running max).
+    for n in [150u64, 1000] {
+        let (server, fake) = rt.block_on(FakeInbox::start(queue(n)));
+        let started = Instant::now();
+        let out = rt.block_on(async {
+            tokio::process::Command::new(env!("CARGO_BIN_EXE_pr-shepherd"))
+                .env_clear()
+                .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+                .env("HOME", dir.path())
+                .env("PR_SHEPHERD_STATE_DIR", dir.path().join("state"))
+                .env("GH_TOKEN", "bench-token")
+                .arg("--api-url")
+                .arg(server.uri())
+                .arg("--config")
+                .arg(&config)
+                .args(["inbox", &format!("{OWNER}/{REPO}"), "--format", "json"])
+                .output()
+                .await
+        });
+        let took = started.elapsed();
+        let ok = out.as_ref().is_ok_and(|o| o.status.success());
+        let complete = out
+            .as_ref()
+            .ok()
+            .and_then(|o| serde_json::from_slice::<serde_json::Value>(&o.stdout).ok())
+            .map(|v| {
+                v["complete"] == true && v["prs"].as_array().map(Vec::len) == Some(n as usize)
+            });
+        eprintln!(
+            "inbox {n} PRs (binary): ok={ok} complete={complete:?} requests={} wall={:.0} ms peak RSS={} KiB",
+            fake.requests(),
+            took.as_secs_f64() * 1e3,
+            children_max_rss_kib()
+        );
+    }
+
+    // In process, 150 PRs: the listing and every count (criterion's timing).
+    let (server, fake) = rt.block_on(FakeInbox::start(queue(150)));
+    let Ok(endpoints) = Endpoints::resolve(Some(&server.uri()), None, None) else {
+        return;
+    };
+    let Ok(gh) = GitHub::new(
+        endpoints,
+        None,
+        Credentials::Token {
+            token: Secret::new("bench-token"),
+            source: "GH_TOKEN",
+        },
+        FetchOptions::default(),
+    ) else {
+        return;
+    };
+    let ledger = Ledger::new(dir.path().join("state"));
+    let specs = vec![ListSpec::Repo {
+        owner: OWNER.into(),
+        repo: REPO.into(),
+    }];
+    let cfg = GateConfig::default();
+    let load = || {
+        rt.block_on(live::load(
+            &gh,
+            "acme/widgets".into(),
+            &specs,
+            &ledger,
+            VIEWER,
+            &cfg,
+            &pr_shepherd::progress::Progress::off(),
+        ))
+        .map(|i| i.rows.len())
+    };
+    let before = fake.requests();
+    let t = Instant::now();
+    let rows = load();
+    eprintln!(
+        "inbox 150 PRs (in process): rows={rows:?} requests={} wall={:.0} ms (first pass)",
+        fake.requests() - before,
+        t.elapsed().as_secs_f64() * 1e3
+    );
+    let mut group = c.benchmark_group("inbox");
+    group
+        .sample_size(10)
+        .measurement_time(Duration::from_secs(10));
+    group.bench_function("live_150_prs", |b| b.iter(load));
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,190 @@
+//! `pr-shepherd inbox`: the open PRs of repositories, a search, a fixture directory, the config's
+//! sections or the bundled fixtures — counted, never marked.
+
+use std::path::Path;
+
+use super::Context;
+use crate::cli::{Format, InboxArgs};
+use crate::error::CliError;
+use crate::inbox::{self, DEFAULT_IDENTITY, Inbox, render};
+use crate::pr::PrCoords;
+use crate::source::github::GitHub;
+use crate::source::github::batch::ListSpec;
+
+/// What an inbox argument list names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum InboxSpec {
+    /// No argument and no sections: the bundled fixtures.
+    Bundled,
+    Dir(std::path::PathBuf),
+    /// Repositories, OWNER/REPO each.
+    Repos(Vec<(String, String)>),
+    /// GitHub searches, each with a title.
+    Queries(Vec<(String, String)>),
+}
+
+/// Reads the arguments: one directory, OWNER/REPO names, a query, or nothing (the config's
+/// sections, else the bundled fixtures).
+pub(crate) fn spec(
+    ctx: &Context,
+    targets: &[String],
+    query: Option<&str>,
+) -> Result<InboxSpec, CliError> {
+    if let Some(q) = query {
+        if q.trim().is_empty() {
+            return Err(CliError::usage("--query is empty"));
+        }
+        return Ok(InboxSpec::Queries(vec![(q.to_owned(), q.to_owned())]));
+    }
+    if targets.is_empty() {
+        let sections = &ctx.config.config.inbox.sections;
+        if sections.is_empty() {
+            return Ok(InboxSpec::Bundled);
+        }
+        return Ok(InboxSpec::Queries(
+            sections
+                .iter()
+                .map(|s| (s.title.clone(), s.query.clone()))
+                .collect(),
+        ));
+    }
+    if let [one] = targets
+        && Path::new(one).is_dir()
+    {
+        return Ok(InboxSpec::Dir(one.into()));
+    }
+    let mut repos = Vec::new();
+    for t in targets {
+        if Path::new(t).is_dir() {
+            return Err(CliError::usage(format!(
+                "`{t}` is a directory: give one directory alone, or OWNER/REPO names"
+            )));
+        }
+        repos.push(repo_arg(t)?);
+    }
+    Ok(InboxSpec::Repos(repos))
+}
+
+/// `OWNER/REPO`, checked.
+pub(crate) fn repo_arg(t: &str) -> Result<(String, String), CliError> {
+    let (owner, repo) = t.split_once('/').ok_or_else(|| {
+        CliError::usage(format!(
+            "`{}` is neither OWNER/REPO nor a directory of fixtures",
+            crate::sanitize::one_line(t)
+        ))
+    })?;
+    crate::pr::validate_owner(owner)?;
+    crate::pr::validate_repo(repo)?;
+    Ok((owner.to_owned(), repo.to_owned()))
+}
+
+/// Builds an offline inbox (bundled fixtures or a directory); `None` for a live spec.
+pub(crate) fn offline(
+    ctx: &Context,
+    spec: &InboxSpec,
+    identity: Option<&str>,
+) -> Result<Option<Inbox>, CliError> {
+    let ledger = ctx.ledger()?;
+    let own = identity.unwrap_or(DEFAULT_IDENTITY);
+    let cfg = ctx.gates().clone();
+    match spec {
+        InboxSpec::Bundled => Ok(Some(inbox::bundled(&ledger, own, &cfg))),
+        InboxSpec::Dir(dir) => inbox::from_dir(dir, &ledger, own, &cfg)
+            .map(Some)
+            .map_err(|e| CliError::usage(e.to_string())),
+        InboxSpec::Repos(_) | InboxSpec::Queries(_) => Ok(None),
+    }
+}
+
+pub(super) async fn run(ctx: &Context, args: InboxArgs) -> Result<(), CliError> {
+    let spec = spec(ctx, &args.targets, args.query.as_deref())?;
+    let inboxes = match offline(ctx, &spec, args.identity.as_deref())? {
+        Some(inbox) => vec![inbox],
+        None => {
+            let progress = crate::progress::Progress::stderr(args.quiet);
+            live(ctx, &spec, args.identity.as_deref(), &progress).await?
+        }
+    };
+    let text = match args.format {
+        Format::Md => inboxes
+            .iter()
+            .map(render::markdown)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Format::Json => {
+            let doc = match inboxes.as_slice() {
+                [one] => render::json(one),
+                many => serde_json::json!({
+                    "sections": many.iter().map(render::json).collect::<Vec<_>>()
+                }),
+            };
+            let mut s = serde_json::to_string_pretty(&doc)
+                .map_err(|e| CliError::runtime(format!("cannot encode the inbox: {e}")))?;
+            s.push('\n');
+            s
+        }
+    };
+    super::emit(&text)
+}
+
+/// The live inboxes of a spec: one for repositories (all of them together), one per query.
+pub(crate) fn live_specs(spec: &InboxSpec) -> Vec<(String, Vec<ListSpec>)> {
+    match spec {
+        InboxSpec::Repos(repos) => vec![(
+            repos
+                .iter()
+                .map(|(o, r)| format!("{o}/{r}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            repos
+                .iter()
+                .map(|(owner, repo)| ListSpec::Repo {
+                    owner: owner.clone(),
+                    repo: repo.clone(),
+                })
+                .collect(),
+        )],
+        InboxSpec::Queries(qs) => qs
+            .iter()
+            .map(|(title, q)| (title.clone(), vec![ListSpec::Search(q.clone())]))
+            .collect(),
+        InboxSpec::Bundled | InboxSpec::Dir(_) => Vec::new(),
+    }
+}
+
+/// A GitHub client for the inbox (github.com or the endpoints given) and the login whose
+/// Shepherd reviews count.
+pub(crate) async fn live_client(
+    ctx: &Context,
+    identity: Option<&str>,
+) -> Result<(GitHub, String), CliError> {
+    let probe = PrCoords {
+        host: None,
+        owner: "inbox".to_owned(),
+        repo: "inbox".to_owned(),
+        number: 1,
+    };
+    let gh = super::live::client(ctx, &probe).await?;
+    let own = match identity {
+        Some(l) if !l.trim().is_empty() => l.trim().to_owned(),
+        _ => gh.viewer_login().await?,
+    };
+    Ok((gh, own))
+}
+
+async fn live(
+    ctx: &Context,
+    spec: &InboxSpec,
+    identity: Option<&str>,
+    progress: &crate::progress::Progress,
+) -> Result<Vec<Inbox>, CliError> {
+    let ledger = ctx.ledger()?;
+    let cfg = ctx.gates().clone();
+    let (gh, own) = live_client(ctx, identity).await?;
+    let mut out = Vec::new();
+    for (source, specs) in live_specs(spec) {
+        out.push(inbox::live::load(&gh, source, &specs, &ledger, &own, &cfg, progress).await?);
+    }
+    tracing::debug!(requests = gh.requests(), "inbox fetched");
+    Ok(out)
+}

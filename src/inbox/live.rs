@@ -1,0 +1,118 @@
+//! The live inbox: the open PRs of repositories or a search (`source::github::batch`), each
+//! counted against the ledger like the offline rows.
+
+use std::collections::HashSet;
+
+use super::{
+    Counts, Inbox, Listed, Opener, Row, ShepherdView, SortBy, pending_row, row_of, sort_rows,
+};
+use crate::ledger::Ledger;
+use crate::policy::GateConfig;
+use crate::pr::PrCoords;
+use crate::progress::Progress;
+use crate::source::github::batch::{self, ListSpec, OpenPr};
+use crate::source::github::{GitHub, GitHubError};
+
+/// The rows of the listed PRs, counts still to come (what the console shows first). A PR named
+/// by two specs is listed once.
+pub async fn list(
+    gh: &GitHub,
+    specs: &[ListSpec],
+    cfg: &GateConfig,
+) -> Result<Vec<Row>, GitHubError> {
+    let mut rows = Vec::new();
+    let mut seen: HashSet<PrCoords> = HashSet::new();
+    for spec in specs {
+        for OpenPr { meta, updated_at } in batch::list_open(gh, spec).await? {
+            let coords = meta.coords();
+            if !seen.insert(coords.clone()) {
+                continue;
+            }
+            let listed = Listed::from_meta(&meta, updated_at, Opener::Live(coords));
+            rows.push(pending_row(listed, &meta, cfg));
+        }
+    }
+    sort_rows(&mut rows, SortBy::Updated);
+    Ok(rows)
+}
+
+/// Counts every row: the PRs' items in batches, each batch's rows handed to `progress` (row
+/// index, finished row) as it arrives. Nothing is written to the ledger.
+pub async fn count(
+    gh: &GitHub,
+    rows: &[Row],
+    ledger: &Ledger,
+    own: &str,
+    cfg: &GateConfig,
+    mut progress: impl FnMut(usize, Row),
+) {
+    let coords: Vec<PrCoords> = rows.iter().map(|r| r.listed.coords.clone()).collect();
+    batch::fetch_many(gh, coords, |done| {
+        for (c, result) in done {
+            let Some(i) = rows.iter().position(|r| r.listed.coords == c) else {
+                continue;
+            };
+            let old = &rows[i];
+            let row = match result {
+                Ok(snapshot) => {
+                    let listed = Listed {
+                        updated_at: old.listed.updated_at,
+                        ..Listed::from_meta(&snapshot.pr, None, old.listed.open.clone())
+                    };
+                    row_of(&snapshot, listed, ledger, own, None, cfg)
+                }
+                Err(e) => Row {
+                    items: Counts::Failed(e.to_string()),
+                    shepherd: ShepherdView::unknown(),
+                    ..old.clone()
+                },
+            };
+            progress(i, row);
+        }
+    })
+    .await;
+}
+
+/// A whole live inbox: listed, then counted; a progress line for the list and one per PR
+/// counted (shown only when `progress` is enabled).
+pub async fn load(
+    gh: &GitHub,
+    source: String,
+    specs: &[ListSpec],
+    ledger: &Ledger,
+    own: &str,
+    cfg: &GateConfig,
+    progress: &Progress,
+) -> Result<Inbox, GitHubError> {
+    let mut rows = list(gh, specs, cfg).await?;
+    progress.line(&format!("{source}: {} open PR(s) listed", rows.len()));
+    let counter = progress.counter(Some(rows.len()));
+    let mut counted: Vec<(usize, Row)> = Vec::with_capacity(rows.len());
+    count(gh, &rows, ledger, own, cfg, |i, r| {
+        counter.tick(&progress_text(&r));
+        counted.push((i, r));
+    })
+    .await;
+    for (i, r) in counted {
+        if let Some(slot) = rows.get_mut(i) {
+            *slot = r;
+        }
+    }
+    sort_rows(&mut rows, SortBy::Attention);
+    Ok(Inbox {
+        source,
+        rows,
+        problems: Vec::new(),
+    })
+}
+
+/// One PR's progress line: `owner/repo#N: 3 new, 1 edited of 12`, or why it was not counted.
+fn progress_text(r: &Row) -> String {
+    match &r.items {
+        Counts::Counted { total, new, edited } => {
+            format!("{}: {new} new, {edited} edited of {total}", r.listed.coords)
+        }
+        Counts::Failed(why) => format!("{}: not counted: {why}", r.listed.coords),
+        Counts::Loading => format!("{}: counting", r.listed.coords),
+    }
+}

@@ -1,0 +1,155 @@
+//! The output of `pr-shepherd inbox`: Markdown for people (one line per PR, the ones that need
+//! attention first) and JSON for agents (`docs/json-output.md`: every field always present).
+
+use std::fmt::Write as _;
+
+use serde_json::{Value, json};
+
+use super::{Counts, Inbox, Row, ShepherdState, needs_attention};
+use crate::sanitize::one_line;
+
+/// The JSON document of an inbox.
+pub fn json(inbox: &Inbox) -> Value {
+    json!({
+        "source": inbox.source,
+        "complete": inbox.complete(),
+        "prs": inbox.rows.iter().map(row_json).collect::<Vec<_>>(),
+        "problems": inbox.problems,
+    })
+}
+
+fn row_json(r: &Row) -> Value {
+    let l = &r.listed;
+    let (items, items_error) = match &r.items {
+        Counts::Counted { total, new, edited } => (
+            json!({"total": total, "new": new, "edited": edited}),
+            Value::Null,
+        ),
+        Counts::Loading => (Value::Null, json!("not counted")),
+        Counts::Failed(why) => (Value::Null, json!(why)),
+    };
+    json!({
+        "owner": l.coords.owner,
+        "repo": l.coords.repo,
+        "number": l.coords.number,
+        "title": l.title,
+        "author": l.author.login,
+        "url": l.url,
+        "draft": l.draft,
+        "team": r.team,
+        "labels": l.labels,
+        "headSha": l.head_sha,
+        "updatedAt": l.updated_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
+        "items": items,
+        "itemsError": items_error,
+        "gate": {"review": r.gate.review.as_str(), "reason": r.gate.reason},
+        "shepherd": {
+            "state": r.shepherd.state.as_str(),
+            "reviewedSha": r.shepherd.reviewed_sha,
+            "commentId": r.shepherd.comment_id,
+        },
+    })
+}
+
+/// `repo#N`, sanitized.
+pub fn short_ref(r: &Row) -> String {
+    let c = &r.listed.coords;
+    one_line(&format!("{}/{}#{}", c.owner, c.repo, c.number))
+}
+
+/// The counts as words: `12 items: 3 new, 1 edited`.
+pub fn counts_text(c: &Counts) -> String {
+    match c {
+        Counts::Counted { total, new, edited } => {
+            format!("{total} items: {new} new, {edited} edited")
+        }
+        Counts::Loading => "counting…".to_owned(),
+        Counts::Failed(why) => format!("items unknown ({})", one_line(why)),
+    }
+}
+
+fn shepherd_text(r: &Row) -> String {
+    match (r.shepherd.state, &r.shepherd.reviewed_sha) {
+        (ShepherdState::Stale, Some(sha)) => {
+            format!("Shepherd: stale (reviewed {})", one_line(&short(sha)))
+        }
+        (s, _) => format!("Shepherd: {}", s.as_str()),
+    }
+}
+
+fn short(sha: &str) -> String {
+    sha.chars().take(7).collect()
+}
+
+fn line(out: &mut String, r: &Row) {
+    let l = &r.listed;
+    let who = if r.team { "team" } else { "community" };
+    let _ = write!(
+        out,
+        "- **{}** {} — @{} ({who}) · {} · {} · gate: {} ({})",
+        short_ref(r),
+        one_line(&l.title),
+        one_line(&l.author.login),
+        counts_text(&r.items),
+        shepherd_text(r),
+        r.gate.review.as_str(),
+        one_line(&r.gate.reason),
+    );
+    if l.draft {
+        out.push_str(" · draft");
+    }
+    if !l.labels.is_empty() {
+        let labels: Vec<String> = l
+            .labels
+            .iter()
+            .map(|x| format!("`{}`", one_line(x)))
+            .collect();
+        let _ = write!(out, " · {}", labels.join(" "));
+    }
+    let _ = writeln!(out, " · {}", one_line(&l.url));
+}
+
+/// The Markdown listing: attention first, then the rest; what could not be listed last.
+pub fn markdown(inbox: &Inbox) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# Inbox: {}\n", one_line(&inbox.source));
+    if inbox.rows.is_empty() && inbox.problems.is_empty() {
+        out.push_str("No open pull requests.\n");
+        return out;
+    }
+    let (attention, rest): (Vec<&Row>, Vec<&Row>) =
+        inbox.rows.iter().partition(|r| needs_attention(r));
+    let _ = writeln!(
+        out,
+        "{} open PR(s), {} need attention{}.\n",
+        inbox.rows.len(),
+        attention.len(),
+        if inbox.complete() {
+            ""
+        } else {
+            "; INCOMPLETE: some PRs could not be counted"
+        }
+    );
+    if !attention.is_empty() {
+        out.push_str("## Needs attention\n\n");
+        for r in &attention {
+            line(&mut out, r);
+        }
+        out.push('\n');
+    }
+    if !rest.is_empty() {
+        out.push_str("## The rest\n\n");
+        for r in &rest {
+            line(&mut out, r);
+        }
+        out.push('\n');
+    }
+    if !inbox.problems.is_empty() {
+        out.push_str("## Not listed\n\n");
+        for p in &inbox.problems {
+            let _ = writeln!(out, "- {}", one_line(p));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,156 @@
+use super::*;
+
+fn ledger() -> (tempfile::TempDir, Ledger) {
+    let dir = tempfile::tempdir().unwrap();
+    let l = Ledger::new(dir.path());
+    (dir, l)
+}
+
+fn row_for(number: u64, inbox: &Inbox) -> &Row {
+    inbox
+        .rows
+        .iter()
+        .find(|r| r.listed.coords.number == number)
+        .unwrap()
+}
+
+#[test]
+fn bundled_fixtures_show_three_kinds_of_pr() {
+    let (_d, l) = ledger();
+    let inbox = bundled(&l, DEFAULT_IDENTITY, &GateConfig::default());
+    assert!(inbox.problems.is_empty(), "{:?}", inbox.problems);
+    assert_eq!(inbox.rows.len(), 3);
+    let demo = row_for(482, &inbox);
+    assert_eq!(demo.gate.review, GateReview::Allowed);
+    assert_eq!(demo.shepherd.state, ShepherdState::None);
+    let community = row_for(497, &inbox);
+    assert_eq!(community.gate.review, GateReview::NeedsLabel);
+    assert!(!community.team);
+    let history = row_for(471, &inbox);
+    assert!(history.team);
+    assert_eq!(history.shepherd.state, ShepherdState::Stale);
+    assert_eq!(history.shepherd.comment_id, Some(2_490_099));
+    assert!(inbox.complete());
+}
+
+#[test]
+fn counts_are_those_of_items_and_marked_items_drop_out() {
+    let (_d, l) = ledger();
+    let cfg = GateConfig::default();
+    let fixture = Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap();
+    let snapshot = fixture.into_snapshot_at(0).unwrap();
+    let before = bundled(&l, DEFAULT_IDENTITY, &cfg);
+    let Counts::Counted { total, new, edited } = row_for(482, &before).items else {
+        panic!("not counted");
+    };
+    assert_eq!((total, new, edited), (snapshot.items.len(), total, 0));
+    // Mark two items as `items` would; one of them then changes.
+    let triaged = triage(&snapshot, &Default::default());
+    let marks = crate::triage::marks(&snapshot, &triaged);
+    l.mark_seen(&snapshot.pr.coords(), &marks[..2], 1).unwrap();
+    let after = bundled(&l, DEFAULT_IDENTITY, &cfg);
+    assert_eq!(
+        row_for(482, &after).items,
+        Counts::Counted {
+            total,
+            new: total - 2,
+            edited: 0
+        }
+    );
+    let first = marks[0].0.to_owned();
+    l.mark_seen(&snapshot.pr.coords(), &[(first.as_str(), "other-hash")], 2)
+        .unwrap();
+    let edited = bundled(&l, DEFAULT_IDENTITY, &cfg);
+    assert_eq!(
+        row_for(482, &edited).items,
+        Counts::Counted {
+            total,
+            new: total - 2,
+            edited: 1
+        }
+    );
+}
+
+#[test]
+fn gate_names_follow_the_policy_precedence() {
+    let cfg = GateConfig::default();
+    let mut pr = Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap().pr;
+    pr.labels = vec![
+        "shepherd".into(),
+        "pause-shepherd".into(),
+        "no-shepherd".into(),
+    ];
+    assert_eq!(gate_of(&pr, &cfg).1.review, GateReview::Refused);
+    pr.labels.pop();
+    assert_eq!(gate_of(&pr, &cfg).1.review, GateReview::Paused);
+    pr.labels.pop();
+    assert_eq!(gate_of(&pr, &cfg).1.review, GateReview::Allowed);
+    pr.labels.clear();
+    let (team, g) = gate_of(&pr, &cfg);
+    assert!(!team);
+    assert_eq!(g.review, GateReview::NeedsLabel);
+    assert!(g.reason.contains("shepherd"), "{}", g.reason);
+    pr.author.association = crate::pr::Association::Member;
+    let (team, g) = gate_of(&pr, &cfg);
+    assert!(team);
+    assert_eq!(g.review, GateReview::Allowed);
+}
+
+#[test]
+fn an_incomplete_snapshot_is_never_a_zero() {
+    let (_d, l) = ledger();
+    let mut s = Fixture::parse(DEMO_FIXTURE, Path::new("demo"))
+        .unwrap()
+        .into_snapshot_at(0)
+        .unwrap();
+    s.incomplete
+        .push("reviews after the first 0: timeout".into());
+    let (c, sh) = assess(&s, &l, DEFAULT_IDENTITY, None);
+    assert!(matches!(c, Counts::Failed(ref why) if why.contains("timeout")));
+    assert_eq!(sh.state, ShepherdState::Unknown);
+}
+
+#[test]
+fn attention_first_then_updated() {
+    let (_d, l) = ledger();
+    let mut inbox = bundled(&l, DEFAULT_IDENTITY, &GateConfig::default());
+    // Everything new: all need attention; then by last activity.
+    assert!(inbox.rows.iter().all(needs_attention));
+    sort_rows(&mut inbox.rows, SortBy::Unseen);
+    let unseen: Vec<usize> = inbox.rows.iter().filter_map(|r| r.items.unseen()).collect();
+    let mut sorted = unseen.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(unseen, sorted);
+}
+
+#[test]
+fn json_fields_are_never_omitted() {
+    let (_d, l) = ledger();
+    let inbox = bundled(&l, DEFAULT_IDENTITY, &GateConfig::default());
+    let v = render::json(&inbox);
+    assert_eq!(v["complete"], true);
+    for pr in v["prs"].as_array().unwrap() {
+        for k in [
+            "owner",
+            "repo",
+            "number",
+            "title",
+            "author",
+            "url",
+            "draft",
+            "team",
+            "labels",
+            "headSha",
+            "updatedAt",
+            "items",
+            "itemsError",
+            "gate",
+            "shepherd",
+        ] {
+            assert!(pr.get(k).is_some(), "missing {k} in {pr}");
+        }
+        for k in ["state", "reviewedSha", "commentId"] {
+            assert!(pr["shepherd"].get(k).is_some());
+        }
+    }
+}

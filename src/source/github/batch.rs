@@ -1,0 +1,615 @@
+//! The inbox's fetch: the open PRs of a repository or a search, then many PRs' items in few
+//! round trips.
+//!
+//! Round trips for N PRs: the list (100 per page); then one generated `InboxPullRequests`
+//! document per [`PRS_PER_REQUEST`] PRs, each PR an aliased `pN: repository { pullRequest }`
+//! with the connections and `@include` switches of `pr.graphql`, so a batch's PRs advance their
+//! pages together (a PR with more than 100 threads, comments or reviews takes a further round
+//! in the same batch, the others are left out of it); then the thread comments past 100 of all
+//! the batch's PRs together, 20 threads per `ThreadComments` request. The paging rules, the
+//! mapping onto the snapshot, retries, rate-limit waits and the incomplete-page rules are those
+//! of the one-PR fetch (`fetch.rs`): they are its functions. Changed files are not fetched
+//! (the inbox counts items only).
+
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::client::{GraphqlError, GraphqlReply};
+use super::fetch::{
+    Gathered, MAX_ROUNDS, PagePlan, THREADS_PER_REQUEST, ThreadContinuation, ThreadPage,
+    apply_page, apply_thread_pages, assemble, errors_text, thread_batch,
+};
+use super::{GitHub, GitHubError, ITEM_FRAGMENTS};
+use crate::pr::{Association, Author, PrCoords, PrMeta, Snapshot};
+
+pub(crate) const INBOX_REPO_QUERY: &str = concat!(
+    include_str!("queries/inbox_repo.graphql"),
+    include_str!("queries/inbox_listed.graphql")
+);
+pub(crate) const INBOX_SEARCH_QUERY: &str = concat!(
+    include_str!("queries/inbox_search.graphql"),
+    include_str!("queries/inbox_listed.graphql")
+);
+
+/// PRs per batched document. Ten PRs of 100 threads × 100 comments stay far below GitHub's
+/// 500,000-node limit per query.
+pub const PRS_PER_REQUEST: usize = 10;
+/// Bound on list pages (100 each): GitHub's search stops at 1,000 results anyway.
+const MAX_LIST_PAGES: usize = 50;
+
+/// One open PR as the list shows it (the body and the files are not fetched).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenPr {
+    pub meta: PrMeta,
+    pub updated_at: Option<DateTime<Utc>>,
+}
+
+/// What to list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListSpec {
+    Repo {
+        owner: String,
+        repo: String,
+    },
+    /// A GitHub search (`is:pr is:open` is added when missing).
+    Search(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListedNode {
+    #[serde(rename = "__typename", default)]
+    typename: Option<String>,
+    number: Option<u64>,
+    title: Option<String>,
+    url: Option<String>,
+    is_draft: Option<bool>,
+    state: Option<String>,
+    head_ref_oid: Option<String>,
+    updated_at: Option<DateTime<Utc>>,
+    author: Option<Actor>,
+    author_association: Option<String>,
+    repository: Option<NodeRepo>,
+    labels: Option<Labels>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Actor {
+    #[serde(rename = "__typename", default)]
+    typename: String,
+    login: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct NodeRepo {
+    name: String,
+    owner: Login,
+}
+
+#[derive(Debug, Deserialize)]
+struct Login {
+    login: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct Labels {
+    #[serde(default)]
+    nodes: Vec<Option<Name>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Name {
+    name: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListPage {
+    page_info: super::fetch::PageInfo,
+    #[serde(default)]
+    nodes: Vec<Option<ListedNode>>,
+}
+
+fn association(s: Option<&str>) -> Association {
+    serde_json::from_value(Value::String(s.unwrap_or("NONE").to_owned()))
+        .unwrap_or(Association::None)
+}
+
+fn open_pr(n: ListedNode, host: Option<&str>) -> Option<OpenPr> {
+    if n.typename.as_deref().is_some_and(|t| t != "PullRequest") {
+        return None;
+    }
+    let repo = n.repository?;
+    let state = n.state.unwrap_or_else(|| "OPEN".to_owned());
+    if !state.eq_ignore_ascii_case("OPEN") {
+        return None;
+    }
+    let author = match n.author {
+        Some(a) => Author {
+            bot: a.typename == "Bot",
+            login: a.login,
+            association: association(n.author_association.as_deref()),
+        },
+        None => Author {
+            login: "ghost".to_owned(),
+            association: association(n.author_association.as_deref()),
+            bot: false,
+        },
+    };
+    Some(OpenPr {
+        meta: PrMeta {
+            host: host.map(str::to_owned),
+            owner: repo.owner.login,
+            repo: repo.name,
+            number: n.number?,
+            title: n.title.unwrap_or_default(),
+            body: String::new(),
+            author,
+            labels: n
+                .labels
+                .map(|l| l.nodes.into_iter().flatten().map(|x| x.name).collect())
+                .unwrap_or_default(),
+            base_ref: String::new(),
+            head_ref: String::new(),
+            base_sha: String::new(),
+            head_sha: n.head_ref_oid.unwrap_or_default(),
+            url: n.url.unwrap_or_default(),
+            draft: n.is_draft.unwrap_or(false),
+            state,
+            files: Vec::new(),
+        },
+        updated_at: n.updated_at,
+    })
+}
+
+/// The search text: the user's query with `is:pr is:open` added when it does not say so.
+pub fn search_text(query: &str) -> String {
+    let mut q = query.trim().to_owned();
+    let words: Vec<String> = q.split_whitespace().map(str::to_ascii_lowercase).collect();
+    if !words.iter().any(|w| w == "is:pr" || w == "type:pr") {
+        q.push_str(" is:pr");
+    }
+    if !words.iter().any(|w| w == "is:open" || w == "state:open") {
+        q.push_str(" is:open");
+    }
+    q
+}
+
+/// Every open PR the spec names, paged completely. An unknown repository or a query GitHub
+/// rejects is an error carrying GitHub's reason.
+pub async fn list_open(gh: &GitHub, spec: &ListSpec) -> Result<Vec<OpenPr>, GitHubError> {
+    let mut out = Vec::new();
+    let mut after: Option<String> = None;
+    for page in 1..=MAX_LIST_PAGES {
+        let (query, vars, what) = match spec {
+            ListSpec::Repo { owner, repo } => (
+                INBOX_REPO_QUERY,
+                json!({"owner": owner, "repo": repo, "after": after}),
+                format!("open PRs of {owner}/{repo} (page {page})"),
+            ),
+            ListSpec::Search(q) => (
+                INBOX_SEARCH_QUERY,
+                json!({"query": search_text(q), "after": after}),
+                format!(
+                    "the search `{}` (page {page})",
+                    crate::sanitize::one_line(q)
+                ),
+            ),
+        };
+        let reply = gh.graphql(query, vars, &what).await?;
+        let conn = match spec {
+            ListSpec::Repo { .. } => reply
+                .data
+                .as_ref()
+                .and_then(|d| d.get("repository"))
+                .filter(|r| !r.is_null())
+                .and_then(|r| r.get("pullRequests")),
+            ListSpec::Search(_) => reply.data.as_ref().and_then(|d| d.get("search")),
+        }
+        .filter(|c| !c.is_null());
+        let Some(conn) = conn else {
+            return Err(list_error(spec, &reply, &what));
+        };
+        let conn: ListPage = serde_json::from_value(conn.clone()).map_err(|e| {
+            GitHubError::Invalid(format!("{what}: unexpected answer from GitHub: {e}"))
+        })?;
+        if !reply.errors.is_empty() {
+            // A partial list would hide PRs: never pass it off as the whole.
+            return Err(GitHubError::Graphql(format!(
+                "{what}: GitHub answered with errors: {}",
+                errors_text(&reply.errors)
+            )));
+        }
+        out.extend(
+            conn.nodes
+                .into_iter()
+                .flatten()
+                .filter_map(|n| open_pr(n, gh.host())),
+        );
+        match (conn.page_info.has_next_page, conn.page_info.end_cursor) {
+            (true, Some(c)) => after = Some(c),
+            _ => return Ok(out),
+        }
+    }
+    Err(GitHubError::Invalid(format!(
+        "more than {} open PRs; the rest was not listed",
+        MAX_LIST_PAGES * 100
+    )))
+}
+
+fn list_error(spec: &ListSpec, reply: &GraphqlReply, what: &str) -> GitHubError {
+    let text = errors_text(&reply.errors);
+    match spec {
+        ListSpec::Repo { owner, repo } => {
+            if reply.errors.iter().any(|e| e.kind() == Some("NOT_FOUND")) || reply.errors.is_empty()
+            {
+                GitHubError::NotFound(format!(
+                    "repository {owner}/{repo} not found, or the credentials from {} cannot see it{}",
+                    "these credentials",
+                    if text.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" (GitHub: {text})")
+                    }
+                ))
+            } else {
+                GitHubError::Graphql(format!("{what}: {text}"))
+            }
+        }
+        // GitHub rejects a bad search with errors and no data: that is bad input.
+        ListSpec::Search(q) => GitHubError::Config(format!(
+            "GitHub rejected the search `{}`: {}",
+            crate::sanitize::one_line(q),
+            if text.is_empty() {
+                "no results object".to_owned()
+            } else {
+                text
+            }
+        )),
+    }
+}
+
+/// The operation for `n` PRs: `pI: repository(owner: $owner_I, name: $repo_I)` with the PR's
+/// connections on `_I` variables, plus the item fragments `items` uses (`items.graphql`).
+pub fn inbox_prs_query(n: usize) -> String {
+    let mut vars = Vec::with_capacity(n);
+    let mut sel = String::new();
+    for i in 0..n {
+        vars.push(format!(
+            "$owner_{i}: String!, $repo_{i}: String!, $number_{i}: Int!, $withMeta_{i}: Boolean!, \
+             $withLabels_{i}: Boolean!, $labelsAfter_{i}: String, $withThreads_{i}: Boolean!, \
+             $threadsAfter_{i}: String, $withComments_{i}: Boolean!, $commentsAfter_{i}: String, \
+             $withReviews_{i}: Boolean!, $reviewsAfter_{i}: String"
+        ));
+        let m = format!("@include(if: $withMeta_{i})");
+        let page = "pageInfo {\n          hasNextPage\n          endCursor\n        }";
+        sel.push_str(&format!(
+            "  p{i}: repository(owner: $owner_{i}, name: $repo_{i}) {{
+    issueOrPullRequest(number: $number_{i}) {m} {{
+      __typename
+    }}
+    pullRequest(number: $number_{i}) {{
+      id
+      number
+      title {m}
+      url {m}
+      isDraft {m}
+      state {m}
+      baseRefName {m}
+      headRefName {m}
+      baseRefOid {m}
+      headRefOid {m}
+      author {m} {{
+        __typename
+        login
+      }}
+      authorAssociation {m}
+      labels(first: 100, after: $labelsAfter_{i}) @include(if: $withLabels_{i}) {{
+        {page}
+        nodes {{
+          name
+        }}
+      }}
+      reviewThreads(first: 100, after: $threadsAfter_{i}) @include(if: $withThreads_{i}) {{
+        {page}
+        nodes {{
+          ...ThreadFields
+        }}
+      }}
+      comments(first: 100, after: $commentsAfter_{i}) @include(if: $withComments_{i}) {{
+        {page}
+        nodes {{
+          ...IssueCommentFields
+        }}
+      }}
+      reviews(
+        first: 100
+        after: $reviewsAfter_{i}
+        states: [APPROVED, CHANGES_REQUESTED, COMMENTED, DISMISSED]
+      ) @include(if: $withReviews_{i}) {{
+        {page}
+        nodes {{
+          ...ReviewFields
+        }}
+      }}
+    }}
+  }}
+"
+        ));
+    }
+    format!(
+        "query InboxPullRequests({}) {{\n  rateLimit {{\n    cost\n    remaining\n    resetAt\n  }}\n{sel}}}\n{ITEM_FRAGMENTS}",
+        vars.join(", ")
+    )
+}
+
+/// One PR of a batch while its pages come in.
+struct InFlight {
+    coords: PrCoords,
+    plan: PagePlan,
+    g: Gathered,
+    more_comments: Vec<ThreadContinuation>,
+    /// Set when the PR failed for good (its first page).
+    failed: Option<GitHubError>,
+    rounds: usize,
+}
+
+/// The answer for alias `pI`, shaped like a `pr.graphql` answer (`data.repository`, errors with
+/// their path starting at `repository`), so the one-PR rules read it.
+fn alias_reply(reply: &GraphqlReply, i: usize) -> GraphqlReply {
+    let alias = format!("p{i}");
+    let data = reply
+        .data
+        .as_ref()
+        .map(|d| json!({"repository": d.get(&alias).cloned().unwrap_or(Value::Null)}));
+    let errors = reply
+        .errors
+        .iter()
+        .filter(|e| {
+            e.path.first().and_then(Value::as_str) == Some(alias.as_str()) || e.path.is_empty()
+        })
+        .map(|e| {
+            let mut e: GraphqlError = e.clone();
+            if let Some(first) = e.path.first_mut()
+                && first.as_str() == Some(alias.as_str())
+            {
+                *first = json!("repository");
+            }
+            e
+        })
+        .collect();
+    GraphqlReply { data, errors }
+}
+
+/// Fetches every PR of `prs` — [`PRS_PER_REQUEST`] per batch, a few batches at a time — and
+/// hands each finished batch's snapshots to `done` as they arrive. A PR whose first page fails
+/// comes back as its error; later pages that fail leave it incomplete (`Snapshot::incomplete`).
+pub async fn fetch_many(
+    gh: &GitHub,
+    prs: Vec<PrCoords>,
+    mut done: impl FnMut(Vec<(PrCoords, Result<Snapshot, GitHubError>)>),
+) {
+    // A GitHub App mints its installation token once, before the concurrent requests.
+    if let Err(e) = gh.transport.creds.bearer().await {
+        let why = e.to_string();
+        done(
+            prs.into_iter()
+                .map(|c| (c, Err(GitHubError::Auth(why.clone()))))
+                .collect(),
+        );
+        return;
+    }
+    let batches: Vec<Vec<PrCoords>> = prs.chunks(PRS_PER_REQUEST).map(<[_]>::to_vec).collect();
+    let mut stream = futures::stream::iter(batches.into_iter().map(|b| fetch_batch(gh, b)))
+        .buffer_unordered(gh.transport.opts.concurrency.max(1));
+    while let Some(results) = stream.next().await {
+        done(results);
+    }
+}
+
+/// One batch: the PR rounds, then the thread-comment continuations of all its PRs.
+async fn fetch_batch(
+    gh: &GitHub,
+    prs: Vec<PrCoords>,
+) -> Vec<(PrCoords, Result<Snapshot, GitHubError>)> {
+    let mut flights: Vec<InFlight> = prs
+        .into_iter()
+        .map(|coords| InFlight {
+            coords,
+            plan: PagePlan::new(),
+            g: Gathered::default(),
+            more_comments: Vec::new(),
+            failed: None,
+            rounds: 0,
+        })
+        .collect();
+    for _ in 0..MAX_ROUNDS {
+        let active: Vec<usize> = flights
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.failed.is_none() && f.plan.any_wanted())
+            .map(|(i, _)| i)
+            .collect();
+        if active.is_empty() {
+            break;
+        }
+        let mut vars = serde_json::Map::new();
+        for (slot, &i) in active.iter().enumerate() {
+            let f = &flights[i];
+            if let Value::Object(v) = f.plan.variables(&f.coords, f.rounds == 0) {
+                for (k, v) in v {
+                    vars.insert(format!("{k}_{slot}"), v);
+                }
+            }
+        }
+        let what = match active.as_slice() {
+            [one] => flights[*one]
+                .plan
+                .describe(&flights[*one].coords, flights[*one].rounds == 0),
+            many => format!("{} pull requests", many.len()),
+        };
+        let reply = gh
+            .graphql(&inbox_prs_query(active.len()), vars.into(), &what)
+            .await;
+        for (slot, &i) in active.iter().enumerate() {
+            let f = &mut flights[i];
+            let first = f.rounds == 0;
+            f.rounds += 1;
+            match &reply {
+                Err(e) if first => f.failed = Some(clone_error(e)),
+                Err(e) => f.plan.give_up(&mut f.g, &e.to_string()),
+                Ok(reply) => {
+                    let one = alias_reply(reply, slot);
+                    let what = f.plan.describe(&f.coords, first);
+                    match apply_page(
+                        gh,
+                        &f.coords,
+                        &mut f.plan,
+                        &mut f.g,
+                        &one,
+                        &what,
+                        first,
+                        &mut f.more_comments,
+                    ) {
+                        Ok(true) => {}
+                        Ok(false) => {}
+                        Err(e) => f.failed = Some(e),
+                    }
+                }
+            }
+        }
+    }
+    for f in &mut flights {
+        if f.failed.is_none() {
+            f.plan.note_unfinished(&mut f.g);
+        }
+    }
+    thread_comments(gh, &mut flights).await;
+    flights
+        .into_iter()
+        .map(|f| {
+            let result = match f.failed {
+                Some(e) => Err(e),
+                None => assemble(&f.coords, f.g, Vec::new()),
+            };
+            (f.coords, result)
+        })
+        .collect()
+}
+
+/// One PR's share of a continuation request: (flight, its (thread index, id, cursor)s, their
+/// pages).
+type FlightPages = (usize, Vec<(usize, String, String)>, Vec<ThreadPage>);
+
+/// The thread comments past 100 of every PR of the batch: 20 threads per request, whichever PR
+/// they belong to, up to [`MAX_ROUNDS`] rounds.
+async fn thread_comments(gh: &GitHub, flights: &mut [InFlight]) {
+    // (flight, thread index, thread id, cursor)
+    let mut pending: Vec<(usize, usize, String, String)> = Vec::new();
+    for (fi, f) in flights.iter_mut().enumerate() {
+        if f.failed.is_some() {
+            continue;
+        }
+        for (idx, cursor) in std::mem::take(&mut f.more_comments) {
+            let id = f.g.thread_id(idx);
+            pending.push((fi, idx, id, cursor));
+        }
+    }
+    for _ in 0..MAX_ROUNDS {
+        if pending.is_empty() {
+            return;
+        }
+        let chunks: Vec<Vec<(usize, usize, String, String)>> = std::mem::take(&mut pending)
+            .chunks(THREADS_PER_REQUEST)
+            .map(<[_]>::to_vec)
+            .collect();
+        let coords_of: Vec<PrCoords> = flights.iter().map(|f| f.coords.clone()).collect();
+        let coords_of = &coords_of;
+        let results: Vec<_> = futures::stream::iter(chunks.into_iter().map(|chunk| async move {
+            // Messages name a chunk by its first PR.
+            let coords = chunk
+                .first()
+                .and_then(|c| coords_of.get(c.0))
+                .cloned()
+                .unwrap_or_else(|| coords_of[0].clone());
+            let batch: Vec<(usize, String, String)> = chunk
+                .iter()
+                .map(|(_, idx, id, cur)| (*idx, id.clone(), cur.clone()))
+                .collect();
+            let res = thread_batch(gh, &coords, &batch).await;
+            (chunk, res)
+        }))
+        .buffer_unordered(gh.transport.opts.concurrency.max(1))
+        .collect()
+        .await;
+        for (chunk, res) in results {
+            let mut pages: Vec<Option<ThreadPage>> = match res {
+                Ok(v) => v.into_iter().map(Some).collect(),
+                Err(why) => chunk.iter().map(|_| Some(Err(why.clone()))).collect(),
+            };
+            // Per flight, its threads of this chunk with their pages.
+            let mut by_flight: Vec<FlightPages> = Vec::new();
+            for (pos, (fi, idx, id, cur)) in chunk.iter().enumerate() {
+                let page = pages
+                    .get_mut(pos)
+                    .and_then(Option::take)
+                    .unwrap_or_else(|| Err("GitHub sent no answer for the thread".to_owned()));
+                match by_flight.iter_mut().find(|(f, _, _)| f == fi) {
+                    Some((_, b, p)) => {
+                        b.push((*idx, id.clone(), cur.clone()));
+                        p.push(page);
+                    }
+                    None => {
+                        by_flight.push((*fi, vec![(*idx, id.clone(), cur.clone())], vec![page]))
+                    }
+                }
+            }
+            for (fi, batch, pages) in by_flight {
+                let Some(f) = flights.get_mut(fi) else {
+                    continue;
+                };
+                for (idx, cursor) in apply_thread_pages(&mut f.g, &batch, Ok(pages)) {
+                    let id = f.g.thread_id(idx);
+                    pending.push((fi, idx, id, cursor));
+                }
+            }
+        }
+    }
+    for (fi, idx, _, _) in pending {
+        if let Some(f) = flights.get_mut(fi) {
+            f.g.thread_unfinished(idx);
+        }
+    }
+}
+
+/// `GitHubError` is not `Clone` (it may carry sources); a batch's failed request is the same
+/// failure for each of its PRs.
+fn clone_error(e: &GitHubError) -> GitHubError {
+    match e {
+        GitHubError::RateLimited { what, reset, wait } => GitHubError::RateLimited {
+            what: what.clone(),
+            reset: *reset,
+            wait: *wait,
+        },
+        GitHubError::Unavailable { what, why } => GitHubError::Unavailable {
+            what: what.clone(),
+            why: why.clone(),
+        },
+        GitHubError::Http {
+            what,
+            status,
+            message,
+        } => GitHubError::Http {
+            what: what.clone(),
+            status: *status,
+            message: message.clone(),
+        },
+        GitHubError::Unauthorized { from, message } => GitHubError::Unauthorized {
+            from: from.clone(),
+            message: message.clone(),
+        },
+        other => GitHubError::Graphql(other.to_string()),
+    }
+}

@@ -1,0 +1,164 @@
+//! The console's inbox screen on a TestBackend: snapshots of the bundled inbox, and the triage
+//! loop inbox → Enter → PR → q → inbox (row recounted) → q.
+
+use pr_shepherd::inbox::{Counts, ShepherdState};
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::tui::app::Screen;
+use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::inbox_load::TabSource;
+use pr_shepherd::tui::theme::Theme;
+
+fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        "pr-shepherd",
+        Ledger::new(dir.path()),
+        Theme::plain(),
+        w,
+        h,
+    );
+    (h, dir)
+}
+
+fn row_unseen(h: &Harness, number: u64) -> Option<usize> {
+    h.app.inbox.as_ref().unwrap().tabs[0]
+        .rows
+        .iter()
+        .find(|r| r.listed.coords.number == number)
+        .and_then(|r| r.items.unseen())
+}
+
+#[test]
+fn the_bundled_inbox() {
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains("acme/rivet#482"), "{screen}");
+    assert!(screen.contains("needs-label"), "{screen}");
+    assert!(screen.contains("Shepherd stale"), "{screen}");
+    insta::assert_snapshot!("inbox_bundled_140x16", screen);
+}
+
+#[test]
+fn the_bundled_inbox_narrow_and_filtered() {
+    let (mut h, _d) = bundled(80, 14);
+    h.draw();
+    insta::assert_snapshot!("inbox_bundled_80x14", h.screen());
+    // f: needs attention (all three), then gate allowed.
+    h.press("f f");
+    let screen = h.screen();
+    assert!(screen.contains("showing: gate allowed"), "{screen}");
+    assert!(!screen.contains("#497"), "{screen}");
+    insta::assert_snapshot!("inbox_filter_allowed", screen);
+}
+
+#[test]
+fn enter_opens_the_pr_and_q_comes_back_with_the_row_recounted() {
+    let (mut h, _d) = bundled(120, 30);
+    h.draw();
+    assert_eq!(h.app.screen, Screen::Inbox);
+    // Select the demo (#482) with search, then open it.
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter");
+    let before = row_unseen(&h, 482).unwrap();
+    assert!(before > 0);
+    h.press("Enter");
+    assert_eq!(h.app.screen, Screen::Pr, "{}", h.screen());
+    assert_eq!(h.app.pr.list.snapshot.pr.number, 482);
+    assert!(h.screen().contains("acme/rivet#482 client: retry"));
+    // Looking at items in the PR screen marks them seen; M marks every listed item (y confirms).
+    h.press("M");
+    h.press("y");
+    h.press("q");
+    assert_eq!(h.app.screen, Screen::Inbox, "{}", h.screen());
+    assert!(!h.app.quit);
+    assert_eq!(row_unseen(&h, 482), Some(0), "{}", h.screen());
+    // `]` goes to the next PR with unseen items (the search cleared first); q quits.
+    h.press("/");
+    h.press("Esc");
+    assert_eq!(h.app.screen, Screen::Inbox);
+    assert!(!h.app.quit);
+    h.press("]");
+    let sel = h.app.inbox.as_ref().unwrap().selected_row().unwrap();
+    assert!(sel.items.unseen().unwrap() > 0);
+    h.press("q");
+    assert!(h.app.quit);
+}
+
+#[test]
+fn sort_and_sections_keys() {
+    let (mut h, _d) = bundled(120, 20);
+    h.draw();
+    h.press("s");
+    assert!(h.screen().contains("sort: updated"));
+    h.press("s");
+    assert!(h.screen().contains("sort: unseen"));
+    let rows = &h.app.inbox.as_ref().unwrap().tabs[0].rows;
+    let unseen: Vec<usize> = rows.iter().filter_map(|r| r.items.unseen()).collect();
+    let mut sorted = unseen.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(unseen, sorted);
+    // r reloads the list; counts stay as the ledger says.
+    h.press("r");
+    assert!(
+        h.app.inbox.as_ref().unwrap().tabs[0]
+            .rows
+            .iter()
+            .all(|r| matches!(r.items, Counts::Counted { .. }))
+    );
+    let hist = h.app.inbox.as_ref().unwrap().tabs[0]
+        .rows
+        .iter()
+        .find(|r| r.listed.coords.number == 471)
+        .unwrap();
+    assert_eq!(hist.shepherd.state, ShepherdState::Stale);
+}
+
+#[test]
+fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
+    use pr_shepherd::tui::app::Action;
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter");
+    h.press("Enter");
+    assert_eq!(h.app.screen, Screen::Pr);
+    // A run in flight reports its progress line (as the effect runner does while it runs).
+    h.app
+        .update(Action::ReviewProgress(Some("review: 2/6 aspects".into())));
+    h.app.pr.desk.progress = Some("review: 2/6 aspects".into());
+    h.press("q");
+    assert_eq!(h.app.screen, Screen::Inbox);
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains("acme/rivet#482"))
+        .unwrap_or_default();
+    assert!(row.contains("[review: 2/6 aspects]"), "{screen}");
+    // Another PR waits while the run goes on; the same PR reopens as it was.
+    h.press("/");
+    h.press("Esc");
+    h.press("g");
+    let first = h
+        .app
+        .inbox
+        .as_ref()
+        .unwrap()
+        .selected_row()
+        .unwrap()
+        .listed
+        .coords
+        .number;
+    if first != 482 {
+        h.press("Enter");
+        assert_eq!(h.app.screen, Screen::Inbox);
+        assert!(
+            h.screen().contains("a review is running on"),
+            "{}",
+            h.screen()
+        );
+    }
+}

@@ -1,0 +1,461 @@
+//! A loopback GitHub with many open PRs, for the inbox: the repository listing
+//! (`InboxRepoPulls`), the search (`InboxSearch`), the batched `InboxPullRequests` document
+//! (answered alias by alias from its `_N` variables, paging each connection by its cursor), the
+//! `ThreadComments` continuations and `Viewer`, in GitHub's answer shapes, with injectable
+//! faults and a request log.
+
+#![allow(dead_code)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+pub const OWNER: &str = "acme";
+pub const REPO: &str = "widgets";
+/// The login of the credentials (`viewer`), whose Shepherd reviews count.
+pub const VIEWER: &str = "shepherd-bot";
+
+/// One fake PR. Every id is unique across the repository.
+#[derive(Debug, Clone)]
+pub struct IPr {
+    pub number: u64,
+    pub author: String,
+    pub association: &'static str,
+    pub labels: Vec<String>,
+    pub draft: bool,
+    pub head: String,
+    /// Comments per thread.
+    pub threads: Vec<usize>,
+    pub comments: usize,
+    pub reviews: usize,
+    /// A Shepherd review by [`VIEWER`] made at this head, if any.
+    pub shepherd_at: Option<String>,
+}
+
+/// The head SHA of PR `n`.
+pub fn head(n: u64) -> String {
+    format!("{n:040x}")
+}
+
+impl IPr {
+    /// An ordinary PR: 2 threads of 2 comments, 3 conversation comments, 1 review.
+    pub fn ordinary(n: u64) -> IPr {
+        IPr {
+            number: n,
+            author: format!("dev{}", n % 17),
+            association: if n.is_multiple_of(2) {
+                "MEMBER"
+            } else {
+                "CONTRIBUTOR"
+            },
+            labels: if n.is_multiple_of(3) {
+                vec!["shepherd".into()]
+            } else {
+                vec!["bug".into()]
+            },
+            draft: n % 10 == 5,
+            head: head(n),
+            threads: vec![2, 2],
+            comments: 3,
+            reviews: 1,
+            shepherd_at: None,
+        }
+    }
+
+    /// The total items `items` would list for this PR.
+    pub fn items(&self) -> usize {
+        self.threads.len() + self.comments + self.reviews + usize::from(self.shepherd_at.is_some())
+    }
+}
+
+/// `count` ordinary PRs (#1..=count) with, when there are enough: #7 with 40 threads, #9 with
+/// one thread of 130 comments, #11 reviewed by Shepherd at its head, #13 at an older head.
+pub fn queue(count: u64) -> Vec<IPr> {
+    (1..=count)
+        .map(|n| {
+            let mut p = IPr::ordinary(n);
+            match n {
+                7 => p.threads = vec![3; 40],
+                9 => p.threads = vec![130, 2],
+                11 => p.shepherd_at = Some(head(11)),
+                13 => p.shepherd_at = Some("0ld0ld0ld0ld".into()),
+                _ => {}
+            }
+            p
+        })
+        .collect()
+}
+
+#[derive(Debug, Clone)]
+pub struct Seen {
+    /// "list", "search", "prs", "thread", "viewer", "other".
+    pub kind: &'static str,
+    pub variables: Value,
+}
+
+pub type FaultFn = Box<dyn Fn(usize, &Seen) -> Option<ResponseTemplate> + Send + Sync>;
+
+pub struct State {
+    pub prs: Vec<IPr>,
+    pub seen: Mutex<Vec<Seen>>,
+    pub count: AtomicUsize,
+    pub fault: Mutex<Option<FaultFn>>,
+}
+
+#[derive(Clone)]
+pub struct FakeInbox {
+    pub state: Arc<State>,
+}
+
+struct Responder(Arc<State>);
+
+impl FakeInbox {
+    /// A server with github.com's layout (GraphQL at /graphql).
+    pub async fn start(prs: Vec<IPr>) -> (MockServer, FakeInbox) {
+        let server = MockServer::start().await;
+        let fake = FakeInbox {
+            state: Arc::new(State {
+                prs,
+                seen: Mutex::new(Vec::new()),
+                count: AtomicUsize::new(0),
+                fault: Mutex::new(None),
+            }),
+        };
+        Mock::given(method("POST"))
+            .and(path("/graphql"))
+            .respond_with(Responder(fake.state.clone()))
+            .mount(&server)
+            .await;
+        (server, fake)
+    }
+
+    pub fn set_fault(&self, f: FaultFn) {
+        *self.state.fault.lock().unwrap() = Some(f);
+    }
+
+    pub fn requests(&self) -> usize {
+        self.state.count.load(Ordering::SeqCst)
+    }
+
+    pub fn seen(&self) -> Vec<Seen> {
+        self.state.seen.lock().unwrap().clone()
+    }
+}
+
+fn ts(i: usize) -> String {
+    let base =
+        chrono::DateTime::<chrono::Utc>::from_timestamp(1_763_000_000, 0).unwrap_or_default();
+    (base + chrono::Duration::seconds(i as i64 * 61))
+        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
+
+fn cursor(offset: usize) -> String {
+    format!("Y3Vyc29yOnYyOpHO{offset:08}")
+}
+
+fn offset(c: &Value) -> usize {
+    c.as_str()
+        .and_then(|s| s.strip_prefix("Y3Vyc29yOnYyOpHO"))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
+}
+
+fn page(all: &[Value], after: &Value) -> Value {
+    let start = offset(after).min(all.len());
+    let end = (start + 100).min(all.len());
+    json!({
+        "pageInfo": {"hasNextPage": end < all.len(), "endCursor": if end > start { Value::String(cursor(end)) } else { Value::Null }},
+        "nodes": all[start..end].to_vec(),
+    })
+}
+
+fn rate_limit() -> Value {
+    json!({"cost": 1, "remaining": 4990, "resetAt": "2030-01-01T00:00:00Z"})
+}
+
+fn actor(login: &str) -> Value {
+    json!({"__typename": if login.ends_with("[bot]") { "Bot" } else { "User" }, "login": login})
+}
+
+fn comment(id: String, login: &str, assoc: &str, i: usize, url: String, body: String) -> Value {
+    json!({
+        "id": id,
+        "author": actor(login),
+        "authorAssociation": assoc,
+        "createdAt": ts(i),
+        "lastEditedAt": null,
+        "url": url,
+        "body": body,
+        "isMinimized": false,
+        "minimizedReason": null,
+    })
+}
+
+fn pr_url(n: u64) -> String {
+    format!("https://github.com/{OWNER}/{REPO}/pull/{n}")
+}
+
+fn thread_comments(p: &IPr, t: usize) -> Vec<Value> {
+    (0..p.threads[t])
+        .map(|c| {
+            let mut v = comment(
+                format!("PRRC_{}_{t}_{c}", p.number),
+                if c % 2 == 0 { "reviewer" } else { &p.author },
+                "MEMBER",
+                t * 200 + c,
+                format!("{}#discussion_r{}{t:03}{c:03}", pr_url(p.number), p.number),
+                format!("thread {t} comment {c}"),
+            );
+            v["diffHunk"] = json!("@@ -1,3 +1,4 @@\n fn f() {\n+    g();\n }");
+            v
+        })
+        .collect()
+}
+
+fn thread_json(p: &IPr, t: usize) -> Value {
+    let all = thread_comments(p, t);
+    json!({
+        "id": format!("PRRT_{}_{t}", p.number),
+        "isResolved": false,
+        "isOutdated": false,
+        "path": format!("src/f{t}.rs"),
+        "line": 3,
+        "originalLine": 3,
+        "comments": page(&all, &Value::Null),
+    })
+}
+
+fn conversation(p: &IPr) -> Vec<Value> {
+    let mut all: Vec<Value> = (0..p.comments)
+        .map(|c| {
+            comment(
+                format!("IC_{}_{c}", p.number),
+                &p.author,
+                p.association,
+                1000 + c,
+                format!("{}#issuecomment-{}{c:03}", pr_url(p.number), p.number),
+                format!("comment {c}"),
+            )
+        })
+        .collect();
+    if let Some(at) = &p.shepherd_at {
+        let meta =
+            json!({"version": 1, "mode": "full", "headSha": at, "findings": [], "addressed": []});
+        all.push(comment(
+            format!("IC_{}_shepherd", p.number),
+            VIEWER,
+            "NONE",
+            2000,
+            format!("{}#issuecomment-9{:05}", pr_url(p.number), p.number),
+            format!("## PR Shepherd Review\n\nNothing found.\n\n<!-- pr-shepherd:meta {meta} -->"),
+        ));
+    }
+    all
+}
+
+fn reviews(p: &IPr) -> Vec<Value> {
+    (0..p.reviews)
+        .map(|r| {
+            let mut v = comment(
+                format!("PRR_{}_{r}", p.number),
+                "reviewer",
+                "MEMBER",
+                3000 + r,
+                format!("{}#pullrequestreview-{}{r:03}", pr_url(p.number), p.number),
+                format!("review {r}"),
+            );
+            v["state"] = json!("COMMENTED");
+            v["submittedAt"] = v["createdAt"].clone();
+            v
+        })
+        .collect()
+}
+
+fn listed(p: &IPr) -> Value {
+    json!({
+        "__typename": "PullRequest",
+        "number": p.number,
+        "title": format!("Change number {}", p.number),
+        "url": pr_url(p.number),
+        "isDraft": p.draft,
+        "state": "OPEN",
+        "headRefOid": p.head,
+        "updatedAt": ts(p.number as usize),
+        "author": actor(&p.author),
+        "authorAssociation": p.association,
+        "repository": {"name": REPO, "owner": {"login": OWNER}},
+        "labels": {"nodes": p.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>()},
+    })
+}
+
+fn list_answer(st: &State, v: &Value) -> Value {
+    if v["owner"] != OWNER || v["repo"] != REPO {
+        return json!({
+            "data": {"rateLimit": rate_limit(), "repository": null},
+            "errors": [{"type": "NOT_FOUND", "path": ["repository"],
+                "message": format!("Could not resolve to a Repository with the name '{}/{}'.", v["owner"].as_str().unwrap_or(""), v["repo"].as_str().unwrap_or(""))}]
+        });
+    }
+    let all: Vec<Value> = st.prs.iter().map(listed).collect();
+    json!({"data": {"rateLimit": rate_limit(), "repository": {"pullRequests": page(&all, &v["after"])}}})
+}
+
+fn search_answer(st: &State, v: &Value) -> Value {
+    let q = v["query"].as_str().unwrap_or("");
+    if q.contains("bogus:") {
+        return json!({
+            "data": null,
+            "errors": [{"type": "INVALID", "path": ["search"],
+                "message": "The search qualifier `bogus:` is not recognized."}]
+        });
+    }
+    let all: Vec<Value> = if q.contains(&format!("repo:{OWNER}/{REPO}")) {
+        st.prs.iter().map(listed).collect()
+    } else {
+        Vec::new()
+    };
+    let mut conn = page(&all, &v["after"]);
+    conn["issueCount"] = json!(all.len());
+    json!({"data": {"rateLimit": rate_limit(), "search": conn}})
+}
+
+fn prs_answer(st: &State, v: &Value) -> Value {
+    let mut data = serde_json::Map::new();
+    data.insert("rateLimit".into(), rate_limit());
+    let mut errors = Vec::new();
+    for i in 0.. {
+        let Some(number) = v.get(format!("number_{i}")).and_then(Value::as_u64) else {
+            break;
+        };
+        let flag = |k: &str| {
+            v.get(format!("{k}_{i}"))
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        };
+        let after = |k: &str| v.get(format!("{k}_{i}")).cloned().unwrap_or(Value::Null);
+        let alias = format!("p{i}");
+        let Some(p) = st.prs.iter().find(|p| p.number == number) else {
+            data.insert(alias.clone(), json!({"pullRequest": null}));
+            errors.push(json!({"type": "NOT_FOUND", "path": [alias, "pullRequest"],
+                "message": format!("Could not resolve to a PullRequest with the number of {number}.")}));
+            continue;
+        };
+        let mut pr = json!({"id": format!("PR_{number}"), "number": number});
+        if flag("withMeta") {
+            let m = pr.as_object_mut().unwrap();
+            m.insert("title".into(), json!(format!("Change number {number}")));
+            m.insert("url".into(), json!(pr_url(number)));
+            m.insert("isDraft".into(), json!(p.draft));
+            m.insert("state".into(), json!("OPEN"));
+            m.insert("baseRefName".into(), json!("main"));
+            m.insert("headRefName".into(), json!(format!("topic-{number}")));
+            m.insert("baseRefOid".into(), json!(head(0)));
+            m.insert("headRefOid".into(), json!(p.head));
+            m.insert("author".into(), actor(&p.author));
+            m.insert("authorAssociation".into(), json!(p.association));
+        }
+        if flag("withLabels") {
+            let all: Vec<Value> = p.labels.iter().map(|l| json!({"name": l})).collect();
+            pr["labels"] = page(&all, &after("labelsAfter"));
+        }
+        if flag("withThreads") {
+            let all: Vec<Value> = (0..p.threads.len()).map(|t| thread_json(p, t)).collect();
+            pr["reviewThreads"] = page(&all, &after("threadsAfter"));
+        }
+        if flag("withComments") {
+            pr["comments"] = page(&conversation(p), &after("commentsAfter"));
+        }
+        if flag("withReviews") {
+            pr["reviews"] = page(&reviews(p), &after("reviewsAfter"));
+        }
+        let mut repo = json!({"pullRequest": pr});
+        if flag("withMeta") {
+            repo["issueOrPullRequest"] = json!({"__typename": "PullRequest"});
+        }
+        data.insert(alias, repo);
+    }
+    let mut out = json!({"data": data});
+    if !errors.is_empty() {
+        out["errors"] = Value::Array(errors);
+    }
+    out
+}
+
+fn thread_answer(st: &State, v: &Value) -> Value {
+    let mut data = serde_json::Map::new();
+    data.insert("rateLimit".into(), rate_limit());
+    for i in 0.. {
+        let Some(id) = v.get(format!("id{i}")).and_then(Value::as_str) else {
+            break;
+        };
+        let after = v.get(format!("after{i}")).cloned().unwrap_or(Value::Null);
+        let found = id.strip_prefix("PRRT_").and_then(|rest| {
+            let (n, t) = rest.split_once('_')?;
+            let n: u64 = n.parse().ok()?;
+            let t: usize = t.parse().ok()?;
+            let p = st.prs.iter().find(|p| p.number == n)?;
+            (t < p.threads.len()).then_some((p, t))
+        });
+        let value = match found {
+            Some((p, t)) => json!({
+                "__typename": "PullRequestReviewThread",
+                "comments": page(&thread_comments(p, t), &after),
+            }),
+            None => Value::Null,
+        };
+        data.insert(format!("t{i}"), value);
+    }
+    json!({"data": data})
+}
+
+impl Respond for Responder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let st = &self.0;
+        let n = st.count.fetch_add(1, Ordering::SeqCst);
+        let body: Value = req.body_json().unwrap_or(Value::Null);
+        let query = body.get("query").and_then(Value::as_str).unwrap_or("");
+        let kind = if query.contains("query InboxRepoPulls") {
+            "list"
+        } else if query.contains("query InboxSearch") {
+            "search"
+        } else if query.contains("query InboxPullRequests") {
+            "prs"
+        } else if query.contains("query ThreadComments") {
+            "thread"
+        } else if query.contains("query Viewer") {
+            "viewer"
+        } else {
+            "other"
+        };
+        let seen = Seen {
+            kind,
+            variables: body.get("variables").cloned().unwrap_or(Value::Null),
+        };
+        st.seen.lock().unwrap().push(seen.clone());
+        if let Some(f) = st.fault.lock().unwrap().as_ref()
+            && let Some(t) = f(n, &seen)
+        {
+            return t;
+        }
+        let answer = match kind {
+            "list" => list_answer(st, &seen.variables),
+            "search" => search_answer(st, &seen.variables),
+            "prs" => prs_answer(st, &seen.variables),
+            "thread" => thread_answer(st, &seen.variables),
+            "viewer" => json!({"data": {"viewer": {"login": VIEWER}}}),
+            _ => {
+                return ResponseTemplate::new(400)
+                    .set_body_json(json!({"message": "Problems parsing JSON"}));
+            }
+        };
+        ResponseTemplate::new(200)
+            .set_body_json(answer)
+            .insert_header("x-ratelimit-limit", "5000")
+            .insert_header("x-ratelimit-remaining", "4000")
+            .insert_header("x-ratelimit-reset", "1893456000")
+            .insert_header("x-ratelimit-resource", "graphql")
+    }
+}
