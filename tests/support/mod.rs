@@ -1,6 +1,7 @@
 //! Shared test helpers: the hermetic environment (`env`) every test that runs the binary uses,
 //! the loopback GitHub (`fake_github`), the stand-in LLM (`llm`), and small output and demo
-//! helpers. Each test file uses part of them.
+//! helpers, the usual live set-up ([`Live`]) and `event` runs (`webhook`). Each test file uses
+//! part of them.
 
 #![allow(dead_code)]
 
@@ -9,6 +10,7 @@ pub mod fake_github;
 pub mod fake_inbox;
 pub mod fake_llm;
 pub mod llm;
+pub mod webhook;
 
 use std::path::Path;
 use std::process::Output;
@@ -44,6 +46,12 @@ pub fn demo_coords() -> PrCoords {
     }
 }
 
+/// `o`, after asserting that the run exited 0 (else the panic shows its stderr).
+pub fn exited_0(o: Output) -> Output {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    o
+}
+
 /// stdout parsed as JSON; on failure the panic shows both streams.
 pub fn stdout_json(o: &Output) -> serde_json::Value {
     serde_json::from_slice(&o.stdout)
@@ -67,4 +75,26 @@ pub async fn live_run(
         .output()
         .await
         .expect("run pr-shepherd")
+}
+
+/// The usual live set-up: a fake GitHub holding a PR, a stand-in LLM that finds
+/// [`llm::magic_number`], and a fresh [`env::TestEnv`].
+pub struct Live {
+    pub gh: wiremock::MockServer,
+    pub fake: fake_github::FakeGitHub,
+    pub llm: llm::StandInLlm,
+    pub env: env::TestEnv,
+}
+
+impl Live {
+    pub async fn start(pr: fake_github::FakePr) -> Live {
+        let (gh, fake) = fake_github::FakeGitHub::start(pr).await;
+        let llm = llm::StandInLlm::answering(vec![llm::magic_number()]).await;
+        Live {
+            gh,
+            fake,
+            llm,
+            env: env::TestEnv::new(),
+        }
+    }
 }
