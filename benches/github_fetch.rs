@@ -5,6 +5,8 @@
 
 #[path = "../tests/support/fake_github.rs"]
 mod fake_github;
+#[path = "../tests/support/request_log.rs"]
+mod request_log;
 
 use std::time::Duration;
 

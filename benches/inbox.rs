@@ -7,6 +7,8 @@
 
 #[path = "../tests/support/fake_inbox.rs"]
 mod fake_inbox;
+#[path = "../tests/support/request_log.rs"]
+mod request_log;
 
 use std::time::{Duration, Instant};
 
