@@ -43,6 +43,22 @@ enum Behave {
 const ONE_FINDING: &str = r#"{"findings":[{"severity":"important","file":"src/client/retry.rs","line":41,"message":"429 loop never stops.","suggestedFix":"Count 429s against max_attempts."}]}"#;
 const NONE: &str = r#"{"findings": []}"#;
 
+/// Every aspect behaving as `b`.
+fn every(b: Behave) -> Vec<(Aspect, Behave)> {
+    Aspect::ALL.into_iter().map(|a| (a, b.clone())).collect()
+}
+
+/// A token cancelled `after` from now.
+fn cancelled_after(after: Duration) -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(after).await;
+        trigger.cancel();
+    });
+    cancel
+}
+
 /// A mock LLM that answers per aspect (read from the prompt's `Review aspect:` line).
 struct Llm {
     wire: Wire,
@@ -250,6 +266,15 @@ fn outcome(run: &ReviewRun, a: Aspect) -> &pr_shepherd::review::AspectOutcome {
     run.aspects.iter().find(|o| o.aspect == a).unwrap()
 }
 
+#[track_caller]
+fn assert_all_cancelled(run: &ReviewRun) {
+    assert!(
+        run.aspects
+            .iter()
+            .all(|a| a.state == AspectState::Cancelled)
+    );
+}
+
 #[tokio::test]
 async fn both_wire_formats_parse_bare_and_fenced_answers() {
     for wire in [Wire::OpenAi, Wire::Anthropic] {
@@ -365,7 +390,7 @@ async fn a_hanging_aspect_times_out_while_the_others_finish() {
 
 #[tokio::test]
 async fn the_overall_timeout_stops_everything() {
-    let all_hang: Vec<_> = Aspect::ALL.into_iter().map(|a| (a, Behave::Hang)).collect();
+    let all_hang = every(Behave::Hang);
     let (server, _) = mock(Wire::OpenAi, &all_hang).await;
     let started = Instant::now();
     let (run, _, _) = run(
@@ -430,14 +455,9 @@ async fn provider_errors_are_retried_a_bounded_number_of_times_then_fail_with_th
 
 #[tokio::test]
 async fn cancel_mid_run_stops_every_call_and_leaks_no_task() {
-    let all_hang: Vec<_> = Aspect::ALL.into_iter().map(|a| (a, Behave::Hang)).collect();
+    let all_hang = every(Behave::Hang);
     let (server, llm) = mock(Wire::OpenAi, &all_hang).await;
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        trigger.cancel();
-    });
+    let cancel = cancelled_after(Duration::from_millis(400));
     let started = Instant::now();
     let (run, events, client) = run(
         client(Wire::OpenAi, &server, 0),
@@ -448,11 +468,7 @@ async fn cancel_mid_run_stops_every_call_and_leaks_no_task() {
     .await;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(run.cancelled);
-    assert!(
-        run.aspects
-            .iter()
-            .all(|a| a.state == AspectState::Cancelled)
-    );
+    assert_all_cancelled(&run);
     assert_eq!(
         llm.total.load(Ordering::SeqCst),
         6,
@@ -472,22 +488,13 @@ async fn cancel_mid_run_stops_every_call_and_leaks_no_task() {
 
 #[tokio::test]
 async fn cancel_also_ends_aspects_still_queued() {
-    let all_hang: Vec<_> = Aspect::ALL.into_iter().map(|a| (a, Behave::Hang)).collect();
+    let all_hang = every(Behave::Hang);
     let (server, llm) = mock(Wire::Anthropic, &all_hang).await;
     let mut s = settings(30.0, 30.0);
     s.concurrency = 1;
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        trigger.cancel();
-    });
+    let cancel = cancelled_after(Duration::from_millis(300));
     let (run, _, client) = run(client(Wire::Anthropic, &server, 0), demo_pr(), &s, cancel).await;
-    assert!(
-        run.aspects
-            .iter()
-            .all(|a| a.state == AspectState::Cancelled)
-    );
+    assert_all_cancelled(&run);
     assert_eq!(
         llm.total.load(Ordering::SeqCst),
         1,
@@ -498,10 +505,7 @@ async fn cancel_also_ends_aspects_still_queued() {
 
 #[tokio::test]
 async fn the_concurrency_bound_is_honoured() {
-    let slow: Vec<_> = Aspect::ALL
-        .into_iter()
-        .map(|a| (a, Behave::Slow(Duration::from_millis(300), NONE)))
-        .collect();
+    let slow = every(Behave::Slow(Duration::from_millis(300), NONE));
     let (server, _) = mock(Wire::OpenAi, &slow).await;
     let mut s = settings(10.0, 20.0);
     s.concurrency = 2;
@@ -784,11 +788,7 @@ async fn cancel_kills_command_children_and_their_children() {
     let (run, _, client) = run(client, demo_pr(), &settings(30.0, 30.0), cancel).await;
     let pids = waiter.await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(
-        run.aspects
-            .iter()
-            .all(|a| a.state == AspectState::Cancelled)
-    );
+    assert_all_cancelled(&run);
     assert_eq!(Arc::strong_count(&client), 1);
     // Give the kernel a moment to deliver SIGKILL and the reaper to collect.
     let mut alive = pids.clone();
