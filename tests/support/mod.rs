@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod console;
 pub mod env;
 pub mod fake_github;
 pub mod fake_inbox;
