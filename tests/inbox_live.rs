@@ -5,7 +5,6 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Output;
 
 use pr_shepherd::inbox::{Counts, ShepherdState, live};
@@ -16,7 +15,7 @@ use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, 
 use serde_json::Value;
 use support::env::TestEnv;
 use support::fake_inbox::{FakeInbox, IPr, OWNER, REPO, VIEWER, head, queue};
-use support::stderr;
+use support::{stderr, tree};
 use wiremock::ResponseTemplate;
 
 const TOKEN: &str = "ghp_InboxLoopbackToken0123456789abcdef";
@@ -60,27 +59,11 @@ async fn cli(env: &TestEnv, uri: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.insert(format!("{}/", p.display()), Vec::new());
-                stack.push(p);
-            } else {
-                out.insert(
-                    p.display().to_string(),
-                    std::fs::read(&p).unwrap_or_default(),
-                );
-            }
-        }
-    }
-    out
+/// The inbox of the fake's repository as Markdown (`--quiet`), which must succeed.
+async fn markdown(env: &TestEnv, uri: &str) -> String {
+    let md = cli(env, uri, &[&format!("{OWNER}/{REPO}"), "--quiet"]).await;
+    assert!(md.status.success(), "{}", stderr(&md));
+    String::from_utf8_lossy(&md.stdout).into_owned()
 }
 
 #[tokio::test]
@@ -217,14 +200,7 @@ async fn the_binary_lists_the_queue_as_json_and_leaves_the_state_dir_alone() {
     // stderr is a pipe here: no progress lines (a terminal gets one per PR counted).
     assert!(!stderr(&o).contains("[1/25]"), "{}", stderr(&o));
     assert!(fake.requests() <= 6, "{}", fake.requests());
-    let md = cli(
-        &env,
-        &server.uri(),
-        &[&format!("{OWNER}/{REPO}"), "--quiet"],
-    )
-    .await;
-    assert!(md.status.success(), "{}", stderr(&md));
-    let text = String::from_utf8_lossy(&md.stdout);
+    let text = markdown(&env, &server.uri()).await;
     assert!(text.contains("## Needs attention"), "{text}");
     assert!(text.contains("acme/widgets#13"), "{text}");
 }
@@ -314,14 +290,7 @@ async fn a_batch_that_keeps_failing_is_shown_incomplete_never_as_zero() {
     assert_eq!(failed.len(), 10, "{failed:?}");
     assert!(failed.contains(&11));
     assert!(!failed.contains(&1));
-    let md = cli(
-        &env,
-        &server.uri(),
-        &[&format!("{OWNER}/{REPO}"), "--quiet"],
-    )
-    .await;
-    assert!(md.status.success(), "{}", stderr(&md));
-    let text = String::from_utf8_lossy(&md.stdout);
+    let text = markdown(&env, &server.uri()).await;
     assert!(text.contains("INCOMPLETE"), "{text}");
     assert!(text.contains("items unknown"), "{text}");
 }

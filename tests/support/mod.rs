@@ -14,6 +14,7 @@ pub mod llm;
 pub mod request_log;
 pub mod webhook;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Output;
 
@@ -52,6 +53,30 @@ pub fn demo_coords() -> PrCoords {
 pub fn exited_0(o: Output) -> Output {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     o
+}
+
+/// Every file under `dir` with its bytes, and every dir (`path/`, empty): a dir's whole content.
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.insert(format!("{}/", p.display()), Vec::new());
+                stack.push(p);
+            } else {
+                out.insert(
+                    p.display().to_string(),
+                    std::fs::read(&p).unwrap_or_default(),
+                );
+            }
+        }
+    }
+    out
 }
 
 /// stdout parsed as JSON; on failure the panic shows both streams.
