@@ -141,12 +141,7 @@ const SECRETS: &[(&str, &str)] = &[
 /// Failed before issue 15: the program inherited GH_TOKEN, GITHUB_TOKEN and the API keys.
 #[test]
 fn command_backend_gets_a_minimal_environment_plus_what_the_config_names() {
-    let env = TestEnv::new();
-    std::fs::write(
-        env.config(),
-        "[review]\ncommand_env = [\"MY_AGENT_HOME\", \"NPM_TOKEN\"]\n",
-    )
-    .expect("config");
+    let env = TestEnv::with_config("[review]\ncommand_env = [\"MY_AGENT_HOME\", \"NPM_TOKEN\"]\n");
     let (cmd, calls) = recording_backend(&env);
     let out = env
         .bin()
@@ -178,8 +173,7 @@ fn command_backend_gets_a_minimal_environment_plus_what_the_config_names() {
 
 #[test]
 fn command_env_must_hold_variable_names() {
-    let env = TestEnv::new();
-    std::fs::write(env.config(), "[review]\ncommand_env = [\"A=B\"]\n").expect("config");
+    let env = TestEnv::with_config("[review]\ncommand_env = [\"A=B\"]\n");
     let out = env.bin().arg("review").output().expect("run");
     assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
     assert!(
@@ -455,15 +449,10 @@ fn a_bad_rust_log_is_said_and_the_command_still_runs() {
 /// now the config is refused at once, naming the key and the limit.
 #[test]
 fn a_too_complex_skip_pattern_is_refused_naming_the_key() {
-    let env = TestEnv::new();
-    std::fs::write(
-        env.config(),
-        format!(
-            "[review.skip.perf]\nunless_files_match = [\"{}x\"]\n",
-            "**/a".repeat(40)
-        ),
-    )
-    .expect("config");
+    let env = TestEnv::with_config(format!(
+        "[review.skip.perf]\nunless_files_match = [\"{}x\"]\n",
+        "**/a".repeat(40)
+    ));
     let start = std::time::Instant::now();
     let out = env.bin().arg("review").output().expect("run");
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
@@ -478,15 +467,10 @@ fn a_too_complex_skip_pattern_is_refused_naming_the_key() {
 /// Twelve `**/` within the limits: the review runs and matches at once.
 #[test]
 fn many_double_stars_within_the_limits_match_at_once() {
-    let env = TestEnv::new();
-    std::fs::write(
-        env.config(),
-        format!(
-            "[review.skip.perf]\nunless_files_match = [\"{}nothing.rs\"]\n",
-            "**/".repeat(12)
-        ),
-    )
-    .expect("config");
+    let env = TestEnv::with_config(format!(
+        "[review.skip.perf]\nunless_files_match = [\"{}nothing.rs\"]\n",
+        "**/".repeat(12)
+    ));
     let start = std::time::Instant::now();
     let out = env.bin().arg("review").output().expect("run");
     assert!(

@@ -110,13 +110,8 @@ fn fixture_errors_quote_input_sanitized() {
 /// Failed before issue 15: a config key and a flag value quoted in errors came out raw.
 #[test]
 fn config_and_flag_errors_quote_input_sanitized() {
-    let env = TestEnv::new();
     // TOML escapes: the key holds a raw ESC and BEL once parsed.
-    std::fs::write(
-        env.config(),
-        "[keys]\n\"\\u001b]0;pwned\\u0007\\u001b[2J\" = \"x\"\n",
-    )
-    .expect("config");
+    let env = TestEnv::with_config("[keys]\n\"\\u001b]0;pwned\\u0007\\u001b[2J\" = \"x\"\n");
     let o = env.bin().arg("items").output().expect("run");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(clean(&stderr(&o)), "{:?}", stderr(&o));
@@ -139,12 +134,7 @@ fn config_and_flag_errors_quote_input_sanitized() {
 /// (exit 101), and the console hung at "0/6 queued".
 #[test]
 fn absurd_numbers_in_the_config_are_refused_naming_the_key() {
-    let env = TestEnv::new();
-    std::fs::write(
-        env.config(),
-        "[review]\nconcurrency = 9223372036854775807\n",
-    )
-    .expect("config");
+    let env = TestEnv::with_config("[review]\nconcurrency = 9223372036854775807\n");
     // review, items and the console (no terminal here: it stops before the terminal check).
     for args in [vec!["review"], vec!["items"], vec![]] {
         let o = output_within(
