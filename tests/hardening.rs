@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 use support::env::TestEnv;
-use support::{all_output, stderr, stdout};
+use support::{all_output, demo_with, stderr, stdout};
 
 /// Tag characters spelling "ignore all", a variation selector, the combining grapheme joiner,
 /// Hangul fillers and an invisible operator: all invisible, none stripped before issue 15.
@@ -16,16 +16,6 @@ const HIDDEN: &str = "\u{e0001}\u{e0069}\u{e0067}\u{e006e}\u{e006f}\u{e0072}\u{e
 
 fn invisible(c: char) -> bool {
     HIDDEN.contains(c)
-}
-
-/// The demo fixture with `edit` applied, written into the test's scratch space.
-fn demo_with(env: &TestEnv, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
-    let mut v: serde_json::Value =
-        serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).expect("the demo is JSON");
-    edit(&mut v);
-    let path = env.root().join("fixture.json");
-    std::fs::write(&path, serde_json::to_vec(&v).expect("encode")).expect("write fixture");
-    path
 }
 
 /// A `command` backend that saves its prompt (stdin) and its environment, then answers with no

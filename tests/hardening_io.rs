@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use support::env::TestEnv;
-use support::{stderr, stdout};
+use support::{demo_with, stderr, stdout};
 
 /// Runs `cmd`, killing it after `secs` (a file read without end must fail the test, not hang it).
 fn output_within(mut cmd: Command, secs: u64) -> Output {
@@ -46,16 +46,6 @@ fn output_within(mut cmd: Command, secs: u64) -> Output {
         stdout: out,
         stderr: err,
     }
-}
-
-/// The demo fixture with `edit` applied, written into the test's scratch space.
-fn demo_with(env: &TestEnv, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
-    let mut v: serde_json::Value =
-        serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).expect("the demo is JSON");
-    edit(&mut v);
-    let path = env.root().join("fixture.json");
-    std::fs::write(&path, serde_json::to_vec(&v).expect("encode")).expect("write fixture");
-    path
 }
 
 /// The demo PR's folder in the state dir `state`.

@@ -39,6 +39,19 @@ pub fn demo_fixture() -> Fixture {
     Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).expect("the demo parses")
 }
 
+/// The demo fixture with `edit` applied, written into the test's scratch space.
+pub fn demo_with(
+    env: &env::TestEnv,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> std::path::PathBuf {
+    let mut v: serde_json::Value =
+        serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).expect("the demo is JSON");
+    edit(&mut v);
+    let path = env.root().join("fixture.json");
+    std::fs::write(&path, serde_json::to_vec(&v).expect("encode")).expect("write fixture");
+    path
+}
+
 /// The demo PR: acme/rivet#482.
 pub fn demo_coords() -> PrCoords {
     PrCoords {
