@@ -258,6 +258,16 @@ async fn run(
     (run, events, client)
 }
 
+/// An uncancelled review of the demo PR through `wire` to `server`, without retries.
+async fn review(
+    wire: Wire,
+    server: &MockServer,
+    settings: &ReviewSettings,
+) -> (ReviewRun, Vec<ReviewEvent>, Arc<LlmClient>) {
+    let client = client(wire, server, 0);
+    run(client, demo_pr(), settings, CancellationToken::new()).await
+}
+
 fn state(run: &ReviewRun, a: Aspect) -> AspectState {
     run.aspects.iter().find(|o| o.aspect == a).unwrap().state
 }
@@ -286,13 +296,7 @@ async fn both_wire_formats_parse_bare_and_fenced_answers() {
             ],
         )
         .await;
-        let (run, events, _) = run(
-            client(wire, &server, 0),
-            demo_pr(),
-            &settings(10.0, 20.0),
-            CancellationToken::new(),
-        )
-        .await;
+        let (run, events, _) = review(wire, &server, &settings(10.0, 20.0)).await;
         assert!(
             run.aspects.iter().all(|a| a.state == AspectState::Done),
             "{run:#?}"
@@ -322,13 +326,7 @@ async fn both_wire_formats_parse_bare_and_fenced_answers() {
 #[tokio::test]
 async fn garbage_fails_the_aspect_and_keeps_the_raw_reply() {
     let (server, _) = mock(Wire::OpenAi, &[(Aspect::Tests, Behave::Garbage)]).await;
-    let (run, events, _) = run(
-        client(Wire::OpenAi, &server, 0),
-        demo_pr(),
-        &settings(10.0, 20.0),
-        CancellationToken::new(),
-    )
-    .await;
+    let (run, events, _) = review(Wire::OpenAi, &server, &settings(10.0, 20.0)).await;
     let t = outcome(&run, Aspect::Tests);
     assert_eq!(t.state, AspectState::Failed);
     assert_eq!(
@@ -352,13 +350,7 @@ async fn garbage_fails_the_aspect_and_keeps_the_raw_reply() {
 async fn a_hanging_aspect_times_out_while_the_others_finish() {
     let (server, _) = mock(Wire::Anthropic, &[(Aspect::Perf, Behave::Hang)]).await;
     let started = Instant::now();
-    let (run, events, _) = run(
-        client(Wire::Anthropic, &server, 0),
-        demo_pr(),
-        &settings(0.8, 20.0),
-        CancellationToken::new(),
-    )
-    .await;
+    let (run, events, _) = review(Wire::Anthropic, &server, &settings(0.8, 20.0)).await;
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(state(&run, Aspect::Perf), AspectState::TimedOut);
     assert!(
@@ -393,13 +385,7 @@ async fn the_overall_timeout_stops_everything() {
     let all_hang = every(Behave::Hang);
     let (server, _) = mock(Wire::OpenAi, &all_hang).await;
     let started = Instant::now();
-    let (run, _, _) = run(
-        client(Wire::OpenAi, &server, 0),
-        demo_pr(),
-        &settings(30.0, 0.6),
-        CancellationToken::new(),
-    )
-    .await;
+    let (run, _, _) = review(Wire::OpenAi, &server, &settings(30.0, 0.6)).await;
     assert!(started.elapsed() < Duration::from_secs(10));
     for a in &run.aspects {
         assert_eq!(a.state, AspectState::TimedOut);
@@ -510,13 +496,7 @@ async fn the_concurrency_bound_is_honoured() {
     let mut s = settings(10.0, 20.0);
     s.concurrency = 2;
     let started = Instant::now();
-    let (run, events, _) = run(
-        client(Wire::OpenAi, &server, 0),
-        demo_pr(),
-        &s,
-        CancellationToken::new(),
-    )
-    .await;
+    let (run, events, _) = review(Wire::OpenAi, &server, &s).await;
     // Six 300 ms calls, two at a time: at least three rounds.
     assert!(
         started.elapsed() >= Duration::from_millis(880),
