@@ -59,6 +59,14 @@ async fn cli(env: &TestEnv, uri: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The inbox of the fake's repository as JSON, which must succeed: the run and its document.
+async fn json_listing(env: &TestEnv, uri: &str) -> (Output, Value) {
+    let o = cli(env, uri, &[&format!("{OWNER}/{REPO}"), "--format", "json"]).await;
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc = serde_json::from_slice(&o.stdout).unwrap();
+    (o, doc)
+}
+
 /// The inbox of the fake's repository as Markdown (`--quiet`), which must succeed.
 async fn markdown(env: &TestEnv, uri: &str) -> String {
     let md = cli(env, uri, &[&format!("{OWNER}/{REPO}"), "--quiet"]).await;
@@ -161,14 +169,7 @@ async fn the_binary_lists_the_queue_as_json_and_leaves_the_state_dir_alone() {
     std::fs::create_dir_all(env.state().join("acme-widgets").join("3").join("seen")).unwrap();
     std::fs::write(env.state().join("keep.txt"), "x").unwrap();
     let before = tree(&env.state());
-    let o = cli(
-        &env,
-        &server.uri(),
-        &[&format!("{OWNER}/{REPO}"), "--format", "json"],
-    )
-    .await;
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (o, doc) = json_listing(&env, &server.uri()).await;
     assert_eq!(doc["source"], "acme/widgets");
     assert_eq!(doc["complete"], true);
     assert_eq!(doc["prs"].as_array().unwrap().len(), 25);
@@ -266,14 +267,7 @@ async fn a_batch_that_keeps_failing_is_shown_incomplete_never_as_zero() {
         None
     }));
     let env = TestEnv::new();
-    let o = cli(
-        &env,
-        &server.uri(),
-        &[&format!("{OWNER}/{REPO}"), "--format", "json"],
-    )
-    .await;
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (_, doc) = json_listing(&env, &server.uri()).await;
     assert_eq!(doc["complete"], false);
     let mut failed = Vec::new();
     for p in doc["prs"].as_array().unwrap() {
