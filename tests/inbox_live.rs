@@ -11,10 +11,11 @@ use pr_shepherd::inbox::{Counts, ShepherdState, live};
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::policy::GateConfig;
 use pr_shepherd::source::github::batch::{ListSpec, inbox_prs_query};
-use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
+use pr_shepherd::source::github::{FetchOptions, GitHub};
 use serde_json::Value;
 use support::env::TestEnv;
 use support::fake_inbox::{FakeInbox, IPr, OWNER, REPO, VIEWER, head, queue};
+use support::github_client::loopback_github;
 use support::{stderr, tree};
 use wiremock::ResponseTemplate;
 
@@ -26,16 +27,7 @@ fn client(uri: &str) -> GitHub {
         max_backoff: std::time::Duration::from_millis(2),
         ..FetchOptions::default()
     };
-    GitHub::new(
-        Endpoints::resolve(Some(uri), None, None).unwrap(),
-        None,
-        Credentials::Token {
-            token: Secret::new(TOKEN),
-            source: "GH_TOKEN",
-        },
-        opts,
-    )
-    .unwrap()
+    loopback_github(uri, TOKEN, opts).expect("client")
 }
 
 fn repo_spec() -> Vec<ListSpec> {
