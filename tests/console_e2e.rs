@@ -141,7 +141,7 @@ const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fixtures/demo.js
 
 /// The inbox screen is complete once its footer is drawn.
 fn inbox_complete(s: &str) -> bool {
-    s.contains("acme/rivet#482") && s.contains("acme/rivet#497") && s.contains("Enter open")
+    s.contains("acme/rivet#482") && s.contains("acme/rivet#497") && s.contains("Enter open  ]")
 }
 
 fn quote(p: &Path) -> String {
@@ -206,7 +206,7 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     // q leaves the PR for the inbox, whose row now counts the two items seen; q quits.
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("the inbox again", |s| {
-        s.contains("Enter open")
+        s.contains("Enter open  ]")
             && s.lines()
                 .any(|l| l.contains("acme/rivet#482") && l.contains("16 new"))
     });

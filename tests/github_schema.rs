@@ -35,7 +35,7 @@ fn queries_validate_against_githubs_schema() {
     for n in [1, 2, pr_shepherd::source::github::batch::PRS_PER_REQUEST] {
         let text = inbox_prs_query(n);
         if let Err(e) =
-            ExecutableDocument::parse_and_validate(&schema, text.as_str(), "inbox_prs.graphql")
+            ExecutableDocument::parse_and_validate(&schema, text.as_str(), "inbox_prs_query")
         {
             panic!("inbox_prs_query({n}) is not valid:\n{}\n{text}", e.errors);
         }

@@ -285,6 +285,6 @@ async fn a_batch_that_keeps_failing_is_shown_incomplete_never_as_zero() {
 fn the_generated_batch_document_is_well_formed() {
     let q = inbox_prs_query(3);
     assert!(q.contains("p2: repository(owner: $owner_2"));
-    assert!(q.contains("fragment InboxThreadFields"));
+    assert!(q.contains("fragment ThreadFields"));
     let _ = IPr::ordinary(1);
 }

@@ -21,7 +21,7 @@ use super::fetch::{
     Gathered, MAX_ROUNDS, PagePlan, THREADS_PER_REQUEST, ThreadContinuation, ThreadPage,
     apply_page, apply_thread_pages, assemble, errors_text, thread_batch,
 };
-use super::{GitHub, GitHubError};
+use super::{GitHub, GitHubError, ITEM_FRAGMENTS};
 use crate::pr::{Association, Author, PrCoords, PrMeta, Snapshot};
 
 pub(crate) const INBOX_REPO_QUERY: &str = concat!(
@@ -32,7 +32,6 @@ pub(crate) const INBOX_SEARCH_QUERY: &str = concat!(
     include_str!("queries/inbox_search.graphql"),
     include_str!("queries/inbox_listed.graphql")
 );
-const INBOX_PRS_FRAGMENTS: &str = include_str!("queries/inbox_prs.graphql");
 
 /// PRs per batched document. Ten PRs of 100 threads × 100 comments stay far below GitHub's
 /// 500,000-node limit per query.
@@ -273,7 +272,7 @@ fn list_error(spec: &ListSpec, reply: &GraphqlReply, what: &str) -> GitHubError 
 }
 
 /// The operation for `n` PRs: `pI: repository(owner: $owner_I, name: $repo_I)` with the PR's
-/// connections on `_I` variables, plus the fragments of `inbox_prs.graphql`.
+/// connections on `_I` variables, plus the item fragments `items` uses (`items.graphql`).
 pub fn inbox_prs_query(n: usize) -> String {
     let mut vars = Vec::with_capacity(n);
     let mut sel = String::new();
@@ -316,13 +315,13 @@ pub fn inbox_prs_query(n: usize) -> String {
       reviewThreads(first: 100, after: $threadsAfter_{i}) @include(if: $withThreads_{i}) {{
         {page}
         nodes {{
-          ...InboxThreadFields
+          ...ThreadFields
         }}
       }}
       comments(first: 100, after: $commentsAfter_{i}) @include(if: $withComments_{i}) {{
         {page}
         nodes {{
-          ...InboxIssueCommentFields
+          ...IssueCommentFields
         }}
       }}
       reviews(
@@ -332,7 +331,7 @@ pub fn inbox_prs_query(n: usize) -> String {
       ) @include(if: $withReviews_{i}) {{
         {page}
         nodes {{
-          ...InboxReviewFields
+          ...ReviewFields
         }}
       }}
     }}
@@ -341,7 +340,7 @@ pub fn inbox_prs_query(n: usize) -> String {
         ));
     }
     format!(
-        "query InboxPullRequests({}) {{\n  rateLimit {{\n    cost\n    remaining\n    resetAt\n  }}\n{sel}}}\n{INBOX_PRS_FRAGMENTS}",
+        "query InboxPullRequests({}) {{\n  rateLimit {{\n    cost\n    remaining\n    resetAt\n  }}\n{sel}}}\n{ITEM_FRAGMENTS}",
         vars.join(", ")
     )
 }

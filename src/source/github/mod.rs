@@ -41,8 +41,21 @@ pub use members::is_org_member;
 
 use crate::pr::{PrCoords, Snapshot};
 
-pub(crate) const PR_QUERY: &str = include_str!("queries/pr.graphql");
-pub(crate) const THREAD_COMMENTS_FRAGMENT: &str = include_str!("queries/thread_comments.graphql");
+/// The item fragments (`items.graphql`, `thread_comment_fields.graphql`), shared by the PR
+/// query and the inbox's batches so both read the same fields of every item.
+pub(crate) const ITEM_FRAGMENTS: &str = concat!(
+    include_str!("queries/items.graphql"),
+    include_str!("queries/thread_comment_fields.graphql")
+);
+pub(crate) const PR_QUERY: &str = concat!(
+    include_str!("queries/pr.graphql"),
+    include_str!("queries/items.graphql"),
+    include_str!("queries/thread_comment_fields.graphql")
+);
+pub(crate) const THREAD_COMMENTS_FRAGMENT: &str = concat!(
+    include_str!("queries/thread_comments.graphql"),
+    include_str!("queries/thread_comment_fields.graphql")
+);
 pub(crate) const VIEWER_QUERY: &str = include_str!("queries/viewer.graphql");
 /// `addPullRequestReviewThreadReply` (variables `threadId`, `body`).
 pub const THREAD_REPLY_MUTATION: &str = include_str!("queries/thread_reply.graphql");

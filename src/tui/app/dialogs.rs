@@ -129,46 +129,22 @@ impl App {
                 }
             }
             Action::EditKey(ev) => {
-                let mut ctx = Ctx::new(
-                    &mut self.notice,
-                    &mut self.mode,
-                    &mut self.quit,
-                    fx,
-                    self.now,
-                );
+                let mut ctx = shell_ctx!(self, fx);
                 self.pr.desk.edit_key(ev, &self.pr.list.snapshot, &mut ctx);
                 self.pr.desk.refresh_progress();
             }
             Action::EditDone => {
                 self.mode = InputMode::Normal;
-                let mut ctx = Ctx::new(
-                    &mut self.notice,
-                    &mut self.mode,
-                    &mut self.quit,
-                    fx,
-                    self.now,
-                );
+                let mut ctx = shell_ctx!(self, fx);
                 self.pr.desk.edit_done(&mut ctx);
                 self.pr.desk.refresh_progress();
             }
             Action::ReplyKey(ev) => {
-                let mut ctx = Ctx::new(
-                    &mut self.notice,
-                    &mut self.mode,
-                    &mut self.quit,
-                    fx,
-                    self.now,
-                );
+                let mut ctx = shell_ctx!(self, fx);
                 self.pr.threads.key(ev, &self.pr.list, &mut ctx);
             }
             Action::ReplyClose => {
-                let mut ctx = Ctx::new(
-                    &mut self.notice,
-                    &mut self.mode,
-                    &mut self.quit,
-                    fx,
-                    self.now,
-                );
+                let mut ctx = shell_ctx!(self, fx);
                 self.pr.threads.close(&mut ctx);
             }
             Action::Confirmed(yes) => {
@@ -176,13 +152,7 @@ impl App {
                 else {
                     return;
                 };
-                let mut ctx = Ctx::new(
-                    &mut self.notice,
-                    &mut self.mode,
-                    &mut self.quit,
-                    fx,
-                    self.now,
-                );
+                let mut ctx = shell_ctx!(self, fx);
                 if let Confirm::MarkAll { .. } = c {
                     self.pr.mark_all_confirmed(yes, &mut ctx);
                     return;

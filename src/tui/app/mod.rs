@@ -20,6 +20,20 @@
 //! `pr`; the router sends commands to the screen on top and results to the screen they belong to.
 //! Dialogs stay a layer above whichever screen is shown.
 
+/// The [`Ctx`] over the App's shell (notice, mode, quit, clock) for effects pushed to `$fx`; a
+/// macro so the borrows stay per field and a screen field can be borrowed beside it.
+macro_rules! shell_ctx {
+    ($app:ident, $fx:expr) => {
+        Ctx::new(
+            &mut $app.notice,
+            &mut $app.mode,
+            &mut $app.quit,
+            $fx,
+            $app.now,
+        )
+    };
+}
+
 mod desk;
 mod dialogs;
 mod inbox;
@@ -497,13 +511,7 @@ impl App {
                     self.help_scroll = 0;
                 }
                 if !self.dialog_command(cmd) {
-                    let mut ctx = Ctx::new(
-                        &mut self.notice,
-                        &mut self.mode,
-                        &mut self.quit,
-                        &mut fx,
-                        self.now,
-                    );
+                    let mut ctx = shell_ctx!(self, &mut fx);
                     let running = self.pr.desk.progress.is_some();
                     match (self.screen, self.inbox.as_mut()) {
                         (Screen::Inbox, Some(inbox)) if cmd == KeyCommand::Toggle => {
@@ -568,13 +576,7 @@ impl App {
                         .as_ref()
                         .map(|line| (self.pr.list.snapshot.pr.coords(), line.clone()));
                 }
-                let mut ctx = Ctx::new(
-                    &mut self.notice,
-                    &mut self.mode,
-                    &mut self.quit,
-                    &mut fx,
-                    self.now,
-                );
+                let mut ctx = shell_ctx!(self, &mut fx);
                 self.pr.event(other, &mut ctx);
             }
         }
@@ -642,13 +644,7 @@ impl App {
                 shepherd,
             } => inbox.recounted(&coords, items, shepherd),
             Action::InboxKey('s') => {
-                let mut ctx = Ctx::new(
-                    &mut self.notice,
-                    &mut self.mode,
-                    &mut self.quit,
-                    fx,
-                    self.now,
-                );
+                let mut ctx = shell_ctx!(self, fx);
                 inbox.cycle_sort(&mut ctx);
             }
             Action::InboxKey('r') => {
@@ -676,13 +672,7 @@ impl App {
                     );
                     self.pr.list.ahead = ahead;
                     if let Some(d) = draft {
-                        let mut ctx = Ctx::new(
-                            &mut self.notice,
-                            &mut self.mode,
-                            &mut self.quit,
-                            fx,
-                            self.now,
-                        );
+                        let mut ctx = shell_ctx!(self, fx);
                         self.pr.event(Action::DraftRestored(d), &mut ctx);
                     }
                 }

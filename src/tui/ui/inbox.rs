@@ -13,6 +13,7 @@ pub(super) fn draw_inbox(
     app: &App,
     inbox: &InboxScreen,
     theme: &Theme,
+    keymap: &Keymap,
 ) -> (u16, Rect) {
     let [tabs_area, body, footer] = Layout::vertical([
         Constraint::Length(2),
@@ -136,13 +137,37 @@ pub(super) fn draw_inbox(
             Span::styled("  Enter accept · Esc cancel", theme.dim),
         ],
         (_, Some(n)) => vec![Span::styled(one_line(n), theme.notice)],
-        _ => vec![Span::styled(
-            "Enter open · q quit · ] next unseen · / search · f filter · s sort · r reload · Tab section · o browser",
-            theme.dim,
-        )],
+        _ => inbox_hints(keymap, theme),
     };
     frame.render_widget(Paragraph::new(Line::from(foot)), footer);
     (inner.height, inner)
+}
+
+/// The inbox's keys as the keymap binds them (`s` and `r` are the inbox's own).
+fn inbox_hints(keymap: &Keymap, theme: &Theme) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for (c, what) in [
+        (KeyCommand::Toggle, "open"),
+        (KeyCommand::NextNew, "next unseen"),
+        (KeyCommand::Search, "search"),
+        (KeyCommand::Filter, "filter"),
+    ] {
+        key_hint(keymap, c, what, theme, &mut spans);
+    }
+    for (k, what) in [("s", "sort"), ("r", "reload")] {
+        spans.push(Span::styled(k, theme.key));
+        spans.push(Span::styled(format!(" {what}  "), theme.dim));
+    }
+    // Help and quit before the rest, so a narrow terminal still shows them.
+    for (c, what) in [
+        (KeyCommand::Help, "help"),
+        (KeyCommand::Quit, "quit"),
+        (KeyCommand::Focus, "section"),
+        (KeyCommand::Open, "browser"),
+    ] {
+        key_hint(keymap, c, what, theme, &mut spans);
+    }
+    spans
 }
 
 fn row_line<'a>(

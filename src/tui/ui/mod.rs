@@ -64,7 +64,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
     if app.screen == super::app::Screen::Inbox
         && let Some(inbox) = app.inbox.as_ref()
     {
-        let (list_height, list_area) = inbox::draw_inbox(frame, area, app, inbox, theme);
+        let (list_height, list_area) = inbox::draw_inbox(frame, area, app, inbox, theme, keymap);
         // Nothing of a PR is shown: nothing is marked seen.
         let mut drawn = Drawn {
             list_height,

@@ -42,8 +42,13 @@ pub(super) fn draw_help(
     ));
     entries.push((
         "inbox".to_owned(),
-        "Enter open · q quit · ] next unseen · s sort · r reload · Tab section · f filter · / search · o browser"
-            .to_owned(),
+        format!(
+            "{} open · {} next unseen · s sort · r reload · {} section · {} leaves the PR for the inbox, quits the inbox",
+            keymap.keys_label(KeyCommand::Toggle),
+            keymap.keys_label(KeyCommand::NextNew),
+            keymap.keys_label(KeyCommand::Focus),
+            keymap.keys_label(KeyCommand::Quit),
+        ),
     ));
     entries.push((
         "mouse".to_owned(),
