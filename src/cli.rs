@@ -271,6 +271,9 @@ pub struct EventArgs {
     pub format: Format,
     #[command(flatten)]
     pub llm: LlmOptions,
+    /// No progress on stderr (it is shown, per aspect, only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 /// The LLM options of every command that reviews (`review`, `event`, `watch`), flattened into
@@ -334,6 +337,9 @@ pub struct WatchArgs {
     pub ticks: Option<u64>,
     #[command(flatten)]
     pub llm: LlmOptions,
+    /// No progress on stderr (it is shown, per aspect, only when stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

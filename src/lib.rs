@@ -14,7 +14,8 @@
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
 //! childenv, debuglog             what a child process may inherit; the redacted debug log
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
-//! infile                         files named by settings: regular, size-limited
+//! infile, outfile                files named by settings: regular, size-limited; files written
+//!                                by rename, and the sweep of a killed run's temporary files
 //! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
@@ -30,6 +31,7 @@ pub mod inbox;
 pub mod infile;
 pub mod keys;
 pub mod ledger;
+pub mod outfile;
 pub mod output;
 pub mod par;
 pub mod policy;

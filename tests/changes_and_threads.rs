@@ -448,3 +448,52 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
         .unwrap();
     assert_eq!(marker.body_hash, Item::Thread(after).body_hash());
 }
+
+/// A file where the kept texts' folder belongs (fails for root too, unlike a read-only mode).
+fn block_kept_texts(pr_dir: &Path) {
+    let kept = pr_dir.join("seen-text");
+    if kept.is_dir() {
+        std::fs::remove_dir_all(&kept).unwrap();
+    }
+    std::fs::create_dir_all(pr_dir).unwrap();
+    std::fs::write(&kept, "not a folder").unwrap();
+}
+
+/// Failed before: a reply posted whose seen marker could not be recorded was a warning and exit
+/// 0. The report is still printed (the reply went out once); the failure is named; exit 1.
+#[tokio::test]
+async fn a_posted_reply_that_cannot_be_recorded_is_not_success() {
+    let (server, fake) = FakeGitHub::start(small_pr()).await;
+    let env = TestEnv::new();
+    let ref_ = pr_ref(NUMBER);
+    json(&live(&env, &server, &["items", &ref_, "--format", "json"]));
+    block_kept_texts(&pr_state_dir(&env.state()));
+    let o = live(
+        &env,
+        &server,
+        &[
+            "thread", "reply", &ref_, T1, "--body", "Done.", "--format", "json",
+        ],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["recordedSeen"], false);
+    assert!(err.contains("not recorded as seen"), "{err}");
+    assert!(err.contains("seen-text"), "names the file: {err}");
+    assert_eq!(fake.thread_replies(T1).len(), 1);
+}
+
+/// Failed before: `items` whose kept texts could not be saved warned and exited 0 (the markers
+/// were saved, but a later edit could show no diff). The listing is printed; exit 1.
+#[test]
+fn items_whose_texts_cannot_be_kept_is_not_success() {
+    let env = TestEnv::new();
+    block_kept_texts(&env.state().join("acme-rivet").join("482"));
+    let o = run(&env, &["items", &demo_path()]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(stdout(&o).contains("## New"), "the listing is printed");
+    assert!(err.contains("texts of seen items were not kept"), "{err}");
+    assert!(err.contains("seen-text"), "{err}");
+}

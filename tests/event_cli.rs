@@ -176,3 +176,25 @@ async fn closed_and_missing_inputs() {
     .await;
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// Failed before: when the review's run file could not be saved, `event` warned and exited 0.
+/// The review is still posted and printed (nothing is lost); the failure is named; exit 1.
+#[tokio::test]
+async fn a_run_that_cannot_be_saved_is_not_success() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    fake.set_author("octocat", "MEMBER");
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::new();
+    let pr_dir = support::fake_github::pr_state_dir(&env.state());
+    std::fs::create_dir_all(&pr_dir).unwrap();
+    // A file where the runs folder belongs: fails for root too.
+    std::fs::write(pr_dir.join("runs"), "not a folder").unwrap();
+    let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
+    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(support::stdout(&out).contains("## PR Shepherd Review"));
+    assert!(err.contains("posted: created"), "{err}");
+    assert!(err.contains("its run was not saved"), "{err}");
+    assert_eq!(fake.own_reviews().len(), 1);
+}

@@ -368,6 +368,41 @@ fn a_full_state_dir_is_not_success() {
     assert!(whole < 18, "the disk was not full: {whole} markers");
 }
 
+/// A state dir whose `runs` folder cannot be made: a file stands in its place, which fails for
+/// root too (unlike a read-only mode).
+fn block_runs_folder(state: &Path) -> PathBuf {
+    let pr = demo_dir(state);
+    std::fs::create_dir_all(&pr).expect("pr dir");
+    let runs = pr.join("runs");
+    std::fs::write(&runs, "not a folder").expect("block runs/");
+    runs
+}
+
+/// Failed before: a review whose run file could not be saved warned and exited 0. The review is
+/// still printed (nothing is lost), the failure is named, and the run exits 1.
+#[test]
+fn a_review_whose_run_cannot_be_saved_is_not_success() {
+    let env = TestEnv::new();
+    block_runs_folder(&env.state());
+    for format in ["md", "json"] {
+        let o = env
+            .bin()
+            .args(["review", "--format", format])
+            .output()
+            .expect("run");
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{format}: {err}");
+        assert!(
+            stdout(&o).contains("## PR Shepherd Review"),
+            "{format}: the review is printed: {}",
+            stdout(&o)
+        );
+        assert!(err.contains("its run was not saved"), "{format}: {err}");
+        assert!(err.contains("runs"), "names the file: {err}");
+        assert!(clean(&err), "{err:?}");
+    }
+}
+
 // ---- class 8: killed runs leave temp files ---------------------------------------------------
 
 /// Failed before issue 15: `.tmp-*` files a `kill -9` left in `seen/` stayed forever.
@@ -400,4 +435,58 @@ fn a_later_run_removes_stale_temporary_files_of_its_own_only() {
     for p in &kept {
         assert!(p.exists(), "{} was removed", p.display());
     }
+}
+
+/// Failed before: a `record --out` or `fixture synth --out` killed mid-write left its temporary
+/// file beside the target for good. A later write into the same folder removes the stale ones of
+/// its own pattern (`.pr-shepherd-tmp-XXXXXX`, 10 s old) and nothing else — not even the
+/// ledger's `.tmp-XXXXXX` pattern, which is not this writer's in the user's folder.
+#[test]
+fn a_later_fixture_write_removes_its_own_stale_temporary_files_only() {
+    let env = TestEnv::new();
+    let dir = env.root().join("out");
+    std::fs::create_dir_all(&dir).expect("out dir");
+    let old = std::time::SystemTime::now() - Duration::from_secs(120);
+    let touch = |name: &str, stale: bool| {
+        let p = dir.join(name);
+        let f = std::fs::File::create(&p).expect("create");
+        if stale {
+            f.set_modified(old).expect("age it");
+        }
+        p
+    };
+    let leftovers = [
+        touch(".pr-shepherd-tmp-Ab12Z9", true),
+        touch(".pr-shepherd-tmp-000000", true),
+    ];
+    let kept = [
+        touch(".pr-shepherd-tmp-fresh1", false),
+        touch(".pr-shepherd-tmp-toolong", true),
+        touch(".tmp-Ab12Z9", true),
+        touch(".tmpAb12Z9", true),
+        touch("notes.txt", true),
+    ];
+    let out = dir.join("synth.json");
+    let o = env
+        .bin()
+        .args(["fixture", "synth", "--threads", "2", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.is_file());
+    for p in &leftovers {
+        assert!(!p.exists(), "{} is left", p.display());
+    }
+    for p in &kept {
+        assert!(p.exists(), "{} was removed", p.display());
+    }
+    // The write's own temporary file was renamed into place: no new one is left.
+    let temps: Vec<String> = std::fs::read_dir(&dir)
+        .expect("read out dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".pr-shepherd-tmp-"))
+        .collect();
+    assert_eq!(temps.len(), 2, "{temps:?}");
 }

@@ -364,6 +364,91 @@ async fn record_progress_per_page_only_on_a_terminal() {
     }
 }
 
+/// `event` and `watch` review too (issue 16): a progress line per aspect on a terminal, none when
+/// stderr is not a terminal, none with `--quiet` (or `-q`) even on one; stdout never has it.
+#[tokio::test(flavor = "multi_thread")]
+async fn event_and_watch_progress_only_on_a_terminal_and_never_with_quiet() {
+    use support::fake_github::payload;
+    use support::llm::{StandInLlm, magic_number};
+
+    let (server, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    fake.set_author("octocat", "MEMBER");
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let scratch = TestEnv::new();
+    let opened = payload(scratch.root(), "pull_request/opened.payload.json", |_| {});
+    let api = server.uri();
+    let repo = format!("{OWNER}/{REPO}");
+    let with_llm = |args: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = ["--api-url", &api]
+            .iter()
+            .chain(args)
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(llm.args());
+        v
+    };
+    let event = with_llm(&[
+        "event",
+        "--event-name",
+        "pull_request",
+        "--event-path",
+        &opened.display().to_string(),
+        "--dry-run",
+    ]);
+    let watch = with_llm(&[
+        "watch",
+        &repo,
+        "--ticks",
+        "1",
+        "--interval",
+        "0s",
+        "--debounce",
+        "0s",
+    ]);
+    let envs = [
+        ("GH_TOKEN", "ghp_InstallCliTestToken000000000000000"),
+        ("OPENAI_API_KEY", "sk-test-0123456789"),
+    ];
+    for args in [event, watch] {
+        let cmd = &args[2];
+        // Not a terminal: no progress, with or without the flag (which parses).
+        for quiet in [None, Some("--quiet"), Some("-q")] {
+            let env = TestEnv::new();
+            let o = env
+                .bin_async()
+                .envs(envs)
+                .args(&args)
+                .args(quiet)
+                .output()
+                .await
+                .unwrap();
+            assert!(o.status.success(), "{cmd} {quiet:?}: {}", err(&o));
+            assert!(!err(&o).contains("[1/6]"), "{cmd}: {}", err(&o));
+            assert!(out(&o).contains("## PR Shepherd Review"), "{cmd}");
+        }
+        // A terminal: a line per aspect on stderr, none on stdout; --quiet: none at all. (Each
+        // run in a fresh state dir, so watch reviews the head again; blocking: the fake servers
+        // run on this runtime.)
+        let on_tty = |quiet: bool| {
+            let mut args = args.clone();
+            if quiet {
+                args.push("--quiet".into());
+            }
+            tokio::task::spawn_blocking(move || on_a_terminal(&TestEnv::new(), &envs, &args))
+        };
+        if let Some((stdout, tty)) = on_tty(false).await.unwrap() {
+            for n in 1..=6 {
+                assert!(tty.contains(&format!("[{n}/6] ")), "{cmd}: {tty}");
+            }
+            assert!(!stdout.contains("[1/6]"), "{cmd}: {stdout}");
+            assert!(stdout.contains("## PR Shepherd Review"), "{cmd}");
+            let (stdout, tty) = on_tty(true).await.unwrap().expect("script ran before");
+            assert!(!tty.contains("[1/6]"), "{cmd} --quiet: {tty}");
+            assert!(stdout.contains("## PR Shepherd Review"), "{cmd}");
+        }
+    }
+}
+
 #[test]
 fn readme_names_every_subcommand_and_the_install_step() {
     use clap::CommandFactory;
@@ -386,4 +471,33 @@ fn readme_names_every_subcommand_and_the_install_step() {
     // The two commands for a fresh machine come first.
     let two = readme.find("cargo run --release").unwrap();
     assert!(two < readme.find("## Install").unwrap());
+}
+
+/// The project has no public home yet: no made-up URL (a `YOUR-ORG` placeholder leads nowhere)
+/// in the crate metadata, the README or the docs. Failed before issue 16 was finished.
+#[test]
+fn no_placeholder_url_stands_in_for_a_home() {
+    let mut files = vec![std::path::PathBuf::from("Cargo.toml"), "README.md".into()];
+    for e in std::fs::read_dir("docs").unwrap().flatten() {
+        files.push(e.path());
+    }
+    for f in files {
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert!(
+            !text.contains("YOUR-ORG"),
+            "{} gives a placeholder URL",
+            f.display()
+        );
+    }
+    let manifest: toml::Table = std::fs::read_to_string("Cargo.toml")
+        .unwrap()
+        .parse()
+        .unwrap();
+    let package = manifest["package"].as_table().unwrap();
+    for key in ["repository", "homepage"] {
+        if let Some(url) = package.get(key).and_then(|v| v.as_str()) {
+            assert!(!url.contains("YOUR"), "{key} = {url}");
+        }
+    }
+    assert!(package.contains_key("readme") && package.contains_key("keywords"));
 }

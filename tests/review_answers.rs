@@ -575,7 +575,7 @@ async fn answers_the_way_models_write_them_all_end_done_on_both_wires() {
         );
         assert!(arch.contains("`low` → suggestion (1)"), "{arch}");
         // Both calls of the cut aspect are counted.
-        assert_eq!(outcome(&run, Aspect::Architecture).output_tokens, Some(200));
+        assert_eq!(outcome(&run, Aspect::Architecture).tokens.output, Some(200));
 
         let md = markdown(&run, &first_review(&run));
         assert!(!md.contains("Incomplete review"), "{md}");

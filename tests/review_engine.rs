@@ -309,7 +309,7 @@ async fn both_wire_formats_parse_bare_and_fenced_answers() {
             Wire::Anthropic => (Some(1300), Some(90)),
         };
         let c = outcome(&run, Aspect::Correctness);
-        assert_eq!((c.input_tokens, c.output_tokens), tokens);
+        assert_eq!((c.tokens.input, c.tokens.output), tokens);
         assert_eq!(llm.total.load(Ordering::SeqCst), 6);
         assert!(!run.is_incomplete());
         assert!(matches!(events.last(), Some(ReviewEvent::Finished(_))));

@@ -90,14 +90,14 @@ async fn calls_two_to_six_start_after_the_first_answer_began_and_read_the_cache(
         let u = run.usage();
         assert_eq!(u.calls, 6);
         let read: u64 = calls.iter().map(|c| c.cache_read).sum();
-        assert_eq!(u.cache_read_tokens, Some(read), "{wire:?}");
+        assert_eq!(u.tokens.cache_read, Some(read), "{wire:?}");
         assert_eq!(
-            u.input_tokens,
+            u.tokens.input,
             Some(calls.iter().map(|c| c.input_tokens).sum())
         );
         match wire {
             Wire::Anthropic => {
-                assert!(u.cache_write_tokens.unwrap() > 0);
+                assert!(u.tokens.cache_write.unwrap() > 0);
                 let body = &calls[0].body;
                 assert_eq!(body["system"][0]["cache_control"]["type"], "ephemeral");
                 assert_eq!(
@@ -111,7 +111,7 @@ async fn calls_two_to_six_start_after_the_first_answer_began_and_read_the_cache(
                 );
             }
             Wire::OpenAi => {
-                assert_eq!(u.cache_write_tokens, None, "OpenAI does not report writes");
+                assert_eq!(u.tokens.cache_write, None, "OpenAI does not report writes");
                 let keys: Vec<&serde_json::Value> =
                     calls.iter().map(|c| &c.body["prompt_cache_key"]).collect();
                 assert!(keys[0].as_str().unwrap().starts_with("pr-shepherd-"));

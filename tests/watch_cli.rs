@@ -132,3 +132,28 @@ async fn a_trigger_is_answered_once_and_a_community_pr_waits_for_its_label() {
     let body = &fake.own_reviews()[0].1;
     assert!(body.contains(&format!("\"triggerComment\":{id}")));
 }
+
+/// Failed before: a review whose run file (or a seen marker) could not be saved was named on
+/// stderr, but the watch ended with exit 0. The review is still printed and posted; the watch
+/// ends with exit 1. (A file where a folder belongs fails for root too.)
+#[tokio::test]
+async fn a_state_dir_that_cannot_be_written_is_not_success() {
+    let (gh, fake) = FakeGitHub::start(team_pr()).await;
+    fake.set_author("octocat", "MEMBER");
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    for blocked in ["runs", "seen"] {
+        let env = TestEnv::new();
+        let pr_dir = pr_state_dir(&env.state());
+        std::fs::create_dir_all(&pr_dir).unwrap();
+        std::fs::write(pr_dir.join(blocked), "not a folder").unwrap();
+        let out = watch(&env, &gh, &llm, &["--ticks", "1", "--debounce", "0s"]).await;
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{blocked}: {err}");
+        assert!(
+            stdout(&out).contains("## PR Shepherd Review"),
+            "{blocked}: the review is printed"
+        );
+        assert!(err.contains(blocked), "{blocked}: names the file: {err}");
+        assert!(err.contains("failed 1 time(s)"), "{blocked}: {err}");
+    }
+}

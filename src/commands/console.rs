@@ -126,6 +126,20 @@ async fn inbox_start(
     ))
 }
 
+/// What a console review needs from the context: the config's `[review]`, the LLM environment,
+/// and live the credentials' own login as the identity whose earlier reviews count as Shepherd's.
+fn review_context(ctx: &Context, live: Option<&LiveTarget>) -> ReviewContext {
+    ReviewContext {
+        settings: ctx.review_settings().clone(),
+        identity: live.map_or_else(
+            || ReviewContext::default().identity,
+            |l| l.own_login.clone(),
+        ),
+        llm_env: ctx.llm_env.clone(),
+        ..ReviewContext::default()
+    }
+}
+
 pub(super) async fn run(
     ctx: &Context,
     pr: Option<&str>,
@@ -171,14 +185,7 @@ pub(super) async fn run(
                 gates: ctx.gates().clone(),
             },
             seen: Default::default(),
-            review: ReviewContext {
-                settings: loaded.config.review.clone(),
-                identity: live.as_ref().map_or_else(
-                    || ReviewContext::default().identity,
-                    |l| l.own_login.clone(),
-                ),
-                ..ReviewContext::default()
-            },
+            review: review_context(ctx, live.as_ref()),
             post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),
             inbox: Some(start),
         })
@@ -229,14 +236,7 @@ pub(super) async fn run(
             gates: ctx.gates().clone(),
         },
         seen,
-        review: ReviewContext {
-            settings: loaded.config.review.clone(),
-            identity: live.as_ref().map_or_else(
-                || ReviewContext::default().identity,
-                |l| l.own_login.clone(),
-            ),
-            ..ReviewContext::default()
-        },
+        review: review_context(ctx, live.as_ref()),
         post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),
         inbox: None,
     })

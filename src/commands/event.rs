@@ -285,5 +285,6 @@ async fn review_and_post(
     }
     .build()?;
     review.extra_json = Some(("decision", r.decision));
+    review.quiet = args.quiet;
     execute(ctx, review).await.map(|_| ())
 }

@@ -73,13 +73,22 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
         MarkerPlan::Write => {
             let now = chrono::Utc::now().timestamp();
             // The texts first: one whose marker is then not written is ignored on reading.
-            if let Err(e) = ledger.keep_texts(&coords, &kept_texts(&snapshot, &triaged)) {
-                crate::eprintln_clean!("warning: the texts of seen items were not kept: {e}");
-            }
+            let unkept = ledger
+                .keep_texts(&coords, &kept_texts(&snapshot, &triaged))
+                .err();
             let items = marks(&snapshot, &triaged);
             let report = ledger.mark_seen_each(&coords, &items, now)?;
             if !report.failed.is_empty() {
+                if let Some(e) = &unkept {
+                    crate::eprintln_clean!("error: the texts of seen items were not kept: {e}");
+                }
                 return Err(unsaved_markers(&report, items.len()));
+            }
+            // The markers are saved, but what changed in an item later cannot be shown.
+            if let Some(e) = unkept {
+                return Err(CliError::runtime(format!(
+                    "the texts of seen items were not kept (a later edit shows no diff): {e}"
+                )));
             }
         }
         MarkerPlan::NotSaved(why) => {

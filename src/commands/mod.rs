@@ -23,6 +23,7 @@ use crate::error::CliError;
 use crate::ledger::{Ledger, resolve_state_dir};
 use crate::pr::Snapshot;
 use crate::review::ReviewSettings;
+use crate::review::llm::LlmEnv;
 use crate::source::Target;
 use crate::source::github::AuthEnv;
 
@@ -41,6 +42,10 @@ pub struct Context {
     /// Where GitHub credentials come from (`GH_TOKEN`, `GITHUB_TOKEN`, a GitHub App, `gh`),
     /// read from the environment once.
     pub credentials: AuthEnv,
+    /// The LLM API keys and base URLs (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`,
+    /// `ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`), read from the environment once: the review
+    /// library never reads them itself.
+    pub llm_env: LlmEnv,
     /// The console theme (`--theme`, else the config's `theme`, else dark), resolved for every
     /// command so a misspelt name is exit 2 everywhere, not only in the console.
     pub theme: crate::tui::theme::Theme,
@@ -68,6 +73,7 @@ impl Context {
                 graphql_url: cli.graphql_url.clone(),
             },
             credentials: AuthEnv::from_process(),
+            llm_env: LlmEnv::from_vars(|k| std::env::var(k).ok()),
         })
     }
 

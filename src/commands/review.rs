@@ -444,6 +444,7 @@ pub(crate) async fn execute(
     } = review;
     let prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
+        llm_env: &ctx.llm_env,
         overrides: llm.overrides(),
         snapshot: &snapshot,
         identity: &identity,
@@ -461,10 +462,17 @@ pub(crate) async fn execute(
         ));
     }
     let coords = snapshot.pr.coords();
-    match ledger.save_run(&coords, &run) {
-        Ok(path) => tracing::debug!("run saved to {}", path.display()),
-        Err(e) => crate::eprintln_clean!("warning: the review run was not saved: {e}"),
-    }
+    // A run file that cannot be saved (a full disk, a broken state dir) does not stop the
+    // review from being posted and printed — nothing is lost — but the command fails (exit 1).
+    let unsaved = match ledger.save_run(&coords, &run) {
+        Ok(path) => {
+            tracing::debug!("run saved to {}", path.display());
+            None
+        }
+        Err(e) => Some(format!(
+            "the review was printed, but its run was not saved: {e}"
+        )),
+    };
 
     let agg = aggregate(
         &run,
@@ -499,10 +507,20 @@ pub(crate) async fn execute(
     };
     super::emit(&text)?;
     report_post(&outcome, &fitted);
-    if let Some(e) = outcome.error {
-        return Err(CliError::runtime(e));
+    // A failed post or save is a runtime failure (exit 1), which outranks an incomplete review
+    // (exit 3); every one of them is said.
+    let failures: Vec<String> = outcome.error.into_iter().chain(unsaved).collect();
+    if failures.is_empty() {
+        return incomplete_error(&run).map_or(Ok(outcome.posted), Err);
     }
-    incomplete_error(&run).map_or(Ok(outcome.posted), Err)
+    let also = incomplete_error(&run).map(|e| e.message().to_owned());
+    Err(CliError::runtime(
+        failures
+            .into_iter()
+            .chain(also)
+            .collect::<Vec<_>>()
+            .join("\nerror: "),
+    ))
 }
 
 /// Earlier reviews whose metadata cannot be read: their findings count as new.

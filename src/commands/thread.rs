@@ -48,6 +48,8 @@ pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliErro
     let coords = snapshot.pr.coords();
     let ledger = ctx.ledger()?;
     let now = chrono::Utc::now().timestamp();
+    // A posted reply whose seen marker cannot be saved: reported, then exit 1 (a disk failure).
+    let mut unrecorded = None;
     let (done, recorded) = if live {
         let gh = super::live::client(ctx, &coords).await?;
         let viewer = gh.viewer_login().await?;
@@ -58,9 +60,7 @@ pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliErro
             Some(reply) => match record_own_reply(&ledger, &coords, &thread, reply, now) {
                 Ok(r) => r,
                 Err(e) => {
-                    crate::eprintln_clean!(
-                        "warning: the reply was posted but not recorded as seen: {e}"
-                    );
+                    unrecorded = Some(e);
                     false
                 }
             },
@@ -73,7 +73,12 @@ pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliErro
             false,
         )
     };
-    super::emit(&report(&done, &snapshot, live, recorded, format))
+    super::emit(&report(&done, &snapshot, live, recorded, format))?;
+    unrecorded.map_or(Ok(()), |e| {
+        Err(CliError::runtime(format!(
+            "the reply was posted, but not recorded as seen: {e}"
+        )))
+    })
 }
 
 fn read_body(path: &std::path::Path) -> Result<String, CliError> {

@@ -252,26 +252,40 @@ pub(super) async fn run(ctx: &Context, args: WatchArgs) -> Result<(), CliError> 
         debounce,
     };
     let mut tick = 0u64;
+    // PRs whose work failed (a fetch, review, post or save), each named when it happened: the
+    // watch goes on, but does not end as a success (a state dir that cannot be written is a
+    // disk failure, exit 1).
+    let mut failed = 0usize;
     loop {
         tick += 1;
         // Ctrl-C drops the tick where it is: per-PR state and markers are written atomically
         // and only after that PR's review and post, so nothing is left half-written (a post
         // whose state was not saved is found and updated by the next run, never duplicated).
         let stop = tokio::select! {
-            r = watcher.tick(owner, repo) => { r?; false }
+            r = watcher.tick(owner, repo) => { failed += r?; false }
             _ = tokio::signal::ctrl_c() => true,
         };
         if stop || args.ticks.is_some_and(|n| tick >= n) {
             if stop {
                 crate::eprintln_clean!("watch: stopped");
             }
-            return Ok(());
+            return ended(failed);
         }
         tokio::select! {
             _ = tokio::time::sleep(interval) => {}
-            _ = tokio::signal::ctrl_c() => { crate::eprintln_clean!("watch: stopped"); return Ok(()); }
+            _ = tokio::signal::ctrl_c() => { crate::eprintln_clean!("watch: stopped"); return ended(failed); }
         }
     }
+}
+
+/// How a watch ends: a success only when no PR's work failed.
+fn ended(failed: usize) -> Result<(), CliError> {
+    if failed == 0 {
+        return Ok(());
+    }
+    Err(CliError::runtime(format!(
+        "watch: the work on a PR failed {failed} time(s) (each is named above)"
+    )))
 }
 
 /// What every tick works with: the context, one client, the ledger, the flags, the own login.
@@ -285,20 +299,23 @@ struct Watcher<'a> {
 }
 
 impl Watcher<'_> {
-    /// One tick: every open PR of the repository, one after the other.
-    async fn tick(&self, owner: &str, repo: &str) -> Result<(), CliError> {
+    /// One tick: every open PR of the repository, one after the other. Returns how many PRs
+    /// failed (each is named on stderr).
+    async fn tick(&self, owner: &str, repo: &str) -> Result<usize, CliError> {
         // The same listing as the inbox (open PRs only, paged completely).
         let spec = ListSpec::Repo {
             owner: owner.to_owned(),
             repo: repo.to_owned(),
         };
+        let mut failed = 0;
         for pr in list_open(self.gh, &spec).await? {
             let coords = pr.meta.coords();
             if let Err(e) = self.one_pr(&coords).await {
                 crate::eprintln_clean!("watch: {coords}: {e}");
+                failed += 1;
             }
         }
-        Ok(())
+        Ok(failed)
     }
 
     /// One PR: wait while it settles; else review (when planned and the gates allow), surface
@@ -375,7 +392,7 @@ impl Watcher<'_> {
                 None => format!("reviewing head {}", short(&snapshot.pr.head_sha)),
             }
         );
-        let review = ReviewSetup {
+        let mut review = ReviewSetup {
             snapshot: snapshot.clone(),
             triggered,
             full,
@@ -394,6 +411,7 @@ impl Watcher<'_> {
             format: Format::Md,
         }
         .build()?;
+        review.quiet = self.args.quiet;
         match execute(self.ctx, review).await {
             Ok(_) => Ok(true),
             Err(e) if e.kind() == ErrorKind::Incomplete => Ok(true),

@@ -17,8 +17,8 @@
 //!
 //! Every file is written atomically (a temporary file in the same folder, then rename), so
 //! concurrent runs on one PR leave only whole files; the draft and the outbox are also fsynced.
-//! The ledger knows only `pr` (and `par`): what a run holds is the caller's type
-//! ([`StoredRun`]).
+//! The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep): what a run
+//! holds is the caller's type ([`StoredRun`]).
 
 mod draft;
 mod kept;
@@ -206,45 +206,18 @@ fn count_files(dir: &Path) -> usize {
 /// The name prefix of every temporary file the ledger writes before renaming it into place.
 pub const TEMP_PREFIX: &str = ".tmp-";
 
-/// A temporary file of the ledger's own pattern older than this is the leftover of a killed run
-/// (a live write renames its file within milliseconds).
-pub const STALE_TEMP_AFTER: std::time::Duration = std::time::Duration::from_secs(10);
+pub use crate::outfile::STALE_TEMP_AFTER;
 
 /// True for the ledger's own temporary file names: [`TEMP_PREFIX`] plus the six letters or digits
 /// `tempfile` adds, and nothing else (so no other file is ever taken for one).
 pub fn is_own_temp(name: &str) -> bool {
-    name.strip_prefix(TEMP_PREFIX)
-        .is_some_and(|rest| rest.len() == 6 && rest.bytes().all(|b| b.is_ascii_alphanumeric()))
-}
-
-/// Removes `path` if it is a regular file last modified [`STALE_TEMP_AFTER`] or more before
-/// `now`. Errors count as "not removed".
-pub(crate) fn remove_if_stale(path: &Path, now: std::time::SystemTime) -> bool {
-    let stale = std::fs::symlink_metadata(path).is_ok_and(|m| {
-        m.file_type().is_file()
-            && m.modified()
-                .ok()
-                .and_then(|t| now.duration_since(t).ok())
-                .is_some_and(|age| age >= STALE_TEMP_AFTER)
-    });
-    let removed = stale && std::fs::remove_file(path).is_ok();
-    if removed {
-        tracing::debug!(path = %path.display(), "stale temporary file removed");
-    }
-    removed
+    crate::outfile::is_temp_name(name, TEMP_PREFIX)
 }
 
 /// Removes the stale temporary files of the ledger's own pattern ([`is_own_temp`]) in `dir`
-/// (not below it). A missing or unreadable dir removes nothing.
+/// (not below it; see [`crate::outfile::sweep_stale_temps`]).
 pub fn sweep_stale_temps(dir: &Path, now: std::time::SystemTime) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|e| e.file_name().to_str().is_some_and(is_own_temp))
-        .filter(|e| remove_if_stale(&e.path(), now))
-        .count()
+    crate::outfile::sweep_stale_temps(dir, TEMP_PREFIX, now)
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same folder, then renamed over

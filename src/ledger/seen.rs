@@ -192,7 +192,7 @@ impl Ledger {
         // Leftovers of killed runs go (only stale ones: a live run may be writing one now).
         let wall = std::time::SystemTime::now();
         for t in &temps {
-            super::remove_if_stale(t, wall);
+            crate::outfile::remove_if_stale(t, wall);
         }
         self.sweep_temps(pr);
         Ok(set)

@@ -25,7 +25,7 @@ fn secs(ms: u64) -> String {
 }
 
 fn tokens(a: &AspectOutcome) -> String {
-    match (a.input_tokens, a.output_tokens) {
+    match (a.tokens.input, a.tokens.output) {
         (None, None) => "–".to_owned(),
         (i, o) => format!(
             "{} / {}",
@@ -39,7 +39,7 @@ fn tokens(a: &AspectOutcome) -> String {
 /// configured, the estimated cost. `None` when the backend reported nothing.
 pub fn usage_line(run: &ReviewRun) -> Option<String> {
     let u = run.usage();
-    if u.calls == 0 && u.input_tokens.is_none() && u.output_tokens.is_none() {
+    if u.calls == 0 && u.tokens.input.is_none() && u.tokens.output.is_none() {
         return None;
     }
     let n = |v: Option<u64>| v.map_or("?".to_owned(), |v| v.to_string());
@@ -47,16 +47,16 @@ pub fn usage_line(run: &ReviewRun) -> Option<String> {
         "_Usage: {} call{} · {} input tokens",
         u.calls,
         if u.calls == 1 { "" } else { "s" },
-        n(u.input_tokens)
+        n(u.tokens.input)
     );
-    if u.cache_read_tokens.is_some() || u.cache_write_tokens.is_some() {
+    if u.tokens.cache_read.is_some() || u.tokens.cache_write.is_some() {
         line.push_str(&format!(
             " ({} read from the prompt cache, {} written to it)",
-            n(u.cache_read_tokens),
-            n(u.cache_write_tokens)
+            n(u.tokens.cache_read),
+            n(u.tokens.cache_write)
         ));
     }
-    line.push_str(&format!(" · {} output tokens", n(u.output_tokens)));
+    line.push_str(&format!(" · {} output tokens", n(u.tokens.output)));
     if let Some(cost) = run.estimated_cost() {
         line.push_str(&format!(
             " · estimated cost ${cost:.4} at the configured prices"
@@ -741,10 +741,10 @@ fn finding_json(f: &Finding) -> Value {
 fn usage_json(run: &ReviewRun) -> Value {
     let u = run.usage();
     let mut v = json!({
-        "inputTokens": u.input_tokens,
-        "outputTokens": u.output_tokens,
-        "cacheReadTokens": u.cache_read_tokens,
-        "cacheWriteTokens": u.cache_write_tokens,
+        "inputTokens": u.tokens.input,
+        "outputTokens": u.tokens.output,
+        "cacheReadTokens": u.tokens.cache_read,
+        "cacheWriteTokens": u.tokens.cache_write,
         "calls": u.calls,
     });
     if let (Some(p), Some(obj)) = (run.prices, v.as_object_mut()) {
@@ -774,10 +774,10 @@ pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
                 "rejected": a.rejected,
                 "rawReply": a.raw_reply,
                 "elapsedMs": a.elapsed_ms,
-                "inputTokens": a.input_tokens,
-                "outputTokens": a.output_tokens,
-                "cacheReadTokens": a.cache_read_tokens,
-                "cacheWriteTokens": a.cache_write_tokens,
+                "inputTokens": a.tokens.input,
+                "outputTokens": a.tokens.output,
+                "cacheReadTokens": a.tokens.cache_read,
+                "cacheWriteTokens": a.tokens.cache_write,
                 "calls": a.calls,
                 "diff": a.diff,
                 "note": a.note,
@@ -841,6 +841,7 @@ pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
 mod tests {
     use super::*;
     use crate::review::findings::finding_id;
+    use crate::review::llm::TokenUsage;
 
     fn finding(
         aspect: Aspect,
@@ -870,10 +871,12 @@ mod tests {
             rejected: vec![],
             raw_reply: None,
             elapsed_ms: 1200,
-            input_tokens: Some(1000),
-            output_tokens: Some(50),
-            cache_read_tokens: None,
-            cache_write_tokens: None,
+            tokens: TokenUsage {
+                input: Some(1000),
+                output: Some(50),
+                cache_read: None,
+                cache_write: None,
+            },
             calls: 1,
             diff: None,
             note: None,
@@ -905,13 +908,13 @@ mod tests {
         sec.raw_reply = Some("garbage".into());
         let mut perf = outcome(Aspect::Perf, AspectState::TimedOut);
         perf.error = Some("no answer within the per-aspect timeout (300.0 s)".into());
-        perf.input_tokens = None;
-        perf.output_tokens = None;
+        perf.tokens.input = None;
+        perf.tokens.output = None;
         let mut tests = outcome(Aspect::Tests, AspectState::Skipped);
         tests.error = Some("no changed file matches *.py".into());
         tests.elapsed_ms = 0;
-        tests.input_tokens = None;
-        tests.output_tokens = None;
+        tests.tokens.input = None;
+        tests.tokens.output = None;
         let mut arch = outcome(Aspect::Architecture, AspectState::Done);
         arch.findings = vec![finding(
             Aspect::Architecture,

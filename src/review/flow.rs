@@ -15,6 +15,7 @@
 //! ```ignore
 //! let prepared = flow::prepare(ReviewRequest {
 //!     settings: &config.review,
+//!     llm_env: &ctx.llm_env,
 //!     overrides: Overrides::default(),
 //!     snapshot: &snapshot,
 //!     identity: "pr-shepherd",
@@ -31,7 +32,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::aggregate::choose_mode;
-use super::llm::{LlmClient, LlmError, ReplaySource};
+use super::llm::{LlmClient, LlmEnv, LlmError, ReplaySource};
 use super::prior::{MetaFinding, PriorReviews, prior_reviews};
 use super::prompt::Prompts;
 use super::runner::{ReviewEvent, ReviewRun, run_review_with_prior};
@@ -45,6 +46,8 @@ use crate::pr::{PrMeta, Snapshot};
 pub struct ReviewRequest<'a> {
     /// The config file's `[review]` table (or the defaults without one).
     pub settings: &'a ReviewSettings,
+    /// The LLM keys and base URLs the environment offers (read once at the edge).
+    pub llm_env: &'a LlmEnv,
     /// The command line's overrides of those settings (empty for the console).
     pub overrides: Overrides,
     /// The PR as the review may see it (already cut off at a trigger comment).
@@ -97,6 +100,7 @@ pub struct PreparedReview {
 pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
     let ReviewRequest {
         settings,
+        llm_env,
         overrides,
         snapshot,
         identity,
@@ -105,7 +109,7 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
         full,
     } = req;
     let settings = effective_settings(settings, overrides)?;
-    let client = LlmClient::from_settings(&settings, replay)?;
+    let client = LlmClient::from_settings(&settings, llm_env, replay)?;
     let prompts = Prompts::load(settings.prompts_dir.as_deref())?;
     let mut prior = prior_reviews(snapshot, identity);
     prior.add_outbox(outbox);
@@ -165,6 +169,13 @@ mod tests {
     use crate::review::settings::BackendKind;
     use crate::source::{DEMO_FIXTURE, Fixture};
 
+    static NO_ENV: LlmEnv = LlmEnv {
+        anthropic_api_key: None,
+        anthropic_base_url: None,
+        openai_api_key: None,
+        openai_base_url: None,
+    };
+
     fn demo() -> (Fixture, Snapshot) {
         let f = Fixture::parse(DEMO_FIXTURE, std::path::Path::new("demo")).unwrap();
         let s = f.clone().into_snapshot_at(0).unwrap();
@@ -178,6 +189,7 @@ mod tests {
     ) -> ReviewRequest<'a> {
         ReviewRequest {
             settings,
+            llm_env: &NO_ENV,
             overrides: Overrides::default(),
             snapshot,
             identity: "pr-shepherd",

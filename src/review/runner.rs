@@ -21,7 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::aspect::Aspect;
 use super::findings::{Finding, Rejected, Severity, parse_reply};
-use super::llm::{CallEvents, Completion, LlmClient, LlmError};
+use super::llm::{CallEvents, Completion, LlmClient, LlmError, TokenUsage};
 use super::prompt::{DiffPlan, DiffReport, Prompt, Prompts, RunPrompts};
 use super::settings::{Prices, ReviewSettings};
 use crate::pr::PrMeta;
@@ -94,16 +94,9 @@ pub struct AspectOutcome {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub raw_reply: Option<String>,
     pub elapsed_ms: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
-    /// Input tokens read from the provider's prompt cache (part of `input_tokens`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_read_tokens: Option<u64>,
-    /// Input tokens written to the provider's prompt cache (part of `input_tokens`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_write_tokens: Option<u64>,
+    /// Summed over the aspect's calls.
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// LLM calls made (one per chunk; retries inside a call are not counted).
     #[serde(default)]
     pub calls: u32,
@@ -125,10 +118,7 @@ impl AspectOutcome {
             rejected: Vec::new(),
             raw_reply: None,
             elapsed_ms: 0,
-            input_tokens: None,
-            output_tokens: None,
-            cache_read_tokens: None,
-            cache_write_tokens: None,
+            tokens: TokenUsage::default(),
             calls: 0,
             diff: None,
             note: None,
@@ -141,39 +131,26 @@ impl AspectOutcome {
     }
 }
 
-/// Token usage summed over calls; a count is `None` when no call reported it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+/// Token usage summed over aspects and calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub cache_read_tokens: Option<u64>,
-    pub cache_write_tokens: Option<u64>,
+    pub tokens: TokenUsage,
     pub calls: u32,
-}
-
-fn add(total: &mut Option<u64>, more: Option<u64>) {
-    if let Some(m) = more {
-        *total = Some(total.unwrap_or(0) + m);
-    }
 }
 
 impl Usage {
     fn add(&mut self, o: &AspectOutcome) {
-        add(&mut self.input_tokens, o.input_tokens);
-        add(&mut self.output_tokens, o.output_tokens);
-        add(&mut self.cache_read_tokens, o.cache_read_tokens);
-        add(&mut self.cache_write_tokens, o.cache_write_tokens);
+        self.tokens.add(&o.tokens);
         self.calls += o.calls;
     }
 
     /// The estimated cost at `prices` (per million tokens), when input and output are known.
     /// Input not read from or written to the cache is charged at the input price.
     pub fn cost(&self, prices: &Prices) -> Option<f64> {
-        let input = self.input_tokens?;
-        let output = self.output_tokens?;
-        let read = self.cache_read_tokens.unwrap_or(0);
-        let write = self.cache_write_tokens.unwrap_or(0);
+        let input = self.tokens.input?;
+        let output = self.tokens.output?;
+        let read = self.tokens.cache_read.unwrap_or(0);
+        let write = self.tokens.cache_write.unwrap_or(0);
         let plain = input.saturating_sub(read + write);
         let per = |n: u64, price: f64| n as f64 * price / 1_000_000.0;
         Some(
@@ -237,8 +214,8 @@ impl ReviewRun {
     pub fn tokens(&self) -> (u64, u64) {
         self.aspects.iter().fold((0, 0), |(i, o), a| {
             (
-                i + a.input_tokens.unwrap_or(0),
-                o + a.output_tokens.unwrap_or(0),
+                i + a.tokens.input.unwrap_or(0),
+                o + a.tokens.output.unwrap_or(0),
             )
         })
     }
@@ -596,8 +573,8 @@ impl Job {
             state = out.state.as_str(),
             ms = out.elapsed_ms,
             calls = out.calls,
-            input_tokens = out.input_tokens,
-            output_tokens = out.output_tokens,
+            input_tokens = out.tokens.input,
+            output_tokens = out.tokens.output,
             findings = out.findings.len(),
             error = out.error.as_deref().unwrap_or(""),
             "llm call"
@@ -715,10 +692,7 @@ impl Job {
                 }
                 Ended::Answer(Ok(c)) => {
                     out.calls += 1;
-                    add(&mut out.input_tokens, c.input_tokens);
-                    add(&mut out.output_tokens, c.output_tokens);
-                    add(&mut out.cache_read_tokens, c.cache_read_tokens);
-                    add(&mut out.cache_write_tokens, c.cache_write_tokens);
+                    out.tokens.add(&c.tokens);
                     match parse_reply(aspect, &c.text, &files) {
                         Ok(parsed) => {
                             // One note per chunk at most (the first that has one).
@@ -791,7 +765,7 @@ impl Job {
 mod tests {
     use super::*;
     use crate::pr::RecordedAnswer;
-    use crate::review::llm::{ReplayClient, ReplaySource};
+    use crate::review::llm::{LlmEnv, ReplayClient, ReplaySource};
     use crate::review::settings::SkipRule;
     use crate::source::{DEMO_FIXTURE, Fixture};
 
@@ -805,7 +779,12 @@ mod tests {
     ) -> (ReviewRun, Vec<ReviewEvent>) {
         let f = demo();
         let client = Arc::new(
-            LlmClient::from_settings(&settings, Some(ReplaySource { answers, step: 0 })).unwrap(),
+            LlmClient::from_settings(
+                &settings,
+                &LlmEnv::default(),
+                Some(ReplaySource { answers, step: 0 }),
+            )
+            .unwrap(),
         );
         let (tx, mut rx) = mpsc::unbounded_channel();
         let run = run_review(
@@ -935,7 +914,7 @@ mod tests {
         assert_eq!(tests.calls as usize, diff.chunks);
         // The aspect-level recording answered every chunk: one finding after de-duplication.
         assert_eq!(tests.findings.len(), 1);
-        assert_eq!(tests.input_tokens, Some(100 * diff.chunks as u64));
+        assert_eq!(tests.tokens.input, Some(100 * diff.chunks as u64));
         let perf = run
             .aspects
             .iter()
@@ -986,13 +965,13 @@ mod tests {
     #[test]
     fn usage_totals_and_the_estimated_cost_at_configured_prices() {
         let mut a = AspectOutcome::new(Aspect::Correctness, AspectState::Done, None);
-        a.input_tokens = Some(1_000_000);
-        a.output_tokens = Some(60_000);
-        a.cache_read_tokens = Some(600_000);
-        a.cache_write_tokens = Some(200_000);
+        a.tokens.input = Some(1_000_000);
+        a.tokens.output = Some(60_000);
+        a.tokens.cache_read = Some(600_000);
+        a.tokens.cache_write = Some(200_000);
         a.calls = 2;
         let mut b = AspectOutcome::new(Aspect::Perf, AspectState::Done, None);
-        b.output_tokens = Some(40_000);
+        b.tokens.output = Some(40_000);
         b.calls = 1;
         let skipped = AspectOutcome::new(Aspect::Tests, AspectState::Skipped, None);
         let mut run = ReviewRun {
@@ -1011,10 +990,12 @@ mod tests {
         assert_eq!(
             u,
             Usage {
-                input_tokens: Some(1_000_000),
-                output_tokens: Some(100_000),
-                cache_read_tokens: Some(600_000),
-                cache_write_tokens: Some(200_000),
+                tokens: TokenUsage {
+                    input: Some(1_000_000),
+                    output: Some(100_000),
+                    cache_read: Some(600_000),
+                    cache_write: Some(200_000),
+                },
                 calls: 3,
             }
         );
@@ -1076,8 +1057,10 @@ mod tests {
     async fn run_slow(settings: ReviewSettings, cancel: CancellationToken) -> ReviewRun {
         let (pr, mut slow) = slow_to_match();
         slow.overall_timeout_secs = settings.overall_timeout_secs;
-        let client =
-            Arc::new(LlmClient::from_settings(&slow, Some(ReplaySource::default())).unwrap());
+        let client = Arc::new(
+            LlmClient::from_settings(&slow, &LlmEnv::default(), Some(ReplaySource::default()))
+                .unwrap(),
+        );
         let (tx, _rx) = mpsc::unbounded_channel();
         run_review(
             Arc::new(pr),
@@ -1140,5 +1123,40 @@ mod tests {
         let b = new_run_id("2026-11-29T21:00:01Z".parse().unwrap());
         assert!(a < b);
         assert!(a.starts_with("20261129T210000Z-"));
+    }
+
+    #[test]
+    fn stored_outcomes_keep_their_json_to_the_byte() {
+        // Run files hold AspectOutcome as serde writes it: the token fields sit flat between
+        // `elapsedMs` and `calls`, absent when unknown.
+        let pretty = r#"{
+  "aspect": "perf",
+  "state": "done",
+  "findings": [],
+  "elapsedMs": 0,
+  "inputTokens": 1200,
+  "cacheReadTokens": 1000,
+  "calls": 2,
+  "note": "n"
+}"#;
+        let a: AspectOutcome = serde_json::from_str(pretty).unwrap();
+        assert_eq!(serde_json::to_string_pretty(&a).unwrap(), pretty);
+        let flat = r#"{"aspect":"tests","state":"failed","error":"e","findings":[],"elapsedMs":0,"outputTokens":7,"cacheWriteTokens":3,"calls":0}"#;
+        let b: AspectOutcome = serde_json::from_str(flat).unwrap();
+        assert_eq!(serde_json::to_string(&b).unwrap(), flat);
+        let mut summed = Usage::default();
+        summed.add(&a);
+        summed.add(&b);
+        assert_eq!(summed.calls, 2);
+        assert_eq!(
+            summed.cost(&Prices {
+                input: 1_000_000.0,
+                output: 0.0,
+                cache_read: 0.0,
+                cache_write: 0.0,
+            }),
+            Some(197.0),
+            "input not read from or written to the cache"
+        );
     }
 }

@@ -311,7 +311,9 @@ impl Fixture {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Writes the fixture atomically (temporary file, then rename).
+    /// Writes the fixture atomically (a temporary file [`TEMP_PREFIX`]`XXXXXX` beside it, then
+    /// rename). First removes the stale temporary files of that pattern a killed earlier write
+    /// left in the same folder (see [`crate::outfile::sweep_stale_temps`]).
     pub fn write(&self, path: &Path) -> Result<(), FixtureError> {
         let err = |source| FixtureError::Write {
             path: path.to_path_buf(),
@@ -321,13 +323,22 @@ impl Fixture {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(err)?;
+        crate::outfile::sweep_stale_temps(dir, TEMP_PREFIX, std::time::SystemTime::now());
+        let mut tmp = tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(dir)
+            .map_err(err)?;
         std::io::Write::write_all(&mut tmp, self.to_json_pretty().as_bytes()).map_err(err)?;
         std::io::Write::write_all(&mut tmp, b"\n").map_err(err)?;
         tmp.persist(path).map_err(|e| err(e.error))?;
         Ok(())
     }
 }
+
+/// The name prefix of the temporary file a fixture is written to before it is renamed into place
+/// (`record --out`, `fixture synth --out`): distinct from any other tool's, since it lands in the
+/// user's own folder, where only this pattern is ever swept.
+pub const TEMP_PREFIX: &str = ".pr-shepherd-tmp-";
 
 /// The PR coordinates in fixture text (the top-level `pr` object's host, owner, repo and
 /// number), read without parsing the rest, so work that needs only them can start while the

@@ -7,7 +7,7 @@ use crate::ledger::Ledger;
 use crate::pr::{Origin, Snapshot};
 use crate::review::ReviewSettings;
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
-use crate::review::llm::ReplaySource;
+use crate::review::llm::{LlmEnv, ReplaySource};
 use crate::review::settings::Overrides;
 use crate::source::Fixture;
 
@@ -19,6 +19,9 @@ pub struct ReviewContext {
     pub identity: String,
     /// The literal marker that ends a reply addressing a finding.
     pub reply_marker: String,
+    /// The LLM keys and base URLs the environment offers (read once at the edge; none by
+    /// default).
+    pub llm_env: LlmEnv,
 }
 
 impl Default for ReviewContext {
@@ -27,6 +30,7 @@ impl Default for ReviewContext {
             settings: ReviewSettings::default(),
             identity: "pr-shepherd".to_owned(),
             reply_marker: crate::review::classify::DEFAULT_REPLY_MARKER.to_owned(),
+            llm_env: LlmEnv::default(),
         }
     }
 }
@@ -67,6 +71,7 @@ pub fn prepare(
     };
     let prepared = flow::prepare(ReviewRequest {
         settings: &review.settings,
+        llm_env: &review.llm_env,
         overrides: Overrides::default(),
         snapshot,
         identity: &review.identity,

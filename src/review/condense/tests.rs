@@ -8,6 +8,7 @@ use crate::pr::{Association, Author, Comment, Item, Origin, Snapshot};
 use crate::review::aggregate::{AggregateRequest, aggregate};
 use crate::review::aspect::Aspect;
 use crate::review::findings::finding_id;
+use crate::review::llm::TokenUsage;
 use crate::review::prior::{parse_meta, prior_reviews};
 use crate::review::runner::{AspectOutcome, AspectState};
 
@@ -39,10 +40,12 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
             rejected: vec![],
             raw_reply: None,
             elapsed_ms: 1200,
-            input_tokens: Some(1000),
-            output_tokens: Some(50),
-            cache_read_tokens: None,
-            cache_write_tokens: None,
+            tokens: TokenUsage {
+                input: Some(1000),
+                output: Some(50),
+                cache_read: None,
+                cache_write: None,
+            },
             calls: 1,
             diff: None,
             note: None,

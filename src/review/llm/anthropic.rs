@@ -1,15 +1,12 @@
 //! Anthropic Messages API (`POST {base}/v1/messages`).
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::json;
 
-use super::http::{self, RetryPolicy};
+use super::http::{self, HttpBackend, RetryPolicy};
 use super::sse::AnthropicStream;
-use super::structured::{self, Shape, ShapeMemory, Wire};
-use super::{CallEvents, Completion, LlmError};
+use super::structured::{self, Wire};
+use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
@@ -18,26 +15,18 @@ const PROVIDER: &str = "anthropic";
 
 #[derive(Clone)]
 pub struct AnthropicClient {
-    http: reqwest::Client,
-    url: reqwest::Url,
-    headers: HeaderMap,
+    /// The endpoint, its headers and retries; sends `cache_control` marks until refused, and
+    /// remembers whether the server takes the forced findings tool.
+    http: HttpBackend,
     pub(super) model: String,
     max_tokens: u32,
-    retry: RetryPolicy,
-    /// Stream answers (server-sent events).
-    stream: bool,
-    /// Send `cache_control` marks; cleared for the rest of the run when the endpoint refuses them.
-    cache: Arc<AtomicBool>,
-    /// Whether this server takes the forced findings tool (shared by clones: remembered for the
-    /// run).
-    shape: ShapeMemory,
 }
 
 impl std::fmt::Debug for AnthropicClient {
     // The headers hold the API key: never printed.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AnthropicClient")
-            .field("url", &self.url.as_str())
+            .field("url", &self.http.url.as_str())
             .field("model", &self.model)
             .finish_non_exhaustive()
     }
@@ -69,111 +58,47 @@ impl AnthropicClient {
         )?;
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         Ok(AnthropicClient {
-            http: http::client(PROVIDER)?,
-            url,
-            headers,
+            http: HttpBackend::new(
+                PROVIDER,
+                Wire::Anthropic,
+                "cache_control",
+                url,
+                headers,
+                retry,
+            )?,
             model,
             max_tokens,
-            retry,
-            stream: false,
-            cache: Arc::new(AtomicBool::new(true)),
-            shape: ShapeMemory::default(),
         })
     }
 
     /// Streams answers (server-sent events) or asks for them whole (the default of `new`;
     /// `LlmClient::from_settings` streams unless `stream = false`).
     pub fn streaming(mut self, on: bool) -> AnthropicClient {
-        self.stream = on;
+        self.http.stream = on;
         self
     }
 
     pub fn is_streaming(&self) -> bool {
-        self.stream
+        self.http.stream
     }
 
     /// Asks with the findings tool forced (falling back to text when the server rejects tools)
-    /// and asks again once when the answer was cut (see `structured::ask`).
+    /// and asks again once when the answer was cut; the `cache_control` marks go until the
+    /// endpoint refuses them (see `HttpBackend::ask`).
     pub async fn complete(
         &self,
         prompt: &Prompt,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        structured::ask(
-            Wire::Anthropic,
-            PROVIDER,
-            &self.shape,
-            Some(self.max_tokens),
-            |shape, max_tokens| {
-                self.send_cached(prompt, shape, max_tokens.unwrap_or(self.max_tokens), events)
-            },
-        )
-        .await
-    }
-
-    /// One request with the `cache_control` marks. When the endpoint refuses them (see
-    /// `http::refuses_cache_field`), it is sent once more without, and they stay off for this
-    /// client's run.
-    async fn send_cached(
-        &self,
-        prompt: &Prompt,
-        shape: Shape,
-        max_tokens: u32,
-        events: &dyn CallEvents,
-    ) -> Result<Completion, LlmError> {
-        let cached = self.cache.load(Ordering::Relaxed);
-        match self.send(prompt, shape, max_tokens, cached, events).await {
-            Err(e) if cached && http::refuses_cache_field(&e, "cache_control") => {
-                // Off at once, so calls starting meanwhile go without it too.
-                self.cache.store(false, Ordering::Relaxed);
-                let again = self.send(prompt, shape, max_tokens, false, events).await;
-                match &again {
-                    Ok(_) => tracing::info!("{PROVIDER} refused cache_control: sending without it"),
-                    // Refused without it as well: it was not the cache field.
-                    Err(_) => self.cache.store(true, Ordering::Relaxed),
-                }
-                again
-            }
-            other => other,
-        }
-    }
-
-    /// One request: streamed or whole, with `max_tokens`, the structured-output fields of
-    /// `shape`, and the cache marks when `cached`.
-    async fn send(
-        &self,
-        prompt: &Prompt,
-        shape: Shape,
-        max_tokens: u32,
-        cached: bool,
-        events: &dyn CallEvents,
-    ) -> Result<Completion, LlmError> {
-        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.stream);
-        structured::shape_anthropic(&mut body, shape);
-        if self.stream {
-            return http::post_stream::<AnthropicStream>(
-                &self.http,
-                PROVIDER,
-                &self.url,
-                self.headers.clone(),
-                &body,
-                self.retry,
-                events,
-                parse_answer,
-            )
-            .await;
-        }
-        let answer = http::post_json(
-            &self.http,
-            PROVIDER,
-            &self.url,
-            self.headers.clone(),
-            &body,
-            self.retry,
-        )
-        .await?;
-        events.began();
-        parse_answer(&answer)
+        let body = |shape, max_tokens: Option<u32>, cached| {
+            let max_tokens = max_tokens.unwrap_or(self.max_tokens);
+            let mut body = request_body(&self.model, max_tokens, prompt, cached, self.http.stream);
+            structured::shape_anthropic(&mut body, shape);
+            body
+        };
+        self.http
+            .ask::<AnthropicStream>(Some(self.max_tokens), events, body, parse_answer)
+            .await
     }
 }
 
@@ -210,37 +135,34 @@ fn request_body(
     body
 }
 
-/// Token usage as the Messages API reports it. `input_tokens` there excludes cached tokens; here
-/// `input` is their sum (everything the prompt held), with the cache parts alongside.
+/// Token usage as the Messages API reports it: its `input_tokens` excludes cached tokens (held
+/// here as reported); the completion's `input` is their sum (everything the prompt held), with
+/// the cache parts alongside.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Usage {
-    input: Option<u64>,
-    output: Option<u64>,
-    cache_read: Option<u64>,
-    cache_write: Option<u64>,
-}
+pub(super) struct Usage(TokenUsage);
 
 impl Usage {
     /// Takes the fields a `usage` object has (later events update earlier ones).
     pub(super) fn merge(&mut self, u: &serde_json::Value) {
         let get = |k: &str| u.get(k).and_then(|v| v.as_u64());
-        self.input = get("input_tokens").or(self.input);
-        self.output = get("output_tokens").or(self.output);
-        self.cache_read = get("cache_read_input_tokens").or(self.cache_read);
-        self.cache_write = get("cache_creation_input_tokens").or(self.cache_write);
+        let t = &mut self.0;
+        t.input = get("input_tokens").or(t.input);
+        t.output = get("output_tokens").or(t.output);
+        t.cache_read = get("cache_read_input_tokens").or(t.cache_read);
+        t.cache_write = get("cache_creation_input_tokens").or(t.cache_write);
     }
 
     pub(super) fn completion(&self, text: String) -> Completion {
+        let t = self.0;
         Completion {
             text,
-            input_tokens: self
-                .input
-                .map(|i| i + self.cache_read.unwrap_or(0) + self.cache_write.unwrap_or(0)),
-            output_tokens: self.output,
-            cache_read_tokens: self.cache_read,
-            cache_write_tokens: self.cache_write,
-            note: None,
-            truncated: false,
+            tokens: TokenUsage {
+                input: t
+                    .input
+                    .map(|i| i + t.cache_read.unwrap_or(0) + t.cache_write.unwrap_or(0)),
+                ..t
+            },
+            ..Completion::default()
         }
     }
 }
@@ -286,7 +208,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(c.text, "{\"findings\": []}");
-        assert_eq!((c.input_tokens, c.output_tokens), (Some(10), Some(3)));
+        assert_eq!((c.tokens.input, c.tokens.output), (Some(10), Some(3)));
         assert!(parse_answer(&json!({"error": "x"})).is_err());
     }
 
@@ -328,9 +250,9 @@ mod tests {
                       "cache_creation_input_tokens": 500, "output_tokens": 3}
         }))
         .unwrap();
-        assert_eq!(c.input_tokens, Some(3510));
+        assert_eq!(c.tokens.input, Some(3510));
         assert_eq!(
-            (c.cache_read_tokens, c.cache_write_tokens),
+            (c.tokens.cache_read, c.tokens.cache_write),
             (Some(3000), Some(500))
         );
     }

@@ -1,12 +1,16 @@
-//! The HTTP plumbing shared by the `anthropic` and `openai` backends: one reqwest client with
-//! rustls on ring, JSON POST with bounded retry on 429 / 5xx / connection failures.
+//! The HTTP plumbing shared by the `anthropic` and `openai` backends: [`HttpBackend`], one
+//! reqwest client with rustls on ring, JSON POST (whole or streamed) with bounded retry on
+//! 429 / 5xx / connection failures / cut streams, and the prompt-cache field switched off for
+//! the run when an endpoint refuses it.
 
-use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
 use super::sse::{Collector, SseParser};
+use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{CallEvents, Completion, LlmError};
 
 /// How often and how patiently a call is retried.
@@ -33,7 +37,7 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 static CRYPTO: Once = Once::new();
 
 /// A reqwest client on rustls with ring (installed as the process default once).
-pub(super) fn client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
+fn client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
     CRYPTO.call_once(|| {
         // Err means another provider is already installed, which serves as well.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -132,194 +136,280 @@ fn snippet(text: &str) -> String {
     }
 }
 
-/// POSTs `body` as JSON and returns the parsed JSON answer. Retries 429, 500, 502, 503, 504, 529
-/// and connection failures up to `policy.retries` times.
-pub(super) async fn post_json(
-    client: &reqwest::Client,
+/// One provider's endpoint: the HTTP client, the URL, the headers (the key among them), the
+/// retry policy, whether answers are streamed, whether the provider's prompt-cache field is still
+/// sent and which structured-output shape the server takes. Clones share the last two (they are
+/// remembered for the run). Each provider keeps only its wire format: the request body, answer
+/// parsing, stream events and the shaping of structured output.
+#[derive(Clone)]
+pub(super) struct HttpBackend {
     provider: &'static str,
-    url: &reqwest::Url,
+    wire: Wire,
+    /// The request field that asks for prompt caching (`cache_control`, `prompt_cache_key`).
+    cache_field: &'static str,
+    client: reqwest::Client,
+    pub(super) url: reqwest::Url,
     headers: HeaderMap,
-    body: &serde_json::Value,
-    policy: RetryPolicy,
-) -> Result<serde_json::Value, LlmError> {
-    let mut attempt: u32 = 0;
-    loop {
-        attempt += 1;
-        let last = attempt > policy.retries;
-        let backoff = policy.backoff.saturating_mul(1u32 << (attempt - 1).min(16));
-        let started = std::time::Instant::now();
-        let sent = client
-            .post(url.clone())
-            .headers(headers.clone())
-            .json(body)
-            .send()
-            .await;
-        tracing::debug!(
+    retry: RetryPolicy,
+    /// Stream answers (server-sent events).
+    pub(super) stream: bool,
+    /// Send the prompt-cache field; cleared for the rest of the run when the endpoint refuses it.
+    cache: Arc<AtomicBool>,
+    /// The rung of the structured-output ladder this server takes.
+    shape: ShapeMemory,
+}
+
+impl HttpBackend {
+    /// A backend for `provider` speaking `wire` at `url` with `headers`, asking for prompt
+    /// caching with `cache_field` and for answers whole (see `stream`).
+    pub(super) fn new(
+        provider: &'static str,
+        wire: Wire,
+        cache_field: &'static str,
+        url: reqwest::Url,
+        headers: HeaderMap,
+        retry: RetryPolicy,
+    ) -> Result<HttpBackend, LlmError> {
+        Ok(HttpBackend {
             provider,
-            method = "POST",
-            path = url.path(),
-            status = sent.as_ref().map(|r| r.status().as_u16()).ok(),
-            error = sent.as_ref().err().map(|e| snippet(&e.to_string())),
-            attempt,
-            ms = started.elapsed().as_millis() as u64,
-            "llm request"
-        );
-        let resp = match sent {
-            Ok(r) => r,
-            Err(e) => {
-                if last || !(e.is_connect() || e.is_timeout() || e.is_request()) {
-                    return Err(LlmError::Transport {
+            wire,
+            cache_field,
+            client: client(provider)?,
+            url,
+            headers,
+            retry,
+            stream: false,
+            cache: Arc::new(AtomicBool::new(true)),
+            shape: ShapeMemory::default(),
+        })
+    }
+
+    /// Asks for one answer: on the best structured-output shape the server takes, and once more
+    /// when it was cut (see `structured::ask`); with the prompt-cache field while the endpoint
+    /// takes it (see `with_cache_field`). `body(shape, max_tokens, cached)` is the provider's
+    /// request for one call (`max_tokens` starts as given); `whole` parses a whole answer and `C`
+    /// collects a streamed one.
+    pub(super) async fn ask<C: Collector>(
+        &self,
+        max_tokens: Option<u32>,
+        events: &dyn CallEvents,
+        body: impl Fn(Shape, Option<u32>, bool) -> serde_json::Value,
+        whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
+    ) -> Result<Completion, LlmError> {
+        let body = &body;
+        structured::ask(
+            self.wire,
+            self.provider,
+            &self.shape,
+            max_tokens,
+            |shape, max_tokens| {
+                self.with_cache_field(move |cached| async move {
+                    let body = body(shape, max_tokens, cached);
+                    self.send::<C>(&body, events, whole).await
+                })
+            },
+        )
+        .await
+    }
+
+    /// `send(cached)` with the prompt-cache field while the endpoint takes it. When the endpoint
+    /// refuses it (see [`refuses_cache_field`]), it is sent once more without, and it stays off
+    /// for this backend's run.
+    async fn with_cache_field<F, Fut>(&self, send: F) -> Result<Completion, LlmError>
+    where
+        F: Fn(bool) -> Fut,
+        Fut: Future<Output = Result<Completion, LlmError>>,
+    {
+        let cached = self.cache.load(Ordering::Relaxed);
+        match send(cached).await {
+            Err(e) if cached && refuses_cache_field(&e, self.cache_field) => {
+                // Off at once, so calls starting meanwhile go without it too.
+                self.cache.store(false, Ordering::Relaxed);
+                let again = send(false).await;
+                match &again {
+                    Ok(_) => tracing::info!(
+                        "{} refused {}: sending without it",
+                        self.provider,
+                        self.cache_field
+                    ),
+                    // Refused without it as well: it was not the cache field.
+                    Err(_) => self.cache.store(true, Ordering::Relaxed),
+                }
+                again
+            }
+            other => other,
+        }
+    }
+
+    /// POSTs `body` and reads the answer: streamed into a `C` collector, or whole (and then
+    /// parsed by `whole`). `events.began()` is called when a streamed answer's headers arrive,
+    /// or when a whole answer has arrived; `events.received(n)` for every bit of streamed text.
+    /// A server that ignores `stream` and answers with one JSON document is read with `whole`.
+    async fn send<C: Collector>(
+        &self,
+        body: &serde_json::Value,
+        events: &dyn CallEvents,
+        whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
+    ) -> Result<Completion, LlmError> {
+        let provider = self.provider;
+        if !self.stream {
+            let answer = self
+                .post(false, body, move |resp, attempt| async move {
+                    read_json(resp, provider, attempt).await.map(Answer::Done)
+                })
+                .await?;
+            events.began();
+            return whole(&answer);
+        }
+        self.post(true, body, move |mut resp, attempt| async move {
+            events.began();
+            let is_json = resp
+                .headers()
+                .get(reqwest::header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.contains("application/json"));
+            if is_json {
+                let answer = read_json(resp, provider, attempt).await?;
+                return whole(&answer).map(Answer::Done);
+            }
+            match read_stream::<C>(&mut resp, events).await {
+                Ok(done) => Ok(Answer::Done(done)),
+                Err(StreamEnd::Fatal(detail)) => Err(LlmError::Protocol { provider, detail }),
+                Err(StreamEnd::Cut(why)) => Ok(Answer::Cut(why)),
+            }
+        })
+        .await
+    }
+
+    /// POSTs `body` as JSON (asking for server-sent events when `stream`) and hands a successful
+    /// answer to `read`. Retries 429, 500, 502, 503, 504, 529 (after `Retry-After`, capped, when
+    /// the provider sends one) and connection failures up to `retry.retries` times; so is an
+    /// answer `read` finds cut (a stream that stopped before its proper end, a read error
+    /// mid-stream, a retryable error event).
+    async fn post<T, F, Fut>(
+        &self,
+        stream: bool,
+        body: &serde_json::Value,
+        mut read: F,
+    ) -> Result<T, LlmError>
+    where
+        F: FnMut(reqwest::Response, u32) -> Fut,
+        Fut: Future<Output = Result<Answer<T>, LlmError>>,
+    {
+        let provider = self.provider;
+        let policy = self.retry;
+        let url = &self.url;
+        let mut attempt: u32 = 0;
+        loop {
+            attempt += 1;
+            let last = attempt > policy.retries;
+            let backoff = policy.backoff.saturating_mul(1u32 << (attempt - 1).min(16));
+            let started = std::time::Instant::now();
+            let mut request = self.client.post(url.clone()).headers(self.headers.clone());
+            if stream {
+                request = request.header(reqwest::header::ACCEPT, "text/event-stream");
+            }
+            let sent = request.json(body).send().await;
+            tracing::debug!(
+                provider,
+                method = "POST",
+                path = url.path(),
+                status = sent.as_ref().map(|r| r.status().as_u16()).ok(),
+                error = sent.as_ref().err().map(|e| snippet(&e.to_string())),
+                attempt,
+                stream = stream.then_some(true),
+                ms = started.elapsed().as_millis() as u64,
+                "llm request"
+            );
+            let resp = match sent {
+                Ok(r) => r,
+                Err(e) => {
+                    if last || !(e.is_connect() || e.is_timeout() || e.is_request()) {
+                        return Err(LlmError::Transport {
+                            provider,
+                            attempts: attempt,
+                            detail: snippet(&e.to_string()),
+                        });
+                    }
+                    tokio::time::sleep(backoff).await;
+                    continue;
+                }
+            };
+            let status = resp.status().as_u16();
+            if !resp.status().is_success() {
+                let wait = retry_after(resp.headers()).unwrap_or(backoff);
+                let text = resp.text().await.unwrap_or_default();
+                if last || !retryable(status) {
+                    return Err(LlmError::Status {
                         provider,
+                        status,
                         attempts: attempt,
-                        detail: snippet(&e.to_string()),
+                        detail: snippet(&text),
                     });
                 }
-                tokio::time::sleep(backoff).await;
+                tracing::debug!(provider, status, attempt, "retrying after {wait:?}");
+                tokio::time::sleep(wait).await;
                 continue;
             }
-        };
-        let status = resp.status().as_u16();
-        if resp.status().is_success() {
-            let text = resp.text().await.map_err(|e| LlmError::Transport {
+            let why = match read(resp, attempt).await? {
+                Answer::Done(done) => return Ok(done),
+                Answer::Cut(why) => why,
+            };
+            if last {
+                return Err(LlmError::Transport {
+                    provider,
+                    attempts: attempt,
+                    detail: why,
+                });
+            }
+            tracing::debug!(
                 provider,
-                attempts: attempt,
-                detail: snippet(&e.to_string()),
-            })?;
-            return serde_json::from_str(&text).map_err(|e| LlmError::Protocol {
-                provider,
-                detail: format!("the answer is not JSON ({e}): {}", snippet(&text)),
-            });
+                attempt,
+                "stream cut ({why}); retrying after {backoff:?}"
+            );
+            tokio::time::sleep(backoff).await;
         }
-        let wait = retry_after(resp.headers()).unwrap_or(backoff);
-        let text = resp.text().await.unwrap_or_default();
-        if last || !retryable(status) {
-            return Err(LlmError::Status {
-                provider,
-                status,
-                attempts: attempt,
-                detail: snippet(&text),
-            });
-        }
-        tracing::debug!(provider, status, attempt, "retrying after {wait:?}");
-        tokio::time::sleep(wait).await;
     }
 }
 
-/// POSTs `body` and reads the answer as server-sent events into a `C` collector. Status errors
-/// are retried like [`post_json`]; so is a stream that stops before its proper end (a cut
-/// answer), a read error mid-stream, and a retryable error event. `events.began()` is called when
-/// the first answer's headers arrive; `events.received(n)` for every bit of answer text.
-/// A server that ignores `stream` and answers with one JSON document is read with `whole`.
-#[allow(clippy::too_many_arguments)]
-pub(super) async fn post_stream<C: Collector>(
-    client: &reqwest::Client,
-    provider: &'static str,
-    url: &reqwest::Url,
-    headers: HeaderMap,
-    body: &serde_json::Value,
-    policy: RetryPolicy,
-    events: &dyn CallEvents,
-    whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
-) -> Result<Completion, LlmError> {
-    let mut attempt: u32 = 0;
-    loop {
-        attempt += 1;
-        let last = attempt > policy.retries;
-        let backoff = policy.backoff.saturating_mul(1u32 << (attempt - 1).min(16));
-        let started = std::time::Instant::now();
-        let sent = client
-            .post(url.clone())
-            .headers(headers.clone())
-            .header(reqwest::header::ACCEPT, "text/event-stream")
-            .json(body)
-            .send()
-            .await;
-        tracing::debug!(
-            provider,
-            method = "POST",
-            path = url.path(),
-            status = sent.as_ref().map(|r| r.status().as_u16()).ok(),
-            error = sent.as_ref().err().map(|e| snippet(&e.to_string())),
-            attempt,
-            stream = true,
-            ms = started.elapsed().as_millis() as u64,
-            "llm request"
-        );
-        let mut resp = match sent {
-            Ok(r) => r,
-            Err(e) => {
-                if last || !(e.is_connect() || e.is_timeout() || e.is_request()) {
-                    return Err(LlmError::Transport {
-                        provider,
-                        attempts: attempt,
-                        detail: snippet(&e.to_string()),
-                    });
-                }
-                tokio::time::sleep(backoff).await;
-                continue;
-            }
-        };
-        let status = resp.status().as_u16();
-        if !resp.status().is_success() {
-            let wait = retry_after(resp.headers()).unwrap_or(backoff);
-            let text = resp.text().await.unwrap_or_default();
-            if last || !retryable(status) {
-                return Err(LlmError::Status {
-                    provider,
-                    status,
-                    attempts: attempt,
-                    detail: snippet(&text),
-                });
-            }
-            tracing::debug!(provider, status, attempt, "retrying after {wait:?}");
-            tokio::time::sleep(wait).await;
-            continue;
-        }
-        events.began();
-        let is_json = resp
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.contains("application/json"));
-        if is_json {
-            let text = resp.text().await.map_err(|e| LlmError::Transport {
-                provider,
-                attempts: attempt,
-                detail: snippet(&e.to_string()),
-            })?;
-            let answer = serde_json::from_str(&text).map_err(|e| LlmError::Protocol {
-                provider,
-                detail: format!("the answer is not JSON ({e}): {}", snippet(&text)),
-            })?;
-            return whole(&answer);
-        }
-        let why = match read_stream::<C>(&mut resp, events).await {
-            Ok(done) => return Ok(done),
-            Err(StreamEnd::Fatal(detail)) => {
-                return Err(LlmError::Protocol { provider, detail });
-            }
-            Err(StreamEnd::Cut(why)) => why,
-        };
-        if last {
-            return Err(LlmError::Transport {
-                provider,
-                attempts: attempt,
-                detail: why,
-            });
-        }
-        tracing::debug!(
-            provider,
-            attempt,
-            "stream cut ({why}); retrying after {backoff:?}"
-        );
-        tokio::time::sleep(backoff).await;
+impl std::fmt::Debug for HttpBackend {
+    // The headers hold the API key: never printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpBackend")
+            .field("url", &self.url.as_str())
+            .field("stream", &self.stream)
+            .finish_non_exhaustive()
     }
+}
+
+/// What reading a successful answer came to.
+enum Answer<T> {
+    Done(T),
+    /// Cut before its end (why): worth another attempt.
+    Cut(String),
+}
+
+/// Reads a whole answer as JSON (attempt `attempt`, for the error).
+async fn read_json(
+    resp: reqwest::Response,
+    provider: &'static str,
+    attempt: u32,
+) -> Result<serde_json::Value, LlmError> {
+    let text = resp.text().await.map_err(|e| LlmError::Transport {
+        provider,
+        attempts: attempt,
+        detail: snippet(&e.to_string()),
+    })?;
+    serde_json::from_str(&text).map_err(|e| LlmError::Protocol {
+        provider,
+        detail: format!("the answer is not JSON ({e}): {}", snippet(&text)),
+    })
 }
 
 /// Whether `err` is an endpoint refusing a prompt-cache field (`cache_control`,
 /// `prompt_cache_key`): HTTP 400 or 422 whose text names the field, or names none of the
 /// structured-output parameters (those have their own fallback, `structured::ask`).
-pub(super) fn refuses_cache_field(err: &LlmError, field: &str) -> bool {
+fn refuses_cache_field(err: &LlmError, field: &str) -> bool {
     let LlmError::Status {
         status: 400 | 422,
         detail,

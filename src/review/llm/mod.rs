@@ -4,8 +4,9 @@
 //!
 //! A call is one future; cancelling it means dropping it. For HTTP backends that aborts the
 //! in-flight request; for `command` it kills the child's whole process group.
-//! API keys are read from the environment here, go only into request headers, and are never put in
-//! a prompt, a log line, an error or the ledger.
+//! API keys and base URLs come in an [`LlmEnv`], read from the environment once at the edge
+//! (`commands::Context`); keys go only into request headers, and are never put in a prompt, a log
+//! line, an error or the ledger.
 
 mod anthropic;
 mod command;
@@ -36,21 +37,86 @@ pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
 pub const OPENAI_API_KEY: &str = "OPENAI_API_KEY";
 pub const OPENAI_BASE_URL: &str = "OPENAI_BASE_URL";
 
+/// What the environment offers the HTTP backends: their API keys and base URLs
+/// ([`ANTHROPIC_API_KEY`], [`ANTHROPIC_BASE_URL`], [`OPENAI_API_KEY`], [`OPENAI_BASE_URL`]).
+/// Read once at the edge and passed down, so the library never reads the process environment for
+/// them and tests pass their own. Debug output never shows a key.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct LlmEnv {
+    pub anthropic_api_key: Option<String>,
+    pub anthropic_base_url: Option<String>,
+    pub openai_api_key: Option<String>,
+    pub openai_base_url: Option<String>,
+}
+
+impl LlmEnv {
+    /// The four variables as `var` reports them (the edge passes the process environment's);
+    /// blank values count as unset.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> LlmEnv {
+        let get = |k: &str| var(k).filter(|v| !v.trim().is_empty());
+        LlmEnv {
+            anthropic_api_key: get(ANTHROPIC_API_KEY),
+            anthropic_base_url: get(ANTHROPIC_BASE_URL),
+            openai_api_key: get(OPENAI_API_KEY),
+            openai_base_url: get(OPENAI_BASE_URL),
+        }
+    }
+}
+
+impl std::fmt::Debug for LlmEnv {
+    // The keys are secrets: only whether they are set is printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let key = |k: &Option<String>| k.as_ref().map(|_| "<redacted>");
+        f.debug_struct("LlmEnv")
+            .field("anthropic_api_key", &key(&self.anthropic_api_key))
+            .field("anthropic_base_url", &self.anthropic_base_url)
+            .field("openai_api_key", &key(&self.openai_api_key))
+            .field("openai_base_url", &self.openai_base_url)
+            .finish()
+    }
+}
+
+/// Token counts of one call, or summed over calls; a count is `None` when no call reported it.
+/// Flattened into [`Completion`] and the runner's aspect outcome, whose JSON thus keeps the flat
+/// `inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens` (absent when unknown).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TokenUsage {
+    /// Every input token, cached ones included.
+    #[serde(rename = "inputTokens", skip_serializing_if = "Option::is_none")]
+    pub input: Option<u64>,
+    #[serde(rename = "outputTokens", skip_serializing_if = "Option::is_none")]
+    pub output: Option<u64>,
+    /// Input tokens read from the provider's prompt cache (part of `input`).
+    #[serde(rename = "cacheReadTokens", skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<u64>,
+    /// Input tokens written to the provider's prompt cache (part of `input`).
+    #[serde(rename = "cacheWriteTokens", skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<u64>,
+}
+
+impl TokenUsage {
+    /// Adds `more`'s counts to these; a count stays `None` while neither reported it.
+    pub fn add(&mut self, more: &TokenUsage) {
+        fn add(total: &mut Option<u64>, more: Option<u64>) {
+            if let Some(m) = more {
+                *total = Some(total.unwrap_or(0) + m);
+            }
+        }
+        add(&mut self.input, more.input);
+        add(&mut self.output, more.output);
+        add(&mut self.cache_read, more.cache_read);
+        add(&mut self.cache_write, more.cache_write);
+    }
+}
+
 /// A model's answer and what it cost.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Completion {
     pub text: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub input_tokens: Option<u64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tokens: Option<u64>,
-    /// Input tokens read from the provider's prompt cache (part of `input_tokens`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_read_tokens: Option<u64>,
-    /// Input tokens written to the provider's prompt cache (part of `input_tokens`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_write_tokens: Option<u64>,
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
     /// Something the backend wants said about this answer (e.g. which recorded step replayed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -188,19 +254,20 @@ impl LlmClient {
         }
     }
 
-    /// The backend the settings ask for. `replay` is the fixture's recorded answers; without an
-    /// explicit `llm`, fixtures replay and live PRs use anthropic when `ANTHROPIC_API_KEY` is set,
-    /// else openai when `OPENAI_API_KEY` is set.
+    /// The backend the settings ask for, with the keys and base URLs of `env`. `replay` is the
+    /// fixture's recorded answers; without an explicit `llm`, fixtures replay and live PRs use
+    /// anthropic when `env` has an `ANTHROPIC_API_KEY`, else openai when it has an
+    /// `OPENAI_API_KEY`.
     pub fn from_settings(
         settings: &ReviewSettings,
+        env: &LlmEnv,
         replay: Option<ReplaySource>,
     ) -> Result<LlmClient, LlmError> {
-        let env = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
         let kind = match settings.llm {
             Some(k) => k,
             None if replay.is_some() => BackendKind::Replay,
-            None if env(ANTHROPIC_API_KEY).is_some() => BackendKind::Anthropic,
-            None if env(OPENAI_API_KEY).is_some() => BackendKind::Openai,
+            None if env.anthropic_api_key.is_some() => BackendKind::Anthropic,
+            None if env.openai_api_key.is_some() => BackendKind::Openai,
             None => {
                 return Err(LlmError::Config(format!(
                     "no LLM backend: pass --llm anthropic|openai|command (or set {ANTHROPIC_API_KEY} or {OPENAI_API_KEY})"
@@ -216,12 +283,12 @@ impl LlmClient {
                 let base = settings
                     .llm_url
                     .clone()
-                    .or_else(|| env(ANTHROPIC_BASE_URL))
+                    .or_else(|| env.anthropic_base_url.clone())
                     .unwrap_or_else(|| anthropic::DEFAULT_BASE_URL.to_owned());
                 LlmClient::Anthropic(
                     AnthropicClient::new(
                         &base,
-                        env(ANTHROPIC_API_KEY),
+                        env.anthropic_api_key.clone(),
                         settings
                             .model
                             .clone()
@@ -236,12 +303,12 @@ impl LlmClient {
                 let base = settings
                     .llm_url
                     .clone()
-                    .or_else(|| env(OPENAI_BASE_URL))
+                    .or_else(|| env.openai_base_url.clone())
                     .unwrap_or_else(|| openai::DEFAULT_BASE_URL.to_owned());
                 LlmClient::OpenAi(
                     OpenAiClient::new(
                         &base,
-                        env(OPENAI_API_KEY),
+                        env.openai_api_key.clone(),
                         settings
                             .model
                             .clone()
@@ -271,4 +338,81 @@ impl LlmClient {
 /// The aspect a recorded answer is for, if its name is known.
 pub(crate) fn aspect_of(name: &str) -> Option<Aspect> {
     name.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_backend_comes_from_the_env_given_not_the_process_env() {
+        // Whatever the process environment holds, an empty LlmEnv offers no key.
+        let err = LlmClient::from_settings(&ReviewSettings::default(), &LlmEnv::default(), None)
+            .unwrap_err();
+        assert!(err.to_string().contains("no LLM backend"), "{err}");
+
+        let env = LlmEnv::from_vars(|k| match k {
+            OPENAI_API_KEY => Some("sk-open".to_owned()),
+            OPENAI_BASE_URL => Some("http://127.0.0.1:9/v1".to_owned()),
+            ANTHROPIC_API_KEY => Some("  \n".to_owned()),
+            _ => None,
+        });
+        assert_eq!(env.anthropic_api_key, None, "a blank value is unset");
+        let c = LlmClient::from_settings(&ReviewSettings::default(), &env, None).unwrap();
+        assert_eq!(c.kind(), BackendKind::Openai);
+        assert!(format!("{c:?}").contains("127.0.0.1:9"), "{c:?}");
+
+        let both = LlmEnv {
+            anthropic_api_key: Some("sk-ant".to_owned()),
+            ..env.clone()
+        };
+        let c = LlmClient::from_settings(&ReviewSettings::default(), &both, None).unwrap();
+        assert_eq!(c.kind(), BackendKind::Anthropic);
+        let shown = format!("{both:?}");
+        assert!(
+            !shown.contains("sk-ant") && !shown.contains("sk-open"),
+            "{shown}"
+        );
+        assert!(shown.contains("http://127.0.0.1:9/v1"), "{shown}");
+    }
+
+    #[test]
+    fn completions_keep_their_json_to_the_byte() {
+        let text = r#"{"text":"t","inputTokens":1,"outputTokens":2,"cacheWriteTokens":4,"note":"x","truncated":true}"#;
+        let c: Completion = serde_json::from_str(text).unwrap();
+        assert_eq!(serde_json::to_string(&c).unwrap(), text);
+        let bare: Completion = serde_json::from_str(r#"{"text":"t"}"#).unwrap();
+        assert_eq!(
+            bare,
+            Completion {
+                text: "t".into(),
+                ..Completion::default()
+            }
+        );
+    }
+
+    #[test]
+    fn the_review_library_reads_no_environment_variable() {
+        // Keys and base URLs come in an LlmEnv read at the edge (commands::Context).
+        let needle = ["env::", "var"].concat(); // var, var_os, vars
+        let mut dirs = vec![std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/review")];
+        let mut read = 0;
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    assert!(
+                        !text.contains(&needle),
+                        "{} reads the environment",
+                        path.display()
+                    );
+                    read += 1;
+                }
+            }
+        }
+        assert!(read > 10, "only {read} files read");
+    }
 }

@@ -1,16 +1,13 @@
 //! OpenAI Chat Completions API (`POST {base}/chat/completions`) and the servers that speak it:
 //! Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp server, OpenRouter.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-use reqwest::header::{AUTHORIZATION, HeaderMap};
+use reqwest::header::AUTHORIZATION;
 use serde_json::json;
 
-use super::http::{self, RetryPolicy};
+use super::http::{self, HttpBackend, RetryPolicy};
 use super::sse::OpenAiStream;
-use super::structured::{self, Shape, ShapeMemory, Wire};
-use super::{CallEvents, Completion, LlmError};
+use super::structured::{self, Wire};
+use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -18,25 +15,19 @@ const PROVIDER: &str = "openai";
 
 #[derive(Clone)]
 pub struct OpenAiClient {
-    http: reqwest::Client,
-    url: reqwest::Url,
-    headers: HeaderMap,
+    /// The endpoint, its headers and retries; sends `prompt_cache_key` until refused (some
+    /// compatible servers refuse unknown fields), and remembers which structured-output shape
+    /// the server takes.
+    http: HttpBackend,
     pub(super) model: String,
     max_tokens: Option<u32>,
-    retry: RetryPolicy,
-    /// Stream answers (`stream: true` with `stream_options.include_usage`).
-    stream: bool,
-    /// Send `prompt_cache_key`; cleared for the rest of the run when the server refuses it.
-    cache: Arc<AtomicBool>,
-    /// Which structured-output shape this server takes (shared by clones: remembered for the run).
-    shape: ShapeMemory,
 }
 
 impl std::fmt::Debug for OpenAiClient {
     // The headers hold the API key: never printed.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("OpenAiClient")
-            .field("url", &self.url.as_str())
+            .field("url", &self.http.url.as_str())
             .field("model", &self.model)
             .finish_non_exhaustive()
     }
@@ -67,111 +58,46 @@ impl OpenAiClient {
             },
         )?;
         Ok(OpenAiClient {
-            http: http::client(PROVIDER)?,
-            url,
-            headers,
+            http: HttpBackend::new(
+                PROVIDER,
+                Wire::OpenAi,
+                "prompt_cache_key",
+                url,
+                headers,
+                retry,
+            )?,
             model,
             max_tokens,
-            retry,
-            stream: false,
-            cache: Arc::new(AtomicBool::new(true)),
-            shape: ShapeMemory::default(),
         })
     }
 
     /// Streams answers (server-sent events) or asks for them whole (the default of `new`;
     /// `LlmClient::from_settings` streams unless `stream = false`).
     pub fn streaming(mut self, on: bool) -> OpenAiClient {
-        self.stream = on;
+        self.http.stream = on;
         self
     }
 
     pub fn is_streaming(&self) -> bool {
-        self.stream
+        self.http.stream
     }
 
     /// Asks with structured output (falling back when the server rejects it) and asks again once
-    /// when the answer was cut (see `structured::ask`).
+    /// when the answer was cut; `prompt_cache_key` goes until the server refuses it (see
+    /// `HttpBackend::ask`).
     pub async fn complete(
         &self,
         prompt: &Prompt,
         events: &dyn CallEvents,
     ) -> Result<Completion, LlmError> {
-        structured::ask(
-            Wire::OpenAi,
-            PROVIDER,
-            &self.shape,
-            self.max_tokens,
-            |shape, max_tokens| self.send_cached(prompt, shape, max_tokens, events),
-        )
-        .await
-    }
-
-    /// One request with `prompt_cache_key`. When the server refuses it (see
-    /// `http::refuses_cache_field`; some compatible servers refuse unknown fields), it is sent
-    /// once more without, and it stays off for this client's run.
-    async fn send_cached(
-        &self,
-        prompt: &Prompt,
-        shape: Shape,
-        max_tokens: Option<u32>,
-        events: &dyn CallEvents,
-    ) -> Result<Completion, LlmError> {
-        let cached = self.cache.load(Ordering::Relaxed);
-        match self.send(prompt, shape, max_tokens, cached, events).await {
-            Err(e) if cached && http::refuses_cache_field(&e, "prompt_cache_key") => {
-                // Off at once, so calls starting meanwhile go without it too.
-                self.cache.store(false, Ordering::Relaxed);
-                let again = self.send(prompt, shape, max_tokens, false, events).await;
-                match &again {
-                    Ok(_) => {
-                        tracing::info!("{PROVIDER} refused prompt_cache_key: sending without it")
-                    }
-                    // Refused without it as well: it was not the cache field.
-                    Err(_) => self.cache.store(true, Ordering::Relaxed),
-                }
-                again
-            }
-            other => other,
-        }
-    }
-
-    /// One request: streamed or whole, `max_tokens` (when set), the structured-output fields of
-    /// `shape`, and `prompt_cache_key` when `cached`.
-    async fn send(
-        &self,
-        prompt: &Prompt,
-        shape: Shape,
-        max_tokens: Option<u32>,
-        cached: bool,
-        events: &dyn CallEvents,
-    ) -> Result<Completion, LlmError> {
-        let mut body = request_body(&self.model, max_tokens, prompt, cached, self.stream);
-        structured::shape_openai(&mut body, shape);
-        if self.stream {
-            return http::post_stream::<OpenAiStream>(
-                &self.http,
-                PROVIDER,
-                &self.url,
-                self.headers.clone(),
-                &body,
-                self.retry,
-                events,
-                parse_answer,
-            )
-            .await;
-        }
-        let answer = http::post_json(
-            &self.http,
-            PROVIDER,
-            &self.url,
-            self.headers.clone(),
-            &body,
-            self.retry,
-        )
-        .await?;
-        events.began();
-        parse_answer(&answer)
+        let body = |shape, max_tokens, cached| {
+            let mut body = request_body(&self.model, max_tokens, prompt, cached, self.http.stream);
+            structured::shape_openai(&mut body, shape);
+            body
+        };
+        self.http
+            .ask::<OpenAiStream>(self.max_tokens, events, body, parse_answer)
+            .await
     }
 }
 
@@ -216,12 +142,13 @@ pub(super) fn usage_completion(usage: Option<&serde_json::Value>, text: String) 
     };
     Completion {
         text,
-        input_tokens: tokens(&["prompt_tokens"]),
-        output_tokens: tokens(&["completion_tokens"]),
-        cache_read_tokens: tokens(&["prompt_tokens_details", "cached_tokens"]),
-        cache_write_tokens: None,
-        note: None,
-        truncated: false,
+        tokens: TokenUsage {
+            input: tokens(&["prompt_tokens"]),
+            output: tokens(&["completion_tokens"]),
+            cache_read: tokens(&["prompt_tokens_details", "cached_tokens"]),
+            cache_write: None,
+        },
+        ..Completion::default()
     }
 }
 
@@ -260,7 +187,7 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(c.text, "{\"findings\": []}");
-        assert_eq!((c.input_tokens, c.output_tokens), (Some(7), Some(2)));
+        assert_eq!((c.tokens.input, c.tokens.output), (Some(7), Some(2)));
         assert!(parse_answer(&json!({"choices": []})).is_err());
     }
 
@@ -292,10 +219,10 @@ mod tests {
         }))
         .unwrap();
         assert_eq!(
-            (c.input_tokens, c.cache_read_tokens),
+            (c.tokens.input, c.tokens.cache_read),
             (Some(2000), Some(1536))
         );
-        assert_eq!(c.cache_write_tokens, None);
+        assert_eq!(c.tokens.cache_write, None);
     }
 
     #[test]

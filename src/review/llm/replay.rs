@@ -1,7 +1,7 @@
 //! The `replay` backend: answers recorded in the fixture (`llm.answers`), per aspect and step.
 //! Offline and deterministic; the default for fixtures.
 
-use super::{Completion, LlmError, aspect_of};
+use super::{Completion, LlmError, TokenUsage, aspect_of};
 use crate::pr::RecordedAnswer;
 use crate::review::aspect::Aspect;
 
@@ -43,10 +43,12 @@ impl ReplayClient {
             })?;
         Ok(Completion {
             text: found.reply.clone(),
-            input_tokens: found.input_tokens,
-            output_tokens: found.output_tokens,
-            cache_read_tokens: None,
-            cache_write_tokens: None,
+            tokens: TokenUsage {
+                input: found.input_tokens,
+                output: found.output_tokens,
+                cache_read: None,
+                cache_write: None,
+            },
             note: (found.step != self.step)
                 .then(|| format!("replayed the answer recorded for step {}", found.step)),
             truncated: false,

@@ -348,10 +348,10 @@ event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
         assert!(c.finished());
         let done = c.into_completion();
         assert_eq!(done.text, "{\"findings\": []}");
-        assert_eq!(done.input_tokens, Some(3012));
-        assert_eq!(done.output_tokens, Some(9));
-        assert_eq!(done.cache_read_tokens, Some(3000));
-        assert_eq!(done.cache_write_tokens, Some(0));
+        assert_eq!(done.tokens.input, Some(3012));
+        assert_eq!(done.tokens.output, Some(9));
+        assert_eq!(done.tokens.cache_read, Some(3000));
+        assert_eq!(done.tokens.cache_write, Some(0));
         // Cut before message_stop: not finished.
         let cut = &ANTHROPIC[..ANTHROPIC.find("event: message_delta").unwrap()];
         let (c, _) = collect::<AnthropicStream>(cut);
@@ -377,8 +377,8 @@ event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
         let done = c.into_completion();
         assert_eq!(done.text, "{\"findings\": []}");
         // Unknown usage stays unknown.
-        assert_eq!(done.cache_read_tokens, None);
-        assert_eq!(done.input_tokens, None);
+        assert_eq!(done.tokens.cache_read, None);
+        assert_eq!(done.tokens.input, None);
     }
 
     #[test]
@@ -393,10 +393,10 @@ data: [DONE]\n\n";
         assert!(c.finished());
         let done = c.into_completion();
         assert_eq!(done.text, "{\"findings\": []}");
-        assert_eq!(done.input_tokens, Some(4000));
-        assert_eq!(done.output_tokens, Some(7));
-        assert_eq!(done.cache_read_tokens, Some(3584));
-        assert_eq!(done.cache_write_tokens, None);
+        assert_eq!(done.tokens.input, Some(4000));
+        assert_eq!(done.tokens.output, Some(7));
+        assert_eq!(done.tokens.cache_read, Some(3584));
+        assert_eq!(done.tokens.cache_write, None);
         let cut = &text[..text.find("data: {\"choices\":[{\"delta\":{},").unwrap()];
         let (c, _) = collect::<OpenAiStream>(cut);
         assert!(!c.finished());

@@ -241,13 +241,6 @@ fn join(a: Option<String>, b: Option<String>) -> Option<String> {
     }
 }
 
-fn add(a: Option<u64>, b: Option<u64>) -> Option<u64> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    }
-}
-
 /// Asks for one answer on the best shape the server takes, and asks again when it was cut.
 ///
 /// `send(shape, max_tokens)` makes one request (its own transport retries included) and returns
@@ -291,7 +284,7 @@ where
         });
     }
     let used = max_tokens
-        .or_else(|| first.output_tokens.and_then(|n| u32::try_from(n).ok()))
+        .or_else(|| first.tokens.output.and_then(|n| u32::try_from(n).ok()))
         .unwrap_or(4096);
     let larger = larger_max_tokens(used);
     if larger <= used {
@@ -312,11 +305,10 @@ where
     let cut_note = format!(
         "the first answer was cut at max_tokens {used}; asked again with max_tokens {larger}"
     );
+    let mut tokens = first.tokens;
+    tokens.add(&second.tokens);
     Ok(Completion {
-        input_tokens: add(first.input_tokens, second.input_tokens),
-        output_tokens: add(first.output_tokens, second.output_tokens),
-        cache_read_tokens: add(first.cache_read_tokens, second.cache_read_tokens),
-        cache_write_tokens: add(first.cache_write_tokens, second.cache_write_tokens),
+        tokens,
         note: join(join(second.note.clone(), shape_note), Some(cut_note)),
         ..second
     })
@@ -324,6 +316,7 @@ where
 
 #[cfg(test)]
 mod tests {
+    use super::super::TokenUsage;
     use super::*;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -339,8 +332,11 @@ mod tests {
     fn done(text: &str) -> Completion {
         Completion {
             text: text.into(),
-            input_tokens: Some(10),
-            output_tokens: Some(5),
+            tokens: TokenUsage {
+                input: Some(10),
+                output: Some(5),
+                ..TokenUsage::default()
+            },
             ..Completion::default()
         }
     }
@@ -487,7 +483,7 @@ mod tests {
         .await
         .unwrap();
         assert_eq!(*asked.lock().unwrap(), [Some(1000), Some(2000)]);
-        assert_eq!((c.input_tokens, c.output_tokens), (Some(20), Some(10)));
+        assert_eq!((c.tokens.input, c.tokens.output), (Some(20), Some(10)));
         assert!(
             c.note
                 .unwrap()
