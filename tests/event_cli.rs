@@ -181,10 +181,8 @@ async fn closed_and_missing_inputs() {
 /// The review is still posted and printed (nothing is lost); the failure is named; exit 1.
 #[tokio::test]
 async fn a_run_that_cannot_be_saved_is_not_success() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
     let pr_dir = support::fake_github::pr_state_dir(&env.state());
     std::fs::create_dir_all(&pr_dir).unwrap();
     // A file where the runs folder belongs: fails for root too.
