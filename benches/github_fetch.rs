@@ -5,13 +5,18 @@
 
 #[path = "../tests/support/fake_github.rs"]
 mod fake_github;
+#[path = "../tests/support/github_client.rs"]
+mod github_client;
+#[path = "../tests/support/request_log.rs"]
+mod request_log;
 
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
+use github_client::loopback_github;
 use pr_shepherd::pr::PrCoords;
-use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
+use pr_shepherd::source::github::FetchOptions;
 
 fn bench(c: &mut Criterion) {
     let Ok(rt) = tokio::runtime::Builder::new_multi_thread()
@@ -27,18 +32,7 @@ fn bench(c: &mut Criterion) {
         repo: REPO.into(),
         number: NUMBER,
     };
-    let Ok(endpoints) = Endpoints::resolve(Some(&server.uri()), None, None) else {
-        return;
-    };
-    let Ok(gh) = GitHub::new(
-        endpoints,
-        None,
-        Credentials::Token {
-            token: Secret::new("bench-token"),
-            source: "GH_TOKEN",
-        },
-        FetchOptions::default(),
-    ) else {
+    let Some(gh) = loopback_github(&server.uri(), "bench-token", FetchOptions::default()) else {
         return;
     };
 

@@ -7,16 +7,21 @@
 
 #[path = "../tests/support/fake_inbox.rs"]
 mod fake_inbox;
+#[path = "../tests/support/github_client.rs"]
+mod github_client;
+#[path = "../tests/support/request_log.rs"]
+mod request_log;
 
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use fake_inbox::{FakeInbox, OWNER, REPO, VIEWER, queue};
+use github_client::loopback_github;
 use pr_shepherd::inbox::live;
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::policy::GateConfig;
+use pr_shepherd::source::github::FetchOptions;
 use pr_shepherd::source::github::batch::ListSpec;
-use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
 
 /// `/usr/bin/time -f %M -o FILE` runs the binary when it is there: the peak RSS of that process
 /// alone. `getrusage(RUSAGE_CHILDREN)` in this process cannot tell it: the binary is started with
@@ -88,18 +93,7 @@ fn bench(c: &mut Criterion) {
 
     // In process, 150 PRs: the listing and every count (criterion's timing).
     let (server, fake) = rt.block_on(FakeInbox::start(queue(150)));
-    let Ok(endpoints) = Endpoints::resolve(Some(&server.uri()), None, None) else {
-        return;
-    };
-    let Ok(gh) = GitHub::new(
-        endpoints,
-        None,
-        Credentials::Token {
-            token: Secret::new("bench-token"),
-            source: "GH_TOKEN",
-        },
-        FetchOptions::default(),
-    ) else {
+    let Some(gh) = loopback_github(&server.uri(), "bench-token", FetchOptions::default()) else {
         return;
     };
     let ledger = Ledger::new(dir.path().join("state"));

@@ -5,38 +5,16 @@
 
 mod support;
 
-use std::path::Path;
 use std::process::Output;
 
 use serde_json::{Value, json};
 use support::env::TestEnv;
 use support::fake_github::payload;
-use support::fake_github::{FComment, FReview, FThread, FakeGitHub, FakePr, NUMBER, OWNER, REPO};
-use support::llm::{StandInLlm, magic_number};
-use support::{live_run, stderr, stdout, stdout_json};
+use support::fake_github::{FComment, FReview, FThread, FakePr, NUMBER, OWNER, REPO};
+use support::llm::StandInLlm;
+use support::webhook::{TOKEN, authored_payload, event, member_comment};
+use support::{Live, exited_0, live_run, stderr, stdout, stdout_json};
 use wiremock::MockServer;
-
-async fn event(
-    env: &TestEnv,
-    gh: &MockServer,
-    llm: &StandInLlm,
-    name: &str,
-    payload: &Path,
-    extra: &[&str],
-) -> Output {
-    env.bin_async()
-        .env("GITHUB_TOKEN", TOKEN)
-        .env("GITHUB_API_URL", gh.uri())
-        .env("GITHUB_EVENT_NAME", name)
-        .env("GITHUB_EVENT_PATH", payload)
-        .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .arg("event")
-        .args(llm.args())
-        .args(extra)
-        .output()
-        .await
-        .unwrap()
-}
 
 fn fcomment(id: &str, login: &str, association: &'static str, body: &str, at: &str) -> FComment {
     FComment {
@@ -60,7 +38,25 @@ async fn prompts(llm: &StandInLlm) -> String {
         .collect()
 }
 
-const TOKEN: &str = "ghs_ActionsLoopbackToken0123456789";
+/// One `watch` tick over the fake's repository, which may post.
+async fn watch(env: &TestEnv, gh: &MockServer, llm: &StandInLlm) -> Output {
+    let repo = format!("{OWNER}/{REPO}");
+    let args = ["watch", &repo, "--ticks", "1", "--debounce", "0s", "--post"];
+    live_run(env, &gh.uri(), TOKEN, llm, &args).await
+}
+
+/// A watch tick on `env` that answers no trigger and so asks the LLM nothing.
+async fn watch_answers_nothing(env: &TestEnv, gh: &MockServer, llm: &StandInLlm) {
+    let before = llm.requests().await.len();
+    let out = exited_0(watch(env, gh, llm).await);
+    assert!(
+        !stderr(&out).contains("answering trigger"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(llm.requests().await.len(), before);
+}
+
 const REVIEW_DB: u64 = 777;
 const INLINE_DB: u64 = 888;
 
@@ -107,34 +103,32 @@ fn pr_with_review_triggers(labels: &[&str]) -> FakePr {
 
 #[tokio::test]
 async fn a_review_summary_trigger_is_answered_through_the_review_and_idempotently() {
-    let (gh, fake) = FakeGitHub::start(pr_with_review_triggers(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(pr_with_review_triggers(&[])).await;
     fake.add_comment(
         "octocat",
         "NONE",
         "LATER-COMMENT-MARKER",
         "2024-06-03T00:00:00Z",
     );
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
-    let p = payload(
+    let p = authored_payload(
         env.root(),
         "pull_request_review/submitted.payload.json",
-        |v| {
-            v["review"]["id"] = json!(REVIEW_DB);
-            v["review"]["body"] = json!("Two things.\n\n@pr-shepherd /review all");
-            v["review"]["author_association"] = json!("MEMBER");
-        },
+        "review",
+        Some(REVIEW_DB),
+        "Two things.\n\n@pr-shepherd /review all",
+        "MEMBER",
     );
-    let out = event(
-        &env,
-        &gh,
-        &llm,
-        "pull_request_review",
-        &p,
-        &["--format", "json"],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(
+        event(
+            &env,
+            &gh,
+            &llm,
+            "pull_request_review",
+            &p,
+            &["--format", "json"],
+        )
+        .await,
+    );
     let err = stderr(&out);
     assert!(err.contains("decision: review"), "{err}");
     assert!(err.contains("(review summary)"), "{err}");
@@ -166,8 +160,7 @@ async fn a_review_summary_trigger_is_answered_through_the_review_and_idempotentl
     // the review, the later reply and so their whole thread.
     assert!(err.contains("4 later or edited item(s) left out"), "{err}");
     // The same delivery again updates the same comment; the metadata names the review.
-    let out = event(&env, &gh, &llm, "pull_request_review", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request_review", &p, &[]).await);
     assert!(stderr(&out).contains("posted: updated"), "{}", stderr(&out));
     let own = fake.own_reviews();
     assert_eq!(own.len(), 1);
@@ -180,29 +173,27 @@ async fn a_review_summary_trigger_is_answered_through_the_review_and_idempotentl
 
 #[tokio::test]
 async fn an_inline_review_comment_trigger_is_answered_and_watch_does_not_answer_it_again() {
-    let (gh, fake) = FakeGitHub::start(pr_with_review_triggers(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(pr_with_review_triggers(&[])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
-    let p = payload(
+    let p = authored_payload(
         env.root(),
         "pull_request_review_comment/created.payload.json",
-        |v| {
-            v["comment"]["id"] = json!(INLINE_DB);
-            v["comment"]["body"] = json!("@pr-shepherd /review");
-            v["comment"]["author_association"] = json!("OWNER");
-        },
+        "comment",
+        Some(INLINE_DB),
+        "@pr-shepherd /review",
+        "OWNER",
     );
-    let out = event(
-        &env,
-        &gh,
-        &llm,
-        "pull_request_review_comment",
-        &p,
-        &["--format", "json"],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(
+        event(
+            &env,
+            &gh,
+            &llm,
+            "pull_request_review_comment",
+            &p,
+            &["--format", "json"],
+        )
+        .await,
+    );
     let v: Value = stdout_json(&out);
     assert_eq!(v["triggerKind"], "reviewComment");
     assert_eq!(v["triggerComment"], INLINE_DB);
@@ -233,31 +224,16 @@ async fn an_inline_review_comment_trigger_is_answered_and_watch_does_not_answer_
     assert_eq!(fake.own_reviews().len(), 1);
     // watch: the review summary (older, never answered by this PR's reviews) is not answered
     // after the newer inline trigger was; nothing new, so no LLM call.
-    let before = llm.requests().await.len();
-    let repo = format!("{OWNER}/{REPO}");
-    let watch = ["watch", &repo, "--ticks", "1", "--debounce", "0s", "--post"];
-    let out = live_run(&env, &gh.uri(), TOKEN, &llm, &watch).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        !stderr(&out).contains("answering trigger"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(llm.requests().await.len(), before);
+    watch_answers_nothing(&env, &gh, &llm).await;
 }
 
 #[tokio::test]
 async fn watch_answers_a_review_summary_trigger_once() {
     let mut pr = pr_with_review_triggers(&[]);
     pr.threads.clear();
-    let (gh, fake) = FakeGitHub::start(pr).await;
+    let Live { gh, fake, llm, env } = Live::start(pr).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
-    let repo = format!("{OWNER}/{REPO}");
-    let watch = ["watch", &repo, "--ticks", "1", "--debounce", "0s", "--post"];
-    let out = live_run(&env, &gh.uri(), TOKEN, &llm, &watch).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(watch(&env, &gh, &llm).await);
     assert!(
         stderr(&out).contains("answering trigger 777 (review summary)"),
         "{}",
@@ -266,42 +242,22 @@ async fn watch_answers_a_review_summary_trigger_once() {
     assert_eq!(fake.own_reviews().len(), 1);
     assert!(!prompts(&llm).await.contains("REVIEW-TRIGGER-MARKER"));
     // A fresh machine (no watch state) reads the answered trigger from the posted review.
-    let before = llm.requests().await.len();
-    let fresh = TestEnv::new();
-    let out = live_run(&fresh, &gh.uri(), TOKEN, &llm, &watch).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert!(
-        !stderr(&out).contains("answering trigger"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(llm.requests().await.len(), before);
+    watch_answers_nothing(&TestEnv::new(), &gh, &llm).await;
 }
 
 #[tokio::test]
 async fn mentions_and_gates_come_from_the_config() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["review-me"])).await;
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&["review-me"])).await;
     // Defaults: `review-me` means nothing, `@horton` is not a mention.
     let opened = payload(env.root(), "pull_request/opened.payload.json", |_| {});
-    let out = event(&env, &gh, &llm, "pull_request", &opened, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &opened, &[]).await);
     assert!(
         stderr(&out).contains("without label `shepherd`"),
         "{}",
         stderr(&out)
     );
-    let id = fake.add_comment("hubot", "MEMBER", "@horton /review", "2024-06-02T00:00:00Z");
-    let horton = |env: &TestEnv| {
-        payload(env.root(), "issue_comment/created.payload.json", |v| {
-            v["comment"]["id"] = json!(id);
-            v["comment"]["body"] = json!("@horton /review");
-            v["comment"]["author_association"] = json!("MEMBER");
-        })
-    };
-    let p = horton(&env);
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
+    let (_, horton) = member_comment(&fake, env.root(), "@horton /review");
+    let out = event(&env, &gh, &llm, "issue_comment", &horton, &[]).await;
     assert!(
         stderr(&out).contains("decision: no action"),
         "{}",
@@ -315,17 +271,14 @@ async fn mentions_and_gates_come_from_the_config() {
          [gates]\nopt_in_label = \"review-me\"\n",
     )
     .unwrap();
-    let out = event(&env, &gh, &llm, "pull_request", &opened, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &opened, &[]).await);
     assert!(
         stderr(&out).contains("community PR with label `review-me`"),
         "{}",
         stderr(&out)
     );
     assert_eq!(fake.own_reviews().len(), 1);
-    let p = horton(&env);
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &horton, &[]).await);
     assert!(
         stderr(&out).contains("decision: review"),
         "{}",
@@ -363,19 +316,11 @@ async fn mentions_and_gates_come_from_the_config() {
 
 #[tokio::test]
 async fn an_oversized_trigger_is_ignored_with_the_reason() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     let long = format!("@pr-shepherd /review\n{}", "please ".repeat(2_858));
     assert!(long.chars().count() > 20_000);
-    let id = fake.add_comment("hubot", "MEMBER", &long, "2024-06-02T00:00:00Z");
-    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
-        v["comment"]["id"] = json!(id);
-        v["comment"]["body"] = json!(long);
-        v["comment"]["author_association"] = json!("MEMBER");
-    });
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, p) = member_comment(&fake, env.root(), &long);
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await);
     let v: Value = stdout_json(&out);
     assert_eq!(v["decision"]["action"], "noAction");
     let reason = v["decision"]["reason"].as_str().unwrap();
@@ -387,8 +332,7 @@ async fn an_oversized_trigger_is_ignored_with_the_reason() {
     assert_eq!(fake.requests(), 0, "nothing was fetched");
     // Raised in the config, the same comment is a trigger.
     std::fs::write(env.config(), "[automation]\nmax_trigger_chars = 30000\n").unwrap();
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &[]).await);
     assert!(
         stderr(&out).contains("decision: review"),
         "{}",
@@ -398,15 +342,12 @@ async fn an_oversized_trigger_is_ignored_with_the_reason() {
 
 #[tokio::test]
 async fn a_closed_pr_answers_an_explicit_trigger_only() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     fake.set_author("octocat", "MEMBER");
     *fake.state.pr_state.lock().unwrap() = "CLOSED".to_owned();
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
     // Automatic events do nothing for it.
     let p = payload(env.root(), "pull_request/synchronize.payload.json", |_| {});
-    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
     assert!(
         stderr(&out).contains("no action: the PR is CLOSED"),
         "{}",
@@ -417,19 +358,8 @@ async fn a_closed_pr_answers_an_explicit_trigger_only() {
     assert!(stderr(&out).contains("no action"), "{}", stderr(&out));
     assert!(llm.requests().await.is_empty());
     // A maintainer's trigger is answered, and the review says the PR is closed.
-    let id = fake.add_comment(
-        "hubot",
-        "MEMBER",
-        "@pr-shepherd /review",
-        "2024-06-02T00:00:00Z",
-    );
-    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
-        v["comment"]["id"] = json!(id);
-        v["comment"]["body"] = json!("@pr-shepherd /review");
-        v["comment"]["author_association"] = json!("MEMBER");
-    });
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, p) = member_comment(&fake, env.root(), "@pr-shepherd /review");
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await);
     let v: Value = stdout_json(&out);
     assert_eq!(v["posted"]["action"], "created");
     assert!(
@@ -444,24 +374,11 @@ async fn a_closed_pr_answers_an_explicit_trigger_only() {
 
 #[tokio::test]
 async fn a_merged_pr_with_no_shepherd_refuses_to_post_even_on_a_trigger() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["no-shepherd"])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&["no-shepherd"])).await;
     fake.set_author("octocat", "MEMBER");
     *fake.state.pr_state.lock().unwrap() = "MERGED".to_owned();
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
-    let id = fake.add_comment(
-        "hubot",
-        "MEMBER",
-        "@pr-shepherd /review",
-        "2024-06-02T00:00:00Z",
-    );
-    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
-        v["comment"]["id"] = json!(id);
-        v["comment"]["body"] = json!("@pr-shepherd /review");
-        v["comment"]["author_association"] = json!("MEMBER");
-    });
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, p) = member_comment(&fake, env.root(), "@pr-shepherd /review");
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &[]).await);
     assert!(stderr(&out).contains("not posted"), "{}", stderr(&out));
     assert!(stdout(&out).contains("no-shepherd"));
     assert!(stdout(&out).contains("the PR is merged"));
@@ -471,16 +388,13 @@ async fn a_merged_pr_with_no_shepherd_refuses_to_post_even_on_a_trigger() {
 
 #[tokio::test]
 async fn write_action_labels_are_recognized_and_nothing_is_done() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["fix-ci"])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&["fix-ci"])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
     for label in ["fix-ci", "address-review"] {
         let p = payload(env.root(), "pull_request/labeled.payload.json", |v| {
             v["label"]["name"] = json!(label);
         });
-        let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
-        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await);
         assert!(
             stderr(&out).contains("write actions are not available in this version"),
             "{}",
@@ -498,16 +412,14 @@ async fn write_action_labels_are_recognized_and_nothing_is_done() {
     let p = payload(env.root(), "pull_request/unlabeled.payload.json", |v| {
         v["label"]["name"] = json!("fix-ci");
     });
-    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
     assert!(stderr(&out).contains("gates again"), "{}", stderr(&out));
 }
 
 #[tokio::test]
 async fn three_successive_reviews_carry_the_findings_history() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
     let heads = [
         "1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
         "2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
@@ -517,7 +429,6 @@ async fn three_successive_reviews_carry_the_findings_history() {
     for (i, head) in heads.iter().enumerate() {
         *fake.state.head_sha.lock().unwrap() = (*head).to_owned();
         // Each pass on a fresh machine: the history comes from the PR's own review.
-        let env = TestEnv::new();
         let p = payload(env.root(), "pull_request/synchronize.payload.json", |_| {});
         let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
         assert_eq!(out.status.code(), Some(0), "pass {i}: {}", stderr(&out));

@@ -360,7 +360,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
 
     use pr_shepherd::ledger::Ledger;
     use pr_shepherd::pr::{Item, PrCoords};
-    use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
+    use pr_shepherd::source::github::FetchOptions;
     use pr_shepherd::tui::harness::Harness;
     use pr_shepherd::tui::review::{LiveTarget, PostDestination};
     use pr_shepherd::tui::theme::Theme;
@@ -368,25 +368,17 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (server, fake) = rt.block_on(FakeGitHub::start(small_pr()));
     let client = || {
-        GitHub::new(
-            Endpoints::resolve(Some(&server.uri()), None, None).unwrap(),
-            None,
-            Credentials::Token {
-                token: Secret::new(TOKEN),
-                source: "GH_TOKEN",
-            },
-            FetchOptions {
-                max_attempts: 2,
-                backoff: Duration::from_millis(5),
-                max_backoff: Duration::from_millis(20),
-                max_rate_limit_wait: Duration::from_secs(1),
-                timeout: Duration::from_secs(5),
-                deadline: Duration::from_secs(30),
-                concurrency: 2,
-                notify: None,
-            },
-        )
-        .unwrap()
+        let opts = FetchOptions {
+            max_attempts: 2,
+            backoff: Duration::from_millis(5),
+            max_backoff: Duration::from_millis(20),
+            max_rate_limit_wait: Duration::from_secs(1),
+            timeout: Duration::from_secs(5),
+            deadline: Duration::from_secs(30),
+            concurrency: 2,
+            notify: None,
+        };
+        support::github_client::loopback_github(&server.uri(), TOKEN, opts).expect("client")
     };
     let coords = PrCoords {
         host: None,

@@ -2,6 +2,8 @@
 //! seen (in the theme's diff colours); a thread with new replies opens at the first one, each
 //! new reply tagged NEW.
 
+mod support;
+
 use std::path::Path;
 
 use pr_shepherd::ledger::Ledger;
@@ -9,6 +11,7 @@ use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use pr_shepherd::triage::{kept_texts, marks, triage};
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::theme::Theme;
+use support::console::select_id;
 
 const JITTER: &str = "PRRT_kwDOKq3xZs5hQ1bB";
 const QUESTION: &str = "IC_kwDOKq3xZs6Aa0002";
@@ -28,17 +31,6 @@ fn after_a_look(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
     let snapshot = f.snapshot_at(1).unwrap();
     let h = Harness::new(snapshot, Some(f), ledger, Theme::default_theme(), w, h).unwrap();
     (h, dir)
-}
-
-fn select_id(h: &mut Harness, id: &str) {
-    h.press("g");
-    for _ in 0..h.app.pr.list.rows.len() {
-        if h.app.pr.list.selected_item().is_some_and(|i| i.id() == id) {
-            return;
-        }
-        h.press("j");
-    }
-    panic!("{id} not found");
 }
 
 #[test]

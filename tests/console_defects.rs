@@ -2,26 +2,16 @@
 //! user"): one test (or more) per defect, each failing before its fix. Key sequences through the
 //! console loop on a TestBackend (`tui::harness`).
 
+mod support;
+
 use std::path::Path;
 
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::PrCoords;
-use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use pr_shepherd::tui::app::{Focus, InputMode, Pane};
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::theme::Theme;
-
-fn demo() -> Fixture {
-    Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap()
-}
-
-fn open(dir: &Path, w: u16, h: u16) -> Harness {
-    Harness::demo(dir, w, h).unwrap()
-}
-
-fn coords(h: &Harness) -> PrCoords {
-    h.app.pr.list.snapshot.pr.coords()
-}
+use support::console::{coords, open};
 
 fn seen_count(dir: &Path, pr: &PrCoords) -> usize {
     Ledger::new(dir).load_seen(pr).unwrap().markers.len()
@@ -320,7 +310,7 @@ fn stepping_back_never_moves_a_marker_to_an_older_version() {
 }
 
 fn open_with_draft(dir: &Path, body: &str) -> Harness {
-    let f = demo();
+    let f = support::demo_fixture();
     let snap = f.snapshot_at(0).unwrap();
     let ledger = Ledger::new(dir);
     let draft = pr_shepherd::ledger::Draft {

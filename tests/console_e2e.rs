@@ -17,7 +17,20 @@ struct Tmux<'a> {
     env: &'a TestEnv,
 }
 
-impl Tmux<'_> {
+impl<'a> Tmux<'a> {
+    /// A server of its own for the test `tag` (none runs until [`Tmux::start`]); `None`, with a
+    /// note, when tmux is not installed.
+    fn new(env: &'a TestEnv, tag: &str) -> Option<Tmux<'a>> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
+            return None;
+        }
+        Some(Tmux {
+            socket: format!("prs-e2e-{tag}-{}", std::process::id()),
+            env,
+        })
+    }
+
     fn run(&self, args: &[&str]) -> Output {
         self.env
             .tmux()
@@ -27,22 +40,88 @@ impl Tmux<'_> {
             .unwrap()
     }
 
-    fn capture(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    /// Runs `script` (sh) in a new detached session `e2e` of `cols`×`rows`. The server stays up
+    /// when its last session ends (`exit-empty off`): a session started again after the first
+    /// one's pane died then goes to the same, running server. (With the default, the server
+    /// exits once the pane is gone, and a `new-session` that reaches its socket while it is
+    /// still shutting down fails with "server exited unexpectedly", or its pane never shows.)
+    fn start(&self, cols: u16, rows: u16, script: &str) {
+        let (cols, rows) = (cols.to_string(), rows.to_string());
+        let out = self.run(&[
+            "set-option",
+            "-g",
+            "exit-empty",
+            "off",
+            ";",
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            &cols,
+            "-y",
+            &rows,
+            "sh",
+            "-c",
+            script,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        self.run(&[&["send-keys", "-t", "e2e"][..], keys].concat());
+    }
+
+    /// The pane's text; when tmux cannot show it, what tmux said instead (for a timeout message).
+    fn capture(&self) -> Result<String, String> {
+        let out = self.run(&["capture-pane", "-p", "-t", "e2e"]);
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
     }
 
     fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.capture();
-            if cond(&screen) {
-                return screen;
+            if let Ok(s) = &screen
+                && cond(s)
+            {
+                return s.clone();
             }
             if start.elapsed() > Duration::from_secs(30) {
-                panic!("timed out waiting for {what}; screen:\n{screen}");
+                match screen {
+                    Ok(s) => panic!("timed out waiting for {what}; screen:\n{s}"),
+                    Err(e) => panic!("timed out waiting for {what}; no screen: {e}"),
+                }
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+    }
+
+    /// tmux's `#{alternate_on}` for the pane: "1" while the console holds the alternate screen.
+    fn alternate_on(&self) -> String {
+        let out = self.run(&["display-message", "-p", "-t", "e2e", "#{alternate_on}"]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// After the console exited with a [`REPORT_EXIT`] script: raw mode and the alternate
+    /// screen are off again.
+    fn assert_terminal_restored(&self) {
+        let screen = self.wait_for("stty output", |s| {
+            s.lines().any(|l| l.trim().ends_with("icanon"))
+        });
+        assert!(
+            screen.lines().any(|l| l.trim() == "icanon"),
+            "raw mode was left on:\n{screen}"
+        );
+        assert_eq!(self.alternate_on(), "0", "alternate screen left");
     }
 }
 
@@ -69,57 +148,45 @@ fn quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
 
+/// The console on the test's state dir and (empty) config file, then `args`, as a shell command.
+fn console(env: &TestEnv, args: &[&Path]) -> String {
+    let mut cmd = format!(
+        "{} --state-dir {} --config {}",
+        quote(Path::new(BIN)),
+        quote(&env.state()),
+        quote(&env.config()),
+    );
+    for a in args {
+        cmd.push(' ');
+        cmd.push_str(&quote(a));
+    }
+    cmd
+}
+
+/// After the console: its exit code, then whether the terminal is back in canonical mode; the
+/// pane stays open to be read.
+const REPORT_EXIT: &str =
+    "; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60";
+
 #[test]
 fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
-        return;
-    }
     let env = TestEnv::new();
-    let state = env.root().join("state");
-    let config = env.root().join("config.toml");
-    std::fs::write(&config, "").unwrap();
-    let bin = Path::new(BIN);
-    let script = format!(
-        "{} --state-dir {} --config {}; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60",
-        quote(bin),
-        quote(&state),
-        quote(&config),
-    );
-    let tmux = Tmux {
-        socket: format!("prs-e2e-{}", std::process::id()),
-        env: &env,
+    let Some(tmux) = Tmux::new(&env, "inbox") else {
+        return;
     };
-    let out = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "e2e",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "sh",
-        "-c",
-        &script,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    tmux.start(100, 30, &(console(&env, &[]) + REPORT_EXIT));
 
     // No argument: the inbox of the bundled fixtures. Find the demo and open it.
     let screen = tmux.wait_for("the inbox", inbox_complete);
     assert!(screen.contains("18 new"), "{screen}");
     assert!(screen.contains("needs-label"), "{screen}");
-    tmux.run(&["send-keys", "-t", "e2e", "/"]);
-    tmux.run(&["send-keys", "-t", "e2e", "-l", "482"]);
-    tmux.run(&["send-keys", "-t", "e2e", "Enter"]);
+    tmux.keys(&["/"]);
+    tmux.keys(&["-l", "482"]);
+    tmux.keys(&["Enter"]);
     tmux.wait_for("the search applied", |s| {
         s.contains("search `482`") && !s.contains("acme/rivet#497")
     });
-    tmux.run(&["send-keys", "-t", "e2e", "Enter"]);
+    tmux.keys(&["Enter"]);
 
     let screen = tmux.wait_for("the console", first_frame_complete);
     assert!(screen.contains(" NEW "), "{screen}");
@@ -127,47 +194,34 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     assert!(screen.contains("MINIMIZED(spam)"), "{screen}");
     let selected = |s: &str, who: &str| s.lines().any(|l| l.contains('▶') && l.contains(who));
     assert!(selected(&screen, "@maya-chen"), "{screen}");
-    let alt = tmux.run(&["display-message", "-p", "-t", "e2e", "#{alternate_on}"]);
-    assert_eq!(String::from_utf8_lossy(&alt.stdout).trim(), "1");
+    assert_eq!(tmux.alternate_on(), "1");
 
-    tmux.run(&["send-keys", "-t", "e2e", "j"]);
+    tmux.keys(&["j"]);
     tmux.wait_for("the second row selected", |s| selected(s, "@rajesh-k"));
-    tmux.run(&["send-keys", "-t", "e2e", "?"]);
+    tmux.keys(&["?"]);
     tmux.wait_for("the help overlay", |s| s.contains("Keys (config.toml"));
-    tmux.run(&["send-keys", "-t", "e2e", "Escape"]);
+    tmux.keys(&["Escape"]);
     tmux.wait_for("help closed", |s| !s.contains("Keys (config.toml"));
 
     // q leaves the PR for the inbox, whose row now counts the two items seen; q quits.
-    tmux.run(&["send-keys", "-t", "e2e", "q"]);
+    tmux.keys(&["q"]);
     let screen = tmux.wait_for("the inbox again", |s| {
         s.contains("Enter open  ]")
             && s.lines()
                 .any(|l| l.contains("acme/rivet#482") && l.contains("16 new"))
     });
     assert!(screen.contains("acme/rivet#482"), "{screen}");
-    tmux.run(&["send-keys", "-t", "e2e", "q"]);
+    tmux.keys(&["q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
     assert!(
         !screen.contains("acme/rivet#482"),
         "the console is gone:\n{screen}"
     );
-    let screen = tmux.wait_for("stty output", |s| {
-        s.lines().any(|l| l.trim().ends_with("icanon"))
-    });
-    assert!(
-        screen.lines().any(|l| l.trim() == "icanon"),
-        "raw mode was left on:\n{screen}"
-    );
-    let alt = tmux.run(&["display-message", "-p", "-t", "e2e", "#{alternate_on}"]);
-    assert_eq!(
-        String::from_utf8_lossy(&alt.stdout).trim(),
-        "0",
-        "alternate screen left"
-    );
+    tmux.assert_terminal_restored();
 
     // The two items that were shown are marked seen; nothing else.
-    let files = std::fs::read_dir(state.join("acme-rivet/482/seen"))
+    let files = std::fs::read_dir(env.state().join("acme-rivet/482/seen"))
         .unwrap()
         .filter(|e| {
             e.as_ref()
@@ -180,38 +234,11 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
 #[cfg(target_os = "linux")] // finds the console's pid through /proc
 #[test]
 fn sigterm_restores_the_terminal() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
-        return;
-    }
     let env = TestEnv::new();
-    let config = env.root().join("config.toml");
-    std::fs::write(&config, "").unwrap();
-    let bin = Path::new(BIN);
-    let script = format!(
-        "{} --state-dir {} --config {} {}; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60",
-        quote(bin),
-        quote(env.root()),
-        quote(&config),
-        quote(Path::new(DEMO)),
-    );
-    let tmux = Tmux {
-        socket: format!("prs-e2e-term-{}", std::process::id()),
-        env: &env,
+    let Some(tmux) = Tmux::new(&env, "term") else {
+        return;
     };
-    tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "e2e",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "sh",
-        "-c",
-        &script,
-    ]);
+    tmux.start(100, 30, &(console(&env, &[Path::new(DEMO)]) + REPORT_EXIT));
     tmux.wait_for("the console", first_frame_complete);
     // The console is the shell's only child.
     let out = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
@@ -226,22 +253,13 @@ fn sigterm_restores_the_terminal() {
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("interrupted by SIGTERM"), "{screen}");
     assert!(screen.contains("CONSOLE-EXITED:1"), "{screen}");
-    let screen = tmux.wait_for("stty output", |s| {
-        s.lines().any(|l| l.trim().ends_with("icanon"))
-    });
-    assert!(
-        screen.lines().any(|l| l.trim() == "icanon"),
-        "raw mode was left on:\n{screen}"
-    );
-    let alt = tmux.run(&["display-message", "-p", "-t", "e2e", "#{alternate_on}"]);
-    assert_eq!(String::from_utf8_lossy(&alt.stdout).trim(), "0");
+    tmux.assert_terminal_restored();
 }
 
 #[test]
 fn without_a_terminal_the_console_refuses_with_exit_2() {
     let env = TestEnv::new();
-    let config = env.root().join("config.toml");
-    std::fs::write(&config, "").unwrap();
+    let config = env.config();
     let out = env
         .bin()
         .args(["--state-dir"])
@@ -288,62 +306,32 @@ fn invalid_config_and_theme_exit_2_naming_the_problem() {
 
 #[test]
 fn review_draft_survives_kill_9_and_is_restored() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
-        return;
-    }
     let env = TestEnv::new();
-    let state = env.root().join("state");
-    let config = env.root().join("config.toml");
+    let Some(tmux) = Tmux::new(&env, "kill") else {
+        return;
+    };
     let pidfile = env.root().join("pid");
-    std::fs::write(&config, "").unwrap();
-    let bin = Path::new(BIN);
-    let tmux = Tmux {
-        socket: format!("prs-e2e-kill-{}", std::process::id()),
-        env: &env,
-    };
-    let start = |script: &str| {
-        let out = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "e2e",
-            "-x",
-            "110",
-            "-y",
-            "34",
-            "sh",
-            "-c",
-            script,
-        ]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let demo = Path::new(DEMO);
     // `exec`: the pid written is the console's own.
-    start(&format!(
-        "echo $$ > {}; exec {} --state-dir {} --config {} {}",
+    let script = format!(
+        "echo $$ > {}; exec {}",
         quote(&pidfile),
-        quote(bin),
-        quote(&state),
-        quote(&config),
-        quote(Path::new(DEMO)),
-    ));
+        console(&env, &[demo])
+    );
+    tmux.start(110, 34, &script);
     tmux.wait_for("the console", first_frame_complete);
-    tmux.run(&["send-keys", "-t", "e2e", "r"]);
+    tmux.keys(&["r"]);
     tmux.wait_for("the review", |s| s.contains("review finished"));
-    tmux.run(&["send-keys", "-t", "e2e", "e"]);
+    tmux.keys(&["e"]);
     tmux.wait_for("the editor", |s| s.contains("Editing the review"));
-    tmux.run(&["send-keys", "-t", "e2e", "Down", "Down"]);
-    tmux.run(&["send-keys", "-t", "e2e", "-l", "E2E typed note"]);
-    let draft = state.join("acme-rivet/482/draft.json");
+    tmux.keys(&["Down", "Down"]);
+    tmux.keys(&["-l", "E2E typed note"]);
+    let draft = env.state().join("acme-rivet/482/draft.json");
     let t0 = Instant::now();
     while !std::fs::read_to_string(&draft).is_ok_and(|s| s.contains("E2E typed note")) {
         assert!(
             t0.elapsed() < Duration::from_secs(30),
-            "the draft was not autosaved; screen:\n{}",
+            "the draft was not autosaved; screen:\n{:?}",
             tmux.capture()
         );
         std::thread::sleep(Duration::from_millis(50));
@@ -354,6 +342,7 @@ fn review_draft_survives_kill_9_and_is_restored() {
         .status()
         .unwrap();
     assert!(killed.success());
+    // The pane ends with the console; the server stays up (see `Tmux::start`).
     let t0 = Instant::now();
     while tmux.run(&["has-session", "-t", "e2e"]).status.success() {
         assert!(
@@ -364,19 +353,13 @@ fn review_draft_survives_kill_9_and_is_restored() {
     }
 
     // Reopen: the draft is back, and says so.
-    start(&format!(
-        "{} --state-dir {} --config {} {}; echo CONSOLE-EXITED:$?; sleep 60",
-        quote(bin),
-        quote(&state),
-        quote(&config),
-        quote(Path::new(DEMO)),
-    ));
+    tmux.start(110, 34, &(console(&env, &[demo]) + REPORT_EXIT));
     let screen = tmux.wait_for("the restored draft", |s| {
         s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")
     });
     assert!(screen.contains("E2E typed note"), "{screen}");
     // The restored draft opens the review pane: `q` closes it, `Q` quits from anywhere.
-    tmux.run(&["send-keys", "-t", "e2e", "Q"]);
+    tmux.keys(&["Q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
 }

@@ -1,27 +1,16 @@
 //! Key sequences through the console loop (TestBackend), with the ledger checked afterwards.
 
+mod support;
+
 use std::path::Path;
 
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::PrCoords;
-use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use pr_shepherd::triage::Freshness;
 use pr_shepherd::tui::app::{Focus, Row};
 use pr_shepherd::tui::harness::{Harness, TEST_NOW};
 use pr_shepherd::tui::theme::Theme;
 use pr_shepherd::tui::{Effect, Keymap};
-
-fn demo() -> Fixture {
-    Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap()
-}
-
-fn open(dir: &Path, w: u16, h: u16) -> Harness {
-    Harness::demo(dir, w, h).unwrap()
-}
-
-fn coords(h: &Harness) -> PrCoords {
-    h.app.pr.list.snapshot.pr.coords()
-}
 
 fn seen_ids(dir: &Path, pr: &PrCoords) -> Vec<String> {
     let mut ids: Vec<String> = Ledger::new(dir)
@@ -356,7 +345,7 @@ fn unwritable_state_dir_is_reported_not_fatal() {
     let dir = tempfile::tempdir().unwrap();
     let blocker = dir.path().join("file");
     std::fs::write(&blocker, "not a dir").unwrap();
-    let f = demo();
+    let f = support::demo_fixture();
     let mut h = Harness::new(
         f.snapshot_at(0).unwrap(),
         Some(f),
@@ -377,6 +366,7 @@ fn unwritable_state_dir_is_reported_not_fatal() {
 
 use pr_shepherd::tui::app::{InputMode, Pane};
 use pr_shepherd::tui::review::{AspectView, Confirm};
+use support::console::{coords, open};
 
 /// `r` with the replay backend: the harness runs the whole review synchronously.
 fn reviewed(dir: &Path) -> Harness {
@@ -615,7 +605,7 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
 #[test]
 fn no_shepherd_label_refuses_the_post() {
     let dir = tempfile::tempdir().unwrap();
-    let f = demo();
+    let f = support::demo_fixture();
     let mut snap = f.snapshot_at(0).unwrap();
     snap.pr.labels.push("no-shepherd".into());
     let mut h = Harness::new(

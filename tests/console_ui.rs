@@ -1,52 +1,31 @@
 //! Console screens as insta snapshots over ratatui's TestBackend, plus style assertions.
 
-use std::path::Path;
+mod support;
 
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::pr::{Item, Snapshot};
-use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
+use pr_shepherd::pr::Item;
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::theme::Theme;
 use ratatui::style::Color;
+use support::console::{demo_harness, harness_with, select_id};
 
-fn demo() -> Fixture {
-    Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap()
+/// A conversation comment of the demo.
+const COMMENT: &str = "IC_kwDOKq3xZs6Aa0001";
+
+/// The screen with the item `id` selected (after a first frame).
+fn shown(h: &mut Harness, id: &str) -> String {
+    h.draw();
+    select_id(h, id);
+    h.draw();
+    h.screen()
 }
 
-fn harness_with(
-    snapshot: Snapshot,
-    fixture: Option<Fixture>,
-    w: u16,
-    h: u16,
-) -> (Harness, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::new(
-        snapshot,
-        fixture,
-        Ledger::new(dir.path()),
-        Theme::default_theme(),
-        w,
-        h,
-    )
-    .unwrap();
-    (h, dir)
-}
-
-fn demo_harness(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
-    let f = demo();
-    harness_with(f.snapshot_at(0).unwrap(), Some(f), w, h)
-}
-
-/// Selects the row of the item with this id.
-fn select_id(h: &mut Harness, id: &str) {
-    h.press("g");
-    for _ in 0..h.app.pr.list.rows.len() {
-        if h.app.pr.list.selected_item().is_some_and(|i| i.id() == id) {
-            return;
-        }
-        h.press("j");
-    }
-    panic!("{id} not found");
+/// The demo's first snapshot titled `title`, each item changed by `edit`, at `w`×40.
+fn demo_edited(title: String, w: u16, edit: impl FnMut(&mut Item)) -> (Harness, tempfile::TempDir) {
+    let mut s = support::demo_fixture().snapshot_at(0).unwrap();
+    s.pr.title = title;
+    s.items.iter_mut().for_each(edit);
+    harness_with(s, None, w, 40)
 }
 
 /// Cells (x, y) where `text` starts on screen.
@@ -184,8 +163,7 @@ fn every_badge_has_its_style() {
 
 #[test]
 fn empty_pr() {
-    let f = demo();
-    let mut s = f.snapshot_at(0).unwrap();
+    let mut s = support::demo_fixture().snapshot_at(0).unwrap();
     s.items.clear();
     let (mut h, _d) = harness_with(s, None, 90, 24);
     assert_eq!(h.draw().shown, None);
@@ -196,9 +174,7 @@ fn empty_pr() {
 #[test]
 fn thread_hunk_is_syntax_highlighted() {
     let (mut h, _d) = demo_harness(120, 40);
-    h.draw();
-    select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
-    h.draw();
+    shown(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
     let item = h.app.pr.list.selected_item().unwrap().clone();
     let Item::Thread(t) = &item else { panic!() };
     assert!(t.path.ends_with(".rs"));
@@ -252,11 +228,8 @@ fn thread_hunk_is_syntax_highlighted() {
 
 #[test]
 fn hostile_text_never_reaches_the_terminal() {
-    let f = demo();
-    let mut s = f.snapshot_at(0).unwrap();
     let evil = "clear\u{1b}[2J\u{1b}]52;c;ZXZpbA==\u{7} csi\u{9b}31m bidi\u{202e}txt.exe zw\u{200b}sp bell\u{7} nul\u{0}";
-    s.pr.title = format!("title {evil}");
-    for it in &mut s.items {
+    let (mut h, _d) = demo_edited(format!("title {evil}"), 120, |it| {
         if let Item::Comment(c) = it {
             c.body = format!("{evil}\nsecond line {evil}");
             c.author.login = "mal\u{1b}[31mlory".to_owned();
@@ -265,21 +238,15 @@ fn hostile_text_never_reaches_the_terminal() {
             t.diff_hunk = format!("@@ -1 +1 @@\n+let x = \"{evil}\";");
             t.path = "src/a\u{202e}sr.rs".to_owned();
         }
-    }
-    let (mut h, _d) = harness_with(s, None, 120, 40);
-    h.draw();
-    select_id(&mut h, "IC_kwDOKq3xZs6Aa0001");
-    h.draw();
-    let screen = h.screen();
+    });
+    let screen = shown(&mut h, COMMENT);
     for bad in ['\u{1b}', '\u{9b}', '\u{202e}', '\u{200b}', '\u{7}', '\u{0}'] {
         assert!(!screen.contains(bad), "{:?} reached the screen", bad);
     }
     assert!(screen.contains("␛[2J"));
     assert!(screen.contains("⟨U+202E⟩"));
     insta::assert_snapshot!("hostile_comment", screen);
-    select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
-    h.draw();
-    let screen = h.screen();
+    let screen = shown(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
     assert!(!screen.contains('\u{1b}') && !screen.contains('\u{202e}'));
 }
 
@@ -287,20 +254,13 @@ fn hostile_text_never_reaches_the_terminal() {
 /// the screen as nothing, hiding text): each is shown as a visible placeholder.
 #[test]
 fn invisible_unicode_is_shown_as_placeholders() {
-    let f = demo();
-    let mut s = f.snapshot_at(0).unwrap();
     let hidden = "\u{e0041}\u{e0042}\u{fe0f}\u{34f}\u{3164}\u{2062}";
-    s.pr.title = format!("title{hidden}end");
-    for it in &mut s.items {
+    let (mut h, _d) = demo_edited(format!("title{hidden}end"), 160, |it| {
         if let Item::Comment(c) = it {
             c.body = format!("body{hidden}end");
         }
-    }
-    let (mut h, _d) = harness_with(s, None, 160, 40);
-    h.draw();
-    select_id(&mut h, "IC_kwDOKq3xZs6Aa0001");
-    h.draw();
-    let screen = h.screen();
+    });
+    let screen = shown(&mut h, COMMENT);
     for bad in hidden.chars() {
         assert!(
             !screen.contains(bad),
@@ -317,7 +277,7 @@ fn invisible_unicode_is_shown_as_placeholders() {
 
 #[test]
 fn no_color_theme_has_no_colours() {
-    let f = demo();
+    let f = support::demo_fixture();
     let dir = tempfile::tempdir().unwrap();
     let mut h = Harness::new(
         f.snapshot_at(0).unwrap(),
@@ -463,7 +423,7 @@ fn aspects_panel_and_header_mid_run() {
 
 #[test]
 fn post_refused_dialog_under_no_shepherd() {
-    let f = demo();
+    let f = support::demo_fixture();
     let mut snap = f.snapshot_at(0).unwrap();
     snap.pr.labels = vec!["no-shepherd".into()];
     let (mut h, _d) = harness_with(snap, Some(f), 80, 24);

@@ -4,48 +4,18 @@
 
 mod support;
 
-use std::path::Path;
-use std::process::Output;
-
 use serde_json::{Value, json};
-use support::env::TestEnv;
 use support::fake_github::payload;
-use support::fake_github::{FakeGitHub, FakePr, OWNER};
-use support::llm::{StandInLlm, magic_number};
-use support::stderr;
-use wiremock::MockServer;
-
-async fn event(
-    env: &TestEnv,
-    gh: &MockServer,
-    llm: &StandInLlm,
-    name: &str,
-    payload: &Path,
-    extra: &[&str],
-) -> Output {
-    env.bin_async()
-        .env("GITHUB_TOKEN", "ghs_ActionsLoopbackToken0123456789")
-        .env("GITHUB_API_URL", gh.uri())
-        .env("GITHUB_EVENT_NAME", name)
-        .env("GITHUB_EVENT_PATH", payload)
-        .env("OPENAI_API_KEY", "sk-test-0123456789")
-        .arg("event")
-        .args(llm.args())
-        .args(extra)
-        .output()
-        .await
-        .unwrap()
-}
+use support::fake_github::{FakePr, OWNER};
+use support::webhook::{comment_payload, event, member_comment};
+use support::{Live, exited_0, stderr};
 
 #[tokio::test]
 async fn opened_team_pr_is_reviewed_and_posted() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
     let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
-    let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await);
     assert!(stderr(&out).contains("decision: review: pull_request.opened"));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["decision"]["action"], "review");
@@ -53,20 +23,16 @@ async fn opened_team_pr_is_reviewed_and_posted() {
     assert_eq!(fake.own_reviews().len(), 1);
     // synchronize on the same PR updates the same comment.
     let p = payload(env.root(), "pull_request/synchronize.payload.json", |_| {});
-    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
     assert!(stderr(&out).contains("posted: updated"));
     assert_eq!(fake.own_reviews().len(), 1);
 }
 
 #[tokio::test]
 async fn community_pr_without_label_gets_no_action_with_the_reason() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
-    let out = event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &["--format", "json"]).await);
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["decision"]["action"], "noAction");
     assert!(
@@ -87,36 +53,29 @@ async fn community_pr_without_label_gets_no_action_with_the_reason() {
 
 #[tokio::test]
 async fn an_org_member_behind_an_ambiguous_association_counts_as_team() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     fake.state
         .org_members
         .lock()
         .unwrap()
         .push("octocat".into());
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
     let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
-    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
     assert!(stderr(&out).contains("team PR"));
     assert_eq!(fake.own_reviews().len(), 1);
 }
 
 #[tokio::test]
 async fn labeled_shepherd_reviews_a_community_pr_once_per_head() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["shepherd"])).await;
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&["shepherd"])).await;
     let p = payload(env.root(), "pull_request/labeled.payload.json", |v| {
         v["label"]["name"] = json!("shepherd");
     });
-    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
     assert!(stderr(&out).contains("community PR with label `shepherd`"));
     assert_eq!(fake.own_reviews().len(), 1);
     // Another label on the same head: no second review.
-    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
     assert!(
         stderr(&out).contains("already reviewed"),
         "{}",
@@ -127,28 +86,14 @@ async fn labeled_shepherd_reviews_a_community_pr_once_per_head() {
 
 #[tokio::test]
 async fn no_shepherd_posts_nothing_even_for_a_team_pr_or_a_trigger() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["no-shepherd"])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&["no-shepherd"])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
     let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
-    let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
     assert!(stderr(&out).contains("no-shepherd"));
     // A maintainer's trigger: the review is shown, never posted.
-    let id = fake.add_comment(
-        "hubot",
-        "MEMBER",
-        "@pr-shepherd /review",
-        "2024-06-02T00:00:00Z",
-    );
-    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
-        v["comment"]["id"] = json!(id);
-        v["comment"]["body"] = json!("@pr-shepherd /review");
-        v["comment"]["author_association"] = json!("MEMBER");
-    });
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let (_, p) = member_comment(&fake, env.root(), "@pr-shepherd /review");
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &[]).await);
     assert!(stderr(&out).contains("not posted"), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("no-shepherd"));
     assert_eq!(fake.own_reviews().len(), 0);
@@ -157,24 +102,15 @@ async fn no_shepherd_posts_nothing_even_for_a_team_pr_or_a_trigger() {
 
 #[tokio::test]
 async fn a_member_trigger_reviews_with_the_cutoff_a_contributor_trigger_does_nothing() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     fake.add_comment("octocat", "NONE", "before", "2024-06-01T00:00:00Z");
-    let id = fake.add_comment(
-        "hubot",
-        "MEMBER",
+    let (id, p) = member_comment(
+        &fake,
+        env.root(),
         "@pr-shepherd /review all TRIGGER-BODY-MARKER",
-        "2024-06-02T00:00:00Z",
     );
     fake.add_comment("octocat", "NONE", "after", "2024-06-03T00:00:00Z");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
-    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
-        v["comment"]["id"] = json!(id);
-        v["comment"]["body"] = json!("@pr-shepherd /review all TRIGGER-BODY-MARKER");
-        v["comment"]["author_association"] = json!("MEMBER");
-    });
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await);
     assert!(stderr(&out).contains("1 later or edited item(s) left out"));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["mode"], "full");
@@ -191,30 +127,22 @@ async fn a_member_trigger_reviews_with_the_cutoff_a_contributor_trigger_does_not
         assert!(!String::from_utf8_lossy(&r.body).contains("TRIGGER-BODY-MARKER"));
     }
     // The same delivery again: the same comment.
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    exited_0(event(&env, &gh, &llm, "issue_comment", &p, &[]).await);
     assert_eq!(fake.own_reviews().len(), 1);
 
     let before = llm.requests().await.len();
-    let p = payload(env.root(), "issue_comment/created.payload.json", |v| {
-        v["comment"]["body"] = json!("@pr-shepherd /review");
-        v["comment"]["author_association"] = json!("CONTRIBUTOR");
-    });
-    let out = event(&env, &gh, &llm, "issue_comment", &p, &[]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let p = comment_payload(env.root(), None, "@pr-shepherd /review", "CONTRIBUTOR");
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &[]).await);
     assert!(stderr(&out).contains("decision: no action") && stderr(&out).contains("CONTRIBUTOR"));
     assert_eq!(llm.requests().await.len(), before);
 }
 
 #[tokio::test]
 async fn dry_run_prints_the_decision_and_the_review_and_posts_nothing() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     fake.set_author("octocat", "OWNER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
     let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
-    let out = event(&env, &gh, &llm, "pull_request", &p, &["--dry-run"]).await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &["--dry-run"]).await);
     assert!(stderr(&out).contains("decision: review"));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("## PR Shepherd Review"));
     assert_eq!(fake.own_reviews().len(), 0);
@@ -227,9 +155,12 @@ async fn dry_run_prints_the_decision_and_the_review_and_posts_nothing() {
 
 #[tokio::test]
 async fn closed_and_missing_inputs() {
-    let (gh, _fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
+    let Live {
+        gh,
+        fake: _,
+        llm,
+        env,
+    } = Live::start(FakePr::with_labels(&[])).await;
     let p = payload(env.root(), "pull_request/closed.payload.json", |_| {});
     let out = event(&env, &gh, &llm, "pull_request", &p, &[]).await;
     assert_eq!(out.status.code(), Some(0));
@@ -250,10 +181,8 @@ async fn closed_and_missing_inputs() {
 /// The review is still posted and printed (nothing is lost); the failure is named; exit 1.
 #[tokio::test]
 async fn a_run_that_cannot_be_saved_is_not_success() {
-    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
     fake.set_author("octocat", "MEMBER");
-    let llm = StandInLlm::answering(vec![magic_number()]).await;
-    let env = TestEnv::new();
     let pr_dir = support::fake_github::pr_state_dir(&env.state());
     std::fs::create_dir_all(&pr_dir).unwrap();
     // A file where the runs folder belongs: fails for root too.

@@ -375,29 +375,24 @@ fn binary_refuses_broken_fixtures_with_exit_2() {
     let base = demo_value();
     let env = TestEnv::new();
     let path = env.root().join("fuzz.json");
+    // `items --peek` of a fixture file holding `bytes`.
+    let peek = |bytes: &[u8]| {
+        std::fs::write(&path, bytes).unwrap();
+        env.bin()
+            .args(["items", "--peek"])
+            .arg(&path)
+            .output()
+            .unwrap()
+    };
     let mut runner = TestRunner::new(bin_config());
     runner
         .run(&document(), |(ms, cut, flip)| {
-            std::fs::write(&path, mutated_text(&base, &ms, cut, flip)).unwrap();
-            let out = env
-                .bin()
-                .args(["items", "--peek"])
-                .arg(&path)
-                .output()
-                .unwrap();
-            check_exit(&out, &[0, 2])
+            check_exit(&peek(&mutated_text(&base, &ms, cut, flip)), &[0, 2])
         })
         .unwrap();
     runner
         .run(&proptest::collection::vec(any::<u8>(), 0..512), |bytes| {
-            std::fs::write(&path, &bytes).unwrap();
-            let out = env
-                .bin()
-                .args(["items", "--peek"])
-                .arg(&path)
-                .output()
-                .unwrap();
-            check_exit(&out, &[2])
+            check_exit(&peek(&bytes), &[2])
         })
         .unwrap();
 }

@@ -4,7 +4,7 @@
 mod support;
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Output};
 
 use serde_json::Value;
 use support::all_output;
@@ -21,6 +21,16 @@ fn shepherd(env: &TestEnv, state: &Path) -> Command {
     let mut c = env.bin();
     c.arg("--state-dir").arg(state);
     c
+}
+
+/// `record` of the fake's PR from the loopback GitHub at `uri` into `fixture`.
+fn record(env: &TestEnv, state: &Path, uri: &str, fixture: &Path) -> Output {
+    shepherd(env, state)
+        .env("GH_TOKEN", TOKEN)
+        .args(["--api-url", uri, "record", &pr_ref(NUMBER), "--out"])
+        .arg(fixture)
+        .output()
+        .unwrap()
 }
 
 /// ids, kinds, statuses and hashes of a `--format json` listing, in order.
@@ -69,18 +79,7 @@ async fn record_then_replay_lists_the_same_items() {
     // A complete live listing marks what it listed.
     assert_eq!(seen_markers(&live_state), 162);
 
-    let rec = shepherd(&env, &live_state)
-        .env("GH_TOKEN", TOKEN)
-        .args([
-            "--api-url",
-            &server.uri(),
-            "record",
-            &pr_ref(NUMBER),
-            "--out",
-        ])
-        .arg(&fixture)
-        .output()
-        .unwrap();
+    let rec = record(&env, &live_state, &server.uri(), &fixture);
     assert!(rec.status.success(), "{}", all_output(&rec));
     assert!(
         all_output(&rec).contains("162 items"),
@@ -141,18 +140,7 @@ async fn an_incomplete_live_listing_writes_no_markers() {
 
     // And `record` refuses to freeze an incomplete PR into a fixture.
     let fixture = dir.join("pr.json");
-    let rec = shepherd(&env, dir)
-        .env("GH_TOKEN", TOKEN)
-        .args([
-            "--api-url",
-            &server.uri(),
-            "record",
-            &pr_ref(NUMBER),
-            "--out",
-        ])
-        .arg(&fixture)
-        .output()
-        .unwrap();
+    let rec = record(&env, dir, &server.uri(), &fixture);
     assert_eq!(rec.status.code(), Some(1), "{}", all_output(&rec));
     assert!(!fixture.exists());
 }

@@ -10,6 +10,7 @@ use pr_shepherd::source::github::{
     Credentials, Endpoints, FetchOptions, GitHub, GitHubError, Notice, Secret,
 };
 use support::fake_github::{FakeGitHub, FakePr, ISSUE_NUMBER, NUMBER, OWNER, REPO};
+use support::github_client::loopback_github;
 use wiremock::{MockServer, ResponseTemplate};
 
 const TOKEN: &str = "ghp_LoopbackTestToken0123456789abcdef";
@@ -40,16 +41,7 @@ fn fast(notices: Option<Arc<Mutex<Vec<Notice>>>>) -> FetchOptions {
 }
 
 fn client(server: &MockServer, opts: FetchOptions) -> GitHub {
-    GitHub::new(
-        Endpoints::resolve(Some(&server.uri()), None, None).unwrap(),
-        None,
-        Credentials::Token {
-            token: Secret::new(TOKEN),
-            source: "GH_TOKEN",
-        },
-        opts,
-    )
-    .unwrap()
+    loopback_github(&server.uri(), TOKEN, opts).expect("client")
 }
 
 #[tokio::test]

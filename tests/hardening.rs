@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Output;
 
 use support::env::TestEnv;
-use support::{all_output, stderr, stdout};
+use support::{all_output, demo_with, stderr, stdout};
 
 /// Tag characters spelling "ignore all", a variation selector, the combining grapheme joiner,
 /// Hangul fillers and an invisible operator: all invisible, none stripped before issue 15.
@@ -16,16 +16,6 @@ const HIDDEN: &str = "\u{e0001}\u{e0069}\u{e0067}\u{e006e}\u{e006f}\u{e0072}\u{e
 
 fn invisible(c: char) -> bool {
     HIDDEN.contains(c)
-}
-
-/// The demo fixture with `edit` applied, written into the test's scratch space.
-fn demo_with(env: &TestEnv, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
-    let mut v: serde_json::Value =
-        serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).expect("the demo is JSON");
-    edit(&mut v);
-    let path = env.root().join("fixture.json");
-    std::fs::write(&path, serde_json::to_vec(&v).expect("encode")).expect("write fixture");
-    path
 }
 
 /// A `command` backend that saves its prompt (stdin) and its environment, then answers with no
@@ -141,12 +131,7 @@ const SECRETS: &[(&str, &str)] = &[
 /// Failed before issue 15: the program inherited GH_TOKEN, GITHUB_TOKEN and the API keys.
 #[test]
 fn command_backend_gets_a_minimal_environment_plus_what_the_config_names() {
-    let env = TestEnv::new();
-    std::fs::write(
-        env.config(),
-        "[review]\ncommand_env = [\"MY_AGENT_HOME\", \"NPM_TOKEN\"]\n",
-    )
-    .expect("config");
+    let env = TestEnv::with_config("[review]\ncommand_env = [\"MY_AGENT_HOME\", \"NPM_TOKEN\"]\n");
     let (cmd, calls) = recording_backend(&env);
     let out = env
         .bin()
@@ -178,8 +163,7 @@ fn command_backend_gets_a_minimal_environment_plus_what_the_config_names() {
 
 #[test]
 fn command_env_must_hold_variable_names() {
-    let env = TestEnv::new();
-    std::fs::write(env.config(), "[review]\ncommand_env = [\"A=B\"]\n").expect("config");
+    let env = TestEnv::with_config("[review]\ncommand_env = [\"A=B\"]\n");
     let out = env.bin().arg("review").output().expect("run");
     assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
     assert!(
@@ -455,15 +439,10 @@ fn a_bad_rust_log_is_said_and_the_command_still_runs() {
 /// now the config is refused at once, naming the key and the limit.
 #[test]
 fn a_too_complex_skip_pattern_is_refused_naming_the_key() {
-    let env = TestEnv::new();
-    std::fs::write(
-        env.config(),
-        format!(
-            "[review.skip.perf]\nunless_files_match = [\"{}x\"]\n",
-            "**/a".repeat(40)
-        ),
-    )
-    .expect("config");
+    let env = TestEnv::with_config(format!(
+        "[review.skip.perf]\nunless_files_match = [\"{}x\"]\n",
+        "**/a".repeat(40)
+    ));
     let start = std::time::Instant::now();
     let out = env.bin().arg("review").output().expect("run");
     assert!(start.elapsed() < std::time::Duration::from_secs(10));
@@ -478,15 +457,10 @@ fn a_too_complex_skip_pattern_is_refused_naming_the_key() {
 /// Twelve `**/` within the limits: the review runs and matches at once.
 #[test]
 fn many_double_stars_within_the_limits_match_at_once() {
-    let env = TestEnv::new();
-    std::fs::write(
-        env.config(),
-        format!(
-            "[review.skip.perf]\nunless_files_match = [\"{}nothing.rs\"]\n",
-            "**/".repeat(12)
-        ),
-    )
-    .expect("config");
+    let env = TestEnv::with_config(format!(
+        "[review.skip.perf]\nunless_files_match = [\"{}nothing.rs\"]\n",
+        "**/".repeat(12)
+    ));
     let start = std::time::Instant::now();
     let out = env.bin().arg("review").output().expect("run");
     assert!(

@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use support::env::TestEnv;
-use support::{stderr, stdout};
+use support::{demo_with, stderr, stdout};
 
 /// Runs `cmd`, killing it after `secs` (a file read without end must fail the test, not hang it).
 fn output_within(mut cmd: Command, secs: u64) -> Output {
@@ -46,16 +46,6 @@ fn output_within(mut cmd: Command, secs: u64) -> Output {
         stdout: out,
         stderr: err,
     }
-}
-
-/// The demo fixture with `edit` applied, written into the test's scratch space.
-fn demo_with(env: &TestEnv, edit: impl FnOnce(&mut serde_json::Value)) -> PathBuf {
-    let mut v: serde_json::Value =
-        serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).expect("the demo is JSON");
-    edit(&mut v);
-    let path = env.root().join("fixture.json");
-    std::fs::write(&path, serde_json::to_vec(&v).expect("encode")).expect("write fixture");
-    path
 }
 
 /// The demo PR's folder in the state dir `state`.
@@ -110,13 +100,8 @@ fn fixture_errors_quote_input_sanitized() {
 /// Failed before issue 15: a config key and a flag value quoted in errors came out raw.
 #[test]
 fn config_and_flag_errors_quote_input_sanitized() {
-    let env = TestEnv::new();
     // TOML escapes: the key holds a raw ESC and BEL once parsed.
-    std::fs::write(
-        env.config(),
-        "[keys]\n\"\\u001b]0;pwned\\u0007\\u001b[2J\" = \"x\"\n",
-    )
-    .expect("config");
+    let env = TestEnv::with_config("[keys]\n\"\\u001b]0;pwned\\u0007\\u001b[2J\" = \"x\"\n");
     let o = env.bin().arg("items").output().expect("run");
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(clean(&stderr(&o)), "{:?}", stderr(&o));
@@ -139,12 +124,7 @@ fn config_and_flag_errors_quote_input_sanitized() {
 /// (exit 101), and the console hung at "0/6 queued".
 #[test]
 fn absurd_numbers_in_the_config_are_refused_naming_the_key() {
-    let env = TestEnv::new();
-    std::fs::write(
-        env.config(),
-        "[review]\nconcurrency = 9223372036854775807\n",
-    )
-    .expect("config");
+    let env = TestEnv::with_config("[review]\nconcurrency = 9223372036854775807\n");
     // review, items and the console (no terminal here: it stops before the terminal check).
     for args in [vec!["review"], vec!["items"], vec![]] {
         let o = output_within(

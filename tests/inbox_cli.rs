@@ -3,13 +3,11 @@
 
 mod support;
 
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Output;
 
 use serde_json::Value;
 use support::env::TestEnv;
-use support::{stderr, stdout};
+use support::{stderr, stdout, tree};
 
 fn run(env: &TestEnv, args: &[&str]) -> Output {
     env.bin().args(args).output().expect("run pr-shepherd")
@@ -21,30 +19,6 @@ fn json(env: &TestEnv, args: &[&str]) -> Value {
     let o = run(env, &all);
     assert!(o.status.success(), "{}", stderr(&o));
     serde_json::from_slice(&o.stdout).expect("json output")
-}
-
-/// Every file under `dir` with its bytes (the state dir's whole content).
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.insert(format!("{}/", p.display()), Vec::new());
-                stack.push(p);
-            } else {
-                out.insert(
-                    p.display().to_string(),
-                    std::fs::read(&p).unwrap_or_default(),
-                );
-            }
-        }
-    }
-    out
 }
 
 fn pr(doc: &Value, number: u64) -> &Value {

@@ -5,18 +5,18 @@
 mod support;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::process::Output;
 
 use pr_shepherd::inbox::{Counts, ShepherdState, live};
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::policy::GateConfig;
 use pr_shepherd::source::github::batch::{ListSpec, inbox_prs_query};
-use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
+use pr_shepherd::source::github::{FetchOptions, GitHub};
 use serde_json::Value;
 use support::env::TestEnv;
 use support::fake_inbox::{FakeInbox, IPr, OWNER, REPO, VIEWER, head, queue};
-use support::stderr;
+use support::github_client::loopback_github;
+use support::{stderr, tree};
 use wiremock::ResponseTemplate;
 
 const TOKEN: &str = "ghp_InboxLoopbackToken0123456789abcdef";
@@ -27,16 +27,7 @@ fn client(uri: &str) -> GitHub {
         max_backoff: std::time::Duration::from_millis(2),
         ..FetchOptions::default()
     };
-    GitHub::new(
-        Endpoints::resolve(Some(uri), None, None).unwrap(),
-        None,
-        Credentials::Token {
-            token: Secret::new(TOKEN),
-            source: "GH_TOKEN",
-        },
-        opts,
-    )
-    .unwrap()
+    loopback_github(uri, TOKEN, opts).expect("client")
 }
 
 fn repo_spec() -> Vec<ListSpec> {
@@ -60,27 +51,19 @@ async fn cli(env: &TestEnv, uri: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
-fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                out.insert(format!("{}/", p.display()), Vec::new());
-                stack.push(p);
-            } else {
-                out.insert(
-                    p.display().to_string(),
-                    std::fs::read(&p).unwrap_or_default(),
-                );
-            }
-        }
-    }
-    out
+/// The inbox of the fake's repository as JSON, which must succeed: the run and its document.
+async fn json_listing(env: &TestEnv, uri: &str) -> (Output, Value) {
+    let o = cli(env, uri, &[&format!("{OWNER}/{REPO}"), "--format", "json"]).await;
+    assert!(o.status.success(), "{}", stderr(&o));
+    let doc = serde_json::from_slice(&o.stdout).unwrap();
+    (o, doc)
+}
+
+/// The inbox of the fake's repository as Markdown (`--quiet`), which must succeed.
+async fn markdown(env: &TestEnv, uri: &str) -> String {
+    let md = cli(env, uri, &[&format!("{OWNER}/{REPO}"), "--quiet"]).await;
+    assert!(md.status.success(), "{}", stderr(&md));
+    String::from_utf8_lossy(&md.stdout).into_owned()
 }
 
 #[tokio::test]
@@ -178,14 +161,7 @@ async fn the_binary_lists_the_queue_as_json_and_leaves_the_state_dir_alone() {
     std::fs::create_dir_all(env.state().join("acme-widgets").join("3").join("seen")).unwrap();
     std::fs::write(env.state().join("keep.txt"), "x").unwrap();
     let before = tree(&env.state());
-    let o = cli(
-        &env,
-        &server.uri(),
-        &[&format!("{OWNER}/{REPO}"), "--format", "json"],
-    )
-    .await;
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (o, doc) = json_listing(&env, &server.uri()).await;
     assert_eq!(doc["source"], "acme/widgets");
     assert_eq!(doc["complete"], true);
     assert_eq!(doc["prs"].as_array().unwrap().len(), 25);
@@ -217,14 +193,7 @@ async fn the_binary_lists_the_queue_as_json_and_leaves_the_state_dir_alone() {
     // stderr is a pipe here: no progress lines (a terminal gets one per PR counted).
     assert!(!stderr(&o).contains("[1/25]"), "{}", stderr(&o));
     assert!(fake.requests() <= 6, "{}", fake.requests());
-    let md = cli(
-        &env,
-        &server.uri(),
-        &[&format!("{OWNER}/{REPO}"), "--quiet"],
-    )
-    .await;
-    assert!(md.status.success(), "{}", stderr(&md));
-    let text = String::from_utf8_lossy(&md.stdout);
+    let text = markdown(&env, &server.uri()).await;
     assert!(text.contains("## Needs attention"), "{text}");
     assert!(text.contains("acme/widgets#13"), "{text}");
 }
@@ -290,14 +259,7 @@ async fn a_batch_that_keeps_failing_is_shown_incomplete_never_as_zero() {
         None
     }));
     let env = TestEnv::new();
-    let o = cli(
-        &env,
-        &server.uri(),
-        &[&format!("{OWNER}/{REPO}"), "--format", "json"],
-    )
-    .await;
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (_, doc) = json_listing(&env, &server.uri()).await;
     assert_eq!(doc["complete"], false);
     let mut failed = Vec::new();
     for p in doc["prs"].as_array().unwrap() {
@@ -314,14 +276,7 @@ async fn a_batch_that_keeps_failing_is_shown_incomplete_never_as_zero() {
     assert_eq!(failed.len(), 10, "{failed:?}");
     assert!(failed.contains(&11));
     assert!(!failed.contains(&1));
-    let md = cli(
-        &env,
-        &server.uri(),
-        &[&format!("{OWNER}/{REPO}"), "--quiet"],
-    )
-    .await;
-    assert!(md.status.success(), "{}", stderr(&md));
-    let text = String::from_utf8_lossy(&md.stdout);
+    let text = markdown(&env, &server.uri()).await;
     assert!(text.contains("INCOMPLETE"), "{text}");
     assert!(text.contains("items unknown"), "{text}");
 }

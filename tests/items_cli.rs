@@ -415,32 +415,18 @@ fn state_clear_keeps_the_draft_and_clear_all_asks() {
 #[test]
 fn synth_is_deterministic_and_valid() {
     let env = TestEnv::new();
-    let a = run(
-        &env,
-        &[
-            "fixture",
-            "synth",
-            "--threads",
-            "5",
-            "--comments",
-            "3",
-            "--reviews",
-            "2",
-        ],
-    );
-    let b = run(
-        &env,
-        &[
-            "fixture",
-            "synth",
-            "--threads",
-            "5",
-            "--comments",
-            "3",
-            "--reviews",
-            "2",
-        ],
-    );
+    let synth = [
+        "fixture",
+        "synth",
+        "--threads",
+        "5",
+        "--comments",
+        "3",
+        "--reviews",
+        "2",
+    ];
+    let a = run(&env, &synth);
+    let b = run(&env, &synth);
     assert!(a.status.success());
     assert_eq!(a.stdout, b.stdout);
     let p = write_fixture(&env.state(), "s.json", &stdout(&a));

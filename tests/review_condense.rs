@@ -9,10 +9,11 @@ use std::process::Output;
 
 use pr_shepherd::pr::PrCoords;
 use pr_shepherd::publish::{GitHubComments, upsert};
-use pr_shepherd::source::github::{Credentials, Endpoints, FetchOptions, GitHub, Secret};
+use pr_shepherd::source::github::{FetchOptions, GitHub};
 use serde_json::{Value, json};
 use support::env::TestEnv;
 use support::fake_github::{BODY_LIMIT, FakeGitHub, FakePr, NUMBER, OWNER, REPO, pr_ref};
+use support::github_client::loopback_github;
 use support::llm::StandInLlm;
 use support::{stderr, stdout, stdout_json};
 use wiremock::MockServer;
@@ -151,19 +152,11 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
 }
 
 fn client(server: &MockServer) -> GitHub {
-    GitHub::new(
-        Endpoints::resolve(Some(&server.uri()), None, None).unwrap(),
-        None,
-        Credentials::Token {
-            token: Secret::new(TOKEN),
-            source: "GH_TOKEN",
-        },
-        FetchOptions {
-            max_attempts: 1,
-            ..FetchOptions::default()
-        },
-    )
-    .unwrap()
+    let opts = FetchOptions {
+        max_attempts: 1,
+        ..FetchOptions::default()
+    };
+    loopback_github(&server.uri(), TOKEN, opts).expect("client")
 }
 
 #[tokio::test]

@@ -43,6 +43,22 @@ enum Behave {
 const ONE_FINDING: &str = r#"{"findings":[{"severity":"important","file":"src/client/retry.rs","line":41,"message":"429 loop never stops.","suggestedFix":"Count 429s against max_attempts."}]}"#;
 const NONE: &str = r#"{"findings": []}"#;
 
+/// Every aspect behaving as `b`.
+fn every(b: Behave) -> Vec<(Aspect, Behave)> {
+    Aspect::ALL.into_iter().map(|a| (a, b.clone())).collect()
+}
+
+/// A token cancelled `after` from now.
+fn cancelled_after(after: Duration) -> CancellationToken {
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(after).await;
+        trigger.cancel();
+    });
+    cancel
+}
+
 /// A mock LLM that answers per aspect (read from the prompt's `Review aspect:` line).
 struct Llm {
     wire: Wire,
@@ -242,12 +258,31 @@ async fn run(
     (run, events, client)
 }
 
+/// An uncancelled review of the demo PR through `wire` to `server`, without retries.
+async fn review(
+    wire: Wire,
+    server: &MockServer,
+    settings: &ReviewSettings,
+) -> (ReviewRun, Vec<ReviewEvent>, Arc<LlmClient>) {
+    let client = client(wire, server, 0);
+    run(client, demo_pr(), settings, CancellationToken::new()).await
+}
+
 fn state(run: &ReviewRun, a: Aspect) -> AspectState {
     run.aspects.iter().find(|o| o.aspect == a).unwrap().state
 }
 
 fn outcome(run: &ReviewRun, a: Aspect) -> &pr_shepherd::review::AspectOutcome {
     run.aspects.iter().find(|o| o.aspect == a).unwrap()
+}
+
+#[track_caller]
+fn assert_all_cancelled(run: &ReviewRun) {
+    assert!(
+        run.aspects
+            .iter()
+            .all(|a| a.state == AspectState::Cancelled)
+    );
 }
 
 #[tokio::test]
@@ -261,13 +296,7 @@ async fn both_wire_formats_parse_bare_and_fenced_answers() {
             ],
         )
         .await;
-        let (run, events, _) = run(
-            client(wire, &server, 0),
-            demo_pr(),
-            &settings(10.0, 20.0),
-            CancellationToken::new(),
-        )
-        .await;
+        let (run, events, _) = review(wire, &server, &settings(10.0, 20.0)).await;
         assert!(
             run.aspects.iter().all(|a| a.state == AspectState::Done),
             "{run:#?}"
@@ -297,13 +326,7 @@ async fn both_wire_formats_parse_bare_and_fenced_answers() {
 #[tokio::test]
 async fn garbage_fails_the_aspect_and_keeps_the_raw_reply() {
     let (server, _) = mock(Wire::OpenAi, &[(Aspect::Tests, Behave::Garbage)]).await;
-    let (run, events, _) = run(
-        client(Wire::OpenAi, &server, 0),
-        demo_pr(),
-        &settings(10.0, 20.0),
-        CancellationToken::new(),
-    )
-    .await;
+    let (run, events, _) = review(Wire::OpenAi, &server, &settings(10.0, 20.0)).await;
     let t = outcome(&run, Aspect::Tests);
     assert_eq!(t.state, AspectState::Failed);
     assert_eq!(
@@ -327,13 +350,7 @@ async fn garbage_fails_the_aspect_and_keeps_the_raw_reply() {
 async fn a_hanging_aspect_times_out_while_the_others_finish() {
     let (server, _) = mock(Wire::Anthropic, &[(Aspect::Perf, Behave::Hang)]).await;
     let started = Instant::now();
-    let (run, events, _) = run(
-        client(Wire::Anthropic, &server, 0),
-        demo_pr(),
-        &settings(0.8, 20.0),
-        CancellationToken::new(),
-    )
-    .await;
+    let (run, events, _) = review(Wire::Anthropic, &server, &settings(0.8, 20.0)).await;
     assert!(started.elapsed() < Duration::from_secs(10));
     assert_eq!(state(&run, Aspect::Perf), AspectState::TimedOut);
     assert!(
@@ -365,16 +382,10 @@ async fn a_hanging_aspect_times_out_while_the_others_finish() {
 
 #[tokio::test]
 async fn the_overall_timeout_stops_everything() {
-    let all_hang: Vec<_> = Aspect::ALL.into_iter().map(|a| (a, Behave::Hang)).collect();
+    let all_hang = every(Behave::Hang);
     let (server, _) = mock(Wire::OpenAi, &all_hang).await;
     let started = Instant::now();
-    let (run, _, _) = run(
-        client(Wire::OpenAi, &server, 0),
-        demo_pr(),
-        &settings(30.0, 0.6),
-        CancellationToken::new(),
-    )
-    .await;
+    let (run, _, _) = review(Wire::OpenAi, &server, &settings(30.0, 0.6)).await;
     assert!(started.elapsed() < Duration::from_secs(10));
     for a in &run.aspects {
         assert_eq!(a.state, AspectState::TimedOut);
@@ -430,14 +441,9 @@ async fn provider_errors_are_retried_a_bounded_number_of_times_then_fail_with_th
 
 #[tokio::test]
 async fn cancel_mid_run_stops_every_call_and_leaks_no_task() {
-    let all_hang: Vec<_> = Aspect::ALL.into_iter().map(|a| (a, Behave::Hang)).collect();
+    let all_hang = every(Behave::Hang);
     let (server, llm) = mock(Wire::OpenAi, &all_hang).await;
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(400)).await;
-        trigger.cancel();
-    });
+    let cancel = cancelled_after(Duration::from_millis(400));
     let started = Instant::now();
     let (run, events, client) = run(
         client(Wire::OpenAi, &server, 0),
@@ -448,11 +454,7 @@ async fn cancel_mid_run_stops_every_call_and_leaks_no_task() {
     .await;
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(run.cancelled);
-    assert!(
-        run.aspects
-            .iter()
-            .all(|a| a.state == AspectState::Cancelled)
-    );
+    assert_all_cancelled(&run);
     assert_eq!(
         llm.total.load(Ordering::SeqCst),
         6,
@@ -472,22 +474,13 @@ async fn cancel_mid_run_stops_every_call_and_leaks_no_task() {
 
 #[tokio::test]
 async fn cancel_also_ends_aspects_still_queued() {
-    let all_hang: Vec<_> = Aspect::ALL.into_iter().map(|a| (a, Behave::Hang)).collect();
+    let all_hang = every(Behave::Hang);
     let (server, llm) = mock(Wire::Anthropic, &all_hang).await;
     let mut s = settings(30.0, 30.0);
     s.concurrency = 1;
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
-    tokio::spawn(async move {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        trigger.cancel();
-    });
+    let cancel = cancelled_after(Duration::from_millis(300));
     let (run, _, client) = run(client(Wire::Anthropic, &server, 0), demo_pr(), &s, cancel).await;
-    assert!(
-        run.aspects
-            .iter()
-            .all(|a| a.state == AspectState::Cancelled)
-    );
+    assert_all_cancelled(&run);
     assert_eq!(
         llm.total.load(Ordering::SeqCst),
         1,
@@ -498,21 +491,12 @@ async fn cancel_also_ends_aspects_still_queued() {
 
 #[tokio::test]
 async fn the_concurrency_bound_is_honoured() {
-    let slow: Vec<_> = Aspect::ALL
-        .into_iter()
-        .map(|a| (a, Behave::Slow(Duration::from_millis(300), NONE)))
-        .collect();
+    let slow = every(Behave::Slow(Duration::from_millis(300), NONE));
     let (server, _) = mock(Wire::OpenAi, &slow).await;
     let mut s = settings(10.0, 20.0);
     s.concurrency = 2;
     let started = Instant::now();
-    let (run, events, _) = run(
-        client(Wire::OpenAi, &server, 0),
-        demo_pr(),
-        &s,
-        CancellationToken::new(),
-    )
-    .await;
+    let (run, events, _) = review(Wire::OpenAi, &server, &s).await;
     // Six 300 ms calls, two at a time: at least three rounds.
     assert!(
         started.elapsed() >= Duration::from_millis(880),
@@ -784,11 +768,7 @@ async fn cancel_kills_command_children_and_their_children() {
     let (run, _, client) = run(client, demo_pr(), &settings(30.0, 30.0), cancel).await;
     let pids = waiter.await.unwrap();
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(
-        run.aspects
-            .iter()
-            .all(|a| a.state == AspectState::Cancelled)
-    );
+    assert_all_cancelled(&run);
     assert_eq!(Arc::strong_count(&client), 1);
     // Give the kernel a moment to deliver SIGKILL and the reaper to collect.
     let mut alive = pids.clone();

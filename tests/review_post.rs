@@ -24,6 +24,14 @@ async fn shepherd(env: &TestEnv, gh: &MockServer, llm: &StandInLlm, args: &[&str
     support::live_run(env, &gh.uri(), TOKEN, llm, args).await
 }
 
+/// `review PR --post --format json`, which must exit 0: its JSON.
+async fn post_json(env: &TestEnv, gh: &MockServer, llm: &StandInLlm) -> Value {
+    let args = ["review", &pr_ref(NUMBER), "--post", "--format", "json"];
+    let out = shepherd(env, gh, llm, &args).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    stdout_json(&out)
+}
+
 #[tokio::test]
 async fn post_creates_then_updates_the_one_comment() {
     let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
@@ -66,15 +74,7 @@ async fn a_lookalike_by_another_author_is_never_edited() {
     let mallory = fake.add_comment("mallory", "NONE", fake_body, "2024-06-01T00:00:00Z");
     let llm = StandInLlm::answering(vec![unhandled_error()]).await;
     let env = TestEnv::new();
-    let out = shepherd(
-        &env,
-        &gh,
-        &llm,
-        &["review", &pr_ref(NUMBER), "--post", "--format", "json"],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v = stdout_json(&out);
+    let v = post_json(&env, &gh, &llm).await;
     assert_eq!(v["posted"]["action"], "created");
     assert_ne!(v["posted"]["commentId"], mallory.to_string());
     let comments = fake.extra_comments();
@@ -94,15 +94,7 @@ async fn a_lost_create_answer_then_retry_leaves_one_comment() {
     *fake.state.fail_creates_after_store.lock().unwrap() = 1;
     let llm = StandInLlm::answering(vec![unhandled_error()]).await;
     let env = TestEnv::new();
-    let out = shepherd(
-        &env,
-        &gh,
-        &llm,
-        &["review", &pr_ref(NUMBER), "--post", "--format", "json"],
-    )
-    .await;
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let v = stdout_json(&out);
+    let v = post_json(&env, &gh, &llm).await;
     assert_eq!(
         v["posted"]["action"], "updated",
         "the retry found the stored comment"

@@ -45,6 +45,13 @@ impl TestEnv {
         env
     }
 
+    /// A fresh environment whose config file holds `text`.
+    pub fn with_config(text: impl AsRef<[u8]>) -> TestEnv {
+        let env = TestEnv::new();
+        std::fs::write(env.config(), text).expect("config");
+        env
+    }
+
     /// Scratch space for the test's own files (fixtures, payloads, scripts).
     pub fn root(&self) -> &Path {
         self.dir.path()

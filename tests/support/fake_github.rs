@@ -9,12 +9,13 @@
 
 #![allow(dead_code)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use super::request_log::{self, RequestLog};
 
 pub const OWNER: &str = "octo-org";
 pub const REPO: &str = "hello-world";
@@ -227,15 +228,14 @@ pub struct Seen {
 
 /// Decides a fault for request number `n` (0-based, over all requests) of a given kind; `None`
 /// serves normally.
-pub type FaultFn = Box<dyn Fn(usize, &Seen) -> Option<ResponseTemplate> + Send + Sync>;
+pub type FaultFn = request_log::Fault<Seen>;
 
 pub struct State {
     pub pr: FakePr,
     /// The server's root URL (for `Link` headers).
     pub api_base: Mutex<String>,
-    pub seen: Mutex<Vec<Seen>>,
-    pub count: AtomicUsize,
-    pub fault: Mutex<Option<FaultFn>>,
+    /// Every request, and the fault to answer with.
+    pub log: RequestLog<Seen>,
     /// Errors added to every `pr` answer (partial data) when set.
     pub partial_reviews_error: Mutex<bool>,
     /// Conversation comments beyond `pr.comments` (seeded by tests or created through REST),
@@ -284,9 +284,7 @@ impl FakeGitHub {
             state: Arc::new(State {
                 pr,
                 api_base: Mutex::new(String::new()),
-                seen: Mutex::new(Vec::new()),
-                count: AtomicUsize::new(0),
-                fault: Mutex::new(None),
+                log: RequestLog::default(),
                 partial_reviews_error: Mutex::new(false),
                 extra_comments: Mutex::new(Vec::new()),
                 author: Mutex::new(("octocat".to_owned(), "CONTRIBUTOR".to_owned())),
@@ -431,15 +429,15 @@ impl FakeGitHub {
     }
 
     pub fn set_fault(&self, f: FaultFn) {
-        *self.state.fault.lock().unwrap() = Some(f);
+        self.state.log.set_fault(f);
     }
 
     pub fn requests(&self) -> usize {
-        self.state.count.load(Ordering::SeqCst)
+        self.state.log.requests()
     }
 
     pub fn seen(&self) -> Vec<Seen> {
-        self.state.seen.lock().unwrap().clone()
+        self.state.log.seen()
     }
 
     /// Shepherd's reviews: added comments by the credentials' own login (`viewer`) that start
@@ -466,7 +464,6 @@ fn rate_headers(t: ResponseTemplate, resource: &str, remaining: usize) -> Respon
 impl Respond for Responder {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let st = &self.0;
-        let n = st.count.fetch_add(1, Ordering::SeqCst);
         let authorization = req
             .headers
             .get("authorization")
@@ -511,10 +508,8 @@ impl Respond for Responder {
             authorization,
             path: req.url.path().to_owned(),
         };
-        st.seen.lock().unwrap().push(seen.clone());
-        if let Some(f) = st.fault.lock().unwrap().as_ref()
-            && let Some(t) = f(n, &seen)
-        {
+        let (n, fault) = st.log.record(&seen);
+        if let Some(t) = fault {
             return t;
         }
         let remaining = 5000usize.saturating_sub(n + 1);
@@ -1031,7 +1026,6 @@ fn rest_comment(db: u64, c: &FComment) -> Value {
 impl Respond for RestResponder {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let st = &self.0;
-        let n = st.count.fetch_add(1, Ordering::SeqCst);
         let p = req.url.path().to_owned();
         let m = req.method.to_string();
         let kind = if p.contains("/orgs/") {
@@ -1056,10 +1050,7 @@ impl Respond for RestResponder {
                 .map(str::to_owned),
             path: p.clone(),
         };
-        st.seen.lock().unwrap().push(seen.clone());
-        if let Some(f) = st.fault.lock().unwrap().as_ref()
-            && let Some(t) = f(n, &seen)
-        {
+        if let (_, Some(t)) = st.log.record(&seen) {
             return t;
         }
         let now = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);

@@ -6,12 +6,13 @@
 
 #![allow(dead_code)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+use super::request_log::{self, RequestLog};
 
 pub const OWNER: &str = "acme";
 pub const REPO: &str = "widgets";
@@ -96,13 +97,14 @@ pub struct Seen {
     pub variables: Value,
 }
 
-pub type FaultFn = Box<dyn Fn(usize, &Seen) -> Option<ResponseTemplate> + Send + Sync>;
+/// Decides a fault for request number `n` (0-based, over all requests) of a given kind; `None`
+/// serves normally.
+pub type FaultFn = request_log::Fault<Seen>;
 
 pub struct State {
     pub prs: Vec<IPr>,
-    pub seen: Mutex<Vec<Seen>>,
-    pub count: AtomicUsize,
-    pub fault: Mutex<Option<FaultFn>>,
+    /// Every request, and the fault to answer with.
+    pub log: RequestLog<Seen>,
 }
 
 #[derive(Clone)]
@@ -119,9 +121,7 @@ impl FakeInbox {
         let fake = FakeInbox {
             state: Arc::new(State {
                 prs,
-                seen: Mutex::new(Vec::new()),
-                count: AtomicUsize::new(0),
-                fault: Mutex::new(None),
+                log: RequestLog::default(),
             }),
         };
         Mock::given(method("POST"))
@@ -133,15 +133,15 @@ impl FakeInbox {
     }
 
     pub fn set_fault(&self, f: FaultFn) {
-        *self.state.fault.lock().unwrap() = Some(f);
+        self.state.log.set_fault(f);
     }
 
     pub fn requests(&self) -> usize {
-        self.state.count.load(Ordering::SeqCst)
+        self.state.log.requests()
     }
 
     pub fn seen(&self) -> Vec<Seen> {
-        self.state.seen.lock().unwrap().clone()
+        self.state.log.seen()
     }
 }
 
@@ -414,7 +414,6 @@ fn thread_answer(st: &State, v: &Value) -> Value {
 impl Respond for Responder {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let st = &self.0;
-        let n = st.count.fetch_add(1, Ordering::SeqCst);
         let body: Value = req.body_json().unwrap_or(Value::Null);
         let query = body.get("query").and_then(Value::as_str).unwrap_or("");
         let kind = if query.contains("query InboxRepoPulls") {
@@ -434,10 +433,7 @@ impl Respond for Responder {
             kind,
             variables: body.get("variables").cloned().unwrap_or(Value::Null),
         };
-        st.seen.lock().unwrap().push(seen.clone());
-        if let Some(f) = st.fault.lock().unwrap().as_ref()
-            && let Some(t) = f(n, &seen)
-        {
+        if let (_, Some(t)) = st.log.record(&seen) {
             return t;
         }
         let answer = match kind {

@@ -1,15 +1,21 @@
 //! Shared test helpers: the hermetic environment (`env`) every test that runs the binary uses,
 //! the loopback GitHub (`fake_github`), the stand-in LLM (`llm`), and small output and demo
-//! helpers. Each test file uses part of them.
+//! helpers, the usual live set-up ([`Live`]) and `event` runs (`webhook`). Each test file uses
+//! part of them.
 
 #![allow(dead_code)]
 
+pub mod console;
 pub mod env;
 pub mod fake_github;
 pub mod fake_inbox;
 pub mod fake_llm;
+pub mod github_client;
 pub mod llm;
+pub mod request_log;
+pub mod webhook;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Output;
 
@@ -34,6 +40,19 @@ pub fn demo_fixture() -> Fixture {
     Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).expect("the demo parses")
 }
 
+/// The demo fixture with `edit` applied, written into the test's scratch space.
+pub fn demo_with(
+    env: &env::TestEnv,
+    edit: impl FnOnce(&mut serde_json::Value),
+) -> std::path::PathBuf {
+    let mut v: serde_json::Value =
+        serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).expect("the demo is JSON");
+    edit(&mut v);
+    let path = env.root().join("fixture.json");
+    std::fs::write(&path, serde_json::to_vec(&v).expect("encode")).expect("write fixture");
+    path
+}
+
 /// The demo PR: acme/rivet#482.
 pub fn demo_coords() -> PrCoords {
     PrCoords {
@@ -42,6 +61,36 @@ pub fn demo_coords() -> PrCoords {
         repo: "rivet".into(),
         number: 482,
     }
+}
+
+/// `o`, after asserting that the run exited 0 (else the panic shows its stderr).
+pub fn exited_0(o: Output) -> Output {
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    o
+}
+
+/// Every file under `dir` with its bytes, and every dir (`path/`, empty): a dir's whole content.
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.insert(format!("{}/", p.display()), Vec::new());
+                stack.push(p);
+            } else {
+                out.insert(
+                    p.display().to_string(),
+                    std::fs::read(&p).unwrap_or_default(),
+                );
+            }
+        }
+    }
+    out
 }
 
 /// stdout parsed as JSON; on failure the panic shows both streams.
@@ -67,4 +116,26 @@ pub async fn live_run(
         .output()
         .await
         .expect("run pr-shepherd")
+}
+
+/// The usual live set-up: a fake GitHub holding a PR, a stand-in LLM that finds
+/// [`llm::magic_number`], and a fresh [`env::TestEnv`].
+pub struct Live {
+    pub gh: wiremock::MockServer,
+    pub fake: fake_github::FakeGitHub,
+    pub llm: llm::StandInLlm,
+    pub env: env::TestEnv,
+}
+
+impl Live {
+    pub async fn start(pr: fake_github::FakePr) -> Live {
+        let (gh, fake) = fake_github::FakeGitHub::start(pr).await;
+        let llm = llm::StandInLlm::answering(vec![llm::magic_number()]).await;
+        Live {
+            gh,
+            fake,
+            llm,
+            env: env::TestEnv::new(),
+        }
+    }
 }
