@@ -162,3 +162,18 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
         );
     }
 }
+
+#[test]
+fn the_inbox_footer_and_keys_follow_the_keymap() {
+    use pr_shepherd::keys::Key;
+    use pr_shepherd::tui::keymap::{KeyCommand, Keymap};
+    let (mut h, _d) = bundled(140, 16);
+    // `[keys] next_new = "x"`: the footer names `x`, not the default `]`.
+    let overrides =
+        std::collections::HashMap::from([(KeyCommand::NextNew, vec![Key::parse("x").unwrap()])]);
+    h.keymap = Keymap::new(&overrides);
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains("x next unseen"), "{screen}");
+    assert!(!screen.contains("] next unseen"), "{screen}");
+}
