@@ -8,7 +8,7 @@ use crate::config::themes_dir;
 use crate::error::{CliError, ErrorKind};
 use crate::inbox::DEFAULT_IDENTITY;
 use crate::source::{self, Target};
-use crate::tui::app::{InboxScreen, InboxTab};
+use crate::tui::app::InboxScreen;
 use crate::tui::inbox_load::{InboxLink, TabSource};
 use crate::tui::review::{LiveTarget, PostDestination};
 use crate::tui::theme::{DEFAULT_THEME, Theme, ThemeError, no_color_requested};
@@ -96,17 +96,7 @@ async fn inbox_start(
             (tabs, Some(std::sync::Arc::new(gh)), own)
         }
     };
-    let screen = InboxScreen::new(
-        tabs.iter()
-            .map(|(title, _)| InboxTab {
-                title: title.clone(),
-                rows: Vec::new(),
-                loading: Some((0, 0)),
-                error: None,
-                problems: Vec::new(),
-            })
-            .collect(),
-    );
+    let screen = InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
     let live = gh.clone().map(|gh| LiveTarget {
         gh,
         own_login: own.clone(),

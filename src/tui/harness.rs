@@ -136,17 +136,7 @@ impl Harness {
         width: u16,
         height: u16,
     ) -> Harness {
-        let screen = super::app::InboxScreen::new(
-            tabs.iter()
-                .map(|(title, _)| super::app::InboxTab {
-                    title: title.clone(),
-                    rows: Vec::new(),
-                    loading: Some((0, 0)),
-                    error: None,
-                    problems: Vec::new(),
-                })
-                .collect(),
-        );
+        let screen = super::app::InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
         let app = App::with_inbox(
             screen,
             Options {

@@ -106,6 +106,22 @@ impl InboxScreen {
         }
     }
 
+    /// An inbox whose tabs (by title) are listed, their rows still to come.
+    pub fn loading(titles: impl IntoIterator<Item = String>) -> InboxScreen {
+        InboxScreen::new(
+            titles
+                .into_iter()
+                .map(|title| InboxTab {
+                    title,
+                    rows: Vec::new(),
+                    loading: Some((0, 0)),
+                    error: None,
+                    problems: Vec::new(),
+                })
+                .collect(),
+        )
+    }
+
     pub fn current(&self) -> Option<&InboxTab> {
         self.tabs.get(self.tab)
     }
