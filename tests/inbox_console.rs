@@ -177,3 +177,42 @@ fn the_inbox_footer_and_keys_follow_the_keymap() {
     assert!(screen.contains("x next unseen"), "{screen}");
     assert!(!screen.contains("] next unseen"), "{screen}");
 }
+
+/// `pr-shepherd DIR`: the console's inbox of a directory lists the fixtures that parse, names
+/// the one that does not (with its file) instead of hiding it, and leaves out a merged PR.
+#[test]
+fn a_directory_tab_lists_what_parses_and_names_what_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    std::fs::write(
+        fixtures.join("a-demo.json"),
+        pr_shepherd::source::DEMO_FIXTURE,
+    )
+    .unwrap();
+    std::fs::write(fixtures.join("b-broken.json"), "{\"format\": 3}").unwrap();
+    let merged = pr_shepherd::source::DEMO_FIXTURE
+        .replacen("\"number\": 482", "\"number\": 9", 1)
+        .replacen("\"state\": \"OPEN\"", "\"state\": \"MERGED\"", 1);
+    std::fs::write(fixtures.join("c-merged.json"), merged).unwrap();
+    let mut h = Harness::inbox(
+        vec![(
+            fixtures.display().to_string(),
+            TabSource::Dir(fixtures.clone()),
+        )],
+        "pr-shepherd",
+        Ledger::new(dir.path().join("state")),
+        Theme::plain(),
+        140,
+        16,
+    );
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains("acme/rivet#482"), "{screen}");
+    assert!(!screen.contains("#9 "), "{screen}");
+    assert!(
+        screen.contains("not listed: ") && screen.contains("b-broken.json"),
+        "{screen}"
+    );
+    assert!(screen.contains("1 not listed"), "{screen}");
+}

@@ -288,3 +288,91 @@ fn the_generated_batch_document_is_well_formed() {
     assert!(q.contains("fragment ThreadFields"));
     let _ = IPr::ordinary(1);
 }
+
+/// The console's live inbox (what `pr-shepherd OWNER/REPO` runs in the background): the list
+/// arrives first with every row still to count, the counts follow one PR at a time with the
+/// tab's progress on screen, keys are answered in between, and the rows end counted exactly as
+/// the headless inbox counts them.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
+    use pr_shepherd::tui::app::InboxScreen;
+    use pr_shepherd::tui::inbox_load::{InboxLink, TabSource};
+    use pr_shepherd::tui::keymap::KeyCommand;
+    use pr_shepherd::tui::review::PostDestination;
+    use pr_shepherd::tui::{Action, App, EffectRunner, Keymap, Options, ReviewContext, Theme};
+    use ratatui::{Terminal, backend::TestBackend};
+
+    let prs = queue(25);
+    let expected: BTreeMap<u64, usize> = prs.iter().map(|p| (p.number, p.items())).collect();
+    let (server, _fake) = FakeInbox::start(prs).await;
+    let dir = tempfile::tempdir().unwrap();
+    let runner = EffectRunner {
+        ledger: Ledger::new(dir.path().join("state")),
+        fixture: None,
+        theme: Theme::plain(),
+        interactive: false,
+        clock: None,
+        review: ReviewContext::default(),
+        post_to: PostDestination::Outbox,
+        inbox: InboxLink {
+            tabs: vec![TabSource::Live(repo_spec())],
+            own: VIEWER.to_owned(),
+            gh: Some(std::sync::Arc::new(client(&server.uri()))),
+            ..Default::default()
+        },
+    };
+    let mut actions = Vec::new();
+    runner.load_inbox(|a| actions.push(a)).await;
+    // The list first, every row still to count; then one action per PR counted; then the end.
+    let Some(Action::InboxListed {
+        result: Ok((listed, _)),
+        ..
+    }) = actions.first()
+    else {
+        panic!("the list did not come first: {:?}", actions.first());
+    };
+    assert_eq!(listed.len(), 25);
+    assert!(listed.iter().all(|r| r.items == Counts::Loading));
+    assert_eq!(actions.len(), 1 + 25 + 1);
+
+    let mut app = App::with_inbox(
+        InboxScreen::loading(["acme/widgets".to_owned()]),
+        Options {
+            now: 1_795_392_000,
+            marks: Ok(()),
+            gates: GateConfig::default(),
+        },
+    );
+    let mut rest = actions.into_iter();
+    for a in rest.by_ref().take(11) {
+        app.update(a);
+    }
+    let mut term = Terminal::new(TestBackend::new(120, 20)).unwrap();
+    let (theme, keymap) = (Theme::plain(), Keymap::default());
+    term.draw(|f| {
+        pr_shepherd::tui::ui::draw(f, &app, &theme, &keymap);
+    })
+    .unwrap();
+    let screen = format!("{:?}", term.backend().buffer());
+    assert!(screen.contains("counting 10/25"), "{screen}");
+    // Responsive while counting: a key moves the selection.
+    app.update(Action::Command(KeyCommand::Down));
+    assert_eq!(app.inbox.as_ref().unwrap().selected, 1);
+    for a in rest {
+        app.update(a);
+    }
+    let tab = &app.inbox.as_ref().unwrap().tabs[0];
+    assert_eq!(tab.loading, None);
+    for r in &tab.rows {
+        let n = r.listed.coords.number;
+        assert_eq!(
+            r.items,
+            Counts::Counted {
+                total: expected[&n],
+                new: expected[&n],
+                edited: 0
+            },
+            "#{n}"
+        );
+    }
+}
