@@ -363,3 +363,45 @@ fn review_draft_survives_kill_9_and_is_restored() {
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
 }
+
+/// `pr-shepherd OWNER/REPO` against a loopback GitHub: a repository that does not exist ends
+/// with exit 2 and GitHub's reason before any screen (as `inbox` does); one that exists opens
+/// the inbox with its open PRs, counted.
+#[test]
+fn a_live_repository_on_the_command_line_opens_its_inbox_or_exits_2() {
+    use support::fake_inbox::{FakeInbox, queue};
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "live") else {
+        return;
+    };
+    let Ok(rt) = tokio::runtime::Runtime::new() else {
+        panic!("no runtime");
+    };
+    let (server, _fake) = rt.block_on(FakeInbox::start(queue(3)));
+    let live = |repo: &str| {
+        format!(
+            "GH_TOKEN=ghp_e2eLoopbackToken {} --api-url {} {repo}{REPORT_EXIT}",
+            console(&env, &[]),
+            quote(Path::new(&server.uri())),
+        )
+    };
+
+    tmux.start(120, 20, &live("acme/nothing"));
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:2"), "{screen}");
+    assert!(screen.contains("acme/nothing"), "{screen}");
+    assert!(
+        !screen.contains("Enter open"),
+        "a screen was drawn:\n{screen}"
+    );
+    tmux.run(&["kill-session", "-t", "e2e"]);
+
+    tmux.start(120, 20, &live("acme/widgets"));
+    let screen = tmux.wait_for("the live inbox, counted", |s| {
+        s.contains("3 open PR(s)") && s.contains("Enter open  ]") && !s.contains("counting")
+    });
+    assert!(screen.contains("acme/widgets#"), "{screen}");
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+}

@@ -71,11 +71,16 @@ fn inbox_spec(
     }
 }
 
-/// The inbox screen (tabs listed, counts to come) and how to load it.
+/// The inbox screen (tabs listed, counts to come) and how to load it. A repository or search
+/// named on the command line (`explicit`) is listed before the screen opens, as `inbox` lists
+/// it: an unknown repository or a query GitHub rejects is exit 2 with GitHub's reason, not a
+/// screen with an error. The config's sections load in the background, each tab on its own.
 async fn inbox_start(
     ctx: &Context,
     spec: &InboxSpec,
+    explicit: bool,
 ) -> Result<(InboxStart, Option<LiveTarget>), CliError> {
+    let mut prelisted = Vec::new();
     let (tabs, gh, own): (Vec<(String, TabSource)>, _, _) = match spec {
         InboxSpec::Bundled => (
             vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
@@ -89,10 +94,18 @@ async fn inbox_start(
         ),
         live => {
             let (gh, own) = super::inbox::live_client(ctx, None).await?;
-            let tabs = super::inbox::live_specs(live)
+            let tabs: Vec<(String, TabSource)> = super::inbox::live_specs(live)
                 .into_iter()
                 .map(|(title, specs)| (title, TabSource::Live(specs)))
                 .collect();
+            if explicit {
+                for (_, source) in &tabs {
+                    if let TabSource::Live(specs) = source {
+                        let rows = crate::inbox::live::list(&gh, specs, ctx.gates()).await?;
+                        prelisted.push(Some(rows));
+                    }
+                }
+            }
             (tabs, Some(std::sync::Arc::new(gh)), own)
         }
     };
@@ -110,6 +123,7 @@ async fn inbox_start(
                 gh,
                 opened: std::sync::Mutex::new(None),
                 gates: ctx.gates().clone(),
+                prelisted: std::sync::Mutex::new(prelisted),
             },
         },
         live,
@@ -162,7 +176,8 @@ pub(super) async fn run(
         {
             return Err(CliError::usage(e.to_string()));
         }
-        let (start, live) = inbox_start(ctx, &spec).await?;
+        let explicit = pr.is_some() || query.is_some();
+        let (start, live) = inbox_start(ctx, &spec, explicit).await?;
         crate::tui::run(Session {
             snapshot: crate::inbox::placeholder_snapshot(),
             fixture: None,

@@ -34,6 +34,10 @@ pub struct InboxLink {
     pub opened: Mutex<Option<Fixture>>,
     /// The gates' labels and who counts as team (`[gates]`), as `event` and `watch` read them.
     pub gates: GateConfig,
+    /// Per tab, the rows already listed before the console opened (a repository or search named
+    /// on the command line is listed first, so a bad one ends with exit 2 before any screen);
+    /// the first load counts them instead of listing again.
+    pub prelisted: Mutex<Vec<Option<Vec<inbox::Row>>>>,
 }
 
 impl EffectRunner {
@@ -142,7 +146,17 @@ impl EffectRunner {
                         });
                         continue;
                     };
-                    let rows = match inbox::live::list(gh, specs, cfg).await {
+                    let prelisted = self
+                        .inbox
+                        .prelisted
+                        .lock()
+                        .ok()
+                        .and_then(|mut p| p.get_mut(tab).and_then(Option::take));
+                    let listed = match prelisted {
+                        Some(rows) => Ok(rows),
+                        None => inbox::live::list(gh, specs, cfg).await,
+                    };
+                    let rows = match listed {
                         Ok(rows) => rows,
                         Err(e) => {
                             send(Action::InboxListed {
