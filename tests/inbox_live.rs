@@ -51,6 +51,22 @@ async fn cli(env: &TestEnv, uri: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Every row counted, all of its items new (nothing was seen), as many as the fake PR has.
+fn assert_counted_as_expected(rows: &[pr_shepherd::inbox::Row], expected: &BTreeMap<u64, usize>) {
+    for r in rows {
+        let n = r.listed.coords.number;
+        assert_eq!(
+            r.items,
+            Counts::Counted {
+                total: expected[&n],
+                new: expected[&n],
+                edited: 0
+            },
+            "#{n}"
+        );
+    }
+}
+
 /// The inbox of the fake's repository as JSON, which must succeed: the run and its document.
 async fn json_listing(env: &TestEnv, uri: &str) -> (Output, Value) {
     let o = cli(env, uri, &[&format!("{OWNER}/{REPO}"), "--format", "json"]).await;
@@ -117,18 +133,7 @@ async fn a_queue_of_150_prs_in_at_most_30_requests_with_exact_counts() {
             .iter()
             .find(|r| !matches!(r.items, Counts::Counted { .. }))
     );
-    for r in &inbox.rows {
-        let n = r.listed.coords.number;
-        assert_eq!(
-            r.items,
-            Counts::Counted {
-                total: expected[&n],
-                new: expected[&n],
-                edited: 0
-            },
-            "#{n}"
-        );
-    }
+    assert_counted_as_expected(&inbox.rows, &expected);
     let row = |n: u64| {
         inbox
             .rows
@@ -363,16 +368,5 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     }
     let tab = &app.inbox.as_ref().unwrap().tabs[0];
     assert_eq!(tab.loading, None);
-    for r in &tab.rows {
-        let n = r.listed.coords.number;
-        assert_eq!(
-            r.items,
-            Counts::Counted {
-                total: expected[&n],
-                new: expected[&n],
-                edited: 0
-            },
-            "#{n}"
-        );
-    }
+    assert_counted_as_expected(&tab.rows, &expected);
 }
