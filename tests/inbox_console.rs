@@ -216,3 +216,52 @@ fn a_directory_tab_lists_what_parses_and_names_what_does_not() {
     );
     assert!(screen.contains("1 not listed"), "{screen}");
 }
+
+/// A PR opened from the inbox gets back what it kept from an earlier session, as a PR opened
+/// directly does: its unsent thread reply (before, only the review draft came back), and an
+/// unreadable draft is said without keeping the PR from opening (before: "cannot open the PR").
+#[test]
+fn a_pr_opened_from_the_inbox_gets_its_saved_reply_and_survives_a_bad_draft() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::new(dir.path());
+    let coords = pr_shepherd::pr::PrCoords {
+        host: None,
+        owner: "acme".into(),
+        repo: "rivet".into(),
+        number: 482,
+    };
+    ledger
+        .save_reply_draft(
+            &coords,
+            &pr_shepherd::ledger::ReplyDraft {
+                thread_id: "PRRT_kwDOKq3xZs5hQ1bB".into(),
+                body: "kept reply".into(),
+                saved_at: 1,
+            },
+        )
+        .unwrap();
+    std::fs::write(
+        ledger.pr_dir(&coords).unwrap().join("draft.json"),
+        "{ not json",
+    )
+    .unwrap();
+    let mut h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        "pr-shepherd",
+        ledger,
+        Theme::plain(),
+        120,
+        30,
+    );
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    assert_eq!(h.app.screen, Screen::Pr, "{}", h.screen());
+    let notice = h.app.notice.clone().unwrap_or_default();
+    assert!(notice.contains("the saved draft is unreadable"), "{notice}");
+    assert!(
+        h.app.pr.threads.reply.is_some(),
+        "the unsent reply did not come back"
+    );
+}

@@ -69,8 +69,7 @@ impl Harness {
     ) -> Result<Harness, LedgerError> {
         let mut seen = ledger.load_seen(&snapshot.pr.coords())?;
         ledger.attach_kept(&snapshot.pr.coords(), &snapshot, &mut seen);
-        let draft = ledger.load_draft(&snapshot.pr.coords());
-        let reply = ledger.load_reply_draft(&snapshot.pr.coords());
+        let saved = super::saved_drafts(&ledger, &snapshot.pr.coords());
         let mut app = App::new(
             snapshot,
             seen,
@@ -84,28 +83,7 @@ impl Harness {
             app.set_history(f);
         }
         // As in the real console: a saved reply and draft come back; unreadable ones are reported.
-        match reply {
-            Ok(Some(d)) => {
-                app.update(Action::ReplyRestored(d));
-            }
-            Ok(None) => {}
-            Err(e) => {
-                app.update(Action::Notice(format!(
-                    "the saved reply is unreadable: {e}"
-                )));
-            }
-        }
-        match draft {
-            Ok(Some(d)) => {
-                app.update(Action::DraftRestored(d));
-            }
-            Ok(None) => {}
-            Err(e) => {
-                app.update(Action::Notice(format!(
-                    "the saved draft is unreadable: {e}"
-                )));
-            }
-        }
+        app.restore_saved(saved);
         let Ok(terminal) = Terminal::new(TestBackend::new(width, height));
         Ok(Harness {
             app,

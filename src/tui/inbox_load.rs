@@ -87,7 +87,9 @@ impl EffectRunner {
         let mut seen = self.ledger.load_seen(&coords).map_err(|e| e.to_string())?;
         // Kept texts beside the markers: edited items show what changed, as on a direct open.
         self.ledger.attach_kept(&coords, &snapshot, &mut seen);
-        let draft = self.ledger.load_draft(&coords).map_err(|e| e.to_string())?;
+        // An unreadable draft is said once the PR is open, as on a direct open; it never keeps
+        // the PR from opening.
+        let saved = super::saved_drafts(&self.ledger, &coords);
         let marks = if snapshot.is_complete() {
             self.ledger
                 .check_writable(&coords)
@@ -98,7 +100,7 @@ impl EffectRunner {
         Ok(Box::new(OpenedPr {
             snapshot,
             seen,
-            draft,
+            saved,
             marks,
             ahead: Default::default(),
         }))

@@ -44,7 +44,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 
 use crate::ledger::Ledger;
-use crate::pr::Snapshot;
+use crate::pr::{PrCoords, Snapshot};
 use crate::source::Fixture;
 use review::PostDestination;
 
@@ -103,33 +103,12 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
             (app, None)
         }
     };
-    // An unposted draft from an earlier session (quit, crash, kill) comes back (a PR opened
-    // from the inbox gets its own when it is opened). So does an unsent thread reply.
-    match ledger.load_reply_draft(&coords) {
-        _ if inbox_link.is_some() => {}
-        Ok(Some(d)) => {
-            app.update(Action::ReplyRestored(d));
-        }
-        Ok(None) => {}
-        Err(e) => {
-            app.update(Action::Notice(format!(
-                "the saved reply is unreadable: {e}"
-            )));
-        }
-    }
-    match ledger.load_draft(&coords) {
-        _ if inbox_link.is_some() => {}
-        Ok(Some(d)) => {
-            app.update(Action::DraftRestored(d));
-        }
-        Ok(None) => {}
-        Err(e) => {
-            app.update(Action::Notice(format!(
-                "the saved draft is unreadable: {e}"
-            )));
-        }
-    }
-    let load_inbox = inbox_link.is_some();
+    // An unposted draft and an unsent thread reply from an earlier session come back (a PR
+    // opened from the inbox gets its own when it is opened).
+    let first = match inbox_link {
+        Some(_) => vec![Effect::LoadInbox],
+        None => app.restore_saved(saved_drafts(&ledger, &coords)),
+    };
     let runner = Arc::new(EffectRunner {
         ledger,
         fixture,
@@ -142,9 +121,7 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     });
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
     let mut effects = Effects::new(runner, tx.clone());
-    if load_inbox {
-        effects.dispatch(vec![Effect::LoadInbox]);
-    }
+    effects.dispatch(first);
 
     // syntect's assets take a while to load: do it while the first frame is drawn.
     if theme.syntect.is_some() {
@@ -169,6 +146,14 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     drop(guard);
     let _ = reader.join();
     result
+}
+
+/// What the PR at `coords` kept from an earlier session (see [`app::SavedDrafts`]).
+pub(crate) fn saved_drafts(ledger: &Ledger, coords: &PrCoords) -> app::SavedDrafts {
+    app::SavedDrafts {
+        draft: ledger.load_draft(coords).map_err(|e| e.to_string()),
+        reply: ledger.load_reply_draft(coords).map_err(|e| e.to_string()),
+    }
 }
 
 /// After the loop: reviews end, posts in flight answer (bounded wait), and the answers that

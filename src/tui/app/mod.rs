@@ -226,11 +226,20 @@ pub enum Action {
 pub struct OpenedPr {
     pub snapshot: Snapshot,
     pub seen: SeenSet,
-    pub draft: Option<Draft>,
+    /// Its review draft and unsent thread reply from an earlier session.
+    pub saved: SavedDrafts,
     /// `Err(reason)` when its seen markers cannot be written.
     pub marks: Result<(), String>,
     /// A fixture's later versions of its items (see [`later_versions`]); empty live.
     pub ahead: Ahead,
+}
+
+/// What a PR kept from an earlier session (quit, crash, kill): its unposted review draft and its
+/// unsent thread reply; `Err` when the file is unreadable (said as a notice, never fatal).
+#[derive(Debug, Clone)]
+pub struct SavedDrafts {
+    pub draft: Result<Option<Draft>, String>,
+    pub reply: Result<Option<ReplyDraft>, String>,
 }
 
 /// Work for the effect runner.
@@ -395,6 +404,25 @@ impl App {
             help_scroll: 0,
             last_drawn: Drawn::default(),
         }
+    }
+
+    /// Brings back what the PR on the PR screen kept from an earlier session: its unsent thread
+    /// reply and its review draft; an unreadable one is said, and the console goes on. Used on a
+    /// direct open and on every PR opened from the inbox.
+    pub fn restore_saved(&mut self, saved: SavedDrafts) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        let mut ctx = shell_ctx!(self, &mut fx);
+        match saved.reply {
+            Ok(Some(d)) => self.pr.event(Action::ReplyRestored(d), &mut ctx),
+            Ok(None) => {}
+            Err(e) => ctx.say(format!("the saved reply is unreadable: {e}")),
+        }
+        match saved.draft {
+            Ok(Some(d)) => self.pr.event(Action::DraftRestored(d), &mut ctx),
+            Ok(None) => {}
+            Err(e) => ctx.say(format!("the saved draft is unreadable: {e}")),
+        }
+        fx
     }
 
     /// A fixture's later steps: what an earlier step shows is the past, and its markers never
@@ -655,11 +683,12 @@ impl App {
                 let coords = opened.snapshot.pr.coords();
                 let same = inbox.open.as_ref() == Some(&coords);
                 inbox.open = Some(coords);
+                self.notice = None;
                 if !same {
                     let OpenedPr {
                         snapshot,
                         seen,
-                        draft,
+                        saved,
                         marks,
                         ahead,
                     } = *opened;
@@ -671,12 +700,8 @@ impl App {
                         gates,
                     );
                     self.pr.list.ahead = ahead;
-                    if let Some(d) = draft {
-                        let mut ctx = shell_ctx!(self, fx);
-                        self.pr.event(Action::DraftRestored(d), &mut ctx);
-                    }
+                    fx.extend(self.restore_saved(saved));
                 }
-                self.notice = None;
                 self.screen = Screen::Pr;
             }
             Action::PrOpened(Err(why)) => {
