@@ -492,9 +492,9 @@ mod tests {
         assert_eq!(v.describe(Aspect::Security, &sec), "done · no findings");
     }
 
-    #[test]
-    fn size_line_says_when_the_review_was_condensed() {
-        let run = ReviewRun {
+    /// A finished run of acme/rivet#482 at `abc` with these aspects.
+    fn run_of(aspects: Vec<crate::review::AspectOutcome>) -> ReviewRun {
+        ReviewRun {
             run_id: "r".into(),
             pr: "acme/rivet#482".into(),
             head_sha: "abc".into(),
@@ -503,9 +503,14 @@ mod tests {
             started_at: chrono::DateTime::from_timestamp(0, 0).unwrap_or_default(),
             elapsed_ms: 0,
             cancelled: false,
-            aspects: vec![],
             prices: None,
-        };
+            aspects,
+        }
+    }
+
+    #[test]
+    fn size_line_says_when_the_review_was_condensed() {
+        let run = run_of(vec![]);
         let agg = Aggregate::first(&run);
         let mut c = Composed {
             run,
@@ -572,18 +577,7 @@ mod tests {
             diff: None,
             note: None,
         };
-        let run = ReviewRun {
-            run_id: "r".into(),
-            pr: "acme/rivet#482".into(),
-            head_sha: "abc".into(),
-            backend: "replay".into(),
-            model: "m".into(),
-            started_at: chrono::DateTime::from_timestamp(0, 0).unwrap_or_default(),
-            elapsed_ms: 0,
-            cancelled: false,
-            prices: None,
-            aspects: vec![aspect],
-        };
+        let run = run_of(vec![aspect]);
         let snapshot = crate::source::Fixture::parse(
             crate::source::DEMO_FIXTURE,
             std::path::Path::new("demo"),
