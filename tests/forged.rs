@@ -56,6 +56,18 @@ fn review_post(
     async move { c.output().await.expect("run pr-shepherd") }
 }
 
+/// `state show TARGET` (`--format json` when `json`), which must exit 0.
+fn state_show(env: &TestEnv, target: &str, json: bool) -> Output {
+    let mut c = env.bin();
+    c.args(["state", "show", target]);
+    if json {
+        c.args(["--format", "json"]);
+    }
+    let o = c.output().expect("state show");
+    assert_eq!(o.status.code(), Some(0), "{}", all_output(&o));
+    o
+}
+
 fn count(fake: &FakeGitHub, kind: &str) -> usize {
     fake.seen().iter().filter(|s| s.kind == kind).count()
 }
@@ -172,11 +184,7 @@ async fn a_reply_killed_before_its_answer_is_not_sent_again() {
     assert_eq!(v["postedEarlier"], true);
     assert_eq!(v["attempts"], 0);
     // Nothing is left pending, and a new reply with the same words later is a new reply.
-    let state = env
-        .bin()
-        .args(["state", "show", &pr_ref(NUMBER), "--format", "json"])
-        .output()
-        .expect("state show");
+    let state = state_show(&env, &pr_ref(NUMBER), true);
     assert_eq!(stdout_json(&state)["replyIntents"], json!([]));
     let later = thread_reply(&env, &gh, body).output().await.expect("run");
     assert_eq!(later.status.code(), Some(0), "{}", all_output(&later));
@@ -199,11 +207,7 @@ async fn a_reply_that_never_arrived_is_sent_by_the_next_run() {
         .await
         .expect("run");
     assert_eq!(failed.status.code(), Some(1), "{}", all_output(&failed));
-    let state = env
-        .bin()
-        .args(["state", "show", &pr_ref(NUMBER)])
-        .output()
-        .expect("state show");
+    let state = state_show(&env, &pr_ref(NUMBER), false);
     assert!(
         stdout(&state).contains("1 live reply(ies) whose outcome is not known"),
         "{}",
@@ -261,11 +265,7 @@ async fn eight_concurrent_offline_replies_are_all_kept_and_listed() {
     ids.dedup();
     assert_eq!(ids.len(), 8, "each entry its own id");
 
-    let shown = env
-        .bin()
-        .args(["state", "show", &demo, "--format", "json"])
-        .output()
-        .expect("state show");
+    let shown = state_show(&env, &demo, true);
     let listed = stdout_json(&shown)["threadOutbox"].clone();
     assert_eq!(listed.as_array().map(Vec::len), Some(8), "{listed:#}");
     assert!(
@@ -275,11 +275,7 @@ async fn eight_concurrent_offline_replies_are_all_kept_and_listed() {
             .flatten()
             .all(|a| a["threadId"] == JITTER)
     );
-    let md = env
-        .bin()
-        .args(["state", "show", &demo])
-        .output()
-        .expect("state show");
+    let md = state_show(&env, &demo, false);
     let md = stdout(&md);
     assert!(
         md.contains("8 offline thread action(s) in the outbox"),
@@ -314,11 +310,7 @@ fn a_thread_outbox_from_the_earlier_release_is_still_read() {
         .output()
         .expect("run");
     assert_eq!(o.status.code(), Some(0), "{}", all_output(&o));
-    let shown = env
-        .bin()
-        .args(["state", "show", &demo, "--format", "json"])
-        .output()
-        .expect("state show");
+    let shown = state_show(&env, &demo, true);
     let listed = stdout_json(&shown)["threadOutbox"].clone();
     let summary: Vec<(&str, &str)> = listed
         .as_array()

@@ -164,7 +164,8 @@ pub async fn upsert_within<S: CommentStore>(
                 }
                 Err(e) => last = Some(e),
             },
-            // A create is settled, never tried again: a lost answer is found by the next look.
+            // A create that came back is settled, never sent again; one whose answer was lost is
+            // found by the next try's look.
             None => match store.create(body).await {
                 Ok((id, location)) => return settle(store, id, location, body).await,
                 Err(e) => last = Some(e),

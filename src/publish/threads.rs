@@ -252,10 +252,9 @@ async fn reply_live(
             .filter(|e| e.login.is_empty() || e.login.eq_ignore_ascii_case(viewer));
         if let Some(earlier) = earlier {
             // An earlier run may have posted it: look before sending. Only comments that were
-            // not in the thread when it first tried can be its reply.
-            if !earlier.before.is_empty() {
-                before = earlier.before;
-            }
+            // not in the thread when it first tried can be its reply (an intent that could not
+            // be read names none, so any own reply with this text is taken for it).
+            before = earlier.before;
             if let Some(c) = find_own_reply(gh, pr, &thread.id, &before, body, viewer).await? {
                 i.ledger.clear_reply_intent(pr, &thread.id, body)?;
                 return Ok((c, 0));
