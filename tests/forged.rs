@@ -4,7 +4,7 @@
 //!
 //! - concurrent `review --post` runs leave one Shepherd comment, whether they share a state dir
 //!   (they take turns on the PR's lock) or not (a second comment made at the same time is
-//!   removed again);
+//!   removed again); the console's post, through the client it holds, takes the same lock;
 //! - a `thread reply` killed after its request reached GitHub, run again, leaves one reply;
 //! - concurrent offline `thread reply` runs keep every entry, and `state show` lists them; an
 //!   outbox in the format earlier releases wrote is still read and appended to;
@@ -423,4 +423,49 @@ async fn only_trusted_authors_mark_a_finding_addressed_and_the_review_says_who()
         "{}",
         posted[0].1
     );
+}
+
+/// The console posts through `publish::upsert` with a `GitHubComments` store it builds itself
+/// from the client `commands::live::client` made: the client's state dir is where that post
+/// takes the PR's lock, so a console post waits its turn like `review --post` does.
+#[tokio::test]
+async fn a_post_through_the_client_the_console_holds_takes_the_prs_lock() {
+    use pr_shepherd::ledger::Lock;
+    use pr_shepherd::publish::{GitHubComments, PostError, upsert_within};
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let env = TestEnv::new();
+    let client = support::github_client::loopback_github(&gh.uri(), TOKEN, Default::default())
+        .expect("client")
+        .with_state_dir(env.state());
+    let pr = pr_shepherd::pr::PrCoords {
+        host: None,
+        owner: support::fake_github::OWNER.into(),
+        repo: support::fake_github::REPO.into(),
+        number: NUMBER,
+    };
+    let store = GitHubComments {
+        gh: &client,
+        pr: pr.clone(),
+        own_login: "monalisa".into(),
+    };
+    let body = "## PR Shepherd Review\n\nfrom the console";
+    let held = Ledger::new(env.state())
+        .lock(&pr, Lock::Post, Duration::ZERO)
+        .expect("free");
+    let busy = upsert_within(&store, body, 1, Duration::from_millis(50)).await;
+    assert!(
+        matches!(&busy, Err(PostError::Ledger(_))) && format!("{busy:?}").contains("Busy"),
+        "{busy:?}"
+    );
+    assert_eq!(
+        fake.requests(),
+        0,
+        "nothing looked at while another run posts"
+    );
+    drop(held);
+    let posted = upsert_within(&store, body, 1, Duration::ZERO)
+        .await
+        .expect("posted");
+    assert_eq!(fake.own_reviews().len(), 1);
+    assert_eq!(posted.comment_id, fake.own_reviews()[0].0.to_string());
 }
