@@ -203,6 +203,10 @@ pub(crate) const DESCRIPTIONS: &[(&str, &str)] = &[
         "the inbox's tabs without an argument: each { title, query } with a GitHub search; empty: the bundled fixtures",
     ),
     (
+        "review.agent_logins",
+        "accounts besides the team (as the gates count it) whose replies ending with the reply marker mark findings addressed, e.g. the coding agent's bot",
+    ),
+    (
         "review.diff_budgets.<aspect>",
         "per-aspect override of diff_budget_chars",
     ),

@@ -8,6 +8,11 @@
 //!                                              bounded per item (kept.rs)
 //! <state>/<owner>-<repo>/<pr>/outbox/threads.json  offline thread replies/resolutions (threads.rs)
 //! <state>/<owner>-<repo>/<pr>/reply-draft.json  the console's unposted thread reply (threads.rs)
+//! <state>/<owner>-<repo>/<pr>/reply-intent-<sha256-hex>.json  a live reply about to be sent,
+//!                                              until its outcome is known (threads.rs)
+//! <state>/<owner>-<repo>/<pr>/post.lock        held while a run posts to the PR (lock.rs)
+//! <state>/<owner>-<repo>/<pr>/outbox/threads.lock  held while a run appends to the thread
+//!                                              outbox (lock.rs)
 //! <state>/<owner>-<repo>/<pr>/runs/<run-id>.json   stored runs: review runs (runs.rs)
 //! <state>/<owner>-<repo>/<pr>/draft.json       the composer's unposted review (draft.rs)
 //! <state>/<owner>-<repo>/<pr>/outbox/comment.json  the offline "posted" comment (draft.rs)
@@ -16,12 +21,15 @@
 //! ```
 //!
 //! Every file is written atomically (a temporary file in the same folder, then rename), so
-//! concurrent runs on one PR leave only whole files; the draft and the outbox are also fsynced.
+//! concurrent runs on one PR leave only whole files; the draft, the outbox and reply intents are
+//! also fsynced. Where a run reads, changes and writes back, or looks and then creates, it holds
+//! the PR's lock for it (lock.rs), so concurrent runs take turns.
 //! The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep): what a run
 //! holds is the caller's type ([`StoredRun`]).
 
 mod draft;
 mod kept;
+mod lock;
 mod marker;
 mod runs;
 mod seen;
@@ -37,10 +45,14 @@ use crate::pr::{PrCoords, RefError};
 
 pub use draft::Draft;
 pub use kept::{KEPT_DIR, KeptComment, KeptText, MAX_KEPT_CHARS};
+pub use lock::{Busy, Holder, Lock, PrLock, next_pause};
 pub use marker::Marker;
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
-pub use threads::{ReplyDraft, ThreadAction, ThreadActionKind, ThreadOutbox};
+pub use threads::{
+    ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind, ThreadOutbox,
+    normalized_reply, reply_body_hash,
+};
 
 /// The environment variable that chooses the state dir.
 pub const STATE_DIR_ENV: &str = "PR_SHEPHERD_STATE_DIR";
@@ -59,6 +71,13 @@ pub enum LedgerError {
         "no state directory: set {STATE_DIR_ENV} or pass --state-dir (no home directory was found)"
     )]
     NoStateDir,
+    /// A per-PR lock stayed held by another run for the whole bounded wait (`lock.rs`).
+    #[error("{}", lock::busy_message(.path, .holder, .waited))]
+    Busy {
+        path: PathBuf,
+        holder: Option<Holder>,
+        waited: std::time::Duration,
+    },
 }
 
 impl LedgerError {

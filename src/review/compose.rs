@@ -93,7 +93,13 @@ pub fn first_review(run: &ReviewRun) -> Aggregate {
 
 fn addressed_by(by: &AddressedBy) -> String {
     match by {
-        AddressedBy::Reply { url, .. } => format!("a reply marked as addressing it ({url})"),
+        AddressedBy::Reply {
+            url, author, trust, ..
+        } => format!(
+            "a reply by `{}` ({}) marked as addressing it ({url})",
+            crate::sanitize::one_line(author).replace('`', "'"),
+            trust.said()
+        ),
         AddressedBy::Console => "marked addressed by the maintainer".to_owned(),
         AddressedBy::Earlier => "treated as addressed by an earlier review".to_owned(),
     }

@@ -113,6 +113,9 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
     let prompts = Prompts::load(settings.prompts_dir.as_deref())?;
     let mut prior = prior_reviews(snapshot, identity);
     prior.add_outbox(outbox);
+    // Whose marker replies count travels with the prior reviews to every front end's
+    // classification; the gates' part of it (collaborators) is the caller's to add.
+    prior.reply_trust.agent_logins = settings.agent_logins.clone();
     let (mode, mode_reason) = choose_mode(&prior, full);
     let prior_findings = match mode {
         Mode::Incremental => prior.findings(),

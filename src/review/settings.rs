@@ -20,6 +20,7 @@
 //! max_calls_per_aspect = 8             # default: no cap (every chunk is reviewed)
 //! stream = true                        # stream answers (server-sent events)
 //! prompts_dir = "prompts"
+//! agent_logins = ["copilot-swe-agent[bot]"]  # besides the team, whose marker replies count
 //!
 //! [review.prices]                       # optional, USD per million tokens: an estimated cost
 //! input = 3.0
@@ -348,6 +349,10 @@ pub struct ReviewSettings {
     pub prompts_dir: Option<PathBuf>,
     /// Per-aspect skip rules; an aspect without a rule always runs.
     pub skip: BTreeMap<Aspect, SkipRule>,
+    /// Accounts besides the team (as the gates decide it) whose replies ending with the reply
+    /// marker mark the findings they name addressed: the coding agent's bot, for one. Logins,
+    /// compared case-insensitively.
+    pub agent_logins: Vec<String>,
 }
 
 pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
@@ -374,6 +379,7 @@ impl Default for ReviewSettings {
             diff_budgets: BTreeMap::new(),
             prompts_dir: None,
             skip: BTreeMap::new(),
+            agent_logins: Vec::new(),
         }
     }
 }
@@ -424,6 +430,18 @@ pub const MAX_OUTPUT_TOKENS: u32 = 1_000_000;
 pub const MAX_CALLS_PER_ASPECT: usize = 10_000;
 /// The largest diff budget per aspect (characters).
 pub const MAX_DIFF_BUDGET_CHARS: usize = 100_000_000;
+
+/// The most accounts `agent_logins` may name.
+pub const MAX_AGENT_LOGINS: usize = 100;
+
+/// A GitHub login: letters, digits and `-` (not first), at most 39; a bot's ends in `[bot]`.
+fn is_login(login: &str) -> bool {
+    let name = login.strip_suffix("[bot]").unwrap_or(login);
+    !name.is_empty()
+        && name.len() <= 39
+        && !name.starts_with('-')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+}
 
 /// `value` within `lo..=hi`, else an error that names the setting (and its flag).
 fn in_range<T: PartialOrd + std::fmt::Display>(
@@ -520,6 +538,31 @@ impl ReviewSettings {
                 "`prices` must be non-negative numbers (per million tokens)",
             ));
         }
+        if self.agent_logins.len() > MAX_AGENT_LOGINS {
+            return Err(SettingsError::new(
+                "agent_logins",
+                format!(
+                    "`agent_logins` names {} accounts; at most {MAX_AGENT_LOGINS} are allowed",
+                    self.agent_logins.len()
+                ),
+            ));
+        }
+        if let Some((i, bad)) = self
+            .agent_logins
+            .iter()
+            .enumerate()
+            .find(|(_, l)| !is_login(l))
+        {
+            return Err(SettingsError::new(
+                "agent_logins",
+                format!(
+                    "`agent_logins` entry {} (`{}`) is not a GitHub login (letters, digits and \
+                     `-`, at most 39, optionally ending in `[bot]`)",
+                    i + 1,
+                    crate::sanitize::one_line(bad)
+                ),
+            ));
+        }
         if self.llm == Some(BackendKind::Command) && self.command.is_empty() {
             return Err(SettingsError::new(
                 "command",
@@ -593,6 +636,29 @@ pub struct Overrides {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_logins_are_github_logins() {
+        let s: ReviewSettings =
+            toml::from_str("agent_logins = [\"copilot-swe-agent[bot]\", \"octo-cat\"]").unwrap();
+        assert_eq!(s.agent_logins, ["copilot-swe-agent[bot]", "octo-cat"]);
+        assert!(s.validate().is_ok());
+        for bad in ["", "-x", "a b", "evil\u{1b}[2J", "[bot]", &"x".repeat(40)] {
+            let s = ReviewSettings {
+                agent_logins: vec!["ok".into(), bad.to_owned()],
+                ..ReviewSettings::default()
+            };
+            let e = s.validate().unwrap_err();
+            assert_eq!(e.key, "agent_logins", "{bad:?}");
+            assert!(e.message.contains("entry 2"), "{e}");
+            assert!(!e.message.contains('\u{1b}'), "{e}");
+        }
+        let many = ReviewSettings {
+            agent_logins: vec!["a".into(); MAX_AGENT_LOGINS + 1],
+            ..ReviewSettings::default()
+        };
+        assert_eq!(many.validate().unwrap_err().key, "agent_logins");
+    }
 
     #[test]
     fn empty_table_is_the_defaults() {

@@ -322,6 +322,9 @@ pub struct GitHub {
     host: Option<String>,
     transport: client::Transport,
     on_page: Option<PageSink>,
+    /// The state dir of the run this client serves, where posting takes the PR's lock and
+    /// records a reply's intent (`publish`); `None` posts without them.
+    state_dir: Option<std::path::PathBuf>,
 }
 
 impl GitHub {
@@ -336,7 +339,20 @@ impl GitHub {
             host,
             transport: client::Transport::new(creds, opts)?,
             on_page: None,
+            state_dir: None,
         })
+    }
+
+    /// Names the state dir of the run (see [`GitHub::state_dir`]).
+    pub fn with_state_dir(mut self, dir: std::path::PathBuf) -> GitHub {
+        self.state_dir = Some(dir);
+        self
+    }
+
+    /// The state dir of the run this client serves: posting through this client takes the PR's
+    /// lock there and records a reply's intent there, whichever front end posts.
+    pub fn state_dir(&self) -> Option<&std::path::Path> {
+        self.state_dir.as_deref()
     }
 
     /// Calls `sink` after every page that came back (see [`PageSink`]).
