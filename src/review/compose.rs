@@ -1176,6 +1176,68 @@ mod tests {
         assert_eq!(v["aspects"][1]["rejected"][1]["reason"], "not an object");
     }
 
+    /// The whole JSON document, to the byte, as `review --format json` prints it: a first review
+    /// with every aspect state, prices, a chunked and cut diff, a note, rejected findings and a
+    /// trigger; an incremental one with history, findings addressed three ways and one no longer
+    /// reported.
+    #[test]
+    fn json_documents_keep_their_bytes() {
+        let mut run = sample();
+        run.prices = Some(crate::review::settings::Prices {
+            input: 3.0,
+            output: 15.0,
+            cache_read: 0.3,
+            cache_write: 3.75,
+        });
+        run.aspects[0].tokens.cache_read = Some(600);
+        run.aspects[0].tokens.cache_write = Some(100);
+        run.aspects[0].calls = 2;
+        run.aspects[0].note = Some("chunk 1 of 2: replayed step 0".into());
+        run.aspects[0].diff = Some(crate::review::prompt::DiffReport {
+            budget_chars: 1000,
+            total_chars: 5000,
+            included_chars: 900,
+            omitted: vec!["big.lock".into()],
+            truncated: vec!["a.rs (kept 10 of 99 lines)".into()],
+            hidden_chars_removed: 2,
+            html_comments_removed: 1,
+            chunks: 2,
+        });
+        run.aspects[1].rejected = vec![crate::review::findings::Rejected {
+            index: 0,
+            reason: "not an object".into(),
+            raw: r#""just text""#.into(),
+            file: None,
+            message: None,
+        }];
+        let mut agg = first_review(&run);
+        agg.trigger_comment = Some(77);
+        agg.trigger_kind = Some(crate::policy::TriggerKind::ReviewComment);
+        let first = serde_json::to_string_pretty(&json(&run, &agg, "BODY")).unwrap();
+        insta::assert_snapshot!("json_first_review", first);
+
+        let (run, mut agg) = incremental();
+        let earlier = agg.classification.addressed[0].0.clone();
+        agg.classification.addressed.push((
+            MetaFinding {
+                id: "PS-00000000cc".into(),
+                ..earlier.clone()
+            },
+            AddressedBy::Console,
+        ));
+        agg.classification.addressed.push((
+            MetaFinding {
+                id: "PS-00000000dd".into(),
+                line: None,
+                ..earlier
+            },
+            AddressedBy::Earlier,
+        ));
+        let md = markdown(&run, &agg);
+        let again = serde_json::to_string_pretty(&json(&run, &agg, &md)).unwrap();
+        insta::assert_snapshot!("json_incremental_review", again);
+    }
+
     #[test]
     fn json_has_the_documented_shape() {
         let run = sample();
