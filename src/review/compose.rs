@@ -10,7 +10,7 @@ use super::aggregate::Aggregate;
 use super::classify::AddressedBy;
 use super::findings::{Finding, Severity};
 use super::prior::{MetaFinding, render_meta, shorten};
-use super::runner::{AspectOutcome, AspectState, ReviewRun};
+use super::run::{AspectOutcome, AspectState, ReviewRun};
 use crate::policy::Mode;
 
 mod document;

@@ -14,7 +14,7 @@ use crate::review::classify::AddressedBy;
 use crate::review::findings::{Finding, Rejected, Severity};
 use crate::review::prior::MetaFinding;
 use crate::review::prompt::DiffReport;
-use crate::review::runner::{AspectOutcome, AspectState, ReviewRun};
+use crate::review::run::{AspectOutcome, AspectState, ReviewRun};
 
 /// The whole document: the run, its aspects, every raised finding flat (with its
 /// classification), what was treated as addressed or no longer reported, and the body.
