@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
-use super::sse::{Collector, SseParser};
+use super::sse::{SseEvent, SseParser};
 use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{CallEvents, Completion, LlmError};
 
@@ -425,6 +425,28 @@ fn refuses_cache_field(err: &LlmError, field: &str) -> bool {
             .any(|n| d.contains(n))
 }
 
+/// What the transport needs from a provider's stream collector (`AnthropicStream` in
+/// `anthropic.rs`, `OpenAiStream` in `openai.rs`): [`read_stream`] feeds it every event of one
+/// streamed answer. A collector says whether the stream ended properly (`finished`); a stream that
+/// stops before that is a cut answer, retried like a 5xx.
+pub(super) trait Collector: Default {
+    /// Takes one event and returns the characters of answer it added; `Err` for an error event
+    /// (`retryable` says whether to try again).
+    fn apply(&mut self, ev: &SseEvent) -> Result<usize, StreamError>;
+    /// The stream reached its proper end.
+    fn finished(&self) -> bool;
+    /// Characters of answer collected so far.
+    fn received(&self) -> usize;
+    fn into_completion(self) -> Completion;
+}
+
+/// An error the provider sent inside the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct StreamError {
+    pub(super) retryable: bool,
+    pub(super) detail: String,
+}
+
 /// Why a stream did not give an answer.
 enum StreamEnd {
     /// Worth another attempt: cut mid-answer, a read error, a retryable error event.
@@ -482,6 +504,19 @@ async fn read_stream<C: Collector>(
             collector.received()
         )))
     }
+}
+
+/// Collects a whole stream `text` into a `C`, stopping at the first error event (for the
+/// collectors' tests in each provider's file).
+#[cfg(test)]
+pub(super) fn collect<C: Collector>(text: &str) -> (C, Result<(), StreamError>) {
+    let mut c = C::default();
+    for ev in SseParser::default().push(text.as_bytes()) {
+        if let Err(e) = c.apply(&ev) {
+            return (c, Err(e));
+        }
+    }
+    (c, Ok(()))
 }
 
 #[cfg(test)]
