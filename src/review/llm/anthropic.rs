@@ -4,7 +4,7 @@
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::json;
 
-use super::http::{self, Collector, HttpBackend, RetryPolicy, StreamError};
+use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamError};
 use super::sse::SseEvent;
 use super::structured::{self, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
@@ -43,20 +43,19 @@ impl AnthropicClient {
         retry: RetryPolicy,
     ) -> Result<AnthropicClient, LlmError> {
         let url = http::endpoint(base_url, "v1/messages")?;
-        let mut headers = http::api_headers(
+        let mut headers = ApiHeaders {
             base_url,
-            DEFAULT_BASE_URL,
-            api_key.as_deref(),
-            super::ANTHROPIC_API_KEY,
-            HeaderName::from_static("x-api-key"),
-            str::to_owned,
-            || {
-                format!(
-                    "{} is not set (needed for --llm anthropic)",
-                    super::ANTHROPIC_API_KEY
-                )
-            },
-        )?;
+            default_base_url: DEFAULT_BASE_URL,
+            api_key: api_key.as_deref(),
+            key_var: super::ANTHROPIC_API_KEY,
+            key_header: HeaderName::from_static("x-api-key"),
+            key_prefix: "",
+            missing: &format!(
+                "{} is not set (needed for --llm anthropic)",
+                super::ANTHROPIC_API_KEY
+            ),
+        }
+        .build()?;
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         Ok(AnthropicClient {
             http: HttpBackend::new(

@@ -63,34 +63,46 @@ pub(super) fn secret_header(
     Ok(v)
 }
 
-/// The headers every call to a JSON API carries: the content type and, when there is a key,
-/// `key_header` with `key_value(key)`, marked sensitive (`key_var` names the key's variable in
-/// errors). Without a key the provider's own endpoint is refused with `missing()`; any other
-/// endpoint (a local server) goes without.
-pub(super) fn api_headers(
-    base_url: &str,
-    default_base_url: &str,
-    api_key: Option<&str>,
-    key_var: &str,
-    key_header: reqwest::header::HeaderName,
-    key_value: impl FnOnce(&str) -> String,
-    missing: impl FnOnce() -> String,
-) -> Result<HeaderMap, LlmError> {
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        reqwest::header::CONTENT_TYPE,
-        reqwest::header::HeaderValue::from_static("application/json"),
-    );
-    match api_key {
-        Some(key) => {
-            headers.insert(key_header, secret_header(&key_value(key.trim()), key_var)?);
+/// The headers every call to a provider's JSON API carries, and how its API key goes: built by
+/// [`ApiHeaders::build`].
+pub(super) struct ApiHeaders<'a> {
+    /// The base URL in use.
+    pub(super) base_url: &'a str,
+    /// The provider's own base URL: refused without a key (any other endpoint, a local server or
+    /// a proxy, goes without).
+    pub(super) default_base_url: &'a str,
+    pub(super) api_key: Option<&'a str>,
+    /// The variable the key comes from, named in errors (`OPENAI_API_KEY`).
+    pub(super) key_var: &'a str,
+    /// The header that carries the key (`authorization`, `x-api-key`).
+    pub(super) key_header: reqwest::header::HeaderName,
+    /// What goes before the key in that header (`Bearer `), if anything.
+    pub(super) key_prefix: &'a str,
+    /// The error when the provider's own endpoint has no key.
+    pub(super) missing: &'a str,
+}
+
+impl ApiHeaders<'_> {
+    /// The content type and, when there is a key, `key_header` with the key (trimmed) after
+    /// `key_prefix`, marked sensitive.
+    pub(super) fn build(self) -> Result<HeaderMap, LlmError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            reqwest::header::HeaderValue::from_static("application/json"),
+        );
+        match self.api_key {
+            Some(key) => {
+                let value = format!("{}{}", self.key_prefix, key.trim());
+                headers.insert(self.key_header, secret_header(&value, self.key_var)?);
+            }
+            None if self.base_url.trim_end_matches('/') == self.default_base_url => {
+                return Err(LlmError::Config(self.missing.to_owned()));
+            }
+            None => {}
         }
-        None if base_url.trim_end_matches('/') == default_base_url => {
-            return Err(LlmError::Config(missing()));
-        }
-        None => {}
+        Ok(headers)
     }
-    Ok(headers)
 }
 
 /// Joins a base URL and a path with exactly one slash.
@@ -526,17 +538,16 @@ mod tests {
     #[test]
     fn api_headers_carry_the_key_and_refuse_the_public_endpoint_without_one() {
         let name = reqwest::header::AUTHORIZATION;
-        let bearer = |k: &str| format!("Bearer {k}");
-        let h = api_headers(
-            "https://api.x/",
-            "https://api.x",
-            Some(" sk-1 \n"),
-            "X_KEY",
-            name.clone(),
-            bearer,
-            String::new,
-        )
-        .unwrap();
+        let headers = |base_url, api_key| ApiHeaders {
+            base_url,
+            default_base_url: "https://api.x",
+            api_key,
+            key_var: "X_KEY",
+            key_header: name.clone(),
+            key_prefix: "Bearer ",
+            missing: "X_KEY is not set",
+        };
+        let h = headers("https://api.x/", Some(" sk-1 \n")).build().unwrap();
         let auth = h.get(&name).unwrap();
         assert_eq!(auth, "Bearer sk-1");
         assert!(auth.is_sensitive());
@@ -544,39 +555,13 @@ mod tests {
             h.get(reqwest::header::CONTENT_TYPE).unwrap(),
             "application/json"
         );
-        let missing = || "X_KEY is not set".to_owned();
-        let err = api_headers(
-            "https://api.x/",
-            "https://api.x",
-            None,
-            "X_KEY",
-            name.clone(),
-            bearer,
-            missing,
-        )
-        .unwrap_err();
+        let err = headers("https://api.x/", None).build().unwrap_err();
         assert!(err.to_string().contains("X_KEY is not set"), "{err}");
-        let local = api_headers(
-            "http://127.0.0.1:8080",
-            "https://api.x",
-            None,
-            "X_KEY",
-            name.clone(),
-            bearer,
-            missing,
-        )
-        .unwrap();
+        let local = headers("http://127.0.0.1:8080", None).build().unwrap();
         assert!(local.get(&name).is_none());
-        let bad = api_headers(
-            "https://api.x",
-            "https://api.x",
-            Some("a\u{7f}b"),
-            "X_KEY",
-            name,
-            bearer,
-            missing,
-        )
-        .unwrap_err();
+        let bad = headers("https://api.x", Some("a\u{7f}b"))
+            .build()
+            .unwrap_err();
         assert!(bad.to_string().contains("X_KEY"), "{bad}");
     }
 

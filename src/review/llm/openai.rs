@@ -5,7 +5,7 @@
 use reqwest::header::AUTHORIZATION;
 use serde_json::json;
 
-use super::http::{self, Collector, HttpBackend, RetryPolicy, StreamError};
+use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamError};
 use super::sse::SseEvent;
 use super::structured::{self, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
@@ -44,20 +44,19 @@ impl OpenAiClient {
         retry: RetryPolicy,
     ) -> Result<OpenAiClient, LlmError> {
         let url = http::endpoint(base_url, "chat/completions")?;
-        let headers = http::api_headers(
+        let headers = ApiHeaders {
             base_url,
-            DEFAULT_BASE_URL,
-            api_key.as_deref(),
-            super::OPENAI_API_KEY,
-            AUTHORIZATION,
-            |key| format!("Bearer {key}"),
-            || {
-                format!(
-                    "{} is not set (needed for --llm openai at {DEFAULT_BASE_URL}; local servers can go without)",
-                    super::OPENAI_API_KEY
-                )
-            },
-        )?;
+            default_base_url: DEFAULT_BASE_URL,
+            api_key: api_key.as_deref(),
+            key_var: super::OPENAI_API_KEY,
+            key_header: AUTHORIZATION,
+            key_prefix: "Bearer ",
+            missing: &format!(
+                "{} is not set (needed for --llm openai at {DEFAULT_BASE_URL}; local servers can go without)",
+                super::OPENAI_API_KEY
+            ),
+        }
+        .build()?;
         Ok(OpenAiClient {
             http: HttpBackend::new(
                 PROVIDER,
