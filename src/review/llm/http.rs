@@ -1,13 +1,13 @@
 //! The HTTP plumbing shared by the `anthropic` and `openai` backends: [`HttpBackend`], one
-//! reqwest client with rustls on ring, JSON POST (whole or streamed) with bounded retry on
+//! reqwest client (on the crate's TLS setup, `crate::net`), JSON POST (whole or streamed) with bounded retry on
 //! 429 / 5xx / connection failures / cut streams, and the prompt-cache field switched off for
 //! the run when an endpoint refuses it.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Once};
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::HeaderMap;
 
 use super::sse::{SseEvent, SseParser};
 use super::structured::{self, Shape, ShapeMemory, Wire};
@@ -34,15 +34,9 @@ impl Default for RetryPolicy {
 /// The longest `Retry-After` honoured; a provider asking for more is treated as this.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
-static CRYPTO: Once = Once::new();
-
-/// A reqwest client on rustls with ring (installed as the process default once).
+/// A reqwest client on the crate's TLS setup.
 fn client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
-    CRYPTO.call_once(|| {
-        // Err means another provider is already installed, which serves as well.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-    reqwest::Client::builder()
+    crate::net::client_builder()
         .connect_timeout(Duration::from_secs(15))
         .build()
         .map_err(|e| LlmError::Config(format!("cannot set up the {provider} HTTP client: {e}")))
@@ -126,15 +120,10 @@ fn retryable(status: u16) -> bool {
     matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
 }
 
+/// The wait the provider's `Retry-After` asks for (see [`crate::net::retry_after`]), capped at
+/// [`MAX_RETRY_AFTER`].
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let secs: f64 = headers
-        .get(RETRY_AFTER)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
+    crate::net::retry_after(headers).map(|wait| wait.min(MAX_RETRY_AFTER))
 }
 
 fn snippet(text: &str) -> String {
@@ -579,6 +568,7 @@ mod tests {
 
     #[test]
     fn retry_after_is_capped() {
+        use reqwest::header::RETRY_AFTER;
         let mut h = HeaderMap::new();
         h.insert(RETRY_AFTER, "2".parse().unwrap());
         assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));

@@ -307,6 +307,53 @@ mod tests {
         assert_eq!(c.tokens.cache_write, None);
     }
 
+    /// A provider asking to wait longer than a `Duration` holds (`Retry-After: 1e20`) panicked
+    /// the call; now the hint is ignored, the retry waits the backoff, and the answer comes.
+    #[tokio::test]
+    async fn a_retry_after_too_large_to_hold_is_no_hint_and_no_panic() {
+        use wiremock::matchers::method;
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "1e20"))
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "choices": [{"message": {"content": "{\"findings\": []}"}, "finish_reason": "stop"}]
+            })))
+            .mount(&server)
+            .await;
+        let client = OpenAiClient::new(
+            &format!("{}/v1", server.uri()),
+            None,
+            "m".into(),
+            None,
+            RetryPolicy {
+                retries: 1,
+                backoff: std::time::Duration::from_millis(1),
+            },
+        )
+        .unwrap();
+        let pr = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .pr;
+        let p = crate::review::prompt::build(
+            crate::review::Aspect::Perf,
+            &pr,
+            &crate::review::prompt::Prompts::embedded(),
+            60_000,
+        );
+        let done = client.complete(&p, &super::super::NoEvents).await.unwrap();
+        assert_eq!(done.text, "{\"findings\": []}");
+        assert_eq!(server.received_requests().await.map(|r| r.len()), Some(2));
+    }
+
     #[test]
     fn local_servers_need_no_key() {
         OpenAiClient::new(

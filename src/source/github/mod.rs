@@ -2,7 +2,7 @@
 //!
 //! - `auth.rs`: where credentials come from (env tokens, a GitHub App, `gh auth token`).
 //! - `client.rs`: one request with rate-limit waits and bounded retries; the request counter.
-//! - `tls.rs`: the process-wide rustls crypto provider, installed by `auth.rs` and `client.rs`.
+//!   TLS and the `Retry-After` parser are the crate's, shared with the LLM clients (`crate::net`).
 //! - `fetch.rs`: the fetch plan (GraphQL pages, nested thread comments, REST files) and the
 //!   mapping of GitHub's answers onto the snapshot model.
 //! - `members.rs`: the organization membership check.
@@ -23,7 +23,6 @@ pub mod batch;
 pub mod client;
 mod fetch;
 mod members;
-mod tls;
 
 use std::sync::Arc;
 use std::time::Duration;
