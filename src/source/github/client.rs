@@ -625,6 +625,24 @@ impl GraphqlError {
     }
 }
 
+/// Up to three errors of an answer on one line each, with where they are:
+/// `Could not resolve to a User (at repository.pullRequest.author)`.
+pub(super) fn errors_text(errors: &[GraphqlError]) -> String {
+    errors
+        .iter()
+        .take(3)
+        .map(|e| {
+            let p = e.path_text();
+            if p.is_empty() {
+                e.message_line()
+            } else {
+                format!("{} (at {p})", e.message_line())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
