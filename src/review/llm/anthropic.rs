@@ -320,18 +320,7 @@ mod tests {
 
     #[test]
     fn requests_mark_the_shared_prefix_for_the_cache_unless_refused() {
-        let pr = crate::source::Fixture::parse(
-            crate::source::DEMO_FIXTURE,
-            std::path::Path::new("demo"),
-        )
-        .unwrap()
-        .pr;
-        let p = crate::review::prompt::build(
-            crate::review::Aspect::Perf,
-            &pr,
-            &crate::review::prompt::Prompts::embedded(),
-            60_000,
-        );
+        let p = super::super::tests::demo_prompt();
         let body = request_body("m", 10, &p, true, true);
         assert_eq!(body["stream"], true);
         assert_eq!(body["system"][0]["text"], p.system.as_str());

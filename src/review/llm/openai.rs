@@ -275,18 +275,7 @@ mod tests {
 
     #[test]
     fn requests_carry_the_cache_key_and_ask_for_usage_when_streamed() {
-        let pr = crate::source::Fixture::parse(
-            crate::source::DEMO_FIXTURE,
-            std::path::Path::new("demo"),
-        )
-        .unwrap()
-        .pr;
-        let p = crate::review::prompt::build(
-            crate::review::Aspect::Perf,
-            &pr,
-            &crate::review::prompt::Prompts::embedded(),
-            60_000,
-        );
+        let p = super::super::tests::demo_prompt();
         let body = request_body("m", Some(5), &p, true, true);
         assert_eq!(body["prompt_cache_key"], p.cache_key.as_str());
         assert_eq!(body["stream_options"]["include_usage"], true);
@@ -337,18 +326,7 @@ mod tests {
             },
         )
         .unwrap();
-        let pr = crate::source::Fixture::parse(
-            crate::source::DEMO_FIXTURE,
-            std::path::Path::new("demo"),
-        )
-        .unwrap()
-        .pr;
-        let p = crate::review::prompt::build(
-            crate::review::Aspect::Perf,
-            &pr,
-            &crate::review::prompt::Prompts::embedded(),
-            60_000,
-        );
+        let p = super::super::tests::demo_prompt();
         let done = client.complete(&p, &super::super::NoEvents).await.unwrap();
         assert_eq!(done.text, "{\"findings\": []}");
         assert_eq!(server.received_requests().await.map(|r| r.len()), Some(2));
