@@ -16,6 +16,7 @@
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
 //! infile, outfile                files named by settings: regular, size-limited; files written
 //!                                by rename, and the sweep of a killed run's temporary files
+//! net                            what the GitHub and LLM HTTP clients share: TLS, Retry-After
 //! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
@@ -31,6 +32,7 @@ pub mod inbox;
 pub mod infile;
 pub mod keys;
 pub mod ledger;
+pub mod net;
 pub mod outfile;
 pub mod output;
 pub mod par;

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use super::classify::{AddressedBy, Classification, addressed_by_replies, classify};
 use super::findings::Finding;
 use super::prior::{META_VERSION, MetaFinding, PriorReviews, ReviewMeta};
-use super::runner::{AspectState, ReviewRun};
+use super::run::{AspectState, ReviewRun};
 use crate::policy::Mode;
 use crate::pr::Snapshot;
 

@@ -542,7 +542,7 @@ mod tests {
     #[test]
     fn a_condensed_body_full_of_zero_width_characters_still_fits_once_sanitized() {
         use crate::review::findings::{Finding, Severity, finding_id};
-        use crate::review::runner::{AspectOutcome, AspectState};
+        use crate::review::{AspectOutcome, AspectState};
         let hidden = "\u{200b}x".repeat(1500);
         let findings: Vec<Finding> = (0..60u8)
             .map(|i| {

@@ -216,7 +216,7 @@ async fn app(env: &AuthEnv, api_base: &str) -> Result<Credentials, GitHubError> 
     let key = octocrab::EncodingKey::from_rsa_pem(pem.as_bytes()).map_err(|_| {
         GitHubError::Auth("GH_APP_PRIVATE_KEY is not an RSA private key in PEM format".to_owned())
     })?;
-    super::tls::install_crypto_provider();
+    crate::net::install_crypto_provider();
     let app = Octocrab::builder()
         .base_uri(api_base)
         .map_err(|_| GitHubError::Config(format!("`{api_base}` is not a valid API URL")))?

@@ -2,9 +2,12 @@
 //!
 //! - `auth.rs`: where credentials come from (env tokens, a GitHub App, `gh auth token`).
 //! - `client.rs`: one request with rate-limit waits and bounded retries; the request counter.
-//! - `tls.rs`: the process-wide rustls crypto provider, installed by `auth.rs` and `client.rs`.
-//! - `fetch.rs`: the fetch plan (GraphQL pages, nested thread comments, REST files) and the
-//!   mapping of GitHub's answers onto the snapshot model.
+//!   TLS and the `Retry-After` parser are the crate's, shared with the LLM clients (`crate::net`).
+//! - `pages.rs`: one PR's GraphQL pages gathered into a snapshot (the page plan, nested thread
+//!   comments, the mapping of GitHub's answers onto the snapshot model), shared by `fetch.rs`
+//!   and `batch.rs` through `PrPages` and `continue_threads`.
+//! - `fetch.rs`: the one-PR fetch (GraphQL rounds, REST files at the same time, REST lists).
+//! - `batch.rs`: the inbox's fetch: open PRs listed, then many PRs' items in few round trips.
 //! - `members.rs`: the organization membership check.
 //! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
 //!   `tests/github_schema.rs`.
@@ -23,7 +26,7 @@ pub mod batch;
 pub mod client;
 mod fetch;
 mod members;
-mod tls;
+mod pages;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -77,7 +80,7 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("thread_unresolve.graphql", THREAD_UNRESOLVE_MUTATION),
 ];
 
-pub use fetch::thread_comments_query;
+pub use pages::thread_comments_query;
 
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
 
