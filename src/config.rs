@@ -128,38 +128,25 @@ pub fn themes_dir(loaded: &Loaded) -> Option<PathBuf> {
         .map(|d| d.join("themes"))
 }
 
-/// A TOML syntax error on one line: where (line and column) and what, sanitized. toml's own
-/// text quotes the offending line under a caret, which can be the whole (huge, or hostile) file.
-fn syntax_error(text: &str, e: &toml::de::Error) -> String {
-    let what = crate::sanitize::one_line(e.message());
-    let what: String = what.chars().take(200).collect();
-    match e.span() {
-        Some(span) => {
-            let before = text.get(..span.start).unwrap_or(text);
-            let line = before.matches('\n').count() + 1;
-            let column = before
-                .rsplit('\n')
-                .next()
-                .map_or(1, |l| l.chars().count() + 1);
-            format!("syntax error at line {line}, column {column}: {what}")
-        }
-        None => format!("syntax error: {what}"),
-    }
-}
-
 impl Config {
     /// Parses config text; `path` names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Loaded, ConfigError> {
+        // Errors name the key and what is wrong, bounded, never quoting the file's content (a
+        // file given by mistake may hold secrets; see `crate::infile::content_message`).
         let invalid = |key: String, message: String| ConfigError::Invalid {
             path: path.to_path_buf(),
-            key,
-            message,
+            key: crate::infile::short_name(&key),
+            message: crate::infile::bounded(&message),
         };
-        let de = toml::Deserializer::parse(text)
-            .map_err(|e| invalid("(syntax)".to_owned(), syntax_error(text, &e)))?;
+        let de = toml::Deserializer::parse(text).map_err(|e| {
+            invalid(
+                "(syntax)".to_owned(),
+                crate::infile::toml_syntax_error(text, &e),
+            )
+        })?;
         let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
-            let message = e.inner().message().to_owned();
+            let message = crate::infile::toml_value_error(text, e.inner());
             invalid(key, message)
         })?;
         // Every number of `[review]` in range (the flags are checked again after overriding).
@@ -222,6 +209,9 @@ impl Config {
                 .map_err(|m| invalid(format!("keys.{name}"), m))?;
             keys.insert(cmd, parsed);
         }
+        // No key bound to two commands (the console could run only one of them).
+        crate::keys::check_bindings(&keys)
+            .map_err(|(name, why)| invalid(format!("keys.{name}"), why))?;
         Ok(Loaded {
             config,
             path: Some(path.to_path_buf()),
@@ -268,10 +258,10 @@ mod tests {
     #[test]
     fn keys_and_theme() {
         let l =
-            parse("theme = \"light\"\n[keys]\ndown = [\"x\", \"Down\"]\nquit = \"Q\"\n").unwrap();
+            parse("theme = \"light\"\n[keys]\ndown = [\"z\", \"Down\"]\nquit = \"F12\"\n").unwrap();
         assert_eq!(l.config.theme.as_deref(), Some("light"));
         assert_eq!(l.keys[&KeyCommand::Down].len(), 2);
-        assert_eq!(l.keys[&KeyCommand::Quit][0], Key::parse("Q").unwrap());
+        assert_eq!(l.keys[&KeyCommand::Quit][0], Key::parse("F12").unwrap());
     }
 
     #[test]
@@ -300,6 +290,9 @@ mod tests {
         assert!(e.contains("keys.down") && e.contains("Hyper"), "{e}");
         let e = parse("[keys]\ndown = []").unwrap_err();
         assert!(e.contains("keys.down"), "{e}");
+        // Failed before: accepted, leaving `k` bound to `up` as well.
+        let e = parse("[keys]\ndown = \"k\"").unwrap_err();
+        assert!(e.contains("key `keys.down`") && e.contains("`up`"), "{e}");
         let e = parse("[review]\ncolour = 1").unwrap_err();
         assert!(e.contains("review") && e.contains("colour"), "{e}");
         let e = parse("[review]\nconcurrency = \"x\"").unwrap_err();

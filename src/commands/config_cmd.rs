@@ -9,7 +9,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::ConfigCommand;
-use crate::config::{CONFIG_FILE, Config, Loaded, config_dir};
+use crate::config::{CONFIG_FILE, Loaded, config_dir};
 use crate::error::CliError;
 use crate::keys::COMMANDS;
 
@@ -17,6 +17,7 @@ pub(super) fn run(
     cmd: &ConfigCommand,
     flag: Option<&Path>,
     theme_flag: Option<&str>,
+    no_color: bool,
 ) -> Result<(), CliError> {
     match cmd {
         ConfigCommand::Path => {
@@ -35,7 +36,8 @@ pub(super) fn run(
             super::emit(&format!("{}\n", path.display()))
         }
         ConfigCommand::Show => {
-            let loaded = Config::load(flag)?;
+            // The same loading and checks as every other command (theme and keys included).
+            let (loaded, _theme) = super::load_settings(flag, theme_flag, no_color)?;
             let file_table = match &loaded.path {
                 Some(p) => read_table(p)?,
                 None => toml::Table::new(),
@@ -69,8 +71,13 @@ fn read_table(path: &Path) -> Result<toml::Table, CliError> {
     let text = crate::infile::read_to_string(path, crate::infile::CONFIG_LIMIT)
         .map_err(|e| CliError::runtime(format!("cannot read `{}`: {e}", path.display())))?;
     // Config::load has already accepted this text; a failure here is a race with an editor.
-    toml::from_str(&text)
-        .map_err(|e| CliError::usage(format!("invalid config file `{}`: {e}", path.display())))
+    toml::from_str(&text).map_err(|e| {
+        CliError::usage(format!(
+            "invalid config file `{}`: {}",
+            path.display(),
+            crate::infile::toml_syntax_error(&text, &e)
+        ))
+    })
 }
 
 /// Where an effective value came from.
@@ -599,6 +606,7 @@ fn type_name(v: &toml::Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use crate::review::settings::ReviewSettings;
 
     fn parse(text: &str) -> Loaded {

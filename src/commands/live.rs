@@ -1,10 +1,10 @@
-//! The live source at the CLI edge: a GitHub client from the context's endpoints and
-//! credentials, notices on stderr.
+//! The live source at the CLI edge: a GitHub client from the context's endpoints, credentials
+//! and HTTP bounds, notices on stderr.
 
 use super::Context;
 use crate::error::CliError;
 use crate::pr::{PrCoords, Snapshot};
-use crate::source::github::{Endpoints, FetchOptions, GitHub, auth};
+use crate::source::github::{Endpoints, GitHub, auth};
 
 /// A client for the PR's host, with the context's endpoints and credentials.
 pub(crate) async fn client(ctx: &Context, coords: &PrCoords) -> Result<GitHub, CliError> {
@@ -19,7 +19,7 @@ pub(crate) async fn client(ctx: &Context, coords: &PrCoords) -> Result<GitHub, C
         endpoints,
         host.map(str::to_owned),
         creds,
-        FetchOptions::from_env(),
+        ctx.fetch.clone(),
     )?)
 }
 
