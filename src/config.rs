@@ -1,25 +1,13 @@
 //! `config.toml`: the user's settings, from the platform config dir (via `directories`) or
 //! `--config PATH`.
 //!
-//! ```toml
-//! theme = "dark"            # or light, high-contrast, a name in <config dir>/themes, or a path
-//!
-//! [keys]                    # any command's keys; replaces its defaults
-//! down = ["j", "Down"]
-//! mark_seen = "m"
-//!
-//! [automation]              # triggers and write-action labels
-//! mentions = ["@pr-shepherd", "@horton"]
-//! max_trigger_chars = 4000
-//!
-//! [gates]                   # label names and who counts as team
-//! opt_in_label = "shepherd"
-//! collaborators_are_team = true
-//! ```
-//!
 //! Every table is parsed strictly: an unknown key or a wrong type is an error that names the key
-//! (exit 2), never a silent default. Each feature owns one table: adding one (e.g. the review
-//! engine's `[review]`) is one field on [`Config`] with `#[serde(default)]` and its own struct.
+//! (exit 2), never a silent default; `[keys]` is checked whole (`crate::keys::check_bindings`: no
+//! key bound to two commands). An error about the file's content names the key and the position,
+//! never the content (`crate::infile::content_message`). Each feature owns one table: adding one
+//! (e.g. the review engine's `[review]`) is one field on [`Config`] with `#[serde(default)]` and
+//! its own struct. Every key — type, default, range, meaning — is a row of the settings schema
+//! (`crate::schema`); [`default_value`] and [`reference_markdown`] pair it with the defaults.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -110,6 +98,114 @@ pub struct Loaded {
     pub path: Option<PathBuf>,
     /// Key overrides, validated.
     pub keys: HashMap<KeyCommand, Vec<Key>>,
+}
+
+/// A JSON value (a config struct serialized) as TOML; `null` (an unset option) is `None`.
+pub fn json_to_toml(v: &serde_json::Value) -> Option<toml::Value> {
+    Some(match v {
+        serde_json::Value::Null => return None,
+        serde_json::Value::Bool(b) => toml::Value::Boolean(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => toml::Value::Integer(i),
+            None => toml::Value::Float(n.as_f64()?),
+        },
+        serde_json::Value::String(s) => toml::Value::String(s.clone()),
+        serde_json::Value::Array(a) => {
+            toml::Value::Array(a.iter().filter_map(json_to_toml).collect())
+        }
+        serde_json::Value::Object(o) => toml::Value::Table(
+            o.iter()
+                .filter_map(|(k, v)| json_to_toml(v).map(|t| (k.clone(), t)))
+                .collect(),
+        ),
+    })
+}
+
+/// A TOML key: bare when it can be, else quoted.
+pub fn toml_key(k: &str) -> String {
+    if !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        k.to_owned()
+    } else {
+        toml::Value::String(k.to_owned()).to_string()
+    }
+}
+
+/// The value as inline TOML (`6`, `300.0`, `"dark"`, `["j", "Down"]`).
+pub fn inline(v: &toml::Value) -> String {
+    match v {
+        toml::Value::Array(a) => {
+            format!("[{}]", a.iter().map(inline).collect::<Vec<_>>().join(", "))
+        }
+        toml::Value::Table(t) => format!(
+            "{{ {} }}",
+            t.iter()
+                .map(|(k, v)| format!("{} = {}", toml_key(k), inline(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The built-in defaults of every table, as TOML: `[review]`, `[automation]`, `[gates]` and
+/// `[inbox]` serialized from their `Default` impls (the only place a default is written).
+pub fn default_tables() -> toml::Table {
+    let d = Config::default();
+    let mut out = toml::Table::new();
+    for (name, value) in [
+        ("review", serde_json::to_value(&d.review)),
+        ("automation", serde_json::to_value(&d.automation)),
+        ("gates", serde_json::to_value(&d.gates)),
+        ("inbox", serde_json::to_value(&d.inbox)),
+    ] {
+        if let Some(v) = value.ok().as_ref().and_then(json_to_toml) {
+            out.insert(name.to_owned(), v);
+        }
+    }
+    out
+}
+
+/// A key's built-in default as TOML (`None`: not set by default), by its schema key
+/// (`review.concurrency`, `review.skip.<aspect>.always`, `keys.<command>` is each command's).
+pub fn default_value(key: &str) -> Option<toml::Value> {
+    if key == "theme" {
+        return Some(toml::Value::String(crate::schema::DEFAULT_THEME.to_owned()));
+    }
+    if let Some(command) = key.strip_prefix("keys.") {
+        let (_, _, defaults, _) = crate::keys::COMMANDS.iter().find(|c| c.1 == command)?;
+        return Some(toml::Value::Array(
+            defaults
+                .iter()
+                .map(|k| toml::Value::String((*k).to_owned()))
+                .collect(),
+        ));
+    }
+    // A per-aspect entry's defaults are those of an empty entry.
+    if let Some(field) = key.strip_prefix("review.skip.<aspect>.") {
+        let rule = serde_json::to_value(crate::review::settings::SkipRule::default()).ok()?;
+        return json_to_toml(rule.get(field)?);
+    }
+    let tables = default_tables();
+    let (last, parents) = key
+        .split('.')
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(l, p)| (*l, p.to_vec()))?;
+    let mut t = &tables;
+    for p in parents {
+        t = t.get(p)?.as_table()?;
+    }
+    t.get(last).cloned()
+}
+
+/// The reference table of one config table (`""` the top level, `keys`, `review`, …) as
+/// Markdown, from the settings schema with the built-in defaults: what docs/config.md holds
+/// between `<!-- schema:NAME -->` and `<!-- /schema -->` (`tests/docs.rs` keeps them equal).
+pub fn reference_markdown(table: &str) -> String {
+    crate::schema::markdown_table(table, &|key| default_value(key).map(|v| inline(&v)))
 }
 
 /// The platform config dir for pr-shepherd (`~/.config/pr-shepherd` on Linux).

@@ -1,40 +1,10 @@
 //! Review settings: which LLM backend, timeouts, concurrency, prompts and skip rules.
 //!
 //! `ReviewSettings` deserializes from a `[review]` table of the config file (every key optional,
-//! defaults below); command-line flags override it with [`ReviewSettings::apply`].
-//!
-//! ```toml
-//! [review]
-//! llm = "openai"                       # anthropic | openai | command | replay
-//! llm_url = "http://localhost:11434/v1" # base URL (else ANTHROPIC_BASE_URL / OPENAI_BASE_URL)
-//! model = "qwen2.5-coder:14b"
-//! command = ["my-agent", "--print"]     # for llm = "command": prompt on stdin, answer on stdout
-//! command_env = ["MY_AGENT_HOME"]        # passed to it besides PATH, HOME, TMPDIR and the locale
-//! concurrency = 6
-//! aspect_timeout_secs = 300
-//! overall_timeout_secs = 300
-//! retries = 2
-//! retry_backoff_ms = 500
-//! max_output_tokens = 4096
-//! diff_budget_chars = 60000           # per call; a larger diff is reviewed in chunks
-//! max_calls_per_aspect = 8             # default: no cap (every chunk is reviewed)
-//! stream = true                        # stream answers (server-sent events)
-//! prompts_dir = "prompts"
-//!
-//! [review.prices]                       # optional, USD per million tokens: an estimated cost
-//! input = 3.0
-//! output = 15.0
-//! cache_read = 0.3
-//! cache_write = 3.75
-//!
-//! [review.diff_budgets]                 # per-aspect override of diff_budget_chars
-//! tests = 30000
-//!
-//! [review.skip.perf]                    # default for every aspect: never skip
-//! unless_files_match = ["src/**", "*.rs"]
-//! [review.skip.architecture]
-//! always = true
-//! ```
+//! defaults in its `Default` impl); command-line flags override it with
+//! [`ReviewSettings::apply`]. What each key means, its range and its example are written once, in
+//! the settings schema (`crate::schema`), which `validate`, `config show`, `config init` and
+//! docs/config.md all read. The skip rules' glob matcher is `super::glob`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -174,9 +144,9 @@ pub struct ReviewSettings {
     pub model: Option<String>,
     /// Program and arguments for the `command` backend.
     pub command: Vec<String>,
-    /// Environment variables passed to the `command` backend's program besides `PATH`, `HOME`,
-    /// `TMPDIR` and the locale (see `crate::childenv`); nothing else reaches it, tokens and API
-    /// keys included, unless named here.
+    /// Environment variables passed to the `command` backend's program besides
+    /// `crate::childenv::BASE_VARS` and the locale; nothing else reaches it, tokens and API keys
+    /// included, unless named here.
     #[serde(deserialize_with = "checked_var_names")]
     pub command_env: Vec<String>,
     /// How many aspects run at once.
@@ -213,8 +183,7 @@ pub struct ReviewSettings {
     pub skip: BTreeMap<Aspect, SkipRule>,
 }
 
-pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
-pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
+pub use crate::schema::{DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
 
 impl Default for ReviewSettings {
     fn default() -> Self {
@@ -273,37 +242,33 @@ impl SettingsError {
     }
 }
 
-/// The most aspects that run at once (there are six; more is refused as a mistake).
-pub const MAX_CONCURRENCY: usize = 64;
-/// The most seconds a timeout may be (about 115 days).
-pub const MAX_TIMEOUT_SECS: f64 = 1e7;
-/// The most extra attempts after a failed LLM call.
-pub const MAX_RETRIES: u32 = 10;
-/// The longest first backoff before an LLM retry (one minute).
-pub const MAX_RETRY_BACKOFF_MS: u64 = 60_000;
-/// The largest answer length that may be asked of a provider.
-pub const MAX_OUTPUT_TOKENS: u32 = 1_000_000;
-/// The most calls (chunks) one aspect may be allowed.
-pub const MAX_CALLS_PER_ASPECT: usize = 10_000;
-/// The largest diff budget per aspect (characters).
-pub const MAX_DIFF_BUDGET_CHARS: usize = 100_000_000;
+// The ranges are the settings schema's (`crate::schema`), which also writes their messages;
+// these names stay reachable here, where they always were.
+pub use crate::schema::{
+    MAX_CALLS_PER_ASPECT, MAX_CONCURRENCY, MAX_DIFF_BUDGET_CHARS, MAX_OUTPUT_TOKENS, MAX_RETRIES,
+    MAX_RETRY_BACKOFF_MS, MAX_TIMEOUT_SECS,
+};
 
-/// `value` within `lo..=hi`, else an error that names the setting (and its flag).
-fn in_range<T: PartialOrd + std::fmt::Display>(
-    key: &str,
-    flag: Option<&str>,
-    value: T,
-    lo: T,
-    hi: T,
-) -> Result<(), SettingsError> {
-    if value >= lo && value <= hi {
+/// Checks `value` against the range of the schema's row `review.<row>`; `key` names it (with
+/// an aspect filled in).
+fn in_range(row: &str, key: &str, value: impl TryInto<u128>) -> Result<(), SettingsError> {
+    let Some(setting) = crate::schema::setting(&format!("review.{row}")) else {
         return Ok(());
-    }
-    let flag = flag.map(|f| format!(" (or {f})")).unwrap_or_default();
-    Err(SettingsError::new(
-        key,
-        format!("`{key}`{flag} must be between {lo} and {hi}, not {value}"),
-    ))
+    };
+    let value = value.try_into().unwrap_or(u128::MAX);
+    setting
+        .check_int(key, value)
+        .map_err(|m| SettingsError::new(key, m))
+}
+
+/// Checks a number of seconds against the schema's row `review.<key>`.
+fn positive_seconds(key: &str, value: f64) -> Result<(), SettingsError> {
+    let Some(setting) = crate::schema::setting(&format!("review.{key}")) else {
+        return Ok(());
+    };
+    setting
+        .check_seconds(key, value)
+        .map_err(|m| SettingsError::new(key, m))
 }
 
 impl ReviewSettings {
@@ -311,67 +276,34 @@ impl ReviewSettings {
     /// concurrency, non-positive or endless timeouts, retries, budgets), and the error names the
     /// setting and its flag.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        in_range(
-            "concurrency",
-            Some("--concurrency"),
-            self.concurrency,
-            1,
-            MAX_CONCURRENCY,
-        )?;
-        for (key, flag, v) in [
-            (
-                "aspect_timeout_secs",
-                "--aspect-timeout",
-                self.aspect_timeout_secs,
-            ),
-            (
-                "overall_timeout_secs",
-                "--timeout",
-                self.overall_timeout_secs,
-            ),
-        ] {
-            if !(v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT_SECS) {
-                return Err(SettingsError::new(
-                    key,
-                    format!(
-                        "`{key}` (or {flag}) must be a positive number of seconds up to {MAX_TIMEOUT_SECS}, not {v}"
-                    ),
-                ));
-            }
-        }
-        in_range("retries", None, self.retries, 0, MAX_RETRIES)?;
+        in_range("concurrency", "concurrency", self.concurrency)?;
+        positive_seconds("aspect_timeout_secs", self.aspect_timeout_secs)?;
+        positive_seconds("overall_timeout_secs", self.overall_timeout_secs)?;
+        in_range("retries", "retries", self.retries)?;
         in_range(
             "retry_backoff_ms",
-            None,
+            "retry_backoff_ms",
             self.retry_backoff_ms,
-            0,
-            MAX_RETRY_BACKOFF_MS,
         )?;
         in_range(
             "max_output_tokens",
-            None,
+            "max_output_tokens",
             self.max_output_tokens,
-            1,
-            MAX_OUTPUT_TOKENS,
         )?;
         in_range(
             "diff_budget_chars",
-            None,
+            "diff_budget_chars",
             self.diff_budget_chars,
-            0,
-            MAX_DIFF_BUDGET_CHARS,
         )?;
         for (aspect, budget) in &self.diff_budgets {
             in_range(
+                "diff_budgets.<aspect>",
                 &format!("diff_budgets.{}", aspect.as_str()),
-                None,
                 *budget,
-                0,
-                MAX_DIFF_BUDGET_CHARS,
             )?;
         }
         if let Some(n) = self.max_calls_per_aspect {
-            in_range("max_calls_per_aspect", None, n, 1, MAX_CALLS_PER_ASPECT)?;
+            in_range("max_calls_per_aspect", "max_calls_per_aspect", n)?;
         }
         if let Some(p) = &self.prices
             && [p.input, p.output, p.cache_read, p.cache_write]
@@ -636,6 +568,19 @@ mod tests {
             ..Default::default()
         };
         assert!(rule.skip_reason(files).is_some());
+    }
+
+    /// The schema's names are the program's: backends and aspects.
+    #[test]
+    fn backends_and_aspects_are_the_schemas() {
+        for name in crate::schema::BACKENDS {
+            assert_eq!(
+                BackendKind::parse(name).map(BackendKind::as_str),
+                Some(*name)
+            );
+        }
+        let aspects: Vec<&str> = Aspect::ALL.iter().map(|a| a.as_str()).collect();
+        assert_eq!(aspects, crate::schema::ASPECTS);
     }
 
     #[test]

@@ -22,12 +22,13 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
 ];
 
-pub const DEFAULT_THEME: &str = "dark";
+pub use crate::schema::DEFAULT_THEME;
 
 #[derive(Debug, Error)]
 pub enum ThemeError {
     #[error(
-        "unknown theme `{name}` (built in: dark, light, high-contrast; or a path to a .toml file)"
+        "unknown theme `{name}` (built in: {}; or a name in <config dir>/themes, or a path to a .toml file)",
+        crate::schema::BUILTIN_THEMES.join(", ")
     )]
     Unknown { name: String },
     #[error("cannot read theme `{path}`: {source}")]
@@ -325,6 +326,13 @@ impl Theme {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_builtin_themes_are_the_schemas() {
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, crate::schema::BUILTIN_THEMES);
+        assert!(names.contains(&DEFAULT_THEME));
+    }
 
     #[test]
     fn every_builtin_parses() {
