@@ -287,27 +287,23 @@ fn closing_quote(quoted: &str) -> Option<usize> {
 /// A TOML file that does not parse: where (line and column) and what, never the text. toml's own
 /// error quotes the offending line under a caret, which can be the whole (huge, or hostile) file.
 pub fn toml_syntax_error(text: &str, e: &toml::de::Error) -> String {
-    let what = content_message(e.message());
-    match e.span() {
-        Some(span) => {
-            let (line, column) = position(text, span.start);
-            format!("syntax error at line {line}, column {column}: {what}")
-        }
-        None => format!("syntax error: {what}"),
-    }
+    format!("syntax error{}", toml_at(text, e))
 }
 
-/// A value the program refused, from a TOML file: what is wrong, at which line and column when
-/// the parser knows (never the value itself; see [`content_message`]).
+/// A value the program refused, from a TOML file: at which line and column when the parser knows,
+/// and what is wrong — never the value itself (see [`content_message`]).
 pub fn toml_value_error(text: &str, e: &toml::de::Error) -> String {
+    toml_at(text, e).trim_start().to_owned()
+}
+
+/// ` at line L, column C: what` (the position when the error has a span).
+fn toml_at(text: &str, e: &toml::de::Error) -> String {
     let what = content_message(e.message());
-    match e.span() {
-        Some(span) => {
-            let (line, column) = position(text, span.start);
-            format!("at line {line}, column {column}: {what}")
-        }
-        None => what,
-    }
+    let Some(span) = e.span() else {
+        return format!(": {what}");
+    };
+    let (line, column) = position(text, span.start);
+    format!(" at line {line}, column {column}: {what}")
 }
 
 #[cfg(test)]

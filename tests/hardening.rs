@@ -553,21 +553,23 @@ fn a_config_value_of_the_wrong_type_is_named_not_quoted() {
     );
 }
 
+/// Runs the binary with `args`, expecting exit 2 and a message of at most a few hundred bytes.
+fn short_refusal(env: &TestEnv, args: &[&std::ffi::OsStr]) -> String {
+    let out = env.bin().args(args).output().expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
+    let err = stderr(&out);
+    let head: String = err.chars().take(600).collect();
+    assert!(err.len() < 600, "{} bytes: {head}", err.len());
+    err
+}
+
 /// Failed before: a 900 KB theme value (a name in the config, a colour in a theme file) was
 /// echoed whole.
 #[test]
 fn a_huge_theme_value_gets_a_short_message() {
     let huge = "a".repeat(900_000);
     let env = TestEnv::with_config(format!("theme = \"{huge}\"\n"));
-    let out = env.bin().args(["items", "--peek"]).output().expect("run");
-    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
-    let err = stderr(&out);
-    assert!(
-        err.len() < 600,
-        "{} bytes: {}",
-        err.len(),
-        &err[..600.min(err.len())]
-    );
+    let err = short_refusal(&env, &["items".as_ref(), "--peek".as_ref()]);
     assert!(err.contains("key `theme`"), "{err}");
     let theme = env.root().join("huge.toml");
     let builtin = pr_shepherd::tui::theme::BUILTIN[0].1;
@@ -576,20 +578,14 @@ fn a_huge_theme_value_gets_a_short_message() {
         builtin.replacen("fg = \"", &format!("fg = \"{huge}"), 1),
     )
     .unwrap();
-    let out = env
-        .bin()
-        .arg("--theme")
-        .arg(&theme)
-        .args(["items", "--peek"])
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
-    let err = stderr(&out);
-    assert!(
-        err.len() < 600,
-        "{} bytes: {}",
-        err.len(),
-        &err[..600.min(err.len())]
+    let err = short_refusal(
+        &env,
+        &[
+            "--theme".as_ref(),
+            theme.as_os_str(),
+            "items".as_ref(),
+            "--peek".as_ref(),
+        ],
     );
     assert!(err.contains(".fg") && err.contains("line "), "{err}");
 }

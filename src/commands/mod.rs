@@ -216,6 +216,23 @@ mod tests {
     /// `docs/architecture.md` promises the environment is read in one place: here. A read
     /// anywhere else in `src/` fails this test, except the process-wide ones named on
     /// `Context` (each says why where it reads).
+    /// Every `.rs` file under `dir`, as paths relative to `root` with `/` separators.
+    fn rust_files(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for path in entries.flatten().map(|e| e.path()) {
+            if path.is_dir() {
+                rust_files(root, &path, out);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && let (Ok(rel), Ok(text)) =
+                    (path.strip_prefix(root), std::fs::read_to_string(&path))
+            {
+                out.push((rel.to_string_lossy().replace('\\', "/"), text));
+            }
+        }
+    }
+
     #[test]
     fn the_environment_is_read_only_in_the_context() {
         let needle = ["env::", "var"].concat(); // var, var_os, vars, vars_os
@@ -226,28 +243,14 @@ mod tests {
             "tui/desktop.rs",
         ];
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut dirs = vec![src.clone()];
-        let (mut read, mut readers) = (0, Vec::new());
-        while let Some(dir) = dirs.pop() {
-            for entry in std::fs::read_dir(&dir).unwrap() {
-                let path = entry.unwrap().path();
-                if path.is_dir() {
-                    dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs") {
-                    let rel = path
-                        .strip_prefix(&src)
-                        .unwrap()
-                        .to_string_lossy()
-                        .replace('\\', "/");
-                    let text = std::fs::read_to_string(&path).unwrap();
-                    if text.contains(&needle) && !allowed.contains(&rel.as_str()) {
-                        readers.push(rel);
-                    }
-                    read += 1;
-                }
-            }
-        }
-        assert!(read > 50, "only {read} files read");
+        let mut files = Vec::new();
+        rust_files(&src, &src, &mut files);
+        assert!(files.len() > 50, "only {} files read", files.len());
+        let readers: Vec<&str> = files
+            .iter()
+            .filter(|(rel, text)| text.contains(&needle) && !allowed.contains(&rel.as_str()))
+            .map(|(rel, _)| rel.as_str())
+            .collect();
         assert!(
             readers.is_empty(),
             "these files read the environment; read it in commands::Context and hand the value down: {readers:?}"
