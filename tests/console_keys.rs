@@ -323,7 +323,7 @@ fn configured_keys_drive_the_console() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = open(dir.path(), 100, 30);
     let loaded = pr_shepherd::config::Config::parse(
-        "[keys]\ndown = \"x\"\nquit = \"Q\"\n",
+        "[keys]\ndown = \"x\"\nresolve = \"X\"\nquit = \"Q\"\nquit_all = \"ctrl-q\"\n",
         Path::new("c.toml"),
     )
     .unwrap();

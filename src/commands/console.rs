@@ -4,14 +4,13 @@ use std::io::IsTerminal;
 
 use super::Context;
 use super::inbox::InboxSpec;
-use crate::config::themes_dir;
 use crate::error::{CliError, ErrorKind};
 use crate::inbox::DEFAULT_IDENTITY;
 use crate::source::{self, Target};
 use crate::tui::app::InboxScreen;
 use crate::tui::inbox_load::{InboxLink, TabSource};
 use crate::tui::review::{LiveTarget, PostDestination};
-use crate::tui::theme::{DEFAULT_THEME, Theme, ThemeError, no_color_requested};
+use crate::tui::theme::ThemeError;
 use crate::tui::{InboxStart, Keymap, Options, ReviewContext, Session, TuiError};
 
 impl From<ThemeError> for CliError {
@@ -24,23 +23,6 @@ impl From<TuiError> for CliError {
     fn from(e: TuiError) -> Self {
         CliError::from_source(ErrorKind::Runtime, e)
     }
-}
-
-/// Resolves the theme: `--theme`, else the config's `theme`, else dark; NO_COLOR wins over all
-/// (after the named theme was checked, so a typo is still reported).
-pub(crate) fn resolve_theme(
-    flag: Option<&str>,
-    loaded: &crate::config::Loaded,
-) -> Result<Theme, CliError> {
-    let name = flag
-        .or(loaded.config.theme.as_deref())
-        .unwrap_or(DEFAULT_THEME);
-    let theme = Theme::load(name, themes_dir(loaded).as_deref())?;
-    Ok(if no_color_requested() {
-        Theme::plain()
-    } else {
-        theme
-    })
 }
 
 /// What the console's argument opens: the inbox (nothing, OWNER/REPO, a directory, `--query`)

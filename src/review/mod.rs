@@ -46,6 +46,7 @@ pub mod compose;
 pub mod condense;
 pub mod findings;
 pub mod flow;
+pub mod glob;
 pub mod llm;
 pub mod prior;
 pub mod prompt;
