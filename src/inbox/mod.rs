@@ -37,7 +37,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
 ];
 
 /// Offline, the account whose `## PR Shepherd Review` comments are Shepherd's (as `review`).
-pub const DEFAULT_IDENTITY: &str = "pr-shepherd";
+pub use crate::pr::DEFAULT_IDENTITY;
 
 /// How a row's PR is opened in the PR screen.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,7 +28,7 @@ impl Default for ReviewContext {
     fn default() -> Self {
         ReviewContext {
             settings: ReviewSettings::default(),
-            identity: "pr-shepherd".to_owned(),
+            identity: crate::pr::DEFAULT_IDENTITY.to_owned(),
             reply_marker: crate::review::classify::DEFAULT_REPLY_MARKER.to_owned(),
             llm_env: LlmEnv::default(),
         }
