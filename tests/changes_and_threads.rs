@@ -406,8 +406,8 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
         own_login: "monalisa".into(),
     });
     h.press("g");
-    for _ in 0..h.app.pr.list.rows.len() {
-        if h.app.pr.list.selected_item().is_some_and(|i| i.id() == T1) {
+    for _ in 0..h.app.row_count() {
+        if h.app.selected_item().is_some_and(|i| i.id() == T1) {
             break;
         }
         h.press("j");
@@ -425,7 +425,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     let replies = fake.thread_replies(T1);
     assert_eq!(replies.len(), 1, "posted once: {replies:?}");
     assert!(
-        h.app.notice.as_deref().unwrap_or("").starts_with("replied"),
+        h.app.notice().unwrap_or("").starts_with("replied"),
         "{:?}",
         h.app.notice
     );

@@ -3,7 +3,7 @@
 
 use pr_shepherd::inbox::{Counts, ShepherdState};
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::tui::app::Screen;
+use pr_shepherd::tui::app::ScreenKind;
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::inbox_load::TabSource;
 use pr_shepherd::tui::theme::Theme;
@@ -22,8 +22,8 @@ fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
 }
 
 fn row_unseen(h: &Harness, number: u64) -> Option<usize> {
-    h.app.inbox.as_ref().unwrap().tabs[0]
-        .rows
+    h.app
+        .inbox_rows(0)
         .iter()
         .find(|r| r.listed.coords.number == number)
         .and_then(|r| r.items.unseen())
@@ -57,7 +57,7 @@ fn the_bundled_inbox_narrow_and_filtered() {
 fn enter_opens_the_pr_and_q_comes_back_with_the_row_recounted() {
     let (mut h, _d) = bundled(120, 30);
     h.draw();
-    assert_eq!(h.app.screen, Screen::Inbox);
+    assert_eq!(h.app.top(), ScreenKind::Inbox);
     // Select the demo (#482) with search, then open it.
     h.press("/");
     h.type_text("482");
@@ -65,26 +65,26 @@ fn enter_opens_the_pr_and_q_comes_back_with_the_row_recounted() {
     let before = row_unseen(&h, 482).unwrap();
     assert!(before > 0);
     h.press("Enter");
-    assert_eq!(h.app.screen, Screen::Pr, "{}", h.screen());
-    assert_eq!(h.app.pr.list.snapshot.pr.number, 482);
+    assert_eq!(h.app.top(), ScreenKind::Pr, "{}", h.screen());
+    assert_eq!(h.app.pr_meta().unwrap().number, 482);
     assert!(h.screen().contains("acme/rivet#482 client: retry"));
     // Looking at items in the PR screen marks them seen; M marks every listed item (y confirms).
     h.press("M");
     h.press("y");
     h.press("q");
-    assert_eq!(h.app.screen, Screen::Inbox, "{}", h.screen());
-    assert!(!h.app.quit);
+    assert_eq!(h.app.top(), ScreenKind::Inbox, "{}", h.screen());
+    assert!(!h.app.quitting());
     assert_eq!(row_unseen(&h, 482), Some(0), "{}", h.screen());
     // `]` goes to the next PR with unseen items (the search cleared first); q quits.
     h.press("/");
     h.press("Esc");
-    assert_eq!(h.app.screen, Screen::Inbox);
-    assert!(!h.app.quit);
+    assert_eq!(h.app.top(), ScreenKind::Inbox);
+    assert!(!h.app.quitting());
     h.press("]");
-    let sel = h.app.inbox.as_ref().unwrap().selected_row().unwrap();
+    let sel = h.app.inbox_selected().unwrap();
     assert!(sel.items.unseen().unwrap() > 0);
     h.press("q");
-    assert!(h.app.quit);
+    assert!(h.app.quitting());
 }
 
 #[test]
@@ -95,7 +95,7 @@ fn sort_and_sections_keys() {
     assert!(h.screen().contains("sort: updated"));
     h.press("s");
     assert!(h.screen().contains("sort: unseen"));
-    let rows = &h.app.inbox.as_ref().unwrap().tabs[0].rows;
+    let rows = &h.app.inbox_rows(0);
     let unseen: Vec<usize> = rows.iter().filter_map(|r| r.items.unseen()).collect();
     let mut sorted = unseen.clone();
     sorted.sort_by(|a, b| b.cmp(a));
@@ -103,13 +103,14 @@ fn sort_and_sections_keys() {
     // r reloads the list; counts stay as the ledger says.
     h.press("r");
     assert!(
-        h.app.inbox.as_ref().unwrap().tabs[0]
-            .rows
+        h.app
+            .inbox_rows(0)
             .iter()
             .all(|r| matches!(r.items, Counts::Counted { .. }))
     );
-    let hist = h.app.inbox.as_ref().unwrap().tabs[0]
-        .rows
+    let hist = h
+        .app
+        .inbox_rows(0)
         .iter()
         .find(|r| r.listed.coords.number == 471)
         .unwrap();
@@ -125,13 +126,12 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     h.type_text("482");
     h.press("Enter");
     h.press("Enter");
-    assert_eq!(h.app.screen, Screen::Pr);
+    assert_eq!(h.app.top(), ScreenKind::Pr);
     // A run in flight reports its progress line (as the effect runner does while it runs).
     h.app
         .update(Action::ReviewProgress(Some("review: 2/6 aspects".into())));
-    h.app.pr.desk.progress = Some("review: 2/6 aspects".into());
     h.press("q");
-    assert_eq!(h.app.screen, Screen::Inbox);
+    assert_eq!(h.app.top(), ScreenKind::Inbox);
     let screen = h.screen();
     let row = screen
         .lines()
@@ -142,19 +142,10 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     h.press("/");
     h.press("Esc");
     h.press("g");
-    let first = h
-        .app
-        .inbox
-        .as_ref()
-        .unwrap()
-        .selected_row()
-        .unwrap()
-        .listed
-        .coords
-        .number;
+    let first = h.app.inbox_selected().unwrap().listed.coords.number;
     if first != 482 {
         h.press("Enter");
-        assert_eq!(h.app.screen, Screen::Inbox);
+        assert_eq!(h.app.top(), ScreenKind::Inbox);
         assert!(
             h.screen().contains("a review is running on"),
             "{}",
@@ -257,11 +248,11 @@ fn a_pr_opened_from_the_inbox_gets_its_saved_reply_and_survives_a_bad_draft() {
     h.press("/");
     h.type_text("482");
     h.press("Enter Enter");
-    assert_eq!(h.app.screen, Screen::Pr, "{}", h.screen());
-    let notice = h.app.notice.clone().unwrap_or_default();
+    assert_eq!(h.app.top(), ScreenKind::Pr, "{}", h.screen());
+    let notice = h.app.notice().map(str::to_owned).unwrap_or_default();
     assert!(notice.contains("the saved draft is unreadable"), "{notice}");
     assert!(
-        h.app.pr.threads.reply.is_some(),
+        h.app.reply().is_some(),
         "the unsent reply did not come back"
     );
 }

@@ -362,11 +362,10 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     assert!(screen.contains("counting 10/25"), "{screen}");
     // Responsive while counting: a key moves the selection.
     app.update(Action::Command(KeyCommand::Down));
-    assert_eq!(app.inbox.as_ref().unwrap().selected, 1);
+    assert_eq!(app.selected_row(), Some(1));
     for a in rest {
         app.update(a);
     }
-    let tab = &app.inbox.as_ref().unwrap().tabs[0];
-    assert_eq!(tab.loading, None);
-    assert_counted_as_expected(&tab.rows, &expected);
+    assert_eq!(app.inbox_loading(0), None);
+    assert_counted_as_expected(app.inbox_rows(0), &expected);
 }

@@ -360,10 +360,10 @@ mod tests {
         let mut effects = Effects::new(Arc::new(runner), tx.clone());
         let fx = app.update(Action::Confirmed(true));
         assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
-        assert!(app.pr.desk.posting);
+        assert!(app.posting());
         effects.dispatch(fx);
 
-        let before = app.pr.list.selected;
+        let before = app.selected_row().unwrap();
         for c in ['j', 'j', 'Q'] {
             tx.send(key(c)).unwrap();
         }
@@ -385,11 +385,11 @@ mod tests {
             matches!(ended, Ok(Ok(()))),
             "the loop must handle keys (and quit) while the post waits"
         );
-        assert_eq!(app.pr.list.selected, before + 2);
-        assert!(app.quit);
+        assert_eq!(app.selected_row(), Some(before + 2));
+        assert!(app.quitting());
         // The post never answered: it is still in flight, and nothing claims it was posted.
-        assert!(app.pr.desk.posting);
-        assert!(app.pr.desk.posted.is_none());
+        assert!(app.posting());
+        assert!(app.posted().is_none());
     }
 
     /// Posting to the outbox through the live effects: the answer comes back as an event.
@@ -484,10 +484,10 @@ mod tests {
         effects.dispatch(fx);
         // The maintainer quit at once: the loop returned before the post answered.
         app.quit = true;
-        assert!(app.pr.desk.posting);
+        assert!(app.posting());
         close(&mut app, effects, &mut rx).await;
-        assert!(!app.pr.desk.posting);
-        assert!(app.pr.desk.posted.is_some(), "the answer was applied");
+        assert!(!app.posting());
+        assert!(app.posted().is_some(), "the answer was applied");
         assert!(
             runner.ledger.load_draft(&pr).unwrap().is_none(),
             "a posted review leaves no draft to restore"

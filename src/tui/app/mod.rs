@@ -40,6 +40,7 @@ mod inbox;
 mod list;
 mod marks;
 mod pr_screen;
+mod query;
 mod threads;
 
 use std::sync::Arc;
@@ -322,9 +323,9 @@ pub struct Options {
 }
 
 /// Which screen is on top. Today the console has one; the PR inbox (issue 12) becomes
-/// `Screen::Inbox`, with the PR screen opened from it and `Back` returning to it.
+/// `ScreenKind::Inbox`, with the PR screen opened from it and `Back` returning to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
+pub enum ScreenKind {
     Pr,
     /// The inbox (`App::inbox` is set); the PR screen is opened from it.
     Inbox,
@@ -370,7 +371,7 @@ impl<'a> Ctx<'a> {
 /// The router: the screen on top, the dialog layer above it, and what every screen shares.
 #[derive(Debug, Clone)]
 pub struct App {
-    pub screen: Screen,
+    pub screen: ScreenKind,
     pub pr: PrScreen,
     /// The inbox, when the console was opened on one.
     pub inbox: Option<InboxScreen>,
@@ -393,7 +394,7 @@ impl App {
             format!("{problems} marker file(s) could not be read; their items count as new")
         });
         App {
-            screen: Screen::Pr,
+            screen: ScreenKind::Pr,
             pr: PrScreen::new(snapshot, seen, opts.marks.clone().err(), opts.gates),
             inbox: None,
             marks_blocked: opts.marks.err(),
@@ -441,7 +442,7 @@ impl App {
             opts,
         );
         app.inbox = Some(inbox);
-        app.screen = Screen::Inbox;
+        app.screen = ScreenKind::Inbox;
         app
     }
 
@@ -487,14 +488,14 @@ impl App {
         let at = ratatui::layout::Position { x: column, y: row };
         let d = self.last_drawn;
         match self.screen {
-            Screen::Inbox => {
+            ScreenKind::Inbox => {
                 if let Some(inbox) = self.inbox.as_mut()
                     && d.list_area.contains(at)
                 {
                     inbox.mouse(kind, usize::from(row - d.list_area.y));
                 }
             }
-            Screen::Pr => {
+            ScreenKind::Pr => {
                 if d.list_area.contains(at) {
                     self.pr.mouse_list(kind, usize::from(row - d.list_area.y));
                 } else if d.detail_area.contains(at) {
@@ -507,7 +508,7 @@ impl App {
     /// Maps a key event to an action for the layer that has the keys.
     pub fn key_action(&self, keymap: &Keymap, ev: &KeyEvent) -> Option<Action> {
         use ratatui::crossterm::event::{KeyCode, KeyModifiers};
-        if self.screen == Screen::Inbox
+        if self.screen == ScreenKind::Inbox
             && self.mode == InputMode::Normal
             && (ev.modifiers - KeyModifiers::SHIFT).is_empty()
             && let KeyCode::Char(c @ ('s' | 'r')) = ev.code
@@ -521,8 +522,8 @@ impl App {
     /// to the inbox it was opened from; the inbox, or a PR screen opened on its own, quits.
     fn leave_screen(&mut self, fx: &mut Vec<Effect>) {
         match self.screen {
-            Screen::Pr if self.inbox.is_some() => self.back_to_inbox(fx),
-            Screen::Pr | Screen::Inbox => self.quit = true,
+            ScreenKind::Pr if self.inbox.is_some() => self.back_to_inbox(fx),
+            ScreenKind::Pr | ScreenKind::Inbox => self.quit = true,
         }
     }
 
@@ -542,18 +543,18 @@ impl App {
                     let mut ctx = shell_ctx!(self, &mut fx);
                     let running = self.pr.desk.progress.is_some();
                     match (self.screen, self.inbox.as_mut()) {
-                        (Screen::Inbox, Some(inbox)) if cmd == KeyCommand::Toggle => {
+                        (ScreenKind::Inbox, Some(inbox)) if cmd == KeyCommand::Toggle => {
                             let chosen = inbox.selected_row().map(|r| r.listed.coords.clone());
                             match (chosen, inbox.open.clone()) {
                                 // The PR still open behind the inbox: back to it as it was.
-                                (Some(c), Some(o)) if c == o => self.screen = Screen::Pr,
+                                (Some(c), Some(o)) if c == o => self.screen = ScreenKind::Pr,
                                 (Some(_), Some(o)) if running => ctx.say(format!(
                                     "a review is running on {o}: open it again, or wait for it to finish"
                                 )),
                                 _ => inbox.command(cmd, &mut ctx),
                             }
                         }
-                        (Screen::Inbox, Some(inbox)) => inbox.command(cmd, &mut ctx),
+                        (ScreenKind::Inbox, Some(inbox)) => inbox.command(cmd, &mut ctx),
                         _ => self.pr.command(cmd, &mut ctx),
                     }
                     if ctx.leave {
@@ -565,7 +566,7 @@ impl App {
             | Action::SearchBackspace
             | Action::SearchAccept
             | Action::SearchCancel)
-                if self.screen == Screen::Inbox =>
+                if self.screen == ScreenKind::Inbox =>
             {
                 self.inbox_search(a)
             }
@@ -574,7 +575,7 @@ impl App {
             | Action::InboxRecounted { .. }
             | Action::PrOpened(_)
             | Action::InboxKey(_)) => self.inbox_event(a, &mut fx),
-            Action::Drawn(d) if self.screen == Screen::Inbox => {
+            Action::Drawn(d) if self.screen == ScreenKind::Inbox => {
                 self.last_drawn = d;
                 self.help_scroll = self.help_scroll.min(d.help_max_scroll);
                 if let Some(inbox) = self.inbox.as_mut() {
@@ -617,7 +618,7 @@ impl App {
     /// markers in flight, which share the ordered lane).
     fn back_to_inbox(&mut self, fx: &mut Vec<Effect>) {
         self.quit = false;
-        self.screen = Screen::Inbox;
+        self.screen = ScreenKind::Inbox;
         self.mode = InputMode::Normal;
         fx.push(Effect::Recount {
             snapshot: Box::new(self.pr.list.snapshot.clone()),
@@ -702,7 +703,7 @@ impl App {
                     self.pr.list.ahead = ahead;
                     fx.extend(self.restore_saved(saved));
                 }
-                self.screen = Screen::Pr;
+                self.screen = ScreenKind::Pr;
             }
             Action::PrOpened(Err(why)) => {
                 self.notice = Some(format!("cannot open the PR: {why}"));
@@ -751,28 +752,25 @@ mod tests {
                 },
             )
         };
-        assert!(app(Default::default()).pr.desk.gate.post);
+        assert!(app(Default::default()).gate().unwrap().post);
         let never = crate::policy::GateConfig {
             never_label: "keep-out".into(),
             ..Default::default()
         };
         let a = app(never);
-        assert!(!a.pr.desk.gate.post);
-        assert!(
-            a.pr.desk.gate.reason.contains("keep-out"),
-            "{}",
-            a.pr.desk.gate.reason
-        );
+        let gate = a.gate().unwrap();
+        assert!(!gate.post);
+        assert!(gate.reason.contains("keep-out"), "{}", gate.reason);
     }
 
     #[test]
     fn rows_are_grouped_and_first_item_selected() {
         let app = demo();
-        assert_eq!(app.pr.list.rows.len(), 18 + 3);
-        assert_eq!(app.pr.list.rows[0], Row::Group(Group::Threads));
-        assert_eq!(app.pr.list.selected, 1);
-        assert_eq!(app.pr.list.counts.new, 18);
-        assert_eq!(app.pr.list.counts.groups[0].0, 7);
+        assert_eq!(app.row_count(), 18 + 3);
+        assert_eq!(app.row(0), Some(Row::Group(Group::Threads)));
+        assert_eq!(app.selected_row(), Some(1));
+        assert_eq!(app.counts().unwrap().new, 18);
+        assert_eq!(app.counts().unwrap().groups[0].0, 7);
     }
 
     #[test]
@@ -780,13 +778,13 @@ mod tests {
         let mut app = demo();
         cmd(&mut app, KeyCommand::Up);
         cmd(&mut app, KeyCommand::Up);
-        assert_eq!(app.pr.list.selected, 0);
+        assert_eq!(app.selected_row(), Some(0));
         cmd(&mut app, KeyCommand::Bottom);
-        assert_eq!(app.pr.list.selected, app.pr.list.rows.len() - 1);
+        assert_eq!(app.selected_row(), Some(app.row_count() - 1));
         cmd(&mut app, KeyCommand::Down);
-        assert_eq!(app.pr.list.selected, app.pr.list.rows.len() - 1);
+        assert_eq!(app.selected_row(), Some(app.row_count() - 1));
         cmd(&mut app, KeyCommand::Top);
-        assert_eq!(app.pr.list.selected, 0);
+        assert_eq!(app.selected_row(), Some(0));
     }
 
     #[test]
@@ -819,31 +817,31 @@ mod tests {
     #[test]
     fn status_filter_spares_unsurfaced_items() {
         let mut app = demo();
-        let before = app.pr.list.rows.len();
+        let before = app.row_count();
         app.update(Action::Command(KeyCommand::Filter));
         app.update(Action::FilterKey('r'));
         // Everything is new and unseen: nothing may be hidden yet.
-        assert_eq!(app.pr.list.rows.len(), before);
+        assert_eq!(app.row_count(), before);
         app.update(Action::FilterKey('n'));
-        assert_eq!(app.pr.list.rows.len(), 3);
+        assert_eq!(app.row_count(), 3);
         app.update(Action::FilterKey('a'));
-        assert_eq!(app.pr.list.rows.len(), before);
+        assert_eq!(app.row_count(), before);
         app.update(Action::FilterKey('\u{1b}'));
-        assert_eq!(app.mode, InputMode::Normal);
+        assert_eq!(*app.mode(), InputMode::Normal);
     }
 
     #[test]
     fn search_incremental_and_cancel() {
         let mut app = demo();
-        let start = app.pr.list.selected;
+        let start = app.selected_row().unwrap();
         app.update(Action::Command(KeyCommand::Search));
         for c in "tsx".chars() {
             app.update(Action::SearchInput(c));
         }
-        let item = app.pr.list.selected_item().unwrap();
+        let item = app.selected_item().unwrap();
         assert!(item.location().unwrap_or_default().contains(".tsx"));
         app.update(Action::SearchCancel);
-        assert_eq!(app.pr.list.selected, start);
+        assert_eq!(app.selected_row(), Some(start));
     }
 
     #[test]
@@ -852,12 +850,12 @@ mod tests {
         cmd(&mut app, KeyCommand::Focus);
         cmd(&mut app, KeyCommand::Toggle);
         cmd(&mut app, KeyCommand::Back);
-        assert!(!app.pr.list.zoom && app.pr.list.focus == Focus::Detail);
+        assert!(!app.zoomed() && app.focus().unwrap() == Focus::Detail);
         cmd(&mut app, KeyCommand::Back);
-        assert_eq!(app.pr.list.focus, Focus::List);
-        assert!(!app.quit);
+        assert_eq!(app.focus(), Some(Focus::List));
+        assert!(!app.quitting());
         cmd(&mut app, KeyCommand::Back);
-        assert!(app.quit);
+        assert!(app.quitting());
     }
 
     #[test]
@@ -869,8 +867,8 @@ mod tests {
             [Effect::StartReview { seq: 1, .. }]
         ));
         cmd(&mut app, KeyCommand::Edit);
-        assert_eq!(app.mode, InputMode::Normal);
-        assert!(app.notice.as_deref().unwrap().contains("review is running"));
+        assert_eq!(*app.mode(), InputMode::Normal);
+        assert!(app.notice().unwrap().contains("review is running"));
         // A second r starts run 2; run 1's events no longer count.
         cmd(&mut app, KeyCommand::FullReview);
         app.update(Action::Review {
@@ -879,7 +877,7 @@ mod tests {
                 aspect: crate::review::Aspect::Perf,
             },
         });
-        let run = app.pr.desk.run.as_ref().unwrap();
+        let run = app.run().unwrap();
         assert_eq!(run.seq, 2);
         assert!(run.full);
         assert!(
@@ -892,10 +890,10 @@ mod tests {
     #[test]
     fn a_post_in_flight_holds_a_second_post_and_edits_until_it_answers() {
         let mut app = demo();
-        let snap = app.pr.list.snapshot.clone();
+        let head_sha = app.pr_meta().unwrap().head_sha.clone();
         app.update(Action::DraftRestored(Draft {
             body: "## PR Shepherd Review\n\nok".to_owned(),
-            head_sha: snap.pr.head_sha.clone(),
+            head_sha,
             saved_at: 0,
         }));
         app.mode = InputMode::Confirm(crate::tui::review::Confirm::Post(PostPreview {
@@ -907,13 +905,13 @@ mod tests {
         let fx = app.update(Action::Confirmed(true));
         assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
         assert!(cmd(&mut app, KeyCommand::Post).is_empty());
-        assert!(app.notice.as_deref().unwrap().contains("on its way"));
+        assert!(app.notice().unwrap().contains("on its way"));
         cmd(&mut app, KeyCommand::Edit);
-        assert_eq!(app.mode, InputMode::Normal);
+        assert_eq!(*app.mode(), InputMode::Normal);
         let fx = app.update(Action::Posted(Err("offline".to_owned())));
         assert!(fx.is_empty());
-        assert!(!app.pr.desk.posting);
-        assert!(app.notice.as_deref().unwrap().contains("the draft is kept"));
+        assert!(!app.posting());
+        assert!(app.notice().unwrap().contains("the draft is kept"));
     }
 
     #[test]
@@ -921,8 +919,8 @@ mod tests {
         let mut app = demo();
         cmd(&mut app, KeyCommand::Top);
         cmd(&mut app, KeyCommand::Toggle);
-        assert_eq!(app.pr.list.rows.len(), 18 + 3 - 7);
-        assert_eq!(app.pr.list.selected, 0);
+        assert_eq!(app.row_count(), 18 + 3 - 7);
+        assert_eq!(app.selected_row(), Some(0));
     }
 }
 
@@ -969,10 +967,10 @@ mod props {
                     app.update(Action::FilterKey('\u{1b}'));
                 }
                 app.quit = false;
-                prop_assert!(app.pr.list.selected < app.pr.list.rows.len());
-                prop_assert!(app.pr.list.list_offset <= app.pr.list.selected);
-                prop_assert!(app.pr.list.selected < app.pr.list.list_offset + usize::from(height));
-                prop_assert!(app.pr.list.detail_scroll <= 50);
+                prop_assert!(app.selected_row().unwrap() < app.row_count());
+                prop_assert!(app.list_offset().unwrap() <= app.selected_row().unwrap());
+                prop_assert!(app.selected_row().unwrap() < app.list_offset().unwrap() + usize::from(height));
+                prop_assert!(app.detail_scroll().unwrap() <= 50);
             }
         }
     }

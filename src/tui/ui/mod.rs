@@ -61,7 +61,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, keymap: &Keymap) -> Dra
         return Drawn::default();
     }
 
-    if app.screen == super::app::Screen::Inbox
+    if app.screen == super::app::ScreenKind::Inbox
         && let Some(inbox) = app.inbox.as_ref()
     {
         let (list_height, list_area) = inbox::draw_inbox(frame, area, app, inbox, theme, keymap);
