@@ -362,8 +362,8 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     use pr_shepherd::pr::{Item, PrCoords};
     use pr_shepherd::source::github::FetchOptions;
     use pr_shepherd::tui::harness::Harness;
-    use pr_shepherd::tui::review::{LiveTarget, PostDestination};
     use pr_shepherd::tui::theme::Theme;
+    use pr_shepherd::tui::{Live, Remote};
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (server, fake) = rt.block_on(FakeGitHub::start(small_pr()));
@@ -401,10 +401,10 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
         40,
     )
     .unwrap();
-    h.runner.post_to = PostDestination::GitHub(LiveTarget {
+    h.set_remote(Remote::GitHub(Live {
         gh: Arc::new(client()),
         own_login: "monalisa".into(),
-    });
+    }));
     h.press("g");
     for _ in 0..h.app.row_count() {
         if h.app.selected_item().is_some_and(|i| i.id() == T1) {
@@ -427,7 +427,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     assert!(
         h.app.notice().unwrap_or("").starts_with("replied"),
         "{:?}",
-        h.app.notice
+        h.app.notice()
     );
     // The thread's marker now covers the reply.
     let mut after = before.clone();

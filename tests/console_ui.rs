@@ -500,7 +500,7 @@ fn review_pane_size_line_and_an_over_limit_draft() {
     assert!(
         matches!(h.app.mode(), InputMode::Confirm(Confirm::Post(_))),
         "{:?}",
-        h.app.mode
+        h.app.mode()
     );
     h.press("n");
 

@@ -4,15 +4,14 @@
 use pr_shepherd::inbox::{Counts, ShepherdState};
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::tui::app::ScreenKind;
+use pr_shepherd::tui::effects::inbox::TabSource;
 use pr_shepherd::tui::harness::Harness;
-use pr_shepherd::tui::inbox_load::TabSource;
 use pr_shepherd::tui::theme::Theme;
 
 fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let h = Harness::inbox(
         vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-        "pr-shepherd",
         Ledger::new(dir.path()),
         Theme::plain(),
         w,
@@ -191,7 +190,6 @@ fn a_directory_tab_lists_what_parses_and_names_what_does_not() {
             fixtures.display().to_string(),
             TabSource::Dir(fixtures.clone()),
         )],
-        "pr-shepherd",
         Ledger::new(dir.path().join("state")),
         Theme::plain(),
         140,
@@ -238,7 +236,6 @@ fn a_pr_opened_from_the_inbox_gets_its_saved_reply_and_survives_a_bad_draft() {
     .unwrap();
     let mut h = Harness::inbox(
         vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-        "pr-shepherd",
         ledger,
         Theme::plain(),
         120,
@@ -255,4 +252,94 @@ fn a_pr_opened_from_the_inbox_gets_its_saved_reply_and_survives_a_bad_draft() {
         h.app.reply().is_some(),
         "the unsent reply did not come back"
     );
+}
+
+/// `?` on the inbox lists the inbox's keys, as the keymap binds them — not the PR screen's
+/// (before, the inbox's help was the PR screen's list: post, discard, reply, …).
+#[test]
+fn the_inbox_help_lists_the_inbox_keys() {
+    use pr_shepherd::keys::Key;
+    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::keymap::{KeyCommand, Keymap};
+    let (mut h, _d) = bundled(120, 40);
+    let overrides =
+        std::collections::HashMap::from([(KeyCommand::NextNew, vec![Key::parse("x").unwrap()])]);
+    h.keymap = Keymap::new(&overrides);
+    h.draw();
+    h.press("?");
+    assert_eq!(*h.app.mode(), InputMode::Help);
+    let screen = h.screen();
+    for inbox_key in [
+        "open the PR",
+        "next PR with unseen items",
+        "next sort order",
+        "reload the list",
+        "next section",
+    ] {
+        assert!(
+            screen.contains(inbox_key),
+            "help lacks `{inbox_key}`:\n{screen}"
+        );
+    }
+    assert!(
+        screen.contains("x  next PR with unseen items"),
+        "the rebound key is named:\n{screen}"
+    );
+    for pr_key in [
+        "post the review",
+        "run the review",
+        "reply to the selected thread",
+        "fixture history",
+    ] {
+        assert!(
+            !screen.contains(pr_key),
+            "the inbox's help lists `{pr_key}`:\n{screen}"
+        );
+    }
+    insta::assert_snapshot!("inbox_help", screen);
+    // `?` closes it; the PR screen's help is the PR's.
+    h.press("?");
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter ?");
+    assert_eq!(h.app.top(), ScreenKind::Pr, "{}", h.screen());
+    let screen = h.screen();
+    assert!(screen.contains("post the review"), "{screen}");
+    assert!(!screen.contains("next PR with unseen items"), "{screen}");
+}
+
+/// A PR opened from the inbox is pushed on it: the stack is inbox, PR; leaving the PR keeps it
+/// (it comes back as it was), and the inbox is the bottom again.
+#[test]
+fn a_pr_opened_from_the_inbox_is_pushed_on_it_and_kept_when_left() {
+    let (mut h, _d) = bundled(120, 30);
+    h.draw();
+    assert_eq!(h.app.stack(), vec![ScreenKind::Inbox]);
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    assert_eq!(h.app.stack(), vec![ScreenKind::Inbox, ScreenKind::Pr]);
+    h.press("j j");
+    let selected = h.app.selected_id().map(str::to_owned);
+    h.press("q");
+    assert_eq!(h.app.stack(), vec![ScreenKind::Inbox]);
+    assert_eq!(h.app.kept(), 1);
+    // The same PR again: back as it was, without loading it again.
+    let opens = |h: &Harness| {
+        h.effects
+            .iter()
+            .filter(|e| matches!(e, pr_shepherd::tui::Effect::OpenPr(_)))
+            .count()
+    };
+    let before = opens(&h);
+    h.press("Enter");
+    assert_eq!(h.app.stack(), vec![ScreenKind::Inbox, ScreenKind::Pr]);
+    assert_eq!(
+        opens(&h),
+        before,
+        "the kept screen came back, nothing was loaded"
+    );
+    assert_eq!(h.app.selected_id().map(str::to_owned), selected);
+    assert_eq!(h.app.kept(), 0);
 }

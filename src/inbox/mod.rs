@@ -521,37 +521,5 @@ pub fn recount_offline(row: &mut Row, ledger: &Ledger, own: &str, cfg: &GateConf
     }
 }
 
-/// An empty snapshot for a console that opens on the inbox: the PR screen's state until a PR is
-/// opened (it is never shown).
-pub fn placeholder_snapshot() -> Snapshot {
-    Snapshot {
-        pr: PrMeta {
-            host: None,
-            owner: "inbox".to_owned(),
-            repo: "inbox".to_owned(),
-            number: 0,
-            title: String::new(),
-            body: String::new(),
-            author: crate::pr::Author {
-                login: String::new(),
-                association: crate::pr::Association::None,
-                bot: false,
-            },
-            labels: Vec::new(),
-            base_ref: String::new(),
-            head_ref: String::new(),
-            base_sha: String::new(),
-            head_sha: String::new(),
-            url: String::new(),
-            draft: false,
-            state: "OPEN".to_owned(),
-            files: Vec::new(),
-        },
-        items: Vec::new(),
-        incomplete: Vec::new(),
-        origin: crate::pr::Origin::Live,
-    }
-}
-
 #[cfg(test)]
 mod tests;

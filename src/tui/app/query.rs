@@ -4,10 +4,12 @@
 //! rearranged without rewriting them. PR-screen answers are `None` (or empty) when no PR screen
 //! is open.
 
+use std::any::Any;
+
 use ratatui::text::Line;
 
 use super::{
-    App, Counts, Focus, InboxScreen, InputMode, Pane, PrScreen, ReplyView, Row, ScreenKind,
+    App, Counts, Focus, InboxScreen, InputMode, Pane, PrScreen, ReplyView, Row, Screen, ScreenKind,
 };
 use crate::inbox::Row as InboxRow;
 use crate::policy::GateDecision;
@@ -18,7 +20,17 @@ use crate::tui::review::{Composed, DraftView, RunView};
 impl App {
     /// The screen on top (the one that has the keys when no dialog is open).
     pub fn top(&self) -> ScreenKind {
-        self.screen
+        self.stack.last().map_or(ScreenKind::Pr, |s| s.kind())
+    }
+
+    /// The screens on the stack, bottom first (the last one is on top).
+    pub fn stack(&self) -> Vec<ScreenKind> {
+        self.stack.iter().map(|s| s.kind()).collect()
+    }
+
+    /// How many screens were left and are kept (a PR left for the inbox).
+    pub fn kept(&self) -> usize {
+        self.kept.len()
     }
 
     /// Which layer has the keys: the screen (`Normal`) or a dialog above it.
@@ -44,24 +56,32 @@ impl App {
     /// The selected row of the screen on top: a row of the PR screen's list, or the index of
     /// the selected PR among the inbox's listed rows.
     pub fn selected_row(&self) -> Option<usize> {
-        match (self.screen, self.inbox.as_ref()) {
-            (ScreenKind::Inbox, Some(inbox)) => Some(inbox.selected),
-            _ => self.pr().map(|p| p.list.selected),
-        }
+        self.stack.last()?.selected_row()
+    }
+
+    /// The nearest screen of type `S`: on the stack (top first), else among the kept ones.
+    fn find<S: Screen>(&self) -> Option<&S> {
+        self.stack
+            .iter()
+            .rev()
+            .chain(&self.kept)
+            .find_map(|s| (s.as_ref() as &dyn Any).downcast_ref::<S>())
     }
 
     /// The PR screen: the one shown, or the one left for the inbox (kept until another PR
     /// opens). `None` before any PR was opened.
     pub fn pr(&self) -> Option<&PrScreen> {
-        let opened = self.inbox.as_ref().is_none_or(|i| i.open.is_some());
-        opened.then_some(&self.pr)
+        self.find()
     }
 
     /// The PR screen, to arrange a state no key sequence reaches quickly (tests: a draft of
     /// 70,000 characters). Everything else goes through [`App::update`].
     pub fn pr_mut(&mut self) -> Option<&mut PrScreen> {
-        let opened = self.inbox.as_ref().is_none_or(|i| i.open.is_some());
-        opened.then_some(&mut self.pr)
+        self.stack
+            .iter_mut()
+            .rev()
+            .chain(&mut self.kept)
+            .find_map(|s| (s.as_mut() as &mut dyn Any).downcast_mut::<PrScreen>())
     }
 
     /// The PR on the PR screen.
@@ -194,7 +214,7 @@ impl App {
 
     /// The inbox screen, when the console opened on one.
     pub fn inbox(&self) -> Option<&InboxScreen> {
-        self.inbox.as_ref()
+        self.find()
     }
 
     /// The rows of inbox tab `tab` (every row, whatever the filter; empty without an inbox).
