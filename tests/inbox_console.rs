@@ -3,7 +3,7 @@
 
 use pr_shepherd::inbox::{Counts, ShepherdState};
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::tui::app::ScreenKind;
+use pr_shepherd::tui::app::{InboxScreen, PrScreen};
 use pr_shepherd::tui::effects::inbox::TabSource;
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::theme::Theme;
@@ -56,7 +56,7 @@ fn the_bundled_inbox_narrow_and_filtered() {
 fn enter_opens_the_pr_and_q_comes_back_with_the_row_recounted() {
     let (mut h, _d) = bundled(120, 30);
     h.draw();
-    assert_eq!(h.app.top(), ScreenKind::Inbox);
+    assert!(h.app.top_is::<InboxScreen>());
     // Select the demo (#482) with search, then open it.
     h.press("/");
     h.type_text("482");
@@ -64,20 +64,20 @@ fn enter_opens_the_pr_and_q_comes_back_with_the_row_recounted() {
     let before = row_unseen(&h, 482).unwrap();
     assert!(before > 0);
     h.press("Enter");
-    assert_eq!(h.app.top(), ScreenKind::Pr, "{}", h.screen());
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
     assert_eq!(h.app.pr_meta().unwrap().number, 482);
     assert!(h.screen().contains("acme/rivet#482 client: retry"));
     // Looking at items in the PR screen marks them seen; M marks every listed item (y confirms).
     h.press("M");
     h.press("y");
     h.press("q");
-    assert_eq!(h.app.top(), ScreenKind::Inbox, "{}", h.screen());
+    assert!(h.app.top_is::<InboxScreen>(), "{}", h.screen());
     assert!(!h.app.quitting());
     assert_eq!(row_unseen(&h, 482), Some(0), "{}", h.screen());
     // `]` goes to the next PR with unseen items (the search cleared first); q quits.
     h.press("/");
     h.press("Esc");
-    assert_eq!(h.app.top(), ScreenKind::Inbox);
+    assert!(h.app.top_is::<InboxScreen>());
     assert!(!h.app.quitting());
     h.press("]");
     let sel = h.app.inbox_selected().unwrap();
@@ -125,12 +125,12 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     h.type_text("482");
     h.press("Enter");
     h.press("Enter");
-    assert_eq!(h.app.top(), ScreenKind::Pr);
+    assert!(h.app.top_is::<PrScreen>());
     // A run in flight reports its progress line (as the effect runner does while it runs).
     h.app
         .update(Action::ReviewProgress(Some("review: 2/6 aspects".into())));
     h.press("q");
-    assert_eq!(h.app.top(), ScreenKind::Inbox);
+    assert!(h.app.top_is::<InboxScreen>());
     let screen = h.screen();
     let row = screen
         .lines()
@@ -144,7 +144,7 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     let first = h.app.inbox_selected().unwrap().listed.coords.number;
     if first != 482 {
         h.press("Enter");
-        assert_eq!(h.app.top(), ScreenKind::Inbox);
+        assert!(h.app.top_is::<InboxScreen>());
         assert!(
             h.screen().contains("a review is running on"),
             "{}",
@@ -245,7 +245,7 @@ fn a_pr_opened_from_the_inbox_gets_its_saved_reply_and_survives_a_bad_draft() {
     h.press("/");
     h.type_text("482");
     h.press("Enter Enter");
-    assert_eq!(h.app.top(), ScreenKind::Pr, "{}", h.screen());
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
     let notice = h.app.notice().map(str::to_owned).unwrap_or_default();
     assert!(notice.contains("the saved draft is unreadable"), "{notice}");
     assert!(
@@ -303,7 +303,7 @@ fn the_inbox_help_lists_the_inbox_keys() {
     h.press("/");
     h.type_text("482");
     h.press("Enter Enter ?");
-    assert_eq!(h.app.top(), ScreenKind::Pr, "{}", h.screen());
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
     let screen = h.screen();
     assert!(screen.contains("post the review"), "{screen}");
     assert!(!screen.contains("next PR with unseen items"), "{screen}");
@@ -315,15 +315,15 @@ fn the_inbox_help_lists_the_inbox_keys() {
 fn a_pr_opened_from_the_inbox_is_pushed_on_it_and_kept_when_left() {
     let (mut h, _d) = bundled(120, 30);
     h.draw();
-    assert_eq!(h.app.stack(), vec![ScreenKind::Inbox]);
+    assert_eq!(h.app.stack(), ["inbox"]);
     h.press("/");
     h.type_text("482");
     h.press("Enter Enter");
-    assert_eq!(h.app.stack(), vec![ScreenKind::Inbox, ScreenKind::Pr]);
+    assert_eq!(h.app.stack(), ["inbox", "PR"]);
     h.press("j j");
     let selected = h.app.selected_id().map(str::to_owned);
     h.press("q");
-    assert_eq!(h.app.stack(), vec![ScreenKind::Inbox]);
+    assert_eq!(h.app.stack(), ["inbox"]);
     assert_eq!(h.app.kept(), 1);
     // The same PR again: back as it was, without loading it again.
     let opens = |h: &Harness| {
@@ -334,7 +334,7 @@ fn a_pr_opened_from_the_inbox_is_pushed_on_it_and_kept_when_left() {
     };
     let before = opens(&h);
     h.press("Enter");
-    assert_eq!(h.app.stack(), vec![ScreenKind::Inbox, ScreenKind::Pr]);
+    assert_eq!(h.app.stack(), ["inbox", "PR"]);
     assert_eq!(
         opens(&h),
         before,

@@ -67,7 +67,7 @@ pub use pr::{
     Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen, ReplyView, ReviewDesk, Row,
     ThreadDesk, console_gate,
 };
-pub use screen::{Ctx, Handled, Screen, ScreenKind, SearchStep, View};
+pub use screen::{Ctx, Handled, Screen, SearchStep, View};
 
 use screen::StackOp;
 

@@ -8,9 +8,7 @@ use std::any::Any;
 
 use ratatui::text::Line;
 
-use super::{
-    App, Counts, Focus, InboxScreen, InputMode, Pane, PrScreen, ReplyView, Row, Screen, ScreenKind,
-};
+use super::{App, Counts, Focus, InboxScreen, InputMode, Pane, PrScreen, ReplyView, Row, Screen};
 use crate::inbox::Row as InboxRow;
 use crate::policy::GateDecision;
 use crate::pr::{Item, PrMeta};
@@ -18,14 +16,16 @@ use crate::triage::Freshness;
 use crate::tui::review::{Composed, DraftView, RunView};
 
 impl App {
-    /// The screen on top (the one that has the keys when no dialog is open).
-    pub fn top(&self) -> ScreenKind {
-        self.stack.last().map_or(ScreenKind::Pr, |s| s.kind())
+    /// The screen on top (the one that has the keys when no dialog is open) is an `S`.
+    pub fn top_is<S: Screen>(&self) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|s| (s.as_ref() as &dyn Any).is::<S>())
     }
 
-    /// The screens on the stack, bottom first (the last one is on top).
-    pub fn stack(&self) -> Vec<ScreenKind> {
-        self.stack.iter().map(|s| s.kind()).collect()
+    /// The screens on the stack by name, bottom first (the last one is on top).
+    pub fn stack(&self) -> Vec<&'static str> {
+        self.stack.iter().map(|s| s.name()).collect()
     }
 
     /// How many screens were left and are kept (a PR left for the inbox).

@@ -22,15 +22,6 @@ use crate::tui::review::Confirm;
 use crate::tui::session::Session;
 use crate::tui::theme::Theme;
 
-/// Which screen a screen is (tests and the help ask; the router never branches on it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScreenKind {
-    /// The inbox: the open PRs of a triage session.
-    Inbox,
-    /// One pull request: its items, its review, its threads.
-    Pr,
-}
-
 /// Whether a screen answered a command. Not consumed, the router answers: `?` opens the screen's
 /// help, `q` and `Esc` leave the screen (back to the one below, or quit at the bottom).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -139,8 +130,9 @@ pub struct View<'a> {
 /// A screen of the console. Adding one is a file with a type implementing this trait, plus the
 /// one line that opens it ([`Ctx::open`] from the screen it is opened from).
 pub trait Screen: Any + std::fmt::Debug {
-    /// Which screen this is.
-    fn kind(&self) -> ScreenKind;
+    /// The screen's name, in words ("inbox", "PR"): for messages and tests; the router never
+    /// branches on it.
+    fn name(&self) -> &'static str;
 
     /// The PR this screen shows, if it shows one.
     fn subject(&self) -> Option<PrCoords> {

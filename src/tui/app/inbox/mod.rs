@@ -12,7 +12,7 @@ use super::action::{Action, Drawn, MouseKind};
 use super::dialogs::InputMode;
 use super::effect::Effect;
 use super::pr::PrScreen;
-use super::screen::{Ctx, Handled, Screen, ScreenKind, SearchStep, View};
+use super::screen::{Ctx, Handled, Screen, SearchStep, View};
 use crate::inbox::{
     Counts, GateReview, Opener, Row, ShepherdState, ShepherdView, SortBy, needs_attention,
     sort_rows,
@@ -447,8 +447,8 @@ impl InboxScreen {
 }
 
 impl Screen for InboxScreen {
-    fn kind(&self) -> ScreenKind {
-        ScreenKind::Inbox
+    fn name(&self) -> &'static str {
+        "inbox"
     }
 
     fn selected_row(&self) -> Option<usize> {

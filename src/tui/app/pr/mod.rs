@@ -30,7 +30,7 @@ use ratatui::layout::{Position, Rect};
 use super::action::{Action, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions};
 use super::dialogs::InputMode;
 use super::effect::Effect;
-use super::screen::{Ctx, Handled, Screen, ScreenKind, SearchStep, View};
+use super::screen::{Ctx, Handled, Screen, SearchStep, View};
 use crate::ledger::SeenSet;
 use crate::policy::GateConfig;
 use crate::pr::{PrCoords, Snapshot};
@@ -415,8 +415,8 @@ impl PrScreen {
 }
 
 impl Screen for PrScreen {
-    fn kind(&self) -> ScreenKind {
-        ScreenKind::Pr
+    fn name(&self) -> &'static str {
+        "PR"
     }
 
     fn subject(&self) -> Option<PrCoords> {
