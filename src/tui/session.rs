@@ -59,6 +59,20 @@ impl Remote {
     pub fn github(&self) -> Option<&Arc<GitHub>> {
         self.live().map(|l| &l.gh)
     }
+
+    /// Offline, posts went to the outbox: an earlier review may be read from there too.
+    pub fn reads_outbox(&self) -> bool {
+        self.live().is_none()
+    }
+
+    /// Where thread replies and resolutions go, in words (the confirmation names it).
+    pub fn thread_destination(&self) -> &'static str {
+        if self.reads_outbox() {
+            "the outbox in the state dir (offline)"
+        } else {
+            "GitHub, as the credentials' own account"
+        }
+    }
 }
 
 /// A live session's client and account.

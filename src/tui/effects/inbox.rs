@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use super::ledger::saved_drafts;
+use super::ledger::{offline_post, saved_drafts};
 use crate::inbox::{self, Opener};
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
@@ -102,10 +102,9 @@ fn opened_pr(ledger: &Ledger, snapshot: Snapshot) -> Result<Box<OpenedPr>, Strin
 
 /// The row of `snapshot`'s PR recounted from the ledger (nothing written).
 pub fn recount(ledger: &Ledger, session: &Session, snapshot: &Snapshot) -> Action {
-    let outbox = match session.remote.live() {
-        Some(_) => None,
-        None => ledger.outbox(&snapshot.pr.coords()).ok().flatten(),
-    };
+    let outbox = offline_post(ledger, &session.remote, &snapshot.pr.coords())
+        .ok()
+        .flatten();
     let (items, shepherd) = inbox::assess(snapshot, ledger, session.identity(), outbox);
     Action::InboxRecounted {
         coords: snapshot.pr.coords(),

@@ -2,10 +2,11 @@
 //! the unsent thread reply, fixture history steps. Run in order, one at a time, off the UI loop
 //! (see [`super::Effects`]), so a draft saved after a discard is never overtaken by it.
 
-use crate::ledger::{Draft, KeptText, Ledger, ReplyDraft};
-use crate::pr::PrCoords;
+use crate::ledger::{Draft, KeptText, Ledger, LedgerError, ReplyDraft};
+use crate::pr::{OutboxComment, PrCoords};
 use crate::source::Fixture;
 use crate::tui::app::{Action, SavedDrafts, StepData, later_versions};
+use crate::tui::session::Remote;
 
 /// Writes the markers of `items` (with their kept texts first: a text whose marker is then not
 /// written is ignored on reading).
@@ -76,6 +77,19 @@ pub fn discard_reply_draft(ledger: &Ledger, pr: &PrCoords) -> Option<Action> {
         .discard_reply_draft(pr)
         .err()
         .map(|e| Action::Notice(format!("the sent reply's draft could not be removed: {e}")))
+}
+
+/// The review posted offline for the PR at `coords` (none live: the PR itself holds them).
+pub fn offline_post(
+    ledger: &Ledger,
+    remote: &Remote,
+    coords: &PrCoords,
+) -> Result<Option<OutboxComment>, LedgerError> {
+    if remote.reads_outbox() {
+        ledger.outbox(coords)
+    } else {
+        Ok(None)
+    }
 }
 
 /// What the PR at `coords` kept from an earlier session (see [`SavedDrafts`]).

@@ -6,6 +6,7 @@
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::ledger::offline_post;
 use crate::ledger::Ledger;
 use crate::pr::{Origin, Snapshot};
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
@@ -67,13 +68,8 @@ pub fn prepare(
         answers: f.llm.answers.clone(),
         step,
     });
-    // Offline posts went to the outbox: they are earlier reviews too.
-    let outbox = match session.remote.live() {
-        None => ledger
-            .outbox(&snapshot.pr.coords())
-            .map_err(|e| e.to_string())?,
-        Some(_) => None,
-    };
+    let outbox =
+        offline_post(ledger, &session.remote, &snapshot.pr.coords()).map_err(|e| e.to_string())?;
     let prepared = flow::prepare(ReviewRequest {
         settings: &review.settings,
         llm_env: &review.llm_env,

@@ -54,10 +54,7 @@ fn describe(t: &Thread, snap: &Snapshot) -> String {
 
 /// Where a thread action goes, in words: the session's remote.
 fn destination(ctx: &Ctx<'_>) -> String {
-    match ctx.session.remote.live() {
-        Some(_) => "GitHub, as the credentials' own account".to_owned(),
-        None => "the outbox in the state dir (offline)".to_owned(),
-    }
+    ctx.session.remote.thread_destination().to_owned()
 }
 
 impl ThreadDesk {
