@@ -94,9 +94,7 @@ impl PrScreen {
             Err(e) => ctx.say(format!("the saved reply is unreadable: {e}")),
         }
         match saved.draft {
-            Ok(Some(d)) => {
-                self.desk.restored(d, ctx);
-            }
+            Ok(Some(d)) => self.desk.restored(d, ctx),
             Ok(None) => {}
             Err(e) => ctx.say(format!("the saved draft is unreadable: {e}")),
         }
