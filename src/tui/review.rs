@@ -1,6 +1,6 @@
 //! The console's review (pure state): per-aspect progress of a run, the composed review and its
-//! draft, and what a post will do. The effect runner ([`super::EffectRunner`]) does the I/O: it prepares
-//! and runs the review in a background task, saves drafts, and posts.
+//! draft, and what a post will do. The effect runner ([`super::EffectRunner`]) does the I/O: it
+//! prepares and runs the review in a background task, saves drafts, and posts.
 
 use std::collections::HashSet;
 use std::time::Duration;
