@@ -53,6 +53,8 @@ fn file(i: usize, hunks: usize, chars: usize, template: &ChangedFile) -> Changed
     ChangedFile {
         path: format!("src/handlers/module_{i:02}.rs"),
         patch: Some(patch),
+        viewed: Default::default(),
+        no_patch: None,
         additions: lines,
         deletions: lines / 5,
         ..template.clone()

@@ -107,6 +107,89 @@ Seen markers are written only after the listing has been written and flushed wit
     /// edited items, Shepherd's review state and its gate decision. Marks nothing seen.
     #[command(after_help = INBOX_AFTER_HELP)]
     Inbox(InboxArgs),
+    /// The files a PR changes: change type, +/- counts, your viewed state, the threads and the
+    /// latest Shepherd findings on each, and whether its patch changed since your last look.
+    /// Marks nothing seen.
+    #[command(after_help = FILES_AFTER_HELP)]
+    Files(FilesArgs),
+    /// The patch of the named files (all without PATH), or with --since-last-look what changed
+    /// in each since the patch you last saw (the interdiff, by content: it survives a rebase).
+    /// A patch that was printed is recorded as seen.
+    #[command(after_help = DIFF_AFTER_HELP)]
+    Diff(DiffArgs),
+    /// Mark files viewed or not viewed (live: GitHub's markFileAsViewed / unmarkFileAsViewed as
+    /// the credentials' account; fixtures: into the outbox in the state dir).
+    #[command(subcommand)]
+    File(FileCommand),
+}
+
+const FILES_AFTER_HELP: &str = "\
+`since your last look` is new (not in the PR when you last looked at its code), changed (its patch
+changed since it was last shown to you), unchanged (the patch you were shown, wherever a rebase
+moved it) or never-seen. GitHub's 3,000-file limit and files without a patch (binary, too large)
+are said, never dropped. JSON: docs/json-output.md.";
+
+const DIFF_AFTER_HELP: &str = "\
+A file's patch is recorded as seen only after the output was written and flushed without error;
+with --since-last-look, unchanged files are named and not printed, changed ones print their
+interdiff (lines only in the patch you saw as `- `, only in the patch now as `+ `), new and
+never-seen ones their whole patch. Exit 2 for a PATH the PR does not change. JSON:
+docs/json-output.md.";
+
+/// `files PR`.
+#[derive(Debug, Args)]
+pub struct FilesArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// For a fixture with history: the PR as of step K (0 = the initial snapshot, the default).
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+}
+
+/// `diff PR [PATH…]`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// Files to show (paths as `files` lists them). Default: every file.
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<String>,
+    /// Show what changed since your last look: interdiffs of changed files, new files whole,
+    /// unchanged ones only named.
+    #[arg(long)]
+    pub since_last_look: bool,
+    /// For a fixture with history: the PR as of step K (0 = the initial snapshot, the default).
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FileCommand {
+    /// Mark files viewed (GitHub's "Viewed" checkbox).
+    Viewed(FileMarkArgs),
+    /// Mark files not viewed.
+    Unviewed(FileMarkArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct FileMarkArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// The files (paths as `files` lists them).
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<String>,
+    /// For a fixture with history: the PR as of step K (0 = the initial snapshot, the default).
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
 }
 
 const CONFIG_AFTER_HELP: &str = "\

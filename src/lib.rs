@@ -13,6 +13,7 @@
 //! review, triage, publish        review engine; what is new since last seen; posting
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
 //! childenv, debuglog             what a child process may inherit; the redacted debug log
+//! code                           patches parsed, interdiffs, since your last look (pure)
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
 //! schema                         every config.toml key: type, default, range, meaning
 //! infile, outfile                files named by settings: regular, size-limited; files written
@@ -25,6 +26,7 @@
 
 pub mod childenv;
 pub mod cli;
+pub mod code;
 pub mod commands;
 pub mod config;
 pub mod debuglog;

@@ -107,6 +107,7 @@ fn build(specs: Vec<(u8, bool, bool, usize, String, usize)>) -> Snapshot {
             draft: false,
             state: "OPEN".into(),
             files: vec![],
+            changed_files: None,
         },
         items,
         incomplete: vec![],

@@ -45,7 +45,7 @@ fn client(server: &MockServer, opts: FetchOptions) -> GitHub {
 }
 
 #[tokio::test]
-async fn big_pr_arrives_whole_in_five_requests() {
+async fn big_pr_arrives_whole_in_six_requests() {
     let (server, fake) = FakeGitHub::start(FakePr::generate(260, 130, 230, 120, 40)).await;
     let gh = client(&server, fast(None));
     let snap = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap();
@@ -83,9 +83,10 @@ async fn big_pr_arrives_whole_in_five_requests() {
     assert_eq!(snap.pr.head_sha, "6dcb09b5b57875f334f61aebed695e2e4193db5e");
     assert_eq!(snap.pr.base_sha, "9fceb02d0ae598e95dc970b74767f19372d61af8");
     // 3 GraphQL pages (threads/comments need 3, reviews 2, combined), 1 nested thread page,
-    // 1 REST files page. The budget is 8.
-    assert_eq!(fake.requests(), 5, "{:#?}", fake.seen());
-    assert_eq!(gh.requests(), 5);
+    // 1 REST files page (patches), 1 GraphQL files page (viewed state). The budget is 8.
+    assert_eq!(fake.requests(), 6, "{:#?}", fake.seen());
+    assert_eq!(gh.requests(), 6);
+    assert_eq!(kinds_of(&fake, "pr-files"), 1);
     let kinds: Vec<_> = fake.seen().iter().map(|s| s.kind).collect();
     assert_eq!(kinds.iter().filter(|k| **k == "pr").count(), 3);
     // Every request carried the token.
@@ -138,8 +139,10 @@ async fn pagination_past_100_at_every_level() {
         _ => panic!("not a thread"),
     }
     assert_eq!(snap.items.len(), 101 + 101 + 101);
-    // 2 GraphQL pages + 2 nested thread pages + 3 file pages.
-    assert_eq!(fake.requests(), 7, "{:#?}", fake.seen());
+    // 2 GraphQL pages + 2 nested thread pages + 3 REST file pages + 3 GraphQL file pages.
+    assert_eq!(fake.requests(), 10, "{:#?}", fake.seen());
+    assert_eq!(kinds_of(&fake, "pr-files"), 3);
+    assert_eq!(snap.pr.changed_files, Some(250));
 }
 
 #[tokio::test]
@@ -281,7 +284,8 @@ async fn bad_gateway_then_success() {
     let gh = client(&server, fast(Some(notices.clone())));
     let snap = gh.fetch_snapshot(&coords(NUMBER)).await.unwrap();
     assert!(snap.is_complete(), "{:?}", snap.incomplete);
-    assert_eq!(fake.requests(), 4);
+    // Three first requests (the PR, its patches, its files' viewed state), two of them retried.
+    assert_eq!(fake.requests(), 5);
     assert!(
         notices
             .lock()
@@ -512,7 +516,7 @@ async fn long_threads_continue_together_in_one_request() {
         .filter(|s| s.kind == "thread")
         .collect();
     assert_eq!(nested.len(), 2, "{nested:#?}");
-    assert_eq!(fake.requests(), 4);
+    assert_eq!(fake.requests(), 5);
 }
 
 #[tokio::test]
@@ -533,4 +537,8 @@ async fn a_nested_comment_page_that_fails_names_its_thread() {
     );
     // Everything else still arrived.
     assert_eq!(snap.items.len(), 20);
+}
+
+fn kinds_of(fake: &FakeGitHub, kind: &str) -> usize {
+    fake.seen().iter().filter(|s| s.kind == kind).count()
 }

@@ -206,6 +206,8 @@ pub fn big_pr(files: usize, hunks: usize, lines: usize) -> PrMeta {
             ChangedFile {
                 path: format!("src/module_{i}.rs"),
                 patch: Some(patch),
+                viewed: Default::default(),
+                no_patch: None,
                 additions: (hunks * lines) as u32,
                 deletions: 0,
                 ..pr.files[0].clone()

@@ -1,5 +1,6 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
+mod code;
 mod completions;
 mod config_cmd;
 mod console;
@@ -179,6 +180,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
         Some(Command::Inbox(args)) => inbox::run(&ctx, args).await,
         Some(Command::Thread(cmd)) => thread::run(&ctx, cmd).await,
+        Some(Command::Files(args)) => code::files(&ctx, args).await,
+        Some(Command::Diff(args)) => code::diff(&ctx, args).await,
+        Some(Command::File(cmd)) => code::file(&ctx, cmd).await,
         // Handled above, before the context.
         Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),
     }

@@ -31,6 +31,8 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
             // and the live replies whose outcome is not known yet.
             let actions = ledger.thread_outbox(&coords)?.actions;
             let intents = ledger.reply_intents(&coords)?;
+            let viewed = ledger.viewed_outbox(&coords)?.actions;
+            let look = ledger.code_look(&coords)?;
             let mut markers: Vec<_> = seen.markers.values().collect();
             markers.sort_by(|a, b| a.seen_at.cmp(&b.seen_at).then(a.id.cmp(&b.id)));
             let mut out = String::new();
@@ -47,6 +49,8 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
                             "path": p.path, "reason": p.reason,
                         })).collect::<Vec<_>>(),
                         "threadOutbox": actions,
+                        "viewedOutbox": viewed,
+                        "codeLook": {"files": look.files.len(), "keptPatches": look.files.values().filter(|f| f.kept).count()},
                         "replyIntents": intents.iter().map(|i| json!({
                             "threadId": i.thread_id, "login": i.login, "bodyHash": i.body_hash,
                             "at": i.at,
@@ -99,6 +103,7 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
                         );
                     }
                     write_outbox_md(&mut out, &actions, &intents);
+                    write_viewed_md(&mut out, &viewed, &look);
                 }
             }
             super::emit(&out)
@@ -182,6 +187,40 @@ fn write_outbox_md(
 }
 
 /// `state clear --all` with a draft on disk: asks on a terminal; refuses without one.
+/// The offline viewed marks and the last look at the code, as Markdown (nothing when empty).
+fn write_viewed_md(
+    out: &mut String,
+    viewed: &[crate::ledger::ViewedAction],
+    look: &crate::ledger::CodeLook,
+) {
+    if !viewed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} offline viewed mark(s) in the outbox:\n\n| id | mark | file | at |\n|---|---|---|---|",
+            viewed.len()
+        );
+        for a in viewed {
+            let when = DateTime::<Utc>::from_timestamp(a.at, 0)
+                .map_or_else(|| a.at.to_string(), |t| t.to_rfc3339());
+            let _ = writeln!(
+                out,
+                "| {} | {} | `{}` | {when} |",
+                sanitize(&a.id),
+                if a.viewed { "viewed" } else { "unviewed" },
+                sanitize(&a.path).replace('|', "\\|")
+            );
+        }
+    }
+    if !look.files.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nLast look at the code: {} file patch(es) recorded as shown, {} kept for interdiffs.",
+            look.files.len(),
+            look.files.values().filter(|f| f.kept).count()
+        );
+    }
+}
+
 fn confirm_draft_removal(coords: &crate::pr::PrCoords) -> Result<bool, CliError> {
     use std::io::{BufRead, IsTerminal, Write};
     let stdin = std::io::stdin();

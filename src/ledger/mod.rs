@@ -27,6 +27,7 @@
 //! The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep): what a run
 //! holds is the caller's type ([`StoredRun`]).
 
+mod code;
 mod draft;
 mod kept;
 mod lock;
@@ -35,6 +36,7 @@ mod runs;
 mod seen;
 mod seen_index;
 mod threads;
+mod viewed;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -43,6 +45,7 @@ use thiserror::Error;
 
 use crate::pr::{PrCoords, RefError};
 
+pub use code::{CODE_DIR, CodeLook, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
 pub use draft::Draft;
 pub use kept::{KEPT_DIR, KeptComment, KeptText, MAX_KEPT_CHARS};
 pub use lock::{Busy, Holder, Lock, PrLock, next_pause};
@@ -53,6 +56,7 @@ pub use threads::{
     ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind, ThreadOutbox,
     normalized_reply, reply_body_hash,
 };
+pub use viewed::{ViewedAction, ViewedOutbox};
 
 /// The environment variable that chooses the state dir.
 pub const STATE_DIR_ENV: &str = "PR_SHEPHERD_STATE_DIR";
@@ -147,7 +151,7 @@ impl Ledger {
 
     /// Forgets what was seen on the PR: the seen markers and their derived index (every item
     /// surfaces as new again). The draft, the outbox, the run history and `watch.json` stay.
-    /// Whatever else records "what was seen" (kept texts) is removed here too, so `state clear`
+    /// Whatever else records "what was seen" (kept texts, the last look at the code) is removed here too, so `state clear`
     /// stays one call. Returns the number of marker files removed (the index is not counted).
     pub fn forget_seen(&self, pr: &PrCoords) -> Result<usize, LedgerError> {
         let mut removed = 0;
@@ -163,6 +167,7 @@ impl Ledger {
             Err(e) => return Err(LedgerError::io("remove", &index)(e)),
         }
         self.forget_kept(pr)?;
+        self.forget_code(pr)?;
         Ok(removed)
     }
 

@@ -1,3 +1,4 @@
 //! Pure renderers for headless output.
 
+pub mod files;
 pub mod items;

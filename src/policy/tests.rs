@@ -29,6 +29,7 @@ fn pr(labels: &[&str]) -> PrMeta {
         draft: false,
         state: "OPEN".into(),
         files: vec![],
+        changed_files: None,
     }
 }
 

@@ -3,11 +3,13 @@
 //! The same structs are the offline fixture format (`docs/fixture-format.md`), so a recorded live
 //! PR and a hand-written fixture go through exactly the same code.
 
+mod files;
 mod recorded;
 mod reference;
 mod shepherd;
 pub mod time;
 
+pub use files::{ChangeType, ChangedFile, GITHUB_FILE_LIMIT, NoPatch, ViewedState, files_cut_note};
 pub use recorded::{LlmRecordings, RecordedAnswer};
 pub use reference::{ACCEPTED_FORMS, PrCoords, PrRef, RefError, validate_owner, validate_repo};
 pub use shepherd::{DEFAULT_IDENTITY, OutboxComment, REVIEW_HEADER, is_review_body};
@@ -460,28 +462,6 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     format!("{:x}", Sha256::digest(bytes))
 }
 
-/// One file changed by the PR, with its unified patch (absent for binary or very large files).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ChangedFile {
-    pub path: String,
-    /// added, modified, removed, renamed, copied, changed, unchanged
-    #[serde(default = "default_file_status")]
-    pub status: String,
-    #[serde(default)]
-    pub additions: u32,
-    #[serde(default)]
-    pub deletions: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub previous_path: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub patch: Option<String>,
-}
-
-fn default_file_status() -> String {
-    "modified".to_owned()
-}
-
 /// The pull request itself.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -510,6 +490,10 @@ pub struct PrMeta {
     pub state: String,
     #[serde(default)]
     pub files: Vec<ChangedFile>,
+    /// How many files GitHub says the PR changes (`changedFiles`), when known: more than
+    /// `files` holds when GitHub's 3,000-file limit cut the list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changed_files: Option<u32>,
 }
 
 fn default_pr_state() -> String {

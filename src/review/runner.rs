@@ -801,6 +801,8 @@ mod tests {
                 deletions: 0,
                 previous_path: None,
                 patch: None,
+                viewed: Default::default(),
+                no_patch: None,
             })
             .collect();
         let pattern = format!("{}z", "**/a*".repeat(16));

@@ -82,6 +82,10 @@ pub enum Change {
         base_sha: Option<String>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         files: Option<Vec<ChangedFile>>,
+        /// Files whose patch (and counts) changed, by path, applied after `files`; a path not
+        /// yet in the list is added as a modified file.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        patches: Vec<PatchChange>,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         outdate: Vec<String>,
     },
@@ -95,6 +99,45 @@ pub enum Change {
         #[serde(default)]
         remove: Vec<String>,
     },
+}
+
+/// One file's new patch in a `push` step.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PatchChange {
+    pub path: String,
+    /// The new patch; absent for a file that now has none (binary, too large).
+    #[serde(default)]
+    pub patch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub additions: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deletions: Option<u32>,
+}
+
+/// A `push` step's new patch for one file. Like GitHub, a file marked viewed whose patch
+/// changed becomes "dismissed" (changed since you marked it viewed).
+fn apply_patch_change(files: &mut Vec<ChangedFile>, c: &PatchChange) {
+    let idx = match files.iter().position(|f| f.path == c.path) {
+        Some(i) => i,
+        None => {
+            files.push(ChangedFile::new(&c.path, None));
+            files.len() - 1
+        }
+    };
+    let Some(f) = files.get_mut(idx) else {
+        return;
+    };
+    if f.patch != c.patch && f.viewed == crate::pr::ViewedState::Viewed {
+        f.viewed = crate::pr::ViewedState::Dismissed;
+    }
+    f.patch = c.patch.clone();
+    if let Some(a) = c.additions {
+        f.additions = a;
+    }
+    if let Some(d) = c.deletions {
+        f.deletions = d;
+    }
 }
 
 #[derive(Debug, Error)]
@@ -595,6 +638,7 @@ fn apply(
             head_sha,
             base_sha,
             files,
+            patches,
             outdate,
         } => {
             pr.head_sha = head_sha.clone();
@@ -603,6 +647,9 @@ fn apply(
             }
             if let Some(f) = files {
                 pr.files = f.clone();
+            }
+            for c in patches {
+                apply_patch_change(&mut pr.files, c);
             }
             for id in outdate {
                 let t = thread_mut(items, id).map_err(|(_, m)| ("outdate", m))?;

@@ -120,6 +120,8 @@ pub fn synth(spec: SynthSpec) -> Fixture {
             patch: Some(format!(
                 "@@ -1,3 +1,4 @@\n context line {f}\n-old line\n+new line\n+another line\n context"
             )),
+            viewed: Default::default(),
+            no_patch: None,
         })
         .collect();
     let mut items = Vec::with_capacity(spec.threads + spec.comments + spec.reviews);
@@ -220,6 +222,7 @@ pub fn synth(spec: SynthSpec) -> Fixture {
             draft: false,
             state: "OPEN".to_owned(),
             files,
+            changed_files: None,
         },
         items,
         steps: Vec::new(),

@@ -270,6 +270,12 @@ pub struct State {
     /// When set, a thread reply is stored at once and its answer held back this long (a client
     /// killed meanwhile sent the reply but never learnt so).
     pub reply_hold: Mutex<Option<std::time::Duration>>,
+    /// Patches that replace the generated one, by file path (`None`: no patch, as GitHub sends
+    /// for a binary or too-large file), e.g. one file's patch changed by a force-push.
+    pub patches: Mutex<std::collections::HashMap<String, Option<String>>>,
+    /// The viewer's viewed state by path (`VIEWED`, `DISMISSED`; absent: `UNVIEWED`), changed
+    /// by `markFileAsViewed` / `unmarkFileAsViewed`.
+    pub viewed: Mutex<std::collections::HashMap<String, String>>,
 }
 
 /// Database ids of `pr.comments` start here (index order).
@@ -306,6 +312,8 @@ impl FakeGitHub {
                 head_sha: Mutex::new("6dcb09b5b57875f334f61aebed695e2e4193db5e".to_owned()),
                 list_delay: Mutex::new(None),
                 reply_hold: Mutex::new(None),
+                patches: Mutex::new(std::collections::HashMap::new()),
+                viewed: Mutex::new(std::collections::HashMap::new()),
             }),
         }
     }
@@ -325,6 +333,40 @@ impl FakeGitHub {
             .respond_with(Responder(self.state.clone()))
             .mount(server)
             .await;
+    }
+
+    /// Replaces file `path`'s patch (`None`: GitHub sends none, as for a binary file).
+    pub fn set_patch(&self, path: &str, patch: Option<&str>) {
+        self.state
+            .patches
+            .lock()
+            .unwrap()
+            .insert(path.to_owned(), patch.map(str::to_owned));
+    }
+
+    /// A force-push that rebases every commit: a new head (every SHA rewritten); file patches
+    /// stay as they are unless `set_patch` changes them. Like GitHub, a file marked viewed whose
+    /// patch changed becomes `DISMISSED`.
+    pub fn force_push(&self, head_sha: &str, changed: &[(&str, &str)]) {
+        *self.state.head_sha.lock().unwrap() = head_sha.to_owned();
+        for (path, patch) in changed {
+            self.set_patch(path, Some(patch));
+            let mut viewed = self.state.viewed.lock().unwrap();
+            if viewed.get(*path).is_some_and(|v| v == "VIEWED") {
+                viewed.insert((*path).to_owned(), "DISMISSED".to_owned());
+            }
+        }
+    }
+
+    /// The viewer's viewed state of `path` as the fake keeps it.
+    pub fn viewed_state(&self, path: &str) -> String {
+        self.state
+            .viewed
+            .lock()
+            .unwrap()
+            .get(path)
+            .cloned()
+            .unwrap_or_else(|| "UNVIEWED".to_owned())
     }
 
     /// Adds a conversation comment (database id from [`FIRST_EXTRA_DB_ID`]); returns its id.
@@ -487,6 +529,12 @@ impl Respond for Responder {
         let query = body.get("query").and_then(Value::as_str).unwrap_or("");
         let kind = if is_files {
             "files"
+        } else if query.contains("query PullRequestFiles") {
+            "pr-files"
+        } else if query.contains("mutation FileViewed") {
+            "file-viewed"
+        } else if query.contains("mutation FileUnviewed") {
+            "file-unviewed"
         } else if query.contains("query PullRequest") {
             "pr"
         } else if query.contains("query ThreadComments") {
@@ -524,6 +572,13 @@ impl Respond for Responder {
         let remaining = 5000usize.saturating_sub(n + 1);
         match kind {
             "files" => rate_headers(files(st, req), "core", remaining),
+            "pr-files" => rate_headers(
+                ResponseTemplate::new(200).set_body_json(pr_files_answer(st, &seen.variables)),
+                "graphql",
+                remaining,
+            ),
+            "file-viewed" | "file-unviewed" => ResponseTemplate::new(200)
+                .set_body_json(viewed_answer(st, &seen.variables, kind == "file-viewed")),
             "pr" => rate_headers(
                 ResponseTemplate::new(200).set_body_json(pr_answer(st, &seen.variables)),
                 "graphql",
@@ -563,6 +618,84 @@ fn page_of(req: &Request) -> usize {
         .unwrap_or(1)
 }
 
+/// The path of generated file `i`.
+pub fn file_path(i: usize) -> String {
+    format!("src/mod{i}.rs")
+}
+
+/// The patch of generated file `i` (unless replaced with `set_patch`).
+fn patch_of(st: &State, i: usize) -> Option<String> {
+    match st.patches.lock().unwrap().get(&file_path(i)) {
+        Some(p) => p.clone(),
+        None => Some(format!(
+            "@@ -1,2 +1,4 @@\n fn f{i}() {{\n-    old();\n+    new();\n+    more();\n+    again();\n }}"
+        )),
+    }
+}
+
+/// GraphQL `PullRequestFiles`: 100 files a page, with the viewer's viewed state.
+fn pr_files_answer(st: &State, v: &Value) -> Value {
+    if v["owner"] != OWNER || v["repo"] != REPO || v["number"] != NUMBER {
+        return json!({
+            "data": {"rateLimit": rate_limit(), "repository": {"pullRequest": null}},
+            "errors": [{"type": "NOT_FOUND", "path": ["repository", "pullRequest"],
+                "message": "Could not resolve to a PullRequest."}]
+        });
+    }
+    let total = st.pr.files;
+    let start = offset(&v["after"]);
+    let end = total.min(start + 100);
+    let viewed = st.viewed.lock().unwrap();
+    let nodes: Vec<Value> = (start..end)
+        .map(|i| {
+            let path = file_path(i);
+            let state = viewed
+                .get(&path)
+                .cloned()
+                .unwrap_or_else(|| "UNVIEWED".to_owned());
+            json!({
+                "path": path,
+                "changeType": if i % 10 == 9 { "RENAMED" } else { "MODIFIED" },
+                "additions": 3,
+                "deletions": 1,
+                "viewerViewedState": state,
+            })
+        })
+        .collect();
+    json!({"data": {"rateLimit": rate_limit(), "repository": {"pullRequest": {
+        "id": "PR_kwDOAfake0042",
+        "changedFiles": total,
+        "files": {
+            "pageInfo": {"hasNextPage": end < total, "endCursor": if end > start { Value::String(cursor(end)) } else { Value::Null }},
+            "nodes": nodes,
+        }
+    }}}})
+}
+
+/// `markFileAsViewed` / `unmarkFileAsViewed`: GitHub refuses a path the PR does not change.
+fn viewed_answer(st: &State, v: &Value, viewed: bool) -> Value {
+    let field = if viewed {
+        "markFileAsViewed"
+    } else {
+        "unmarkFileAsViewed"
+    };
+    let path = v["path"].as_str().unwrap_or("");
+    let known = (0..st.pr.files).any(|i| file_path(i) == path);
+    if v["pullRequestId"] != "PR_kwDOAfake0042" || !known {
+        return json!({"data": {field: null}, "errors": [{
+            "type": "NOT_FOUND", "path": [field],
+            "message": format!("Could not resolve file for path '{path}'."),
+        }]});
+    }
+    let mut map = st.viewed.lock().unwrap();
+    if viewed {
+        map.insert(path.to_owned(), "VIEWED".to_owned());
+    } else {
+        map.remove(path);
+    }
+    json!({"data": {field: {"clientMutationId": null}}})
+}
+
 fn files(st: &State, req: &Request) -> ResponseTemplate {
     let page = page_of(req);
     let per = 100usize;
@@ -570,7 +703,7 @@ fn files(st: &State, req: &Request) -> ResponseTemplate {
     let start = (page - 1) * per;
     let list: Vec<Value> = (start..total.min(start + per))
         .map(|i| {
-            let name = format!("src/mod{i}.rs");
+            let name = file_path(i);
             json!({
                 "sha": format!("{:040x}", i + 1),
                 "filename": name,
@@ -581,13 +714,17 @@ fn files(st: &State, req: &Request) -> ResponseTemplate {
                 "blob_url": format!("https://github.com/{OWNER}/{REPO}/blob/abc/{name}"),
                 "raw_url": format!("https://github.com/{OWNER}/{REPO}/raw/abc/{name}"),
                 "contents_url": format!("https://api.github.com/repos/{OWNER}/{REPO}/contents/{name}?ref=abc"),
-                "patch": format!("@@ -1,2 +1,4 @@\n fn f{i}() {{\n-    old();\n+    new();\n+    more();\n+    again();\n }}"),
+                "patch": patch_of(st, i),
                 "previous_filename": if i % 10 == 9 { Value::String(format!("src/old{i}.rs")) } else { Value::Null },
             })
         })
         .map(|mut v| {
             if v["previous_filename"].is_null() {
                 v.as_object_mut().unwrap().remove("previous_filename");
+            }
+            if v["patch"].is_null() {
+                // GitHub leaves `patch` out for binary and too-large files.
+                v.as_object_mut().unwrap().remove("patch");
             }
             v
         })

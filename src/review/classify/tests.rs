@@ -75,6 +75,7 @@ fn snapshot(items: Vec<Item>) -> Snapshot {
             draft: false,
             state: "OPEN".into(),
             files: vec![],
+            changed_files: None,
         },
         items,
         incomplete: vec![],

@@ -156,6 +156,7 @@ fn open_pr(n: ListedNode, host: Option<&str>) -> Option<OpenPr> {
             draft: n.is_draft.unwrap_or(false),
             state,
             files: Vec::new(),
+            changed_files: None,
         },
         updated_at: n.updated_at,
     })

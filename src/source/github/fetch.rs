@@ -8,12 +8,14 @@
 //! connection that still has pages at once (the others are switched off with `@include`).
 //! Threads with more than 100 comments continue with a generated `ThreadComments` operation: one
 //! aliased `node(id:)` per thread (up to 20 per request, a few requests at a time). A PR of 260
-//! threads (one with 130 comments), 230 comments, 120 reviews and 40 files takes 5 requests.
+//! threads (one with 130 comments), 230 comments, 120 reviews and 40 files takes 6 requests
+//! (the files' viewed state is one GraphQL `PullRequestFiles` page, `files.rs`).
 
 use reqwest::Method;
 use serde::Deserialize;
 
 use super::client::{RawResponse, http_error};
+use super::files::{fetch_graph_files, merge};
 use super::pages::{MAX_ROUNDS, PrPages, continue_threads};
 use super::{GitHub, GitHubError, PR_QUERY};
 use crate::pr::{ChangedFile, PrCoords, Snapshot};
@@ -28,19 +30,36 @@ pub(super) async fn fetch_snapshot(
     // A GitHub App mints its installation token here, once, rather than in each of the
     // concurrent requests below (a no-op for a plain token).
     gh.transport.creds.bearer().await?;
-    let (graph, files) = futures::join!(fetch_graph(gh, coords), fetch_files(gh, coords));
+    let (graph, rest_files, graph_files) = futures::join!(
+        fetch_graph(gh, coords),
+        fetch_files(gh, coords),
+        fetch_graph_files(gh, coords)
+    );
     let mut pages = graph?;
-    let files = match files {
-        Ok(f) => f,
+    let rest_files = match rest_files {
+        Ok(f) => Some(f),
         Err(e @ (GitHubError::Unauthorized { .. } | GitHubError::NoCredentials { .. })) => {
             return Err(e);
         }
         Err(e) => {
             pages.note_incomplete(format!("changed files: {e}"));
-            Vec::new()
+            None
         }
     };
-    pages.into_snapshot(coords, files)
+    let graph_files = match graph_files {
+        Ok(g) => Some(g),
+        Err(e @ (GitHubError::Unauthorized { .. } | GitHubError::NoCredentials { .. })) => {
+            return Err(e);
+        }
+        Err(e) => {
+            pages.note_incomplete(format!("changed files' viewed state: {e}"));
+            None
+        }
+    };
+    let changed_files = graph_files.as_ref().and_then(|g| g.changed_files);
+    let mut snapshot = pages.into_snapshot(coords, merge(graph_files, rest_files))?;
+    snapshot.pr.changed_files = changed_files;
+    Ok(snapshot)
 }
 
 /// The `pr.graphql` rounds, then the nested thread comments.
@@ -115,6 +134,8 @@ async fn fetch_files(gh: &GitHub, coords: &PrCoords) -> Result<Vec<ChangedFile>,
             deletions: f.deletions,
             previous_path: f.previous_filename,
             patch: f.patch,
+            viewed: Default::default(),
+            no_patch: None,
         })
         .collect())
 }

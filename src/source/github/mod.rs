@@ -25,6 +25,7 @@ pub mod auth;
 pub mod batch;
 pub mod client;
 mod fetch;
+mod files;
 mod members;
 mod pages;
 
@@ -78,6 +79,9 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("thread_reply.graphql", THREAD_REPLY_MUTATION),
     ("thread_resolve.graphql", THREAD_RESOLVE_MUTATION),
     ("thread_unresolve.graphql", THREAD_UNRESOLVE_MUTATION),
+    ("pr_files.graphql", files::PR_FILES_QUERY),
+    ("file_viewed.graphql", files::FILE_VIEWED_MUTATION),
+    ("file_unviewed.graphql", files::FILE_UNVIEWED_MUTATION),
 ];
 
 pub use pages::thread_comments_query;
@@ -396,6 +400,26 @@ impl GitHub {
     /// a failure of the very first request (auth, not found, …) is an error.
     pub async fn fetch_snapshot(&self, coords: &PrCoords) -> Result<Snapshot, GitHubError> {
         fetch::fetch_snapshot(self, coords).await
+    }
+
+    /// Marks each of `paths` viewed (`viewed`) or not viewed for the viewer on GitHub
+    /// (`markFileAsViewed` / `unmarkFileAsViewed`), in order; stops at the first failure and
+    /// says how many were done before it.
+    pub async fn set_files_viewed(
+        &self,
+        coords: &PrCoords,
+        paths: &[String],
+        viewed: bool,
+    ) -> Result<(), (usize, GitHubError)> {
+        let pr_id = files::pull_request_id(self, coords)
+            .await
+            .map_err(|e| (0, e))?;
+        for (done, path) in paths.iter().enumerate() {
+            files::set_viewed(self, &pr_id, path, viewed)
+                .await
+                .map_err(|e| (done, e))?;
+        }
+        Ok(())
     }
 
     /// The login of the identity behind the credentials (`name[bot]` for a GitHub App).

@@ -323,6 +323,7 @@ fn assemble(
         draft: meta.is_draft.unwrap_or(false),
         state: meta.state.unwrap_or_else(|| "OPEN".to_owned()),
         files,
+        changed_files: None,
     };
 
     let mut items = Vec::with_capacity(g.threads.len() + g.comments.len() + g.reviews.len());
