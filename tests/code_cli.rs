@@ -256,6 +256,27 @@ async fn live_files_diff_and_viewed_through_graphql_and_a_force_push() {
     assert_eq!(fake.viewed_state(&file_path(1)), "VIEWED");
     ok(live(&env, &uri, &["file", "unviewed", &pr, &file_path(2)]));
     assert_eq!(fake.viewed_state(&file_path(2)), "UNVIEWED");
+    // `record` carries the files, their patches and the viewed state into the fixture.
+    let fixture = env.root().join("recorded.json");
+    ok(live(
+        &env,
+        &uri,
+        &["record", &pr, "--out", fixture.to_str().unwrap()],
+    ));
+    let rec: Value = serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    assert_eq!(rec["pr"]["changedFiles"], 120);
+    assert_eq!(rec["pr"]["files"][1]["viewerViewedState"], "VIEWED");
+    assert!(
+        rec["pr"]["files"][1]["patch"]
+            .as_str()
+            .unwrap()
+            .starts_with("@@")
+    );
+    let replay = json_of(run(
+        &env,
+        &["files", fixture.to_str().unwrap(), "--format", "json"],
+    ));
+    assert_eq!(replay["files"][1]["viewed"], "viewed");
     let kinds: Vec<&str> = fake.seen().iter().map(|s| s.kind).collect();
     assert_eq!(kinds.iter().filter(|k| **k == "file-viewed").count(), 2);
     assert_eq!(kinds.iter().filter(|k| **k == "file-unviewed").count(), 1);
@@ -312,4 +333,28 @@ fn json_output_is_documented() {
             "docs/json-output.md does not describe `{key}`"
         );
     }
+}
+
+#[test]
+fn the_inbox_row_counts_files_changed_since_the_last_look() {
+    let env = TestEnv::new();
+    let dir = env.root().join("prs");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = dir.join("demo.json");
+    std::fs::copy(DEMO, &fixture).unwrap();
+    let f = fixture.to_str().unwrap();
+    let d = dir.to_str().unwrap();
+    let count = |env: &TestEnv| {
+        let v = json_of(run(env, &["inbox", d, "--format", "json"]));
+        v["prs"][0]["filesChangedSinceLastLook"].clone()
+    };
+    // Nothing of its code looked at yet: not a zero.
+    assert_eq!(count(&env), Value::Null);
+    ok(run(&env, &["diff", f]));
+    assert_eq!(count(&env), json!(0));
+    // The author rewrites one file's patch (the fixture as it is now).
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    v["pr"]["files"][1]["patch"] = json!("@@ -1,2 +1,2 @@\n mod http;\n-mod old;\n+mod new;");
+    std::fs::write(&fixture, v.to_string()).unwrap();
+    assert_eq!(count(&env), json!(1));
 }

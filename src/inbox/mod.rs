@@ -199,6 +199,10 @@ pub struct Row {
     pub gate: GateView,
     pub items: Counts,
     pub shepherd: ShepherdView,
+    /// How many files are new or changed since your last look at the PR's code; `None` when
+    /// the PR's files are not known here (the live inbox does not fetch patches) or nothing of
+    /// its code was looked at yet.
+    pub files_changed: Option<usize>,
 }
 
 /// What the inbox shows: its rows, and what could not be listed.
@@ -258,6 +262,7 @@ pub fn pending_row(listed: Listed, meta: &PrMeta, cfg: &GateConfig) -> Row {
         gate,
         items: Counts::Loading,
         shepherd: ShepherdView::unknown(),
+        files_changed: None,
     }
 }
 
@@ -326,7 +331,17 @@ pub fn row_of(
     let (items, shepherd) = assess(snapshot, ledger, own, outbox);
     row.items = items;
     row.shepherd = shepherd;
+    row.files_changed = files_changed(snapshot, ledger);
     row
+}
+
+/// [`Row::files_changed`] of a snapshot, read from the ledger without writing.
+pub fn files_changed(snapshot: &Snapshot, ledger: &Ledger) -> Option<usize> {
+    if snapshot.pr.files.is_empty() {
+        return None;
+    }
+    let look = ledger.code_look(&snapshot.pr.coords()).ok()?;
+    (!look.files.is_empty()).then(|| look.changed_count(&snapshot.pr.files))
 }
 
 /// The newest activity on a snapshot (creation or edit of any item).

@@ -42,6 +42,7 @@ fn row_json(r: &Row) -> Value {
         "updatedAt": l.updated_at.map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)),
         "items": items,
         "itemsError": items_error,
+        "filesChangedSinceLastLook": r.files_changed,
         "gate": {"review": r.gate.review.as_str(), "reason": r.gate.reason},
         "shepherd": {
             "state": r.shepherd.state.as_str(),
