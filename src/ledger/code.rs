@@ -21,6 +21,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::threads::read_json;
 use super::{Ledger, LedgerError, write_atomic};
 use crate::code::{SinceLastLook, content_key, since_last_look};
 use crate::pr::{ChangedFile, PrCoords};
@@ -97,15 +98,7 @@ impl Ledger {
     /// error, said with its path: the answer would be wrong without it.
     pub fn code_look(&self, pr: &PrCoords) -> Result<CodeLook, LedgerError> {
         let path = self.code_dir(pr)?.join(LOOKS_FILE);
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| LedgerError::Io {
-                action: "read",
-                path,
-                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(CodeLook::default()),
-            Err(e) => Err(LedgerError::io("read", &path)(e)),
-        }
+        Ok(read_json(path, "read the last look at the code")?.unwrap_or_default())
     }
 
     /// The patch kept under `key`, if it is.

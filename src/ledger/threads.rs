@@ -118,7 +118,7 @@ pub struct ReplyDraft {
     pub saved_at: i64,
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(
+pub(super) fn read_json<T: serde::de::DeserializeOwned>(
     path: PathBuf,
     action: &'static str,
 ) -> Result<Option<T>, LedgerError> {

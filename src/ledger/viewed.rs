@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::threads::THREAD_OUTBOX_WAIT;
+use super::threads::{THREAD_OUTBOX_WAIT, read_json};
 use super::{Ledger, LedgerError, Lock, write_atomic_synced};
 use crate::pr::{ChangedFile, PrCoords, ViewedState};
 
@@ -66,16 +66,7 @@ impl Ledger {
 
     /// The offline viewed marks so far (none when there is no file).
     pub fn viewed_outbox(&self, pr: &PrCoords) -> Result<ViewedOutbox, LedgerError> {
-        let path = self.viewed_outbox_path(pr)?;
-        match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| LedgerError::Io {
-                action: "read the viewed outbox",
-                path,
-                source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(ViewedOutbox::default()),
-            Err(e) => Err(LedgerError::io("read", &path)(e)),
-        }
+        Ok(read_json(self.viewed_outbox_path(pr)?, "read the viewed outbox")?.unwrap_or_default())
     }
 
     /// Appends one mark per path (durably); returns them and the file.

@@ -81,6 +81,16 @@ struct Data {
     repository: Option<Repo>,
 }
 
+/// The variables of a `PullRequestFiles` page after `after`.
+fn vars(coords: &PrCoords, after: Option<&str>) -> serde_json::Value {
+    json!({
+        "owner": coords.owner,
+        "repo": coords.repo,
+        "number": coords.number,
+        "after": after,
+    })
+}
+
 /// Every GraphQL page of the PR's files.
 pub(super) async fn fetch_graph_files(
     gh: &GitHub,
@@ -90,13 +100,9 @@ pub(super) async fn fetch_graph_files(
     let mut after: Option<String> = None;
     for page in 1..=MAX_GRAPH_PAGES {
         let what = format!("{coords}: files (page {page})");
-        let vars = json!({
-            "owner": coords.owner,
-            "repo": coords.repo,
-            "number": coords.number,
-            "after": after,
-        });
-        let reply = gh.graphql(PR_FILES_QUERY, vars, &what).await?;
+        let reply = gh
+            .graphql(PR_FILES_QUERY, vars(coords, after.as_deref()), &what)
+            .await?;
         if !reply.errors.is_empty() {
             return Err(GitHubError::Graphql(format!(
                 "{what}: {}",
@@ -135,13 +141,9 @@ pub(super) async fn fetch_graph_files(
 /// The PR's node id, for the viewed-state mutations (one small request).
 pub(super) async fn pull_request_id(gh: &GitHub, coords: &PrCoords) -> Result<String, GitHubError> {
     let what = format!("{coords}: pull request id");
-    let vars = json!({
-        "owner": coords.owner,
-        "repo": coords.repo,
-        "number": coords.number,
-        "after": null,
-    });
-    let reply = gh.graphql(PR_FILES_QUERY, vars, &what).await?;
+    let reply = gh
+        .graphql(PR_FILES_QUERY, vars(coords, None), &what)
+        .await?;
     let data: Option<Data> = reply.data.and_then(|d| serde_json::from_value(d).ok());
     data.and_then(|d| d.repository)
         .and_then(|r| r.pull_request)
