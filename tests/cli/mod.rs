@@ -1,0 +1,12 @@
+//! The headless commands run as a user runs them: items, inbox, review, event, watch, github, install, automation, code (files, diff, file viewed).
+
+mod automation;
+mod code;
+mod event;
+mod event_decisions;
+mod github;
+mod inbox;
+mod install;
+mod items;
+mod review;
+mod watch;
