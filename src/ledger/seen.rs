@@ -32,12 +32,54 @@ pub struct SeenSet {
 pub struct SeenPrefetch {
     seen_dir: PathBuf,
     index_path: PathBuf,
-    /// File stem → (stamp, marker) of the index entries whose file is unchanged.
-    valid: HashMap<String, (Stamp, Marker)>,
+    /// The markers of the index entries whose file is unchanged, by id: the map the loaded set
+    /// is built in (one map of every marker, not two).
+    markers: HashMap<String, Marker>,
+    /// Their files' stamps, by file name (SHA-256 of the id), sorted: what the index is
+    /// rewritten with.
+    stamps: Vec<(Digest, Stamp)>,
     /// How many entries the index had.
     indexed: usize,
     /// Whether a stale index may be rewritten.
     write_index: bool,
+}
+
+/// How many marker files are read (on several threads) before their markers join the set.
+const READ_BATCH: usize = 4096;
+
+/// A SHA-256 digest: a marker's file name, as bytes.
+type Digest = [u8; 32];
+
+fn digest(id: &str) -> Digest {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(id.as_bytes()).into()
+}
+
+/// A marker file's stem (64 lowercase hex digits) as a digest.
+fn stem_digest(stem: &str) -> Option<Digest> {
+    let bytes = stem.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks_exact(2).enumerate() {
+        out[i] = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(out)
+}
+
+fn digest_hex(d: &Digest) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(64);
+    for b in d {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
 }
 
 impl SeenPrefetch {
@@ -47,25 +89,33 @@ impl SeenPrefetch {
         let entries = seen_index::read_entries(&index_path);
         let indexed = entries.len();
         // One stat per entry is what a cached load costs: spread it over the cores.
-        let valid = crate::par::map_chunks(&entries, 1024, |_, part| {
+        let unchanged = crate::par::map_chunks(&entries, 1024, |_, part| {
             part.iter()
-                .filter(|(stem, stamp, _)| {
+                .map(|(stem, stamp, _)| {
                     let path = seen_dir.join(format!("{stem}.json"));
                     std::fs::symlink_metadata(path)
                         .ok()
                         .and_then(|m| Stamp::of(&m))
                         .is_some_and(|s| s == *stamp)
                 })
-                .map(|(stem, stamp, marker)| (stem.clone(), (*stamp, marker.clone())))
                 .collect::<Vec<_>>()
-        })
-        .into_iter()
-        .flatten()
-        .collect();
+        });
+        let mut markers = HashMap::with_capacity(entries.len());
+        let mut stamps = Vec::with_capacity(entries.len());
+        for ((stem, stamp, marker), unchanged) in
+            entries.into_iter().zip(unchanged.into_iter().flatten())
+        {
+            if let Some(d) = stem_digest(&stem).filter(|_| unchanged) {
+                stamps.push((d, stamp));
+                markers.insert(marker.id.clone(), marker);
+            }
+        }
+        stamps.sort_unstable_by_key(|(d, _)| *d);
         SeenPrefetch {
             seen_dir,
             index_path,
-            valid,
+            markers,
+            stamps,
             indexed,
             write_index,
         }
@@ -82,67 +132,109 @@ impl SeenPrefetch {
     /// settled enough to be cached.
     fn finish_at<'a>(mut self, ids: impl IntoIterator<Item = &'a str>, now: i64) -> SeenSet {
         let mut set = SeenSet::default();
+        match std::fs::metadata(&self.seen_dir) {
+            Ok(m) if m.is_dir() => {}
+            // Nothing marked yet.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return set,
+            Ok(_) => {
+                set.problems.push(MarkerProblem {
+                    path: self.seen_dir.clone(),
+                    reason: "not a folder".to_owned(),
+                });
+                return set;
+            }
+            Err(e) => {
+                set.problems.push(MarkerProblem {
+                    path: self.seen_dir.clone(),
+                    reason: format!("cannot list markers: {e}"),
+                });
+                return set;
+            }
+        }
         let mut asked = std::collections::HashSet::new();
-        // In the items' order: (stem, stamp if cacheable, marker).
-        let mut slots: Vec<(String, Option<Stamp>, Option<Marker>)> = Vec::new();
-        let mut to_read: Vec<(usize, &str)> = Vec::new();
+        // The ids with a marker whose file may be cached, with its stamp, for the index.
+        let mut cacheable: Vec<(&str, Stamp)> = Vec::new();
+        let mut to_read: Vec<(&str, Digest)> = Vec::new();
+        let mut markers = std::mem::take(&mut self.markers);
         for id in ids {
             if !asked.insert(id) {
                 continue;
             }
-            let stem = sha256_hex(id.as_bytes());
-            match self.valid.remove(&stem) {
-                Some((stamp, m)) if m.id == id => {
+            let d = digest(id);
+            let stamp = self
+                .stamps
+                .binary_search_by_key(&d, |(k, _)| *k)
+                .ok()
+                .and_then(|i| self.stamps.get(i))
+                .map(|(_, s)| *s);
+            match stamp.filter(|_| markers.get(id).is_some_and(|m| m.id == id)) {
+                Some(stamp) => {
                     set.from_index += 1;
-                    slots.push((stem, Some(stamp), Some(m)));
+                    cacheable.push((id, stamp));
                 }
-                _ => {
-                    to_read.push((slots.len(), id));
-                    slots.push((stem, None, None));
+                None => {
+                    markers.remove(id);
+                    to_read.push((id, d));
                 }
             }
         }
-        let mut refresh = !self.valid.is_empty() || set.from_index < self.indexed;
+        // Markers of items not asked about are not the set's (and go from the index).
+        let mut refresh = set.from_index < self.indexed;
+        if markers.len() > set.from_index {
+            markers.retain(|id, _| asked.contains(id.as_str()));
+        }
+        drop(asked);
+        self.stamps = Vec::new();
         let seen_dir = &self.seen_dir;
-        let slots_ref = &slots;
         let threads = (crate::par::cores() * 2).clamp(1, 8);
-        let read = crate::par::map_chunks_on(threads, &to_read, 256, |_, part| {
-            part.iter()
-                .map(|(slot, id)| {
-                    let stem = slots_ref.get(*slot).map_or("", |s| s.0.as_str());
-                    read_wanted_marker(&seen_dir.join(format!("{stem}.json")), id)
-                })
-                .collect::<Vec<_>>()
-        });
-        for ((slot, _), result) in to_read.iter().zip(read.into_iter().flatten()) {
-            let Some((_, slot_stamp, marker)) = slots.get_mut(*slot) else {
-                continue;
-            };
-            match result {
-                Ok(None) => {}
-                Ok(Some((m, stamp))) => {
-                    // Only a file that has settled may be cached (see `seen_index`).
-                    *slot_stamp = stamp.filter(|s| s.settled(now));
-                    refresh |= slot_stamp.is_some();
-                    *marker = Some(m);
+        // A batch at a time, so what the threads read is in the set before more is read.
+        let (mut done, mut found) = (0usize, 0usize);
+        for batch in to_read.chunks(READ_BATCH) {
+            // Only the files that exist give a result.
+            let read = crate::par::map_chunks_on(threads, batch, 256, |start, part| {
+                part.iter()
+                    .enumerate()
+                    .filter_map(|(i, (id, d))| {
+                        let path = seen_dir.join(format!("{}.json", digest_hex(d)));
+                        read_wanted_marker(&path, id)
+                            .transpose()
+                            .map(|r| (start + i, r))
+                    })
+                    .collect::<Vec<_>>()
+            });
+            let hits: usize = read.iter().map(Vec::len).sum();
+            // Room for as many more as the batches so far say there are (one table, grown
+            // about once, rather than doubling with the old one held beside the new).
+            (done, found) = (done + batch.len(), found + hits);
+            let left = to_read.len() - done;
+            markers.reserve(hits + left * found / done.max(1));
+            for (i, result) in read.into_iter().flatten() {
+                match result {
+                    Ok((m, stamp)) => {
+                        // Only a file that has settled may be cached (see `seen_index`).
+                        if let (Some(stamp), Some((id, _))) =
+                            (stamp.filter(|s| s.settled(now)), batch.get(i))
+                        {
+                            refresh = true;
+                            cacheable.push((id, stamp));
+                        }
+                        markers.insert(m.id.clone(), m);
+                    }
+                    Err(p) => set.problems.push(p),
                 }
-                Err(p) => set.problems.push(p),
             }
         }
-        if refresh && self.write_index && self.seen_dir.is_dir() {
+        set.markers = markers;
+        if refresh && self.write_index {
+            let markers = &set.markers;
             // A cache: failing to write it costs speed next time, nothing else.
             let _ = seen_index::write(
                 &self.index_path,
-                slots.iter().filter_map(|(stem, stamp, marker)| {
-                    Some((stem.as_str(), stamp.as_ref()?, marker.as_ref()?))
+                cacheable.iter().filter_map(|(id, stamp)| {
+                    Some((digest_hex(&digest(id)), stamp, markers.get(*id)?))
                 }),
             );
         }
-        set.markers = slots
-            .into_iter()
-            .filter_map(|(_, _, marker)| marker)
-            .map(|m| (m.id.clone(), m))
-            .collect();
         set
     }
 }

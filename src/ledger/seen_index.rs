@@ -248,9 +248,9 @@ fn json_string(field: &str) -> Option<String> {
 
 /// Writes the index atomically, a line at a time into the temporary file that then replaces it
 /// (the text is never held whole). `entries` are (file stem, stamp, marker) of settled files.
-pub(super) fn write<'a>(
+pub(super) fn write<'a, S: AsRef<str>>(
     path: &Path,
-    entries: impl Iterator<Item = (&'a str, &'a Stamp, &'a Marker)>,
+    entries: impl Iterator<Item = (S, &'a Stamp, &'a Marker)>,
 ) -> Result<(), LedgerError> {
     use std::io::Write;
     let dir = path.parent().unwrap_or(Path::new("."));
@@ -263,6 +263,7 @@ pub(super) fn write<'a>(
         let mut line = String::with_capacity(256);
         writeln!(out, "{HEADER}")?;
         for (stem, s, m) in entries {
+            let stem = stem.as_ref();
             // A stem with a tab or newline cannot be a line's first field; such a file is simply
             // not cached. (Marker stems are hex digests; this is a guard, not a case.)
             if stem.is_empty() || stem.contains(['\t', '\n', '\r']) {
