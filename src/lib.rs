@@ -14,8 +14,10 @@
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
 //! childenv, debuglog             what a child process may inherit; the redacted debug log
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
+//! schema                         every config.toml key: type, default, range, meaning
 //! infile, outfile                files named by settings: regular, size-limited; files written
 //!                                by rename, and the sweep of a killed run's temporary files
+//! net                            what the GitHub and LLM HTTP clients share: TLS, Retry-After
 //! ```
 
 #![deny(clippy::unwrap_used, clippy::expect_used)]
@@ -31,6 +33,7 @@ pub mod inbox;
 pub mod infile;
 pub mod keys;
 pub mod ledger;
+pub mod net;
 pub mod outfile;
 pub mod output;
 pub mod par;
@@ -40,6 +43,7 @@ pub mod progress;
 pub mod publish;
 pub mod review;
 pub mod sanitize;
+pub mod schema;
 pub mod source;
 pub mod triage;
 pub mod tui;

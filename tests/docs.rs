@@ -140,3 +140,87 @@ fn architecture_doc_names_every_module_and_only_real_paths() {
     }
     assert!(named >= 10, "the doc names its files ({named})");
 }
+
+/// The config tables of docs/config.md, by marker name, and the schema table each one is.
+const CONFIG_TABLES: &[(&str, &str)] = &[
+    ("top", ""),
+    ("keys", "keys"),
+    ("review", "review"),
+    ("automation", "automation"),
+    ("gates", "gates"),
+    ("inbox", "inbox"),
+];
+
+/// The keys named in the first column of a reference table (`| `review.llm` | … |`).
+fn table_keys(md: &str) -> std::collections::BTreeSet<String> {
+    md.lines()
+        .filter_map(|l| {
+            let cell = l.strip_prefix("| `")?;
+            Some(cell.split_once('`')?.0.to_owned())
+        })
+        .collect()
+}
+
+/// docs/config.md lists exactly the keys of the settings schema, each with the schema's type,
+/// default, example and meaning: its tables are produced from the schema
+/// (`pr_shepherd::config::reference_markdown`). A key of the schema missing from the page, or a
+/// key on the page the schema does not have, fails here. After changing the schema, run
+/// `UPDATE_DOCS=1 cargo test --test docs` to rewrite the tables between their markers.
+#[test]
+fn config_reference_is_the_settings_schema() {
+    let path = "docs/config.md";
+    let md = std::fs::read_to_string(path).expect("doc");
+    let mut expected = md.clone();
+    let mut schema_keys = std::collections::BTreeSet::new();
+    for (marker, table) in CONFIG_TABLES {
+        let open = format!("<!-- schema:{marker} -->\n");
+        let close = "<!-- /schema -->";
+        let start = expected
+            .find(&open)
+            .unwrap_or_else(|| panic!("{path} has no `{}` marker", open.trim()))
+            + open.len();
+        let end = start
+            + expected[start..]
+                .find(close)
+                .unwrap_or_else(|| panic!("{path}: `{}` is not closed", open.trim()));
+        let generated = pr_shepherd::config::reference_markdown(table);
+        schema_keys.extend(table_keys(&generated));
+        expected.replace_range(start..end, &generated);
+    }
+    let documented = table_keys(&md);
+    let missing: Vec<_> = schema_keys.difference(&documented).collect();
+    let extra: Vec<_> = documented.difference(&schema_keys).collect();
+    if std::env::var_os("UPDATE_DOCS").is_some() && expected != md {
+        std::fs::write(path, &expected).expect("rewrite the doc");
+        return;
+    }
+    assert!(
+        missing.is_empty(),
+        "{path} does not list {missing:?} (UPDATE_DOCS=1 cargo test --test docs rewrites it)"
+    );
+    assert!(
+        extra.is_empty(),
+        "{path} lists {extra:?}, which the settings schema does not have"
+    );
+    assert!(
+        expected == md,
+        "{path}'s tables differ from the settings schema (UPDATE_DOCS=1 cargo test --test docs rewrites them)"
+    );
+}
+
+/// The complete examples of docs/config.md are valid config files.
+#[test]
+fn config_reference_examples_are_valid_configs() {
+    let md = std::fs::read_to_string("docs/config.md").expect("doc");
+    let blocks: Vec<&str> = md
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert!(blocks.len() >= 2);
+    for b in blocks {
+        if let Err(e) = pr_shepherd::config::Config::parse(b, Path::new("docs/config.md")) {
+            panic!("{e}\n{b}");
+        }
+    }
+}

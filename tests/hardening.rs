@@ -475,3 +475,152 @@ fn many_double_stars_within_the_limits_match_at_once() {
         stdout(&out)
     );
 }
+
+// ---- errors about a file's content: the position, never the content ---------------------------
+
+/// A fake token, as a theme or config file given by mistake would hold it.
+const FAKE_TOKEN: &str = "ghp_FakeTokenInAFileGivenAsTheme0123456789";
+
+/// Runs `items --peek` (theme resolved, as every command does) with GH_TOKEN set; the token
+/// appears nowhere in what it prints.
+fn refused_without_the_token(env: &TestEnv, args: &[&str]) -> String {
+    let out = env
+        .bin()
+        .args(args)
+        .env("GH_TOKEN", FAKE_TOKEN)
+        .output()
+        .expect("run");
+    let all = all_output(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(!all.contains(FAKE_TOKEN), "the token leaked: {all}");
+    assert!(
+        !all.contains("FakeToken"),
+        "part of the token leaked: {all}"
+    );
+    stderr(&out)
+}
+
+/// Failed before: the TOML error quoted the offending line, so `--theme /proc/self/environ` (or
+/// any file of `NAME=value` lines) printed every environment variable, tokens included.
+#[test]
+fn a_theme_file_holding_a_token_is_refused_by_position_without_echoing_it() {
+    let env = TestEnv::new();
+    let environ = env.root().join("environ");
+    std::fs::write(
+        &environ,
+        format!("PATH=/usr/bin\0GH_TOKEN={FAKE_TOKEN}\0HOME=/home/me\0"),
+    )
+    .unwrap();
+    let path = environ.to_str().unwrap();
+    let err = refused_without_the_token(&env, &["--theme", path, "items", "--peek"]);
+    assert!(
+        err.contains(path) && err.contains("line 1, column"),
+        "{err}"
+    );
+    // The same file named by the config's `theme`, and by `config show`.
+    let config = env.root().join("config.toml");
+    std::fs::write(&config, format!("theme = {path:?}\n")).unwrap();
+    let config = config.to_str().unwrap();
+    refused_without_the_token(&env, &["--config", config, "items", "--peek"]);
+    refused_without_the_token(&env, &["--config", config, "config", "show"]);
+    // A credentials file that is valid TOML: the value is not quoted either.
+    let creds = env.root().join("credentials.toml");
+    std::fs::write(&creds, format!("[ui]\ntext = \"{FAKE_TOKEN}\"\n")).unwrap();
+    let creds = creds.to_str().unwrap();
+    let err = refused_without_the_token(&env, &["--theme", creds, "items", "--peek"]);
+    assert!(err.contains("ui.text") && err.contains("line 2"), "{err}");
+    std::fs::write(creds, format!("[registry]\ntoken = \"{FAKE_TOKEN}\"\n")).unwrap();
+    let err = refused_without_the_token(&env, &["--theme", creds, "items", "--peek"]);
+    assert!(err.contains("unknown field `registry`"), "{err}");
+    #[cfg(target_os = "linux")]
+    refused_without_the_token(&env, &["--theme", "/proc/self/environ", "items", "--peek"]);
+}
+
+/// Failed before: a config value of the wrong type was quoted whole in the error.
+#[test]
+fn a_config_value_of_the_wrong_type_is_named_not_quoted() {
+    let env = TestEnv::with_config(format!("[review]\nconcurrency = \"{FAKE_TOKEN}\"\n"));
+    let err = refused_without_the_token(&env, &["items", "--peek"]);
+    assert!(
+        err.contains("review.concurrency") && err.contains("line 2, column"),
+        "{err}"
+    );
+    let env = TestEnv::with_config(format!("[review]\nllm = \"{FAKE_TOKEN}\"\n"));
+    let err = refused_without_the_token(&env, &["items", "--peek"]);
+    assert!(
+        err.contains("review.llm") && err.contains("openai"),
+        "{err}"
+    );
+}
+
+/// Runs the binary with `args`, expecting exit 2 and a message of at most a few hundred bytes.
+fn short_refusal(env: &TestEnv, args: &[&std::ffi::OsStr]) -> String {
+    let out = env.bin().args(args).output().expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", all_output(&out));
+    let err = stderr(&out);
+    let head: String = err.chars().take(600).collect();
+    assert!(err.len() < 600, "{} bytes: {head}", err.len());
+    err
+}
+
+/// Failed before: a 900 KB theme value (a name in the config, a colour in a theme file) was
+/// echoed whole.
+#[test]
+fn a_huge_theme_value_gets_a_short_message() {
+    let huge = "a".repeat(900_000);
+    let env = TestEnv::with_config(format!("theme = \"{huge}\"\n"));
+    let err = short_refusal(&env, &["items".as_ref(), "--peek".as_ref()]);
+    assert!(err.contains("key `theme`"), "{err}");
+    let theme = env.root().join("huge.toml");
+    let builtin = pr_shepherd::tui::theme::BUILTIN[0].1;
+    std::fs::write(
+        &theme,
+        builtin.replacen("fg = \"", &format!("fg = \"{huge}"), 1),
+    )
+    .unwrap();
+    let err = short_refusal(
+        &env,
+        &[
+            "--theme".as_ref(),
+            theme.as_os_str(),
+            "items".as_ref(),
+            "--peek".as_ref(),
+        ],
+    );
+    assert!(err.contains(".fg") && err.contains("line "), "{err}");
+}
+
+// ---- the theme and [keys] are checked in one place, the same for every command ----------------
+
+/// Failed before: `theme = "solarized"` passed `config show` while the console and `items`
+/// refused it, and `[keys] down = "k"` was accepted everywhere, leaving `k` bound to `up` too.
+/// Now `config show`, `items` and the console refuse both with one message, exit 2, naming the
+/// key.
+#[test]
+fn theme_and_keys_are_refused_alike_by_every_command() {
+    for (config, key, says) in [
+        (
+            "theme = \"solarized\"\n",
+            "key `theme`",
+            "unknown theme `solarized`",
+        ),
+        ("[keys]\ndown = \"k\"\n", "key `keys.down`", "`up`"),
+    ] {
+        let env = TestEnv::with_config(config);
+        let mut messages = Vec::new();
+        for args in [
+            &["config", "show"][..],
+            &["items", "--peek"][..],
+            &["inbox"][..],
+            &[][..],
+        ] {
+            let out = env.bin().args(args).output().expect("run");
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {}", all_output(&out));
+            assert!(err.contains(key) && err.contains(says), "{args:?}: {err}");
+            messages.push(err);
+        }
+        messages.dedup();
+        assert_eq!(messages.len(), 1, "one message everywhere: {messages:?}");
+    }
+}

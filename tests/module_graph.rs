@@ -1,12 +1,14 @@
-//! The module graph stays one-way (issue 11): `pr` (pure data) at the bottom; `source`,
-//! `ledger`, `review`, `publish`, `policy`, `triage` above it without circles; `commands` and
-//! `tui` on top. This reads `src/` the way `../shared/tools/modgraph.py` does — the paths each
-//! file names through `crate::…` (and `super::…` that climbs to the crate root), in non-test code
-//! only — and fails, printing the circle, when modules import each other directly or around one.
+//! The module graph stays one-way: `pr` (pure data) at the bottom; `source`, `ledger`,
+//! `review`, `publish`, `policy`, `triage` above it without circles; `commands` and `tui` on top.
+//! This reads `src/` the way `../shared/tools/modgraph.py` does — the paths each file names
+//! through `crate::…` (and `super::…` that climbs to the crate root), in non-test code only — and
+//! fails, printing the circle, when modules import each other directly or around one.
 //!
-//! The same check runs over the sibling files of `ledger/` and `source/github/`, whose circles
-//! (`seen` <-> `seen_index`, `auth` <-> `client`) were broken by giving the shared piece its own
-//! file.
+//! The same check runs over every folder of `src/`: the modules of one folder (its files and its
+//! sub-folders, each with everything below it) import one way too. A circle there is broken by
+//! giving the shared piece its own file (as `ledger/marker.rs` did for `seen` and `seen_index`)
+//! or by moving it below both (as `net.rs` did for the TLS setup of GitHub's `auth` and
+//! `client`).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -167,31 +169,23 @@ fn named_paths(file: &SourceFile) -> Vec<Vec<String>> {
 
 /// Which top-level modules each top-level module names.
 fn top_level_graph(files: &[SourceFile]) -> Graph {
-    let modules: BTreeSet<&String> = files.iter().map(|f| &f.module[0]).collect();
-    let mut g = Graph::new();
-    for f in files {
-        let from = &f.module[0];
-        let edges = g.entry(from.clone()).or_default();
-        for path in named_paths(f) {
-            if let Some(to) = path.first().filter(|m| *m != from && modules.contains(m)) {
-                edges.insert(to.clone());
-            }
-        }
-    }
-    g
+    folder_graph(files, &[])
 }
 
-/// Which sibling files of the module at `parent` (e.g. `["ledger"]`) name each other.
-fn sibling_graph(files: &[SourceFile], parent: &[&str]) -> Graph {
-    let is_child =
-        |f: &&SourceFile| f.module.len() == parent.len() + 1 && f.module.starts_with_strs(parent);
+/// Which modules of the folder at `parent` (e.g. `["review"]` for `src/review/`) name each
+/// other. A module of the folder is a file in it or a sub-folder, and speaks for every file below
+/// it: `review/llm/structured.rs` naming `crate::review::findings` is `llm -> findings`. The
+/// folder's own `mod.rs` is not among them (a parent uses its children by construction).
+fn folder_graph(files: &[SourceFile], parent: &[&str]) -> Graph {
+    let below =
+        |f: &&SourceFile| f.module.len() > parent.len() && f.module.starts_with_strs(parent);
     let children: BTreeSet<&String> = files
         .iter()
-        .filter(is_child)
+        .filter(below)
         .map(|f| &f.module[parent.len()])
         .collect();
     let mut g = Graph::new();
-    for f in files.iter().filter(is_child) {
+    for f in files.iter().filter(below) {
         let from = &f.module[parent.len()];
         let edges = g.entry(from.clone()).or_default();
         for path in named_paths(f) {
@@ -204,6 +198,25 @@ fn sibling_graph(files: &[SourceFile], parent: &[&str]) -> Graph {
         }
     }
     g
+}
+
+/// Every folder of the crate with two modules or more, as its module path (`["source",
+/// "github"]`).
+fn folders(files: &[SourceFile]) -> Vec<Vec<String>> {
+    let mut children: BTreeMap<Vec<String>, BTreeSet<&String>> = BTreeMap::new();
+    for f in files {
+        for depth in 1..f.module.len() {
+            children
+                .entry(f.module[..depth].to_vec())
+                .or_default()
+                .insert(&f.module[depth]);
+        }
+    }
+    children
+        .into_iter()
+        .filter(|(_, c)| c.len() >= 2)
+        .map(|(folder, _)| folder)
+        .collect()
 }
 
 trait StartsWithStrs {
@@ -372,19 +385,34 @@ fn pr_is_the_bottom_and_commands_the_top() {
 }
 
 #[test]
-fn sub_modules_whose_circles_were_broken_stay_one_way() {
+fn no_folder_has_a_circle() {
     let files = source_files(&crate_src());
-    for parent in [&["ledger"][..], &["source", "github"][..]] {
-        let g = sibling_graph(&files, parent);
-        assert!(g.len() >= 3, "the scan found {parent:?}'s files: {g:?}");
-        let found = circles(&g);
+    let all = folders(&files);
+    let names: Vec<String> = all.iter().map(|f| f.join("/")).collect();
+    for must in ["ledger", "source/github", "review", "review/llm", "tui"] {
         assert!(
-            found.is_empty(),
-            "files of src/{} import each other:\n  {}",
-            parent.join("/"),
-            found.join("\n  ")
+            names.iter().any(|n| n == must),
+            "the scan found src/{must}: {names:?}"
         );
     }
+    let mut failures = Vec::new();
+    for folder in &all {
+        let parent: Vec<&str> = folder.iter().map(String::as_str).collect();
+        let name = folder.join("/");
+        let found = circles(&folder_graph(&files, &parent));
+        if !found.is_empty() {
+            failures.push(format!(
+                "files of src/{name} import each other:\n    {}",
+                found.join("\n    ")
+            ));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{}\nBreak a circle by giving the shared piece its own file (or moving it to a module \
+         both can import).",
+        failures.join("\n")
+    );
 }
 
 /// Writes a small crate tree; returns its `src`.
@@ -433,7 +461,7 @@ fn the_check_finds_two_files_that_import_each_other() {
         ),
         ("ledger/draft.rs", "use super::{Ledger, LedgerError};\n"),
     ]);
-    let g = sibling_graph(&source_files(&src), &["ledger"]);
+    let g = folder_graph(&source_files(&src), &["ledger"]);
     assert_eq!(
         circles(&g),
         vec![
@@ -442,4 +470,37 @@ fn the_check_finds_two_files_that_import_each_other() {
                 .to_owned()
         ]
     );
+}
+
+#[test]
+fn a_folders_module_speaks_for_the_files_below_it() {
+    let (_dir, src) = tree(&[
+        ("lib.rs", "pub mod review;"),
+        ("review/mod.rs", "pub mod findings;\npub mod llm;\n"),
+        ("review/findings.rs", "use super::llm::Wire;\n"),
+        ("review/llm/mod.rs", "mod http;\nmod structured;\n"),
+        // Two levels down, and still `llm -> findings` in src/review.
+        (
+            "review/llm/structured.rs",
+            "use crate::review::findings::contract;\n",
+        ),
+        ("review/llm/http.rs", "use super::structured::Shape;\n"),
+    ]);
+    let files = source_files(&src);
+    assert_eq!(
+        folders(&files),
+        [
+            vec!["review".to_owned()],
+            vec!["review".to_owned(), "llm".to_owned()]
+        ]
+    );
+    assert_eq!(
+        circles(&folder_graph(&files, &["review"])),
+        vec![
+            "circle findings -> llm -> findings (every edge inside it: findings -> llm, llm -> \
+             findings)"
+                .to_owned()
+        ]
+    );
+    assert!(circles(&folder_graph(&files, &["review", "llm"])).is_empty());
 }

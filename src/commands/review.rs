@@ -442,7 +442,7 @@ pub(crate) async fn execute(
         extra_json,
         quiet,
     } = review;
-    let prepared = flow::prepare(ReviewRequest {
+    let mut prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
         llm_env: &ctx.llm_env,
         overrides: llm.overrides(),
@@ -453,6 +453,8 @@ pub(crate) async fn execute(
         full,
     })
     .map_err(|e| CliError::usage(e.to_string()))?;
+    // A marker reply counts only from the team as the gates decide it, or an agent login.
+    prepared.prior.reply_trust.collaborators_are_team = ctx.gates().collaborators_are_team;
     warn_unreadable_metadata(&prepared);
 
     let run = run_with_progress(&prepared, quiet).await;

@@ -30,6 +30,10 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                     .map(|s| s.items.iter().map(|i| i.id().to_owned()).collect()),
                 Target::Live(_) => None,
             };
+            // What was acknowledged and is kept beside the markers: the offline thread actions
+            // and the live replies whose outcome is not known yet.
+            let actions = ledger.thread_outbox(&coords)?.actions;
+            let intents = ledger.reply_intents(&coords)?;
             let mut markers: Vec<_> = seen.markers.values().collect();
             markers.sort_by(|a, b| a.seen_at.cmp(&b.seen_at).then(a.id.cmp(&b.id)));
             let mut out = String::new();
@@ -47,6 +51,11 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                         })).collect::<Vec<_>>(),
                         "problems": seen.problems.iter().map(|p| json!({
                             "path": p.path, "reason": p.reason,
+                        })).collect::<Vec<_>>(),
+                        "threadOutbox": actions,
+                        "replyIntents": intents.iter().map(|i| json!({
+                            "threadId": i.thread_id, "login": i.login, "bodyHash": i.body_hash,
+                            "at": i.at,
                         })).collect::<Vec<_>>(),
                     });
                     let _ = writeln!(
@@ -99,6 +108,7 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                             sanitize(&p.reason)
                         );
                     }
+                    write_outbox_md(&mut out, &actions, &intents);
                 }
             }
             super::emit(&out)
@@ -170,6 +180,59 @@ async fn prune(ctx: &Context, ledger: &Ledger, pr: Option<&str>) -> Result<(), C
          longer has removed; the {} item(s) it has keep theirs.\n",
         snapshot.items.len()
     ))
+}
+
+/// The offline thread actions and the pending reply intents, as Markdown (nothing when there are
+/// none).
+fn write_outbox_md(
+    out: &mut String,
+    actions: &[crate::ledger::ThreadAction],
+    intents: &[crate::ledger::ReplyIntent],
+) {
+    let when = |at: i64| {
+        DateTime::<Utc>::from_timestamp(at, 0).map_or_else(|| at.to_string(), |t| t.to_rfc3339())
+    };
+    if !actions.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} offline thread action(s) in the outbox:\n\n| id | action | thread | at | reply |\n|---|---|---|---|---|",
+            actions.len()
+        );
+        for a in actions {
+            let reply = a.body.as_deref().map_or_else(String::new, |b| {
+                let line = crate::sanitize::one_line(b).replace('|', "\\|");
+                match line.char_indices().nth(60) {
+                    Some((cut, _)) => format!("{}…", &line[..cut]),
+                    None => line,
+                }
+            });
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | `{}` | {} | {reply} |",
+                sanitize(&a.id),
+                a.kind.as_str(),
+                sanitize(&a.thread_id),
+                when(a.at)
+            );
+        }
+    }
+    if !intents.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} live reply(ies) whose outcome is not known (the run stopped before GitHub's answer); \
+             the same `thread reply` again looks on GitHub first and sends only if it is not there:\n",
+            intents.len()
+        );
+        for i in intents {
+            let _ = writeln!(
+                out,
+                "- thread `{}` as @{} since {}",
+                sanitize(&i.thread_id),
+                sanitize(&i.login),
+                when(i.at)
+            );
+        }
+    }
 }
 
 /// `state clear --all` with a draft on disk: asks on a terminal; refuses without one.

@@ -163,6 +163,7 @@ fn report(done: &ThreadDone, snapshot: &Snapshot, live: bool, recorded: bool, f:
                 "commentId": done.reply.as_ref().map(|c| c.id.clone()),
                 "location": done.location,
                 "attempts": done.attempts,
+                "postedEarlier": done.earlier,
                 "recordedSeen": recorded,
             });
             format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
@@ -173,10 +174,13 @@ fn report(done: &ThreadDone, snapshot: &Snapshot, live: bool, recorded: bool, f:
                 crate::ledger::ThreadActionKind::Resolve => "resolved",
                 crate::ledger::ThreadActionKind::Unresolve => "unresolved",
             };
-            let place = if live {
-                String::new()
-            } else {
+            let place = if !live {
                 " (offline: written to the outbox)".to_owned()
+            } else if done.earlier {
+                " (posted by an earlier run that did not finish; found on GitHub, not sent again)"
+                    .to_owned()
+            } else {
+                String::new()
             };
             format!(
                 "{verb} thread {} on {}/{}#{}{place}: {}\n",

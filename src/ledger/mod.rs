@@ -11,6 +11,10 @@
 //!                                    before it kept one file each in <pr>/seen-text/ (still read)
 //! <pr>/outbox/threads.json           offline thread replies/resolutions (threads.rs)
 //! <pr>/reply-draft.json              the console's unposted thread reply (threads.rs)
+//! <pr>/reply-intent-<sha256-hex>.json  a live reply about to be sent, until its outcome is
+//!                                    known (threads.rs)
+//! <pr>/post.lock                     held while a run posts to the PR (lock.rs)
+//! <pr>/outbox/threads.lock           held while a run appends to the thread outbox (lock.rs)
 //! <pr>/runs/<run-id>.json            stored runs: review runs (runs.rs)
 //! <pr>/draft.json                    the composer's unposted review (draft.rs)
 //! <pr>/outbox/comment.json           the offline "posted" comment (draft.rs)
@@ -20,14 +24,17 @@
 //!
 //! Every file but the kept-text log is written atomically (a temporary file in the same folder,
 //! or for markers in the PR's folder, then rename), so concurrent runs on one PR leave only whole
-//! files; the draft and the outbox are also fsynced. The log is only ever appended to (under a lock) and replaced whole when
-//! compacted. The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep): what
-//! a run holds is the caller's type ([`StoredRun`]).
+//! files; the draft, the outbox and reply intents are also fsynced. The log is only ever appended
+//! to (under a lock) and replaced whole when compacted. Where a run reads, changes and writes
+//! back, or looks and then creates, it holds the PR's lock for it (lock.rs), so concurrent runs
+//! take turns. The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep):
+//! what a run holds is the caller's type ([`StoredRun`]).
 
 mod draft;
 mod kept;
 mod kept_log;
 mod layout;
+mod lock;
 mod marker;
 mod runs;
 mod seen;
@@ -44,10 +51,14 @@ use crate::pr::{PrCoords, RefError};
 pub use draft::Draft;
 pub use kept::{KEPT_DIR, KEPT_LOG, KeptComment, KeptText, MAX_KEPT_CHARS};
 pub use layout::{OldFolder, PRS_DIR, readings as old_name_readings};
+pub use lock::{Busy, Holder, Lock, PrLock, next_pause};
 pub use marker::Marker;
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
-pub use threads::{ReplyDraft, ThreadAction, ThreadActionKind, ThreadOutbox};
+pub use threads::{
+    ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind, ThreadOutbox,
+    normalized_reply, reply_body_hash,
+};
 
 /// The environment variable that chooses the state dir.
 pub const STATE_DIR_ENV: &str = "PR_SHEPHERD_STATE_DIR";
@@ -76,6 +87,13 @@ pub enum LedgerError {
         "no state directory: set {STATE_DIR_ENV} or pass --state-dir (no home directory was found)"
     )]
     NoStateDir,
+    /// A per-PR lock stayed held by another run for the whole bounded wait (`lock.rs`).
+    #[error("{}", lock::busy_message(.path, .holder, .waited))]
+    Busy {
+        path: PathBuf,
+        holder: Option<Holder>,
+        waited: std::time::Duration,
+    },
 }
 
 impl LedgerError {
@@ -95,14 +113,11 @@ pub struct Ledger {
     root: PathBuf,
 }
 
-/// Picks the state dir: `--state-dir`, else `$PR_SHEPHERD_STATE_DIR`, else the platform's state
-/// (or local data) dir for pr-shepherd.
-pub fn resolve_state_dir(flag: Option<&Path>) -> Result<PathBuf, LedgerError> {
-    if let Some(p) = flag {
+/// Picks the state dir: `explicit` (`--state-dir`, else `$PR_SHEPHERD_STATE_DIR`, both read by
+/// `commands::Context`), else the platform's state (or local data) dir for pr-shepherd.
+pub fn resolve_state_dir(explicit: Option<&Path>) -> Result<PathBuf, LedgerError> {
+    if let Some(p) = explicit {
         return Ok(p.to_path_buf());
-    }
-    if let Some(v) = std::env::var_os(STATE_DIR_ENV).filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(v));
     }
     let dirs = directories::ProjectDirs::from("dev", "pr-shepherd", "pr-shepherd")
         .ok_or(LedgerError::NoStateDir)?;

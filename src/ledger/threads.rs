@@ -1,16 +1,29 @@
-//! Acting on review threads, per PR: the offline outbox of thread actions and the console's
-//! unposted reply.
+//! Acting on review threads, per PR: the offline outbox of thread actions, the console's
+//! unposted reply, and the intents of live replies.
 //!
 //! ```text
 //! <pr>/outbox/threads.json   offline (fixture) replies, resolutions and unresolutions, in order
 //! <pr>/reply-draft.json      the reply being written in the console (fsynced on every save)
+//! <pr>/reply-intent-<sha256-hex>.json  a live reply about to be sent (fsynced before sending)
 //! ```
+//!
+//! The thread outbox is one file, read, appended to and written back under the PR's
+//! [`Lock::ThreadOutbox`], so concurrent runs each add their action and none is lost; its format
+//! is the one earlier releases wrote, so their outboxes are read and appended to as they are.
+//!
+//! A reply intent says "this reply, to this thread, by this account, may have reached GitHub":
+//! it is written before the reply is sent and removed once the outcome is known. A run that
+//! finds one (the one before it was killed, or lost its answer) looks on GitHub before sending
+//! again (`publish::threads`).
 
 use std::path::PathBuf;
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
 
 use serde::{Deserialize, Serialize};
 
-use super::{Ledger, LedgerError, write_atomic_synced};
+use super::{Ledger, LedgerError, Lock, write_atomic_synced};
 use crate::pr::PrCoords;
 
 /// What was done to a thread.
@@ -51,6 +64,48 @@ pub struct ThreadAction {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadOutbox {
     pub actions: Vec<ThreadAction>,
+}
+
+/// The name of a reply intent's file in the PR folder starts with this.
+const REPLY_INTENT_PREFIX: &str = "reply-intent-";
+
+/// How long an append to the thread outbox waits for another run's append (each takes
+/// milliseconds; a holder past this has hung).
+pub const THREAD_OUTBOX_WAIT: Duration = Duration::from_secs(30);
+
+/// A live reply that was about to be sent (see the module docs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReplyIntent {
+    pub thread_id: String,
+    /// The login the reply is sent as.
+    pub login: String,
+    /// The first 16 hex characters of the SHA-256 of the reply's text (trimmed, `\n` lines).
+    pub body_hash: String,
+    /// The ids of the thread's comments before the first try: a reply by `login` with this
+    /// text that is not among them is this reply.
+    pub before: Vec<String>,
+    /// Unix seconds of the first try.
+    pub at: i64,
+}
+
+/// A reply's text as it is compared: `\r\n` as `\n`, trimmed.
+pub fn normalized_reply(body: &str) -> String {
+    body.replace("\r\n", "\n").trim().to_owned()
+}
+
+fn sha256_hex(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0u8]);
+    }
+    format!("{:x}", h.finalize())
+}
+
+/// [`ReplyIntent::body_hash`] of `body`.
+pub fn reply_body_hash(body: &str) -> String {
+    sha256_hex(&[&normalized_reply(body)])[..16].to_owned()
 }
 
 /// A reply being written in the console.
@@ -101,6 +156,8 @@ impl Ledger {
         at: i64,
     ) -> Result<(ThreadAction, PathBuf), LedgerError> {
         let path = self.thread_outbox_path(pr)?;
+        // Read, append and write back in turn with other runs: none overwrites another's entry.
+        let _turn = self.lock(pr, Lock::ThreadOutbox, THREAD_OUTBOX_WAIT)?;
         let mut outbox = self.thread_outbox(pr)?;
         let action = ThreadAction {
             id: format!("outbox-thread-{}", outbox.actions.len() + 1),
@@ -115,6 +172,96 @@ impl Ledger {
             &serde_json::to_vec_pretty(&outbox).unwrap_or_default(),
         )?;
         Ok((action, path))
+    }
+
+    fn reply_intent_path(
+        &self,
+        pr: &PrCoords,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<PathBuf, LedgerError> {
+        let key = sha256_hex(&[thread_id, &normalized_reply(body)]);
+        Ok(self
+            .pr_dir(pr)?
+            .join(format!("{REPLY_INTENT_PREFIX}{key}.json")))
+    }
+
+    /// Records, durably, that `intent` is about to be sent with `body`.
+    pub fn record_reply_intent(
+        &self,
+        pr: &PrCoords,
+        intent: &ReplyIntent,
+        body: &str,
+    ) -> Result<(), LedgerError> {
+        let path = self.reply_intent_path(pr, &intent.thread_id, body)?;
+        write_atomic_synced(
+            &path,
+            &serde_json::to_vec_pretty(intent).unwrap_or_default(),
+        )
+    }
+
+    /// The recorded intent of replying `body` to `thread_id`, if an earlier run left one. An
+    /// unreadable one counts as there (its outcome is unknown: look before sending).
+    pub fn reply_intent(
+        &self,
+        pr: &PrCoords,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<Option<ReplyIntent>, LedgerError> {
+        let path = self.reply_intent_path(pr, thread_id, body)?;
+        match read_json::<ReplyIntent>(path, "read the reply intent") {
+            Ok(found) => Ok(found),
+            Err(LedgerError::Io { source, .. })
+                if source.kind() == std::io::ErrorKind::InvalidData =>
+            {
+                Ok(Some(ReplyIntent {
+                    thread_id: thread_id.to_owned(),
+                    login: String::new(),
+                    body_hash: reply_body_hash(body),
+                    before: Vec::new(),
+                    at: 0,
+                }))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Forgets the intent once the reply's outcome is known (posted, or refused).
+    pub fn clear_reply_intent(
+        &self,
+        pr: &PrCoords,
+        thread_id: &str,
+        body: &str,
+    ) -> Result<(), LedgerError> {
+        let path = self.reply_intent_path(pr, thread_id, body)?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(LedgerError::io("remove", &path)(e)),
+        }
+    }
+
+    /// The reply intents of the PR whose outcome is still unknown (for `state show`), oldest
+    /// first; unreadable ones are left out.
+    pub fn reply_intents(&self, pr: &PrCoords) -> Result<Vec<ReplyIntent>, LedgerError> {
+        let dir = self.pr_dir(pr)?;
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(LedgerError::io("read", &dir)(e)),
+        };
+        let mut out: Vec<ReplyIntent> = entries
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with(REPLY_INTENT_PREFIX) && n.ends_with(".json"))
+            })
+            .filter_map(|e| read_json::<ReplyIntent>(e.path(), "read the reply intent").ok())
+            .flatten()
+            .collect();
+        out.sort_by(|a, b| (a.at, &a.thread_id).cmp(&(b.at, &b.thread_id)));
+        Ok(out)
     }
 
     fn reply_draft_path(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
@@ -189,5 +336,103 @@ mod tests {
         assert_eq!(ledger.load_reply_draft(&coords()).expect("load"), Some(d));
         assert!(ledger.discard_reply_draft(&coords()).expect("discard"));
         assert!(!ledger.discard_reply_draft(&coords()).expect("discard"));
+    }
+
+    #[test]
+    fn an_outbox_written_by_an_earlier_release_is_read_and_appended_to() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let path = ledger.thread_outbox_path(&coords()).expect("path");
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+        // Byte for byte what the release before the lock wrote.
+        std::fs::write(
+            &path,
+            r#"{
+  "actions": [
+    {
+      "id": "outbox-thread-1",
+      "kind": "reply",
+      "threadId": "PRRT_old",
+      "body": "from the old release",
+      "at": 1764000000
+    },
+    {
+      "id": "outbox-thread-2",
+      "kind": "resolve",
+      "threadId": "PRRT_old",
+      "at": 1764000001
+    }
+  ]
+}"#,
+        )
+        .expect("write");
+        let (a, _) = ledger
+            .push_thread_action(
+                &coords(),
+                ThreadActionKind::Reply,
+                "PRRT_new",
+                Some("new"),
+                9,
+            )
+            .expect("push");
+        assert_eq!(a.id, "outbox-thread-3");
+        let all = ledger.thread_outbox(&coords()).expect("read").actions;
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[0].body.as_deref(), Some("from the old release"));
+        assert_eq!(all[1].kind, ThreadActionKind::Resolve);
+        assert_eq!(all[2], a);
+    }
+
+    #[test]
+    fn reply_intents_are_keyed_by_thread_and_text_and_cleared() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let intent = ReplyIntent {
+            thread_id: "PRRT_1".into(),
+            login: "monalisa".into(),
+            body_hash: reply_body_hash("Fixed."),
+            before: vec!["PRRC_1".into()],
+            at: 7,
+        };
+        assert_eq!(
+            ledger
+                .reply_intent(&coords(), "PRRT_1", "Fixed.")
+                .expect("read"),
+            None
+        );
+        ledger
+            .record_reply_intent(&coords(), &intent, "Fixed.")
+            .expect("record");
+        // The same text, however its ends are spelled; not another text or thread.
+        let found = ledger
+            .reply_intent(
+                &coords(),
+                "PRRT_1",
+                "Fixed.
+",
+            )
+            .expect("read");
+        assert_eq!(found.as_ref(), Some(&intent));
+        assert_eq!(
+            ledger
+                .reply_intent(&coords(), "PRRT_1", "Done.")
+                .expect("read"),
+            None
+        );
+        assert_eq!(
+            ledger
+                .reply_intent(&coords(), "PRRT_2", "Fixed.")
+                .expect("read"),
+            None
+        );
+        assert_eq!(ledger.reply_intents(&coords()).expect("list"), vec![intent]);
+        ledger
+            .clear_reply_intent(&coords(), "PRRT_1", " Fixed.")
+            .expect("clear");
+        assert!(ledger.reply_intents(&coords()).expect("list").is_empty());
+        // Clearing what is not there is fine.
+        ledger
+            .clear_reply_intent(&coords(), "PRRT_1", "Fixed.")
+            .expect("clear");
     }
 }

@@ -4,12 +4,14 @@
 //! Only a comment whose body starts with `## PR Shepherd Review` **and** whose author is the
 //! identity of the current credentials is ever found, so a lookalike posted by anyone else is
 //! never returned and never edited. Creating is sent once (never retried blindly): when its answer
-//! is lost, [`crate::publish::upsert`] looks again before trying, and finds it.
+//! is lost, [`crate::publish::upsert`] looks again before trying, and finds it. The only comment
+//! ever deleted is one this run has just created, when it turned out to be a second one.
 
 use serde::Deserialize;
 use serde_json::json;
 
 use super::{CommentStore, PostError};
+use crate::ledger::Ledger;
 use crate::pr::{PrCoords, is_review_body};
 use crate::source::github::{GitHub, GitHubError};
 
@@ -49,9 +51,9 @@ impl From<GitHubError> for PostError {
     }
 }
 
-/// The newest comment by `own_login` (case-insensitive) that is a Shepherd review.
-pub fn newest_own<'c>(comments: &'c [RestComment], own_login: &str) -> Option<&'c RestComment> {
-    comments
+/// Every comment by `own_login` (case-insensitive) that is a Shepherd review, oldest first.
+pub fn own_reviews<'c>(comments: &'c [RestComment], own_login: &str) -> Vec<&'c RestComment> {
+    let mut own: Vec<&RestComment> = comments
         .iter()
         .filter(|c| is_review_body(c.body.as_deref().unwrap_or("")))
         .filter(|c| {
@@ -59,24 +61,45 @@ pub fn newest_own<'c>(comments: &'c [RestComment], own_login: &str) -> Option<&'
                 .as_ref()
                 .is_some_and(|u| u.login.eq_ignore_ascii_case(own_login))
         })
-        // RFC 3339 UTC timestamps order as strings; the id breaks ties.
-        .max_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)))
+        .collect();
+    // RFC 3339 UTC timestamps order as strings; the id breaks ties.
+    own.sort_by(|a, b| (&a.created_at, a.id).cmp(&(&b.created_at, b.id)));
+    own
+}
+
+/// The newest comment by `own_login` (case-insensitive) that is a Shepherd review.
+pub fn newest_own<'c>(comments: &'c [RestComment], own_login: &str) -> Option<&'c RestComment> {
+    own_reviews(comments, own_login).pop()
 }
 
 impl GitHubComments<'_> {
     fn base(&self) -> String {
         format!("/repos/{}/{}/issues", self.pr.owner, self.pr.repo)
     }
+
+    /// `id` as a comment id in a path: digits only.
+    fn checked_id(id: &str) -> Result<&str, PostError> {
+        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(PostError::Api(format!(
+                "`{}` is not a comment id",
+                crate::sanitize::one_line(id)
+            )));
+        }
+        Ok(id)
+    }
 }
 
 impl CommentStore for GitHubComments<'_> {
-    async fn find_own(&self) -> Result<Option<(String, String)>, PostError> {
+    async fn list_own(&self) -> Result<Vec<(String, String)>, PostError> {
         let path = format!("{}/{}/comments?per_page=100", self.base(), self.pr.number);
         let all: Vec<RestComment> = self
             .gh
             .get_all(&path, MAX_PAGES, "listing the PR's comments")
             .await?;
-        Ok(newest_own(&all, &self.own_login).map(|c| (c.id.to_string(), c.html_url.clone())))
+        Ok(own_reviews(&all, &self.own_login)
+            .into_iter()
+            .map(|c| (c.id.to_string(), c.html_url.clone()))
+            .collect())
     }
 
     async fn create(&self, body: &str) -> Result<(String, String), PostError> {
@@ -93,13 +116,7 @@ impl CommentStore for GitHubComments<'_> {
     }
 
     async fn update(&self, id: &str, body: &str) -> Result<String, PostError> {
-        if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(PostError::Api(format!(
-                "`{}` is not a comment id",
-                crate::sanitize::one_line(id)
-            )));
-        }
-        let path = format!("{}/comments/{id}", self.base());
+        let path = format!("{}/comments/{}", self.base(), Self::checked_id(id)?);
         let c: RestComment = self
             .gh
             .patch_json(
@@ -109,6 +126,29 @@ impl CommentStore for GitHubComments<'_> {
             )
             .await?;
         Ok(c.html_url)
+    }
+
+    async fn delete(&self, id: &str) -> Result<(), PostError> {
+        let path = format!("{}/comments/{}", self.base(), Self::checked_id(id)?);
+        let what = "removing a second review comment";
+        let resp = self
+            .gh
+            .rest_raw(reqwest::Method::DELETE, &path, None, what)
+            .await?;
+        // Gone already (a retried delete whose first answer was lost) is what was asked for.
+        if resp.status.is_success() || resp.status == reqwest::StatusCode::NOT_FOUND {
+            return Ok(());
+        }
+        Err(PostError::Api(format!(
+            "{what}: GitHub answered {}: {}",
+            resp.status.as_u16(),
+            resp.message()
+        )))
+    }
+
+    fn turns(&self) -> Option<(Ledger, PrCoords)> {
+        let dir = self.gh.state_dir()?;
+        Some((Ledger::new(dir), self.pr.clone()))
     }
 }
 

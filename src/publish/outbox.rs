@@ -12,15 +12,20 @@ pub struct Outbox<'a> {
 }
 
 impl CommentStore for Outbox<'_> {
-    async fn find_own(&self) -> Result<Option<(String, String)>, PostError> {
-        Ok(self.ledger.outbox(&self.pr)?.map(|c| {
-            let location = self
-                .ledger
-                .pr_dir(&self.pr)
-                .map(|d| d.join("outbox").join("comment.json").display().to_string())
-                .unwrap_or_default();
-            (c.comment_id, location)
-        }))
+    async fn list_own(&self) -> Result<Vec<(String, String)>, PostError> {
+        Ok(self
+            .ledger
+            .outbox(&self.pr)?
+            .map(|c| {
+                let location = self
+                    .ledger
+                    .pr_dir(&self.pr)
+                    .map(|d| d.join("outbox").join("comment.json").display().to_string())
+                    .unwrap_or_default();
+                (c.comment_id, location)
+            })
+            .into_iter()
+            .collect())
     }
 
     async fn create(&self, body: &str) -> Result<(String, String), PostError> {
@@ -50,6 +55,18 @@ impl CommentStore for Outbox<'_> {
             .display()
             .to_string())
     }
+
+    /// The outbox holds one comment, so it never has a second one to remove.
+    async fn delete(&self, id: &str) -> Result<(), PostError> {
+        Err(PostError::Api(format!(
+            "the outbox holds one comment; `{}` is not a second one",
+            crate::sanitize::one_line(id)
+        )))
+    }
+
+    fn turns(&self) -> Option<(Ledger, PrCoords)> {
+        Some((self.ledger.clone(), self.pr.clone()))
+    }
 }
 
 #[cfg(test)]
@@ -59,6 +76,7 @@ mod tests {
 
     fn block<F: std::future::Future>(f: F) -> F::Output {
         tokio::runtime::Builder::new_current_thread()
+            .enable_all()
             .build()
             .unwrap()
             .block_on(f)

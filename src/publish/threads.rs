@@ -8,13 +8,25 @@
 //! then is it sent again: a reply never goes out twice. Resolving is idempotent and retried
 //! as any request.
 //!
+//! The same holds across processes. Before the first try the reply's intent is recorded in the
+//! state dir (the thread, the text, the account and the thread's comments at that moment), and
+//! removed once the outcome is known. A run killed after its request left — before the answer
+//! came — leaves the intent behind; the next run of the same reply finds it, reads the thread
+//! and, when the earlier run's reply is there, reports it instead of sending it again. A reply
+//! holds the PR's post lock meanwhile, so two runs never look and send at the same time. The
+//! state dir is the one the client was made for ([`GitHub::state_dir`]); the console and
+//! `thread reply` both make theirs so.
+//!
 //! The own reply is recorded as seen when it is posted ([`record_own_reply`]), so it never
 //! makes the thread re-surface as edited because of the maintainer's own words.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::ledger::{KeptText, Ledger, LedgerError, ThreadActionKind};
+use crate::ledger::{
+    KeptText, Ledger, LedgerError, PrLock, ReplyIntent, ThreadActionKind, normalized_reply,
+    reply_body_hash,
+};
 use crate::pr::{Association, Author, Comment, Item, PrCoords, Thread};
 use crate::source::github::{
     GitHub, GitHubError, GraphqlReply, THREAD_REPLY_MUTATION, THREAD_RESOLVE_MUTATION,
@@ -88,8 +100,11 @@ pub struct ThreadDone {
     pub reply: Option<Comment>,
     /// Where it can be seen: the reply's URL, the thread's id, or the outbox file offline.
     pub location: String,
-    /// How many tries it took (live replies), 1 otherwise.
+    /// How many tries it took (live replies), 1 otherwise; 0 when an earlier run had posted it.
     pub attempts: u32,
+    /// The reply was posted by an earlier run that did not finish (killed, or its answer lost):
+    /// found on GitHub, not sent again.
+    pub earlier: bool,
 }
 
 /// Does `what` to `thread` offline: one more entry in the PR's thread outbox.
@@ -111,6 +126,7 @@ pub fn act_offline(
         reply: None,
         location: path.display().to_string(),
         attempts: 1,
+        earlier: false,
     })
 }
 
@@ -133,6 +149,7 @@ pub async fn act_live(
                 location: reply.url.clone(),
                 reply: Some(reply),
                 attempts: tries,
+                earlier: tries == 0,
             })
         }
         ThreadDo::Resolve | ThreadDo::Unresolve => {
@@ -167,6 +184,7 @@ pub async fn act_live(
                 reply: None,
                 location: thread.id.clone(),
                 attempts: 1,
+                earlier: false,
             })
         }
     }
@@ -194,10 +212,88 @@ fn maybe_done(e: &GitHubError) -> bool {
     matches!(e, GitHubError::Unavailable { .. })
 }
 
+/// Where a live reply records its intent, holding the PR's post lock: the client's state dir.
+struct Intents {
+    ledger: Ledger,
+    _turn: PrLock,
+}
+
+impl Intents {
+    /// Takes the PR's post lock in the client's state dir (none without one).
+    async fn open(gh: &GitHub, pr: &PrCoords) -> Result<Option<Intents>, ThreadError> {
+        let Some(dir) = gh.state_dir() else {
+            return Ok(None);
+        };
+        let ledger = Ledger::new(dir);
+        let turn = crate::publish::take_turn(&ledger, pr, crate::publish::POST_LOCK_WAIT).await?;
+        Ok(Some(Intents {
+            ledger,
+            _turn: turn,
+        }))
+    }
+}
+
+/// Sends `body` to `thread` once per try, never twice (see the module docs). Returns the reply
+/// and the tries it took (0: an earlier run had posted it).
 async fn reply_live(
     gh: &GitHub,
     pr: &PrCoords,
     thread: &Thread,
+    body: &str,
+    viewer: &str,
+    attempts: u32,
+) -> Result<(Comment, u32), ThreadError> {
+    let intents = Intents::open(gh, pr).await?;
+    let mut before: Vec<String> = thread.comments.iter().map(|c| c.id.clone()).collect();
+    if let Some(i) = &intents {
+        let earlier = i
+            .ledger
+            .reply_intent(pr, &thread.id, body)?
+            .filter(|e| e.login.is_empty() || e.login.eq_ignore_ascii_case(viewer));
+        if let Some(earlier) = earlier {
+            // An earlier run may have posted it: look before sending. Only comments that were
+            // not in the thread when it first tried can be its reply (an intent that could not
+            // be read names none, so any own reply with this text is taken for it).
+            before = earlier.before;
+            if let Some(c) = find_own_reply(gh, pr, &thread.id, &before, body, viewer).await? {
+                i.ledger.clear_reply_intent(pr, &thread.id, body)?;
+                return Ok((c, 0));
+            }
+        }
+        i.ledger.record_reply_intent(
+            pr,
+            &ReplyIntent {
+                thread_id: thread.id.clone(),
+                login: viewer.to_owned(),
+                body_hash: reply_body_hash(body),
+                before: before.clone(),
+                at: chrono::Utc::now().timestamp(),
+            },
+            body,
+        )?;
+    }
+    let outcome = send_reply(gh, pr, thread, &before, body, viewer, attempts).await;
+    if let Some(i) = &intents {
+        // Known: posted, or refused by GitHub. Unknown (it may have reached GitHub): the intent
+        // stays, so the next run looks first.
+        let known = match &outcome {
+            Ok(_) => true,
+            Err(ThreadError::GitHub(e)) => !maybe_done(e),
+            Err(_) => true,
+        };
+        if known {
+            i.ledger.clear_reply_intent(pr, &thread.id, body)?;
+        }
+    }
+    outcome
+}
+
+/// The tries of a reply: each after the first looks on GitHub before sending again.
+async fn send_reply(
+    gh: &GitHub,
+    pr: &PrCoords,
+    thread: &Thread,
+    before: &[String],
     body: &str,
     viewer: &str,
     attempts: u32,
@@ -207,7 +303,7 @@ async fn reply_live(
     for attempt in 1..=attempts.max(1) {
         if attempt > 1 {
             // Look before re-posting: the earlier try may have been stored.
-            match find_own_reply(gh, pr, thread, body, viewer).await {
+            match find_own_reply(gh, pr, &thread.id, before, body, viewer).await {
                 Ok(Some(c)) => return Ok((c, attempt - 1)),
                 Ok(None) => {}
                 Err(e) => {
@@ -242,23 +338,24 @@ async fn reply_live(
         }))
 }
 
-/// A reply by `viewer` with `body` that the thread did not have before.
+/// A reply by `viewer` with `body` in thread `thread_id` that is not one of `before`.
 async fn find_own_reply(
     gh: &GitHub,
     pr: &PrCoords,
-    thread: &Thread,
+    thread_id: &str,
+    before: &[String],
     body: &str,
     viewer: &str,
 ) -> Result<Option<Comment>, GitHubError> {
     let now = gh.fetch_snapshot(pr).await?;
-    let Some(Item::Thread(t)) = now.find(&thread.id) else {
+    let Some(Item::Thread(t)) = now.find(thread_id) else {
         return Ok(None);
     };
-    let norm = |s: &str| s.replace("\r\n", "\n").trim().to_owned();
+    let body = normalized_reply(body);
     Ok(t.comments
         .iter()
-        .filter(|c| !thread.comments.iter().any(|old| old.id == c.id))
-        .find(|c| c.author.login.eq_ignore_ascii_case(viewer) && norm(&c.body) == norm(body))
+        .filter(|c| !before.contains(&c.id))
+        .find(|c| c.author.login.eq_ignore_ascii_case(viewer) && normalized_reply(&c.body) == body)
         .cloned())
 }
 
@@ -312,7 +409,8 @@ fn parse_reply(reply: &GraphqlReply) -> Option<Comment> {
 /// Records the own reply as seen: when the thread was seen as it stood before the reply, its
 /// marker (and kept text) move to the thread with the reply, so the maintainer's own words
 /// never re-surface it. A thread with changes not yet seen is left to surface. Returns whether
-/// the marker moved.
+/// the marker moved (or already named the thread with the reply). `before` may already hold the
+/// reply — a reply an earlier, interrupted run posted — and is then taken without it.
 pub fn record_own_reply(
     ledger: &Ledger,
     pr: &PrCoords,
@@ -320,15 +418,19 @@ pub fn record_own_reply(
     reply: &Comment,
     now: i64,
 ) -> Result<bool, LedgerError> {
-    let before_hash = Item::Thread(before.clone()).body_hash();
-    let seen = ledger.load_marker(pr, &before.id)?;
-    if seen.is_none_or(|m| m.body_hash != before_hash) {
-        return Ok(false);
-    }
+    let mut before = before.clone();
+    before.comments.retain(|c| c.id != reply.id);
     let mut after = before.clone();
     after.comments.push(reply.clone());
+    let before_hash = Item::Thread(before.clone()).body_hash();
     let after = Item::Thread(after);
     let hash = after.body_hash();
+    let seen = ledger.load_marker(pr, &before.id)?;
+    match seen {
+        Some(m) if m.body_hash == hash => return Ok(true),
+        Some(m) if m.body_hash == before_hash => {}
+        _ => return Ok(false),
+    }
     ledger.keep_texts(pr, &[KeptText::of(&after, &hash)])?;
     ledger.mark_seen(pr, &[(before.id.as_str(), hash.as_str())], now)?;
     Ok(true)

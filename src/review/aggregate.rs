@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use super::classify::{AddressedBy, Classification, addressed_by_replies, classify};
 use super::findings::Finding;
 use super::prior::{META_VERSION, MetaFinding, PriorReviews, ReviewMeta};
-use super::runner::{AspectState, ReviewRun};
+use super::run::{AspectState, ReviewRun};
 use crate::policy::Mode;
 use crate::pr::Snapshot;
 
@@ -98,7 +98,7 @@ pub fn aggregate(
     agg.override_note = req.override_note.clone();
     if mode == Mode::Incremental {
         let replies: HashMap<String, AddressedBy> =
-            addressed_by_replies(snapshot, &req.reply_marker);
+            addressed_by_replies(snapshot, &req.reply_marker, &prior.reply_trust);
         agg.mode = mode;
         agg.classification = classify(&agg.current, prior, &replies, &req.console_addressed);
         agg.prior_reviews = prior.own.len();

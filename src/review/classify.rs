@@ -3,7 +3,11 @@
 //! - **addressed**: a prior finding that a later comment or thread reply mentions by id and that
 //!   ends with the reply marker (default `— AI Coding Agent`), or that the maintainer marked
 //!   addressed in the console, or that an earlier review already treated as addressed. It is not
-//!   raised again, and is listed under "Treated as addressed".
+//!   raised again, and is listed under "Treated as addressed", saying who addressed it. A marker
+//!   reply counts only from an author the gates trust ([`ReplyTrust`]: the team, or an account
+//!   in `[review] agent_logins`), never when it is minimized, and only by its own words: the id
+//!   and the marker inside a `>` quote, a code block, inline code or an HTML comment are
+//!   someone else's words or no words at all, and count for nothing.
 //! - **unchanged**: a prior finding still reported and not addressed: raised again, marked so.
 //! - **new**: everything else.
 //! - Prior findings neither addressed nor reported again are **no longer reported**: listed,
@@ -26,6 +30,7 @@ use serde::Serialize;
 
 use super::findings::Finding;
 use super::prior::{MetaFinding, PriorReviews, normalize_message};
+pub use super::prior::{ReplyTrust, Trusted};
 use crate::pr::is_review_body;
 use crate::pr::{Comment, Item, Snapshot};
 
@@ -36,9 +41,14 @@ pub const DEFAULT_REPLY_MARKER: &str = "— AI Coding Agent";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "by", rename_all = "camelCase")]
 pub enum AddressedBy {
-    /// A marker reply; the comment's node id and URL.
+    /// A marker reply: the comment's node id, URL and author, and why the author is trusted.
     #[serde(rename_all = "camelCase")]
-    Reply { comment_id: String, url: String },
+    Reply {
+        comment_id: String,
+        url: String,
+        author: String,
+        trust: Trusted,
+    },
     /// The maintainer marked it in the console.
     Console,
     /// An earlier review already treated it as addressed.
@@ -67,19 +77,111 @@ pub fn mentioned_ids(text: &str) -> Vec<&str> {
     out
 }
 
+/// A comment's own words: its text without `>` quotes, fenced and indented code blocks, inline
+/// code and HTML comments (an unclosed fence or comment runs to the end, as it renders).
+pub fn own_words(body: &str) -> String {
+    let mut kept = String::new();
+    let mut fence: Option<(char, usize)> = None;
+    for line in body.lines() {
+        let t = line.trim_start();
+        let run = |c: char| t.chars().take_while(|x| *x == c).count();
+        if let Some((c, n)) = fence {
+            if run(c) >= n && t.trim_start_matches(c).trim().is_empty() {
+                fence = None;
+            }
+            continue;
+        }
+        if let Some(c) = t.chars().next().filter(|c| *c == '`' || *c == '~')
+            && run(c) >= 3
+        {
+            fence = Some((c, run(c)));
+            continue;
+        }
+        if t.starts_with('>') || line.starts_with("    ") || line.starts_with('\t') {
+            continue;
+        }
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    without_spans(&without_html_comments(&kept))
+}
+
+fn without_html_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<!--") {
+        out.push_str(&rest[..start]);
+        match rest[start + 4..].find("-->") {
+            Some(end) => rest = &rest[start + 4 + end + 3..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Inline code spans (a run of backticks up to the next run of the same length) as one space;
+/// a run without its match is literal text.
+fn without_spans(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find('`') {
+        out.push_str(&rest[..start]);
+        let open = rest[start..].bytes().take_while(|b| *b == b'`').count();
+        let after = &rest[start + open..];
+        let mut close = None;
+        let mut i = 0;
+        while let Some(at) = after[i..].find('`') {
+            let at = i + at;
+            let n = after[at..].bytes().take_while(|b| *b == b'`').count();
+            if n == open {
+                close = Some(at);
+                break;
+            }
+            i = at + n;
+        }
+        match close {
+            Some(at) => {
+                out.push(' ');
+                rest = &after[at + open..];
+            }
+            None => {
+                out.push_str(&rest[start..start + open]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Finds marker replies: every conversation comment and thread comment (not Shepherd's own
-/// reviews) whose text ends with `marker` marks the finding ids it mentions as addressed.
-pub fn addressed_by_replies(snapshot: &Snapshot, marker: &str) -> HashMap<String, AddressedBy> {
+/// reviews) whose own words ([`own_words`]) end with `marker` marks the finding ids its own words
+/// mention as addressed — when its author is one `trust` trusts and it is not minimized.
+pub fn addressed_by_replies(
+    snapshot: &Snapshot,
+    marker: &str,
+    trust: &ReplyTrust,
+) -> HashMap<String, AddressedBy> {
     let mut out = HashMap::new();
     let mut consider = |c: &Comment| {
-        if is_review_body(&c.body) || !c.body.trim_end().ends_with(marker) {
+        if c.minimized || is_review_body(&c.body) {
             return;
         }
-        for id in mentioned_ids(&c.body) {
+        let Some(trusted) = trust.trusts(&c.author) else {
+            return;
+        };
+        let own = own_words(&c.body);
+        if !own.trim_end().ends_with(marker) {
+            return;
+        }
+        for id in mentioned_ids(&own) {
             out.entry(id.to_owned())
                 .or_insert_with(|| AddressedBy::Reply {
                     comment_id: c.id.clone(),
                     url: c.url.clone(),
+                    author: c.author.login.clone(),
+                    trust: trusted,
                 });
         }
     };

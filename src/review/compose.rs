@@ -1,17 +1,21 @@
-//! The aggregated review, composed from a run (pure): the `## PR Shepherd Review` Markdown and
-//! the JSON document of `pr-shepherd review --format json` (docs/json-output.md).
+//! The aggregated review, composed from a run (pure): the `## PR Shepherd Review` Markdown here,
+//! and the JSON document of `pr-shepherd review --format json` (docs/json-output.md) as serde
+//! structs in `compose/document.rs`.
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::aggregate::Aggregate;
-use super::aspect::Aspect;
 use super::classify::AddressedBy;
 use super::findings::{Finding, Severity};
 use super::prior::{MetaFinding, render_meta, shorten};
-use super::runner::{AspectOutcome, AspectState, ReviewRun};
+use super::run::{AspectOutcome, AspectState, ReviewRun};
 use crate::policy::Mode;
+
+mod document;
+
+pub use document::ReviewDocument;
 
 /// The marker every Shepherd review starts with.
 pub use super::prior::REVIEW_HEADER;
@@ -93,7 +97,13 @@ pub fn first_review(run: &ReviewRun) -> Aggregate {
 
 fn addressed_by(by: &AddressedBy) -> String {
     match by {
-        AddressedBy::Reply { url, .. } => format!("a reply marked as addressing it ({url})"),
+        AddressedBy::Reply {
+            url, author, trust, ..
+        } => format!(
+            "a reply by `{}` ({}) marked as addressing it ({url})",
+            crate::sanitize::one_line(author).replace('`', "'"),
+            trust.said()
+        ),
         AddressedBy::Console => "marked addressed by the maintainer".to_owned(),
         AddressedBy::Earlier => "treated as addressed by an earlier review".to_owned(),
     }
@@ -722,124 +732,18 @@ fn unclassified(s: &mut String, a: &AspectOutcome) {
     }
 }
 
-fn finding_json(f: &Finding) -> Value {
-    json!({
-        "id": f.id,
-        "aspect": f.aspect,
-        "severity": f.severity,
-        "file": f.file,
-        "line": f.line,
-        "message": f.message,
-        "suggestedFix": f.suggested_fix,
-        "outsideDiff": f.outside_diff,
-    })
-}
-
-/// The JSON document: aspects with their state and findings, every finding flat (with its
-/// classification), what was treated as addressed or no longer reported, and the body.
-/// Top-level usage totals; `estimatedCost` only when `[review.prices]` is configured.
-fn usage_json(run: &ReviewRun) -> Value {
-    let u = run.usage();
-    let mut v = json!({
-        "inputTokens": u.tokens.input,
-        "outputTokens": u.tokens.output,
-        "cacheReadTokens": u.tokens.cache_read,
-        "cacheWriteTokens": u.tokens.cache_write,
-        "calls": u.calls,
-    });
-    if let (Some(p), Some(obj)) = (run.prices, v.as_object_mut()) {
-        obj.insert(
-            "estimatedCost".into(),
-            json!({
-                "total": run.estimated_cost(),
-                "prices": {"input": p.input, "output": p.output, "cacheRead": p.cache_read, "cacheWrite": p.cache_write},
-                "per": "1M tokens",
-            }),
-        );
-    }
-    v
-}
-
+/// The JSON document (see [`ReviewDocument`]) as a value, for the command to add what it
+/// posted.
 pub fn json(run: &ReviewRun, agg: &Aggregate, body: &str) -> Value {
-    let class = |f: &Finding| agg.class_of_id(&f.id);
-    let aspects: Vec<Value> = run
-        .aspects
-        .iter()
-        .map(|a| {
-            json!({
-                "aspect": a.aspect,
-                "state": a.state,
-                "error": a.error,
-                "findings": sorted(&a.findings).into_iter().map(finding_json).collect::<Vec<_>>(),
-                "rejected": a.rejected,
-                "rawReply": a.raw_reply,
-                "elapsedMs": a.elapsed_ms,
-                "inputTokens": a.tokens.input,
-                "outputTokens": a.tokens.output,
-                "cacheReadTokens": a.tokens.cache_read,
-                "cacheWriteTokens": a.tokens.cache_write,
-                "calls": a.calls,
-                "diff": a.diff,
-                "note": a.note,
-            })
-        })
-        .collect();
-    let mut all: Vec<&Finding> = run.findings().collect();
-    all.sort_by_key(|f| {
-        (
-            f.severity,
-            Aspect::ALL.iter().position(|a| *a == f.aspect),
-            f.file.clone(),
-            f.line,
-        )
-    });
-    json!({
-        "runId": run.run_id,
-        "pr": run.pr,
-        "headSha": run.head_sha,
-        "mode": agg.mode,
-        "backend": run.backend,
-        "model": run.model,
-        "startedAt": run.started_at,
-        "elapsedMs": run.elapsed_ms,
-        "complete": !run.is_incomplete() && !run.cancelled,
-        "usage": usage_json(run),
-        "aspects": aspects,
-        "findings": all
-            .into_iter()
-            .filter_map(|f| {
-                let c = class(f)?;
-                let mut v = finding_json(f);
-                v["classification"] = Value::from(c);
-                if let Some(m) = agg.current.iter().find(|m| m.id == f.id) {
-                    let (reviews, first) = m.history();
-                    v["history"] = json!({"reviews": reviews, "firstSha": first});
-                }
-                Some(v)
-            })
-            .collect::<Vec<_>>(),
-        "modeReason": agg.mode_reason,
-        "addressed": agg.classification.addressed.iter().map(|(f, by)| json!({
-            "id": f.id, "aspect": f.aspect, "severity": f.severity, "file": f.file,
-            "line": f.line, "message": f.message, "by": by,
-        })).collect::<Vec<_>>(),
-        "notReported": agg.classification.not_reported,
-        "counts": {
-            "new": agg.classification.new.len(),
-            "unchanged": agg.classification.unchanged.len(),
-            "addressed": agg.classification.addressed.len(),
-            "notReported": agg.classification.not_reported.len(),
-        },
-        "triggerComment": agg.trigger_comment,
-        "triggerKind": agg.trigger_kind,
-        "body": body,
-        "posted": Value::Null,
-    })
+    ReviewDocument::new(run, agg, body).to_value()
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
+    use crate::review::aspect::Aspect;
     use crate::review::findings::finding_id;
     use crate::review::llm::TokenUsage;
 
@@ -1174,6 +1078,68 @@ mod tests {
         let v = json(&run, &first_review(&run), &md);
         assert_eq!(v["aspects"][1]["rejected"][0]["message"], "Token logged.");
         assert_eq!(v["aspects"][1]["rejected"][1]["reason"], "not an object");
+    }
+
+    /// The whole JSON document, to the byte, as `review --format json` prints it: a first review
+    /// with every aspect state, prices, a chunked and cut diff, a note, rejected findings and a
+    /// trigger; an incremental one with history, findings addressed three ways and one no longer
+    /// reported.
+    #[test]
+    fn json_documents_keep_their_bytes() {
+        let mut run = sample();
+        run.prices = Some(crate::review::settings::Prices {
+            input: 3.0,
+            output: 15.0,
+            cache_read: 0.3,
+            cache_write: 3.75,
+        });
+        run.aspects[0].tokens.cache_read = Some(600);
+        run.aspects[0].tokens.cache_write = Some(100);
+        run.aspects[0].calls = 2;
+        run.aspects[0].note = Some("chunk 1 of 2: replayed step 0".into());
+        run.aspects[0].diff = Some(crate::review::prompt::DiffReport {
+            budget_chars: 1000,
+            total_chars: 5000,
+            included_chars: 900,
+            omitted: vec!["big.lock".into()],
+            truncated: vec!["a.rs (kept 10 of 99 lines)".into()],
+            hidden_chars_removed: 2,
+            html_comments_removed: 1,
+            chunks: 2,
+        });
+        run.aspects[1].rejected = vec![crate::review::findings::Rejected {
+            index: 0,
+            reason: "not an object".into(),
+            raw: r#""just text""#.into(),
+            file: None,
+            message: None,
+        }];
+        let mut agg = first_review(&run);
+        agg.trigger_comment = Some(77);
+        agg.trigger_kind = Some(crate::policy::TriggerKind::ReviewComment);
+        let first = serde_json::to_string_pretty(&json(&run, &agg, "BODY")).unwrap();
+        insta::assert_snapshot!("json_first_review", first);
+
+        let (run, mut agg) = incremental();
+        let earlier = agg.classification.addressed[0].0.clone();
+        agg.classification.addressed.push((
+            MetaFinding {
+                id: "PS-00000000cc".into(),
+                ..earlier.clone()
+            },
+            AddressedBy::Console,
+        ));
+        agg.classification.addressed.push((
+            MetaFinding {
+                id: "PS-00000000dd".into(),
+                line: None,
+                ..earlier
+            },
+            AddressedBy::Earlier,
+        ));
+        let md = markdown(&run, &agg);
+        let again = serde_json::to_string_pretty(&json(&run, &agg, &md)).unwrap();
+        insta::assert_snapshot!("json_incremental_review", again);
     }
 
     #[test]

@@ -29,7 +29,7 @@ use super::aggregate::Aggregate;
 use super::compose::{Detail, Layout, markdown, markdown_with, sorted};
 use super::findings::{Finding, Severity};
 use super::prior::{render_meta, render_meta_compact};
-use super::runner::ReviewRun;
+use super::run::ReviewRun;
 
 /// GitHub's limit on a comment body (issue comments, review comments, replies), in characters.
 pub const COMMENT_LIMIT: usize = 65_536;

@@ -35,7 +35,8 @@ use super::aggregate::choose_mode;
 use super::llm::{LlmClient, LlmEnv, LlmError, ReplaySource};
 use super::prior::{MetaFinding, PriorReviews, prior_reviews};
 use super::prompt::Prompts;
-use super::runner::{ReviewEvent, ReviewRun, run_review_with_prior};
+use super::run::ReviewRun;
+use super::runner::{ReviewEvent, run_review_with_prior};
 use super::settings::{Overrides, ReviewSettings, SettingsError};
 use crate::policy::Mode;
 use crate::pr::OutboxComment;
@@ -113,6 +114,9 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
     let prompts = Prompts::load(settings.prompts_dir.as_deref())?;
     let mut prior = prior_reviews(snapshot, identity);
     prior.add_outbox(outbox);
+    // Whose marker replies count travels with the prior reviews to every front end's
+    // classification; the gates' part of it (collaborators) is the caller's to add.
+    prior.reply_trust.agent_logins = settings.agent_logins.clone();
     let (mode, mode_reason) = choose_mode(&prior, full);
     let prior_findings = match mode {
         Mode::Incremental => prior.findings(),

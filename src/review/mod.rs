@@ -10,8 +10,8 @@
 //!          (shared prefix first, the aspect's instructions last)
 //!        ─ llm::LlmClient::complete_observed (anthropic | openai: streamed, cache-marked;
 //!          command | replay) — the first call warms the cache, the rest follow
-//!        ─ findings::parse_reply (tolerant) ─ runner::ReviewRun ─ compose::{markdown, json}
-//!                                                             └ ledger: <pr>/runs/<run-id>.json
+//!        ─ findings::parse_reply (tolerant) ─ runner ─ run::ReviewRun ─ compose::{markdown, json}
+//!                                                      └ ledger: <pr>/runs/<run-id>.json
 //! ```
 //!
 //! # Consuming progress (console)
@@ -46,15 +46,18 @@ pub mod compose;
 pub mod condense;
 pub mod findings;
 pub mod flow;
+pub mod glob;
 pub mod llm;
 pub mod prior;
 pub mod prompt;
+pub mod run;
 pub mod runner;
 pub mod settings;
 
 pub use aspect::Aspect;
 pub use findings::{Finding, Severity};
-pub use runner::{AspectOutcome, AspectState, ReviewEvent, ReviewRun, run_review};
+pub use run::{AspectOutcome, AspectState, ReviewRun};
+pub use runner::{ReviewEvent, run_review};
 pub use settings::ReviewSettings;
 
 /// A review run is what the ledger's run files hold (`<pr>/runs/<run-id>.json`).

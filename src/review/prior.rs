@@ -454,6 +454,63 @@ pub struct PriorReviews {
     /// Comments that look like Shepherd reviews but were posted by someone else: ignored, and
     /// never edited. Their node ids.
     pub lookalikes: Vec<String>,
+    /// Whose marker replies may mark these reviews' findings addressed
+    /// (`review::classify::addressed_by_replies`). [`crate::review::flow::prepare`] fills it from
+    /// the settings, so every front end's review carries it to the classification.
+    pub reply_trust: ReplyTrust,
+}
+
+/// Who may mark an earlier finding addressed with a marker reply: the team as the gates decide
+/// it (OWNER and MEMBER; COLLABORATOR with `[gates] collaborators_are_team`; never a bot), and
+/// the accounts named in `[review] agent_logins` (the coding agent's bot). Nobody else — a
+/// drive-by account, another bot — however the reply is worded.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReplyTrust {
+    /// `[gates] collaborators_are_team`.
+    pub collaborators_are_team: bool,
+    /// `[review] agent_logins`, compared case-insensitively (GitHub logins are).
+    pub agent_logins: Vec<String>,
+}
+
+/// Why a marker reply's author is trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Trusted {
+    /// A team member, as the gates decide it.
+    Team,
+    /// An account named in `[review] agent_logins`.
+    Agent,
+}
+
+impl Trusted {
+    /// How the review says it.
+    pub fn said(self) -> &'static str {
+        match self {
+            Trusted::Team => "team",
+            Trusted::Agent => "agent login",
+        }
+    }
+}
+
+impl ReplyTrust {
+    /// Whether a marker reply by `author` may mark a finding addressed, and why.
+    pub fn trusts(&self, author: &crate::pr::Author) -> Option<Trusted> {
+        if self
+            .agent_logins
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(&author.login))
+        {
+            return Some(Trusted::Agent);
+        }
+        let gates = crate::policy::GateConfig {
+            collaborators_are_team: self.collaborators_are_team,
+            ..crate::policy::GateConfig::default()
+        };
+        let bot = author.bot || author.login.ends_with("[bot]");
+        let team = crate::policy::membership(author.association, &gates)
+            == crate::policy::Membership::Team;
+        (team && !bot).then_some(Trusted::Team)
+    }
 }
 
 impl PriorReviews {

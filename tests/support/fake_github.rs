@@ -270,6 +270,12 @@ pub struct State {
     pub pr_state: Mutex<String>,
     /// The PR's head commit (`headRefOid`).
     pub head_sha: Mutex<String>,
+    /// When set, every REST listing of the PR's comments is answered this much later (a slow
+    /// listing, so that concurrent posts overlap).
+    pub list_delay: Mutex<Option<std::time::Duration>>,
+    /// When set, a thread reply is stored at once and its answer held back this long (a client
+    /// killed meanwhile sent the reply but never learnt so).
+    pub reply_hold: Mutex<Option<std::time::Duration>>,
 }
 
 /// Database ids of `pr.comments` start here (index order).
@@ -304,6 +310,8 @@ impl FakeGitHub {
                 fail_replies_after_store: Mutex::new(0),
                 pr_state: Mutex::new("OPEN".to_owned()),
                 head_sha: Mutex::new("6dcb09b5b57875f334f61aebed695e2e4193db5e".to_owned()),
+                list_delay: Mutex::new(None),
+                reply_hold: Mutex::new(None),
             }),
         }
     }
@@ -414,6 +422,7 @@ impl FakeGitHub {
             ("GET", r"/repos/[^/]+/[^/]+/issues/\d+/comments$"),
             ("POST", r"/repos/[^/]+/[^/]+/issues/\d+/comments$"),
             ("PATCH", r"/repos/[^/]+/[^/]+/issues/comments/\d+$"),
+            ("DELETE", r"/repos/[^/]+/[^/]+/issues/comments/\d+$"),
             ("GET", r"/orgs/[^/]+/members/[^/]+$"),
             ("GET", r"/repos/[^/]+/[^/]+/pulls$"),
         ] {
@@ -747,8 +756,12 @@ fn reply_answer(st: &State, v: &Value) -> ResponseTemplate {
     }
     let mut comment = comment_json(&c, true);
     comment["author"] = json!({"__typename": "User", "login": c.login});
-    ResponseTemplate::new(200)
-        .set_body_json(json!({"data": {"addPullRequestReviewThreadReply": {"comment": comment}}}))
+    let answer = ResponseTemplate::new(200)
+        .set_body_json(json!({"data": {"addPullRequestReviewThreadReply": {"comment": comment}}}));
+    match *st.reply_hold.lock().unwrap() {
+        Some(hold) => answer.set_delay(hold),
+        None => answer,
+    }
 }
 
 /// `resolveReviewThread` / `unresolveReviewThread`.
@@ -1042,6 +1055,8 @@ impl Respond for RestResponder {
             "list-comments"
         } else if m == "POST" {
             "create-comment"
+        } else if m == "DELETE" {
+            "delete-comment"
         } else {
             "update-comment"
         };
@@ -1109,7 +1124,30 @@ impl Respond for RestResponder {
                         format!("<{root}{p}?per_page={per}&page={}>; rel=\"next\"", page + 1);
                     t = t.insert_header("link", link.as_str());
                 }
+                if let Some(d) = *st.list_delay.lock().unwrap() {
+                    t = t.set_delay(d);
+                }
                 rate_headers(t, "core", 4000)
+            }
+            "delete-comment" => {
+                let db: u64 = p
+                    .rsplit('/')
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .unwrap_or(0);
+                let viewer = st.viewer.lock().unwrap().clone();
+                let mut extra = st.extra_comments.lock().unwrap();
+                match extra.iter().position(|(id, _)| *id == db) {
+                    Some(i) if extra[i].1.login == viewer => {
+                        extra.remove(i);
+                        ResponseTemplate::new(204)
+                    }
+                    Some(_) => ResponseTemplate::new(403)
+                        .set_body_json(json!({"message": "Must have admin rights to Repository."})),
+                    None => {
+                        ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+                    }
+                }
             }
             "create-comment" => {
                 let Some(text) = body.get("body").and_then(Value::as_str) else {

@@ -84,7 +84,7 @@ fn snapshot(items: Vec<Item>) -> Snapshot {
 
 fn run(snap: &Snapshot, current: &[MetaFinding], console: &[&str]) -> Classification {
     let prior = prior_reviews(snap, ME);
-    let replies = addressed_by_replies(snap, DEFAULT_REPLY_MARKER);
+    let replies = addressed_by_replies(snap, DEFAULT_REPLY_MARKER, &ReplyTrust::default());
     let console: HashSet<String> = console.iter().map(|s| s.to_string()).collect();
     classify(current, &prior, &replies, &console)
 }
@@ -236,6 +236,202 @@ fn addressed_stays_addressed_in_later_reviews() {
     };
     assert_eq!(c.addressed, vec![(x, AddressedBy::Earlier)]);
     assert!(c.not_reported.is_empty());
+}
+
+/// The coding agent's bot, as `[review] agent_logins` names it in these tests.
+const AGENT: &str = "copilot-swe-agent[bot]";
+
+fn trust() -> ReplyTrust {
+    ReplyTrust {
+        collaborators_are_team: false,
+        agent_logins: vec!["Copilot-SWE-Agent[bot]".into()],
+    }
+}
+
+fn authored(id: &str, login: &str, association: Association, body: &str) -> Comment {
+    Comment {
+        author: Author {
+            login: login.into(),
+            association,
+            bot: login.ends_with("[bot]"),
+        },
+        ..comment(id, login, 5, body)
+    }
+}
+
+/// Which of `replies` (each beside the earlier review raising `x`) mark `x` addressed.
+fn who_addresses(x: &MetaFinding, replies: Vec<Comment>, trust: &ReplyTrust) -> Vec<String> {
+    let mut items = vec![Item::Comment(comment(
+        "IC_review",
+        ME,
+        0,
+        &review_body(vec![x.clone()], vec![], "h"),
+    ))];
+    items.extend(replies.into_iter().map(Item::Comment));
+    let snap = snapshot(items);
+    let replies = addressed_by_replies(&snap, DEFAULT_REPLY_MARKER, trust);
+    replies
+        .values()
+        .filter_map(|by| match by {
+            AddressedBy::Reply { comment_id, .. } => Some(comment_id.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn only_the_team_and_agent_logins_mark_a_finding_addressed() {
+    let x = f("security", "src/auth.rs", "token logged at debug level");
+    let reply = format!("Fixed {} by redacting it.\n\n— AI Coding Agent", x.id);
+    let one = |c: Comment| who_addresses(&x, vec![c], &trust());
+    // None of these counts, worded exactly like an agent's reply.
+    assert!(one(authored("IC_driveby", "mallory", Association::None, &reply)).is_empty());
+    assert!(
+        one(authored(
+            "IC_first",
+            "newbie",
+            Association::FirstTimer,
+            &reply
+        ))
+        .is_empty()
+    );
+    assert!(
+        one(authored(
+            "IC_contrib",
+            "someone",
+            Association::Contributor,
+            &reply
+        ))
+        .is_empty()
+    );
+    assert!(
+        one(authored(
+            "IC_collab",
+            "helper",
+            Association::Collaborator,
+            &reply
+        ))
+        .is_empty(),
+        "a collaborator is team only when the gates say so"
+    );
+    assert!(
+        one(authored(
+            "IC_bot",
+            "dependabot[bot]",
+            Association::None,
+            &reply
+        ))
+        .is_empty(),
+        "another bot"
+    );
+    assert!(
+        one(authored(
+            "IC_botmember",
+            "ci-bot[bot]",
+            Association::Member,
+            &reply
+        ))
+        .is_empty(),
+        "a bot is never team, whatever its association"
+    );
+    let mut spam = authored("IC_spam", "maya", Association::Member, &reply);
+    spam.minimized = true;
+    spam.minimized_reason = Some("spam".into());
+    assert!(one(spam).is_empty(), "minimized");
+    // These do: a team member, and the listed agent login (whatever its association).
+    assert_eq!(
+        one(authored("IC_owner", "maya", Association::Owner, &reply)),
+        ["IC_owner"]
+    );
+    assert_eq!(
+        one(authored("IC_member", "raj", Association::Member, &reply)),
+        ["IC_member"]
+    );
+    assert_eq!(
+        one(authored("IC_agent", AGENT, Association::None, &reply)),
+        ["IC_agent"]
+    );
+    let collaborators = ReplyTrust {
+        collaborators_are_team: true,
+        ..trust()
+    };
+    assert_eq!(
+        who_addresses(
+            &x,
+            vec![authored(
+                "IC_collab",
+                "helper",
+                Association::Collaborator,
+                &reply
+            )],
+            &collaborators
+        ),
+        ["IC_collab"]
+    );
+}
+
+#[test]
+fn only_a_replys_own_words_count_not_quotes_or_code() {
+    let x = f("security", "src/auth.rs", "token logged at debug level");
+    let id = &x.id;
+    let bodies = [
+        // Quoting the agent's reply, marker and all.
+        format!("> Fixed {id} by redacting it.\n>\n> — AI Coding Agent"),
+        format!("I disagree with this:\n\n> Fixed {id}.\n> — AI Coding Agent"),
+        // The id only in a quote, the marker in the own words.
+        format!("> {id}\n\nNot fixed yet.\n\n— AI Coding Agent"),
+        // In a fenced code block (closed, unclosed, tildes).
+        format!("Example:\n\n```\nFixed {id}\n— AI Coding Agent\n```"),
+        format!("Example:\n\n```text\nFixed {id}\n— AI Coding Agent"),
+        format!("~~~~\nFixed {id}\n— AI Coding Agent\n~~~~"),
+        // Indented code.
+        format!("Example:\n\n    Fixed {id}\n    — AI Coding Agent"),
+        // Inline code.
+        format!("Write `Fixed {id} — AI Coding Agent`"),
+        format!("Reply with ``Fixed {id}`` then `— AI Coding Agent`"),
+        // Hidden in an HTML comment.
+        format!("Thanks <!-- Fixed {id}\n— AI Coding Agent -->"),
+    ];
+    for body in &bodies {
+        let c = authored("IC_team", "maya", Association::Member, body);
+        assert!(
+            who_addresses(&x, vec![c], &trust()).is_empty(),
+            "counted: {body:?}"
+        );
+    }
+    // Own words around quotes and code still count.
+    let fine = format!(
+        "> why does this log the token?\n\nFixed {id} (see `redact()`).\n\n```rust\nredact(t)\n```\n\n— AI Coding Agent"
+    );
+    let c = authored("IC_ok", "maya", Association::Member, &fine);
+    assert_eq!(who_addresses(&x, vec![c], &trust()), ["IC_ok"]);
+    assert_eq!(own_words("a `b` c ``d`e`` f ` g"), "a   c   f ` g\n");
+}
+
+#[test]
+fn the_reply_says_who_addressed_it() {
+    let x = f("security", "src/auth.rs", "token logged at debug level");
+    let reply = format!("Fixed {}.\n\n— AI Coding Agent", x.id);
+    let snap = snapshot(vec![
+        Item::Comment(comment(
+            "IC_review",
+            ME,
+            0,
+            &review_body(vec![x.clone()], vec![], "h"),
+        )),
+        Item::Comment(authored("IC_agent", AGENT, Association::None, &reply)),
+    ]);
+    let replies = addressed_by_replies(&snap, DEFAULT_REPLY_MARKER, &trust());
+    match replies.get(&x.id) {
+        Some(AddressedBy::Reply { author, trust, .. }) => {
+            assert_eq!((author.as_str(), *trust), (AGENT, Trusted::Agent));
+        }
+        other => panic!("{other:?}"),
+    }
+    let v = serde_json::to_value(&replies[&x.id]).unwrap();
+    assert_eq!(v["by"], "reply");
+    assert_eq!(v["author"], AGENT);
+    assert_eq!(v["trust"], "agent");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::review::aspect::Aspect;
 use crate::review::findings::finding_id;
 use crate::review::llm::TokenUsage;
 use crate::review::prior::{parse_meta, prior_reviews};
-use crate::review::runner::{AspectOutcome, AspectState};
+use crate::review::run::{AspectOutcome, AspectState};
 
 fn finding(aspect: Aspect, severity: Severity, file: &str, line: u32, msg: String) -> Finding {
     Finding {

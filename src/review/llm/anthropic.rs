@@ -1,10 +1,11 @@
-//! Anthropic Messages API (`POST {base}/v1/messages`).
+//! Anthropic Messages API (`POST {base}/v1/messages`): the request body, the whole answer and the
+//! streamed one ([`AnthropicStream`]); the transport is `http.rs`.
 
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::json;
 
-use super::http::{self, HttpBackend, RetryPolicy};
-use super::sse::AnthropicStream;
+use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamError};
+use super::sse::SseEvent;
 use super::structured::{self, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
@@ -42,20 +43,19 @@ impl AnthropicClient {
         retry: RetryPolicy,
     ) -> Result<AnthropicClient, LlmError> {
         let url = http::endpoint(base_url, "v1/messages")?;
-        let mut headers = http::api_headers(
+        let mut headers = ApiHeaders {
             base_url,
-            DEFAULT_BASE_URL,
-            api_key.as_deref(),
-            super::ANTHROPIC_API_KEY,
-            HeaderName::from_static("x-api-key"),
-            str::to_owned,
-            || {
-                format!(
-                    "{} is not set (needed for --llm anthropic)",
-                    super::ANTHROPIC_API_KEY
-                )
-            },
-        )?;
+            default_base_url: DEFAULT_BASE_URL,
+            api_key: api_key.as_deref(),
+            key_var: super::ANTHROPIC_API_KEY,
+            key_header: HeaderName::from_static("x-api-key"),
+            key_prefix: "",
+            missing: &format!(
+                "{} is not set (needed for --llm anthropic)",
+                super::ANTHROPIC_API_KEY
+            ),
+        }
+        .build()?;
         headers.insert("anthropic-version", HeaderValue::from_static(API_VERSION));
         Ok(AnthropicClient {
             http: HttpBackend::new(
@@ -139,11 +139,11 @@ fn request_body(
 /// here as reported); the completion's `input` is their sum (everything the prompt held), with
 /// the cache parts alongside.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Usage(TokenUsage);
+struct Usage(TokenUsage);
 
 impl Usage {
     /// Takes the fields a `usage` object has (later events update earlier ones).
-    pub(super) fn merge(&mut self, u: &serde_json::Value) {
+    fn merge(&mut self, u: &serde_json::Value) {
         let get = |k: &str| u.get(k).and_then(|v| v.as_u64());
         let t = &mut self.0;
         t.input = get("input_tokens").or(t.input);
@@ -152,7 +152,7 @@ impl Usage {
         t.cache_write = get("cache_creation_input_tokens").or(t.cache_write);
     }
 
-    pub(super) fn completion(&self, text: String) -> Completion {
+    fn completion(&self, text: String) -> Completion {
         let t = self.0;
         Completion {
             text,
@@ -195,6 +195,112 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
     Ok(done)
 }
 
+/// Anthropic Messages streaming: `message_start` (input usage, cache fields), `content_block_*`
+/// (text in `text_delta`, a forced tool's input in `input_json_delta`), `message_delta` (stop
+/// reason, output usage), `message_stop` (the end), `error`, `ping`.
+#[derive(Debug, Default)]
+pub(super) struct AnthropicStream {
+    text: String,
+    /// The forced findings tool's input (`input_json_delta`).
+    tool: structured::ToolInputStream,
+    tool_chars: usize,
+    usage: Usage,
+    stop_reason: Option<String>,
+    done: bool,
+}
+
+impl Collector for AnthropicStream {
+    fn apply(&mut self, ev: &SseEvent) -> Result<usize, StreamError> {
+        let Some(v) = ev.json() else {
+            return Ok(0);
+        };
+        self.tool.on_event(&v);
+        let kind = ev
+            .event
+            .clone()
+            .or_else(|| v.get("type").and_then(|t| t.as_str()).map(str::to_owned))
+            .unwrap_or_default();
+        match kind.as_str() {
+            "message_start" => {
+                if let Some(u) = v.get("message").and_then(|m| m.get("usage")) {
+                    self.usage.merge(u);
+                }
+            }
+            "content_block_start" => {
+                let block = v.get("content_block");
+                if let Some(t) = block.and_then(|b| b.get("text")).and_then(|t| t.as_str()) {
+                    self.text.push_str(t);
+                    return Ok(t.chars().count());
+                }
+            }
+            "content_block_delta" => {
+                let d = v.get("delta");
+                let s = |k: &str| d.and_then(|d| d.get(k)).and_then(|t| t.as_str());
+                match s("type") {
+                    Some("text_delta") => {
+                        let t = s("text").unwrap_or_default();
+                        self.text.push_str(t);
+                        return Ok(t.chars().count());
+                    }
+                    Some("input_json_delta") => {
+                        let n = s("partial_json").unwrap_or_default().chars().count();
+                        self.tool_chars += n;
+                        return Ok(n);
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(r) = v
+                    .get("delta")
+                    .and_then(|d| d.get("stop_reason"))
+                    .and_then(|r| r.as_str())
+                {
+                    self.stop_reason = Some(r.to_owned());
+                }
+                if let Some(u) = v.get("usage") {
+                    self.usage.merge(u);
+                }
+            }
+            "message_stop" => self.done = true,
+            "error" => {
+                let e = v.get("error");
+                let t = e
+                    .and_then(|e| e.get("type"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or("error");
+                let m = e
+                    .and_then(|e| e.get("message"))
+                    .and_then(|t| t.as_str())
+                    .unwrap_or("");
+                return Err(StreamError {
+                    retryable: matches!(t, "overloaded_error" | "api_error" | "rate_limit_error"),
+                    detail: format!("{t}: {m}"),
+                });
+            }
+            _ => {}
+        }
+        Ok(0)
+    }
+
+    fn finished(&self) -> bool {
+        self.done
+    }
+
+    fn received(&self) -> usize {
+        self.text.len() + self.tool_chars
+    }
+
+    fn into_completion(self) -> Completion {
+        // The forced findings tool answers in its input (as `structured::anthropic_tool_input`
+        // does for a whole answer); else the text.
+        let text = self.tool.finish().unwrap_or(self.text);
+        let mut c = self.usage.completion(text);
+        c.truncated = self.stop_reason.as_deref() == Some("max_tokens");
+        c
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,18 +320,7 @@ mod tests {
 
     #[test]
     fn requests_mark_the_shared_prefix_for_the_cache_unless_refused() {
-        let pr = crate::source::Fixture::parse(
-            crate::source::DEMO_FIXTURE,
-            std::path::Path::new("demo"),
-        )
-        .unwrap()
-        .pr;
-        let p = crate::review::prompt::build(
-            crate::review::Aspect::Perf,
-            &pr,
-            &crate::review::prompt::Prompts::embedded(),
-            60_000,
-        );
+        let p = super::super::tests::demo_prompt();
         let body = request_body("m", 10, &p, true, true);
         assert_eq!(body["stream"], true);
         assert_eq!(body["system"][0]["text"], p.system.as_str());
@@ -276,5 +371,58 @@ mod tests {
         )
         .unwrap();
         assert!(!format!("{c:?}").contains("sk-secret"));
+    }
+
+    const ANTHROPIC: &str = "event: message_start\n\
+data: {\"type\":\"message_start\",\"message\":{\"usage\":{\"input_tokens\":12,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":3000,\"output_tokens\":1}}}\n\n\
+event: content_block_start\n\
+data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n\
+event: ping\ndata: {\"type\": \"ping\"}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"{\\\"findings\\\"\"}}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\": []}\"}}\n\n\
+event: message_delta\n\
+data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":9}}\n\n\
+event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+
+    #[test]
+    fn anthropic_stream_collects_text_and_cache_usage() {
+        let (c, r) = http::collect::<AnthropicStream>(ANTHROPIC);
+        r.unwrap();
+        assert!(c.finished());
+        let done = c.into_completion();
+        assert_eq!(done.text, "{\"findings\": []}");
+        assert_eq!(done.tokens.input, Some(3012));
+        assert_eq!(done.tokens.output, Some(9));
+        assert_eq!(done.tokens.cache_read, Some(3000));
+        assert_eq!(done.tokens.cache_write, Some(0));
+        // Cut before message_stop: not finished.
+        let cut = &ANTHROPIC[..ANTHROPIC.find("event: message_delta").unwrap()];
+        let (c, _) = http::collect::<AnthropicStream>(cut);
+        assert!(!c.finished());
+        // An overloaded error event is retryable.
+        let (_, r) = http::collect::<AnthropicStream>(
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+        );
+        assert!(r.unwrap_err().retryable);
+    }
+
+    #[test]
+    fn anthropic_stream_collects_a_forced_tools_input() {
+        let text = "event: content_block_start\n\
+data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"report_findings\",\"input\":{}}}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"findings\\\":\"}}\n\n\
+event: content_block_delta\n\
+data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\" []}\"}}\n\n\
+event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+        let (c, r) = http::collect::<AnthropicStream>(text);
+        r.unwrap();
+        let done = c.into_completion();
+        assert_eq!(done.text, "{\"findings\": []}");
+        // Unknown usage stays unknown.
+        assert_eq!(done.tokens.cache_read, None);
+        assert_eq!(done.tokens.input, None);
     }
 }

@@ -1,15 +1,15 @@
 //! The HTTP plumbing shared by the `anthropic` and `openai` backends: [`HttpBackend`], one
-//! reqwest client with rustls on ring, JSON POST (whole or streamed) with bounded retry on
+//! reqwest client (on the crate's TLS setup, `crate::net`), JSON POST (whole or streamed) with bounded retry on
 //! 429 / 5xx / connection failures / cut streams, and the prompt-cache field switched off for
 //! the run when an endpoint refuses it.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Once};
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::HeaderMap;
 
-use super::sse::{Collector, SseParser};
+use super::sse::{SseEvent, SseParser};
 use super::structured::{self, Shape, ShapeMemory, Wire};
 use super::{CallEvents, Completion, LlmError};
 
@@ -34,15 +34,9 @@ impl Default for RetryPolicy {
 /// The longest `Retry-After` honoured; a provider asking for more is treated as this.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
 
-static CRYPTO: Once = Once::new();
-
-/// A reqwest client on rustls with ring (installed as the process default once).
+/// A reqwest client on the crate's TLS setup.
 fn client(provider: &'static str) -> Result<reqwest::Client, LlmError> {
-    CRYPTO.call_once(|| {
-        // Err means another provider is already installed, which serves as well.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
-    reqwest::Client::builder()
+    crate::net::client_builder()
         .connect_timeout(Duration::from_secs(15))
         .build()
         .map_err(|e| LlmError::Config(format!("cannot set up the {provider} HTTP client: {e}")))
@@ -63,34 +57,46 @@ pub(super) fn secret_header(
     Ok(v)
 }
 
-/// The headers every call to a JSON API carries: the content type and, when there is a key,
-/// `key_header` with `key_value(key)`, marked sensitive (`key_var` names the key's variable in
-/// errors). Without a key the provider's own endpoint is refused with `missing()`; any other
-/// endpoint (a local server) goes without.
-pub(super) fn api_headers(
-    base_url: &str,
-    default_base_url: &str,
-    api_key: Option<&str>,
-    key_var: &str,
-    key_header: reqwest::header::HeaderName,
-    key_value: impl FnOnce(&str) -> String,
-    missing: impl FnOnce() -> String,
-) -> Result<HeaderMap, LlmError> {
-    let mut headers = HeaderMap::new();
-    headers.insert(
-        reqwest::header::CONTENT_TYPE,
-        reqwest::header::HeaderValue::from_static("application/json"),
-    );
-    match api_key {
-        Some(key) => {
-            headers.insert(key_header, secret_header(&key_value(key.trim()), key_var)?);
+/// The headers every call to a provider's JSON API carries, and how its API key goes: built by
+/// [`ApiHeaders::build`].
+pub(super) struct ApiHeaders<'a> {
+    /// The base URL in use.
+    pub(super) base_url: &'a str,
+    /// The provider's own base URL: refused without a key (any other endpoint, a local server or
+    /// a proxy, goes without).
+    pub(super) default_base_url: &'a str,
+    pub(super) api_key: Option<&'a str>,
+    /// The variable the key comes from, named in errors (`OPENAI_API_KEY`).
+    pub(super) key_var: &'a str,
+    /// The header that carries the key (`authorization`, `x-api-key`).
+    pub(super) key_header: reqwest::header::HeaderName,
+    /// What goes before the key in that header (`Bearer `), if anything.
+    pub(super) key_prefix: &'a str,
+    /// The error when the provider's own endpoint has no key.
+    pub(super) missing: &'a str,
+}
+
+impl ApiHeaders<'_> {
+    /// The content type and, when there is a key, `key_header` with the key (trimmed) after
+    /// `key_prefix`, marked sensitive.
+    pub(super) fn build(self) -> Result<HeaderMap, LlmError> {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            reqwest::header::CONTENT_TYPE,
+            reqwest::header::HeaderValue::from_static("application/json"),
+        );
+        match self.api_key {
+            Some(key) => {
+                let value = format!("{}{}", self.key_prefix, key.trim());
+                headers.insert(self.key_header, secret_header(&value, self.key_var)?);
+            }
+            None if self.base_url.trim_end_matches('/') == self.default_base_url => {
+                return Err(LlmError::Config(self.missing.to_owned()));
+            }
+            None => {}
         }
-        None if base_url.trim_end_matches('/') == default_base_url => {
-            return Err(LlmError::Config(missing()));
-        }
-        None => {}
+        Ok(headers)
     }
-    Ok(headers)
 }
 
 /// Joins a base URL and a path with exactly one slash.
@@ -114,15 +120,10 @@ fn retryable(status: u16) -> bool {
     matches!(status, 429 | 500 | 502 | 503 | 504 | 529)
 }
 
+/// The wait the provider's `Retry-After` asks for (see [`crate::net::retry_after`]), capped at
+/// [`MAX_RETRY_AFTER`].
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let secs: f64 = headers
-        .get(RETRY_AFTER)?
-        .to_str()
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
+    crate::net::retry_after(headers).map(|wait| wait.min(MAX_RETRY_AFTER))
 }
 
 fn snippet(text: &str) -> String {
@@ -425,6 +426,28 @@ fn refuses_cache_field(err: &LlmError, field: &str) -> bool {
             .any(|n| d.contains(n))
 }
 
+/// What the transport needs from a provider's stream collector (`AnthropicStream` in
+/// `anthropic.rs`, `OpenAiStream` in `openai.rs`): [`read_stream`] feeds it every event of one
+/// streamed answer. A collector says whether the stream ended properly (`finished`); a stream that
+/// stops before that is a cut answer, retried like a 5xx.
+pub(super) trait Collector: Default {
+    /// Takes one event and returns the characters of answer it added; `Err` for an error event
+    /// (`retryable` says whether to try again).
+    fn apply(&mut self, ev: &SseEvent) -> Result<usize, StreamError>;
+    /// The stream reached its proper end.
+    fn finished(&self) -> bool;
+    /// Characters of answer collected so far.
+    fn received(&self) -> usize;
+    fn into_completion(self) -> Completion;
+}
+
+/// An error the provider sent inside the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct StreamError {
+    pub(super) retryable: bool,
+    pub(super) detail: String,
+}
+
 /// Why a stream did not give an answer.
 enum StreamEnd {
     /// Worth another attempt: cut mid-answer, a read error, a retryable error event.
@@ -484,6 +507,19 @@ async fn read_stream<C: Collector>(
     }
 }
 
+/// Collects a whole stream `text` into a `C`, stopping at the first error event (for the
+/// collectors' tests in each provider's file).
+#[cfg(test)]
+pub(super) fn collect<C: Collector>(text: &str) -> (C, Result<(), StreamError>) {
+    let mut c = C::default();
+    for ev in SseParser::default().push(text.as_bytes()) {
+        if let Err(e) = c.apply(&ev) {
+            return (c, Err(e));
+        }
+    }
+    (c, Ok(()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,17 +527,16 @@ mod tests {
     #[test]
     fn api_headers_carry_the_key_and_refuse_the_public_endpoint_without_one() {
         let name = reqwest::header::AUTHORIZATION;
-        let bearer = |k: &str| format!("Bearer {k}");
-        let h = api_headers(
-            "https://api.x/",
-            "https://api.x",
-            Some(" sk-1 \n"),
-            "X_KEY",
-            name.clone(),
-            bearer,
-            String::new,
-        )
-        .unwrap();
+        let headers = |base_url, api_key| ApiHeaders {
+            base_url,
+            default_base_url: "https://api.x",
+            api_key,
+            key_var: "X_KEY",
+            key_header: name.clone(),
+            key_prefix: "Bearer ",
+            missing: "X_KEY is not set",
+        };
+        let h = headers("https://api.x/", Some(" sk-1 \n")).build().unwrap();
         let auth = h.get(&name).unwrap();
         assert_eq!(auth, "Bearer sk-1");
         assert!(auth.is_sensitive());
@@ -509,39 +544,13 @@ mod tests {
             h.get(reqwest::header::CONTENT_TYPE).unwrap(),
             "application/json"
         );
-        let missing = || "X_KEY is not set".to_owned();
-        let err = api_headers(
-            "https://api.x/",
-            "https://api.x",
-            None,
-            "X_KEY",
-            name.clone(),
-            bearer,
-            missing,
-        )
-        .unwrap_err();
+        let err = headers("https://api.x/", None).build().unwrap_err();
         assert!(err.to_string().contains("X_KEY is not set"), "{err}");
-        let local = api_headers(
-            "http://127.0.0.1:8080",
-            "https://api.x",
-            None,
-            "X_KEY",
-            name.clone(),
-            bearer,
-            missing,
-        )
-        .unwrap();
+        let local = headers("http://127.0.0.1:8080", None).build().unwrap();
         assert!(local.get(&name).is_none());
-        let bad = api_headers(
-            "https://api.x",
-            "https://api.x",
-            Some("a\u{7f}b"),
-            "X_KEY",
-            name,
-            bearer,
-            missing,
-        )
-        .unwrap_err();
+        let bad = headers("https://api.x", Some("a\u{7f}b"))
+            .build()
+            .unwrap_err();
         assert!(bad.to_string().contains("X_KEY"), "{bad}");
     }
 
@@ -559,6 +568,7 @@ mod tests {
 
     #[test]
     fn retry_after_is_capped() {
+        use reqwest::header::RETRY_AFTER;
         let mut h = HeaderMap::new();
         h.insert(RETRY_AFTER, "2".parse().unwrap());
         assert_eq!(retry_after(&h), Some(Duration::from_secs(2)));

@@ -344,6 +344,22 @@ pub(crate) fn aspect_of(name: &str) -> Option<Aspect> {
 mod tests {
     use super::*;
 
+    /// The perf aspect's prompt for the bundled demo PR (for the providers' request tests).
+    pub(super) fn demo_prompt() -> Prompt {
+        let pr = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .pr;
+        crate::review::prompt::build(
+            Aspect::Perf,
+            &pr,
+            &crate::review::prompt::Prompts::embedded(),
+            60_000,
+        )
+    }
+
     #[test]
     fn the_backend_comes_from_the_env_given_not_the_process_env() {
         // Whatever the process environment holds, an empty LlmEnv offers no key.

@@ -1,11 +1,12 @@
 //! OpenAI Chat Completions API (`POST {base}/chat/completions`) and the servers that speak it:
-//! Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp server, OpenRouter.
+//! Ollama (`http://localhost:11434/v1`), vLLM, llama.cpp server, OpenRouter. The request body,
+//! the whole answer and the streamed one ([`OpenAiStream`]); the transport is `http.rs`.
 
 use reqwest::header::AUTHORIZATION;
 use serde_json::json;
 
-use super::http::{self, HttpBackend, RetryPolicy};
-use super::sse::OpenAiStream;
+use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamError};
+use super::sse::SseEvent;
 use super::structured::{self, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
@@ -43,20 +44,19 @@ impl OpenAiClient {
         retry: RetryPolicy,
     ) -> Result<OpenAiClient, LlmError> {
         let url = http::endpoint(base_url, "chat/completions")?;
-        let headers = http::api_headers(
+        let headers = ApiHeaders {
             base_url,
-            DEFAULT_BASE_URL,
-            api_key.as_deref(),
-            super::OPENAI_API_KEY,
-            AUTHORIZATION,
-            |key| format!("Bearer {key}"),
-            || {
-                format!(
-                    "{} is not set (needed for --llm openai at {DEFAULT_BASE_URL}; local servers can go without)",
-                    super::OPENAI_API_KEY
-                )
-            },
-        )?;
+            default_base_url: DEFAULT_BASE_URL,
+            api_key: api_key.as_deref(),
+            key_var: super::OPENAI_API_KEY,
+            key_header: AUTHORIZATION,
+            key_prefix: "Bearer ",
+            missing: &format!(
+                "{} is not set (needed for --llm openai at {DEFAULT_BASE_URL}; local servers can go without)",
+                super::OPENAI_API_KEY
+            ),
+        }
+        .build()?;
         Ok(OpenAiClient {
             http: HttpBackend::new(
                 PROVIDER,
@@ -132,7 +132,7 @@ fn request_body(
 
 /// A completion from a Chat Completions `usage` object: `prompt_tokens` (cached ones included),
 /// `completion_tokens`, `prompt_tokens_details.cached_tokens`. Cache writes are not reported.
-pub(super) fn usage_completion(usage: Option<&serde_json::Value>, text: String) -> Completion {
+fn usage_completion(usage: Option<&serde_json::Value>, text: String) -> Completion {
     let tokens = |path: &[&str]| {
         let mut cur = usage?;
         for k in path {
@@ -175,6 +175,88 @@ fn parse_answer(answer: &serde_json::Value) -> Result<Completion, LlmError> {
     Ok(done)
 }
 
+/// OpenAI Chat Completions streaming: `data: {choices:[{delta:{content}}]}` chunks, a last chunk
+/// with `usage` (asked for with `stream_options.include_usage`), then `data: [DONE]`.
+#[derive(Debug, Default)]
+pub(super) struct OpenAiStream {
+    text: String,
+    tool_input: String,
+    usage: Option<serde_json::Value>,
+    finish_reason: Option<String>,
+    done: bool,
+}
+
+impl Collector for OpenAiStream {
+    fn apply(&mut self, ev: &SseEvent) -> Result<usize, StreamError> {
+        if ev.data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(0);
+        }
+        let Some(v) = ev.json() else {
+            return Ok(0);
+        };
+        if let Some(e) = v.get("error") {
+            let m = e.get("message").and_then(|m| m.as_str()).unwrap_or("");
+            return Err(StreamError {
+                retryable: true,
+                detail: m.to_owned(),
+            });
+        }
+        if let Some(u) = v.get("usage").filter(|u| !u.is_null()) {
+            self.usage = Some(u.clone());
+        }
+        let mut n = 0;
+        let choices = v.get("choices").and_then(|c| c.as_array());
+        if let Some(choice) = choices.and_then(|c| c.first()) {
+            let delta = choice.get("delta");
+            if let Some(t) = delta
+                .and_then(|d| d.get("content"))
+                .and_then(|t| t.as_str())
+            {
+                self.text.push_str(t);
+                n += t.chars().count();
+            }
+            let calls = delta
+                .and_then(|d| d.get("tool_calls"))
+                .and_then(|c| c.as_array());
+            for call in calls.into_iter().flatten() {
+                if let Some(a) = call
+                    .get("function")
+                    .and_then(|f| f.get("arguments"))
+                    .and_then(|a| a.as_str())
+                {
+                    self.tool_input.push_str(a);
+                    n += a.chars().count();
+                }
+            }
+            if let Some(r) = choice.get("finish_reason").and_then(|r| r.as_str()) {
+                self.finish_reason = Some(r.to_owned());
+            }
+        }
+        Ok(n)
+    }
+
+    fn finished(&self) -> bool {
+        // Some compatible servers end without `[DONE]`; a finish reason is an end too.
+        self.done || self.finish_reason.is_some()
+    }
+
+    fn received(&self) -> usize {
+        self.text.len() + self.tool_input.len()
+    }
+
+    fn into_completion(self) -> Completion {
+        let text = if self.text.is_empty() {
+            self.tool_input
+        } else {
+            self.text
+        };
+        let mut c = usage_completion(self.usage.as_ref(), text);
+        c.truncated = self.finish_reason.as_deref() == Some("length");
+        c
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,18 +275,7 @@ mod tests {
 
     #[test]
     fn requests_carry_the_cache_key_and_ask_for_usage_when_streamed() {
-        let pr = crate::source::Fixture::parse(
-            crate::source::DEMO_FIXTURE,
-            std::path::Path::new("demo"),
-        )
-        .unwrap()
-        .pr;
-        let p = crate::review::prompt::build(
-            crate::review::Aspect::Perf,
-            &pr,
-            &crate::review::prompt::Prompts::embedded(),
-            60_000,
-        );
+        let p = super::super::tests::demo_prompt();
         let body = request_body("m", Some(5), &p, true, true);
         assert_eq!(body["prompt_cache_key"], p.cache_key.as_str());
         assert_eq!(body["stream_options"]["include_usage"], true);
@@ -223,6 +294,42 @@ mod tests {
             (Some(2000), Some(1536))
         );
         assert_eq!(c.tokens.cache_write, None);
+    }
+
+    /// A provider asking to wait longer than a `Duration` holds (`Retry-After: 1e20`) panicked
+    /// the call; now the hint is ignored, the retry waits the backoff, and the answer comes.
+    #[tokio::test]
+    async fn a_retry_after_too_large_to_hold_is_no_hint_and_no_panic() {
+        use wiremock::matchers::method;
+        use wiremock::{Mock, MockServer, ResponseTemplate};
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(429).insert_header("retry-after", "1e20"))
+            .up_to_n_times(1)
+            .with_priority(1)
+            .mount(&server)
+            .await;
+        Mock::given(method("POST"))
+            .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+                "choices": [{"message": {"content": "{\"findings\": []}"}, "finish_reason": "stop"}]
+            })))
+            .mount(&server)
+            .await;
+        let client = OpenAiClient::new(
+            &format!("{}/v1", server.uri()),
+            None,
+            "m".into(),
+            None,
+            RetryPolicy {
+                retries: 1,
+                backoff: std::time::Duration::from_millis(1),
+            },
+        )
+        .unwrap();
+        let p = super::super::tests::demo_prompt();
+        let done = client.complete(&p, &super::super::NoEvents).await.unwrap();
+        assert_eq!(done.text, "{\"findings\": []}");
+        assert_eq!(server.received_requests().await.map(|r| r.len()), Some(2));
     }
 
     #[test]
@@ -245,5 +352,26 @@ mod tests {
             )
             .is_err()
         );
+    }
+
+    #[test]
+    fn openai_stream_collects_content_and_cached_tokens() {
+        let text = "data: {\"choices\":[{\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n\
+data: {\"choices\":[{\"delta\":{\"content\":\"{\\\"findings\\\": []}\"}}]}\n\n\
+data: {\"choices\":[{\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n\
+data: {\"choices\":[],\"usage\":{\"prompt_tokens\":4000,\"completion_tokens\":7,\"prompt_tokens_details\":{\"cached_tokens\":3584}}}\n\n\
+data: [DONE]\n\n";
+        let (c, r) = http::collect::<OpenAiStream>(text);
+        r.unwrap();
+        assert!(c.finished());
+        let done = c.into_completion();
+        assert_eq!(done.text, "{\"findings\": []}");
+        assert_eq!(done.tokens.input, Some(4000));
+        assert_eq!(done.tokens.output, Some(7));
+        assert_eq!(done.tokens.cache_read, Some(3584));
+        assert_eq!(done.tokens.cache_write, None);
+        let cut = &text[..text.find("data: {\"choices\":[{\"delta\":{},").unwrap()];
+        let (c, _) = http::collect::<OpenAiStream>(cut);
+        assert!(!c.finished());
     }
 }

@@ -120,8 +120,10 @@ pub struct AuthEnv {
 }
 
 impl AuthEnv {
-    pub fn from_process() -> AuthEnv {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    /// The credential variables as `var` reports them (`commands::Context` passes the process
+    /// environment's, read there once); blank values count as unset.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> AuthEnv {
+        let var = |k: &str| var(k).filter(|v| !v.trim().is_empty());
         AuthEnv {
             gh_token: var("GH_TOKEN"),
             github_token: var("GITHUB_TOKEN"),
@@ -216,7 +218,7 @@ async fn app(env: &AuthEnv, api_base: &str) -> Result<Credentials, GitHubError> 
     let key = octocrab::EncodingKey::from_rsa_pem(pem.as_bytes()).map_err(|_| {
         GitHubError::Auth("GH_APP_PRIVATE_KEY is not an RSA private key in PEM format".to_owned())
     })?;
-    super::tls::install_crypto_provider();
+    crate::net::install_crypto_provider();
     let app = Octocrab::builder()
         .base_uri(api_base)
         .map_err(|_| GitHubError::Config(format!("`{api_base}` is not a valid API URL")))?

@@ -7,20 +7,17 @@
 //! pages together (a PR with more than 100 threads, comments or reviews takes a further round
 //! in the same batch, the others are left out of it); then the thread comments past 100 of all
 //! the batch's PRs together, 20 threads per `ThreadComments` request. The paging rules, the
-//! mapping onto the snapshot, retries, rate-limit waits and the incomplete-page rules are those
-//! of the one-PR fetch (`fetch.rs`): they are its functions. Changed files are not fetched
-//! (the inbox counts items only).
+//! mapping onto the snapshot and the incomplete-page rules are those of the one-PR fetch: both
+//! go through `pages.rs` (`PrPages`, `continue_threads`); retries and rate-limit waits are the
+//! client's. Changed files are not fetched (the inbox counts items only).
 
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::client::{GraphqlError, GraphqlReply};
-use super::fetch::{
-    Gathered, MAX_ROUNDS, PagePlan, THREADS_PER_REQUEST, ThreadContinuation, ThreadPage,
-    apply_page, apply_thread_pages, assemble, errors_text, thread_batch,
-};
+use super::client::{GraphqlError, GraphqlReply, errors_text};
+use super::pages::{MAX_ROUNDS, PageInfo, PrPages, continue_threads};
 use super::{GitHub, GitHubError, ITEM_FRAGMENTS};
 use crate::pr::{Association, Author, PrCoords, PrMeta, Snapshot};
 
@@ -107,7 +104,7 @@ struct Name {
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct ListPage {
-    page_info: super::fetch::PageInfo,
+    page_info: PageInfo,
     #[serde(default)]
     nodes: Vec<Option<ListedNode>>,
 }
@@ -348,9 +345,7 @@ pub fn inbox_prs_query(n: usize) -> String {
 /// One PR of a batch while its pages come in.
 struct InFlight {
     coords: PrCoords,
-    plan: PagePlan,
-    g: Gathered,
-    more_comments: Vec<ThreadContinuation>,
+    pages: PrPages,
     /// Set when the PR failed for good (its first page).
     failed: Option<GitHubError>,
     rounds: usize,
@@ -418,9 +413,7 @@ async fn fetch_batch(
         .into_iter()
         .map(|coords| InFlight {
             coords,
-            plan: PagePlan::new(),
-            g: Gathered::default(),
-            more_comments: Vec::new(),
+            pages: PrPages::new(),
             failed: None,
             rounds: 0,
         })
@@ -429,7 +422,7 @@ async fn fetch_batch(
         let active: Vec<usize> = flights
             .iter()
             .enumerate()
-            .filter(|(_, f)| f.failed.is_none() && f.plan.any_wanted())
+            .filter(|(_, f)| f.failed.is_none() && f.pages.wants_more())
             .map(|(i, _)| i)
             .collect();
         if active.is_empty() {
@@ -438,7 +431,7 @@ async fn fetch_batch(
         let mut vars = serde_json::Map::new();
         for (slot, &i) in active.iter().enumerate() {
             let f = &flights[i];
-            if let Value::Object(v) = f.plan.variables(&f.coords, f.rounds == 0) {
+            if let Value::Object(v) = f.pages.variables(&f.coords, f.rounds == 0) {
                 for (k, v) in v {
                     vars.insert(format!("{k}_{slot}"), v);
                 }
@@ -446,7 +439,7 @@ async fn fetch_batch(
         }
         let what = match active.as_slice() {
             [one] => flights[*one]
-                .plan
+                .pages
                 .describe(&flights[*one].coords, flights[*one].rounds == 0),
             many => format!("{} pull requests", many.len()),
         };
@@ -459,23 +452,13 @@ async fn fetch_batch(
             f.rounds += 1;
             match &reply {
                 Err(e) if first => f.failed = Some(clone_error(e)),
-                Err(e) => f.plan.give_up(&mut f.g, &e.to_string()),
+                Err(e) => f.pages.give_up(&e.to_string()),
                 Ok(reply) => {
                     let one = alias_reply(reply, slot);
-                    let what = f.plan.describe(&f.coords, first);
-                    match apply_page(
-                        gh,
-                        &f.coords,
-                        &mut f.plan,
-                        &mut f.g,
-                        &one,
-                        &what,
-                        first,
-                        &mut f.more_comments,
-                    ) {
-                        Ok(true) => {}
-                        Ok(false) => {}
-                        Err(e) => f.failed = Some(e),
+                    let what = f.pages.describe(&f.coords, first);
+                    // `Ok(false)`: what the page was for is given up on, incomplete.
+                    if let Err(e) = f.pages.take_answer(gh, &f.coords, &one, &what, first) {
+                        f.failed = Some(e);
                     }
                 }
             }
@@ -483,105 +466,26 @@ async fn fetch_batch(
     }
     for f in &mut flights {
         if f.failed.is_none() {
-            f.plan.note_unfinished(&mut f.g);
+            f.pages.end_rounds();
         }
     }
-    thread_comments(gh, &mut flights).await;
+    // The thread comments past 100 of every PR of the batch together.
+    let mut going: Vec<(&PrCoords, &mut PrPages)> = flights
+        .iter_mut()
+        .filter(|f| f.failed.is_none())
+        .map(|f| (&f.coords, &mut f.pages))
+        .collect();
+    continue_threads(gh, &mut going).await;
     flights
         .into_iter()
         .map(|f| {
             let result = match f.failed {
                 Some(e) => Err(e),
-                None => assemble(&f.coords, f.g, Vec::new()),
+                None => f.pages.into_snapshot(&f.coords, Vec::new()),
             };
             (f.coords, result)
         })
         .collect()
-}
-
-/// One PR's share of a continuation request: (flight, its (thread index, id, cursor)s, their
-/// pages).
-type FlightPages = (usize, Vec<(usize, String, String)>, Vec<ThreadPage>);
-
-/// The thread comments past 100 of every PR of the batch: 20 threads per request, whichever PR
-/// they belong to, up to [`MAX_ROUNDS`] rounds.
-async fn thread_comments(gh: &GitHub, flights: &mut [InFlight]) {
-    // (flight, thread index, thread id, cursor)
-    let mut pending: Vec<(usize, usize, String, String)> = Vec::new();
-    for (fi, f) in flights.iter_mut().enumerate() {
-        if f.failed.is_some() {
-            continue;
-        }
-        for (idx, cursor) in std::mem::take(&mut f.more_comments) {
-            let id = f.g.thread_id(idx);
-            pending.push((fi, idx, id, cursor));
-        }
-    }
-    for _ in 0..MAX_ROUNDS {
-        if pending.is_empty() {
-            return;
-        }
-        let chunks: Vec<Vec<(usize, usize, String, String)>> = std::mem::take(&mut pending)
-            .chunks(THREADS_PER_REQUEST)
-            .map(<[_]>::to_vec)
-            .collect();
-        let coords_of: Vec<PrCoords> = flights.iter().map(|f| f.coords.clone()).collect();
-        let coords_of = &coords_of;
-        let results: Vec<_> = futures::stream::iter(chunks.into_iter().map(|chunk| async move {
-            // Messages name a chunk by its first PR.
-            let coords = chunk
-                .first()
-                .and_then(|c| coords_of.get(c.0))
-                .cloned()
-                .unwrap_or_else(|| coords_of[0].clone());
-            let batch: Vec<(usize, String, String)> = chunk
-                .iter()
-                .map(|(_, idx, id, cur)| (*idx, id.clone(), cur.clone()))
-                .collect();
-            let res = thread_batch(gh, &coords, &batch).await;
-            (chunk, res)
-        }))
-        .buffer_unordered(gh.transport.opts.concurrency.max(1))
-        .collect()
-        .await;
-        for (chunk, res) in results {
-            let mut pages: Vec<Option<ThreadPage>> = match res {
-                Ok(v) => v.into_iter().map(Some).collect(),
-                Err(why) => chunk.iter().map(|_| Some(Err(why.clone()))).collect(),
-            };
-            // Per flight, its threads of this chunk with their pages.
-            let mut by_flight: Vec<FlightPages> = Vec::new();
-            for (pos, (fi, idx, id, cur)) in chunk.iter().enumerate() {
-                let page = pages
-                    .get_mut(pos)
-                    .and_then(Option::take)
-                    .unwrap_or_else(|| Err("GitHub sent no answer for the thread".to_owned()));
-                match by_flight.iter_mut().find(|(f, _, _)| f == fi) {
-                    Some((_, b, p)) => {
-                        b.push((*idx, id.clone(), cur.clone()));
-                        p.push(page);
-                    }
-                    None => {
-                        by_flight.push((*fi, vec![(*idx, id.clone(), cur.clone())], vec![page]))
-                    }
-                }
-            }
-            for (fi, batch, pages) in by_flight {
-                let Some(f) = flights.get_mut(fi) else {
-                    continue;
-                };
-                for (idx, cursor) in apply_thread_pages(&mut f.g, &batch, Ok(pages)) {
-                    let id = f.g.thread_id(idx);
-                    pending.push((fi, idx, id, cursor));
-                }
-            }
-        }
-    }
-    for (fi, idx, _, _) in pending {
-        if let Some(f) = flights.get_mut(fi) {
-            f.g.thread_unfinished(idx);
-        }
-    }
 }
 
 /// `GitHubError` is not `Clone` (it may carry sources); a batch's failed request is the same

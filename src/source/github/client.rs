@@ -23,7 +23,6 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::auth::Credentials;
-use super::tls::install_crypto_provider;
 use super::{FetchOptions, GitHubError, Notice};
 
 /// What `x-ratelimit-*` said on the last answer.
@@ -54,14 +53,6 @@ impl RateLimit {
                 .map(str::to_owned),
         }
     }
-}
-
-/// `retry-after` in seconds (GitHub sends seconds; an HTTP date is not used by its API).
-fn retry_after(h: &HeaderMap) -> Option<Duration> {
-    h.get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|s| s.trim().parse::<u64>().ok())
-        .map(Duration::from_secs)
 }
 
 /// A finished answer: any status that is neither retryable nor 401.
@@ -130,8 +121,7 @@ pub(super) struct Transport {
 
 impl Transport {
     pub(super) fn new(creds: Credentials, opts: FetchOptions) -> Result<Transport, GitHubError> {
-        install_crypto_provider();
-        let http = reqwest::Client::builder()
+        let http = crate::net::client_builder()
             .user_agent(concat!("pr-shepherd/", env!("CARGO_PKG_VERSION")))
             .timeout(opts.timeout)
             .connect_timeout(opts.timeout.min(Duration::from_secs(10)))
@@ -276,7 +266,8 @@ impl Transport {
                 continue;
             }
             if status.is_server_error() {
-                let asked = retry_after(&resp.headers).filter(|w| *w <= self.opts.max_backoff);
+                let asked =
+                    crate::net::retry_after(&resp.headers).filter(|w| *w <= self.opts.max_backoff);
                 let why = format!("HTTP {}", status.as_u16());
                 let wait = self.retry_wait(what, why, attempt, max_attempts, asked, deadline)?;
                 tokio::time::sleep(wait).await;
@@ -539,7 +530,7 @@ fn is_rate_limited(resp: &RawResponse, rate: &RateLimit) -> bool {
 /// GitHub's documented order: `retry-after`, else until `x-ratelimit-reset` when nothing is
 /// left, else one minute (secondary limits without a hint).
 fn rate_limit_wait(h: &HeaderMap, rate: &RateLimit) -> Duration {
-    if let Some(w) = retry_after(h) {
+    if let Some(w) = crate::net::retry_after(h) {
         return w;
     }
     if rate.remaining == Some(0)
@@ -632,6 +623,24 @@ impl GraphqlError {
             }
         }
     }
+}
+
+/// Up to three errors of an answer on one line each, with where they are:
+/// `Could not resolve to a User (at repository.pullRequest.author)`.
+pub(super) fn errors_text(errors: &[GraphqlError]) -> String {
+    errors
+        .iter()
+        .take(3)
+        .map(|e| {
+            let p = e.path_text();
+            if p.is_empty() {
+                e.message_line()
+            } else {
+                format!("{} (at {p})", e.message_line())
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]

@@ -2,9 +2,12 @@
 //!
 //! - `auth.rs`: where credentials come from (env tokens, a GitHub App, `gh auth token`).
 //! - `client.rs`: one request with rate-limit waits and bounded retries; the request counter.
-//! - `tls.rs`: the process-wide rustls crypto provider, installed by `auth.rs` and `client.rs`.
-//! - `fetch.rs`: the fetch plan (GraphQL pages, nested thread comments, REST files) and the
-//!   mapping of GitHub's answers onto the snapshot model.
+//!   TLS and the `Retry-After` parser are the crate's, shared with the LLM clients (`crate::net`).
+//! - `pages.rs`: one PR's GraphQL pages gathered into a snapshot (the page plan, nested thread
+//!   comments, the mapping of GitHub's answers onto the snapshot model), shared by `fetch.rs`
+//!   and `batch.rs` through `PrPages` and `continue_threads`.
+//! - `fetch.rs`: the one-PR fetch (GraphQL rounds, REST files at the same time, REST lists).
+//! - `batch.rs`: the inbox's fetch: open PRs listed, then many PRs' items in few round trips.
 //! - `members.rs`: the organization membership check.
 //! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
 //!   `tests/github_schema.rs`.
@@ -15,7 +18,7 @@
 //! nothing about posting).
 //!
 //! Waits and retries are announced as [`Notice`]s to [`FetchOptions::notify`];
-//! [`FetchOptions::from_env`] prints them to stderr. Nothing else subscribes yet: the console
+//! [`FetchOptions::from_vars`] prints them to stderr. Nothing else subscribes yet: the console
 //! shows no fetch status line.
 
 pub mod auth;
@@ -23,7 +26,7 @@ pub mod batch;
 pub mod client;
 mod fetch;
 mod members;
-mod tls;
+mod pages;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -77,7 +80,7 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("thread_unresolve.graphql", THREAD_UNRESOLVE_MUTATION),
 ];
 
-pub use fetch::thread_comments_query;
+pub use pages::thread_comments_query;
 
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
 
@@ -234,13 +237,10 @@ impl std::fmt::Debug for FetchOptions {
 impl FetchOptions {
     /// Defaults, tuned by `PR_SHEPHERD_HTTP_BACKOFF_MS`, `PR_SHEPHERD_HTTP_MAX_WAIT_S`,
     /// `PR_SHEPHERD_HTTP_TIMEOUT_S`, `PR_SHEPHERD_HTTP_DEADLINE_S` and
-    /// `PR_SHEPHERD_HTTP_ATTEMPTS`; notices go to stderr.
-    pub fn from_env() -> FetchOptions {
-        let num = |k: &str| {
-            std::env::var(k)
-                .ok()
-                .and_then(|v| v.trim().parse::<u64>().ok())
-        };
+    /// `PR_SHEPHERD_HTTP_ATTEMPTS` as `var` reports them (`commands::Context` passes the
+    /// process environment's, read there once); notices go to stderr.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> FetchOptions {
+        let num = |k: &str| var(k).and_then(|v| v.trim().parse::<u64>().ok());
         let mut o = FetchOptions::default();
         if let Some(ms) = num("PR_SHEPHERD_HTTP_BACKOFF_MS") {
             o.backoff = Duration::from_millis(ms);
@@ -322,6 +322,9 @@ pub struct GitHub {
     host: Option<String>,
     transport: client::Transport,
     on_page: Option<PageSink>,
+    /// The state dir of the run this client serves, where posting takes the PR's lock and
+    /// records a reply's intent (`publish`); `None` posts without them.
+    state_dir: Option<std::path::PathBuf>,
 }
 
 impl GitHub {
@@ -336,7 +339,20 @@ impl GitHub {
             host,
             transport: client::Transport::new(creds, opts)?,
             on_page: None,
+            state_dir: None,
         })
+    }
+
+    /// Names the state dir of the run (see [`GitHub::state_dir`]).
+    pub fn with_state_dir(mut self, dir: std::path::PathBuf) -> GitHub {
+        self.state_dir = Some(dir);
+        self
+    }
+
+    /// The state dir of the run this client serves: posting through this client takes the PR's
+    /// lock there and records a reply's intent there, whichever front end posts.
+    pub fn state_dir(&self) -> Option<&std::path::Path> {
+        self.state_dir.as_deref()
     }
 
     /// Calls `sink` after every page that came back (see [`PageSink`]).
@@ -350,18 +366,6 @@ impl GitHub {
         if let Some(f) = &self.on_page {
             f(what);
         }
-    }
-
-    /// Endpoints from flags/env and the PR's host; credentials from the process environment.
-    pub async fn from_env(
-        api_url: Option<&str>,
-        graphql_url: Option<&str>,
-        host: Option<&str>,
-        opts: FetchOptions,
-    ) -> Result<GitHub, GitHubError> {
-        let endpoints = Endpoints::resolve(api_url, graphql_url, host)?;
-        let creds = auth::resolve(&AuthEnv::from_process(), &endpoints.api, host).await?;
-        GitHub::new(endpoints, host.map(str::to_owned), creds, opts)
     }
 
     pub fn endpoints(&self) -> &Endpoints {

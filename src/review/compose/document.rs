@@ -1,0 +1,286 @@
+//! The JSON document of `pr-shepherd review --format json` (docs/json-output.md), as serde
+//! structs: each struct's field order is the document's key order (`serde_json` keeps it), and a
+//! field without `skip_serializing_if` is always there, `null` when unknown.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::Value;
+
+use super::sorted;
+use crate::policy::{Mode, TriggerKind};
+use crate::review::aggregate::Aggregate;
+use crate::review::aspect::Aspect;
+use crate::review::classify::AddressedBy;
+use crate::review::findings::{Finding, Rejected, Severity};
+use crate::review::prior::MetaFinding;
+use crate::review::prompt::DiffReport;
+use crate::review::run::{AspectOutcome, AspectState, ReviewRun};
+
+/// The whole document: the run, its aspects, every raised finding flat (with its
+/// classification), what was treated as addressed or no longer reported, and the body.
+/// `posted` is `null` here; the command that posts fills it in.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReviewDocument<'a> {
+    run_id: &'a str,
+    pr: &'a str,
+    head_sha: &'a str,
+    mode: Mode,
+    backend: &'a str,
+    model: &'a str,
+    started_at: DateTime<Utc>,
+    elapsed_ms: u64,
+    /// No aspect failed or timed out, and the run was not cancelled.
+    complete: bool,
+    usage: UsageTotals,
+    aspects: Vec<AspectEntry<'a>>,
+    findings: Vec<RaisedFinding<'a>>,
+    mode_reason: &'a str,
+    addressed: Vec<AddressedFinding<'a>>,
+    not_reported: &'a [MetaFinding],
+    counts: Counts,
+    trigger_comment: Option<u64>,
+    trigger_kind: Option<TriggerKind>,
+    body: &'a str,
+    posted: Option<()>,
+}
+
+/// Top-level usage totals; `estimatedCost` only when `[review.prices]` is configured.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct UsageTotals {
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    cache_read_tokens: Option<u64>,
+    cache_write_tokens: Option<u64>,
+    calls: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    estimated_cost: Option<EstimatedCost>,
+}
+
+#[derive(Debug, Serialize)]
+struct EstimatedCost {
+    total: Option<f64>,
+    prices: PricesPerMillion,
+    per: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PricesPerMillion {
+    input: f64,
+    output: f64,
+    cache_read: f64,
+    cache_write: f64,
+}
+
+/// One aspect: its state and accepted findings (most severe first), what broke the contract,
+/// and what it cost. Token counts are `null` when the backend did not report them.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct AspectEntry<'a> {
+    aspect: Aspect,
+    state: AspectState,
+    error: Option<&'a str>,
+    findings: Vec<FindingEntry<'a>>,
+    rejected: &'a [Rejected],
+    raw_reply: Option<&'a str>,
+    elapsed_ms: u64,
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    cache_read_tokens: Option<u64>,
+    cache_write_tokens: Option<u64>,
+    calls: u32,
+    diff: Option<&'a DiffReport>,
+    note: Option<&'a str>,
+}
+
+/// A finding with every field (unlike the run file, which leaves out empty ones).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct FindingEntry<'a> {
+    id: &'a str,
+    aspect: Aspect,
+    severity: Severity,
+    file: &'a str,
+    line: Option<u32>,
+    message: &'a str,
+    suggested_fix: Option<&'a str>,
+    outside_diff: bool,
+}
+
+/// A finding this review raises: new or unchanged, and since when it has been reported.
+#[derive(Debug, Serialize)]
+struct RaisedFinding<'a> {
+    #[serde(flatten)]
+    finding: FindingEntry<'a>,
+    classification: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<History<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct History<'a> {
+    reviews: u32,
+    first_sha: &'a str,
+}
+
+/// A finding treated as addressed, and by what.
+#[derive(Debug, Serialize)]
+struct AddressedFinding<'a> {
+    id: &'a str,
+    aspect: &'a str,
+    severity: &'a str,
+    file: &'a str,
+    line: Option<u32>,
+    message: &'a str,
+    by: &'a AddressedBy,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Counts {
+    new: usize,
+    unchanged: usize,
+    addressed: usize,
+    not_reported: usize,
+}
+
+impl<'a> ReviewDocument<'a> {
+    pub fn new(run: &'a ReviewRun, agg: &'a Aggregate, body: &'a str) -> ReviewDocument<'a> {
+        let c = &agg.classification;
+        let mut all: Vec<&Finding> = run.findings().collect();
+        all.sort_by(|a, b| {
+            let aspect = |f: &Finding| Aspect::ALL.iter().position(|x| *x == f.aspect);
+            (a.severity, aspect(a), &a.file, a.line).cmp(&(b.severity, aspect(b), &b.file, b.line))
+        });
+        ReviewDocument {
+            run_id: &run.run_id,
+            pr: &run.pr,
+            head_sha: &run.head_sha,
+            mode: agg.mode,
+            backend: &run.backend,
+            model: &run.model,
+            started_at: run.started_at,
+            elapsed_ms: run.elapsed_ms,
+            complete: !run.is_incomplete() && !run.cancelled,
+            usage: UsageTotals::of(run),
+            aspects: run.aspects.iter().map(AspectEntry::of).collect(),
+            findings: all
+                .into_iter()
+                .filter_map(|f| RaisedFinding::of(f, agg))
+                .collect(),
+            mode_reason: &agg.mode_reason,
+            addressed: c
+                .addressed
+                .iter()
+                .map(|(f, by)| AddressedFinding {
+                    id: &f.id,
+                    aspect: &f.aspect,
+                    severity: &f.severity,
+                    file: &f.file,
+                    line: f.line,
+                    message: &f.message,
+                    by,
+                })
+                .collect(),
+            not_reported: &c.not_reported,
+            counts: Counts {
+                new: c.new.len(),
+                unchanged: c.unchanged.len(),
+                addressed: c.addressed.len(),
+                not_reported: c.not_reported.len(),
+            },
+            trigger_comment: agg.trigger_comment,
+            trigger_kind: agg.trigger_kind,
+            body,
+            posted: None,
+        }
+    }
+
+    /// The document as a JSON value, for the command to add what it posted.
+    pub fn to_value(&self) -> Value {
+        // Structs, strings, numbers and string-keyed enums only: serde_json has nothing to refuse
+        // here (`json!`, which this replaced, unwrapped the same conversion).
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+impl UsageTotals {
+    fn of(run: &ReviewRun) -> UsageTotals {
+        let u = run.usage();
+        UsageTotals {
+            input_tokens: u.tokens.input,
+            output_tokens: u.tokens.output,
+            cache_read_tokens: u.tokens.cache_read,
+            cache_write_tokens: u.tokens.cache_write,
+            calls: u.calls,
+            estimated_cost: run.prices.map(|p| EstimatedCost {
+                total: run.estimated_cost(),
+                prices: PricesPerMillion {
+                    input: p.input,
+                    output: p.output,
+                    cache_read: p.cache_read,
+                    cache_write: p.cache_write,
+                },
+                per: "1M tokens",
+            }),
+        }
+    }
+}
+
+impl<'a> AspectEntry<'a> {
+    fn of(a: &'a AspectOutcome) -> AspectEntry<'a> {
+        AspectEntry {
+            aspect: a.aspect,
+            state: a.state,
+            error: a.error.as_deref(),
+            findings: sorted(&a.findings)
+                .into_iter()
+                .map(FindingEntry::of)
+                .collect(),
+            rejected: &a.rejected,
+            raw_reply: a.raw_reply.as_deref(),
+            elapsed_ms: a.elapsed_ms,
+            input_tokens: a.tokens.input,
+            output_tokens: a.tokens.output,
+            cache_read_tokens: a.tokens.cache_read,
+            cache_write_tokens: a.tokens.cache_write,
+            calls: a.calls,
+            diff: a.diff.as_ref(),
+            note: a.note.as_deref(),
+        }
+    }
+}
+
+impl<'a> FindingEntry<'a> {
+    fn of(f: &'a Finding) -> FindingEntry<'a> {
+        FindingEntry {
+            id: &f.id,
+            aspect: f.aspect,
+            severity: f.severity,
+            file: &f.file,
+            line: f.line,
+            message: &f.message,
+            suggested_fix: f.suggested_fix.as_deref(),
+            outside_diff: f.outside_diff,
+        }
+    }
+}
+
+impl<'a> RaisedFinding<'a> {
+    /// `None` for a finding this review does not raise (treated as addressed).
+    fn of(f: &'a Finding, agg: &'a Aggregate) -> Option<RaisedFinding<'a>> {
+        let classification = agg.class_of_id(&f.id)?;
+        let history = agg.current.iter().find(|m| m.id == f.id).map(|m| {
+            let (reviews, first_sha) = m.history();
+            History { reviews, first_sha }
+        });
+        Some(RaisedFinding {
+            finding: FindingEntry::of(f),
+            classification,
+            history,
+        })
+    }
+}
