@@ -4,7 +4,7 @@
 //! item and one log of texts; only the markers of the PR's items are read, and `state prune`
 //! removes the others.
 
-mod support;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
