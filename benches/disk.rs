@@ -229,6 +229,18 @@ impl Rows {
     }
 }
 
+/// Runs the binary and its floor one after the other, the binary first in even rounds and the
+/// floor first in odd ones (the disk's speed drifts: neither always gets the quieter slot).
+fn alternately<B, F>(round: usize, bin: impl FnOnce() -> B, floor: impl FnOnce() -> F) -> (B, F) {
+    if round % 2 == 0 {
+        let b = bin();
+        (b, floor())
+    } else {
+        let f = floor();
+        (bin(), f)
+    }
+}
+
 fn main() {
     // `cargo bench -- <filter>` and `cargo test --benches` pass arguments; run only for a real
     // bench run (or with no filter).
@@ -269,15 +281,11 @@ fn main() {
     for r in 0..rounds {
         let state = b.path(&format!("first-{r}"));
         let floor_dir = b.path(&format!("first-floor-{r}"));
-        let run_bin = || b.items(&fixture("base"), &state);
-        let run_floor = || b.floor("create", &fixture("base"), &floor_dir, n);
-        let (bin, floor) = if r % 2 == 0 {
-            let bin = run_bin();
-            (bin, run_floor())
-        } else {
-            let floor = run_floor();
-            (run_bin(), floor)
-        };
+        let (bin, floor) = alternately(
+            r,
+            || b.items(&fixture("base"), &state),
+            || b.floor("create", &fixture("base"), &floor_dir, n),
+        );
         let Some((bin, _)) = bin else { return };
         first.files = format!("{} files", files_below(&state));
         first.pairs.push((bin, floor));
@@ -310,15 +318,11 @@ fn main() {
             if b.items(&fixture("base"), &state).is_none() {
                 return;
             }
-            let run_bin = || b.items(&fixture(name), &state);
-            let run_floor = || b.floor("replace", &fixture(name), &floor_dir, changed);
-            let (bin, floor) = if r % 2 == 0 {
-                let bin = run_bin();
-                (bin, run_floor())
-            } else {
-                let floor = run_floor();
-                (run_bin(), floor)
-            };
+            let (bin, floor) = alternately(
+                r,
+                || b.items(&fixture(name), &state),
+                || b.floor("replace", &fixture(name), &floor_dir, changed),
+            );
             let Some((bin, _)) = bin else { return };
             rows.pairs.push((bin, floor));
             let _ = std::fs::remove_dir_all(&state);
