@@ -171,7 +171,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         None => console::run(&ctx, cli.pr.as_deref(), cli.query.as_deref()).await,
         Some(Command::Items(args)) => items::run(&ctx, args).await,
-        Some(Command::State(cmd)) => state::run(&ctx, cmd),
+        Some(Command::State(cmd)) => state::run(&ctx, cmd).await,
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
         Some(Command::Review(args)) => review::run(&ctx, args).await,
         Some(Command::Record(args)) => record::run(&ctx, args).await,

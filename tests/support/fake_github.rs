@@ -49,9 +49,15 @@ pub fn pr_ref(number: u64) -> String {
 
 /// The fake PR's folder in the state dir `state`.
 pub fn pr_state_dir(state: &std::path::Path) -> std::path::PathBuf {
-    state
-        .join(format!("{OWNER}-{REPO}"))
-        .join(NUMBER.to_string())
+    let pr = pr_shepherd::pr::PrCoords {
+        host: None,
+        owner: OWNER.into(),
+        repo: REPO.into(),
+        number: NUMBER,
+    };
+    pr_shepherd::ledger::Ledger::new(state)
+        .pr_dir_to_read(&pr)
+        .expect("valid coordinates")
 }
 
 /// How many seen markers the state dir `state` holds for the fake PR.
