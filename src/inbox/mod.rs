@@ -549,6 +549,7 @@ pub fn placeholder_snapshot() -> Snapshot {
         },
         items: Vec::new(),
         incomplete: Vec::new(),
+        notes: Vec::new(),
         origin: crate::pr::Origin::Live,
     }
 }

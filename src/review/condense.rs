@@ -315,10 +315,17 @@ fn note(run: &ReviewRun, parts: &[String], cut: Option<usize>) -> String {
             thousands(n)
         ));
     }
+    // Only the hidden metadata can have been shortened when nothing of the text was.
+    let what = if left.is_empty() {
+        "Nothing of the text is left out; only the hidden metadata is in its compact form (every \
+         finding keeps its id, aspect, severity, file and line)."
+            .to_owned()
+    } else {
+        format!("Left out: {left}.")
+    };
     format!(
-        "**Condensed to fit GitHub's {}-character comment limit.** Left out: {left}. Every \
-         finding is kept in the hidden metadata; `pr-shepherd review {} --format md` prints the \
-         full review.",
+        "**Condensed to fit GitHub's {}-character comment limit.** {what} Every finding is kept \
+         in the hidden metadata; `pr-shepherd review {} --format md` prints the full review.",
         thousands(COMMENT_LIMIT),
         run.pr
     )

@@ -93,6 +93,13 @@ struct AspectEntry<'a> {
     calls: u32,
     diff: Option<&'a DiffReport>,
     note: Option<&'a str>,
+    /// Findings merged into another with the same id (absent when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    merged: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A finding with every field (unlike the run file, which leaves out empty ones).
@@ -250,6 +257,7 @@ impl<'a> AspectEntry<'a> {
             calls: a.calls,
             diff: a.diff.as_ref(),
             note: a.note.as_deref(),
+            merged: a.merged,
         }
     }
 }
