@@ -450,7 +450,6 @@ struct JsonHead<'a> {
     complete: bool,
     incomplete: &'a [String],
     /// What the fetch settled on its own (a thread cut at its bound, items sent twice).
-    #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'a [String],
     counts: CountsOut,
     markers: MarkersOut<'a>,

@@ -93,13 +93,8 @@ struct AspectEntry<'a> {
     calls: u32,
     diff: Option<&'a DiffReport>,
     note: Option<&'a str>,
-    /// Findings merged into another with the same id (absent when none).
-    #[serde(skip_serializing_if = "is_zero")]
+    /// Findings merged into another with the same id (0 when none).
     merged: u32,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
 }
 
 /// A finding with every field (unlike the run file, which leaves out empty ones).
