@@ -86,7 +86,12 @@ mod tests {
         std::os::unix::fs::symlink(&target, &link).unwrap();
         write_replacing(&link, b"the page", ".x-").unwrap();
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
-        assert!(!std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(
+            !std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
         assert_eq!(std::fs::read_to_string(&link).unwrap(), "the page");
     }
 

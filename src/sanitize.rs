@@ -174,7 +174,10 @@ mod tests {
         let json = serde_json::to_string(&text).unwrap();
         let safe = escape_json(&json);
         assert!(!safe.chars().any(is_hazard), "{safe}");
-        assert!(safe.contains("\\u009b") && safe.contains("\\u202e"), "{safe}");
+        assert!(
+            safe.contains("\\u009b") && safe.contains("\\u202e"),
+            "{safe}"
+        );
         assert!(safe.contains("\\udb40\\udc41"), "{safe}");
         let back: String = serde_json::from_str(&safe).unwrap();
         assert_eq!(back, text);

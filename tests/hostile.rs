@@ -99,7 +99,11 @@ async fn an_answer_over_the_size_limit_ends_the_request_without_reading_it_whole
         "{said}"
     );
     // Never retried (the same answer would come again), and not read to its end.
-    assert_eq!(gh.requests(), 2, "the PR page and the files page, once each");
+    assert_eq!(
+        gh.requests(),
+        2,
+        "the PR page and the files page, once each"
+    );
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(
         sent.load(std::sync::atomic::Ordering::SeqCst) < 32 << 20,
@@ -139,7 +143,11 @@ async fn an_oversized_first_page_exits_1_and_a_later_one_leaves_the_pr_incomplet
     let reasons = doc["incomplete"].to_string();
     assert!(reasons.contains("larger than 1 MiB"), "{reasons}");
     assert_eq!(seen_markers(&env.state()), 0);
-    assert_eq!(kinds(&fake, "pr"), 2, "the oversized page was not asked again");
+    assert_eq!(
+        kinds(&fake, "pr"),
+        2,
+        "the oversized page was not asked again"
+    );
 }
 
 // ---- repeated cursors ------------------------------------------------------------------------
@@ -152,7 +160,9 @@ async fn a_repeated_cursor_stops_the_connection_and_lists_each_item_once() {
     let snap = gh.fetch_snapshot(&coords()).await.unwrap();
     let reasons = snap.incomplete.join("; ");
     assert!(
-        reasons.contains("conversation comments after the first 200: GitHub returned the same page twice"),
+        reasons.contains(
+            "conversation comments after the first 200: GitHub returned the same page twice"
+        ),
         "{reasons}"
     );
     let comments = snap
@@ -160,7 +170,10 @@ async fn a_repeated_cursor_stops_the_connection_and_lists_each_item_once() {
         .iter()
         .filter(|i| matches!(i, Item::Comment(_)))
         .count();
-    assert_eq!(comments, 200, "two pages, each once (not the second one 49 times more)");
+    assert_eq!(
+        comments, 200,
+        "two pages, each once (not the second one 49 times more)"
+    );
     // The second page handed back the cursor it was asked with: stopped there.
     assert_eq!(kinds(&fake, "pr"), 2, "{:#?}", fake.seen());
 }
@@ -173,7 +186,10 @@ async fn a_rest_page_that_links_to_itself_stops_with_the_same_message() {
     let snap = gh.fetch_snapshot(&coords()).await.unwrap();
     let reasons = snap.incomplete.join("; ");
     assert!(reasons.contains("changed files"), "{reasons}");
-    assert!(reasons.contains("GitHub returned the same page twice"), "{reasons}");
+    assert!(
+        reasons.contains("GitHub returned the same page twice"),
+        "{reasons}"
+    );
     assert_eq!(kinds(&fake, "files"), 2);
 }
 
@@ -185,7 +201,10 @@ async fn a_pr_list_whose_cursor_repeats_exits_1_saying_so() {
     let o = live(
         &env,
         &server.uri(),
-        &["inbox", &format!("{}/{}", fake_inbox::OWNER, fake_inbox::REPO)],
+        &[
+            "inbox",
+            &format!("{}/{}", fake_inbox::OWNER, fake_inbox::REPO),
+        ],
     )
     .await;
     let all = all_output(&o);
@@ -230,7 +249,10 @@ async fn an_item_sent_twice_is_listed_once_and_not_edited_on_the_next_run() {
         .iter()
         .find(|i| i["id"] == "IC_kwDOA00010")
         .unwrap();
-    assert_eq!(kept["body"], "Conversation comment 10", "the first one sent");
+    assert_eq!(
+        kept["body"], "Conversation comment 10",
+        "the first one sent"
+    );
 
     // The next run: nothing new, nothing edited (before, the twin flipped it to EDITED).
     let again = json_of(&live(&env, &server.uri(), &args).await);
@@ -242,7 +264,12 @@ async fn an_item_sent_twice_is_listed_once_and_not_edited_on_the_next_run() {
     let rec = live(
         &env,
         &server.uri(),
-        &["record", &pr_ref(NUMBER), "--out", &out.display().to_string()],
+        &[
+            "record",
+            &pr_ref(NUMBER),
+            "--out",
+            &out.display().to_string(),
+        ],
     )
     .await;
     assert!(rec.status.success(), "{}", all_output(&rec));
@@ -323,7 +350,10 @@ async fn a_thread_past_its_bound_is_cut_named_and_the_rest_is_marked_seen() {
         .unwrap();
     let comments = big["comments"].as_array().unwrap();
     assert_eq!(comments.len(), 5_200);
-    assert_eq!(comments[5_199]["id"], "PRRC_kwDOA0007x5249", "the last comment is there");
+    assert_eq!(
+        comments[5_199]["id"], "PRRC_kwDOA0007x5249",
+        "the last comment is there"
+    );
     let total = doc["counts"]["total"].as_u64().unwrap() as usize;
     assert_eq!(seen_markers(&env.state()), total, "every item marked seen");
 
@@ -337,7 +367,13 @@ async fn a_thread_past_its_bound_is_cut_named_and_the_rest_is_marked_seen() {
 
     // Nothing changed: nothing new. A reply at the end of the cut thread: it is edited.
     let again = json_of(&live(&env, &server.uri(), &args).await);
-    assert_eq!((again["counts"]["new"].as_u64(), again["counts"]["edited"].as_u64()), (Some(0), Some(0)));
+    assert_eq!(
+        (
+            again["counts"]["new"].as_u64(),
+            again["counts"]["edited"].as_u64()
+        ),
+        (Some(0), Some(0))
+    );
     fake.add_thread_reply("PRRT_kwDOA00007", "octocat", "One more thing.");
     let after = json_of(&live(&env, &server.uri(), &args).await);
     assert_eq!(after["counts"]["edited"], 1, "{}", after["counts"]);
@@ -411,7 +447,14 @@ async fn a_reply_still_rate_limited_after_three_waits_says_the_wait_cap() {
     let o = live(
         &env,
         &server.uri(),
-        &["thread", "reply", &pr_ref(NUMBER), "PRRT_kwDOA00001", "--body", "Thanks."],
+        &[
+            "thread",
+            "reply",
+            &pr_ref(NUMBER),
+            "PRRT_kwDOA00001",
+            "--body",
+            "Thanks.",
+        ],
     )
     .await;
     let all = all_output(&o);
@@ -435,17 +478,36 @@ fn man_dir_replaces_a_symlink_at_a_pages_path_and_never_writes_through_it() {
     let victim = env.root().join("victim.txt");
     std::fs::write(&victim, "precious").unwrap();
     std::os::unix::fs::symlink(&victim, dir.join("pr-shepherd-items.1")).unwrap();
-    let o = env.bin().arg("man").arg("--dir").arg(&dir).output().unwrap();
+    let o = env
+        .bin()
+        .arg("man")
+        .arg("--dir")
+        .arg(&dir)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", all_output(&o));
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     let page = dir.join("pr-shepherd-items.1");
-    assert!(std::fs::symlink_metadata(&page).unwrap().file_type().is_file());
-    assert!(std::fs::read_to_string(&page).unwrap().contains("pr\\-shepherd\\-items"));
+    assert!(
+        std::fs::symlink_metadata(&page)
+            .unwrap()
+            .file_type()
+            .is_file()
+    );
+    assert!(
+        std::fs::read_to_string(&page)
+            .unwrap()
+            .contains("pr\\-shepherd\\-items")
+    );
     assert!(dir.join("pr-shepherd.1").is_file());
     let stray: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".pr-shepherd-tmp-"))
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(".pr-shepherd-tmp-")
+        })
         .collect();
     assert!(stray.is_empty(), "no temporary file left");
 }
@@ -582,7 +644,11 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
         if args.contains(&"json") {
             let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}"));
             if args[0] == "items" {
-                assert_eq!(doc["pr"]["title"], json!(format!("Title {evil}")), "the same text");
+                assert_eq!(
+                    doc["pr"]["title"],
+                    json!(format!("Title {evil}")),
+                    "the same text"
+                );
             }
         }
     }

@@ -119,7 +119,12 @@ fn comment_header(c: &Comment) -> String {
 fn diff_markdown(out: &mut String, before: &str, after: &str) {
     let (before, after) = (sanitize(before), sanitize(after));
     // A fence longer than any run of backticks in the text, so none inside can close it.
-    let fence = "`".repeat(longest_backtick_run(&before).max(longest_backtick_run(&after)).max(2) + 1);
+    let fence = "`".repeat(
+        longest_backtick_run(&before)
+            .max(longest_backtick_run(&after))
+            .max(2)
+            + 1,
+    );
     let _ = writeln!(out, "_Changed since the last look:_\n\n{fence}diff");
     for l in line_diff(&before, &after) {
         let (sign, text) = match l {

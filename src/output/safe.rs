@@ -153,7 +153,8 @@ mod tests {
         // A character cut off at the very end.
         let mut out = Vec::new();
         let mut w = SafeWriter::new(&mut out, Kind::Text);
-        w.write_all("x\u{e9}".as_bytes().split_last().unwrap().1).unwrap();
+        w.write_all("x\u{e9}".as_bytes().split_last().unwrap().1)
+            .unwrap();
         drop(w);
         assert_eq!(String::from_utf8(out).unwrap(), "x\u{fffd}");
     }

@@ -417,7 +417,11 @@ impl RunPrompts {
         let (body, body_cut) = capped_untrusted(&pr.body, MAX_BODY_CHARS, "body");
         let (title_text, body_text) = (&title.text, &body.text);
         let (files, patch_hidden, patch_comments, lines_cut) = file_diffs(pr);
-        let shortened: Vec<String> = title_cut.into_iter().chain(body_cut).chain(lines_cut).collect();
+        let shortened: Vec<String> = title_cut
+            .into_iter()
+            .chain(body_cut)
+            .chain(lines_cut)
+            .collect();
         let total_chars = files.iter().map(FileDiff::chars).sum();
         let hidden_chars = title.hidden_chars + body.hidden_chars + patch_hidden;
         let html_comments = title.html_comments + body.html_comments + patch_comments;
@@ -787,9 +791,17 @@ mod tests {
             calls[0].data.chars().count()
         );
         assert!(user.chars().count() < 60_000 + MAX_BODY_CHARS + 10_000);
-        assert!(user.contains("[pr-shepherd: the PR body was shortened to its first 20,000 of 10,000,000 characters]"));
-        assert!(user.contains("[pr-shepherd: the PR title was shortened to its first 1,000 of 300,000 characters]"));
-        assert!(user.contains("[pr-shepherd: line cut: 10,000,001 characters, the first 4,000 shown]"), "{}", &user[..2000]);
+        assert!(user.contains(
+            "[pr-shepherd: the PR body was shortened to its first 20,000 of 10,000,000 characters]"
+        ));
+        assert!(user.contains(
+            "[pr-shepherd: the PR title was shortened to its first 1,000 of 300,000 characters]"
+        ));
+        assert!(
+            user.contains("[pr-shepherd: line cut: 10,000,001 characters, the first 4,000 shown]"),
+            "{}",
+            &user[..2000]
+        );
         assert_eq!(
             plan.report.shortened,
             vec![
@@ -799,7 +811,10 @@ mod tests {
             ]
         );
         let said = plan.report.cut_summary().unwrap_or_default();
-        assert!(said.contains("dist/app.min.js: 1 line(s) over 4,000 characters cut"), "{said}");
+        assert!(
+            said.contains("dist/app.min.js: 1 line(s) over 4,000 characters cut"),
+            "{said}"
+        );
         // The rest of the diff is whole.
         assert!(user.contains("2u32.pow(n)"));
         // A PR within the bounds is left as it is.

@@ -880,7 +880,8 @@ fn pr_answer(st: &State, v: &Value) -> Value {
         }
         p["comments"] = page(&all, &v["commentsAfter"], Value::clone);
         if *st.repeat_cursor.lock().unwrap() == Some("comments") && !v["commentsAfter"].is_null() {
-            p["comments"]["pageInfo"] = json!({"hasNextPage": true, "endCursor": v["commentsAfter"]});
+            p["comments"]["pageInfo"] =
+                json!({"hasNextPage": true, "endCursor": v["commentsAfter"]});
         }
     }
     let mut errors = Vec::new();

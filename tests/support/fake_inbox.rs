@@ -328,7 +328,11 @@ fn list_answer(st: &State, v: &Value) -> Value {
         "pageInfo": {"hasNextPage": end < st.prs.len(), "endCursor": if end > start { Value::String(cursor(end)) } else { Value::Null }},
         "nodes": nodes,
     });
-    if st.repeat_list_cursor.load(std::sync::atomic::Ordering::SeqCst) && !v["after"].is_null() {
+    if st
+        .repeat_list_cursor
+        .load(std::sync::atomic::Ordering::SeqCst)
+        && !v["after"].is_null()
+    {
         conn["pageInfo"] = json!({"hasNextPage": true, "endCursor": v["after"]});
     }
     json!({"data": {"rateLimit": rate_limit(), "repository": {"pullRequests": conn}}})

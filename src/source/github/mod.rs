@@ -163,7 +163,9 @@ impl GitHubError {
     pub fn is_credentials(&self) -> bool {
         matches!(
             self,
-            GitHubError::Unauthorized { .. } | GitHubError::NoCredentials { .. } | GitHubError::Auth(_)
+            GitHubError::Unauthorized { .. }
+                | GitHubError::NoCredentials { .. }
+                | GitHubError::Auth(_)
         )
     }
 

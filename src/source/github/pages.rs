@@ -882,9 +882,16 @@ const NO_ANSWER: &str = "GitHub sent no answer for the thread";
 fn by_pr<C: Clone>(
     chunk: &[(usize, usize, String, C)],
     pages: &mut [Option<Result<ThreadChunk, String>>],
-) -> Vec<(usize, Vec<(usize, String, C)>, Vec<Result<ThreadChunk, String>>)> {
-    let mut out: Vec<(usize, Vec<(usize, String, C)>, Vec<Result<ThreadChunk, String>>)> =
-        Vec::new();
+) -> Vec<(
+    usize,
+    Vec<(usize, String, C)>,
+    Vec<Result<ThreadChunk, String>>,
+)> {
+    let mut out: Vec<(
+        usize,
+        Vec<(usize, String, C)>,
+        Vec<Result<ThreadChunk, String>>,
+    )> = Vec::new();
     for (pos, (pi, idx, id, cur)) in chunk.iter().enumerate() {
         let page = pages
             .get_mut(pos)
@@ -1138,7 +1145,10 @@ async fn tail_batch(
     for (i, id) in ids.iter().enumerate() {
         vars.insert(format!("id{i}"), json!(id));
     }
-    let what = format!("{coords}: the last comments of {} review thread(s)", ids.len());
+    let what = format!(
+        "{coords}: the last comments of {} review thread(s)",
+        ids.len()
+    );
     let reply = gh
         .graphql(&thread_tails_query(ids.len()), vars.into(), &what)
         .await?;
