@@ -77,18 +77,8 @@ impl fmt::Display for BodySize {
     }
 }
 
-/// `65536` → `65,536`.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `65536` → `65,536` (kept in `chunk`, a leaf, so `prompt` can say sizes without a circle).
+pub use super::chunk::thousands;
 
 /// The review as it will be posted.
 #[derive(Debug, Clone, PartialEq, Eq)]

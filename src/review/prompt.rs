@@ -26,7 +26,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::aspect::Aspect;
-use super::chunk::{self, Chunk, FileDiff};
+use super::chunk::{self, Chunk, FileDiff, thousands};
 use super::prior::MetaFinding;
 use crate::pr::PrMeta;
 use crate::sanitize::is_hazard;
@@ -108,11 +108,6 @@ fn cap_lines(patch: &str) -> (std::borrow::Cow<'_, str>, usize) {
         out.push('\n');
     }
     (std::borrow::Cow::Owned(out), cut)
-}
-
-/// `65536` → `65,536`.
-fn thousands(n: usize) -> String {
-    super::condense::thousands(n)
 }
 
 /// Untrusted text after [`strip_untrusted`], with what was removed.

@@ -877,21 +877,15 @@ pub(super) async fn continue_threads(
 
 const NO_ANSWER: &str = "GitHub sent no answer for the thread";
 
-/// A chunk's threads with their pages, per PR: (PR, its (thread index, id, cursor)s, their
-/// pages), in the chunk's order.
+/// One PR's share of a threads request: (PR, its (thread index, id, cursor)s, their pages).
+type PrThreadPages<C> = (usize, Vec<(usize, String, C)>, Vec<ThreadPage>);
+
+/// A chunk's threads with their pages, per PR ([`PrThreadPages`]), in the chunk's order.
 fn by_pr<C: Clone>(
     chunk: &[(usize, usize, String, C)],
-    pages: &mut [Option<Result<ThreadChunk, String>>],
-) -> Vec<(
-    usize,
-    Vec<(usize, String, C)>,
-    Vec<Result<ThreadChunk, String>>,
-)> {
-    let mut out: Vec<(
-        usize,
-        Vec<(usize, String, C)>,
-        Vec<Result<ThreadChunk, String>>,
-    )> = Vec::new();
+    pages: &mut [Option<ThreadPage>],
+) -> Vec<PrThreadPages<C>> {
+    let mut out: Vec<PrThreadPages<C>> = Vec::new();
     for (pos, (pi, idx, id, cur)) in chunk.iter().enumerate() {
         let page = pages
             .get_mut(pos)
@@ -925,15 +919,14 @@ async fn continue_tails(
             continue;
         };
         let ids: Vec<&str> = chunk.iter().map(|(_, _, id, _)| id.as_str()).collect();
-        let mut pages: Vec<Option<Result<ThreadChunk, String>>> =
-            match tail_batch(gh, coords, &ids).await {
-                Ok(v) => v.into_iter().map(Some).collect(),
-                Err(e) if e.is_credentials() => return Err(e),
-                Err(e) => {
-                    let why = e.to_string();
-                    chunk.iter().map(|_| Some(Err(why.clone()))).collect()
-                }
-            };
+        let mut pages: Vec<Option<ThreadPage>> = match tail_batch(gh, coords, &ids).await {
+            Ok(v) => v.into_iter().map(Some).collect(),
+            Err(e) if e.is_credentials() => return Err(e),
+            Err(e) => {
+                let why = e.to_string();
+                chunk.iter().map(|_| Some(Err(why.clone()))).collect()
+            }
+        };
         for (pi, batch, pages) in by_pr(chunk, &mut pages) {
             let Some((_, p)) = prs.get_mut(pi) else {
                 continue;
@@ -965,7 +958,7 @@ async fn continue_tails(
 fn apply_thread_pages(
     g: &mut Gathered,
     batch: &[(usize, String, String)],
-    pages: Vec<Result<ThreadChunk, String>>,
+    pages: Vec<ThreadPage>,
 ) -> Vec<ThreadContinuation> {
     let mut next_round = Vec::new();
     for ((idx, _, _), r) in batch.iter().zip(pages) {
