@@ -10,7 +10,7 @@
 //! - `batch.rs`: the inbox's fetch: open PRs listed, then many PRs' items in few round trips.
 //! - `members.rs`: the organization membership check.
 //! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
-//!   `tests/github_schema.rs`.
+//!   `tests/github/schema.rs`.
 //!
 //! [`GitHub`] is reused by everything that talks to GitHub through its small typed REST helpers:
 //! the identity of the current credentials ([`GitHub::viewer_login`]), membership checks, and the
