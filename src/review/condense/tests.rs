@@ -505,15 +505,8 @@ fn a_review_whose_text_is_whole_says_only_the_metadata_was_compacted() {
     assert!(!f.body.contains("Left out: ."), "{}", &f.body[..600]);
     // Every finding is shown in full: none is shortened to a line or counted.
     for finding in run.findings() {
-        let words = finding.message.split_whitespace().count();
-        let shown = f.body.matches(&finding.message[..12]).count();
-        assert_eq!(shown, 1, "{}", finding.id);
-        assert!(words > 60);
+        assert!(finding.message.split_whitespace().count() > 60);
+        assert!(f.body.contains(&finding.message), "{}", finding.id);
     }
     assert!(!f.body.contains("more critical"), "none is counted only");
-    assert_eq!(
-        f.body.matches("this breaks under load").count(),
-        40 * 12,
-        "every word of every message"
-    );
 }
