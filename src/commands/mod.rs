@@ -203,10 +203,30 @@ pub(crate) async fn load_snapshot(
     }
 }
 
-/// Writes text to standard output and flushes it; a closed pipe is an error, never a panic.
+/// Writes text (Markdown, plain text) to standard output, terminal-safe
+/// ([`crate::output::safe`]), and flushes it; a closed pipe is an error, never a panic.
 pub(crate) fn emit(text: &str) -> Result<(), CliError> {
+    emit_as(text, crate::output::safe::Kind::Text)
+}
+
+/// Writes a JSON document to standard output with every hazard escaped (the same JSON, safe on
+/// a terminal, [`crate::output::safe`]) and flushes it. Every JSON output goes through here (or,
+/// streamed, through [`crate::output::safe::SafeWriter`]).
+pub(crate) fn emit_json(text: &str) -> Result<(), CliError> {
+    emit_as(text, crate::output::safe::Kind::Json)
+}
+
+/// [`emit_json`] for `--format json`, else [`emit`].
+pub(crate) fn emit_in(format: crate::cli::Format, text: &str) -> Result<(), CliError> {
+    match format {
+        crate::cli::Format::Json => emit_json(text),
+        crate::cli::Format::Md => emit(text),
+    }
+}
+
+fn emit_as(text: &str, kind: crate::output::safe::Kind) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
+    out.write_all(crate::output::safe::safe(text, kind).as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| CliError::runtime(format!("could not write the output: {e}")))
 }

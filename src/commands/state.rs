@@ -111,7 +111,7 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                     write_outbox_md(&mut out, &actions, &intents);
                 }
             }
-            super::emit(&out)
+            super::emit_in(format, &out)
         }
         StateCommand::Clear { pr, all, yes } => {
             let coords = source::resolve(pr.as_deref())?.coords();

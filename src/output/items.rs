@@ -109,7 +109,7 @@ fn comment_header(c: &Comment) -> String {
         let _ = write!(
             h,
             " · minimized ({})",
-            c.minimized_reason.as_deref().unwrap_or("no reason")
+            sanitize(c.minimized_reason.as_deref().unwrap_or("no reason"))
         );
     }
     h
@@ -118,17 +118,27 @@ fn comment_header(c: &Comment) -> String {
 /// A line diff of a body as last seen against now, as a fenced `diff` block.
 fn diff_markdown(out: &mut String, before: &str, after: &str) {
     let (before, after) = (sanitize(before), sanitize(after));
-    out.push_str("_Changed since the last look:_\n\n```diff\n");
+    // A fence longer than any run of backticks in the text, so none inside can close it.
+    let fence = "`".repeat(
+        longest_backtick_run(&before)
+            .max(longest_backtick_run(&after))
+            .max(2)
+            + 1,
+    );
+    let _ = writeln!(out, "_Changed since the last look:_\n\n{fence}diff");
     for l in line_diff(&before, &after) {
         let (sign, text) = match l {
             DiffLine::Same(t) => (' ', t),
             DiffLine::Removed(t) => ('-', t),
             DiffLine::Added(t) => ('+', t),
         };
-        // A fence inside the text must not close the block.
-        let _ = writeln!(out, "{sign}{}", text.replace("```", "`\u{200b}``"));
+        let _ = writeln!(out, "{sign}{text}");
     }
-    out.push_str("```\n\n");
+    let _ = writeln!(out, "{fence}\n");
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Changes>) {
@@ -259,6 +269,9 @@ pub fn write_markdown<W: std::io::Write>(
             "> **INCOMPLETE:** {} — the listing may be missing items; no seen markers are written.\n",
             sanitize(reason)
         );
+    }
+    for note in &snapshot.notes {
+        let _ = writeln!(out, "> **Note:** {}\n", sanitize(note));
     }
     match &opts.markers {
         MarkerPlan::Write => {}
@@ -468,6 +481,8 @@ struct JsonHead<'a> {
     source: SourceOut,
     complete: bool,
     incomplete: &'a [String],
+    /// What the fetch settled on its own (a thread cut at its bound, items sent twice).
+    notes: &'a [String],
     counts: CountsOut,
     markers: MarkersOut<'a>,
 }
@@ -554,6 +569,7 @@ fn json_head<'a>(
         source: SourceOut { kind, step, steps },
         complete: snapshot.is_complete(),
         incomplete: &snapshot.incomplete,
+        notes: &snapshot.notes,
         counts: CountsOut {
             total: triaged.len(),
             new,

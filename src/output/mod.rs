@@ -1,3 +1,5 @@
-//! Pure renderers for headless output.
+//! Pure renderers for headless output, and the pass every output takes on its way out
+//! (`safe`: terminal-safe text and JSON).
 
 pub mod items;
+pub mod safe;

@@ -266,6 +266,19 @@ fn pack(files: &[FileDiff], pieces: Vec<Piece>, budget: usize) -> Vec<Chunk> {
     chunks
 }
 
+/// `65536` → `65,536`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

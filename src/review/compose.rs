@@ -678,6 +678,16 @@ fn section_heading(s: &mut String, a: &AspectOutcome) {
     }
 }
 
+/// What the review says about findings merged by id (see [`AspectOutcome::merged`]).
+pub fn merged_note(merged: u32) -> String {
+    format!(
+        "{merged} more finding{} had the id of one listed here (the same file and message, \
+         numbers aside) and {} merged into it.",
+        if merged == 1 { "" } else { "s" },
+        if merged == 1 { "was" } else { "were" }
+    )
+}
+
 fn section_notes(s: &mut String, a: &AspectOutcome) {
     let mut notes = Vec::new();
     if let Some(cut) = a.diff.as_ref().and_then(|d| d.cut_summary()) {
@@ -685,6 +695,9 @@ fn section_notes(s: &mut String, a: &AspectOutcome) {
     }
     if let Some(n) = &a.note {
         notes.push(format!("{n}."));
+    }
+    if a.merged > 0 {
+        notes.push(merged_note(a.merged));
     }
     if !notes.is_empty() {
         s.push_str(&format!("\n_{}_\n", notes.join(" ")));
@@ -784,6 +797,7 @@ mod tests {
             calls: 1,
             diff: None,
             note: None,
+            merged: 0,
         }
     }
 
@@ -968,6 +982,7 @@ mod tests {
                 ),
             ],
             incomplete: vec![],
+            notes: vec![],
             origin: Origin::Live,
         };
         let prior = prior_reviews(&snapshot, "pr-shepherd");
@@ -1106,6 +1121,7 @@ mod tests {
             hidden_chars_removed: 2,
             html_comments_removed: 1,
             chunks: 2,
+            shortened: Vec::new(),
         });
         run.aspects[1].rejected = vec![crate::review::findings::Rejected {
             index: 0,

@@ -64,6 +64,15 @@ pub struct AspectOutcome {
     /// A backend remark (e.g. "replayed the answer recorded for step 0").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Findings that had the id of an earlier one of this aspect and were merged into it: the
+    /// id is over the aspect, the file and the message with its numbers left out (so a moved
+    /// line keeps it), so two findings that differ only in numbers are one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub merged: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl AspectOutcome {
@@ -81,6 +90,7 @@ impl AspectOutcome {
             calls: 0,
             diff: None,
             note: None,
+            merged: 0,
         }
     }
 

@@ -530,6 +530,8 @@ impl Job {
                             for f in parsed.findings {
                                 if seen.insert(f.id.clone()) {
                                     out.findings.push(f);
+                                } else {
+                                    out.merged = out.merged.saturating_add(1);
                                 }
                             }
                             if !parsed.rejected.is_empty() {

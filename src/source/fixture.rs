@@ -251,6 +251,23 @@ impl Fixture {
         Ok(fixture)
     }
 
+    /// The check `fixture check` makes of a file (ids unique across items and thread comments,
+    /// owner, repo and number valid, every step applicable), made of this fixture as it is:
+    /// `record` runs it before writing, so it never writes a fixture that `fixture check` then
+    /// refuses. The error names the JSON path (no line: there is no file yet).
+    pub fn check(&self) -> Result<(), FixtureError> {
+        match self.validate().into_iter().next() {
+            None => Ok(()),
+            Some(p) => Err(FixtureError::Invalid {
+                path: self.source_path.clone(),
+                json_path: jsonpos::render(&p.path),
+                line: 0,
+                column: 0,
+                message: p.message,
+            }),
+        }
+    }
+
     /// All semantic problems, in document order.
     fn validate(&self) -> Vec<Problem> {
         let mut problems = Vec::new();
@@ -336,6 +353,7 @@ impl Fixture {
             pr,
             items,
             incomplete: Vec::new(),
+            notes: Vec::new(),
             origin: Origin::Fixture {
                 path: self.source_path.clone(),
                 step,
@@ -352,6 +370,7 @@ impl Fixture {
                 pr: self.pr,
                 items: self.items,
                 incomplete: Vec::new(),
+                notes: Vec::new(),
                 origin: Origin::Fixture {
                     path: self.source_path,
                     step: 0,
@@ -384,23 +403,14 @@ impl Fixture {
     /// rename). First removes the stale temporary files of that pattern a killed earlier write
     /// left in the same folder (see [`crate::outfile::sweep_stale_temps`]).
     pub fn write(&self, path: &Path) -> Result<(), FixtureError> {
-        let err = |source| FixtureError::Write {
-            path: path.to_path_buf(),
-            source,
-        };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        crate::outfile::sweep_stale_temps(dir, TEMP_PREFIX, std::time::SystemTime::now());
-        let mut tmp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .tempfile_in(dir)
-            .map_err(err)?;
-        std::io::Write::write_all(&mut tmp, self.to_json_pretty().as_bytes()).map_err(err)?;
-        std::io::Write::write_all(&mut tmp, b"\n").map_err(err)?;
-        tmp.persist(path).map_err(|e| err(e.error))?;
-        Ok(())
+        let mut text = self.to_json_pretty();
+        text.push('\n');
+        crate::outfile::write_replacing(path, text.as_bytes(), TEMP_PREFIX).map_err(|source| {
+            FixtureError::Write {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
     }
 }
 

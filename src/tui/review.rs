@@ -543,6 +543,7 @@ mod tests {
             calls: 1,
             diff: None,
             note: None,
+            merged: 0,
         };
         let run = run_of(vec![aspect]);
         let snapshot = crate::source::Fixture::parse(

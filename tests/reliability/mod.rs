@@ -3,5 +3,6 @@
 mod fuzz;
 mod hardening;
 mod hardening_io;
+mod hostile;
 mod state_dir;
 mod trust;

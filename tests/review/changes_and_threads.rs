@@ -380,6 +380,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
             deadline: Duration::from_secs(30),
             concurrency: 2,
             notify: None,
+            ..FetchOptions::default()
         };
         support::github_client::loopback_github(&server.uri(), TOKEN, opts).expect("client")
     };

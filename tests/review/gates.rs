@@ -110,6 +110,7 @@ fn build(specs: Vec<(u8, bool, bool, usize, String, usize)>) -> Snapshot {
         },
         items,
         incomplete: vec![],
+        notes: vec![],
         origin: Origin::Live,
     }
 }

@@ -78,6 +78,7 @@ fn snapshot(items: Vec<Item>) -> Snapshot {
         },
         items,
         incomplete: vec![],
+        notes: vec![],
         origin: Origin::Live,
     }
 }

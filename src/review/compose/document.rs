@@ -93,6 +93,8 @@ struct AspectEntry<'a> {
     calls: u32,
     diff: Option<&'a DiffReport>,
     note: Option<&'a str>,
+    /// Findings merged into another with the same id (0 when none).
+    merged: u32,
 }
 
 /// A finding with every field (unlike the run file, which leaves out empty ones).
@@ -250,6 +252,7 @@ impl<'a> AspectEntry<'a> {
             calls: a.calls,
             diff: a.diff.as_ref(),
             note: a.note.as_deref(),
+            merged: a.merged,
         }
     }
 }
