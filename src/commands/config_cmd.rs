@@ -163,6 +163,10 @@ pub(crate) const DESCRIPTIONS: &[(&str, &str)] = &[
         "stream answers from the HTTP backends: live progress, and the other aspects start as soon as the first answer begins (prompt cache)",
     ),
     (
+        "review.structured_output",
+        "how the HTTP backends ask for the findings object: auto (json_schema, else json_object with the schema, json_object, plain text; what a server takes is remembered per server URL in the state dir), json_schema, json_object or off",
+    ),
+    (
         "review.prices",
         "USD per million tokens (input, output, cache_read, cache_write), for an estimated cost in the output. Not set: no estimate (there are no built-in prices)",
     ),
@@ -496,6 +500,10 @@ const UNSET_EXAMPLES: &[(&str, &str)] = &[
     ("review.model", "\"qwen2.5-coder:14b\""),
     ("review.prompts_dir", "\"/path/to/prompts\""),
     ("review.max_calls_per_aspect", "8"),
+    (
+        "review.structured_output",
+        "how the HTTP backends ask for the findings object: auto (json_schema, else json_object with the schema, json_object, plain text; what a server takes is remembered per server URL in the state dir), json_schema, json_object or off",
+    ),
     (
         "review.prices",
         "{ input = 3.0, output = 15.0, cache_read = 0.3, cache_write = 3.75 }",

@@ -73,7 +73,9 @@ impl Context {
                 graphql_url: cli.graphql_url.clone(),
             },
             credentials: AuthEnv::from_process(),
-            llm_env: LlmEnv::from_vars(|k| std::env::var(k).ok()),
+            // What is learnt about each LLM server is kept in the state dir (when there is one).
+            llm_env: LlmEnv::from_vars(|k| std::env::var(k).ok())
+                .remembering_in(crate::ledger::resolve_state_dir(cli.state_dir.as_deref()).ok()),
         })
     }
 

@@ -19,6 +19,7 @@
 //! diff_budget_chars = 60000           # per call; a larger diff is reviewed in chunks
 //! max_calls_per_aspect = 8             # default: no cap (every chunk is reviewed)
 //! stream = true                        # stream answers (server-sent events)
+//! structured_output = "auto"           # auto | json_schema | json_object | off
 //! prompts_dir = "prompts"
 //! agent_logins = ["copilot-swe-agent[bot]"]  # besides the team, whose marker replies count
 //!
@@ -76,6 +77,35 @@ impl BackendKind {
             "command" => Some(BackendKind::Command),
             "replay" => Some(BackendKind::Replay),
             _ => None,
+        }
+    }
+}
+
+/// How the HTTP backends ask for the findings object (`[review] structured_output`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredOutput {
+    /// The best the server takes: json_schema, then json_object with the schema, json_object,
+    /// plain text (Anthropic: the forced tool, then plain text), falling one rung lower when the
+    /// server refuses one; what answered is remembered per server in the state dir.
+    #[default]
+    Auto,
+    /// Only `response_format` json_schema (Anthropic: the forced tool); a refusal fails the call.
+    JsonSchema,
+    /// Only `response_format` json_object: with the schema where the server takes it, else
+    /// without (Anthropic: the forced tool).
+    JsonObject,
+    /// No structured output: the prompt's contract and the tolerant parser.
+    Off,
+}
+
+impl StructuredOutput {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StructuredOutput::Auto => "auto",
+            StructuredOutput::JsonSchema => "json_schema",
+            StructuredOutput::JsonObject => "json_object",
+            StructuredOutput::Off => "off",
         }
     }
 }
@@ -338,6 +368,8 @@ pub struct ReviewSettings {
     /// Stream answers from the HTTP backends (server-sent events): live progress, and the
     /// other aspects start as soon as the first answer begins.
     pub stream: bool,
+    /// How the HTTP backends ask for the findings object (see [`StructuredOutput`]).
+    pub structured_output: StructuredOutput,
     /// Prices per million tokens, for an estimated cost in the output. No default prices.
     pub prices: Option<Prices>,
     /// Per-aspect override of `diff_budget_chars`.
@@ -375,6 +407,7 @@ impl Default for ReviewSettings {
             diff_budget_chars: 60_000,
             max_calls_per_aspect: None,
             stream: true,
+            structured_output: StructuredOutput::Auto,
             prices: None,
             diff_budgets: BTreeMap::new(),
             prompts_dir: None,
