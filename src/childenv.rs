@@ -64,6 +64,9 @@ fn is_locale(name: &str) -> bool {
 
 /// The whole environment of the `command` backend's program: [`BASE_VARS`], the locale, and the
 /// variables named in `pass` (`[review] command_env`) that are set — nothing else.
+///
+/// This module reads the environment itself, not through `commands::Context`: what a child
+/// inherits is this process's whole environment at the moment it is spawned, filtered here.
 pub fn minimal(pass: &[String]) -> Vec<(OsString, OsString)> {
     minimal_from(std::env::vars_os(), pass)
 }

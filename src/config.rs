@@ -1,25 +1,13 @@
 //! `config.toml`: the user's settings, from the platform config dir (via `directories`) or
 //! `--config PATH`.
 //!
-//! ```toml
-//! theme = "dark"            # or light, high-contrast, a name in <config dir>/themes, or a path
-//!
-//! [keys]                    # any command's keys; replaces its defaults
-//! down = ["j", "Down"]
-//! mark_seen = "m"
-//!
-//! [automation]              # triggers and write-action labels
-//! mentions = ["@pr-shepherd", "@horton"]
-//! max_trigger_chars = 4000
-//!
-//! [gates]                   # label names and who counts as team
-//! opt_in_label = "shepherd"
-//! collaborators_are_team = true
-//! ```
-//!
 //! Every table is parsed strictly: an unknown key or a wrong type is an error that names the key
-//! (exit 2), never a silent default. Each feature owns one table: adding one (e.g. the review
-//! engine's `[review]`) is one field on [`Config`] with `#[serde(default)]` and its own struct.
+//! (exit 2), never a silent default; `[keys]` is checked whole (`crate::keys::check_bindings`: no
+//! key bound to two commands). An error about the file's content names the key and the position,
+//! never the content (`crate::infile::content_message`). Each feature owns one table: adding one
+//! (e.g. the review engine's `[review]`) is one field on [`Config`] with `#[serde(default)]` and
+//! its own struct. Every key — type, default, range, meaning — is a row of the settings schema
+//! (`crate::schema`); [`default_value`] and [`reference_markdown`] pair it with the defaults.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -112,6 +100,114 @@ pub struct Loaded {
     pub keys: HashMap<KeyCommand, Vec<Key>>,
 }
 
+/// A JSON value (a config struct serialized) as TOML; `null` (an unset option) is `None`.
+pub fn json_to_toml(v: &serde_json::Value) -> Option<toml::Value> {
+    Some(match v {
+        serde_json::Value::Null => return None,
+        serde_json::Value::Bool(b) => toml::Value::Boolean(*b),
+        serde_json::Value::Number(n) => match n.as_i64() {
+            Some(i) => toml::Value::Integer(i),
+            None => toml::Value::Float(n.as_f64()?),
+        },
+        serde_json::Value::String(s) => toml::Value::String(s.clone()),
+        serde_json::Value::Array(a) => {
+            toml::Value::Array(a.iter().filter_map(json_to_toml).collect())
+        }
+        serde_json::Value::Object(o) => toml::Value::Table(
+            o.iter()
+                .filter_map(|(k, v)| json_to_toml(v).map(|t| (k.clone(), t)))
+                .collect(),
+        ),
+    })
+}
+
+/// A TOML key: bare when it can be, else quoted.
+pub fn toml_key(k: &str) -> String {
+    if !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        k.to_owned()
+    } else {
+        toml::Value::String(k.to_owned()).to_string()
+    }
+}
+
+/// The value as inline TOML (`6`, `300.0`, `"dark"`, `["j", "Down"]`).
+pub fn inline(v: &toml::Value) -> String {
+    match v {
+        toml::Value::Array(a) => {
+            format!("[{}]", a.iter().map(inline).collect::<Vec<_>>().join(", "))
+        }
+        toml::Value::Table(t) => format!(
+            "{{ {} }}",
+            t.iter()
+                .map(|(k, v)| format!("{} = {}", toml_key(k), inline(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// The built-in defaults of every table, as TOML: `[review]`, `[automation]`, `[gates]` and
+/// `[inbox]` serialized from their `Default` impls (the only place a default is written).
+pub fn default_tables() -> toml::Table {
+    let d = Config::default();
+    let mut out = toml::Table::new();
+    for (name, value) in [
+        ("review", serde_json::to_value(&d.review)),
+        ("automation", serde_json::to_value(&d.automation)),
+        ("gates", serde_json::to_value(&d.gates)),
+        ("inbox", serde_json::to_value(&d.inbox)),
+    ] {
+        if let Some(v) = value.ok().as_ref().and_then(json_to_toml) {
+            out.insert(name.to_owned(), v);
+        }
+    }
+    out
+}
+
+/// A key's built-in default as TOML (`None`: not set by default), by its schema key
+/// (`review.concurrency`, `review.skip.<aspect>.always`, `keys.<command>` is each command's).
+pub fn default_value(key: &str) -> Option<toml::Value> {
+    if key == "theme" {
+        return Some(toml::Value::String(crate::schema::DEFAULT_THEME.to_owned()));
+    }
+    if let Some(command) = key.strip_prefix("keys.") {
+        let (_, _, defaults, _) = crate::keys::COMMANDS.iter().find(|c| c.1 == command)?;
+        return Some(toml::Value::Array(
+            defaults
+                .iter()
+                .map(|k| toml::Value::String((*k).to_owned()))
+                .collect(),
+        ));
+    }
+    // A per-aspect entry's defaults are those of an empty entry.
+    if let Some(field) = key.strip_prefix("review.skip.<aspect>.") {
+        let rule = serde_json::to_value(crate::review::settings::SkipRule::default()).ok()?;
+        return json_to_toml(rule.get(field)?);
+    }
+    let tables = default_tables();
+    let (last, parents) = key
+        .split('.')
+        .collect::<Vec<_>>()
+        .split_last()
+        .map(|(l, p)| (*l, p.to_vec()))?;
+    let mut t = &tables;
+    for p in parents {
+        t = t.get(p)?.as_table()?;
+    }
+    t.get(last).cloned()
+}
+
+/// The reference table of one config table (`""` the top level, `keys`, `review`, …) as
+/// Markdown, from the settings schema with the built-in defaults: what docs/config.md holds
+/// between `<!-- schema:NAME -->` and `<!-- /schema -->` (`tests/project/docs.rs` keeps them equal).
+pub fn reference_markdown(table: &str) -> String {
+    crate::schema::markdown_table(table, &|key| default_value(key).map(|v| inline(&v)))
+}
+
 /// The platform config dir for pr-shepherd (`~/.config/pr-shepherd` on Linux).
 pub fn config_dir() -> Option<PathBuf> {
     directories::ProjectDirs::from("dev", "pr-shepherd", "pr-shepherd")
@@ -128,38 +224,25 @@ pub fn themes_dir(loaded: &Loaded) -> Option<PathBuf> {
         .map(|d| d.join("themes"))
 }
 
-/// A TOML syntax error on one line: where (line and column) and what, sanitized. toml's own
-/// text quotes the offending line under a caret, which can be the whole (huge, or hostile) file.
-fn syntax_error(text: &str, e: &toml::de::Error) -> String {
-    let what = crate::sanitize::one_line(e.message());
-    let what: String = what.chars().take(200).collect();
-    match e.span() {
-        Some(span) => {
-            let before = text.get(..span.start).unwrap_or(text);
-            let line = before.matches('\n').count() + 1;
-            let column = before
-                .rsplit('\n')
-                .next()
-                .map_or(1, |l| l.chars().count() + 1);
-            format!("syntax error at line {line}, column {column}: {what}")
-        }
-        None => format!("syntax error: {what}"),
-    }
-}
-
 impl Config {
     /// Parses config text; `path` names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Loaded, ConfigError> {
+        // Errors name the key and what is wrong, bounded, never quoting the file's content (a
+        // file given by mistake may hold secrets; see `crate::infile::content_message`).
         let invalid = |key: String, message: String| ConfigError::Invalid {
             path: path.to_path_buf(),
-            key,
-            message,
+            key: crate::infile::short_name(&key),
+            message: crate::infile::bounded(&message),
         };
-        let de = toml::Deserializer::parse(text)
-            .map_err(|e| invalid("(syntax)".to_owned(), syntax_error(text, &e)))?;
+        let de = toml::Deserializer::parse(text).map_err(|e| {
+            invalid(
+                "(syntax)".to_owned(),
+                crate::infile::toml_syntax_error(text, &e),
+            )
+        })?;
         let config: Config = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
-            let message = e.inner().message().to_owned();
+            let message = crate::infile::toml_value_error(text, e.inner());
             invalid(key, message)
         })?;
         // Every number of `[review]` in range (the flags are checked again after overriding).
@@ -222,6 +305,9 @@ impl Config {
                 .map_err(|m| invalid(format!("keys.{name}"), m))?;
             keys.insert(cmd, parsed);
         }
+        // No key bound to two commands (the console could run only one of them).
+        crate::keys::check_bindings(&keys)
+            .map_err(|(name, why)| invalid(format!("keys.{name}"), why))?;
         Ok(Loaded {
             config,
             path: Some(path.to_path_buf()),
@@ -268,10 +354,10 @@ mod tests {
     #[test]
     fn keys_and_theme() {
         let l =
-            parse("theme = \"light\"\n[keys]\ndown = [\"x\", \"Down\"]\nquit = \"Q\"\n").unwrap();
+            parse("theme = \"light\"\n[keys]\ndown = [\"z\", \"Down\"]\nquit = \"F12\"\n").unwrap();
         assert_eq!(l.config.theme.as_deref(), Some("light"));
         assert_eq!(l.keys[&KeyCommand::Down].len(), 2);
-        assert_eq!(l.keys[&KeyCommand::Quit][0], Key::parse("Q").unwrap());
+        assert_eq!(l.keys[&KeyCommand::Quit][0], Key::parse("F12").unwrap());
     }
 
     #[test]
@@ -300,6 +386,9 @@ mod tests {
         assert!(e.contains("keys.down") && e.contains("Hyper"), "{e}");
         let e = parse("[keys]\ndown = []").unwrap_err();
         assert!(e.contains("keys.down"), "{e}");
+        // Failed before: accepted, leaving `k` bound to `up` as well.
+        let e = parse("[keys]\ndown = \"k\"").unwrap_err();
+        assert!(e.contains("key `keys.down`") && e.contains("`up`"), "{e}");
         let e = parse("[review]\ncolour = 1").unwrap_err();
         assert!(e.contains("review") && e.contains("colour"), "{e}");
         let e = parse("[review]\nconcurrency = \"x\"").unwrap_err();

@@ -43,6 +43,8 @@ pub fn filter(rust_log: Option<&str>, verbose: u8) -> Result<Option<EnvFilter>, 
 /// owns the terminal and stderr is that terminal, so nothing is written. A bad `RUST_LOG` is
 /// said once on stderr and leaves the log off.
 pub fn init(verbose: u8, terminal_is_busy: bool) {
+    // Read here, not in `commands::Context`: the log is installed before the context exists
+    // (its errors are logged too), and it is process-wide by nature.
     let rust_log = std::env::var("RUST_LOG").ok();
     let filter = match filter(rust_log.as_deref(), verbose) {
         Ok(Some(f)) => f,

@@ -341,6 +341,54 @@ impl Key {
     }
 }
 
+/// The config name of a command (`page_down`).
+pub fn command_name(cmd: KeyCommand) -> &'static str {
+    COMMANDS.iter().find(|c| c.0 == cmd).map_or("?", |c| c.1)
+}
+
+/// Checks the bindings in force — every command's default keys, with `overrides` (from
+/// `[keys]`) replacing a command's own — and refuses a key bound to two commands: the console
+/// could run only one of them, and the other would silently lose the key. `Err` names the
+/// overridden command (its `[keys]` entry) and says which command holds the key already. The
+/// one check for every command and the console (`crate::config` calls it while loading).
+pub fn check_bindings(
+    overrides: &std::collections::HashMap<KeyCommand, Vec<Key>>,
+) -> Result<(), (&'static str, String)> {
+    let mut holder: std::collections::HashMap<Key, (KeyCommand, bool)> =
+        std::collections::HashMap::new();
+    // Defaults first, so a conflict is reported on the command the config file names.
+    let mut order: Vec<&(KeyCommand, &str, &[&str], &str)> = COMMANDS.iter().collect();
+    order.sort_by_key(|c| overrides.contains_key(&c.0));
+    for (cmd, name, defaults, _) in order {
+        let overridden = overrides.get(cmd);
+        let keys: Vec<Key> = match overridden {
+            Some(keys) => keys.clone(),
+            None => defaults.iter().filter_map(|k| Key::parse(k).ok()).collect(),
+        };
+        for key in keys {
+            match holder.get(&key) {
+                Some((other, _)) if other == cmd => {}
+                Some((other, other_overridden)) => {
+                    let other_name = command_name(*other);
+                    let why = if *other_overridden {
+                        format!("`{}` is also bound to `{other_name}`", key.label())
+                    } else {
+                        format!(
+                            "`{}` is already `{other_name}`'s default key; bind `{other_name}` to another key too, or choose another one here",
+                            key.label()
+                        )
+                    };
+                    return Err((name, why));
+                }
+                None => {
+                    holder.insert(key, (*cmd, overridden.is_some()));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Looks up a command by its config name.
 pub fn command_by_name(name: &str) -> Option<KeyCommand> {
     COMMANDS.iter().find(|c| c.1 == name).map(|c| c.0)
@@ -356,6 +404,44 @@ mod tests {
         assert!(Key::parse("Hyper").is_err());
         assert_eq!(Key::parse("F5").unwrap().code, KeyCode::F(5));
         assert!(Key::parse("ctrl-D").unwrap().ctrl);
+    }
+
+    fn overrides(
+        pairs: &[(KeyCommand, &[&str])],
+    ) -> std::collections::HashMap<KeyCommand, Vec<Key>> {
+        pairs
+            .iter()
+            .map(|(c, keys)| (*c, keys.iter().map(|k| Key::parse(k).unwrap()).collect()))
+            .collect()
+    }
+
+    #[test]
+    fn the_defaults_bind_every_key_once() {
+        check_bindings(&overrides(&[])).unwrap();
+    }
+
+    /// Failed before: `down = "k"` was accepted and left `k` bound to both `down` and `up`.
+    #[test]
+    fn a_key_bound_to_two_commands_is_refused_naming_both() {
+        let (name, why) = check_bindings(&overrides(&[(KeyCommand::Down, &["k"])])).unwrap_err();
+        assert_eq!(name, "down");
+        assert!(why.contains("`k`") && why.contains("`up`"), "{why}");
+        // Two overrides on one key.
+        let (name, why) = check_bindings(&overrides(&[
+            (KeyCommand::Down, &["z"]),
+            (KeyCommand::Up, &["z"]),
+        ]))
+        .unwrap_err();
+        assert!(["down", "up"].contains(&name), "{name}");
+        assert!(why.contains("also bound"), "{why}");
+        // A swap is fine: each key is bound once.
+        check_bindings(&overrides(&[
+            (KeyCommand::Down, &["k"]),
+            (KeyCommand::Up, &["j"]),
+        ]))
+        .unwrap();
+        // The same key twice for one command is no conflict.
+        check_bindings(&overrides(&[(KeyCommand::Down, &["j", "j", "Down"])])).unwrap();
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! Data flows one way: **source → snapshot → triage (with ledger) → items → console / `items`
 //! printer**. The core (`pr`, `triage`) is pure; I/O lives at the edges (`source`, `ledger`).
 //!
-//! Modules import one way, each only from the rows below it (`tests/module_graph.rs` fails on a
+//! Modules import one way, each only from the rows below it (`tests/project/module_graph.rs` fails on a
 //! circle):
 //!
 //! ```text
@@ -14,6 +14,7 @@
 //! source, ledger, policy         GitHub and fixtures; state on disk; the gates
 //! childenv, debuglog             what a child process may inherit; the redacted debug log
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
+//! schema                         every config.toml key: type, default, range, meaning
 //! infile, outfile                files named by settings: regular, size-limited; files written
 //!                                by rename, and the sweep of a killed run's temporary files
 //! net                            what the GitHub and LLM HTTP clients share: TLS, Retry-After
@@ -42,6 +43,7 @@ pub mod progress;
 pub mod publish;
 pub mod review;
 pub mod sanitize;
+pub mod schema;
 pub mod source;
 pub mod triage;
 pub mod tui;

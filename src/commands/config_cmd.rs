@@ -1,15 +1,16 @@
 //! `pr-shepherd config path | show | init`: where the config file is, the effective settings with
 //! every default, and a commented default file to start from.
 //!
-//! The list of settings is derived from the real types (`crate::config::Config`, the keymap's
-//! defaults, `ReviewSettings::default()` serialized), so `show`, `init` and the reference in
-//! `docs/config.md` (checked by a test below) cannot drift from what the program reads.
+//! The values are the real ones (`crate::config::Config` and the keymap's defaults, serialized);
+//! what each key means, its example and what applies when it is unset come from the settings
+//! schema (`crate::schema`), the same table validation and `docs/config.md` are produced from.
+//! Tests below fail when a setting has no schema row or a row no setting.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::ConfigCommand;
-use crate::config::{CONFIG_FILE, Config, Loaded, config_dir};
+use crate::config::{CONFIG_FILE, Loaded, config_dir, inline, json_to_toml, toml_key};
 use crate::error::CliError;
 use crate::keys::COMMANDS;
 
@@ -17,6 +18,7 @@ pub(super) fn run(
     cmd: &ConfigCommand,
     flag: Option<&Path>,
     theme_flag: Option<&str>,
+    no_color: bool,
 ) -> Result<(), CliError> {
     match cmd {
         ConfigCommand::Path => {
@@ -35,7 +37,8 @@ pub(super) fn run(
             super::emit(&format!("{}\n", path.display()))
         }
         ConfigCommand::Show => {
-            let loaded = Config::load(flag)?;
+            // The same loading and checks as every other command (theme and keys included).
+            let (loaded, _theme) = super::load_settings(flag, theme_flag, no_color)?;
             let file_table = match &loaded.path {
                 Some(p) => read_table(p)?,
                 None => toml::Table::new(),
@@ -69,8 +72,13 @@ fn read_table(path: &Path) -> Result<toml::Table, CliError> {
     let text = crate::infile::read_to_string(path, crate::infile::CONFIG_LIMIT)
         .map_err(|e| CliError::runtime(format!("cannot read `{}`: {e}", path.display())))?;
     // Config::load has already accepted this text; a failure here is a race with an editor.
-    toml::from_str(&text)
-        .map_err(|e| CliError::usage(format!("invalid config file `{}`: {e}", path.display())))
+    toml::from_str(&text).map_err(|e| {
+        CliError::usage(format!(
+            "invalid config file `{}`: {}",
+            path.display(),
+            crate::infile::toml_syntax_error(&text, &e)
+        ))
+    })
 }
 
 /// Where an effective value came from.
@@ -88,142 +96,6 @@ pub(crate) struct Setting {
     pub value: Option<toml::Value>,
     pub source: Source,
 }
-
-impl Setting {
-    pub fn key(&self) -> String {
-        self.path.join(".")
-    }
-}
-
-/// What an unset key means, and a one-line description of every key (by dotted key; map keys use
-/// `<aspect>`). Used by `config init`; a test makes sure every setting has one.
-pub(crate) const DESCRIPTIONS: &[(&str, &str)] = &[
-    (
-        "theme",
-        "console theme: dark, light, high-contrast, a name in <config dir>/themes, or a .toml path",
-    ),
-    (
-        "keys.<command>",
-        "keys of a console command (replaces its defaults); names as in the ? overlay",
-    ),
-    (
-        "review.llm",
-        "LLM backend: anthropic | openai | command | replay. Not set: replay for fixtures, else anthropic when ANTHROPIC_API_KEY is set, else openai",
-    ),
-    (
-        "review.llm_url",
-        "base URL of the LLM API. Not set: ANTHROPIC_BASE_URL / OPENAI_BASE_URL, else the provider's",
-    ),
-    (
-        "review.model",
-        "model name. Not set: claude-sonnet-4-5 (anthropic), gpt-4.1 (openai)",
-    ),
-    (
-        "review.command",
-        "for llm = \"command\": the program and its arguments, as an array; prompt on stdin, answer on stdout",
-    ),
-    (
-        "review.command_env",
-        "environment variables the command backend's program gets besides PATH, HOME, TMPDIR, TZ and the locale",
-    ),
-    (
-        "review.concurrency",
-        "how many aspects run at once (1 to 64)",
-    ),
-    (
-        "review.aspect_timeout_secs",
-        "wall-clock limit per aspect, retries included (seconds)",
-    ),
-    (
-        "review.overall_timeout_secs",
-        "wall-clock limit for the whole review (seconds)",
-    ),
-    (
-        "review.retries",
-        "extra attempts after an HTTP 429 / 5xx or a connection failure",
-    ),
-    (
-        "review.retry_backoff_ms",
-        "backoff before retry n is retry_backoff_ms * 2^n (a Retry-After header wins, up to 30 s)",
-    ),
-    (
-        "review.max_output_tokens",
-        "answer length limit sent to the provider",
-    ),
-    (
-        "review.diff_budget_chars",
-        "characters of diff one call may carry; a larger diff is reviewed in chunks of at most this size, each its own call",
-    ),
-    (
-        "review.max_calls_per_aspect",
-        "the most calls (chunks) one aspect may make; what the rest would show is named as omitted or truncated. Not set: no cap",
-    ),
-    (
-        "review.stream",
-        "stream answers from the HTTP backends: live progress, and the other aspects start as soon as the first answer begins (prompt cache)",
-    ),
-    (
-        "review.structured_output",
-        "how the HTTP backends ask for the findings object: auto (json_schema, else json_object with the schema, json_object, plain text; what a server takes is remembered per server URL in the state dir), json_schema, json_object or off",
-    ),
-    (
-        "review.prices",
-        "USD per million tokens (input, output, cache_read, cache_write), for an estimated cost in the output. Not set: no estimate (there are no built-in prices)",
-    ),
-    (
-        "automation.mentions",
-        "mentions that start a trigger (`@name /review`), matched exactly outside code blocks and quotes",
-    ),
-    (
-        "automation.max_trigger_chars",
-        "a comment, review or review comment longer than this (characters) is never a trigger",
-    ),
-    (
-        "automation.fix_ci_label",
-        "the label that asks for the fix-ci write action (recognized; not available in this version)",
-    ),
-    (
-        "automation.address_review_label",
-        "the label that asks for the address-review write action (recognized; not available in this version)",
-    ),
-    (
-        "gates.opt_in_label",
-        "community PRs are reviewed automatically only with this label",
-    ),
-    (
-        "gates.pause_label",
-        "no automatic action while this label is on the PR",
-    ),
-    (
-        "gates.never_label",
-        "never reviewed automatically and never posted while this label is on the PR",
-    ),
-    (
-        "gates.collaborators_are_team",
-        "count COLLABORATOR authors as team (OWNER and MEMBER always are)",
-    ),
-    (
-        "inbox.sections",
-        "the inbox's tabs without an argument: each { title, query } with a GitHub search; empty: the bundled fixtures",
-    ),
-    (
-        "review.agent_logins",
-        "accounts besides the team (as the gates count it) whose replies ending with the reply marker mark findings addressed, e.g. the coding agent's bot",
-    ),
-    (
-        "review.diff_budgets.<aspect>",
-        "per-aspect override of diff_budget_chars",
-    ),
-    (
-        "review.prompts_dir",
-        "read the playbook and aspect prompts from this folder (missing files: the built-in ones). Not set: the built-in prompts only",
-    ),
-    ("review.skip.<aspect>.always", "never run this aspect"),
-    (
-        "review.skip.<aspect>.unless_files_match",
-        "skip the aspect unless a changed file matches one of these globs (* within a segment, ** across)",
-    ),
-];
 
 /// Map-valued tables whose keys are aspects: `review.diff_budgets.<aspect>`,
 /// `review.skip.<aspect>.*`.
@@ -245,32 +117,9 @@ pub(crate) fn generic_key(path: &[String]) -> String {
     parts.join(".")
 }
 
-pub(crate) fn description(path: &[String]) -> Option<&'static str> {
-    let key = generic_key(path);
-    DESCRIPTIONS
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map(|(_, d)| *d)
-}
-
-fn json_to_toml(v: &serde_json::Value) -> Option<toml::Value> {
-    Some(match v {
-        serde_json::Value::Null => return None,
-        serde_json::Value::Bool(b) => toml::Value::Boolean(*b),
-        serde_json::Value::Number(n) => match n.as_i64() {
-            Some(i) => toml::Value::Integer(i),
-            None => toml::Value::Float(n.as_f64()?),
-        },
-        serde_json::Value::String(s) => toml::Value::String(s.clone()),
-        serde_json::Value::Array(a) => {
-            toml::Value::Array(a.iter().filter_map(json_to_toml).collect())
-        }
-        serde_json::Value::Object(o) => toml::Value::Table(
-            o.iter()
-                .filter_map(|(k, v)| json_to_toml(v).map(|t| (k.clone(), t)))
-                .collect(),
-        ),
-    })
+/// The schema's row of a setting (by its generic key).
+pub(crate) fn schema_row(path: &[String]) -> Option<&'static crate::schema::Setting> {
+    crate::schema::setting(&generic_key(path))
 }
 
 /// Whether `path` is set in the file's table.
@@ -312,7 +161,7 @@ pub(crate) fn settings(
         },
         (None, None) => Setting {
             path: theme,
-            value: Some(toml::Value::String("dark".to_owned())),
+            value: Some(toml::Value::String(crate::schema::DEFAULT_THEME.to_owned())),
             source: Source::Default,
         },
     });
@@ -408,35 +257,6 @@ fn push_leaves(
     }
 }
 
-/// A TOML key: bare when it can be, else quoted.
-fn toml_key(k: &str) -> String {
-    if !k.is_empty()
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        k.to_owned()
-    } else {
-        toml::Value::String(k.to_owned()).to_string()
-    }
-}
-
-/// The value as inline TOML (`6`, `300.0`, `"dark"`, `["j", "Down"]`).
-pub(crate) fn inline(v: &toml::Value) -> String {
-    match v {
-        toml::Value::Array(a) => {
-            format!("[{}]", a.iter().map(inline).collect::<Vec<_>>().join(", "))
-        }
-        toml::Value::Table(t) => format!(
-            "{{ {} }}",
-            t.iter()
-                .map(|(k, v)| format!("{} = {}", toml_key(k), inline(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-        other => other.to_string(),
-    }
-}
-
 /// The effective configuration as TOML, every value marked `# file`, `# default` or
 /// `# --theme`; unset keys as comments saying what applies.
 pub(crate) fn show(loaded: &Loaded, file: &toml::Table, theme_flag: Option<&str>) -> String {
@@ -486,29 +306,12 @@ pub(crate) fn show(loaded: &Loaded, file: &toml::Table, theme_flag: Option<&str>
     out
 }
 
-/// What applies when an optional key is not set (from its description's "Not set:" part).
+/// What applies when an optional key is not set (the schema's "not set" words).
 fn unset_meaning(path: &[String]) -> String {
-    description(path)
-        .and_then(|d| d.split_once("Not set: ").map(|(_, m)| m.to_owned()))
+    schema_row(path)
+        .and_then(crate::schema::Setting::not_set)
         .unwrap_or_else(|| "the program decides".to_owned())
 }
-
-/// An example value for each optional key (used by `config init` for the commented-out line).
-const UNSET_EXAMPLES: &[(&str, &str)] = &[
-    ("review.llm", "\"openai\""),
-    ("review.llm_url", "\"http://localhost:11434/v1\""),
-    ("review.model", "\"qwen2.5-coder:14b\""),
-    ("review.prompts_dir", "\"/path/to/prompts\""),
-    ("review.max_calls_per_aspect", "8"),
-    (
-        "review.structured_output",
-        "how the HTTP backends ask for the findings object: auto (json_schema, else json_object with the schema, json_object, plain text; what a server takes is remembered per server URL in the state dir), json_schema, json_object or off",
-    ),
-    (
-        "review.prices",
-        "{ input = 3.0, output = 15.0, cache_read = 0.3, cache_write = 3.75 }",
-    ),
-];
 
 /// The commented default file `config init` writes: every key commented out, with its
 /// description and default, so the file changes nothing until a line is uncommented.
@@ -532,20 +335,18 @@ pub(crate) fn init_text() -> String {
             out.push_str(&format!("\n[{header}]\n"));
         }
         table = Some(parents.to_vec());
-        // A description once per kind of key (`keys.<command>` has one for all commands).
+        // The schema's meaning once per kind of key (`keys.<command>` has one for all commands).
         let generic = generic_key(&s.path);
+        let row = schema_row(&s.path);
         if last_generic.as_deref() != Some(generic.as_str())
-            && let Some(d) = description(&s.path)
+            && let Some(row) = row
         {
-            out.push_str(&format!("# {d}\n"));
+            out.push_str(&comment(&row.meaning()));
         }
         last_generic = Some(generic);
         let value = match &s.value {
             Some(v) => inline(v),
-            None => UNSET_EXAMPLES
-                .iter()
-                .find(|(k, _)| *k == s.key())
-                .map_or_else(|| "\"\"".to_owned(), |(_, v)| (*v).to_owned()),
+            None => row.map_or_else(|| "\"\"".to_owned(), |r| r.example.to_owned()),
         };
         // A console command's own help text after its line.
         let help = COMMANDS
@@ -555,16 +356,48 @@ pub(crate) fn init_text() -> String {
             .unwrap_or_default();
         out.push_str(&format!("# {} = {value}{help}\n", toml_key(last)));
     }
-    out.push_str(
-        "\n# Per-aspect settings (aspects: correctness, conventions, security, perf, tests,\n\
-         # architecture):\n\
-         # [review.diff_budgets]\n\
-         # tests = 30000\n\
-         # [review.skip.perf]\n\
-         # unless_files_match = [\"src/**\", \"*.rs\"]\n\
-         # [review.skip.architecture]\n\
-         # always = true\n",
-    );
+    // The per-aspect tables, from the schema's `<aspect>` rows, with an aspect filled in.
+    out.push_str(&format!(
+        "\n# Per-aspect settings (aspects: {}):\n",
+        crate::schema::ASPECTS.join(", ")
+    ));
+    let mut header = String::new();
+    for row in crate::schema::SETTINGS
+        .iter()
+        .filter(|r| r.key.contains("<aspect>"))
+    {
+        let aspect = if row.key.starts_with("review.diff_budgets") {
+            "tests"
+        } else {
+            "perf"
+        };
+        let key = row.key.replace("<aspect>", aspect);
+        let (table, leaf) = key.rsplit_once('.').unwrap_or(("", key.as_str()));
+        if header != table {
+            out.push_str(&format!("# [{table}]\n"));
+            header = table.to_owned();
+        }
+        out.push_str(&comment(&format!("# {}", row.meaning())));
+        out.push_str(&format!("# {leaf} = {}\n", row.example));
+    }
+    out
+}
+
+/// `text` as `# ` comment lines of at most about 98 characters.
+fn comment(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::from("#");
+    for word in text.split_whitespace() {
+        if line.len() > 2 && line.len() + 1 + word.len() > 98 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from("#");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
     out
 }
 
@@ -611,6 +444,7 @@ fn type_name(v: &toml::Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Config;
     use crate::review::settings::ReviewSettings;
 
     fn parse(text: &str) -> Loaded {
@@ -665,7 +499,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("# model is not set: claude-sonnet-4-5"),
+            text.contains("# model is not set: `claude-sonnet-4-5` (anthropic)"),
             "{text}"
         );
     }
@@ -731,50 +565,36 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&p).unwrap(), before);
     }
 
+    /// The settings of a config with every kind of key set: the aspect maps filled in.
+    fn every_kind_of_setting() -> Vec<Setting> {
+        let file = "[review.diff_budgets]\ntests = 1\n[review.skip.perf]\nalways = true\n\
+                    unless_files_match = [\"x\"]\n";
+        settings(&parse(file), &toml::from_str(file).unwrap(), None)
+    }
+
+    /// The schema is complete both ways: every setting the program reads (its config structs,
+    /// serialized) has a row, and every row is a setting the program reads. A new field without
+    /// a row (or a row without a field) fails here.
     #[test]
-    fn every_setting_is_described() {
-        let mut file =
-            String::from("[review.diff_budgets]\ntests = 1\n[review.skip.perf]\nalways = true\n");
-        file.push_str("unless_files_match = [\"x\"]\n");
-        for s in settings(&parse(&file), &toml::from_str(&file).unwrap(), None) {
-            assert!(
-                description(&s.path).is_some(),
-                "{} has no description",
-                s.key()
-            );
-        }
-    }
-
-    /// The rows of every `| `key` | type | default | example | meaning |` table in
-    /// docs/config.md (the meaning is left out).
-    fn doc_rows() -> Vec<[String; 4]> {
-        let md =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.md"))
-                .unwrap();
-        md.lines()
-            .filter_map(|l| {
-                let cells: Vec<String> = l
-                    .trim()
-                    .strip_prefix('|')?
-                    .strip_suffix('|')?
-                    .split(" | ")
-                    .map(|c| c.trim().to_owned())
-                    .collect();
-                let key = cells
-                    .first()?
-                    .strip_prefix('`')?
-                    .strip_suffix('`')?
-                    .to_owned();
-                (cells.len() == 5)
-                    .then(|| [key, cells[1].clone(), cells[2].clone(), cells[3].clone()])
-            })
-            .collect()
-    }
-
-    fn cell_value(cell: &str) -> Option<toml::Value> {
-        let inner = cell.strip_prefix('`')?.strip_suffix('`')?;
-        let t: toml::Table = toml::from_str(&format!("x = {inner}")).ok()?;
-        t.get("x").cloned()
+    fn the_schema_and_the_settings_are_the_same_keys() {
+        let real: std::collections::BTreeSet<String> = every_kind_of_setting()
+            .iter()
+            .map(|s| generic_key(&s.path))
+            .collect();
+        let schema: std::collections::BTreeSet<String> = crate::schema::SETTINGS
+            .iter()
+            .map(|s| s.key.to_owned())
+            .collect();
+        let missing: Vec<_> = real.difference(&schema).collect();
+        assert!(
+            missing.is_empty(),
+            "settings without a schema row: {missing:?}"
+        );
+        let extra: Vec<_> = schema.difference(&real).collect();
+        assert!(
+            extra.is_empty(),
+            "schema rows the program does not read: {extra:?}"
+        );
     }
 
     /// A config text that sets the dotted `key` (with `<aspect>` / `<command>` filled in).
@@ -788,82 +608,89 @@ mod tests {
         }
     }
 
+    fn value_of(inline: &str) -> toml::Value {
+        let t: toml::Table = toml::from_str(&format!("x = {inline}")).unwrap();
+        t["x"].clone()
+    }
+
+    /// Each row's example is a valid value of its key, of the row's type; each default is what
+    /// the program uses (`Default::Value` rows have one, `NotSet` rows none).
     #[test]
-    fn docs_config_md_matches_the_real_settings() {
-        let rows = doc_rows();
-        assert!(rows.len() > 20, "the reference tables were not found");
-        let mut file =
-            String::from("[review.diff_budgets]\ntests = 1\n[review.skip.perf]\nalways = true\n");
-        file.push_str("unless_files_match = [\"x\"]\n");
-        let defaults = settings(&Loaded::default(), &toml::Table::new(), None);
-        // Keys with aspect maps filled in, so the per-aspect keys are covered too.
-        let with_maps = settings(&parse(&file), &toml::from_str(&file).unwrap(), None);
-        let mut documented = std::collections::BTreeSet::new();
-        for [key, ty, _default, example] in &rows {
-            documented.insert(key.clone());
-            // The example is valid for the key.
-            let ex = example
-                .strip_prefix('`')
-                .and_then(|e| e.strip_suffix('`'))
-                .unwrap_or_else(|| panic!("{key}: example `{example}` is not code"));
-            parse(&setting_text(key, ex));
-            // The type is the example's (and the default's) TOML type.
-            let ex_value = cell_value(example).unwrap();
+    fn every_row_has_a_valid_example_and_a_true_default() {
+        use crate::schema::{Default, SETTINGS};
+        for row in SETTINGS {
+            let text = setting_text(row.key, row.example);
+            Config::parse(&text, Path::new("example.toml"))
+                .unwrap_or_else(|e| panic!("{}: example {}: {e}", row.key, row.example));
+            let ty = row.ty.label();
+            let example = value_of(row.example);
             assert!(
-                ty.starts_with(type_name(&ex_value)),
-                "{key}: type {ty} vs {ex_value}"
+                ty.starts_with(type_name(&example)),
+                "{}: {ty} vs {example}",
+                row.key
             );
-        }
-        let mut real = std::collections::BTreeSet::new();
-        for s in defaults.iter().chain(&with_maps) {
-            let key = if s.path[0] == "keys" {
-                s.key()
-            } else {
-                generic_key(&s.path)
-            };
-            real.insert(key.clone());
-            let row = rows
-                .iter()
-                .find(|r| r[0] == key)
-                .unwrap_or_else(|| panic!("docs/config.md does not list `{key}`"));
-            if s.source != Source::Default && key.contains("<aspect>") {
-                continue; // the value is the test file's; the default is checked below
-            }
-            match &s.value {
-                Some(v) => {
-                    assert_eq!(
-                        cell_value(&row[2]).as_ref(),
-                        Some(v),
-                        "{key}: default {}",
-                        row[2]
-                    );
-                    assert!(row[1].starts_with(type_name(v)), "{key}: type {}", row[1]);
+            let default_key = row.key.replace("<command>", "down");
+            match (row.default, crate::config::default_value(&default_key)) {
+                (Default::Value, Some(v)) => {
+                    assert!(ty.starts_with(type_name(&v)), "{}: {ty} vs {v}", row.key)
                 }
-                None => assert!(row[2].starts_with("not set"), "{key}: default {}", row[2]),
+                (Default::NotSet(_), None) => {}
+                (d, v) => panic!("{}: schema says {d:?}, the program {v:?}", row.key),
             }
         }
-        // The per-aspect keys' defaults are those of an empty entry.
-        let skip = serde_json::to_value(crate::review::settings::SkipRule::default()).unwrap();
-        for (k, v) in skip.as_object().unwrap() {
-            let key = format!("review.skip.<aspect>.{k}");
-            let row = rows.iter().find(|r| r[0] == key).unwrap();
-            assert_eq!(cell_value(&row[2]), json_to_toml(v), "{key}");
+    }
+
+    /// Every range in the schema is enforced: its bounds are accepted, one past them refused
+    /// naming the key (validation reads the schema, so a range is never only documented).
+    #[test]
+    fn every_range_in_the_schema_is_enforced() {
+        use crate::schema::{Allowed, SETTINGS};
+        let mut checked = 0;
+        for row in SETTINGS {
+            let (ok, bad): (Vec<String>, Vec<String>) = match row.allowed {
+                Allowed::Int { min, max } => (
+                    vec![min.to_string(), max.to_string()],
+                    [
+                        min.checked_sub(1).map(|v| v.to_string()),
+                        Some((max + 1).to_string()),
+                    ]
+                    .into_iter()
+                    .flatten()
+                    .collect(),
+                ),
+                Allowed::Seconds { max } => (
+                    vec!["0.5".into(), format!("{max:.1}")],
+                    vec![
+                        "0.0".into(),
+                        "-1.0".into(),
+                        format!("{:.1}", max * 2.0),
+                        "nan".into(),
+                    ],
+                ),
+                Allowed::OneOf { values, or: None } => (
+                    values.iter().map(|v| format!("\"{v}\"")).collect(),
+                    vec!["\"no-such-value\"".into()],
+                ),
+                _ => continue,
+            };
+            let key = row.key.replace("<aspect>", "perf");
+            for v in ok {
+                let mut text = setting_text(row.key, &v);
+                if row.key == "review.llm" && v == "\"command\"" {
+                    text.push_str("command = [\"prog\"]\n");
+                }
+                Config::parse(&text, Path::new("c.toml"))
+                    .unwrap_or_else(|e| panic!("{key} = {v} refused: {e}"));
+            }
+            for v in bad {
+                let e = Config::parse(&setting_text(row.key, &v), Path::new("c.toml"))
+                    .map(|_| ())
+                    .unwrap_err()
+                    .to_string();
+                assert!(e.contains(&format!("key `{key}`")), "{key} = {v}: {e}");
+            }
+            checked += 1;
         }
-        // The complete examples are valid configs.
-        let md =
-            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/config.md"))
-                .unwrap();
-        let blocks: Vec<&str> = md
-            .split("```toml\n")
-            .skip(1)
-            .filter_map(|b| b.split("```").next())
-            .collect();
-        assert!(blocks.len() >= 2);
-        for b in blocks {
-            parse(b);
-        }
-        // Nothing documented that does not exist.
-        let extra: Vec<_> = documented.difference(&real).collect();
-        assert!(extra.is_empty(), "documented but not real: {extra:?}");
+        assert!(checked >= 9, "{checked}");
     }
 }

@@ -40,9 +40,10 @@ fn nothing_done(args: &EventArgs, reason: &str, decision: Value) -> Result<(), C
     Ok(())
 }
 
-/// The Enterprise web host from `GITHUB_SERVER_URL`, if it is not github.com.
-fn server_host() -> Option<String> {
-    let url = std::env::var("GITHUB_SERVER_URL").ok()?;
+/// The Enterprise web host from `GITHUB_SERVER_URL` (read by the context), if it is not
+/// github.com.
+fn server_host(ctx: &Context) -> Option<String> {
+    let url = ctx.github_server_url.as_deref()?;
     let host = reqwest::Url::parse(url.trim()).ok()?.host_str()?.to_owned();
     (!host.eq_ignore_ascii_case("github.com")).then_some(host)
 }
@@ -67,7 +68,7 @@ pub(super) async fn run(ctx: &Context, args: EventArgs) -> Result<(), CliError> 
     let decision = decide_with(name.trim(), &payload, ctx.automation())
         .map_err(|e| CliError::usage(e.to_string()))?;
     let decision_json = serde_json::to_value(&decision).unwrap_or(Value::Null);
-    let asked = match asked_for(&decision)? {
+    let asked = match asked_for(&decision, server_host(ctx))? {
         Asked::Nothing { reason } => return nothing_done(&args, &reason, decision_json),
         Asked::Review(r) => r,
     };
@@ -143,7 +144,7 @@ fn read_event(args: &EventArgs) -> Result<(String, Value), CliError> {
 }
 
 /// The PR and mode a decision asks to review (said on stderr), or why nothing is to be done.
-fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
+fn asked_for(decision: &EventDecision, host: Option<String>) -> Result<Asked, CliError> {
     let (owner, repo, number, mode, trigger, regate) = match decision {
         EventDecision::NoAction { reason } | EventDecision::WriteActionLabel { reason, .. } => {
             return Ok(Asked::Nothing {
@@ -177,7 +178,7 @@ fn asked_for(decision: &EventDecision) -> Result<Asked, CliError> {
         }
     };
     let coords = PrCoords {
-        host: server_host(),
+        host,
         owner: owner.clone(),
         repo: repo.clone(),
         number,

@@ -1,10 +1,10 @@
-//! The live source at the CLI edge: a GitHub client from the context's endpoints and
-//! credentials, notices on stderr.
+//! The live source at the CLI edge: a GitHub client from the context's endpoints, credentials
+//! and HTTP bounds, notices on stderr.
 
 use super::Context;
 use crate::error::CliError;
 use crate::pr::{PrCoords, Snapshot};
-use crate::source::github::{Endpoints, FetchOptions, GitHub, auth};
+use crate::source::github::{Endpoints, GitHub, auth};
 
 /// A client for the PR's host, with the context's endpoints and credentials, and the state dir
 /// (when there is one) where posting through it takes the PR's lock and records reply intents.
@@ -16,12 +16,7 @@ pub(crate) async fn client(ctx: &Context, coords: &PrCoords) -> Result<GitHub, C
         host,
     )?;
     let creds = auth::resolve(&ctx.credentials, &endpoints.api, host).await?;
-    let gh = GitHub::new(
-        endpoints,
-        host.map(str::to_owned),
-        creds,
-        FetchOptions::from_env(),
-    )?;
+    let gh = GitHub::new(endpoints, host.map(str::to_owned), creds, ctx.fetch.clone())?;
     Ok(match ctx.ledger() {
         Ok(ledger) => gh.with_state_dir(ledger.root().to_path_buf()),
         Err(_) => gh,

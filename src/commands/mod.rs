@@ -15,23 +15,29 @@ mod thread;
 mod watch;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::cli::{Cli, Command};
-use crate::config::{Config, Loaded};
+use crate::config::{Config, ConfigError, Loaded, themes_dir};
 use crate::error::CliError;
 use crate::ledger::{Ledger, resolve_state_dir};
 use crate::pr::Snapshot;
 use crate::review::ReviewSettings;
 use crate::review::llm::LlmEnv;
 use crate::source::Target;
-use crate::source::github::AuthEnv;
+use crate::source::github::{AuthEnv, FetchOptions};
+use crate::tui::theme::Theme;
 
 /// Everything a command reads from outside the command line's own arguments, built once in
 /// [`run`] and handed to every command and to the console: no command reads a global, and the
 /// headless commands and the console read their settings the same way.
+///
+/// The process environment is read here and nowhere else (a test below keeps it so). The only
+/// other reads are process-wide by nature: `debuglog` reads `RUST_LOG` before there is a
+/// context, `childenv` builds a child process's environment from this one, and `tui::desktop`
+/// looks the opener up on `PATH`.
 pub struct Context {
-    /// `--state-dir` (else `$PR_SHEPHERD_STATE_DIR`, else the platform state dir, resolved when
+    /// `--state-dir`, else `$PR_SHEPHERD_STATE_DIR` (else the platform state dir, resolved when
     /// a command opens the ledger).
     pub state_dir: Option<PathBuf>,
     /// The config file (`--config`, else the platform one), loaded and validated: an invalid
@@ -46,9 +52,14 @@ pub struct Context {
     /// `ANTHROPIC_BASE_URL`, `OPENAI_BASE_URL`), read from the environment once: the review
     /// library never reads them itself.
     pub llm_env: LlmEnv,
-    /// The console theme (`--theme`, else the config's `theme`, else dark), resolved for every
-    /// command so a misspelt name is exit 2 everywhere, not only in the console.
-    pub theme: crate::tui::theme::Theme,
+    /// The GitHub client's retry and wait bounds (`PR_SHEPHERD_HTTP_*`), notices on stderr.
+    pub fetch: FetchOptions,
+    /// `GITHUB_SERVER_URL` (set by GitHub Actions): the Enterprise host of `event`'s PR.
+    pub github_server_url: Option<String>,
+    /// The console theme (`--theme`, else the config's `theme`, else dark; plain when
+    /// `NO_COLOR` is set), resolved for every command so a misspelt name is exit 2 everywhere,
+    /// not only in the console.
+    pub theme: Theme,
 }
 
 /// The endpoint flags as given; [`crate::source::github::Endpoints::resolve`] turns them (and a
@@ -59,23 +70,70 @@ pub struct EndpointFlags {
     pub graphql_url: Option<String>,
 }
 
+/// One environment variable of this process, as text (`None`: unset or not UTF-8). The only
+/// reader of the environment besides those named on [`Context`].
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// `NO_COLOR` set and non-empty (<https://no-color.org>).
+fn no_color() -> bool {
+    var("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
+/// `$PR_SHEPHERD_STATE_DIR`, when set and non-empty (a path need not be UTF-8).
+fn state_dir_var() -> Option<PathBuf> {
+    std::env::var_os(crate::ledger::STATE_DIR_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// The config file and the theme, loaded and checked: the one validation every command, the
+/// console and `config show` go through, so a setting refused by one is refused by all with the
+/// same message (exit 2, naming the key). `[keys]` is checked while the file is parsed
+/// (`Config::parse`); the theme here, because finding it needs the themes folder beside the
+/// config file. A theme named by the config file is reported as that file's key `theme`.
+pub(crate) fn load_settings(
+    config_flag: Option<&Path>,
+    theme_flag: Option<&str>,
+    no_color: bool,
+) -> Result<(Loaded, Theme), CliError> {
+    let loaded = Config::load(config_flag)?;
+    let theme = match (theme_flag, &loaded.config.theme, &loaded.path) {
+        (Some(name), _, _) => Theme::load(name, themes_dir(&loaded).as_deref())
+            .map_err(|e| CliError::usage(format!("--theme: {e}")))?,
+        (None, Some(name), Some(path)) => Theme::load(name, themes_dir(&loaded).as_deref())
+            .map_err(|e| ConfigError::Invalid {
+                path: path.clone(),
+                key: "theme".to_owned(),
+                message: e.to_string(),
+            })?,
+        (None, _, _) => Theme::default_theme(),
+    };
+    // NO_COLOR wins over all, after the named theme was checked, so a typo is still reported.
+    Ok((loaded, if no_color { Theme::plain() } else { theme }))
+}
+
 impl Context {
     /// Reads the config file and the environment once.
     pub fn from_cli(cli: &Cli) -> Result<Context, CliError> {
-        let config = Config::load(cli.config.as_deref())?;
-        let theme = console::resolve_theme(cli.theme.as_deref(), &config)?;
+        let (config, theme) =
+            load_settings(cli.config.as_deref(), cli.theme.as_deref(), no_color())?;
         Ok(Context {
-            state_dir: cli.state_dir.clone(),
+            state_dir: cli.state_dir.clone().or_else(state_dir_var),
             config,
             theme,
             endpoints: EndpointFlags {
                 api_url: cli.api_url.clone(),
                 graphql_url: cli.graphql_url.clone(),
             },
-            credentials: AuthEnv::from_process(),
+            credentials: AuthEnv::from_vars(var),
             // What is learnt about each LLM server is kept in the state dir (when there is one).
-            llm_env: LlmEnv::from_vars(|k| std::env::var(k).ok())
-                .remembering_in(crate::ledger::resolve_state_dir(cli.state_dir.as_deref()).ok()),
+            llm_env: LlmEnv::from_vars(var).remembering_in(
+                resolve_state_dir(cli.state_dir.clone().or_else(state_dir_var).as_deref()).ok(),
+            ),
+            fetch: FetchOptions::from_vars(var),
+            github_server_url: var("GITHUB_SERVER_URL"),
         })
     }
 
@@ -106,7 +164,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     // `config path` for a --config file still to be written): they need no context.
     match &cli.command {
         Some(Command::Config(cmd)) => {
-            return config_cmd::run(cmd, cli.config.as_deref(), cli.theme.as_deref());
+            return config_cmd::run(cmd, cli.config.as_deref(), cli.theme.as_deref(), no_color());
         }
         Some(Command::Completions(args)) => return completions::completions(args),
         Some(Command::Man(args)) => return completions::man(args),
@@ -154,4 +212,51 @@ pub(crate) fn emit(text: &str) -> Result<(), CliError> {
     out.write_all(text.as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| CliError::runtime(format!("could not write the output: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    /// `docs/architecture.md` promises the environment is read in one place: here. A read
+    /// anywhere else in `src/` fails this test, except the process-wide ones named on
+    /// `Context` (each says why where it reads).
+    /// Every `.rs` file under `dir`, as paths relative to `root` with `/` separators.
+    fn rust_files(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for path in entries.flatten().map(|e| e.path()) {
+            if path.is_dir() {
+                rust_files(root, &path, out);
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && let (Ok(rel), Ok(text)) =
+                    (path.strip_prefix(root), std::fs::read_to_string(&path))
+            {
+                out.push((rel.to_string_lossy().replace('\\', "/"), text));
+            }
+        }
+    }
+
+    #[test]
+    fn the_environment_is_read_only_in_the_context() {
+        let needle = ["env::", "var"].concat(); // var, var_os, vars, vars_os
+        let allowed = [
+            "commands/mod.rs",
+            "debuglog.rs",
+            "childenv.rs",
+            "tui/desktop.rs",
+        ];
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &src, &mut files);
+        assert!(files.len() > 50, "only {} files read", files.len());
+        let readers: Vec<&str> = files
+            .iter()
+            .filter(|(rel, text)| text.contains(&needle) && !allowed.contains(&rel.as_str()))
+            .map(|(rel, _)| rel.as_str())
+            .collect();
+        assert!(
+            readers.is_empty(),
+            "these files read the environment; read it in commands::Context and hand the value down: {readers:?}"
+        );
+    }
 }

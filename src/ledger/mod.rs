@@ -97,14 +97,11 @@ pub struct Ledger {
     root: PathBuf,
 }
 
-/// Picks the state dir: `--state-dir`, else `$PR_SHEPHERD_STATE_DIR`, else the platform's state
-/// (or local data) dir for pr-shepherd.
-pub fn resolve_state_dir(flag: Option<&Path>) -> Result<PathBuf, LedgerError> {
-    if let Some(p) = flag {
+/// Picks the state dir: `explicit` (`--state-dir`, else `$PR_SHEPHERD_STATE_DIR`, both read by
+/// `commands::Context`), else the platform's state (or local data) dir for pr-shepherd.
+pub fn resolve_state_dir(explicit: Option<&Path>) -> Result<PathBuf, LedgerError> {
+    if let Some(p) = explicit {
         return Ok(p.to_path_buf());
-    }
-    if let Some(v) = std::env::var_os(STATE_DIR_ENV).filter(|v| !v.is_empty()) {
-        return Ok(PathBuf::from(v));
     }
     let dirs = directories::ProjectDirs::from("dev", "pr-shepherd", "pr-shepherd")
         .ok_or(LedgerError::NoStateDir)?;

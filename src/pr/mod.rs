@@ -10,7 +10,7 @@ pub mod time;
 
 pub use recorded::{LlmRecordings, RecordedAnswer};
 pub use reference::{ACCEPTED_FORMS, PrCoords, PrRef, RefError, validate_owner, validate_repo};
-pub use shepherd::{OutboxComment, REVIEW_HEADER, is_review_body};
+pub use shepherd::{DEFAULT_IDENTITY, OutboxComment, REVIEW_HEADER, is_review_body};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

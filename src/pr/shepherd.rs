@@ -7,6 +7,11 @@ use serde::{Deserialize, Serialize};
 /// The first line of every Shepherd review.
 pub const REVIEW_HEADER: &str = "## PR Shepherd Review";
 
+/// Offline (fixtures, the bundled inbox), the account whose `## PR Shepherd Review` comments are
+/// Shepherd's own; live it is the credentials' account. `review --identity` and the console
+/// default to it.
+pub const DEFAULT_IDENTITY: &str = "pr-shepherd";
+
 /// Whether a comment body is a Shepherd review (by its first line).
 pub fn is_review_body(body: &str) -> bool {
     body.trim_start().starts_with(REVIEW_HEADER)

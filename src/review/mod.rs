@@ -47,6 +47,7 @@ pub mod compose;
 pub mod condense;
 pub mod findings;
 pub mod flow;
+pub mod glob;
 pub mod llm;
 pub mod prior;
 pub mod prompt;

@@ -104,7 +104,9 @@ pub enum FixtureError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("invalid fixture `{}`{}: at `{json_path}`: {message}", path.display(), position(*line, *column))]
+    // The message is bounded and keeps no value serde quotes (`crate::infile::content_message`):
+    // an error about a file's content names the position, not the content.
+    #[error("invalid fixture `{}`{}: at `{}`: {}", path.display(), position(*line, *column), crate::infile::bounded(json_path), crate::infile::content_message(message))]
     Invalid {
         path: PathBuf,
         json_path: String,
@@ -743,6 +745,29 @@ mod tests {
         let (path, _, _, msg) = invalid("{\"pr\": {}}");
         assert_eq!(path, "format");
         assert!(msg.contains("no \"format\" field"), "{msg}");
+    }
+
+    /// Failed before: the error quoted the offending value (`invalid type: string "…"`) and a
+    /// wrong format tag whole, so a file given by mistake printed what it held.
+    #[test]
+    fn errors_name_the_place_not_the_value() {
+        let secret = format!("ghp_FixtureToken{}", "x".repeat(900_000));
+        let e = parse(&GOOD.replace(r#""line": 3"#, &format!(r#""line": "{secret}""#)))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            !e.contains("ghp_FixtureToken") && e.len() < 600,
+            "{}",
+            &e[..600.min(e.len())]
+        );
+        assert!(
+            e.contains("items[1].line") && e.contains("invalid type: string"),
+            "{e}"
+        );
+        let e = parse(&GOOD.replace("pr-shepherd/fixture@1", &secret))
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 600, "{} bytes", e.len());
     }
 
     #[test]

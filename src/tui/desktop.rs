@@ -117,6 +117,8 @@ fn opener() -> Option<PathBuf> {
     } else {
         "xdg-open"
     };
+    // Read here, not in `commands::Context`: finding a program on PATH is the process's own
+    // lookup (as spawning one would do), made at the moment the opener is needed.
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|d| d.join(name))

@@ -1,10 +1,11 @@
 //! Console colours, loaded from TOML (`themes/*.toml`, embedded as fallbacks).
 //!
 //! A theme is looked up by name: `<config dir>/themes/NAME.toml` first, then the embedded copy.
-//! A value containing `/` or ending in `.toml` is a path. `NO_COLOR` (non-empty) turns every
-//! colour off and keeps only bold/reverse, so badges stay distinguishable.
+//! A value containing `/` or ending in `.toml` is a path. `NO_COLOR` (non-empty, read by
+//! `commands::Context`) asks for [`Theme::plain`]: every colour off, only bold/reverse kept, so
+//! badges stay distinguishable.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::str::FromStr;
 
 use ratatui::style::{Color, Modifier, Style};
@@ -21,17 +22,19 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
 ];
 
-pub const DEFAULT_THEME: &str = "dark";
+pub use crate::schema::DEFAULT_THEME;
 
 #[derive(Debug, Error)]
 pub enum ThemeError {
     #[error(
-        "unknown theme `{name}` (built in: dark, light, high-contrast; or a path to a .toml file)"
+        "unknown theme `{name}` (built in: {}; or a name in <config dir>/themes, or a path to a .toml file)",
+        crate::schema::BUILTIN_THEMES.join(", ")
     )]
     Unknown { name: String },
-    #[error("cannot read theme `{}`: {source}", path.display())]
+    #[error("cannot read theme `{path}`: {source}")]
     Io {
-        path: PathBuf,
+        /// Bounded and sanitized (`crate::infile::short_path`).
+        path: String,
         source: std::io::Error,
     },
     #[error("invalid theme `{origin}`: key `{key}`: {message}")]
@@ -45,8 +48,9 @@ pub enum ThemeError {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StyleSpec {
-    fg: Option<String>,
-    bg: Option<String>,
+    /// Spanned, so an error names the line and column of a bad colour instead of quoting it.
+    fg: Option<toml::Spanned<String>>,
+    bg: Option<toml::Spanned<String>>,
     #[serde(default)]
     bold: bool,
 }
@@ -141,17 +145,32 @@ pub struct Theme {
     pub diff_hunk_header: Style,
 }
 
-fn style(spec: &StyleSpec, key: &str, origin: &str) -> Result<Style, ThemeError> {
-    let colour = |v: &Option<String>, which: &str| -> Result<Option<Color>, ThemeError> {
-        v.as_deref()
-            .map(|s| {
-                Color::from_str(s).map_err(|_| ThemeError::Invalid {
-                    origin: origin.to_owned(),
-                    key: format!("{key}.{which}"),
-                    message: format!("`{s}` is not a colour (a name, #rrggbb or 0-255)"),
+/// Where a theme's text came from and what it is, for its errors.
+struct Source<'a> {
+    text: &'a str,
+    origin: &'a str,
+}
+
+fn style(spec: &StyleSpec, key: &str, src: &Source<'_>) -> Result<Style, ThemeError> {
+    let colour = |v: &Option<toml::Spanned<String>>,
+                  which: &str|
+     -> Result<Option<Color>, ThemeError> {
+        v.as_ref()
+                .map(|s| {
+                    Color::from_str(s.get_ref()).map_err(|_| {
+                        // The position, never the value: a file given as a theme by mistake
+                        // may hold anything.
+                        let (line, column) = crate::infile::position(src.text, s.span().start);
+                        ThemeError::Invalid {
+                            origin: src.origin.to_owned(),
+                            key: format!("{key}.{which}"),
+                            message: format!(
+                                "at line {line}, column {column}: not a colour (a name, #rrggbb or 0-255)"
+                            ),
+                        }
+                    })
                 })
-            })
-            .transpose()
+                .transpose()
     };
     let mut st = Style::default();
     if let Some(c) = colour(&spec.fg, "fg")? {
@@ -168,19 +187,25 @@ fn style(spec: &StyleSpec, key: &str, origin: &str) -> Result<Style, ThemeError>
 
 impl Theme {
     /// Parses a theme file's text; `origin` names it in errors.
+    ///
+    /// Errors name the key and the position, never the content (see
+    /// `crate::infile::content_message`): `--theme /proc/self/environ` must not print the
+    /// environment.
     pub fn parse(text: &str, origin: &str) -> Result<Theme, ThemeError> {
+        let origin = crate::infile::short_path(Path::new(origin));
+        let origin = origin.as_str();
         let de = toml::Deserializer::parse(text).map_err(|e| ThemeError::Invalid {
             origin: origin.to_owned(),
             key: "(syntax)".to_owned(),
-            message: e.to_string().trim().to_owned(),
+            message: crate::infile::toml_syntax_error(text, &e),
         })?;
         let file: ThemeFile =
             serde_path_to_error::deserialize(de).map_err(|e| ThemeError::Invalid {
                 origin: origin.to_owned(),
-                key: e.path().to_string(),
-                message: e.inner().message().to_owned(),
+                key: crate::infile::short_name(&e.path().to_string()),
+                message: crate::infile::toml_value_error(text, e.inner()),
             })?;
-        let o = origin;
+        let o = &Source { text, origin };
         let (u, b, d) = (&file.ui, &file.badges, &file.diff);
         Ok(Theme {
             name: file.name.clone().unwrap_or_else(|| origin.to_owned()),
@@ -235,7 +260,7 @@ impl Theme {
         let read = |path: &Path| {
             crate::infile::read_to_string(path, crate::infile::THEME_LIMIT).map_err(|source| {
                 ThemeError::Io {
-                    path: path.to_path_buf(),
+                    path: crate::infile::short_path(path),
                     source,
                 }
             })
@@ -253,7 +278,7 @@ impl Theme {
         match BUILTIN.iter().find(|(n, _)| *n == name) {
             Some((n, text)) => Theme::parse(text, n),
             None => Err(ThemeError::Unknown {
-                name: name.to_owned(),
+                name: crate::infile::short_name(name),
             }),
         }
     }
@@ -298,14 +323,16 @@ impl Theme {
     }
 }
 
-/// True when the environment asks for no colour (`NO_COLOR` set and non-empty).
-pub fn no_color_requested() -> bool {
-    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_builtin_themes_are_the_schemas() {
+        let names: Vec<&str> = BUILTIN.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, crate::schema::BUILTIN_THEMES);
+        assert!(names.contains(&DEFAULT_THEME));
+    }
 
     #[test]
     fn every_builtin_parses() {
@@ -333,7 +360,9 @@ mod tests {
             .replace("new = { fg = \"#000000\"", "new = { fg = \"mauve\"");
         let e = Theme::parse(&text, "x").unwrap_err().to_string();
         assert!(e.contains("badges.new.fg"), "{e}");
-        assert!(e.contains("mauve"), "{e}");
+        // Where, not what: the value is never quoted.
+        assert!(e.contains("line ") && e.contains("not a colour"), "{e}");
+        assert!(!e.contains("mauve"), "{e}");
     }
 
     #[test]

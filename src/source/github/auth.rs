@@ -120,8 +120,10 @@ pub struct AuthEnv {
 }
 
 impl AuthEnv {
-    pub fn from_process() -> AuthEnv {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    /// The credential variables as `var` reports them (`commands::Context` passes the process
+    /// environment's, read there once); blank values count as unset.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> AuthEnv {
+        let var = |k: &str| var(k).filter(|v| !v.trim().is_empty());
         AuthEnv {
             gh_token: var("GH_TOKEN"),
             github_token: var("GITHUB_TOKEN"),

@@ -10,7 +10,7 @@
 //! - `batch.rs`: the inbox's fetch: open PRs listed, then many PRs' items in few round trips.
 //! - `members.rs`: the organization membership check.
 //! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
-//!   `tests/github_schema.rs`.
+//!   `tests/github/schema.rs`.
 //!
 //! [`GitHub`] is reused by everything that talks to GitHub through its small typed REST helpers:
 //! the identity of the current credentials ([`GitHub::viewer_login`]), membership checks, and the
@@ -18,7 +18,7 @@
 //! nothing about posting).
 //!
 //! Waits and retries are announced as [`Notice`]s to [`FetchOptions::notify`];
-//! [`FetchOptions::from_env`] prints them to stderr. Nothing else subscribes yet: the console
+//! [`FetchOptions::from_vars`] prints them to stderr. Nothing else subscribes yet: the console
 //! shows no fetch status line.
 
 pub mod auth;
@@ -237,13 +237,10 @@ impl std::fmt::Debug for FetchOptions {
 impl FetchOptions {
     /// Defaults, tuned by `PR_SHEPHERD_HTTP_BACKOFF_MS`, `PR_SHEPHERD_HTTP_MAX_WAIT_S`,
     /// `PR_SHEPHERD_HTTP_TIMEOUT_S`, `PR_SHEPHERD_HTTP_DEADLINE_S` and
-    /// `PR_SHEPHERD_HTTP_ATTEMPTS`; notices go to stderr.
-    pub fn from_env() -> FetchOptions {
-        let num = |k: &str| {
-            std::env::var(k)
-                .ok()
-                .and_then(|v| v.trim().parse::<u64>().ok())
-        };
+    /// `PR_SHEPHERD_HTTP_ATTEMPTS` as `var` reports them (`commands::Context` passes the
+    /// process environment's, read there once); notices go to stderr.
+    pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> FetchOptions {
+        let num = |k: &str| var(k).and_then(|v| v.trim().parse::<u64>().ok());
         let mut o = FetchOptions::default();
         if let Some(ms) = num("PR_SHEPHERD_HTTP_BACKOFF_MS") {
             o.backoff = Duration::from_millis(ms);
@@ -369,18 +366,6 @@ impl GitHub {
         if let Some(f) = &self.on_page {
             f(what);
         }
-    }
-
-    /// Endpoints from flags/env and the PR's host; credentials from the process environment.
-    pub async fn from_env(
-        api_url: Option<&str>,
-        graphql_url: Option<&str>,
-        host: Option<&str>,
-        opts: FetchOptions,
-    ) -> Result<GitHub, GitHubError> {
-        let endpoints = Endpoints::resolve(api_url, graphql_url, host)?;
-        let creds = auth::resolve(&AuthEnv::from_process(), &endpoints.api, host).await?;
-        GitHub::new(endpoints, host.map(str::to_owned), creds, opts)
     }
 
     pub fn endpoints(&self) -> &Endpoints {

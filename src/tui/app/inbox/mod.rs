@@ -1,0 +1,558 @@
+//! The inbox screen: the open PRs of a triage session as rows, in tabs (one per configured
+//! section), with counts filled in the background. `Enter` opens the PR screen above it; leaving
+//! that comes back here with its row recounted from the ledger. Drawn by `draw.rs`.
+
+mod draw;
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::{Position, Rect};
+
+use super::action::{Action, Drawn, MouseKind};
+use super::dialogs::InputMode;
+use super::effect::Effect;
+use super::pr::PrScreen;
+use super::screen::{Ctx, Handled, Screen, SearchStep, View};
+use crate::inbox::{
+    Counts, GateReview, Opener, Row, ShepherdState, ShepherdView, SortBy, needs_attention,
+    sort_rows,
+};
+use crate::pr::PrCoords;
+use crate::tui::keymap::{KeyCommand, Keymap};
+
+/// Which rows are listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InboxFilter {
+    #[default]
+    All,
+    Attention,
+    Gate(GateReview),
+    Shepherd(ShepherdState),
+}
+
+impl InboxFilter {
+    const CYCLE: [InboxFilter; 9] = [
+        InboxFilter::All,
+        InboxFilter::Attention,
+        InboxFilter::Gate(GateReview::Allowed),
+        InboxFilter::Gate(GateReview::Paused),
+        InboxFilter::Gate(GateReview::NeedsLabel),
+        InboxFilter::Gate(GateReview::Refused),
+        InboxFilter::Shepherd(ShepherdState::Current),
+        InboxFilter::Shepherd(ShepherdState::Stale),
+        InboxFilter::Shepherd(ShepherdState::None),
+    ];
+
+    pub fn next(self) -> InboxFilter {
+        let i = Self::CYCLE.iter().position(|f| *f == self).unwrap_or(0);
+        Self::CYCLE[(i + 1) % Self::CYCLE.len()]
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            InboxFilter::All => "all".to_owned(),
+            InboxFilter::Attention => "needs attention".to_owned(),
+            InboxFilter::Gate(g) => format!("gate {}", g.as_str()),
+            InboxFilter::Shepherd(s) => format!("Shepherd {}", s.as_str()),
+        }
+    }
+
+    fn keeps(self, r: &Row) -> bool {
+        match self {
+            InboxFilter::All => true,
+            InboxFilter::Attention => needs_attention(r),
+            InboxFilter::Gate(g) => r.gate.review == g,
+            InboxFilter::Shepherd(s) => r.shepherd.state == s,
+        }
+    }
+}
+
+/// One tab: a section (or the whole inbox when there are no sections).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InboxTab {
+    pub title: String,
+    pub rows: Vec<Row>,
+    /// `(counted, total)` while counts load.
+    pub loading: Option<(usize, usize)>,
+    /// Why the list could not be loaded.
+    pub error: Option<String>,
+    /// What could not be listed (a fixture that does not parse).
+    pub problems: Vec<String>,
+}
+
+/// The inbox screen's state.
+#[derive(Debug, Clone)]
+pub struct InboxScreen {
+    pub tabs: Vec<InboxTab>,
+    pub tab: usize,
+    /// Index into [`InboxScreen::visible`].
+    pub selected: usize,
+    pub offset: usize,
+    pub sort: SortBy,
+    pub filter: InboxFilter,
+    /// The search text (`/`): rows whose repo#N, title, author or labels contain it.
+    pub search: String,
+    /// The PR open in the PR screen, its coordinates (its row gets the recount).
+    pub open: Option<PrCoords>,
+    /// A review is running on the open PR: its progress line, shown on its row.
+    pub review_progress: Option<(PrCoords, String)>,
+    /// Rows shown at once (set by the last frame).
+    pub height: usize,
+}
+
+impl InboxScreen {
+    pub fn new(tabs: Vec<InboxTab>) -> InboxScreen {
+        InboxScreen {
+            tabs,
+            tab: 0,
+            selected: 0,
+            offset: 0,
+            sort: SortBy::Attention,
+            filter: InboxFilter::All,
+            search: String::new(),
+            open: None,
+            review_progress: None,
+            height: 10,
+        }
+    }
+
+    /// An inbox whose tabs (by title) are listed, their rows still to come.
+    pub fn loading(titles: impl IntoIterator<Item = String>) -> InboxScreen {
+        InboxScreen::new(
+            titles
+                .into_iter()
+                .map(|title| InboxTab {
+                    title,
+                    rows: Vec::new(),
+                    loading: Some((0, 0)),
+                    error: None,
+                    problems: Vec::new(),
+                })
+                .collect(),
+        )
+    }
+
+    pub fn current(&self) -> Option<&InboxTab> {
+        self.tabs.get(self.tab)
+    }
+
+    fn matches(&self, r: &Row) -> bool {
+        if !self.filter.keeps(r) {
+            return false;
+        }
+        if self.search.is_empty() {
+            return true;
+        }
+        let q = self.search.to_lowercase();
+        let l = &r.listed;
+        format!(
+            "{}/{}#{} {} {} {}",
+            l.coords.owner,
+            l.coords.repo,
+            l.coords.number,
+            l.title,
+            l.author.login,
+            l.labels.join(" ")
+        )
+        .to_lowercase()
+        .contains(&q)
+    }
+
+    /// Indices (into the current tab's rows) of the rows listed, in order.
+    pub fn visible(&self) -> Vec<usize> {
+        self.current()
+            .map(|t| {
+                t.rows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| self.matches(r))
+                    .map(|(i, _)| i)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn selected_row(&self) -> Option<&Row> {
+        let i = *self.visible().get(self.selected)?;
+        self.current()?.rows.get(i)
+    }
+
+    fn clamp(&mut self) {
+        let n = self.visible().len();
+        self.selected = self.selected.min(n.saturating_sub(1));
+        let h = self.height.max(1);
+        if self.selected < self.offset {
+            self.offset = self.selected;
+        } else if self.selected >= self.offset + h {
+            self.offset = self.selected + 1 - h;
+        }
+    }
+
+    fn resort(&mut self) {
+        let keep = self.selected_row().map(|r| r.listed.coords.clone());
+        let by = self.sort;
+        for t in &mut self.tabs {
+            sort_rows(&mut t.rows, by);
+        }
+        self.reselect(keep.as_ref());
+    }
+
+    fn reselect(&mut self, coords: Option<&PrCoords>) {
+        if let (Some(c), Some(tab)) = (coords, self.current()) {
+            let vis = self.visible();
+            if let Some(pos) = vis
+                .iter()
+                .position(|&i| tab.rows.get(i).is_some_and(|r| &r.listed.coords == c))
+            {
+                self.selected = pos;
+            }
+        }
+        self.clamp();
+    }
+
+    /// The next row (after the selection, wrapping) with unseen items.
+    fn next_unseen(&mut self) -> bool {
+        let vis = self.visible();
+        let Some(tab) = self.current() else {
+            return false;
+        };
+        let n = vis.len();
+        for step in 1..=n {
+            let pos = (self.selected + step) % n;
+            if vis
+                .get(pos)
+                .and_then(|&i| tab.rows.get(i))
+                .and_then(|r| r.items.unseen())
+                .is_some_and(|u| u > 0)
+            {
+                self.selected = pos;
+                self.clamp();
+                return true;
+            }
+        }
+        false
+    }
+
+    /// A command while the inbox is on top. Not consumed: `?` (the router opens this screen's
+    /// help) and `q`/`Esc` (the router leaves it, which quits).
+    fn key_command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        let n = self.visible().len();
+        let half = (self.height / 2).max(1);
+        match cmd {
+            KeyCommand::Down => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
+            KeyCommand::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCommand::Top => self.selected = 0,
+            KeyCommand::Bottom => self.selected = n.saturating_sub(1),
+            KeyCommand::PageDown => self.selected = (self.selected + half).min(n.saturating_sub(1)),
+            KeyCommand::PageUp => self.selected = self.selected.saturating_sub(half),
+            KeyCommand::Focus => {
+                if self.tabs.len() > 1 {
+                    self.tab = (self.tab + 1) % self.tabs.len();
+                    self.selected = 0;
+                    self.offset = 0;
+                }
+            }
+            KeyCommand::Toggle => {
+                let chosen = self.selected_row().map(|r| r.listed.coords.clone());
+                match (chosen, self.open.clone()) {
+                    // The PR still open behind the inbox: back to it as it was.
+                    (Some(c), Some(o)) if c == o && ctx.kept(&o) => ctx.resume(o),
+                    (Some(_), Some(o)) if ctx.busy(&o) => ctx.say(format!(
+                        "a review is running on {o}: open it again, or wait for it to finish"
+                    )),
+                    _ => self.open_selected(ctx),
+                }
+            }
+            KeyCommand::NextNew => {
+                if !self.next_unseen() {
+                    ctx.say("no PR with unseen items");
+                }
+            }
+            KeyCommand::Filter => {
+                let keep = self.selected_row().map(|r| r.listed.coords.clone());
+                self.filter = self.filter.next();
+                ctx.say(format!("showing: {}", self.filter.label()));
+                self.reselect(keep.as_ref());
+            }
+            KeyCommand::Search => {
+                *ctx.mode = InputMode::Search {
+                    query: self.search.clone(),
+                    before: self.selected,
+                }
+            }
+            KeyCommand::Open | KeyCommand::Copy => {
+                if let Some(url) = self.selected_row().map(|r| r.listed.url.clone()) {
+                    ctx.fx.push(if cmd == KeyCommand::Open {
+                        Effect::Open(url)
+                    } else {
+                        Effect::Copy(url)
+                    });
+                }
+            }
+            KeyCommand::Help | KeyCommand::Quit | KeyCommand::Back => {
+                self.clamp();
+                return Handled::NotConsumed;
+            }
+            _ => ctx.say("not in the inbox: Enter opens the PR (? lists the keys)"),
+        }
+        self.clamp();
+        Handled::Consumed
+    }
+
+    /// Asks for the selected row's PR (it opens above the inbox when it is loaded).
+    fn open_selected(&mut self, ctx: &mut Ctx<'_>) {
+        match self.selected_row() {
+            Some(r) => {
+                ctx.fx.push(Effect::OpenPr(Box::new(r.listed.open.clone())));
+                ctx.say(format!("opening {}…", r.listed.coords));
+            }
+            None => ctx.say("no PR to open"),
+        }
+    }
+
+    /// A click on the `row`th line of the list selects that PR; the wheel moves the selection.
+    fn mouse_at(&mut self, kind: MouseKind, row: usize) {
+        let n = self.visible().len();
+        match kind {
+            MouseKind::Click if self.offset + row < n => self.selected = self.offset + row,
+            MouseKind::Click => {}
+            MouseKind::ScrollUp => self.selected = self.selected.saturating_sub(3),
+            MouseKind::ScrollDown => self.selected = (self.selected + 3).min(n.saturating_sub(1)),
+        }
+        self.clamp();
+    }
+
+    /// `s`: the next sort order.
+    fn cycle_sort(&mut self, ctx: &mut Ctx<'_>) {
+        self.sort = self.sort.next();
+        self.resort();
+        ctx.say(format!("sorted by {}", self.sort.label()));
+    }
+
+    /// The search prompt's text changed (incremental).
+    pub fn set_search(&mut self, q: &str) {
+        let keep = self.selected_row().map(|r| r.listed.coords.clone());
+        self.search = q.to_owned();
+        self.selected = 0;
+        self.reselect(keep.as_ref());
+    }
+
+    /// A fresh list for tab `tab` (counts may still be loading).
+    pub fn listed(&mut self, tab: usize, result: Result<(Vec<Row>, Vec<String>), String>) {
+        let keep = self.selected_row().map(|r| r.listed.coords.clone());
+        let by = self.sort;
+        if let Some(t) = self.tabs.get_mut(tab) {
+            match result {
+                Ok((mut rows, problems)) => {
+                    sort_rows(&mut rows, by);
+                    let pending = rows.iter().filter(|r| r.items == Counts::Loading).count();
+                    t.loading = (pending > 0).then_some((0, rows.len()));
+                    t.rows = rows;
+                    t.problems = problems;
+                    t.error = None;
+                }
+                Err(e) => {
+                    t.error = Some(e);
+                    t.loading = None;
+                }
+            }
+        }
+        self.reselect(keep.as_ref());
+    }
+
+    /// Counted rows arriving for tab `tab` (background loading, or a recount).
+    pub fn counted(&mut self, tab: usize, rows: Vec<Row>, finished: bool) {
+        if let Some(t) = self.tabs.get_mut(tab) {
+            for row in rows {
+                if let Some(slot) = t
+                    .rows
+                    .iter_mut()
+                    .find(|r| r.listed.coords == row.listed.coords)
+                {
+                    *slot = row;
+                }
+            }
+            let total = t.rows.len();
+            let done = t.rows.iter().filter(|r| r.items != Counts::Loading).count();
+            t.loading = (!finished && done < total).then_some((done, total));
+        }
+    }
+
+    /// A row's counts recomputed (after its PR screen was left), in every tab that lists it.
+    pub fn recounted(&mut self, coords: &PrCoords, items: Counts, shepherd: ShepherdView) {
+        for t in &mut self.tabs {
+            for r in t.rows.iter_mut().filter(|r| &r.listed.coords == coords) {
+                r.items = items.clone();
+                r.shepherd = shepherd.clone();
+            }
+        }
+    }
+
+    /// The opener of the row for `coords`, if listed.
+    pub fn opener(&self, coords: &PrCoords) -> Option<Opener> {
+        self.tabs
+            .iter()
+            .flat_map(|t| &t.rows)
+            .find(|r| &r.listed.coords == coords)
+            .map(|r| r.listed.open.clone())
+    }
+}
+
+impl InboxScreen {
+    /// The inbox's own results and keys; the rest is handed back. The review progress line is
+    /// noted for the open PR's row and handed back (its PR screen shows it too).
+    fn result(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
+        match action {
+            Action::InboxListed { tab, result } => self.listed(tab, result),
+            Action::InboxCounted {
+                tab,
+                rows,
+                finished,
+            } => self.counted(tab, rows, finished),
+            Action::InboxRecounted {
+                coords,
+                items,
+                shepherd,
+            } => self.recounted(&coords, items, shepherd),
+            Action::InboxKey('s') => self.cycle_sort(ctx),
+            Action::InboxKey('r') => {
+                ctx.fx.push(Effect::LoadInbox);
+                ctx.say("reloading the list…");
+            }
+            Action::InboxKey(_) => {}
+            Action::PrOpened(Ok(opened)) => {
+                let coords = opened.snapshot.pr.coords();
+                let same = self.open.as_ref() == Some(&coords);
+                self.open = Some(coords.clone());
+                *ctx.notice = None;
+                if !same {
+                    let pr = PrScreen::opened(*opened, ctx);
+                    ctx.open(Box::new(pr));
+                } else if ctx.kept(&coords) {
+                    ctx.resume(coords);
+                }
+            }
+            Action::PrOpened(Err(why)) => ctx.say(format!("cannot open the PR: {why}")),
+            Action::ReviewProgress(p) => {
+                self.review_progress = match (&p, &self.open) {
+                    (Some(line), Some(c)) => Some((c.clone(), line.clone())),
+                    _ => None,
+                };
+                return Some(Action::ReviewProgress(p));
+            }
+            other => return Some(other),
+        }
+        None
+    }
+}
+
+impl Screen for InboxScreen {
+    fn name(&self) -> &'static str {
+        "inbox"
+    }
+
+    fn selected_row(&self) -> Option<usize> {
+        Some(self.selected)
+    }
+
+    /// `s` sorts and `r` reloads: the inbox's own keys, beside the keymap's.
+    fn key(&self, ev: &KeyEvent) -> Option<Action> {
+        match ev.code {
+            KeyCode::Char(c @ ('s' | 'r')) if (ev.modifiers - KeyModifiers::SHIFT).is_empty() => {
+                Some(Action::InboxKey(c))
+            }
+            _ => None,
+        }
+    }
+
+    fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        self.key_command(cmd, ctx)
+    }
+
+    /// The search prompt while the inbox is on top: incremental over its rows.
+    fn search(&mut self, step: SearchStep<'_>, _ctx: &mut Ctx<'_>) {
+        match step {
+            SearchStep::Changed { query, .. } => self.set_search(query),
+            SearchStep::Accepted(_) => {}
+            SearchStep::Cancelled { before } => {
+                self.set_search("");
+                self.selected = before;
+            }
+        }
+    }
+
+    fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
+        self.result(action, ctx)
+    }
+
+    fn drawn(&mut self, d: Drawn, _ctx: &mut Ctx<'_>) {
+        self.height = usize::from(d.list_height).max(1);
+    }
+
+    fn mouse(&mut self, kind: MouseKind, at: Position, d: &Drawn) {
+        if d.list_area.contains(at) {
+            self.mouse_at(kind, usize::from(at.y - d.list_area.y));
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
+        let (list_height, list_area) = draw::draw(frame, area, self, view);
+        // Nothing of a PR is shown: nothing is marked seen.
+        Drawn {
+            list_height,
+            list_area,
+            ..Drawn::default()
+        }
+    }
+
+    /// The inbox's keys, as the keymap binds them.
+    fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        let k = |c| keymap.keys_label(c);
+        let entries = [
+            (k(KeyCommand::Down), "next PR"),
+            (k(KeyCommand::Up), "previous PR"),
+            (k(KeyCommand::Top), "first PR"),
+            (k(KeyCommand::Bottom), "last PR"),
+            (k(KeyCommand::PageDown), "half a page down"),
+            (k(KeyCommand::PageUp), "half a page up"),
+            (
+                k(KeyCommand::Toggle),
+                "open the PR (back to it as it was, if it is the one left open)",
+            ),
+            (k(KeyCommand::NextNew), "next PR with unseen items"),
+            (
+                k(KeyCommand::Search),
+                "search repo#number, titles, authors and labels",
+            ),
+            (
+                k(KeyCommand::Filter),
+                "next filter: all, needs attention, by gate, by Shepherd state",
+            ),
+            (
+                "s".to_owned(),
+                "next sort order: attention, updated, unseen",
+            ),
+            ("r".to_owned(), "reload the list and its counts"),
+            (k(KeyCommand::Focus), "next section (tab)"),
+            (
+                k(KeyCommand::Open),
+                "open the PR in the browser (or show the URL)",
+            ),
+            (k(KeyCommand::Copy), "copy the PR's URL (OSC 52)"),
+            (k(KeyCommand::Help), "this help"),
+            (k(KeyCommand::Quit), "quit"),
+            (k(KeyCommand::QuitAll), "quit from anywhere"),
+            (k(KeyCommand::Back), "quit"),
+            ("Ctrl-c".to_owned(), "quit from anywhere"),
+            ("search".to_owned(), "type · Backspace · Enter · Esc"),
+            (
+                "mouse".to_owned(),
+                "click selects a PR · the wheel moves the selection",
+            ),
+        ];
+        entries
+            .into_iter()
+            .map(|(key, what)| (key, what.to_owned()))
+            .collect()
+    }
+}

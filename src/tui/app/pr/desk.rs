@@ -1,0 +1,535 @@
+//! The review desk of the PR screen: the review run (`r`/`R`, its progress, the stale-run
+//! sequence numbers), the composed review and its draft, and posting. Pure state; the effect
+//! runner prepares and runs reviews, saves drafts and posts, and reports back as actions.
+
+use ratatui::crossterm::event::KeyEvent;
+
+use crate::ledger::Draft;
+use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
+use crate::pr::{PrMeta, Snapshot};
+use crate::publish::{PostAction, Posted};
+use crate::review::aggregate::AggregateRequest;
+use crate::review::condense::thousands;
+use crate::review::prior::PriorReviews;
+use crate::review::{ReviewEvent, ReviewRun};
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::effect::Effect;
+use crate::tui::app::screen::Ctx;
+use crate::tui::keymap::KeyCommand;
+use crate::tui::review::{Composed, Confirm, DraftView, PostPreview, RunView};
+
+/// What the detail area shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pane {
+    /// The selected item.
+    Item,
+    /// Each aspect's state in the current review run.
+    Aspects,
+    /// The review as it will be posted, with its findings.
+    Review,
+}
+
+/// The gate decision for a PR opened at the console (an explicit invocation), with the config
+/// file's `[gates]`.
+pub fn console_gate(pr: &PrMeta, cfg: &GateConfig) -> GateDecision {
+    use crate::policy::{self, Invocation, Membership};
+    let team = match policy::membership(pr.author.association, cfg) {
+        Membership::Team => Some(true),
+        Membership::Community => Some(false),
+        Membership::Ambiguous => None,
+    };
+    policy::gate(pr, team, cfg, Invocation::Explicit)
+}
+
+#[derive(Debug, Clone)]
+pub struct ReviewDesk {
+    /// What the gates allow for this PR (explicit invocation: the maintainer at the console).
+    pub gate: GateDecision,
+    pub pane: Pane,
+    /// The latest review run's progress.
+    pub run: Option<RunView>,
+    run_seq: u64,
+    /// The latest finished run, classified and composed.
+    pub composed: Option<Composed>,
+    /// The text that will be posted.
+    pub draft: Option<DraftView>,
+    pub review_scroll: usize,
+    /// The finding under the cursor in the review pane.
+    pub finding_sel: usize,
+    /// What was posted this session (shown in the review pane).
+    pub posted: Option<String>,
+    /// A confirmed post is on its way (the loop keeps running; a second post waits).
+    pub posting: bool,
+    /// One line for the header: the run's progress and the gate state.
+    pub progress: Option<String>,
+    /// The prepared run's earlier reviews and request, until it finishes.
+    pending: Option<(PriorReviews, AggregateRequest)>,
+}
+
+/// Geometry the review pane scrolls in (from the last drawn frame).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct PaneSize {
+    pub height: u16,
+    pub max_scroll: usize,
+    pub half_page: usize,
+}
+
+impl ReviewDesk {
+    /// The desk of the PR `pr`, its gate decided with the session's `[gates]`.
+    pub fn new(pr: &PrMeta, gates: &GateConfig) -> ReviewDesk {
+        let mut desk = ReviewDesk {
+            gate: console_gate(pr, gates),
+            pane: Pane::Item,
+            run: None,
+            run_seq: 0,
+            composed: None,
+            draft: None,
+            review_scroll: 0,
+            finding_sel: 0,
+            posted: None,
+            posting: false,
+            progress: None,
+            pending: None,
+        };
+        desk.refresh_progress();
+        desk
+    }
+
+    /// A new snapshot of the same PR: its gates may differ.
+    pub(super) fn snapshot_changed(&mut self, pr: &PrMeta, gates: &GateConfig) {
+        self.gate = console_gate(pr, gates);
+        self.refresh_progress();
+    }
+
+    /// The header's fourth line: the run's progress (if any) and the gate state.
+    pub(super) fn refresh_progress(&mut self) {
+        let mut parts = Vec::new();
+        if let Some(r) = &self.run {
+            parts.push(r.progress());
+        }
+        parts.push(format!("gate: {}", self.gate.reason));
+        self.progress = Some(parts.join(" │ "));
+    }
+
+    /// Moves in the review pane (findings cursor, scrolling). False: not a pane command.
+    pub(super) fn pane_command(&mut self, cmd: KeyCommand, size: PaneSize) -> bool {
+        match cmd {
+            KeyCommand::Down => {
+                let n = self
+                    .composed
+                    .as_ref()
+                    .map_or(0, |c| c.run.findings().count());
+                self.finding_sel = (self.finding_sel + 1).min(n.saturating_sub(1));
+                self.follow_finding(size.height);
+            }
+            KeyCommand::Up => {
+                self.finding_sel = self.finding_sel.saturating_sub(1);
+                self.follow_finding(size.height);
+            }
+            KeyCommand::Top => self.review_scroll = 0,
+            KeyCommand::Bottom => self.review_scroll = size.max_scroll,
+            KeyCommand::PageDown => {
+                self.review_scroll = (self.review_scroll + size.half_page).min(size.max_scroll)
+            }
+            KeyCommand::PageUp => {
+                self.review_scroll = self.review_scroll.saturating_sub(size.half_page)
+            }
+            _ => return false,
+        }
+        true
+    }
+
+    /// Keeps the finding cursor on screen (findings are listed one per line near the top).
+    fn follow_finding(&mut self, height: u16) {
+        let h = usize::from(height.max(1));
+        self.review_scroll = self.finding_sel.saturating_sub(h / 2);
+    }
+
+    /// The review commands (`r`, `R`, `A`, `v`, `e`, `p`, `d`, `x`). False: not one of them.
+    pub(super) fn command(&mut self, cmd: KeyCommand, snap: &Snapshot, ctx: &mut Ctx<'_>) -> bool {
+        match cmd {
+            KeyCommand::Review | KeyCommand::FullReview => {
+                self.start_review(cmd == KeyCommand::FullReview, snap, ctx)
+            }
+            KeyCommand::Aspects => {
+                if self.pane == Pane::Aspects {
+                    self.pane = Pane::Item;
+                } else if self.run.is_some() {
+                    self.pane = Pane::Aspects;
+                } else {
+                    ctx.say("no review run yet: r runs one");
+                }
+            }
+            KeyCommand::ReviewPane => {
+                if self.pane == Pane::Review {
+                    self.pane = Pane::Item;
+                } else if self.draft.is_some() {
+                    self.pane = Pane::Review;
+                } else {
+                    ctx.say("no review yet: r runs one");
+                }
+            }
+            KeyCommand::Edit => {
+                if self.run.as_ref().is_some_and(RunView::running) {
+                    // Its result would replace the draft: edit once it is in.
+                    ctx.say("a review is running: edit its result when it finished");
+                } else if self.posting {
+                    ctx.say("the review is being posted: edit it once the post answered");
+                } else if let Some(d) = self.draft.as_mut() {
+                    d.cursor_below_header();
+                    self.pane = Pane::Review;
+                    *ctx.mode = InputMode::Edit;
+                } else {
+                    ctx.say("nothing to edit: r runs a review");
+                }
+            }
+            KeyCommand::Post => self.request_post(snap, ctx),
+            KeyCommand::Discard => {
+                if self.draft.is_some() {
+                    *ctx.mode = InputMode::Confirm(Confirm::Discard);
+                } else {
+                    ctx.say("no draft to discard");
+                }
+            }
+            KeyCommand::MarkAddressed => self.mark_addressed(snap, ctx),
+            _ => return false,
+        }
+        true
+    }
+
+    fn start_review(&mut self, full: bool, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+        if self.draft.as_ref().is_some_and(|d| d.edited) {
+            ctx.say(
+                "the draft may hold your edits: post (p) or discard (d) it before a new review",
+            );
+            return;
+        }
+        let replacing = self.run.as_ref().is_some_and(RunView::running);
+        self.run_seq += 1;
+        self.run = Some(RunView::new(self.run_seq, full));
+        self.pending = None;
+        ctx.fx.push(Effect::StartReview {
+            seq: self.run_seq,
+            full,
+            snapshot: Box::new(snap.clone()),
+        });
+        ctx.say(format!(
+            "{}{} review started; A shows the aspects",
+            if replacing {
+                "cancelled the running review; "
+            } else {
+                ""
+            },
+            if full { "full" } else { "the" }
+        ));
+        self.refresh_progress();
+    }
+
+    fn draft_effect(&self, snap: &Snapshot, now: i64) -> Option<Effect> {
+        let d = self.draft.as_ref()?;
+        Some(Effect::SaveDraft {
+            pr: snap.pr.coords(),
+            draft: Draft {
+                body: d.body(),
+                head_sha: d.head_sha.clone(),
+                saved_at: now,
+            },
+        })
+    }
+
+    fn request_post(&mut self, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+        let Some(d) = &self.draft else {
+            ctx.say("nothing to post: r runs a review");
+            return;
+        };
+        if self.posting {
+            ctx.say("a post is on its way: wait for its answer");
+            return;
+        }
+        if !self.gate.post {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
+                "not posting: {}",
+                self.gate.reason
+            )));
+            return;
+        }
+        // GitHub refuses a body over its limit: say so before the confirm box, with the count,
+        // and offer the composed review condensed to fit when there is one.
+        let size = d.size();
+        if !size.fits() {
+            *ctx.mode = InputMode::Confirm(match &self.composed {
+                Some(c) if c.draft_size().fits() => Confirm::Condense {
+                    draft: size,
+                    condensed: c.draft_size().chars,
+                },
+                _ => Confirm::Refused(format!(
+                    "not posting: the draft is {size}, {} over GitHub's limit; shorten it (e)",
+                    thousands(size.over_by())
+                )),
+            });
+            return;
+        }
+        // The header too is checked before the confirmation box, not after `y`.
+        if !crate::pr::is_review_body(&d.body()) {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
+                "not posting: the review must start with `{}` (e edits the draft; the header \
+                 marks the one Shepherd comment)",
+                crate::pr::REVIEW_HEADER
+            )));
+            return;
+        }
+        ctx.fx.push(Effect::PlanPost {
+            pr: snap.pr.coords(),
+            chars: size.chars,
+        });
+    }
+
+    fn mark_addressed(&mut self, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+        let edited = self.draft.as_ref().is_some_and(|d| d.edited);
+        let Some(c) = self.composed.as_mut() else {
+            ctx.say("no findings to mark: r runs a review");
+            return;
+        };
+        if edited {
+            ctx.say(
+                "the draft has edits: marking recomposes the body, so post (p) or discard (d) first",
+            );
+            return;
+        }
+        let Some((id, _)) = c.finding_rows().into_iter().nth(self.finding_sel) else {
+            ctx.say("no finding selected");
+            return;
+        };
+        if c.agg.mode == ReviewMode::Full {
+            ctx.say(
+                "a full review assesses everything: only findings of an earlier review can be \
+                 treated as addressed",
+            );
+            return;
+        }
+        let changed = c.toggle_addressed(&id, snap);
+        let marked = c.request.console_addressed.contains(&id);
+        // The list follows the posted order, where an addressed finding moves: keep the cursor on it.
+        if let Some(p) = c.finding_rows().iter().position(|(f, _)| *f == id) {
+            self.finding_sel = p;
+        }
+        let body = c.body.clone();
+        self.draft = Some(DraftView::new(&body, &snap.pr.head_sha, None));
+        ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
+        ctx.say(match (marked, changed) {
+            (true, true) => format!("{id} marked addressed; the review was recomposed"),
+            (false, true) => format!("{id} no longer marked addressed; recomposed"),
+            (_, false) => format!("{id}: no change (it was not raised by an earlier review)"),
+        });
+    }
+
+    /// Run `seq` was prepared (a replaced run's answer is dropped).
+    pub(super) fn started(
+        &mut self,
+        seq: u64,
+        mode: (ReviewMode, String),
+        prior: PriorReviews,
+        reply_marker: String,
+        pr: &PrMeta,
+        gates: &GateConfig,
+    ) {
+        let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
+            return;
+        };
+        let request = AggregateRequest {
+            full: r.full,
+            reply_marker,
+            // The maintainer's explicit run may override the community and pause gates; the
+            // posted review says so.
+            override_note: console_gate(pr, gates).overridden,
+            ..AggregateRequest::default()
+        };
+        r.mode = Some(mode);
+        self.pending = Some((prior, request));
+        self.refresh_progress();
+    }
+
+    pub(super) fn not_started(&mut self, seq: u64, why: String, ctx: &mut Ctx<'_>) {
+        if let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) {
+            ctx.say(format!("review not started: {why}"));
+            r.error = Some(why);
+        }
+        self.refresh_progress();
+    }
+
+    /// Progress of run `seq`; events of a replaced (older) run are dropped.
+    pub(super) fn event(
+        &mut self,
+        seq: u64,
+        event: ReviewEvent,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
+            return; // a cancelled run's late events
+        };
+        r.apply(&event);
+        if let ReviewEvent::Finished(run) = event {
+            self.finish_run(*run, snap, ctx);
+        }
+        self.refresh_progress();
+    }
+
+    fn finish_run(&mut self, run: ReviewRun, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+        if run.cancelled {
+            ctx.say("review cancelled: nothing composed");
+            return;
+        }
+        let Some((prior, request)) = self.pending.take() else {
+            ctx.say("the review finished before it was prepared");
+            return;
+        };
+        let incomplete = run.is_incomplete();
+        let composed = Composed::new(run, snap, prior, request);
+        let n = composed.run.findings().count();
+        self.draft = Some(DraftView::new(&composed.body, &snap.pr.head_sha, None));
+        self.composed = Some(composed);
+        self.posted = None;
+        self.finding_sel = 0;
+        self.review_scroll = 0;
+        self.pane = Pane::Review;
+        ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
+        ctx.say(format!(
+            "review finished{}: {n} finding(s)",
+            if incomplete { " (incomplete)" } else { "" }
+        ));
+    }
+
+    /// A draft found in the ledger when the console opened.
+    pub(super) fn restored(&mut self, d: Draft, ctx: &mut Ctx<'_>) {
+        self.draft = Some(DraftView::new(&d.body, &d.head_sha, Some(d.saved_at)));
+        self.pane = Pane::Review;
+        ctx.say("restored the unposted review draft");
+        self.refresh_progress();
+    }
+
+    pub(super) fn draft_saved(&mut self, r: Result<(), String>, ctx: &mut Ctx<'_>) {
+        if let Err(e) = r {
+            ctx.say(format!("the draft was NOT saved: {e}"));
+        }
+    }
+
+    pub(super) fn draft_discarded(&mut self, r: Result<bool, String>, ctx: &mut Ctx<'_>) {
+        // Posting removes the saved draft quietly; only the discard flow reports.
+        if self.draft.is_none() || r.is_err() {
+            ctx.say(match r {
+                Ok(_) => "draft discarded; nothing was posted".to_owned(),
+                Err(e) => format!("the draft could not be removed: {e}"),
+            });
+        }
+    }
+
+    /// What a post would do: the confirmation dialog opens (unless another dialog is up).
+    pub(super) fn post_planned(&mut self, plan: Result<PostPreview, String>, ctx: &mut Ctx<'_>) {
+        match plan {
+            Ok(plan) => {
+                if *ctx.mode == InputMode::Normal && self.draft.is_some() {
+                    *ctx.mode = InputMode::Confirm(Confirm::Post(plan));
+                }
+            }
+            Err(why) => *ctx.mode = InputMode::Confirm(Confirm::Refused(why)),
+        }
+    }
+
+    pub(super) fn posted(&mut self, r: Result<Posted, String>, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+        self.posting = false;
+        match r {
+            Ok(p) => {
+                let what = match p.action {
+                    PostAction::Created => "created",
+                    PostAction::Updated => "updated",
+                };
+                let text = format!(
+                    "posted to {} ({what} comment {})",
+                    crate::sanitize::one_line(&p.location),
+                    p.comment_id
+                );
+                ctx.say(text.clone());
+                self.posted = Some(text);
+                if let Some(d) = self.draft.as_mut() {
+                    d.edited = false;
+                    d.restored = None;
+                }
+                ctx.fx.push(Effect::DiscardDraft {
+                    pr: snap.pr.coords(),
+                });
+            }
+            Err(e) => ctx.say(format!("not posted: {e} (the draft is kept)")),
+        }
+    }
+
+    /// A key for the draft editor; an edit is saved at once (it survives a crash).
+    pub(super) fn edit_key(&mut self, ev: KeyEvent, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+        if let Some(d) = self.draft.as_mut()
+            && d.editor.input(ev)
+        {
+            d.edited = true;
+            ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
+        }
+    }
+
+    pub(super) fn edit_done(&mut self, ctx: &mut Ctx<'_>) {
+        if self.draft.as_ref().is_some_and(|d| d.edited) {
+            ctx.say("draft saved; p posts it");
+        }
+    }
+
+    /// The answer to a post or discard dialog.
+    pub(super) fn confirmed(&mut self, c: Confirm, yes: bool, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+        match (c, yes) {
+            (Confirm::Post(plan), true) => match &self.draft {
+                Some(d) => {
+                    self.posting = true;
+                    // The answer comes back as `Posted`; the console stays usable meanwhile.
+                    ctx.say(format!(
+                        "posting to {}…",
+                        crate::sanitize::one_line(&plan.destination)
+                    ));
+                    ctx.fx.push(Effect::Post {
+                        pr: snap.pr.coords(),
+                        body: d.body(),
+                    });
+                }
+                None => ctx.say("nothing to post"),
+            },
+            (Confirm::Discard, true) => {
+                self.draft = None;
+                self.composed = None;
+                self.posted = None;
+                if self.pane == Pane::Review {
+                    self.pane = Pane::Item;
+                }
+                if self.run.as_ref().is_some_and(RunView::running) {
+                    self.run = None;
+                    ctx.fx.push(Effect::CancelReview);
+                }
+                ctx.fx.push(Effect::DiscardDraft {
+                    pr: snap.pr.coords(),
+                });
+            }
+            (Confirm::Condense { condensed, .. }, true) => {
+                if let Some(c) = &self.composed {
+                    self.draft = Some(DraftView::new(&c.body, &snap.pr.head_sha, None));
+                    ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
+                    ctx.say(format!(
+                        "the draft is now the review condensed to {} characters; p posts it",
+                        thousands(condensed)
+                    ));
+                }
+            }
+            (Confirm::Condense { .. }, false) => {
+                ctx.say("draft kept; it is over GitHub's limit: e edits it")
+            }
+            (Confirm::Post(_), false) => ctx.say("not posted"),
+            (Confirm::Discard, false) => ctx.say("draft kept"),
+            // Thread dialogs are answered by the thread desk; M by the PR screen.
+            (Confirm::Refused(_) | Confirm::MarkAll { .. } | Confirm::Thread(_), _) => {}
+        }
+        self.refresh_progress();
+    }
+}

@@ -1,0 +1,407 @@
+//! The PR screen's detail pane: one item (a thread with its hunk, a comment, a review summary),
+//! wrapped; or the review desk's panes (`review_pane.rs`) and the editors. Also the badges an
+//! item is listed with.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::PrScreen;
+use super::desk::Pane;
+use super::list::{Focus, ItemList};
+use super::review_pane::{draw_aspects, draw_editor, draw_review};
+use crate::pr::{Association, Comment, Item, ReviewState};
+use crate::sanitize::{one_line, sanitize};
+use crate::triage::{DiffLine, line_diff};
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::screen::View;
+use crate::tui::highlight::plain_hunk;
+use crate::tui::theme::Theme;
+use crate::tui::ui::{ago, bordered, draw_scrolled, wrap};
+
+/// Lines of a thread's diff hunk shown above the comments (all of it when zoomed).
+pub const HUNK_TAIL: usize = 8;
+
+pub(super) fn association_label(a: Association) -> &'static str {
+    match a {
+        Association::Owner | Association::Member | Association::Collaborator => "team",
+        _ => "community",
+    }
+}
+
+fn badge_style(theme: &Theme, label: &str) -> Style {
+    match label {
+        "NEW" => theme.badge_new,
+        "EDITED" => theme.badge_edited,
+        "UNCHANGED" => theme.badge_unchanged,
+        "OUTDATED" => theme.badge_outdated,
+        "RESOLVED" => theme.badge_resolved,
+        _ => theme.badge_minimized,
+    }
+}
+
+fn review_state_style(theme: &Theme, s: ReviewState) -> Style {
+    match s {
+        ReviewState::Approved => theme.state_approved,
+        ReviewState::ChangesRequested => theme.state_changes_requested,
+        ReviewState::Dismissed => theme.state_dismissed,
+        ReviewState::Commented | ReviewState::Pending => theme.state_commented,
+    }
+}
+
+/// The badges of an item as styled spans (freshness first, then status, then review state).
+pub(super) fn badge_spans(
+    screen: &PrScreen,
+    idx: usize,
+    item: &Item,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for b in crate::output::items::badges(item, screen.list.freshness(idx)) {
+        let key = b.split('(').next().unwrap_or("").to_owned();
+        spans.push(Span::styled(
+            format!(" {} ", sanitize(&b)),
+            badge_style(theme, &key),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    if let Some(s) = item.review_state() {
+        spans.push(Span::styled(
+            s.as_str().to_owned(),
+            review_state_style(theme, s),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    if screen.list.seen_now.contains(item.id()) {
+        spans.push(Span::styled("✓ ", theme.seen));
+    }
+    spans
+}
+
+/// "minimized as spam" for a folded item.
+pub(super) fn folded_note(item: &Item) -> String {
+    match item.status().minimized_reason {
+        Some(r) => format!("minimized as {}", one_line(&r.to_lowercase())),
+        None => "minimized".to_owned(),
+    }
+}
+
+fn comment_header(c: &Comment, now: i64, theme: &Theme) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled(format!("@{}", one_line(&c.author.login)), theme.author),
+        Span::styled(
+            format!(
+                " ({}{})",
+                association_label(c.author.association),
+                if c.author.bot { ", bot" } else { "" }
+            ),
+            theme.dim,
+        ),
+        Span::styled(
+            format!(" · {}", ago(c.created_at.timestamp(), now)),
+            theme.dim,
+        ),
+    ];
+    if let Some(e) = c.last_edited_at {
+        spans.push(Span::styled(
+            format!(" · edited {}", ago(e.timestamp(), now)),
+            theme.notice,
+        ));
+    }
+    if c.minimized {
+        let r = c.minimized_reason.as_deref().map(one_line);
+        spans.push(Span::styled(
+            match r {
+                Some(r) => format!("  MINIMIZED({r})"),
+                None => "  MINIMIZED".to_owned(),
+            },
+            theme.badge_minimized,
+        ));
+    }
+    Line::from(spans)
+}
+
+/// A Markdown-ish body: sanitized lines, with ```suggestion blocks shown as suggested changes and
+/// other fences dimmed.
+pub(super) fn body_lines(body: &str, theme: &Theme, out: &mut Vec<Line<'static>>) {
+    if body.trim().is_empty() {
+        out.push(Line::styled("(no body)", theme.dim));
+        return;
+    }
+    let clean = sanitize(body);
+    enum Fence {
+        None,
+        Suggestion,
+        Code,
+    }
+    let mut fence = Fence::None;
+    for raw in clean.lines() {
+        let line = raw.replace('\t', "    ");
+        let t = line.trim_start();
+        match fence {
+            Fence::None if t.starts_with("```suggestion") => {
+                fence = Fence::Suggestion;
+                out.push(Line::styled("┌─ suggested change", theme.suggestion));
+            }
+            Fence::None if t.starts_with("```") => {
+                fence = Fence::Code;
+                out.push(Line::styled(line, theme.dim));
+            }
+            Fence::Suggestion if t.starts_with("```") => {
+                fence = Fence::None;
+                out.push(Line::styled("└─", theme.suggestion));
+            }
+            Fence::Code if t.starts_with("```") => {
+                fence = Fence::None;
+                out.push(Line::styled(line, theme.dim));
+            }
+            Fence::Suggestion => out.push(Line::styled(format!("│ {line}"), theme.suggestion)),
+            Fence::Code => out.push(Line::styled(line, theme.diff_context)),
+            Fence::None => out.push(Line::styled(line, theme.text)),
+        }
+    }
+    if matches!(fence, Fence::Suggestion) {
+        out.push(Line::styled("└─", theme.suggestion));
+    }
+}
+
+/// A body as last seen against now, as a line diff in the theme's diff colours.
+pub(super) fn diff_lines(before: &str, after: &str, theme: &Theme, out: &mut Vec<Line<'static>>) {
+    out.push(Line::styled("changed since your last look:", theme.notice));
+    let (before, after) = (sanitize(before), sanitize(after));
+    for l in line_diff(&before, &after) {
+        let (sign, text, style) = match l {
+            DiffLine::Same(t) => (' ', t, theme.diff_context),
+            DiffLine::Removed(t) => ('-', t, theme.diff_removed),
+            DiffLine::Added(t) => ('+', t, theme.diff_added),
+        };
+        out.push(Line::styled(
+            format!("{sign} {}", text.replace('\t', "    ")),
+            style,
+        ));
+    }
+}
+
+/// A comment's body, or its diff against the text last seen when it changed.
+fn body_or_diff(body: &str, before: Option<&str>, theme: &Theme, out: &mut Vec<Line<'static>>) {
+    match before {
+        Some(before) => diff_lines(before, body, theme, out),
+        None => body_lines(body, theme, out),
+    }
+}
+
+/// Every line of the detail pane for item `idx` (before wrapping), and the line the item opens
+/// at: a thread's first new reply.
+fn detail_lines_anchored(
+    screen: &PrScreen,
+    idx: usize,
+    now: i64,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, Option<usize>) {
+    let Some(item) = screen.list.snapshot.items.get(idx) else {
+        return (Vec::new(), None);
+    };
+    let changes = screen.list.changes(idx);
+    let mut anchor = None;
+    let mut out = Vec::new();
+    let mut head = badge_spans(screen, idx, item, theme);
+    match item {
+        Item::Thread(t) => {
+            head.push(Span::styled(
+                format!(
+                    "Review thread · {}",
+                    one_line(&item.location().unwrap_or_default())
+                ),
+                theme.location,
+            ));
+            out.push(Line::from(head));
+            out.push(Line::styled(one_line(item.url()), theme.dim));
+            out.push(Line::default());
+            if !t.diff_hunk.is_empty() {
+                let hunk = ItemList::highlight_key(item)
+                    .and_then(|k| screen.list.highlights.get(&k).cloned())
+                    .map_or_else(|| plain_hunk(&t.diff_hunk, theme), |l| (*l).clone());
+                // GitHub's hunk ends at the commented line; show its tail unless zoomed.
+                let skip = if screen.list.zoom {
+                    0
+                } else {
+                    hunk.len().saturating_sub(HUNK_TAIL)
+                };
+                if skip > 0 {
+                    out.push(Line::styled(
+                        format!("⋯ {skip} earlier lines of the hunk (Enter shows all)"),
+                        theme.dim,
+                    ));
+                }
+                out.extend(hunk.into_iter().skip(skip));
+                out.push(Line::default());
+            }
+            for (i, c) in t.comments.iter().enumerate() {
+                if i > 0 {
+                    out.push(Line::styled("───", theme.border));
+                }
+                let mut header = comment_header(c, now, theme);
+                if changes.as_ref().is_some_and(|ch| ch.is_new_comment(&c.id)) {
+                    anchor = anchor.or(Some(out.len()));
+                    header
+                        .spans
+                        .insert(0, Span::styled("NEW ", theme.badge_new));
+                }
+                out.push(header);
+                let before = changes
+                    .as_ref()
+                    .and_then(|ch| ch.previous_comment_body(&c.id));
+                body_or_diff(&c.body, before, theme, &mut out);
+            }
+        }
+        Item::Comment(c) => {
+            head.push(Span::styled("Conversation comment", theme.location));
+            out.push(Line::from(head));
+            out.push(Line::styled(one_line(&c.url), theme.dim));
+            out.push(Line::default());
+            out.push(comment_header(c, now, theme));
+            let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
+            body_or_diff(&c.body, before, theme, &mut out);
+        }
+        Item::Review(r) => {
+            head.push(Span::styled("Review summary", theme.location));
+            out.push(Line::from(head));
+            out.push(Line::styled(one_line(&r.url), theme.dim));
+            out.push(Line::default());
+            let mut h = vec![
+                Span::styled(format!("@{}", one_line(&r.author.login)), theme.author),
+                Span::styled(
+                    format!(" ({})", association_label(r.author.association)),
+                    theme.dim,
+                ),
+                Span::raw(" "),
+                Span::styled(r.state.as_str(), review_state_style(theme, r.state)),
+                Span::styled(
+                    format!(" · {}", ago(r.created_at.timestamp(), now)),
+                    theme.dim,
+                ),
+            ];
+            if let Some(e) = r.last_edited_at {
+                h.push(Span::styled(
+                    format!(" · edited {}", ago(e.timestamp(), now)),
+                    theme.notice,
+                ));
+            }
+            out.push(Line::from(h));
+            let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
+            body_or_diff(&r.body, before, theme, &mut out);
+        }
+    }
+    (out, anchor)
+}
+
+/// Draws the detail area; returns (the item shown, the pane's height, its wrapped line count,
+/// the scroll used).
+pub(super) fn draw_detail(
+    frame: &mut Frame,
+    area: Rect,
+    screen: &PrScreen,
+    view: &View<'_>,
+) -> (Option<usize>, u16, usize, usize) {
+    let theme = view.theme;
+    let kept = screen.list.detail_scroll;
+    let with = |(a, b, c): (Option<usize>, u16, usize)| (a, b, c, kept);
+    if *view.mode == InputMode::Edit && screen.desk.draft.is_some() {
+        return with(draw_editor(frame, area, screen, theme));
+    }
+    if *view.mode == InputMode::Reply
+        && let Some(r) = &screen.threads.reply
+    {
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .title(format!(
+                " Reply to {} · autosaved · ctrl-s send · Esc close ",
+                one_line(&r.target)
+            ))
+            .border_style(theme.border_focus);
+        let inner = block.inner(area);
+        frame.render_widget(block, area);
+        frame.render_widget(&r.editor, inner);
+        return (None, inner.height, 0, kept);
+    }
+    match screen.desk.pane {
+        Pane::Aspects if screen.desk.run.is_some() => {
+            return with(draw_aspects(frame, area, screen, theme));
+        }
+        Pane::Review if screen.desk.draft.is_some() => {
+            return with(draw_review(frame, area, screen, view));
+        }
+        _ => {}
+    }
+    let focused = screen.list.focus == Focus::Detail && *view.mode != InputMode::Help;
+    let block = bordered(" Detail ".to_owned(), focused, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(idx) = screen.list.selected_index() else {
+        let msg = if screen.list.rows.is_empty() || screen.list.snapshot.items.is_empty() {
+            "Nothing to show."
+        } else {
+            "Select an item (j/k); Enter on a group collapses it."
+        };
+        frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), inner);
+        return (None, inner.height, 0, kept);
+    };
+    if screen.list.folded(idx) {
+        // Folded: not shown yet, so not marked seen either.
+        let mut lines = Vec::new();
+        if let Some(item) = screen.list.snapshot.items.get(idx) {
+            let mut head = badge_spans(screen, idx, item, theme);
+            head.push(Span::styled(
+                format!("@{}", one_line(item.login())),
+                theme.author,
+            ));
+            lines.push(Line::from(head));
+            lines.push(Line::default());
+            lines.push(Line::styled(
+                format!(
+                    "{} on GitHub; listed once because it is new (\"hide minimized\" hides it \
+                     after that). Enter opens it.",
+                    folded_note(item)
+                ),
+                theme.dim,
+            ));
+        }
+        let (h, _) = draw_scrolled(frame, inner, lines, 0);
+        return (None, h, 0, kept);
+    }
+    let mut wrapped = Vec::new();
+    let (lines, anchor) = detail_lines_anchored(screen, idx, view.session.now, theme);
+    let mut anchor_at = None;
+    for (i, l) in lines.into_iter().enumerate() {
+        if anchor == Some(i) {
+            anchor_at = Some(wrapped.len());
+        }
+        wrap(l, usize::from(inner.width), &mut wrapped);
+    }
+    let total = wrapped.len();
+    let h = usize::from(inner.height);
+    let max_scroll = total.saturating_sub(h);
+    // Freshly opened: a thread with new replies opens at the first one.
+    let wanted = match anchor_at {
+        Some(a) if screen.list.open_at_anchor => a,
+        _ => screen.list.detail_scroll,
+    };
+    let scroll = wanted.min(max_scroll);
+    let visible: Vec<Line> = wrapped.into_iter().skip(scroll).take(h).collect();
+    frame.render_widget(Paragraph::new(visible), inner);
+    if total > h && inner.width > 0 {
+        let pct = (scroll * 100).checked_div(max_scroll).unwrap_or(100);
+        let label = format!(" {pct}% ");
+        let w = label.chars().count() as u16;
+        let r = Rect::new(
+            area.x + area.width.saturating_sub(w + 1),
+            area.y + area.height.saturating_sub(1),
+            w.min(area.width),
+            1,
+        );
+        frame.render_widget(Paragraph::new(Span::styled(label, theme.dim)), r);
+    }
+    (Some(idx), inner.height, total, scroll)
+}

@@ -1,0 +1,275 @@
+//! Acting on the selected review thread: the reply composer (saved on every change like the
+//! review draft, so it survives a crash), resolve and unresolve. Every action asks first, naming
+//! the thread; a reply that is empty or over GitHub's limit is refused before the question.
+
+use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
+use ratatui_textarea::TextArea;
+
+use super::list::ItemList;
+use crate::ledger::{ReplyDraft, ThreadActionKind};
+use crate::pr::{Item, Snapshot, Thread};
+use crate::publish::{ThreadDo, check_reply};
+use crate::sanitize::{one_line, sanitize};
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::effect::Effect;
+use crate::tui::app::screen::Ctx;
+use crate::tui::keymap::KeyCommand;
+use crate::tui::review::{Confirm, ThreadAsk};
+
+/// The reply being written.
+#[derive(Debug, Clone)]
+pub struct ReplyView {
+    pub thread_id: String,
+    /// The thread in words, for the composer's title.
+    pub target: String,
+    pub editor: TextArea<'static>,
+}
+
+impl ReplyView {
+    pub fn body(&self) -> String {
+        self.editor.lines().join("\n")
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ThreadDesk {
+    pub reply: Option<ReplyView>,
+    /// A confirmed action is on its way (a second one waits for its answer).
+    pub acting: bool,
+}
+
+/// `src/a.rs:29 (@rajesh-k, PRRT_…) on acme/rivet#482`.
+fn describe(t: &Thread, snap: &Snapshot) -> String {
+    let item = Item::Thread(t.clone());
+    format!(
+        "{} (@{}, {}) on {}/{}#{}",
+        one_line(&item.location().unwrap_or_default()),
+        one_line(item.login()),
+        one_line(&t.id),
+        snap.pr.owner,
+        snap.pr.repo,
+        snap.pr.number
+    )
+}
+
+/// Where a thread action goes, in words: the session's remote.
+fn destination(ctx: &Ctx<'_>) -> String {
+    ctx.session.remote.thread_destination().to_owned()
+}
+
+impl ThreadDesk {
+    fn selected_thread<'l>(
+        list: &'l ItemList,
+        ctx: &mut Ctx<'_>,
+        verb: &str,
+    ) -> Option<&'l Thread> {
+        match list.selected_item() {
+            Some(Item::Thread(t)) => Some(t),
+            _ => {
+                ctx.say(format!("select a review thread to {verb}"));
+                None
+            }
+        }
+    }
+
+    /// `c`, `x`, `u`. False: not a thread command.
+    pub(super) fn command(&mut self, cmd: KeyCommand, list: &ItemList, ctx: &mut Ctx<'_>) -> bool {
+        let what = match cmd {
+            KeyCommand::Reply => None,
+            KeyCommand::Resolve => Some(ThreadDo::Resolve),
+            KeyCommand::Unresolve => Some(ThreadDo::Unresolve),
+            _ => return false,
+        };
+        let verb = what.as_ref().map_or("reply to", ThreadDo::verb);
+        let Some(t) = Self::selected_thread(list, ctx, verb) else {
+            return true;
+        };
+        if self.acting {
+            ctx.say("a thread action is on its way: wait for its answer");
+            return true;
+        }
+        let snap = &list.snapshot;
+        match what {
+            None => {
+                // The composer opens on the saved reply to this thread, else empty.
+                if self.reply.as_ref().is_none_or(|r| r.thread_id != t.id) {
+                    if self
+                        .reply
+                        .as_ref()
+                        .is_some_and(|r| !r.body().trim().is_empty())
+                    {
+                        ctx.say("the unsent reply to another thread is replaced");
+                    }
+                    self.reply = Some(ReplyView {
+                        thread_id: t.id.clone(),
+                        target: describe(t, snap),
+                        editor: TextArea::default(),
+                    });
+                }
+                *ctx.mode = InputMode::Reply;
+            }
+            Some(what) => {
+                if (what == ThreadDo::Resolve) == t.resolved {
+                    ctx.say(format!(
+                        "the thread is already {}",
+                        if t.resolved { "resolved" } else { "unresolved" }
+                    ));
+                    return true;
+                }
+                *ctx.mode = InputMode::Confirm(Confirm::Thread(ThreadAsk {
+                    what,
+                    thread_id: t.id.clone(),
+                    target: describe(t, snap),
+                    destination: destination(ctx),
+                }));
+            }
+        }
+        true
+    }
+
+    /// A saved reply found in the ledger when the console opened.
+    pub(super) fn restored(&mut self, d: ReplyDraft, list: &ItemList, ctx: &mut Ctx<'_>) {
+        let Some(Item::Thread(t)) = list.snapshot.find(&d.thread_id) else {
+            ctx.say(format!(
+                "a saved reply to thread {} is kept, but the thread is not on this PR",
+                one_line(&d.thread_id)
+            ));
+            return;
+        };
+        let lines: Vec<String> = sanitize(&d.body).lines().map(str::to_owned).collect();
+        self.reply = Some(ReplyView {
+            thread_id: t.id.clone(),
+            target: describe(t, &list.snapshot),
+            editor: TextArea::new(lines),
+        });
+        ctx.say("restored the unsent reply: select its thread and press c");
+    }
+
+    /// A key for the composer; every change is saved at once (it survives a crash).
+    pub(super) fn key(&mut self, ev: KeyEvent, list: &ItemList, ctx: &mut Ctx<'_>) {
+        if ev.modifiers.contains(KeyModifiers::CONTROL)
+            && ev.code == ratatui::crossterm::event::KeyCode::Char('s')
+        {
+            self.request_send(ctx);
+            return;
+        }
+        let Some(r) = self.reply.as_mut() else {
+            *ctx.mode = InputMode::Normal;
+            return;
+        };
+        if r.editor.input(ev) {
+            ctx.fx.push(Effect::SaveReplyDraft {
+                pr: list.snapshot.pr.coords(),
+                draft: ReplyDraft {
+                    thread_id: r.thread_id.clone(),
+                    body: r.body(),
+                    saved_at: ctx.session.now,
+                },
+            });
+        }
+    }
+
+    /// Esc in the composer: it closes; the reply is kept.
+    pub(super) fn close(&mut self, ctx: &mut Ctx<'_>) {
+        *ctx.mode = InputMode::Normal;
+        if self
+            .reply
+            .as_ref()
+            .is_some_and(|r| !r.body().trim().is_empty())
+        {
+            ctx.say("reply kept (saved): c reopens it, ctrl-s in it sends");
+        }
+    }
+
+    /// Ctrl-s: checks the reply, then asks.
+    fn request_send(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(r) = &self.reply else { return };
+        let body = r.body();
+        if let Err(why) = check_reply(&body) {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!("not sending: {why}")));
+            return;
+        }
+        if self.acting {
+            ctx.say("a thread action is on its way: wait for its answer");
+            return;
+        }
+        *ctx.mode = InputMode::Confirm(Confirm::Thread(ThreadAsk {
+            what: ThreadDo::Reply(body),
+            thread_id: r.thread_id.clone(),
+            target: r.target.clone(),
+            destination: destination(ctx),
+        }));
+    }
+
+    /// The answer to a thread dialog.
+    pub(super) fn confirmed(
+        &mut self,
+        ask: ThreadAsk,
+        yes: bool,
+        list: &ItemList,
+        ctx: &mut Ctx<'_>,
+    ) {
+        if !yes {
+            ctx.say(match ask.what {
+                ThreadDo::Reply(_) => "not sent; the reply is kept",
+                ThreadDo::Resolve => "not resolved",
+                ThreadDo::Unresolve => "not unresolved",
+            });
+            return;
+        }
+        let Some(Item::Thread(t)) = list.snapshot.find(&ask.thread_id) else {
+            ctx.say("the thread is no longer on this PR");
+            return;
+        };
+        self.acting = true;
+        ctx.say(format!("{}: on its way…", ask.what.verb()));
+        ctx.fx.push(Effect::ThreadAct {
+            pr: list.snapshot.pr.coords(),
+            thread: Box::new(t.clone()),
+            what: ask.what,
+        });
+    }
+
+    /// The thread action answered.
+    pub(super) fn acted(
+        &mut self,
+        thread_id: String,
+        kind: ThreadActionKind,
+        result: Result<String, String>,
+        list: &mut ItemList,
+        ctx: &mut Ctx<'_>,
+    ) {
+        self.acting = false;
+        match result {
+            Ok(location) => {
+                let done = match kind {
+                    ThreadActionKind::Reply => {
+                        self.reply = None;
+                        ctx.fx.push(Effect::DiscardReplyDraft {
+                            pr: list.snapshot.pr.coords(),
+                        });
+                        "replied"
+                    }
+                    ThreadActionKind::Resolve => {
+                        list.set_resolved(&thread_id, true);
+                        "resolved"
+                    }
+                    ThreadActionKind::Unresolve => {
+                        list.set_resolved(&thread_id, false);
+                        "unresolved"
+                    }
+                };
+                ctx.say(format!("{done}: {}", one_line(&location)));
+            }
+            Err(e) => ctx.say(format!(
+                "not done: {}{}",
+                one_line(&e),
+                if kind == ThreadActionKind::Reply {
+                    " (the reply is kept)"
+                } else {
+                    ""
+                }
+            )),
+        }
+    }
+}

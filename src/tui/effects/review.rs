@@ -1,0 +1,115 @@
+//! The review lane's work: preparing a console review run (`r`/`R`) — settings, backend,
+//! prompts, earlier reviews, mode — through the shared review flow of the headless commands
+//! ([`crate::review::flow`]), so the console and `pr-shepherd review` prepare a run alike; then
+//! running it and saving it in the ledger.
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::ledger::offline_post;
+use crate::ledger::Ledger;
+use crate::pr::{Origin, Snapshot};
+use crate::review::flow::{self, PreparedReview, ReviewRequest};
+use crate::review::llm::{LlmEnv, ReplaySource};
+use crate::review::settings::Overrides;
+use crate::review::{ReviewEvent, ReviewSettings};
+use crate::source::Fixture;
+use crate::tui::app::Action;
+use crate::tui::session::Session;
+
+/// What a console review needs beyond the snapshot and the session (whose identity decides
+/// which earlier reviews are Shepherd's).
+#[derive(Debug, Clone)]
+pub struct ReviewContext {
+    pub settings: ReviewSettings,
+    /// The literal marker that ends a reply addressing a finding.
+    pub reply_marker: String,
+    /// The LLM keys and base URLs the environment offers (read once at the edge; none by
+    /// default).
+    pub llm_env: LlmEnv,
+}
+
+impl Default for ReviewContext {
+    fn default() -> Self {
+        ReviewContext {
+            settings: ReviewSettings::default(),
+            reply_marker: crate::review::classify::DEFAULT_REPLY_MARKER.to_owned(),
+            llm_env: LlmEnv::default(),
+        }
+    }
+}
+
+/// A prepared review run: the shared flow's preparation plus what the app is told.
+pub struct Prepared {
+    pub seq: u64,
+    pub review: PreparedReview,
+    /// `Action::ReviewStarted` for the app.
+    pub started: Action,
+}
+
+/// Prepares run `seq` through the same review flow as `pr-shepherd review` ([`flow::prepare`]):
+/// replay with the fixture's recorded answers at the snapshot's step for fixtures (unless the
+/// settings name a backend), else the settings; earlier reviews from the PR (plus the outbox
+/// offline) decide incremental or full.
+pub fn prepare(
+    review: &ReviewContext,
+    session: &Session,
+    fixture: Option<&Fixture>,
+    ledger: &Ledger,
+    seq: u64,
+    full: bool,
+    snapshot: &Snapshot,
+) -> Result<Prepared, String> {
+    let step = match snapshot.origin {
+        Origin::Fixture { step, .. } => step,
+        Origin::Live => 0,
+    };
+    let replay = fixture.map(|f| ReplaySource {
+        answers: f.llm.answers.clone(),
+        step,
+    });
+    let outbox =
+        offline_post(ledger, &session.remote, &snapshot.pr.coords()).map_err(|e| e.to_string())?;
+    let prepared = flow::prepare(ReviewRequest {
+        settings: &review.settings,
+        llm_env: &review.llm_env,
+        overrides: Overrides::default(),
+        snapshot,
+        identity: session.identity(),
+        outbox,
+        replay,
+        full,
+    })
+    .map_err(|e| e.to_string())?;
+    let started = Action::ReviewStarted {
+        seq,
+        mode: prepared.mode,
+        reason: prepared.mode_reason.clone(),
+        prior: Box::new(prepared.prior.clone()),
+        reply_marker: review.reply_marker.clone(),
+    };
+    Ok(Prepared {
+        seq,
+        review: prepared,
+        started,
+    })
+}
+
+/// Runs a prepared review to its end and saves it in the ledger (unless cancelled); a run that
+/// could not be saved is said.
+pub async fn run(
+    ledger: &Ledger,
+    p: Prepared,
+    events: mpsc::UnboundedSender<ReviewEvent>,
+    cancel: CancellationToken,
+) -> Option<String> {
+    let coords = p.review.pr.coords();
+    let run = p.review.run(events, cancel).await;
+    if run.cancelled {
+        return None;
+    }
+    ledger
+        .save_run(&coords, &run)
+        .err()
+        .map(|e| format!("the review run was not saved: {e}"))
+}

@@ -1,0 +1,11 @@
+//! The review engine: LLM backends and their answers, streaming, condensing, posting, classification against earlier reviews, the surfacing gates.
+
+mod answers;
+mod changes_and_threads;
+mod condense;
+mod engine;
+mod gates;
+mod llama_server;
+mod local_servers;
+mod post;
+mod stream;
