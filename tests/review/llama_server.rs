@@ -11,7 +11,7 @@
 use crate::support;
 
 use std::net::TcpListener;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
@@ -39,7 +39,7 @@ impl Drop for Server {
 /// How long the server may take to load the model and listen.
 const READY_WITHIN: Duration = Duration::from_secs(120);
 
-fn start(dir: &PathBuf, env: &TestEnv) -> (Server, u16) {
+fn start(dir: &Path, env: &TestEnv) -> (Server, u16) {
     // A free port (the tiny window before the server binds it is accepted).
     let port = TcpListener::bind("127.0.0.1:0")
         .unwrap()

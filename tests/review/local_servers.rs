@@ -105,7 +105,10 @@ async fn done_without_a_finish_reason_is_asked_again_and_concurrency_is_lowered(
         calls.iter().any(|c| c.interrupted),
         "the fake interrupted no stream: {calls:?}"
     );
-    assert!(fake.max_in_flight() > 1, "the requests never ran side by side");
+    assert!(
+        fake.max_in_flight() > 1,
+        "the requests never ran side by side"
+    );
     assert!(!run.is_incomplete(), "{:#?}", run.aspects);
     for a in &run.aspects {
         assert_eq!(a.state, AspectState::Done, "{}: {:?}", a.aspect, a.error);

@@ -150,7 +150,7 @@ impl ServerMemory {
                 .collect(),
             learnt_at: now,
         });
-        servers.sort_by(|a, b| b.learnt_at.cmp(&a.learnt_at));
+        servers.sort_by_key(|e| std::cmp::Reverse(e.learnt_at));
         servers.truncate(MAX_SERVERS);
         let file = ServersFile {
             version: VERSION,
