@@ -442,7 +442,7 @@ pub(crate) async fn execute(
         extra_json,
         quiet,
     } = review;
-    let mut prepared = flow::prepare(ReviewRequest {
+    let prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
         llm_env: &ctx.llm_env,
         overrides: llm.overrides(),
@@ -451,10 +451,9 @@ pub(crate) async fn execute(
         outbox,
         replay,
         full,
+        collaborators_are_team: ctx.gates().collaborators_are_team,
     })
     .map_err(|e| CliError::usage(e.to_string()))?;
-    // A marker reply counts only from the team as the gates decide it, or an agent login.
-    prepared.prior.reply_trust.collaborators_are_team = ctx.gates().collaborators_are_team;
     warn_unreadable_metadata(&prepared);
 
     let run = run_with_progress(&prepared, quiet).await;

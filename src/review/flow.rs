@@ -22,6 +22,7 @@
 //!     outbox: ledger.outbox(&coords)?,
 //!     replay: None,
 //!     full: false,
+//!     collaborators_are_team: config.gates.collaborators_are_team,
 //! })?;
 //! let run = prepared.run(events_tx, cancel).await;
 //! ```
@@ -63,6 +64,9 @@ pub struct ReviewRequest<'a> {
     /// A full review (`--all`, `/review all`, the console's full review): earlier reviews are
     /// ignored for the prompts.
     pub full: bool,
+    /// `[gates] collaborators_are_team`: whether a COLLABORATOR's marker reply counts as the
+    /// team's (see [`crate::review::prior::ReplyTrust`]). Every front end passes its gates.
+    pub collaborators_are_team: bool,
 }
 
 /// Why a review could not be prepared. Each is the user's to fix (exit 2 at the CLI edge).
@@ -108,6 +112,7 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
         outbox,
         replay,
         full,
+        collaborators_are_team,
     } = req;
     let settings = effective_settings(settings, overrides)?;
     let client = LlmClient::from_settings(&settings, llm_env, replay)?;
@@ -115,8 +120,9 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
     let mut prior = prior_reviews(snapshot, identity);
     prior.add_outbox(outbox);
     // Whose marker replies count travels with the prior reviews to every front end's
-    // classification; the gates' part of it (collaborators) is the caller's to add.
+    // classification: the agent logins of the settings and the gates' word on collaborators.
     prior.reply_trust.agent_logins = settings.agent_logins.clone();
+    prior.reply_trust.collaborators_are_team = collaborators_are_team;
     let (mode, mode_reason) = choose_mode(&prior, full);
     let prior_findings = match mode {
         Mode::Incremental => prior.findings(),
@@ -201,6 +207,7 @@ mod tests {
             outbox: None,
             replay,
             full: false,
+            collaborators_are_team: false,
         }
     }
 

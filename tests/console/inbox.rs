@@ -116,9 +116,34 @@ fn sort_and_sections_keys() {
     assert_eq!(hist.shepherd.state, ShepherdState::Stale);
 }
 
+/// A triage session opens PR after PR from the inbox, in any order: the PR screen's header line
+/// (always there) once counted as a review running, so every PR after the first was refused.
+#[test]
+fn the_inbox_opens_one_pr_after_another() {
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    let mut opened = Vec::new();
+    for down in ["", "j", "j"] {
+        h.press(down);
+        let chosen = h.app.inbox_selected().unwrap().listed.coords.number;
+        h.press("Enter");
+        assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+        assert_eq!(h.app.pr_meta().unwrap().number, chosen);
+        opened.push(chosen);
+        h.press("q");
+        assert!(h.app.top_is::<InboxScreen>());
+    }
+    // Back up to the first one: it opens again.
+    h.press("g Enter");
+    assert_eq!(h.app.pr_meta().unwrap().number, opened[0]);
+    opened.dedup();
+    assert_eq!(opened.len(), 3, "{opened:?}");
+}
+
 #[test]
 fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     use pr_shepherd::tui::app::Action;
+    use pr_shepherd::tui::keymap::KeyCommand;
     let (mut h, _d) = bundled(140, 16);
     h.draw();
     h.press("/");
@@ -126,9 +151,9 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     h.press("Enter");
     h.press("Enter");
     assert!(h.app.top_is::<PrScreen>());
-    // A run in flight reports its progress line (as the effect runner does while it runs).
-    h.app
-        .update(Action::ReviewProgress(Some("review: 2/6 aspects".into())));
+    // `r` without performing its effects: the run stays in flight, as it does while the model
+    // answers.
+    let _in_flight = h.app.update(Action::Command(KeyCommand::Review));
     h.press("q");
     assert!(h.app.top_is::<InboxScreen>());
     let screen = h.screen();
@@ -136,7 +161,7 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
         .lines()
         .find(|l| l.contains("acme/rivet#482"))
         .unwrap_or_default();
-    assert!(row.contains("[review: 2/6 aspects]"), "{screen}");
+    assert!(row.contains("[review"), "{screen}");
     // Another PR waits while the run goes on; the same PR reopens as it was.
     h.press("/");
     h.press("Esc");

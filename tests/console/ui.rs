@@ -293,19 +293,16 @@ fn no_color_theme_has_no_colours() {
 #[test]
 fn review_progress_line_shows_in_header() {
     let (mut h, _d) = demo_harness(100, 30);
-    h.app.update(pr_shepherd::tui::Action::ReviewProgress(Some(
-        "aspects: correctness ✓ · security running 12s · gate: waiting".to_owned(),
-    )));
+    h.draw();
+    // `r` without performing its effects: the run is in flight.
+    let _in_flight = h.app.update(pr_shepherd::tui::Action::Command(
+        pr_shepherd::tui::keymap::KeyCommand::Review,
+    ));
     h.draw();
     let screen = h.screen();
-    assert!(
-        screen
-            .lines()
-            .nth(3)
-            .unwrap()
-            .contains("security running 12s"),
-        "{screen}"
-    );
+    let line = screen.lines().nth(3).unwrap();
+    assert!(line.contains("review: 0/6 done"), "{screen}");
+    assert!(line.contains("gate:"), "{screen}");
 }
 
 /// The highlighted hunk as styled text: each span as `⟨fg on bg⟩text`, so a change of colour or
