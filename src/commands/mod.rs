@@ -128,7 +128,10 @@ impl Context {
                 graphql_url: cli.graphql_url.clone(),
             },
             credentials: AuthEnv::from_vars(var),
-            llm_env: LlmEnv::from_vars(var),
+            // What is learnt about each LLM server is kept in the state dir (when there is one).
+            llm_env: LlmEnv::from_vars(var).remembering_in(
+                resolve_state_dir(cli.state_dir.clone().or_else(state_dir_var).as_deref()).ok(),
+            ),
             fetch: FetchOptions::from_vars(var),
             github_server_url: var("GITHUB_SERVER_URL"),
         })

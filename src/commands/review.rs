@@ -691,6 +691,10 @@ async fn show_progress(
                 format!("{aspect}: skipped: {}", one_line(&reason))
             }
             ReviewEvent::Cancelled { aspect } => format!("{aspect}: cancelled"),
+            ReviewEvent::Note { text } => {
+                aspects.note(&format!("note: {}", one_line(&text)));
+                continue;
+            }
             ReviewEvent::Finished(run) => {
                 aspects.note(&format!(
                     "review finished in {:.1} s",

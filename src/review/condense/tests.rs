@@ -47,6 +47,7 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
                 cache_write: None,
             },
             calls: 1,
+            calls_without_usage: 0,
             diff: None,
             note: None,
             merged: 0,
@@ -63,6 +64,8 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
         cancelled: false,
         aspects,
         prices: None,
+        notes: Vec::new(),
+        concurrency_lowered: None,
     }
 }
 
