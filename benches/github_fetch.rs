@@ -4,10 +4,13 @@
 //! `cargo bench --bench github_fetch` — figures in docs/perf.md ("Live GitHub fetch").
 
 #[path = "../tests/support/fake_github.rs"]
+#[allow(dead_code)] // the bench uses part of the shared test fake
 mod fake_github;
 #[path = "../tests/support/github_client.rs"]
+#[allow(dead_code)] // the bench uses part of the shared test fake
 mod github_client;
 #[path = "../tests/support/request_log.rs"]
+#[allow(dead_code)] // the bench uses part of the shared test fake
 mod request_log;
 
 use std::time::Duration;

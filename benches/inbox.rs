@@ -6,10 +6,13 @@
 //! `cargo bench --bench inbox` — figures in docs/perf.md ("Inbox").
 
 #[path = "../tests/support/fake_inbox.rs"]
+#[allow(dead_code)] // the bench uses part of the shared test fake
 mod fake_inbox;
 #[path = "../tests/support/github_client.rs"]
+#[allow(dead_code)] // the bench uses part of the shared test fake
 mod github_client;
 #[path = "../tests/support/request_log.rs"]
+#[allow(dead_code)] // the bench uses part of the shared test fake
 mod request_log;
 
 use std::time::{Duration, Instant};

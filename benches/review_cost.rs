@@ -11,6 +11,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../tests/support/fake_llm.rs"]
+#[allow(dead_code)] // the bench uses part of the shared test fake
 mod fake_llm;
 
 use std::path::Path;
@@ -117,20 +118,20 @@ async fn measure(
     stream: bool,
     concurrency: usize,
 ) -> Row {
-    let fake = FakeLlm::start(Behaviour {
+    let behaviour = || Behaviour {
         first_byte: Duration::from_millis(200),
         total: Duration::from_secs(1),
         ..Behaviour::new(wire)
-    })
-    .await;
-    let c = client(&fake, stream);
+    };
     // One cold call.
+    let single = FakeLlm::start(behaviour()).await;
     let p = prompt::build(Aspect::Correctness, pr, &Prompts::embedded(), 60_000);
     let t = Instant::now();
-    c.complete(&p).await.unwrap();
+    client(&single, stream).complete(&p).await.unwrap();
     let one = t.elapsed();
-    fake.reset();
-    // The whole run, against a cold cache.
+    // The whole run, against a cold cache (a provider of its own: nothing cached, no calls yet).
+    let fake = FakeLlm::start(behaviour()).await;
+    let c = client(&fake, stream);
     let settings = ReviewSettings {
         concurrency,
         ..Default::default()

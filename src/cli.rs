@@ -499,6 +499,14 @@ pub enum StateCommand {
         #[arg(long, requires = "all")]
         yes: bool,
     },
+    /// Remove the seen markers (and kept texts) of items the PR no longer has, saying how many.
+    /// The PR is read first (a fixture's latest step, or GitHub); a marker of an item it still
+    /// has is never removed, and nothing is removed when it cannot be read completely.
+    Prune {
+        /// OWNER/REPO#N, a PR URL, or a fixture path. Default: the bundled demo fixture.
+        #[arg(value_name = "PR")]
+        pr: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

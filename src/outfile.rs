@@ -56,9 +56,44 @@ pub fn sweep_stale_temps(dir: &Path, prefix: &str, now: SystemTime) -> usize {
         .count()
 }
 
+/// Writes `bytes` to `path` by replacing it: a temporary file `prefix` + six letters or digits
+/// in the same folder, then a rename onto `path`. Whatever was at `path` — a file, or a symlink
+/// pointing anywhere — is replaced, never written through; a failed write leaves it as it was.
+/// First removes the stale temporary files of `prefix` a killed earlier write left in the folder.
+pub fn write_replacing(path: &Path, bytes: &[u8], prefix: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    sweep_stale_temps(dir, prefix, SystemTime::now());
+    let mut tmp = tempfile::Builder::new().prefix(prefix).tempfile_in(dir)?;
+    std::io::Write::write_all(&mut tmp, bytes)?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlink_at_the_path_is_replaced_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("elsewhere.txt");
+        std::fs::write(&target, "keep me").unwrap();
+        let link = dir.path().join("page.1");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_replacing(&link, b"the page", ".x-").unwrap();
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep me");
+        assert!(
+            !std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&link).unwrap(), "the page");
+    }
 
     #[test]
     fn only_the_prefix_and_six_letters_or_digits_are_a_temp_name() {

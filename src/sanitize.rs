@@ -81,6 +81,38 @@ pub fn sanitize(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// JSON text (as serde_json writes it) with every hazard written as a `\u` escape: C1
+/// controls, DEL, bidi, zero-width and the other invisible characters of [`is_hazard`] become
+/// `\u202e`, `\u200b`, `\udb40\udc01` (a surrogate pair above U+FFFF)… The document is the
+/// same JSON, holding the same text, and nothing in it can drive a terminal or hide text.
+///
+/// serde_json already escapes C0 controls inside strings and writes nothing but ASCII outside
+/// them, so every character this replaces sits inside a string, where an escape is valid.
+/// Borrows when there is nothing to replace.
+pub fn escape_json(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(is_hazard) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 32);
+    push_json_escaped(json, &mut out);
+    Cow::Owned(out)
+}
+
+/// [`escape_json`] appending to `out`.
+pub fn push_json_escaped(json: &str, out: &mut String) {
+    use std::fmt::Write as _;
+    for c in json.chars() {
+        if is_hazard(c) {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                let _ = write!(out, "\\u{u:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+}
+
 /// `eprintln!` for every line that may quote input (a fixture's value, a config key, a path,
 /// GitHub's or a model provider's error text): the whole line goes through [`sanitize`] first,
 /// so no quoted escape sequence reaches the terminal raw. `main` prints the final error the
@@ -134,6 +166,37 @@ mod tests {
     #[test]
     fn clean_text_is_borrowed() {
         assert!(matches!(sanitize("plain ü 漢字"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn json_escapes_hazards_and_keeps_the_text() {
+        let text = "a\u{9b}b\u{202e}c\u{200b}d\u{7f}e\u{e0041}f\u{1b}g\n\"ü漢😀";
+        let json = serde_json::to_string(&text).unwrap();
+        let safe = escape_json(&json);
+        assert!(!safe.chars().any(is_hazard), "{safe}");
+        assert!(
+            safe.contains("\\u009b") && safe.contains("\\u202e"),
+            "{safe}"
+        );
+        assert!(safe.contains("\\udb40\\udc41"), "{safe}");
+        let back: String = serde_json::from_str(&safe).unwrap();
+        assert_eq!(back, text);
+        // Visible text stays as it is.
+        assert!(matches!(escape_json("{\"a\":\"ü漢😀\"}"), Cow::Borrowed(_)));
+    }
+
+    proptest::proptest! {
+        /// Any text, serialized and escaped: still JSON, the same text, and no hazard left.
+        #[test]
+        fn escaped_json_is_the_same_text_without_hazards(
+            text in "(.|[\u{0}-\u{9f}]|[\u{200b}-\u{200f}]|[\u{202a}-\u{202e}]|[\u{2066}-\u{2069}]|\u{feff}|[\u{e0000}-\u{e007f}])*"
+        ) {
+            let json = serde_json::to_string_pretty(&serde_json::json!({"k": text, "l": [text.clone()]})).unwrap();
+            let safe = escape_json(&json);
+            proptest::prop_assert!(!safe.chars().any(is_hazard));
+            let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+            proptest::prop_assert_eq!(back["k"].as_str(), Some(text.as_str()));
+        }
     }
 
     #[test]

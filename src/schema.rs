@@ -24,6 +24,8 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
 /// The LLM backends, by their config names.
 pub const BACKENDS: &[&str] = &["anthropic", "openai", "command", "replay"];
+/// The ways the HTTP backends may ask for the findings object (`[review] structured_output`).
+pub const STRUCTURED_OUTPUTS: &[&str] = &["auto", "json_schema", "json_object", "off"];
 /// The aspects, by their config names (the keys of `[review.diff_budgets]` and
 /// `[review.skip.<aspect>]`).
 pub const ASPECTS: &[&str] = &[
@@ -308,6 +310,18 @@ pub const SETTINGS: &[Setting] = &[
         flag: None,
         example: "false",
         description: "stream answers from the HTTP backends (live progress; the other aspects start as soon as the first answer begins, so they read the prompt cache)",
+    },
+    Setting {
+        key: "review.structured_output",
+        ty: Type::String,
+        default: Default::Value,
+        allowed: Allowed::OneOf {
+            values: STRUCTURED_OUTPUTS,
+            or: None,
+        },
+        flag: None,
+        example: "\"json_object\"",
+        description: "how the HTTP backends ask for the findings object. `auto`: the best the server takes — openai: `response_format` json_schema, else json_object with the schema inside (`{\"type\": \"json_object\", \"schema\": …}`, as llama-cpp-python takes it), else json_object, else plain text; anthropic: the forced tool, else plain text. A refusal (a 4xx, or a 5xx, naming the parameter) falls one rung lower for the rest of the run, and what answered is remembered per server URL in the state dir (`llm-servers.json`: at most 32 servers, for 30 days; a corrupt file is ignored with a note) so the next run asks that way at once. `json_schema`: only json_schema (anthropic: the tool); a refusal fails the aspect. `json_object`: only json_object, with the schema where the server takes it (anthropic: the tool). `off`: no structured output (the prompt's contract and the tolerant parser). See docs/local-models.md",
     },
     Setting {
         key: "review.prices",

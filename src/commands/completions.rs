@@ -106,7 +106,7 @@ pub(super) fn man(args: &ManArgs) -> Result<(), CliError> {
             std::fs::create_dir_all(dir).map_err(|e| {
                 CliError::runtime(format!("cannot create `{}`: {e}", dir.display()))
             })?;
-            clap_mangen::generate_to(Cli::command(), dir).map_err(|e| {
+            write_man_pages(dir).map_err(|e| {
                 CliError::runtime(format!(
                     "cannot write the man pages to `{}`: {e}",
                     dir.display()
@@ -116,6 +116,32 @@ pub(super) fn man(args: &ManArgs) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// One page per command and subcommand (`pr-shepherd.1`, `pr-shepherd-items.1`, …), as
+/// `clap_mangen::generate_to` names them, each written by rename ([`crate::outfile`]): a file or
+/// symlink already at a page's path is replaced, never written through.
+fn write_man_pages(dir: &std::path::Path) -> std::io::Result<()> {
+    fn pages(cmd: &clap::Command, out: &mut Vec<clap_mangen::Man>) {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            pages(sub, out);
+        }
+        out.push(clap_mangen::Man::new(cmd.clone()));
+    }
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let mut all = Vec::new();
+    pages(&cmd, &mut all);
+    for man in all {
+        let mut page = Vec::new();
+        man.render(&mut page)?;
+        crate::outfile::write_replacing(
+            &dir.join(man.get_filename()),
+            &page,
+            crate::source::fixture::TEMP_PREFIX,
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

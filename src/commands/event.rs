@@ -35,7 +35,7 @@ fn nothing_done(args: &EventArgs, reason: &str, decision: Value) -> Result<(), C
     crate::eprintln_clean!("decision: no action: {}", one_line(reason));
     if args.format == Format::Json {
         let v = json!({"decision": decision, "posted": null});
-        super::emit(&format!("{v:#}\n"))?;
+        super::emit_json(&format!("{v:#}\n"))?;
     }
     Ok(())
 }

@@ -24,7 +24,7 @@ pub(super) fn run(cmd: FixtureCommand) -> Result<(), CliError> {
                         path.display()
                     );
                 }
-                None => super::emit(&(fixture.to_json_pretty() + "\n"))?,
+                None => super::emit_json(&(fixture.to_json_pretty() + "\n"))?,
             }
             Ok(())
         }

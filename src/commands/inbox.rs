@@ -124,7 +124,7 @@ pub(super) async fn run(ctx: &Context, args: InboxArgs) -> Result<(), CliError> 
             s
         }
     };
-    super::emit(&text)
+    super::emit_in(args.format, &text)
 }
 
 /// The live inboxes of a spec: one for repositories (all of them together), one per query.

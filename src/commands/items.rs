@@ -5,22 +5,25 @@ use std::io::Write;
 use super::Context;
 use crate::cli::{Format, ItemsArgs};
 use crate::error::CliError;
-use crate::output::items::{ListingOptions, MarkerPlan, markdown, write_json};
+use crate::output::items::{ListingOptions, MarkerPlan, write_json, write_markdown};
+use crate::pr::{Item, Snapshot};
 use crate::source;
-use crate::triage::{edited_pairs, kept_texts, marks, triage};
+use crate::triage::{Triaged, edited_pairs, marks, triage};
 
 pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> {
     let ledger = ctx.ledger();
-    // The markers are read while the fixture is parsed (they need only the PR's coordinates).
+    // The derived index of the markers is read while the fixture is parsed (it needs only the
+    // PR's coordinates); the markers of the PR's items are looked up once its items are known.
     let (target, early) = source::resolve_overlapped(args.pr.as_deref(), |coords| {
-        ledger.as_ref().ok().map(|l| l.load_seen(coords))
+        ledger.as_ref().ok().map(|l| l.prefetch_seen(coords))
     })?;
     let snapshot = super::load_snapshot(ctx, target, args.step).await?;
     let coords = snapshot.pr.coords();
     let ledger = ledger?;
+    let ids = snapshot.items.iter().map(|i| i.id());
     let seen = match early {
-        Some((early_coords, Some(seen))) if early_coords == coords => seen?,
-        _ => ledger.load_seen(&coords)?,
+        Some((early_coords, Some(prefetch))) if early_coords == coords => prefetch?.finish(ids),
+        _ => ledger.load_seen_of(&coords, ids)?,
     };
     let triaged = triage(&snapshot, &seen.markers);
     // What the edited items looked like when last seen (a missing kept text shows no diff).
@@ -56,9 +59,15 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
         kept,
     };
     // Deliver first; only a listing that was written and flushed without error marks anything.
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    // Terminal-safe on the way out, whatever a field holds (`output::safe`).
+    let kind = match args.format {
+        Format::Md => crate::output::safe::Kind::Text,
+        Format::Json => crate::output::safe::Kind::Json,
+    };
+    let stdout = crate::output::safe::SafeWriter::new(std::io::stdout().lock(), kind);
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
     let delivered = match args.format {
-        Format::Md => out.write_all(markdown(&snapshot, &triaged, &opts).as_bytes()),
+        Format::Md => write_markdown(&mut out, &snapshot, &triaged, &opts),
         Format::Json => write_json(&mut out, &snapshot, &triaged, &opts),
     }
     .and_then(|()| out.flush());
@@ -72,12 +81,14 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
     match markers {
         MarkerPlan::Write => {
             let now = chrono::Utc::now().timestamp();
-            // The texts first: one whose marker is then not written is ignored on reading.
+            // The texts first: one whose marker is then not written is ignored on reading. They
+            // are written straight from the snapshot (no copy of every body is held).
             let unkept = ledger
-                .keep_texts(&coords, &kept_texts(&snapshot, &triaged))
+                .keep_items(&coords, to_keep(&snapshot, &triaged))
                 .err();
             let items = marks(&snapshot, &triaged);
-            let report = ledger.mark_seen_each(&coords, &items, now)?;
+            // The markers loaded above are what each item's marker holds: none is read again.
+            let report = ledger.mark_seen_loaded(&coords, &items, &seen, now)?;
             if !report.failed.is_empty() {
                 if let Some(e) = &unkept {
                     crate::eprintln_clean!("error: the texts of seen items were not kept: {e}");
@@ -102,6 +113,17 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
         MarkerPlan::Peek => {}
     }
     Ok(())
+}
+
+/// The items whose texts are kept with their markers ([`marks`]' items), each with its hash.
+fn to_keep<'a>(
+    snapshot: &'a Snapshot,
+    triaged: &'a [Triaged],
+) -> impl Iterator<Item = (&'a Item, &'a str)> {
+    triaged
+        .iter()
+        .filter(|t| t.freshness.needs_attention())
+        .filter_map(|t| Some((snapshot.items.get(t.index)?, t.body_hash.as_str())))
 }
 
 /// How many markers are named one by one on stderr before the rest are counted.

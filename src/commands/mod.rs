@@ -129,7 +129,10 @@ impl Context {
                 graphql_url: cli.graphql_url.clone(),
             },
             credentials: AuthEnv::from_vars(var),
-            llm_env: LlmEnv::from_vars(var),
+            // What is learnt about each LLM server is kept in the state dir (when there is one).
+            llm_env: LlmEnv::from_vars(var).remembering_in(
+                resolve_state_dir(cli.state_dir.clone().or_else(state_dir_var).as_deref()).ok(),
+            ),
             fetch: FetchOptions::from_vars(var),
             github_server_url: var("GITHUB_SERVER_URL"),
         })
@@ -172,7 +175,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         None => console::run(&ctx, cli.pr.as_deref(), cli.query.as_deref()).await,
         Some(Command::Items(args)) => items::run(&ctx, args).await,
-        Some(Command::State(cmd)) => state::run(&ctx, cmd),
+        Some(Command::State(cmd)) => state::run(&ctx, cmd).await,
         Some(Command::Fixture(cmd)) => fixture::run(cmd),
         Some(Command::Review(args)) => review::run(&ctx, args).await,
         Some(Command::Record(args)) => record::run(&ctx, args).await,
@@ -207,10 +210,30 @@ pub(crate) async fn load_snapshot(
     }
 }
 
-/// Writes text to standard output and flushes it; a closed pipe is an error, never a panic.
+/// Writes text (Markdown, plain text) to standard output, terminal-safe
+/// ([`crate::output::safe`]), and flushes it; a closed pipe is an error, never a panic.
 pub(crate) fn emit(text: &str) -> Result<(), CliError> {
+    emit_as(text, crate::output::safe::Kind::Text)
+}
+
+/// Writes a JSON document to standard output with every hazard escaped (the same JSON, safe on
+/// a terminal, [`crate::output::safe`]) and flushes it. Every JSON output goes through here (or,
+/// streamed, through [`crate::output::safe::SafeWriter`]).
+pub(crate) fn emit_json(text: &str) -> Result<(), CliError> {
+    emit_as(text, crate::output::safe::Kind::Json)
+}
+
+/// [`emit_json`] for `--format json`, else [`emit`].
+pub(crate) fn emit_in(format: crate::cli::Format, text: &str) -> Result<(), CliError> {
+    match format {
+        crate::cli::Format::Json => emit_json(text),
+        crate::cli::Format::Md => emit(text),
+    }
+}
+
+fn emit_as(text: &str, kind: crate::output::safe::Kind) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
+    out.write_all(crate::output::safe::safe(text, kind).as_bytes())
         .and_then(|()| out.flush())
         .map_err(|e| CliError::runtime(format!("could not write the output: {e}")))
 }

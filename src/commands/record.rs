@@ -43,7 +43,16 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
         "pr": coords.to_string(),
         "headSha": snapshot.pr.head_sha,
     });
-    Fixture::from_snapshot(&snapshot, Some(recorded)).write(&args.out)?;
+    let mut fixture = Fixture::from_snapshot(&snapshot, Some(recorded));
+    // Refused as `fixture check` would refuse the file (the fetch lists each id once, so this
+    // holds; if it ever does not, nothing is written rather than a file that cannot be read).
+    fixture.source_path = args.out.clone();
+    fixture.check().map_err(|e| {
+        CliError::runtime(format!(
+            "{coords}: the fetched PR would not make a valid fixture, nothing was written: {e}"
+        ))
+    })?;
+    fixture.write(&args.out)?;
     crate::eprintln_clean!(
         "recorded {coords} to {}: {} items, {} files ({} requests, {:.1}s)",
         args.out.display(),

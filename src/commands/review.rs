@@ -506,7 +506,7 @@ pub(crate) async fn execute(
         Format::Md => body.clone(),
         Format::Json => review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?,
     };
-    super::emit(&text)?;
+    super::emit_in(format, &text)?;
     report_post(&outcome, &fitted);
     // A failed post or save is a runtime failure (exit 1), which outranks an incomplete review
     // (exit 3); every one of them is said.
@@ -691,6 +691,10 @@ async fn show_progress(
                 format!("{aspect}: skipped: {}", one_line(&reason))
             }
             ReviewEvent::Cancelled { aspect } => format!("{aspect}: cancelled"),
+            ReviewEvent::Note { text } => {
+                aspects.note(&format!("note: {}", one_line(&text)));
+                continue;
+            }
             ReviewEvent::Finished(run) => {
                 aspects.note(&format!(
                     "review finished in {:.1} s",

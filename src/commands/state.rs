@@ -1,4 +1,4 @@
-//! `pr-shepherd state show|clear`.
+//! `pr-shepherd state show|clear|prune`.
 
 use std::fmt::Write as _;
 
@@ -8,17 +8,20 @@ use serde_json::json;
 use super::Context;
 use crate::cli::{Format, StateCommand};
 use crate::error::CliError;
+use crate::ledger::{Ledger, OldFolder};
 use crate::sanitize::sanitize;
 use crate::source::{self, Target};
 
-pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
+pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
     let ledger = ctx.ledger()?;
     match cmd {
+        StateCommand::Prune { pr } => prune(ctx, &ledger, pr.as_deref()).await,
         StateCommand::Show { pr, format } => {
             let target = source::resolve(pr.as_deref())?;
             let coords = target.coords();
             let dir = ledger.pr_dir(&coords)?;
             let seen = ledger.load_seen(&coords)?;
+            let unmoved = ledger.unmoved_old_folder(&coords)?;
             // For a fixture, say which markers belong to items of its latest step.
             let known: Option<std::collections::HashSet<String>> = match &target {
                 Target::Fixture(f) => f
@@ -41,6 +44,9 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
                     let v = json!({
                         "pr": {"owner": coords.owner, "repo": coords.repo, "number": coords.number},
                         "dir": dir,
+                        "oldFolder": unmoved.as_ref().map(|o| json!({
+                            "path": o.path(), "note": unmoved_note(o),
+                        })),
                         "markers": markers.iter().map(|m| json!({
                             "id": m.id, "seenAt": m.seen_at, "bodyHash": m.body_hash,
                             "inFixture": known.as_ref().map(|k| k.contains(&m.id)),
@@ -65,6 +71,9 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
                 Format::Md => {
                     let _ = writeln!(out, "# State of {coords}\n");
                     let _ = writeln!(out, "Directory: {}\n", dir.display());
+                    if let Some(old) = &unmoved {
+                        let _ = writeln!(out, "{}\n", unmoved_note(old));
+                    }
                     let _ = writeln!(
                         out,
                         "{} seen marker(s), {} unusable.\n",
@@ -76,7 +85,8 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
                         if stale > 0 {
                             let _ = writeln!(
                                 out,
-                                "{stale} marker(s) name items that are not in the fixture.\n"
+                                "{stale} marker(s) name items that are not in the fixture \
+                                 (`state prune` removes them).\n"
                             );
                         }
                     }
@@ -106,7 +116,7 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
                     write_viewed_md(&mut out, &viewed, &look);
                 }
             }
-            super::emit(&out)
+            super::emit_in(format, &out)
         }
         StateCommand::Clear { pr, all, yes } => {
             let coords = source::resolve(pr.as_deref())?.coords();
@@ -131,6 +141,50 @@ pub(super) fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
             ))
         }
     }
+}
+
+/// What `state show` says about an old-layout folder that was not moved to this PR's.
+fn unmoved_note(old: &OldFolder) -> String {
+    match old {
+        OldFolder::Theirs { path, pr } => format!(
+            "The old state folder {} is {pr}'s (its review runs name it), not this PR's.",
+            path.display()
+        ),
+        OldFolder::Shared { path, prs } => format!(
+            "The old state folder {} was written by several PRs ({}) and was left in place: \
+             move it by hand to the folder of the PR it belongs to, or remove it.",
+            path.display(),
+            prs.join(", ")
+        ),
+        OldFolder::Ours(path) => format!("The old state folder {} is this PR's.", path.display()),
+    }
+}
+
+/// `state prune`: reads the PR (a fixture's latest step, or GitHub, completely) and removes the
+/// markers and kept texts of the items it no longer has.
+async fn prune(ctx: &Context, ledger: &Ledger, pr: Option<&str>) -> Result<(), CliError> {
+    let target = source::resolve(pr)?;
+    let snapshot = match target {
+        Target::Fixture(f) => {
+            let latest = f.steps.len();
+            f.into_snapshot_at(latest)?
+        }
+        live @ Target::Live(_) => super::load_snapshot(ctx, live, None).await?,
+    };
+    let coords = snapshot.pr.coords();
+    if !snapshot.is_complete() {
+        return Err(CliError::runtime(format!(
+            "{coords} could not be read completely ({}); nothing was pruned",
+            sanitize(&snapshot.incomplete.join("; "))
+        ))
+        .with_hint("a marker is removed only when the whole PR is known not to have its item"));
+    }
+    let (markers, texts) = ledger.prune_seen(&coords, snapshot.items.iter().map(|i| i.id()))?;
+    super::emit(&format!(
+        "Pruned {coords}: {markers} seen marker(s) and {texts} kept text(s) of items the PR no \
+         longer has removed; the {} item(s) it has keep theirs.\n",
+        snapshot.items.len()
+    ))
 }
 
 /// The offline thread actions and the pending reply intents, as Markdown (nothing when there are

@@ -73,7 +73,7 @@ pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliErro
             false,
         )
     };
-    super::emit(&report(&done, &snapshot, live, recorded, format))?;
+    super::emit_in(format, &report(&done, &snapshot, live, recorded, format))?;
     unrecorded.map_or(Ok(()), |e| {
         Err(CliError::runtime(format!(
             "the reply was posted, but not recorded as seen: {e}"

@@ -422,7 +422,8 @@ impl Watcher<'_> {
     /// Settled (the window is closed): new and edited items are surfaced in the output, and only
     /// once that listing was delivered are they marked seen — never suppressed unseen.
     fn surface_new_items(&self, coords: &PrCoords, snapshot: &Snapshot) -> Result<(), CliError> {
-        let seen = self.ledger.load_seen(coords)?;
+        let ids = snapshot.items.iter().map(|i| i.id());
+        let seen = self.ledger.load_seen_of(coords, ids)?;
         let triaged = triage(snapshot, &seen.markers);
         let (new, edited, _) = counts(&triaged);
         if new + edited > 0 && snapshot.incomplete.is_empty() {

@@ -37,7 +37,9 @@ pub async fn list(
 }
 
 /// Counts every row: the PRs' items in batches, each batch's rows handed to `progress` (row
-/// index, finished row) as it arrives. Nothing is written to the ledger.
+/// index, finished row) as it arrives. Nothing is written to the ledger. Returns the first
+/// failure of the credentials (a 401 on any page of any PR), which no row can survive: the
+/// caller fails with it, as it would on the list's first request.
 pub async fn count(
     gh: &GitHub,
     rows: &[Row],
@@ -45,10 +47,17 @@ pub async fn count(
     own: &str,
     cfg: &GateConfig,
     mut progress: impl FnMut(usize, Row),
-) {
+) -> Option<GitHubError> {
     let coords: Vec<PrCoords> = rows.iter().map(|r| r.listed.coords.clone()).collect();
+    let mut fatal: Option<GitHubError> = None;
     batch::fetch_many(gh, coords, |done| {
         for (c, result) in done {
+            if let Err(e) = &result
+                && e.is_credentials()
+                && fatal.is_none()
+            {
+                fatal = Some(GitHubError::Auth(e.to_string()));
+            }
             let Some(i) = rows.iter().position(|r| r.listed.coords == c) else {
                 continue;
             };
@@ -71,6 +80,7 @@ pub async fn count(
         }
     })
     .await;
+    fatal
 }
 
 /// A whole live inbox: listed, then counted; a progress line for the list and one per PR
@@ -88,11 +98,14 @@ pub async fn load(
     progress.line(&format!("{source}: {} open PR(s) listed", rows.len()));
     let counter = progress.counter(Some(rows.len()));
     let mut counted: Vec<(usize, Row)> = Vec::with_capacity(rows.len());
-    count(gh, &rows, ledger, own, cfg, |i, r| {
+    let fatal = count(gh, &rows, ledger, own, cfg, |i, r| {
         counter.tick(&progress_text(&r));
         counted.push((i, r));
     })
     .await;
+    if let Some(e) = fatal {
+        return Err(e);
+    }
     for (i, r) in counted {
         if let Some(slot) = rows.get_mut(i) {
             *slot = r;

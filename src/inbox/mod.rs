@@ -1,7 +1,7 @@
 //! The inbox (issue 12): the open PRs of a triage session, each with what is unseen in it, the
 //! state of Shepherd's own review and the gate decision, computed exactly as `items`, `event`
 //! and `watch` compute them — and without leaving a trace: nothing is marked seen and no file of
-//! the state dir is written (markers are read with [`Ledger::peek_seen`]).
+//! the state dir is written (markers are read with [`Ledger::peek_seen_of`]).
 //!
 //! - this file: the rows and how one PR becomes one row (counts, gate, Shepherd state), the
 //!   attention order, the offline sources (a directory of fixtures, the bundled fixtures);
@@ -280,7 +280,8 @@ pub fn assess(
             ShepherdView::unknown(),
         );
     }
-    let counts = match ledger.peek_seen(&snapshot.pr.coords()) {
+    let ids = snapshot.items.iter().map(|i| i.id());
+    let counts = match ledger.peek_seen_of(&snapshot.pr.coords(), ids) {
         Ok(seen) => {
             let (new, edited, _) = counts(&triage(snapshot, &seen.markers));
             Counts::Counted {

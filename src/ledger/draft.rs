@@ -68,7 +68,8 @@ impl Ledger {
     }
 
     pub fn outbox(&self, pr: &PrCoords) -> Result<Option<OutboxComment>, LedgerError> {
-        let path = self.outbox_path(pr)?;
+        // A reader (the inbox reads it too): an old-layout folder is read where it is.
+        let path = self.pr_dir_to_read(pr)?.join("outbox").join("comment.json");
         match std::fs::read(&path) {
             Ok(bytes) => serde_json::from_slice(&bytes)
                 .map(Some)
@@ -116,7 +117,7 @@ mod tests {
         assert_eq!(l.load_draft(&coords()).unwrap(), Some(d));
         assert!(l.discard_draft(&coords()).unwrap());
         assert!(!l.discard_draft(&coords()).unwrap());
-        std::fs::write(dir.path().join("o-r/3/draft.json"), "{").unwrap();
+        std::fs::write(l.pr_dir(&coords()).unwrap().join("draft.json"), "{").unwrap();
         assert!(l.load_draft(&coords()).is_err());
     }
 }

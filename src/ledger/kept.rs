@@ -2,29 +2,37 @@
 //! markers, so a later look can show *what* changed (a line diff, a thread's new replies).
 //!
 //! ```text
-//! <state>/<owner>-<repo>/<pr>/seen-text/<sha256-hex-of-id>.json
+//! <pr>/seen-text.log                     this release: an append-only log (kept_log.rs)
+//! <pr>/seen-text/<sha256-hex-of-id>.json releases before: one file per item (still read, and
+//!                                        folded into the log when it is compacted)
 //! ```
 //!
-//! The markers themselves stay exactly as seed 000 prescribes; a kept text is a separate file
-//! that names the marker hash it belongs to (`bodyHash`). One that does not match its marker
-//! (written by a run whose marker write then failed, or by an older marker) is ignored, so a
-//! kept text never claims a version that was not the one seen.
+//! The markers themselves stay exactly as seed 000 prescribes; a kept text is a record apart that
+//! names the marker hash it belongs to (`bodyHash`). One that does not match its marker (written
+//! by a run whose marker write then failed, or by an older marker) is ignored, so a kept text
+//! never claims a version that was not the one seen. Writing a PR's texts is one append to one
+//! file (not a file per item, none replaced), so a first look writes half the files it did.
 //!
 //! Bounded: at most [`MAX_KEPT_CHARS`] characters of text per item (comment bodies, in order;
 //! GitHub's own limit per comment is 65,536). Bodies past the bound are kept as absent (`null`),
-//! and a changed comment whose old body is absent shows no diff — only that it changed.
-//! `state clear` forgets kept texts with the markers ([`Ledger::forget_kept`]).
+//! and a changed comment whose old body is absent shows no diff — only that it changed. The log
+//! is compacted as it grows (kept_log.rs). `state clear` forgets kept texts with the markers
+//! ([`Ledger::forget_kept`]); `state prune` drops those of items the PR no longer has.
 
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::kept_log::{self, LOG_FILE, LogWriter};
 use super::seen::marker_file_name;
-use super::{Ledger, LedgerError, write_atomic};
+use super::{Ledger, LedgerError};
 use crate::pr::{Item, PrCoords};
 
-/// The folder of kept texts inside a PR's state folder.
+/// The folder of per-item kept texts that releases before the log wrote (still read).
 pub const KEPT_DIR: &str = "seen-text";
+
+/// The kept-text log's file name inside a PR's state folder.
+pub const KEPT_LOG: &str = LOG_FILE;
 
 /// Characters of text kept per item at most (256 Ki).
 pub const MAX_KEPT_CHARS: usize = 262_144;
@@ -53,6 +61,77 @@ pub struct KeptText {
     pub comments: Vec<KeptComment>,
 }
 
+/// A [`KeptText`] borrowed from the item: what is written, without copying the bodies. Its
+/// JSON is a `KeptText`'s, field for field.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct KeptRef<'a> {
+    id: &'a str,
+    body_hash: &'a str,
+    body: Option<&'a str>,
+    comments: Vec<KeptCommentRef<'a>>,
+}
+
+#[derive(Debug, Serialize)]
+struct KeptCommentRef<'a> {
+    id: &'a str,
+    body: Option<&'a str>,
+}
+
+impl<'a> KeptRef<'a> {
+    /// The kept part of `item`: bodies in order while they fit in `max_chars` in all.
+    fn bounded(item: &'a Item, body_hash: &'a str, max_chars: usize) -> KeptRef<'a> {
+        let mut left = max_chars;
+        let mut take = |text: &'a str| {
+            let n = text.chars().count();
+            if n <= left {
+                left -= n;
+                Some(text)
+            } else {
+                left = 0; // later bodies are dropped too: the kept part stays a prefix
+                None
+            }
+        };
+        match item {
+            Item::Thread(t) => KeptRef {
+                id: &t.id,
+                body_hash,
+                body: None,
+                comments: t
+                    .comments
+                    .iter()
+                    .map(|c| KeptCommentRef {
+                        id: &c.id,
+                        body: take(&c.body),
+                    })
+                    .collect(),
+            },
+            other => KeptRef {
+                id: other.id(),
+                body_hash,
+                body: take(other.body()),
+                comments: Vec::new(),
+            },
+        }
+    }
+
+    fn to_owned(&self) -> KeptText {
+        KeptText {
+            id: self.id.to_owned(),
+            body_hash: self.body_hash.to_owned(),
+            body: self.body.map(str::to_owned),
+            comments: self
+                .comments
+                .iter()
+                .map(|c| KeptComment {
+                    id: c.id.to_owned(),
+                    body: c.body.map(str::to_owned),
+                })
+                .collect(),
+        }
+    }
+}
+
 impl KeptText {
     /// The item's text now, to keep beside a marker with `body_hash`.
     pub fn of(item: &Item, body_hash: &str) -> KeptText {
@@ -61,89 +140,125 @@ impl KeptText {
 
     /// [`KeptText::of`] with another bound (tests).
     pub fn bounded(item: &Item, body_hash: &str, max_chars: usize) -> KeptText {
-        let mut left = max_chars;
-        let mut take = |text: &str| {
-            let n = text.chars().count();
-            if n <= left {
-                left -= n;
-                Some(text.to_owned())
-            } else {
-                left = 0; // later bodies are dropped too: the kept part stays a prefix
-                None
-            }
-        };
-        match item {
-            Item::Thread(t) => KeptText {
-                id: t.id.clone(),
-                body_hash: body_hash.to_owned(),
-                body: None,
-                comments: t
-                    .comments
-                    .iter()
-                    .map(|c| KeptComment {
-                        id: c.id.clone(),
-                        body: take(&c.body),
-                    })
-                    .collect(),
-            },
-            other => KeptText {
-                id: other.id().to_owned(),
-                body_hash: body_hash.to_owned(),
-                body: take(other.body()),
-                comments: Vec::new(),
-            },
-        }
+        KeptRef::bounded(item, body_hash, max_chars).to_owned()
     }
 }
 
 impl Ledger {
-    /// Writes the kept texts (one file each, atomically). Call it *before* the markers they
-    /// belong to are written: a kept text whose marker write fails is ignored on reading.
+    /// Appends the kept texts to the PR's log (one write of whole records, under its lock).
+    /// Call it *before* the markers they belong to are written: a kept text whose marker write
+    /// fails is ignored on reading. Returns how many were kept.
     pub fn keep_texts(&self, pr: &PrCoords, texts: &[KeptText]) -> Result<usize, LedgerError> {
-        if texts.is_empty() {
-            return Ok(0);
-        }
-        let dir = self.pr_dir(pr)?.join(KEPT_DIR);
-        std::fs::create_dir_all(&dir).map_err(LedgerError::io("create", &dir))?;
-        for t in texts {
-            let bytes = serde_json::to_vec(t).unwrap_or_default();
-            write_atomic(&dir.join(marker_file_name(&t.id)), &bytes)?;
-        }
-        Ok(texts.len())
+        self.append_kept(pr, texts.iter(), |buf, t| serde_json::to_writer(buf, t))
     }
 
-    /// The kept texts of these (id, marker hash) pairs that exist and match their marker.
-    /// Missing, unreadable or stale files are left out (the item then shows no diff).
+    /// [`Ledger::keep_texts`] for these items (each with the marker hash its text belongs to),
+    /// written straight from the items: no copy of their bodies is held.
+    pub fn keep_items<'a>(
+        &self,
+        pr: &PrCoords,
+        items: impl IntoIterator<Item = (&'a Item, &'a str)>,
+    ) -> Result<usize, LedgerError> {
+        self.append_kept(pr, items.into_iter(), |buf, (item, hash)| {
+            serde_json::to_writer(buf, &KeptRef::bounded(item, hash, MAX_KEPT_CHARS))
+        })
+    }
+
+    fn append_kept<T>(
+        &self,
+        pr: &PrCoords,
+        mut records: impl Iterator<Item = T>,
+        render: impl Fn(&mut Vec<u8>, T) -> serde_json::Result<()>,
+    ) -> Result<usize, LedgerError> {
+        let Some(first) = records.next() else {
+            return Ok(0);
+        };
+        let dir = self.pr_dir(pr)?;
+        std::fs::create_dir_all(&dir).map_err(LedgerError::io("create", &dir))?;
+        let path = dir.join(LOG_FILE);
+        let mut log = LogWriter::open(&path).map_err(LedgerError::io("open", &path))?;
+        for r in std::iter::once(first).chain(records) {
+            log.record(|buf| render(buf, r))
+                .map_err(LedgerError::io("append to", &path))?;
+        }
+        let n = log
+            .finish(&path)
+            .map_err(LedgerError::io("append to", &path))?;
+        tracing::debug!(path = %path.display(), records = n, "kept texts appended");
+        Ok(n)
+    }
+
+    /// The kept texts of these (id, marker hash) pairs that exist and match their marker: the
+    /// log's latest record of that hash, else a per-item file of an earlier release. Missing,
+    /// unreadable or stale texts are left out (the item then shows no diff).
     pub fn load_kept<'a>(
         &self,
         pr: &PrCoords,
         wanted: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Result<HashMap<String, KeptText>, LedgerError> {
-        let dir = self.pr_dir(pr)?.join(KEPT_DIR);
-        let mut out = HashMap::new();
-        for (id, hash) in wanted {
-            let Ok(bytes) = std::fs::read(dir.join(marker_file_name(id))) else {
-                continue;
-            };
-            if let Ok(k) = serde_json::from_slice::<KeptText>(&bytes)
-                && k.id == id
-                && k.body_hash == hash
-            {
-                out.insert(k.id.clone(), k);
+        let wanted: HashMap<&str, &str> = wanted.into_iter().collect();
+        if wanted.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let dir = self.pr_dir(pr)?;
+        let log = dir.join(LOG_FILE);
+        let mut out: HashMap<String, KeptText> =
+            kept_log::read_wanted(&log, &wanted).map_err(LedgerError::io("read", &log))?;
+        let legacy = dir.join(KEPT_DIR);
+        if out.len() < wanted.len() && legacy.is_dir() {
+            for (id, hash) in &wanted {
+                if out.contains_key(*id) {
+                    continue;
+                }
+                let Ok(bytes) = std::fs::read(legacy.join(marker_file_name(id))) else {
+                    continue;
+                };
+                if let Ok(k) = serde_json::from_slice::<KeptText>(&bytes)
+                    && k.id == *id
+                    && k.body_hash == *hash
+                {
+                    out.insert(k.id.clone(), k);
+                }
             }
         }
         Ok(out)
     }
 
-    /// Removes every kept text of the PR (what `state clear` forgets along with the markers).
-    /// Returns how many files were removed.
-    pub fn forget_kept(&self, pr: &PrCoords) -> Result<usize, LedgerError> {
-        let dir = self.pr_dir(pr)?.join(KEPT_DIR);
-        if !dir.exists() {
+    /// Drops the kept texts of every item `keep` refuses (the log is rewritten with the rest,
+    /// and the per-item files of earlier releases are folded into it). Returns how many items'
+    /// texts were dropped.
+    pub(super) fn prune_kept(
+        &self,
+        pr: &PrCoords,
+        keep: &dyn Fn(&str) -> bool,
+    ) -> Result<usize, LedgerError> {
+        let dir = self.pr_dir(pr)?;
+        let (log, legacy) = (dir.join(LOG_FILE), dir.join(KEPT_DIR));
+        if !log.exists() && !legacy.is_dir() {
             return Ok(0);
         }
-        let count = super::count_files(&dir);
-        std::fs::remove_dir_all(&dir).map_err(LedgerError::io("remove", &dir))?;
+        let legacy = legacy.is_dir().then_some(legacy.as_path());
+        kept_log::compact(&log, legacy, keep)
+            .map(|c| c.dropped)
+            .map_err(LedgerError::io("compact", &log))
+    }
+
+    /// Removes every kept text of the PR (what `state clear` forgets along with the markers):
+    /// the log and the per-item files of earlier releases. Returns how many files were removed.
+    pub fn forget_kept(&self, pr: &PrCoords) -> Result<usize, LedgerError> {
+        let dir = self.pr_dir(pr)?;
+        let mut count = 0;
+        let log = dir.join(LOG_FILE);
+        match std::fs::remove_file(&log) {
+            Ok(()) => count += 1,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(LedgerError::io("remove", &log)(e)),
+        }
+        let legacy = dir.join(KEPT_DIR);
+        if legacy.exists() {
+            count += super::count_files(&legacy);
+            std::fs::remove_dir_all(&legacy).map_err(LedgerError::io("remove", &legacy))?;
+        }
         Ok(count)
     }
 }
@@ -208,10 +323,7 @@ mod tests {
                 .expect("keep"),
             1
         );
-        let file = dir
-            .path()
-            .join("octo-demo/7/seen-text")
-            .join(marker_file_name("IC_1"));
+        let file = dir.path().join("prs/octo/demo/7").join(KEPT_LOG);
         assert!(file.exists());
         let got = ledger.load_kept(&coords(), [("IC_1", "h1")]).expect("load");
         assert_eq!(got.get("IC_1"), Some(&kept));
@@ -231,6 +343,101 @@ mod tests {
         assert_eq!(ledger.forget_kept(&coords()).expect("forget"), 1);
         assert!(!file.exists());
         assert_eq!(ledger.forget_kept(&coords()).expect("forget"), 0);
+    }
+
+    #[test]
+    fn texts_written_from_the_items_are_the_kept_texts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let items = [
+            thread(&["first", "second \"quoted\"\nline"]),
+            Item::Comment(comment("IC_2", "a comment")),
+        ];
+        let hashes = ["h1", "h2"];
+        let n = ledger
+            .keep_items(&coords(), items.iter().zip(hashes))
+            .expect("keep");
+        assert_eq!(n, 2);
+        let got = ledger
+            .load_kept(&coords(), [("PRRT_1", "h1"), ("IC_2", "h2")])
+            .expect("load");
+        assert_eq!(got["PRRT_1"], KeptText::of(&items[0], "h1"));
+        assert_eq!(got["IC_2"], KeptText::of(&items[1], "h2"));
+        // Byte for byte what a KeptText serializes to (the files of earlier releases).
+        let log = std::fs::read_to_string(dir.path().join("prs/octo/demo/7").join(KEPT_LOG))
+            .expect("log");
+        let expected = serde_json::to_string(&KeptText::of(&items[1], "h2")).expect("json");
+        assert!(log.lines().any(|l| l == expected), "{log}");
+    }
+
+    /// Failed before: an edited item's kept text was a file replaced by rename, one per edit.
+    /// Now an edit appends to the PR's one log; the text it replaces stays readable for a
+    /// marker that still names it.
+    #[test]
+    fn an_edit_appends_to_the_log_and_replaces_no_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let before = Item::Comment(comment("IC_1", "before"));
+        let after = Item::Comment(comment("IC_1", "after"));
+        ledger
+            .keep_items(&coords(), [(&before, "h1")])
+            .expect("keep");
+        let log = dir.path().join("prs/octo/demo/7").join(KEPT_LOG);
+        let first = std::fs::read(&log).expect("log");
+        #[cfg(unix)]
+        let inode = || {
+            use std::os::unix::fs::MetadataExt;
+            std::fs::metadata(&log).expect("meta").ino()
+        };
+        #[cfg(unix)]
+        let ino = inode();
+        ledger
+            .keep_items(&coords(), [(&after, "h2")])
+            .expect("keep");
+        let second = std::fs::read(&log).expect("log");
+        assert!(second.starts_with(&first), "appended, not rewritten");
+        #[cfg(unix)]
+        assert_eq!(inode(), ino, "the same file");
+        let got = |hash| ledger.load_kept(&coords(), [("IC_1", hash)]).expect("load");
+        assert_eq!(got("h2")["IC_1"].body.as_deref(), Some("after"));
+        assert_eq!(got("h1")["IC_1"].body.as_deref(), Some("before"));
+        assert_eq!(std::fs::read_dir(log.parent().unwrap()).unwrap().count(), 1);
+    }
+
+    /// A PR folder written by the release before the log: its per-item files are read (for the
+    /// marker hash they name), and a prune folds them into the log.
+    #[test]
+    fn the_per_item_files_of_the_release_before_are_read_then_folded_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let legacy = dir.path().join("prs/octo/demo/7").join(KEPT_DIR);
+        std::fs::create_dir_all(&legacy).expect("mkdir");
+        let old = KeptText::of(&Item::Comment(comment("IC_1", "as kept before")), "h1");
+        let gone = KeptText::of(&Item::Comment(comment("IC_9", "of an item gone")), "h9");
+        for k in [&old, &gone] {
+            let bytes = serde_json::to_vec(k).expect("json");
+            std::fs::write(legacy.join(marker_file_name(&k.id)), bytes).expect("write");
+        }
+        let got = ledger.load_kept(&coords(), [("IC_1", "h1")]).expect("load");
+        assert_eq!(got.get("IC_1"), Some(&old));
+        assert!(
+            ledger
+                .load_kept(&coords(), [("IC_1", "h2")])
+                .expect("load")
+                .is_empty()
+        );
+        assert_eq!(
+            ledger
+                .prune_kept(&coords(), &|id| id == "IC_1")
+                .expect("prune"),
+            1
+        );
+        assert!(!legacy.exists());
+        let got = ledger
+            .load_kept(&coords(), [("IC_1", "h1"), ("IC_9", "h9")])
+            .expect("load");
+        assert_eq!(got.len(), 1);
+        assert_eq!(got.get("IC_1"), Some(&old));
     }
 
     #[test]

@@ -1,35 +1,40 @@
 //! What is remembered per PR on disk, under the state dir (`--state-dir`, else
-//! `$PR_SHEPHERD_STATE_DIR`, else the platform's state dir; see [`resolve_state_dir`]):
+//! `$PR_SHEPHERD_STATE_DIR`, else the platform's state dir; see [`resolve_state_dir`]). Each PR
+//! has one folder, `<state>/prs/<owner>/<repo>/<pr>` ([`Ledger::pr_dir`], the only place that
+//! names it; folders of the old `<owner>-<repo>/<pr>` layout move there whole: `layout.rs`):
 //!
 //! ```text
-//! <state>/<owner>-<repo>/<pr>/seen/<sha256-hex-of-id>.json  seen markers (seen.rs, marker.rs)
-//! <state>/<owner>-<repo>/<pr>/seen-index       a derived cache of the markers (seen_index.rs)
-//! <state>/<owner>-<repo>/<pr>/seen-text/<sha256-hex-of-id>.json  the text last marked seen,
-//!                                              bounded per item (kept.rs)
-//! <state>/<owner>-<repo>/<pr>/outbox/threads.json  offline thread replies/resolutions (threads.rs)
-//! <state>/<owner>-<repo>/<pr>/reply-draft.json  the console's unposted thread reply (threads.rs)
-//! <state>/<owner>-<repo>/<pr>/reply-intent-<sha256-hex>.json  a live reply about to be sent,
-//!                                              until its outcome is known (threads.rs)
-//! <state>/<owner>-<repo>/<pr>/post.lock        held while a run posts to the PR (lock.rs)
-//! <state>/<owner>-<repo>/<pr>/outbox/threads.lock  held while a run appends to the thread
-//!                                              outbox (lock.rs)
-//! <state>/<owner>-<repo>/<pr>/runs/<run-id>.json   stored runs: review runs (runs.rs)
-//! <state>/<owner>-<repo>/<pr>/draft.json       the composer's unposted review (draft.rs)
-//! <state>/<owner>-<repo>/<pr>/outbox/comment.json  the offline "posted" comment (draft.rs)
-//! <state>/<owner>-<repo>/<pr>/watch.json       what `watch` last reviewed and answered (written
-//!                                              by `commands::watch` through `write_atomic`)
+//! <pr>/seen/<sha256-hex-of-id>.json  seen markers, one file per item (seen.rs, marker.rs)
+//! <pr>/seen-index                    a derived cache of the markers (seen_index.rs)
+//! <pr>/seen-text.log                 the texts last marked seen, an append-only log, bounded
+//!                                    per item and compacted (kept.rs, kept_log.rs); releases
+//!                                    before it kept one file each in <pr>/seen-text/ (still read)
+//! <pr>/outbox/threads.json           offline thread replies/resolutions (threads.rs)
+//! <pr>/reply-draft.json              the console's unposted thread reply (threads.rs)
+//! <pr>/reply-intent-<sha256-hex>.json  a live reply about to be sent, until its outcome is
+//!                                    known (threads.rs)
+//! <pr>/post.lock                     held while a run posts to the PR (lock.rs)
+//! <pr>/outbox/threads.lock           held while a run appends to the thread outbox (lock.rs)
+//! <pr>/runs/<run-id>.json            stored runs: review runs (runs.rs)
+//! <pr>/draft.json                    the composer's unposted review (draft.rs)
+//! <pr>/outbox/comment.json           the offline "posted" comment (draft.rs)
+//! <pr>/watch.json                    what `watch` last reviewed and answered (written by
+//!                                    `commands::watch` through `write_atomic`)
 //! ```
 //!
-//! Every file is written atomically (a temporary file in the same folder, then rename), so
-//! concurrent runs on one PR leave only whole files; the draft, the outbox and reply intents are
-//! also fsynced. Where a run reads, changes and writes back, or looks and then creates, it holds
-//! the PR's lock for it (lock.rs), so concurrent runs take turns.
-//! The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep): what a run
-//! holds is the caller's type ([`StoredRun`]).
+//! Every file but the kept-text log is written atomically (a temporary file in the same folder,
+//! or for markers in the PR's folder, then rename), so concurrent runs on one PR leave only whole
+//! files; the draft, the outbox and reply intents are also fsynced. The log is only ever appended
+//! to (under a lock) and replaced whole when compacted. Where a run reads, changes and writes
+//! back, or looks and then creates, it holds the PR's lock for it (lock.rs), so concurrent runs
+//! take turns. The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep):
+//! what a run holds is the caller's type ([`StoredRun`]).
 
 mod code;
 mod draft;
 mod kept;
+mod kept_log;
+mod layout;
 mod lock;
 mod marker;
 mod runs;
@@ -47,7 +52,8 @@ use crate::pr::{PrCoords, RefError};
 
 pub use code::{CODE_DIR, CodeLook, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
 pub use draft::Draft;
-pub use kept::{KEPT_DIR, KeptComment, KeptText, MAX_KEPT_CHARS};
+pub use kept::{KEPT_DIR, KEPT_LOG, KeptComment, KeptText, MAX_KEPT_CHARS};
+pub use layout::{OldFolder, PRS_DIR, readings as old_name_readings};
 pub use lock::{Busy, Holder, Lock, PrLock, next_pause};
 pub use marker::Marker;
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
@@ -69,6 +75,16 @@ pub enum LedgerError {
     Io {
         action: &'static str,
         path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "cannot move the state folder `{}` to `{}` (the new layout): {source}",
+        from.display(),
+        to.display()
+    )]
+    Move {
+        from: PathBuf,
+        to: PathBuf,
         source: std::io::Error,
     },
     #[error(
@@ -124,15 +140,6 @@ impl Ledger {
         &self.root
     }
 
-    /// `<root>/<owner>-<repo>/<number>`, after checking the names cannot leave the root.
-    pub fn pr_dir(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
-        pr.validate()?;
-        Ok(self
-            .root
-            .join(format!("{}-{}", pr.owner, pr.repo))
-            .join(pr.number.to_string()))
-    }
-
     pub fn seen_dir(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
         Ok(self.pr_dir(pr)?.join("seen"))
     }
@@ -179,8 +186,10 @@ impl Ledger {
     }
 
     /// Removes the stale temporary files a killed run left in the PR's folders (its own name
-    /// pattern only, only older than [`STALE_TEMP_AFTER`]; see [`sweep_stale_temps`]). The seen
-    /// folder is swept while its markers are listed (`load_seen`). Returns how many were removed.
+    /// pattern only, only older than [`STALE_TEMP_AFTER`]; see [`sweep_stale_temps`]). Markers'
+    /// temporary files are made in the PR's folder itself; the seen folder, which only releases
+    /// before made them in, is swept when an old folder is moved and whenever it is listed
+    /// whole (`load_seen`, `state prune`). Returns how many were removed.
     pub fn sweep_temps(&self, pr: &PrCoords) -> usize {
         let Ok(dir) = self.pr_dir(pr) else {
             return 0;
@@ -248,12 +257,32 @@ pub fn sweep_stale_temps(dir: &Path, now: std::time::SystemTime) -> usize {
 /// (the safe direction), and syncing each of 10,000 markers took 45 s on this machine. Use
 /// [`write_atomic_synced`] for files whose loss would lose work (drafts).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
-    logged_write(path, bytes, write_atomic_inner(path, bytes, false))
+    logged_write(path, bytes, write_atomic_inner(path, bytes, false, None))
 }
 
 /// [`write_atomic`] plus an fsync of the data before the rename.
 pub fn write_atomic_synced(path: &Path, bytes: &[u8]) -> Result<(), LedgerError> {
-    logged_write(path, bytes, write_atomic_inner(path, bytes, true))
+    logged_write(path, bytes, write_atomic_inner(path, bytes, true, None))
+}
+
+/// [`write_atomic`] with the temporary file made in `tmp_dir` (on the same file system) and
+/// renamed from there: the seen markers are written so, from the PR's folder into `seen/`, so
+/// `seen/` never holds a temporary file and is never listed to sweep one. Where the rename
+/// cannot cross (another file system), the temporary file is made beside the target instead.
+pub(crate) fn write_atomic_via(
+    tmp_dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(), LedgerError> {
+    let result = match write_atomic_inner(path, bytes, false, Some(tmp_dir)) {
+        Err(LedgerError::Io { source, .. })
+            if source.kind() == std::io::ErrorKind::CrossesDevices =>
+        {
+            write_atomic_inner(path, bytes, false, None)
+        }
+        other => other,
+    };
+    logged_write(path, bytes, result)
 }
 
 /// Says a state-dir write in the debug log (`crate::debuglog`), then passes its result on.
@@ -269,13 +298,28 @@ fn logged_write(
     result
 }
 
-fn write_atomic_inner(path: &Path, bytes: &[u8], sync: bool) -> Result<(), LedgerError> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(LedgerError::io("create", dir))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(TEMP_PREFIX)
-        .tempfile_in(dir)
-        .map_err(LedgerError::io("write to", dir))?;
+fn write_atomic_inner(
+    path: &Path,
+    bytes: &[u8],
+    sync: bool,
+    tmp_dir: Option<&Path>,
+) -> Result<(), LedgerError> {
+    let target_dir = path.parent().unwrap_or(Path::new("."));
+    let dir = tmp_dir.unwrap_or(target_dir);
+    let temp = || {
+        tempfile::Builder::new()
+            .prefix(TEMP_PREFIX)
+            .tempfile_in(dir)
+    };
+    // The folder is created only when it is missing (not asked for again for every file).
+    let mut tmp = match temp() {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            std::fs::create_dir_all(dir).map_err(LedgerError::io("create", dir))?;
+            temp()
+        }
+        other => other,
+    }
+    .map_err(LedgerError::io("write to", dir))?;
     tmp.write_all(bytes)
         .and_then(|()| {
             if sync {

@@ -159,7 +159,7 @@ mod tests {
         ledger
             .save_run(&pr, &run("20261129T210000Z-aaaaaa"))
             .unwrap();
-        assert!(b.ends_with("acme-rivet/482/runs/20261129T210001Z-bbbbbb.json"));
+        assert!(b.ends_with("prs/acme/rivet/482/runs/20261129T210001Z-bbbbbb.json"));
         std::fs::write(b.with_file_name("broken.json"), "{").unwrap();
         std::fs::write(
             b.with_file_name("future.json"),

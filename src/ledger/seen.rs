@@ -1,11 +1,11 @@
 //! Seen markers: one file per item id, named by the SHA-256 of the id.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::marker::Marker;
 use super::seen_index::{self, Stamp};
-use super::{Ledger, LedgerError, write_atomic};
+use super::{Ledger, LedgerError, write_atomic_via};
 use crate::pr::{PrCoords, sha256_hex};
 
 /// A marker file that could not be used; the item counts as unseen.
@@ -24,6 +24,255 @@ pub struct SeenSet {
     pub from_index: usize,
     /// The kept texts of edited items ([`Ledger::attach_kept`]), by id; empty until attached.
     pub kept: HashMap<String, super::KeptText>,
+}
+
+/// The markers of a PR read ahead from its derived index ([`Ledger::prefetch_seen`]): the
+/// entries whose files still have the recorded stamp.
+#[derive(Debug)]
+pub struct SeenPrefetch {
+    seen_dir: PathBuf,
+    index_path: PathBuf,
+    /// The markers of the index entries whose file is unchanged, by id: the map the loaded set
+    /// is built in (one map of every marker, not two).
+    markers: HashMap<String, Marker>,
+    /// Their files' stamps, by file name (SHA-256 of the id), sorted: what the index is
+    /// rewritten with.
+    stamps: Vec<(Digest, Stamp)>,
+    /// How many entries the index had.
+    indexed: usize,
+    /// Whether a stale index may be rewritten.
+    write_index: bool,
+}
+
+/// How many marker files are read (on several threads) before their markers join the set.
+const READ_BATCH: usize = 4096;
+
+/// A SHA-256 digest: a marker's file name, as bytes.
+type Digest = [u8; 32];
+
+fn digest(id: &str) -> Digest {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(id.as_bytes()).into()
+}
+
+/// A marker file's stem (64 lowercase hex digits) as a digest.
+fn stem_digest(stem: &str) -> Option<Digest> {
+    let bytes = stem.as_bytes();
+    if bytes.len() != 64 {
+        return None;
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 32];
+    for (i, pair) in bytes.chunks_exact(2).enumerate() {
+        out[i] = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Some(out)
+}
+
+fn digest_hex(d: &Digest) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::with_capacity(64);
+    for b in d {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+impl SeenPrefetch {
+    fn read(pr_dir: &Path, write_index: bool) -> SeenPrefetch {
+        let seen_dir = pr_dir.join("seen");
+        let index_path = pr_dir.join(seen_index::INDEX_FILE);
+        let entries = seen_index::read_entries(&index_path);
+        let indexed = entries.len();
+        // One stat per entry is what a cached load costs: spread it over the cores.
+        let unchanged = crate::par::map_chunks(&entries, 1024, |_, part| {
+            part.iter()
+                .map(|(stem, stamp, _)| {
+                    let path = seen_dir.join(format!("{stem}.json"));
+                    std::fs::symlink_metadata(path)
+                        .ok()
+                        .and_then(|m| Stamp::of(&m))
+                        .is_some_and(|s| s == *stamp)
+                })
+                .collect::<Vec<_>>()
+        });
+        let mut markers = HashMap::with_capacity(entries.len());
+        let mut stamps = Vec::with_capacity(entries.len());
+        for ((stem, stamp, marker), unchanged) in
+            entries.into_iter().zip(unchanged.into_iter().flatten())
+        {
+            if let Some(d) = stem_digest(&stem).filter(|_| unchanged) {
+                stamps.push((d, stamp));
+                markers.insert(marker.id.clone(), marker);
+            }
+        }
+        stamps.sort_unstable_by_key(|(d, _)| *d);
+        SeenPrefetch {
+            seen_dir,
+            index_path,
+            markers,
+            stamps,
+            indexed,
+            write_index,
+        }
+    }
+
+    /// The markers of these items: from the index where their files are unchanged, else read
+    /// from their files (a missing file is an unseen item; an unusable one is a problem and
+    /// its item counts as unseen).
+    pub fn finish<'a>(self, ids: impl IntoIterator<Item = &'a str>) -> SeenSet {
+        self.finish_at(ids, chrono::Utc::now().timestamp())
+    }
+
+    /// [`SeenPrefetch::finish`] at `now` (unix seconds), which decides which files have
+    /// settled enough to be cached.
+    fn finish_at<'a>(mut self, ids: impl IntoIterator<Item = &'a str>, now: i64) -> SeenSet {
+        let mut set = SeenSet::default();
+        match std::fs::metadata(&self.seen_dir) {
+            Ok(m) if m.is_dir() => {}
+            // Nothing marked yet.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return set,
+            Ok(_) => {
+                set.problems.push(MarkerProblem {
+                    path: self.seen_dir.clone(),
+                    reason: "not a folder".to_owned(),
+                });
+                return set;
+            }
+            Err(e) => {
+                set.problems.push(MarkerProblem {
+                    path: self.seen_dir.clone(),
+                    reason: format!("cannot list markers: {e}"),
+                });
+                return set;
+            }
+        }
+        let mut asked = std::collections::HashSet::new();
+        // The ids with a marker whose file may be cached, with its stamp, for the index.
+        let mut cacheable: Vec<(&str, Stamp)> = Vec::new();
+        let mut to_read: Vec<(&str, Digest)> = Vec::new();
+        let mut markers = std::mem::take(&mut self.markers);
+        for id in ids {
+            if !asked.insert(id) {
+                continue;
+            }
+            let d = digest(id);
+            let stamp = self
+                .stamps
+                .binary_search_by_key(&d, |(k, _)| *k)
+                .ok()
+                .and_then(|i| self.stamps.get(i))
+                .map(|(_, s)| *s);
+            match stamp.filter(|_| markers.get(id).is_some_and(|m| m.id == id)) {
+                Some(stamp) => {
+                    set.from_index += 1;
+                    cacheable.push((id, stamp));
+                }
+                None => {
+                    markers.remove(id);
+                    to_read.push((id, d));
+                }
+            }
+        }
+        // Markers of items not asked about are not the set's (and go from the index).
+        let mut refresh = set.from_index < self.indexed;
+        if markers.len() > set.from_index {
+            markers.retain(|id, _| asked.contains(id.as_str()));
+        }
+        drop(asked);
+        self.stamps = Vec::new();
+        let seen_dir = &self.seen_dir;
+        let threads = (crate::par::cores() * 2).clamp(1, 8);
+        // A batch at a time, so what the threads read is in the set before more is read.
+        let (mut done, mut found) = (0usize, 0usize);
+        for batch in to_read.chunks(READ_BATCH) {
+            // Only the files that exist give a result.
+            let read = crate::par::map_chunks_on(threads, batch, 256, |start, part| {
+                part.iter()
+                    .enumerate()
+                    .filter_map(|(i, (id, d))| {
+                        let path = seen_dir.join(format!("{}.json", digest_hex(d)));
+                        read_wanted_marker(&path, id)
+                            .transpose()
+                            .map(|r| (start + i, r))
+                    })
+                    .collect::<Vec<_>>()
+            });
+            let hits: usize = read.iter().map(Vec::len).sum();
+            // Room for as many more as the batches so far say there are (one table, grown
+            // about once, rather than doubling with the old one held beside the new).
+            (done, found) = (done + batch.len(), found + hits);
+            let left = to_read.len() - done;
+            markers.reserve(hits + left * found / done.max(1));
+            for (i, result) in read.into_iter().flatten() {
+                match result {
+                    Ok((m, stamp)) => {
+                        // Only a file that has settled may be cached (see `seen_index`).
+                        if let (Some(stamp), Some((id, _))) =
+                            (stamp.filter(|s| s.settled(now)), batch.get(i))
+                        {
+                            refresh = true;
+                            cacheable.push((id, stamp));
+                        }
+                        markers.insert(m.id.clone(), m);
+                    }
+                    Err(p) => set.problems.push(p),
+                }
+            }
+        }
+        set.markers = markers;
+        if refresh && self.write_index {
+            let markers = &set.markers;
+            // A cache: failing to write it costs speed next time, nothing else.
+            let _ = seen_index::write(
+                &self.index_path,
+                cacheable.iter().filter_map(|(id, stamp)| {
+                    Some((digest_hex(&digest(id)), stamp, markers.get(*id)?))
+                }),
+            );
+        }
+        set
+    }
+}
+
+/// The marker of `id` in the file at `path` with the file's stamp: `Ok(None)` when there is no
+/// file, a problem when it cannot be used. One open, one `fstat`, one read.
+fn read_wanted_marker(
+    path: &Path,
+    id: &str,
+) -> Result<Option<(Marker, Option<Stamp>)>, MarkerProblem> {
+    use std::io::Read;
+    let problem = |reason: String| MarkerProblem {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(problem(format!("unreadable: {e}"))),
+    };
+    let meta = file
+        .metadata()
+        .map_err(|e| problem(format!("unreadable: {e}")))?;
+    if !meta.is_file() {
+        return Err(problem("not a regular file".to_owned()));
+    }
+    let mut bytes = Vec::with_capacity(meta.len().min(1 << 16) as usize + 1);
+    file.read_to_end(&mut bytes)
+        .map_err(|e| problem(format!("unreadable: {e}")))?;
+    let marker =
+        serde_json::from_slice::<Marker>(&bytes).map_err(|e| problem(format!("corrupt: {e}")))?;
+    if marker.id != id {
+        return Err(problem(format!(
+            "its id `{}` does not match its file name",
+            marker.id.escape_debug()
+        )));
+    }
+    Ok(Some((marker, Stamp::of(&meta))))
 }
 
 /// Reads one marker file whose name (without `.json`) is `stem`.
@@ -87,6 +336,86 @@ impl Ledger {
         self.load_seen_with(pr, chrono::Utc::now().timestamp(), false)
     }
 
+    /// The markers of these items only (the PR's current item ids): each one's file is looked
+    /// up by name, so markers of items the PR no longer has cost nothing, however many there
+    /// are (`state prune` removes them). The derived index serves the markers whose files are
+    /// unchanged, and is refreshed when this taught it something.
+    pub fn load_seen_of<'a>(
+        &self,
+        pr: &PrCoords,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<SeenSet, LedgerError> {
+        Ok(self.prefetch_seen(pr)?.finish(ids))
+    }
+
+    /// [`Ledger::load_seen_of`] that writes nothing, not even the derived index, and reads a
+    /// folder of the old layout where it is (the inbox counts every PR's items without a trace).
+    pub fn peek_seen_of<'a>(
+        &self,
+        pr: &PrCoords,
+        ids: impl IntoIterator<Item = &'a str>,
+    ) -> Result<SeenSet, LedgerError> {
+        let dir = self.pr_dir_to_read(pr)?;
+        Ok(SeenPrefetch::read(&dir, false).finish(ids))
+    }
+
+    /// The first half of [`Ledger::load_seen_of`], which needs no item ids: the derived index
+    /// is read and each entry's file checked (one `stat` each), so it can run while the
+    /// snapshot is still being parsed. [`SeenPrefetch::finish`] does the rest.
+    pub fn prefetch_seen(&self, pr: &PrCoords) -> Result<SeenPrefetch, LedgerError> {
+        let dir = self.pr_dir(pr)?;
+        // Leftovers of killed runs go (markers' temporary files are made in the PR's folder).
+        self.sweep_temps(pr);
+        Ok(SeenPrefetch::read(&dir, true))
+    }
+
+    /// Removes the markers of items that are not in `keep` (the PR's current item ids), and
+    /// their kept texts. A marker is removed only when its file name is exactly a marker's name
+    /// (`<sha256-hex>.json`) that no id in `keep` has: never a marker of a kept item, never a
+    /// file of another kind. Returns (markers removed, kept texts dropped).
+    pub fn prune_seen<'a>(
+        &self,
+        pr: &PrCoords,
+        keep: impl IntoIterator<Item = &'a str>,
+    ) -> Result<(usize, usize), LedgerError> {
+        let keep: std::collections::HashSet<&str> = keep.into_iter().collect();
+        let stems: std::collections::HashSet<String> =
+            keep.iter().map(|id| sha256_hex(id.as_bytes())).collect();
+        let dir = self.seen_dir(pr)?;
+        let mut removed = 0;
+        match std::fs::read_dir(&dir) {
+            Ok(entries) => {
+                let now = std::time::SystemTime::now();
+                for entry in entries.flatten() {
+                    let Ok(name) = entry.file_name().into_string() else {
+                        continue;
+                    };
+                    if super::is_own_temp(&name) {
+                        crate::outfile::remove_if_stale(&entry.path(), now);
+                        continue;
+                    }
+                    let Some(stem) = name.strip_suffix(".json") else {
+                        continue;
+                    };
+                    let is_marker_name = stem.len() == 64
+                        && stem.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+                    if !is_marker_name || stems.contains(stem) {
+                        continue;
+                    }
+                    match std::fs::remove_file(entry.path()) {
+                        Ok(()) => removed += 1,
+                        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(e) => return Err(LedgerError::io("remove", &entry.path())(e)),
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(LedgerError::io("list", &dir)(e)),
+        }
+        let dropped = self.prune_kept(pr, &|id| keep.contains(id))?;
+        Ok((removed, dropped))
+    }
+
     /// [`Ledger::load_seen`] with the current time given (unix seconds), which decides which
     /// files have settled enough to be cached.
     #[cfg(test)]
@@ -101,8 +430,14 @@ impl Ledger {
         now: i64,
         write_index: bool,
     ) -> Result<SeenSet, LedgerError> {
-        let dir = self.seen_dir(pr)?;
-        let index_path = self.pr_dir(pr)?.join(seen_index::INDEX_FILE);
+        // A reader that writes nothing reads a folder of the old layout where it is.
+        let pr_dir = if write_index {
+            self.pr_dir(pr)?
+        } else {
+            self.pr_dir_to_read(pr)?
+        };
+        let dir = pr_dir.join("seen");
+        let index_path = pr_dir.join(seen_index::INDEX_FILE);
         let mut set = SeenSet::default();
         let entries = match std::fs::read_dir(&dir) {
             Ok(rd) => rd,
@@ -189,12 +524,15 @@ impl Ledger {
             .filter_map(|(_, _, marker)| marker)
             .map(|m| (m.id.clone(), m))
             .collect();
-        // Leftovers of killed runs go (only stale ones: a live run may be writing one now).
-        let wall = std::time::SystemTime::now();
-        for t in &temps {
-            crate::outfile::remove_if_stale(t, wall);
+        // Leftovers of killed runs go (only stale ones: a live run may be writing one now), but
+        // not for a reader that must write nothing.
+        if write_index {
+            let wall = std::time::SystemTime::now();
+            for t in &temps {
+                crate::outfile::remove_if_stale(t, wall);
+            }
+            self.sweep_temps(pr);
         }
-        self.sweep_temps(pr);
         Ok(set)
     }
 
@@ -257,50 +595,89 @@ impl Ledger {
         items: &[(&str, &str)],
         now: i64,
     ) -> Result<MarkReport, LedgerError> {
-        self.mark_seen_with(pr, items, now, write_atomic)
+        let pr_dir = self.pr_dir(pr)?;
+        let write = |path: &Path, bytes: &[u8]| write_atomic_via(&pr_dir, path, bytes);
+        self.mark_seen_with(pr, items, now, &marker_in_file, &write)
     }
 
-    /// [`Ledger::mark_seen_each`] with the file writer given (tests inject failures).
+    /// [`Ledger::mark_seen_each`] for markers just loaded: what each item's marker held comes
+    /// from `seen` (loaded by [`Ledger::load_seen_of`] for these items), so no marker file is
+    /// read again; an item without a marker there gets a new one. Under a race with another
+    /// run marking the same item, the last writer's marker wins (seed 000).
+    pub fn mark_seen_loaded(
+        &self,
+        pr: &PrCoords,
+        items: &[(&str, &str)],
+        seen: &SeenSet,
+        now: i64,
+    ) -> Result<MarkReport, LedgerError> {
+        let known = |id: &str, _: &Path| seen.markers.get(id).cloned();
+        let pr_dir = self.pr_dir(pr)?;
+        let write = |path: &Path, bytes: &[u8]| write_atomic_via(&pr_dir, path, bytes);
+        self.mark_seen_with(pr, items, now, &known, &write)
+    }
+
+    /// Marks `items`, taking each one's previous marker from `previous` (given the id and the
+    /// marker's path) and writing with `write` (tests inject failures). The folder is created
+    /// once; the files are written on several threads (each write waits on the file system).
     fn mark_seen_with(
         &self,
         pr: &PrCoords,
         items: &[(&str, &str)],
         now: i64,
-        write: impl Fn(&std::path::Path, &[u8]) -> Result<(), LedgerError>,
+        previous: &(dyn Fn(&str, &Path) -> Option<Marker> + Sync),
+        write: &MarkerWriter<'_>,
     ) -> Result<MarkReport, LedgerError> {
         let dir = self.seen_dir(pr)?;
         std::fs::create_dir_all(&dir).map_err(LedgerError::io("create", &dir))?;
-        let mut report = MarkReport::default();
-        for (id, hash) in items {
+        let mark = |id: &str, hash: &str| -> Option<Result<(), MarkFailure>> {
             let path = dir.join(marker_file_name(id));
-            let previous = std::fs::read(&path)
-                .ok()
-                .and_then(|b| serde_json::from_slice::<Marker>(&b).ok())
-                .filter(|m| m.id == *id);
-            let marker = match previous {
-                Some(m) if m.body_hash == *hash => continue, // nothing to change
+            let marker = match previous(id, &path) {
+                Some(m) if m.body_hash == hash => return None, // nothing to change
                 Some(mut m) => {
-                    m.body_hash = (*hash).to_owned();
+                    m.body_hash = hash.to_owned();
                     m
                 }
                 None => Marker {
-                    id: (*id).to_owned(),
+                    id: id.to_owned(),
                     seen_at: now,
-                    body_hash: (*hash).to_owned(),
+                    body_hash: hash.to_owned(),
                     extra: serde_json::Map::new(),
                 },
             };
             let bytes = serde_json::to_vec(&marker).unwrap_or_default();
-            match write(&path, &bytes) {
+            Some(write(&path, &bytes).map_err(|error| MarkFailure {
+                id: id.to_owned(),
+                error,
+            }))
+        };
+        let threads = (crate::par::cores() * 2).clamp(1, 8);
+        let done = crate::par::map_chunks_on(threads, items, 256, |_, part| {
+            part.iter()
+                .filter_map(|(id, hash)| mark(id, hash))
+                .collect::<Vec<_>>()
+        });
+        let mut report = MarkReport::default();
+        for result in done.into_iter().flatten() {
+            match result {
                 Ok(()) => report.written += 1,
-                Err(error) => report.failed.push(MarkFailure {
-                    id: (*id).to_owned(),
-                    error,
-                }),
+                Err(f) => report.failed.push(f),
             }
         }
         Ok(report)
     }
+}
+
+/// Writes one marker's bytes to its path (atomically; tests inject failures).
+type MarkerWriter<'a> = dyn Fn(&Path, &[u8]) -> Result<(), LedgerError> + Sync + 'a;
+
+/// The marker in the file at `path`, if it is `id`'s and readable (what the file-based
+/// [`Ledger::mark_seen`] starts from).
+fn marker_in_file(id: &str, path: &Path) -> Option<Marker> {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Marker>(&b).ok())
+        .filter(|m| m.id == id)
 }
 
 /// What [`Ledger::mark_seen_each`] did.
@@ -346,7 +723,7 @@ mod tests {
             .expect("mark");
         let expected = dir
             .path()
-            .join("octo-demo/7/seen")
+            .join("prs/octo/demo/7/seen")
             .join(format!("{}.json", sha256_hex(b"IC_kwDOSGizTs8AAAABSsxwqg")));
         let body: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&expected).expect("marker exists"))
@@ -525,11 +902,11 @@ mod tests {
                     std::io::Error::from_raw_os_error(28),
                 ))
             } else {
-                write_atomic(path, bytes)
+                crate::ledger::write_atomic(path, bytes)
             }
         };
         let report = ledger
-            .mark_seen_with(&coords(), &items, 1, full_disk)
+            .mark_seen_with(&coords(), &items, 1, &marker_in_file, &full_disk)
             .expect("the folder is usable");
         assert_eq!(report.written, 2);
         let failed: Vec<&str> = report.failed.iter().map(|f| f.id.as_str()).collect();
@@ -587,6 +964,150 @@ mod tests {
         assert!(super::super::is_own_temp(".tmp-Ab12Z9"));
         assert!(!super::super::is_own_temp(".tmp-Ab12Z9x"));
         assert!(!super::super::is_own_temp(".tmp-Ab-2Z9"));
+    }
+
+    /// Failed before: every marker of the PR was read (and the index held them all), whatever
+    /// the PR still had; with a million stale markers an 18-item PR took seconds and gigabytes.
+    /// Only the asked-for items' markers are read now: a stale corrupt one is not even seen,
+    /// and the index keeps the PR's items only.
+    #[test]
+    fn only_the_markers_of_the_asked_items_are_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let current: Vec<String> = (0..50).map(|i| format!("IC_now_{i}")).collect();
+        let stale: Vec<String> = (0..400).map(|i| format!("IC_gone_{i}")).collect();
+        let pairs: Vec<(&str, &str)> = current
+            .iter()
+            .chain(&stale)
+            .map(|id| (id.as_str(), "1111111111111111"))
+            .collect();
+        ledger.mark_seen(&coords(), &pairs, 1).expect("mark");
+        let seen = ledger.seen_dir(&coords()).expect("dir");
+        std::fs::write(seen.join(marker_file_name("IC_gone_0")), "{not json").expect("corrupt");
+        let later = chrono::Utc::now().timestamp() + 10;
+        let ids = || {
+            current
+                .iter()
+                .map(String::as_str)
+                .chain(["IC_never_marked"])
+        };
+        let load = || {
+            ledger
+                .prefetch_seen(&coords())
+                .expect("prefetch")
+                .finish_at(ids(), later)
+        };
+        let first = load();
+        assert_eq!((first.markers.len(), first.from_index), (50, 0));
+        assert!(first.problems.is_empty(), "{:?}", first.problems);
+        let index = ledger
+            .pr_dir(&coords())
+            .unwrap()
+            .join(seen_index::INDEX_FILE);
+        assert_eq!(
+            seen_index::read_entries(&index).len(),
+            50,
+            "the index holds the PR's items"
+        );
+        let second = load();
+        assert_eq!((second.markers.len(), second.from_index), (50, 50));
+        // A corrupt marker of an asked item is still reported.
+        std::fs::write(seen.join(marker_file_name("IC_now_3")), "{not json").expect("corrupt");
+        let third = load();
+        assert_eq!(third.markers.len(), 49);
+        assert_eq!(third.problems.len(), 1, "{:?}", third.problems);
+        // The full listing (state show) still sees everything, both corrupt markers included.
+        let all = ledger.load_seen(&coords()).expect("load");
+        assert_eq!((all.markers.len(), all.problems.len()), (448, 2));
+    }
+
+    /// Failed before: marking re-read every marker it was about to write, though the run had
+    /// just loaded it. Marking after a load starts from what was loaded: `seenAt` and unknown
+    /// fields are kept even when the file is gone by then, and an unchanged hash writes nothing.
+    #[test]
+    fn marking_after_a_load_reads_no_marker_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let path = ledger
+            .seen_dir(&coords())
+            .unwrap()
+            .join(marker_file_name("X"));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &path,
+            r#"{"id":"X","seenAt":5,"bodyHash":"aaaa","note":"kept"}"#,
+        )
+        .unwrap();
+        let loaded = ledger
+            .load_seen_of(&coords(), ["X", "Y", "Z"])
+            .expect("load");
+        std::fs::remove_file(&path).unwrap();
+        let report = ledger
+            .mark_seen_loaded(&coords(), &[("X", "bbbb"), ("Y", "cccc")], &loaded, 99)
+            .expect("mark");
+        assert_eq!((report.written, report.failed.len()), (2, 0));
+        let after = ledger.load_seen_of(&coords(), ["X", "Y"]).expect("load");
+        assert_eq!(after.markers["X"].seen_at, 5);
+        assert_eq!(after.markers["X"].extra["note"], "kept");
+        assert_eq!(after.markers["X"].body_hash, "bbbb");
+        assert_eq!(after.markers["Y"].seen_at, 99);
+        let unchanged = ledger
+            .mark_seen_loaded(&coords(), &[("X", "bbbb")], &after, 100)
+            .expect("mark");
+        assert_eq!(unchanged.written, 0);
+    }
+
+    /// `state prune`: markers of items not kept go, the kept ones and every other file stay.
+    #[test]
+    fn pruning_removes_only_markers_of_items_not_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let ledger = Ledger::new(dir.path());
+        let pairs = [("A", "1"), ("B", "2"), ("C", "3"), ("D", "4")];
+        ledger.mark_seen(&coords(), &pairs, 1).expect("mark");
+        let seen = ledger.seen_dir(&coords()).unwrap();
+        let others = ["notes.json", "README", "abc.json"];
+        for f in others {
+            std::fs::write(seen.join(f), "not a marker").unwrap();
+        }
+        assert_eq!(
+            ledger
+                .prune_seen(&coords(), ["A", "C", "E"])
+                .expect("prune"),
+            (2, 0)
+        );
+        let left = ledger.load_seen(&coords()).expect("load");
+        let mut ids: Vec<&str> = left.markers.keys().map(String::as_str).collect();
+        ids.sort();
+        assert_eq!(ids, ["A", "C"]);
+        assert!(others.iter().all(|f| seen.join(f).exists()));
+        assert_eq!(
+            ledger.prune_seen(&coords(), ["A", "C"]).expect("prune"),
+            (0, 0)
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever the PR holds and whatever else was marked, pruning keeps every marker of an
+        /// item the PR has and no other marker.
+        #[test]
+        fn pruning_never_removes_a_marker_of_a_kept_item(
+            marked in proptest::collection::btree_set("[A-Za-z0-9_]{1,12}", 0..40),
+            kept in proptest::collection::btree_set("[A-Za-z0-9_]{1,12}", 0..40),
+        ) {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let ledger = Ledger::new(dir.path());
+            let pairs: Vec<(&str, &str)> = marked.iter().map(|id| (id.as_str(), "h")).collect();
+            ledger.mark_seen(&coords(), &pairs, 1).expect("mark");
+            let (removed, _) = ledger
+                .prune_seen(&coords(), kept.iter().map(String::as_str))
+                .expect("prune");
+            let left: std::collections::BTreeSet<String> =
+                ledger.load_seen(&coords()).expect("load").markers.into_keys().collect();
+            let expected: std::collections::BTreeSet<String> =
+                marked.intersection(&kept).cloned().collect();
+            proptest::prop_assert_eq!(removed, marked.len() - expected.len());
+            proptest::prop_assert_eq!(left, expected);
+        }
     }
 
     #[test]

@@ -26,8 +26,8 @@ use std::fmt::Write as _;
 use std::fs::Metadata;
 use std::path::Path;
 
+use super::LedgerError;
 use super::marker::Marker;
-use super::{LedgerError, write_atomic};
 
 /// The index's file name, beside the PR's `seen/` folder (never inside it: tools that list
 /// `seen/*.json` must see markers only).
@@ -110,6 +110,37 @@ impl Entry<'_> {
 /// The index file's text; empty when it is missing or unreadable.
 pub(super) fn read_text(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_default()
+}
+
+/// Every entry of the index at `path` as (file stem, stamp, marker), read a line at a time (the
+/// text is never held whole). A missing or malformed index has none; an entry whose strings do
+/// not decode is left out (its file is read instead).
+pub(super) fn read_entries(path: &Path) -> Vec<(String, Stamp, Marker)> {
+    use std::io::BufRead;
+    let Ok(file) = std::fs::File::open(path) else {
+        return Vec::new();
+    };
+    let mut reader = std::io::BufReader::with_capacity(128 << 10, file);
+    let mut line = String::new();
+    if reader.read_line(&mut line).is_err() || line.trim_end_matches('\n') != HEADER {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) => return out,
+            Ok(_) => {}
+            Err(_) => return Vec::new(),
+        }
+        let text = line.strip_suffix('\n').unwrap_or(&line);
+        let Some((stem, entry)) = parse_line(text) else {
+            return Vec::new();
+        };
+        if let Some(marker) = entry.marker() {
+            out.push((stem.to_owned(), entry.stamp, marker));
+        }
+    }
 }
 
 /// An index's entries, found by marker file stem. Fastest when asked in the order the index
@@ -215,41 +246,57 @@ fn json_string(field: &str) -> Option<String> {
     }
 }
 
-/// Writes the index atomically. `entries` are (file stem, stamp, marker) of settled files.
-pub(super) fn write<'a>(
+/// Writes the index atomically, a line at a time into the temporary file that then replaces it
+/// (the text is never held whole). `entries` are (file stem, stamp, marker) of settled files.
+pub(super) fn write<'a, S: AsRef<str>>(
     path: &Path,
-    entries: impl Iterator<Item = (&'a str, &'a Stamp, &'a Marker)>,
+    entries: impl Iterator<Item = (S, &'a Stamp, &'a Marker)>,
 ) -> Result<(), LedgerError> {
-    let mut out = String::with_capacity(1 << 16);
-    out.push_str(HEADER);
-    out.push('\n');
-    for (stem, s, m) in entries {
-        // A stem with a tab or newline cannot be a line's first field; such a file is simply
-        // not cached. (Marker stems are hex digests; this is a guard, not a case.)
-        if stem.is_empty() || stem.contains(['\t', '\n', '\r']) {
-            continue;
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(super::TEMP_PREFIX)
+        .tempfile_in(dir)
+        .map_err(LedgerError::io("write to", dir))?;
+    let written = (|| -> std::io::Result<()> {
+        let mut out = std::io::BufWriter::with_capacity(64 << 10, tmp.as_file_mut());
+        let mut line = String::with_capacity(256);
+        writeln!(out, "{HEADER}")?;
+        for (stem, s, m) in entries {
+            let stem = stem.as_ref();
+            // A stem with a tab or newline cannot be a line's first field; such a file is simply
+            // not cached. (Marker stems are hex digests; this is a guard, not a case.)
+            if stem.is_empty() || stem.contains(['\t', '\n', '\r']) {
+                continue;
+            }
+            line.clear();
+            let extra = if m.extra.is_empty() {
+                String::new()
+            } else {
+                serde_json::to_string(&m.extra).unwrap_or_default()
+            };
+            let _ = writeln!(
+                line,
+                "{stem}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{extra}",
+                s.dev,
+                s.ino,
+                s.size,
+                s.mtime,
+                s.mtime_ns,
+                s.ctime,
+                s.ctime_ns,
+                m.seen_at,
+                serde_json::Value::from(m.body_hash.as_str()),
+                serde_json::Value::from(m.id.as_str()),
+            );
+            out.write_all(line.as_bytes())?;
         }
-        let extra = if m.extra.is_empty() {
-            String::new()
-        } else {
-            serde_json::to_string(&m.extra).unwrap_or_default()
-        };
-        let _ = writeln!(
-            out,
-            "{stem}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{extra}",
-            s.dev,
-            s.ino,
-            s.size,
-            s.mtime,
-            s.mtime_ns,
-            s.ctime,
-            s.ctime_ns,
-            m.seen_at,
-            serde_json::Value::from(m.body_hash.as_str()),
-            serde_json::Value::from(m.id.as_str()),
-        );
-    }
-    write_atomic(path, out.as_bytes())
+        out.flush()
+    })();
+    written.map_err(LedgerError::io("write", path))?;
+    tmp.persist(path)
+        .map_err(|e| LedgerError::io("replace", path)(e.error))?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -294,6 +341,14 @@ mod tests {
             [("aa", &s, &markers[0]), ("bb", &s, &markers[1])].into_iter(),
         )
         .expect("write");
+        let entries = read_entries(&path);
+        assert_eq!(
+            entries,
+            vec![
+                ("aa".to_owned(), s, markers[0].clone()),
+                ("bb".to_owned(), s, markers[1].clone())
+            ]
+        );
         let text = read_text(&path);
         let mut back = Lookup::new(&text);
         assert!(back.stale(), "nothing taken yet");
@@ -330,6 +385,7 @@ mod tests {
             std::fs::write(&path, &bad).expect("write");
             let text = read_text(&path);
             assert!(Lookup::new(&text).take("aa").is_none(), "accepted: {bad:?}");
+            assert!(read_entries(&path).is_empty(), "accepted: {bad:?}");
         }
         std::fs::write(&path, format!("{HEADER}\n{good}\n")).expect("write");
         let text = read_text(&path);

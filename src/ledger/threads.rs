@@ -318,7 +318,7 @@ mod tests {
             .push_thread_action(&coords(), ThreadActionKind::Reply, "PRRT_1", Some("ok"), 5)
             .expect("push");
         assert_eq!(a.id, "outbox-thread-1");
-        assert!(path.ends_with("o-r/3/outbox/threads.json"));
+        assert!(path.ends_with("prs/o/r/3/outbox/threads.json"));
         let (b, _) = ledger
             .push_thread_action(&coords(), ThreadActionKind::Resolve, "PRRT_1", None, 6)
             .expect("push");

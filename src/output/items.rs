@@ -109,7 +109,7 @@ fn comment_header(c: &Comment) -> String {
         let _ = write!(
             h,
             " · minimized ({})",
-            c.minimized_reason.as_deref().unwrap_or("no reason")
+            sanitize(c.minimized_reason.as_deref().unwrap_or("no reason"))
         );
     }
     h
@@ -118,17 +118,27 @@ fn comment_header(c: &Comment) -> String {
 /// A line diff of a body as last seen against now, as a fenced `diff` block.
 fn diff_markdown(out: &mut String, before: &str, after: &str) {
     let (before, after) = (sanitize(before), sanitize(after));
-    out.push_str("_Changed since the last look:_\n\n```diff\n");
+    // A fence longer than any run of backticks in the text, so none inside can close it.
+    let fence = "`".repeat(
+        longest_backtick_run(&before)
+            .max(longest_backtick_run(&after))
+            .max(2)
+            + 1,
+    );
+    let _ = writeln!(out, "_Changed since the last look:_\n\n{fence}diff");
     for l in line_diff(&before, &after) {
         let (sign, text) = match l {
             DiffLine::Same(t) => (' ', t),
             DiffLine::Removed(t) => ('-', t),
             DiffLine::Added(t) => ('+', t),
         };
-        // A fence inside the text must not close the block.
-        let _ = writeln!(out, "{sign}{}", text.replace("```", "`\u{200b}``"));
+        let _ = writeln!(out, "{sign}{text}");
     }
-    out.push_str("```\n\n");
+    let _ = writeln!(out, "{fence}\n");
+}
+
+fn longest_backtick_run(text: &str) -> usize {
+    text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Changes>) {
@@ -202,12 +212,36 @@ fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Ch
     out.push('\n');
 }
 
-/// The Markdown listing: sections New, Edited since first look, Unchanged.
+/// The Markdown listing: sections New, Edited since first look, Unchanged. (The whole text;
+/// `items` streams it with [`write_markdown`].)
 pub fn markdown(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions) -> String {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = write_markdown(&mut out, snapshot, triaged, opts);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Writes the Markdown listing to `out` as it is rendered, an item at a time through one
+/// reused buffer: memory does not grow with the listing, however many items there are.
+pub fn write_markdown<W: std::io::Write>(
+    out: &mut W,
+    snapshot: &Snapshot,
+    triaged: &[Triaged],
+    opts: &ListingOptions,
+) -> std::io::Result<()> {
+    /// The buffer is handed to `out` whenever it holds this much.
+    const CHUNK: usize = 64 << 10;
+    let mut buf = String::with_capacity(2 * CHUNK);
+    let flush = |buf: &mut String, out: &mut W, at_least: usize| {
+        if buf.len() >= at_least {
+            out.write_all(buf.as_bytes())?;
+            buf.clear();
+        }
+        Ok::<(), std::io::Error>(())
+    };
     let pr = &snapshot.pr;
-    let mut out = String::new();
     let _ = writeln!(
-        out,
+        buf,
         "# {}/{}#{}: {}\n",
         pr.owner,
         pr.repo,
@@ -216,7 +250,7 @@ pub fn markdown(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions)
     );
     let short = pr.head_sha.get(..12).unwrap_or(&pr.head_sha);
     let _ = writeln!(
-        out,
+        buf,
         "@{} · head `{}` · {} · <{}>\n",
         sanitize(&pr.author.login),
         sanitize(short),
@@ -225,23 +259,26 @@ pub fn markdown(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions)
     );
     let (n, e, u) = counts(triaged);
     let _ = writeln!(
-        out,
+        buf,
         "{} items: {n} new, {e} edited, {u} unchanged.\n",
         triaged.len()
     );
     for reason in &snapshot.incomplete {
         let _ = writeln!(
-            out,
+            buf,
             "> **INCOMPLETE:** {} — the listing may be missing items; no seen markers are written.\n",
             sanitize(reason)
         );
     }
+    for note in &snapshot.notes {
+        let _ = writeln!(out, "> **Note:** {}\n", sanitize(note));
+    }
     match &opts.markers {
         MarkerPlan::Write => {}
-        MarkerPlan::Peek => out.push_str("_Peek: no seen markers are written._\n\n"),
+        MarkerPlan::Peek => buf.push_str("_Peek: no seen markers are written._\n\n"),
         MarkerPlan::NotSaved(why) => {
             let _ = writeln!(
-                out,
+                buf,
                 "> **Seen markers will not be saved:** {}\n",
                 sanitize(why)
             );
@@ -249,30 +286,33 @@ pub fn markdown(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions)
     }
     for p in &opts.marker_problems {
         let _ = writeln!(
-            out,
+            buf,
             "> Ignored an unusable seen marker (its item counts as new): {}\n",
             sanitize(p)
         );
+        flush(&mut buf, out, CHUNK)?;
     }
-    let section = |out: &mut String, title: &str, f: Freshness| {
-        let members: Vec<&Triaged> = triaged.iter().filter(|t| t.freshness == f).collect();
-        let _ = writeln!(out, "## {title} ({})\n", members.len());
-        if members.is_empty() {
-            out.push_str("_None._\n\n");
+    let section = |buf: &mut String, out: &mut W, title: &str, f: Freshness| {
+        let count = triaged.iter().filter(|t| t.freshness == f).count();
+        let _ = writeln!(buf, "## {title} ({count})\n");
+        if count == 0 {
+            buf.push_str("_None._\n\n");
         }
-        for t in members {
+        for t in triaged.iter().filter(|t| t.freshness == f) {
             if let Some(item) = snapshot.items.get(t.index) {
-                item_markdown(out, item, t, opts.changes(item, t).as_ref());
+                item_markdown(buf, item, t, opts.changes(item, t).as_ref());
+                flush(buf, out, CHUNK)?;
             }
         }
+        Ok::<(), std::io::Error>(())
     };
-    section(&mut out, "New", Freshness::New);
-    section(&mut out, "Edited since first look", Freshness::Edited);
+    section(&mut buf, out, "New", Freshness::New)?;
+    section(&mut buf, out, "Edited since first look", Freshness::Edited)?;
     if opts.all {
-        section(&mut out, "Unchanged", Freshness::Unchanged);
+        section(&mut buf, out, "Unchanged", Freshness::Unchanged)?;
     } else {
         let _ = writeln!(
-            out,
+            buf,
             "## Unchanged ({u})\n\n{}",
             if u == 0 {
                 "_None._\n"
@@ -281,7 +321,7 @@ pub fn markdown(snapshot: &Snapshot, triaged: &[Triaged], opts: &ListingOptions)
             }
         );
     }
-    out
+    flush(&mut buf, out, 0)
 }
 
 /// One thread comment in the JSON listing.
@@ -441,6 +481,8 @@ struct JsonHead<'a> {
     source: SourceOut,
     complete: bool,
     incomplete: &'a [String],
+    /// What the fetch settled on its own (a thread cut at its bound, items sent twice).
+    notes: &'a [String],
     counts: CountsOut,
     markers: MarkersOut<'a>,
 }
@@ -527,6 +569,7 @@ fn json_head<'a>(
         source: SourceOut { kind, step, steps },
         complete: snapshot.is_complete(),
         incomplete: &snapshot.incomplete,
+        notes: &snapshot.notes,
         counts: CountsOut {
             total: triaged.len(),
             new,

@@ -1,4 +1,6 @@
-//! Pure renderers for headless output.
+//! Pure renderers for headless output, and the pass every output takes on its way out
+//! (`safe`: terminal-safe text and JSON).
 
 pub mod files;
 pub mod items;
+pub mod safe;

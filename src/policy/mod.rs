@@ -531,6 +531,7 @@ pub fn cutoff(
             pr: snapshot.pr.clone(),
             items,
             incomplete: snapshot.incomplete.clone(),
+            notes: snapshot.notes.clone(),
             origin: snapshot.origin.clone(),
         },
         report,

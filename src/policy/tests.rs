@@ -248,6 +248,7 @@ fn timeline() -> Snapshot {
             }),
         ],
         incomplete: vec![],
+        notes: vec![],
         origin: Origin::Live,
     }
 }
@@ -337,6 +338,7 @@ fn review_timeline() -> Snapshot {
             review("PRR_later", 52, 13, "later review"),
         ],
         incomplete: vec![],
+        notes: vec![],
         origin: Origin::Live,
     }
 }

@@ -530,6 +530,11 @@ pub struct Snapshot {
     /// Reasons the snapshot is known to be incomplete (a page that failed for good). While this
     /// is non-empty, no seen markers may be written for the pass.
     pub incomplete: Vec<String>,
+    /// What the fetch settled on its own and says with the listing, without losing an item: a
+    /// review thread cut at its comment bound (which thread, what was left out), items GitHub
+    /// sent twice and that are listed once. Unlike [`Snapshot::incomplete`], seen markers are
+    /// still written: every item is there, and each item's text is what was shown.
+    pub notes: Vec<String>,
     pub origin: Origin,
 }
 

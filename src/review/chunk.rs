@@ -109,6 +109,66 @@ fn chars(s: &str) -> usize {
     s.chars().count()
 }
 
+/// What is known when a prompt did not fit the server's context: the sizes the server named and
+/// the prompt that overflowed. The input of [`fitting_budget`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Overflow {
+    /// The server's context in tokens (from the error or the server's `/props`), if known.
+    pub n_ctx: Option<u64>,
+    /// The prompt's tokens as the server counted them, if it said.
+    pub prompt_tokens: Option<u64>,
+    /// The prompt's characters (system and user message).
+    pub prompt_chars: usize,
+    /// The characters of that prompt's diff part.
+    pub diff_chars: usize,
+    /// The answer's token limit asked for (room is kept for it, at most a quarter of the context).
+    pub output_tokens: u64,
+}
+
+/// Characters per token assumed when the server did not count the prompt: few, so the budget errs
+/// small (code and small vocabularies tokenize densely).
+const FALLBACK_CHARS_PER_TOKEN: f64 = 2.0;
+
+/// The diff budget (characters per call) with which a prompt like the one that overflowed fits
+/// the server's context: the context less room for the answer (at most a quarter of it) and a
+/// tenth for error, less the prompt without its diff, at the prompt's own characters per token
+/// (as the server counted them). Always below the overflowing prompt's diff, so re-chunking
+/// makes progress; without a known context size, half of it.
+///
+/// `Err` says why no budget fits: the prompt without its diff already fills the context, or the
+/// room left is under [`MIN_CHUNK_CHARS`].
+pub fn fitting_budget(o: &Overflow) -> Result<usize, String> {
+    let smaller = o.diff_chars.saturating_mul(3) / 4;
+    let budget = match o.n_ctx {
+        None => o.diff_chars / 2,
+        Some(n_ctx) => {
+            let per_token = match o.prompt_tokens {
+                Some(t) if t > 0 => (o.prompt_chars as f64 / t as f64).clamp(0.5, 8.0),
+                _ => FALLBACK_CHARS_PER_TOKEN,
+            };
+            let ctx = n_ctx as f64;
+            let room = ctx * 0.9 - (o.output_tokens as f64).min(ctx / 4.0);
+            let fixed = o.prompt_chars.saturating_sub(o.diff_chars) as f64 / per_token;
+            if fixed >= room {
+                return Err(format!(
+                    "the prompt without its diff already takes about {} of the server's {n_ctx} tokens of context; start the server with a larger context",
+                    fixed.ceil() as u64
+                ));
+            }
+            (((room - fixed) * per_token).floor() as usize).min(smaller)
+        }
+    };
+    if budget < MIN_CHUNK_CHARS {
+        return Err(format!(
+            "the server's context{} leaves room for about {budget} characters of diff per call, fewer than the smallest chunk ({MIN_CHUNK_CHARS}); start the server with a larger context",
+            o.n_ctx
+                .map(|n| format!(" ({n} tokens)"))
+                .unwrap_or_default()
+        ));
+    }
+    Ok(budget)
+}
+
 /// Plans the chunks of `files` within `budget` characters each (at least [`MIN_CHUNK_CHARS`]).
 /// An empty PR gives no chunks.
 pub fn plan(files: &[FileDiff], budget: usize) -> Vec<Chunk> {
@@ -266,6 +326,19 @@ fn pack(files: &[FileDiff], pieces: Vec<Piece>, budget: usize) -> Vec<Chunk> {
     chunks
 }
 
+/// `65536` → `65,536`.
+pub fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,6 +400,63 @@ mod tests {
             .count();
         assert!(repeats >= 4, "{repeats}");
         assert!(chunks.iter().all(|c| c.text.starts_with("diff --git")));
+    }
+
+    #[test]
+    fn a_fitting_budget_leaves_room_for_the_fixed_prompt_and_the_answer() {
+        // The shared llama-server's tiny model: 1.7 characters per token.
+        let o = Overflow {
+            n_ctx: Some(8192),
+            prompt_tokens: Some(10_000),
+            prompt_chars: 17_000,
+            diff_chars: 8_000,
+            output_tokens: 512,
+        };
+        // (8192 × 0.9 − 512) tokens of room less 9,000 / 1.7 of fixed prompt, at 1.7 a token.
+        let b = fitting_budget(&o).unwrap();
+        let want = ((8192.0f64 * 0.9 - 512.0 - 9_000.0 / 1.7) * 1.7).floor() as usize;
+        assert_eq!(b, want);
+        assert!((1_000..8_000).contains(&b), "{b}");
+        let o = Overflow {
+            n_ctx: Some(4096),
+            prompt_chars: 9_000,
+            diff_chars: 6_000,
+            ..o
+        };
+        // 0.9 × 4096 − 512 = 3174 tokens of room; the fixed 3000 chars are 3000 / 0.9 = 3333
+        // tokens at this prompt's 0.9 characters per token: no room.
+        assert!(fitting_budget(&o).is_err());
+        let fits = Overflow {
+            n_ctx: Some(8192),
+            prompt_tokens: Some(9_000),
+            prompt_chars: 27_000,
+            diff_chars: 20_000,
+            output_tokens: 4096,
+        };
+        // 3 chars per token; room 8192 × 0.9 − 2048 = 5324.8 tokens; fixed 7000 / 3 = 2333.3.
+        let b = fitting_budget(&fits).unwrap();
+        assert_eq!(b, ((5324.8f64 - 7000.0 / 3.0) * 3.0).floor() as usize);
+        let prompt_after = 7_000 + b;
+        assert!((prompt_after as f64 / 3.0) + 2048.0 <= 8192.0 * 0.9 + 1.0);
+        // Unknown context: half; and never at or above the diff that overflowed.
+        assert_eq!(
+            fitting_budget(&Overflow {
+                n_ctx: None,
+                ..fits
+            }),
+            Ok(10_000)
+        );
+        let generous = Overflow {
+            n_ctx: Some(1_000_000),
+            ..fits
+        };
+        assert_eq!(fitting_budget(&generous), Ok(15_000));
+        let tiny = Overflow {
+            n_ctx: Some(3_000),
+            ..fits
+        };
+        let e = fitting_budget(&tiny).unwrap_err();
+        assert!(e.contains("larger context"), "{e}");
     }
 
     #[test]

@@ -30,6 +30,7 @@ fn secs(ms: u64) -> String {
 
 fn tokens(a: &AspectOutcome) -> String {
     match (a.tokens.input, a.tokens.output) {
+        (None, None) if a.calls_without_usage > 0 => "not reported".to_owned(),
         (None, None) => "–".to_owned(),
         (i, o) => format!(
             "{} / {}",
@@ -39,20 +40,47 @@ fn tokens(a: &AspectOutcome) -> String {
     }
 }
 
+/// What the run's usage lacks, said instead of a count that would look measured: `None` when
+/// every call that answered reported it; else "not reported by the server" (by the command, not
+/// recorded in the fixture), for how many calls when only some did not.
+pub fn usage_note(run: &ReviewRun) -> Option<String> {
+    let u = run.usage();
+    if u.calls_without_usage == 0 {
+        return None;
+    }
+    let by = match run.backend.as_str() {
+        "command" => "not reported by the command",
+        "replay" => "not recorded in the fixture",
+        _ => "not reported by the server",
+    };
+    Some(if u.unreported() {
+        by.to_owned()
+    } else {
+        format!(
+            "{by} for {} of {} calls (not counted)",
+            u.calls_without_usage, u.calls
+        )
+    })
+}
+
 /// The footer's usage totals: calls, tokens (with the prompt-cache share) and, when prices are
-/// configured, the estimated cost. `None` when the backend reported nothing.
+/// configured, the estimated cost; "not reported by the server" where the server reported none.
+/// `None` when the backend reported nothing and made no call.
 pub fn usage_line(run: &ReviewRun) -> Option<String> {
     let u = run.usage();
     if u.calls == 0 && u.tokens.input.is_none() && u.tokens.output.is_none() {
         return None;
     }
+    let calls = format!("{} call{}", u.calls, if u.calls == 1 { "" } else { "s" });
+    let note = usage_note(run);
+    if u.unreported() {
+        return Some(format!(
+            "_Usage: {calls} · tokens {}_",
+            note.unwrap_or_default()
+        ));
+    }
     let n = |v: Option<u64>| v.map_or("?".to_owned(), |v| v.to_string());
-    let mut line = format!(
-        "_Usage: {} call{} · {} input tokens",
-        u.calls,
-        if u.calls == 1 { "" } else { "s" },
-        n(u.tokens.input)
-    );
+    let mut line = format!("_Usage: {calls} · {} input tokens", n(u.tokens.input));
     if u.tokens.cache_read.is_some() || u.tokens.cache_write.is_some() {
         line.push_str(&format!(
             " ({} read from the prompt cache, {} written to it)",
@@ -61,6 +89,9 @@ pub fn usage_line(run: &ReviewRun) -> Option<String> {
         ));
     }
     line.push_str(&format!(" · {} output tokens", n(u.tokens.output)));
+    if let Some(note) = note {
+        line.push_str(&format!(" · tokens {note}"));
+    }
     if let Some(cost) = run.estimated_cost() {
         line.push_str(&format!(
             " · estimated cost ${cost:.4} at the configured prices"
@@ -332,8 +363,13 @@ impl Writer<'_> {
             ));
         }
         let (ti, to) = run.tokens();
+        let totals = if run.usage().unreported() {
+            "not reported".to_owned()
+        } else {
+            format!("{ti} / {to}")
+        };
         self.s.push_str(&format!(
-            "| **Total** | | **{total}** | {} | {ti} / {to} |\n",
+            "| **Total** | | **{total}** | {} | {totals} |\n",
             secs(run.elapsed_ms)
         ));
     }
@@ -516,10 +552,17 @@ impl Writer<'_> {
         }
     }
 
-    /// The footer's usage totals (see [`usage_line`]).
+    /// The footer's usage totals (see [`usage_line`]), then the run's remarks (a lowered
+    /// concurrency, …).
     fn usage(&mut self) {
         if let Some(line) = usage_line(self.run) {
             self.s.push_str(&format!("\n{line}\n"));
+        }
+        for note in &self.run.notes {
+            self.s.push_str(&format!(
+                "\n_Note: {}_\n",
+                crate::sanitize::one_line(note).replace('_', "\\_")
+            ));
         }
     }
 
@@ -678,6 +721,16 @@ fn section_heading(s: &mut String, a: &AspectOutcome) {
     }
 }
 
+/// What the review says about findings merged by id (see [`AspectOutcome::merged`]).
+pub fn merged_note(merged: u32) -> String {
+    format!(
+        "{merged} more finding{} had the id of one listed here (the same file and message, \
+         numbers aside) and {} merged into it.",
+        if merged == 1 { "" } else { "s" },
+        if merged == 1 { "was" } else { "were" }
+    )
+}
+
 fn section_notes(s: &mut String, a: &AspectOutcome) {
     let mut notes = Vec::new();
     if let Some(cut) = a.diff.as_ref().and_then(|d| d.cut_summary()) {
@@ -685,6 +738,9 @@ fn section_notes(s: &mut String, a: &AspectOutcome) {
     }
     if let Some(n) = &a.note {
         notes.push(format!("{n}."));
+    }
+    if a.merged > 0 {
+        notes.push(merged_note(a.merged));
     }
     if !notes.is_empty() {
         s.push_str(&format!("\n_{}_\n", notes.join(" ")));
@@ -782,8 +838,10 @@ mod tests {
                 cache_write: None,
             },
             calls: 1,
+            calls_without_usage: 0,
             diff: None,
             note: None,
+            merged: 0,
         }
     }
 
@@ -839,6 +897,8 @@ mod tests {
             cancelled: false,
             aspects: vec![c, conv, sec, perf, tests, arch],
             prices: None,
+            notes: Vec::new(),
+            concurrency_lowered: None,
         }
     }
 
@@ -968,6 +1028,7 @@ mod tests {
                 ),
             ],
             incomplete: vec![],
+            notes: vec![],
             origin: Origin::Live,
         };
         let prior = prior_reviews(&snapshot, "pr-shepherd");
@@ -1106,6 +1167,7 @@ mod tests {
             hidden_chars_removed: 2,
             html_comments_removed: 1,
             chunks: 2,
+            shortened: Vec::new(),
         });
         run.aspects[1].rejected = vec![crate::review::findings::Rejected {
             index: 0,

@@ -77,18 +77,8 @@ impl fmt::Display for BodySize {
     }
 }
 
-/// `65536` → `65,536`.
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `65536` → `65,536` (kept in `chunk`, a leaf, so `prompt` can say sizes without a circle).
+pub use super::chunk::thousands;
 
 /// The review as it will be posted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -315,10 +305,17 @@ fn note(run: &ReviewRun, parts: &[String], cut: Option<usize>) -> String {
             thousands(n)
         ));
     }
+    // Only the hidden metadata can have been shortened when nothing of the text was.
+    let what = if left.is_empty() {
+        "Nothing of the text is left out; only the hidden metadata is in its compact form (every \
+         finding keeps its id, aspect, severity, file and line)."
+            .to_owned()
+    } else {
+        format!("Left out: {left}.")
+    };
     format!(
-        "**Condensed to fit GitHub's {}-character comment limit.** Left out: {left}. Every \
-         finding is kept in the hidden metadata; `pr-shepherd review {} --format md` prints the \
-         full review.",
+        "**Condensed to fit GitHub's {}-character comment limit.** {what} Every finding is kept \
+         in the hidden metadata; `pr-shepherd review {} --format md` prints the full review.",
         thousands(COMMENT_LIMIT),
         run.pr
     )

@@ -184,6 +184,7 @@ mod tests {
         anthropic_base_url: None,
         openai_api_key: None,
         openai_base_url: None,
+        state_dir: None,
     };
 
     fn demo() -> (Fixture, Snapshot) {

@@ -40,6 +40,7 @@
 
 pub mod aggregate;
 pub mod aspect;
+mod calls;
 pub mod chunk;
 pub mod classify;
 pub mod compose;

@@ -12,6 +12,12 @@
 //! that providers can cache. Each aspect has a diff budget; a diff over it is reviewed in chunks
 //! ([`super::chunk`]), each its own call; only a cap on calls per aspect cuts anything, and what
 //! was cut is said in the prompt and in the output.
+//!
+//! Bounds on what one PR puts into every prompt, whatever its size: the title to
+//! [`MAX_TITLE_CHARS`] and the body to [`MAX_BODY_CHARS`] (they are in every call's shared
+//! prefix), and a single patch line to [`MAX_LINE_CHARS`] (a minified or generated line is not
+//! reviewable, and one 10 MB line would be hundreds of calls). Each cut is said where it is, in
+//! the prompt, and in the run's diff report.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -20,7 +26,7 @@ use rand::Rng;
 use serde::{Deserialize, Serialize};
 
 use super::aspect::Aspect;
-use super::chunk::{self, Chunk, FileDiff};
+use super::chunk::{self, Chunk, FileDiff, thousands};
 use super::prior::MetaFinding;
 use crate::pr::PrMeta;
 use crate::sanitize::is_hazard;
@@ -37,6 +43,71 @@ pub fn embedded_aspect_prompt(aspect: Aspect) -> &'static str {
         Aspect::Tests => include_str!("../../prompts/aspects/tests.md"),
         Aspect::Architecture => include_str!("../../prompts/aspects/architecture.md"),
     }
+}
+
+/// The PR title's share of every prompt, in characters (GitHub's own titles stop at 256).
+pub const MAX_TITLE_CHARS: usize = 1_000;
+/// The PR body's share of every prompt, in characters (about 5,000 tokens): the body is in
+/// every call's shared prefix, so a 10 MB body would be 10 MB in each of them.
+pub const MAX_BODY_CHARS: usize = 20_000;
+/// The longest patch line a prompt carries, in characters; a longer line keeps its start and
+/// says how long it was.
+pub const MAX_LINE_CHARS: usize = 4_000;
+
+/// `text` cut to its first `max` characters, and how many it had, when it had more.
+fn cap_chars(text: &str, max: usize) -> (&str, Option<usize>) {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => (&text[..at], Some(text.chars().count())),
+        None => (text, None),
+    }
+}
+
+/// The PR's text `name` stripped ([`strip_untrusted`]) and within `max` characters; when it
+/// was longer, the note that says so (in the text itself and in the diff report). Only the
+/// first `4 × max` characters are stripped at all (room for hidden characters and comments to
+/// go), so a 10 MB body costs no more than a short one.
+fn capped_untrusted(raw: &str, max: usize, name: &str) -> (Stripped, Option<String>) {
+    let (head, raw_total) = cap_chars(raw, max.saturating_mul(4));
+    let mut stripped = strip_untrusted(head);
+    let (kept, over) = cap_chars(&stripped.text, max);
+    if raw_total.is_none() && over.is_none() {
+        return (stripped, None);
+    }
+    let total = raw_total.or(over).unwrap_or(max);
+    let said = format!(
+        "the PR {name} was shortened to its first {} of {} characters",
+        thousands(kept.chars().count()),
+        thousands(total)
+    );
+    stripped.text = format!("{kept}\n[pr-shepherd: {said}]");
+    (stripped, Some(said))
+}
+
+/// Every patch line over [`MAX_LINE_CHARS`] cut to that, with a note on the line saying how
+/// long it was; and how many lines were cut. Borrows when none is that long.
+fn cap_lines(patch: &str) -> (std::borrow::Cow<'_, str>, usize) {
+    // A line this long has at least this many bytes: most patches are passed over at once.
+    if !patch.lines().any(|l| l.len() > MAX_LINE_CHARS) {
+        return (std::borrow::Cow::Borrowed(patch), 0);
+    }
+    let mut out = String::with_capacity(patch.len().min(1 << 20));
+    let mut cut = 0;
+    for line in patch.lines() {
+        match cap_chars(line, MAX_LINE_CHARS) {
+            (_, None) => out.push_str(line),
+            (kept, Some(total)) => {
+                cut += 1;
+                out.push_str(kept);
+                out.push_str(&format!(
+                    " [pr-shepherd: line cut: {} characters, the first {} shown]",
+                    thousands(total),
+                    thousands(MAX_LINE_CHARS)
+                ));
+            }
+        }
+        out.push('\n');
+    }
+    (std::borrow::Cow::Owned(out), cut)
 }
 
 /// Untrusted text after [`strip_untrusted`], with what was removed.
@@ -172,6 +243,10 @@ pub struct DiffReport {
     /// Calls the diff was reviewed in (shown when more than one).
     #[serde(default, skip_serializing_if = "one_or_none")]
     pub chunks: usize,
+    /// What was cut to a bound before the diff was planned: the PR's title or body, patch lines
+    /// over [`MAX_LINE_CHARS`] (`src/app.min.js: 1 line over 4,000 characters cut`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shortened: Vec<String>,
 }
 
 fn one_or_none(n: &usize) -> bool {
@@ -183,12 +258,17 @@ impl DiffReport {
         !self.omitted.is_empty() || !self.truncated.is_empty()
     }
 
+    /// Whether a bound shortened the PR's text or patch lines (see [`DiffReport::shortened`]).
+    pub fn is_shortened(&self) -> bool {
+        !self.shortened.is_empty()
+    }
+
     /// One sentence on what was cut, or `None` when the whole diff fit.
     pub fn cut_summary(&self) -> Option<String> {
         if !self.is_cut() {
-            return None;
+            return (!self.shortened.is_empty()).then(|| self.shortened.join("; "));
         }
-        let mut parts = Vec::new();
+        let mut parts = self.shortened.clone();
         if !self.truncated.is_empty() {
             parts.push(format!("truncated {}", self.truncated.join(", ")));
         }
@@ -312,6 +392,8 @@ pub struct RunPrompts {
     total_chars: usize,
     hidden_chars: usize,
     html_comments: usize,
+    /// What a bound cut before planning (see [`DiffReport::shortened`]).
+    shortened: Vec<String>,
     aspect_prompts: BTreeMap<Aspect, String>,
 }
 
@@ -326,20 +408,26 @@ impl RunPrompts {
     /// Strips and fences the PR once. `prior` is every aspect's prior findings (the boundary must
     /// not occur in any of them).
     pub fn new(pr: &PrMeta, prompts: &Prompts, prior: &[MetaFinding]) -> RunPrompts {
-        let title = strip_untrusted(&pr.title);
-        let body = strip_untrusted(&pr.body);
-        let (files, patch_hidden, patch_comments) = file_diffs(pr);
+        let (title, title_cut) = capped_untrusted(&pr.title, MAX_TITLE_CHARS, "title");
+        let (body, body_cut) = capped_untrusted(&pr.body, MAX_BODY_CHARS, "body");
+        let (title_text, body_text) = (&title.text, &body.text);
+        let (files, patch_hidden, patch_comments, lines_cut) = file_diffs(pr);
+        let shortened: Vec<String> = title_cut
+            .into_iter()
+            .chain(body_cut)
+            .chain(lines_cut)
+            .collect();
         let total_chars = files.iter().map(FileDiff::chars).sum();
         let hidden_chars = title.hidden_chars + body.hidden_chars + patch_hidden;
         let html_comments = title.html_comments + body.html_comments + patch_comments;
         let all_diff: String = files.iter().map(FileDiff::text).collect();
         let prior_text: String = prior.iter().map(prior_line).collect();
-        let boundary = new_boundary(&[&title.text, &body.text, &all_diff, &prior_text]);
+        let boundary = new_boundary(&[title_text, body_text, &all_diff, &prior_text]);
         let data = data_block(
             pr,
             &boundary,
-            &title.text,
-            &body.text,
+            title_text,
+            body_text,
             &files,
             hidden_chars,
             html_comments,
@@ -353,6 +441,7 @@ impl RunPrompts {
             total_chars,
             hidden_chars,
             html_comments,
+            shortened,
             aspect_prompts: Aspect::ALL
                 .into_iter()
                 .map(|a| (a, prompts.aspect(a).trim_end().to_owned()))
@@ -369,6 +458,7 @@ impl RunPrompts {
             total_chars: self.total_chars,
             hidden_chars_removed: self.hidden_chars,
             html_comments_removed: self.html_comments,
+            shortened: self.shortened.clone(),
             ..Default::default()
         };
         if let Some(max) = max_calls.filter(|m| chunks.len() > (*m).max(1)) {
@@ -576,10 +666,12 @@ fn cache_key(pr: &PrMeta) -> String {
     format!("pr-shepherd-{hex}")
 }
 
-/// The changed files, stripped, split into hunks; with the hidden characters and HTML comments
-/// removed from the patches.
-fn file_diffs(pr: &PrMeta) -> (Vec<FileDiff>, usize, usize) {
+/// The changed files, stripped, split into hunks, lines over [`MAX_LINE_CHARS`] cut; with the
+/// hidden characters and HTML comments removed from the patches, and a line per file whose
+/// lines were cut.
+fn file_diffs(pr: &PrMeta) -> (Vec<FileDiff>, usize, usize, Vec<String>) {
     let (mut hidden, mut comments) = (0, 0);
+    let mut lines_cut = Vec::new();
     let files = pr
         .files
         .iter()
@@ -595,7 +687,16 @@ fn file_diffs(pr: &PrMeta) -> (Vec<FileDiff>, usize, usize) {
                     let s = strip_untrusted(p);
                     hidden += s.hidden_chars;
                     comments += s.html_comments;
-                    s.text
+                    match cap_lines(&s.text) {
+                        (_, 0) => s.text,
+                        (text, n) => {
+                            lines_cut.push(format!(
+                                "{path}: {n} line(s) over {} characters cut",
+                                thousands(MAX_LINE_CHARS)
+                            ));
+                            text.into_owned()
+                        }
+                    }
                 }
                 None => "(no patch available: binary or too large)".to_owned(),
             };
@@ -607,7 +708,7 @@ fn file_diffs(pr: &PrMeta) -> (Vec<FileDiff>, usize, usize) {
             }
         })
         .collect();
-    (files, hidden, comments)
+    (files, hidden, comments, lines_cut)
 }
 
 /// What the chunks beyond the cap held: files not in any kept chunk (omitted) and files split
@@ -647,6 +748,75 @@ mod tests {
 
     fn demo_pr() -> PrMeta {
         Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap().pr
+    }
+
+    /// The demo PR with a 10 MB body and, as its first file, a 10 MB one-line patch.
+    fn hostile_sizes() -> PrMeta {
+        let mut pr = demo_pr();
+        pr.title = "t".repeat(300_000);
+        pr.body = "body text ".repeat(1_000_000);
+        pr.files.insert(
+            0,
+            crate::pr::ChangedFile {
+                path: "dist/app.min.js".into(),
+                status: "added".into(),
+                additions: 1,
+                deletions: 0,
+                previous_path: None,
+                patch: Some(format!("@@ -0,0 +1 @@\n+{}", "x".repeat(10_000_000))),
+                viewed: Default::default(),
+                no_patch: None,
+            },
+        );
+        pr
+    }
+
+    #[test]
+    fn a_huge_body_title_and_line_are_capped_in_every_prompt_and_said() {
+        let pr = hostile_sizes();
+        let run = RunPrompts::new(&pr, &Prompts::embedded(), &[]);
+        let plan = run.plan(60_000, None);
+        // One 10 MB line was 170 chunks; cut to its first 4,000 characters it fits one call.
+        assert_eq!(plan.chunks.len(), 1, "{:?}", plan.report);
+        let calls = run.calls(Aspect::Security, &plan, &[]);
+        assert_eq!(calls.len(), 1);
+        let user = calls[0].user();
+        // The shared prefix holds the capped title and body and not more.
+        assert!(
+            calls[0].data.chars().count() < MAX_TITLE_CHARS + MAX_BODY_CHARS + 5_000,
+            "{}",
+            calls[0].data.chars().count()
+        );
+        assert!(user.chars().count() < 60_000 + MAX_BODY_CHARS + 10_000);
+        assert!(user.contains(
+            "[pr-shepherd: the PR body was shortened to its first 20,000 of 10,000,000 characters]"
+        ));
+        assert!(user.contains(
+            "[pr-shepherd: the PR title was shortened to its first 1,000 of 300,000 characters]"
+        ));
+        assert!(
+            user.contains("[pr-shepherd: line cut: 10,000,001 characters, the first 4,000 shown]"),
+            "{}",
+            &user[..2000]
+        );
+        assert_eq!(
+            plan.report.shortened,
+            vec![
+                "the PR title was shortened to its first 1,000 of 300,000 characters".to_owned(),
+                "the PR body was shortened to its first 20,000 of 10,000,000 characters".to_owned(),
+                "dist/app.min.js: 1 line(s) over 4,000 characters cut".to_owned(),
+            ]
+        );
+        let said = plan.report.cut_summary().unwrap_or_default();
+        assert!(
+            said.contains("dist/app.min.js: 1 line(s) over 4,000 characters cut"),
+            "{said}"
+        );
+        // The rest of the diff is whole.
+        assert!(user.contains("2u32.pow(n)"));
+        // A PR within the bounds is left as it is.
+        let plain = RunPrompts::new(&demo_pr(), &Prompts::embedded(), &[]);
+        assert!(plain.plan(60_000, None).report.shortened.is_empty());
     }
 
     #[test]

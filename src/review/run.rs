@@ -58,12 +58,25 @@ pub struct AspectOutcome {
     /// LLM calls made (one per chunk; retries inside a call are not counted).
     #[serde(default)]
     pub calls: u32,
+    /// Calls whose answers came without usage (the server reported none): `tokens` leaves them
+    /// out, and the review says "not reported by the server" rather than a count.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub calls_without_usage: u32,
     /// What the diff budget did to this aspect's prompt (absent when it did not run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<DiffReport>,
     /// A backend remark (e.g. "replayed the answer recorded for step 0").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Findings that had the id of an earlier one of this aspect and were merged into it: the
+    /// id is over the aspect, the file and the message with its numbers left out (so a moved
+    /// line keeps it), so two findings that differ only in numbers are one.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub merged: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl AspectOutcome {
@@ -79,8 +92,10 @@ impl AspectOutcome {
             elapsed_ms: 0,
             tokens: TokenUsage::default(),
             calls: 0,
+            calls_without_usage: 0,
             diff: None,
             note: None,
+            merged: 0,
         }
     }
 
@@ -95,12 +110,21 @@ impl AspectOutcome {
 pub struct Usage {
     pub tokens: TokenUsage,
     pub calls: u32,
+    /// Calls whose answers came without usage (left out of `tokens`).
+    pub calls_without_usage: u32,
 }
 
 impl Usage {
     fn add(&mut self, o: &AspectOutcome) {
         self.tokens.add(&o.tokens);
         self.calls += o.calls;
+        self.calls_without_usage += o.calls_without_usage;
+    }
+
+    /// Whether every count is unknown because no call reported usage (not because none was
+    /// made): the review says "not reported" instead of a count.
+    pub fn unreported(&self) -> bool {
+        self.calls_without_usage > 0 && self.tokens == TokenUsage::default()
     }
 
     /// The estimated cost at `prices` (per million tokens), when input and output are known.
@@ -139,6 +163,23 @@ pub struct ReviewRun {
     /// The configured prices, for the estimated cost (absent when none are configured).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prices: Option<Prices>,
+    /// Remarks on the run as a whole (the concurrency lowered, a server memory ignored, …).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+    /// The concurrency was lowered during the run, and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency_lowered: Option<ConcurrencyLowered>,
+}
+
+/// The run lowered its concurrency: the server kept breaking concurrent answer streams.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConcurrencyLowered {
+    /// The calls at once before (the configured concurrency, or an earlier lowering).
+    pub from: usize,
+    /// The calls at once for the rest of the run.
+    pub to: usize,
+    pub reason: String,
 }
 
 impl ReviewRun {
@@ -213,6 +254,8 @@ mod tests {
             cancelled: false,
             aspects: vec![a, b, skipped],
             prices: None,
+            notes: Vec::new(),
+            concurrency_lowered: None,
         };
         let u = run.usage();
         assert_eq!(
@@ -225,6 +268,7 @@ mod tests {
                     cache_write: Some(200_000),
                 },
                 calls: 3,
+                calls_without_usage: 0,
             }
         );
         // No prices configured: no estimate, anywhere.

@@ -13,15 +13,17 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use tokio::sync::{Semaphore, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::aspect::Aspect;
+use super::calls::{Fit, Slots, Spent};
+use super::chunk::Overflow;
 use super::findings::parse_reply;
-use super::llm::{CallEvents, Completion, LlmClient, LlmError};
+use super::llm::{CallEvents, Completion, LlmClient, LlmError, TokenUsage};
 use super::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
-use super::run::{AspectOutcome, AspectState, ReviewRun, new_run_id};
+use super::run::{AspectOutcome, AspectState, ConcurrencyLowered, ReviewRun, new_run_id};
 use super::settings::ReviewSettings;
 use crate::pr::PrMeta;
 
@@ -50,6 +52,10 @@ pub enum ReviewEvent {
     Skipped { aspect: Aspect, reason: String },
     /// The run was cancelled before the aspect finished.
     Cancelled { aspect: Aspect },
+    /// A remark on the run as a whole, safe to show: the concurrency was lowered because the
+    /// server kept breaking concurrent streams, a server memory in the state dir was ignored, ….
+    /// Also kept in the run (`ReviewRun::notes`).
+    Note { text: String },
     /// Every aspect has a final state; the whole run.
     Finished(Box<ReviewRun>),
 }
@@ -86,9 +92,17 @@ pub async fn run_review_with_prior(
     let overall_deadline = tokio::time::Instant::now() + settings.overall_timeout();
     let aspect_timeout = settings.aspect_timeout();
     // Never more permits than aspects: an unchecked setting cannot reach the semaphore's limit.
-    let sem = Arc::new(Semaphore::new(
-        settings.concurrency.clamp(1, Aspect::ALL.len()),
-    ));
+    let concurrency = settings.concurrency.clamp(1, Aspect::ALL.len());
+    let shared_state = Arc::new(RunState {
+        slots: Slots::new(concurrency),
+        fit: Fit::default(),
+        notes: std::sync::Mutex::new(Vec::new()),
+        lowered: std::sync::Mutex::new(None),
+        events: events.clone(),
+    });
+    for note in client.take_notes() {
+        shared_state.note(note);
+    }
     let diff_files: Arc<HashSet<String>> =
         Arc::new(pr.files.iter().map(|f| f.path.clone()).collect());
     let shared = Arc::new(RunPrompts::new(&pr, &prompts, &prior));
@@ -138,10 +152,12 @@ pub async fn run_review_with_prior(
             diff_files: diff_files.clone(),
             events: events.clone(),
             cancel: cancel.clone(),
-            sem: sem.clone(),
+            run: shared_state.clone(),
             warmup: warmup.clone(),
             aspect_timeout,
             overall_deadline,
+            max_calls: settings.max_calls_per_aspect,
+            output_tokens: u64::from(settings.max_output_tokens),
         };
         let handle = set.spawn(job.run());
         ids.insert(handle.id(), aspect);
@@ -163,6 +179,11 @@ pub async fn run_review_with_prior(
         }
     }
     outcomes.sort_by_key(|o| o.aspect);
+    for note in client.take_notes() {
+        shared_state.note(note);
+    }
+    let notes = std::mem::take(&mut *lock(&shared_state.notes));
+    let concurrency_lowered = lock(&shared_state.lowered).take();
     let run = ReviewRun {
         run_id: new_run_id(started_at),
         pr: format!("{}/{}#{}", pr.owner, pr.repo, pr.number),
@@ -174,6 +195,8 @@ pub async fn run_review_with_prior(
         cancelled: cancel.is_cancelled(),
         aspects: outcomes,
         prices: settings.prices,
+        notes,
+        concurrency_lowered,
     };
     let _ = events.send(ReviewEvent::Finished(Box::new(run.clone())));
     run
@@ -184,6 +207,45 @@ fn join_notes(a: Option<String>, b: Option<String>) -> Option<String> {
     match (a, b) {
         (Some(a), Some(b)) => Some(format!("{a}; {b}")),
         (a, b) => a.or(b),
+    }
+}
+
+fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What every aspect of a run shares: the concurrency slots, the diff budget that fits the
+/// server's context, and the run's remarks.
+struct RunState {
+    slots: Slots,
+    fit: Fit,
+    notes: std::sync::Mutex<Vec<String>>,
+    lowered: std::sync::Mutex<Option<ConcurrencyLowered>>,
+    events: mpsc::UnboundedSender<ReviewEvent>,
+}
+
+impl RunState {
+    /// A remark on the run: said now (progress) and kept in the run.
+    fn note(&self, text: String) {
+        let text = crate::sanitize::one_line(&text);
+        let _ = self.events.send(ReviewEvent::Note { text: text.clone() });
+        lock(&self.notes).push(text);
+    }
+
+    /// The backend sends at most `to` requests at once from now on: so do the slots, and the run
+    /// says so (once per lowering).
+    fn lower(&self, to: usize, why: &str) {
+        let Some(from) = self.slots.lower(to) else {
+            return;
+        };
+        let to = self.slots.limit();
+        let reason = crate::sanitize::one_line(why);
+        self.note(format!(
+            "concurrency lowered from {from} to {to} for the rest of the run: {reason}"
+        ));
+        let mut lowered = lock(&self.lowered);
+        let from = lowered.as_ref().map_or(from, |l| l.from);
+        *lowered = Some(ConcurrencyLowered { from, to, reason });
     }
 }
 
@@ -312,13 +374,16 @@ fn warm_keys(p: &Prompt) -> [u64; 2] {
     [run, h.finish()]
 }
 
-/// One call's reports: opens the gates it warms when its answer begins, and counts streamed text
-/// for the aspect's progress.
+/// One call's reports: opens the gates it warms when its answer begins, counts streamed text
+/// for the aspect's progress, keeps what each answer cost and passes a lowered concurrency on to
+/// the run.
 struct CallProgress<'a> {
     aspect: Aspect,
     gates: Vec<watch::Sender<bool>>,
     received: &'a AtomicUsize,
     events: &'a mpsc::UnboundedSender<ReviewEvent>,
+    spent: &'a std::sync::Mutex<Spent>,
+    run: &'a RunState,
 }
 
 impl CallEvents for CallProgress<'_> {
@@ -326,6 +391,14 @@ impl CallEvents for CallProgress<'_> {
         for g in &self.gates {
             g.send_replace(true);
         }
+    }
+
+    fn answered(&self, usage: &TokenUsage) {
+        lock(self.spent).answered(usage);
+    }
+
+    fn lowered_concurrency(&self, to: usize, why: &str) {
+        self.run.lower(to, why);
     }
 
     fn received(&self, chars: usize) {
@@ -349,16 +422,25 @@ struct Job {
     diff_files: Arc<HashSet<String>>,
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
-    sem: Arc<Semaphore>,
+    run: Arc<RunState>,
     warmup: Option<Arc<Warmup>>,
     aspect_timeout: Duration,
     overall_deadline: tokio::time::Instant,
+    /// `max_calls_per_aspect`, for a plan made again with a smaller budget.
+    max_calls: Option<usize>,
+    /// The answer's token limit (room is kept for it when a budget is fitted to the context).
+    output_tokens: u64,
 }
 
 enum Ended {
     Answer(Result<Completion, LlmError>),
     Cancelled,
     TimedOut(&'static str),
+    /// Not sent: its prompt is larger than the server's context takes (a smaller diff budget
+    /// was learnt meanwhile); the aspect plans its diff again.
+    Refit,
+    /// Not sent: no diff budget fits the server's context (why).
+    NoFit(String),
 }
 
 /// What one aspect's calls share while they run.
@@ -366,34 +448,85 @@ struct AspectCalls {
     /// When the aspect's first call got a slot (its timeout counts from there).
     started: OnceLock<Instant>,
     received: AtomicUsize,
-    /// Cancelled with the run, or when one call fails (the others are no use then).
-    stop: CancellationToken,
 }
+
+/// How often an aspect plans its diff again to fit the server's context.
+const MAX_REFITS: usize = 3;
 
 impl Job {
     async fn run(self) -> AspectOutcome {
-        let prompts = self.shared.calls(self.aspect, &self.plan, &self.prior);
         let calls = AspectCalls {
             started: OnceLock::new(),
             received: AtomicUsize::new(0),
-            stop: self.cancel.child_token(),
         };
-        let all = futures::future::join_all(prompts.iter().map(|p| self.call(p, &calls)));
-        tokio::pin!(all);
-        let mut ticker = tokio::time::interval(Duration::from_secs(1));
-        ticker.tick().await;
+        let mut plan = self.plan.clone();
+        // What calls of plans given up (to fit the server's context) made and spent.
+        let mut earlier = Spent::default();
+        let mut earlier_calls = 0u32;
+        let mut earlier_unreported = 0u32;
+        let mut refitted: Option<String> = None;
+        let mut round = 0;
         let ended = loop {
-            tokio::select! {
-                r = &mut all => break r,
-                _ = ticker.tick() => {
-                    if let Some(s) = calls.started.get() {
-                        let _ = self.events.send(ReviewEvent::Running { aspect: self.aspect, elapsed: s.elapsed() });
+            if let Some(b) = self.run.fit.budget()
+                && b < plan.report.budget_chars
+            {
+                plan = Arc::new(self.shared.plan(b, self.max_calls));
+                refitted = Some(format!(
+                    "the prompt did not fit the server's context: the diff was planned again with a budget of {b} characters per call ({} call{})",
+                    plan.chunks.len().max(1),
+                    if plan.chunks.len() > 1 { "s" } else { "" }
+                ));
+            }
+            let prompts = self.shared.calls(self.aspect, &plan, &self.prior);
+            // Cancelled with the run, or when one call fails (the others are no use then).
+            let stop = self.cancel.child_token();
+            let all =
+                futures::future::join_all(prompts.iter().map(|p| self.call(p, &calls, &stop)));
+            tokio::pin!(all);
+            let mut ticker = tokio::time::interval(Duration::from_secs(1));
+            ticker.tick().await;
+            let ended = loop {
+                tokio::select! {
+                    r = &mut all => break r,
+                    _ = ticker.tick() => {
+                        if let Some(s) = calls.started.get() {
+                            let _ = self.events.send(ReviewEvent::Running { aspect: self.aspect, elapsed: s.elapsed() });
+                        }
                     }
                 }
+            };
+            let overflowed = ended.iter().any(|(e, _)| {
+                matches!(
+                    e,
+                    Ended::Refit | Ended::Answer(Err(LlmError::ContextOverflow { .. }))
+                )
+            });
+            let smaller = self
+                .run
+                .fit
+                .budget()
+                .is_some_and(|b| b < plan.report.budget_chars);
+            if overflowed && smaller && round < MAX_REFITS && !self.cancel.is_cancelled() {
+                round += 1;
+                for (e, spent) in &ended {
+                    if matches!(e, Ended::Answer(_)) {
+                        earlier_calls += 1;
+                    }
+                    earlier.tokens.add(&spent.tokens);
+                    earlier_unreported += u32::from(spent.unreported > 0);
+                }
+                continue;
             }
+            break ended;
         };
         let elapsed = calls.started.get().map_or(Duration::ZERO, Instant::elapsed);
-        let out = self.conclude(ended, elapsed);
+        let mut out = self.conclude(ended, &plan, elapsed);
+        out.tokens.add(&earlier.tokens);
+        out.calls += earlier_calls;
+        out.calls_without_usage += earlier_unreported;
+        if let Some(r) = refitted {
+            out.note = join_notes(Some(r), out.note.take());
+        }
         tracing::debug!(
             aspect = self.aspect.as_str(),
             backend = self.client.kind().as_str(),
@@ -410,15 +543,29 @@ impl Job {
     }
 
     /// One chunk's call: wait for the prefixes it shares to be warm, then for a slot, then ask.
-    async fn call(&self, prompt: &Prompt, calls: &AspectCalls) -> Ended {
-        let ended = self.call_inner(prompt, calls).await;
+    /// Returns how it ended and what its answers cost (also when it failed or timed out).
+    async fn call(
+        &self,
+        prompt: &Prompt,
+        calls: &AspectCalls,
+        stop: &CancellationToken,
+    ) -> (Ended, Spent) {
+        let spent = std::sync::Mutex::new(Spent::default());
+        let ended = self.call_inner(prompt, calls, stop, &spent).await;
         if !matches!(ended, Ended::Answer(Ok(_)) | Ended::Cancelled) {
-            calls.stop.cancel();
+            stop.cancel();
         }
-        ended
+        let spent = *lock(&spent);
+        (ended, spent)
     }
 
-    async fn call_inner(&self, prompt: &Prompt, calls: &AspectCalls) -> Ended {
+    async fn call_inner(
+        &self,
+        prompt: &Prompt,
+        calls: &AspectCalls,
+        stop: &CancellationToken,
+        spent: &std::sync::Mutex<Spent>,
+    ) -> Ended {
         let overall = "the overall timeout";
         let mut gates = Vec::new();
         if let Some(w) = &self.warmup {
@@ -429,7 +576,7 @@ impl Job {
                         let warm_by = tokio::time::Instant::now() + WARM_WAIT_MAX;
                         tokio::select! {
                             biased;
-                            () = calls.stop.cancelled() => return Ended::Cancelled,
+                            () = stop.cancelled() => return Ended::Cancelled,
                             () = tokio::time::sleep_until(self.overall_deadline) => return Ended::TimedOut(overall),
                             // Err: the warming call ended without an answer; go anyway.
                             _ = rx.wait_for(|open| *open) => {}
@@ -440,15 +587,27 @@ impl Job {
                 }
             }
         }
-        let permit = tokio::select! {
+        let slot = tokio::select! {
             biased;
-            () = calls.stop.cancelled() => return Ended::Cancelled,
+            () = stop.cancelled() => return Ended::Cancelled,
             () = tokio::time::sleep_until(self.overall_deadline) => return Ended::TimedOut(overall),
-            p = self.sem.clone().acquire_owned() => p.ok(),
+            s = self.run.slots.acquire() => s,
         };
-        let Some(_permit) = permit else {
+        let Some(_slot) = slot else {
             return Ended::TimedOut(overall);
         };
+        // Another call found the server's context too small for prompts like this one.
+        if let Some(why) = self.run.fit.impossible() {
+            return Ended::NoFit(why);
+        }
+        if self
+            .run
+            .fit
+            .budget()
+            .is_some_and(|b| b < prompt.diff.budget_chars)
+        {
+            return Ended::Refit;
+        }
         let mut first = false;
         let started = *calls.started.get_or_init(|| {
             first = true;
@@ -472,18 +631,46 @@ impl Job {
             gates,
             received: &calls.received,
             events: &self.events,
+            spent,
+            run: &self.run,
         };
-        tokio::select! {
+        let ended = tokio::select! {
             biased;
-            () = calls.stop.cancelled() => Ended::Cancelled,
+            () = stop.cancelled() => Ended::Cancelled,
             () = tokio::time::sleep_until(deadline) => Ended::TimedOut(which),
             r = self.client.complete_observed(prompt, &progress) => Ended::Answer(r),
+        };
+        // Learnt before the gates this call warms open: the calls waiting on them then plan
+        // their diff with a budget that fits instead of overflowing too.
+        if let Ended::Answer(Err(LlmError::ContextOverflow {
+            n_ctx,
+            prompt_tokens,
+            ..
+        })) = &ended
+        {
+            self.run.fit.learn(
+                &Overflow {
+                    n_ctx: *n_ctx,
+                    prompt_tokens: *prompt_tokens,
+                    prompt_chars: prompt.system.chars().count() + prompt.user().chars().count(),
+                    diff_chars: prompt.diff_text.chars().count(),
+                    output_tokens: self.output_tokens,
+                },
+                prompt.diff.budget_chars,
+            );
         }
+        drop(progress);
+        ended
     }
 
     /// The aspect's outcome from its calls: findings merged and de-duplicated by id; the first
     /// failure (in chunk order) fails the aspect, naming the chunk.
-    fn conclude(&self, ended: Vec<Ended>, elapsed: Duration) -> AspectOutcome {
+    fn conclude(
+        &self,
+        ended: Vec<(Ended, Spent)>,
+        plan: &DiffPlan,
+        elapsed: Duration,
+    ) -> AspectOutcome {
         let aspect = self.aspect;
         let count = ended.len();
         let chunk = |i: usize| {
@@ -495,14 +682,45 @@ impl Job {
         };
         let mut out = AspectOutcome::new(aspect, AspectState::Done, None);
         out.elapsed_ms = millis(elapsed);
-        out.diff = Some(self.plan.report.clone());
+        out.diff = Some(plan.report.clone());
         let files: HashSet<&str> = self.diff_files.iter().map(String::as_str).collect();
         let mut seen: HashSet<String> = HashSet::new();
         let mut failure: Option<(AspectState, String)> = None;
         let mut cancelled = false;
-        for (i, e) in ended.into_iter().enumerate() {
+        for (i, (e, spent)) in ended.into_iter().enumerate() {
+            // Every answer's usage counts, whatever became of the call.
+            out.tokens.add(&spent.tokens);
+            out.calls_without_usage += u32::from(spent.unreported > 0);
             match e {
                 Ended::Cancelled => cancelled = true,
+                Ended::Refit => {
+                    failure.get_or_insert((
+                        AspectState::Failed,
+                        format!(
+                            "{}the prompt does not fit the server's context, also after planning the diff again {MAX_REFITS} times",
+                            chunk(i)
+                        ),
+                    ));
+                }
+                Ended::NoFit(why) => {
+                    failure.get_or_insert((
+                        AspectState::Failed,
+                        format!(
+                            "{}the prompt does not fit the server's context: {why}",
+                            chunk(i)
+                        ),
+                    ));
+                }
+                Ended::Answer(Err(e @ LlmError::ContextOverflow { .. })) => {
+                    out.calls += 1;
+                    let why = self
+                        .run
+                        .fit
+                        .impossible()
+                        .map(|w| format!("; {w}"))
+                        .unwrap_or_default();
+                    failure.get_or_insert((AspectState::Failed, format!("{}{e}{why}", chunk(i))));
+                }
                 Ended::TimedOut(which) => {
                     failure.get_or_insert((
                         AspectState::TimedOut,
@@ -519,7 +737,6 @@ impl Job {
                 }
                 Ended::Answer(Ok(c)) => {
                     out.calls += 1;
-                    out.tokens.add(&c.tokens);
                     match parse_reply(aspect, &c.text, &files) {
                         Ok(parsed) => {
                             // One note per chunk at most (the first that has one).
@@ -530,6 +747,8 @@ impl Job {
                             for f in parsed.findings {
                                 if seen.insert(f.id.clone()) {
                                     out.findings.push(f);
+                                } else {
+                                    out.merged = out.merged.saturating_add(1);
                                 }
                             }
                             if !parsed.rejected.is_empty() {

@@ -51,6 +51,35 @@ impl BackendKind {
     }
 }
 
+/// How the HTTP backends ask for the findings object (`[review] structured_output`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StructuredOutput {
+    /// The best the server takes: json_schema, then json_object with the schema, json_object,
+    /// plain text (Anthropic: the forced tool, then plain text), falling one rung lower when the
+    /// server refuses one; what answered is remembered per server in the state dir.
+    #[default]
+    Auto,
+    /// Only `response_format` json_schema (Anthropic: the forced tool); a refusal fails the call.
+    JsonSchema,
+    /// Only `response_format` json_object: with the schema where the server takes it, else
+    /// without (Anthropic: the forced tool).
+    JsonObject,
+    /// No structured output: the prompt's contract and the tolerant parser.
+    Off,
+}
+
+impl StructuredOutput {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StructuredOutput::Auto => "auto",
+            StructuredOutput::JsonSchema => "json_schema",
+            StructuredOutput::JsonObject => "json_object",
+            StructuredOutput::Off => "off",
+        }
+    }
+}
+
 /// When an aspect is skipped instead of run. The default rule never skips.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -170,6 +199,8 @@ pub struct ReviewSettings {
     /// Stream answers from the HTTP backends (server-sent events): live progress, and the
     /// other aspects start as soon as the first answer begins.
     pub stream: bool,
+    /// How the HTTP backends ask for the findings object (see [`StructuredOutput`]).
+    pub structured_output: StructuredOutput,
     /// Prices per million tokens, for an estimated cost in the output. No default prices.
     pub prices: Option<Prices>,
     /// Per-aspect override of `diff_budget_chars`.
@@ -206,6 +237,7 @@ impl Default for ReviewSettings {
             diff_budget_chars: 60_000,
             max_calls_per_aspect: None,
             stream: true,
+            structured_output: StructuredOutput::Auto,
             prices: None,
             diff_budgets: BTreeMap::new(),
             prompts_dir: None,
@@ -635,9 +667,9 @@ mod tests {
         assert!(rule.skip_reason(files).is_some());
     }
 
-    /// The schema's names are the program's: backends and aspects.
+    /// The schema's names are the program's: backends, aspects and structured-output shapes.
     #[test]
-    fn backends_and_aspects_are_the_schemas() {
+    fn backends_aspects_and_structured_outputs_are_the_schemas() {
         for name in crate::schema::BACKENDS {
             assert_eq!(
                 BackendKind::parse(name).map(BackendKind::as_str),
@@ -646,6 +678,19 @@ mod tests {
         }
         let aspects: Vec<&str> = Aspect::ALL.iter().map(|a| a.as_str()).collect();
         assert_eq!(aspects, crate::schema::ASPECTS);
+        let all = [
+            StructuredOutput::Auto,
+            StructuredOutput::JsonSchema,
+            StructuredOutput::JsonObject,
+            StructuredOutput::Off,
+        ];
+        let names: Vec<&str> = all.iter().map(|s| s.as_str()).collect();
+        assert_eq!(names, crate::schema::STRUCTURED_OUTPUTS);
+        for s in all {
+            let parsed: StructuredOutput =
+                serde_json::from_value(serde_json::json!(s.as_str())).unwrap();
+            assert_eq!(parsed, s);
+        }
     }
 
     #[test]

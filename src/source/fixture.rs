@@ -178,6 +178,13 @@ fn position(line: usize, column: usize) -> String {
     }
 }
 
+/// The rest of an open fixture file as a buffered reader, at most one byte past the size limit
+/// (so a file that grew past it fails to parse and is then refused by the whole read).
+pub(super) fn file_rest(file: std::fs::File) -> impl std::io::Read {
+    use std::io::Read as _;
+    std::io::BufReader::with_capacity(256 << 10, file.take(crate::infile::FIXTURE_LIMIT + 1))
+}
+
 /// A semantic problem found after parsing, with the JSON path it concerns.
 struct Problem {
     path: Vec<Seg>,
@@ -188,6 +195,12 @@ fn key(k: &str) -> Seg {
     Seg::Key(k.to_owned())
 }
 
+/// Fixture files from this size up are parsed as a stream from the file rather than from its
+/// bytes read into memory, which would otherwise sit beside everything they parse into (a
+/// 50,000-item fixture is 56 MB): memory matters more than the parse's speed there. Smaller
+/// ones (a 10,000-item PR is 11 MB) are read whole, the faster way.
+pub(super) const STREAM_FROM: u64 = 24 << 20;
+
 impl Fixture {
     /// Reads, parses and validates a fixture, including every step of its history.
     pub fn load(path: &Path) -> Result<Fixture, FixtureError> {
@@ -195,9 +208,63 @@ impl Fixture {
             path: path.to_path_buf(),
             source,
         };
+        let file = crate::infile::open(path, crate::infile::FIXTURE_LIMIT).map_err(io)?;
+        let size = file.metadata().map_or(0, |m| m.len());
+        if size >= STREAM_FROM {
+            return Fixture::parse_stream(file_rest(file), size, path);
+        }
+        drop(file);
+        Fixture::load_whole(path)
+    }
+
+    /// [`Fixture::load`] from the file's bytes read into memory.
+    fn load_whole(path: &Path) -> Result<Fixture, FixtureError> {
+        let io = |source| FixtureError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let buf =
             super::filebuf::FileBytes::read(path, crate::infile::FIXTURE_LIMIT).map_err(io)?;
         Fixture::parse(buf.text().map_err(io)?, path)
+    }
+
+    /// Parses and validates a fixture streamed from `reader` (the content of `path`), without
+    /// holding its text (see `fixture_stream`). Anything wrong with it is diagnosed by reading the file again, whole,
+    /// so the error says exactly what and where, as [`Fixture::parse`] does.
+    pub(super) fn parse_stream(
+        reader: impl std::io::Read,
+        size: u64,
+        path: &Path,
+    ) -> Result<Fixture, FixtureError> {
+        // A thread's comments are held without room to spare (a long list of them is kept).
+        let tidy = |item: &mut Item| {
+            if let Item::Thread(t) = item {
+                t.comments.shrink_to_fit();
+            }
+        };
+        let parsed = super::fixture_stream::split_items::<Item>(reader, size, tidy)
+            .and_then(|(rest, items)| {
+                let mut f = serde_json::from_slice::<Fixture>(&rest).ok()?;
+                f.items = items;
+                Some(f)
+            })
+            .filter(|f| f.format == FIXTURE_FORMAT)
+            .map(|mut f| {
+                f.source_path = path.to_path_buf();
+                f
+            })
+            .filter(|f| f.validate().is_empty());
+        match parsed {
+            Some(f) => Ok(f),
+            None => Err(match Fixture::load_whole(path) {
+                Err(e) => e,
+                // Read again, it is fine: it changed in between.
+                Ok(_) => FixtureError::Io {
+                    path: path.to_path_buf(),
+                    source: std::io::Error::other("the file changed while it was read"),
+                },
+            }),
+        }
     }
 
     /// Parses and validates fixture text; `path` is used in messages.
@@ -225,6 +292,23 @@ impl Fixture {
             return Err(invalid(jsonpos::render(&p.path), line, column, p.message));
         }
         Ok(fixture)
+    }
+
+    /// The check `fixture check` makes of a file (ids unique across items and thread comments,
+    /// owner, repo and number valid, every step applicable), made of this fixture as it is:
+    /// `record` runs it before writing, so it never writes a fixture that `fixture check` then
+    /// refuses. The error names the JSON path (no line: there is no file yet).
+    pub fn check(&self) -> Result<(), FixtureError> {
+        match self.validate().into_iter().next() {
+            None => Ok(()),
+            Some(p) => Err(FixtureError::Invalid {
+                path: self.source_path.clone(),
+                json_path: jsonpos::render(&p.path),
+                line: 0,
+                column: 0,
+                message: p.message,
+            }),
+        }
     }
 
     /// All semantic problems, in document order.
@@ -312,6 +396,7 @@ impl Fixture {
             pr,
             items,
             incomplete: Vec::new(),
+            notes: Vec::new(),
             origin: Origin::Fixture {
                 path: self.source_path.clone(),
                 step,
@@ -328,6 +413,7 @@ impl Fixture {
                 pr: self.pr,
                 items: self.items,
                 incomplete: Vec::new(),
+                notes: Vec::new(),
                 origin: Origin::Fixture {
                     path: self.source_path,
                     step: 0,
@@ -360,23 +446,14 @@ impl Fixture {
     /// rename). First removes the stale temporary files of that pattern a killed earlier write
     /// left in the same folder (see [`crate::outfile::sweep_stale_temps`]).
     pub fn write(&self, path: &Path) -> Result<(), FixtureError> {
-        let err = |source| FixtureError::Write {
-            path: path.to_path_buf(),
-            source,
-        };
-        let dir = match path.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        crate::outfile::sweep_stale_temps(dir, TEMP_PREFIX, std::time::SystemTime::now());
-        let mut tmp = tempfile::Builder::new()
-            .prefix(TEMP_PREFIX)
-            .tempfile_in(dir)
-            .map_err(err)?;
-        std::io::Write::write_all(&mut tmp, self.to_json_pretty().as_bytes()).map_err(err)?;
-        std::io::Write::write_all(&mut tmp, b"\n").map_err(err)?;
-        tmp.persist(path).map_err(|e| err(e.error))?;
-        Ok(())
+        let mut text = self.to_json_pretty();
+        text.push('\n');
+        crate::outfile::write_replacing(path, text.as_bytes(), TEMP_PREFIX).map_err(|source| {
+            FixtureError::Write {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod filebuf;
 pub mod fixture;
+mod fixture_stream;
 pub mod github;
 mod jsonpos;
 pub mod synth;
@@ -88,7 +89,9 @@ fn read_overlapped<T: Send>(
     // A regular file within the fixture limit, refused before it is read (a 3 GB file took 36 s
     // and 6 GB of memory to be refused after reading).
     let mut file = crate::infile::open(path, crate::infile::FIXTURE_LIMIT).map_err(io)?;
-    let mut buf = filebuf::FileBytes::for_file(&file);
+    let size = file.metadata().map_or(0, |m| m.len());
+    let stream = size >= fixture::STREAM_FROM;
+    let mut buf = filebuf::FileBytes::for_size(if stream { PEEK_BYTES } else { size });
     buf.read_from(&mut file, Some(PEEK_BYTES)).map_err(io)?;
     let bytes = buf.bytes();
     let prefix = match std::str::from_utf8(bytes) {
@@ -100,9 +103,16 @@ fn read_overlapped<T: Send>(
     std::thread::scope(|scope| {
         // The markers are read while the rest of the file is read and parsed.
         let ahead = coords.map(|c| scope.spawn(move || run_early(c, early)));
-        buf.read_rest(&mut file, crate::infile::FIXTURE_LIMIT)
-            .map_err(io)?;
-        let parsed = Fixture::parse(buf.text().map_err(io)?, path);
+        let parsed = if stream {
+            // A large file: parsed from the prefix read and the rest of the file as it is read
+            // (see `fixture::STREAM_FROM`).
+            let rest = fixture::file_rest(file);
+            Fixture::parse_stream(std::io::Read::chain(buf.bytes(), rest), size, path)
+        } else {
+            buf.read_rest(&mut file, crate::infile::FIXTURE_LIMIT)
+                .map_err(io)?;
+            Fixture::parse(buf.text().map_err(io)?, path)
+        };
         // A thread that panicked only loses the head start: the caller does the work itself.
         finish(parsed, ahead.and_then(|h| h.join().ok()))
     })

@@ -115,6 +115,8 @@ impl RunView {
                 self.finished = true;
                 return;
             }
+            // A remark on the whole run: the finished review's footer states it.
+            ReviewEvent::Note { .. } => return,
         };
         if let Some(slot) = self.aspects.iter_mut().find(|(a, _)| *a == aspect) {
             // A late tick never overwrites a final state.
@@ -472,6 +474,8 @@ mod tests {
             cancelled: false,
             prices: None,
             aspects,
+            notes: Vec::new(),
+            concurrency_lowered: None,
         }
     }
 
@@ -541,8 +545,10 @@ mod tests {
             elapsed_ms: 1,
             tokens: crate::review::llm::TokenUsage::default(),
             calls: 1,
+            calls_without_usage: 0,
             diff: None,
             note: None,
+            merged: 0,
         };
         let run = run_of(vec![aspect]);
         let snapshot = crate::source::Fixture::parse(

@@ -94,7 +94,7 @@ fn a_state_dir_with_old_markers_is_byte_identical_after() {
     // Let the markers settle so a reader would want to write the derived index, then remove it:
     // a plain `load_seen` would now write it; the inbox must not.
     std::thread::sleep(std::time::Duration::from_millis(3100));
-    let pr_dir = env.state().join("acme-rivet").join("482");
+    let pr_dir = support::demo_dir(&env.state());
     let _ = std::fs::remove_file(pr_dir.join("seen-index"));
     let before = tree(&env.state());
     let doc = json(&env, &[]);

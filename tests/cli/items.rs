@@ -113,7 +113,11 @@ fn peek_writes_nothing() {
     let o = run(&env, &["items", "--peek"]);
     assert!(o.status.success());
     assert!(stdout(&o).contains("Peek: no seen markers are written"));
-    assert!(!env.state().join("acme-rivet").exists());
+    assert_eq!(
+        std::fs::read_dir(env.state()).unwrap().count(),
+        0,
+        "nothing written"
+    );
     assert_eq!(json(&env, &["--peek"])["counts"]["new"], 18);
 }
 

@@ -40,7 +40,7 @@ async fn demo_review_replays_recorded_answers() {
     assert!(md.contains("dangerouslySetInnerHTML"));
     assert!(md.contains("| Correctness | done |"));
     // The run is in the ledger.
-    let runs: Vec<_> = std::fs::read_dir(env.state().join("acme-rivet/482/runs"))
+    let runs: Vec<_> = std::fs::read_dir(support::demo_dir(&env.state()).join("runs"))
         .unwrap()
         .flatten()
         .collect();
@@ -208,7 +208,7 @@ async fn posted_review_makes_the_next_one_incremental() {
     let v: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
     assert_eq!(v["mode"], "full");
     assert_eq!(v["posted"]["action"], "created");
-    let outbox = env.state().join("acme-rivet/482/outbox/comment.json");
+    let outbox = support::demo_dir(&env.state()).join("outbox/comment.json");
     let posted: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&outbox).unwrap()).unwrap();
     assert!(

@@ -76,7 +76,7 @@ fn a_thread_with_new_replies_opens_at_the_first_new_one() {
 }
 
 fn outbox(dir: &Path) -> serde_json::Value {
-    let path = dir.join("acme-rivet/482/outbox/threads.json");
+    let path = support::demo_dir(dir).join("outbox/threads.json");
     serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
 }
 
@@ -87,7 +87,7 @@ fn reply_from_the_console_asks_naming_the_thread_then_goes_to_the_outbox() {
     h.press("c");
     h.type_text("On it: jitter at the call site.");
     // Saved on every change, like the review draft.
-    let saved = dir.path().join("acme-rivet/482/reply-draft.json");
+    let saved = support::demo_dir(dir.path()).join("reply-draft.json");
     assert!(saved.exists());
     insta::assert_snapshot!("reply_composer_120x40", h.screen());
     h.press("ctrl-s");
@@ -151,8 +151,8 @@ fn an_unsent_reply_survives_a_crash() {
     h.press("c ctrl-s n");
     assert!(h.app.reply().is_some());
     assert!(
-        !dir.path()
-            .join("acme-rivet/482/outbox/threads.json")
+        !support::demo_dir(dir.path())
+            .join("outbox/threads.json")
             .exists()
     );
 }
@@ -181,8 +181,8 @@ fn an_oversized_reply_is_refused_before_the_question() {
     assert!(screen.contains("4 too many"), "{screen}");
     h.press("y");
     assert!(
-        !dir.path()
-            .join("acme-rivet/482/outbox/threads.json")
+        !support::demo_dir(dir.path())
+            .join("outbox/threads.json")
             .exists()
     );
 }
@@ -204,7 +204,7 @@ fn resolve_and_unresolve_ask_first_and_need_a_thread() {
     assert!(screen.contains("Resolve this thread?"), "{screen}");
     assert!(screen.contains("PRRT_kwDOKq3xZs5hQ1bB"), "{screen}");
     h.press("n");
-    assert!(!dir.path().join("acme-rivet/482/outbox").exists());
+    assert!(!support::demo_dir(dir.path()).join("outbox").exists());
     h.press("x y");
     assert!(h.app.selected_item().is_some_and(|i| i.status().resolved));
     h.press("u y");

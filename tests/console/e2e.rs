@@ -221,7 +221,7 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     tmux.assert_terminal_restored();
 
     // The two items that were shown are marked seen; nothing else.
-    let files = std::fs::read_dir(env.state().join("acme-rivet/482/seen"))
+    let files = std::fs::read_dir(support::demo_dir(&env.state()).join("seen"))
         .unwrap()
         .filter(|e| {
             e.as_ref()
@@ -326,7 +326,7 @@ fn review_draft_survives_kill_9_and_is_restored() {
     tmux.wait_for("the editor", |s| s.contains("Editing the review"));
     tmux.keys(&["Down", "Down"]);
     tmux.keys(&["-l", "E2E typed note"]);
-    let draft = env.state().join("acme-rivet/482/draft.json");
+    let draft = support::demo_dir(&env.state()).join("draft.json");
     let t0 = Instant::now();
     while !std::fs::read_to_string(&draft).is_ok_and(|s| s.contains("E2E typed note")) {
         assert!(

@@ -402,7 +402,7 @@ fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
     );
     assert!(screen.contains("security     done ·"), "{screen}");
     // The run is in the ledger, and the composed review was autosaved as the draft.
-    let runs = dir.path().join("acme-rivet/482/runs");
+    let runs = support::demo_dir(dir.path()).join("runs");
     assert_eq!(std::fs::read_dir(&runs).unwrap().count(), 1);
     let draft = Ledger::new(dir.path())
         .load_draft(&coords(&h))

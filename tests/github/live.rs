@@ -33,6 +33,7 @@ fn fast(notices: Option<Arc<Mutex<Vec<Notice>>>>) -> FetchOptions {
         timeout: Duration::from_secs(5),
         deadline: Duration::from_secs(30),
         concurrency: 4,
+        max_answer_bytes: pr_shepherd::source::github::DEFAULT_MAX_ANSWER_BYTES,
         notify: notices.map(|n| {
             Arc::new(move |x: &Notice| n.lock().unwrap().push(x.clone()))
                 as Arc<dyn Fn(&Notice) + Send + Sync>

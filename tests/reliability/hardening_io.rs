@@ -50,10 +50,7 @@ fn output_within(mut cmd: Command, secs: u64) -> Output {
 
 /// The demo PR's folder in the state dir `state`.
 fn demo_dir(state: &Path) -> PathBuf {
-    let c = support::demo_coords();
-    state
-        .join(format!("{}-{}", c.owner, c.repo))
-        .join(c.number.to_string())
+    support::demo_dir(state)
 }
 
 /// No raw terminal control (C0 but newline and tab, DEL, C1, bidi controls) in `text`.
@@ -415,13 +412,14 @@ fn a_review_whose_run_cannot_be_saved_is_not_success() {
 
 // ---- class 8: killed runs leave temp files ---------------------------------------------------
 
-/// Failed before issue 15: `.tmp-*` files a `kill -9` left in `seen/` stayed forever.
+/// Failed before issue 15: `.tmp-*` files a `kill -9` left stayed forever. (Markers' temporary
+/// files are made in the PR's folder, then renamed into `seen/`.)
 #[test]
 fn a_later_run_removes_stale_temporary_files_of_its_own_only() {
     let env = TestEnv::new();
     let o = env.bin().arg("items").output().expect("first run");
     assert!(o.status.success(), "{}", stderr(&o));
-    let seen = demo_dir(&env.state()).join("seen");
+    let seen = demo_dir(&env.state());
     let old = std::time::SystemTime::now() - Duration::from_secs(120);
     let touch = |name: &str, stale: bool| {
         let p = seen.join(name);

@@ -17,6 +17,7 @@ use pr_shepherd::review::compose::{first_review, markdown};
 use pr_shepherd::review::findings::{CONTRACT_NAME, contract_schema};
 use pr_shepherd::review::llm::{
     AnthropicClient, CommandClient, LlmClient, NoEvents, OpenAiClient, RetryPolicy,
+    SERVER_MEMORY_FILE,
 };
 use pr_shepherd::review::prompt::Prompts;
 use pr_shepherd::review::{
@@ -42,6 +43,8 @@ enum Wire {
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 enum Asked {
     JsonSchema,
+    /// `response_format` json_object with a `schema` in it.
+    JsonObjectSchema,
     JsonObject,
     Tool,
     Plain,
@@ -51,7 +54,15 @@ enum Asked {
 #[derive(Clone, Default)]
 struct Server {
     reject_json_schema: bool,
+    /// Answer json_schema with HTTP 500 and a validation error naming `response_format`, as
+    /// llama-cpp-python's server does.
+    json_schema_500: bool,
     reject_json_object: bool,
+    /// Enforce a `schema` sent inside json_object (llama-cpp-python, llama.cpp); without it the
+    /// schema is ignored there, as servers ignore fields they do not know.
+    json_object_schema: bool,
+    /// Refuse a `schema` inside json_object (HTTP 400 naming it).
+    reject_json_object_schema: bool,
     reject_tools: bool,
     /// Aspects whose answer is cut whenever `max_tokens` is at most [`MAX_TOKENS`].
     cut_first: Vec<Aspect>,
@@ -231,6 +242,9 @@ impl Model {
                 .and_then(Value::as_str)
             {
                 Some("json_schema") => Asked::JsonSchema,
+                Some("json_object") if body.pointer("/response_format/schema").is_some() => {
+                    Asked::JsonObjectSchema
+                }
                 Some("json_object") => Asked::JsonObject,
                 _ => Asked::Plain,
             },
@@ -300,9 +314,20 @@ impl Respond for Model {
                     "message": "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
                     "type": "invalid_request_error", "param": "response_format", "code": null}}));
             }
-            Asked::JsonObject if s.reject_json_object => {
+            Asked::JsonSchema if s.json_schema_500 => {
+                // llama-cpp-python 0.3: its route re-raises the request's validation error.
+                return ResponseTemplate::new(500).set_body_json(json!({"error": {
+                    "message": "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n  Input should be 'text' or 'json_object' [type=literal_error, input_value='json_schema', input_type=str]",
+                    "type": "internal_server_error", "param": null, "code": null}}));
+            }
+            Asked::JsonObject | Asked::JsonObjectSchema if s.reject_json_object => {
                 return ResponseTemplate::new(400).set_body_json(json!({"object": "error",
                     "message": "response_format is not supported by this server", "code": 400}));
+            }
+            Asked::JsonObjectSchema if s.reject_json_object_schema => {
+                return ResponseTemplate::new(400).set_body_json(json!({"error": {
+                    "message": "[{'type': 'extra_forbidden', 'loc': ('body', 'response_format', 'schema'), 'msg': 'Extra inputs are not permitted'}]",
+                    "type": "BadRequestError", "code": 400}}));
             }
             Asked::Tool if s.reject_tools => {
                 return ResponseTemplate::new(400).set_body_json(json!({"type": "error",
@@ -326,8 +351,11 @@ impl Respond for Model {
             Asked::JsonSchema => {
                 self.reply(Some(findings_object(aspect, true).to_string()), None, false)
             }
+            Asked::JsonObjectSchema if s.json_object_schema => {
+                self.reply(Some(findings_object(aspect, true).to_string()), None, false)
+            }
             // json_object guarantees JSON, not the schema: the model's own severity words remain.
-            Asked::JsonObject => self.reply(
+            Asked::JsonObject | Asked::JsonObjectSchema => self.reply(
                 Some(findings_object(aspect, false).to_string()),
                 None,
                 false,
@@ -584,7 +612,8 @@ async fn answers_the_way_models_write_them_all_end_done_on_both_wires() {
 }
 
 /// A server with `json_object` but not `json_schema` (many OpenAI-compatible servers): one
-/// rejection, then json_object for the run; the model's severity words are still mapped.
+/// rejection, then json_object (with the schema, which this server ignores) for the run; the
+/// model's severity words are still mapped.
 #[tokio::test]
 async fn json_object_is_the_middle_rung() {
     let server = Server {
@@ -595,7 +624,7 @@ async fn json_object_is_the_middle_rung() {
     let run = review(client, 6).await;
     assert_intended(&run, "json_object");
     let s = seen(&model);
-    assert_eq!(count(&model, Asked::JsonObject), 6, "{s:?}");
+    assert_eq!(count(&model, Asked::JsonObjectSchema), 6, "{s:?}");
     assert_eq!(count(&model, Asked::Plain), 0, "{s:?}");
     // Concurrent aspects may each have tried json_schema before the first rejection was learned.
     let schema = count(&model, Asked::JsonSchema);
@@ -604,9 +633,229 @@ async fn json_object_is_the_middle_rung() {
     for a in &run.aspects {
         let note = a.note.as_deref().unwrap_or_default();
         assert!(
-            note.contains("asked with response_format json_object — the server rejected response_format json_schema (HTTP 400)"),
+            note.contains("asked with response_format json_object with the schema — the server rejected response_format json_schema (HTTP 400)"),
             "{}: {note}",
             a.aspect
+        );
+    }
+}
+
+/// llama-cpp-python's server answers json_schema with HTTP 500 (its validation error names
+/// `response_format`): that is a refusal, not a fault to retry. Each aspect asks json_schema at
+/// most once, then json_object with the schema, which this server enforces: every severity is
+/// canonical, no mapping needed.
+#[tokio::test]
+async fn a_500_naming_response_format_is_a_refusal_and_not_retried() {
+    let server = Server {
+        json_schema_500: true,
+        json_object_schema: true,
+        ..Server::default()
+    };
+    let (mock, model) = serve(Wire::OpenAi, server).await;
+    let client = LlmClient::OpenAi(
+        OpenAiClient::new(
+            &format!("{}/v1", mock.uri()),
+            None,
+            "local-model".into(),
+            Some(MAX_TOKENS),
+            RetryPolicy {
+                retries: 2,
+                backoff: Duration::from_millis(10),
+            },
+        )
+        .unwrap(),
+    );
+    let run = review(client, 6).await;
+    assert_intended(&run, "json_schema 500");
+    let s = seen(&model);
+    for a in Aspect::ALL {
+        let tries = s
+            .iter()
+            .filter(|x| x.aspect == a && x.asked == Asked::JsonSchema)
+            .count();
+        assert!(tries <= 1, "{a} asked json_schema {tries} times: {s:?}");
+    }
+    assert_eq!(count(&model, Asked::JsonObjectSchema), 6, "{s:?}");
+    assert_eq!(
+        count(&model, Asked::JsonObject) + count(&model, Asked::Plain),
+        0
+    );
+    for a in &run.aspects {
+        let note = a.note.as_deref().unwrap_or_default();
+        assert!(
+            note.contains("asked with response_format json_object with the schema — the server rejected response_format json_schema (HTTP 500)"),
+            "{}: {note}",
+            a.aspect
+        );
+        assert!(!note.contains("severity words mapped"), "{note}");
+    }
+}
+
+/// What answered is remembered per server URL in the state dir: the next run asks llama-cpp-python
+/// with json_object and the schema at once (no json_schema request), and says it learnt that in
+/// an earlier run. A memory file that cannot be read is ignored with a note, and replaced.
+#[tokio::test]
+async fn what_a_server_takes_is_remembered_for_the_next_run() {
+    let state = tempfile::tempdir().unwrap();
+    let server = Server {
+        json_schema_500: true,
+        json_object_schema: true,
+        ..Server::default()
+    };
+    let (mock, model) = serve(Wire::OpenAi, server).await;
+    let client = || {
+        LlmClient::OpenAi(
+            OpenAiClient::new(
+                &format!("{}/v1", mock.uri()),
+                None,
+                "local-model".into(),
+                Some(MAX_TOKENS),
+                RetryPolicy::default(),
+            )
+            .unwrap()
+            .structured(
+                pr_shepherd::review::settings::StructuredOutput::Auto,
+                Some(state.path()),
+            ),
+        )
+    };
+    let run = review(client(), 1).await;
+    assert_intended(&run, "first run");
+    assert_eq!(count(&model, Asked::JsonSchema), 1, "{:?}", seen(&model));
+    let memory = state.path().join(SERVER_MEMORY_FILE);
+    let text = std::fs::read_to_string(&memory).unwrap();
+    assert!(text.contains("json_object_schema"), "{text}");
+
+    let before = seen(&model).len();
+    let run = review(client(), 6).await;
+    assert_intended(&run, "second run");
+    let second = &seen(&model)[before..];
+    assert_eq!(second.len(), 6, "{second:?}");
+    assert!(
+        second.iter().all(|x| x.asked == Asked::JsonObjectSchema),
+        "{second:?}"
+    );
+    let note = outcome(&run, Aspect::Security)
+        .note
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        note.contains("in an earlier run (remembered in the state dir)"),
+        "{note}"
+    );
+
+    std::fs::write(&memory, "{ not json").unwrap();
+    let run = review(client(), 6).await;
+    assert_intended(&run, "corrupt memory");
+    assert!(
+        run.notes
+            .iter()
+            .any(|n| n.contains("llm-servers.json") && n.contains("ignored")),
+        "{:?}",
+        run.notes
+    );
+    let text = std::fs::read_to_string(&memory).unwrap();
+    assert!(text.contains("json_object_schema"), "replaced: {text}");
+}
+
+/// The schema goes inside json_object where the server takes it, and is dropped where the server
+/// refuses it there.
+#[tokio::test]
+async fn json_object_carries_the_schema_unless_the_server_refuses_it() {
+    let server = Server {
+        reject_json_schema: true,
+        json_object_schema: true,
+        ..Server::default()
+    };
+    let (_mock, model, client) = start(Wire::OpenAi, server).await;
+    let run = review(client, 1).await;
+    assert_intended(&run, "schema in json_object");
+    assert_eq!(count(&model, Asked::JsonObjectSchema), 6);
+    assert_eq!(count(&model, Asked::JsonObject), 0);
+
+    let server = Server {
+        reject_json_schema: true,
+        reject_json_object_schema: true,
+        ..Server::default()
+    };
+    let (_mock, model, client) = start(Wire::OpenAi, server).await;
+    let run = review(client, 1).await;
+    assert_intended(&run, "schema refused in json_object");
+    assert_eq!(
+        count(&model, Asked::JsonObjectSchema),
+        1,
+        "{:?}",
+        seen(&model)
+    );
+    assert_eq!(count(&model, Asked::JsonObject), 6);
+    let note = outcome(&run, Aspect::Tests)
+        .note
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        note.contains("asked with response_format json_object — the server rejected response_format json_schema (HTTP 400) and response_format json_object with the schema (HTTP 400)"),
+        "{note}"
+    );
+}
+
+/// `[review] structured_output` picks the shape: `off` asks with plain text at once, `json_object`
+/// starts there, and `json_schema` asks only that way, so a server refusing it fails the aspect
+/// with a reason that names the setting.
+#[tokio::test]
+async fn the_structured_output_setting_picks_the_shape() {
+    use pr_shepherd::review::settings::StructuredOutput;
+    let server = Server {
+        reject_json_schema: true,
+        json_object_schema: true,
+        ..Server::default()
+    };
+    for (setting, asked) in [
+        (StructuredOutput::Off, Asked::Plain),
+        (StructuredOutput::JsonObject, Asked::JsonObjectSchema),
+    ] {
+        let (mock, model) = serve(Wire::OpenAi, server.clone()).await;
+        let client = LlmClient::OpenAi(
+            OpenAiClient::new(
+                &format!("{}/v1", mock.uri()),
+                None,
+                "m".into(),
+                Some(MAX_TOKENS),
+                RetryPolicy::default(),
+            )
+            .unwrap()
+            .structured(setting, None),
+        );
+        let run = review(client, 6).await;
+        assert_intended(&run, setting.as_str());
+        assert_eq!(count(&model, asked), 6, "{setting:?}: {:?}", seen(&model));
+        assert_eq!(seen(&model).len(), 6, "{setting:?}: nothing else was asked");
+        assert!(run.aspects.iter().all(|a| {
+            a.note
+                .as_deref()
+                .is_none_or(|n| !n.contains("structured output"))
+        }));
+    }
+    let (mock, model) = serve(Wire::OpenAi, server).await;
+    let client = LlmClient::OpenAi(
+        OpenAiClient::new(
+            &format!("{}/v1", mock.uri()),
+            None,
+            "m".into(),
+            Some(MAX_TOKENS),
+            RetryPolicy::default(),
+        )
+        .unwrap()
+        .structured(StructuredOutput::JsonSchema, None),
+    );
+    let run = review(client, 6).await;
+    assert_eq!(count(&model, Asked::JsonSchema), 6);
+    assert_eq!(seen(&model).len(), 6);
+    for a in &run.aspects {
+        assert_eq!(a.state, AspectState::Failed);
+        let why = a.error.as_deref().unwrap_or_default();
+        assert!(
+            why.contains("the server refused response_format json_schema (`structured_output = \"json_schema\"`"),
+            "{why}"
         );
     }
 }
@@ -648,6 +897,15 @@ async fn an_answer_cut_twice_fails_the_aspect_with_that_reason() {
         for a in Aspect::ALL.into_iter().filter(|a| *a != Aspect::Perf) {
             assert_eq!(outcome(&run, a).state, AspectState::Done, "{wire:?} {a}");
         }
+        // The two cut answers were reported (1000 in, 100 out each): a failed aspect's tokens
+        // count in the run's usage.
+        assert_eq!(perf.tokens.input, Some(2000), "{wire:?} {structured}");
+        assert_eq!(perf.tokens.output, Some(200), "{wire:?} {structured}");
+        assert_eq!(
+            run.usage().tokens.input,
+            Some(6 * 1000 + 1000),
+            "{wire:?} {structured}"
+        );
         let md = markdown(&run, &first_review(&run));
         assert!(md.contains("### Performance — failed"), "{md}");
         assert!(md.contains("cut at the token limit"), "{md}");

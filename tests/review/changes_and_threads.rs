@@ -123,10 +123,13 @@ fn kept_texts_live_beside_the_markers() {
     let env = TestEnv::new();
     let o = run(&env, &["items", &demo_path()]);
     assert!(o.status.success(), "{}", all_output(&o));
-    let pr = env.state().join("acme-rivet").join("482");
+    let pr = support::demo_dir(&env.state());
     let markers = std::fs::read_dir(pr.join("seen")).unwrap().count();
-    let kept = std::fs::read_dir(pr.join("seen-text")).unwrap().count();
+    // One log beside them, a record (line) per marker.
+    let log = std::fs::read_to_string(pr.join("seen-text.log")).unwrap();
+    let kept = log.lines().filter(|l| l.starts_with('{')).count();
     assert_eq!(markers, kept);
+    assert!(!pr.join("seen-text").exists(), "no file per item");
     // The markers stay exactly as seed 000 prescribes: id, seenAt, bodyHash.
     let one = std::fs::read_dir(pr.join("seen"))
         .unwrap()
@@ -157,7 +160,7 @@ fn offline_thread_actions_go_to_the_outbox() {
     let v = json(&o);
     assert_eq!(v["action"], "resolve");
     assert_eq!(v["destination"], "outbox");
-    let path = env.state().join("acme-rivet/482/outbox/threads.json");
+    let path = support::demo_dir(&env.state()).join("outbox/threads.json");
     let outbox: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     let actions = outbox["actions"].as_array().unwrap();
     assert_eq!(actions.len(), 2);
@@ -208,7 +211,7 @@ fn bad_thread_input_exits_2_naming_it_and_writes_nothing() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", all_output(&o));
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
     }
-    assert!(!env.state().join("acme-rivet/482/outbox").exists());
+    assert!(!support::demo_dir(&env.state()).join("outbox").exists());
 }
 
 fn small_pr() -> FakePr {
@@ -377,6 +380,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
             deadline: Duration::from_secs(30),
             concurrency: 2,
             notify: None,
+            ..FetchOptions::default()
         };
         support::github_client::loopback_github(&server.uri(), TOKEN, opts).expect("client")
     };
@@ -449,14 +453,13 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     assert_eq!(marker.body_hash, Item::Thread(after).body_hash());
 }
 
-/// A file where the kept texts' folder belongs (fails for root too, unlike a read-only mode).
+/// A folder where the kept texts' log belongs (fails for root too, unlike a read-only mode).
 fn block_kept_texts(pr_dir: &Path) {
-    let kept = pr_dir.join("seen-text");
-    if kept.is_dir() {
-        std::fs::remove_dir_all(&kept).unwrap();
+    let kept = pr_dir.join("seen-text.log");
+    if kept.is_file() {
+        std::fs::remove_file(&kept).unwrap();
     }
-    std::fs::create_dir_all(pr_dir).unwrap();
-    std::fs::write(&kept, "not a folder").unwrap();
+    std::fs::create_dir_all(kept.join("not a file")).unwrap();
 }
 
 /// Failed before: a reply posted whose seen marker could not be recorded was a warning and exit
@@ -489,7 +492,7 @@ async fn a_posted_reply_that_cannot_be_recorded_is_not_success() {
 #[test]
 fn items_whose_texts_cannot_be_kept_is_not_success() {
     let env = TestEnv::new();
-    block_kept_texts(&env.state().join("acme-rivet").join("482"));
+    block_kept_texts(&support::demo_dir(&env.state()));
     let o = run(&env, &["items", &demo_path()]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(1), "{err}");

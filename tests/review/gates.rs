@@ -111,6 +111,7 @@ fn build(specs: Vec<(u8, bool, bool, usize, String, usize)>) -> Snapshot {
         },
         items,
         incomplete: vec![],
+        notes: vec![],
         origin: Origin::Live,
     }
 }

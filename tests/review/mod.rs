@@ -5,5 +5,7 @@ mod changes_and_threads;
 mod condense;
 mod engine;
 mod gates;
+mod llama_server;
+mod local_servers;
 mod post;
 mod stream;

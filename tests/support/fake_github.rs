@@ -49,9 +49,15 @@ pub fn pr_ref(number: u64) -> String {
 
 /// The fake PR's folder in the state dir `state`.
 pub fn pr_state_dir(state: &std::path::Path) -> std::path::PathBuf {
-    state
-        .join(format!("{OWNER}-{REPO}"))
-        .join(NUMBER.to_string())
+    let pr = pr_shepherd::pr::PrCoords {
+        host: None,
+        owner: OWNER.into(),
+        repo: REPO.into(),
+        number: NUMBER,
+    };
+    pr_shepherd::ledger::Ledger::new(state)
+        .pr_dir_to_read(&pr)
+        .expect("valid coordinates")
 }
 
 /// How many seen markers the state dir `state` holds for the fake PR.
@@ -274,6 +280,10 @@ pub struct State {
     /// The viewer's viewed state by path (`VIEWED`, `DISMISSED`; absent: `UNVIEWED`), changed
     /// by `markFileAsViewed` / `unmarkFileAsViewed`.
     pub viewed: Mutex<std::collections::HashMap<String, String>>,
+    /// When set, this connection ("comments" or "files") answers every page after the first with
+    /// the cursor it was asked for (`hasNextPage` true, the same `endCursor`; REST: a `Link` to
+    /// the same page), as a GitHub that keeps returning one page would.
+    pub repeat_cursor: Mutex<Option<&'static str>>,
 }
 
 /// Database ids of `pr.comments` start here (index order).
@@ -312,6 +322,7 @@ impl FakeGitHub {
                 reply_hold: Mutex::new(None),
                 patches: Mutex::new(std::collections::HashMap::new()),
                 viewed: Mutex::new(std::collections::HashMap::new()),
+                repeat_cursor: Mutex::new(None),
             }),
         }
     }
@@ -537,6 +548,8 @@ impl Respond for Responder {
             "pr"
         } else if query.contains("query ThreadComments") {
             "thread"
+        } else if query.contains("query ThreadTails") {
+            "tail"
         } else if query.contains("query Viewer") {
             "viewer"
         } else if query.contains("query InboxRepoPulls") {
@@ -584,6 +597,11 @@ impl Respond for Responder {
             ),
             "thread" => rate_headers(
                 ResponseTemplate::new(200).set_body_json(thread_answer(st, &seen.variables)),
+                "graphql",
+                remaining,
+            ),
+            "tail" => rate_headers(
+                ResponseTemplate::new(200).set_body_json(tail_answer(st, &seen.variables)),
                 "graphql",
                 remaining,
             ),
@@ -730,6 +748,11 @@ fn files(st: &State, req: &Request) -> ResponseTemplate {
     let pages = total.div_ceil(per).max(1);
     let root = st.api_base.lock().unwrap().clone();
     let mut t = ResponseTemplate::new(200).set_body_json(list);
+    if page > 1 && *st.repeat_cursor.lock().unwrap() == Some("files") {
+        let path = req.url.path();
+        let same = format!("<{root}{path}?per_page=100&page={page}>; rel=\"next\"");
+        return t.insert_header("link", same.as_str());
+    }
     if page < pages {
         let path = req.url.path();
         let next = format!(
@@ -997,6 +1020,10 @@ fn pr_answer(st: &State, v: &Value) -> Value {
             all.push(j);
         }
         p["comments"] = page(&all, &v["commentsAfter"], Value::clone);
+        if *st.repeat_cursor.lock().unwrap() == Some("comments") && !v["commentsAfter"].is_null() {
+            p["comments"]["pageInfo"] =
+                json!({"hasNextPage": true, "endCursor": v["commentsAfter"]});
+        }
     }
     let mut errors = Vec::new();
     if flag("withReviews") {
@@ -1151,6 +1178,34 @@ fn thread_answer(st: &State, v: &Value) -> Value {
         out["errors"] = Value::Array(errors);
     }
     out
+}
+
+/// `ThreadTails`: the last 100 comments of each aliased thread, with their count.
+fn tail_answer(st: &State, v: &Value) -> Value {
+    let mut data = serde_json::Map::new();
+    data.insert("rateLimit".into(), rate_limit());
+    for i in 0.. {
+        let Some(id) = v.get(format!("id{i}")).and_then(Value::as_str) else {
+            break;
+        };
+        let value = match st.pr.threads.iter().find(|t| t.id == id) {
+            Some(t) => {
+                let all = thread_comments_now(st, t);
+                let from = all.len().saturating_sub(100);
+                json!({
+                    "__typename": "PullRequestReviewThread",
+                    "comments": {
+                        "totalCount": all.len(),
+                        "pageInfo": {"hasNextPage": false, "endCursor": cursor(all.len())},
+                        "nodes": all[from..].iter().map(|c| comment_json(c, true)).collect::<Vec<_>>(),
+                    },
+                })
+            }
+            None => Value::Null,
+        };
+        data.insert(format!("t{i}"), value);
+    }
+    json!({"data": data})
 }
 
 /// The REST side: issue comments (list / create / update) and org membership.
@@ -1364,4 +1419,44 @@ pub fn payload(
     let p = dir.join(file.replace('/', "-"));
     std::fs::write(&p, v.to_string()).unwrap();
     p
+}
+
+/// A loopback "GitHub" whose answer never ends: every request gets `200`, chunked transfer
+/// encoding (no `Content-Length` to refuse up front) and a JSON-looking body that goes on,
+/// 64 KiB a chunk, until `max_bytes` or until the client hangs up. Returns its root URL and
+/// how many body bytes it managed to send, counted as it goes.
+pub async fn endless_answer_server(
+    max_bytes: usize,
+) -> (String, Arc<std::sync::atomic::AtomicUsize>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let root = format!("http://{}", listener.local_addr().unwrap());
+    let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = sent.clone();
+    tokio::spawn(async move {
+        while let Ok((mut sock, _)) = listener.accept().await {
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                // The request's head (and whatever of its body came with it) is read and ignored.
+                let mut buf = vec![0u8; 64 * 1024];
+                let _ = sock.read(&mut buf).await;
+                let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n";
+                if sock.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let piece = format!("{:x}\r\n{}\r\n", 64 * 1024, "x".repeat(64 * 1024));
+                let _ = sock.write_all(b"6\r\n{\"a\":\"\r\n").await;
+                let mut total = 0usize;
+                while total < max_bytes {
+                    if sock.write_all(piece.as_bytes()).await.is_err() {
+                        return;
+                    }
+                    total += 64 * 1024;
+                    counter.store(total, std::sync::atomic::Ordering::SeqCst);
+                }
+                let _ = sock.write_all(b"2\r\n\"}\r\n0\r\n\r\n").await;
+            });
+        }
+    });
+    (root, sent)
 }

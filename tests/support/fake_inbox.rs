@@ -64,6 +64,16 @@ impl IPr {
         }
     }
 
+    /// A PR with no items at all (a cheap row for very large queues).
+    pub fn bare(n: u64) -> IPr {
+        IPr {
+            threads: Vec::new(),
+            comments: 0,
+            reviews: 0,
+            ..IPr::ordinary(n)
+        }
+    }
+
     /// The total items `items` would list for this PR.
     pub fn items(&self) -> usize {
         self.threads.len() + self.comments + self.reviews + usize::from(self.shepherd_at.is_some())
@@ -103,6 +113,9 @@ pub struct State {
     pub prs: Vec<IPr>,
     /// Every request, and the fault to answer with.
     pub log: RequestLog<Seen>,
+    /// When set, every list page after the first answers with the cursor it was asked for
+    /// (`hasNextPage` true, the same `endCursor`).
+    pub repeat_list_cursor: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Clone)]
@@ -120,6 +133,7 @@ impl FakeInbox {
             state: Arc::new(State {
                 prs,
                 log: RequestLog::default(),
+                repeat_list_cursor: std::sync::atomic::AtomicBool::new(false),
             }),
         };
         Mock::given(method("POST"))
@@ -132,6 +146,13 @@ impl FakeInbox {
 
     pub fn set_fault(&self, f: FaultFn) {
         self.state.log.set_fault(f);
+    }
+
+    /// Makes the list repeat its cursor from the second page on (see [`State`]).
+    pub fn repeat_list_cursor(&self) {
+        self.state
+            .repeat_list_cursor
+            .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
     pub fn requests(&self) -> usize {
@@ -297,8 +318,22 @@ fn list_answer(st: &State, v: &Value) -> Value {
                 "message": format!("Could not resolve to a Repository with the name '{}/{}'.", v["owner"].as_str().unwrap_or(""), v["repo"].as_str().unwrap_or(""))}]
         });
     }
-    let all: Vec<Value> = st.prs.iter().map(listed).collect();
-    json!({"data": {"rateLimit": rate_limit(), "repository": {"pullRequests": page(&all, &v["after"])}}})
+    // Only the page asked for is built: a repository of thousands of PRs stays cheap.
+    let start = offset(&v["after"]).min(st.prs.len());
+    let end = (start + 100).min(st.prs.len());
+    let nodes: Vec<Value> = st.prs[start..end].iter().map(listed).collect();
+    let mut conn = json!({
+        "pageInfo": {"hasNextPage": end < st.prs.len(), "endCursor": if end > start { Value::String(cursor(end)) } else { Value::Null }},
+        "nodes": nodes,
+    });
+    if st
+        .repeat_list_cursor
+        .load(std::sync::atomic::Ordering::SeqCst)
+        && !v["after"].is_null()
+    {
+        conn["pageInfo"] = json!({"hasNextPage": true, "endCursor": v["after"]});
+    }
+    json!({"data": {"rateLimit": rate_limit(), "repository": {"pullRequests": conn}}})
 }
 
 fn search_answer(st: &State, v: &Value) -> Value {

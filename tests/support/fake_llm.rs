@@ -39,7 +39,26 @@ pub struct Behaviour {
     pub cut_first: usize,
     /// Refuse (HTTP 400) requests that carry `cache_control` or `prompt_cache_key`.
     pub reject_cache_fields: bool,
+    /// Answer without end (streamed: content events; whole: one JSON string that never closes),
+    /// until the client stops reading — or [`ENDLESS_CAP`] bytes, so the fake stops by itself.
+    pub endless: bool,
+    /// Like llama-cpp-python's server (its default `interrupt_requests`): a request that arrives
+    /// while a stream is running interrupts that stream, which ends with `data: [DONE]` without
+    /// a finish reason.
+    pub interrupt_running: bool,
+    /// Leave `usage` out of streamed answers (llama-cpp-python ignores
+    /// `stream_options.include_usage`).
+    pub stream_usage: bool,
+    /// The server's context in tokens (OpenAI wire): a longer prompt is refused with llama.cpp's
+    /// `exceed_context_size_error` (HTTP 400, naming the sizes); `GET /props` says it.
+    pub n_ctx: Option<u64>,
+    /// With `n_ctx`: refuse in OpenAI's `context_length_exceeded` shape instead, and have no
+    /// `/props` (the size is in the message only).
+    pub openai_overflow: bool,
 }
+
+/// The most an endless answer sends (far over any client's bound).
+pub const ENDLESS_CAP: usize = 128 << 20;
 
 impl Behaviour {
     pub fn new(wire: Wire) -> Behaviour {
@@ -50,6 +69,11 @@ impl Behaviour {
             reply: r#"{"findings": []}"#.to_owned(),
             cut_first: 0,
             reject_cache_fields: false,
+            endless: false,
+            interrupt_running: false,
+            stream_usage: true,
+            n_ctx: None,
+            openai_overflow: false,
         }
     }
 }
@@ -67,6 +91,12 @@ pub struct Call {
     pub output_tokens: u64,
     pub refused: bool,
     pub cut: bool,
+    /// Interrupted by a later request (`interrupt_running`).
+    pub interrupted: bool,
+    /// Refused as larger than `n_ctx`.
+    pub overflowed: bool,
+    /// Bytes of answer written before the client stopped reading (`endless`).
+    pub written: usize,
     pub body: Value,
 }
 
@@ -78,6 +108,13 @@ struct State {
     /// OpenAI: prompts whose answers have begun.
     prompts: Vec<String>,
     cuts_done: usize,
+    /// Streams running now, by call index, each with its interrupt flag.
+    running: Vec<(usize, Arc<std::sync::atomic::AtomicBool>)>,
+    /// The most calls that were in flight at once.
+    max_in_flight: usize,
+    in_flight: usize,
+    /// `GET /props` requests.
+    props: usize,
 }
 
 pub struct FakeLlm {
@@ -133,9 +170,26 @@ impl FakeLlm {
     pub fn behaviour(&self) -> &Behaviour {
         &self.behaviour
     }
+
+    /// The most requests that were answered at once.
+    pub fn max_in_flight(&self) -> usize {
+        self.state.lock().unwrap().max_in_flight
+    }
+
+    /// How often `GET /props` was asked.
+    pub fn props_asked(&self) -> usize {
+        self.state.lock().unwrap().props
+    }
 }
 
-async fn read_request(sock: &mut TcpStream) -> Option<Value> {
+/// One request: its method, path and JSON body (`Value::Null` without one).
+struct Request {
+    method: String,
+    path: String,
+    body: Value,
+}
+
+async fn read_request(sock: &mut TcpStream) -> Option<Request> {
     let mut buf = Vec::new();
     let mut tmp = [0u8; 16 * 1024];
     let head_end = loop {
@@ -148,10 +202,14 @@ async fn read_request(sock: &mut TcpStream) -> Option<Value> {
             break i + 4;
         }
     };
-    let head = String::from_utf8_lossy(&buf[..head_end]).to_ascii_lowercase();
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut first = head.lines().next().unwrap_or("").split(' ');
+    let method = first.next().unwrap_or("").to_owned();
+    let path = first.next().unwrap_or("").to_owned();
     let len: usize = head
+        .to_ascii_lowercase()
         .lines()
-        .find_map(|l| l.strip_prefix("content-length:"))
+        .find_map(|l| l.strip_prefix("content-length:").map(str::to_owned))
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(0);
     while buf.len() < head_end + len {
@@ -161,7 +219,12 @@ async fn read_request(sock: &mut TcpStream) -> Option<Value> {
         }
         buf.extend_from_slice(&tmp[..n]);
     }
-    serde_json::from_slice(&buf[head_end..head_end + len]).ok()
+    let body = if len == 0 {
+        Value::Null
+    } else {
+        serde_json::from_slice(&buf[head_end..head_end + len]).ok()?
+    };
+    Some(Request { method, path, body })
 }
 
 /// Text blocks in prompt order, each with whether it carries a cache mark.
@@ -243,37 +306,110 @@ fn chunks_of(text: &str, n: usize) -> Vec<String> {
     chars.chunks(size).map(|c| c.iter().collect()).collect()
 }
 
+/// Writes a whole HTTP answer and closes.
+async fn respond(sock: &mut TcpStream, status: &str, body: &str) -> std::io::Result<()> {
+    let resp = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    sock.write_all(resp.as_bytes()).await?;
+    sock.shutdown().await
+}
+
+/// Counts a request in flight until dropped.
+struct InFlight<'a>(&'a Mutex<State>, usize);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        let mut s = self.0.lock().unwrap();
+        s.in_flight -= 1;
+        let index = self.1;
+        s.running.retain(|(i, _)| *i != index);
+    }
+}
+
+fn call(received: Instant, streamed: bool, body: &Value) -> Call {
+    Call {
+        received,
+        began: None,
+        streamed,
+        input_tokens: 0,
+        cache_read: 0,
+        cache_write: 0,
+        output_tokens: 0,
+        refused: false,
+        cut: false,
+        interrupted: false,
+        overflowed: false,
+        written: 0,
+        body: body.clone(),
+    }
+}
+
+/// Sends `chunk` until the client stops reading or [`ENDLESS_CAP`] bytes went; returns how many.
+async fn endless(sock: &mut TcpStream, head: &str, chunk: &str) -> usize {
+    let mut written = 0;
+    if sock.write_all(head.as_bytes()).await.is_err() {
+        return 0;
+    }
+    while written < ENDLESS_CAP {
+        if sock.write_all(chunk.as_bytes()).await.is_err() {
+            break;
+        }
+        written += chunk.len();
+    }
+    written
+}
+
 async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io::Result<()> {
-    let Some(body) = read_request(&mut sock).await else {
+    let Some(req) = read_request(&mut sock).await else {
         return Ok(());
     };
     let received = Instant::now();
+    if req.method == "GET" {
+        st.lock().unwrap().props += 1;
+        return match (req.path.as_str(), b.n_ctx) {
+            ("/props", Some(n)) if !b.openai_overflow => {
+                let props = json!({"default_generation_settings": {"n_ctx": n}, "total_slots": 1});
+                respond(&mut sock, "200 OK", &props.to_string()).await
+            }
+            _ => respond(&mut sock, "404 Not Found", r#"{"error":"not found"}"#).await,
+        };
+    }
+    let body = req.body;
     let streamed = body.get("stream").and_then(|s| s.as_bool()) == Some(true);
     let has_cache_fields =
         body.get("prompt_cache_key").is_some() || blocks(&body).iter().any(|(_, marked)| *marked);
     if b.reject_cache_fields && has_cache_fields {
         st.lock().unwrap().calls.push(Call {
-            received,
-            began: None,
-            streamed,
-            input_tokens: 0,
-            cache_read: 0,
-            cache_write: 0,
-            output_tokens: 0,
             refused: true,
-            cut: false,
-            body: body.clone(),
+            ..call(received, streamed, &body)
         });
         let msg = r#"{"error":{"type":"invalid_request_error","message":"Unrecognized request argument supplied: cache_control / prompt_cache_key"}}"#;
-        let resp = format!(
-            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{msg}",
-            msg.len()
-        );
-        sock.write_all(resp.as_bytes()).await?;
-        return sock.shutdown().await;
+        return respond(&mut sock, "400 Bad Request", msg).await;
+    }
+    if let Some(n_ctx) = b.n_ctx {
+        let all: String = blocks(&body).iter().map(|(t, _)| t.as_str()).collect();
+        let prompt = tokens(all.chars().count());
+        if prompt > n_ctx {
+            st.lock().unwrap().calls.push(Call {
+                overflowed: true,
+                input_tokens: prompt,
+                ..call(received, streamed, &body)
+            });
+            let msg = if b.openai_overflow {
+                json!({"error": {"message": format!("This model's maximum context length is {n_ctx} tokens. However, your messages resulted in {prompt} tokens. Please reduce the length of the messages."),
+                    "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded"}})
+            } else {
+                json!({"error": {"code": 400, "message": format!("request ({prompt} tokens) exceeds the available context size ({n_ctx} tokens), try increasing it"),
+                    "type": "exceed_context_size_error", "n_prompt_tokens": prompt, "n_ctx": n_ctx}})
+            };
+            return respond(&mut sock, "400 Bad Request", &msg.to_string()).await;
+        }
     }
     // The prompt is read from the cache as it arrives (prefill starts now); what it writes
     // becomes readable once its answer begins, after `first_byte`, streamed or not.
+    let interrupted = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let (input, read, write, ready, cut, index) = {
         let mut s = st.lock().unwrap();
         let (input, read, write, ready) = account(b.wire, &body, &s);
@@ -282,19 +418,27 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
             s.cuts_done += 1;
         }
         s.calls.push(Call {
-            received,
-            began: None,
-            streamed,
             input_tokens: input,
             cache_read: read,
             cache_write: write,
             output_tokens: tokens(b.reply.chars().count()),
-            refused: false,
             cut,
-            body: body.clone(),
+            ..call(received, streamed, &body)
         });
-        (input, read, write, ready, cut, s.calls.len() - 1)
+        let index = s.calls.len() - 1;
+        if b.interrupt_running {
+            for (_, flag) in &s.running {
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        if streamed {
+            s.running.push((index, interrupted.clone()));
+        }
+        s.in_flight += 1;
+        s.max_in_flight = s.max_in_flight.max(s.in_flight);
+        (input, read, write, ready, cut, index)
     };
+    let _in_flight = InFlight(st, index);
     tokio::time::sleep(b.first_byte).await;
     {
         let mut s = st.lock().unwrap();
@@ -305,6 +449,32 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
         if streamed && let Some(c) = s.calls.get_mut(index) {
             c.began = Some(Instant::now());
         }
+    }
+    if b.endless {
+        let chunk = "x".repeat(64 * 1024);
+        let written = if streamed {
+            let event = format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"content": chunk}}]})
+            );
+            endless(
+                &mut sock,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n",
+                &event,
+            )
+            .await
+        } else {
+            endless(
+                &mut sock,
+                "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n{\"choices\": [{\"message\": {\"content\": \"",
+                &chunk,
+            )
+            .await
+        };
+        if let Some(c) = st.lock().unwrap().calls.get_mut(index) {
+            c.written = written;
+        }
+        return Ok(());
     }
     if !streamed {
         tokio::time::sleep(b.total.saturating_sub(b.first_byte)).await;
@@ -329,12 +499,7 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
             }),
         }
         .to_string();
-        let resp = format!(
-            "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{answer}",
-            answer.len()
-        );
-        sock.write_all(resp.as_bytes()).await?;
-        return sock.shutdown().await;
+        return respond(&mut sock, "200 OK", &answer).await;
     }
     sock.write_all(
         b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n",
@@ -380,15 +545,25 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
                 "data: {}\n\n",
                 json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
             ));
-            events.push(format!(
-                "data: {}\n\n",
-                json!({"choices": [], "usage": {"prompt_tokens": input, "completion_tokens": output,
-                    "prompt_tokens_details": {"cached_tokens": read}}})
-            ));
+            if b.stream_usage {
+                events.push(format!(
+                    "data: {}\n\n",
+                    json!({"choices": [], "usage": {"prompt_tokens": input, "completion_tokens": output,
+                        "prompt_tokens_details": {"cached_tokens": read}}})
+                ));
+            }
             events.push("data: [DONE]\n\n".to_owned());
         }
     }
     for (i, ev) in events.iter().enumerate() {
+        if i >= 1 && interrupted.load(std::sync::atomic::Ordering::SeqCst) {
+            // llama-cpp-python: another request is waiting, so this stream ends here.
+            if let Some(c) = st.lock().unwrap().calls.get_mut(index) {
+                c.interrupted = true;
+            }
+            sock.write_all(b"data: [DONE]\n\n").await?;
+            return sock.shutdown().await;
+        }
         sock.write_all(ev.as_bytes()).await?;
         sock.flush().await?;
         if cut && i >= 2 {

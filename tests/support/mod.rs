@@ -61,6 +61,18 @@ pub fn demo_coords() -> PrCoords {
     }
 }
 
+/// The PR's folder in the state dir `state`, as the ledger names it (tests never build it).
+pub fn pr_dir(state: &Path, pr: &PrCoords) -> std::path::PathBuf {
+    pr_shepherd::ledger::Ledger::new(state)
+        .pr_dir_to_read(pr)
+        .expect("valid coordinates")
+}
+
+/// The demo PR's folder in the state dir `state`.
+pub fn demo_dir(state: &Path) -> std::path::PathBuf {
+    pr_dir(state, &demo_coords())
+}
+
 /// `o`, after asserting that the run exited 0 (else the panic shows its stderr).
 pub fn exited_0(o: Output) -> Output {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

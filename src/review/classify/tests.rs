@@ -79,6 +79,7 @@ fn snapshot(items: Vec<Item>) -> Snapshot {
         },
         items,
         incomplete: vec![],
+        notes: vec![],
         origin: Origin::Live,
     }
 }

@@ -14,7 +14,7 @@ use crate::review::classify::AddressedBy;
 use crate::review::findings::{Finding, Rejected, Severity};
 use crate::review::prior::MetaFinding;
 use crate::review::prompt::DiffReport;
-use crate::review::run::{AspectOutcome, AspectState, ReviewRun};
+use crate::review::run::{AspectOutcome, AspectState, ConcurrencyLowered, ReviewRun};
 
 /// The whole document: the run, its aspects, every raised finding flat (with its
 /// classification), what was treated as addressed or no longer reported, and the body.
@@ -33,6 +33,10 @@ pub struct ReviewDocument<'a> {
     /// No aspect failed or timed out, and the run was not cancelled.
     complete: bool,
     usage: UsageTotals,
+    /// Remarks on the run as a whole (the concurrency lowered, a server memory ignored, …).
+    notes: &'a [String],
+    /// The concurrency was lowered during the run (`null`: it was not).
+    concurrency_lowered: Option<&'a ConcurrencyLowered>,
     aspects: Vec<AspectEntry<'a>>,
     findings: Vec<RaisedFinding<'a>>,
     mode_reason: &'a str,
@@ -54,6 +58,10 @@ struct UsageTotals {
     cache_read_tokens: Option<u64>,
     cache_write_tokens: Option<u64>,
     calls: u32,
+    /// Calls whose answers came without usage (not in the counts).
+    calls_without_usage: u32,
+    /// "not reported by the server" (for N of M calls), or `null` when every call reported.
+    note: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     estimated_cost: Option<EstimatedCost>,
 }
@@ -91,8 +99,11 @@ struct AspectEntry<'a> {
     cache_read_tokens: Option<u64>,
     cache_write_tokens: Option<u64>,
     calls: u32,
+    calls_without_usage: u32,
     diff: Option<&'a DiffReport>,
     note: Option<&'a str>,
+    /// Findings merged into another with the same id (0 when none).
+    merged: u32,
 }
 
 /// A finding with every field (unlike the run file, which leaves out empty ones).
@@ -166,6 +177,8 @@ impl<'a> ReviewDocument<'a> {
             elapsed_ms: run.elapsed_ms,
             complete: !run.is_incomplete() && !run.cancelled,
             usage: UsageTotals::of(run),
+            notes: &run.notes,
+            concurrency_lowered: run.concurrency_lowered.as_ref(),
             aspects: run.aspects.iter().map(AspectEntry::of).collect(),
             findings: all
                 .into_iter()
@@ -216,6 +229,8 @@ impl UsageTotals {
             cache_read_tokens: u.tokens.cache_read,
             cache_write_tokens: u.tokens.cache_write,
             calls: u.calls,
+            calls_without_usage: u.calls_without_usage,
+            note: super::usage_note(run),
             estimated_cost: run.prices.map(|p| EstimatedCost {
                 total: run.estimated_cost(),
                 prices: PricesPerMillion {
@@ -248,8 +263,10 @@ impl<'a> AspectEntry<'a> {
             cache_read_tokens: a.tokens.cache_read,
             cache_write_tokens: a.tokens.cache_write,
             calls: a.calls,
+            calls_without_usage: a.calls_without_usage,
             diff: a.diff.as_ref(),
             note: a.note.as_deref(),
+            merged: a.merged,
         }
     }
 }

@@ -47,8 +47,10 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
                 cache_write: None,
             },
             calls: 1,
+            calls_without_usage: 0,
             diff: None,
             note: None,
+            merged: 0,
         })
         .collect();
     ReviewRun {
@@ -62,6 +64,8 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
         cancelled: false,
         aspects,
         prices: None,
+        notes: Vec::new(),
+        concurrency_lowered: None,
     }
 }
 
@@ -124,6 +128,7 @@ fn snapshot_with(bodies: &[(&str, String)]) -> Snapshot {
         pr,
         items,
         incomplete: vec![],
+        notes: vec![],
         origin: Origin::Live,
     }
 }
@@ -472,4 +477,43 @@ proptest! {
             prop_assert!(f.body.contains("--format md` lists them"));
         }
     }
+}
+
+#[test]
+fn a_review_whose_text_is_whole_says_only_the_metadata_was_compacted() {
+    // Critical findings only: the text keeps them whole; only the metadata can shrink.
+    let all: Vec<Finding> = (0..40u8)
+        .map(|i| {
+            let tag = char::from(b'a' + i % 26);
+            let msg = format!(
+                "Critical {tag}{}: {}",
+                char::from(b'a' + i / 26),
+                "this breaks under load and loses data on restart. ".repeat(12)
+            );
+            finding(Aspect::Correctness, Severity::Critical, "src/a.rs", 1, msg)
+        })
+        .collect();
+    let run = run_of(all);
+    let agg = Aggregate::first(&run);
+    let full = markdown(&run, &agg);
+    let f = fit_within(&run, &agg, full.chars().count() - 1);
+    assert!(f.condensed);
+    assert!(
+        f.body.contains(
+            "Nothing of the text is left out; only the hidden metadata is in its compact form"
+        ),
+        "{}",
+        &f.body[..600]
+    );
+    assert!(!f.body.contains("Left out: ."), "{}", &f.body[..600]);
+    // Every finding is shown in full: none is shortened to a line or counted.
+    for finding in run.findings() {
+        assert!(finding.message.split_whitespace().count() > 60);
+        assert!(
+            f.body.contains(finding.message.trim_end()),
+            "{}",
+            finding.id
+        );
+    }
+    assert!(!f.body.contains("more critical"), "none is counted only");
 }

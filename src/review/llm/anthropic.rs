@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamError};
 use super::sse::SseEvent;
-use super::structured::{self, Wire};
+use super::structured::{self, StructuredOutput, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
 
@@ -80,6 +80,23 @@ impl AnthropicClient {
 
     pub fn is_streaming(&self) -> bool {
         self.http.stream
+    }
+
+    /// Asks for the findings object as `[review] structured_output` says; with `auto`, starts
+    /// where an earlier run found this server answers, as remembered in `state_dir` (`None`:
+    /// nothing is remembered).
+    pub fn structured(
+        mut self,
+        setting: StructuredOutput,
+        state_dir: Option<&std::path::Path>,
+    ) -> AnthropicClient {
+        self.http.structured(setting, state_dir);
+        self
+    }
+
+    /// Remarks on the run made since the last call (see `LlmClient::take_notes`).
+    pub(super) fn take_notes(&self) -> Vec<String> {
+        self.http.take_notes()
     }
 
     /// Asks with the findings tool forced (falling back to text when the server rejects tools)

@@ -10,9 +10,9 @@
 
 use std::process::Stdio;
 
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use super::{Completion, LlmError};
+use super::{Completion, LlmError, MAX_ANSWER_BYTES};
 use crate::review::prompt::Prompt;
 
 #[derive(Debug, Clone)]
@@ -74,24 +74,104 @@ impl CommandClient {
                 let _ = s.shutdown().await;
             }
         };
-        let ((), out) = tokio::join!(write, child.wait_with_output());
-        let out = out.map_err(|e| LlmError::Command(format!("`{prog}` failed: {e}")))?;
-        if !out.status.success() {
-            let err = String::from_utf8_lossy(&out.stderr);
+        let stdout = child.stdout.take();
+        let stderr = child.stderr.take();
+        let (((), out), err) = tokio::join!(
+            async { tokio::join!(write, read_pipe(stdout, MAX_ANSWER_BYTES, Overflow::Stop)) },
+            read_pipe(stderr, MAX_STDERR_BYTES, Overflow::Drop),
+        );
+        let out = match out {
+            Ok(out) => out,
+            Err(PipeError::TooLarge | PipeError::Partial(_)) => {
+                // `_group` kills the program (and what it started) on the way out.
+                return Err(LlmError::Command(format!(
+                    "`{prog}` wrote an answer larger than {} MiB; it was not read further",
+                    MAX_ANSWER_BYTES / (1024 * 1024)
+                )));
+            }
+            Err(PipeError::Io(e)) => {
+                return Err(LlmError::Command(format!("`{prog}` failed: {e}")));
+            }
+        };
+        let err = match err {
+            Ok(bytes) | Err(PipeError::Partial(bytes)) => bytes,
+            Err(_) => Vec::new(),
+        };
+        let status = child
+            .wait()
+            .await
+            .map_err(|e| LlmError::Command(format!("`{prog}` failed: {e}")))?;
+        if !status.success() {
+            let err = String::from_utf8_lossy(&err);
             let err = crate::sanitize::one_line(&err);
             let err: String = err.chars().take(300).collect();
             return Err(LlmError::Command(format!(
-                "`{prog}` exited with {}: {err}",
-                out.status
+                "`{prog}` exited with {status}: {err}"
             )));
         }
-        let text = String::from_utf8(out.stdout).map_err(|_| {
+        let text = String::from_utf8(out).map_err(|_| {
             LlmError::Command(format!("`{prog}` wrote an answer that is not UTF-8"))
         })?;
         Ok(Completion {
             text,
             ..Completion::default()
         })
+    }
+}
+
+/// The most bytes of the program's stderr kept (for the error when it fails); the rest is read
+/// and dropped, so a chatty program never blocks on a full pipe.
+const MAX_STDERR_BYTES: usize = 64 * 1024;
+
+enum PipeError {
+    /// More than the limit; the program was left unread (and is killed).
+    TooLarge,
+    /// The first bytes, kept; more came and were dropped.
+    Partial(Vec<u8>),
+    Io(std::io::Error),
+}
+
+/// What [`read_pipe`] does past its limit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Overflow {
+    /// Stop reading: [`PipeError::TooLarge`].
+    Stop,
+    /// Read on and drop the rest: [`PipeError::Partial`] with the start.
+    Drop,
+}
+
+/// Reads a pipe to its end, keeping at most `limit` bytes.
+async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
+    pipe: Option<R>,
+    limit: usize,
+    overflow: Overflow,
+) -> Result<Vec<u8>, PipeError> {
+    let Some(mut pipe) = pipe else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut over = false;
+    loop {
+        let n = pipe.read(&mut buf).await.map_err(PipeError::Io)?;
+        if n == 0 {
+            break;
+        }
+        let room = limit.saturating_sub(out.len());
+        if n > room {
+            over = true;
+            out.extend_from_slice(&buf[..room]);
+            if overflow == Overflow::Stop {
+                return Err(PipeError::TooLarge);
+            }
+        } else if !over {
+            out.extend_from_slice(&buf[..n]);
+        }
+    }
+    if over {
+        Err(PipeError::Partial(out))
+    } else {
+        Ok(out)
     }
 }
 

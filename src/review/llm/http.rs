@@ -3,15 +3,18 @@
 //! 429 / 5xx / connection failures / cut streams, and the prompt-cache field switched off for
 //! the run when an endpoint refuses it.
 
-use std::sync::Arc;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use reqwest::header::HeaderMap;
 
+use super::context;
+use super::servers::ServerMemory;
 use super::sse::{SseEvent, SseParser};
-use super::structured::{self, Shape, ShapeMemory, Wire};
-use super::{CallEvents, Completion, LlmError};
+use super::structured::{self, Shape, ShapeMemory, StructuredOutput, Wire};
+use super::{CallEvents, Completion, LlmError, MAX_ANSWER_BYTES};
 
 /// How often and how patiently a call is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +33,9 @@ impl Default for RetryPolicy {
         }
     }
 }
+
+/// The most bytes of an error answer that are read (its reason is at the start).
+const MAX_ERROR_BYTES: usize = 64 * 1024;
 
 /// The longest `Retry-After` honoured; a provider asking for more is treated as this.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(30);
@@ -158,6 +164,88 @@ pub(super) struct HttpBackend {
     cache: Arc<AtomicBool>,
     /// The rung of the structured-output ladder this server takes.
     shape: ShapeMemory,
+    /// Where what is learnt about this server is kept across runs (`None`: nowhere).
+    servers: Option<ServerMemory>,
+    /// Remarks on the run as a whole, until the runner takes them (see [`HttpBackend::take_notes`]).
+    notes: Arc<Mutex<Vec<String>>>,
+    /// The server's context size from `/props`, once asked (`Some(None)`: it has none).
+    n_ctx: Arc<tokio::sync::Mutex<Option<Option<u64>>>>,
+    /// How many requests go at once (all, until the server keeps breaking concurrent streams).
+    gate: Arc<StreamGate>,
+}
+
+/// How many streams broke while other requests were in flight before the backend sends one
+/// request at a time.
+const BREAKS_BEFORE_ONE_AT_A_TIME: u32 = 2;
+
+/// The requests of one backend in flight, and how many may be: any number, until streams keep
+/// breaking while others are in flight (llama-cpp-python's server, by default, ends a running
+/// stream with `[DONE]` when another request arrives). Then one at a time for the rest of the
+/// run: a request waits until none other is in flight.
+#[derive(Debug, Default)]
+pub(super) struct StreamGate {
+    state: Mutex<GateState>,
+    freed: tokio::sync::Notify,
+}
+
+#[derive(Debug, Default)]
+struct GateState {
+    in_flight: usize,
+    one_at_a_time: bool,
+    /// Streams broken while another request was in flight.
+    shared_breaks: u32,
+}
+
+/// A request in flight; leaves the gate when dropped.
+pub(super) struct GateSlot<'a>(&'a StreamGate);
+
+impl Drop for GateSlot<'_> {
+    fn drop(&mut self) {
+        self.0.lock().in_flight -= 1;
+        self.0.freed.notify_waiters();
+    }
+}
+
+impl StreamGate {
+    fn lock(&self) -> std::sync::MutexGuard<'_, GateState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Waits until the request may go (at once, unless one at a time and another is in flight).
+    pub(super) async fn enter(&self) -> GateSlot<'_> {
+        loop {
+            // Registered before the check, so a slot freed in between still wakes it.
+            let freed = self.freed.notified();
+            {
+                let mut s = self.lock();
+                if !s.one_at_a_time || s.in_flight == 0 {
+                    s.in_flight += 1;
+                    return GateSlot(self);
+                }
+            }
+            freed.await;
+        }
+    }
+
+    /// A stream of a request in flight broke. Returns why the backend now goes one request at a
+    /// time, when this break decided it.
+    pub(super) fn broke(&self) -> Option<String> {
+        let mut s = self.lock();
+        if s.in_flight <= 1 || s.one_at_a_time {
+            return None;
+        }
+        s.shared_breaks += 1;
+        if s.shared_breaks < BREAKS_BEFORE_ONE_AT_A_TIME {
+            return None;
+        }
+        s.one_at_a_time = true;
+        Some(format!(
+            "the server broke {} answer streams while other requests were in flight",
+            s.shared_breaks
+        ))
+    }
 }
 
 impl HttpBackend {
@@ -181,8 +269,68 @@ impl HttpBackend {
             retry,
             stream: false,
             cache: Arc::new(AtomicBool::new(true)),
-            shape: ShapeMemory::default(),
+            shape: ShapeMemory::new(wire, StructuredOutput::Auto, None),
+            servers: None,
+            notes: Arc::default(),
+            n_ctx: Arc::default(),
+            gate: Arc::default(),
         })
+    }
+
+    /// Asks for the findings object as `setting` says, starting (for `auto`) where an earlier
+    /// run found this server answers, as remembered in `state_dir` (`None`: nothing is
+    /// remembered). A memory file that cannot be used is ignored, with a note.
+    pub(super) fn structured(&mut self, setting: StructuredOutput, state_dir: Option<&Path>) {
+        self.servers = state_dir.and_then(|d| ServerMemory::new(d, &self.url));
+        let learnt = match &self.servers {
+            Some(m) if setting == StructuredOutput::Auto => {
+                let (learnt, note) = m.load(chrono::Utc::now());
+                self.note(note);
+                learnt
+            }
+            _ => None,
+        };
+        self.shape = ShapeMemory::new(self.wire, setting, learnt);
+    }
+
+    fn note(&self, note: Option<String>) {
+        if let Some(n) = note {
+            self.notes
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(n);
+        }
+    }
+
+    /// The remarks on the run made since the last call (a server memory that was ignored, …).
+    pub(super) fn take_notes(&self) -> Vec<String> {
+        std::mem::take(
+            &mut *self
+                .notes
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
+    /// Keeps what this run learnt about the server's structured output, once, off the async
+    /// threads. A memory that cannot be written is a note, not a failure.
+    async fn remember_shape(&self) {
+        let (Some(memory), Some(learnt)) = (&self.servers, self.shape.take_learnt()) else {
+            return;
+        };
+        let m = memory.clone();
+        let stored =
+            tokio::task::spawn_blocking(move || m.store(&learnt, chrono::Utc::now())).await;
+        let why = match stored {
+            Ok(Ok(())) => return,
+            Ok(Err(why)) => why,
+            Err(e) => e.to_string(),
+        };
+        self.note(Some(format!(
+            "what this server takes could not be remembered in {}: {}",
+            memory.path().display(),
+            crate::sanitize::one_line(&why)
+        )));
     }
 
     /// Asks for one answer: on the best structured-output shape the server takes, and once more
@@ -198,19 +346,22 @@ impl HttpBackend {
         whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
     ) -> Result<Completion, LlmError> {
         let body = &body;
-        structured::ask(
-            self.wire,
+        let done = structured::ask(
             self.provider,
             &self.shape,
             max_tokens,
             |shape, max_tokens| {
                 self.with_cache_field(move |cached| async move {
                     let body = body(shape, max_tokens, cached);
-                    self.send::<C>(&body, events, whole).await
+                    self.send::<C>(&body, shape, events, whole).await
                 })
             },
         )
-        .await
+        .await;
+        if done.is_ok() {
+            self.remember_shape().await;
+        }
+        done
     }
 
     /// `send(cached)` with the prompt-cache field while the endpoint takes it. When the endpoint
@@ -249,48 +400,76 @@ impl HttpBackend {
     async fn send<C: Collector>(
         &self,
         body: &serde_json::Value,
+        shape: Shape,
         events: &dyn CallEvents,
         whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
     ) -> Result<Completion, LlmError> {
         let provider = self.provider;
         if !self.stream {
             let answer = self
-                .post(false, body, move |resp, attempt| async move {
-                    read_json(resp, provider, attempt).await.map(Answer::Done)
-                })
+                .post(
+                    false,
+                    body,
+                    shape,
+                    events,
+                    move |resp, attempt| async move {
+                        read_json(resp, provider, attempt).await.map(Answer::Done)
+                    },
+                )
                 .await?;
             events.began();
-            return whole(&answer);
+            let done = whole(&answer)?;
+            events.answered(&done.tokens);
+            return Ok(done);
         }
-        self.post(true, body, move |mut resp, attempt| async move {
-            events.began();
-            let is_json = resp
-                .headers()
-                .get(reqwest::header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.contains("application/json"));
-            if is_json {
-                let answer = read_json(resp, provider, attempt).await?;
-                return whole(&answer).map(Answer::Done);
-            }
-            match read_stream::<C>(&mut resp, events).await {
-                Ok(done) => Ok(Answer::Done(done)),
-                Err(StreamEnd::Fatal(detail)) => Err(LlmError::Protocol { provider, detail }),
-                Err(StreamEnd::Cut(why)) => Ok(Answer::Cut(why)),
-            }
-        })
-        .await
+        let done = self
+            .post(
+                true,
+                body,
+                shape,
+                events,
+                move |mut resp, attempt| async move {
+                    events.began();
+                    let is_json = resp
+                        .headers()
+                        .get(reqwest::header::CONTENT_TYPE)
+                        .and_then(|v| v.to_str().ok())
+                        .is_some_and(|v| v.contains("application/json"));
+                    if is_json {
+                        let answer = read_json(resp, provider, attempt).await?;
+                        return whole(&answer).map(Answer::Done);
+                    }
+                    match read_stream::<C>(&mut resp, events).await {
+                        Ok(done) => Ok(Answer::Done(done)),
+                        Err(StreamEnd::Fatal(detail)) => {
+                            Err(LlmError::Protocol { provider, detail })
+                        }
+                        Err(StreamEnd::TooLarge) => Err(too_large(provider, true)),
+                        Err(StreamEnd::Cut(why)) => Ok(Answer::Cut(why)),
+                    }
+                },
+            )
+            .await?;
+        events.answered(&done.tokens);
+        Ok(done)
     }
 
     /// POSTs `body` as JSON (asking for server-sent events when `stream`) and hands a successful
     /// answer to `read`. Retries 429, 500, 502, 503, 504, 529 (after `Retry-After`, capped, when
     /// the provider sends one) and connection failures up to `retry.retries` times; so is an
     /// answer `read` finds cut (a stream that stopped before its proper end, a read error
-    /// mid-stream, a retryable error event).
+    /// mid-stream, a retryable error event). A 5xx that refuses the structured output the body
+    /// asks for (`shape`, see [`Shape::refused_by`]) is not retried: it is the server's answer.
+    ///
+    /// Every attempt goes through the backend's [`StreamGate`]: when streams keep breaking while
+    /// other requests are in flight, the gate lets one request go at a time for the rest of the
+    /// run, and `events` hears of it.
     async fn post<T, F, Fut>(
         &self,
         stream: bool,
         body: &serde_json::Value,
+        shape: Shape,
+        events: &dyn CallEvents,
         mut read: F,
     ) -> Result<T, LlmError>
     where
@@ -305,6 +484,7 @@ impl HttpBackend {
             attempt += 1;
             let last = attempt > policy.retries;
             let backoff = policy.backoff.saturating_mul(1u32 << (attempt - 1).min(16));
+            let slot = self.gate.enter().await;
             let started = std::time::Instant::now();
             let mut request = self.client.post(url.clone()).headers(self.headers.clone());
             if stream {
@@ -332,6 +512,7 @@ impl HttpBackend {
                             detail: snippet(&e.to_string()),
                         });
                     }
+                    drop(slot);
                     tokio::time::sleep(backoff).await;
                     continue;
                 }
@@ -339,8 +520,23 @@ impl HttpBackend {
             let status = resp.status().as_u16();
             if !resp.status().is_success() {
                 let wait = retry_after(resp.headers()).unwrap_or(backoff);
-                let text = resp.text().await.unwrap_or_default();
-                if last || !retryable(status) {
+                let mut resp = resp;
+                let text = read_error_text(&mut resp).await;
+                if (400..500).contains(&status) && context::is_overflow(&text.to_ascii_lowercase())
+                {
+                    let (n_ctx, prompt_tokens) = context::sizes(&text);
+                    let n_ctx = match n_ctx {
+                        Some(n) => Some(n),
+                        None => self.server_context().await,
+                    };
+                    return Err(LlmError::ContextOverflow {
+                        provider,
+                        n_ctx,
+                        prompt_tokens,
+                        detail: snippet(&text),
+                    });
+                }
+                if last || !retryable(status) || shape.refused_by(status, &text) {
                     return Err(LlmError::Status {
                         provider,
                         status,
@@ -349,6 +545,7 @@ impl HttpBackend {
                     });
                 }
                 tracing::debug!(provider, status, attempt, "retrying after {wait:?}");
+                drop(slot);
                 tokio::time::sleep(wait).await;
                 continue;
             }
@@ -356,6 +553,11 @@ impl HttpBackend {
                 Answer::Done(done) => return Ok(done),
                 Answer::Cut(why) => why,
             };
+            if let Some(lowered) = self.gate.broke() {
+                tracing::info!(provider, "{lowered}");
+                events.lowered_concurrency(1, &lowered);
+            }
+            drop(slot);
             if last {
                 return Err(LlmError::Transport {
                     provider,
@@ -372,6 +574,46 @@ impl HttpBackend {
         }
     }
 }
+
+impl HttpBackend {
+    /// The server's context size as llama.cpp's `/props` says it (asked once per run; `None`
+    /// from servers without it).
+    async fn server_context(&self) -> Option<u64> {
+        let mut known = self.n_ctx.lock().await;
+        if let Some(n) = *known {
+            return n;
+        }
+        let url = context::props_url(&self.url);
+        let asked = async {
+            let mut resp = self
+                .client
+                .get(url)
+                .headers(self.headers.clone())
+                .send()
+                .await
+                .ok()?;
+            if !resp.status().is_success() {
+                return None;
+            }
+            let body = read_body(&mut resp, MAX_ERROR_BYTES * 4).await.ok()?;
+            context::n_ctx_of_props(&serde_json::from_slice(&body).ok()?)
+        };
+        let n = tokio::time::timeout(PROPS_TIMEOUT, asked)
+            .await
+            .ok()
+            .flatten();
+        tracing::debug!(
+            provider = self.provider,
+            n_ctx = n,
+            "server context from /props"
+        );
+        *known = Some(n);
+        n
+    }
+}
+
+/// How long `/props` may take to answer.
+const PROPS_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl std::fmt::Debug for HttpBackend {
     // The headers hold the API key: never printed.
@@ -390,20 +632,86 @@ enum Answer<T> {
     Cut(String),
 }
 
-/// Reads a whole answer as JSON (attempt `attempt`, for the error).
+/// Why a body could not be read whole.
+enum BodyError {
+    /// More than the limit (the rest was not read).
+    TooLarge,
+    /// The connection broke.
+    Broken(String),
+}
+
+/// Reads a body of at most `limit` bytes: a longer one (by its `Content-Length` or as it
+/// arrives) is not read further.
+async fn read_body(resp: &mut reqwest::Response, limit: usize) -> Result<Vec<u8>, BodyError> {
+    if resp
+        .content_length()
+        .is_some_and(|n| n > u64::try_from(limit).unwrap_or(u64::MAX))
+    {
+        return Err(BodyError::TooLarge);
+    }
+    let mut body = Vec::new();
+    while let Some(bytes) = resp
+        .chunk()
+        .await
+        .map_err(|e| BodyError::Broken(snippet(&e.to_string())))?
+    {
+        if body.len() + bytes.len() > limit {
+            return Err(BodyError::TooLarge);
+        }
+        body.extend_from_slice(&bytes);
+    }
+    Ok(body)
+}
+
+/// The text of an error answer: its first [`MAX_ERROR_BYTES`] (enough to say what went wrong).
+async fn read_error_text(resp: &mut reqwest::Response) -> String {
+    let mut body = Vec::new();
+    while let Ok(Some(bytes)) = resp.chunk().await {
+        let room = MAX_ERROR_BYTES - body.len();
+        body.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        if body.len() >= MAX_ERROR_BYTES {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&body).into_owned()
+}
+
+/// The error for an answer larger than [`MAX_ANSWER_BYTES`].
+fn too_large(provider: &'static str, streamed: bool) -> LlmError {
+    LlmError::Protocol {
+        provider,
+        detail: format!(
+            "the {} is larger than {} MiB; it was not read further",
+            if streamed { "answer stream" } else { "answer" },
+            MAX_ANSWER_BYTES / (1024 * 1024)
+        ),
+    }
+}
+
+/// Reads a whole answer as JSON, at most [`MAX_ANSWER_BYTES`] (attempt `attempt`, for the
+/// error).
 async fn read_json(
-    resp: reqwest::Response,
+    mut resp: reqwest::Response,
     provider: &'static str,
     attempt: u32,
 ) -> Result<serde_json::Value, LlmError> {
-    let text = resp.text().await.map_err(|e| LlmError::Transport {
+    let body = match read_body(&mut resp, MAX_ANSWER_BYTES).await {
+        Ok(body) => body,
+        Err(BodyError::TooLarge) => return Err(too_large(provider, false)),
+        Err(BodyError::Broken(detail)) => {
+            return Err(LlmError::Transport {
+                provider,
+                attempts: attempt,
+                detail,
+            });
+        }
+    };
+    serde_json::from_slice(&body).map_err(|e| LlmError::Protocol {
         provider,
-        attempts: attempt,
-        detail: snippet(&e.to_string()),
-    })?;
-    serde_json::from_str(&text).map_err(|e| LlmError::Protocol {
-        provider,
-        detail: format!("the answer is not JSON ({e}): {}", snippet(&text)),
+        detail: format!(
+            "the answer is not JSON ({e}): {}",
+            snippet(&String::from_utf8_lossy(&body))
+        ),
     })
 }
 
@@ -436,6 +744,11 @@ pub(super) trait Collector: Default {
     fn apply(&mut self, ev: &SseEvent) -> Result<usize, StreamError>;
     /// The stream reached its proper end.
     fn finished(&self) -> bool;
+    /// Why a stream that is not `finished` did not finish, when the collector knows better than
+    /// "it stopped mid-answer".
+    fn why_unfinished(&self) -> Option<String> {
+        None
+    }
     /// Characters of answer collected so far.
     fn received(&self) -> usize;
     fn into_completion(self) -> Completion;
@@ -454,6 +767,8 @@ enum StreamEnd {
     Cut(String),
     /// Not worth another attempt.
     Fatal(String),
+    /// More than [`MAX_ANSWER_BYTES`]: not read further, not asked again.
+    TooLarge,
 }
 
 /// Reads one streamed answer to its end.
@@ -463,6 +778,7 @@ async fn read_stream<C: Collector>(
 ) -> Result<Completion, StreamEnd> {
     let mut parser = SseParser::default();
     let mut collector = C::default();
+    let mut read = 0usize;
     loop {
         let bytes = match resp.chunk().await {
             Ok(Some(b)) => b,
@@ -475,6 +791,10 @@ async fn read_stream<C: Collector>(
                 )));
             }
         };
+        read += bytes.len();
+        if read > MAX_ANSWER_BYTES {
+            return Err(StreamEnd::TooLarge);
+        }
         for ev in parser.push(&bytes) {
             match collector.apply(&ev) {
                 Ok(0) => {}
@@ -500,9 +820,13 @@ async fn read_stream<C: Collector>(
     if collector.finished() {
         Ok(collector.into_completion())
     } else {
-        Err(StreamEnd::Cut(format!(
-            "the answer stream stopped mid-answer after {} characters",
-            collector.received()
+        Err(StreamEnd::Cut(collector.why_unfinished().unwrap_or_else(
+            || {
+                format!(
+                    "the answer stream stopped mid-answer after {} characters",
+                    collector.received()
+                )
+            },
         )))
     }
 }

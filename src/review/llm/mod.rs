@@ -10,9 +10,11 @@
 
 mod anthropic;
 mod command;
+mod context;
 mod http;
 mod openai;
 mod replay;
+mod servers;
 mod sse;
 mod structured;
 
@@ -25,12 +27,19 @@ pub use command::CommandClient;
 pub use http::RetryPolicy;
 pub use openai::OpenAiClient;
 pub use replay::ReplayClient;
+pub use servers::FILE_NAME as SERVER_MEMORY_FILE;
 pub use structured::{MAX_TOKENS_CAP, Shape, larger_max_tokens};
 
 use super::aspect::Aspect;
 use super::prompt::Prompt;
 use super::settings::{BackendKind, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ReviewSettings};
 use crate::pr::RecordedAnswer;
+
+/// The most bytes one answer may take — an HTTP answer whole or streamed (events and all), a
+/// `command` program's stdout: far more than any answer within the token limits, and a bound on
+/// what a broken or hostile server can make a review hold. A larger answer ends the call with an
+/// error saying so.
+pub const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
 
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
@@ -47,6 +56,9 @@ pub struct LlmEnv {
     pub anthropic_base_url: Option<String>,
     pub openai_api_key: Option<String>,
     pub openai_base_url: Option<String>,
+    /// The state dir, where what is learnt about each server is kept across runs
+    /// ([`SERVER_MEMORY_FILE`]); `None`: nothing is remembered (every test's default).
+    pub state_dir: Option<std::path::PathBuf>,
 }
 
 impl LlmEnv {
@@ -59,7 +71,14 @@ impl LlmEnv {
             anthropic_base_url: get(ANTHROPIC_BASE_URL),
             openai_api_key: get(OPENAI_API_KEY),
             openai_base_url: get(OPENAI_BASE_URL),
+            state_dir: None,
         }
+    }
+
+    /// Remembers what is learnt about each server in `state_dir` (see [`LlmEnv::state_dir`]).
+    pub fn remembering_in(mut self, state_dir: Option<std::path::PathBuf>) -> LlmEnv {
+        self.state_dir = state_dir;
+        self
     }
 }
 
@@ -72,6 +91,7 @@ impl std::fmt::Debug for LlmEnv {
             .field("anthropic_base_url", &self.anthropic_base_url)
             .field("openai_api_key", &key(&self.openai_api_key))
             .field("openai_base_url", &self.openai_base_url)
+            .field("state_dir", &self.state_dir)
             .finish()
     }
 }
@@ -139,6 +159,19 @@ pub enum LlmError {
         attempts: u32,
         detail: String,
     },
+    /// The prompt does not fit the server's context (llama.cpp's `exceed_context_size_error`,
+    /// OpenAI's `context_length_exceeded`): never retried as it is; the runner re-chunks the diff
+    /// with a budget that fits (see `review::chunk::fitting_budget`). The sizes, when the error or
+    /// the server's `/props` named them.
+    #[error("{provider}: the prompt does not fit the server's context{}: {detail}", context_sizes(*.n_ctx, *.prompt_tokens))]
+    ContextOverflow {
+        provider: &'static str,
+        /// The server's context, in tokens.
+        n_ctx: Option<u64>,
+        /// The prompt's tokens as the server counted them.
+        prompt_tokens: Option<u64>,
+        detail: String,
+    },
     /// The provider could not be reached (after retries).
     #[error("cannot reach {provider} after {attempts} attempt(s): {detail}")]
     Transport {
@@ -166,6 +199,16 @@ pub enum LlmError {
     Replay(String),
 }
 
+/// " (N tokens; the prompt has M)" for a context-overflow error, as far as the sizes are known.
+fn context_sizes(n_ctx: Option<u64>, prompt: Option<u64>) -> String {
+    match (n_ctx, prompt) {
+        (Some(c), Some(p)) => format!(" ({c} tokens; the prompt has {p})"),
+        (Some(c), None) => format!(" ({c} tokens)"),
+        (None, Some(p)) => format!(" (the prompt has {p} tokens)"),
+        (None, None) => String::new(),
+    }
+}
+
 /// What a call reports while it runs (to the runner: the warm-first fan-out and the console's
 /// progress). Both default to doing nothing.
 pub trait CallEvents: Send + Sync {
@@ -174,6 +217,13 @@ pub trait CallEvents: Send + Sync {
     fn began(&self) {}
     /// `chars` more characters of answer arrived.
     fn received(&self, _chars: usize) {}
+    /// An answer was read to its end (a whole one, a stream to its proper end, one cut at the
+    /// token limit and asked again): what it cost, as the server reported it (every count `None`:
+    /// it reported nothing). Every answer of a call is reported, whatever becomes of the call.
+    fn answered(&self, _usage: &TokenUsage) {}
+    /// The backend sends at most `to` requests at once for the rest of the run, and why (the
+    /// server kept breaking concurrent streams).
+    fn lowered_concurrency(&self, _to: usize, _why: &str) {}
 }
 
 /// Reports nothing.
@@ -233,12 +283,31 @@ impl LlmClient {
             LlmClient::OpenAi(c) => c.complete(prompt, events).await,
             LlmClient::Command(c) => {
                 events.began();
-                c.complete(prompt).await
+                let done = c.complete(prompt).await;
+                if let Ok(c) = &done {
+                    events.answered(&c.tokens);
+                }
+                done
             }
             LlmClient::Replay(c) => {
                 events.began();
-                c.complete(prompt.aspect, prompt.chunk)
+                let done = c.complete(prompt.aspect, prompt.chunk);
+                if let Ok(c) = &done {
+                    events.answered(&c.tokens);
+                }
+                done
             }
+        }
+    }
+
+    /// Remarks on the run as a whole that the backend made since the last call: a server memory
+    /// in the state dir that was ignored or could not be written, … (the runner says them as
+    /// [`crate::review::ReviewEvent::Note`] and keeps them in the run).
+    pub fn take_notes(&self) -> Vec<String> {
+        match self {
+            LlmClient::Anthropic(c) => c.take_notes(),
+            LlmClient::OpenAi(c) => c.take_notes(),
+            LlmClient::Command(_) | LlmClient::Replay(_) => Vec::new(),
         }
     }
 
@@ -296,7 +365,8 @@ impl LlmClient {
                         settings.max_output_tokens,
                         retry,
                     )?
-                    .streaming(settings.stream),
+                    .streaming(settings.stream)
+                    .structured(settings.structured_output, env.state_dir.as_deref()),
                 )
             }
             BackendKind::Openai => {
@@ -316,7 +386,8 @@ impl LlmClient {
                         Some(settings.max_output_tokens),
                         retry,
                     )?
-                    .streaming(settings.stream),
+                    .streaming(settings.stream)
+                    .structured(settings.structured_output, env.state_dir.as_deref()),
                 )
             }
             BackendKind::Command => LlmClient::Command(

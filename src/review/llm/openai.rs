@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamError};
 use super::sse::SseEvent;
-use super::structured::{self, Wire};
+use super::structured::{self, StructuredOutput, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
 use crate::review::prompt::Prompt;
 
@@ -80,6 +80,23 @@ impl OpenAiClient {
 
     pub fn is_streaming(&self) -> bool {
         self.http.stream
+    }
+
+    /// Asks for the findings object as `[review] structured_output` says; with `auto`, starts
+    /// where an earlier run found this server answers, as remembered in `state_dir` (`None`:
+    /// nothing is remembered).
+    pub fn structured(
+        mut self,
+        setting: StructuredOutput,
+        state_dir: Option<&std::path::Path>,
+    ) -> OpenAiClient {
+        self.http.structured(setting, state_dir);
+        self
+    }
+
+    /// Remarks on the run made since the last call (see `LlmClient::take_notes`).
+    pub(super) fn take_notes(&self) -> Vec<String> {
+        self.http.take_notes()
     }
 
     /// Asks with structured output (falling back when the server rejects it) and asks again once
@@ -237,8 +254,19 @@ impl Collector for OpenAiStream {
     }
 
     fn finished(&self) -> bool {
-        // Some compatible servers end without `[DONE]`; a finish reason is an end too.
-        self.done || self.finish_reason.is_some()
+        // The finish reason is the end of an answer; `[DONE]` only ends the stream. Without one
+        // the answer is broken (llama-cpp-python sends `[DONE]` alone when another request
+        // interrupts it), and asked again; some servers end without `[DONE]` after it.
+        self.finish_reason.is_some()
+    }
+
+    fn why_unfinished(&self) -> Option<String> {
+        (self.done && self.finish_reason.is_none()).then(|| {
+            format!(
+                "the answer stream ended (`[DONE]`) without a finish reason after {} characters",
+                self.received()
+            )
+        })
     }
 
     fn received(&self) -> usize {

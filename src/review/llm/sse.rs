@@ -17,10 +17,13 @@ impl SseEvent {
 }
 
 /// Splits a byte stream into events. Bytes may arrive cut anywhere, even inside a UTF-8
-/// character; `\n`, `\r\n` and `\r` all end a line.
+/// character; `\n`, `\r\n` and `\r` all end a line. Each byte is looked at once, however the
+/// stream is cut (a line that never ends costs no more than its bytes; the transport bounds them).
 #[derive(Debug, Default)]
 pub struct SseParser {
     buf: Vec<u8>,
+    /// How far `buf` has been searched for a line end without finding one.
+    scanned: usize,
     event: Option<String>,
     data: Vec<String>,
 }
@@ -30,9 +33,21 @@ impl SseParser {
     pub fn push(&mut self, bytes: &[u8]) -> Vec<SseEvent> {
         self.buf.extend_from_slice(bytes);
         let mut out = Vec::new();
-        while let Some(end) = self.buf.iter().position(|b| *b == b'\n' || *b == b'\r') {
+        // `start`: where the current line begins; `at`: from where to look for its end.
+        let mut start = 0;
+        let mut at = self.scanned;
+        loop {
+            let Some(off) = self.buf[at..]
+                .iter()
+                .position(|b| *b == b'\n' || *b == b'\r')
+            else {
+                at = self.buf.len();
+                break;
+            };
+            let end = at + off;
             // A `\r` at the very end may be the first half of `\r\n`: wait for the next byte.
             if self.buf[end] == b'\r' && end + 1 == self.buf.len() {
+                at = end;
                 break;
             }
             let skip = if self.buf[end] == b'\r' && self.buf.get(end + 1) == Some(&b'\n') {
@@ -40,12 +55,15 @@ impl SseParser {
             } else {
                 1
             };
-            let line: Vec<u8> = self.buf.drain(..end + skip).take(end).collect();
-            let line = String::from_utf8_lossy(&line);
+            let line = String::from_utf8_lossy(&self.buf[start..end]).into_owned();
             if let Some(ev) = self.line(&line) {
                 out.push(ev);
             }
+            start = end + skip;
+            at = start;
         }
+        self.buf.drain(..start);
+        self.scanned = at - start;
         out
     }
 

@@ -24,6 +24,7 @@ use serde_json::{Value, json};
 
 use super::{Completion, LlmError};
 use crate::review::findings::{CONTRACT_NAME, contract_schema};
+pub use crate::review::settings::StructuredOutput;
 
 /// The most `max_tokens` a cut answer is asked again with.
 pub const MAX_TOKENS_CAP: u32 = 16_384;
@@ -39,6 +40,9 @@ pub fn larger_max_tokens(used: u32) -> u32 {
 pub enum Shape {
     /// OpenAI `response_format: {"type": "json_schema", "json_schema": {…, "strict": true}}`.
     JsonSchema,
+    /// `response_format: {"type": "json_object", "schema": {…}}`: JSON mode with the contract, the
+    /// way llama-cpp-python (and llama.cpp's server) take a schema there.
+    JsonObjectSchema,
     /// OpenAI `response_format: {"type": "json_object"}`.
     JsonObject,
     /// Anthropic: the contract as a tool, forced with `tool_choice`.
@@ -51,30 +55,71 @@ impl Shape {
     pub fn describe(self) -> &'static str {
         match self {
             Shape::JsonSchema => "response_format json_schema",
+            Shape::JsonObjectSchema => "response_format json_object with the schema",
             Shape::JsonObject => "response_format json_object",
             Shape::Tool => "a forced tool call",
             Shape::Plain => "plain text",
         }
     }
 
-    /// Whether `err` is the server refusing this shape: a 4xx (not auth, not-found or rate limit)
-    /// whose text names the parameter.
-    fn rejected_by(self, err: &LlmError) -> bool {
-        let LlmError::Status { status, detail, .. } = err else {
-            return false;
-        };
-        if !(400..500).contains(status) || matches!(status, 401 | 403 | 404 | 408 | 429) {
-            return false;
+    /// The shape's name where it is remembered (the state dir's server memory).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shape::JsonSchema => "json_schema",
+            Shape::JsonObjectSchema => "json_object_schema",
+            Shape::JsonObject => "json_object",
+            Shape::Tool => "tool",
+            Shape::Plain => "plain",
         }
-        let d = detail.to_ascii_lowercase();
-        let names: &[&str] = match self {
-            Shape::JsonSchema | Shape::JsonObject => {
+    }
+
+    pub fn parse(name: &str) -> Option<Shape> {
+        [
+            Shape::JsonSchema,
+            Shape::JsonObjectSchema,
+            Shape::JsonObject,
+            Shape::Tool,
+            Shape::Plain,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == name)
+    }
+
+    /// The request parameters a refusal of this shape names.
+    fn parameters(self) -> &'static [&'static str] {
+        match self {
+            Shape::JsonSchema | Shape::JsonObjectSchema | Shape::JsonObject => {
                 &["response_format", "json_schema", "json_object"]
             }
             Shape::Tool => &["tool"],
             Shape::Plain => &[],
-        };
-        names.iter().any(|n| d.contains(n))
+        }
+    }
+
+    /// Whether an error answer (`status`, body `text`) is the server refusing this shape: a 4xx
+    /// (not auth, not-found or rate limit) whose text names the parameter, or a 5xx that does
+    /// (llama-cpp-python answers an unsupported `response_format` with HTTP 500 and its
+    /// validation error). Such a 5xx is not worth another attempt: the transport does not retry
+    /// it.
+    pub fn refused_by(self, status: u16, text: &str) -> bool {
+        let client_error =
+            (400..500).contains(&status) && !matches!(status, 401 | 403 | 404 | 408 | 429);
+        if !(client_error || (500..600).contains(&status)) {
+            return false;
+        }
+        let d = text.to_ascii_lowercase();
+        if super::context::is_overflow(&d) {
+            return false;
+        }
+        self.parameters().iter().any(|n| d.contains(n))
+    }
+
+    /// Whether `err` is the server refusing this shape (see [`Shape::refused_by`]).
+    fn rejected_by(self, err: &LlmError) -> bool {
+        match err {
+            LlmError::Status { status, detail, .. } => self.refused_by(*status, detail),
+            _ => false,
+        }
     }
 }
 
@@ -86,12 +131,34 @@ pub enum Wire {
 }
 
 impl Wire {
-    pub fn ladder(self) -> &'static [Shape] {
-        match self {
-            Wire::OpenAi => &[Shape::JsonSchema, Shape::JsonObject, Shape::Plain],
-            Wire::Anthropic => &[Shape::Tool, Shape::Plain],
+    /// The shapes to try, best first, for the `[review] structured_output` setting: `auto`
+    /// falls down the whole ladder; `json_schema` and `json_object` ask only that way (for
+    /// Anthropic both mean the forced tool), `json_object` with the schema where the server takes
+    /// it; `off` asks with plain text.
+    pub fn ladder(self, setting: StructuredOutput) -> &'static [Shape] {
+        use StructuredOutput as S;
+        match (self, setting) {
+            (_, S::Off) => &[Shape::Plain],
+            (Wire::OpenAi, S::Auto) => &[
+                Shape::JsonSchema,
+                Shape::JsonObjectSchema,
+                Shape::JsonObject,
+                Shape::Plain,
+            ],
+            (Wire::OpenAi, S::JsonSchema) => &[Shape::JsonSchema],
+            (Wire::OpenAi, S::JsonObject) => &[Shape::JsonObjectSchema, Shape::JsonObject],
+            (Wire::Anthropic, S::Auto) => &[Shape::Tool, Shape::Plain],
+            (Wire::Anthropic, S::JsonSchema | S::JsonObject) => &[Shape::Tool],
         }
     }
+}
+
+/// What an earlier run learnt about this server (the state dir's server memory): the shape it
+/// answered, and what it rejected on the way there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Learnt {
+    pub shape: Shape,
+    pub rejected: Vec<String>,
 }
 
 #[derive(Debug, Default)]
@@ -99,36 +166,126 @@ struct Fallen {
     rung: usize,
     /// What was rejected on the way down, e.g. "response_format json_schema (HTTP 400)".
     rejected: Vec<String>,
+    /// The rung came from the server memory (and nothing was rejected since).
+    remembered: bool,
+    /// The rung an answer came on first, until it is taken to be remembered.
+    answered: Option<usize>,
+    /// The rung the run started on.
+    start: Option<usize>,
 }
 
 /// The rung of the ladder a client is on; clones share it, so a fallback holds for the run.
-#[derive(Debug, Clone, Default)]
-pub struct ShapeMemory(Arc<Mutex<Fallen>>);
+#[derive(Debug, Clone)]
+pub struct ShapeMemory {
+    ladder: &'static [Shape],
+    /// `structured_output = "auto"`: a refusal falls one rung lower, and what answered is worth
+    /// remembering for the server.
+    auto: bool,
+    setting: StructuredOutput,
+    inner: Arc<Mutex<Fallen>>,
+}
+
+impl Default for ShapeMemory {
+    fn default() -> Self {
+        ShapeMemory::new(Wire::OpenAi, StructuredOutput::Auto, None)
+    }
+}
 
 impl ShapeMemory {
+    /// The ladder for `wire` and `setting`, starting where `learnt` says this server answered
+    /// (for `auto` only; a shape not on the ladder is ignored).
+    pub fn new(wire: Wire, setting: StructuredOutput, learnt: Option<Learnt>) -> ShapeMemory {
+        let ladder = wire.ladder(setting);
+        let auto = setting == StructuredOutput::Auto;
+        let mut fallen = Fallen::default();
+        if auto
+            && let Some(l) = learnt
+            && let Some(rung) = ladder.iter().position(|s| *s == l.shape)
+        {
+            fallen.rung = rung;
+            fallen.rejected = l.rejected;
+            fallen.remembered = rung > 0;
+            fallen.start = Some(rung);
+        }
+        ShapeMemory {
+            ladder,
+            auto,
+            setting,
+            inner: Arc::new(Mutex::new(fallen)),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Fallen> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     fn rung(&self) -> usize {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).rung
+        self.lock().rung
     }
 
     /// Moves below `from` (unless another aspect already went lower) and returns the new rung.
     fn fall_below(&self, from: usize, why: String) -> usize {
-        let mut f = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut f = self.lock();
         if f.rung <= from {
+            if f.remembered {
+                // What an earlier run learnt no longer holds: say only what this run saw.
+                f.rejected.clear();
+                f.remembered = false;
+            }
             f.rung = from + 1;
             f.rejected.push(why);
         }
         f.rung
     }
 
+    /// An answer came on `rung`.
+    fn answered(&self, rung: usize) {
+        let mut f = self.lock();
+        if f.answered.is_none() {
+            f.answered = Some(rung);
+        }
+    }
+
+    /// What this run learnt about the server, once, when it is worth remembering: `auto`, and an
+    /// answer came on another rung than the run started on.
+    pub fn take_learnt(&self) -> Option<Learnt> {
+        if !self.auto {
+            return None;
+        }
+        let mut f = self.lock();
+        let rung = f.answered.take()?;
+        if f.start == Some(rung) || (f.start.is_none() && rung == 0) {
+            return None;
+        }
+        f.start = Some(rung);
+        Some(Learnt {
+            shape: *self.ladder.get(rung)?,
+            rejected: f.rejected.clone(),
+        })
+    }
+
     /// The note for an aspect asked on `shape`, rung `rung` of its ladder: `None` on the first.
     fn note(&self, rung: usize, shape: Shape) -> Option<String> {
-        let f = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let f = self.lock();
         (rung > 0).then(|| {
-            format!(
-                "structured output: asked with {} — the server rejected {}; remembered for the rest of the run",
-                shape.describe(),
+            let rejected = if f.rejected.is_empty() {
+                "the shapes above it".to_owned()
+            } else {
                 f.rejected.join(" and ")
-            )
+            };
+            if f.remembered {
+                format!(
+                    "structured output: asked with {} — the server rejected {} in an earlier run (remembered in the state dir)",
+                    shape.describe(),
+                    rejected
+                )
+            } else {
+                format!(
+                    "structured output: asked with {} — the server rejected {}; remembered for the rest of the run",
+                    shape.describe(),
+                    rejected
+                )
+            }
         })
     }
 }
@@ -140,6 +297,7 @@ pub fn shape_openai(body: &mut Value, shape: Shape) {
             "type": "json_schema",
             "json_schema": {"name": CONTRACT_NAME, "strict": true, "schema": contract_schema()},
         }),
+        Shape::JsonObjectSchema => json!({"type": "json_object", "schema": contract_schema()}),
         Shape::JsonObject => json!({"type": "json_object"}),
         Shape::Tool | Shape::Plain => return,
     };
@@ -247,7 +405,6 @@ fn join(a: Option<String>, b: Option<String>) -> Option<String> {
 /// the completion with `truncated` set when the provider said the answer hit the token limit.
 /// `max_tokens` is the configured limit (`None`: the provider's default).
 pub async fn ask<F, Fut>(
-    wire: Wire,
     provider: &'static str,
     memory: &ShapeMemory,
     max_tokens: Option<u32>,
@@ -257,13 +414,13 @@ where
     F: FnMut(Shape, Option<u32>) -> Fut,
     Fut: Future<Output = Result<Completion, LlmError>>,
 {
-    let ladder = wire.ladder();
+    let ladder = memory.ladder;
     let last = ladder.len() - 1;
     let mut rung = memory.rung().min(last);
     let first = loop {
         let shape = ladder[rung];
         match send(shape, max_tokens).await {
-            Err(e) if rung < last && shape.rejected_by(&e) => {
+            Err(e) if rung < last && memory.auto && shape.rejected_by(&e) => {
                 let status = match &e {
                     LlmError::Status { status, .. } => *status,
                     _ => 0,
@@ -272,9 +429,26 @@ where
                 tracing::debug!(provider, "falling back from {why}");
                 rung = memory.fall_below(rung, why).min(last);
             }
+            Err(e) if rung < last && shape.rejected_by(&e) => {
+                // `json_object` as set: with the schema where the server takes it.
+                rung = memory
+                    .fall_below(rung, format!("{} (refused)", shape.describe()))
+                    .min(last);
+            }
+            Err(e) if shape.rejected_by(&e) && !memory.auto => {
+                return Err(LlmError::Protocol {
+                    provider,
+                    detail: format!(
+                        "the server refused {} (`structured_output = \"{}\"`; \"auto\" falls back to what it takes): {e}",
+                        shape.describe(),
+                        memory.setting.as_str()
+                    ),
+                });
+            }
             other => break other?,
         }
     };
+    memory.answered(rung);
     let shape = ladder[rung];
     let shape_note = memory.note(rung, shape);
     if !first.truncated {
@@ -348,7 +522,19 @@ mod tests {
         assert!(!Shape::Tool.rejected_by(&e));
         assert!(!Shape::JsonSchema.rejected_by(&status(400, "bad model")));
         assert!(!Shape::JsonSchema.rejected_by(&status(429, "response_format")));
-        assert!(!Shape::JsonSchema.rejected_by(&status(500, "response_format")));
+        // llama-cpp-python refuses json_schema with a 500 naming it; a 5xx naming nothing is a
+        // fault (retried by the transport), not a refusal.
+        assert!(Shape::JsonSchema.rejected_by(&status(
+            500,
+            "response_format.type Input should be 'text' or 'json_object'"
+        )));
+        assert!(!Shape::JsonSchema.rejected_by(&status(503, "overloaded")));
+        assert!(Shape::JsonObjectSchema.rejected_by(&status(400, "response_format.schema: extra")));
+        // A context overflow is not a refusal, whatever else it names.
+        assert!(!Shape::JsonSchema.rejected_by(&status(
+            400,
+            "exceed_context_size_error (with response_format json_schema)"
+        )));
         assert!(Shape::Tool.rejected_by(&status(400, "tools: Extra inputs are not permitted")));
         assert!(!Shape::Plain.rejected_by(&status(400, "response_format")));
     }
@@ -361,6 +547,11 @@ mod tests {
         assert_eq!(
             b["response_format"]["json_schema"]["schema"],
             contract_schema()
+        );
+        shape_openai(&mut b, Shape::JsonObjectSchema);
+        assert_eq!(
+            b["response_format"],
+            json!({"type": "json_object", "schema": contract_schema()})
         );
         shape_openai(&mut b, Shape::JsonObject);
         assert_eq!(b["response_format"], json!({"type": "json_object"}));
@@ -418,7 +609,7 @@ mod tests {
 
     #[tokio::test]
     async fn falls_down_the_ladder_once_per_run_and_says_so() {
-        let memory = ShapeMemory::default();
+        let memory = ShapeMemory::new(Wire::OpenAi, StructuredOutput::Auto, None);
         let calls = AtomicUsize::new(0);
         let send = |shape: Shape, _| {
             calls.fetch_add(1, Ordering::SeqCst);
@@ -427,50 +618,88 @@ mod tests {
                     Shape::JsonSchema => {
                         Err(status(400, "response_format.json_schema unsupported"))
                     }
-                    Shape::JsonObject => Err(status(422, "json_object is not supported")),
+                    Shape::JsonObjectSchema | Shape::JsonObject => {
+                        Err(status(422, "json_object is not supported"))
+                    }
                     _ => Ok(done("{}")),
                 }
             }
         };
-        let c = ask(Wire::OpenAi, "openai", &memory, Some(100), send)
-            .await
-            .unwrap();
-        assert_eq!(calls.load(Ordering::SeqCst), 3);
+        let c = ask("openai", &memory, Some(100), send).await.unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), 4);
         let note = c.note.unwrap();
         assert!(note.contains("asked with plain text"), "{note}");
         assert!(
-            note.contains("json_schema (HTTP 400) and response_format json_object (HTTP 422)"),
+            note.contains("json_schema (HTTP 400) and response_format json_object with the schema (HTTP 422) and response_format json_object (HTTP 422)"),
             "{note}"
         );
         // Remembered: the next aspect goes straight to plain text and says why.
-        let c = ask(Wire::OpenAi, "openai", &memory, Some(100), send)
-            .await
-            .unwrap();
-        assert_eq!(calls.load(Ordering::SeqCst), 4);
+        let c = ask("openai", &memory, Some(100), send).await.unwrap();
+        assert_eq!(calls.load(Ordering::SeqCst), 5);
         assert!(
             c.note
                 .unwrap()
                 .contains("remembered for the rest of the run")
         );
         // Other errors are not a reason to fall back.
-        let fresh = ShapeMemory::default();
-        let r = ask(
-            Wire::Anthropic,
-            "anthropic",
-            &fresh,
-            Some(100),
-            |_, _| async { Err::<Completion, _>(status(400, "max_tokens too large")) },
-        )
+        let fresh = ShapeMemory::new(Wire::Anthropic, StructuredOutput::Auto, None);
+        let r = ask("anthropic", &fresh, Some(100), |_, _| async {
+            Err::<Completion, _>(status(400, "max_tokens too large"))
+        })
         .await;
         assert!(matches!(r, Err(LlmError::Status { .. })));
         assert_eq!(fresh.rung(), 0);
     }
 
     #[tokio::test]
-    async fn a_cut_answer_is_asked_again_once_with_more_tokens() {
-        let memory = ShapeMemory::default();
+    async fn a_remembered_shape_starts_the_ladder_and_a_new_one_is_learnt_once() {
+        let learnt = Learnt {
+            shape: Shape::JsonObjectSchema,
+            rejected: vec!["response_format json_schema (HTTP 500)".into()],
+        };
+        let memory = ShapeMemory::new(Wire::OpenAi, StructuredOutput::Auto, Some(learnt.clone()));
         let asked = Mutex::new(Vec::new());
-        let c = ask(Wire::Anthropic, "anthropic", &memory, Some(1000), |_, n| {
+        let c = ask("openai", &memory, Some(100), |shape, _| {
+            asked.lock().unwrap().push(shape);
+            async { Ok(done("{}")) }
+        })
+        .await
+        .unwrap();
+        assert_eq!(*asked.lock().unwrap(), [Shape::JsonObjectSchema]);
+        let note = c.note.unwrap();
+        assert!(
+            note.contains("in an earlier run (remembered in the state dir)"),
+            "{note}"
+        );
+        assert_eq!(memory.take_learnt(), None, "nothing new to remember");
+
+        // Not `auto`: what is remembered does not count, and nothing is learnt.
+        let pinned = ShapeMemory::new(Wire::OpenAi, StructuredOutput::JsonSchema, Some(learnt));
+        assert_eq!(pinned.rung(), 0);
+        let fresh = ShapeMemory::new(Wire::OpenAi, StructuredOutput::Auto, None);
+        let r = ask("openai", &fresh, Some(100), |shape, _| async move {
+            match shape {
+                Shape::JsonSchema => Err(status(500, "response_format: json_schema")),
+                _ => Ok(done("{}")),
+            }
+        })
+        .await;
+        assert!(r.is_ok());
+        assert_eq!(
+            fresh.take_learnt(),
+            Some(Learnt {
+                shape: Shape::JsonObjectSchema,
+                rejected: vec!["response_format json_schema (HTTP 500)".into()],
+            })
+        );
+        assert_eq!(fresh.take_learnt(), None, "once");
+    }
+
+    #[tokio::test]
+    async fn a_cut_answer_is_asked_again_once_with_more_tokens() {
+        let memory = ShapeMemory::new(Wire::Anthropic, StructuredOutput::Auto, None);
+        let asked = Mutex::new(Vec::new());
+        let c = ask("anthropic", &memory, Some(1000), |_, n| {
             asked.lock().unwrap().push(n);
             let cut = n == Some(1000);
             async move {
@@ -496,7 +725,7 @@ mod tests {
                 ..done("{\"findings\": [")
             })
         };
-        let e = ask(Wire::OpenAi, "openai", &memory, Some(1000), always_cut)
+        let e = ask("openai", &memory, Some(1000), always_cut)
             .await
             .unwrap_err();
         assert!(matches!(e, LlmError::Cut { .. }));
@@ -505,15 +734,9 @@ mod tests {
                 .contains("cut at max_tokens 1000, and again when asked with 2000"),
             "{e}"
         );
-        let e = ask(
-            Wire::OpenAi,
-            "openai",
-            &memory,
-            Some(MAX_TOKENS_CAP),
-            always_cut,
-        )
-        .await
-        .unwrap_err();
+        let e = ask("openai", &memory, Some(MAX_TOKENS_CAP), always_cut)
+            .await
+            .unwrap_err();
         assert!(e.to_string().contains("already the cap"), "{e}");
     }
 }

@@ -17,7 +17,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::client::{GraphqlError, GraphqlReply, errors_text};
-use super::pages::{MAX_ROUNDS, PageInfo, PrPages, continue_threads};
+use super::pages::{MAX_ROUNDS, PageInfo, Pager, PrPages, continue_threads};
 use super::{GitHub, GitHubError, ITEM_FRAGMENTS};
 use crate::pr::{Association, Author, PrCoords, PrMeta, Snapshot};
 
@@ -33,8 +33,12 @@ pub(crate) const INBOX_SEARCH_QUERY: &str = concat!(
 /// PRs per batched document. Ten PRs of 100 threads × 100 comments stay far below GitHub's
 /// 500,000-node limit per query.
 pub const PRS_PER_REQUEST: usize = 10;
-/// Bound on list pages (100 each): GitHub's search stops at 1,000 results anyway.
-const MAX_LIST_PAGES: usize = 50;
+/// Bound on a repository's list pages (100 each): 100,000 open PRs. The repository's
+/// `pullRequests` connection pages without the search's cap; the bound only ends a listing that
+/// never would (a repeated cursor ends it at once, see [`Pager`]).
+const MAX_LIST_PAGES: usize = 1_000;
+/// GitHub's search serves at most this many results, whatever `issueCount` says.
+pub const SEARCH_RESULT_CAP: usize = 1_000;
 
 /// One open PR as the list shows it (the body and the files are not fetched).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,6 +111,9 @@ struct ListPage {
     page_info: PageInfo,
     #[serde(default)]
     nodes: Vec<Option<ListedNode>>,
+    /// A search's count of everything it matched (absent for a repository's list).
+    #[serde(default)]
+    issue_count: Option<usize>,
 }
 
 fn association(s: Option<&str>) -> Association {
@@ -175,11 +182,15 @@ pub fn search_text(query: &str) -> String {
     q
 }
 
-/// Every open PR the spec names, paged completely. An unknown repository or a query GitHub
-/// rejects is an error carrying GitHub's reason.
+/// Every open PR the spec names, paged completely: a repository's however many (its
+/// `pullRequests` connection has no result cap). An unknown repository or a query GitHub
+/// rejects is an error carrying GitHub's reason; so is a search that matches more than GitHub's
+/// search serves ([`SEARCH_RESULT_CAP`]) and a repeated cursor: a partial list is never passed
+/// off as the whole.
 pub async fn list_open(gh: &GitHub, spec: &ListSpec) -> Result<Vec<OpenPr>, GitHubError> {
     let mut out = Vec::new();
     let mut after: Option<String> = None;
+    let mut pager = Pager::default();
     for page in 1..=MAX_LIST_PAGES {
         let (query, vars, what) = match spec {
             ListSpec::Repo { owner, repo } => (
@@ -220,20 +231,35 @@ pub async fn list_open(gh: &GitHub, spec: &ListSpec) -> Result<Vec<OpenPr>, GitH
                 errors_text(&reply.errors)
             )));
         }
+        if let (ListSpec::Search(q), Some(found)) = (spec, conn.issue_count)
+            && found > SEARCH_RESULT_CAP
+        {
+            return Err(GitHubError::Config(format!(
+                "the search `{}` finds {found} pull requests; GitHub's search serves at most \
+                 {SEARCH_RESULT_CAP}, so the rest could not be listed: narrow the search, or list \
+                 the repository (`pr-shepherd inbox OWNER/REPO`), which has no such cap",
+                crate::sanitize::one_line(q)
+            )));
+        }
         out.extend(
             conn.nodes
                 .into_iter()
                 .flatten()
                 .filter_map(|n| open_pr(n, gh.host())),
         );
-        match (conn.page_info.has_next_page, conn.page_info.end_cursor) {
-            (true, Some(c)) => after = Some(c),
-            _ => return Ok(out),
+        match pager.after(&conn.page_info) {
+            Ok(Some(c)) => after = Some(c),
+            Ok(None) => return Ok(out),
+            Err(repeated) => {
+                return Err(GitHubError::Invalid(format!(
+                    "{what}: {repeated}; the list was not finished"
+                )));
+            }
         }
     }
     Err(GitHubError::Invalid(format!(
-        "more than {} open PRs; the rest was not listed",
-        MAX_LIST_PAGES * 100
+        "more than {} pages of open PRs; the rest was not listed",
+        MAX_LIST_PAGES
     )))
 }
 
@@ -452,7 +478,8 @@ async fn fetch_batch(
             let first = f.rounds == 0;
             f.rounds += 1;
             match &reply {
-                Err(e) if first => f.failed = Some(clone_error(e)),
+                // A 401 halfway fails the PR as one on the first page does.
+                Err(e) if first || e.is_credentials() => f.failed = Some(clone_error(e)),
                 Err(e) => f.pages.give_up(&e.to_string()),
                 Ok(reply) => {
                     let one = alias_reply(reply, slot);
@@ -476,7 +503,12 @@ async fn fetch_batch(
         .filter(|f| f.failed.is_none())
         .map(|f| (&f.coords, &mut f.pages))
         .collect();
-    continue_threads(gh, &mut going).await;
+    let fatal = continue_threads(gh, &mut going).await.err();
+    if let Some(e) = &fatal {
+        for f in flights.iter_mut().filter(|f| f.failed.is_none()) {
+            f.failed = Some(clone_error(e));
+        }
+    }
     flights
         .into_iter()
         .map(|f| {
@@ -493,11 +525,25 @@ async fn fetch_batch(
 /// failure for each of its PRs.
 fn clone_error(e: &GitHubError) -> GitHubError {
     match e {
-        GitHubError::RateLimited { what, reset, wait } => GitHubError::RateLimited {
+        GitHubError::RateLimited {
+            what,
+            reset,
+            wait,
+            stop,
+        } => GitHubError::RateLimited {
             what: what.clone(),
             reset: *reset,
             wait: *wait,
+            stop: *stop,
         },
+        GitHubError::TooLarge { what, limit } => GitHubError::TooLarge {
+            what: what.clone(),
+            limit: *limit,
+        },
+        GitHubError::NoCredentials { tried } => GitHubError::NoCredentials {
+            tried: tried.clone(),
+        },
+        GitHubError::Auth(why) => GitHubError::Auth(why.clone()),
         GitHubError::Unavailable { what, why } => GitHubError::Unavailable {
             what: what.clone(),
             why: why.clone(),

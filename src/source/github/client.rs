@@ -23,7 +23,7 @@ use serde_json::Value;
 use tokio::time::Instant;
 
 use super::auth::Credentials;
-use super::{FetchOptions, GitHubError, Notice};
+use super::{FetchOptions, GitHubError, Notice, RateLimitStop};
 
 /// What `x-ratelimit-*` said on the last answer.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -212,7 +212,8 @@ impl Transport {
             let request = self.authorized(&method, url, body).await?;
             self.requests.fetch_add(1, Ordering::Relaxed);
             let sent = Instant::now();
-            let Ok(answer) = tokio::time::timeout_at(deadline, read_response(request)).await else {
+            let read = read_response(request, self.opts.max_answer_bytes);
+            let Ok(answer) = tokio::time::timeout_at(deadline, read).await else {
                 tracing::debug!(
                     %method,
                     path = crate::debuglog::url_path(url),
@@ -243,7 +244,14 @@ impl Transport {
             }
             let resp = match answer {
                 Ok(r) => r,
-                Err(why) => {
+                // The same answer would come again: never retried, never read further.
+                Err(ReadFailure::TooLarge) => {
+                    return Err(GitHubError::TooLarge {
+                        what: what.to_owned(),
+                        limit: self.opts.max_answer_bytes,
+                    });
+                }
+                Err(ReadFailure::Transport(why)) => {
                     let wait = self.retry_wait(what, why, attempt, max_attempts, None, deadline)?;
                     tokio::time::sleep(wait).await;
                     continue;
@@ -391,11 +399,12 @@ impl Transport {
             waits_so_far,
             "github rate limit"
         );
-        if waits_so_far >= 3 || wait > self.opts.max_rate_limit_wait {
+        if let Some(stop) = self.stop_waiting(waits_so_far, wait) {
             return Err(GitHubError::RateLimited {
                 what: what.to_owned(),
                 reset: rate.reset,
                 wait,
+                stop,
             });
         }
         self.notify(Notice::RateLimited {
@@ -404,6 +413,22 @@ impl Transport {
             reset: rate.reset,
         });
         Ok(wait)
+    }
+
+    /// Why a rate-limited request waits no more after `waits_so_far` waits, when GitHub asks
+    /// for `wait`: at most [`MAX_RATE_LIMIT_WAITS`] waits, each within the bound.
+    fn stop_waiting(&self, waits_so_far: u32, wait: Duration) -> Option<RateLimitStop> {
+        if waits_so_far >= MAX_RATE_LIMIT_WAITS {
+            Some(RateLimitStop::TooManyWaits {
+                waits: waits_so_far,
+            })
+        } else if wait > self.opts.max_rate_limit_wait {
+            Some(RateLimitStop::TooLong {
+                bound_secs: self.opts.max_rate_limit_wait.as_secs(),
+            })
+        } else {
+            None
+        }
     }
 
     /// A GraphQL request. HTTP-level faults are handled by [`Transport::send`]; an answer whose
@@ -450,11 +475,12 @@ impl Transport {
                     rate_waits,
                     "github graphql rate limit"
                 );
-                if rate_waits >= 3 || wait > self.opts.max_rate_limit_wait {
+                if let Some(stop) = self.stop_waiting(rate_waits, wait) {
                     return Err(GitHubError::RateLimited {
                         what: what.to_owned(),
                         reset: rate.reset,
                         wait,
+                        stop,
                     });
                 }
                 rate_waits += 1;
@@ -542,16 +568,53 @@ fn rate_limit_wait(h: &HeaderMap, rate: &RateLimit) -> Duration {
     Duration::from_secs(60)
 }
 
-/// Sends the request and reads the whole answer; a transport failure as text.
-async fn read_response(request: reqwest::RequestBuilder) -> Result<RawResponse, String> {
-    let resp = request.send().await.map_err(|e| transport_text(&e))?;
+/// Rate-limit waits one request makes at most; GitHub still limiting after them ends it.
+const MAX_RATE_LIMIT_WAITS: u32 = 3;
+
+/// Why an answer was not read.
+enum ReadFailure {
+    /// The connection failed or broke off (retryable), as text.
+    Transport(String),
+    /// The answer is over the size limit (said up front by `Content-Length`, or found while
+    /// reading): what was read is dropped.
+    TooLarge,
+}
+
+impl std::fmt::Display for ReadFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadFailure::Transport(why) => f.write_str(why),
+            ReadFailure::TooLarge => f.write_str("the answer is over the size limit"),
+        }
+    }
+}
+
+/// Sends the request and reads the answer, at most `limit` bytes of it: a `Content-Length` over
+/// the limit is refused before the body is read, and a body that grows past it is dropped as
+/// soon as it does, so a hostile answer costs at most `limit` bytes of memory.
+async fn read_response(
+    request: reqwest::RequestBuilder,
+    limit: usize,
+) -> Result<RawResponse, ReadFailure> {
+    let transport = |e: reqwest::Error| ReadFailure::Transport(transport_text(&e));
+    let mut resp = request.send().await.map_err(transport)?;
     let status = resp.status();
     let headers = resp.headers().clone();
-    let body = resp.bytes().await.map_err(|e| transport_text(&e))?;
+    let declared = resp.content_length().and_then(|n| usize::try_from(n).ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(ReadFailure::TooLarge);
+    }
+    let mut body = Vec::with_capacity(declared.unwrap_or(0));
+    while let Some(chunk) = resp.chunk().await.map_err(transport)? {
+        if body.len() + chunk.len() > limit {
+            return Err(ReadFailure::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
     Ok(RawResponse {
         status,
         headers,
-        body: body.to_vec(),
+        body,
     })
 }
 

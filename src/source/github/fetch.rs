@@ -16,7 +16,7 @@ use serde::Deserialize;
 
 use super::client::{RawResponse, http_error};
 use super::files::{fetch_graph_files, merge};
-use super::pages::{MAX_ROUNDS, PrPages, continue_threads};
+use super::pages::{MAX_ROUNDS, Pager, PrPages, continue_threads};
 use super::{GitHub, GitHubError, PR_QUERY};
 use crate::pr::{ChangedFile, PrCoords, Snapshot};
 
@@ -66,13 +66,15 @@ pub(super) async fn fetch_snapshot(
 async fn fetch_graph(gh: &GitHub, coords: &PrCoords) -> Result<PrPages, GitHubError> {
     let mut pages = PrPages::new();
     fetch_pages(gh, coords, &mut pages).await?;
-    continue_threads(gh, &mut [(coords, &mut pages)]).await;
+    continue_threads(gh, &mut [(coords, &mut pages)]).await?;
     Ok(pages)
 }
 
 /// The `pr.graphql` rounds: the first brings the PR and the first page of every connection; each
-/// further round advances every connection that still has pages. Only a failure of the first
-/// request is an error; a later one leaves what it was for incomplete.
+/// further round advances every connection that still has pages. A failure of the first
+/// request is an error, and so is one of the credentials on any page (a 401 halfway is no
+/// more recoverable than on the first request); any other later failure leaves what it was for
+/// incomplete.
 async fn fetch_pages(
     gh: &GitHub,
     coords: &PrCoords,
@@ -89,7 +91,7 @@ async fn fetch_pages(
             .await
         {
             Ok(r) => r,
-            Err(e) if first => return Err(e),
+            Err(e) if first || e.is_credentials() => return Err(e),
             Err(e) => {
                 pages.give_up(&e.to_string());
                 break;
@@ -149,6 +151,7 @@ pub(super) async fn get_all<T: serde::de::DeserializeOwned>(
 ) -> Result<Vec<T>, GitHubError> {
     let mut url = gh.endpoints().rest(path);
     let mut out = Vec::new();
+    let mut pager = Pager::default();
     for page in 1..=max_pages {
         let what = format!("{what} (page {page})");
         let resp: RawResponse = gh.transport.send(Method::GET, &url, None, &what).await?;
@@ -158,7 +161,11 @@ pub(super) async fn get_all<T: serde::de::DeserializeOwned>(
         let batch: Vec<T> = resp.json(&what)?;
         out.extend(batch);
         gh.page_done(&what);
-        match next_link(&resp) {
+        let next = next_link(&resp);
+        let next = pager
+            .next(next.is_some(), next.as_deref())
+            .map_err(|repeated| GitHubError::Invalid(format!("{what}: {repeated}")))?;
+        match next {
             // Never send the credentials anywhere but this API.
             Some(next) if next.starts_with(&gh.endpoints().api) => url = next,
             Some(next) => {

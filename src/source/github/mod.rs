@@ -84,7 +84,7 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("file_unviewed.graphql", files::FILE_UNVIEWED_MUTATION),
 ];
 
-pub use pages::thread_comments_query;
+pub use pages::{thread_comments_query, thread_tails_query};
 
 pub const DEFAULT_API_URL: &str = "https://api.github.com";
 
@@ -108,12 +108,18 @@ pub enum GitHubError {
     NotAPullRequest(String),
     #[error("no permission: {0}")]
     Forbidden(String),
-    #[error("{what}: GitHub's rate limit is exhausted{}; waiting {}s would exceed the bound (PR_SHEPHERD_HTTP_MAX_WAIT_S)", reset.map(|r| format!(" until {}", r.format("%H:%M:%S UTC"))).unwrap_or_default(), wait.as_secs())]
+    #[error("{what}: GitHub's rate limit is exhausted{}; {}", reset.map(|r| format!(" until {}", r.format("%H:%M:%S UTC"))).unwrap_or_default(), stop.says(*wait))]
     RateLimited {
         what: String,
         reset: Option<DateTime<Utc>>,
+        /// The wait GitHub asked for last.
         wait: Duration,
+        /// Why the client stopped waiting.
+        stop: RateLimitStop,
     },
+    /// An answer larger than [`FetchOptions::max_answer_bytes`]: read no further, never retried.
+    #[error("{what}: GitHub's answer is larger than {} MiB (PR_SHEPHERD_HTTP_MAX_ANSWER_MB); it was not read", limit / (1024 * 1024))]
+    TooLarge { what: String, limit: usize },
     /// 5xx, timeouts or connection failures that outlasted every retry.
     #[error("{what}: GitHub is unavailable: {why}")]
     Unavailable { what: String, why: String },
@@ -129,7 +135,44 @@ pub enum GitHubError {
     Invalid(String),
 }
 
+/// Why a rate-limited request stopped waiting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateLimitStop {
+    /// The wait asked for is longer than the bound on one wait (this many seconds).
+    TooLong { bound_secs: u64 },
+    /// GitHub was still limiting after this many waits, the most one request waits.
+    TooManyWaits { waits: u32 },
+}
+
+impl RateLimitStop {
+    /// The end of the error's sentence: why no further wait.
+    fn says(self, wait: Duration) -> String {
+        match self {
+            RateLimitStop::TooLong { bound_secs } => format!(
+                "waiting {}s would exceed the bound of {bound_secs}s on one wait (PR_SHEPHERD_HTTP_MAX_WAIT_S)",
+                wait.as_secs()
+            ),
+            RateLimitStop::TooManyWaits { waits } => format!(
+                "it was still limited after {waits} waits, the most one request waits (it asked for {}s more)",
+                wait.as_secs()
+            ),
+        }
+    }
+}
+
 impl GitHubError {
+    /// True for a failure of the credentials themselves (a 401, none found, a GitHub App that
+    /// cannot mint a token): whatever page it struck, the run cannot go on and exits 1, as on
+    /// the first request.
+    pub fn is_credentials(&self) -> bool {
+        matches!(
+            self,
+            GitHubError::Unauthorized { .. }
+                | GitHubError::NoCredentials { .. }
+                | GitHubError::Auth(_)
+        )
+    }
+
     /// True when the PR reference itself is wrong (exit code 2), not the environment.
     pub fn is_bad_reference(&self) -> bool {
         matches!(
@@ -207,8 +250,15 @@ pub struct FetchOptions {
     pub deadline: Duration,
     /// Nested thread-comment pages fetched at once.
     pub concurrency: usize,
+    /// The largest answer read (bytes, as sent): a longer one ends the request with
+    /// [`GitHubError::TooLarge`] before more of it is read.
+    pub max_answer_bytes: usize,
     pub notify: Option<NoticeSink>,
 }
+
+/// The default of [`FetchOptions::max_answer_bytes`]: 64 MiB. A page of 100 threads of 100
+/// comments of ordinary size is a few MB; a hostile one (a 1 GB answer) is refused at this size.
+pub const DEFAULT_MAX_ANSWER_BYTES: usize = 64 * 1024 * 1024;
 
 impl Default for FetchOptions {
     fn default() -> Self {
@@ -220,6 +270,7 @@ impl Default for FetchOptions {
             timeout: Duration::from_secs(30),
             deadline: Duration::from_secs(60),
             concurrency: 4,
+            max_answer_bytes: DEFAULT_MAX_ANSWER_BYTES,
             notify: None,
         }
     }
@@ -234,14 +285,15 @@ impl std::fmt::Debug for FetchOptions {
             .field("timeout", &self.timeout)
             .field("deadline", &self.deadline)
             .field("concurrency", &self.concurrency)
+            .field("max_answer_bytes", &self.max_answer_bytes)
             .finish_non_exhaustive()
     }
 }
 
 impl FetchOptions {
     /// Defaults, tuned by `PR_SHEPHERD_HTTP_BACKOFF_MS`, `PR_SHEPHERD_HTTP_MAX_WAIT_S`,
-    /// `PR_SHEPHERD_HTTP_TIMEOUT_S`, `PR_SHEPHERD_HTTP_DEADLINE_S` and
-    /// `PR_SHEPHERD_HTTP_ATTEMPTS` as `var` reports them (`commands::Context` passes the
+    /// `PR_SHEPHERD_HTTP_TIMEOUT_S`, `PR_SHEPHERD_HTTP_DEADLINE_S`, `PR_SHEPHERD_HTTP_ATTEMPTS`
+    /// and `PR_SHEPHERD_HTTP_MAX_ANSWER_MB` (1–4096) as `var` reports them (`commands::Context` passes the
     /// process environment's, read there once); notices go to stderr.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> FetchOptions {
         let num = |k: &str| var(k).and_then(|v| v.trim().parse::<u64>().ok());
@@ -261,6 +313,10 @@ impl FetchOptions {
         }
         if let Some(n) = num("PR_SHEPHERD_HTTP_ATTEMPTS") {
             o.max_attempts = u32::try_from(n.clamp(1, 10)).unwrap_or(4);
+        }
+        if let Some(mb) = num("PR_SHEPHERD_HTTP_MAX_ANSWER_MB") {
+            o.max_answer_bytes = usize::try_from(mb.clamp(1, 4096) * 1024 * 1024)
+                .unwrap_or(DEFAULT_MAX_ANSWER_BYTES);
         }
         o.notify = Some(Arc::new(|n: &Notice| crate::eprintln_clean!("note: {n}")));
         o

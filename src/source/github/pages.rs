@@ -12,7 +12,17 @@
 //! - [`continue_threads`] fetches the comments of threads with more than 100: one aliased
 //!   `node(id:)` per thread, up to 20 threads per `ThreadComments` request (of one PR or of
 //!   many), a few requests at a time.
-//! - [`PrPages::into_snapshot`] maps it all onto the snapshot model.
+//! - [`PrPages::into_snapshot`] maps it all onto the snapshot model, each item once ([`dedupe`]).
+//! - [`Pager`] is the one rule every paginated connection follows, here and in the PR lists and
+//!   REST pages: a cursor GitHub handed out before stops the connection ("GitHub returned the
+//!   same page twice").
+//!
+//! A thread with more comments than [`MAX_ROUNDS`] continuation pages reach is not left
+//! incomplete: its last 100 comments are read too ([`thread_tails_query`]), so a new reply
+//! still shows, and the snapshot's notes say which thread was cut and how many comments in the
+//! middle were not read.
+
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
@@ -28,6 +38,48 @@ use crate::pr::{
 
 /// Bound on `pr.graphql` continuation rounds (100 per page: 50 rounds is 5,000 of each kind).
 pub(super) const MAX_ROUNDS: usize = 50;
+
+/// What every paginated connection says when GitHub hands out a cursor it handed out before.
+pub(crate) const SAME_PAGE_TWICE: &str = "GitHub returned the same page twice";
+
+/// A cursor GitHub handed out before: following it would read a page already read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RepeatedPage;
+
+impl std::fmt::Display for RepeatedPage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(SAME_PAGE_TWICE)
+    }
+}
+
+/// One paginated connection's cursors so far (a GraphQL `endCursor`, a REST `Link` URL): the
+/// one place that decides where a connection goes next. A cursor seen before ends it with
+/// [`RepeatedPage`], whether GitHub repeats the last one or goes round a longer circle.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Pager {
+    seen: HashSet<String>,
+}
+
+impl Pager {
+    /// After a page: `Ok(Some(cursor))` to go on, `Ok(None)` at the end (`has_next` false, or no
+    /// cursor to go on with), [`RepeatedPage`] for a cursor handed out before.
+    pub(crate) fn next(
+        &mut self,
+        has_next: bool,
+        cursor: Option<&str>,
+    ) -> Result<Option<String>, RepeatedPage> {
+        match (has_next, cursor) {
+            (true, Some(c)) if self.seen.insert(c.to_owned()) => Ok(Some(c.to_owned())),
+            (true, Some(_)) => Err(RepeatedPage),
+            _ => Ok(None),
+        }
+    }
+
+    /// [`Pager::next`] for a GraphQL `pageInfo`.
+    pub(crate) fn after(&mut self, info: &PageInfo) -> Result<Option<String>, RepeatedPage> {
+        self.next(info.has_next_page, info.end_cursor.as_deref())
+    }
+}
 
 /// Where a GraphQL connection's page ends (also read by the inbox's PR lists).
 #[derive(Debug, Deserialize)]
@@ -271,6 +323,10 @@ struct Gathered {
     comments: Vec<GqlComment>,
     reviews: Vec<GqlReview>,
     incomplete: Vec<String>,
+    /// Said with the listing without stopping markers (see `Snapshot::notes`).
+    notes: Vec<String>,
+    /// The cursors of each thread's comment pages (by thread index).
+    thread_pagers: HashMap<usize, Pager>,
 }
 
 impl Gathered {
@@ -282,15 +338,49 @@ impl Gathered {
             .unwrap_or_default()
     }
 
-    /// Thread `idx` still had comment pages after the last round: it stays incomplete.
-    fn thread_unfinished(&mut self, idx: usize) {
-        if let Some((t, comments)) = self.threads.get(idx) {
-            let why = format!(
-                "comments of review thread {} after the first {}: more than {MAX_ROUNDS} pages",
-                t.id,
-                comments.len()
-            );
-            self.incomplete.push(why);
+    /// Thread `idx`'s next comment page after `info`, by its [`Pager`]: the cursor to go on
+    /// with, or `None` at its end (a repeated cursor leaves the thread incomplete, saying so).
+    fn thread_next(&mut self, idx: usize, has_next: bool, cursor: Option<&str>) -> Option<String> {
+        match self
+            .thread_pagers
+            .entry(idx)
+            .or_default()
+            .next(has_next, cursor)
+        {
+            Ok(next) => next,
+            Err(repeated) => {
+                if let Some((t, comments)) = self.threads.get(idx) {
+                    let why = format!(
+                        "comments of review thread {} after the first {}: {repeated}",
+                        t.id,
+                        comments.len()
+                    );
+                    self.incomplete.push(why);
+                }
+                None
+            }
+        }
+    }
+
+    /// Adds thread `idx`'s last comments (`tail`, of `total` in all) after those read page by
+    /// page, each once, and notes what was cut in between.
+    fn add_tail(&mut self, idx: usize, tail: Vec<GqlComment>, total: usize) {
+        let Some((t, comments)) = self.threads.get_mut(idx) else {
+            return;
+        };
+        let read = comments.len();
+        let have: HashSet<String> = comments.iter().map(|c| c.id.clone()).collect();
+        let tail: Vec<GqlComment> = tail.into_iter().filter(|c| !have.contains(&c.id)).collect();
+        let last = tail.len();
+        comments.extend(tail);
+        let gap = total.saturating_sub(read + last);
+        if gap > 0 {
+            self.notes.push(format!(
+                "review thread {} ({}) has {total} comments, more than the {read} read page by \
+                 page: its first {read} and its last {last} are shown, the {gap} in between are \
+                 not",
+                t.id, t.path
+            ));
         }
     }
 }
@@ -352,12 +442,63 @@ fn assemble(
     // Oldest first, as on the PR page; the sort is stable, so equal times keep GitHub's order.
     items.sort_by_key(|i| i.created_at());
 
+    dedupe(&mut items, &mut g.notes);
     Ok(Snapshot {
         pr,
         items,
         incomplete: g.incomplete,
+        notes: g.notes,
         origin: Origin::Live,
     })
+}
+
+/// How many ids a note names before it counts the rest.
+const NAMED_IDS: usize = 5;
+
+/// Each item once: an id names one item, as `fixture check` requires of a fixture (item ids
+/// and thread comment ids share one namespace). GitHub may send an item twice (pages that
+/// shifted while they were read); the first is kept, in its place, and a later one with the same
+/// id is dropped, as is a thread comment whose id came before. A thread left without comments is
+/// nothing to surface. A note says how many were dropped, naming the first few.
+pub(crate) fn dedupe(items: &mut Vec<Item>, notes: &mut Vec<String>) {
+    let mut ids: HashSet<String> = HashSet::with_capacity(items.len());
+    let mut dropped: Vec<String> = Vec::new();
+    items.retain_mut(|item| {
+        if ids.contains(item.id()) {
+            dropped.push(item.id().to_owned());
+            return false;
+        }
+        if let Item::Thread(t) = item {
+            t.comments.retain(|c| {
+                let fresh = ids.insert(c.id.clone());
+                if !fresh {
+                    dropped.push(c.id.clone());
+                }
+                fresh
+            });
+            if t.comments.is_empty() {
+                return false;
+            }
+        }
+        ids.insert(item.id().to_owned());
+        true
+    });
+    if dropped.is_empty() {
+        return;
+    }
+    let named: Vec<&str> = dropped.iter().take(NAMED_IDS).map(String::as_str).collect();
+    let more = dropped.len().saturating_sub(NAMED_IDS);
+    notes.push(format!(
+        "GitHub sent {} item(s) or comment(s) a second time ({}{}); each is listed once, as first \
+         sent",
+        dropped.len(),
+        named.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    ));
 }
 
 fn author(a: Option<&GqlActor>, association: Option<&str>) -> Author {
@@ -449,12 +590,14 @@ impl Cursor {
 /// The `pr.graphql` pages still to fetch: one [`Cursor`] per [`Part`].
 struct PagePlan {
     cursors: [Cursor; 4],
+    pagers: [Pager; 4],
 }
 
 impl PagePlan {
     fn new() -> PagePlan {
         PagePlan {
             cursors: [Cursor::First, Cursor::First, Cursor::First, Cursor::First],
+            pagers: Default::default(),
         }
     }
 
@@ -516,11 +659,18 @@ impl PagePlan {
     /// delivered (nulled by an error) is done and incomplete.
     fn advance(&mut self, p: Part, page: Option<PageInfo>, g: &mut Gathered) {
         self.cursors[p.index()] = match page {
-            Some(PageInfo {
-                has_next_page: true,
-                end_cursor: Some(c),
-            }) => Cursor::After(c),
-            Some(_) => Cursor::Done,
+            Some(info) => match self.pagers[p.index()].after(&info) {
+                Ok(Some(c)) => Cursor::After(c),
+                Ok(None) => Cursor::Done,
+                Err(repeated) => {
+                    g.incomplete.push(format!(
+                        "{} after the first {}: {repeated}",
+                        p.name(),
+                        count(g, p)
+                    ));
+                    Cursor::Done
+                }
+            },
             None => {
                 g.incomplete.push(format!(
                     "{} after the first {}: GitHub did not deliver the {} field",
@@ -633,13 +783,20 @@ fn take_page(
         Part::Threads => pr.review_threads.take().map(|c| {
             for mut t in c.nodes.into_iter().flatten() {
                 let comments = std::mem::take(&mut t.comments.nodes);
-                if t.comments.page_info.has_next_page
-                    && let Some(cur) = t.comments.page_info.end_cursor.clone()
-                {
-                    more_comments.push((g.threads.len(), cur));
-                }
+                let idx = g.threads.len();
+                let info = &t.comments.page_info;
+                let next = g
+                    .thread_pagers
+                    .entry(idx)
+                    .or_default()
+                    .after(info)
+                    .ok()
+                    .flatten();
                 g.threads
                     .push((t, comments.into_iter().flatten().collect()));
+                if let Some(cur) = next {
+                    more_comments.push((idx, cur));
+                }
             }
             c.page_info
         }),
@@ -656,9 +813,13 @@ fn take_page(
 
 /// Nested thread comments beyond the first 100, for every PR of `prs` together: up to
 /// [`THREADS_PER_REQUEST`] threads advance in one aliased request, whichever PR they belong to,
-/// and a few such requests run at a time, for up to [`MAX_ROUNDS`] rounds. A thread that fails or
-/// runs out of rounds stays incomplete.
-pub(super) async fn continue_threads(gh: &GitHub, prs: &mut [(&PrCoords, &mut PrPages)]) {
+/// and a few such requests run at a time, for up to [`MAX_ROUNDS`] rounds. A thread that fails
+/// stays incomplete; one that still has pages after the last round gets its last 100 comments
+/// ([`continue_tails`]). A failure of the credentials (a 401) is the error: nothing can be read.
+pub(super) async fn continue_threads(
+    gh: &GitHub,
+    prs: &mut [(&PrCoords, &mut PrPages)],
+) -> Result<(), GitHubError> {
     // (PR, thread index, thread id, cursor)
     let mut pending: Vec<(usize, usize, String, String)> = Vec::new();
     for (pi, (_, p)) in prs.iter_mut().enumerate() {
@@ -671,7 +832,7 @@ pub(super) async fn continue_threads(gh: &GitHub, prs: &mut [(&PrCoords, &mut Pr
     let coords_of = &coords_of;
     for _ in 0..MAX_ROUNDS {
         if pending.is_empty() {
-            return;
+            return Ok(());
         }
         let chunks: Vec<Vec<(usize, usize, String, String)>> = std::mem::take(&mut pending)
             .chunks(THREADS_PER_REQUEST)
@@ -685,7 +846,7 @@ pub(super) async fn continue_threads(gh: &GitHub, prs: &mut [(&PrCoords, &mut Pr
             // Messages name a chunk by its first PR.
             let res = match chunk.first().and_then(|c| coords_of.get(c.0)) {
                 Some(coords) => thread_batch(gh, coords, &batch).await,
-                None => Err("GitHub sent no answer for the thread".to_owned()),
+                None => Err(GitHubError::Invalid(NO_ANSWER.to_owned())),
             };
             (chunk, res)
         }))
@@ -695,73 +856,134 @@ pub(super) async fn continue_threads(gh: &GitHub, prs: &mut [(&PrCoords, &mut Pr
         for (chunk, res) in results {
             let mut pages: Vec<Option<ThreadPage>> = match res {
                 Ok(v) => v.into_iter().map(Some).collect(),
-                Err(why) => chunk.iter().map(|_| Some(Err(why.clone()))).collect(),
-            };
-            // Per PR, its threads of this chunk with their pages.
-            let mut by_pr: Vec<PrThreadPages> = Vec::new();
-            for (pos, (pi, idx, id, cur)) in chunk.iter().enumerate() {
-                let page = pages
-                    .get_mut(pos)
-                    .and_then(Option::take)
-                    .unwrap_or_else(|| Err("GitHub sent no answer for the thread".to_owned()));
-                match by_pr.iter_mut().find(|(p, _, _)| p == pi) {
-                    Some((_, b, p)) => {
-                        b.push((*idx, id.clone(), cur.clone()));
-                        p.push(page);
-                    }
-                    None => by_pr.push((*pi, vec![(*idx, id.clone(), cur.clone())], vec![page])),
+                Err(e) if e.is_credentials() => return Err(e),
+                Err(e) => {
+                    let why = e.to_string();
+                    chunk.iter().map(|_| Some(Err(why.clone()))).collect()
                 }
-            }
-            for (pi, batch, pages) in by_pr {
+            };
+            for (pi, batch, pages) in by_pr(&chunk, &mut pages) {
                 let Some((_, p)) = prs.get_mut(pi) else {
                     continue;
                 };
-                for (idx, cursor) in apply_thread_pages(&mut p.g, &batch, Ok(pages)) {
+                for (idx, cursor) in apply_thread_pages(&mut p.g, &batch, pages) {
                     let id = p.g.thread_id(idx);
                     pending.push((pi, idx, id, cursor));
                 }
             }
         }
     }
-    for (pi, idx, _, _) in pending {
-        if let Some((_, p)) = prs.get_mut(pi) {
-            p.g.thread_unfinished(idx);
-        }
-    }
+    continue_tails(gh, prs, pending).await
 }
 
-/// One PR's share of a continuation request: (PR, its (thread index, id, cursor)s, their pages).
-type PrThreadPages = (usize, Vec<(usize, String, String)>, Vec<ThreadPage>);
+const NO_ANSWER: &str = "GitHub sent no answer for the thread";
+
+/// One PR's share of a threads request: (PR, its (thread index, id, cursor)s, their pages).
+type PrThreadPages<C> = (usize, Vec<(usize, String, C)>, Vec<ThreadPage>);
+
+/// A chunk's threads with their pages, per PR ([`PrThreadPages`]), in the chunk's order.
+fn by_pr<C: Clone>(
+    chunk: &[(usize, usize, String, C)],
+    pages: &mut [Option<ThreadPage>],
+) -> Vec<PrThreadPages<C>> {
+    let mut out: Vec<PrThreadPages<C>> = Vec::new();
+    for (pos, (pi, idx, id, cur)) in chunk.iter().enumerate() {
+        let page = pages
+            .get_mut(pos)
+            .and_then(Option::take)
+            .unwrap_or_else(|| Err(NO_ANSWER.to_owned()));
+        match out.iter_mut().find(|(p, _, _)| p == pi) {
+            Some((_, b, p)) => {
+                b.push((*idx, id.clone(), cur.clone()));
+                p.push(page);
+            }
+            None => out.push((*pi, vec![(*idx, id.clone(), cur.clone())], vec![page])),
+        }
+    }
+    out
+}
+
+/// The threads of `pending` (PR, thread index, id, cursor) still had pages after the last
+/// round: their last 100 comments are read, [`THREADS_PER_REQUEST`] threads per request, and
+/// each thread's note says what was cut. A thread whose tail cannot be read stays incomplete.
+async fn continue_tails(
+    gh: &GitHub,
+    prs: &mut [(&PrCoords, &mut PrPages)],
+    pending: Vec<(usize, usize, String, String)>,
+) -> Result<(), GitHubError> {
+    let tails: Vec<(usize, usize, String, ())> = pending
+        .into_iter()
+        .map(|(pi, idx, id, _)| (pi, idx, id, ()))
+        .collect();
+    for chunk in tails.chunks(THREADS_PER_REQUEST) {
+        let Some(coords) = chunk.first().and_then(|c| prs.get(c.0)).map(|(c, _)| *c) else {
+            continue;
+        };
+        let ids: Vec<&str> = chunk.iter().map(|(_, _, id, _)| id.as_str()).collect();
+        let mut pages: Vec<Option<ThreadPage>> = match tail_batch(gh, coords, &ids).await {
+            Ok(v) => v.into_iter().map(Some).collect(),
+            Err(e) if e.is_credentials() => return Err(e),
+            Err(e) => {
+                let why = e.to_string();
+                chunk.iter().map(|_| Some(Err(why.clone()))).collect()
+            }
+        };
+        for (pi, batch, pages) in by_pr(chunk, &mut pages) {
+            let Some((_, p)) = prs.get_mut(pi) else {
+                continue;
+            };
+            for ((idx, _, ()), page) in batch.into_iter().zip(pages) {
+                match page {
+                    Ok(tail) => p.g.add_tail(idx, tail.comments, tail.total),
+                    Err(why) => {
+                        if let Some((t, comments)) = p.g.threads.get(idx) {
+                            let why = format!(
+                                "comments of review thread {} ({}) after the first {}: more than \
+                                 {MAX_ROUNDS} pages, and its last comments could not be read: {why}",
+                                t.id,
+                                t.path,
+                                comments.len()
+                            );
+                            p.g.incomplete.push(why);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
 
 /// Adds one batch's pages to their threads (or notes why a thread stays incomplete); returns
 /// the threads that continue further.
 fn apply_thread_pages(
     g: &mut Gathered,
     batch: &[(usize, String, String)],
-    res: Result<Vec<ThreadPage>, String>,
+    pages: Vec<ThreadPage>,
 ) -> Vec<ThreadContinuation> {
-    let per_thread: Vec<ThreadPage> = match res {
-        Ok(v) => v,
-        Err(why) => batch.iter().map(|_| Err(why.clone())).collect(),
-    };
     let mut next_round = Vec::new();
-    for ((idx, _, _), r) in batch.iter().zip(per_thread) {
-        let Some((t, comments)) = g.threads.get_mut(*idx) else {
-            continue;
-        };
+    for ((idx, _, _), r) in batch.iter().zip(pages) {
         match r {
-            Ok((more, next)) => {
-                comments.extend(more);
-                if let Some(c) = next {
+            Ok(page) => {
+                let Some((_, comments)) = g.threads.get_mut(*idx) else {
+                    continue;
+                };
+                comments.extend(page.comments);
+                if let Some(c) = g.thread_next(*idx, page.has_next, page.cursor.as_deref()) {
                     next_round.push((*idx, c));
                 }
             }
-            Err(why) => g.incomplete.push(format!(
-                "comments of review thread {} ({}) after the first {}: {why}",
-                t.id,
-                t.path,
-                comments.len()
-            )),
+            Err(why) => {
+                if let Some((t, comments)) = g.threads.get(*idx) {
+                    let why = format!(
+                        "comments of review thread {} ({}) after the first {}: {why}",
+                        t.id,
+                        t.path,
+                        comments.len()
+                    );
+                    g.incomplete.push(why);
+                }
+            }
         }
     }
     next_round
@@ -819,8 +1041,18 @@ fn first_page_error(
     }
 }
 
-/// One thread's next page: its comments and the cursor after them, or why it failed.
-type ThreadPage = Result<(Vec<GqlComment>, Option<String>), String>;
+/// One thread's share of a comments request: its comments, whether more follow and after
+/// which cursor (a continuation), or how many it has in all (a tail).
+#[derive(Debug, Default)]
+struct ThreadChunk {
+    comments: Vec<GqlComment>,
+    has_next: bool,
+    cursor: Option<String>,
+    total: usize,
+}
+
+/// One thread's next page, or why that thread failed.
+type ThreadPage = Result<ThreadChunk, String>;
 
 /// Threads whose comment continuations share one request.
 const THREADS_PER_REQUEST: usize = 20;
@@ -828,27 +1060,60 @@ const THREADS_PER_REQUEST: usize = 20;
 /// The operation for `n` thread continuations: `tI: node(id: $idI)` with
 /// `comments(first: 100, after: $afterI)`, plus the fragment from `thread_comments.graphql`.
 pub fn thread_comments_query(n: usize) -> String {
+    threads_query("ThreadComments", n, true)
+}
+
+/// The operation for the last 100 comments (and the count) of `n` threads:
+/// `tI: node(id: $idI)` with `comments(last: 100) { totalCount … }`.
+pub fn thread_tails_query(n: usize) -> String {
+    threads_query("ThreadTails", n, false)
+}
+
+fn threads_query(name: &str, n: usize, forward: bool) -> String {
     let mut vars = Vec::with_capacity(n);
     let mut sel = String::new();
     for i in 0..n {
-        vars.push(format!("$id{i}: ID!, $after{i}: String"));
+        let (var, args, total) = if forward {
+            (
+                format!("$id{i}: ID!, $after{i}: String"),
+                format!("first: 100, after: $after{i}"),
+                "",
+            )
+        } else {
+            (
+                format!("$id{i}: ID!"),
+                "last: 100".to_owned(),
+                "        totalCount\n",
+            )
+        };
+        vars.push(var);
         sel.push_str(&format!(
-            "  t{i}: node(id: $id{i}) {{\n    __typename\n    ... on PullRequestReviewThread {{\n      comments(first: 100, after: $after{i}) {{\n        ...ThreadCommentPage\n      }}\n    }}\n  }}\n"
+            "  t{i}: node(id: $id{i}) {{\n    __typename\n    ... on PullRequestReviewThread {{\n      comments({args}) {{\n{total}        ...ThreadCommentPage\n      }}\n    }}\n  }}\n"
         ));
     }
     format!(
-        "query ThreadComments({}) {{\n  rateLimit {{\n    cost\n    remaining\n    resetAt\n  }}\n{sel}}}\n\n{THREAD_COMMENTS_FRAGMENT}",
+        "query {name}({}) {{\n  rateLimit {{\n    cost\n    remaining\n    resetAt\n  }}\n{sel}}}\n\n{THREAD_COMMENTS_FRAGMENT}",
         vars.join(", ")
     )
 }
 
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CommentsPage {
+    page_info: PageInfo,
+    #[serde(default = "Vec::new")]
+    nodes: Vec<Option<GqlComment>>,
+    #[serde(default)]
+    total_count: Option<usize>,
+}
+
 /// One page further for each thread of `batch` (thread index, id, cursor): per thread, the
-/// comments and the next cursor, or why that thread failed. `Err` when the whole request failed.
+/// comments and where they end, or why that thread failed. `Err` when the whole request failed.
 async fn thread_batch(
     gh: &GitHub,
     coords: &PrCoords,
     batch: &[(usize, String, String)],
-) -> Result<Vec<ThreadPage>, String> {
+) -> Result<Vec<ThreadPage>, GitHubError> {
     let mut vars = serde_json::Map::new();
     for (i, (_, id, cursor)) in batch.iter().enumerate() {
         vars.insert(format!("id{i}"), json!(id));
@@ -860,12 +1125,39 @@ async fn thread_batch(
     );
     let reply = gh
         .graphql(&thread_comments_query(batch.len()), vars.into(), &what)
-        .await
-        .map_err(|e| e.to_string())?;
-    let Some(data) = reply.data else {
-        return Err(format!("GraphQL errors: {}", errors_text(&reply.errors)));
+        .await?;
+    per_thread(&reply, batch.len())
+}
+
+/// The last 100 comments of each thread of `ids`, with the count of all its comments.
+async fn tail_batch(
+    gh: &GitHub,
+    coords: &PrCoords,
+    ids: &[&str],
+) -> Result<Vec<ThreadPage>, GitHubError> {
+    let mut vars = serde_json::Map::new();
+    for (i, id) in ids.iter().enumerate() {
+        vars.insert(format!("id{i}"), json!(id));
+    }
+    let what = format!(
+        "{coords}: the last comments of {} review thread(s)",
+        ids.len()
+    );
+    let reply = gh
+        .graphql(&thread_tails_query(ids.len()), vars.into(), &what)
+        .await?;
+    per_thread(&reply, ids.len())
+}
+
+/// The `t0` … `t{n-1}` answers of a threads request, each thread's own errors kept to it.
+fn per_thread(reply: &GraphqlReply, n: usize) -> Result<Vec<ThreadPage>, GitHubError> {
+    let Some(data) = &reply.data else {
+        return Err(GitHubError::Graphql(format!(
+            "GraphQL errors: {}",
+            errors_text(&reply.errors)
+        )));
     };
-    Ok((0..batch.len())
+    Ok((0..n)
         .map(|i| {
             let alias = format!("t{i}");
             let errs: Vec<GraphqlError> = reply
@@ -885,16 +1177,15 @@ async fn thread_batch(
                 .and_then(|n| n.get("comments"))
                 .filter(|c| !c.is_null())
                 .ok_or_else(|| "the thread is gone".to_owned())?;
-            let conn: Conn<GqlComment> = serde_json::from_value(conn.clone())
+            let conn: CommentsPage = serde_json::from_value(conn.clone())
                 .map_err(|e| format!("unexpected answer from GitHub: {e}"))?;
-            let next = match conn.page_info {
-                PageInfo {
-                    has_next_page: true,
-                    end_cursor: Some(c),
-                } => Some(c),
-                _ => None,
-            };
-            Ok((conn.nodes.into_iter().flatten().collect(), next))
+            let comments: Vec<GqlComment> = conn.nodes.into_iter().flatten().collect();
+            Ok(ThreadChunk {
+                total: conn.total_count.unwrap_or(comments.len()),
+                has_next: conn.page_info.has_next_page,
+                cursor: conn.page_info.end_cursor,
+                comments,
+            })
         })
         .collect())
 }
