@@ -101,8 +101,8 @@ async fn an_answer_over_the_size_limit_ends_the_request_without_reading_it_whole
     // Never retried (the same answer would come again), and not read to its end.
     assert_eq!(
         gh.requests(),
-        2,
-        "the PR page and the files page, once each"
+        3,
+        "the PR page and the two file lists (REST patches, GraphQL viewed state), once each"
     );
     tokio::time::sleep(Duration::from_millis(200)).await;
     assert!(
