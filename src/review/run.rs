@@ -105,10 +105,6 @@ impl AspectOutcome {
     }
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
 /// Token usage summed over aspects and calls.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
