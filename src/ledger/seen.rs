@@ -888,7 +888,7 @@ mod tests {
         assert_eq!(set.problems.len(), 1, "{:?}", set.problems);
     }
 
-    /// Failed before issue 15: a marker that could not be written stopped the rest and the
+    /// Failed before it was fixed: a marker that could not be written stopped the rest and the
     /// caller could not say which; now every marker is tried and each failure is named.
     #[test]
     fn each_marker_that_cannot_be_saved_is_named() {
@@ -924,7 +924,7 @@ mod tests {
         assert_eq!(l2.load_seen(&coords()).unwrap().markers.len(), 3);
     }
 
-    /// Failed before issue 15: temporary files of a killed run stayed in `seen/` forever.
+    /// Failed before it was fixed: temporary files of a killed run stayed in `seen/` forever.
     #[test]
     fn stale_temporary_files_of_killed_runs_are_removed() {
         let dir = tempfile::tempdir().expect("tempdir");
