@@ -509,7 +509,11 @@ fn a_review_whose_text_is_whole_says_only_the_metadata_was_compacted() {
     // Every finding is shown in full: none is shortened to a line or counted.
     for finding in run.findings() {
         assert!(finding.message.split_whitespace().count() > 60);
-        assert!(f.body.contains(finding.message.trim_end()), "{}", finding.id);
+        assert!(
+            f.body.contains(finding.message.trim_end()),
+            "{}",
+            finding.id
+        );
     }
     assert!(!f.body.contains("more critical"), "none is counted only");
 }
