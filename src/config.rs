@@ -393,7 +393,7 @@ mod tests {
         assert!(e.contains("review") && e.contains("colour"), "{e}");
         let e = parse("[review]\nconcurrency = \"x\"").unwrap_err();
         assert!(e.contains("review.concurrency"), "{e}");
-        // Failed before issue 15: an absurd number was accepted (and panicked later).
+        // Failed before it was fixed: an absurd number was accepted (and panicked later).
         let e = parse("[review]\nconcurrency = 9223372036854775807").unwrap_err();
         assert!(
             e.contains("key `review.concurrency`") && e.contains("between 1 and 64"),

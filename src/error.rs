@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(e.exit_code(), 2);
     }
 
-    /// Failed before issue 15: a message quoting input printed its escape sequences raw.
+    /// Failed before it was fixed: a message quoting input printed its escape sequences raw.
     #[test]
     fn quoted_input_is_sanitized_when_displayed() {
         let e = CliError::usage("unknown kind `\u{1b}]0;pwned\u{7}\u{1b}[2J\u{202e}`")

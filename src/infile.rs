@@ -333,7 +333,7 @@ mod tests {
         assert_eq!(size_words(64 << 10), "64 KiB");
     }
 
-    /// Failed before issue 15 (the readers read `/dev/zero` until memory ran out).
+    /// Failed before it was fixed (the readers read `/dev/zero` until memory ran out).
     #[cfg(unix)]
     #[test]
     fn devices_and_fifos_are_refused_without_reading_or_blocking() {

@@ -645,7 +645,7 @@ mod tests {
         assert_eq!(parse_duration("x"), None);
         assert_eq!(parse_duration("5 parsecs"), None);
         assert_eq!(parse_duration(&format!("{}h", u64::MAX)), None);
-        // Failed before issue 15: a debounce too long for chrono became "never waits".
+        // Failed before it was fixed: a debounce too long for chrono became "never waits".
         assert_eq!(parse_duration("720h"), Some(MAX_DURATION));
         assert_eq!(parse_duration("721h"), None);
         assert_eq!(parse_duration(&format!("{}s", u64::MAX)), None);

@@ -1,4 +1,4 @@
-//! The inbox (issue 12): the open PRs of a triage session, each with what is unseen in it, the
+//! The inbox: the open PRs of a triage session, each with what is unseen in it, the
 //! state of Shepherd's own review and the gate decision, computed exactly as `items`, `event`
 //! and `watch` compute them — and without leaving a trace: nothing is marked seen and no file of
 //! the state dir is written (markers are read with [`Ledger::peek_seen_of`]).

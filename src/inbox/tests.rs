@@ -154,3 +154,33 @@ fn json_fields_are_never_omitted() {
         }
     }
 }
+
+/// The inbox leaves the state dir as it found it, also once the markers have settled and a
+/// plain load would refresh the derived index of them (the ledger's clock is moved past the
+/// settle window instead of waiting for it).
+#[test]
+fn counting_settled_markers_writes_no_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap();
+    let snapshot = fixture.into_snapshot_at(0).unwrap();
+    let triaged = triage(&snapshot, &Default::default());
+    let marks = crate::triage::marks(&snapshot, &triaged);
+    Ledger::new(dir.path())
+        .mark_seen(&snapshot.pr.coords(), &marks, 1)
+        .unwrap();
+    let later = Ledger::new(dir.path()).at(chrono::Utc::now().timestamp() + 60);
+    let index = later
+        .pr_dir(&snapshot.pr.coords())
+        .unwrap()
+        .join("seen-index");
+    let _ = std::fs::remove_file(&index);
+    let (counts, _) = assess(&snapshot, &later, DEFAULT_IDENTITY, None);
+    assert!(
+        matches!(counts, Counts::Counted { new: 0, .. }),
+        "{counts:?}"
+    );
+    assert!(!index.exists(), "the inbox wrote the derived index");
+    // A plain load at that moment does write it: the check above can fail.
+    later.load_seen(&snapshot.pr.coords()).unwrap();
+    assert!(index.exists());
+}

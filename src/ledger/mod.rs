@@ -115,6 +115,9 @@ impl LedgerError {
 #[derive(Debug, Clone)]
 pub struct Ledger {
     root: PathBuf,
+    /// Unix seconds the ledger's reads take as now (which marker files have settled enough to
+    /// be cached); `None` = the wall clock. Set by tests, so none waits for a file to age.
+    clock: Option<i64>,
 }
 
 /// Picks the state dir: `explicit` (`--state-dir`, else `$PR_SHEPHERD_STATE_DIR`, both read by
@@ -132,8 +135,23 @@ pub fn resolve_state_dir(explicit: Option<&Path>) -> Result<PathBuf, LedgerError
 }
 
 impl Ledger {
+    /// The same ledger reading as if it were `now` (unix seconds): a test's way to let files
+    /// settle without waiting.
+    pub fn at(mut self, now: i64) -> Ledger {
+        self.clock = Some(now);
+        self
+    }
+
+    /// Now, for the ledger's reads: the injected clock, else the wall clock.
+    pub(crate) fn now(&self) -> i64 {
+        self.clock.unwrap_or_else(|| chrono::Utc::now().timestamp())
+    }
+
     pub fn new(root: impl Into<PathBuf>) -> Ledger {
-        Ledger { root: root.into() }
+        Ledger {
+            root: root.into(),
+            clock: None,
+        }
     }
 
     pub fn root(&self) -> &Path {

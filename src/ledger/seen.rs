@@ -326,14 +326,14 @@ impl Ledger {
     /// (see `seen_index`); the rest are read from their files, and the index is refreshed when
     /// that taught it something.
     pub fn load_seen(&self, pr: &PrCoords) -> Result<SeenSet, LedgerError> {
-        self.load_seen_with(pr, chrono::Utc::now().timestamp(), true)
+        self.load_seen_with(pr, self.now(), true)
     }
 
     /// [`Ledger::load_seen`] that writes nothing, not even the derived index: the same markers,
     /// for readers that must leave the state dir untouched (the inbox counts every PR's items
     /// without a trace).
     pub fn peek_seen(&self, pr: &PrCoords) -> Result<SeenSet, LedgerError> {
-        self.load_seen_with(pr, chrono::Utc::now().timestamp(), false)
+        self.load_seen_with(pr, self.now(), false)
     }
 
     /// The markers of these items only (the PR's current item ids): each one's file is looked
@@ -345,7 +345,7 @@ impl Ledger {
         pr: &PrCoords,
         ids: impl IntoIterator<Item = &'a str>,
     ) -> Result<SeenSet, LedgerError> {
-        Ok(self.prefetch_seen(pr)?.finish(ids))
+        Ok(self.prefetch_seen(pr)?.finish_at(ids, self.now()))
     }
 
     /// [`Ledger::load_seen_of`] that writes nothing, not even the derived index, and reads a
@@ -356,7 +356,7 @@ impl Ledger {
         ids: impl IntoIterator<Item = &'a str>,
     ) -> Result<SeenSet, LedgerError> {
         let dir = self.pr_dir_to_read(pr)?;
-        Ok(SeenPrefetch::read(&dir, false).finish(ids))
+        Ok(SeenPrefetch::read(&dir, false).finish_at(ids, self.now()))
     }
 
     /// The first half of [`Ledger::load_seen_of`], which needs no item ids: the derived index
@@ -888,7 +888,7 @@ mod tests {
         assert_eq!(set.problems.len(), 1, "{:?}", set.problems);
     }
 
-    /// Failed before issue 15: a marker that could not be written stopped the rest and the
+    /// Failed before it was fixed: a marker that could not be written stopped the rest and the
     /// caller could not say which; now every marker is tried and each failure is named.
     #[test]
     fn each_marker_that_cannot_be_saved_is_named() {
@@ -924,7 +924,7 @@ mod tests {
         assert_eq!(l2.load_seen(&coords()).unwrap().markers.len(), 3);
     }
 
-    /// Failed before issue 15: temporary files of a killed run stayed in `seen/` forever.
+    /// Failed before it was fixed: temporary files of a killed run stayed in `seen/` forever.
     #[test]
     fn stale_temporary_files_of_killed_runs_are_removed() {
         let dir = tempfile::tempdir().expect("tempdir");

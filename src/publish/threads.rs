@@ -33,7 +33,7 @@ use crate::source::github::{
     THREAD_UNRESOLVE_MUTATION,
 };
 
-/// GitHub's limit on a comment body, in characters (the review's own limit, issue 19).
+/// GitHub's limit on a comment body, in characters (the review's own limit).
 pub const REPLY_LIMIT: usize = crate::review::condense::COMMENT_LIMIT;
 
 /// What to do to a thread.

@@ -902,7 +902,7 @@ mod tests {
         }
     }
 
-    /// Failed before issue 15: a provider's error text reached the review (and the terminal)
+    /// Failed before it was fixed: a provider's error text reached the review (and the terminal)
     /// with its escape sequences raw.
     #[test]
     fn a_failed_aspects_reason_is_sanitized() {
@@ -919,7 +919,7 @@ mod tests {
         insta::assert_snapshot!(markdown(&run, &first_review(&run)));
     }
 
-    /// The console's order is the posted order, new findings first (issue 13, defect 8).
+    /// The console's order is the posted order, new findings first.
     #[test]
     fn posted_order_follows_the_markdown() {
         for (run, agg) in [incremental(), {

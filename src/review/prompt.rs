@@ -1049,7 +1049,7 @@ mod tests {
         assert!(p.user().contains("The token reaches the l…"));
     }
 
-    /// Failed before issue 15: a prompt file that is a device was read without end (or,
+    /// Failed before it was fixed: a prompt file that is a device was read without end (or,
     /// unreadable, silently replaced).
     #[cfg(unix)]
     #[test]

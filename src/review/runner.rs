@@ -918,7 +918,7 @@ mod tests {
         let _ = ReplayClient::new(Vec::new(), 0);
     }
 
-    /// Failed before issue 15: an unchecked concurrency of i64::MAX panicked inside the runtime
+    /// Failed before it was fixed: an unchecked concurrency of i64::MAX panicked inside the runtime
     /// (Semaphore::new); the runner never asks for more permits than there are aspects.
     #[tokio::test]
     async fn an_absurd_unchecked_concurrency_does_not_panic() {
@@ -1057,7 +1057,7 @@ mod tests {
         .await
     }
 
-    /// Failed before issue 15 (it matched to the end, whatever `--timeout` said): the overall
+    /// Failed before it was fixed (it matched to the end, whatever `--timeout` said): the overall
     /// timeout bounds the skip-rule phase too.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_overall_timeout_bounds_skip_matching() {
@@ -1076,7 +1076,7 @@ mod tests {
         assert!(run.is_incomplete());
     }
 
-    /// Failed before issue 15 (Ctrl-C was caught, then ignored until matching ended): a cancel
+    /// Failed before it was fixed (Ctrl-C was caught, then ignored until matching ended): a cancel
     /// stops the skip-rule phase.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_cancel_stops_skip_matching() {

@@ -558,7 +558,7 @@ mod tests {
         assert!(s.validate().is_err());
     }
 
-    /// Failed before issue 15: absurd numbers passed validation (a concurrency of i64::MAX
+    /// Failed before it was fixed: absurd numbers passed validation (a concurrency of i64::MAX
     /// panicked inside the async runtime); every number now has a range, named in the error.
     #[test]
     fn every_number_is_range_checked_and_named() {

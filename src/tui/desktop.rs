@@ -186,7 +186,7 @@ mod tests {
         );
     }
 
-    /// Failed before issue 15: `y` copied any URL, and a crafted one put raw ESC/BEL on the
+    /// Failed before it was fixed: `y` copied any URL, and a crafted one put raw ESC/BEL on the
     /// notice line; now only parsed http(s) URLs are copied, and every notice is clean.
     #[test]
     fn only_web_urls_are_copied_and_notices_are_clean() {

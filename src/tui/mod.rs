@@ -279,7 +279,7 @@ mod tests {
             runner.review_blocking(4, false, &snap).as_slice(),
             [Action::ReviewNotStarted { seq: 4, .. }]
         ));
-        // Failed before issue 15: this hung the console at "0/6 queued" (a worker panicked);
+        // Failed before it was fixed: this hung the console at "0/6 queued" (a worker panicked);
         // now the review is not started and the pane says why, naming the setting.
         let absurd = ReviewSettings {
             concurrency: 9_223_372_036_854_775_807,

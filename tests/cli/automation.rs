@@ -1,4 +1,4 @@
-//! Issue 18 end to end, with GitHub's real webhook payloads (tests/fixtures/webhooks) pointed at
+//! Automation end to end, with GitHub's real webhook payloads (tests/fixtures/webhooks) pointed at
 //! the loopback GitHub and an OpenAI-compatible LLM on loopback: triggers in review summaries and
 //! inline review comments, mentions and gates from the config, oversized triggers, closed PRs,
 //! write-action labels, and the findings history over three successive reviews.

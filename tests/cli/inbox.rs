@@ -91,9 +91,8 @@ fn counts_match_items_and_the_inbox_writes_nothing() {
 fn a_state_dir_with_old_markers_is_byte_identical_after() {
     let env = TestEnv::new();
     assert!(run(&env, &["items"]).status.success());
-    // Let the markers settle so a reader would want to write the derived index, then remove it:
-    // a plain `load_seen` would now write it; the inbox must not.
-    std::thread::sleep(std::time::Duration::from_millis(3100));
+    // Without the derived index (that the inbox must not write once the markers have settled
+    // either: `counting_settled_markers_writes_no_index` in src/inbox/tests.rs moves the clock).
     let pr_dir = support::demo_dir(&env.state());
     let _ = std::fs::remove_file(pr_dir.join("seen-index"));
     let before = tree(&env.state());

@@ -1,5 +1,5 @@
 //! Living with the installed binary: completions, the man page, `config path|show|init`, and
-//! progress on stderr only on a terminal (issue 16).
+//! progress on stderr only on a terminal.
 
 use crate::support;
 
@@ -364,7 +364,7 @@ async fn record_progress_per_page_only_on_a_terminal() {
     }
 }
 
-/// `event` and `watch` review too (issue 16): a progress line per aspect on a terminal, none when
+/// `event` and `watch` review too: a progress line per aspect on a terminal, none when
 /// stderr is not a terminal, none with `--quiet` (or `-q`) even on one; stdout never has it.
 #[tokio::test(flavor = "multi_thread")]
 async fn event_and_watch_progress_only_on_a_terminal_and_never_with_quiet() {
@@ -474,7 +474,7 @@ fn readme_names_every_subcommand_and_the_install_step() {
 }
 
 /// The project has no public home yet: no made-up URL (a `YOUR-ORG` placeholder leads nowhere)
-/// in the crate metadata, the README or the docs. Failed before issue 16 was finished.
+/// in the crate metadata, the README or the docs. Failed before it was fixed.
 #[test]
 fn no_placeholder_url_stands_in_for_a_home() {
     let mut files = vec![std::path::PathBuf::from("Cargo.toml"), "README.md".into()];

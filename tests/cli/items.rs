@@ -227,7 +227,7 @@ fn unwritable_state_dir_still_delivers_the_listing() {
         if state == locked.as_path() && std::fs::write(locked.join("probe"), "x").is_ok() {
             continue; // running as root: permissions do not bind
         }
-        // The listing is delivered; a disk failure is still not success (issue 15: exit 1).
+        // The listing is delivered; a disk failure is still not success (exit 1).
         let o = run_at(&env, state, &["items"]);
         assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
         let md = stdout(&o);
@@ -372,7 +372,7 @@ fn state_show_and_clear() {
     assert_eq!(json(&env, &[])["counts"]["new"], 18);
 }
 
-/// Defect 2 of issue 13: `state clear` forgets what was seen and nothing else (the unsaved
+/// A defect a new user met: `state clear` forgets what was seen and nothing else (the unsaved
 /// draft and the outbox stay); `state clear --all` removes everything, and with a draft it asks
 /// first — without a terminal and without `--yes` it refuses (exit 2, saying why).
 #[test]
@@ -524,7 +524,7 @@ fn every_command_refuses_an_invalid_config_naming_the_key() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
-/// Defect 11 of issue 13: the flags are checked the same way for every command — an unknown
+/// A defect a new user met: the flags are checked the same way for every command — an unknown
 /// `--theme` stops `items` and `state` as it stops the console (exit 2, naming it), and nothing
 /// is marked seen.
 #[test]

@@ -198,7 +198,7 @@ async fn bad_backend_settings_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// Offline flow of issue 6: a first review posted to the outbox, then an incremental review
+/// The offline flow: a first review posted to the outbox, then an incremental review
 /// after the rebase reads it back, and a second post updates the same comment.
 #[tokio::test]
 async fn posted_review_makes_the_next_one_incremental() {

@@ -1,4 +1,4 @@
-//! Issue 13 in the console: the detail of an edited comment shows the diff against the text last
+//! Edited comments in the console: the detail of an edited comment shows the diff against the text last
 //! seen (in the theme's diff colours); a thread with new replies opens at the first one, each
 //! new reply tagged NEW.
 

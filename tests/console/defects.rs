@@ -1,4 +1,4 @@
-//! The defects a new user tripped on (issue 13, "Defects found trying the console as a new
+//! The defects a new user tripped on ("Defects found trying the console as a new
 //! user"): one test (or more) per defect, each failing before its fix. Key sequences through the
 //! console loop on a TestBackend (`tui::harness`).
 

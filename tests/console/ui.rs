@@ -243,7 +243,7 @@ fn hostile_text_never_reaches_the_terminal() {
     assert!(!screen.contains('\u{1b}') && !screen.contains('\u{202e}'));
 }
 
-/// Issue 15, class 6 (failed before: tag characters and the other invisible characters reached
+/// Invisible characters (failed before: tag characters and the other invisible characters reached
 /// the screen as nothing, hiding text): each is shown as a visible placeholder.
 #[test]
 fn invisible_unicode_is_shown_as_placeholders() {
@@ -422,7 +422,7 @@ fn post_refused_dialog_under_no_shepherd() {
     insta::assert_snapshot!("post_refused", h.screen());
 }
 
-/// The text of the review pane's size line (issue 19), without the borders around it.
+/// The text of the review pane's size line, without the borders around it.
 fn size_line(h: &Harness) -> String {
     let screen = h.screen();
     let line = screen.lines().find(|l| l.contains("Size: ")).unwrap_or("");

@@ -1,4 +1,4 @@
-//! Fuzzing stays (issue 15, class 12): arbitrary bytes and mutated JSON/TOML thrown at the
+//! Fuzzing: arbitrary bytes and mutated JSON/TOML thrown at the
 //! fixture loader, the config loader, the findings parser and the prior-review metadata parser.
 //!
 //! Two layers:

@@ -1,4 +1,4 @@
-//! Hardening (issue 15), the second half: escape sequences in error messages, absurd numbers,
+//! Hardening, the second half: escape sequences in error messages, absurd numbers,
 //! special and huge files, a full disk, temporary files of killed runs — each end to end through
 //! the binary, in the shared hermetic [`TestEnv`]. (Copy and open are unit-tested in
 //! `src/tui/desktop.rs`.)
@@ -65,7 +65,7 @@ const HOSTILE: &str = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{202e}";
 
 // ---- class 1: escape sequences in error messages ---------------------------------------------
 
-/// Failed before issue 15: fixture errors quoting an unknown value, a duplicate id or a JSON key
+/// Failed before it was fixed: fixture errors quoting an unknown value, a duplicate id or a JSON key
 /// printed it raw (under tmux a crafted fixture set the title and cleared the screen). An unknown
 /// value is now left out of the message altogether; a duplicate id is quoted, sanitized.
 #[test]
@@ -104,7 +104,7 @@ fn fixture_errors_quote_input_sanitized() {
     }
 }
 
-/// Failed before issue 15: a config key and a flag value quoted in errors came out raw.
+/// Failed before it was fixed: a config key and a flag value quoted in errors came out raw.
 #[test]
 fn config_and_flag_errors_quote_input_sanitized() {
     // TOML escapes: the key holds a raw ESC and BEL once parsed.
@@ -127,7 +127,7 @@ fn config_and_flag_errors_quote_input_sanitized() {
 
 // ---- class 2: absurd numbers -----------------------------------------------------------------
 
-/// Failed before issue 15: `concurrency = 9223372036854775807` panicked in the async runtime
+/// Failed before it was fixed: `concurrency = 9223372036854775807` panicked in the async runtime
 /// (exit 101), and the console hung at "0/6 queued".
 #[test]
 fn absurd_numbers_in_the_config_are_refused_naming_the_key() {
@@ -167,7 +167,7 @@ fn absurd_numbers_in_the_config_are_refused_naming_the_key() {
     }
 }
 
-/// Failed before issue 15: `--concurrency` near u64::MAX panicked (exit 101).
+/// Failed before it was fixed: `--concurrency` near u64::MAX panicked (exit 101).
 #[test]
 fn absurd_numbers_on_the_command_line_are_refused_naming_the_flag() {
     let env = TestEnv::new();
@@ -219,7 +219,7 @@ fn absurd_numbers_on_the_command_line_are_refused_naming_the_flag() {
 
 // ---- class 4: special and huge files ---------------------------------------------------------
 
-/// Failed before issue 15 (hung reading without end): files named by settings or flags must be
+/// Failed before it was fixed (hung reading without end): files named by settings or flags must be
 /// regular files within their limit.
 #[cfg(unix)]
 #[test]
@@ -275,7 +275,7 @@ fn special_files_named_by_settings_and_flags_are_refused() {
     }
 }
 
-/// Failed before issue 15: a 3 GB fixture took 36 s and 6 GB of memory before it was refused.
+/// Failed before it was fixed: a 3 GB fixture took 36 s and 6 GB of memory before it was refused.
 /// A sparse file over the limit costs no disk and is refused before it is read.
 #[test]
 fn an_oversize_fixture_is_refused_up_front_with_the_limit() {
@@ -330,7 +330,7 @@ impl Drop for Tmpfs {
     }
 }
 
-/// Failed before issue 15: on a full state dir `items` saved 16 of 18 markers and exited 0.
+/// Failed before it was fixed: on a full state dir `items` saved 16 of 18 markers and exited 0.
 /// Needs a small tmpfs (root); skipped, saying so, where it cannot be mounted. The logic is
 /// also covered in-process (`ledger::seen::tests::each_marker_that_cannot_be_saved_is_named`).
 #[test]
@@ -412,7 +412,7 @@ fn a_review_whose_run_cannot_be_saved_is_not_success() {
 
 // ---- class 8: killed runs leave temp files ---------------------------------------------------
 
-/// Failed before issue 15: `.tmp-*` files a `kill -9` left stayed forever. (Markers' temporary
+/// Failed before it was fixed: `.tmp-*` files a `kill -9` left stayed forever. (Markers' temporary
 /// files are made in the PR's folder, then renamed into `seen/`.)
 #[test]
 fn a_later_run_removes_stale_temporary_files_of_its_own_only() {

@@ -1,4 +1,4 @@
-//! Real models, real answers (issue 17): the review engine against a loopback server that answers
+//! Real models, real answers: the review engine against a loopback server that answers
 //! the way real models do — prose around the JSON, no fence, trailing commas, severity synonyms,
 //! answers cut at the token limit, and 400s to `response_format` / `tools` when configured so —
 //! on both wire formats. Every aspect must end `done` with the intended findings.

@@ -1,4 +1,4 @@
-//! Issue 13, headless: what changed since the last look (`items` JSON `changes`, the Markdown
+//! Changes and threads, headless: what changed since the last look (`items` JSON `changes`, the Markdown
 //! line diff and NEW replies) and acting on threads (`thread reply|resolve|unresolve`), offline
 //! on the demo fixture and live against the loopback GitHub (edits, new replies, a lost answer,
 //! a locked PR).

@@ -269,7 +269,7 @@ mod tests {
             .collect()
     }
 
-    /// Defect 4 of issue 13: words are not broken mid-word ("gat│eway").
+    /// A defect a new user met: words are not broken mid-word ("gat│eway").
     #[test]
     fn wrap_breaks_at_word_boundaries() {
         let mut out = Vec::new();
