@@ -18,6 +18,11 @@
 //! <state>/<owner>-<repo>/<pr>/outbox/comment.json  the offline "posted" comment (draft.rs)
 //! <state>/<owner>-<repo>/<pr>/watch.json       what `watch` last reviewed and answered (written
 //!                                              by `commands::watch` through `write_atomic`)
+//! <state>/repos/<owner>/<repo>/decisions.jsonl  per repository: what became of each finding,
+//!                                              dismissals included (decisions.rs)
+//! <state>/repos/<owner>/<repo>/lessons.json    the maintainer's lessons (lessons.rs)
+//! <state>/repos/<owner>/<repo>/spend.jsonl     what each review run spent (spend.rs)
+//! <state>/repos/<owner>/<repo>/repo.lock       held while one of those is written (repo.rs)
 //! ```
 //!
 //! Every file is written atomically (a temporary file in the same folder, then rename), so
@@ -27,13 +32,17 @@
 //! The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep): what a run
 //! holds is the caller's type ([`StoredRun`]).
 
+mod decisions;
 mod draft;
 mod kept;
+mod lessons;
 mod lock;
 mod marker;
+mod repo;
 mod runs;
 mod seen;
 mod seen_index;
+mod spend;
 mod threads;
 
 use std::io::Write;
@@ -43,12 +52,16 @@ use thiserror::Error;
 
 use crate::pr::{PrCoords, RefError};
 
+pub use decisions::{DECISIONS_FILE, Decision, DecisionKind};
 pub use draft::Draft;
 pub use kept::{KEPT_DIR, KeptComment, KeptText, MAX_KEPT_CHARS};
 pub use lock::{Busy, Holder, Lock, PrLock, next_pause};
+pub use lessons::{LESSONS_FILE, Lesson, MAX_LESSONS, lesson_id};
 pub use marker::Marker;
+pub use repo::{REPO_LOCK_WAIT, RepoId};
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
+pub use spend::{DaySpend, SPEND_FILE, Spend};
 pub use threads::{
     ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind, ThreadOutbox,
     normalized_reply, reply_body_hash,

@@ -20,8 +20,13 @@ use tokio_util::sync::CancellationToken;
 use super::aspect::Aspect;
 use super::findings::parse_reply;
 use super::llm::{CallEvents, Completion, LlmClient, LlmError};
+use super::extras::RunExtras;
 use super::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
-use super::run::{AspectOutcome, AspectState, ReviewRun, new_run_id};
+use super::run::{
+    AspectOutcome, AspectState, HeldBack, ReviewRun, RunContext, Unconfirmed, VerificationReport,
+    new_run_id,
+};
+use super::verify::{self, VerifySetup};
 use super::settings::ReviewSettings;
 use crate::pr::PrMeta;
 
@@ -81,6 +86,24 @@ pub async fn run_review_with_prior(
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
 ) -> ReviewRun {
+    let extras = Arc::new(RunExtras::default());
+    run_review_with(pr, settings, client, prompts, prior, extras, events, cancel).await
+}
+
+/// [`run_review_with_prior`] with the run's extras: its prompts carry their context, its
+/// findings are screened (dismissals, other reviewers) and verified, and every call is checked
+/// against the budget.
+#[allow(clippy::too_many_arguments)] // the run's parts, each its own kind
+pub async fn run_review_with(
+    pr: Arc<PrMeta>,
+    settings: &ReviewSettings,
+    client: Arc<LlmClient>,
+    prompts: Arc<Prompts>,
+    prior: Vec<crate::review::prior::MetaFinding>,
+    extras: Arc<RunExtras>,
+    events: mpsc::UnboundedSender<ReviewEvent>,
+    cancel: CancellationToken,
+) -> ReviewRun {
     let started_at = Utc::now();
     let start = Instant::now();
     let overall_deadline = tokio::time::Instant::now() + settings.overall_timeout();
@@ -91,7 +114,12 @@ pub async fn run_review_with_prior(
     ));
     let diff_files: Arc<HashSet<String>> =
         Arc::new(pr.files.iter().map(|f| f.path.clone()).collect());
-    let shared = Arc::new(RunPrompts::new(&pr, &prompts, &prior));
+    let shared = Arc::new(RunPrompts::with_context(
+        &pr,
+        &prompts,
+        &prior,
+        &extras.context,
+    ));
     let prior = Arc::new(prior);
     let warmup = client.caches_prefix().then(|| Arc::new(Warmup::default()));
     let mut plans: HashMap<usize, Arc<DiffPlan>> = HashMap::new();
@@ -142,6 +170,7 @@ pub async fn run_review_with_prior(
             warmup: warmup.clone(),
             aspect_timeout,
             overall_deadline,
+            extras: extras.clone(),
         };
         let handle = set.spawn(job.run());
         ids.insert(handle.id(), aspect);
@@ -174,9 +203,26 @@ pub async fn run_review_with_prior(
         cancelled: cancel.is_cancelled(),
         aspects: outcomes,
         prices: settings.prices,
+        context: RunContext {
+            budget: extras.budget.report(),
+            ..extras.record.clone()
+        },
     };
     let _ = events.send(ReviewEvent::Finished(Box::new(run.clone())));
     run
+}
+
+/// Every finding of a verifier call held back for the same reason.
+fn failed_all(
+    findings: &[&crate::review::Finding],
+    why: Unconfirmed,
+    threshold: u8,
+    error: Option<String>,
+) -> Vec<verify::Judgement> {
+    findings
+        .iter()
+        .map(|_| verify::Judgement::Held(verify::not_judged(why, threshold, error.clone())))
+        .collect()
 }
 
 /// Two remarks on one aspect as one note (`; `-separated).
@@ -353,12 +399,15 @@ struct Job {
     warmup: Option<Arc<Warmup>>,
     aspect_timeout: Duration,
     overall_deadline: tokio::time::Instant,
+    extras: Arc<RunExtras>,
 }
 
 enum Ended {
     Answer(Result<Completion, LlmError>),
     Cancelled,
     TimedOut(&'static str),
+    /// Not made: it would have exceeded the budget (why).
+    Budget(String),
 }
 
 /// What one aspect's calls share while they run.
@@ -393,7 +442,13 @@ impl Job {
             }
         };
         let elapsed = calls.started.get().map_or(Duration::ZERO, Instant::elapsed);
-        let out = self.conclude(ended, elapsed);
+        let mut out = self.conclude(ended, elapsed);
+        if out.state == AspectState::Done {
+            self.extras.screen.apply(&mut out);
+            if let Some(setup) = &self.extras.verify {
+                self.verify(&mut out, &prompts, &calls, setup).await;
+            }
+        }
         tracing::debug!(
             aspect = self.aspect.as_str(),
             backend = self.client.kind().as_str(),
@@ -473,12 +528,139 @@ impl Job {
             received: &calls.received,
             events: &self.events,
         };
-        tokio::select! {
+        // The budget is checked before the call, at the call's estimated size.
+        let chars = prompt.system.len() + prompt.data.len() + prompt.diff_text.len() + prompt.task.len();
+        let place = match self.extras.budget.reserve(chars) {
+            Ok(p) => p,
+            Err(why) => return Ended::Budget(why),
+        };
+        let ended = tokio::select! {
             biased;
             () = calls.stop.cancelled() => Ended::Cancelled,
             () = tokio::time::sleep_until(deadline) => Ended::TimedOut(which),
             r = self.client.complete_observed(prompt, &progress) => Ended::Answer(r),
+        };
+        let usage = match &ended {
+            Ended::Answer(Ok(c)) => Some(&c.tokens),
+            _ => None,
+        };
+        self.extras.budget.settle(place, usage);
+        ended
+    }
+
+    /// The verifier's calls for the aspect's findings (see `super::verify`): the confirmed stay,
+    /// the rest are held back with why. Its calls and tokens count in the aspect's.
+    async fn verify(
+        &self,
+        out: &mut AspectOutcome,
+        chunks: &[Prompt],
+        calls: &AspectCalls,
+        setup: &VerifySetup,
+    ) {
+        if out.findings.is_empty() {
+            return;
         }
+        let findings = std::mem::take(&mut out.findings);
+        let mut report = VerificationReport {
+            threshold: setup.threshold,
+            ..VerificationReport::default()
+        };
+        let (plan, unshown) = verify::plan(&findings, chunks);
+        let mut judged: Vec<Option<verify::Judgement>> = vec![None; findings.len()];
+        for i in unshown {
+            judged[i] = Some(verify::Judgement::Held(verify::not_judged(
+                Unconfirmed::NoEvidence,
+                setup.threshold,
+                None,
+            )));
+        }
+        for call in &plan {
+            let ended = match &setup.recorded {
+                Some(rec) => match verify::recorded(rec, self.aspect, call.prompt.chunk, usize::MAX) {
+                    Some(a) => Ended::Answer(Ok(Completion {
+                        text: a.reply.clone(),
+                        tokens: crate::review::llm::TokenUsage {
+                            input: a.input_tokens,
+                            output: a.output_tokens,
+                            ..Default::default()
+                        },
+                        ..Completion::default()
+                    })),
+                    None => Ended::Answer(Err(LlmError::Replay(format!(
+                        "the fixture has no recorded verifier answer (`{}`)",
+                        verify::recording_name(self.aspect)
+                    )))),
+                },
+                None => self.call_inner(&call.prompt, calls).await,
+            };
+            let mine: Vec<&crate::review::Finding> =
+                call.findings.iter().map(|i| &findings[*i]).collect();
+            let verdicts: Vec<verify::Judgement> = match ended {
+                Ended::Answer(Ok(c)) => {
+                    report.calls += 1;
+                    report.tokens.add(&c.tokens);
+                    out.calls += 1;
+                    out.tokens.add(&c.tokens);
+                    match verify::parse_verdicts(&c.text) {
+                        Ok(v) => verify::judge(&mine, &v, setup),
+                        Err(e) => {
+                            let why = format!("unreadable verifier answer: {e}");
+                            report.error.get_or_insert(why.clone());
+                            failed_all(&mine, Unconfirmed::Failed, setup.threshold, Some(why))
+                        }
+                    }
+                }
+                Ended::Answer(Err(e)) => {
+                    report.calls += 1;
+                    out.calls += 1;
+                    let why = e.to_string();
+                    report.error.get_or_insert(why.clone());
+                    failed_all(&mine, Unconfirmed::Failed, setup.threshold, Some(why))
+                }
+                Ended::Budget(why) => {
+                    report.error.get_or_insert(format!("stopped by the budget: {why}"));
+                    failed_all(&mine, Unconfirmed::Budget, setup.threshold, None)
+                }
+                Ended::Cancelled => failed_all(
+                    &mine,
+                    Unconfirmed::Failed,
+                    setup.threshold,
+                    Some("the run was cancelled".into()),
+                ),
+                Ended::TimedOut(which) => {
+                    let why = format!("no verifier answer within {which}");
+                    report.error.get_or_insert(why.clone());
+                    failed_all(&mine, Unconfirmed::Failed, setup.threshold, Some(why))
+                }
+            };
+            for (i, j) in call.findings.iter().zip(verdicts) {
+                judged[*i] = Some(j);
+            }
+        }
+        for (mut f, j) in findings.into_iter().zip(judged) {
+            match j {
+                Some(verify::Judgement::Confirmed(v)) => {
+                    report.confirmed += 1;
+                    f.verified = Some(v);
+                    out.findings.push(f);
+                }
+                Some(verify::Judgement::Held(reason)) => {
+                    report.held_back += 1;
+                    out.held_back.push(HeldBack {
+                        finding: f,
+                        held_back: reason,
+                    });
+                }
+                None => {
+                    report.held_back += 1;
+                    out.held_back.push(HeldBack {
+                        finding: f,
+                        held_back: verify::not_judged(Unconfirmed::NoVerdict, setup.threshold, None),
+                    });
+                }
+            }
+        }
+        out.verification = Some(report);
     }
 
     /// The aspect's outcome from its calls: findings merged and de-duplicated by id; the first
@@ -503,6 +685,12 @@ impl Job {
         for (i, e) in ended.into_iter().enumerate() {
             match e {
                 Ended::Cancelled => cancelled = true,
+                Ended::Budget(why) => {
+                    failure.get_or_insert((
+                        AspectState::Failed,
+                        format!("{}stopped by the budget: {why}", chunk(i)),
+                    ));
+                }
                 Ended::TimedOut(which) => {
                     failure.get_or_insert((
                         AspectState::TimedOut,

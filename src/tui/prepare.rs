@@ -78,6 +78,7 @@ pub fn prepare(
         outbox,
         replay,
         full,
+        state: Some(ledger),
     })
     .map_err(|e| e.to_string())?;
     let started = Action::ReviewStarted {

@@ -11,10 +11,13 @@ use crate::policy::{Mode, TriggerKind};
 use crate::review::aggregate::Aggregate;
 use crate::review::aspect::Aspect;
 use crate::review::classify::AddressedBy;
-use crate::review::findings::{Finding, Rejected, Severity};
+use crate::review::findings::{Finding, Rejected, Severity, Verdict};
 use crate::review::prior::MetaFinding;
 use crate::review::prompt::DiffReport;
-use crate::review::run::{AspectOutcome, AspectState, ReviewRun};
+use crate::review::run::{
+    AspectOutcome, AspectState, BudgetReport, GuidanceRead, HoldReason, ReviewRun,
+    VerificationReport,
+};
 
 /// The whole document: the run, its aspects, every raised finding flat (with its
 /// classification), what was treated as addressed or no longer reported, and the body.
@@ -38,11 +41,31 @@ pub struct ReviewDocument<'a> {
     mode_reason: &'a str,
     addressed: Vec<AddressedFinding<'a>>,
     not_reported: &'a [MetaFinding],
+    /// Findings held back from the posted review (dismissed, not confirmed by the verifier,
+    /// already raised by another reviewer), each with why.
+    held_back: Vec<HeldBackEntry<'a>>,
+    /// The repository's guidance files read from the base branch, at which commit, applied or
+    /// not.
+    guidance: &'a [GuidanceRead],
+    guidance_error: Option<&'a str>,
+    /// The caps and what stopped the run, when caps are configured.
+    budget: Option<&'a BudgetReport>,
     counts: Counts,
     trigger_comment: Option<u64>,
     trigger_kind: Option<TriggerKind>,
     body: &'a str,
     posted: Option<()>,
+}
+
+/// A held-back finding: every finding field, why (`heldBack`: `by` and its details) and the
+/// short form (`said`: "held back: confidence 40", "already raised by @login", …).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HeldBackEntry<'a> {
+    #[serde(flatten)]
+    finding: FindingEntry<'a>,
+    held_back: &'a HoldReason,
+    said: String,
 }
 
 /// Top-level usage totals; `estimatedCost` only when `[review.prices]` is configured.
@@ -93,6 +116,7 @@ struct AspectEntry<'a> {
     calls: u32,
     diff: Option<&'a DiffReport>,
     note: Option<&'a str>,
+    verification: Option<&'a VerificationReport>,
 }
 
 /// A finding with every field (unlike the run file, which leaves out empty ones).
@@ -107,6 +131,10 @@ struct FindingEntry<'a> {
     message: &'a str,
     suggested_fix: Option<&'a str>,
     outside_diff: bool,
+    /// The repository rule it rests on, as the model named it.
+    rule: Option<&'a str>,
+    /// The verifier's score and quoted evidence, when the verifier confirmed it.
+    verification: Option<&'a Verdict>,
 }
 
 /// A finding this review raises: new or unchanged, and since when it has been reported.
@@ -145,6 +173,16 @@ struct Counts {
     unchanged: usize,
     addressed: usize,
     not_reported: usize,
+    held_back: HeldBackCounts,
+}
+
+/// Held-back findings by what held them back.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HeldBackCounts {
+    dismissed: usize,
+    verifier: usize,
+    already_raised: usize,
 }
 
 impl<'a> ReviewDocument<'a> {
@@ -186,11 +224,27 @@ impl<'a> ReviewDocument<'a> {
                 })
                 .collect(),
             not_reported: &c.not_reported,
+            held_back: run
+                .held_back()
+                .map(|h| HeldBackEntry {
+                    finding: FindingEntry::of(&h.finding),
+                    held_back: &h.held_back,
+                    said: h.held_back.said(),
+                })
+                .collect(),
+            guidance: &run.context.guidance,
+            guidance_error: run.context.guidance_error.as_deref(),
+            budget: run.context.budget.as_ref(),
             counts: Counts {
                 new: c.new.len(),
                 unchanged: c.unchanged.len(),
                 addressed: c.addressed.len(),
                 not_reported: c.not_reported.len(),
+                held_back: HeldBackCounts {
+                    dismissed: held_by(run, "dismissal"),
+                    verifier: held_by(run, "verifier"),
+                    already_raised: held_by(run, "others"),
+                },
             },
             trigger_comment: agg.trigger_comment,
             trigger_kind: agg.trigger_kind,
@@ -250,8 +304,14 @@ impl<'a> AspectEntry<'a> {
             calls: a.calls,
             diff: a.diff.as_ref(),
             note: a.note.as_deref(),
+            verification: a.verification.as_ref(),
         }
     }
+}
+
+/// How many of the run's findings `by` held back (`dismissal`, `verifier`, `others`).
+pub(crate) fn held_by(run: &ReviewRun, by: &str) -> usize {
+    run.held_back().filter(|h| h.held_back.by() == by).count()
 }
 
 impl<'a> FindingEntry<'a> {
@@ -265,6 +325,8 @@ impl<'a> FindingEntry<'a> {
             message: &f.message,
             suggested_fix: f.suggested_fix.as_deref(),
             outside_diff: f.outside_diff,
+            rule: f.rule.as_deref(),
+            verification: f.verified.as_ref(),
         }
     }
 }
