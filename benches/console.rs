@@ -9,9 +9,9 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::source::synth::{SynthSpec, synth};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
-use pr_shepherd::tui::app::{Action, App, Drawn, Options};
+use pr_shepherd::tui::app::{Action, App, Drawn};
 use pr_shepherd::tui::keymap::KeyCommand;
-use pr_shepherd::tui::{Keymap, Theme, ui};
+use pr_shepherd::tui::{Keymap, Session, Theme};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
@@ -28,13 +28,12 @@ fn big_app() -> App {
     let mut app = App::new(
         f.snapshot_at(0).unwrap_or_else(|e| panic!("{e}")),
         Default::default(),
-        Options {
+        Session {
             now: NOW,
-            marks: Ok(()),
-            gates: Default::default(),
+            ..Session::default()
         },
     );
-    assert_eq!(app.pr.list.snapshot.items.len(), 10_000);
+    assert_eq!(app.row_count(), 10_000 + 3);
     app.update(Action::Drawn(Drawn {
         shown: None,
         list_height: 14,
@@ -59,7 +58,7 @@ fn frame(c: &mut Criterion) {
     c.bench_function("console/frame_10k_items_120x40", |b| {
         b.iter(|| {
             let mut d = Drawn::default();
-            let _ = term.draw(|f| d = ui::draw(f, black_box(&app), &theme, &keymap));
+            let _ = term.draw(|f| d = black_box(&app).draw(f, &theme, &keymap));
             black_box(d)
         })
     });
@@ -76,7 +75,7 @@ fn frame(c: &mut Criterion) {
             down = !down;
             app.update(Action::Command(cmd));
             let mut d = Drawn::default();
-            let _ = term.draw(|f| d = ui::draw(f, &app, &theme, &keymap));
+            let _ = term.draw(|f| d = app.draw(f, &theme, &keymap));
             black_box(d)
         })
     });
@@ -99,15 +98,14 @@ fn first_frame(c: &mut Criterion) {
             let app = App::new(
                 snapshot,
                 seen,
-                Options {
+                Session {
                     now: NOW,
-                    marks: Ok(()),
-                    gates: Default::default(),
+                    ..Session::default()
                 },
             );
             let Ok(mut term) = Terminal::new(TestBackend::new(120, 40));
             let mut d = Drawn::default();
-            let _ = term.draw(|fr| d = ui::draw(fr, &app, &theme, &keymap));
+            let _ = term.draw(|fr| d = app.draw(fr, &theme, &keymap));
             black_box(d)
         })
     });

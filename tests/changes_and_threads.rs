@@ -362,8 +362,8 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     use pr_shepherd::pr::{Item, PrCoords};
     use pr_shepherd::source::github::FetchOptions;
     use pr_shepherd::tui::harness::Harness;
-    use pr_shepherd::tui::review::{LiveTarget, PostDestination};
     use pr_shepherd::tui::theme::Theme;
+    use pr_shepherd::tui::{Live, Remote};
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (server, fake) = rt.block_on(FakeGitHub::start(small_pr()));
@@ -401,13 +401,13 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
         40,
     )
     .unwrap();
-    h.runner.post_to = PostDestination::GitHub(LiveTarget {
+    h.set_remote(Remote::GitHub(Live {
         gh: Arc::new(client()),
         own_login: "monalisa".into(),
-    });
+    }));
     h.press("g");
-    for _ in 0..h.app.pr.list.rows.len() {
-        if h.app.pr.list.selected_item().is_some_and(|i| i.id() == T1) {
+    for _ in 0..h.app.row_count() {
+        if h.app.selected_item().is_some_and(|i| i.id() == T1) {
             break;
         }
         h.press("j");
@@ -425,9 +425,9 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     let replies = fake.thread_replies(T1);
     assert_eq!(replies.len(), 1, "posted once: {replies:?}");
     assert!(
-        h.app.notice.as_deref().unwrap_or("").starts_with("replied"),
+        h.app.notice().unwrap_or("").starts_with("replied"),
         "{:?}",
-        h.app.notice
+        h.app.notice()
     );
     // The thread's marker now covers the reply.
     let mut after = before.clone();

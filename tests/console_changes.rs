@@ -64,15 +64,15 @@ fn a_thread_with_new_replies_opens_at_the_first_new_one() {
     let screen = h.screen();
     assert!(screen.contains("NEW @tomasz-w"), "{screen}");
     assert!(
-        h.app.pr.list.detail_scroll > 0,
+        h.app.detail_scroll().unwrap() > 0,
         "opened below the top, at the new reply"
     );
     insta::assert_snapshot!("thread_new_reply_120x30", screen);
     // Scrolling back up still works from there.
-    let at = h.app.pr.list.detail_scroll;
+    let at = h.app.detail_scroll().unwrap();
     h.press("Tab");
     h.press("k");
-    assert_eq!(h.app.pr.list.detail_scroll, at - 1);
+    assert_eq!(h.app.detail_scroll(), Some(at - 1));
 }
 
 fn outbox(dir: &Path) -> serde_json::Value {
@@ -104,8 +104,8 @@ fn reply_from_the_console_asks_naming_the_thread_then_goes_to_the_outbox() {
     assert_eq!(actions[0]["threadId"], JITTER);
     assert_eq!(actions[0]["body"], "On it: jitter at the call site.");
     assert!(!saved.exists(), "the sent reply's draft is removed");
-    assert!(h.app.pr.threads.reply.is_none());
-    assert!(h.app.notice.as_deref().unwrap_or("").starts_with("replied"));
+    assert!(h.app.reply().is_none());
+    assert!(h.app.notice().unwrap_or("").starts_with("replied"));
 }
 
 #[test]
@@ -138,8 +138,7 @@ fn an_unsent_reply_survives_a_crash() {
     .unwrap();
     assert!(
         h.app
-            .notice
-            .as_deref()
+            .notice()
             .unwrap_or("")
             .contains("restored the unsent reply")
     );
@@ -148,9 +147,9 @@ fn an_unsent_reply_survives_a_crash() {
     assert!(h.screen().contains("half a thought"), "{}", h.screen());
     // Esc closes and keeps it; cancelling the dialog keeps it too.
     h.press("Esc");
-    assert!(h.app.pr.threads.reply.is_some());
+    assert!(h.app.reply().is_some());
     h.press("c ctrl-s n");
-    assert!(h.app.pr.threads.reply.is_some());
+    assert!(h.app.reply().is_some());
     assert!(
         !dir.path()
             .join("acme-rivet/482/outbox/threads.json")
@@ -195,8 +194,7 @@ fn resolve_and_unresolve_ask_first_and_need_a_thread() {
     h.press("x");
     assert!(
         h.app
-            .notice
-            .as_deref()
+            .notice()
             .unwrap_or("")
             .contains("select a review thread")
     );
@@ -208,22 +206,10 @@ fn resolve_and_unresolve_ask_first_and_need_a_thread() {
     h.press("n");
     assert!(!dir.path().join("acme-rivet/482/outbox").exists());
     h.press("x y");
-    assert!(
-        h.app
-            .pr
-            .list
-            .selected_item()
-            .is_some_and(|i| i.status().resolved)
-    );
+    assert!(h.app.selected_item().is_some_and(|i| i.status().resolved));
     h.press("u y");
     let actions = outbox(dir.path())["actions"].clone();
     assert_eq!(actions[0]["kind"], "resolve");
     assert_eq!(actions[1]["kind"], "unresolve");
-    assert!(
-        !h.app
-            .pr
-            .list
-            .selected_item()
-            .is_some_and(|i| i.status().resolved)
-    );
+    assert!(!h.app.selected_item().is_some_and(|i| i.status().resolved));
 }

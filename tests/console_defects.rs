@@ -26,27 +26,30 @@ fn q_closes_the_current_view_and_capital_q_quits_from_anywhere() {
     h.draw();
     // Full-width detail: q unzooms.
     h.press("Enter");
-    assert!(h.app.pr.list.zoom);
+    assert!(h.app.zoomed());
     h.press("q");
-    assert!(!h.app.quit, "q in the full-width detail must not quit");
-    assert!(!h.app.pr.list.zoom);
+    assert!(
+        !h.app.quitting(),
+        "q in the full-width detail must not quit"
+    );
+    assert!(!h.app.zoomed());
     // The review pane: q closes it.
     h.press("r");
-    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    assert_eq!(h.app.pane(), Some(Pane::Review));
     h.press("Tab q");
-    assert!(!h.app.quit && h.app.pr.list.focus == Focus::List);
+    assert!(!h.app.quitting() && h.app.focus().unwrap() == Focus::List);
     h.press("q");
-    assert!(!h.app.quit, "q in the review pane must not quit");
-    assert_eq!(h.app.pr.desk.pane, Pane::Item);
+    assert!(!h.app.quitting(), "q in the review pane must not quit");
+    assert_eq!(h.app.pane(), Some(Pane::Item));
     // Top level: q quits.
     h.press("q");
-    assert!(h.app.quit);
+    assert!(h.app.quitting());
 
     // Q quits from a nested view at once.
     let mut h = open(dir.path(), 120, 40);
     h.draw();
     h.press("Tab Enter Q");
-    assert!(h.app.quit);
+    assert!(h.app.quitting());
 }
 
 /// Defect 13: `M` asks first, naming how many, and reports what it did.
@@ -58,7 +61,7 @@ fn capital_m_asks_first_naming_how_many() {
     h.draw();
     h.press("M");
     assert!(
-        matches!(h.app.mode, InputMode::Confirm(_)),
+        matches!(h.app.mode(), InputMode::Confirm(_)),
         "M opens a question"
     );
     h.resize(120, 40);
@@ -69,7 +72,7 @@ fn capital_m_asks_first_naming_how_many() {
         h.screen()
     );
     h.press("n");
-    assert_eq!(h.app.mode, InputMode::Normal);
+    assert_eq!(*h.app.mode(), InputMode::Normal);
     assert_eq!(
         seen_count(dir.path(), &pr),
         1,
@@ -131,18 +134,14 @@ fn keys_act_on_the_focused_findings_and_the_footer_follows_focus() {
     let mut h = open(dir.path(), 120, 40);
     h.draw();
     h.press("g r");
-    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    assert_eq!(h.app.pane(), Some(Pane::Review));
     let list_footer = footer(&h);
     assert!(list_footer.contains("Tab findings"), "{list_footer}");
     h.press("Tab");
-    let rows = h.app.pr.list.rows.len();
+    let rows = h.app.row_count();
     h.press("Enter ] [");
-    assert_eq!(
-        h.app.pr.list.rows.len(),
-        rows,
-        "the hidden list is untouched"
-    );
-    assert_eq!(h.app.pr.list.selected, 0);
+    assert_eq!(h.app.row_count(), rows, "the hidden list is untouched");
+    assert_eq!(h.app.selected_row(), Some(0));
     let f = footer(&h);
     assert!(f.contains("Tab list"), "{f}");
     assert!(f.contains("a addressed"), "{f}");
@@ -158,10 +157,10 @@ fn the_list_stays_usable_with_the_review_pane_open() {
     let pr = coords(&h);
     h.draw();
     h.press("r");
-    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    assert_eq!(h.app.pane(), Some(Pane::Review));
     let before = seen_count(dir.path(), &pr);
     h.press("j j");
-    let id = h.app.pr.list.selected_item().unwrap().id().to_owned();
+    let id = h.app.selected_item().unwrap().id().to_owned();
     assert!(
         Ledger::new(dir.path())
             .load_seen(&pr)
@@ -173,7 +172,7 @@ fn the_list_stays_usable_with_the_review_pane_open() {
     assert_eq!(seen_count(dir.path(), &pr), before + 2);
     assert!(h.screen().contains(" Detail "), "{}", h.screen());
     h.press("v");
-    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    assert_eq!(h.app.pane(), Some(Pane::Review));
 }
 
 /// Defect 12: header and footer text is cut with a sign (…), a status message leaves room for
@@ -219,7 +218,7 @@ fn help_wraps_and_scrolls_every_binding_readable() {
             h.press("j");
         }
         assert_eq!(
-            h.app.mode,
+            *h.app.mode(),
             InputMode::Help,
             "j scrolls, it does not close help"
         );
@@ -231,7 +230,7 @@ fn help_wraps_and_scrolls_every_binding_readable() {
             );
         }
         h.press("?");
-        assert_eq!(h.app.mode, InputMode::Normal);
+        assert_eq!(*h.app.mode(), InputMode::Normal);
     }
 }
 
@@ -243,7 +242,7 @@ fn findings_are_listed_in_the_posted_order() {
     let mut h = open(dir.path(), 120, 40);
     h.draw();
     h.press("r");
-    let composed = h.app.pr.desk.composed.as_ref().unwrap();
+    let composed = h.app.composed().unwrap();
     let rows = composed.finding_rows();
     assert!(rows.len() > 2, "{rows:?}");
     let at: Vec<usize> = rows
@@ -270,14 +269,14 @@ fn stepping_back_never_moves_a_marker_to_an_older_version() {
     let pr = coords(&h);
     h.draw();
     h.press("> >");
-    assert_eq!(h.app.pr.list.step(), Some((2, 2)));
+    assert_eq!(h.app.step(), Some((2, 2)));
     h.press("M y");
     let latest = Ledger::new(dir.path()).load_seen(&pr).unwrap().markers;
-    assert_eq!(h.app.pr.list.counts.edited, 0);
+    assert_eq!(h.app.counts().unwrap().edited, 0);
     // Back to the past, looking at every item there.
     h.press("< <");
     h.press("g");
-    for _ in 0..h.app.pr.list.rows.len() {
+    for _ in 0..h.app.row_count() {
         h.press("j");
     }
     let after = Ledger::new(dir.path()).load_seen(&pr).unwrap().markers;
@@ -289,9 +288,10 @@ fn stepping_back_never_moves_a_marker_to_an_older_version() {
         );
     }
     h.press("> >");
-    assert_eq!(h.app.pr.list.step(), Some((2, 2)));
+    assert_eq!(h.app.step(), Some((2, 2)));
     assert_eq!(
-        h.app.pr.list.counts.edited, 0,
+        h.app.counts().unwrap().edited,
+        0,
         "nothing re-surfaces as edited"
     );
 
@@ -330,10 +330,10 @@ fn the_editor_keeps_the_header_and_a_headerless_body_is_refused_before_confirmin
     let mut h = open_with_draft(dir.path(), "## PR Shepherd Review\n\nLooks fine.");
     h.draw();
     h.press("e");
-    assert_eq!(h.app.mode, InputMode::Edit);
+    assert_eq!(*h.app.mode(), InputMode::Edit);
     h.type_text("Note");
     h.press("Esc");
-    let body = h.app.pr.desk.draft.as_ref().unwrap().body();
+    let body = h.app.draft().unwrap().body();
     assert!(body.starts_with("## PR Shepherd Review\n"), "{body:?}");
     assert!(body.contains("Note"), "{body:?}");
 
@@ -342,7 +342,7 @@ fn the_editor_keeps_the_header_and_a_headerless_body_is_refused_before_confirmin
     h.draw();
     h.effects.clear();
     h.press("p");
-    match &h.app.mode {
+    match h.app.mode() {
         InputMode::Confirm(pr_shepherd::tui::review::Confirm::Refused(why)) => {
             assert!(why.contains("## PR Shepherd Review"), "{why}")
         }
@@ -366,9 +366,9 @@ fn new_minimized_items_are_one_collapsed_line_until_opened() {
     let mut h = open(dir.path(), 140, 44);
     let pr = coords(&h);
     h.draw();
-    let rows = h.app.pr.list.rows.len();
+    let rows = h.app.row_count();
     h.press("f m Esc");
-    assert_eq!(h.app.pr.list.rows.len(), rows, "new items stay listed");
+    assert_eq!(h.app.row_count(), rows, "new items stay listed");
     let screen = h.screen();
     let spam = screen
         .lines()
@@ -380,19 +380,15 @@ fn new_minimized_items_are_one_collapsed_line_until_opened() {
     h.press("g");
     let is_spam = |h: &Harness| {
         h.app
-            .pr
-            .list
             .selected_item()
             .is_some_and(|i| i.login() == "quickwins99")
     };
     while !is_spam(&h) {
         h.press("j");
     }
-    let id = h.app.pr.list.selected_item().unwrap().id().to_owned();
+    let id = h.app.selected_item().unwrap().id().to_owned();
     assert!(
         h.app
-            .pr
-            .list
             .selected_item()
             .unwrap()
             .body()
@@ -438,22 +434,22 @@ fn a_click_selects_a_row_and_the_wheel_scrolls_the_pane_under_the_pointer() {
     let x = line.chars().position(|c| c == '@').unwrap() as u16;
     h.mouse(MouseEventKind::Down(MouseButton::Left), x, y as u16);
     assert_eq!(
-        h.app.pr.list.selected_item().unwrap().login(),
+        h.app.selected_item().unwrap().login(),
         "rajesh-k",
         "{}",
         h.screen()
     );
     // The wheel over the list moves the selection.
-    let before = h.app.pr.list.selected;
+    let before = h.app.selected_row().unwrap();
     h.mouse(MouseEventKind::ScrollDown, x, y as u16);
-    assert_eq!(h.app.pr.list.selected, before + 1);
+    assert_eq!(h.app.selected_row(), Some(before + 1));
     // The wheel over the detail (right half) scrolls it.
     h.resize(120, 16); // a short detail pane, so items scroll
     h.draw();
     let mut scrolled = false;
-    for _ in 0..h.app.pr.list.rows.len() {
+    for _ in 0..h.app.row_count() {
         h.mouse(MouseEventKind::ScrollDown, 100, 10);
-        if h.app.pr.list.detail_scroll > 0 {
+        if h.app.detail_scroll().unwrap() > 0 {
             scrolled = true;
             break;
         }
@@ -461,16 +457,16 @@ fn a_click_selects_a_row_and_the_wheel_scrolls_the_pane_under_the_pointer() {
     }
     assert!(scrolled, "some item's detail scrolls under the wheel");
     h.mouse(MouseEventKind::ScrollUp, 100, 10);
-    assert_eq!(h.app.pr.list.detail_scroll, 0);
+    assert_eq!(h.app.detail_scroll(), Some(0));
     // The help overlay scrolls under the wheel at 80×24.
     h.resize(80, 24);
     h.press("?");
     h.mouse(MouseEventKind::ScrollDown, 40, 12);
-    assert!(h.app.help_scroll > 0);
+    assert!(h.app.help_scroll() > 0);
     h.press("Esc");
     // The review pane scrolls under the wheel.
     h.resize(120, 40);
     h.press("r");
     h.mouse(MouseEventKind::ScrollDown, 100, 20);
-    assert!(h.app.pr.desk.review_scroll > 0);
+    assert!(h.app.review_scroll().unwrap() > 0);
 }

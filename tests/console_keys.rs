@@ -24,20 +24,11 @@ fn seen_ids(dir: &Path, pr: &PrCoords) -> Vec<String> {
 }
 
 fn selected_id(h: &Harness) -> String {
-    h.app.pr.list.selected_item().unwrap().id().to_owned()
+    h.app.selected_item().unwrap().id().to_owned()
 }
 
 fn freshness_of(h: &Harness, id: &str) -> Freshness {
-    let idx = h
-        .app
-        .pr
-        .list
-        .snapshot
-        .items
-        .iter()
-        .position(|i| i.id() == id)
-        .unwrap();
-    h.app.pr.list.freshness(idx)
+    h.app.freshness_of(id).unwrap()
 }
 
 #[test]
@@ -46,57 +37,64 @@ fn navigation_keys() {
     let mut h = open(dir.path(), 100, 30);
     h.draw();
     assert_eq!(
-        h.app.pr.list.selected, 1,
+        h.app.selected_row(),
+        Some(1),
         "the first item is selected, not the group row"
     );
     h.press("j j k");
-    assert_eq!(h.app.pr.list.selected, 2);
+    assert_eq!(h.app.selected_row(), Some(2));
     h.press("Down Down Up");
-    assert_eq!(h.app.pr.list.selected, 3);
+    assert_eq!(h.app.selected_row(), Some(3));
     h.press("G");
-    assert_eq!(h.app.pr.list.selected, h.app.pr.list.rows.len() - 1);
+    assert_eq!(h.app.selected_row(), Some(h.app.row_count() - 1));
     h.press("g");
-    assert_eq!(h.app.pr.list.selected, 0);
+    assert_eq!(h.app.selected_row(), Some(0));
     h.press("ctrl-d");
-    let half = h.app.pr.list.selected;
+    let half = h.app.selected_row().unwrap();
     assert!(half > 1, "ctrl-d moves half a page");
     h.press("ctrl-u");
-    assert_eq!(h.app.pr.list.selected, 0);
+    assert_eq!(h.app.selected_row(), Some(0));
     // ] and [ jump between new-or-edited items, skipping group rows.
     h.press("g ] ]");
-    assert_eq!(h.app.pr.list.rows[h.app.pr.list.selected], Row::Item(1));
+    assert_eq!(
+        h.app.row(h.app.selected_row().unwrap()).unwrap(),
+        Row::Item(1)
+    );
     h.press("[");
-    assert_eq!(h.app.pr.list.rows[h.app.pr.list.selected], Row::Item(0));
+    assert_eq!(
+        h.app.row(h.app.selected_row().unwrap()).unwrap(),
+        Row::Item(0)
+    );
     // Tab moves focus to the detail pane; j scrolls it instead of moving the selection.
-    let sel = h.app.pr.list.selected;
+    let sel = h.app.selected_row().unwrap();
     h.press("Tab");
-    assert_eq!(h.app.pr.list.focus, Focus::Detail);
+    assert_eq!(h.app.focus(), Some(Focus::Detail));
     h.press("j j");
-    assert_eq!(h.app.pr.list.selected, sel);
-    assert_eq!(h.app.pr.list.detail_scroll, 2);
+    assert_eq!(h.app.selected_row(), Some(sel));
+    assert_eq!(h.app.detail_scroll(), Some(2));
     h.press("G");
-    assert!(h.app.pr.list.detail_scroll > 2);
+    assert!(h.app.detail_scroll().unwrap() > 2);
     h.press("g Tab");
     assert_eq!(
-        (h.app.pr.list.detail_scroll, h.app.pr.list.focus),
+        (h.app.detail_scroll().unwrap(), h.app.focus().unwrap()),
         (0, Focus::List)
     );
     // Enter on a group collapses it; again expands.
     h.press("g Enter");
-    assert_eq!(h.app.pr.list.rows.len(), 21 - 7);
+    assert_eq!(h.app.row_count(), 21 - 7);
     h.press("Enter");
-    assert_eq!(h.app.pr.list.rows.len(), 21);
+    assert_eq!(h.app.row_count(), 21);
     // Enter on an item zooms the detail; Esc unzooms; q quits.
     h.press("j Enter");
-    assert!(h.app.pr.list.zoom);
+    assert!(h.app.zoomed());
     assert!(
         h.screen().contains("@@"),
         "zoomed thread shows the whole hunk"
     );
     h.press("Esc");
-    assert!(!h.app.pr.list.zoom && !h.app.quit);
+    assert!(!h.app.zoomed() && !h.app.quitting());
     h.press("q");
-    assert!(h.app.quit);
+    assert!(h.app.quitting());
 }
 
 #[test]
@@ -121,15 +119,15 @@ fn a_list_of_ten_thousand_scrolls_and_draws_only_what_fits() {
     .unwrap();
     h.draw();
     h.press("G");
-    assert_eq!(h.app.pr.list.selected, 10_002);
-    assert!(h.app.pr.list.list_offset > 9_900);
+    assert_eq!(h.app.selected_row(), Some(10_002));
+    assert!(h.app.list_offset().unwrap() > 9_900);
     h.press("g");
-    assert_eq!(h.app.pr.list.list_offset, 0);
+    assert_eq!(h.app.list_offset(), Some(0));
     for _ in 0..5 {
         h.press("ctrl-d");
     }
-    assert!(h.app.pr.list.selected >= h.app.pr.list.list_offset);
-    assert!(h.app.pr.list.selected < h.app.pr.list.list_offset + 40);
+    assert!(h.app.selected_row().unwrap() >= h.app.list_offset().unwrap());
+    assert!(h.app.selected_row().unwrap() < h.app.list_offset().unwrap() + 40);
 }
 
 #[test]
@@ -226,12 +224,7 @@ fn stepping_history_retriages_against_the_ledger() {
     h.press("j");
     assert_eq!(selected_id(&h), JITTER);
     for _ in 0..12 {
-        if h.app
-            .pr
-            .list
-            .selected_item()
-            .is_some_and(|i| i.id() == POST_Q)
-        {
+        if h.app.selected_item().is_some_and(|i| i.id() == POST_Q) {
             break;
         }
         h.press("j");
@@ -241,7 +234,7 @@ fn stepping_history_retriages_against_the_ledger() {
     assert!(marked.contains(&JITTER.to_owned()) && marked.contains(&POST_Q.to_owned()));
 
     h.press(">");
-    assert_eq!(h.app.pr.list.step(), Some((1, 2)));
+    assert_eq!(h.app.step(), Some((1, 2)));
     assert_eq!(freshness_of(&h, &first), Freshness::Unchanged);
     assert_eq!(
         freshness_of(&h, JITTER),
@@ -263,7 +256,7 @@ fn stepping_history_retriages_against_the_ledger() {
     // the edited hash, so stepping on keeps it unchanged.
     assert_eq!(selected_id(&h), POST_Q);
     h.press(">");
-    assert_eq!(h.app.pr.list.step(), Some((2, 2)));
+    assert_eq!(h.app.step(), Some((2, 2)));
     assert_eq!(freshness_of(&h, POST_Q), Freshness::Unchanged);
     assert_eq!(freshness_of(&h, LATE), Freshness::New);
     assert_eq!(
@@ -274,7 +267,7 @@ fn stepping_history_retriages_against_the_ledger() {
     // Back to step 0: the ledger remembers the newer hashes, so the edited items read as
     // edited against the older text — exactly what a live PR would do.
     h.press("< <");
-    assert_eq!(h.app.pr.list.step(), Some((0, 2)));
+    assert_eq!(h.app.step(), Some((0, 2)));
     assert_eq!(freshness_of(&h, POST_Q), Freshness::Edited);
     assert_eq!(freshness_of(&h, &first), Freshness::Unchanged);
     h.press("<");
@@ -289,19 +282,19 @@ fn search_n_and_capital_n_cycle_matches() {
     h.press("/");
     h.type_text("rajesh");
     h.press("Enter");
-    let a = h.app.pr.list.selected;
+    let a = h.app.selected_row().unwrap();
     h.press("n");
-    let b = h.app.pr.list.selected;
+    let b = h.app.selected_row().unwrap();
     assert_ne!(a, b);
     h.press("N");
-    assert_eq!(h.app.pr.list.selected, a);
+    assert_eq!(h.app.selected_row(), Some(a));
     assert!(
         selected_id(&h).starts_with("PRRT_")
-            || h.app.pr.list.selected_item().unwrap().login() == "rajesh-k"
+            || h.app.selected_item().unwrap().login() == "rajesh-k"
     );
     // Esc clears the search before it quits.
     h.press("Esc");
-    assert!(h.app.pr.list.search.is_none() && !h.app.quit);
+    assert!(h.app.search().is_none() && !h.app.quitting());
 }
 
 #[test]
@@ -310,7 +303,7 @@ fn open_and_copy_report_the_url() {
     let mut h = open(dir.path(), 100, 30);
     h.draw();
     h.press("o");
-    let url = h.app.pr.list.selected_item().unwrap().url().to_owned();
+    let url = h.app.selected_item().unwrap().url().to_owned();
     assert!(h.effects.contains(&Effect::Open(url.clone())));
     assert!(h.screen().contains(&url[..40]));
     h.press("y");
@@ -329,15 +322,15 @@ fn configured_keys_drive_the_console() {
     .unwrap();
     h.keymap = Keymap::new(&loaded.keys);
     h.draw();
-    let start = h.app.pr.list.selected;
+    let start = h.app.selected_row().unwrap();
     h.press("j");
-    assert_eq!(h.app.pr.list.selected, start, "j is no longer bound");
+    assert_eq!(h.app.selected_row(), Some(start), "j is no longer bound");
     h.press("x");
-    assert_eq!(h.app.pr.list.selected, start + 1);
+    assert_eq!(h.app.selected_row(), Some(start + 1));
     h.press("q");
-    assert!(!h.app.quit);
+    assert!(!h.app.quitting());
     h.press("Q");
-    assert!(h.app.quit);
+    assert!(h.app.quitting());
 }
 
 #[test]
@@ -356,10 +349,10 @@ fn unwritable_state_dir_is_reported_not_fatal() {
     )
     .unwrap();
     h.draw();
-    assert!(h.app.pr.marks.blocked.is_some());
+    assert!(h.app.marks_blocked().is_some());
     assert!(h.screen().contains("markers not saved"), "{}", h.screen());
     h.press("j j m");
-    assert!(!h.app.quit);
+    assert!(!h.app.quitting());
 }
 
 // ---- The review engine in the console (issues 5, 6, 7) ----
@@ -380,7 +373,7 @@ fn reviewed(dir: &Path) -> Harness {
 fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = reviewed(dir.path());
-    let run = h.app.pr.desk.run.as_ref().unwrap();
+    let run = h.app.run().unwrap();
     assert!(run.finished);
     assert!(
         run.aspects
@@ -396,11 +389,11 @@ fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
     );
     assert!(screen.contains("Review — exactly as it will be posted"));
     assert!(screen.contains("## PR Shepherd Review"), "{screen}");
-    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    assert_eq!(h.app.pane(), Some(Pane::Review));
     // The list stays usable while the pane is open.
-    let before = h.app.pr.list.selected;
+    let before = h.app.selected_row().unwrap();
     h.press("j");
-    assert_eq!(h.app.pr.list.selected, before + 1);
+    assert_eq!(h.app.selected_row(), Some(before + 1));
     h.press("A");
     let screen = h.screen();
     assert!(
@@ -416,7 +409,7 @@ fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
         .unwrap()
         .unwrap();
     assert!(draft.body.starts_with("## PR Shepherd Review"));
-    assert_eq!(draft.body, h.app.pr.desk.draft.as_ref().unwrap().body());
+    assert_eq!(draft.body, h.app.draft().unwrap().body());
 }
 
 #[test]
@@ -424,7 +417,7 @@ fn edit_post_confirm_writes_the_outbox() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = reviewed(dir.path());
     h.press("e");
-    assert_eq!(h.app.mode, InputMode::Edit);
+    assert_eq!(*h.app.mode(), InputMode::Edit);
     h.press("Down Down");
     h.type_text("Maintainer note: ship it after the jitter fix.");
     // Autosaved on every change.
@@ -434,10 +427,10 @@ fn edit_post_confirm_writes_the_outbox() {
         .unwrap();
     assert!(saved.body.contains("Maintainer note: ship it"));
     h.press("Esc");
-    assert_eq!(h.app.mode, InputMode::Normal);
+    assert_eq!(*h.app.mode(), InputMode::Normal);
     h.press("p");
-    let InputMode::Confirm(Confirm::Post(plan)) = &h.app.mode else {
-        panic!("no post dialog: {:?}", h.app.mode)
+    let InputMode::Confirm(Confirm::Post(plan)) = h.app.mode() else {
+        panic!("no post dialog: {:?}", h.app.mode())
     };
     assert_eq!(plan.target, "acme/rivet#482");
     assert_eq!(plan.update, None);
@@ -460,7 +453,7 @@ fn edit_post_confirm_writes_the_outbox() {
         .unwrap()
         .unwrap();
     assert!(outbox.body.contains("Maintainer note: ship it"));
-    assert_eq!(outbox.body, h.app.pr.desk.draft.as_ref().unwrap().body());
+    assert_eq!(outbox.body, h.app.draft().unwrap().body());
     assert!(
         h.screen().contains("posted to the outbox"),
         "{}",
@@ -475,12 +468,12 @@ fn edit_post_confirm_writes_the_outbox() {
     );
     // A second post updates the same comment.
     h.press("p");
-    let InputMode::Confirm(Confirm::Post(plan)) = &h.app.mode else {
+    let InputMode::Confirm(Confirm::Post(plan)) = h.app.mode() else {
         panic!("no post dialog")
     };
     assert_eq!(plan.update.as_deref(), Some("outbox-1"));
     h.press("n");
-    assert_eq!(h.app.mode, InputMode::Normal);
+    assert_eq!(*h.app.mode(), InputMode::Normal);
     assert_eq!(
         Ledger::new(dir.path())
             .outbox(&coords(&h))
@@ -496,9 +489,9 @@ fn discard_removes_the_draft_and_posts_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = reviewed(dir.path());
     h.press("d");
-    assert_eq!(h.app.mode, InputMode::Confirm(Confirm::Discard));
+    assert_eq!(*h.app.mode(), InputMode::Confirm(Confirm::Discard));
     h.press("n");
-    assert!(h.app.pr.desk.draft.is_some());
+    assert!(h.app.draft().is_some());
     assert!(
         Ledger::new(dir.path())
             .load_draft(&coords(&h))
@@ -506,7 +499,7 @@ fn discard_removes_the_draft_and_posts_nothing() {
             .is_some()
     );
     h.press("d y");
-    assert!(h.app.pr.desk.draft.is_none());
+    assert!(h.app.draft().is_none());
     assert!(
         Ledger::new(dir.path())
             .load_draft(&coords(&h))
@@ -533,21 +526,15 @@ fn draft_is_restored_when_the_console_opens_again() {
     }
     let mut h = open(dir.path(), 120, 40);
     h.draw();
-    let d = h.app.pr.desk.draft.as_ref().expect("draft restored");
+    let d = h.app.draft().expect("draft restored");
     assert!(d.body().contains("Unsaved thought"));
-    assert_eq!(h.app.pr.desk.pane, Pane::Review);
+    assert_eq!(h.app.pane(), Some(Pane::Review));
     let screen = h.screen();
     assert!(screen.contains("Restored draft"), "{screen}");
     // A restored draft may hold edits: a new run does not overwrite it.
     h.press("r");
-    assert!(h.app.pr.desk.run.is_none());
-    assert!(
-        h.app
-            .notice
-            .as_deref()
-            .unwrap()
-            .contains("post (p) or discard (d)")
-    );
+    assert!(h.app.run().is_none());
+    assert!(h.app.notice().unwrap().contains("post (p) or discard (d)"));
 }
 
 #[test]
@@ -556,7 +543,7 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
     let mut h = reviewed(dir.path());
     // Full review first: nothing to mark addressed.
     h.press("Tab a");
-    assert!(h.app.notice.as_deref().unwrap().contains("full review"));
+    assert!(h.app.notice().unwrap().contains("full review"));
     h.press("p y");
     assert!(
         Ledger::new(dir.path())
@@ -566,23 +553,17 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
     );
     // The second review is incremental against the posted one.
     h.press("r");
-    let composed = h.app.pr.desk.composed.as_ref().unwrap();
+    let composed = h.app.composed().unwrap();
     assert_eq!(composed.agg.mode, pr_shepherd::policy::Mode::Incremental);
-    let before = h.app.pr.desk.draft.as_ref().unwrap().body();
+    let before = h.app.draft().unwrap().body();
     // The cursor starts on the first finding of the pane (the posted order).
     let id = composed.finding_rows()[0].0.clone();
-    assert_eq!(h.app.pr.list.focus, Focus::Detail);
+    assert_eq!(h.app.focus(), Some(Focus::Detail));
     h.press("a");
-    let after = h.app.pr.desk.draft.as_ref().unwrap().body();
+    let after = h.app.draft().unwrap().body();
     assert_ne!(before, after);
-    assert!(
-        h.app
-            .notice
-            .as_deref()
-            .unwrap()
-            .contains("marked addressed")
-    );
-    let composed = h.app.pr.desk.composed.as_ref().unwrap();
+    assert!(h.app.notice().unwrap().contains("marked addressed"));
+    let composed = h.app.composed().unwrap();
     assert!(composed.request.console_addressed.contains(&id));
     assert_eq!(composed.agg.class_of_id(&id), None, "no longer raised");
     assert!(
@@ -597,9 +578,9 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
     assert_eq!(saved.body, after);
     // The cursor stayed on that finding (it moved to the end of the list): `a` again undoes it.
     h.press("a");
-    let composed = h.app.pr.desk.composed.as_ref().unwrap();
+    let composed = h.app.composed().unwrap();
     assert!(!composed.request.console_addressed.contains(&id));
-    assert_eq!(h.app.pr.desk.draft.as_ref().unwrap().body(), before);
+    assert_eq!(h.app.draft().unwrap().body(), before);
 }
 
 #[test]
@@ -624,18 +605,15 @@ fn no_shepherd_label_refuses_the_post() {
         h.screen()
     );
     h.press("r");
-    assert!(
-        h.app.pr.desk.draft.is_some(),
-        "an explicit review is still shown"
-    );
+    assert!(h.app.draft().is_some(), "an explicit review is still shown");
     h.press("p");
-    let InputMode::Confirm(Confirm::Refused(why)) = &h.app.mode else {
-        panic!("not refused: {:?}", h.app.mode)
+    let InputMode::Confirm(Confirm::Refused(why)) = h.app.mode() else {
+        panic!("not refused: {:?}", h.app.mode())
     };
     assert!(why.contains("no-shepherd"), "{why}");
     assert!(h.screen().contains("Not posting"));
     h.press("y");
-    assert_eq!(h.app.mode, InputMode::Normal);
+    assert_eq!(*h.app.mode(), InputMode::Normal);
     assert!(
         Ledger::new(dir.path())
             .outbox(&coords(&h))

@@ -64,7 +64,7 @@ fn tiny_terminal_says_too_small_and_marks_nothing() {
     assert_eq!(drawn.shown, None);
     insta::assert_snapshot!("tiny_30x8", h.screen());
     let seen = Ledger::new(dir.path())
-        .load_seen(&h.app.pr.list.snapshot.pr.coords())
+        .load_seen(&h.app.pr_meta().unwrap().coords())
         .unwrap();
     assert!(seen.markers.is_empty());
     // Growing the terminal shows the console again.
@@ -97,16 +97,12 @@ fn search_is_incremental() {
     h.press("Enter");
     assert!(
         h.app
-            .pr
-            .list
             .selected_item()
             .unwrap()
             .location()
             .unwrap()
             .ends_with(".tsx:41")
             || h.app
-                .pr
-                .list
                 .selected_item()
                 .unwrap()
                 .location()
@@ -114,9 +110,9 @@ fn search_is_incremental() {
                 .contains(".tsx")
     );
     // n wraps to the same single match.
-    let before = h.app.pr.list.selected;
+    let before = h.app.selected_row().unwrap();
     h.press("n");
-    assert_eq!(h.app.pr.list.selected, before);
+    assert_eq!(h.app.selected_row(), Some(before));
 }
 
 #[test]
@@ -175,14 +171,11 @@ fn empty_pr() {
 fn thread_hunk_is_syntax_highlighted() {
     let (mut h, _d) = demo_harness(120, 40);
     shown(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
-    let item = h.app.pr.list.selected_item().unwrap().clone();
+    let item = h.app.selected_item().unwrap().clone();
     let Item::Thread(t) = &item else { panic!() };
     assert!(t.path.ends_with(".rs"));
     let key = pr_shepherd::tui::App::highlight_key(&item).unwrap();
-    assert!(
-        h.app.pr.list.highlights.contains_key(&key),
-        "highlight was not cached"
-    );
+    assert!(h.app.highlight(&key).is_some(), "highlight was not cached");
     insta::assert_snapshot!("thread_highlighted", h.screen());
 
     // Cells of an added (+) hunk line keep the diff background and carry several syntax colours.
@@ -217,8 +210,8 @@ fn thread_hunk_is_syntax_highlighted() {
     // The TypeScript thread falls back to JavaScript highlighting.
     select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1dD");
     h.draw();
-    let key = pr_shepherd::tui::App::highlight_key(h.app.pr.list.selected_item().unwrap()).unwrap();
-    let lines = &h.app.pr.list.highlights[&key];
+    let key = pr_shepherd::tui::App::highlight_key(h.app.selected_item().unwrap()).unwrap();
+    let lines = h.app.highlight(&key).unwrap();
     let colours: std::collections::HashSet<_> = lines
         .iter()
         .flat_map(|l| l.spans.iter().filter_map(|s| s.style.fg))
@@ -413,7 +406,7 @@ fn aspects_panel_and_header_mid_run() {
         h.app.update(Action::Review { seq, event });
     }
     h.press("A");
-    let line = h.app.pr.desk.progress.clone().unwrap();
+    let line = h.app.progress().map(str::to_owned).unwrap();
     assert!(line.starts_with(
         "review (full): 1/6 done · security running 12s · perf failed · tests timed out · architecture skipped · 1 queued │ gate: "
     ), "{line}");
@@ -450,8 +443,8 @@ fn review_pane_size_line_and_an_over_limit_draft() {
     let (mut h, _d) = demo_harness(200, 30);
     h.draw();
     h.press("r");
-    let head = h.app.pr.list.snapshot.pr.head_sha.clone();
-    let composed = h.app.pr.desk.composed.clone().expect("a composed review");
+    let head = h.app.pr_meta().unwrap().head_sha.clone();
+    let composed = h.app.composed().cloned().expect("a composed review");
     assert!(!composed.condensed, "the demo review fits as it is");
     let chars = composed.draft_size().chars;
     assert_eq!(
@@ -463,7 +456,7 @@ fn review_pane_size_line_and_an_over_limit_draft() {
     );
 
     let short = DraftView::new("## PR Shepherd Review\n\nShip it.", &head, None);
-    h.app.pr.desk.draft = Some(short);
+    h.app.pr_mut().unwrap().desk.draft = Some(short);
     h.draw();
     let fits = size_line(&h);
     let mut long = DraftView::new(
@@ -472,15 +465,15 @@ fn review_pane_size_line_and_an_over_limit_draft() {
         None,
     );
     long.edited = true;
-    h.app.pr.desk.draft = Some(long);
+    h.app.pr_mut().unwrap().desk.draft = Some(long);
     h.draw();
     let over = size_line(&h);
     insta::assert_snapshot!("review_size_line", format!("{fits}\n{over}"));
 
     // `p`: no confirm box — the count, and the condensed review offered instead.
     h.press("p");
-    let InputMode::Confirm(Confirm::Condense { draft, condensed }) = h.app.mode.clone() else {
-        panic!("no condense offer: {:?}", h.app.mode)
+    let InputMode::Confirm(Confirm::Condense { draft, condensed }) = h.app.mode().clone() else {
+        panic!("no condense offer: {:?}", h.app.mode())
     };
     assert_eq!((draft.chars, draft.over_by()), (70_023, 4_487));
     assert_eq!(condensed, chars);
@@ -496,21 +489,18 @@ fn review_pane_size_line_and_an_over_limit_draft() {
     );
     // Any other key keeps the draft; `y` replaces it, and then it posts as usual.
     h.press("n");
-    assert_eq!(h.app.mode, InputMode::Normal);
-    assert_eq!(
-        h.app.pr.desk.draft.as_ref().map(|d| d.size().chars),
-        Some(70_023)
-    );
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    assert_eq!(h.app.draft().map(|d| d.size().chars), Some(70_023));
     h.press("p y");
     assert_eq!(
-        h.app.pr.desk.draft.as_ref().map(|d| d.body()),
+        h.app.draft().map(|d| d.body()),
         Some(composed.body.trim_end().to_owned())
     );
     h.press("p");
     assert!(
-        matches!(h.app.mode, InputMode::Confirm(Confirm::Post(_))),
+        matches!(h.app.mode(), InputMode::Confirm(Confirm::Post(_))),
         "{:?}",
-        h.app.mode
+        h.app.mode()
     );
     h.press("n");
 
@@ -518,11 +508,12 @@ fn review_pane_size_line_and_an_over_limit_draft() {
     // the count.
     let mut long = DraftView::new(&"y".repeat(65_537), &head, Some(0));
     long.edited = true;
-    h.app.pr.desk.draft = Some(long);
-    h.app.pr.desk.composed = None;
+    let pr = h.app.pr_mut().unwrap();
+    pr.desk.draft = Some(long);
+    pr.desk.composed = None;
     h.press("p");
-    let InputMode::Confirm(Confirm::Refused(why)) = h.app.mode.clone() else {
-        panic!("not refused: {:?}", h.app.mode)
+    let InputMode::Confirm(Confirm::Refused(why)) = h.app.mode().clone() else {
+        panic!("not refused: {:?}", h.app.mode())
     };
     assert_eq!(
         why,

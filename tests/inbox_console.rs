@@ -3,16 +3,15 @@
 
 use pr_shepherd::inbox::{Counts, ShepherdState};
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::tui::app::Screen;
+use pr_shepherd::tui::app::{InboxScreen, PrScreen};
+use pr_shepherd::tui::effects::inbox::TabSource;
 use pr_shepherd::tui::harness::Harness;
-use pr_shepherd::tui::inbox_load::TabSource;
 use pr_shepherd::tui::theme::Theme;
 
 fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let h = Harness::inbox(
         vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-        "pr-shepherd",
         Ledger::new(dir.path()),
         Theme::plain(),
         w,
@@ -22,8 +21,8 @@ fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
 }
 
 fn row_unseen(h: &Harness, number: u64) -> Option<usize> {
-    h.app.inbox.as_ref().unwrap().tabs[0]
-        .rows
+    h.app
+        .inbox_rows(0)
         .iter()
         .find(|r| r.listed.coords.number == number)
         .and_then(|r| r.items.unseen())
@@ -57,7 +56,7 @@ fn the_bundled_inbox_narrow_and_filtered() {
 fn enter_opens_the_pr_and_q_comes_back_with_the_row_recounted() {
     let (mut h, _d) = bundled(120, 30);
     h.draw();
-    assert_eq!(h.app.screen, Screen::Inbox);
+    assert!(h.app.top_is::<InboxScreen>());
     // Select the demo (#482) with search, then open it.
     h.press("/");
     h.type_text("482");
@@ -65,26 +64,26 @@ fn enter_opens_the_pr_and_q_comes_back_with_the_row_recounted() {
     let before = row_unseen(&h, 482).unwrap();
     assert!(before > 0);
     h.press("Enter");
-    assert_eq!(h.app.screen, Screen::Pr, "{}", h.screen());
-    assert_eq!(h.app.pr.list.snapshot.pr.number, 482);
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    assert_eq!(h.app.pr_meta().unwrap().number, 482);
     assert!(h.screen().contains("acme/rivet#482 client: retry"));
     // Looking at items in the PR screen marks them seen; M marks every listed item (y confirms).
     h.press("M");
     h.press("y");
     h.press("q");
-    assert_eq!(h.app.screen, Screen::Inbox, "{}", h.screen());
-    assert!(!h.app.quit);
+    assert!(h.app.top_is::<InboxScreen>(), "{}", h.screen());
+    assert!(!h.app.quitting());
     assert_eq!(row_unseen(&h, 482), Some(0), "{}", h.screen());
     // `]` goes to the next PR with unseen items (the search cleared first); q quits.
     h.press("/");
     h.press("Esc");
-    assert_eq!(h.app.screen, Screen::Inbox);
-    assert!(!h.app.quit);
+    assert!(h.app.top_is::<InboxScreen>());
+    assert!(!h.app.quitting());
     h.press("]");
-    let sel = h.app.inbox.as_ref().unwrap().selected_row().unwrap();
+    let sel = h.app.inbox_selected().unwrap();
     assert!(sel.items.unseen().unwrap() > 0);
     h.press("q");
-    assert!(h.app.quit);
+    assert!(h.app.quitting());
 }
 
 #[test]
@@ -95,7 +94,7 @@ fn sort_and_sections_keys() {
     assert!(h.screen().contains("sort: updated"));
     h.press("s");
     assert!(h.screen().contains("sort: unseen"));
-    let rows = &h.app.inbox.as_ref().unwrap().tabs[0].rows;
+    let rows = &h.app.inbox_rows(0);
     let unseen: Vec<usize> = rows.iter().filter_map(|r| r.items.unseen()).collect();
     let mut sorted = unseen.clone();
     sorted.sort_by(|a, b| b.cmp(a));
@@ -103,13 +102,14 @@ fn sort_and_sections_keys() {
     // r reloads the list; counts stay as the ledger says.
     h.press("r");
     assert!(
-        h.app.inbox.as_ref().unwrap().tabs[0]
-            .rows
+        h.app
+            .inbox_rows(0)
             .iter()
             .all(|r| matches!(r.items, Counts::Counted { .. }))
     );
-    let hist = h.app.inbox.as_ref().unwrap().tabs[0]
-        .rows
+    let hist = h
+        .app
+        .inbox_rows(0)
         .iter()
         .find(|r| r.listed.coords.number == 471)
         .unwrap();
@@ -125,13 +125,12 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     h.type_text("482");
     h.press("Enter");
     h.press("Enter");
-    assert_eq!(h.app.screen, Screen::Pr);
+    assert!(h.app.top_is::<PrScreen>());
     // A run in flight reports its progress line (as the effect runner does while it runs).
     h.app
         .update(Action::ReviewProgress(Some("review: 2/6 aspects".into())));
-    h.app.pr.desk.progress = Some("review: 2/6 aspects".into());
     h.press("q");
-    assert_eq!(h.app.screen, Screen::Inbox);
+    assert!(h.app.top_is::<InboxScreen>());
     let screen = h.screen();
     let row = screen
         .lines()
@@ -142,19 +141,10 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     h.press("/");
     h.press("Esc");
     h.press("g");
-    let first = h
-        .app
-        .inbox
-        .as_ref()
-        .unwrap()
-        .selected_row()
-        .unwrap()
-        .listed
-        .coords
-        .number;
+    let first = h.app.inbox_selected().unwrap().listed.coords.number;
     if first != 482 {
         h.press("Enter");
-        assert_eq!(h.app.screen, Screen::Inbox);
+        assert!(h.app.top_is::<InboxScreen>());
         assert!(
             h.screen().contains("a review is running on"),
             "{}",
@@ -200,7 +190,6 @@ fn a_directory_tab_lists_what_parses_and_names_what_does_not() {
             fixtures.display().to_string(),
             TabSource::Dir(fixtures.clone()),
         )],
-        "pr-shepherd",
         Ledger::new(dir.path().join("state")),
         Theme::plain(),
         140,
@@ -247,7 +236,6 @@ fn a_pr_opened_from_the_inbox_gets_its_saved_reply_and_survives_a_bad_draft() {
     .unwrap();
     let mut h = Harness::inbox(
         vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-        "pr-shepherd",
         ledger,
         Theme::plain(),
         120,
@@ -257,11 +245,101 @@ fn a_pr_opened_from_the_inbox_gets_its_saved_reply_and_survives_a_bad_draft() {
     h.press("/");
     h.type_text("482");
     h.press("Enter Enter");
-    assert_eq!(h.app.screen, Screen::Pr, "{}", h.screen());
-    let notice = h.app.notice.clone().unwrap_or_default();
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    let notice = h.app.notice().map(str::to_owned).unwrap_or_default();
     assert!(notice.contains("the saved draft is unreadable"), "{notice}");
     assert!(
-        h.app.pr.threads.reply.is_some(),
+        h.app.reply().is_some(),
         "the unsent reply did not come back"
     );
+}
+
+/// `?` on the inbox lists the inbox's keys, as the keymap binds them — not the PR screen's
+/// (before, the inbox's help was the PR screen's list: post, discard, reply, …).
+#[test]
+fn the_inbox_help_lists_the_inbox_keys() {
+    use pr_shepherd::keys::Key;
+    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::keymap::{KeyCommand, Keymap};
+    let (mut h, _d) = bundled(120, 40);
+    let overrides =
+        std::collections::HashMap::from([(KeyCommand::NextNew, vec![Key::parse("x").unwrap()])]);
+    h.keymap = Keymap::new(&overrides);
+    h.draw();
+    h.press("?");
+    assert_eq!(*h.app.mode(), InputMode::Help);
+    let screen = h.screen();
+    for inbox_key in [
+        "open the PR",
+        "next PR with unseen items",
+        "next sort order",
+        "reload the list",
+        "next section",
+    ] {
+        assert!(
+            screen.contains(inbox_key),
+            "help lacks `{inbox_key}`:\n{screen}"
+        );
+    }
+    assert!(
+        screen.contains("x  next PR with unseen items"),
+        "the rebound key is named:\n{screen}"
+    );
+    for pr_key in [
+        "post the review",
+        "run the review",
+        "reply to the selected thread",
+        "fixture history",
+    ] {
+        assert!(
+            !screen.contains(pr_key),
+            "the inbox's help lists `{pr_key}`:\n{screen}"
+        );
+    }
+    insta::assert_snapshot!("inbox_help", screen);
+    // `?` closes it; the PR screen's help is the PR's.
+    h.press("?");
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter ?");
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    let screen = h.screen();
+    assert!(screen.contains("post the review"), "{screen}");
+    assert!(!screen.contains("next PR with unseen items"), "{screen}");
+}
+
+/// A PR opened from the inbox is pushed on it: the stack is inbox, PR; leaving the PR keeps it
+/// (it comes back as it was), and the inbox is the bottom again.
+#[test]
+fn a_pr_opened_from_the_inbox_is_pushed_on_it_and_kept_when_left() {
+    let (mut h, _d) = bundled(120, 30);
+    h.draw();
+    assert_eq!(h.app.stack(), ["inbox"]);
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    assert_eq!(h.app.stack(), ["inbox", "PR"]);
+    h.press("j j");
+    let selected = h.app.selected_id().map(str::to_owned);
+    h.press("q");
+    assert_eq!(h.app.stack(), ["inbox"]);
+    assert_eq!(h.app.kept(), 1);
+    // The same PR again: back as it was, without loading it again.
+    let opens = |h: &Harness| {
+        h.effects
+            .iter()
+            .filter(|e| matches!(e, pr_shepherd::tui::Effect::OpenPr(_)))
+            .count()
+    };
+    let before = opens(&h);
+    h.press("Enter");
+    assert_eq!(h.app.stack(), ["inbox", "PR"]);
+    assert_eq!(
+        opens(&h),
+        before,
+        "the kept screen came back, nothing was loaded"
+    );
+    assert_eq!(h.app.selected_id().map(str::to_owned), selected);
+    assert_eq!(h.app.kept(), 0);
 }

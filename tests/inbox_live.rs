@@ -301,10 +301,11 @@ fn the_generated_batch_document_is_well_formed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     use pr_shepherd::tui::app::InboxScreen;
-    use pr_shepherd::tui::inbox_load::{InboxLink, TabSource};
+    use pr_shepherd::tui::effects::inbox::{InboxLink, TabSource};
     use pr_shepherd::tui::keymap::KeyCommand;
-    use pr_shepherd::tui::review::PostDestination;
-    use pr_shepherd::tui::{Action, App, EffectRunner, Keymap, Options, ReviewContext, Theme};
+    use pr_shepherd::tui::{
+        Action, App, EffectRunner, Keymap, Live, Remote, ReviewContext, Session, Theme,
+    };
     use ratatui::{Terminal, backend::TestBackend};
 
     let prs = queue(25);
@@ -318,11 +319,15 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
         interactive: false,
         clock: None,
         review: ReviewContext::default(),
-        post_to: PostDestination::Outbox,
+        session: Session {
+            remote: Remote::GitHub(Live {
+                gh: std::sync::Arc::new(client(&server.uri())),
+                own_login: VIEWER.to_owned(),
+            }),
+            ..Session::default()
+        },
         inbox: InboxLink {
             tabs: vec![TabSource::Live(repo_spec())],
-            own: VIEWER.to_owned(),
-            gh: Some(std::sync::Arc::new(client(&server.uri()))),
             ..Default::default()
         },
     };
@@ -342,10 +347,10 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
 
     let mut app = App::with_inbox(
         InboxScreen::loading(["acme/widgets".to_owned()]),
-        Options {
+        Session {
             now: 1_795_392_000,
-            marks: Ok(()),
             gates: GateConfig::default(),
+            ..Session::default()
         },
     );
     let mut rest = actions.into_iter();
@@ -355,18 +360,17 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     let mut term = Terminal::new(TestBackend::new(120, 20)).unwrap();
     let (theme, keymap) = (Theme::plain(), Keymap::default());
     term.draw(|f| {
-        pr_shepherd::tui::ui::draw(f, &app, &theme, &keymap);
+        app.draw(f, &theme, &keymap);
     })
     .unwrap();
     let screen = format!("{:?}", term.backend().buffer());
     assert!(screen.contains("counting 10/25"), "{screen}");
     // Responsive while counting: a key moves the selection.
     app.update(Action::Command(KeyCommand::Down));
-    assert_eq!(app.inbox.as_ref().unwrap().selected, 1);
+    assert_eq!(app.selected_row(), Some(1));
     for a in rest {
         app.update(a);
     }
-    let tab = &app.inbox.as_ref().unwrap().tabs[0];
-    assert_eq!(tab.loading, None);
-    assert_counted_as_expected(&tab.rows, &expected);
+    assert_eq!(app.inbox_loading(0), None);
+    assert_counted_as_expected(app.inbox_rows(0), &expected);
 }

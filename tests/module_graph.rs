@@ -8,7 +8,7 @@
 //! sub-folders, each with everything below it) import one way too. A circle there is broken by
 //! giving the shared piece its own file (as `ledger/marker.rs` did for `seen` and `seen_index`)
 //! or by moving it below both (as `net.rs` did for the TLS setup of GitHub's `auth` and
-//! `client`). Folders still excused are listed in [`EXCUSED`], each with why.
+//! `client`).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::{Path, PathBuf};
@@ -384,16 +384,6 @@ fn pr_is_the_bottom_and_commands_the_top() {
     }
 }
 
-/// Folders whose files still import each other, and why each is let be for now. Only the
-/// console's: `src/tui` is being restructured (its effects into one folder, the event enum into
-/// its own file), which removes its circle (`effects`, `inbox_load`, `terminal`); the list is
-/// emptied when that lands. A folder listed here that has no circle fails the test, so the list
-/// cannot outlive its reason.
-const EXCUSED: &[(&str, &str)] = &[(
-    "tui",
-    "effects, inbox_load and terminal import each other until the console's effects move into one folder",
-)];
-
 #[test]
 fn no_folder_has_a_circle() {
     let files = source_files(&crate_src());
@@ -410,23 +400,12 @@ fn no_folder_has_a_circle() {
         let parent: Vec<&str> = folder.iter().map(String::as_str).collect();
         let name = folder.join("/");
         let found = circles(&folder_graph(&files, &parent));
-        let excused = EXCUSED.iter().any(|(f, _)| *f == name);
-        match (found.is_empty(), excused) {
-            (true, true) => failures.push(format!(
-                "src/{name} has no circle any more: take it off EXCUSED in tests/module_graph.rs"
-            )),
-            (false, false) => failures.push(format!(
+        if !found.is_empty() {
+            failures.push(format!(
                 "files of src/{name} import each other:\n    {}",
                 found.join("\n    ")
-            )),
-            _ => {}
+            ));
         }
-    }
-    for (f, _) in EXCUSED {
-        assert!(
-            names.iter().any(|n| n == f) && f.split('/').next() == Some("tui"),
-            "EXCUSED names src/{f}: only folders of the console under restructuring may be excused"
-        );
     }
     assert!(
         failures.is_empty(),

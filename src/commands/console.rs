@@ -8,10 +8,9 @@ use crate::error::{CliError, ErrorKind};
 use crate::inbox::DEFAULT_IDENTITY;
 use crate::source::{self, Target};
 use crate::tui::app::InboxScreen;
-use crate::tui::inbox_load::{InboxLink, TabSource};
-use crate::tui::review::{LiveTarget, PostDestination};
+use crate::tui::effects::inbox::{InboxLink, TabSource};
 use crate::tui::theme::ThemeError;
-use crate::tui::{InboxStart, Keymap, Options, ReviewContext, Session, TuiError};
+use crate::tui::{Keymap, Launch, Live, Remote, ReviewContext, Session, Start, TuiError};
 
 impl From<ThemeError> for CliError {
     fn from(e: ThemeError) -> Self {
@@ -53,26 +52,25 @@ fn inbox_spec(
     }
 }
 
-/// The inbox screen (tabs listed, counts to come) and how to load it. A repository or search
-/// named on the command line (`explicit`) is listed before the screen opens, as `inbox` lists
-/// it: an unknown repository or a query GitHub rejects is exit 2 with GitHub's reason, not a
-/// screen with an error. The config's sections load in the background, each tab on its own.
+/// The inbox screen (tabs listed, counts to come), how to load it, and where the session's
+/// writes go (live tabs: GitHub as the credentials' account). A repository or search named on
+/// the command line (`explicit`) is listed before the screen opens, as `inbox` lists it: an
+/// unknown repository or a query GitHub rejects is exit 2 with GitHub's reason, not a screen with
+/// an error. The config's sections load in the background, each tab on its own.
 async fn inbox_start(
     ctx: &Context,
     spec: &InboxSpec,
     explicit: bool,
-) -> Result<(InboxStart, Option<LiveTarget>), CliError> {
+) -> Result<(Start, Remote), CliError> {
     let mut prelisted = Vec::new();
-    let (tabs, gh, own): (Vec<(String, TabSource)>, _, _) = match spec {
+    let (tabs, remote): (Vec<(String, TabSource)>, _) = match spec {
         InboxSpec::Bundled => (
             vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-            None,
-            DEFAULT_IDENTITY.to_owned(),
+            Remote::Outbox,
         ),
         InboxSpec::Dir(d) => (
             vec![(d.display().to_string(), TabSource::Dir(d.clone()))],
-            None,
-            DEFAULT_IDENTITY.to_owned(),
+            Remote::Outbox,
         ),
         live => {
             let (gh, own) = super::inbox::live_client(ctx, None).await?;
@@ -88,41 +86,45 @@ async fn inbox_start(
                     }
                 }
             }
-            (tabs, Some(std::sync::Arc::new(gh)), own)
+            let live = Live {
+                gh: std::sync::Arc::new(gh),
+                own_login: own,
+            };
+            (tabs, Remote::GitHub(live))
         }
     };
     let screen = InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
-    let live = gh.clone().map(|gh| LiveTarget {
-        gh,
-        own_login: own.clone(),
-    });
+    let link = InboxLink {
+        tabs: tabs.into_iter().map(|(_, s)| s).collect(),
+        opened: std::sync::Mutex::new(None),
+        prelisted: std::sync::Mutex::new(prelisted),
+    };
     Ok((
-        InboxStart {
-            screen,
-            link: InboxLink {
-                tabs: tabs.into_iter().map(|(_, s)| s).collect(),
-                own,
-                gh,
-                opened: std::sync::Mutex::new(None),
-                gates: ctx.gates().clone(),
-                prelisted: std::sync::Mutex::new(prelisted),
-            },
+        Start::Inbox {
+            screen: Box::new(screen),
+            link: Box::new(link),
         },
-        live,
+        remote,
     ))
 }
 
-/// What a console review needs from the context: the config's `[review]`, the LLM environment,
-/// and live the credentials' own login as the identity whose earlier reviews count as Shepherd's.
-fn review_context(ctx: &Context, live: Option<&LiveTarget>) -> ReviewContext {
+/// What a console review needs from the context: the config's `[review]` and the LLM
+/// environment (whose reviews are Shepherd's is the session's identity).
+fn review_context(ctx: &Context) -> ReviewContext {
     ReviewContext {
         settings: ctx.review_settings().clone(),
-        identity: live.map_or_else(
-            || ReviewContext::default().identity,
-            |l| l.own_login.clone(),
-        ),
         llm_env: ctx.llm_env.clone(),
         ..ReviewContext::default()
+    }
+}
+
+/// The session of a console run: now, the config's `[gates]`, where writes go.
+fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Session {
+    Session {
+        now: chrono::Utc::now().timestamp(),
+        gates: ctx.gates().clone(),
+        remote,
+        marks_blocked,
     }
 }
 
@@ -159,22 +161,14 @@ pub(super) async fn run(
             return Err(CliError::usage(e.to_string()));
         }
         let explicit = pr.is_some() || query.is_some();
-        let (start, live) = inbox_start(ctx, &spec, explicit).await?;
-        crate::tui::run(Session {
-            snapshot: crate::inbox::placeholder_snapshot(),
-            fixture: None,
+        let (start, remote) = inbox_start(ctx, &spec, explicit).await?;
+        crate::tui::run(Launch {
             ledger: ctx.ledger()?,
             theme,
             keymap,
-            options: Options {
-                now: chrono::Utc::now().timestamp(),
-                marks: Ok(()),
-                gates: ctx.gates().clone(),
-            },
-            seen: Default::default(),
-            review: review_context(ctx, live.as_ref()),
-            post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),
-            inbox: Some(start),
+            session: session(ctx, remote, None),
+            review: review_context(ctx),
+            start,
         })
         .await?;
         return Ok(());
@@ -189,18 +183,21 @@ pub(super) async fn run(
     // Offline, `p` posts to the outbox; live, to the PR as the credentials' own account, which is
     // also the identity whose earlier reviews count as Shepherd's.
     // One client serves the fetch, the identity and later posts.
-    let (snapshot, live) = match target {
+    let (snapshot, remote) = match target {
         Target::Live(coords) => {
             let gh = super::live::client(ctx, &coords).await?;
             let snapshot = gh.fetch_snapshot(&coords).await?;
             let own_login = gh.viewer_login().await?;
-            let live = LiveTarget {
+            let live = Live {
                 gh: std::sync::Arc::new(gh),
                 own_login,
             };
-            (snapshot, Some(live))
+            (snapshot, Remote::GitHub(live))
         }
-        fixture_target => (super::load_snapshot(ctx, fixture_target, None).await?, None),
+        fixture_target => (
+            super::load_snapshot(ctx, fixture_target, None).await?,
+            Remote::Outbox,
+        ),
     };
     let coords = snapshot.pr.coords();
     let ledger = ctx.ledger()?;
@@ -211,21 +208,17 @@ pub(super) async fn run(
     } else {
         ledger.check_writable(&coords).map_err(|e| e.to_string())
     };
-    crate::tui::run(Session {
-        snapshot,
-        fixture,
+    crate::tui::run(Launch {
         ledger,
         theme,
         keymap,
-        options: Options {
-            now: chrono::Utc::now().timestamp(),
-            marks,
-            gates: ctx.gates().clone(),
+        session: session(ctx, remote, marks.err()),
+        review: review_context(ctx),
+        start: Start::Pr {
+            snapshot: Box::new(snapshot),
+            fixture: fixture.map(Box::new),
+            seen,
         },
-        seen,
-        review: review_context(ctx, live.as_ref()),
-        post_to: live.map_or(PostDestination::Outbox, PostDestination::GitHub),
-        inbox: None,
     })
     .await?;
     Ok(())

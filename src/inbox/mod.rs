@@ -37,7 +37,7 @@ pub const BUNDLED: &[(&str, &str)] = &[
 ];
 
 /// Offline, the account whose `## PR Shepherd Review` comments are Shepherd's (as `review`).
-pub const DEFAULT_IDENTITY: &str = "pr-shepherd";
+pub use crate::pr::DEFAULT_IDENTITY;
 
 /// How a row's PR is opened in the PR screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -518,38 +518,6 @@ pub fn recount_offline(row: &mut Row, ledger: &Ledger, own: &str, cfg: &GateConf
     };
     if let Ok(Some(fresh)) = fixture_row(fixture, row.listed.open.clone(), ledger, own, cfg) {
         *row = fresh;
-    }
-}
-
-/// An empty snapshot for a console that opens on the inbox: the PR screen's state until a PR is
-/// opened (it is never shown).
-pub fn placeholder_snapshot() -> Snapshot {
-    Snapshot {
-        pr: PrMeta {
-            host: None,
-            owner: "inbox".to_owned(),
-            repo: "inbox".to_owned(),
-            number: 0,
-            title: String::new(),
-            body: String::new(),
-            author: crate::pr::Author {
-                login: String::new(),
-                association: crate::pr::Association::None,
-                bot: false,
-            },
-            labels: Vec::new(),
-            base_ref: String::new(),
-            head_ref: String::new(),
-            base_sha: String::new(),
-            head_sha: String::new(),
-            url: String::new(),
-            draft: false,
-            state: "OPEN".to_owned(),
-            files: Vec::new(),
-        },
-        items: Vec::new(),
-        incomplete: Vec::new(),
-        origin: crate::pr::Origin::Live,
     }
 }
 

@@ -17,6 +17,11 @@ pub fn is_partial(body: &str) -> bool {
     body.contains(PARTIAL_MARK)
 }
 
+/// Offline (fixtures, the bundled inbox), the account whose `## PR Shepherd Review` comments are
+/// Shepherd's own; live it is the credentials' account. `review --identity` and the console
+/// default to it.
+pub const DEFAULT_IDENTITY: &str = "pr-shepherd";
+
 /// Whether a comment body is a Shepherd review (by its first line).
 pub fn is_review_body(body: &str) -> bool {
     body.trim_start().starts_with(REVIEW_HEADER)

@@ -6,10 +6,14 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
-use super::app::{Action, App, Drawn, Effect, Options};
+use super::EffectRunner;
+use super::app::{Action, App, Drawn, Effect, InboxScreen};
+use super::effects::inbox::{InboxLink, TabSource};
+use super::effects::ledger::saved_drafts;
+use super::effects::review::ReviewContext;
 use super::keymap::{Key, Keymap};
+use super::session::{Remote, Session};
 use super::theme::Theme;
-use super::{EffectRunner, ui};
 use crate::ledger::{Ledger, LedgerError};
 use crate::pr::Snapshot;
 use crate::source::{Fixture, FixtureError};
@@ -35,6 +39,14 @@ pub struct Harness {
 
 /// A fixed clock for deterministic screens: 2026-11-23T00:00:00Z.
 pub const TEST_NOW: i64 = 1_795_392_000;
+
+/// The harness's session: the fixed clock, default gates, offline (the outbox).
+fn test_session() -> Session {
+    Session {
+        now: TEST_NOW,
+        ..Session::default()
+    }
+}
 
 impl Harness {
     /// A console on `snapshot` (plus `fixture` for stepping) with markers from `ledger`.
@@ -69,16 +81,8 @@ impl Harness {
     ) -> Result<Harness, LedgerError> {
         let mut seen = ledger.load_seen(&snapshot.pr.coords())?;
         ledger.attach_kept(&snapshot.pr.coords(), &snapshot, &mut seen);
-        let saved = super::saved_drafts(&ledger, &snapshot.pr.coords());
-        let mut app = App::new(
-            snapshot,
-            seen,
-            Options {
-                now: TEST_NOW,
-                marks: Ok(()),
-                gates: Default::default(),
-            },
-        );
+        let saved = saved_drafts(&ledger, &snapshot.pr.coords());
+        let mut app = App::new(snapshot, seen, test_session());
         if let Some(f) = &fixture {
             app.set_history(f);
         }
@@ -93,8 +97,8 @@ impl Harness {
                 theme: theme.clone(),
                 interactive: false,
                 clock: Some(TEST_NOW),
-                review: super::ReviewContext::default(),
-                post_to: super::review::PostDestination::Outbox,
+                review: ReviewContext::default(),
+                session: test_session(),
                 inbox: Default::default(),
             },
             keymap: Keymap::default(),
@@ -105,24 +109,16 @@ impl Harness {
     }
 
     /// A console opened on an inbox of `tabs` (title, source), loaded synchronously, with
-    /// markers from `ledger` and `own` as the Shepherd identity.
+    /// markers from `ledger`; offline, so the Shepherd identity is the default one.
     pub fn inbox(
-        tabs: Vec<(String, super::inbox_load::TabSource)>,
-        own: &str,
+        tabs: Vec<(String, TabSource)>,
         ledger: Ledger,
         theme: Theme,
         width: u16,
         height: u16,
     ) -> Harness {
-        let screen = super::app::InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
-        let app = App::with_inbox(
-            screen,
-            Options {
-                now: TEST_NOW,
-                marks: Ok(()),
-                gates: Default::default(),
-            },
-        );
+        let screen = InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
+        let app = App::with_inbox(screen, test_session());
         let Ok(terminal) = Terminal::new(TestBackend::new(width, height));
         let mut h = Harness {
             app,
@@ -132,11 +128,10 @@ impl Harness {
                 theme: theme.clone(),
                 interactive: false,
                 clock: Some(TEST_NOW),
-                review: super::ReviewContext::default(),
-                post_to: super::review::PostDestination::Outbox,
-                inbox: super::inbox_load::InboxLink {
+                review: ReviewContext::default(),
+                session: test_session(),
+                inbox: InboxLink {
                     tabs: tabs.into_iter().map(|(_, s)| s).collect(),
-                    own: own.to_owned(),
                     ..Default::default()
                 },
             },
@@ -149,30 +144,21 @@ impl Harness {
         h
     }
 
+    /// Where the console's writes go, for the app and the effect runner alike (a live PR on a
+    /// loopback GitHub).
+    pub fn set_remote(&mut self, remote: Remote) {
+        self.app.session_mut().remote = remote.clone();
+        self.runner.session.remote = remote;
+    }
+
+    /// Performs `fx` and every effect their results ask for, synchronously (a review runs to
+    /// its end: deterministic with the replay backend).
     fn run_effects(&mut self, mut fx: Vec<Effect>) {
         while !fx.is_empty() {
             let mut next = Vec::new();
             for e in fx {
                 self.effects.push(e.clone());
-                if let Effect::StartReview {
-                    seq,
-                    full,
-                    snapshot,
-                } = &e
-                {
-                    // The whole run, synchronously (deterministic with the replay backend).
-                    for a in self.runner.review_blocking(*seq, *full, snapshot) {
-                        next.extend(self.app.update(a));
-                    }
-                    continue;
-                }
-                if e == Effect::LoadInbox {
-                    for a in self.runner.load_inbox_blocking() {
-                        next.extend(self.app.update(a));
-                    }
-                    continue;
-                }
-                if let Some(a) = self.runner.perform_blocking(e) {
+                for a in self.runner.perform_blocking(e) {
                     next.extend(self.app.update(a));
                 }
             }
@@ -189,7 +175,7 @@ impl Harness {
             let (app, theme, keymap) = (&self.app, &self.theme, &self.keymap);
             if self
                 .terminal
-                .draw(|f| drawn = ui::draw(f, app, theme, keymap))
+                .draw(|f| drawn = app.draw(f, theme, keymap))
                 .is_err()
             {
                 return last;

@@ -2,38 +2,40 @@
 //!
 //! ```text
 //! tui/
-//! ├── mod.rs        Session + run(): wires the parts below together
-//! ├── terminal.rs   TerminalGuard, input thread, signals, AppEvent, event_loop
-//! ├── effects.rs    EffectRunner (how each Effect is done) + Effects (all off the UI loop)
-//! ├── prepare.rs    prepare(): settings, backend, prompts, prior reviews, mode of a run
+//! ├── mod.rs        Launch + run(): wires the parts below together
+//! ├── session.rs    Session (now, gates, identity, remote, marks blocked), Remote
+//! ├── event.rs      AppEvent: the one event enum the loop reads
+//! ├── terminal.rs   TerminalGuard, input thread, signals, event_loop
+//! ├── effects/      EffectRunner (how each Effect is done) + Effects (each on its lane)
+//! │                 ledger.rs, remote.rs (outbox or GitHub), review.rs, inbox.rs
 //! ├── desktop.rs    browser opener, OSC 52 clipboard
-//! ├── app/          pure state: App::update(Action) -> Vec<Effect>   (see app/mod.rs)
-//! ├── ui/           drawing: a pure function of the state that reports what it showed
+//! ├── app/          pure state: App (stack of screens) ::update(Action) -> Vec<Effect>
+//! ├── ui/           drawing pieces every screen uses, the dialog layer's overlays
 //! ├── review.rs     review views: run progress, composed review, draft, post preview
 //! ├── keymap.rs, theme.rs, highlight.rs   bindings, colours, syntect
 //! └── harness.rs    the same loop on a TestBackend, effects performed synchronously
 //! ```
 //!
-//! The console takes a [`Snapshot`] plus an optional [`Fixture`] (for `>`/`<` history); a live
-//! source plugs in by handing over its snapshot (and, later, sending refreshed snapshots as an
-//! [`AppEvent`]).
+//! The console opens on one PR (a [`Snapshot`] plus an optional [`Fixture`] for `>`/`<`
+//! history) or on the inbox; a live source plugs in by handing over its snapshot.
 //!
 //! Background work reports through the one [`AppEvent`] enum over a tokio channel: every effect
 //! (marker writes, drafts, highlighting, the opener, posting, review runs) runs off the UI loop,
-//! so the console never freezes on the disk or the network. A review run (`r`/`R`) is a tokio
-//! task; its `ReviewEvent`s arrive as [`AppEvent::Review`] tagged with the run's sequence number
-//! (a newer run makes older events stale). Quitting or starting another run cancels it through
-//! its `CancellationToken`, and the console waits (bounded) for every task before it returns.
+//! on the lane [`Effect::lane`] names, so the console never freezes on the disk or the network. A
+//! review run (`r`/`R`) is a tokio task; its `ReviewEvent`s arrive as [`AppEvent::Review`] tagged
+//! with the run's sequence number (a newer run makes older events stale). Quitting or starting
+//! another run cancels it through its `CancellationToken`, and the console waits (bounded) for
+//! every review and write before it returns.
 
 pub mod app;
 pub mod desktop;
 pub mod effects;
+pub mod event;
 pub mod harness;
 pub mod highlight;
-pub mod inbox_load;
 pub mod keymap;
-pub mod prepare;
 pub mod review;
+pub mod session;
 pub mod terminal;
 pub mod theme;
 pub mod ui;
@@ -43,71 +45,81 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tokio::sync::mpsc;
 
-use crate::ledger::Ledger;
-use crate::pr::{PrCoords, Snapshot};
+use crate::ledger::{Ledger, SeenSet};
+use crate::pr::Snapshot;
 use crate::source::Fixture;
-use review::PostDestination;
 
-pub use app::{Action, App, Drawn, Effect, Options};
+pub use app::{Action, App, Drawn, Effect, Lane};
 pub use desktop::{is_web_url, osc52};
+pub use effects::review::{Prepared, ReviewContext};
 pub use effects::{EffectRunner, Effects};
+pub use event::AppEvent;
 pub use keymap::Keymap;
-pub use prepare::{Prepared, ReviewContext};
-pub use terminal::{AppEvent, TuiError};
+pub use session::{Live, Remote, Session};
+pub use terminal::TuiError;
 pub use theme::Theme;
 
 /// What the console needs to start.
-pub struct Session {
-    pub snapshot: Snapshot,
-    pub fixture: Option<Fixture>,
+pub struct Launch {
     pub ledger: Ledger,
     pub theme: Theme,
     pub keymap: Keymap,
-    pub options: Options,
-    pub seen: crate::ledger::SeenSet,
+    /// What every screen shares: the clock, the gates, where writes go, why markers cannot be
+    /// written. Decided here, once.
+    pub session: Session,
+    /// How `r` reviews.
     pub review: ReviewContext,
-    pub post_to: PostDestination,
-    /// Open on this inbox instead of `snapshot` (which is then a placeholder).
-    pub inbox: Option<InboxStart>,
+    pub start: Start,
 }
 
-/// A console that opens on the inbox: its screen (tabs, counts still loading) and how to load it.
-pub struct InboxStart {
-    pub screen: app::InboxScreen,
-    pub link: inbox_load::InboxLink,
+/// The first screen.
+pub enum Start {
+    /// One PR, with its markers; a fixture for its history steps and replayed reviews.
+    Pr {
+        snapshot: Box<Snapshot>,
+        fixture: Option<Box<Fixture>>,
+        seen: SeenSet,
+    },
+    /// The inbox: its screen (tabs listed, counts still loading) and how to load it.
+    Inbox {
+        screen: Box<app::InboxScreen>,
+        link: Box<effects::inbox::InboxLink>,
+    },
 }
 
 /// Runs the console until the user quits or a signal arrives. The terminal is restored on every
 /// way out.
-pub async fn run(session: Session) -> Result<(), TuiError> {
-    let Session {
-        snapshot,
-        fixture,
+pub async fn run(launch: Launch) -> Result<(), TuiError> {
+    let Launch {
         ledger,
         theme,
         keymap,
-        options,
-        seen,
+        session,
         review,
-        post_to,
-        inbox,
-    } = session;
-    let coords = snapshot.pr.coords();
-    let (mut app, inbox_link) = match inbox {
-        Some(start) => (App::with_inbox(start.screen, options), Some(start.link)),
-        None => {
-            let mut app = App::new(snapshot, seen, options);
+        start,
+    } = launch;
+    let (mut app, fixture, link, first) = match start {
+        Start::Inbox { screen, link } => (
+            App::with_inbox(*screen, session.clone()),
+            None,
+            *link,
+            vec![Effect::LoadInbox],
+        ),
+        Start::Pr {
+            snapshot,
+            fixture,
+            seen,
+        } => {
+            let coords = snapshot.pr.coords();
+            let mut app = App::new(*snapshot, seen, session.clone());
             if let Some(f) = &fixture {
                 app.set_history(f);
             }
-            (app, None)
+            // An unposted draft and an unsent thread reply from an earlier session come back (a
+            // PR opened from the inbox gets its own when it is opened).
+            let first = app.restore_saved(effects::ledger::saved_drafts(&ledger, &coords));
+            (app, fixture.map(|f| *f), Default::default(), first)
         }
-    };
-    // An unposted draft and an unsent thread reply from an earlier session come back (a PR
-    // opened from the inbox gets its own when it is opened).
-    let first = match inbox_link {
-        Some(_) => vec![Effect::LoadInbox],
-        None => app.restore_saved(saved_drafts(&ledger, &coords)),
     };
     let runner = Arc::new(EffectRunner {
         ledger,
@@ -116,8 +128,8 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
         interactive: true,
         clock: None,
         review,
-        post_to,
-        inbox: inbox_link.unwrap_or_default(),
+        session,
+        inbox: link,
     });
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
     let mut effects = Effects::new(runner, tx.clone());
@@ -146,14 +158,6 @@ pub async fn run(session: Session) -> Result<(), TuiError> {
     drop(guard);
     let _ = reader.join();
     result
-}
-
-/// What the PR at `coords` kept from an earlier session (see [`app::SavedDrafts`]).
-pub(crate) fn saved_drafts(ledger: &Ledger, coords: &PrCoords) -> app::SavedDrafts {
-    app::SavedDrafts {
-        draft: ledger.load_draft(coords).map_err(|e| e.to_string()),
-        reply: ledger.load_reply_draft(coords).map_err(|e| e.to_string()),
-    }
 }
 
 /// After the loop: reviews end, posts in flight answer (bounded wait), and the answers that
@@ -203,7 +207,7 @@ mod tests {
                 settings,
                 ..ReviewContext::default()
             },
-            post_to: PostDestination::Outbox,
+            session: Session::default(),
             inbox: Default::default(),
         };
         (r, snap)
@@ -332,17 +336,16 @@ mod tests {
     async fn the_loop_answers_keys_while_a_post_is_in_flight() {
         let dir = tempfile::tempdir().unwrap();
         let (mut runner, snap) = runner(dir.path(), ReviewSettings::default());
-        runner.post_to = PostDestination::GitHub(review::LiveTarget {
+        runner.session.remote = Remote::GitHub(Live {
             gh: silent_github().await,
             own_login: "shepherd-bot".to_owned(),
         });
         let mut app = App::new(
             snap.clone(),
             crate::ledger::SeenSet::default(),
-            Options {
+            Session {
                 now: 0,
-                marks: Ok(()),
-                gates: Default::default(),
+                ..Session::default()
             },
         );
         app.update(Action::DraftRestored(crate::ledger::Draft {
@@ -360,10 +363,10 @@ mod tests {
         let mut effects = Effects::new(Arc::new(runner), tx.clone());
         let fx = app.update(Action::Confirmed(true));
         assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
-        assert!(app.pr.desk.posting);
+        assert!(app.posting());
         effects.dispatch(fx);
 
-        let before = app.pr.list.selected;
+        let before = app.selected_row().unwrap();
         for c in ['j', 'j', 'Q'] {
             tx.send(key(c)).unwrap();
         }
@@ -385,11 +388,11 @@ mod tests {
             matches!(ended, Ok(Ok(()))),
             "the loop must handle keys (and quit) while the post waits"
         );
-        assert_eq!(app.pr.list.selected, before + 2);
-        assert!(app.quit);
+        assert_eq!(app.selected_row(), Some(before + 2));
+        assert!(app.quitting());
         // The post never answered: it is still in flight, and nothing claims it was posted.
-        assert!(app.pr.desk.posting);
-        assert!(app.pr.desk.posted.is_none());
+        assert!(app.posting());
+        assert!(app.posted().is_none());
     }
 
     /// Posting to the outbox through the live effects: the answer comes back as an event.
@@ -464,10 +467,9 @@ mod tests {
         let mut app = App::new(
             snap.clone(),
             crate::ledger::SeenSet::default(),
-            Options {
+            Session {
                 now: 0,
-                marks: Ok(()),
-                gates: Default::default(),
+                ..Session::default()
             },
         );
         app.update(Action::DraftRestored(draft));
@@ -484,10 +486,10 @@ mod tests {
         effects.dispatch(fx);
         // The maintainer quit at once: the loop returned before the post answered.
         app.quit = true;
-        assert!(app.pr.desk.posting);
+        assert!(app.posting());
         close(&mut app, effects, &mut rx).await;
-        assert!(!app.pr.desk.posting);
-        assert!(app.pr.desk.posted.is_some(), "the answer was applied");
+        assert!(!app.posting());
+        assert!(app.posted().is_some(), "the answer was applied");
         assert!(
             runner.ledger.load_draft(&pr).unwrap().is_none(),
             "a posted review leaves no draft to restore"

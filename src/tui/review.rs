@@ -1,6 +1,6 @@
 //! The console's review (pure state): per-aspect progress of a run, the composed review and its
-//! draft, and what a post will do. The event loop ([`super::EffectRunner`]) does the I/O: it prepares
-//! and runs the review in a background task, saves drafts, and posts.
+//! draft, and what a post will do. The effect runner ([`super::EffectRunner`]) does the I/O: it
+//! prepares and runs the review in a background task, saves drafts, and posts.
 
 use std::collections::HashSet;
 use std::time::Duration;
@@ -400,39 +400,6 @@ pub struct ThreadAsk {
     /// Where it goes: "GitHub, as @login" or "the outbox".
     pub destination: String,
 }
-
-/// Where the console posts.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PostDestination {
-    /// Fixtures: the offline outbox in the ledger.
-    Outbox,
-    /// A live PR: the one Shepherd comment on GitHub, by the credentials' own account.
-    GitHub(LiveTarget),
-    /// Not available here, and why.
-    Unavailable(String),
-}
-
-/// The GitHub client and identity a live console posts with.
-#[derive(Clone)]
-pub struct LiveTarget {
-    pub gh: std::sync::Arc<crate::source::github::GitHub>,
-    /// `viewer_login()` of the credentials: only this account's comment is ever updated.
-    pub own_login: String,
-}
-
-impl std::fmt::Debug for LiveTarget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "LiveTarget(@{})", self.own_login)
-    }
-}
-
-impl PartialEq for LiveTarget {
-    fn eq(&self, other: &Self) -> bool {
-        std::sync::Arc::ptr_eq(&self.gh, &other.gh) && self.own_login == other.own_login
-    }
-}
-
-impl Eq for LiveTarget {}
 
 #[cfg(test)]
 mod tests {

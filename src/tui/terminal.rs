@@ -1,5 +1,6 @@
 //! The terminal side of the console: the guard that restores it, the input thread, signals, and
-//! the event loop (draw → `Drawn` → effects; then every queued event → `update` → effects).
+//! the event loop (draw → `Drawn` → effects; then every queued event → `update` → effects). The
+//! events are [`AppEvent`]s (`event.rs`); the effects run on their lanes (`effects/`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,10 +14,9 @@ use tokio::sync::mpsc;
 
 use super::app::{Action, App, Drawn, Effect};
 use super::effects::Effects;
+use super::event::AppEvent;
 use super::keymap::Keymap;
 use super::theme::Theme;
-use super::ui;
-use crate::review::ReviewEvent;
 
 #[derive(Debug, Error)]
 pub enum TuiError {
@@ -24,34 +24,6 @@ pub enum TuiError {
     Terminal(#[from] std::io::Error),
     #[error("interrupted by {0}")]
     Interrupted(&'static str),
-}
-
-/// Everything that reaches the loop from outside `update`: terminal input, effect results,
-/// review progress, signals. A new background source (e.g. the inbox's count loader) adds its
-/// results here or sends them as an [`Action`].
-#[derive(Debug)]
-pub enum AppEvent {
-    Input(Event),
-    /// The result of an effect (a marker write, a post, …) as an action for `update`.
-    Action(Action),
-    /// SIGINT or SIGTERM: leave cleanly.
-    Terminate(&'static str),
-    /// Progress of review run `seq`.
-    Review {
-        seq: u64,
-        event: ReviewEvent,
-    },
-}
-
-impl AppEvent {
-    /// The action for an event that is not terminal input or a signal.
-    pub fn into_action(self) -> Option<Action> {
-        match self {
-            AppEvent::Action(a) => Some(a),
-            AppEvent::Review { seq, event } => Some(Action::Review { seq, event }),
-            AppEvent::Input(_) | AppEvent::Terminate(_) => None,
-        }
-    }
 }
 
 /// Leaves raw mode and the alternate screen when dropped (normal exit, error, early return).
@@ -146,7 +118,7 @@ pub async fn event_loop<B: Backend>(
     loop {
         let mut drawn = Drawn::default();
         terminal
-            .draw(|f| drawn = ui::draw(f, app, theme, keymap))
+            .draw(|f| drawn = app.draw(f, theme, keymap))
             .map_err(|e| TuiError::Terminal(std::io::Error::other(e.to_string())))?;
         // The frame is on screen: only now may what it showed be marked seen.
         let fx = app.update(Action::Drawn(drawn));

@@ -42,14 +42,14 @@ pub fn harness_with(
 
 /// The PR the console shows.
 pub fn coords(h: &Harness) -> PrCoords {
-    h.app.pr.list.snapshot.pr.coords()
+    h.app.pr_meta().unwrap().coords()
 }
 
 /// Selects the row of the item with this id.
 pub fn select_id(h: &mut Harness, id: &str) {
     h.press("g");
-    for _ in 0..h.app.pr.list.rows.len() {
-        if h.app.pr.list.selected_item().is_some_and(|i| i.id() == id) {
+    for _ in 0..h.app.row_count() {
+        if h.app.selected_item().is_some_and(|i| i.id() == id) {
             return;
         }
         h.press("j");

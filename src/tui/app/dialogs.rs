@@ -1,10 +1,13 @@
-//! The dialog layer: what has the keys above the screen (a search prompt, the filter dialog,
-//! help, the draft editor, a confirmation). Like a compositor layer, the top one answers a key
-//! first; `Normal` hands keys to the screen below.
+//! The dialog layer: what has the keys above the screen on top (a search prompt, the filter
+//! dialog, help, the draft editor, the reply composer, a confirmation). Like a compositor layer,
+//! the top one answers a key first; `Normal` hands keys to the screen. The router sends the
+//! dialogs' input to the screen that opened them; help belongs to the router (it lists the
+//! screen's keys).
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::{Action, App, Ctx};
+use super::App;
+use super::action::Action;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::review::Confirm;
 
@@ -88,84 +91,5 @@ impl App {
             _ => {}
         }
         true
-    }
-
-    /// The actions of the search prompt, the filter dialog, the editor and confirmations.
-    pub(super) fn dialog_action(&mut self, action: Action, fx: &mut Vec<super::Effect>) {
-        let list = &mut self.pr.list;
-        match action {
-            Action::SearchInput(c) => {
-                if let InputMode::Search { query, before } = &mut self.mode {
-                    query.push(c);
-                    list.incremental(query, *before);
-                }
-            }
-            Action::SearchBackspace => {
-                if let InputMode::Search { query, before } = &mut self.mode {
-                    query.pop();
-                    list.incremental(query, *before);
-                }
-            }
-            Action::SearchAccept => {
-                if let InputMode::Search { query, .. } = &self.mode {
-                    list.search = (!query.is_empty()).then(|| query.clone());
-                    if let Some(q) = &list.search {
-                        let n = list.match_rows(q).len();
-                        self.notice = Some(format!("{n} match(es); n/N for next/previous"));
-                    }
-                }
-                self.mode = InputMode::Normal;
-            }
-            Action::SearchCancel => {
-                if let InputMode::Search { before, .. } = self.mode {
-                    list.select(before);
-                }
-                self.mode = InputMode::Normal;
-            }
-            Action::FilterKey(c) => {
-                let close = list.filter_key(c);
-                if close {
-                    self.mode = InputMode::Normal;
-                }
-            }
-            Action::EditKey(ev) => {
-                let mut ctx = shell_ctx!(self, fx);
-                self.pr.desk.edit_key(ev, &self.pr.list.snapshot, &mut ctx);
-                self.pr.desk.refresh_progress();
-            }
-            Action::EditDone => {
-                self.mode = InputMode::Normal;
-                let mut ctx = shell_ctx!(self, fx);
-                self.pr.desk.edit_done(&mut ctx);
-                self.pr.desk.refresh_progress();
-            }
-            Action::ReplyKey(ev) => {
-                let mut ctx = shell_ctx!(self, fx);
-                self.pr.threads.key(ev, &self.pr.list, &mut ctx);
-            }
-            Action::ReplyClose => {
-                let mut ctx = shell_ctx!(self, fx);
-                self.pr.threads.close(&mut ctx);
-            }
-            Action::Confirmed(yes) => {
-                let InputMode::Confirm(c) = std::mem::replace(&mut self.mode, InputMode::Normal)
-                else {
-                    return;
-                };
-                let mut ctx = shell_ctx!(self, fx);
-                if let Confirm::MarkAll { .. } = c {
-                    self.pr.mark_all_confirmed(yes, &mut ctx);
-                    return;
-                }
-                if let Confirm::Thread(ask) = c {
-                    self.pr.threads.confirmed(ask, yes, &self.pr.list, &mut ctx);
-                } else {
-                    self.pr
-                        .desk
-                        .confirmed(c, yes, &self.pr.list.snapshot, &mut ctx);
-                }
-            }
-            _ => {}
-        }
     }
 }

@@ -3,424 +3,158 @@
 //! `update` takes an [`Action`] and returns the [`Effect`]s the effect runner must perform (write
 //! seen markers, open a URL, load a fixture step, highlight a hunk, post). Their results come back
 //! as actions (`Marked`, `StepLoaded`, `Highlighted`, `Posted`, `Notice`). Tests drive the same
-//! functions with a synchronous effect runner.
+//! functions with a synchronous effect runner, and ask [`App`] what it shows (`query.rs`).
 //!
-//! The state is split by concern, each part owning its state and answering its own actions:
+//! `App` is the router: a stack of [`Screen`]s (the one on top has the keys and is drawn), the
+//! dialog layer above it, the notice, and the [`Session`] it lends to every screen.
 //!
 //! ```text
-//! App (router: screen stack + dialog layer, notice, quit)
-//! ├── mode: InputMode          dialogs.rs   search prompt, filter, help, editor, confirm
-//! └── pr: PrScreen             pr_screen.rs one PR; routes to its parts
-//!     ├── list: ItemList       list.rs      triage, rows, selection, filter, search, scroll
-//!     ├── marks: Marks         marks.rs     seen-marker writes in flight, blocked writes
-//!     └── desk: ReviewDesk     desk.rs      review run (seq), composed review, draft, posting
+//! App (router)                          mod.rs
+//! ├── session: Session                  ../session.rs  now, gates, identity, remote, marks blocked
+//! ├── mode: InputMode                   dialogs.rs     search, filter, help, editor, confirm
+//! ├── stack: [Box<dyn Screen>]          screen.rs      the trait, Ctx (what a screen may touch)
+//! │   ├── InboxScreen                   inbox/         rows in tabs; opens a PrScreen above it
+//! │   └── PrScreen                      pr/            one PR: list, marks, review desk, threads
+//! └── kept: [Box<dyn Screen>]           screens left (a PR left for the inbox): work goes on
+//! action.rs   Action, Drawn, …          effect.rs      Effect and its Lane
 //! ```
 //!
-//! A second screen (the PR inbox) is another variant of [`Screen`] with its own state beside
-//! `pr`; the router sends commands to the screen on top and results to the screen they belong to.
-//! Dialogs stay a layer above whichever screen is shown.
+//! Commands go to the screen on top; what it does not consume the router answers (`?` opens the
+//! screen's help, `q`/`Esc` leave it). Results go to every screen, top first, until one takes
+//! them. Dialogs stay a layer above whichever screen is shown.
 
-/// The [`Ctx`] over the App's shell (notice, mode, quit, clock) for effects pushed to `$fx`; a
-/// macro so the borrows stay per field and a screen field can be borrowed beside it.
-macro_rules! shell_ctx {
+/// The [`Ctx`] over the router's shell (notice, dialog layer, session, kept screens) for effects
+/// pushed to `$fx`; a macro so the borrows stay per field and a screen of the stack can be
+/// borrowed beside it.
+macro_rules! ctx {
     ($app:ident, $fx:expr) => {
         Ctx::new(
             &mut $app.notice,
             &mut $app.mode,
-            &mut $app.quit,
             $fx,
-            $app.now,
+            &$app.session,
+            &$app.kept,
         )
     };
 }
 
-mod desk;
+mod action;
 mod dialogs;
+mod effect;
 mod inbox;
-mod list;
-mod marks;
-mod pr_screen;
-mod threads;
+mod pr;
+mod query;
+mod screen;
 
-use std::sync::Arc;
-
+use ratatui::Frame;
 use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
-use ratatui::layout::Rect;
-use ratatui::text::Line;
+use ratatui::layout::Position;
 
 use super::keymap::{KeyCommand, Keymap};
-use super::review::PostPreview;
-use crate::inbox::{Opener, Row as InboxRow};
-use crate::ledger::{Draft, KeptText, ReplyDraft, SeenSet, ThreadActionKind};
-use crate::policy::Mode as ReviewMode;
-use crate::pr::{Item, PrCoords, Snapshot, Thread};
-use crate::publish::{Posted, ThreadDo};
-use crate::review::ReviewEvent;
-use crate::review::prior::PriorReviews;
+use super::session::Session;
+use super::theme::Theme;
+use super::ui;
+use crate::ledger::SeenSet;
+use crate::pr::{Item, Snapshot};
 
-pub use desk::{Pane, ReviewDesk, console_gate};
+pub use action::{
+    Action, Ahead, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
+};
 pub use dialogs::InputMode;
+pub use effect::{Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
-pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
-pub use marks::Marks;
-pub use pr_screen::PrScreen;
-pub use threads::{ReplyView, ThreadDesk};
+pub use pr::{
+    Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen, ReplyView, ReviewDesk, Row,
+    ThreadDesk, console_gate,
+};
+pub use screen::{Ctx, Handled, Screen, SearchStep, View};
 
-/// What the last frame showed, reported by the event loop after `terminal.draw` returned Ok.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Drawn {
-    /// The item whose detail was on screen (None: none, or the terminal was too small).
-    pub shown: Option<usize>,
-    pub list_height: u16,
-    pub detail_height: u16,
-    /// Wrapped line count of the detail pane's content.
-    pub detail_lines: usize,
-    /// The detail scroll the frame used (a thread with new replies opens at the first one).
-    pub detail_scroll: usize,
-    /// How far the help overlay can scroll (0 when it is closed or fits).
-    pub help_max_scroll: usize,
-    /// The help overlay's visible height.
-    pub help_height: u16,
-    /// Where the list and detail panes were drawn (inside their borders), for the mouse.
-    pub list_area: Rect,
-    pub detail_area: Rect,
-}
+use screen::StackOp;
 
-/// A mouse event the console answers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MouseKind {
-    /// Left button pressed: select the row under the pointer / focus the pane.
-    Click,
-    ScrollUp,
-    ScrollDown,
-}
-
-/// A loaded fixture step: the snapshot and the ledger's markers read afresh.
-#[derive(Debug, Clone)]
-pub struct StepData {
-    pub snapshot: Snapshot,
-    pub seen: SeenSet,
-    /// Per item id, the versions (body hashes) it has at later steps of the fixture.
-    pub ahead: Ahead,
-}
-
-/// Per item id, the versions (body hashes) it has at later steps of a fixture: a marker of one
-/// of them is newer than what an earlier step shows, and is never moved back.
-pub type Ahead = std::collections::HashMap<String, std::collections::HashSet<String>>;
-
-/// The versions items have after `step` in `fixture` (empty at the last step).
-pub fn later_versions(fixture: &crate::source::Fixture, step: usize) -> Ahead {
-    let mut ahead = Ahead::new();
-    for j in step + 1..=fixture.steps.len() {
-        if let Ok(s) = fixture.snapshot_at(j) {
-            for item in &s.items {
-                ahead
-                    .entry(item.id().to_owned())
-                    .or_default()
-                    .insert(item.body_hash());
-            }
-        }
-    }
-    ahead
-}
-
-/// Everything that changes the state.
-#[derive(Debug, Clone)]
-pub enum Action {
-    Command(KeyCommand),
-    /// Ctrl-C: quit from anywhere.
-    ForceQuit,
-    SearchInput(char),
-    SearchBackspace,
-    SearchAccept,
-    SearchCancel,
-    FilterKey(char),
-    Drawn(Drawn),
-    Marked {
-        items: Vec<(String, String)>,
-        at: i64,
-        result: Result<(), String>,
-    },
-    StepLoaded(Result<Box<StepData>, String>),
-    Highlighted {
-        key: String,
-        lines: Arc<Vec<Line<'static>>>,
-    },
-    Notice(String),
-    /// One line for the header (aspect progress, gate state); `None` clears it.
-    ReviewProgress(Option<String>),
-    /// Run `seq` was prepared: its mode, the earlier reviews it is classified against.
-    ReviewStarted {
-        seq: u64,
-        mode: ReviewMode,
-        reason: String,
-        prior: Box<PriorReviews>,
-        reply_marker: String,
-    },
-    /// Run `seq` could not start (bad settings, no backend, unreadable ledger).
-    ReviewNotStarted {
-        seq: u64,
-        why: String,
-    },
-    /// Progress of run `seq`.
-    Review {
-        seq: u64,
-        event: ReviewEvent,
-    },
-    /// A draft found in the ledger when the console opened.
-    DraftRestored(Draft),
-    DraftSaved(Result<(), String>),
-    DraftDiscarded(Result<bool, String>),
-    /// What a post would do (for the confirmation dialog), or why it cannot.
-    PostPlanned(Result<PostPreview, String>),
-    Posted(Result<Posted, String>),
-    /// A key for the draft editor.
-    EditKey(KeyEvent),
-    EditDone,
-    /// The answer to a confirmation dialog.
-    Confirmed(bool),
-    /// A click or a wheel step at a cell of the screen.
-    Mouse {
-        kind: MouseKind,
-        column: u16,
-        row: u16,
-    },
-    /// A key for the thread reply composer (ctrl-s asks to send).
-    ReplyKey(KeyEvent),
-    /// Esc in the reply composer: it closes, the reply is kept.
-    ReplyClose,
-    /// A saved reply found in the ledger when the console opened.
-    ReplyRestored(ReplyDraft),
-    /// A thread action answered: where it can be seen, or why it failed.
-    ThreadActed {
-        thread_id: String,
-        kind: ThreadActionKind,
-        result: Result<String, String>,
-    },
-    /// The inbox's list for tab `tab` arrived (counts may still be loading), with what could not
-    /// be listed; or why it could not be loaded.
-    InboxListed {
-        tab: usize,
-        result: Result<(Vec<InboxRow>, Vec<String>), String>,
-    },
-    /// Counted rows for tab `tab`; `finished` after the last batch.
-    InboxCounted {
-        tab: usize,
-        rows: Vec<InboxRow>,
-        finished: bool,
-    },
-    /// A row recounted from the ledger after its PR screen was left.
-    InboxRecounted {
-        coords: PrCoords,
-        items: crate::inbox::Counts,
-        shepherd: crate::inbox::ShepherdView,
-    },
-    /// The PR chosen in the inbox, loaded (or why not).
-    PrOpened(Result<Box<OpenedPr>, String>),
-    /// An inbox-only key: `s` sorts, `r` reloads the list.
-    InboxKey(char),
-}
-
-/// A PR loaded for the PR screen from the inbox.
-#[derive(Debug, Clone)]
-pub struct OpenedPr {
-    pub snapshot: Snapshot,
-    pub seen: SeenSet,
-    /// Its review draft and unsent thread reply from an earlier session.
-    pub saved: SavedDrafts,
-    /// `Err(reason)` when its seen markers cannot be written.
-    pub marks: Result<(), String>,
-    /// A fixture's later versions of its items (see [`later_versions`]); empty live.
-    pub ahead: Ahead,
-}
-
-/// What a PR kept from an earlier session (quit, crash, kill): its unposted review draft and its
-/// unsent thread reply; `Err` when the file is unreadable (said as a notice, never fatal).
-#[derive(Debug, Clone)]
-pub struct SavedDrafts {
-    pub draft: Result<Option<Draft>, String>,
-    pub reply: Result<Option<ReplyDraft>, String>,
-}
-
-/// Work for the effect runner.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Effect {
-    MarkSeen {
-        pr: PrCoords,
-        items: Vec<(String, String)>,
-        /// The texts to keep beside those markers (written first).
-        kept: Vec<KeptText>,
-    },
-    Open(String),
-    Copy(String),
-    LoadStep(usize),
-    Highlight {
-        key: String,
-        path: String,
-        hunk: String,
-    },
-    /// Cancel any run in flight, then prepare and start run `seq` in the background.
-    StartReview {
-        seq: u64,
-        full: bool,
-        snapshot: Box<Snapshot>,
-    },
-    /// Cancel the run in flight, if any.
-    CancelReview,
-    SaveDraft {
-        pr: PrCoords,
-        draft: Draft,
-    },
-    DiscardDraft {
-        pr: PrCoords,
-    },
-    /// Find out what posting would do (create or update which comment).
-    PlanPost {
-        pr: PrCoords,
-        /// The body's length in characters (GitHub's limit counts characters).
-        chars: usize,
-    },
-    /// Post `body` (only ever after the maintainer confirmed the dialog).
-    Post {
-        pr: PrCoords,
-        body: String,
-    },
-    /// Load a PR chosen in the inbox for the PR screen.
-    OpenPr(Box<Opener>),
-    /// (Re)load the inbox's lists, then their counts in the background.
-    LoadInbox,
-    /// Recount the inbox row of this snapshot's PR from the ledger (after the PR screen).
-    Recount {
-        snapshot: Box<Snapshot>,
-    },
-    /// Save the reply being written (on every change).
-    SaveReplyDraft {
-        pr: PrCoords,
-        draft: ReplyDraft,
-    },
-    /// The reply was sent: forget the saved one.
-    DiscardReplyDraft {
-        pr: PrCoords,
-    },
-    /// Reply to, resolve or unresolve a thread (only ever after the maintainer confirmed).
-    ThreadAct {
-        pr: PrCoords,
-        thread: Box<Thread>,
-        what: ThreadDo,
-    },
-}
-
-/// Settings fixed for a console session.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// Unix seconds, for relative times ("3h ago"); fixed so drawing stays deterministic.
-    pub now: i64,
-    /// `Err(reason)` when seen markers cannot be written (unwritable state dir).
-    pub marks: Result<(), String>,
-    /// The config file's `[gates]`: the console applies them like `review` does.
-    pub gates: crate::policy::GateConfig,
-}
-
-/// Which screen is on top. Today the console has one; the PR inbox (issue 12) becomes
-/// `Screen::Inbox`, with the PR screen opened from it and `Back` returning to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Screen {
-    Pr,
-    /// The inbox (`App::inbox` is set); the PR screen is opened from it.
-    Inbox,
-}
-
-/// What a part of the state may touch beside its own: the footer notice, the dialog layer,
-/// quitting, and the effects `update` returns.
-pub struct Ctx<'a> {
-    pub notice: &'a mut Option<String>,
-    pub mode: &'a mut InputMode,
-    pub quit: &'a mut bool,
-    pub fx: &'a mut Vec<Effect>,
-    pub now: i64,
-    /// Set by a screen at its top level on `q`/`Esc`: "leave this screen". The router decides
-    /// what that means (today: quit; with the inbox above: back to the inbox).
-    pub leave: bool,
-}
-
-impl<'a> Ctx<'a> {
-    fn new(
-        notice: &'a mut Option<String>,
-        mode: &'a mut InputMode,
-        quit: &'a mut bool,
-        fx: &'a mut Vec<Effect>,
-        now: i64,
-    ) -> Ctx<'a> {
-        Ctx {
-            notice,
-            mode,
-            quit,
-            fx,
-            now,
-            leave: false,
-        }
-    }
-
-    /// Shows `text` in the footer.
-    pub fn say(&mut self, text: impl Into<String>) {
-        *self.notice = Some(text.into());
-    }
-}
-
-/// The router: the screen on top, the dialog layer above it, and what every screen shares.
-#[derive(Debug, Clone)]
+/// The router: the stack of screens, the dialog layer above it, and what every screen shares.
+#[derive(Debug)]
 pub struct App {
-    pub screen: Screen,
-    pub pr: PrScreen,
-    /// The inbox, when the console was opened on one.
-    pub inbox: Option<InboxScreen>,
-    /// Why markers cannot be written, for PR screens opened later.
-    marks_blocked: Option<String>,
-    pub mode: InputMode,
-    pub notice: Option<String>,
-    pub now: i64,
-    pub quit: bool,
+    session: Session,
+    /// Bottom first; the last one is shown and has the keys.
+    stack: Vec<Box<dyn Screen>>,
+    /// Screens left for the one below them, kept until another screen is opened: their work
+    /// goes on, their results still reach them, and they can be brought back as they were.
+    kept: Vec<Box<dyn Screen>>,
+    pub(crate) mode: InputMode,
+    notice: Option<String>,
+    pub(crate) quit: bool,
     /// The help overlay's scroll position (reset when it opens).
-    pub help_scroll: usize,
-    /// What the last frame showed (for the help overlay's scroll limits).
+    help_scroll: usize,
+    /// What the last frame showed (for the help overlay's scroll limits and the mouse).
     last_drawn: Drawn,
 }
 
 impl App {
-    pub fn new(snapshot: Snapshot, seen: SeenSet, opts: Options) -> App {
-        let problems = seen.problems.len();
-        let notice = (problems > 0).then(|| {
-            format!("{problems} marker file(s) could not be read; their items count as new")
-        });
+    /// A console on `screen`, the bottom of the stack.
+    pub fn with_screen(screen: Box<dyn Screen>, session: Session) -> App {
         App {
-            screen: Screen::Pr,
-            pr: PrScreen::new(snapshot, seen, opts.marks.clone().err(), opts.gates),
-            inbox: None,
-            marks_blocked: opts.marks.err(),
+            session,
+            stack: vec![screen],
+            kept: Vec::new(),
             mode: InputMode::Normal,
-            notice,
-            now: opts.now,
+            notice: None,
             quit: false,
             help_scroll: 0,
             last_drawn: Drawn::default(),
         }
     }
 
+    /// A console on one PR (the session's marks-blocked reason applies to it).
+    pub fn new(snapshot: Snapshot, seen: SeenSet, session: Session) -> App {
+        let problems = seen.problems.len();
+        let pr = PrScreen::new(
+            snapshot,
+            seen,
+            session.marks_blocked.clone(),
+            &session.gates,
+        );
+        let mut app = App::with_screen(Box::new(pr), session);
+        app.notice = (problems > 0).then(|| {
+            format!("{problems} marker file(s) could not be read; their items count as new")
+        });
+        app
+    }
+
+    /// A console that opens on the inbox; a PR opens above it.
+    pub fn with_inbox(inbox: InboxScreen, session: Session) -> App {
+        App::with_screen(Box::new(inbox), session)
+    }
+
+    /// What the screens share.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The session, to change where writes go (tests: a live remote on a harness).
+    pub(crate) fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
+    }
+
     /// Brings back what the PR on the PR screen kept from an earlier session: its unsent thread
     /// reply and its review draft; an unreadable one is said, and the console goes on. Used on a
-    /// direct open and on every PR opened from the inbox.
+    /// direct open (a PR opened from the inbox gets its own when it opens).
     pub fn restore_saved(&mut self, saved: SavedDrafts) -> Vec<Effect> {
         let mut fx = Vec::new();
-        let mut ctx = shell_ctx!(self, &mut fx);
-        match saved.reply {
-            Ok(Some(d)) => self.pr.event(Action::ReplyRestored(d), &mut ctx),
-            Ok(None) => {}
-            Err(e) => ctx.say(format!("the saved reply is unreadable: {e}")),
-        }
-        match saved.draft {
-            Ok(Some(d)) => self.pr.event(Action::DraftRestored(d), &mut ctx),
-            Ok(None) => {}
-            Err(e) => ctx.say(format!("the saved draft is unreadable: {e}")),
+        let App {
+            session,
+            stack,
+            kept,
+            mode,
+            notice,
+            ..
+        } = self;
+        if let Some(pr) = stack
+            .iter_mut()
+            .rev()
+            .find_map(|s| (s.as_mut() as &mut dyn std::any::Any).downcast_mut::<PrScreen>())
+        {
+            let mut ctx = Ctx::new(notice, mode, &mut fx, session, kept);
+            pr.restore_saved(saved, &mut ctx);
         }
         fx
     }
@@ -428,21 +162,9 @@ impl App {
     /// A fixture's later steps: what an earlier step shows is the past, and its markers never
     /// replace newer ones (call once the console opens on `step`).
     pub fn set_history(&mut self, fixture: &crate::source::Fixture) {
-        if let Some((step, _)) = self.pr.list.step() {
-            self.pr.list.ahead = later_versions(fixture, step);
+        if let Some(pr) = self.pr_mut() {
+            pr.set_history(fixture);
         }
-    }
-
-    /// A console that opens on the inbox. The PR screen holds a placeholder until a PR is opened.
-    pub fn with_inbox(inbox: InboxScreen, opts: Options) -> App {
-        let mut app = App::new(
-            crate::inbox::placeholder_snapshot(),
-            SeenSet::default(),
-            opts,
-        );
-        app.inbox = Some(inbox);
-        app.screen = Screen::Inbox;
-        app
     }
 
     /// The highlight cache key for a thread: its id plus the hunk's hash.
@@ -465,65 +187,15 @@ impl App {
         })
     }
 
-    /// A click or wheel step: the help overlay scrolls under the wheel; otherwise the pane under
-    /// the pointer answers (other dialogs ignore the mouse).
-    fn mouse(&mut self, kind: MouseKind, column: u16, row: u16) {
-        let step = |s: usize, down: bool, max: usize| {
-            if down {
-                (s + 3).min(max)
-            } else {
-                s.saturating_sub(3)
-            }
-        };
-        match (&self.mode, kind) {
-            (InputMode::Help, MouseKind::ScrollUp | MouseKind::ScrollDown) => {
-                let max = self.last_drawn.help_max_scroll;
-                self.help_scroll = step(self.help_scroll, kind == MouseKind::ScrollDown, max);
-                return;
-            }
-            (InputMode::Normal, _) => {}
-            _ => return,
-        }
-        let at = ratatui::layout::Position { x: column, y: row };
-        let d = self.last_drawn;
-        match self.screen {
-            Screen::Inbox => {
-                if let Some(inbox) = self.inbox.as_mut()
-                    && d.list_area.contains(at)
-                {
-                    inbox.mouse(kind, usize::from(row - d.list_area.y));
-                }
-            }
-            Screen::Pr => {
-                if d.list_area.contains(at) {
-                    self.pr.mouse_list(kind, usize::from(row - d.list_area.y));
-                } else if d.detail_area.contains(at) {
-                    self.pr.mouse_detail(kind);
-                }
-            }
-        }
-    }
-
-    /// Maps a key event to an action for the layer that has the keys.
+    /// Maps a key event to an action for the layer that has the keys: the screen on top's own
+    /// keys first when no dialog is open, then the dialog layer and the keymap.
     pub fn key_action(&self, keymap: &Keymap, ev: &KeyEvent) -> Option<Action> {
-        use ratatui::crossterm::event::{KeyCode, KeyModifiers};
-        if self.screen == Screen::Inbox
-            && self.mode == InputMode::Normal
-            && (ev.modifiers - KeyModifiers::SHIFT).is_empty()
-            && let KeyCode::Char(c @ ('s' | 'r')) = ev.code
+        if self.mode == InputMode::Normal
+            && let Some(a) = self.stack.last().and_then(|s| s.key(ev))
         {
-            return Some(Action::InboxKey(c));
+            return Some(a);
         }
         self.mode.key_action(keymap, ev)
-    }
-
-    /// The screen on top asked to be left (`q`/`Esc` at its top level): the PR screen goes back
-    /// to the inbox it was opened from; the inbox, or a PR screen opened on its own, quits.
-    fn leave_screen(&mut self, fx: &mut Vec<Effect>) {
-        match self.screen {
-            Screen::Pr if self.inbox.is_some() => self.back_to_inbox(fx),
-            Screen::Pr | Screen::Inbox => self.quit = true,
-        }
     }
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
@@ -531,183 +203,231 @@ impl App {
         match action {
             Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.quit = true,
             Action::Notice(n) => self.notice = Some(n),
-            Action::Command(cmd) => {
-                if cmd != KeyCommand::Help || self.mode != InputMode::Help {
-                    self.notice = None;
-                }
-                if cmd == KeyCommand::Help && self.mode != InputMode::Help {
-                    self.help_scroll = 0;
-                }
-                if !self.dialog_command(cmd) {
-                    let mut ctx = shell_ctx!(self, &mut fx);
-                    let running = self.pr.desk.progress.is_some();
-                    match (self.screen, self.inbox.as_mut()) {
-                        (Screen::Inbox, Some(inbox)) if cmd == KeyCommand::Toggle => {
-                            let chosen = inbox.selected_row().map(|r| r.listed.coords.clone());
-                            match (chosen, inbox.open.clone()) {
-                                // The PR still open behind the inbox: back to it as it was.
-                                (Some(c), Some(o)) if c == o => self.screen = Screen::Pr,
-                                (Some(_), Some(o)) if running => ctx.say(format!(
-                                    "a review is running on {o}: open it again, or wait for it to finish"
-                                )),
-                                _ => inbox.command(cmd, &mut ctx),
-                            }
-                        }
-                        (Screen::Inbox, Some(inbox)) => inbox.command(cmd, &mut ctx),
-                        _ => self.pr.command(cmd, &mut ctx),
-                    }
-                    if ctx.leave {
-                        self.leave_screen(&mut fx);
-                    }
-                }
-            }
+            Action::Command(cmd) => self.command(cmd, &mut fx),
             a @ (Action::SearchInput(_)
             | Action::SearchBackspace
             | Action::SearchAccept
-            | Action::SearchCancel)
-                if self.screen == Screen::Inbox =>
-            {
-                self.inbox_search(a)
-            }
-            a @ (Action::InboxListed { .. }
-            | Action::InboxCounted { .. }
-            | Action::InboxRecounted { .. }
-            | Action::PrOpened(_)
-            | Action::InboxKey(_)) => self.inbox_event(a, &mut fx),
-            Action::Drawn(d) if self.screen == Screen::Inbox => {
-                self.last_drawn = d;
-                self.help_scroll = self.help_scroll.min(d.help_max_scroll);
-                if let Some(inbox) = self.inbox.as_mut() {
-                    inbox.height = usize::from(d.list_height).max(1);
-                }
-            }
-            a @ (Action::SearchInput(_)
-            | Action::SearchBackspace
-            | Action::SearchAccept
-            | Action::SearchCancel
-            | Action::FilterKey(_)
+            | Action::SearchCancel) => self.search_input(a, &mut fx),
+            a @ (Action::FilterKey(_)
             | Action::EditKey(_)
             | Action::EditDone
             | Action::ReplyKey(_)
-            | Action::ReplyClose
-            | Action::Confirmed(_)) => self.dialog_action(a, &mut fx),
-            Action::Mouse { kind, column, row } => self.mouse(kind, column, row),
-            // Results and progress belong to the PR screen; its review progress also shows on
-            // its inbox row.
-            other => {
-                if let Action::Drawn(d) = &other {
-                    self.last_drawn = *d;
-                    self.help_scroll = self.help_scroll.min(d.help_max_scroll);
-                }
-                if let (Action::ReviewProgress(p), Some(inbox)) = (&other, self.inbox.as_mut()) {
-                    inbox.review_progress = p
-                        .as_ref()
-                        .map(|line| (self.pr.list.snapshot.pr.coords(), line.clone()));
-                }
-                let mut ctx = shell_ctx!(self, &mut fx);
-                self.pr.event(other, &mut ctx);
+            | Action::ReplyClose) => {
+                self.on_top(&mut fx, |s, ctx| s.dialog(a, ctx));
             }
+            Action::Confirmed(yes) => {
+                if let InputMode::Confirm(c) = std::mem::replace(&mut self.mode, InputMode::Normal)
+                {
+                    self.on_top(&mut fx, |s, ctx| s.confirmed(c, yes, ctx));
+                }
+            }
+            Action::Drawn(d) => {
+                self.last_drawn = d;
+                self.help_scroll = self.help_scroll.min(d.help_max_scroll);
+                self.on_top(&mut fx, |s, ctx| s.drawn(d, ctx));
+            }
+            Action::Mouse { kind, column, row } => self.mouse(kind, column, row),
+            other => self.broadcast(other, &mut fx),
         }
         fx
+    }
+
+    /// Draws the screen on top and the dialog layer above it; reports what was shown.
+    pub fn draw(&self, frame: &mut Frame, theme: &Theme, keymap: &Keymap) -> Drawn {
+        let area = frame.area();
+        if ui::too_small(area) {
+            ui::draw_too_small(frame, area, theme);
+            return Drawn::default();
+        }
+        let Some(top) = self.stack.last() else {
+            return Drawn::default();
+        };
+        let view = View {
+            mode: &self.mode,
+            notice: self.notice.as_deref(),
+            session: &self.session,
+            theme,
+            keymap,
+        };
+        let mut drawn = top.draw(frame, area, &view);
+        match &self.mode {
+            InputMode::Help => {
+                let entries = top.help(keymap);
+                let (max, h) = ui::draw_help(frame, area, theme, &entries, self.help_scroll);
+                drawn.help_max_scroll = max;
+                drawn.help_height = h;
+            }
+            InputMode::Confirm(c) => ui::draw_confirm(frame, area, c, theme),
+            _ => {}
+        }
+        // An overlay covers the detail pane: nothing there counts as shown.
+        if matches!(
+            self.mode,
+            InputMode::Help | InputMode::Filter | InputMode::Confirm(_)
+        ) {
+            drawn.shown = None;
+        }
+        drawn
     }
 }
 
 impl App {
-    /// From the PR screen back to the inbox; its row is recounted from the ledger (after the
-    /// markers in flight, which share the ordered lane).
-    fn back_to_inbox(&mut self, fx: &mut Vec<Effect>) {
-        self.quit = false;
-        self.screen = Screen::Inbox;
-        self.mode = InputMode::Normal;
-        fx.push(Effect::Recount {
-            snapshot: Box::new(self.pr.list.snapshot.clone()),
-        });
+    /// Calls the screen on top with a [`Ctx`], then applies what it asked of the stack.
+    fn on_top<R: Default>(
+        &mut self,
+        fx: &mut Vec<Effect>,
+        f: impl FnOnce(&mut dyn Screen, &mut Ctx<'_>) -> R,
+    ) -> R {
+        let at = self.stack.len().saturating_sub(1);
+        let Some(top) = self.stack.last_mut() else {
+            return R::default();
+        };
+        let mut ctx = ctx!(self, fx);
+        let r = f(top.as_mut(), &mut ctx);
+        if let Some(op) = ctx.take_op() {
+            self.apply(at, op);
+        }
+        r
     }
 
-    /// The search prompt while the inbox is on top: incremental over its rows.
-    fn inbox_search(&mut self, action: Action) {
-        let Some(inbox) = self.inbox.as_mut() else {
+    /// A stack request of the screen at `at`.
+    fn apply(&mut self, at: usize, op: StackOp) {
+        match op {
+            StackOp::Open(screen) => {
+                self.stack.truncate(at + 1);
+                self.kept.clear();
+                self.stack.push(screen);
+            }
+            StackOp::Resume(pr) => {
+                if let Some(i) = self
+                    .kept
+                    .iter()
+                    .position(|s| s.subject().as_ref() == Some(&pr))
+                {
+                    let screen = self.kept.remove(i);
+                    self.stack.push(screen);
+                }
+            }
+        }
+    }
+
+    /// A command from the keymap: help answers it while open; else the screen on top, and what
+    /// it does not consume the router answers.
+    fn command(&mut self, cmd: KeyCommand, fx: &mut Vec<Effect>) {
+        if cmd != KeyCommand::Help || self.mode != InputMode::Help {
+            self.notice = None;
+        }
+        if cmd == KeyCommand::Help && self.mode != InputMode::Help {
+            self.help_scroll = 0;
+        }
+        if self.dialog_command(cmd) {
             return;
-        };
+        }
+        if self.on_top(fx, |s, ctx| s.command(cmd, ctx)) == Handled::Consumed {
+            return;
+        }
+        match cmd {
+            KeyCommand::Help => self.mode = InputMode::Help,
+            KeyCommand::Quit | KeyCommand::Back => self.leave(fx),
+            _ => {}
+        }
+    }
+
+    /// Leaves the screen on top: back to the one below (the left one is kept), or quits at the
+    /// bottom.
+    fn leave(&mut self, fx: &mut Vec<Effect>) {
+        if self.stack.len() < 2 {
+            self.quit = true;
+            return;
+        }
+        self.quit = false;
+        self.mode = InputMode::Normal;
+        if let Some(mut left) = self.stack.pop() {
+            let mut ctx = ctx!(self, fx);
+            left.left(&mut ctx);
+            self.kept.push(left);
+        }
+    }
+
+    /// The search prompt's input: the router keeps the text, the screen on top follows it.
+    fn search_input(&mut self, action: Action, fx: &mut Vec<Effect>) {
         let InputMode::Search { query, before } = &mut self.mode else {
+            if matches!(action, Action::SearchAccept | Action::SearchCancel) {
+                self.mode = InputMode::Normal;
+            }
             return;
         };
+        let before = *before;
         match action {
             Action::SearchInput(c) => query.push(c),
             Action::SearchBackspace => {
                 query.pop();
             }
+            _ => {}
+        }
+        let query = query.clone();
+        match action {
             Action::SearchAccept => {
                 self.mode = InputMode::Normal;
-                return;
+                self.on_top(fx, |s, ctx| s.search(SearchStep::Accepted(&query), ctx));
             }
             Action::SearchCancel => {
-                let before = *before;
-                inbox.set_search("");
-                inbox.selected = before;
                 self.mode = InputMode::Normal;
-                return;
+                self.on_top(fx, |s, ctx| s.search(SearchStep::Cancelled { before }, ctx));
             }
-            _ => return,
+            _ => {
+                let step = SearchStep::Changed {
+                    query: &query,
+                    before,
+                };
+                self.on_top(fx, |s, ctx| s.search(step, ctx));
+            }
         }
-        let q = query.clone();
-        inbox.set_search(&q);
     }
 
-    /// The inbox's own results and keys.
-    fn inbox_event(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let Some(inbox) = self.inbox.as_mut() else {
-            return;
-        };
-        match action {
-            Action::InboxListed { tab, result } => inbox.listed(tab, result),
-            Action::InboxCounted {
-                tab,
-                rows,
-                finished,
-            } => inbox.counted(tab, rows, finished),
-            Action::InboxRecounted {
-                coords,
-                items,
-                shepherd,
-            } => inbox.recounted(&coords, items, shepherd),
-            Action::InboxKey('s') => {
-                let mut ctx = shell_ctx!(self, fx);
-                inbox.cycle_sort(&mut ctx);
+    /// A result or progress event: offered to every screen, top first (then the kept ones),
+    /// until one takes it.
+    fn broadcast(&mut self, action: Action, fx: &mut Vec<Effect>) {
+        let mut action = Some(action);
+        let mut ops = Vec::new();
+        for at in (0..self.stack.len()).rev() {
+            let Some(a) = action.take() else { break };
+            let mut ctx = ctx!(self, fx);
+            action = self.stack[at].event(a, &mut ctx);
+            if let Some(op) = ctx.take_op() {
+                ops.push((at, op));
             }
-            Action::InboxKey('r') => {
-                fx.push(Effect::LoadInbox);
-                self.notice = Some("reloading the list…".to_owned());
+        }
+        for screen in &mut self.kept {
+            let Some(a) = action.take() else { break };
+            // A kept screen is not shown: it cannot ask the stack for anything.
+            let mut ctx = Ctx::new(&mut self.notice, &mut self.mode, fx, &self.session, &[]);
+            action = screen.event(a, &mut ctx);
+        }
+        for (at, op) in ops {
+            self.apply(at, op);
+        }
+    }
+
+    /// A click or wheel step: the help overlay scrolls under the wheel; otherwise the screen on
+    /// top answers (other dialogs ignore the mouse).
+    fn mouse(&mut self, kind: MouseKind, column: u16, row: u16) {
+        match (&self.mode, kind) {
+            (InputMode::Help, MouseKind::ScrollUp | MouseKind::ScrollDown) => {
+                let max = self.last_drawn.help_max_scroll;
+                self.help_scroll = if kind == MouseKind::ScrollDown {
+                    (self.help_scroll + 3).min(max)
+                } else {
+                    self.help_scroll.saturating_sub(3)
+                };
+                return;
             }
-            Action::PrOpened(Ok(opened)) => {
-                let coords = opened.snapshot.pr.coords();
-                let same = inbox.open.as_ref() == Some(&coords);
-                inbox.open = Some(coords);
-                self.notice = None;
-                if !same {
-                    let OpenedPr {
-                        snapshot,
-                        seen,
-                        saved,
-                        marks,
-                        ahead,
-                    } = *opened;
-                    let gates = self.pr.desk.gates().clone();
-                    self.pr = PrScreen::new(
-                        snapshot,
-                        seen,
-                        marks.err().or(self.marks_blocked.clone()),
-                        gates,
-                    );
-                    self.pr.list.ahead = ahead;
-                    fx.extend(self.restore_saved(saved));
-                }
-                self.screen = Screen::Pr;
-            }
-            Action::PrOpened(Err(why)) => {
-                self.notice = Some(format!("cannot open the PR: {why}"));
-            }
-            _ => {}
+            (InputMode::Normal, _) => {}
+            _ => return,
+        }
+        let d = self.last_drawn;
+        if let Some(top) = self.stack.last_mut() {
+            top.mouse(kind, Position { x: column, y: row }, &d);
         }
     }
 }
@@ -715,7 +435,10 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ledger::Draft;
+    use crate::review::ReviewEvent;
     use crate::source::{DEMO_FIXTURE, Fixture};
+    use crate::tui::review::PostPreview;
     use std::path::Path;
 
     fn demo() -> App {
@@ -723,10 +446,9 @@ mod tests {
         App::new(
             f.snapshot_at(0).unwrap(),
             SeenSet::default(),
-            Options {
+            Session {
                 now: 1_764_000_000,
-                marks: Ok(()),
-                gates: Default::default(),
+                ..Session::default()
             },
         )
     }
@@ -744,35 +466,32 @@ mod tests {
             App::new(
                 snap.clone(),
                 SeenSet::default(),
-                Options {
+                Session {
                     now: 0,
-                    marks: Ok(()),
                     gates,
+                    ..Session::default()
                 },
             )
         };
-        assert!(app(Default::default()).pr.desk.gate.post);
+        assert!(app(Default::default()).gate().unwrap().post);
         let never = crate::policy::GateConfig {
             never_label: "keep-out".into(),
             ..Default::default()
         };
         let a = app(never);
-        assert!(!a.pr.desk.gate.post);
-        assert!(
-            a.pr.desk.gate.reason.contains("keep-out"),
-            "{}",
-            a.pr.desk.gate.reason
-        );
+        let gate = a.gate().unwrap();
+        assert!(!gate.post);
+        assert!(gate.reason.contains("keep-out"), "{}", gate.reason);
     }
 
     #[test]
     fn rows_are_grouped_and_first_item_selected() {
         let app = demo();
-        assert_eq!(app.pr.list.rows.len(), 18 + 3);
-        assert_eq!(app.pr.list.rows[0], Row::Group(Group::Threads));
-        assert_eq!(app.pr.list.selected, 1);
-        assert_eq!(app.pr.list.counts.new, 18);
-        assert_eq!(app.pr.list.counts.groups[0].0, 7);
+        assert_eq!(app.row_count(), 18 + 3);
+        assert_eq!(app.row(0), Some(Row::Group(Group::Threads)));
+        assert_eq!(app.selected_row(), Some(1));
+        assert_eq!(app.counts().unwrap().new, 18);
+        assert_eq!(app.counts().unwrap().groups[0].0, 7);
     }
 
     #[test]
@@ -780,13 +499,13 @@ mod tests {
         let mut app = demo();
         cmd(&mut app, KeyCommand::Up);
         cmd(&mut app, KeyCommand::Up);
-        assert_eq!(app.pr.list.selected, 0);
+        assert_eq!(app.selected_row(), Some(0));
         cmd(&mut app, KeyCommand::Bottom);
-        assert_eq!(app.pr.list.selected, app.pr.list.rows.len() - 1);
+        assert_eq!(app.selected_row(), Some(app.row_count() - 1));
         cmd(&mut app, KeyCommand::Down);
-        assert_eq!(app.pr.list.selected, app.pr.list.rows.len() - 1);
+        assert_eq!(app.selected_row(), Some(app.row_count() - 1));
         cmd(&mut app, KeyCommand::Top);
-        assert_eq!(app.pr.list.selected, 0);
+        assert_eq!(app.selected_row(), Some(0));
     }
 
     #[test]
@@ -819,31 +538,31 @@ mod tests {
     #[test]
     fn status_filter_spares_unsurfaced_items() {
         let mut app = demo();
-        let before = app.pr.list.rows.len();
+        let before = app.row_count();
         app.update(Action::Command(KeyCommand::Filter));
         app.update(Action::FilterKey('r'));
         // Everything is new and unseen: nothing may be hidden yet.
-        assert_eq!(app.pr.list.rows.len(), before);
+        assert_eq!(app.row_count(), before);
         app.update(Action::FilterKey('n'));
-        assert_eq!(app.pr.list.rows.len(), 3);
+        assert_eq!(app.row_count(), 3);
         app.update(Action::FilterKey('a'));
-        assert_eq!(app.pr.list.rows.len(), before);
+        assert_eq!(app.row_count(), before);
         app.update(Action::FilterKey('\u{1b}'));
-        assert_eq!(app.mode, InputMode::Normal);
+        assert_eq!(*app.mode(), InputMode::Normal);
     }
 
     #[test]
     fn search_incremental_and_cancel() {
         let mut app = demo();
-        let start = app.pr.list.selected;
+        let start = app.selected_row().unwrap();
         app.update(Action::Command(KeyCommand::Search));
         for c in "tsx".chars() {
             app.update(Action::SearchInput(c));
         }
-        let item = app.pr.list.selected_item().unwrap();
+        let item = app.selected_item().unwrap();
         assert!(item.location().unwrap_or_default().contains(".tsx"));
         app.update(Action::SearchCancel);
-        assert_eq!(app.pr.list.selected, start);
+        assert_eq!(app.selected_row(), Some(start));
     }
 
     #[test]
@@ -852,12 +571,12 @@ mod tests {
         cmd(&mut app, KeyCommand::Focus);
         cmd(&mut app, KeyCommand::Toggle);
         cmd(&mut app, KeyCommand::Back);
-        assert!(!app.pr.list.zoom && app.pr.list.focus == Focus::Detail);
+        assert!(!app.zoomed() && app.focus().unwrap() == Focus::Detail);
         cmd(&mut app, KeyCommand::Back);
-        assert_eq!(app.pr.list.focus, Focus::List);
-        assert!(!app.quit);
+        assert_eq!(app.focus(), Some(Focus::List));
+        assert!(!app.quitting());
         cmd(&mut app, KeyCommand::Back);
-        assert!(app.quit);
+        assert!(app.quitting());
     }
 
     #[test]
@@ -869,8 +588,8 @@ mod tests {
             [Effect::StartReview { seq: 1, .. }]
         ));
         cmd(&mut app, KeyCommand::Edit);
-        assert_eq!(app.mode, InputMode::Normal);
-        assert!(app.notice.as_deref().unwrap().contains("review is running"));
+        assert_eq!(*app.mode(), InputMode::Normal);
+        assert!(app.notice().unwrap().contains("review is running"));
         // A second r starts run 2; run 1's events no longer count.
         cmd(&mut app, KeyCommand::FullReview);
         app.update(Action::Review {
@@ -879,7 +598,7 @@ mod tests {
                 aspect: crate::review::Aspect::Perf,
             },
         });
-        let run = app.pr.desk.run.as_ref().unwrap();
+        let run = app.run().unwrap();
         assert_eq!(run.seq, 2);
         assert!(run.full);
         assert!(
@@ -892,10 +611,10 @@ mod tests {
     #[test]
     fn a_post_in_flight_holds_a_second_post_and_edits_until_it_answers() {
         let mut app = demo();
-        let snap = app.pr.list.snapshot.clone();
+        let head_sha = app.pr_meta().unwrap().head_sha.clone();
         app.update(Action::DraftRestored(Draft {
             body: "## PR Shepherd Review\n\nok".to_owned(),
-            head_sha: snap.pr.head_sha.clone(),
+            head_sha,
             saved_at: 0,
         }));
         app.mode = InputMode::Confirm(crate::tui::review::Confirm::Post(PostPreview {
@@ -907,13 +626,13 @@ mod tests {
         let fx = app.update(Action::Confirmed(true));
         assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
         assert!(cmd(&mut app, KeyCommand::Post).is_empty());
-        assert!(app.notice.as_deref().unwrap().contains("on its way"));
+        assert!(app.notice().unwrap().contains("on its way"));
         cmd(&mut app, KeyCommand::Edit);
-        assert_eq!(app.mode, InputMode::Normal);
+        assert_eq!(*app.mode(), InputMode::Normal);
         let fx = app.update(Action::Posted(Err("offline".to_owned())));
         assert!(fx.is_empty());
-        assert!(!app.pr.desk.posting);
-        assert!(app.notice.as_deref().unwrap().contains("the draft is kept"));
+        assert!(!app.posting());
+        assert!(app.notice().unwrap().contains("the draft is kept"));
     }
 
     #[test]
@@ -921,8 +640,8 @@ mod tests {
         let mut app = demo();
         cmd(&mut app, KeyCommand::Top);
         cmd(&mut app, KeyCommand::Toggle);
-        assert_eq!(app.pr.list.rows.len(), 18 + 3 - 7);
-        assert_eq!(app.pr.list.selected, 0);
+        assert_eq!(app.row_count(), 18 + 3 - 7);
+        assert_eq!(app.selected_row(), Some(0));
     }
 }
 
@@ -958,7 +677,7 @@ mod props {
             let mut app = App::new(
                 f.snapshot_at(0).unwrap(),
                 SeenSet::default(),
-                Options { now: 0, marks: Ok(()), gates: Default::default() },
+                Session { now: 0, ..Session::default() },
             );
             app.update(Action::Drawn(Drawn { shown: None, list_height: height, detail_height: 10, detail_lines: 50, detail_scroll: 0, ..Drawn::default() }));
             for (k, filter) in keys {
@@ -969,10 +688,10 @@ mod props {
                     app.update(Action::FilterKey('\u{1b}'));
                 }
                 app.quit = false;
-                prop_assert!(app.pr.list.selected < app.pr.list.rows.len());
-                prop_assert!(app.pr.list.list_offset <= app.pr.list.selected);
-                prop_assert!(app.pr.list.selected < app.pr.list.list_offset + usize::from(height));
-                prop_assert!(app.pr.list.detail_scroll <= 50);
+                prop_assert!(app.selected_row().unwrap() < app.row_count());
+                prop_assert!(app.list_offset().unwrap() <= app.selected_row().unwrap());
+                prop_assert!(app.selected_row().unwrap() < app.list_offset().unwrap() + usize::from(height));
+                prop_assert!(app.detail_scroll().unwrap() <= 50);
             }
         }
     }

@@ -1,9 +1,10 @@
-//! Dialogs drawn above the screen: help, the filter, confirmations.
+//! The dialog layer drawn above whichever screen is shown: help (the screen names its entries)
+//! and confirmations.
 
 use super::*;
 use crate::publish::ThreadDo;
 
-pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
     Rect::new(
@@ -15,49 +16,13 @@ pub(super) fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 /// The help overlay, scrolled by `scroll`; returns (max scroll, visible height).
-pub(super) fn draw_help(
+pub fn draw_help(
     frame: &mut Frame,
     area: Rect,
     theme: &Theme,
-    keymap: &Keymap,
+    entries: &[(String, String)],
     scroll: usize,
 ) -> (usize, u16) {
-    let mut entries: Vec<(String, String)> = COMMANDS
-        .iter()
-        .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
-        .collect();
-    entries.push(("Ctrl-c".to_owned(), "quit from anywhere".to_owned()));
-    entries.push((
-        "search".to_owned(),
-        "type · Backspace · Enter · Esc".to_owned(),
-    ));
-    entries.push(("filter".to_owned(), "n/e/u · r/o/m hide · a all".to_owned()));
-    entries.push((
-        "review pane".to_owned(),
-        "Tab, then j/k pick a finding".to_owned(),
-    ));
-    entries.push((
-        "editor".to_owned(),
-        "type · arrows · Esc done (autosaved)".to_owned(),
-    ));
-    entries.push((
-        "inbox".to_owned(),
-        format!(
-            "{} open · {} next unseen · s sort · r reload · {} section · {} leaves the PR for the inbox, quits the inbox",
-            keymap.keys_label(KeyCommand::Toggle),
-            keymap.keys_label(KeyCommand::NextNew),
-            keymap.keys_label(KeyCommand::Focus),
-            keymap.keys_label(KeyCommand::Quit),
-        ),
-    ));
-    entries.push((
-        "mouse".to_owned(),
-        "click selects a row · the wheel scrolls the pane under it".to_owned(),
-    ));
-    entries.push((
-        "dialogs".to_owned(),
-        "y confirms, any key cancels".to_owned(),
-    ));
     // One column: the key right-aligned, its description wrapped beside it (never cut); the
     // overlay scrolls (j/k, PgDn/PgUp, g/G) when the list is taller than the screen.
     let rect_w = area.width.saturating_sub(4).min(100);
@@ -70,7 +35,7 @@ pub(super) fn draw_help(
     let inner_w = usize::from(rect_w.saturating_sub(2));
     let desc_w = inner_w.saturating_sub(key_w + 3).max(8);
     let mut lines = Vec::new();
-    for (k, d) in &entries {
+    for (k, d) in entries {
         let mut parts = Vec::new();
         wrap(Line::styled(d.clone(), theme.text), desc_w, &mut parts);
         for (i, part) in parts.into_iter().enumerate() {
@@ -110,41 +75,7 @@ pub(super) fn draw_help(
     (max_scroll, inner.height)
 }
 
-pub(super) fn draw_filter(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let f = &app.pr.list.filter;
-    let check = |on: bool| if on { "[x]" } else { "[ ]" };
-    let rows = [
-        ("n", check(f.new), "show new"),
-        ("e", check(f.edited), "show edited"),
-        ("u", check(f.unchanged), "show unchanged"),
-        ("r", check(f.hide_resolved), "hide resolved"),
-        ("o", check(f.hide_outdated), "hide outdated"),
-        ("m", check(f.hide_minimized), "hide minimized"),
-        ("a", "   ", "show everything"),
-    ];
-    let mut lines: Vec<Line> = rows
-        .iter()
-        .map(|(k, c, d)| {
-            Line::from(vec![
-                Span::styled(format!(" {k} "), theme.key),
-                Span::styled(format!("{c} {d}"), theme.text),
-            ])
-        })
-        .collect();
-    lines.push(Line::styled(" New and edited items stay listed", theme.dim));
-    lines.push(Line::styled(" until they were seen once.", theme.dim));
-    let rect = centered(area, 40, lines.len() as u16 + 2);
-    frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" Filter · Esc closes ")
-        .border_style(theme.border_focus);
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    frame.render_widget(Paragraph::new(lines), inner);
-}
-
-pub(super) fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
+pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
     let (title, lines) = match c {
         Confirm::Post(p) => (
             " Post the review? ",

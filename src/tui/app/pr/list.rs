@@ -7,10 +7,12 @@ use std::sync::Arc;
 
 use ratatui::text::Line;
 
-use super::{Ctx, Drawn, Effect};
 use crate::ledger::{KeptText, Marker};
 use crate::pr::{Item, Origin, Snapshot};
 use crate::triage::{Changes, Freshness, Triaged, changes, triage};
+use crate::tui::app::action::{Ahead, Drawn};
+use crate::tui::app::effect::Effect;
+use crate::tui::app::screen::Ctx;
 use crate::tui::keymap::KeyCommand;
 
 /// The three groups of the list, in display order.
@@ -169,8 +171,8 @@ pub struct ItemList {
     pub highlights: HashMap<String, Arc<Vec<Line<'static>>>>,
     /// Folded minimized items the maintainer opened (Enter) this session.
     pub opened: HashSet<String>,
-    /// Fixture history: the versions items have at later steps (see [`super::Ahead`]).
-    pub ahead: super::Ahead,
+    /// Fixture history: the versions items have at later steps (see [`Ahead`]).
+    pub ahead: Ahead,
     pending_highlights: HashSet<String>,
     /// What the last frame showed (pane heights).
     pub(super) last: Drawn,

@@ -1,20 +1,29 @@
-//! The inbox screen: tabs, one line per PR (repo#N, title, author team/community, labels,
-//! draft, new/edited counts, Shepherd state, gate), loading progress, and its own footer.
+//! Drawing the inbox screen: tabs, one line per PR (repo#N, title, author team/community,
+//! labels, draft, new/edited counts, Shepherd state, gate), loading progress, and its own footer.
 
-use super::*;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::InboxScreen;
 use crate::inbox::{Counts, GateReview, Row as InboxRow, ShepherdState, needs_attention};
-use crate::tui::app::InboxScreen;
+use crate::sanitize::one_line;
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::screen::View;
+use crate::tui::keymap::{KeyCommand, Keymap};
+use crate::tui::theme::Theme;
+use crate::tui::ui::key_hint;
 
 /// Draws the inbox; returns the rows' height (for paging) and where they were drawn (for the
 /// mouse).
-pub(super) fn draw_inbox(
+pub(super) fn draw(
     frame: &mut Frame,
     area: Rect,
-    app: &App,
     inbox: &InboxScreen,
-    theme: &Theme,
-    keymap: &Keymap,
+    view: &View<'_>,
 ) -> (u16, Rect) {
+    let (theme, keymap) = (view.theme, view.keymap);
     let [tabs_area, body, footer] = Layout::vertical([
         Constraint::Length(2),
         Constraint::Min(3),
@@ -130,7 +139,7 @@ pub(super) fn draw_inbox(
     frame.render_widget(Paragraph::new(lines), inner);
 
     // Footer: the notice, else the inbox's keys.
-    let foot = match (&app.mode, &app.notice) {
+    let foot = match (view.mode, view.notice) {
         (InputMode::Search { query, .. }, _) => vec![
             Span::styled(format!("/{}", one_line(query)), theme.header),
             Span::styled("█", theme.key),

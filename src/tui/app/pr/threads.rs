@@ -6,11 +6,13 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
 use super::list::ItemList;
-use super::{Ctx, Effect, InputMode};
 use crate::ledger::{ReplyDraft, ThreadActionKind};
-use crate::pr::{Item, Origin, Snapshot, Thread};
+use crate::pr::{Item, Snapshot, Thread};
 use crate::publish::{ThreadDo, check_reply};
 use crate::sanitize::{one_line, sanitize};
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::effect::Effect;
+use crate::tui::app::screen::Ctx;
 use crate::tui::keymap::KeyCommand;
 use crate::tui::review::{Confirm, ThreadAsk};
 
@@ -50,11 +52,9 @@ fn describe(t: &Thread, snap: &Snapshot) -> String {
     )
 }
 
-fn destination(snap: &Snapshot) -> String {
-    match snap.origin {
-        Origin::Live => "GitHub, as the credentials' own account".to_owned(),
-        Origin::Fixture { .. } => "the outbox in the state dir (offline)".to_owned(),
-    }
+/// Where a thread action goes, in words: the session's remote.
+fn destination(ctx: &Ctx<'_>) -> String {
+    ctx.session.remote.thread_destination().to_owned()
 }
 
 impl ThreadDesk {
@@ -120,7 +120,7 @@ impl ThreadDesk {
                     what,
                     thread_id: t.id.clone(),
                     target: describe(t, snap),
-                    destination: destination(snap),
+                    destination: destination(ctx),
                 }));
             }
         }
@@ -150,7 +150,7 @@ impl ThreadDesk {
         if ev.modifiers.contains(KeyModifiers::CONTROL)
             && ev.code == ratatui::crossterm::event::KeyCode::Char('s')
         {
-            self.request_send(list, ctx);
+            self.request_send(ctx);
             return;
         }
         let Some(r) = self.reply.as_mut() else {
@@ -163,7 +163,7 @@ impl ThreadDesk {
                 draft: ReplyDraft {
                     thread_id: r.thread_id.clone(),
                     body: r.body(),
-                    saved_at: ctx.now,
+                    saved_at: ctx.session.now,
                 },
             });
         }
@@ -182,7 +182,7 @@ impl ThreadDesk {
     }
 
     /// Ctrl-s: checks the reply, then asks.
-    fn request_send(&mut self, list: &ItemList, ctx: &mut Ctx<'_>) {
+    fn request_send(&mut self, ctx: &mut Ctx<'_>) {
         let Some(r) = &self.reply else { return };
         let body = r.body();
         if let Err(why) = check_reply(&body) {
@@ -197,7 +197,7 @@ impl ThreadDesk {
             what: ThreadDo::Reply(body),
             thread_id: r.thread_id.clone(),
             target: r.target.clone(),
-            destination: destination(&list.snapshot),
+            destination: destination(ctx),
         }));
     }
 

@@ -4,7 +4,6 @@
 
 use ratatui::crossterm::event::KeyEvent;
 
-use super::{Ctx, Effect, InputMode};
 use crate::ledger::Draft;
 use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
 use crate::pr::{PrMeta, Snapshot};
@@ -13,6 +12,9 @@ use crate::review::aggregate::AggregateRequest;
 use crate::review::condense::thousands;
 use crate::review::prior::PriorReviews;
 use crate::review::{ReviewEvent, ReviewRun};
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::effect::Effect;
+use crate::tui::app::screen::Ctx;
 use crate::tui::keymap::KeyCommand;
 use crate::tui::review::{Composed, Confirm, DraftView, PostPreview, RunView};
 
@@ -43,8 +45,6 @@ pub fn console_gate(pr: &PrMeta, cfg: &GateConfig) -> GateDecision {
 pub struct ReviewDesk {
     /// What the gates allow for this PR (explicit invocation: the maintainer at the console).
     pub gate: GateDecision,
-    /// The config file's `[gates]`, the gate is decided with.
-    gates: GateConfig,
     pub pane: Pane,
     /// The latest review run's progress.
     pub run: Option<RunView>,
@@ -75,10 +75,10 @@ pub(super) struct PaneSize {
 }
 
 impl ReviewDesk {
-    pub fn new(pr: &PrMeta, gates: GateConfig) -> ReviewDesk {
+    /// The desk of the PR `pr`, its gate decided with the session's `[gates]`.
+    pub fn new(pr: &PrMeta, gates: &GateConfig) -> ReviewDesk {
         let mut desk = ReviewDesk {
-            gate: console_gate(pr, &gates),
-            gates,
+            gate: console_gate(pr, gates),
             pane: Pane::Item,
             run: None,
             run_seq: 0,
@@ -95,14 +95,9 @@ impl ReviewDesk {
         desk
     }
 
-    /// The config file's `[gates]` this desk decides with (a PR opened next uses the same).
-    pub fn gates(&self) -> &GateConfig {
-        &self.gates
-    }
-
     /// A new snapshot of the same PR: its gates may differ.
-    pub(super) fn snapshot_changed(&mut self, pr: &PrMeta) {
-        self.gate = console_gate(pr, &self.gates);
+    pub(super) fn snapshot_changed(&mut self, pr: &PrMeta, gates: &GateConfig) {
+        self.gate = console_gate(pr, gates);
         self.refresh_progress();
     }
 
@@ -320,7 +315,7 @@ impl ReviewDesk {
         }
         let body = c.body.clone();
         self.draft = Some(DraftView::new(&body, &snap.pr.head_sha, None));
-        ctx.fx.extend(self.draft_effect(snap, ctx.now));
+        ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
         ctx.say(match (marked, changed) {
             (true, true) => format!("{id} marked addressed; the review was recomposed"),
             (false, true) => format!("{id} no longer marked addressed; recomposed"),
@@ -336,6 +331,7 @@ impl ReviewDesk {
         prior: PriorReviews,
         reply_marker: String,
         pr: &PrMeta,
+        gates: &GateConfig,
     ) {
         let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
             return;
@@ -345,7 +341,7 @@ impl ReviewDesk {
             reply_marker,
             // The maintainer's explicit run may override the community and pause gates; the
             // posted review says so.
-            override_note: console_gate(pr, &self.gates).overridden,
+            override_note: console_gate(pr, gates).overridden,
             ..AggregateRequest::default()
         };
         r.mode = Some(mode);
@@ -397,7 +393,7 @@ impl ReviewDesk {
         self.finding_sel = 0;
         self.review_scroll = 0;
         self.pane = Pane::Review;
-        ctx.fx.extend(self.draft_effect(snap, ctx.now));
+        ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
         ctx.say(format!(
             "review finished{}: {n} finding(s)",
             if incomplete { " (incomplete)" } else { "" }
@@ -473,7 +469,7 @@ impl ReviewDesk {
             && d.editor.input(ev)
         {
             d.edited = true;
-            ctx.fx.extend(self.draft_effect(snap, ctx.now));
+            ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
         }
     }
 
@@ -519,7 +515,7 @@ impl ReviewDesk {
             (Confirm::Condense { condensed, .. }, true) => {
                 if let Some(c) = &self.composed {
                     self.draft = Some(DraftView::new(&c.body, &snap.pr.head_sha, None));
-                    ctx.fx.extend(self.draft_effect(snap, ctx.now));
+                    ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
                     ctx.say(format!(
                         "the draft is now the review condensed to {} characters; p posts it",
                         thousands(condensed)

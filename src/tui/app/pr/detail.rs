@@ -1,21 +1,94 @@
-//! The detail pane: one item (a thread with its hunk, a comment, a review summary), wrapped.
+//! The PR screen's detail pane: one item (a thread with its hunk, a comment, a review summary),
+//! wrapped; or the review desk's panes (`review_pane.rs`) and the editors. Also the badges an
+//! item is listed with.
 
-use super::*;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+
+use super::PrScreen;
+use super::desk::Pane;
+use super::list::{Focus, ItemList};
+use super::review_pane::{draw_aspects, draw_editor, draw_review};
+use crate::pr::{Association, Comment, Item, ReviewState};
+use crate::sanitize::{one_line, sanitize};
 use crate::triage::{DiffLine, line_diff};
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::screen::View;
+use crate::tui::highlight::plain_hunk;
+use crate::tui::theme::Theme;
+use crate::tui::ui::{ago, bordered, draw_scrolled, wrap};
 
-pub(super) fn ago(ts: i64, now: i64) -> String {
-    let d = now - ts;
-    match d {
-        i64::MIN..=59 => "just now".to_owned(),
-        60..=3599 => format!("{}m ago", d / 60),
-        3600..=86_399 => format!("{}h ago", d / 3600),
-        86_400..=2_591_999 => format!("{}d ago", d / 86_400),
-        _ => chrono::DateTime::from_timestamp(ts, 0)
-            .map_or_else(|| ts.to_string(), |t| t.format("%Y-%m-%d").to_string()),
+/// Lines of a thread's diff hunk shown above the comments (all of it when zoomed).
+pub const HUNK_TAIL: usize = 8;
+
+pub(super) fn association_label(a: Association) -> &'static str {
+    match a {
+        Association::Owner | Association::Member | Association::Collaborator => "team",
+        _ => "community",
     }
 }
 
-pub(super) fn comment_header(c: &Comment, app: &App, theme: &Theme) -> Line<'static> {
+fn badge_style(theme: &Theme, label: &str) -> Style {
+    match label {
+        "NEW" => theme.badge_new,
+        "EDITED" => theme.badge_edited,
+        "UNCHANGED" => theme.badge_unchanged,
+        "OUTDATED" => theme.badge_outdated,
+        "RESOLVED" => theme.badge_resolved,
+        _ => theme.badge_minimized,
+    }
+}
+
+fn review_state_style(theme: &Theme, s: ReviewState) -> Style {
+    match s {
+        ReviewState::Approved => theme.state_approved,
+        ReviewState::ChangesRequested => theme.state_changes_requested,
+        ReviewState::Dismissed => theme.state_dismissed,
+        ReviewState::Commented | ReviewState::Pending => theme.state_commented,
+    }
+}
+
+/// The badges of an item as styled spans (freshness first, then status, then review state).
+pub(super) fn badge_spans(
+    screen: &PrScreen,
+    idx: usize,
+    item: &Item,
+    theme: &Theme,
+) -> Vec<Span<'static>> {
+    let mut spans = Vec::new();
+    for b in crate::output::items::badges(item, screen.list.freshness(idx)) {
+        let key = b.split('(').next().unwrap_or("").to_owned();
+        spans.push(Span::styled(
+            format!(" {} ", sanitize(&b)),
+            badge_style(theme, &key),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    if let Some(s) = item.review_state() {
+        spans.push(Span::styled(
+            s.as_str().to_owned(),
+            review_state_style(theme, s),
+        ));
+        spans.push(Span::raw(" "));
+    }
+    if screen.list.seen_now.contains(item.id()) {
+        spans.push(Span::styled("✓ ", theme.seen));
+    }
+    spans
+}
+
+/// "minimized as spam" for a folded item.
+pub(super) fn folded_note(item: &Item) -> String {
+    match item.status().minimized_reason {
+        Some(r) => format!("minimized as {}", one_line(&r.to_lowercase())),
+        None => "minimized".to_owned(),
+    }
+}
+
+fn comment_header(c: &Comment, now: i64, theme: &Theme) -> Line<'static> {
     let mut spans = vec![
         Span::styled(format!("@{}", one_line(&c.author.login)), theme.author),
         Span::styled(
@@ -27,13 +100,13 @@ pub(super) fn comment_header(c: &Comment, app: &App, theme: &Theme) -> Line<'sta
             theme.dim,
         ),
         Span::styled(
-            format!(" · {}", ago(c.created_at.timestamp(), app.now)),
+            format!(" · {}", ago(c.created_at.timestamp(), now)),
             theme.dim,
         ),
     ];
     if let Some(e) = c.last_edited_at {
         spans.push(Span::styled(
-            format!(" · edited {}", ago(e.timestamp(), app.now)),
+            format!(" · edited {}", ago(e.timestamp(), now)),
             theme.notice,
         ));
     }
@@ -119,24 +192,21 @@ fn body_or_diff(body: &str, before: Option<&str>, theme: &Theme, out: &mut Vec<L
     }
 }
 
-/// Every line of the detail pane for an item (before wrapping).
-pub fn detail_lines(app: &App, idx: usize, theme: &Theme) -> Vec<Line<'static>> {
-    detail_lines_anchored(app, idx, theme).0
-}
-
-/// [`detail_lines`] and the line the item opens at: a thread's first new reply.
-pub fn detail_lines_anchored(
-    app: &App,
+/// Every line of the detail pane for item `idx` (before wrapping), and the line the item opens
+/// at: a thread's first new reply.
+fn detail_lines_anchored(
+    screen: &PrScreen,
     idx: usize,
+    now: i64,
     theme: &Theme,
 ) -> (Vec<Line<'static>>, Option<usize>) {
-    let Some(item) = app.pr.list.snapshot.items.get(idx) else {
+    let Some(item) = screen.list.snapshot.items.get(idx) else {
         return (Vec::new(), None);
     };
-    let changes = app.pr.list.changes(idx);
+    let changes = screen.list.changes(idx);
     let mut anchor = None;
     let mut out = Vec::new();
-    let mut head = badge_spans(app, idx, item, theme);
+    let mut head = badge_spans(screen, idx, item, theme);
     match item {
         Item::Thread(t) => {
             head.push(Span::styled(
@@ -150,11 +220,11 @@ pub fn detail_lines_anchored(
             out.push(Line::styled(one_line(item.url()), theme.dim));
             out.push(Line::default());
             if !t.diff_hunk.is_empty() {
-                let hunk = App::highlight_key(item)
-                    .and_then(|k| app.pr.list.highlights.get(&k).cloned())
+                let hunk = ItemList::highlight_key(item)
+                    .and_then(|k| screen.list.highlights.get(&k).cloned())
                     .map_or_else(|| plain_hunk(&t.diff_hunk, theme), |l| (*l).clone());
                 // GitHub's hunk ends at the commented line; show its tail unless zoomed.
-                let skip = if app.pr.list.zoom {
+                let skip = if screen.list.zoom {
                     0
                 } else {
                     hunk.len().saturating_sub(HUNK_TAIL)
@@ -172,7 +242,7 @@ pub fn detail_lines_anchored(
                 if i > 0 {
                     out.push(Line::styled("───", theme.border));
                 }
-                let mut header = comment_header(c, app, theme);
+                let mut header = comment_header(c, now, theme);
                 if changes.as_ref().is_some_and(|ch| ch.is_new_comment(&c.id)) {
                     anchor = anchor.or(Some(out.len()));
                     header
@@ -191,7 +261,7 @@ pub fn detail_lines_anchored(
             out.push(Line::from(head));
             out.push(Line::styled(one_line(&c.url), theme.dim));
             out.push(Line::default());
-            out.push(comment_header(c, app, theme));
+            out.push(comment_header(c, now, theme));
             let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
             body_or_diff(&c.body, before, theme, &mut out);
         }
@@ -209,13 +279,13 @@ pub fn detail_lines_anchored(
                 Span::raw(" "),
                 Span::styled(r.state.as_str(), review_state_style(theme, r.state)),
                 Span::styled(
-                    format!(" · {}", ago(r.created_at.timestamp(), app.now)),
+                    format!(" · {}", ago(r.created_at.timestamp(), now)),
                     theme.dim,
                 ),
             ];
             if let Some(e) = r.last_edited_at {
                 h.push(Span::styled(
-                    format!(" · edited {}", ago(e.timestamp(), app.now)),
+                    format!(" · edited {}", ago(e.timestamp(), now)),
                     theme.notice,
                 ));
             }
@@ -227,98 +297,22 @@ pub fn detail_lines_anchored(
     (out, anchor)
 }
 
-/// Wraps a styled line to `width` columns at word boundaries (by display width; never splits a
-/// character). A word longer than the width is broken where it must be; the space a line is
-/// broken at stays at the end of that line (it takes no visible room).
-pub fn wrap(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
-    let width = width.max(1);
-    if line.width() <= width {
-        out.push(line);
-        return;
-    }
-    let style = line.style;
-    let chars: Vec<(char, Style)> = line
-        .spans
-        .iter()
-        .flat_map(|s| s.content.chars().map(move |c| (c, s.style)))
-        .collect();
-    let mut rows: Vec<Vec<(char, Style)>> = Vec::new();
-    let mut cur: Vec<(char, Style)> = Vec::new();
-    let mut used = 0;
-    let mut i = 0;
-    while i < chars.len() {
-        if chars[i].0 == ' ' {
-            // A space that does not fit ends the line and stays with it.
-            cur.push(chars[i]);
-            used += 1;
-            if used >= width {
-                rows.push(std::mem::take(&mut cur));
-                used = 0;
-            }
-            i += 1;
-            continue;
-        }
-        let end = chars[i..]
-            .iter()
-            .position(|(c, _)| *c == ' ')
-            .map_or(chars.len(), |p| i + p);
-        let word = &chars[i..end];
-        let w: usize = word.iter().map(|(c, _)| c.width().unwrap_or(0)).sum();
-        if used + w <= width {
-            cur.extend_from_slice(word);
-            used += w;
-        } else if w <= width {
-            rows.push(std::mem::take(&mut cur));
-            cur.extend_from_slice(word);
-            used = w;
-        } else {
-            // Longer than a whole line: break it by characters.
-            for &(c, st) in word {
-                let cw = c.width().unwrap_or(0);
-                if used + cw > width && used > 0 {
-                    rows.push(std::mem::take(&mut cur));
-                    used = 0;
-                }
-                cur.push((c, st));
-                used += cw;
-            }
-        }
-        i = end;
-    }
-    if !cur.is_empty() {
-        rows.push(cur);
-    }
-    for row in rows.into_iter().filter(|r| !r.is_empty()) {
-        let mut spans: Vec<Span<'static>> = Vec::new();
-        let mut buf = String::new();
-        let mut st = row[0].1;
-        for (c, s) in row {
-            if s != st && !buf.is_empty() {
-                spans.push(Span::styled(std::mem::take(&mut buf), st));
-            }
-            st = s;
-            buf.push(c);
-        }
-        if !buf.is_empty() {
-            spans.push(Span::styled(buf, st));
-        }
-        out.push(Line::from(spans).style(style));
-    }
-}
-
+/// Draws the detail area; returns (the item shown, the pane's height, its wrapped line count,
+/// the scroll used).
 pub(super) fn draw_detail(
     frame: &mut Frame,
     area: Rect,
-    app: &App,
-    theme: &Theme,
+    screen: &PrScreen,
+    view: &View<'_>,
 ) -> (Option<usize>, u16, usize, usize) {
-    let kept = app.pr.list.detail_scroll;
+    let theme = view.theme;
+    let kept = screen.list.detail_scroll;
     let with = |(a, b, c): (Option<usize>, u16, usize)| (a, b, c, kept);
-    if app.mode == InputMode::Edit && app.pr.desk.draft.is_some() {
-        return with(draw_editor(frame, area, app, theme));
+    if *view.mode == InputMode::Edit && screen.desk.draft.is_some() {
+        return with(draw_editor(frame, area, screen, theme));
     }
-    if app.mode == InputMode::Reply
-        && let Some(r) = &app.pr.threads.reply
+    if *view.mode == InputMode::Reply
+        && let Some(r) = &screen.threads.reply
     {
         let block = Block::default()
             .borders(Borders::ALL)
@@ -332,28 +326,21 @@ pub(super) fn draw_detail(
         frame.render_widget(&r.editor, inner);
         return (None, inner.height, 0, kept);
     }
-    match app.pr.desk.pane {
-        Pane::Aspects if app.pr.desk.run.is_some() => {
-            return with(draw_aspects(frame, area, app, theme));
+    match screen.desk.pane {
+        Pane::Aspects if screen.desk.run.is_some() => {
+            return with(draw_aspects(frame, area, screen, theme));
         }
-        Pane::Review if app.pr.desk.draft.is_some() => {
-            return with(draw_review(frame, area, app, theme));
+        Pane::Review if screen.desk.draft.is_some() => {
+            return with(draw_review(frame, area, screen, view));
         }
         _ => {}
     }
-    let focused = app.pr.list.focus == Focus::Detail && app.mode != InputMode::Help;
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" Detail ")
-        .border_style(if focused {
-            theme.border_focus
-        } else {
-            theme.border
-        });
+    let focused = screen.list.focus == Focus::Detail && *view.mode != InputMode::Help;
+    let block = bordered(" Detail ".to_owned(), focused, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let Some(idx) = app.pr.list.selected_index() else {
-        let msg = if app.pr.list.rows.is_empty() || app.pr.list.snapshot.items.is_empty() {
+    let Some(idx) = screen.list.selected_index() else {
+        let msg = if screen.list.rows.is_empty() || screen.list.snapshot.items.is_empty() {
             "Nothing to show."
         } else {
             "Select an item (j/k); Enter on a group collapses it."
@@ -361,11 +348,11 @@ pub(super) fn draw_detail(
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), inner);
         return (None, inner.height, 0, kept);
     };
-    if app.pr.list.folded(idx) {
+    if screen.list.folded(idx) {
         // Folded: not shown yet, so not marked seen either.
         let mut lines = Vec::new();
-        if let Some(item) = app.pr.list.snapshot.items.get(idx) {
-            let mut head = badge_spans(app, idx, item, theme);
+        if let Some(item) = screen.list.snapshot.items.get(idx) {
+            let mut head = badge_spans(screen, idx, item, theme);
             head.push(Span::styled(
                 format!("@{}", one_line(item.login())),
                 theme.author,
@@ -385,7 +372,7 @@ pub(super) fn draw_detail(
         return (None, h, 0, kept);
     }
     let mut wrapped = Vec::new();
-    let (lines, anchor) = detail_lines_anchored(app, idx, theme);
+    let (lines, anchor) = detail_lines_anchored(screen, idx, view.session.now, theme);
     let mut anchor_at = None;
     for (i, l) in lines.into_iter().enumerate() {
         if anchor == Some(i) {
@@ -398,8 +385,8 @@ pub(super) fn draw_detail(
     let max_scroll = total.saturating_sub(h);
     // Freshly opened: a thread with new replies opens at the first one.
     let wanted = match anchor_at {
-        Some(a) if app.pr.list.open_at_anchor => a,
-        _ => app.pr.list.detail_scroll,
+        Some(a) if screen.list.open_at_anchor => a,
+        _ => screen.list.detail_scroll,
     };
     let scroll = wanted.min(max_scroll);
     let visible: Vec<Line> = wrapped.into_iter().skip(scroll).take(h).collect();

@@ -1,14 +1,24 @@
-//! The inbox screen (issue 12): the open PRs of a triage session as rows, in tabs (one per
-//! configured section), with counts filled in the background. `Enter` opens the PR screen;
-//! leaving it comes back here with that row recounted from the ledger.
+//! The inbox screen: the open PRs of a triage session as rows, in tabs (one per configured
+//! section), with counts filled in the background. `Enter` opens the PR screen above it; leaving
+//! that comes back here with its row recounted from the ledger. Drawn by `draw.rs`.
 
-use super::{Ctx, Effect, InputMode, MouseKind};
+mod draw;
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::{Position, Rect};
+
+use super::action::{Action, Drawn, MouseKind};
+use super::dialogs::InputMode;
+use super::effect::Effect;
+use super::pr::PrScreen;
+use super::screen::{Ctx, Handled, Screen, SearchStep, View};
 use crate::inbox::{
     Counts, GateReview, Opener, Row, ShepherdState, ShepherdView, SortBy, needs_attention,
     sort_rows,
 };
 use crate::pr::PrCoords;
-use crate::tui::keymap::KeyCommand;
+use crate::tui::keymap::{KeyCommand, Keymap};
 
 /// Which rows are listed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -223,8 +233,9 @@ impl InboxScreen {
         false
     }
 
-    /// A command while the inbox is on top.
-    pub(super) fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) {
+    /// A command while the inbox is on top. Not consumed: `?` (the router opens this screen's
+    /// help) and `q`/`Esc` (the router leaves it, which quits).
+    fn key_command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
         let n = self.visible().len();
         let half = (self.height / 2).max(1);
         match cmd {
@@ -241,13 +252,17 @@ impl InboxScreen {
                     self.offset = 0;
                 }
             }
-            KeyCommand::Toggle => match self.selected_row() {
-                Some(r) => {
-                    ctx.fx.push(Effect::OpenPr(Box::new(r.listed.open.clone())));
-                    ctx.say(format!("opening {}…", r.listed.coords));
+            KeyCommand::Toggle => {
+                let chosen = self.selected_row().map(|r| r.listed.coords.clone());
+                match (chosen, self.open.clone()) {
+                    // The PR still open behind the inbox: back to it as it was.
+                    (Some(c), Some(o)) if c == o && ctx.kept(&o) => ctx.resume(o),
+                    (Some(_), Some(o)) if ctx.busy(&o) => ctx.say(format!(
+                        "a review is running on {o}: open it again, or wait for it to finish"
+                    )),
+                    _ => self.open_selected(ctx),
                 }
-                None => ctx.say("no PR to open"),
-            },
+            }
             KeyCommand::NextNew => {
                 if !self.next_unseen() {
                     ctx.say("no PR with unseen items");
@@ -274,15 +289,29 @@ impl InboxScreen {
                     });
                 }
             }
-            KeyCommand::Help => *ctx.mode = InputMode::Help,
-            KeyCommand::Quit | KeyCommand::Back => ctx.leave = true,
+            KeyCommand::Help | KeyCommand::Quit | KeyCommand::Back => {
+                self.clamp();
+                return Handled::NotConsumed;
+            }
             _ => ctx.say("not in the inbox: Enter opens the PR (? lists the keys)"),
         }
         self.clamp();
+        Handled::Consumed
+    }
+
+    /// Asks for the selected row's PR (it opens above the inbox when it is loaded).
+    fn open_selected(&mut self, ctx: &mut Ctx<'_>) {
+        match self.selected_row() {
+            Some(r) => {
+                ctx.fx.push(Effect::OpenPr(Box::new(r.listed.open.clone())));
+                ctx.say(format!("opening {}…", r.listed.coords));
+            }
+            None => ctx.say("no PR to open"),
+        }
     }
 
     /// A click on the `row`th line of the list selects that PR; the wheel moves the selection.
-    pub(super) fn mouse(&mut self, kind: MouseKind, row: usize) {
+    fn mouse_at(&mut self, kind: MouseKind, row: usize) {
         let n = self.visible().len();
         match kind {
             MouseKind::Click if self.offset + row < n => self.selected = self.offset + row,
@@ -294,7 +323,7 @@ impl InboxScreen {
     }
 
     /// `s`: the next sort order.
-    pub fn cycle_sort(&mut self, ctx: &mut Ctx<'_>) {
+    fn cycle_sort(&mut self, ctx: &mut Ctx<'_>) {
         self.sort = self.sort.next();
         self.resort();
         ctx.say(format!("sorted by {}", self.sort.label()));
@@ -366,5 +395,164 @@ impl InboxScreen {
             .flat_map(|t| &t.rows)
             .find(|r| &r.listed.coords == coords)
             .map(|r| r.listed.open.clone())
+    }
+}
+
+impl InboxScreen {
+    /// The inbox's own results and keys; the rest is handed back. The review progress line is
+    /// noted for the open PR's row and handed back (its PR screen shows it too).
+    fn result(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
+        match action {
+            Action::InboxListed { tab, result } => self.listed(tab, result),
+            Action::InboxCounted {
+                tab,
+                rows,
+                finished,
+            } => self.counted(tab, rows, finished),
+            Action::InboxRecounted {
+                coords,
+                items,
+                shepherd,
+            } => self.recounted(&coords, items, shepherd),
+            Action::InboxKey('s') => self.cycle_sort(ctx),
+            Action::InboxKey('r') => {
+                ctx.fx.push(Effect::LoadInbox);
+                ctx.say("reloading the list…");
+            }
+            Action::InboxKey(_) => {}
+            Action::PrOpened(Ok(opened)) => {
+                let coords = opened.snapshot.pr.coords();
+                let same = self.open.as_ref() == Some(&coords);
+                self.open = Some(coords.clone());
+                *ctx.notice = None;
+                if !same {
+                    let pr = PrScreen::opened(*opened, ctx);
+                    ctx.open(Box::new(pr));
+                } else if ctx.kept(&coords) {
+                    ctx.resume(coords);
+                }
+            }
+            Action::PrOpened(Err(why)) => ctx.say(format!("cannot open the PR: {why}")),
+            Action::ReviewProgress(p) => {
+                self.review_progress = match (&p, &self.open) {
+                    (Some(line), Some(c)) => Some((c.clone(), line.clone())),
+                    _ => None,
+                };
+                return Some(Action::ReviewProgress(p));
+            }
+            other => return Some(other),
+        }
+        None
+    }
+}
+
+impl Screen for InboxScreen {
+    fn name(&self) -> &'static str {
+        "inbox"
+    }
+
+    fn selected_row(&self) -> Option<usize> {
+        Some(self.selected)
+    }
+
+    /// `s` sorts and `r` reloads: the inbox's own keys, beside the keymap's.
+    fn key(&self, ev: &KeyEvent) -> Option<Action> {
+        match ev.code {
+            KeyCode::Char(c @ ('s' | 'r')) if (ev.modifiers - KeyModifiers::SHIFT).is_empty() => {
+                Some(Action::InboxKey(c))
+            }
+            _ => None,
+        }
+    }
+
+    fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        self.key_command(cmd, ctx)
+    }
+
+    /// The search prompt while the inbox is on top: incremental over its rows.
+    fn search(&mut self, step: SearchStep<'_>, _ctx: &mut Ctx<'_>) {
+        match step {
+            SearchStep::Changed { query, .. } => self.set_search(query),
+            SearchStep::Accepted(_) => {}
+            SearchStep::Cancelled { before } => {
+                self.set_search("");
+                self.selected = before;
+            }
+        }
+    }
+
+    fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
+        self.result(action, ctx)
+    }
+
+    fn drawn(&mut self, d: Drawn, _ctx: &mut Ctx<'_>) {
+        self.height = usize::from(d.list_height).max(1);
+    }
+
+    fn mouse(&mut self, kind: MouseKind, at: Position, d: &Drawn) {
+        if d.list_area.contains(at) {
+            self.mouse_at(kind, usize::from(at.y - d.list_area.y));
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
+        let (list_height, list_area) = draw::draw(frame, area, self, view);
+        // Nothing of a PR is shown: nothing is marked seen.
+        Drawn {
+            list_height,
+            list_area,
+            ..Drawn::default()
+        }
+    }
+
+    /// The inbox's keys, as the keymap binds them.
+    fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        let k = |c| keymap.keys_label(c);
+        let entries = [
+            (k(KeyCommand::Down), "next PR"),
+            (k(KeyCommand::Up), "previous PR"),
+            (k(KeyCommand::Top), "first PR"),
+            (k(KeyCommand::Bottom), "last PR"),
+            (k(KeyCommand::PageDown), "half a page down"),
+            (k(KeyCommand::PageUp), "half a page up"),
+            (
+                k(KeyCommand::Toggle),
+                "open the PR (back to it as it was, if it is the one left open)",
+            ),
+            (k(KeyCommand::NextNew), "next PR with unseen items"),
+            (
+                k(KeyCommand::Search),
+                "search repo#number, titles, authors and labels",
+            ),
+            (
+                k(KeyCommand::Filter),
+                "next filter: all, needs attention, by gate, by Shepherd state",
+            ),
+            (
+                "s".to_owned(),
+                "next sort order: attention, updated, unseen",
+            ),
+            ("r".to_owned(), "reload the list and its counts"),
+            (k(KeyCommand::Focus), "next section (tab)"),
+            (
+                k(KeyCommand::Open),
+                "open the PR in the browser (or show the URL)",
+            ),
+            (k(KeyCommand::Copy), "copy the PR's URL (OSC 52)"),
+            (k(KeyCommand::Help), "this help"),
+            (k(KeyCommand::Quit), "quit"),
+            (k(KeyCommand::QuitAll), "quit from anywhere"),
+            (k(KeyCommand::Back), "quit"),
+            ("Ctrl-c".to_owned(), "quit from anywhere"),
+            ("search".to_owned(), "type · Backspace · Enter · Esc"),
+            (
+                "mouse".to_owned(),
+                "click selects a PR · the wheel moves the selection",
+            ),
+        ];
+        entries
+            .into_iter()
+            .map(|(key, what)| (key, what.to_owned()))
+            .collect()
     }
 }

@@ -1,8 +1,19 @@
 //! The review desk's panes: aspects of the run, the composed review, the draft editor.
 
-use super::*;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
 
-pub(super) fn aspect_style(theme: &Theme, v: &AspectView) -> Style {
+use super::PrScreen;
+use super::list::Focus;
+use crate::sanitize::{one_line, sanitize};
+use crate::tui::app::screen::View;
+use crate::tui::review::{AspectView, size_line};
+use crate::tui::theme::Theme;
+use crate::tui::ui::{ago, bordered, draw_scrolled};
+
+fn aspect_style(theme: &Theme, v: &AspectView) -> Style {
     match v {
         AspectView::Queued | AspectView::Skipped(_) | AspectView::Cancelled => theme.dim,
         AspectView::Running(_) => theme.badge_edited,
@@ -15,18 +26,18 @@ pub(super) fn aspect_style(theme: &Theme, v: &AspectView) -> Style {
 pub(super) fn draw_aspects(
     frame: &mut Frame,
     area: Rect,
-    app: &App,
+    screen: &PrScreen,
     theme: &Theme,
 ) -> (Option<usize>, u16, usize) {
     let block = bordered(
         " Aspects ".to_owned(),
-        app.pr.list.focus == Focus::Detail,
+        screen.list.focus == Focus::Detail,
         theme,
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let mut lines = Vec::new();
-    if let Some(run) = &app.pr.desk.run {
+    if let Some(run) = &screen.desk.run {
         let head = match (&run.error, &run.mode) {
             (Some(e), _) => format!("not started: {}", one_line(e)),
             (None, Some((m, why))) => format!(
@@ -61,10 +72,11 @@ pub(super) fn draw_aspects(
 pub(super) fn draw_review(
     frame: &mut Frame,
     area: Rect,
-    app: &App,
-    theme: &Theme,
+    screen: &PrScreen,
+    view: &View<'_>,
 ) -> (Option<usize>, u16, usize) {
-    let focused = app.pr.list.focus == Focus::Detail;
+    let theme = view.theme;
+    let focused = screen.list.focus == Focus::Detail;
     let block = bordered(
         " Review — exactly as it will be posted ".to_owned(),
         focused,
@@ -72,7 +84,7 @@ pub(super) fn draw_review(
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let Some(d) = &app.pr.desk.draft else {
+    let Some(d) = &screen.desk.draft else {
         return (None, inner.height, 0);
     };
     let mut lines = Vec::new();
@@ -80,12 +92,12 @@ pub(super) fn draw_review(
         lines.push(Line::styled(
             format!(
                 "Restored draft (saved {}) from an earlier session — not posted yet.",
-                ago(at, app.now)
+                ago(at, view.session.now)
             ),
             theme.notice,
         ));
     }
-    let head = &app.pr.list.snapshot.pr.head_sha;
+    let head = &screen.list.snapshot.pr.head_sha;
     if !d.head_sha.is_empty() && d.head_sha != *head {
         lines.push(Line::styled(
             format!(
@@ -96,23 +108,23 @@ pub(super) fn draw_review(
             theme.notice,
         ));
     }
-    if let Some(p) = &app.pr.desk.posted {
+    if let Some(p) = &screen.desk.posted {
         lines.push(Line::styled(format!("✓ {}", one_line(p)), theme.seen));
     } else if d.edited && d.restored.is_none() {
         lines.push(Line::styled("edited · autosaved", theme.dim));
     }
-    let (size, over) = size_line(d, app.pr.desk.composed.as_ref());
+    let (size, over) = size_line(d, screen.desk.composed.as_ref());
     lines.push(Line::styled(
         size,
         if over { theme.notice } else { theme.dim },
     ));
-    if !app.pr.desk.gate.post {
+    if !screen.desk.gate.post {
         lines.push(Line::styled(
-            format!("posting blocked: {}", one_line(&app.pr.desk.gate.reason)),
+            format!("posting blocked: {}", one_line(&screen.desk.gate.reason)),
             theme.notice,
         ));
     }
-    if let Some(c) = &app.pr.desk.composed {
+    if let Some(c) = &screen.desk.composed {
         let rows = c.finding_rows();
         lines.push(Line::styled(
             format!(
@@ -122,7 +134,7 @@ pub(super) fn draw_review(
             theme.group,
         ));
         for (i, (_, label)) in rows.iter().enumerate() {
-            let (mark, style) = if i == app.pr.desk.finding_sel {
+            let (mark, style) = if i == screen.desk.finding_sel {
                 ("▸ ", theme.selection)
             } else {
                 ("  ", theme.text)
@@ -148,14 +160,14 @@ pub(super) fn draw_review(
         };
         lines.push(Line::styled(sanitize(l).into_owned(), style));
     }
-    let (h, total) = draw_scrolled(frame, inner, lines, app.pr.desk.review_scroll);
+    let (h, total) = draw_scrolled(frame, inner, lines, screen.desk.review_scroll);
     (None, h, total)
 }
 
 pub(super) fn draw_editor(
     frame: &mut Frame,
     area: Rect,
-    app: &App,
+    screen: &PrScreen,
     theme: &Theme,
 ) -> (Option<usize>, u16, usize) {
     let block = bordered(
@@ -165,7 +177,7 @@ pub(super) fn draw_editor(
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    if let Some(d) = &app.pr.desk.draft {
+    if let Some(d) = &screen.desk.draft {
         frame.render_widget(&d.editor, inner);
     }
     (None, inner.height, 0)

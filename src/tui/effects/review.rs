@@ -1,22 +1,27 @@
-//! Preparing a console review run (`r`/`R`): settings, backend, prompts, earlier reviews, mode.
-//! One function, [`prepare`], over the shared review flow of the headless commands
-//! ([`crate::review::flow`]), so the console and `pr-shepherd review` prepare a run alike.
+//! The review lane's work: preparing a console review run (`r`/`R`) — settings, backend,
+//! prompts, earlier reviews, mode — through the shared review flow of the headless commands
+//! ([`crate::review::flow`]), so the console and `pr-shepherd review` prepare a run alike; then
+//! running it and saving it in the ledger.
 
-use super::app::Action;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::ledger::offline_post;
 use crate::ledger::Ledger;
 use crate::pr::{Origin, Snapshot};
-use crate::review::ReviewSettings;
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
 use crate::review::llm::{LlmEnv, ReplaySource};
 use crate::review::settings::Overrides;
+use crate::review::{ReviewEvent, ReviewSettings};
 use crate::source::Fixture;
+use crate::tui::app::Action;
+use crate::tui::session::Session;
 
-/// What a console review needs beyond the snapshot.
+/// What a console review needs beyond the snapshot and the session (whose identity decides
+/// which earlier reviews are Shepherd's).
 #[derive(Debug, Clone)]
 pub struct ReviewContext {
     pub settings: ReviewSettings,
-    /// Offline: the login whose `## PR Shepherd Review` comments count as Shepherd's own.
-    pub identity: String,
     /// The literal marker that ends a reply addressing a finding.
     pub reply_marker: String,
     /// The LLM keys and base URLs the environment offers (read once at the edge; none by
@@ -28,7 +33,6 @@ impl Default for ReviewContext {
     fn default() -> Self {
         ReviewContext {
             settings: ReviewSettings::default(),
-            identity: "pr-shepherd".to_owned(),
             reply_marker: crate::review::classify::DEFAULT_REPLY_MARKER.to_owned(),
             llm_env: LlmEnv::default(),
         }
@@ -49,6 +53,7 @@ pub struct Prepared {
 /// offline) decide incremental or full.
 pub fn prepare(
     review: &ReviewContext,
+    session: &Session,
     fixture: Option<&Fixture>,
     ledger: &Ledger,
     seq: u64,
@@ -63,18 +68,14 @@ pub fn prepare(
         answers: f.llm.answers.clone(),
         step,
     });
-    let outbox = match fixture {
-        Some(_) => ledger
-            .outbox(&snapshot.pr.coords())
-            .map_err(|e| e.to_string())?,
-        None => None,
-    };
+    let outbox =
+        offline_post(ledger, &session.remote, &snapshot.pr.coords()).map_err(|e| e.to_string())?;
     let prepared = flow::prepare(ReviewRequest {
         settings: &review.settings,
         llm_env: &review.llm_env,
         overrides: Overrides::default(),
         snapshot,
-        identity: &review.identity,
+        identity: session.identity(),
         outbox,
         replay,
         full,
@@ -93,4 +94,23 @@ pub fn prepare(
         review: prepared,
         started,
     })
+}
+
+/// Runs a prepared review to its end and saves it in the ledger (unless cancelled); a run that
+/// could not be saved is said.
+pub async fn run(
+    ledger: &Ledger,
+    p: Prepared,
+    events: mpsc::UnboundedSender<ReviewEvent>,
+    cancel: CancellationToken,
+) -> Option<String> {
+    let coords = p.review.pr.coords();
+    let run = p.review.run(events, cancel).await;
+    if run.cancelled {
+        return None;
+    }
+    ledger
+        .save_run(&coords, &run)
+        .err()
+        .map(|e| format!("the review run was not saved: {e}"))
 }

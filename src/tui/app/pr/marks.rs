@@ -5,8 +5,9 @@
 use std::collections::HashSet;
 
 use super::list::ItemList;
-use super::{Ctx, Effect};
 use crate::ledger::KeptText;
+use crate::tui::app::effect::Effect;
+use crate::tui::app::screen::Ctx;
 
 #[derive(Debug, Clone, Default)]
 pub struct Marks {

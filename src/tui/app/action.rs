@@ -1,0 +1,194 @@
+//! The console's vocabulary of change: [`Action`] (everything that changes the state: keys as
+//! commands, dialog input, frames drawn, the results of effects) and what some of them carry.
+
+use std::sync::Arc;
+
+use ratatui::crossterm::event::KeyEvent;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+use crate::inbox::Row as InboxRow;
+use crate::ledger::{Draft, ReplyDraft, SeenSet, ThreadActionKind};
+use crate::policy::Mode as ReviewMode;
+use crate::pr::{PrCoords, Snapshot};
+use crate::publish::Posted;
+use crate::review::ReviewEvent;
+use crate::review::prior::PriorReviews;
+use crate::tui::keymap::KeyCommand;
+use crate::tui::review::PostPreview;
+
+/// What the last frame showed, reported by the event loop after `terminal.draw` returned Ok.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Drawn {
+    /// The item whose detail was on screen (None: none, or the terminal was too small).
+    pub shown: Option<usize>,
+    pub list_height: u16,
+    pub detail_height: u16,
+    /// Wrapped line count of the detail pane's content.
+    pub detail_lines: usize,
+    /// The detail scroll the frame used (a thread with new replies opens at the first one).
+    pub detail_scroll: usize,
+    /// How far the help overlay can scroll (0 when it is closed or fits).
+    pub help_max_scroll: usize,
+    /// The help overlay's visible height.
+    pub help_height: u16,
+    /// Where the list and detail panes were drawn (inside their borders), for the mouse.
+    pub list_area: Rect,
+    pub detail_area: Rect,
+}
+
+/// A mouse event the console answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MouseKind {
+    /// Left button pressed: select the row under the pointer / focus the pane.
+    Click,
+    ScrollUp,
+    ScrollDown,
+}
+
+/// A loaded fixture step: the snapshot and the ledger's markers read afresh.
+#[derive(Debug, Clone)]
+pub struct StepData {
+    pub snapshot: Snapshot,
+    pub seen: SeenSet,
+    /// Per item id, the versions (body hashes) it has at later steps of the fixture.
+    pub ahead: Ahead,
+}
+
+/// Per item id, the versions (body hashes) it has at later steps of a fixture: a marker of one
+/// of them is newer than what an earlier step shows, and is never moved back.
+pub type Ahead = std::collections::HashMap<String, std::collections::HashSet<String>>;
+
+/// The versions items have after `step` in `fixture` (empty at the last step).
+pub fn later_versions(fixture: &crate::source::Fixture, step: usize) -> Ahead {
+    let mut ahead = Ahead::new();
+    for j in step + 1..=fixture.steps.len() {
+        if let Ok(s) = fixture.snapshot_at(j) {
+            for item in &s.items {
+                ahead
+                    .entry(item.id().to_owned())
+                    .or_default()
+                    .insert(item.body_hash());
+            }
+        }
+    }
+    ahead
+}
+
+/// Everything that changes the state.
+#[derive(Debug, Clone)]
+pub enum Action {
+    Command(KeyCommand),
+    /// Ctrl-C: quit from anywhere.
+    ForceQuit,
+    SearchInput(char),
+    SearchBackspace,
+    SearchAccept,
+    SearchCancel,
+    FilterKey(char),
+    Drawn(Drawn),
+    Marked {
+        items: Vec<(String, String)>,
+        at: i64,
+        result: Result<(), String>,
+    },
+    StepLoaded(Result<Box<StepData>, String>),
+    Highlighted {
+        key: String,
+        lines: Arc<Vec<Line<'static>>>,
+    },
+    Notice(String),
+    /// One line for the header (aspect progress, gate state); `None` clears it.
+    ReviewProgress(Option<String>),
+    /// Run `seq` was prepared: its mode, the earlier reviews it is classified against.
+    ReviewStarted {
+        seq: u64,
+        mode: ReviewMode,
+        reason: String,
+        prior: Box<PriorReviews>,
+        reply_marker: String,
+    },
+    /// Run `seq` could not start (bad settings, no backend, unreadable ledger).
+    ReviewNotStarted {
+        seq: u64,
+        why: String,
+    },
+    /// Progress of run `seq`.
+    Review {
+        seq: u64,
+        event: ReviewEvent,
+    },
+    /// A draft found in the ledger when the console opened.
+    DraftRestored(Draft),
+    DraftSaved(Result<(), String>),
+    DraftDiscarded(Result<bool, String>),
+    /// What a post would do (for the confirmation dialog), or why it cannot.
+    PostPlanned(Result<PostPreview, String>),
+    Posted(Result<Posted, String>),
+    /// A key for the draft editor.
+    EditKey(KeyEvent),
+    EditDone,
+    /// The answer to a confirmation dialog.
+    Confirmed(bool),
+    /// A click or a wheel step at a cell of the screen.
+    Mouse {
+        kind: MouseKind,
+        column: u16,
+        row: u16,
+    },
+    /// A key for the thread reply composer (ctrl-s asks to send).
+    ReplyKey(KeyEvent),
+    /// Esc in the reply composer: it closes, the reply is kept.
+    ReplyClose,
+    /// A saved reply found in the ledger when the console opened.
+    ReplyRestored(ReplyDraft),
+    /// A thread action answered: where it can be seen, or why it failed.
+    ThreadActed {
+        thread_id: String,
+        kind: ThreadActionKind,
+        result: Result<String, String>,
+    },
+    /// The inbox's list for tab `tab` arrived (counts may still be loading), with what could not
+    /// be listed; or why it could not be loaded.
+    InboxListed {
+        tab: usize,
+        result: Result<(Vec<InboxRow>, Vec<String>), String>,
+    },
+    /// Counted rows for tab `tab`; `finished` after the last batch.
+    InboxCounted {
+        tab: usize,
+        rows: Vec<InboxRow>,
+        finished: bool,
+    },
+    /// A row recounted from the ledger after its PR screen was left.
+    InboxRecounted {
+        coords: PrCoords,
+        items: crate::inbox::Counts,
+        shepherd: crate::inbox::ShepherdView,
+    },
+    /// The PR chosen in the inbox, loaded (or why not).
+    PrOpened(Result<Box<OpenedPr>, String>),
+    /// An inbox-only key: `s` sorts, `r` reloads the list.
+    InboxKey(char),
+}
+
+/// A PR loaded for the PR screen from the inbox.
+#[derive(Debug, Clone)]
+pub struct OpenedPr {
+    pub snapshot: Snapshot,
+    pub seen: SeenSet,
+    /// Its review draft and unsent thread reply from an earlier session.
+    pub saved: SavedDrafts,
+    /// `Err(reason)` when its seen markers cannot be written.
+    pub marks: Result<(), String>,
+    /// A fixture's later versions of its items (see [`later_versions`]); empty live.
+    pub ahead: Ahead,
+}
+
+/// What a PR kept from an earlier session (quit, crash, kill): its unposted review draft and its
+/// unsent thread reply; `Err` when the file is unreadable (said as a notice, never fatal).
+#[derive(Debug, Clone)]
+pub struct SavedDrafts {
+    pub draft: Result<Option<Draft>, String>,
+    pub reply: Result<Option<ReplyDraft>, String>,
+}

@@ -1,0 +1,540 @@
+//! The PR screen: one pull request's items ([`ItemList`]), marking them seen ([`Marks`]), its
+//! review ([`ReviewDesk`]) and its threads ([`ThreadDesk`]). It answers the commands, dialog input
+//! and results that concern one PR, draws itself (`draw.rs`, `detail.rs`, `review_pane.rs`) and
+//! lists its own keys for `?`.
+//!
+//! ```text
+//! PrScreen
+//! ├── list: ItemList       list.rs      triage, rows, selection, filter, search, scroll
+//! ├── marks: Marks         marks.rs     seen-marker writes in flight, blocked writes
+//! ├── desk: ReviewDesk     desk.rs      review run (seq), composed review, draft, posting
+//! └── threads: ThreadDesk  threads.rs   reply composer, resolve, unresolve
+//! ```
+
+mod desk;
+mod detail;
+mod draw;
+mod list;
+mod marks;
+mod review_pane;
+mod threads;
+
+pub use desk::{Pane, ReviewDesk, console_gate};
+pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
+pub use marks::Marks;
+pub use threads::{ReplyView, ThreadDesk};
+
+use ratatui::Frame;
+use ratatui::layout::{Position, Rect};
+
+use super::action::{Action, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions};
+use super::dialogs::InputMode;
+use super::effect::Effect;
+use super::screen::{Ctx, Handled, Screen, SearchStep, View};
+use crate::ledger::SeenSet;
+use crate::policy::GateConfig;
+use crate::pr::{PrCoords, Snapshot};
+use crate::source::Fixture;
+use crate::tui::keymap::{COMMANDS, KeyCommand, Keymap};
+use crate::tui::review::Confirm;
+use desk::PaneSize;
+
+#[derive(Debug, Clone)]
+pub struct PrScreen {
+    pub list: ItemList,
+    pub marks: Marks,
+    pub desk: ReviewDesk,
+    /// Replying to, resolving and unresolving threads.
+    pub threads: ThreadDesk,
+}
+
+impl PrScreen {
+    /// The screen of `snapshot` with its markers; `marks_blocked` says why markers cannot be
+    /// written, and the `[gates]` decide what may be posted.
+    pub fn new(
+        snapshot: Snapshot,
+        seen: SeenSet,
+        marks_blocked: Option<String>,
+        gates: &GateConfig,
+    ) -> PrScreen {
+        let desk = ReviewDesk::new(&snapshot.pr, gates);
+        let mut list = ItemList::new(snapshot, seen.markers);
+        list.kept = seen.kept;
+        PrScreen {
+            list,
+            marks: Marks::new(marks_blocked),
+            desk,
+            threads: ThreadDesk::default(),
+        }
+    }
+
+    /// A PR chosen in the inbox, loaded: its screen, with what it kept from an earlier session
+    /// brought back (its reply and draft; an unreadable one is said).
+    pub fn opened(opened: OpenedPr, ctx: &mut Ctx<'_>) -> PrScreen {
+        let OpenedPr {
+            snapshot,
+            seen,
+            saved,
+            marks,
+            ahead,
+        } = opened;
+        let blocked = marks.err().or(ctx.session.marks_blocked.clone());
+        let mut pr = PrScreen::new(snapshot, seen, blocked, &ctx.session.gates);
+        pr.list.ahead = ahead;
+        pr.restore_saved(saved, ctx);
+        pr
+    }
+
+    /// Brings back what this PR kept from an earlier session: its unsent thread reply and its
+    /// review draft; an unreadable one is said, and the console goes on.
+    pub fn restore_saved(&mut self, saved: SavedDrafts, ctx: &mut Ctx<'_>) {
+        match saved.reply {
+            Ok(Some(d)) => self.threads.restored(d, &self.list, ctx),
+            Ok(None) => {}
+            Err(e) => ctx.say(format!("the saved reply is unreadable: {e}")),
+        }
+        match saved.draft {
+            Ok(Some(d)) => self.desk.restored(d, ctx),
+            Ok(None) => {}
+            Err(e) => ctx.say(format!("the saved draft is unreadable: {e}")),
+        }
+    }
+
+    /// A fixture's later steps: what an earlier step shows is the past, and its markers never
+    /// replace newer ones.
+    pub fn set_history(&mut self, fixture: &Fixture) {
+        if let Some((step, _)) = self.list.step() {
+            self.list.ahead = later_versions(fixture, step);
+        }
+    }
+
+    fn pane_size(&self) -> PaneSize {
+        PaneSize {
+            height: self.list.last.detail_height,
+            max_scroll: self.list.max_detail_scroll(),
+            half_page: self.list.half_page(false),
+        }
+    }
+
+    /// A command from the keymap (no dialog is open). Not consumed: `?` (the router opens this
+    /// screen's help) and `q`/`Esc` with nothing left to close (the router leaves the screen).
+    fn key_command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        let review_pane = self.list.focus == Focus::Detail && self.desk.pane == Pane::Review;
+        if review_pane {
+            if self.desk.pane_command(cmd, self.pane_size()) {
+                return Handled::Consumed;
+            }
+            // The findings have the keys: nothing acts on the list hidden behind them.
+            if matches!(
+                cmd,
+                KeyCommand::Toggle
+                    | KeyCommand::NextNew
+                    | KeyCommand::PrevNew
+                    | KeyCommand::NextMatch
+                    | KeyCommand::PrevMatch
+                    | KeyCommand::Search
+                    | KeyCommand::Filter
+                    | KeyCommand::MarkSeen
+                    | KeyCommand::MarkAll
+                    | KeyCommand::Open
+                    | KeyCommand::Copy
+                    | KeyCommand::Reply
+                    | KeyCommand::Resolve
+                    | KeyCommand::Unresolve
+            ) {
+                ctx.say("the findings have the keys: Tab goes back to the list");
+                return Handled::Consumed;
+            }
+        }
+        if self.desk.command(cmd, &self.list.snapshot, ctx) {
+            return Handled::Consumed;
+        }
+        if self.threads.command(cmd, &self.list, ctx) {
+            return Handled::Consumed;
+        }
+        let before = self.list.selected;
+        if self.list.command(cmd, ctx) {
+            // Moving in the list shows the item (and so marks it seen): the review or aspects
+            // pane gives way, one key (`v`/`A`) from coming back.
+            if self.list.focus == Focus::List
+                && self.list.selected != before
+                && self.desk.pane != Pane::Item
+            {
+                ctx.say(match self.desk.pane {
+                    Pane::Review => "v shows the review again",
+                    _ => "A shows the aspects again",
+                });
+                self.desk.pane = Pane::Item;
+            }
+            return Handled::Consumed;
+        }
+        match cmd {
+            KeyCommand::Search => {
+                *ctx.mode = InputMode::Search {
+                    query: String::new(),
+                    before: self.list.selected,
+                }
+            }
+            KeyCommand::Filter => *ctx.mode = InputMode::Filter,
+            KeyCommand::Open | KeyCommand::Copy => {
+                match self.list.selected_item().map(|i| i.url().to_owned()) {
+                    Some(url) if !url.is_empty() => ctx.fx.push(if cmd == KeyCommand::Open {
+                        Effect::Open(url)
+                    } else {
+                        Effect::Copy(url)
+                    }),
+                    _ => ctx.say("no item selected"),
+                }
+            }
+            KeyCommand::MarkSeen => match self.list.selected_index() {
+                Some(i) => self.marks.mark(&self.list, &[i], ctx, true),
+                None => ctx.say("no item selected"),
+            },
+            KeyCommand::MarkAll => {
+                let idxs = self.list.listed_items();
+                let count = self.marks.unmarked(&self.list, &idxs);
+                if count == 0 {
+                    self.marks.mark(&self.list, &idxs, ctx, true);
+                } else {
+                    *ctx.mode = InputMode::Confirm(Confirm::MarkAll { count });
+                }
+            }
+            KeyCommand::StepForward | KeyCommand::StepBack => match self.list.step() {
+                None => ctx.say("stepping works on fixtures with history"),
+                Some((k, n)) => {
+                    let target = if cmd == KeyCommand::StepForward {
+                        (k < n).then_some(k + 1)
+                    } else {
+                        k.checked_sub(1)
+                    };
+                    match target {
+                        Some(t) => ctx.fx.push(Effect::LoadStep(t)),
+                        None => ctx.say(format!("at step {k} of {n}")),
+                    }
+                }
+            },
+            KeyCommand::Quit => return self.close_view(),
+            KeyCommand::Back => return self.back(),
+            // Help is the router's; the rest was answered above.
+            _ => return Handled::NotConsumed,
+        }
+        Handled::Consumed
+    }
+
+    /// A click or wheel step on the list, `row` rows below its top.
+    fn mouse_list(&mut self, kind: MouseKind, row: usize) {
+        let list = &mut self.list;
+        match kind {
+            MouseKind::Click => {
+                let h = usize::from(list.last.list_height);
+                let target = list.offset_for(h) + row;
+                if target < list.rows.len() {
+                    list.focus = Focus::List;
+                    list.select(target);
+                }
+            }
+            MouseKind::ScrollDown => list.select(list.selected + 1),
+            MouseKind::ScrollUp => list.select(list.selected.saturating_sub(1)),
+        }
+    }
+
+    /// A click or wheel step on the detail area: the item's detail or the review pane
+    /// (findings and body) scroll; a click focuses it.
+    fn mouse_detail(&mut self, kind: MouseKind) {
+        let down = kind == MouseKind::ScrollDown;
+        let max = self.list.max_detail_scroll();
+        match (kind, self.desk.pane) {
+            (MouseKind::Click, _) => self.list.focus = Focus::Detail,
+            (_, Pane::Review) => {
+                let s = self.desk.review_scroll;
+                self.desk.review_scroll = if down {
+                    (s + 3).min(max)
+                } else {
+                    s.saturating_sub(3)
+                };
+            }
+            (_, Pane::Aspects) => {}
+            (_, Pane::Item) => {
+                let s = self.list.detail_scroll;
+                self.list.detail_scroll = if down {
+                    (s + 3).min(max)
+                } else {
+                    s.saturating_sub(3)
+                };
+            }
+        }
+    }
+
+    /// `Esc`: unwinds one level (zoom, focus, pane, search); with nothing left, the router
+    /// leaves the screen.
+    fn back(&mut self) -> Handled {
+        if self.close_one() {
+            return Handled::Consumed;
+        }
+        if self.list.search.is_some() {
+            self.list.search = None;
+            Handled::Consumed
+        } else {
+            Handled::NotConsumed
+        }
+    }
+
+    /// `q`: closes the current view (full-width detail, detail focus, review or aspects pane);
+    /// at the top level the router leaves the screen.
+    fn close_view(&mut self) -> Handled {
+        if self.close_one() {
+            Handled::Consumed
+        } else {
+            Handled::NotConsumed
+        }
+    }
+
+    /// Closes the innermost open view. False: none was open.
+    fn close_one(&mut self) -> bool {
+        let list = &mut self.list;
+        if list.zoom {
+            list.zoom = false;
+        } else if list.focus == Focus::Detail {
+            list.focus = Focus::List;
+        } else if self.desk.pane != Pane::Item {
+            self.desk.pane = Pane::Item;
+        } else {
+            return false;
+        }
+        true
+    }
+
+    /// The answer to "mark N listed items seen?".
+    fn mark_all_confirmed(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
+        if !yes {
+            ctx.say("nothing marked");
+            return;
+        }
+        let idxs = self.list.listed_items();
+        let count = self.marks.unmarked(&self.list, &idxs);
+        self.marks.mark(&self.list, &idxs, ctx, true);
+        if count > 0 && ctx.fx.iter().any(|e| matches!(e, Effect::MarkSeen { .. })) {
+            ctx.say(format!("marked {count} listed item(s) seen"));
+        }
+    }
+
+    /// Results of effects and review progress for this PR; anything else is handed back. The
+    /// progress line is handed back too (the inbox shows it on the PR's row).
+    fn result(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
+        let snap = &self.list.snapshot;
+        let gates = &ctx.session.gates;
+        match action {
+            Action::Marked { items, at, result } => {
+                self.marks.marked(&mut self.list, items, at, result, ctx);
+                return None;
+            }
+            Action::StepLoaded(Ok(data)) => {
+                let StepData {
+                    snapshot,
+                    seen,
+                    ahead,
+                } = *data;
+                self.list.replace(snapshot, seen.markers);
+                self.list.ahead = ahead;
+                self.list.kept = seen.kept;
+                self.marks.reset();
+                self.desk.snapshot_changed(&self.list.snapshot.pr, gates);
+                if let Some((k, n)) = self.list.step() {
+                    ctx.say(format!(
+                        "step {k} of {n}: {} new, {} edited",
+                        self.list.counts.new, self.list.counts.edited
+                    ));
+                }
+                return None;
+            }
+            Action::StepLoaded(Err(e)) => {
+                ctx.say(format!("cannot load the step: {e}"));
+                return None;
+            }
+            Action::Highlighted { key, lines } => {
+                self.list.highlighted(key, lines);
+                return None;
+            }
+            Action::ReviewProgress(p) => {
+                self.desk.progress = p.clone();
+                return Some(Action::ReviewProgress(p));
+            }
+            Action::ReviewStarted {
+                seq,
+                mode,
+                reason,
+                prior,
+                reply_marker,
+            } => self
+                .desk
+                .started(seq, (mode, reason), *prior, reply_marker, &snap.pr, gates),
+            Action::ReviewNotStarted { seq, why } => self.desk.not_started(seq, why, ctx),
+            Action::Review { seq, event } => self.desk.event(seq, event, snap, ctx),
+            Action::DraftRestored(d) => self.desk.restored(d, ctx),
+            Action::ReplyRestored(d) => {
+                self.threads.restored(d, &self.list, ctx);
+                return None;
+            }
+            Action::ThreadActed {
+                thread_id,
+                kind,
+                result,
+            } => {
+                self.threads
+                    .acted(thread_id, kind, result, &mut self.list, ctx);
+                return None;
+            }
+            Action::DraftSaved(r) => self.desk.draft_saved(r, ctx),
+            Action::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
+            Action::PostPlanned(plan) => self.desk.post_planned(plan, ctx),
+            Action::Posted(r) => self.desk.posted(r, snap, ctx),
+            other => return Some(other),
+        }
+        // Every review action leaves the header's progress line current.
+        self.desk.refresh_progress();
+        None
+    }
+
+    /// The search prompt while this screen is on top: incremental over the list's rows.
+    fn searched(&mut self, step: SearchStep<'_>, ctx: &mut Ctx<'_>) {
+        let list = &mut self.list;
+        match step {
+            SearchStep::Changed { query, before } => list.incremental(query, before),
+            SearchStep::Accepted(query) => {
+                list.search = (!query.is_empty()).then(|| query.to_owned());
+                if let Some(q) = &list.search {
+                    let n = list.match_rows(q).len();
+                    ctx.say(format!("{n} match(es); n/N for next/previous"));
+                }
+            }
+            SearchStep::Cancelled { before } => list.select(before),
+        }
+    }
+}
+
+impl Screen for PrScreen {
+    fn name(&self) -> &'static str {
+        "PR"
+    }
+
+    fn subject(&self) -> Option<PrCoords> {
+        Some(self.list.snapshot.pr.coords())
+    }
+
+    /// Opening another PR waits while this one is busy. It reads the header's progress line,
+    /// which the gate part always fills once the screen exists.
+    fn busy(&self) -> bool {
+        self.desk.progress.is_some()
+    }
+
+    fn selected_row(&self) -> Option<usize> {
+        Some(self.list.selected)
+    }
+
+    fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        self.key_command(cmd, ctx)
+    }
+
+    fn search(&mut self, step: SearchStep<'_>, ctx: &mut Ctx<'_>) {
+        self.searched(step, ctx);
+    }
+
+    /// The filter dialog, the draft editor and the reply composer.
+    fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
+        match action {
+            Action::FilterKey(c) => {
+                let close = self.list.filter_key(c);
+                if close {
+                    *ctx.mode = InputMode::Normal;
+                }
+            }
+            Action::EditKey(ev) => {
+                self.desk.edit_key(ev, &self.list.snapshot, ctx);
+                self.desk.refresh_progress();
+            }
+            Action::EditDone => {
+                *ctx.mode = InputMode::Normal;
+                self.desk.edit_done(ctx);
+                self.desk.refresh_progress();
+            }
+            Action::ReplyKey(ev) => self.threads.key(ev, &self.list, ctx),
+            Action::ReplyClose => self.threads.close(ctx),
+            _ => {}
+        }
+    }
+
+    fn confirmed(&mut self, c: Confirm, yes: bool, ctx: &mut Ctx<'_>) {
+        match c {
+            Confirm::MarkAll { .. } => self.mark_all_confirmed(yes, ctx),
+            Confirm::Thread(ask) => self.threads.confirmed(ask, yes, &self.list, ctx),
+            c => self.desk.confirmed(c, yes, &self.list.snapshot, ctx),
+        }
+    }
+
+    fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
+        self.result(action, ctx)
+    }
+
+    fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
+        self.list.drawn(d);
+        // The frame is on screen: only now may what it showed be marked seen.
+        if let Some(idx) = d.shown {
+            self.marks.mark(&self.list, &[idx], ctx, false);
+        }
+        self.list.request_highlight(ctx.fx);
+    }
+
+    /// The pane under the pointer answers.
+    fn mouse(&mut self, kind: MouseKind, at: Position, d: &Drawn) {
+        if d.list_area.contains(at) {
+            self.mouse_list(kind, usize::from(at.y - d.list_area.y));
+        } else if d.detail_area.contains(at) {
+            self.mouse_detail(kind);
+        }
+    }
+
+    /// Left for the inbox: its row is recounted from the ledger (after the markers in flight,
+    /// which share the ordered lane).
+    fn left(&mut self, ctx: &mut Ctx<'_>) {
+        ctx.fx.push(Effect::Recount {
+            snapshot: Box::new(self.list.snapshot.clone()),
+        });
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
+        draw::draw(frame, area, self, view)
+    }
+
+    /// Every key of the keymap (the PR screen answers them all), then the dialogs' keys and how
+    /// the screen is left for the inbox.
+    fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        let mut entries: Vec<(String, String)> = COMMANDS
+            .iter()
+            .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
+            .collect();
+        let more = [
+            ("Ctrl-c", "quit from anywhere".to_owned()),
+            ("search", "type · Backspace · Enter · Esc".to_owned()),
+            ("filter", "n/e/u · r/o/m hide · a all".to_owned()),
+            ("review pane", "Tab, then j/k pick a finding".to_owned()),
+            ("editor", "type · arrows · Esc done (autosaved)".to_owned()),
+            (
+                "inbox",
+                format!(
+                    "{} open · {} next unseen · s sort · r reload · {} section · {} leaves the PR for the inbox, quits the inbox",
+                    keymap.keys_label(KeyCommand::Toggle),
+                    keymap.keys_label(KeyCommand::NextNew),
+                    keymap.keys_label(KeyCommand::Focus),
+                    keymap.keys_label(KeyCommand::Quit),
+                ),
+            ),
+            (
+                "mouse",
+                "click selects a row · the wheel scrolls the pane under it".to_owned(),
+            ),
+            ("dialogs", "y confirms, any key cancels".to_owned()),
+        ];
+        entries.extend(more.into_iter().map(|(k, d)| (k.to_owned(), d)));
+        entries
+    }
+}

@@ -1,0 +1,236 @@
+//! What the console shows, asked of [`App`]: which screen is on top, which dialog has the keys,
+//! the notice, and what the PR screen and the inbox hold (selection, focus, pane, scroll, draft,
+//! review, counts). Tests ask these instead of reading the state's fields, so the state can be
+//! rearranged without rewriting them. PR-screen answers are `None` (or empty) when no PR screen
+//! is open.
+
+use std::any::Any;
+
+use ratatui::text::Line;
+
+use super::{App, Counts, Focus, InboxScreen, InputMode, Pane, PrScreen, ReplyView, Row, Screen};
+use crate::inbox::Row as InboxRow;
+use crate::policy::GateDecision;
+use crate::pr::{Item, PrMeta};
+use crate::triage::Freshness;
+use crate::tui::review::{Composed, DraftView, RunView};
+
+impl App {
+    /// The screen on top (the one that has the keys when no dialog is open) is an `S`.
+    pub fn top_is<S: Screen>(&self) -> bool {
+        self.stack
+            .last()
+            .is_some_and(|s| (s.as_ref() as &dyn Any).is::<S>())
+    }
+
+    /// The screens on the stack by name, bottom first (the last one is on top).
+    pub fn stack(&self) -> Vec<&'static str> {
+        self.stack.iter().map(|s| s.name()).collect()
+    }
+
+    /// How many screens were left and are kept (a PR left for the inbox).
+    pub fn kept(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// Which layer has the keys: the screen (`Normal`) or a dialog above it.
+    pub fn mode(&self) -> &InputMode {
+        &self.mode
+    }
+
+    /// The footer's notice.
+    pub fn notice(&self) -> Option<&str> {
+        self.notice.as_deref()
+    }
+
+    /// True once the console is to close (the loop returns after this update).
+    pub fn quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// The help overlay's scroll position.
+    pub fn help_scroll(&self) -> usize {
+        self.help_scroll
+    }
+
+    /// The selected row of the screen on top: a row of the PR screen's list, or the index of
+    /// the selected PR among the inbox's listed rows.
+    pub fn selected_row(&self) -> Option<usize> {
+        self.stack.last()?.selected_row()
+    }
+
+    /// The nearest screen of type `S`: on the stack (top first), else among the kept ones.
+    fn find<S: Screen>(&self) -> Option<&S> {
+        self.stack
+            .iter()
+            .rev()
+            .chain(&self.kept)
+            .find_map(|s| (s.as_ref() as &dyn Any).downcast_ref::<S>())
+    }
+
+    /// The PR screen: the one shown, or the one left for the inbox (kept until another PR
+    /// opens). `None` before any PR was opened.
+    pub fn pr(&self) -> Option<&PrScreen> {
+        self.find()
+    }
+
+    /// The PR screen, to arrange a state no key sequence reaches quickly (tests: a draft of
+    /// 70,000 characters). Everything else goes through [`App::update`].
+    pub fn pr_mut(&mut self) -> Option<&mut PrScreen> {
+        self.stack
+            .iter_mut()
+            .rev()
+            .chain(&mut self.kept)
+            .find_map(|s| (s.as_mut() as &mut dyn Any).downcast_mut::<PrScreen>())
+    }
+
+    /// The PR on the PR screen.
+    pub fn pr_meta(&self) -> Option<&PrMeta> {
+        self.pr().map(|p| &p.list.snapshot.pr)
+    }
+
+    /// The item of the selected list row (`None` on a group row).
+    pub fn selected_item(&self) -> Option<&Item> {
+        self.pr()?.list.selected_item()
+    }
+
+    /// The id of the selected item.
+    pub fn selected_id(&self) -> Option<&str> {
+        self.selected_item().map(Item::id)
+    }
+
+    /// Row `i` of the PR screen's list (a group header or an item).
+    pub fn row(&self, i: usize) -> Option<Row> {
+        self.pr()?.list.rows.get(i).copied()
+    }
+
+    /// How many rows the PR screen's list has (group headers included; 0 without a PR screen).
+    pub fn row_count(&self) -> usize {
+        self.pr().map_or(0, |p| p.list.rows.len())
+    }
+
+    /// The first row shown in the list pane.
+    pub fn list_offset(&self) -> Option<usize> {
+        self.pr().map(|p| p.list.list_offset)
+    }
+
+    /// Which pane of the PR screen has the keys.
+    pub fn focus(&self) -> Option<Focus> {
+        self.pr().map(|p| p.list.focus)
+    }
+
+    /// The detail shown full width.
+    pub fn zoomed(&self) -> bool {
+        self.pr().is_some_and(|p| p.list.zoom)
+    }
+
+    /// What the detail area shows: the item, the aspects or the review.
+    pub fn pane(&self) -> Option<Pane> {
+        self.pr().map(|p| p.desk.pane)
+    }
+
+    /// The detail pane's scroll.
+    pub fn detail_scroll(&self) -> Option<usize> {
+        self.pr().map(|p| p.list.detail_scroll)
+    }
+
+    /// The review pane's scroll.
+    pub fn review_scroll(&self) -> Option<usize> {
+        self.pr().map(|p| p.desk.review_scroll)
+    }
+
+    /// `(step, steps)` of a fixture's history; `None` live.
+    pub fn step(&self) -> Option<(usize, usize)> {
+        self.pr()?.list.step()
+    }
+
+    /// The header's counts (new, edited, …, per group).
+    pub fn counts(&self) -> Option<&Counts> {
+        self.pr().map(|p| &p.list.counts)
+    }
+
+    /// The freshness of the item with this id.
+    pub fn freshness_of(&self, id: &str) -> Option<Freshness> {
+        let list = &self.pr()?.list;
+        let idx = list.snapshot.items.iter().position(|i| i.id() == id)?;
+        Some(list.freshness(idx))
+    }
+
+    /// The accepted search (`n`/`N` move between its matches).
+    pub fn search(&self) -> Option<&str> {
+        self.pr()?.list.search.as_deref()
+    }
+
+    /// The highlighted lines of a thread's hunk, once highlighting answered (see
+    /// [`App::highlight_key`]).
+    pub fn highlight(&self, key: &str) -> Option<&[Line<'static>]> {
+        self.pr()?.list.highlights.get(key).map(|l| l.as_slice())
+    }
+
+    /// Why seen markers are not written, when they are not.
+    pub fn marks_blocked(&self) -> Option<&str> {
+        self.pr()?.marks.blocked.as_deref()
+    }
+
+    /// The thread reply being written (kept while the composer is closed).
+    pub fn reply(&self) -> Option<&ReplyView> {
+        self.pr()?.threads.reply.as_ref()
+    }
+
+    /// The review draft (what `p` posts).
+    pub fn draft(&self) -> Option<&DraftView> {
+        self.pr()?.desk.draft.as_ref()
+    }
+
+    /// The latest finished review, classified and composed.
+    pub fn composed(&self) -> Option<&Composed> {
+        self.pr()?.desk.composed.as_ref()
+    }
+
+    /// The latest review run's progress.
+    pub fn run(&self) -> Option<&RunView> {
+        self.pr()?.desk.run.as_ref()
+    }
+
+    /// The header's progress line (the run's progress and the gate).
+    pub fn progress(&self) -> Option<&str> {
+        self.pr()?.desk.progress.as_deref()
+    }
+
+    /// A confirmed post is on its way.
+    pub fn posting(&self) -> bool {
+        self.pr().is_some_and(|p| p.desk.posting)
+    }
+
+    /// What was posted this session.
+    pub fn posted(&self) -> Option<&str> {
+        self.pr()?.desk.posted.as_deref()
+    }
+
+    /// What the gates allow for the PR on the PR screen.
+    pub fn gate(&self) -> Option<&GateDecision> {
+        self.pr().map(|p| &p.desk.gate)
+    }
+
+    /// The inbox screen, when the console opened on one.
+    pub fn inbox(&self) -> Option<&InboxScreen> {
+        self.find()
+    }
+
+    /// The rows of inbox tab `tab` (every row, whatever the filter; empty without an inbox).
+    pub fn inbox_rows(&self, tab: usize) -> &[InboxRow] {
+        self.inbox()
+            .and_then(|i| i.tabs.get(tab))
+            .map_or(&[], |t| t.rows.as_slice())
+    }
+
+    /// The selected PR of the inbox.
+    pub fn inbox_selected(&self) -> Option<&InboxRow> {
+        self.inbox()?.selected_row()
+    }
+
+    /// `(counted, total)` while tab `tab` counts its rows.
+    pub fn inbox_loading(&self, tab: usize) -> Option<(usize, usize)> {
+        self.inbox()?.tabs.get(tab)?.loading
+    }
+}

@@ -1,0 +1,188 @@
+//! What a screen is to the router: the [`Screen`] trait (in the spirit of helix's compositor
+//! layers and gitui's components). A screen owns its state, answers its keys (consumed or not),
+//! takes the results that are its own, draws itself and names its own keys for `?`. The router
+//! (`App`) holds a stack of them — the one on top has the keys — with the dialog layer above.
+//!
+//! A screen reaches beyond itself only through [`Ctx`]: the footer notice, the dialog layer, the
+//! effects `update` returns, the session (lent, read-only), and two requests to the stack: open
+//! a screen above this one, or bring back one that was left.
+
+use std::any::Any;
+
+use ratatui::Frame;
+use ratatui::crossterm::event::KeyEvent;
+use ratatui::layout::{Position, Rect};
+
+use super::action::{Action, Drawn, MouseKind};
+use super::dialogs::InputMode;
+use super::effect::Effect;
+use crate::pr::PrCoords;
+use crate::tui::keymap::{KeyCommand, Keymap};
+use crate::tui::review::Confirm;
+use crate::tui::session::Session;
+use crate::tui::theme::Theme;
+
+/// Whether a screen answered a command. Not consumed, the router answers: `?` opens the screen's
+/// help, `q` and `Esc` leave the screen (back to the one below, or quit at the bottom).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Handled {
+    Consumed,
+    #[default]
+    NotConsumed,
+}
+
+/// The search prompt (`/`), as the screen on top sees it: the router keeps the typed text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SearchStep<'a> {
+    /// The query changed; `before` is the row selected when the search started.
+    Changed { query: &'a str, before: usize },
+    /// Enter: the search stays.
+    Accepted(&'a str),
+    /// Esc: back to the row selected before.
+    Cancelled { before: usize },
+}
+
+/// What a screen asks of the stack (applied once its call returned).
+pub(super) enum StackOp {
+    /// Show this screen above the one asking; what was above it, and the screens left earlier,
+    /// are closed.
+    Open(Box<dyn Screen>),
+    /// Bring back the screen left for this PR (it kept its state and its work).
+    Resume(PrCoords),
+}
+
+/// What a screen may touch beside its own state.
+pub struct Ctx<'a> {
+    /// The footer's notice.
+    pub notice: &'a mut Option<String>,
+    /// The dialog layer: a screen opens a dialog by setting it.
+    pub mode: &'a mut InputMode,
+    /// The effects `update` returns.
+    pub fx: &'a mut Vec<Effect>,
+    /// What the screens of this console run share.
+    pub session: &'a Session,
+    /// The screens left but kept (their work goes on; their results still reach them).
+    kept: &'a [Box<dyn Screen>],
+    op: Option<StackOp>,
+}
+
+impl<'a> Ctx<'a> {
+    pub(super) fn new(
+        notice: &'a mut Option<String>,
+        mode: &'a mut InputMode,
+        fx: &'a mut Vec<Effect>,
+        session: &'a Session,
+        kept: &'a [Box<dyn Screen>],
+    ) -> Ctx<'a> {
+        Ctx {
+            notice,
+            mode,
+            fx,
+            session,
+            kept,
+            op: None,
+        }
+    }
+
+    /// Shows `text` in the footer.
+    pub fn say(&mut self, text: impl Into<String>) {
+        *self.notice = Some(text.into());
+    }
+
+    /// Opens `screen` above the one asking.
+    pub fn open(&mut self, screen: Box<dyn Screen>) {
+        self.op = Some(StackOp::Open(screen));
+    }
+
+    /// Brings back the screen left for `pr`.
+    pub fn resume(&mut self, pr: PrCoords) {
+        self.op = Some(StackOp::Resume(pr));
+    }
+
+    /// A screen for `pr` was left and is kept.
+    pub fn kept(&self, pr: &PrCoords) -> bool {
+        self.kept.iter().any(|s| s.subject().as_ref() == Some(pr))
+    }
+
+    /// The kept screen for `pr` is busy (see [`Screen::busy`]).
+    pub fn busy(&self, pr: &PrCoords) -> bool {
+        self.kept
+            .iter()
+            .any(|s| s.subject().as_ref() == Some(pr) && s.busy())
+    }
+
+    pub(super) fn take_op(&mut self) -> Option<StackOp> {
+        self.op.take()
+    }
+}
+
+/// What a screen draws with beside its own state.
+pub struct View<'a> {
+    /// The dialog layer (a screen's footer names the open dialog's keys).
+    pub mode: &'a InputMode,
+    /// The footer's notice.
+    pub notice: Option<&'a str>,
+    pub session: &'a Session,
+    pub theme: &'a Theme,
+    pub keymap: &'a Keymap,
+}
+
+/// A screen of the console. Adding one is a file with a type implementing this trait, plus the
+/// one line that opens it ([`Ctx::open`] from the screen it is opened from).
+pub trait Screen: Any + std::fmt::Debug {
+    /// The screen's name, in words ("inbox", "PR"): for messages and tests; the router never
+    /// branches on it.
+    fn name(&self) -> &'static str;
+
+    /// The PR this screen shows, if it shows one.
+    fn subject(&self) -> Option<PrCoords> {
+        None
+    }
+
+    /// Work of its own is going on: the screen that opened it waits before opening another.
+    fn busy(&self) -> bool {
+        false
+    }
+
+    /// The selected row, for screens with a list.
+    fn selected_row(&self) -> Option<usize> {
+        None
+    }
+
+    /// A key of this screen's own, outside the keymap, when no dialog is open.
+    fn key(&self, _ev: &KeyEvent) -> Option<Action> {
+        None
+    }
+
+    /// A command from the keymap, when no dialog is open.
+    fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled;
+
+    /// The search prompt's input while this screen is on top.
+    fn search(&mut self, _step: SearchStep<'_>, _ctx: &mut Ctx<'_>) {}
+
+    /// Input for a dialog this screen opened (filter, editor, reply composer).
+    fn dialog(&mut self, _action: Action, _ctx: &mut Ctx<'_>) {}
+
+    /// The answer to a confirmation this screen asked (the dialog is already closed).
+    fn confirmed(&mut self, _c: Confirm, _yes: bool, _ctx: &mut Ctx<'_>) {}
+
+    /// A result or progress event: taken (`None`) or handed back for the screens below.
+    fn event(&mut self, action: Action, _ctx: &mut Ctx<'_>) -> Option<Action> {
+        Some(action)
+    }
+
+    /// The frame that showed this screen is on screen.
+    fn drawn(&mut self, _d: Drawn, _ctx: &mut Ctx<'_>) {}
+
+    /// A click or wheel step at `at`, with what the last frame showed where.
+    fn mouse(&mut self, _kind: MouseKind, _at: Position, _drawn: &Drawn) {}
+
+    /// This screen was left for the one below (it is kept: its work goes on).
+    fn left(&mut self, _ctx: &mut Ctx<'_>) {}
+
+    /// Draws the screen (its footer included) and reports what it showed.
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn;
+
+    /// This screen's keys for `?`, as the keymap binds them: (keys, what they do).
+    fn help(&self, keymap: &Keymap) -> Vec<(String, String)>;
+}

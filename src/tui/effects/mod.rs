@@ -1,0 +1,384 @@
+//! Performing the effects `App::update` returns.
+//!
+//! Where an effect runs is declared once, by [`Effect::lane`]; [`Effects::dispatch`] reads it.
+//! [`EffectRunner`] knows how to do each one, with the session's [`Remote`] deciding where writes
+//! go:
+//!
+//! - `ledger.rs` — the ledger lane: markers, drafts, fixture steps (and the inbox's recounts),
+//!   in order, one at a time, so a draft saved after a discard is never overtaken by it;
+//! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
+//! - `remote.rs` — post plans, posts and thread actions, offline into the outbox or live on
+//!   GitHub: a task each, so the console keeps drawing and answering keys while GitHub answers;
+//! - `inbox.rs` — loading the inbox and opening a PR from it: a task each;
+//! - `review.rs` — review runs: preparation, then `ReviewEvent`s tagged with the run's sequence
+//!   number (the app drops those of a replaced run), cancellable.
+//!
+//! [`Effects`] runs them for the live console, every one off the UI loop, each result reported
+//! back as an [`AppEvent`]. The test harness performs the same effects synchronously with
+//! [`EffectRunner::perform_blocking`].
+
+pub mod inbox;
+pub mod ledger;
+pub mod remote;
+pub mod review;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use super::app::{Action, Effect, Lane};
+use super::event::AppEvent;
+use super::session::Session;
+use super::theme::Theme;
+use super::{desktop, highlight};
+use crate::ledger::Ledger;
+use crate::pr::Snapshot;
+use crate::review::ReviewEvent;
+use crate::source::Fixture;
+use inbox::InboxLink;
+use review::{Prepared, ReviewContext};
+
+#[cfg(doc)]
+use super::session::Remote;
+
+/// Performs effects. `interactive: false` (tests, benches) never opens a browser or writes to
+/// the real terminal: it reports what it would have done as a notice.
+pub struct EffectRunner {
+    pub ledger: Ledger,
+    /// The fixture the console opened on (history steps, replayed reviews).
+    pub fixture: Option<Fixture>,
+    pub theme: Theme,
+    pub interactive: bool,
+    /// Unix seconds for new markers and drafts; `None` = now.
+    pub clock: Option<i64>,
+    /// How `r` reviews: settings (config `[review]`), the reply marker, the LLM environment.
+    pub review: ReviewContext,
+    /// The app's session, made from the same value: where writes go, whose reviews are
+    /// Shepherd's, the gates (none of it changes during a session).
+    pub session: Session,
+    /// The inbox the console opened on, if any (`Default` otherwise).
+    pub inbox: InboxLink,
+}
+
+impl EffectRunner {
+    fn now(&self) -> i64 {
+        self.clock.unwrap_or_else(|| chrono::Utc::now().timestamp())
+    }
+
+    /// The fixture of the PR on the PR screen: the one opened from the inbox, else the session's.
+    pub fn current_fixture(&self) -> Option<Fixture> {
+        self.inbox.opened_fixture().or_else(|| self.fixture.clone())
+    }
+
+    /// Performs an effect of the ledger or the blocking lane (file I/O, highlighting, opener,
+    /// clipboard) and returns its result as an action. Effects of the other lanes: `None`.
+    pub fn perform_local(&self, effect: Effect) -> Option<Action> {
+        let now = self.now();
+        let l = &self.ledger;
+        match effect {
+            Effect::MarkSeen { pr, items, kept } => {
+                Some(ledger::mark_seen(l, &pr, items, &kept, now))
+            }
+            Effect::LoadStep(step) => Some(Action::StepLoaded(ledger::load_step(
+                l,
+                self.current_fixture(),
+                step,
+            ))),
+            Effect::SaveDraft { pr, draft } => Some(ledger::save_draft(l, &pr, draft, now)),
+            Effect::DiscardDraft { pr } => Some(ledger::discard_draft(l, &pr)),
+            Effect::SaveReplyDraft { pr, draft } => ledger::save_reply_draft(l, &pr, draft, now),
+            Effect::DiscardReplyDraft { pr } => ledger::discard_reply_draft(l, &pr),
+            Effect::Recount { snapshot } => Some(inbox::recount(l, &self.session, &snapshot)),
+            Effect::Highlight { key, path, hunk } => Some(Action::Highlighted {
+                key,
+                lines: Arc::new(highlight::highlight_hunk(&path, &hunk, &self.theme)),
+            }),
+            Effect::Open(url) => Some(Action::Notice(desktop::open(&url, self.interactive))),
+            Effect::Copy(url) => Some(Action::Notice(desktop::copy(&url, self.interactive))),
+            // The fetch, send and review lanes.
+            _ => None,
+        }
+    }
+
+    /// Performs an effect of the fetch or the send lane (the network, for a live PR), handing
+    /// each result to `send` as soon as it is known (the inbox reports row after row).
+    pub async fn perform_remote(&self, effect: Effect, send: &mut (impl FnMut(Action) + Send)) {
+        let (remote, l, now) = (&self.session.remote, &self.ledger, self.now());
+        match effect {
+            Effect::PlanPost { pr, chars } => send(Action::PostPlanned(
+                remote::plan(remote, l, &pr, chars, now).await,
+            )),
+            Effect::Post { pr, body } => send(Action::Posted(
+                remote::post(remote, l, &pr, &body, now).await,
+            )),
+            Effect::ThreadAct { pr, thread, what } => send(Action::ThreadActed {
+                thread_id: thread.id.clone(),
+                kind: what.kind(),
+                result: remote::act(remote, l, &pr, &thread, &what, now).await,
+            }),
+            Effect::OpenPr(opener) => send(Action::PrOpened(
+                inbox::open_pr(&self.inbox, l, &self.session, &opener).await,
+            )),
+            Effect::LoadInbox => self.load_inbox(send).await,
+            // The ledger, blocking and review lanes.
+            _ => {}
+        }
+    }
+
+    /// Any effect synchronously, as the actions the loop would deliver (tests, harness, benches):
+    /// a review runs to its end. Must not be called from inside a tokio runtime.
+    pub fn perform_blocking(&self, effect: Effect) -> Vec<Action> {
+        match effect.lane() {
+            Lane::Ledger | Lane::Blocking => self.perform_local(effect).into_iter().collect(),
+            Lane::Fetch | Lane::Send => {
+                let mut out = Vec::new();
+                match runtime() {
+                    Ok(rt) => rt.block_on(self.perform_remote(effect, &mut |a| out.push(a))),
+                    Err(e) => out.push(Action::Notice(format!("cannot start the runtime: {e}"))),
+                }
+                out
+            }
+            Lane::Review => match effect {
+                Effect::StartReview {
+                    seq,
+                    full,
+                    snapshot,
+                } => self.review_blocking(seq, full, &snapshot),
+                _ => Vec::new(),
+            },
+        }
+    }
+
+    /// Loads every inbox tab, each step as an action handed to `send` as soon as it is known
+    /// (see [`inbox::load`]).
+    pub async fn load_inbox(&self, mut send: impl FnMut(Action)) {
+        inbox::load(&self.inbox, &self.ledger, &self.session, &mut send).await
+    }
+
+    /// Prepares run `seq` (see [`review::prepare`]).
+    pub fn prepare(&self, seq: u64, full: bool, snapshot: &Snapshot) -> Result<Prepared, String> {
+        let fixture = self.current_fixture();
+        review::prepare(
+            &self.review,
+            &self.session,
+            fixture.as_ref(),
+            &self.ledger,
+            seq,
+            full,
+            snapshot,
+        )
+    }
+
+    /// Runs a prepared review to its end and saves it in the ledger (unless cancelled).
+    pub async fn run_prepared(
+        &self,
+        p: Prepared,
+        events: mpsc::UnboundedSender<ReviewEvent>,
+        cancel: CancellationToken,
+    ) -> Option<String> {
+        review::run(&self.ledger, p, events, cancel).await
+    }
+
+    /// The whole review synchronously, as the actions the loop would deliver (tests, harness).
+    /// Must not be called from inside a tokio runtime.
+    pub fn review_blocking(&self, seq: u64, full: bool, snapshot: &Snapshot) -> Vec<Action> {
+        let p = match self.prepare(seq, full, snapshot) {
+            Ok(p) => p,
+            Err(why) => return vec![Action::ReviewNotStarted { seq, why }],
+        };
+        let rt = match runtime() {
+            Ok(rt) => rt,
+            Err(e) => {
+                return vec![Action::ReviewNotStarted {
+                    seq,
+                    why: e.to_string(),
+                }];
+            }
+        };
+        let mut out = vec![p.started.clone()];
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let problem = rt.block_on(self.run_prepared(p, tx, CancellationToken::new()));
+        while let Ok(event) = rx.try_recv() {
+            out.push(Action::Review { seq, event });
+        }
+        out.extend(problem.map(Action::Notice));
+        out
+    }
+}
+
+fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
+/// A review task in flight.
+struct RunningReview {
+    cancel: CancellationToken,
+    handle: JoinHandle<()>,
+}
+
+/// The live console's effects, all off the UI loop, each on the lane [`Effect::lane`] names.
+pub struct Effects {
+    runner: Arc<EffectRunner>,
+    tx: mpsc::UnboundedSender<AppEvent>,
+    /// The ledger lane: one task performing its effects in order.
+    ledger_lane: mpsc::UnboundedSender<Effect>,
+    ledger_task: JoinHandle<()>,
+    reviews: Vec<RunningReview>,
+    /// Posts and thread actions in flight: closing waits for their answers (bounded).
+    sends: Vec<JoinHandle<()>>,
+    /// Post plans, PR opens and inbox loads in flight: they only read, so closing drops them.
+    fetches: Vec<JoinHandle<()>>,
+}
+
+/// How long quitting waits for a review to end or a post to answer.
+const DRAIN: Duration = Duration::from_secs(5);
+
+impl Effects {
+    /// Must be called inside a tokio runtime.
+    pub fn new(runner: Arc<EffectRunner>, tx: mpsc::UnboundedSender<AppEvent>) -> Effects {
+        let (ledger_lane, mut lane) = mpsc::unbounded_channel::<Effect>();
+        let (r, events) = (runner.clone(), tx.clone());
+        let ledger_task = tokio::spawn(async move {
+            while let Some(e) = lane.recv().await {
+                let r = r.clone();
+                let done = tokio::task::spawn_blocking(move || r.perform_local(e)).await;
+                if let Ok(Some(a)) = done {
+                    let _ = events.send(AppEvent::Action(a));
+                }
+            }
+        });
+        Effects {
+            runner,
+            tx,
+            ledger_lane,
+            ledger_task,
+            reviews: Vec::new(),
+            sends: Vec::new(),
+            fetches: Vec::new(),
+        }
+    }
+
+    /// Starts every effect on its lane; none waits for its result.
+    pub fn dispatch(&mut self, effects: Vec<Effect>) {
+        for e in effects {
+            match e.lane() {
+                Lane::Ledger => {
+                    let _ = self.ledger_lane.send(e);
+                }
+                Lane::Blocking => {
+                    let (r, tx) = (self.runner.clone(), self.tx.clone());
+                    tokio::task::spawn_blocking(move || {
+                        if let Some(a) = r.perform_local(e) {
+                            let _ = tx.send(AppEvent::Action(a));
+                        }
+                    });
+                }
+                Lane::Fetch => {
+                    self.fetches.retain(|t| !t.is_finished());
+                    let task = self.remote_task(e);
+                    self.fetches.push(task);
+                }
+                Lane::Send => {
+                    self.sends.retain(|t| !t.is_finished());
+                    let task = self.remote_task(e);
+                    self.sends.push(task);
+                }
+                Lane::Review => match e {
+                    Effect::StartReview {
+                        seq,
+                        full,
+                        snapshot,
+                    } => self.start_review(seq, full, snapshot),
+                    _ => self.cancel_reviews(),
+                },
+            }
+        }
+    }
+
+    /// A task performing a fetch or send effect, its results sent as they come.
+    fn remote_task(&self, e: Effect) -> JoinHandle<()> {
+        let (r, tx) = (self.runner.clone(), self.tx.clone());
+        tokio::spawn(async move {
+            r.perform_remote(e, &mut |a| {
+                let _ = tx.send(AppEvent::Action(a));
+            })
+            .await;
+        })
+    }
+
+    fn cancel_reviews(&mut self) {
+        for r in &self.reviews {
+            r.cancel.cancel();
+        }
+    }
+
+    /// Cancels the run in flight, then prepares and runs run `seq` in a task of its own.
+    fn start_review(&mut self, seq: u64, full: bool, snapshot: Box<Snapshot>) {
+        self.cancel_reviews();
+        self.reviews.retain(|r| !r.handle.is_finished());
+        let cancel = CancellationToken::new();
+        let (runner, tx, stop) = (self.runner.clone(), self.tx.clone(), cancel.clone());
+        let handle = tokio::spawn(async move {
+            let prepared = {
+                let runner = runner.clone();
+                tokio::task::spawn_blocking(move || runner.prepare(seq, full, &snapshot)).await
+            };
+            let prepared = match prepared {
+                Ok(Ok(p)) => p,
+                Ok(Err(why)) => {
+                    let _ = tx.send(AppEvent::Action(Action::ReviewNotStarted { seq, why }));
+                    return;
+                }
+                Err(e) => {
+                    let why = e.to_string();
+                    let _ = tx.send(AppEvent::Action(Action::ReviewNotStarted { seq, why }));
+                    return;
+                }
+            };
+            let _ = tx.send(AppEvent::Action(prepared.started.clone()));
+            let (etx, mut erx) = mpsc::unbounded_channel();
+            let forward = async {
+                while let Some(event) = erx.recv().await {
+                    let _ = tx.send(AppEvent::Review { seq, event });
+                }
+            };
+            let (problem, ()) = tokio::join!(runner.run_prepared(prepared, etx, stop), forward);
+            if let Some(p) = problem {
+                let _ = tx.send(AppEvent::Action(Action::Notice(p)));
+            }
+        });
+        self.reviews.push(RunningReview { cancel, handle });
+    }
+
+    /// The console is closing, first half: no review outlives it (cancel, then wait, bounded),
+    /// reads in flight are dropped, and a post or thread action in flight gets a bounded wait
+    /// for its answer — which lands in the event channel; the caller applies it (see
+    /// `tui::close`) before [`Effects::shutdown`].
+    pub async fn settle(&mut self) {
+        for r in std::mem::take(&mut self.reviews) {
+            r.cancel.cancel();
+            let _ = tokio::time::timeout(DRAIN, r.handle).await;
+        }
+        for f in std::mem::take(&mut self.fetches) {
+            f.abort();
+        }
+        for p in std::mem::take(&mut self.sends) {
+            let abort = p.abort_handle();
+            if tokio::time::timeout(DRAIN, p).await.is_err() {
+                abort.abort();
+            }
+        }
+    }
+
+    /// The console is closing: [`Effects::settle`], then the ledger lane finishes its writes.
+    pub async fn shutdown(mut self) {
+        self.settle().await;
+        drop(self.ledger_lane);
+        let _ = tokio::time::timeout(DRAIN, self.ledger_task).await;
+    }
+}

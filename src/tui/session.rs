@@ -1,0 +1,98 @@
+//! The session: what every screen of one console run shares, decided once when the console
+//! opens — the clock the screens draw with, the `[gates]`, where writes go (the [`Remote`]) and
+//! so whose reviews are Shepherd's, and why seen markers cannot be written. `App` owns it and
+//! lends it to the screens; the effect runner holds a copy made from the same value (nothing in it
+//! changes during a session).
+
+use std::sync::Arc;
+
+use crate::policy::GateConfig;
+use crate::pr::DEFAULT_IDENTITY;
+use crate::source::github::GitHub;
+
+/// What the screens of one console run share.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    /// Unix seconds, for relative times ("3h ago"); fixed so drawing stays deterministic.
+    pub now: i64,
+    /// The config file's `[gates]`: the console applies them like `review` does.
+    pub gates: GateConfig,
+    /// Where posts, replies and resolutions go, and where earlier reviews are read.
+    pub remote: Remote,
+    /// Why seen markers cannot be written (an unwritable state dir, an incomplete snapshot).
+    pub marks_blocked: Option<String>,
+}
+
+impl Session {
+    /// The account whose `## PR Shepherd Review` comments are Shepherd's own: live the
+    /// credentials' account, offline [`DEFAULT_IDENTITY`].
+    pub fn identity(&self) -> &str {
+        self.remote
+            .live()
+            .map_or(DEFAULT_IDENTITY, |l| l.own_login.as_str())
+    }
+}
+
+/// Where the session's writes go: the offline outbox in the ledger (fixtures, the bundled inbox,
+/// a directory of fixtures), or GitHub as the credentials' own account. Decided once, when the
+/// console opens; `effects::remote` is the one place that acts on the difference.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Remote {
+    /// Offline: the review goes to `outbox/comment.json`, thread actions to `outbox/threads.json`,
+    /// and earlier offline posts count as earlier reviews.
+    #[default]
+    Outbox,
+    /// Live: the one Shepherd comment on the PR, replies and resolutions on GitHub.
+    GitHub(Live),
+}
+
+impl Remote {
+    /// The live side, when the session is live.
+    pub fn live(&self) -> Option<&Live> {
+        match self {
+            Remote::GitHub(live) => Some(live),
+            Remote::Outbox => None,
+        }
+    }
+
+    /// The GitHub client of a live session (live inbox tabs and PRs are fetched with it).
+    pub fn github(&self) -> Option<&Arc<GitHub>> {
+        self.live().map(|l| &l.gh)
+    }
+
+    /// Offline, posts went to the outbox: an earlier review may be read from there too.
+    pub fn reads_outbox(&self) -> bool {
+        self.live().is_none()
+    }
+
+    /// Where thread replies and resolutions go, in words (the confirmation names it).
+    pub fn thread_destination(&self) -> &'static str {
+        if self.reads_outbox() {
+            "the outbox in the state dir (offline)"
+        } else {
+            "GitHub, as the credentials' own account"
+        }
+    }
+}
+
+/// A live session's client and account.
+#[derive(Clone)]
+pub struct Live {
+    pub gh: Arc<GitHub>,
+    /// `viewer_login()` of the credentials: only this account's comment is ever updated.
+    pub own_login: String,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Live(@{})", self.own_login)
+    }
+}
+
+impl PartialEq for Live {
+    fn eq(&self, other: &Self) -> bool {
+        self.own_login == other.own_login && Arc::ptr_eq(&self.gh, &other.gh)
+    }
+}
+
+impl Eq for Live {}
