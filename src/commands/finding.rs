@@ -7,16 +7,12 @@ use serde_json::json;
 use super::Context;
 use crate::cli::{FindingCommand, Format};
 use crate::error::CliError;
-use crate::ledger::{Decision, DecisionKind, Ledger, Lesson, RepoId, lesson_id};
-use crate::pr::{Fingerprint, PrCoords};
+use crate::ledger::{Ledger, RepoId};
+use crate::pr::PrCoords;
 use crate::review::ReviewRun;
 use crate::review::prior::{MetaFinding, prior_reviews};
 use crate::sanitize::one_line;
 use crate::source::{self, Target};
-
-/// Offline, the account whose reviews in a fixture count as Shepherd's (`review --identity`'s
-/// default).
-const OFFLINE_IDENTITY: &str = "pr-shepherd";
 
 /// The longest reason kept, in characters.
 pub const MAX_REASON_CHARS: usize = 1_000;
@@ -58,35 +54,12 @@ pub(super) async fn run(ctx: &Context, cmd: FindingCommand) -> Result<(), CliErr
         })?,
     };
     let now = chrono::Utc::now().timestamp();
-    let mut d = Decision::new(now, coords.number, &id, &found.aspect, DecisionKind::Dismissed);
-    d.by = Some("maintainer".into());
-    d.reason = Some(reason.clone());
-    d.fingerprint = Some(Fingerprint::of(
-        &found.aspect,
-        &found.file,
-        found.line,
-        &found.message,
-    ));
-    d.message = Some(found.message.clone());
-    d.lesson = repo;
+    let (d, lesson) = crate::review::outcome::dismissal(&found, &reason, repo, coords.number, now);
     let repo_id = RepoId::of(&coords);
     ledger.record_decisions(&repo_id, &[d])?;
-    let lesson = if repo {
-        let l = Lesson {
-            id: lesson_id(&id),
-            aspect: found.aspect.clone(),
-            file: found.file.clone(),
-            message: found.message.clone(),
-            reason: reason.clone(),
-            pr: coords.number,
-            finding: id.clone(),
-            at: now,
-        };
+    if let Some(l) = &lesson {
         ledger.add_lesson(&repo_id, l.clone())?;
-        Some(l)
-    } else {
-        None
-    };
+    }
     let text = match format {
         Format::Json => {
             let v = json!({
@@ -149,7 +122,7 @@ async fn in_reviews(
             let steps = f.steps.len();
             (
                 f.into_snapshot_at(steps)?,
-                OFFLINE_IDENTITY.to_owned(),
+                crate::pr::DEFAULT_IDENTITY.to_owned(),
                 ledger.outbox(&coords)?,
             )
         }

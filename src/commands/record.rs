@@ -43,12 +43,32 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
         "pr": coords.to_string(),
         "headSha": snapshot.pr.head_sha,
     });
-    Fixture::from_snapshot(&snapshot, Some(recorded)).write(&args.out)?;
+    let mut fixture = Fixture::from_snapshot(&snapshot, Some(recorded));
+    // The repository's guidance as it is at the base commit (never the head), so a replayed
+    // review reads the same rules.
+    let (files, folders) = crate::review::guidance::wanted(ctx.review_settings());
+    fixture.base_files = crate::source::github::base_files(
+        &gh,
+        &coords,
+        &snapshot.pr.base_sha,
+        &files,
+        &folders,
+    )
+    .await
+    .unwrap_or_else(|e| {
+        // Said, not fatal: the fixture is whole without them, and replays without guidance.
+        crate::eprintln_clean!(
+            "note: the base branch's guidance files (AGENTS.md, …) could not be read, the fixture has none: {e}"
+        );
+        Vec::new()
+    });
+    fixture.write(&args.out)?;
     crate::eprintln_clean!(
-        "recorded {coords} to {}: {} items, {} files ({} requests, {:.1}s)",
+        "recorded {coords} to {}: {} items, {} files, {} guidance files of the base ({} requests, {:.1}s)",
         args.out.display(),
         snapshot.items.len(),
         snapshot.pr.files.len(),
+        fixture.base_files.len(),
         gh.requests(),
         started.elapsed().as_secs_f64()
     );

@@ -924,6 +924,8 @@ mod tests {
             calls: 1,
             diff: None,
             note: None,
+            held_back: vec![],
+            verification: None,
         }
     }
 
@@ -979,6 +981,7 @@ mod tests {
             cancelled: false,
             aspects: vec![c, conv, sec, perf, tests, arch],
             prices: None,
+            context: Default::default(),
         }
     }
 

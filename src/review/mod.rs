@@ -65,7 +65,7 @@ pub mod verify;
 
 pub use aspect::Aspect;
 pub use findings::{Finding, Severity};
-pub use run::{AspectOutcome, AspectState, ReviewRun};
+pub use run::{AspectOutcome, AspectState, HeldBack, HoldReason, ReviewRun};
 pub use runner::{ReviewEvent, run_review};
 pub use settings::ReviewSettings;
 

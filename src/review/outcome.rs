@@ -56,6 +56,38 @@ pub fn run_decisions(run: &ReviewRun, pr: u64, at: i64) -> Vec<Decision> {
     out
 }
 
+/// The maintainer's dismissal of finding `f` on PR `pr`, with `reason`: the decision (with the
+/// finding's fingerprint, so a reworded repetition is held back too) and, for the whole
+/// repository (`lesson`), the lesson. The one place both the console and `finding dismiss` make
+/// them.
+pub fn dismissal(
+    f: &super::prior::MetaFinding,
+    reason: &str,
+    lesson: bool,
+    pr: u64,
+    at: i64,
+) -> (Decision, Option<crate::ledger::Lesson>) {
+    let mut d = Decision::new(at, pr, &f.id, &f.aspect, DecisionKind::Dismissed);
+    d.by = Some("maintainer".into());
+    d.reason = Some(reason.to_owned());
+    d.fingerprint = Some(crate::pr::Fingerprint::of(
+        &f.aspect, &f.file, f.line, &f.message,
+    ));
+    d.message = Some(f.message.clone());
+    d.lesson = lesson;
+    let lesson = lesson.then(|| crate::ledger::Lesson {
+        id: crate::ledger::lesson_id(&f.id),
+        aspect: f.aspect.clone(),
+        file: f.file.clone(),
+        message: f.message.clone(),
+        reason: reason.to_owned(),
+        pr,
+        finding: f.id.clone(),
+        at,
+    });
+    (d, lesson)
+}
+
 /// The decisions a composed review makes: earlier findings addressed (by a reply, the
 /// maintainer, or a push after which they are no longer reported).
 pub fn addressed_decisions(

@@ -57,6 +57,8 @@ pub struct RunView {
     pub finished: bool,
     /// Why the run could not start.
     pub error: Option<String>,
+    /// Why the budget stopped the run before its next call, when it did.
+    pub stopped: Option<String>,
 }
 
 impl RunView {
@@ -72,6 +74,7 @@ impl RunView {
             tokens: std::collections::BTreeMap::new(),
             finished: false,
             error: None,
+            stopped: None,
         }
     }
 
@@ -111,8 +114,9 @@ impl RunView {
                 self.tokens.insert(*aspect, *tokens);
                 return;
             }
-            ReviewEvent::Finished(_) => {
+            ReviewEvent::Finished(run) => {
                 self.finished = true;
+                self.stopped = run.context.budget_stop().map(str::to_owned);
                 return;
             }
         };
@@ -166,6 +170,12 @@ impl RunView {
         }
         if queued > 0 && !self.finished {
             parts.push(format!("{queued} queued"));
+        }
+        if let Some(why) = &self.stopped {
+            parts.push(format!(
+                "stopped by the budget: {} (incomplete, not postable)",
+                one_line(why)
+            ));
         }
         parts.join(" · ")
     }
@@ -238,6 +248,53 @@ impl Composed {
         self.agg = aggregate(&self.run, snapshot, &self.prior, &self.request);
         (self.body, self.condensed, self.full_chars) = fitted_body(&self.run, &self.agg);
         before != self.body
+    }
+
+    /// Holds finding `id` back as dismissed by the maintainer (`reason`; `lesson`: for the whole
+    /// repository) and recomposes: it leaves the posted body and is listed as held back.
+    pub fn dismiss(
+        &mut self,
+        id: &str,
+        reason: &str,
+        lesson: bool,
+        snapshot: &crate::pr::Snapshot,
+    ) {
+        use crate::review::{HeldBack, HoldReason};
+        for a in &mut self.run.aspects {
+            let Some(i) = a.findings.iter().position(|f| f.id == id) else {
+                continue;
+            };
+            let finding = a.findings.remove(i);
+            a.held_back.push(HeldBack {
+                finding,
+                held_back: HoldReason::Dismissed {
+                    dismissed: id.to_owned(),
+                    matched: "id".to_owned(),
+                    reason: reason.to_owned(),
+                    lesson,
+                },
+            });
+        }
+        self.agg = aggregate(&self.run, snapshot, &self.prior, &self.request);
+        (self.body, self.condensed, self.full_chars) = fitted_body(&self.run, &self.agg);
+    }
+
+    /// The held-back findings, for the review pane: `PS-… aspect file:line — why`.
+    pub fn held_back_rows(&self) -> Vec<String> {
+        self.run
+            .held_back()
+            .map(|h| {
+                let f = &h.finding;
+                let at = f.line.map_or(String::new(), |l| format!(":{l}"));
+                format!(
+                    "{} {} {}{at} — {}",
+                    f.id,
+                    f.aspect,
+                    one_line(&f.file),
+                    h.held_back.said()
+                )
+            })
+            .collect()
     }
 
     /// The size of the body as a draft holds it (lines joined, no final newline).
@@ -472,6 +529,7 @@ mod tests {
             cancelled: false,
             prices: None,
             aspects,
+            context: Default::default(),
         }
     }
 
@@ -543,6 +601,8 @@ mod tests {
             calls: 1,
             diff: None,
             note: None,
+            held_back: Vec::new(),
+            verification: None,
         };
         let run = run_of(vec![aspect]);
         let snapshot = crate::source::Fixture::parse(

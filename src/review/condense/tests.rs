@@ -49,6 +49,8 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
             calls: 1,
             diff: None,
             note: None,
+            held_back: vec![],
+            verification: None,
         })
         .collect();
     ReviewRun {
@@ -62,6 +64,7 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
         cancelled: false,
         aspects,
         prices: None,
+        context: Default::default(),
     }
 }
 
