@@ -903,6 +903,8 @@ mod tests {
             message: msg.into(),
             suggested_fix: None,
             outside_diff: false,
+            rule: None,
+            verified: None,
         }
     }
 

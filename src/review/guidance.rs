@@ -168,8 +168,19 @@ pub fn select(files: &[BaseFile], pr: &PrMeta, settings: &ReviewSettings) -> Gui
             continue;
         }
         let (text, cut) = cut_at_line(body, left);
+        if text.trim().is_empty() {
+            // Not even its first line fits: left out whole, never an empty block.
+            read.note = Some(format!(
+                "left out: the guidance budget ({} characters) was used up",
+                settings.guidance_budget_chars
+            ));
+            out.read.push(read);
+            left = 0;
+            continue;
+        }
         let n = text.chars().count();
-        left -= n;
+        // A file cut to the budget uses it up: no later file gets a stray first line.
+        left = if cut { 0 } else { left - n };
         read.included_chars = n;
         read.applied = true;
         let mut given = text.to_owned();

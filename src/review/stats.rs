@@ -302,7 +302,7 @@ mod tests {
         assert_eq!(percent(tests.kept_rate), "33%");
         let md = s.markdown(Some("2026-11-01"));
         assert!(md.contains("## Precision — acme/rivet (since 2026-11-01)"), "{md}");
-        assert!(md.contains("| Perf | 4 | 2 (1) | 50% | 1 | 0 | 2 | 1 | 50% | 0 | 0 | 1 | 2000 |"), "{md}");
+        assert!(md.contains("| Performance | 4 | 2 (1) | 50% | 1 | 0 | 2 | 1 | 50% | 0 | 0 | 1 | 2000 |"), "{md}");
         assert!(md.contains("| **All** | 7 | 3 (1) | 43% | 1 | 1 | 3 | 1 | 33% | 1 | 1 | 1 | 1833 |"), "{md}");
         // Nothing in the window: no rates, no division by zero.
         let empty = compute("acme/rivet", &decisions, &spend, i64::MAX);

@@ -533,6 +533,82 @@ mod tests {
         }
     }
 
+    fn demo_snapshot() -> crate::pr::Snapshot {
+        crate::source::Fixture::parse(crate::source::DEMO_FIXTURE, std::path::Path::new("demo"))
+            .and_then(|f| f.into_snapshot_at(0))
+            .unwrap_or_else(|e| panic!("demo: {e}"))
+    }
+
+    fn finding(message: &str, line: u32) -> crate::review::findings::Finding {
+        use crate::review::findings::{Finding, Severity, finding_id};
+        Finding {
+            id: finding_id(Aspect::Correctness, "src/client/retry.rs", message),
+            aspect: Aspect::Correctness,
+            severity: Severity::Important,
+            file: "src/client/retry.rs".into(),
+            line: Some(line),
+            message: message.into(),
+            suggested_fix: None,
+            outside_diff: false,
+            rule: None,
+            verified: None,
+        }
+    }
+
+    #[test]
+    fn a_finding_dismissed_in_the_picker_leaves_the_body_and_is_listed_as_held_back() {
+        let mut aspect = crate::review::AspectOutcome::new(
+            Aspect::Correctness,
+            crate::review::AspectState::Done,
+            None,
+        );
+        aspect.findings = vec![
+            finding("The retry loop never stops on 429.", 41),
+            finding("No jitter in the backoff.", 29),
+        ];
+        let (gone, kept) = (aspect.findings[0].clone(), aspect.findings[1].clone());
+        let snapshot = demo_snapshot();
+        let mut c = Composed::new(
+            run_of(vec![aspect]),
+            &snapshot,
+            PriorReviews::default(),
+            AggregateRequest::default(),
+        );
+        assert!(c.body.contains(&gone.message));
+        c.dismiss(&gone.id, "bounded by the caller's deadline", false, &snapshot);
+        assert!(!c.body.contains(&gone.message), "{}", c.body);
+        assert!(c.body.contains(&kept.message));
+        assert!(c.body.contains("**Held back:** 1 — 1 dismissed by the maintainer"));
+        assert_eq!(c.finding_rows().len(), 1);
+        assert_eq!(
+            c.held_back_rows(),
+            vec![format!(
+                "{} correctness src/client/retry.rs:41 — dismissed: bounded by the caller's deadline",
+                gone.id
+            )]
+        );
+    }
+
+    #[test]
+    fn the_mode_line_says_when_the_budget_stopped_the_run() {
+        let mut v = RunView::new(1, false);
+        let mut run = run_of(vec![]);
+        run.context.budget = Some(crate::review::run::BudgetReport {
+            max_input_tokens: Some(10),
+            stopped: Some("the next call would send ~1,200 input tokens".into()),
+            ..Default::default()
+        });
+        v.apply(&ReviewEvent::Finished(Box::new(run)));
+        assert!(
+            v.progress().ends_with(
+                "stopped by the budget: the next call would send ~1,200 input tokens \
+                 (incomplete, not postable)"
+            ),
+            "{}",
+            v.progress()
+        );
+    }
+
     #[test]
     fn size_line_says_when_the_review_was_condensed() {
         let run = run_of(vec![]);
@@ -586,6 +662,8 @@ mod tests {
                     message,
                     suggested_fix: None,
                     outside_diff: false,
+                    rule: None,
+                    verified: None,
                 }
             })
             .collect();

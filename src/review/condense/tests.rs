@@ -22,6 +22,8 @@ fn finding(aspect: Aspect, severity: Severity, file: &str, line: u32, msg: Strin
         message: msg,
         suggested_fix: None,
         outside_diff: false,
+        rule: None,
+        verified: None,
     }
 }
 
