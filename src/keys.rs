@@ -206,7 +206,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
     (
         KeyCommand::Dismiss,
         "dismiss",
-        &["X"],
+        &["D"],
         "dismiss the selected finding with a reason: never proposed again on this PR",
     ),
     (

@@ -64,7 +64,7 @@ pub struct ReviewDesk {
     pub progress: Option<String>,
     /// The prepared run's earlier reviews and request, until it finishes.
     pending: Option<(PriorReviews, AggregateRequest)>,
-    /// `X`/`L` asked for a reason: the finding and whether it is a repository lesson (the
+    /// `D`/`L` asked for a reason: the finding and whether it is a repository lesson (the
     /// reason is typed in the prompt line).
     pub dismissing: Option<(String, bool)>,
     /// The body of the post on its way (what was kept, edited or dropped is recorded once it
@@ -597,7 +597,7 @@ impl ReviewDesk {
         self.refresh_progress();
     }
 
-    /// `X` (`lesson`: `L`): asks for the reason of dismissing the selected finding.
+    /// `D` (`lesson`: `L`): asks for the reason of dismissing the selected finding.
     fn ask_dismiss(&mut self, lesson: bool, ctx: &mut Ctx<'_>) {
         let Some(c) = self.composed.as_ref().filter(|_| self.pane == Pane::Review) else {
             ctx.say("no findings to dismiss: v shows the review, Tab then j/k picks one");
@@ -636,7 +636,7 @@ impl ReviewDesk {
             return;
         };
         if reason.is_empty() {
-            ctx.say("not dismissed: a dismissal needs its reason (X, type it, Enter)");
+            ctx.say("not dismissed: a dismissal needs its reason (D, type it, Enter)");
             return;
         }
         let edited = self.draft.as_ref().is_some_and(|d| d.edited);

@@ -128,7 +128,7 @@ pub(super) fn draw_review(
         let rows = c.finding_rows();
         lines.push(Line::styled(
             format!(
-                "Findings ({}) — Tab then j/k to pick, a marks addressed, X dismisses, L makes a lesson:",
+                "Findings ({}) — Tab then j/k to pick, a marks addressed, D dismisses, L makes a lesson:",
                 rows.len()
             ),
             theme.group,
