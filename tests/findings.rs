@@ -195,7 +195,8 @@ const REWORDED: [&str; 3] = [
     "Retrying on 429 loops forever because max_attempts is never checked against attempt in with_retry.",
     "An endless retry loop: on 429, with_retry does not stop when attempt reaches max_attempts.",
 ];
-const OTHER: &str = "Jitter is missing from the backoff delay: clients retry in lockstep after an outage.";
+const OTHER: &str =
+    "Jitter is missing from the backoff delay: clients retry in lockstep after an outage.";
 
 /// `pr-shepherd ARGS` against `model`, hermetic.
 async fn run(env: &TestEnv, model: &Model, args: &[&str]) -> std::process::Output {
@@ -244,15 +245,18 @@ fn held_back(v: &Value) -> Vec<Value> {
 }
 
 fn outbox_body(env: &TestEnv, pr: u64) -> String {
-    let path = env.state().join(format!("acme-rivet/{pr}/outbox/comment.json"));
-    let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap_or_default())
-        .unwrap_or(Value::Null);
+    let path = env
+        .state()
+        .join(format!("acme-rivet/{pr}/outbox/comment.json"));
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap_or_default()).unwrap_or(Value::Null);
     v["body"].as_str().unwrap_or_default().to_owned()
 }
 
 /// The visible part of a posted body (before the hidden metadata).
 fn visible(body: &str) -> &str {
-    body.find("<!-- pr-shepherd:meta").map_or(body, |i| &body[..i])
+    body.find("<!-- pr-shepherd:meta")
+        .map_or(body, |i| &body[..i])
 }
 
 #[tokio::test]
@@ -260,7 +264,12 @@ async fn a_dismissed_finding_stays_out_of_the_next_three_reviews_also_reworded()
     for wire in WIRES {
         let env = TestEnv::new();
         let fx = fixture(&env, "pr.json", |_| {});
-        let model = Model::start(wire, vec![retry_loop(FIRST, 41), retry_loop(OTHER, 29)], no_verdicts()).await;
+        let model = Model::start(
+            wire,
+            vec![retry_loop(FIRST, 41), retry_loop(OTHER, 29)],
+            no_verdicts(),
+        )
+        .await;
         let first = review_json(&run(&env, &model, &["review", &fx, "--format", "json"]).await);
         let id = first["findings"]
             .as_array()
@@ -272,18 +281,40 @@ async fn a_dismissed_finding_stays_out_of_the_next_three_reviews_also_reworded()
             .to_owned();
         let out = plain(
             &env,
-            &["finding", "dismiss", &fx, &id, "--reason", "the loop is bounded by the caller's timeout"],
+            &[
+                "finding",
+                "dismiss",
+                &fx,
+                &id,
+                "--reason",
+                "the loop is bounded by the caller's timeout",
+            ],
         );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
         // The same wording, then three rewordings on nearby lines: each held back, never posted.
-        for (i, message) in [FIRST, REWORDED[0], REWORDED[1], REWORDED[2]].iter().enumerate() {
-            model.answer_with(vec![retry_loop(message, 41 + i as u32), retry_loop(OTHER, 29)]);
+        for (i, message) in [FIRST, REWORDED[0], REWORDED[1], REWORDED[2]]
+            .iter()
+            .enumerate()
+        {
+            model.answer_with(vec![
+                retry_loop(message, 41 + i as u32),
+                retry_loop(OTHER, 29),
+            ]);
             model.forget_prompts();
             let v = review_json(
-                &run(&env, &model, &["review", &fx, "--all", "--post", "--format", "json"]).await,
+                &run(
+                    &env,
+                    &model,
+                    &["review", &fx, "--all", "--post", "--format", "json"],
+                )
+                .await,
             );
-            assert_eq!(messages(&v), vec![OTHER.to_owned()], "{wire:?} review {i}: {v}");
+            assert_eq!(
+                messages(&v),
+                vec![OTHER.to_owned()],
+                "{wire:?} review {i}: {v}"
+            );
             let held = held_back(&v);
             assert_eq!(held.len(), 1, "{wire:?} review {i}: {v}");
             assert_eq!(held[0]["message"], *message);
@@ -292,14 +323,22 @@ async fn a_dismissed_finding_stays_out_of_the_next_three_reviews_also_reworded()
             let matched = if i == 0 { "id" } else { "fingerprint" };
             assert_eq!(held[0]["heldBack"]["matched"], matched, "{v}");
             let body = outbox_body(&env, 482);
-            assert!(!body.contains(message), "{wire:?}: posted a dismissed finding:\n{body}");
+            assert!(
+                !body.contains(message),
+                "{wire:?}: posted a dismissed finding:\n{body}"
+            );
             assert!(visible(&body).contains(OTHER), "{body}");
-            assert!(visible(&body).contains("**Held back:** 1 — 1 dismissed"), "{body}");
+            assert!(
+                visible(&body).contains("**Held back:** 1 — 1 dismissed"),
+                "{body}"
+            );
             // The aspects were told it was dismissed, as data.
             let prompts = model.prompts();
             assert!(
-                prompts.iter().any(|p| p.contains("BEGIN dismissed-on-this-pr>>>")
-                    && p.contains("the loop is bounded by the caller's timeout")),
+                prompts
+                    .iter()
+                    .any(|p| p.contains("BEGIN dismissed-on-this-pr>>>")
+                        && p.contains("the loop is bounded by the caller's timeout")),
                 "{wire:?}"
             );
         }
@@ -312,12 +351,17 @@ async fn a_repository_lesson_reaches_another_pr_of_the_repository_and_not_anothe
         let env = TestEnv::new();
         let fx = fixture(&env, "pr.json", |_| {});
         let sibling = fixture(&env, "sibling.json", |v| v["pr"]["number"] = json!(483));
-        let elsewhere = fixture(&env, "elsewhere.json", |v| v["pr"]["owner"] = json!("zenith"));
+        let elsewhere = fixture(&env, "elsewhere.json", |v| {
+            v["pr"]["owner"] = json!("zenith")
+        });
         let model = Model::start(wire, vec![retry_loop(FIRST, 41)], no_verdicts()).await;
         let first = review_json(&run(&env, &model, &["review", &fx, "--format", "json"]).await);
         let id = first["findings"][0]["id"].as_str().unwrap().to_owned();
         let reason = "LESSON-MARKER retries are bounded by the request deadline";
-        let out = plain(&env, &["finding", "dismiss", &fx, &id, "--reason", reason, "--repo"]);
+        let out = plain(
+            &env,
+            &["finding", "dismiss", &fx, &id, "--reason", reason, "--repo"],
+        );
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
         let listed = plain(&env, &["lessons", "list", "acme/rivet", "--format", "json"]);
@@ -328,7 +372,9 @@ async fn a_repository_lesson_reaches_another_pr_of_the_repository_and_not_anothe
         let prompts = model.prompts();
         assert_eq!(prompts.len(), 6, "{wire:?}");
         for p in &prompts {
-            let open = p.find("BEGIN repository-lessons>>>").unwrap_or_else(|| panic!("{wire:?}: no lessons block"));
+            let open = p
+                .find("BEGIN repository-lessons>>>")
+                .unwrap_or_else(|| panic!("{wire:?}: no lessons block"));
             let close = open + p[open..].find("END>>>").unwrap();
             assert!(p[open..close].contains("LESSON-MARKER"), "{wire:?}");
         }
@@ -337,7 +383,12 @@ async fn a_repository_lesson_reaches_another_pr_of_the_repository_and_not_anothe
 
         model.forget_prompts();
         let v = review_json(&run(&env, &model, &["review", &elsewhere, "--format", "json"]).await);
-        assert!(model.prompts().iter().all(|p| !p.contains("LESSON-MARKER") && !p.contains("repository-lessons")));
+        assert!(
+            model
+                .prompts()
+                .iter()
+                .all(|p| !p.contains("LESSON-MARKER") && !p.contains("repository-lessons"))
+        );
         assert_eq!(messages(&v), vec![FIRST.to_owned()]);
 
         // Dropped, it reaches no prompt.
@@ -345,7 +396,10 @@ async fn a_repository_lesson_reaches_another_pr_of_the_repository_and_not_anothe
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         model.forget_prompts();
         review_json(&run(&env, &model, &["review", &sibling, "--format", "json"]).await);
-        assert!(model.prompts().iter().all(|p| !p.contains("LESSON-MARKER")), "{wire:?}");
+        assert!(
+            model.prompts().iter().all(|p| !p.contains("LESSON-MARKER")),
+            "{wire:?}"
+        );
     }
 }
 
@@ -361,9 +415,14 @@ async fn guidance_comes_from_the_base_branch_fenced_and_never_from_the_pr() {
         let read = v["guidance"].as_array().cloned().unwrap_or_default();
         assert_eq!(read.len(), 1, "{v}");
         assert_eq!(read[0]["path"], "AGENTS.md");
-        assert_eq!(read[0]["commit"], "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d");
+        assert_eq!(
+            read[0]["commit"],
+            "1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d"
+        );
         for p in model.prompts() {
-            let open = p.find("BEGIN guidance AGENTS.md>>>").unwrap_or_else(|| panic!("{wire:?}: not fenced"));
+            let open = p
+                .find("BEGIN guidance AGENTS.md>>>")
+                .unwrap_or_else(|| panic!("{wire:?}: not fenced"));
             let close = open + p[open..].find("END>>>").unwrap();
             assert!(p[open..close].contains("BASE-RULE-MARKER"));
         }
@@ -401,8 +460,14 @@ async fn a_finding_repeating_a_coderabbit_thread_is_marked_and_not_posted() {
                 }]
             }));
         });
-        let model = Model::start(wire, vec![retry_loop(FIRST, 41), retry_loop(OTHER, 29)], no_verdicts()).await;
-        let v = review_json(&run(&env, &model, &["review", &fx, "--post", "--format", "json"]).await);
+        let model = Model::start(
+            wire,
+            vec![retry_loop(FIRST, 41), retry_loop(OTHER, 29)],
+            no_verdicts(),
+        )
+        .await;
+        let v =
+            review_json(&run(&env, &model, &["review", &fx, "--post", "--format", "json"]).await);
         assert_eq!(messages(&v), vec![OTHER.to_owned()], "{wire:?}: {v}");
         let held = held_back(&v);
         assert_eq!(held.len(), 1, "{v}");
@@ -413,8 +478,13 @@ async fn a_finding_repeating_a_coderabbit_thread_is_marked_and_not_posted() {
         assert!(!body.contains(FIRST), "{body}");
         assert!(visible(&body).contains("already raised"), "{body}");
         // The thread was given to the aspects, fenced.
-        assert!(model.prompts().iter().all(|p| p.contains("BEGIN other-reviewers>>>")
-            && p.contains("@coderabbitai[bot] on `src/client/retry.rs:40`")));
+        assert!(
+            model
+                .prompts()
+                .iter()
+                .all(|p| p.contains("BEGIN other-reviewers>>>")
+                    && p.contains("@coderabbitai[bot] on `src/client/retry.rs:40`"))
+        );
     }
 }
 
@@ -427,8 +497,14 @@ async fn the_verifier_holds_back_a_finding_whose_evidence_is_not_in_the_diff() {
             ("429", 95, "loop {"),
             ("Jitter", 90, "let delay = jitter(rng.next());"),
         ]);
-        let model = Model::start(wire, vec![retry_loop(FIRST, 41), retry_loop(OTHER, 29)], verdicts).await;
-        let v = review_json(&run(&env, &model, &["review", &fx, "--post", "--format", "json"]).await);
+        let model = Model::start(
+            wire,
+            vec![retry_loop(FIRST, 41), retry_loop(OTHER, 29)],
+            verdicts,
+        )
+        .await;
+        let v =
+            review_json(&run(&env, &model, &["review", &fx, "--post", "--format", "json"]).await);
         assert_eq!(messages(&v), vec![FIRST.to_owned()], "{wire:?}: {v}");
         let held = held_back(&v);
         assert_eq!(held.len(), 1, "{v}");
@@ -462,9 +538,14 @@ async fn a_budget_smaller_than_the_review_stops_it_with_exit_3_and_posts_nothing
         let out = run(&env, &model, &["review", &fx, "--post", "--format", "json"]).await;
         assert_eq!(out.status.code(), Some(3), "{wire:?}: {}", stderr(&out));
         assert!(stderr(&out).contains("budget"), "{}", stderr(&out));
-        assert!(model.prompts().len() < 6, "{wire:?}: the budget did not stop the calls");
         assert!(
-            !env.state().join("acme-rivet/482/outbox/comment.json").exists(),
+            model.prompts().len() < 6,
+            "{wire:?}: the budget did not stop the calls"
+        );
+        assert!(
+            !env.state()
+                .join("acme-rivet/482/outbox/comment.json")
+                .exists(),
             "{wire:?}: a partial review was posted"
         );
         let v = stdout_json(&out);
@@ -488,20 +569,62 @@ fn known_decisions(env: &TestEnv) {
     let lines = [
         d(1, "PS-000000000a", "correctness", "proposed", None),
         d(1, "PS-000000000b", "tests", "proposed", None),
-        d(1, "PS-000000000a", "correctness", "posted", Some("maintainer")),
-        d(1, "PS-000000000a", "correctness", "kept", Some("maintainer")),
+        d(
+            1,
+            "PS-000000000a",
+            "correctness",
+            "posted",
+            Some("maintainer"),
+        ),
+        d(
+            1,
+            "PS-000000000a",
+            "correctness",
+            "kept",
+            Some("maintainer"),
+        ),
         d(1, "PS-000000000b", "tests", "posted", Some("maintainer")),
         d(1, "PS-000000000b", "tests", "kept", Some("maintainer")),
-        d(1, "PS-000000000a", "correctness", "addressed", Some("reply")),
+        d(
+            1,
+            "PS-000000000a",
+            "correctness",
+            "addressed",
+            Some("reply"),
+        ),
         d(2, "PS-000000000c", "correctness", "proposed", None),
         d(2, "PS-000000000d", "correctness", "proposed", None),
-        d(2, "PS-000000000c", "correctness", "posted", Some("maintainer")),
-        d(2, "PS-000000000c", "correctness", "edited", Some("maintainer")),
-        d(2, "PS-000000000d", "correctness", "dropped", Some("maintainer")),
+        d(
+            2,
+            "PS-000000000c",
+            "correctness",
+            "posted",
+            Some("maintainer"),
+        ),
+        d(
+            2,
+            "PS-000000000c",
+            "correctness",
+            "edited",
+            Some("maintainer"),
+        ),
+        d(
+            2,
+            "PS-000000000d",
+            "correctness",
+            "dropped",
+            Some("maintainer"),
+        ),
         d(3, "PS-000000000e", "tests", "proposed", None),
         d(3, "PS-000000000f", "correctness", "proposed", None),
         d(3, "PS-000000000e", "tests", "dismissed", Some("maintainer")),
-        d(3, "PS-000000000f", "correctness", "heldBack", Some("verifier")),
+        d(
+            3,
+            "PS-000000000f",
+            "correctness",
+            "heldBack",
+            Some("verifier"),
+        ),
     ];
     std::fs::write(dir.join("decisions.jsonl"), lines.join("\n") + "\n").unwrap();
 }
@@ -528,4 +651,92 @@ fn stats_over_three_prs_prints_the_rates_of_their_decisions() {
     // Another repository has no decisions.
     let out = plain(&env, &["stats", "zenith/rivet", "--format", "json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+}
+
+// ---- The console: the findings picker ----
+
+use pr_shepherd::ledger::{DecisionKind, Ledger, RepoId};
+use support::console::{coords, open};
+
+#[test]
+fn the_console_dismisses_a_finding_with_its_reason_and_shows_it_held_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 140, 60);
+    h.draw();
+    h.press("r");
+    let composed = h.app.composed().unwrap();
+    let rows = composed.finding_rows();
+    let (id, _) = rows[0].clone();
+    let before = h.app.draft().unwrap().body();
+    assert!(before.contains(&id));
+    h.press("D");
+    h.draw();
+    let screen = h.screen();
+    assert!(
+        screen.contains(&format!("dismiss {id}, reason:")),
+        "{:?} {:?}\n{}",
+        h.app.notice(),
+        h.app.mode(),
+        screen.lines().rev().take(3).collect::<Vec<_>>().join("\n")
+    );
+    h.type_text("covered by the integration tests");
+    h.press("Enter");
+    h.draw();
+    // Recorded with its reason and fingerprint, for every later review of the PR.
+    let ledger = Ledger::new(dir.path());
+    let d = ledger.dismissals(&coords(&h)).unwrap();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].finding, id);
+    assert_eq!(
+        d[0].reason.as_deref(),
+        Some("covered by the integration tests")
+    );
+    assert!(d[0].fingerprint.is_some());
+    // Out of the draft, listed as held back, and the repository's precision is shown.
+    assert!(!h.app.draft().unwrap().body().contains(&id));
+    assert_eq!(
+        h.app.composed().unwrap().finding_rows().len(),
+        rows.len() - 1
+    );
+    let screen = h.screen();
+    assert!(screen.contains("Held back (1), not posted:"), "{screen}");
+    assert!(screen.contains(&format!("{id} correctness")), "{screen}");
+    assert!(
+        h.app.composed().unwrap().held_back_rows()[0]
+            .ends_with("dismissed: covered by the integration tests")
+    );
+    assert!(screen.contains("precision in acme/rivet"), "{screen}");
+
+    // L: a lesson for the repository; Esc or an empty reason dismisses nothing.
+    let (next, _) = h.app.composed().unwrap().finding_rows()[0].clone();
+    h.press("L Esc");
+    h.press("L Enter");
+    assert!(h.app.notice().unwrap().contains("needs its reason"));
+    assert_eq!(ledger.dismissals(&coords(&h)).unwrap().len(), 1);
+    h.press("L");
+    h.type_text("fine in this codebase");
+    h.press("Enter");
+    let repo = RepoId::of(&coords(&h));
+    let lessons = ledger.lessons(&repo).unwrap();
+    assert_eq!(lessons.len(), 1);
+    assert_eq!(lessons[0].finding, next);
+
+    // A post records what the maintainer kept of the composed review.
+    h.press("p y");
+    let kinds: Vec<DecisionKind> = ledger
+        .decisions(&repo)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.kind)
+        .collect();
+    assert!(kinds.contains(&DecisionKind::Proposed), "{kinds:?}");
+    assert!(kinds.contains(&DecisionKind::Kept), "{kinds:?}");
+    assert!(kinds.contains(&DecisionKind::Posted), "{kinds:?}");
+    assert_eq!(
+        kinds
+            .iter()
+            .filter(|k| **k == DecisionKind::Dismissed)
+            .count(),
+        2
+    );
 }

@@ -27,7 +27,9 @@ pub(super) async fn run(ctx: &Context, cmd: FindingCommand) -> Result<(), CliErr
     } = cmd;
     let reason = reason.trim().to_owned();
     if reason.is_empty() {
-        return Err(CliError::usage("--reason is empty: say why it is dismissed"));
+        return Err(CliError::usage(
+            "--reason is empty: say why it is dismissed",
+        ));
     }
     if reason.chars().count() > MAX_REASON_CHARS {
         return Err(CliError::usage(format!(

@@ -69,7 +69,8 @@ async fn review_fixture(
     let fixture_base = fixture.pr.base_sha.clone();
     let recorded_base = fixture.base_files.clone();
     let snapshot = super::load_snapshot(ctx, Target::Fixture(fixture), args.step).await?;
-    let base_files = crate::source::base_files_at(&recorded_base, &fixture_base, &snapshot.pr.base_sha);
+    let base_files =
+        crate::source::base_files_at(&recorded_base, &fixture_base, &snapshot.pr.base_sha);
     let team = match policy::membership(snapshot.pr.author.association, &cfg) {
         policy::Membership::Team => Some(true),
         policy::Membership::Community => Some(false),
@@ -548,8 +549,13 @@ pub(crate) async fn execute(
     report_post(&outcome, &fitted);
     // What became of the findings: addressed since the last review, posted.
     let now = chrono::Utc::now().timestamp();
-    let mut decisions =
-        crate::review::outcome::addressed_decisions(&run, &agg, &prepared.prior, coords.number, now);
+    let mut decisions = crate::review::outcome::addressed_decisions(
+        &run,
+        &agg,
+        &prepared.prior,
+        coords.number,
+        now,
+    );
     if outcome.posted.is_some() {
         decisions.extend(crate::review::outcome::post_decisions(
             &run,

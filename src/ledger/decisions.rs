@@ -156,22 +156,16 @@ mod tests {
         let mut d = Decision::new(1, 7, "PS-0000000001", "perf", DecisionKind::Dismissed);
         d.reason = Some("intended".into());
         d.fingerprint = Some(Fingerprint::of("perf", "a.rs", Some(3), "slow loop here"));
-        let other_pr = Decision {
-            pr: 8,
-            ..d.clone()
-        };
+        let other_pr = Decision { pr: 8, ..d.clone() };
         let proposed = Decision::new(1, 7, "PS-0000000002", "perf", DecisionKind::Proposed);
         l.record_decisions(&RepoId::of(&pr), &[d.clone(), other_pr, proposed])
             .unwrap();
         assert_eq!(l.dismissals(&pr).unwrap(), [d]);
         assert!(l.dismissals(&coords("other", 7)).unwrap().is_empty());
         assert_eq!(l.decisions(&RepoId::of(&pr)).unwrap().len(), 3);
-        let text = std::fs::read_to_string(
-            l.repo_dir(&RepoId::of(&pr))
-                .unwrap()
-                .join(DECISIONS_FILE),
-        )
-        .unwrap();
+        let text =
+            std::fs::read_to_string(l.repo_dir(&RepoId::of(&pr)).unwrap().join(DECISIONS_FILE))
+                .unwrap();
         assert!(text.starts_with(r#"{"at":1,"pr":7,"finding":"PS-0000000001","aspect":"perf","kind":"dismissed","reason":"intended","fingerprint":{"#), "{text}");
     }
 }

@@ -87,9 +87,11 @@ mod tests {
             cost,
             aspects: BTreeMap::new(),
         };
-        l.record_spend(&r, &run("2026-12-01", 100, Some(0.5))).unwrap();
+        l.record_spend(&r, &run("2026-12-01", 100, Some(0.5)))
+            .unwrap();
         l.record_spend(&r, &run("2026-12-01", 50, None)).unwrap();
-        l.record_spend(&r, &run("2026-12-02", 1000, Some(9.0))).unwrap();
+        l.record_spend(&r, &run("2026-12-02", 1000, Some(9.0)))
+            .unwrap();
         let d = l.spent_on(&r, "2026-12-01").unwrap();
         assert_eq!((d.input_tokens, d.runs), (150, 2));
         assert!((d.cost - 0.5).abs() < 1e-9);

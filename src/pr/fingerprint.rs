@@ -104,12 +104,13 @@ const STOP_WORDS: &[&str] = &[
     "about", "above", "after", "again", "all", "also", "and", "any", "are", "because", "been",
     "before", "being", "but", "can", "cannot", "could", "does", "doing", "each", "either", "else",
     "even", "ever", "every", "for", "from", "had", "has", "have", "here", "how", "into", "its",
-    "itself", "just", "may", "might", "more", "most", "much", "must", "need", "needs", "not", "now",
-    "off", "once", "one", "only", "other", "our", "out", "over", "own", "per", "please", "same",
-    "should", "since", "some", "such", "than", "that", "the", "their", "them", "then", "there",
-    "these", "they", "this", "those", "through", "too", "under", "until", "upon", "use", "used",
-    "uses", "using", "very", "was", "way", "were", "what", "when", "where", "whether", "which",
-    "while", "who", "why", "will", "with", "within", "without", "would", "yet", "you", "your",
+    "itself", "just", "may", "might", "more", "most", "much", "must", "need", "needs", "not",
+    "now", "off", "once", "one", "only", "other", "our", "out", "over", "own", "per", "please",
+    "same", "should", "since", "some", "such", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "those", "through", "too", "under", "until", "upon", "use",
+    "used", "uses", "using", "very", "was", "way", "were", "what", "when", "where", "whether",
+    "which", "while", "who", "why", "will", "with", "within", "without", "would", "yet", "you",
+    "your",
 ];
 
 /// The key terms of a message (see the module docs).
@@ -180,7 +181,10 @@ mod tests {
 
     #[test]
     fn a_reworded_repetition_matches_and_a_different_point_does_not() {
-        let first = fp(Some(41), "The retry loop never stops on HTTP 429 responses.");
+        let first = fp(
+            Some(41),
+            "The retry loop never stops on HTTP 429 responses.",
+        );
         for same in [
             "Retrying on 429 never stops: the loop has no bound.",
             "retry loop: 429 responses retried forever (never stops)",

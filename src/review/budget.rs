@@ -167,7 +167,11 @@ impl Budget {
 
     /// The report for the run (`None` without caps).
     pub fn report(&self) -> Option<BudgetReport> {
-        let r = self.report.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let r = self
+            .report
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
         Budget::has_caps(&r).then_some(r)
     }
 }
@@ -194,7 +198,10 @@ mod tests {
         let first = b.reserve(2_000).unwrap(); // 500 tokens
         let second = b.reserve(1_600).unwrap(); // 400, in flight together: 900
         let why = b.reserve(800).unwrap_err(); // +200 > 1000
-        assert!(why.starts_with("the run's budget of 1000 input tokens"), "{why}");
+        assert!(
+            why.starts_with("the run's budget of 1000 input tokens"),
+            "{why}"
+        );
         b.settle(first, Some(&usage(100)));
         b.settle(second, None);
         // Stopped is stopped, even with room now.
@@ -216,7 +223,10 @@ mod tests {
             },
         );
         let why = b.reserve(800).unwrap_err();
-        assert!(why.contains("daily budget") && why.contains("earlier runs today"), "{why}");
+        assert!(
+            why.contains("daily budget") && why.contains("earlier runs today"),
+            "{why}"
+        );
         let priced = ReviewSettings {
             max_cost: Some(0.01),
             prices: Some(Prices {

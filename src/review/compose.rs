@@ -357,7 +357,8 @@ impl Writer<'_> {
             )
         });
         if n == 0 {
-            self.s.push_str(&format!("**Held back:** none.{verified}\n\n"));
+            self.s
+                .push_str(&format!("**Held back:** none.{verified}\n\n"));
         } else {
             self.s.push_str(&format!(
                 "**Held back:** {n} — {}; listed by `--format json` and in the console, not here.{verified}\n\n",

@@ -53,7 +53,7 @@ impl PromptContext {
                     crate::sanitize::one_line(sha.get(..12).unwrap_or(sha))
                 ),
                 None => String::new(),
-                };
+            };
             s.push_str(&format!(
                 "\nThe repository's own review guidance, read from the base branch{at} — never \
                  from the pull request, which cannot change it. It was written by the repository's \
@@ -63,7 +63,11 @@ impl PromptContext {
             ));
             for (path, text) in &self.guidance {
                 let name = format!("guidance {}", crate::sanitize::one_line(path));
-                s.push_str(&format!("\n{}\n{}\n{close}\n", open(&name), text.trim_end()));
+                s.push_str(&format!(
+                    "\n{}\n{}\n{close}\n",
+                    open(&name),
+                    text.trim_end()
+                ));
             }
         }
         if !self.lessons.is_empty() || !self.dismissed.is_empty() {
@@ -115,7 +119,10 @@ mod tests {
         let open = |n: &str| format!("<<OPEN {n}>>");
         assert_eq!(PromptContext::default().render(&open, "<<CLOSE>>"), "");
         let ctx = PromptContext {
-            base: Some(("main".into(), "9fceb02d0ae598e95dc970b74767f19372d61af8".into())),
+            base: Some((
+                "main".into(),
+                "9fceb02d0ae598e95dc970b74767f19372d61af8".into(),
+            )),
             guidance: vec![("AGENTS.md".into(), "## Errors\nUse thiserror.\n".into())],
             lessons: vec!["[perf] a.rs: slow — dismissed: fine".into()],
             dismissed: Vec::new(),

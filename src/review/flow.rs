@@ -330,10 +330,7 @@ impl PreparedReview {
                     .collect(),
             },
         )?;
-        l.record_decisions(
-            &repo,
-            &run_decisions(run, coords.number, now.timestamp()),
-        )
+        l.record_decisions(&repo, &run_decisions(run, coords.number, now.timestamp()))
     }
 }
 

@@ -66,7 +66,10 @@ pub fn remarks(snapshot: &Snapshot, identity: &str) -> Vec<Remark> {
         }
         let (path, line) = match item {
             Item::Thread(t) if t.resolved => continue,
-            Item::Thread(t) => (Some(strip_untrusted(&t.path).text), t.line.or(t.original_line)),
+            Item::Thread(t) => (
+                Some(strip_untrusted(&t.path).text),
+                t.line.or(t.original_line),
+            ),
             _ => (None, None),
         };
         let text = one_line(&strip_untrusted(body).text);
@@ -153,12 +156,21 @@ mod tests {
         let mut hidden = comment("IC_3", "spammer", "buy now");
         hidden.minimized = true;
         let s = snapshot(vec![
-            thread("PRRT_1", "coderabbitai[bot]", "The retry loop never stops on 429.", false),
+            thread(
+                "PRRT_1",
+                "coderabbitai[bot]",
+                "The retry loop never stops on 429.",
+                false,
+            ),
             thread("PRRT_2", "ann", "Resolved already.", true),
             Item::Comment(comment("IC_1", "pr-shepherd", "## PR Shepherd Review\n…")),
             Item::Comment(comment("IC_2", "bob", "@pr-shepherd /review all")),
             Item::Comment(hidden),
-            Item::Comment(comment("IC_4", "carol", "Please add a changelog entry\u{200b}.")),
+            Item::Comment(comment(
+                "IC_4",
+                "carol",
+                "Please add a changelog entry\u{200b}.",
+            )),
             Item::Comment(comment("IC_5", "dave", "   ")),
         ]);
         let r = remarks(&s, "pr-shepherd");
@@ -185,6 +197,9 @@ mod tests {
         assert!(r.len() <= MAX_REMARKS);
         let total: usize = r.iter().map(|x| x.excerpt.chars().count()).sum();
         assert!(total <= OTHERS_BUDGET_CHARS + r.len(), "{total}");
-        assert!(r.iter().all(|x| x.excerpt.chars().count() <= MAX_EXCERPT_CHARS + 1));
+        assert!(
+            r.iter()
+                .all(|x| x.excerpt.chars().count() <= MAX_EXCERPT_CHARS + 1)
+        );
     }
 }

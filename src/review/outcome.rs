@@ -263,16 +263,27 @@ mod tests {
         let kinds: Vec<DecisionKind> = d.iter().map(|d| d.kind).collect();
         assert_eq!(
             kinds,
-            [DecisionKind::Proposed, DecisionKind::Proposed, DecisionKind::HeldBack]
+            [
+                DecisionKind::Proposed,
+                DecisionKind::Proposed,
+                DecisionKind::HeldBack
+            ]
         );
         assert_eq!(d[0].tokens, Some(500));
         assert_eq!(d[2].by.as_deref(), Some("others"));
-        assert_eq!(d[2].reason.as_deref(), Some("already raised by @coderabbitai[bot]"));
+        assert_eq!(
+            d[2].reason.as_deref(),
+            Some("already raised by @coderabbitai[bot]")
+        );
     }
 
     #[test]
     fn a_console_post_keeps_edits_and_drops() {
-        let (a, b, c) = (finding("Slow one."), finding("Slow two."), finding("Slow three."));
+        let (a, b, c) = (
+            finding("Slow one."),
+            finding("Slow two."),
+            finding("Slow three."),
+        );
         let r = run(vec![a.clone(), b.clone(), c.clone()], Vec::new());
         let agg = crate::review::compose::first_review(&r);
         let composed = crate::review::compose::markdown(&r, &agg);
@@ -284,7 +295,10 @@ mod tests {
             .join("\n");
         let d = post_decisions(&r, &agg, &composed, &edited, true, 1, 5);
         let of = |id: &str| -> Vec<DecisionKind> {
-            d.iter().filter(|x| x.finding == id).map(|x| x.kind).collect()
+            d.iter()
+                .filter(|x| x.finding == id)
+                .map(|x| x.kind)
+                .collect()
         };
         assert_eq!(of(&a.id), [DecisionKind::Posted, DecisionKind::Kept]);
         assert_eq!(of(&b.id), [DecisionKind::Posted, DecisionKind::Edited]);

@@ -365,10 +365,9 @@ impl RunPrompts {
             hidden_chars,
             html_comments,
         );
-        data.push_str(&context.render(
-            &|name| fence_open(&boundary, name),
-            &fence_close(&boundary),
-        ));
+        data.push_str(
+            &context.render(&|name| fence_open(&boundary, name), &fence_close(&boundary)),
+        );
         RunPrompts {
             system: prompts.playbook.trim_end().to_owned(),
             data,

@@ -388,7 +388,8 @@ impl ReviewRun {
 
     /// True when any aspect failed or timed out, or the budget stopped the run.
     pub fn is_incomplete(&self) -> bool {
-        self.aspects.iter().any(AspectOutcome::is_incomplete) || self.context.budget_stop().is_some()
+        self.aspects.iter().any(AspectOutcome::is_incomplete)
+            || self.context.budget_stop().is_some()
     }
 
     /// Every held-back finding, aspect by aspect.

@@ -18,16 +18,16 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::aspect::Aspect;
+use super::extras::RunExtras;
 use super::findings::parse_reply;
 use super::llm::{CallEvents, Completion, LlmClient, LlmError};
-use super::extras::RunExtras;
 use super::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
 use super::run::{
     AspectOutcome, AspectState, HeldBack, ReviewRun, RunContext, Unconfirmed, VerificationReport,
     new_run_id,
 };
-use super::verify::{self, VerifySetup};
 use super::settings::ReviewSettings;
+use super::verify::{self, VerifySetup};
 use crate::pr::PrMeta;
 
 /// Progress of a run, one value per state change of an aspect (plus `Running` ticks about once a
@@ -529,7 +529,8 @@ impl Job {
             events: &self.events,
         };
         // The budget is checked before the call, at the call's estimated size.
-        let chars = prompt.system.len() + prompt.data.len() + prompt.diff_text.len() + prompt.task.len();
+        let chars =
+            prompt.system.len() + prompt.data.len() + prompt.diff_text.len() + prompt.task.len();
         let place = match self.extras.budget.reserve(chars) {
             Ok(p) => p,
             Err(why) => return Ended::Budget(why),
@@ -576,21 +577,23 @@ impl Job {
         }
         for call in &plan {
             let ended = match &setup.recorded {
-                Some(rec) => match verify::recorded(rec, self.aspect, call.prompt.chunk, usize::MAX) {
-                    Some(a) => Ended::Answer(Ok(Completion {
-                        text: a.reply.clone(),
-                        tokens: crate::review::llm::TokenUsage {
-                            input: a.input_tokens,
-                            output: a.output_tokens,
-                            ..Default::default()
-                        },
-                        ..Completion::default()
-                    })),
-                    None => Ended::Answer(Err(LlmError::Replay(format!(
-                        "the fixture has no recorded verifier answer (`{}`)",
-                        verify::recording_name(self.aspect)
-                    )))),
-                },
+                Some(rec) => {
+                    match verify::recorded(rec, self.aspect, call.prompt.chunk, usize::MAX) {
+                        Some(a) => Ended::Answer(Ok(Completion {
+                            text: a.reply.clone(),
+                            tokens: crate::review::llm::TokenUsage {
+                                input: a.input_tokens,
+                                output: a.output_tokens,
+                                ..Default::default()
+                            },
+                            ..Completion::default()
+                        })),
+                        None => Ended::Answer(Err(LlmError::Replay(format!(
+                            "the fixture has no recorded verifier answer (`{}`)",
+                            verify::recording_name(self.aspect)
+                        )))),
+                    }
+                }
                 None => self.call_inner(&call.prompt, calls).await,
             };
             let mine: Vec<&crate::review::Finding> =
@@ -618,7 +621,9 @@ impl Job {
                     failed_all(&mine, Unconfirmed::Failed, setup.threshold, Some(why))
                 }
                 Ended::Budget(why) => {
-                    report.error.get_or_insert(format!("stopped by the budget: {why}"));
+                    report
+                        .error
+                        .get_or_insert(format!("stopped by the budget: {why}"));
                     failed_all(&mine, Unconfirmed::Budget, setup.threshold, None)
                 }
                 Ended::Cancelled => failed_all(
@@ -655,7 +660,11 @@ impl Job {
                     report.held_back += 1;
                     out.held_back.push(HeldBack {
                         finding: f,
-                        held_back: verify::not_judged(Unconfirmed::NoVerdict, setup.threshold, None),
+                        held_back: verify::not_judged(
+                            Unconfirmed::NoVerdict,
+                            setup.threshold,
+                            None,
+                        ),
                     });
                 }
             }

@@ -160,7 +160,11 @@ mod tests {
 
     #[test]
     fn dismissed_by_id_or_reworded_and_already_raised_are_held_back() {
-        let dismissed = finding("src/retry.rs", 41, "The retry loop never stops on HTTP 429.");
+        let dismissed = finding(
+            "src/retry.rs",
+            41,
+            "The retry loop never stops on HTTP 429.",
+        );
         let screen = Screen {
             dismissals: vec![Dismissal {
                 finding: dismissed.id.clone(),
@@ -184,10 +188,26 @@ mod tests {
         let mut out = AspectOutcome::new(Aspect::Correctness, AspectState::Done, None);
         out.findings = vec![
             dismissed.clone(),
-            finding("src/retry.rs", 43, "Retrying on 429 never stops: the loop is unbounded."),
-            finding("src/auth.rs", 14, "The token is logged in plain text at debug level."),
-            finding("src/auth.rs", 90, "The token is logged in plain text at debug level."),
-            finding("src/other.rs", 41, "The retry loop never stops on HTTP 429."),
+            finding(
+                "src/retry.rs",
+                43,
+                "Retrying on 429 never stops: the loop is unbounded.",
+            ),
+            finding(
+                "src/auth.rs",
+                14,
+                "The token is logged in plain text at debug level.",
+            ),
+            finding(
+                "src/auth.rs",
+                90,
+                "The token is logged in plain text at debug level.",
+            ),
+            finding(
+                "src/other.rs",
+                41,
+                "The retry loop never stops on HTTP 429.",
+            ),
         ];
         screen.apply(&mut out);
         let said: Vec<String> = out.held_back.iter().map(|h| h.held_back.said()).collect();
@@ -204,6 +224,9 @@ mod tests {
             .iter()
             .map(|f| (f.file.as_str(), f.line))
             .collect();
-        assert_eq!(kept, [("src/auth.rs", Some(90)), ("src/other.rs", Some(41))]);
+        assert_eq!(
+            kept,
+            [("src/auth.rs", Some(90)), ("src/other.rs", Some(41))]
+        );
     }
 }

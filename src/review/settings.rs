@@ -414,7 +414,8 @@ impl ReviewSettings {
                 || p.starts_with('/')
                 || p.contains('\\')
                 || p.chars().any(char::is_control)
-                || p.split('/').any(|seg| seg.is_empty() || seg == "." || seg == "..");
+                || p.split('/')
+                    .any(|seg| seg.is_empty() || seg == "." || seg == "..");
             if bad {
                 return Err(SettingsError::new(
                     "guidance",
@@ -432,14 +433,21 @@ impl ReviewSettings {
             "guidance_budget_chars",
             self.guidance_budget_chars,
         )?;
-        in_range("verify_threshold", "verify_threshold", self.verify_threshold)?;
+        in_range(
+            "verify_threshold",
+            "verify_threshold",
+            self.verify_threshold,
+        )?;
         if let Some(n) = self.max_input_tokens {
             in_range("max_input_tokens", "max_input_tokens", n)?;
         }
         if let Some(n) = self.daily_max_input_tokens {
             in_range("daily_max_input_tokens", "daily_max_input_tokens", n)?;
         }
-        for (key, v) in [("max_cost", self.max_cost), ("daily_max_cost", self.daily_max_cost)] {
+        for (key, v) in [
+            ("max_cost", self.max_cost),
+            ("daily_max_cost", self.daily_max_cost),
+        ] {
             let Some(v) = v else { continue };
             if !(v.is_finite() && v > 0.0) {
                 return Err(SettingsError::new(

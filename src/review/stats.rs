@@ -87,9 +87,7 @@ impl Sets {
             .cloned()
             .collect();
         let posted = set(DecisionKind::Posted);
-        let addressed = set(DecisionKind::Addressed)
-            .intersection(&posted)
-            .count();
+        let addressed = set(DecisionKind::Addressed).intersection(&posted).count();
         let held = |by: &str| self.held.get(by).map_or(0, BTreeSet::len);
         let ratio = |a: f64, b: usize| (b > 0).then(|| a / b as f64);
         Rates {
@@ -271,7 +269,10 @@ mod tests {
         let mut old = d(4, "Z", "perf", Proposed, None);
         old.at = 10;
         v.push(old);
-        (v, vec![spend(1, 3_000, 0), spend(2, 0, 1_000), spend(3, 1_000, 500)])
+        (
+            v,
+            vec![spend(1, 3_000, 0), spend(2, 0, 1_000), spend(3, 1_000, 500)],
+        )
     }
 
     #[test]
@@ -281,29 +282,68 @@ mod tests {
         assert_eq!((s.prs, s.runs), (3, 3));
         let o = &s.overall;
         assert_eq!(
-            (o.proposed, o.kept, o.edited, o.dropped, o.dismissed, o.posted, o.addressed),
+            (
+                o.proposed,
+                o.kept,
+                o.edited,
+                o.dropped,
+                o.dismissed,
+                o.posted,
+                o.addressed
+            ),
             (7, 3, 1, 1, 1, 3, 1)
         );
         assert_eq!(
-            (o.held_back_by_verifier, o.held_back_by_dismissals, o.already_raised),
+            (
+                o.held_back_by_verifier,
+                o.held_back_by_dismissals,
+                o.already_raised
+            ),
             (1, 1, 1)
         );
         assert_eq!(o.kept_rate, Some(3.0 / 7.0));
         assert_eq!(o.addressed_rate, Some(1.0 / 3.0));
         assert_eq!(o.tokens, 5_500);
         assert_eq!(o.tokens_per_kept, Some(5_500.0 / 3.0));
-        let perf = &s.aspects.iter().find(|(a, _)| *a == Aspect::Perf).unwrap().1;
-        assert_eq!((perf.proposed, perf.kept, perf.posted, perf.addressed), (4, 2, 2, 1));
+        let perf = &s
+            .aspects
+            .iter()
+            .find(|(a, _)| *a == Aspect::Perf)
+            .unwrap()
+            .1;
+        assert_eq!(
+            (perf.proposed, perf.kept, perf.posted, perf.addressed),
+            (4, 2, 2, 1)
+        );
         assert_eq!(perf.kept_rate, Some(0.5));
         assert_eq!(perf.addressed_rate, Some(0.5));
         assert_eq!(perf.tokens_per_kept, Some(2_000.0));
-        let tests = &s.aspects.iter().find(|(a, _)| *a == Aspect::Tests).unwrap().1;
-        assert_eq!((tests.proposed, tests.kept, tests.held_back_by_verifier), (3, 1, 1));
+        let tests = &s
+            .aspects
+            .iter()
+            .find(|(a, _)| *a == Aspect::Tests)
+            .unwrap()
+            .1;
+        assert_eq!(
+            (tests.proposed, tests.kept, tests.held_back_by_verifier),
+            (3, 1, 1)
+        );
         assert_eq!(percent(tests.kept_rate), "33%");
         let md = s.markdown(Some("2026-11-01"));
-        assert!(md.contains("## Precision — acme/rivet (since 2026-11-01)"), "{md}");
-        assert!(md.contains("| Performance | 4 | 2 (1) | 50% | 1 | 0 | 2 | 1 | 50% | 0 | 0 | 1 | 2000 |"), "{md}");
-        assert!(md.contains("| **All** | 7 | 3 (1) | 43% | 1 | 1 | 3 | 1 | 33% | 1 | 1 | 1 | 1833 |"), "{md}");
+        assert!(
+            md.contains("## Precision — acme/rivet (since 2026-11-01)"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| Performance | 4 | 2 (1) | 50% | 1 | 0 | 2 | 1 | 50% | 0 | 0 | 1 | 2000 |"
+            ),
+            "{md}"
+        );
+        assert!(
+            md.contains("| **All** | 7 | 3 (1) | 43% | 1 | 1 | 3 | 1 | 33% | 1 | 1 | 1 | 1833 |"),
+            "{md}"
+        );
         // Nothing in the window: no rates, no division by zero.
         let empty = compute("acme/rivet", &decisions, &spend, i64::MAX);
         assert_eq!(empty.overall.kept_rate, None);

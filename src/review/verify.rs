@@ -131,14 +131,18 @@ pub fn parse_verdicts(reply: &str) -> Result<Vec<RawVerdict>, ReplyError> {
             };
             let number = |k: &str| {
                 o.get(k).and_then(|v| {
-                    v.as_f64()
-                        .or_else(|| v.as_str().and_then(|s| s.trim().trim_end_matches('%').parse().ok()))
+                    v.as_f64().or_else(|| {
+                        v.as_str()
+                            .and_then(|s| s.trim().trim_end_matches('%').parse().ok())
+                    })
                 })
             };
             Some(RawVerdict {
                 id: text("id"),
                 file: text("file"),
-                line: number("line").filter(|n| *n >= 1.0 && *n <= f64::from(u32::MAX)).map(|n| n as u32),
+                line: number("line")
+                    .filter(|n| *n >= 1.0 && *n <= f64::from(u32::MAX))
+                    .map(|n| n as u32),
                 message: text("message"),
                 confidence: number("confidence")
                     .filter(|n| n.is_finite())
@@ -209,7 +213,8 @@ pub fn judge(
                     .map(|(i, _)| i)
             };
             let found = pick(&taken, &|v| {
-                v.id.as_deref().is_some_and(|id| id.eq_ignore_ascii_case(&f.id))
+                v.id.as_deref()
+                    .is_some_and(|id| id.eq_ignore_ascii_case(&f.id))
             })
             .or_else(|| {
                 pick(&taken, &|v| match (&v.file, &v.message) {
@@ -242,7 +247,9 @@ pub fn judge(
             let confidence = v.confidence;
             match (confidence, &v.evidence) {
                 (None, _) => held(Unconfirmed::BelowThreshold, None, v.evidence.clone()),
-                (Some(c), e) if c < setup.threshold => held(Unconfirmed::BelowThreshold, Some(c), e.clone()),
+                (Some(c), e) if c < setup.threshold => {
+                    held(Unconfirmed::BelowThreshold, Some(c), e.clone())
+                }
                 (Some(c), None) => held(Unconfirmed::NoEvidence, Some(c), None),
                 (Some(c), Some(e)) => {
                     let patch = setup.patches.get(&f.file).map_or("", String::as_str);
@@ -355,7 +362,10 @@ mod tests {
             Judgement::Confirmed(_) => "confirmed".into(),
         };
         assert_eq!(said(&j[1]), "held back: confidence 40");
-        assert_eq!(said(&j[2]), "held back: its quoted evidence is not in the diff");
+        assert_eq!(
+            said(&j[2]),
+            "held back: its quoted evidence is not in the diff"
+        );
         assert_eq!(said(&j[3]), "held back: the verifier gave no verdict");
         assert!(parse_verdicts("no json").is_err());
     }
@@ -383,8 +393,14 @@ mod tests {
         assert_eq!(calls.len(), 1);
         assert_eq!(calls[0].findings, [0]);
         let p = &calls[0].prompt;
-        assert_eq!(p.diff_text, chunks[0].diff_text, "the cached prefix is the aspect's");
+        assert_eq!(
+            p.diff_text, chunks[0].diff_text,
+            "the cached prefix is the aspect's"
+        );
         assert!(p.task.contains(&shown.id));
-        assert!(p.task.contains(&fence_open(&p.boundary, "findings-to-verify")));
+        assert!(
+            p.task
+                .contains(&fence_open(&p.boundary, "findings-to-verify"))
+        );
     }
 }

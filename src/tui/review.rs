@@ -575,10 +575,18 @@ mod tests {
             AggregateRequest::default(),
         );
         assert!(c.body.contains(&gone.message));
-        c.dismiss(&gone.id, "bounded by the caller's deadline", false, &snapshot);
+        c.dismiss(
+            &gone.id,
+            "bounded by the caller's deadline",
+            false,
+            &snapshot,
+        );
         assert!(!c.body.contains(&gone.message), "{}", c.body);
         assert!(c.body.contains(&kept.message));
-        assert!(c.body.contains("**Held back:** 1 — 1 dismissed by the maintainer"));
+        assert!(
+            c.body
+                .contains("**Held back:** 1 — 1 dismissed by the maintainer")
+        );
         assert_eq!(c.finding_rows().len(), 1);
         assert_eq!(
             c.held_back_rows(),

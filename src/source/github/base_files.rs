@@ -22,7 +22,9 @@ pub fn base_files_query(files: usize, folders: usize) -> String {
     let mut sel = String::new();
     for i in 0..files {
         vars.push(format!("$f{i}: String!"));
-        sel.push_str(&format!("    f{i}: object(expression: $f{i}) {{ {BLOB_FIELDS} }}\n"));
+        sel.push_str(&format!(
+            "    f{i}: object(expression: $f{i}) {{ {BLOB_FIELDS} }}\n"
+        ));
     }
     for i in 0..folders {
         vars.push(format!("$d{i}: String!"));

@@ -41,8 +41,8 @@ use serde_json::Value;
 use thiserror::Error;
 
 pub use auth::{AuthEnv, Credentials, Secret};
-pub use client::{GraphqlError, GraphqlReply, RateLimit, RawResponse};
 pub use base_files::{base_files, base_files_query};
+pub use client::{GraphqlError, GraphqlReply, RateLimit, RawResponse};
 pub use members::is_org_member;
 
 use crate::pr::{PrCoords, Snapshot};

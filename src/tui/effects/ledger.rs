@@ -2,7 +2,7 @@
 //! the unsent thread reply, fixture history steps. Run in order, one at a time, off the UI loop
 //! (see [`super::Effects`]), so a draft saved after a discard is never overtaken by it.
 
-use crate::ledger::{Decision, Draft, KeptText, Ledger, LedgerError, Lesson, RepoId, ReplyDraft};
+use crate::ledger::{Decision, Draft, KeptText, Ledger, LedgerError, Lesson, ReplyDraft, RepoId};
 use crate::pr::{OutboxComment, PrCoords};
 use crate::source::Fixture;
 use crate::tui::app::{Action, SavedDrafts, StepData, later_versions};
@@ -110,10 +110,12 @@ pub fn record_decisions(
     said: String,
 ) -> Action {
     let repo = RepoId::of(pr);
-    let written = ledger.record_decisions(&repo, decisions).and_then(|()| match lesson {
-        Some(l) => ledger.add_lesson(&repo, l),
-        None => Ok(()),
-    });
+    let written = ledger
+        .record_decisions(&repo, decisions)
+        .and_then(|()| match lesson {
+            Some(l) => ledger.add_lesson(&repo, l),
+            None => Ok(()),
+        });
     Action::DecisionsRecorded(written.map(|()| said).map_err(|e| e.to_string()))
 }
 

@@ -127,7 +127,11 @@ pub async fn run(
         mut review, base, ..
     } = p;
     match &base {
-        Base::Recorded(files) => review.read_guidance(BaseSource::Recorded(files.clone())).await,
+        Base::Recorded(files) => {
+            review
+                .read_guidance(BaseSource::Recorded(files.clone()))
+                .await
+        }
         Base::Live(gh) => review.read_guidance(BaseSource::Live(gh)).await,
     }
     let coords = review.pr.coords();
