@@ -10,10 +10,12 @@ use crate::sanitize::one_line;
 
 /// `OWNER/REPO`, or the repository of a PR reference (`OWNER/REPO#N`, a PR URL, a fixture).
 pub(super) fn repo_of(text: &str) -> Result<RepoId, CliError> {
-    if !text.contains('#') && !text.contains("://") && text.matches('/').count() == 1 {
-        if let Ok(r) = RepoId::parse(text) {
-            return Ok(r);
-        }
+    if !text.contains('#')
+        && !text.contains("://")
+        && text.matches('/').count() == 1
+        && let Ok(r) = RepoId::parse(text)
+    {
+        return Ok(r);
     }
     let target = crate::source::resolve(Some(text))?;
     Ok(RepoId::of(&target.coords()))

@@ -317,8 +317,10 @@ mod tests {
             file("docs/REVIEW.md", "extra\n"),
             file("README.md", "not guidance\n"),
         ];
-        let mut settings = ReviewSettings::default();
-        settings.guidance = vec!["docs/REVIEW.md".into()];
+        let mut settings = ReviewSettings {
+            guidance: vec!["docs/REVIEW.md".into()],
+            ..ReviewSettings::default()
+        };
         let g = select(&files, &pr(&["src/lib.rs"]), &settings);
         let given: Vec<&str> = g.blocks.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(

@@ -280,12 +280,12 @@ pub fn not_judged(why: Unconfirmed, threshold: u8, error: Option<String>) -> Hol
 }
 
 /// The recorded verifier answer for `aspect` (and chunk), offline.
-pub fn recorded<'a>(
-    recorded: &'a [RecordedAnswer],
+pub fn recorded(
+    recorded: &[RecordedAnswer],
     aspect: Aspect,
     chunk: Option<(usize, usize)>,
     step: usize,
-) -> Option<&'a RecordedAnswer> {
+) -> Option<&RecordedAnswer> {
     let name = recording_name(aspect);
     let index = chunk.map_or(1, |(i, _)| i);
     let name = name.as_str();
