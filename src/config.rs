@@ -203,7 +203,7 @@ pub fn default_value(key: &str) -> Option<toml::Value> {
 
 /// The reference table of one config table (`""` the top level, `keys`, `review`, …) as
 /// Markdown, from the settings schema with the built-in defaults: what docs/config.md holds
-/// between `<!-- schema:NAME -->` and `<!-- /schema -->` (`tests/docs.rs` keeps them equal).
+/// between `<!-- schema:NAME -->` and `<!-- /schema -->` (`tests/project/docs.rs` keeps them equal).
 pub fn reference_markdown(table: &str) -> String {
     crate::schema::markdown_table(table, &|key| default_value(key).map(|v| inline(&v)))
 }

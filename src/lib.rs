@@ -4,7 +4,7 @@
 //! Data flows one way: **source → snapshot → triage (with ledger) → items → console / `items`
 //! printer**. The core (`pr`, `triage`) is pure; I/O lives at the edges (`source`, `ledger`).
 //!
-//! Modules import one way, each only from the rows below it (`tests/module_graph.rs` fails on a
+//! Modules import one way, each only from the rows below it (`tests/project/module_graph.rs` fails on a
 //! circle):
 //!
 //! ```text

@@ -5,7 +5,7 @@
 //! `review::settings::ReviewSettings::validate` (the ranges are this module's constants and the
 //! messages come from [`Setting::check_int`] / [`Setting::check_seconds`]), `config show` (what an
 //! unset key means), `config init` (each key's comment and example) and the key tables of
-//! `docs/config.md` ([`markdown_table`]; `tests/docs.rs` fails when the page and this table
+//! `docs/config.md` ([`markdown_table`]; `tests/project/docs.rs` fails when the page and this table
 //! differ). The values of the defaults come from the program's own `Default` impls (serialized by
 //! `crate::config::default_value`), so no default is typed twice; a test in `crate::config` fails
 //! when a field of the config structs has no row here, or a row no field.

@@ -474,14 +474,13 @@ pub(crate) async fn execute(
         replay,
         full,
         state: Some(ledger),
+        collaborators_are_team: ctx.gates().collaborators_are_team,
     })
     .map_err(|e| match e {
         flow::FlowError::State(why) => CliError::runtime(why),
         e => CliError::usage(e.to_string()),
     })?;
     prepared.read_guidance(base).await;
-    // A marker reply counts only from the team as the gates decide it, or an agent login.
-    prepared.prior.reply_trust.collaborators_are_team = ctx.gates().collaborators_are_team;
     warn_unreadable_metadata(&prepared);
 
     let run = run_with_progress(&prepared, quiet).await;

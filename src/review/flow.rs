@@ -13,7 +13,7 @@
 //! stays with the front end.
 //!
 //! ```ignore
-//! let prepared = flow::prepare(ReviewRequest {
+//! let mut prepared = flow::prepare(ReviewRequest {
 //!     settings: &config.review,
 //!     llm_env: &ctx.llm_env,
 //!     overrides: Overrides::default(),
@@ -23,6 +23,7 @@
 //!     replay: None,
 //!     full: false,
 //!     state: Some(&ledger),
+//!     collaborators_are_team: config.gates.collaborators_are_team,
 //! })?;
 //! prepared.read_guidance(BaseSource::Live(&gh)).await;
 //! let run = prepared.run(events_tx, cancel).await;
@@ -78,6 +79,9 @@ pub struct ReviewRequest<'a> {
     /// are read from it, today's spend for the daily budget, and the run's spend and decisions
     /// are recorded in it. `None`: none of that (tests).
     pub state: Option<&'a Ledger>,
+    /// `[gates] collaborators_are_team`: whether a COLLABORATOR's marker reply counts as the
+    /// team's (see [`crate::review::prior::ReplyTrust`]). Every front end passes its gates.
+    pub collaborators_are_team: bool,
 }
 
 /// Why a review could not be prepared. Each is the user's to fix (exit 2 at the CLI edge).
@@ -142,6 +146,7 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
         replay,
         full,
         state,
+        collaborators_are_team,
     } = req;
     let settings = effective_settings(settings, overrides)?;
     let verify_recorded = replay
@@ -159,8 +164,9 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
     let mut prior = prior_reviews(snapshot, identity);
     prior.add_outbox(outbox);
     // Whose marker replies count travels with the prior reviews to every front end's
-    // classification; the gates' part of it (collaborators) is the caller's to add.
+    // classification: the agent logins of the settings and the gates' word on collaborators.
     prior.reply_trust.agent_logins = settings.agent_logins.clone();
+    prior.reply_trust.collaborators_are_team = collaborators_are_team;
     let (mode, mode_reason) = choose_mode(&prior, full);
     let prior_findings = match mode {
         Mode::Incremental => prior.findings(),
@@ -368,6 +374,7 @@ mod tests {
             replay,
             full: false,
             state: None,
+            collaborators_are_team: false,
         }
     }
 

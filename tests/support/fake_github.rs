@@ -7,8 +7,6 @@
 //! Shapes follow the real samples copied from ../shared/github (cli/cli `gh pr view` fixtures,
 //! triagebot REST recordings) and GitHub's schema.
 
-#![allow(dead_code)]
-
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};

@@ -4,8 +4,6 @@
 //! `ThreadComments` continuations and `Viewer`, in GitHub's answer shapes, with injectable
 //! faults and a request log.
 
-#![allow(dead_code)]
-
 use std::sync::Arc;
 
 use serde_json::{Value, json};

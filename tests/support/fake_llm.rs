@@ -11,8 +11,6 @@
 //! Tokens are counted as characters / 4. Raw HTTP/1.1 over a tokio listener (`Connection:
 //! close`), so a stream can be cut mid-answer.
 
-#![allow(dead_code)]
-
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -130,12 +128,6 @@ impl FakeLlm {
     /// Every request so far, in arrival order.
     pub fn calls(&self) -> Vec<Call> {
         self.state.lock().unwrap().calls.clone()
-    }
-
-    /// Forgets the cache (a new run against a cold provider) and the call log.
-    pub fn reset(&self) {
-        let mut s = self.state.lock().unwrap();
-        *s = State::default();
     }
 
     pub fn behaviour(&self) -> &Behaviour {

@@ -3,8 +3,6 @@
 //! helpers, the usual live set-up ([`Live`]) and `event` runs (`webhook`). Each test file uses
 //! part of them.
 
-#![allow(dead_code)]
-
 pub mod console;
 pub mod env;
 pub mod fake_github;

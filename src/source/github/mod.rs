@@ -11,7 +11,7 @@
 //! - `members.rs`: the organization membership check.
 //! - `base_files.rs`: files of the PR's base branch at the base commit (the review's guidance).
 //! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
-//!   `tests/github_schema.rs`.
+//!   `tests/github/schema.rs`.
 //!
 //! [`GitHub`] is reused by everything that talks to GitHub through its small typed REST helpers:
 //! the identity of the current credentials ([`GitHub::viewer_login`]), membership checks, and the

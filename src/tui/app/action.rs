@@ -98,8 +98,6 @@ pub enum Action {
         lines: Arc<Vec<Line<'static>>>,
     },
     Notice(String),
-    /// One line for the header (aspect progress, gate state); `None` clears it.
-    ReviewProgress(Option<String>),
     /// Run `seq` was prepared: its mode, the earlier reviews it is classified against.
     ReviewStarted {
         seq: u64,

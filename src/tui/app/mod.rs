@@ -55,7 +55,7 @@ use super::session::Session;
 use super::theme::Theme;
 use super::ui;
 use crate::ledger::SeenSet;
-use crate::pr::{Item, Snapshot};
+use crate::pr::{Item, PrCoords, Snapshot};
 
 pub use action::{
     Action, Ahead, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
@@ -242,12 +242,18 @@ impl App {
         let Some(top) = self.stack.last() else {
             return Drawn::default();
         };
+        let background: Vec<(PrCoords, String)> = self
+            .kept
+            .iter()
+            .filter_map(|s| Some((s.subject()?, s.activity()?)))
+            .collect();
         let view = View {
             mode: &self.mode,
             notice: self.notice.as_deref(),
             session: &self.session,
             theme,
             keymap,
+            background: &background,
         };
         let mut drawn = top.draw(frame, area, &view);
         match &self.mode {

@@ -125,6 +125,8 @@ pub struct View<'a> {
     pub session: &'a Session,
     pub theme: &'a Theme,
     pub keymap: &'a Keymap,
+    /// The screens left but still busy, by PR: what each is doing (a review running, a post).
+    pub background: &'a [(PrCoords, String)],
 }
 
 /// A screen of the console. Adding one is a file with a type implementing this trait, plus the
@@ -142,6 +144,12 @@ pub trait Screen: Any + std::fmt::Debug {
     /// Work of its own is going on: the screen that opened it waits before opening another.
     fn busy(&self) -> bool {
         false
+    }
+
+    /// What a busy screen is doing, in a few words (shown on its PR's inbox row while it is
+    /// left); `None` when it is not busy.
+    fn activity(&self) -> Option<String> {
+        None
     }
 
     /// The selected row, for screens with a list.

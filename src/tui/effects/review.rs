@@ -89,6 +89,7 @@ pub fn prepare(
         replay,
         full,
         state: Some(ledger),
+        collaborators_are_team: session.gates.collaborators_are_team,
     })
     .map_err(|e| e.to_string())?;
     let started = Action::ReviewStarted {
@@ -143,4 +144,43 @@ pub async fn run(
         .save_run(&coords, &run)
         .err()
         .map(|e| format!("the review run was not saved: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::policy::GateConfig;
+    use crate::source::DEMO_FIXTURE;
+
+    /// The console's review reads `[gates] collaborators_are_team` like `pr-shepherd review`
+    /// does: a COLLABORATOR's marker reply counts as the team's only when the gates say so.
+    #[test]
+    fn the_console_review_takes_whose_replies_count_from_the_gates() {
+        let fixture = Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap();
+        let snapshot = fixture.clone().into_snapshot_at(0).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path());
+        for team in [false, true] {
+            let session = Session {
+                gates: GateConfig {
+                    collaborators_are_team: team,
+                    ..GateConfig::default()
+                },
+                ..Session::default()
+            };
+            let p = prepare(
+                &ReviewContext::default(),
+                &session,
+                Some(&fixture),
+                &ledger,
+                1,
+                false,
+                &snapshot,
+            )
+            .unwrap();
+            assert_eq!(p.review.prior.reply_trust.collaborators_are_team, team);
+        }
+    }
 }

@@ -115,10 +115,10 @@ pub(super) fn draw(
             }
             for (pos, &i) in visible.iter().enumerate().skip(inbox.offset).take(height) {
                 let Some(r) = t.rows.get(i) else { continue };
-                let progress = inbox
-                    .review_progress
-                    .as_ref()
-                    .filter(|(c, _)| c == &r.listed.coords)
+                let progress = view
+                    .background
+                    .iter()
+                    .find(|(c, _)| c == &r.listed.coords)
                     .map(|(_, p)| p.as_str());
                 let open = inbox.open.as_ref() == Some(&r.listed.coords);
                 lines.push(row_line(r, pos == inbox.selected, open, progress, theme));

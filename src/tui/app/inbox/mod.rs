@@ -94,8 +94,6 @@ pub struct InboxScreen {
     pub search: String,
     /// The PR open in the PR screen, its coordinates (its row gets the recount).
     pub open: Option<PrCoords>,
-    /// A review is running on the open PR: its progress line, shown on its row.
-    pub review_progress: Option<(PrCoords, String)>,
     /// Rows shown at once (set by the last frame).
     pub height: usize,
 }
@@ -111,7 +109,6 @@ impl InboxScreen {
             filter: InboxFilter::All,
             search: String::new(),
             open: None,
-            review_progress: None,
             height: 10,
         }
     }
@@ -433,13 +430,6 @@ impl InboxScreen {
                 }
             }
             Action::PrOpened(Err(why)) => ctx.say(format!("cannot open the PR: {why}")),
-            Action::ReviewProgress(p) => {
-                self.review_progress = match (&p, &self.open) {
-                    (Some(line), Some(c)) => Some((c.clone(), line.clone())),
-                    _ => None,
-                };
-                return Some(Action::ReviewProgress(p));
-            }
             other => return Some(other),
         }
         None

@@ -112,6 +112,22 @@ impl ReviewDesk {
         self.refresh_progress();
     }
 
+    /// A review is running or a confirmed post is on its way: work that leaving the screen
+    /// must not drop (the header's progress line is always there, so it says nothing of this).
+    pub fn busy(&self) -> bool {
+        self.posting || self.run.as_ref().is_some_and(RunView::running)
+    }
+
+    /// What is going on, for the PR's inbox row while the screen is left: the post, else the
+    /// run's progress.
+    pub fn activity(&self) -> String {
+        match &self.run {
+            _ if self.posting => "posting the review".to_owned(),
+            Some(r) => r.progress(),
+            None => String::new(),
+        }
+    }
+
     /// The header's fourth line: the run's progress (if any) and the gate state.
     pub(super) fn refresh_progress(&mut self) {
         let mut parts = Vec::new();

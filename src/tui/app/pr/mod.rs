@@ -355,10 +355,6 @@ impl PrScreen {
                 self.list.highlighted(key, lines);
                 return None;
             }
-            Action::ReviewProgress(p) => {
-                self.desk.progress = p.clone();
-                return Some(Action::ReviewProgress(p));
-            }
             Action::ReviewStarted {
                 seq,
                 mode,
@@ -431,7 +427,11 @@ impl Screen for PrScreen {
     /// Opening another PR waits while this one is busy. It reads the header's progress line,
     /// which the gate part always fills once the screen exists.
     fn busy(&self) -> bool {
-        self.desk.progress.is_some()
+        self.desk.busy()
+    }
+
+    fn activity(&self) -> Option<String> {
+        self.desk.busy().then(|| self.desk.activity())
     }
 
     fn selected_row(&self) -> Option<usize> {

@@ -1,0 +1,11 @@
+//! The headless commands run as a user runs them: items, inbox, review, event, watch, github, install, automation.
+
+mod automation;
+mod event;
+mod event_decisions;
+mod github;
+mod inbox;
+mod install;
+mod items;
+mod review;
+mod watch;

@@ -1,0 +1,407 @@
+//! End to end: the real binary in a real terminal (tmux): without an argument it opens the
+//! inbox of the bundled fixtures (inbox → Enter → the demo PR → q → inbox → q); the other tests
+//! open the demo PR directly by naming its fixture file.
+
+use crate::support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use support::env::{BIN, TestEnv};
+
+/// A tmux server on its own socket, killed when dropped; it and its panes get the test
+/// environment, nothing of the user's.
+struct Tmux<'a> {
+    socket: String,
+    env: &'a TestEnv,
+}
+
+impl<'a> Tmux<'a> {
+    /// A server of its own for the test `tag` (none runs until [`Tmux::start`]); `None`, with a
+    /// note, when tmux is not installed.
+    fn new(env: &'a TestEnv, tag: &str) -> Option<Tmux<'a>> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
+            return None;
+        }
+        Some(Tmux {
+            socket: format!("prs-e2e-{tag}-{}", std::process::id()),
+            env,
+        })
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.env
+            .tmux()
+            .args(["-L", &self.socket, "-f", "/dev/null"])
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    /// Runs `script` (sh) in a new detached session `e2e` of `cols`×`rows`. The server stays up
+    /// when its last session ends (`exit-empty off`): a session started again after the first
+    /// one's pane died then goes to the same, running server. (With the default, the server
+    /// exits once the pane is gone, and a `new-session` that reaches its socket while it is
+    /// still shutting down fails with "server exited unexpectedly", or its pane never shows.)
+    fn start(&self, cols: u16, rows: u16, script: &str) {
+        let (cols, rows) = (cols.to_string(), rows.to_string());
+        let out = self.run(&[
+            "set-option",
+            "-g",
+            "exit-empty",
+            "off",
+            ";",
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            &cols,
+            "-y",
+            &rows,
+            "sh",
+            "-c",
+            script,
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        self.run(&[&["send-keys", "-t", "e2e"][..], keys].concat());
+    }
+
+    /// The pane's text; when tmux cannot show it, what tmux said instead (for a timeout message).
+    fn capture(&self) -> Result<String, String> {
+        let out = self.run(&["capture-pane", "-p", "-t", "e2e"]);
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.capture();
+            if let Ok(s) = &screen
+                && cond(s)
+            {
+                return s.clone();
+            }
+            if start.elapsed() > Duration::from_secs(30) {
+                match screen {
+                    Ok(s) => panic!("timed out waiting for {what}; screen:\n{s}"),
+                    Err(e) => panic!("timed out waiting for {what}; no screen: {e}"),
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// tmux's `#{alternate_on}` for the pane: "1" while the console holds the alternate screen.
+    fn alternate_on(&self) -> String {
+        let out = self.run(&["display-message", "-p", "-t", "e2e", "#{alternate_on}"]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// After the console exited with a [`REPORT_EXIT`] script: raw mode and the alternate
+    /// screen are off again.
+    fn assert_terminal_restored(&self) {
+        let screen = self.wait_for("stty output", |s| {
+            s.lines().any(|l| l.trim().ends_with("icanon"))
+        });
+        assert!(
+            screen.lines().any(|l| l.trim() == "icanon"),
+            "raw mode was left on:\n{screen}"
+        );
+        assert_eq!(self.alternate_on(), "0", "alternate screen left");
+    }
+}
+
+impl Drop for Tmux<'_> {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// The footer (bottom row) is written last, so a capture that has it holds the whole frame.
+fn first_frame_complete(s: &str) -> bool {
+    s.contains("acme/rivet#482") && s.contains("▶") && s.contains("Tab detail")
+}
+
+/// The demo fixture file: naming it opens the PR screen directly (no argument opens the inbox).
+const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fixtures/demo.json");
+
+/// The inbox screen is complete once its footer is drawn.
+fn inbox_complete(s: &str) -> bool {
+    s.contains("acme/rivet#482") && s.contains("acme/rivet#497") && s.contains("Enter open  ]")
+}
+
+fn quote(p: &Path) -> String {
+    format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
+}
+
+/// The console on the test's state dir and (empty) config file, then `args`, as a shell command.
+fn console(env: &TestEnv, args: &[&Path]) -> String {
+    let mut cmd = format!(
+        "{} --state-dir {} --config {}",
+        quote(Path::new(BIN)),
+        quote(&env.state()),
+        quote(&env.config()),
+    );
+    for a in args {
+        cmd.push(' ');
+        cmd.push_str(&quote(a));
+    }
+    cmd
+}
+
+/// After the console: its exit code, then whether the terminal is back in canonical mode; the
+/// pane stays open to be read.
+const REPORT_EXIT: &str =
+    "; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60";
+
+#[test]
+fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "inbox") else {
+        return;
+    };
+    tmux.start(100, 30, &(console(&env, &[]) + REPORT_EXIT));
+
+    // No argument: the inbox of the bundled fixtures. Find the demo and open it.
+    let screen = tmux.wait_for("the inbox", inbox_complete);
+    assert!(screen.contains("18 new"), "{screen}");
+    assert!(screen.contains("needs-label"), "{screen}");
+    tmux.keys(&["/"]);
+    tmux.keys(&["-l", "482"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the search applied", |s| {
+        s.contains("search `482`") && !s.contains("acme/rivet#497")
+    });
+    tmux.keys(&["Enter"]);
+
+    let screen = tmux.wait_for("the console", first_frame_complete);
+    assert!(screen.contains(" NEW "), "{screen}");
+    assert!(screen.contains("Review threads (7)"), "{screen}");
+    assert!(screen.contains("MINIMIZED(spam)"), "{screen}");
+    let selected = |s: &str, who: &str| s.lines().any(|l| l.contains('▶') && l.contains(who));
+    assert!(selected(&screen, "@maya-chen"), "{screen}");
+    assert_eq!(tmux.alternate_on(), "1");
+
+    tmux.keys(&["j"]);
+    tmux.wait_for("the second row selected", |s| selected(s, "@rajesh-k"));
+    tmux.keys(&["?"]);
+    tmux.wait_for("the help overlay", |s| s.contains("Keys (config.toml"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("help closed", |s| !s.contains("Keys (config.toml"));
+
+    // q leaves the PR for the inbox, whose row now counts the two items seen; q quits.
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("the inbox again", |s| {
+        s.contains("Enter open  ]")
+            && s.lines()
+                .any(|l| l.contains("acme/rivet#482") && l.contains("16 new"))
+    });
+    assert!(screen.contains("acme/rivet#482"), "{screen}");
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    assert!(
+        !screen.contains("acme/rivet#482"),
+        "the console is gone:\n{screen}"
+    );
+    tmux.assert_terminal_restored();
+
+    // The two items that were shown are marked seen; nothing else.
+    let files = std::fs::read_dir(env.state().join("acme-rivet/482/seen"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().ends_with(".json"))
+        })
+        .count();
+    assert_eq!(files, 2);
+}
+
+#[cfg(target_os = "linux")] // finds the console's pid through /proc
+#[test]
+fn sigterm_restores_the_terminal() {
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "term") else {
+        return;
+    };
+    tmux.start(100, 30, &(console(&env, &[Path::new(DEMO)]) + REPORT_EXIT));
+    tmux.wait_for("the console", first_frame_complete);
+    // The console is the shell's only child.
+    let out = tmux.run(&["display-message", "-p", "-t", "e2e", "#{pane_pid}"]);
+    let sh: u32 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let children = std::fs::read_to_string(format!("/proc/{sh}/task/{sh}/children")).unwrap();
+    let pid: u32 = children.split_whitespace().next().unwrap().parse().unwrap();
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("interrupted by SIGTERM"), "{screen}");
+    assert!(screen.contains("CONSOLE-EXITED:1"), "{screen}");
+    tmux.assert_terminal_restored();
+}
+
+#[test]
+fn without_a_terminal_the_console_refuses_with_exit_2() {
+    let env = TestEnv::new();
+    let config = env.config();
+    let out = env
+        .bin()
+        .args(["--state-dir"])
+        .arg(env.root())
+        .arg("--config")
+        .arg(&config)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("pr-shepherd items"), "{err}");
+}
+
+#[test]
+fn invalid_config_and_theme_exit_2_naming_the_problem() {
+    let env = TestEnv::new();
+    let config = env.root().join("config.toml");
+    std::fs::write(&config, "[keys]\ndown = \"Hyper\"\n").unwrap();
+    let out = env.bin().arg("--config").arg(&config).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("keys.down"), "{err}");
+
+    std::fs::write(&config, "").unwrap();
+    let out = env
+        .bin()
+        .arg("--config")
+        .arg(&config)
+        .args(["--theme", "sepia"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sepia"));
+
+    let out = env
+        .bin()
+        .arg("--config")
+        .arg(env.root().join("missing.toml"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn review_draft_survives_kill_9_and_is_restored() {
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "kill") else {
+        return;
+    };
+    let pidfile = env.root().join("pid");
+    let demo = Path::new(DEMO);
+    // `exec`: the pid written is the console's own.
+    let script = format!(
+        "echo $$ > {}; exec {}",
+        quote(&pidfile),
+        console(&env, &[demo])
+    );
+    tmux.start(110, 34, &script);
+    tmux.wait_for("the console", first_frame_complete);
+    tmux.keys(&["r"]);
+    tmux.wait_for("the review", |s| s.contains("review finished"));
+    tmux.keys(&["e"]);
+    tmux.wait_for("the editor", |s| s.contains("Editing the review"));
+    tmux.keys(&["Down", "Down"]);
+    tmux.keys(&["-l", "E2E typed note"]);
+    let draft = env.state().join("acme-rivet/482/draft.json");
+    let t0 = Instant::now();
+    while !std::fs::read_to_string(&draft).is_ok_and(|s| s.contains("E2E typed note")) {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the draft was not autosaved; screen:\n{:?}",
+            tmux.capture()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let pid = std::fs::read_to_string(&pidfile).unwrap();
+    let killed = Command::new("kill")
+        .args(["-9", pid.trim()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    // The pane ends with the console; the server stays up (see `Tmux::start`).
+    let t0 = Instant::now();
+    while tmux.run(&["has-session", "-t", "e2e"]).status.success() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "the pane did not end"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // Reopen: the draft is back, and says so.
+    tmux.start(110, 34, &(console(&env, &[demo]) + REPORT_EXIT));
+    let screen = tmux.wait_for("the restored draft", |s| {
+        s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")
+    });
+    assert!(screen.contains("E2E typed note"), "{screen}");
+    // The restored draft opens the review pane: `q` closes it, `Q` quits from anywhere.
+    tmux.keys(&["Q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+}
+
+/// `pr-shepherd OWNER/REPO` against a loopback GitHub: a repository that does not exist ends
+/// with exit 2 and GitHub's reason before any screen (as `inbox` does); one that exists opens
+/// the inbox with its open PRs, counted.
+#[test]
+fn a_live_repository_on_the_command_line_opens_its_inbox_or_exits_2() {
+    use support::fake_inbox::{FakeInbox, queue};
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "live") else {
+        return;
+    };
+    let Ok(rt) = tokio::runtime::Runtime::new() else {
+        panic!("no runtime");
+    };
+    let (server, _fake) = rt.block_on(FakeInbox::start(queue(3)));
+    let live = |repo: &str| {
+        format!(
+            "GH_TOKEN=ghp_e2eLoopbackToken {} --api-url {} {repo}{REPORT_EXIT}",
+            console(&env, &[]),
+            quote(Path::new(&server.uri())),
+        )
+    };
+
+    tmux.start(120, 20, &live("acme/nothing"));
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:2"), "{screen}");
+    assert!(screen.contains("acme/nothing"), "{screen}");
+    assert!(
+        !screen.contains("Enter open"),
+        "a screen was drawn:\n{screen}"
+    );
+    tmux.run(&["kill-session", "-t", "e2e"]);
+
+    tmux.start(120, 20, &live("acme/widgets"));
+    let screen = tmux.wait_for("the live inbox, counted", |s| {
+        s.contains("3 open PR(s)") && s.contains("Enter open  ]") && !s.contains("counting")
+    });
+    assert!(screen.contains("acme/widgets#"), "{screen}");
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+}

@@ -1,0 +1,370 @@
+//! The console's inbox screen on a TestBackend: snapshots of the bundled inbox, and the triage
+//! loop inbox → Enter → PR → q → inbox (row recounted) → q.
+
+use pr_shepherd::inbox::{Counts, ShepherdState};
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::tui::app::{InboxScreen, PrScreen};
+use pr_shepherd::tui::effects::inbox::TabSource;
+use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::theme::Theme;
+
+fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        Ledger::new(dir.path()),
+        Theme::plain(),
+        w,
+        h,
+    );
+    (h, dir)
+}
+
+fn row_unseen(h: &Harness, number: u64) -> Option<usize> {
+    h.app
+        .inbox_rows(0)
+        .iter()
+        .find(|r| r.listed.coords.number == number)
+        .and_then(|r| r.items.unseen())
+}
+
+#[test]
+fn the_bundled_inbox() {
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains("acme/rivet#482"), "{screen}");
+    assert!(screen.contains("needs-label"), "{screen}");
+    assert!(screen.contains("Shepherd stale"), "{screen}");
+    insta::assert_snapshot!("inbox_bundled_140x16", screen);
+}
+
+#[test]
+fn the_bundled_inbox_narrow_and_filtered() {
+    let (mut h, _d) = bundled(80, 14);
+    h.draw();
+    insta::assert_snapshot!("inbox_bundled_80x14", h.screen());
+    // f: needs attention (all three), then gate allowed.
+    h.press("f f");
+    let screen = h.screen();
+    assert!(screen.contains("showing: gate allowed"), "{screen}");
+    assert!(!screen.contains("#497"), "{screen}");
+    insta::assert_snapshot!("inbox_filter_allowed", screen);
+}
+
+#[test]
+fn enter_opens_the_pr_and_q_comes_back_with_the_row_recounted() {
+    let (mut h, _d) = bundled(120, 30);
+    h.draw();
+    assert!(h.app.top_is::<InboxScreen>());
+    // Select the demo (#482) with search, then open it.
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter");
+    let before = row_unseen(&h, 482).unwrap();
+    assert!(before > 0);
+    h.press("Enter");
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    assert_eq!(h.app.pr_meta().unwrap().number, 482);
+    assert!(h.screen().contains("acme/rivet#482 client: retry"));
+    // Looking at items in the PR screen marks them seen; M marks every listed item (y confirms).
+    h.press("M");
+    h.press("y");
+    h.press("q");
+    assert!(h.app.top_is::<InboxScreen>(), "{}", h.screen());
+    assert!(!h.app.quitting());
+    assert_eq!(row_unseen(&h, 482), Some(0), "{}", h.screen());
+    // `]` goes to the next PR with unseen items (the search cleared first); q quits.
+    h.press("/");
+    h.press("Esc");
+    assert!(h.app.top_is::<InboxScreen>());
+    assert!(!h.app.quitting());
+    h.press("]");
+    let sel = h.app.inbox_selected().unwrap();
+    assert!(sel.items.unseen().unwrap() > 0);
+    h.press("q");
+    assert!(h.app.quitting());
+}
+
+#[test]
+fn sort_and_sections_keys() {
+    let (mut h, _d) = bundled(120, 20);
+    h.draw();
+    h.press("s");
+    assert!(h.screen().contains("sort: updated"));
+    h.press("s");
+    assert!(h.screen().contains("sort: unseen"));
+    let rows = &h.app.inbox_rows(0);
+    let unseen: Vec<usize> = rows.iter().filter_map(|r| r.items.unseen()).collect();
+    let mut sorted = unseen.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(unseen, sorted);
+    // r reloads the list; counts stay as the ledger says.
+    h.press("r");
+    assert!(
+        h.app
+            .inbox_rows(0)
+            .iter()
+            .all(|r| matches!(r.items, Counts::Counted { .. }))
+    );
+    let hist = h
+        .app
+        .inbox_rows(0)
+        .iter()
+        .find(|r| r.listed.coords.number == 471)
+        .unwrap();
+    assert_eq!(hist.shepherd.state, ShepherdState::Stale);
+}
+
+/// A triage session opens PR after PR from the inbox, in any order: the PR screen's header line
+/// (always there) once counted as a review running, so every PR after the first was refused.
+#[test]
+fn the_inbox_opens_one_pr_after_another() {
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    let mut opened = Vec::new();
+    for down in ["", "j", "j"] {
+        h.press(down);
+        let chosen = h.app.inbox_selected().unwrap().listed.coords.number;
+        h.press("Enter");
+        assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+        assert_eq!(h.app.pr_meta().unwrap().number, chosen);
+        opened.push(chosen);
+        h.press("q");
+        assert!(h.app.top_is::<InboxScreen>());
+    }
+    // Back up to the first one: it opens again.
+    h.press("g Enter");
+    assert_eq!(h.app.pr_meta().unwrap().number, opened[0]);
+    opened.dedup();
+    assert_eq!(opened.len(), 3, "{opened:?}");
+}
+
+#[test]
+fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
+    use pr_shepherd::tui::app::Action;
+    use pr_shepherd::tui::keymap::KeyCommand;
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter");
+    h.press("Enter");
+    assert!(h.app.top_is::<PrScreen>());
+    // `r` without performing its effects: the run stays in flight, as it does while the model
+    // answers.
+    let _in_flight = h.app.update(Action::Command(KeyCommand::Review));
+    h.press("q");
+    assert!(h.app.top_is::<InboxScreen>());
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains("acme/rivet#482"))
+        .unwrap_or_default();
+    assert!(row.contains("[review"), "{screen}");
+    // Another PR waits while the run goes on; the same PR reopens as it was.
+    h.press("/");
+    h.press("Esc");
+    h.press("g");
+    let first = h.app.inbox_selected().unwrap().listed.coords.number;
+    if first != 482 {
+        h.press("Enter");
+        assert!(h.app.top_is::<InboxScreen>());
+        assert!(
+            h.screen().contains("a review is running on"),
+            "{}",
+            h.screen()
+        );
+    }
+}
+
+#[test]
+fn the_inbox_footer_and_keys_follow_the_keymap() {
+    use pr_shepherd::keys::Key;
+    use pr_shepherd::tui::keymap::{KeyCommand, Keymap};
+    let (mut h, _d) = bundled(140, 16);
+    // `[keys] next_new = "x"`: the footer names `x`, not the default `]`.
+    let overrides =
+        std::collections::HashMap::from([(KeyCommand::NextNew, vec![Key::parse("x").unwrap()])]);
+    h.keymap = Keymap::new(&overrides);
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains("x next unseen"), "{screen}");
+    assert!(!screen.contains("] next unseen"), "{screen}");
+}
+
+/// `pr-shepherd DIR`: the console's inbox of a directory lists the fixtures that parse, names
+/// the one that does not (with its file) instead of hiding it, and leaves out a merged PR.
+#[test]
+fn a_directory_tab_lists_what_parses_and_names_what_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    std::fs::write(
+        fixtures.join("a-demo.json"),
+        pr_shepherd::source::DEMO_FIXTURE,
+    )
+    .unwrap();
+    std::fs::write(fixtures.join("b-broken.json"), "{\"format\": 3}").unwrap();
+    let merged = pr_shepherd::source::DEMO_FIXTURE
+        .replacen("\"number\": 482", "\"number\": 9", 1)
+        .replacen("\"state\": \"OPEN\"", "\"state\": \"MERGED\"", 1);
+    std::fs::write(fixtures.join("c-merged.json"), merged).unwrap();
+    let mut h = Harness::inbox(
+        vec![(
+            fixtures.display().to_string(),
+            TabSource::Dir(fixtures.clone()),
+        )],
+        Ledger::new(dir.path().join("state")),
+        Theme::plain(),
+        140,
+        16,
+    );
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains("acme/rivet#482"), "{screen}");
+    assert!(!screen.contains("#9 "), "{screen}");
+    assert!(
+        screen.contains("not listed: ") && screen.contains("b-broken.json"),
+        "{screen}"
+    );
+    assert!(screen.contains("1 not listed"), "{screen}");
+}
+
+/// A PR opened from the inbox gets back what it kept from an earlier session, as a PR opened
+/// directly does: its unsent thread reply (before, only the review draft came back), and an
+/// unreadable draft is said without keeping the PR from opening (before: "cannot open the PR").
+#[test]
+fn a_pr_opened_from_the_inbox_gets_its_saved_reply_and_survives_a_bad_draft() {
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::new(dir.path());
+    let coords = pr_shepherd::pr::PrCoords {
+        host: None,
+        owner: "acme".into(),
+        repo: "rivet".into(),
+        number: 482,
+    };
+    ledger
+        .save_reply_draft(
+            &coords,
+            &pr_shepherd::ledger::ReplyDraft {
+                thread_id: "PRRT_kwDOKq3xZs5hQ1bB".into(),
+                body: "kept reply".into(),
+                saved_at: 1,
+            },
+        )
+        .unwrap();
+    std::fs::write(
+        ledger.pr_dir(&coords).unwrap().join("draft.json"),
+        "{ not json",
+    )
+    .unwrap();
+    let mut h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        ledger,
+        Theme::plain(),
+        120,
+        30,
+    );
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    let notice = h.app.notice().map(str::to_owned).unwrap_or_default();
+    assert!(notice.contains("the saved draft is unreadable"), "{notice}");
+    assert!(
+        h.app.reply().is_some(),
+        "the unsent reply did not come back"
+    );
+}
+
+/// `?` on the inbox lists the inbox's keys, as the keymap binds them — not the PR screen's
+/// (before, the inbox's help was the PR screen's list: post, discard, reply, …).
+#[test]
+fn the_inbox_help_lists_the_inbox_keys() {
+    use pr_shepherd::keys::Key;
+    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::keymap::{KeyCommand, Keymap};
+    let (mut h, _d) = bundled(120, 40);
+    let overrides =
+        std::collections::HashMap::from([(KeyCommand::NextNew, vec![Key::parse("x").unwrap()])]);
+    h.keymap = Keymap::new(&overrides);
+    h.draw();
+    h.press("?");
+    assert_eq!(*h.app.mode(), InputMode::Help);
+    let screen = h.screen();
+    for inbox_key in [
+        "open the PR",
+        "next PR with unseen items",
+        "next sort order",
+        "reload the list",
+        "next section",
+    ] {
+        assert!(
+            screen.contains(inbox_key),
+            "help lacks `{inbox_key}`:\n{screen}"
+        );
+    }
+    assert!(
+        screen.contains("x  next PR with unseen items"),
+        "the rebound key is named:\n{screen}"
+    );
+    for pr_key in [
+        "post the review",
+        "run the review",
+        "reply to the selected thread",
+        "fixture history",
+    ] {
+        assert!(
+            !screen.contains(pr_key),
+            "the inbox's help lists `{pr_key}`:\n{screen}"
+        );
+    }
+    insta::assert_snapshot!("inbox_help", screen);
+    // `?` closes it; the PR screen's help is the PR's.
+    h.press("?");
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter ?");
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    let screen = h.screen();
+    assert!(screen.contains("post the review"), "{screen}");
+    assert!(!screen.contains("next PR with unseen items"), "{screen}");
+}
+
+/// A PR opened from the inbox is pushed on it: the stack is inbox, PR; leaving the PR keeps it
+/// (it comes back as it was), and the inbox is the bottom again.
+#[test]
+fn a_pr_opened_from_the_inbox_is_pushed_on_it_and_kept_when_left() {
+    let (mut h, _d) = bundled(120, 30);
+    h.draw();
+    assert_eq!(h.app.stack(), ["inbox"]);
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    assert_eq!(h.app.stack(), ["inbox", "PR"]);
+    h.press("j j");
+    let selected = h.app.selected_id().map(str::to_owned);
+    h.press("q");
+    assert_eq!(h.app.stack(), ["inbox"]);
+    assert_eq!(h.app.kept(), 1);
+    // The same PR again: back as it was, without loading it again.
+    let opens = |h: &Harness| {
+        h.effects
+            .iter()
+            .filter(|e| matches!(e, pr_shepherd::tui::Effect::OpenPr(_)))
+            .count()
+    };
+    let before = opens(&h);
+    h.press("Enter");
+    assert_eq!(h.app.stack(), ["inbox", "PR"]);
+    assert_eq!(
+        opens(&h),
+        before,
+        "the kept screen came back, nothing was loaded"
+    );
+    assert_eq!(h.app.selected_id().map(str::to_owned), selected);
+    assert_eq!(h.app.kept(), 0);
+}

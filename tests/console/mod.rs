@@ -1,0 +1,8 @@
+//! The console: screens as snapshots, keys, the inbox, edited-comment diffs, the real binary in tmux.
+
+mod changes;
+mod defects;
+mod e2e;
+mod inbox;
+mod keys;
+mod ui;
