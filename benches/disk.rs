@@ -232,7 +232,7 @@ impl Rows {
 /// Runs the binary and its floor one after the other, the binary first in even rounds and the
 /// floor first in odd ones (the disk's speed drifts: neither always gets the quieter slot).
 fn alternately<B, F>(round: usize, bin: impl FnOnce() -> B, floor: impl FnOnce() -> F) -> (B, F) {
-    if round % 2 == 0 {
+    if round.is_multiple_of(2) {
         let b = bin();
         (b, floor())
     } else {

@@ -4,13 +4,16 @@ mod completions;
 mod config_cmd;
 mod console;
 mod event;
+mod finding;
 mod fixture;
 mod inbox;
 mod items;
+mod lessons;
 mod live;
 mod record;
 mod review;
 mod state;
+mod stats;
 mod thread;
 mod watch;
 
@@ -182,6 +185,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
         Some(Command::Inbox(args)) => inbox::run(&ctx, args).await,
         Some(Command::Thread(cmd)) => thread::run(&ctx, cmd).await,
+        Some(Command::Finding(cmd)) => finding::run(&ctx, cmd).await,
+        Some(Command::Lessons(cmd)) => lessons::run(&ctx, cmd),
+        Some(Command::Stats(args)) => stats::run(&ctx, args),
         // Handled above, before the context.
         Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),
     }

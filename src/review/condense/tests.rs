@@ -22,6 +22,8 @@ fn finding(aspect: Aspect, severity: Severity, file: &str, line: u32, msg: Strin
         message: msg,
         suggested_fix: None,
         outside_diff: false,
+        rule: None,
+        verified: None,
     }
 }
 
@@ -51,6 +53,8 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
             diff: None,
             note: None,
             merged: 0,
+            held_back: vec![],
+            verification: None,
         })
         .collect();
     ReviewRun {
@@ -66,6 +70,7 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
         prices: None,
         notes: Vec::new(),
         concurrency_lowered: None,
+        context: Default::default(),
     }
 }
 
@@ -509,7 +514,11 @@ fn a_review_whose_text_is_whole_says_only_the_metadata_was_compacted() {
     // Every finding is shown in full: none is shortened to a line or counted.
     for finding in run.findings() {
         assert!(finding.message.split_whitespace().count() > 60);
-        assert!(f.body.contains(finding.message.trim_end()), "{}", finding.id);
+        assert!(
+            f.body.contains(finding.message.trim_end()),
+            "{}",
+            finding.id
+        );
     }
     assert!(!f.body.contains("more critical"), "none is counted only");
 }
