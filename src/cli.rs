@@ -121,6 +121,93 @@ Seen markers are written only after the listing has been written and flushed wit
     /// the credentials' account; fixtures: into the outbox in the state dir).
     #[command(subcommand)]
     File(FileCommand),
+    /// Dismiss a finding with a reason: it is never proposed again on that PR (also reworded);
+    /// with --repo it becomes a lesson for the whole repository.
+    #[command(subcommand, after_help = FINDING_AFTER_HELP)]
+    Finding(FindingCommand),
+    /// List or drop a repository's lessons (findings dismissed with --repo, given to the aspects
+    /// of every later review of that repository).
+    #[command(subcommand)]
+    Lessons(LessonsCommand),
+    /// Precision from the maintainer's decisions: per aspect, proposed, kept rate, addressed
+    /// rate, held back and tokens per kept finding.
+    #[command(after_help = STATS_AFTER_HELP)]
+    Stats(StatsArgs),
+}
+
+const FINDING_AFTER_HELP: &str = "\
+ID is a finding's id (PS-…) as a review lists it (its Markdown, --format json, the console). The
+finding is looked up in the PR's review runs in the state dir, else in Shepherd's reviews on the
+PR. The dismissal is recorded in the state dir (repos/<owner>/<repo>/decisions.jsonl) with the
+finding's fingerprint — aspect, file, line window and key terms — so a reworded repetition of the
+same point on the same code is held back too, on every later review of the PR, and the review
+says how many were held back and why. --repo also makes it a lesson: given (fenced, as data) to
+the aspects of every later review of the repository; `pr-shepherd lessons list|drop` manages them.";
+
+const STATS_AFTER_HELP: &str = "\
+Counts distinct findings (a PR's finding id) from the decisions in the state dir: proposed (by an
+aspect), kept or edited (posted from the console), dropped (removed from the draft), dismissed,
+posted, addressed (posted, then a trusted marker reply or no longer reported after a push), held
+back by the verifier, by dismissals or as already raised by another reviewer. Kept rate = kept ÷
+proposed (the maintainer's precision); addressed rate = addressed ÷ posted; tokens per kept
+finding from the runs' spend. Without OWNER/REPO: every repository in the state dir. --since
+YYYY-MM-DD (UTC) counts decisions from that day on.";
+
+#[derive(Debug, Subcommand)]
+pub enum FindingCommand {
+    /// Dismiss a finding on a PR, with the reason.
+    Dismiss {
+        /// OWNER/REPO#N, a PR URL, or a fixture path.
+        #[arg(value_name = "PR")]
+        pr: String,
+        /// The finding's id (PS-…).
+        #[arg(value_name = "ID")]
+        id: String,
+        /// Why it is dismissed (kept with the dismissal, and given to later reviews).
+        #[arg(long, value_name = "TEXT")]
+        reason: String,
+        /// Also a lesson for the whole repository.
+        #[arg(long)]
+        repo: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Md)]
+        format: Format,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LessonsCommand {
+    /// The repository's lessons.
+    List {
+        /// OWNER/REPO, or a PR (OWNER/REPO#N, a PR URL, a fixture path) of the repository.
+        #[arg(value_name = "OWNER/REPO")]
+        repo: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Md)]
+        format: Format,
+    },
+    /// Drop a lesson (by its id, L-…, or the id of the finding it was made from).
+    Drop {
+        /// OWNER/REPO, or a PR of the repository.
+        #[arg(value_name = "OWNER/REPO")]
+        repo: String,
+        /// The lesson's id (L-…) or its finding's id (PS-…).
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// OWNER/REPO, or a PR of the repository (default: every repository in the state dir).
+    #[arg(value_name = "OWNER/REPO")]
+    pub repo: Option<String>,
+    /// Count decisions made on or after this UTC day (YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
 }
 
 const FILES_AFTER_HELP: &str = "\

@@ -37,6 +37,8 @@ pub enum KeyCommand {
     Post,
     Discard,
     MarkAddressed,
+    Dismiss,
+    Lesson,
     Reply,
     Resolve,
     Unresolve,
@@ -200,6 +202,18 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "mark_addressed",
         &["a"],
         "mark the selected finding addressed",
+    ),
+    (
+        KeyCommand::Dismiss,
+        "dismiss",
+        &["D"],
+        "dismiss the selected finding with a reason: never proposed again on this PR",
+    ),
+    (
+        KeyCommand::Lesson,
+        "lesson",
+        &["L"],
+        "dismiss the selected finding for the whole repository (a lesson)",
     ),
     (
         KeyCommand::Reply,

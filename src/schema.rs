@@ -51,6 +51,10 @@ pub const MAX_OUTPUT_TOKENS: u32 = 1_000_000;
 pub const MAX_CALLS_PER_ASPECT: usize = 10_000;
 /// The largest diff budget per aspect (characters).
 pub const MAX_DIFF_BUDGET_CHARS: usize = 100_000_000;
+/// The largest guidance budget (characters).
+pub const MAX_GUIDANCE_BUDGET_CHARS: usize = 1_000_000;
+/// The largest token budget a run or a day may be given.
+pub const MAX_TOKEN_BUDGET: u64 = 1_000_000_000_000;
 
 /// A setting's TOML type, as the reference names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,6 +67,8 @@ pub enum Type {
     Milliseconds,
     /// A float number of seconds.
     Seconds,
+    /// A float number (an amount in USD).
+    Float,
     Boolean,
     Strings,
     /// Console keys: an array of key names, or one.
@@ -80,6 +86,7 @@ impl Type {
             Type::Integer => "integer",
             Type::Milliseconds => "integer (milliseconds)",
             Type::Seconds => "float (seconds)",
+            Type::Float => "float",
             Type::Boolean => "boolean",
             Type::Strings => "array of strings",
             Type::Keys => "array of strings (or one string)",
@@ -349,6 +356,87 @@ pub const SETTINGS: &[Setting] = &[
         flag: None,
         example: "[\"copilot-swe-agent[bot]\"]",
         description: "accounts besides the team whose replies ending with the reply marker (`— AI Coding Agent`) mark the findings they name addressed: the coding agent's bot, for one. Logins (letters, digits, `-`; a bot's ends in `[bot]`), compared case-insensitively, at most 100. The team is who the gates count as team (OWNER and MEMBER, COLLABORATOR with `gates.collaborators_are_team`; never a bot); nobody else's reply counts, and a minimized reply or one whose id or marker is only inside a quote, code or an HTML comment counts for no one",
+    },
+    Setting {
+        key: "review.guidance",
+        ty: Type::Strings,
+        default: Default::Value,
+        allowed: Allowed::Any,
+        flag: None,
+        example: "[\"docs/REVIEWING.md\"]",
+        description: "paths on the PR's base branch read as the repository's review guidance, besides `AGENTS.md`, `CLAUDE.md`, `.github/copilot-instructions.md` and `.github/instructions/*.instructions.md` (applied when a changed file matches their `applyTo`); always from the base commit, never from the PR's head; relative, at most 20",
+    },
+    Setting {
+        key: "review.guidance_budget_chars",
+        ty: Type::Integer,
+        default: Default::Value,
+        allowed: Allowed::Int {
+            min: 0,
+            max: MAX_GUIDANCE_BUDGET_CHARS as u64,
+        },
+        flag: None,
+        example: "8000",
+        description: "characters of guidance given to the aspects, all files together, in the prompt prefix every call shares (a file over the rest is cut at a line, and said so); 0 reads none",
+    },
+    Setting {
+        key: "review.verify",
+        ty: Type::Boolean,
+        default: Default::Value,
+        allowed: Allowed::Any,
+        flag: None,
+        example: "true",
+        description: "after the aspects, one more call per aspect and chunk scores each finding 0-100 and quotes the diff line that is its evidence; a finding below `verify_threshold`, or whose quote is not a line of the diff, is held back (listed in the JSON and the console, counted in the posted review, never posted); its calls count in the usage, the cost and the budget",
+    },
+    Setting {
+        key: "review.verify_threshold",
+        ty: Type::Integer,
+        default: Default::Value,
+        allowed: Allowed::Int { min: 0, max: 100 },
+        flag: None,
+        example: "80",
+        description: "the verifier's score a finding needs to be posted",
+    },
+    Setting {
+        key: "review.max_input_tokens",
+        ty: Type::Integer,
+        default: Default::NotSet("no cap"),
+        allowed: Allowed::Int {
+            min: 1,
+            max: MAX_TOKEN_BUDGET,
+        },
+        flag: None,
+        example: "200000",
+        description: "the most input tokens one run may send: the run stops before a call that would exceed it (its input counted as characters / 4), says so, exits 3 and posts nothing",
+    },
+    Setting {
+        key: "review.max_cost",
+        ty: Type::Float,
+        default: Default::NotSet("no cap"),
+        allowed: Allowed::Any,
+        flag: None,
+        example: "0.50",
+        description: "the most one run may cost (USD at `[review.prices]`, which it needs; the next call's input is counted at the input price): the run stops before a call that would exceed it, exits 3 and posts nothing",
+    },
+    Setting {
+        key: "review.daily_max_input_tokens",
+        ty: Type::Integer,
+        default: Default::NotSet("no cap"),
+        allowed: Allowed::Int {
+            min: 1,
+            max: MAX_TOKEN_BUDGET,
+        },
+        flag: None,
+        example: "2000000",
+        description: "the most input tokens the runs of one repository may send in a UTC day, counted in the state dir (`repos/<owner>/<repo>/spend.jsonl`; runs at the same time each see what finished before they started)",
+    },
+    Setting {
+        key: "review.daily_max_cost",
+        ty: Type::Float,
+        default: Default::NotSet("no cap"),
+        allowed: Allowed::Any,
+        flag: None,
+        example: "5.0",
+        description: "the most the runs of one repository may cost in a UTC day (USD at `[review.prices]`, which it needs), counted in the state dir like `daily_max_input_tokens`",
     },
     Setting {
         key: "automation.mentions",

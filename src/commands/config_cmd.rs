@@ -603,6 +603,11 @@ mod tests {
         let (table, last) = key.rsplit_once('.').unwrap_or(("", &key));
         if table.is_empty() {
             format!("{last} = {value}\n")
+        } else if table == "review" && last.ends_with("max_cost") {
+            // A cost cap is estimated at configured prices: it is refused without them.
+            format!(
+                "[{table}]\n{last} = {value}\n[review.prices]\ninput = 3.0\noutput = 15.0\ncache_read = 0.3\ncache_write = 3.75\n"
+            )
         } else {
             format!("[{table}]\n{last} = {value}\n")
         }

@@ -5,13 +5,16 @@ mod completions;
 mod config_cmd;
 mod console;
 mod event;
+mod finding;
 mod fixture;
 mod inbox;
 mod items;
+mod lessons;
 mod live;
 mod record;
 mod review;
 mod state;
+mod stats;
 mod thread;
 mod watch;
 
@@ -186,6 +189,9 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Files(args)) => code::files(&ctx, args).await,
         Some(Command::Diff(args)) => code::diff(&ctx, args).await,
         Some(Command::File(cmd)) => code::file(&ctx, cmd).await,
+        Some(Command::Finding(cmd)) => finding::run(&ctx, cmd).await,
+        Some(Command::Lessons(cmd)) => lessons::run(&ctx, cmd),
+        Some(Command::Stats(args)) => stats::run(&ctx, args),
         // Handled above, before the context.
         Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),
     }

@@ -44,6 +44,24 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
         "headSha": snapshot.pr.head_sha,
     });
     let mut fixture = Fixture::from_snapshot(&snapshot, Some(recorded));
+    // The repository's guidance as it is at the base commit (never the head), so a replayed
+    // review reads the same rules.
+    let (files, folders) = crate::review::guidance::wanted(ctx.review_settings());
+    fixture.base_files = crate::source::github::base_files(
+        &gh,
+        &coords,
+        &snapshot.pr.base_sha,
+        &files,
+        &folders,
+    )
+    .await
+    .unwrap_or_else(|e| {
+        // Said, not fatal: the fixture is whole without them, and replays without guidance.
+        crate::eprintln_clean!(
+            "note: the base branch's guidance files (AGENTS.md, …) could not be read, the fixture has none: {e}"
+        );
+        Vec::new()
+    });
     // Refused as `fixture check` would refuse the file (the fetch lists each id once, so this
     // holds; if it ever does not, nothing is written rather than a file that cannot be read).
     fixture.source_path = args.out.clone();
@@ -54,10 +72,11 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
     })?;
     fixture.write(&args.out)?;
     crate::eprintln_clean!(
-        "recorded {coords} to {}: {} items, {} files ({} requests, {:.1}s)",
+        "recorded {coords} to {}: {} items, {} files, {} guidance files of the base ({} requests, {:.1}s)",
         args.out.display(),
         snapshot.items.len(),
         snapshot.pr.files.len(),
+        fixture.base_files.len(),
         gh.requests(),
         started.elapsed().as_secs_f64()
     );

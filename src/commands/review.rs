@@ -16,6 +16,7 @@ use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
 use crate::review::aggregate::{AggregateRequest, aggregate};
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
+use crate::review::guidance::BaseSource;
 use crate::review::llm::ReplaySource;
 use crate::review::settings::{BackendKind, Overrides};
 use crate::review::{ReviewEvent, ReviewRun, compose, condense};
@@ -65,7 +66,11 @@ async fn review_fixture(
         answers: fixture.llm.answers.clone(),
         step: args.step.unwrap_or(0),
     };
+    let fixture_base = fixture.pr.base_sha.clone();
+    let recorded_base = fixture.base_files.clone();
     let snapshot = super::load_snapshot(ctx, Target::Fixture(fixture), args.step).await?;
+    let base_files =
+        crate::source::base_files_at(&recorded_base, &fixture_base, &snapshot.pr.base_sha);
     let team = match policy::membership(snapshot.pr.author.association, &cfg) {
         policy::Membership::Team => Some(true),
         policy::Membership::Community => Some(false),
@@ -85,6 +90,7 @@ async fn review_fixture(
         destination: Destination::Outbox {
             identity: args.identity.clone(),
             replay,
+            base_files,
         },
         ledger,
         llm: &args.llm,
@@ -190,6 +196,8 @@ pub(crate) enum Destination<'a> {
     Outbox {
         identity: String,
         replay: ReplaySource,
+        /// The base branch's files the fixture recorded (the repository's guidance).
+        base_files: Vec<crate::pr::BaseFile>,
     },
     /// A live PR: the credentials' own account's comments are Shepherd's; posts go to the PR.
     GitHub { gh: &'a GitHub, own_login: String },
@@ -234,15 +242,25 @@ impl<'a> ReviewSetup<'a> {
             reason: gate.reason.clone(),
             fatal: post == PostChoice::Explicit,
         };
-        let (identity, outbox, replay, posting) = match destination {
-            Destination::Outbox { identity, replay } => {
+        let (identity, outbox, replay, posting, base) = match destination {
+            Destination::Outbox {
+                identity,
+                replay,
+                base_files,
+            } => {
                 let outbox = ledger.outbox(&coords)?;
                 let posting = match post {
                     PostChoice::No => Posting::No,
                     _ if gate.post => Posting::Outbox,
                     _ => blocked(),
                 };
-                (identity, outbox, Some(replay), posting)
+                (
+                    identity,
+                    outbox,
+                    Some(replay),
+                    posting,
+                    BaseSource::Recorded(base_files),
+                )
             }
             Destination::GitHub { gh, own_login } => {
                 let posting = match post {
@@ -254,7 +272,7 @@ impl<'a> ReviewSetup<'a> {
                     }),
                     _ => blocked(),
                 };
-                (own_login, None, None, posting)
+                (own_login, None, None, posting, BaseSource::Live(gh))
             }
         };
         Ok(HeadlessReview {
@@ -274,6 +292,7 @@ impl<'a> ReviewSetup<'a> {
             format,
             extra_json: None,
             quiet: false,
+            base,
         })
     }
 }
@@ -410,6 +429,8 @@ pub(crate) struct HeadlessReview<'a> {
     pub extra_json: Option<(&'static str, serde_json::Value)>,
     /// `--quiet`: no progress on stderr even on a terminal.
     pub quiet: bool,
+    /// Where the repository's guidance is read from (the base branch's files).
+    pub base: BaseSource<'a>,
 }
 
 /// What posting did: the post, or why not (an error fails the command, a note does not).
@@ -441,8 +462,9 @@ pub(crate) async fn execute(
         format,
         extra_json,
         quiet,
+        base,
     } = review;
-    let prepared = flow::prepare(ReviewRequest {
+    let mut prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
         llm_env: &ctx.llm_env,
         overrides: llm.overrides(),
@@ -451,9 +473,14 @@ pub(crate) async fn execute(
         outbox,
         replay,
         full,
+        state: Some(ledger),
         collaborators_are_team: ctx.gates().collaborators_are_team,
     })
-    .map_err(|e| CliError::usage(e.to_string()))?;
+    .map_err(|e| match e {
+        flow::FlowError::State(why) => CliError::runtime(why),
+        e => CliError::usage(e.to_string()),
+    })?;
+    prepared.read_guidance(base).await;
     warn_unreadable_metadata(&prepared);
 
     let run = run_with_progress(&prepared, quiet).await;
@@ -491,6 +518,17 @@ pub(crate) async fn execute(
     let body = compose::markdown(&run, &agg);
     // What is posted always fits GitHub's comment limit; the output keeps the full review.
     let fitted = condense::fit(&run, &agg);
+    // A review the budget stopped is partial: never posted as if it were whole.
+    let post = match (post, run.context.budget_stop()) {
+        (Posting::No, _) => Posting::No,
+        (_, Some(why)) => Posting::Blocked {
+            reason: format!(
+                "the budget stopped the review before it was whole ({why}); a partial review is never posted"
+            ),
+            fatal: false,
+        },
+        (post, None) => post,
+    };
 
     // Post before printing, so the output can say what happened. Ctrl-C still stops it: the
     // run's handler stays installed for the process, so it is listened to here too.
@@ -508,9 +546,39 @@ pub(crate) async fn execute(
     };
     super::emit_in(format, &text)?;
     report_post(&outcome, &fitted);
+    // What became of the findings: addressed since the last review, posted.
+    let now = chrono::Utc::now().timestamp();
+    let mut decisions = crate::review::outcome::addressed_decisions(
+        &run,
+        &agg,
+        &prepared.prior,
+        coords.number,
+        now,
+    );
+    if outcome.posted.is_some() {
+        decisions.extend(crate::review::outcome::post_decisions(
+            &run,
+            &agg,
+            &fitted.body,
+            &fitted.body,
+            false,
+            coords.number,
+            now,
+        ));
+    }
+    let unrecorded = ledger
+        .record_decisions(&crate::ledger::RepoId::of(&coords), &decisions)
+        .err()
+        .map(|e| format!("what became of the findings was not recorded: {e}"));
     // A failed post or save is a runtime failure (exit 1), which outranks an incomplete review
     // (exit 3); every one of them is said.
-    let failures: Vec<String> = outcome.error.into_iter().chain(unsaved).collect();
+    let failures: Vec<String> = outcome
+        .error
+        .into_iter()
+        .chain(unsaved)
+        .chain(run.context.unrecorded.clone())
+        .chain(unrecorded)
+        .collect();
     if failures.is_empty() {
         return incomplete_error(&run).map_or(Ok(outcome.posted), Err);
     }
@@ -654,8 +722,13 @@ fn incomplete_error(run: &ReviewRun) -> Option<CliError> {
         .filter(|a| a.is_incomplete())
         .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
         .collect();
+    let budget = run
+        .context
+        .budget_stop()
+        .map(|why| format!(" — stopped by the budget: {why}; nothing was posted"))
+        .unwrap_or_default();
     Some(CliError::incomplete(format!(
-        "the review is incomplete: {}",
+        "the review is incomplete: {}{budget}",
         which.join(", ")
     )))
 }

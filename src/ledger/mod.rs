@@ -20,6 +20,11 @@
 //! <pr>/outbox/comment.json           the offline "posted" comment (draft.rs)
 //! <pr>/watch.json                    what `watch` last reviewed and answered (written by
 //!                                    `commands::watch` through `write_atomic`)
+//! <state>/repos/<owner>/<repo>/decisions.jsonl  per repository: what became of each finding,
+//!                                              dismissals included (decisions.rs)
+//! <state>/repos/<owner>/<repo>/lessons.json    the maintainer's lessons (lessons.rs)
+//! <state>/repos/<owner>/<repo>/spend.jsonl     what each review run spent (spend.rs)
+//! <state>/repos/<owner>/<repo>/repo.lock       held while one of those is written (repo.rs)
 //! ```
 //!
 //! Every file but the kept-text log is written atomically (a temporary file in the same folder,
@@ -31,15 +36,19 @@
 //! what a run holds is the caller's type ([`StoredRun`]).
 
 mod code;
+mod decisions;
 mod draft;
 mod kept;
 mod kept_log;
 mod layout;
+mod lessons;
 mod lock;
 mod marker;
+mod repo;
 mod runs;
 mod seen;
 mod seen_index;
+mod spend;
 mod threads;
 mod viewed;
 
@@ -51,13 +60,17 @@ use thiserror::Error;
 use crate::pr::{PrCoords, RefError};
 
 pub use code::{CODE_DIR, CodeLook, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
+pub use decisions::{DECISIONS_FILE, Decision, DecisionKind};
 pub use draft::Draft;
 pub use kept::{KEPT_DIR, KEPT_LOG, KeptComment, KeptText, MAX_KEPT_CHARS};
 pub use layout::{OldFolder, PRS_DIR, readings as old_name_readings};
+pub use lessons::{LESSONS_FILE, Lesson, MAX_LESSONS, lesson_id};
 pub use lock::{Busy, Holder, Lock, PrLock, next_pause};
 pub use marker::Marker;
+pub use repo::{REPO_LOCK_WAIT, RepoId};
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
+pub use spend::{DaySpend, SPEND_FILE, Spend};
 pub use threads::{
     ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind, ThreadOutbox,
     normalized_reply, reply_body_hash,

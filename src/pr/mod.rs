@@ -4,15 +4,23 @@
 //! PR and a hand-written fixture go through exactly the same code.
 
 mod files;
+mod base;
+mod fingerprint;
 mod recorded;
 mod reference;
 mod shepherd;
 pub mod time;
 
 pub use files::{ChangeType, ChangedFile, GITHUB_FILE_LIMIT, NoPatch, ViewedState, files_cut_note};
+pub use base::BaseFile;
+pub use fingerprint::{
+    Fingerprint, LINE_WINDOW, MIN_SHARED, covered_by, key_terms, lines_near, similar_terms,
+};
 pub use recorded::{LlmRecordings, RecordedAnswer};
 pub use reference::{ACCEPTED_FORMS, PrCoords, PrRef, RefError, validate_owner, validate_repo};
-pub use shepherd::{DEFAULT_IDENTITY, OutboxComment, REVIEW_HEADER, is_review_body};
+pub use shepherd::{
+    DEFAULT_IDENTITY, OutboxComment, PARTIAL_MARK, REVIEW_HEADER, is_partial, is_review_body,
+};
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

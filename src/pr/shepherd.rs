@@ -7,6 +7,16 @@ use serde::{Deserialize, Serialize};
 /// The first line of every Shepherd review.
 pub const REVIEW_HEADER: &str = "## PR Shepherd Review";
 
+/// The hidden line a partial review carries (one the budget stopped before it was whole): it is
+/// never posted (`publish::upsert` refuses it). Only the composer writes it — untrusted text
+/// in a review is stripped of HTML comments — so nothing else can make a review partial.
+pub const PARTIAL_MARK: &str = "<!-- pr-shepherd:partial -->";
+
+/// Whether a review body is marked partial.
+pub fn is_partial(body: &str) -> bool {
+    body.contains(PARTIAL_MARK)
+}
+
 /// Offline (fixtures, the bundled inbox), the account whose `## PR Shepherd Review` comments are
 /// Shepherd's own; live it is the credentials' account. `review --identity` and the console
 /// default to it.

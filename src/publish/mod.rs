@@ -34,7 +34,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::ledger::{Ledger, LedgerError, Lock, PrLock, next_pause};
-use crate::pr::{PrCoords, is_review_body};
+use crate::pr::{PrCoords, is_partial, is_review_body};
 
 /// How long a post waits for another run's post to the same PR (a look, a create and a second
 /// look, each a request with its retries) before it gives up with a message naming that run.
@@ -66,6 +66,11 @@ pub enum PostError {
     Ledger(#[from] LedgerError),
     #[error("the review body does not start with `## PR Shepherd Review`; refusing to post it")]
     NotAReview,
+    /// The budget stopped the review before it was whole: a partial review is never posted.
+    #[error(
+        "the review is partial (the budget stopped it before every aspect ran); refusing to post it as if it were whole — run it again with a larger budget"
+    )]
+    Partial,
     /// This run's comment turned out to be a second one and could not be removed.
     #[error(
         "posted comment {made}, but another run had created comment {kept} at the same time, \
@@ -139,6 +144,9 @@ pub async fn upsert_within<S: CommentStore>(
 ) -> Result<Posted, PostError> {
     if !is_review_body(body) {
         return Err(PostError::NotAReview);
+    }
+    if is_partial(body) {
+        return Err(PostError::Partial);
     }
     let _turn = match store.turns() {
         Some((ledger, pr)) => Some(take_turn(&ledger, &pr, wait).await?),

@@ -115,6 +115,12 @@ pub fn aggregate(
                 .partition(|f| completed.contains(&f.aspect.as_str()));
         agg.classification.not_reported = reported;
         agg.not_assessed = unassessed;
+        // A finding held back this time (dismissed, not confirmed, raised by someone else) is
+        // not "no longer reported": it is counted with the held back.
+        let held: HashSet<&str> = run.held_back().map(|h| h.finding.id.as_str()).collect();
+        agg.classification
+            .not_reported
+            .retain(|f| !held.contains(f.id.as_str()));
         // Findings history: an unchanged finding counts one more review since it was first
         // raised; a new one starts here.
         let earlier: HashMap<String, MetaFinding> = prior

@@ -227,6 +227,7 @@ pub fn markdown_with(run: &ReviewRun, agg: &Aggregate, layout: &Layout) -> Strin
     }
     w.incremental_lists();
     w.lookalikes();
+    w.context_lines();
     w.usage();
     w.s.push('\n');
     match &layout.meta {
@@ -289,6 +290,20 @@ impl Writer<'_> {
             self.s
                 .push_str(&format!("**Gate overridden:** {note}.  \n"));
         }
+        if let Some(why) = run.context.budget_stop() {
+            let done = run
+                .aspects
+                .iter()
+                .filter(|a| a.state == AspectState::Done)
+                .count();
+            self.s.push_str(&format!(
+                "**Stopped by the budget:** {}. This review is partial — {done} of {} aspects \
+                 finished — and is not posted.  \n{}\n",
+                crate::sanitize::one_line(why),
+                run.aspects.len(),
+                crate::pr::PARTIAL_MARK
+            ));
+        }
     }
 
     fn run_line(&mut self) {
@@ -321,6 +336,66 @@ impl Writer<'_> {
             count(Severity::Suggestion)
         );
         self.s.push_str(&line);
+        self.held_back_line();
+    }
+
+    /// How many findings were held back, and by what (never the findings themselves: they are
+    /// listed in the JSON and the console).
+    fn held_back_line(&mut self) {
+        let run = self.run;
+        let threshold = run.context.verify_threshold;
+        let n = run.held_back().count();
+        if n == 0 && threshold.is_none() {
+            return;
+        }
+        let mut parts = Vec::new();
+        let dismissed = document::held_by(run, "dismissal");
+        if dismissed > 0 {
+            parts.push(format!("{dismissed} dismissed by the maintainer"));
+        }
+        let verifier = document::held_by(run, "verifier");
+        if verifier > 0 {
+            parts.push(format!(
+                "{verifier} not confirmed by the verifier (threshold {})",
+                threshold.unwrap_or_default()
+            ));
+        }
+        let raised: Vec<&crate::review::run::HeldBack> = run
+            .held_back()
+            .filter(|h| h.held_back.by() == "others")
+            .collect();
+        if !raised.is_empty() {
+            let mut who: Vec<String> = raised
+                .iter()
+                .filter_map(|h| match &h.held_back {
+                    crate::review::run::HoldReason::AlreadyRaised { login, .. } => {
+                        Some(format!("@{}", crate::sanitize::one_line(login)))
+                    }
+                    _ => None,
+                })
+                .collect();
+            who.sort();
+            who.dedup();
+            parts.push(format!(
+                "{} already raised by other reviewers ({})",
+                raised.len(),
+                who.join(", ")
+            ));
+        }
+        let verified = threshold.map_or(String::new(), |t| {
+            format!(
+                " Every finding raised here was confirmed by the verifier (confidence {t} or more, with evidence quoted from the diff)."
+            )
+        });
+        if n == 0 {
+            self.s
+                .push_str(&format!("**Held back:** none.{verified}\n\n"));
+        } else {
+            self.s.push_str(&format!(
+                "**Held back:** {n} — {}; listed by `--format json` and in the console, not here.{verified}\n\n",
+                parts.join(" · ")
+            ));
+        }
     }
 
     fn incomplete_note(&mut self) {
@@ -437,7 +512,12 @@ impl Writer<'_> {
     }
 
     fn section_findings(&mut self, a: &AspectOutcome) {
-        if a.findings.is_empty() && a.rejected.is_empty() {
+        if a.findings.is_empty() && a.rejected.is_empty() && !a.held_back.is_empty() {
+            self.s.push_str(&format!(
+                "Nothing raised: {} finding(s) held back (see **Held back** above).\n",
+                a.held_back.len()
+            ));
+        } else if a.findings.is_empty() && a.rejected.is_empty() {
             self.s.push_str(
                 "No findings: this aspect ran over the diff and found nothing to report.\n",
             );
@@ -549,6 +629,55 @@ impl Writer<'_> {
                 0 => {}
                 n => self.s.push_str(&format!("\n### {title} ({n})\n\n{hint}\n")),
             }
+        }
+    }
+
+    /// What the aspects were given besides the PR: the guidance read from the base branch, the
+    /// lessons and dismissals, other reviewers' remarks.
+    fn context_lines(&mut self) {
+        let c = &self.run.context;
+        let given: Vec<&crate::review::run::GuidanceRead> =
+            c.guidance.iter().filter(|g| g.applied).collect();
+        if !given.is_empty() {
+            let commit = given[0].commit.as_str();
+            let names: Vec<String> = given
+                .iter()
+                .map(|g| {
+                    let name = crate::sanitize::one_line(&g.path).replace('`', "'");
+                    match &g.note {
+                        Some(n) => format!("`{name}` ({})", crate::sanitize::one_line(n)),
+                        None => format!("`{name}`"),
+                    }
+                })
+                .collect();
+            self.s.push_str(&format!(
+                "\n_Repository guidance read from the base branch at `{}`: {}._\n",
+                short_sha(commit),
+                names.join(", ")
+            ));
+        }
+        if let Some(e) = &c.guidance_error {
+            self.s
+                .push_str(&format!("\n_{}._\n", crate::sanitize::one_line(e)));
+        }
+        let mut parts = Vec::new();
+        if c.lessons > 0 {
+            parts.push(format!("{} repository lesson(s)", c.lessons));
+        }
+        if c.dismissals > 0 {
+            parts.push(format!("{} dismissal(s) on this PR", c.dismissals));
+        }
+        if c.others > 0 {
+            parts.push(format!(
+                "{} open thread(s) and comment(s) of other reviewers",
+                c.others
+            ));
+        }
+        if !parts.is_empty() {
+            self.s.push_str(&format!(
+                "\n_The aspects were also given {}._\n",
+                parts.join(", ")
+            ));
         }
     }
 
@@ -670,6 +799,18 @@ fn finding_body(s: &mut String, f: &Finding, detail: Detail) {
     ));
     if f.outside_diff {
         s.push_str("  - _Note: this file is not among the PR's changed files._\n");
+    }
+    if let Some(rule) = &f.rule {
+        s.push_str(&format!("  - Rule: {}\n", crate::sanitize::one_line(rule)));
+    }
+    if detail == Detail::Full
+        && let Some(v) = &f.verified
+    {
+        s.push_str(&format!(
+            "  - Verified (confidence {}): `{}`\n",
+            v.confidence,
+            crate::sanitize::one_line(&v.evidence).replace('`', "'")
+        ));
     }
     if detail == Detail::Full
         && let Some(fix) = &f.suggested_fix
@@ -819,6 +960,8 @@ mod tests {
             message: msg.into(),
             suggested_fix: None,
             outside_diff: false,
+            rule: None,
+            verified: None,
         }
     }
 
@@ -842,6 +985,8 @@ mod tests {
             diff: None,
             note: None,
             merged: 0,
+            held_back: vec![],
+            verification: None,
         }
     }
 
@@ -899,6 +1044,7 @@ mod tests {
             prices: None,
             notes: Vec::new(),
             concurrency_lowered: None,
+            context: Default::default(),
         }
     }
 

@@ -126,9 +126,13 @@ pub fn contract_schema() -> serde_json::Value {
                             "description": "A line (>= 1) of the new version, or null."
                         },
                         "message": {"type": "string", "description": "What is wrong, when, and why it matters."},
-                        "suggestedFix": {"type": ["string", "null"], "description": "The concrete change, or null."}
+                        "suggestedFix": {"type": ["string", "null"], "description": "The concrete change, or null."},
+                        "rule": {"type": ["string", "null"], "description": "The repository rule the finding rests on (its file and section, like `AGENTS.md § Errors`), or null."},
+                        "id": {"type": ["string", "null"], "description": "Verification only: the id of the finding verified; null in a review."},
+                        "confidence": {"type": ["integer", "null"], "description": "Verification only: 0-100, how sure you are that the finding is a real problem in this diff; null in a review."},
+                        "evidence": {"type": ["string", "null"], "description": "Verification only: one line copied exactly from the diff that shows the problem; null in a review."}
                     },
-                    "required": ["severity", "file", "line", "message", "suggestedFix"],
+                    "required": ["severity", "file", "line", "message", "suggestedFix", "rule", "id", "confidence", "evidence"],
                     "additionalProperties": false
                 }
             }
@@ -161,7 +165,24 @@ pub struct Finding {
     /// The file is not among the PR's changed files (kept, but flagged).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub outside_diff: bool,
+    /// The repository rule it rests on, as the model named it (`AGENTS.md § Errors`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// The verifier's confirmation, when the verifier ran and confirmed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<Verdict>,
 }
+
+/// The verifier's confirmation of a finding: its score and the diff line it quoted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Verdict {
+    pub confidence: u8,
+    pub evidence: String,
+}
+
+/// The longest rule name kept (a longer one is cut).
+pub const MAX_RULE_CHARS: usize = 200;
 
 /// A finding the parser refused, with the reason and the raw JSON of the entry. `file` and
 /// `message` are kept when the entry had them as text, so the review can still show it
@@ -306,7 +327,7 @@ fn drop_trailing_commas(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// The `findings` array of the first candidate that is an object with one; else why not.
-fn findings_array(reply: &str) -> Result<Vec<serde_json::Value>, ReplyError> {
+pub(crate) fn findings_array(reply: &str) -> Result<Vec<serde_json::Value>, ReplyError> {
     let mut not_array = None;
     let mut saw_object = false;
     let mut other = None;
@@ -421,6 +442,14 @@ fn parse_one(
     let file = text("file", true)?.unwrap_or_default();
     let message = text("message", true)?.unwrap_or_default();
     let suggested_fix = text("suggestedFix", false)?;
+    // A rule that is not text is no rule (the finding itself stands).
+    let rule = text("rule", false).ok().flatten().map(|r| {
+        let r = crate::sanitize::one_line(&r);
+        match r.char_indices().nth(MAX_RULE_CHARS) {
+            Some((i, _)) => format!("{}…", &r[..i]),
+            None => r,
+        }
+    });
     let line = match obj.get("line") {
         None | Some(serde_json::Value::Null) => None,
         // A number written as text (`"41"`) is read as the number.
@@ -442,6 +471,8 @@ fn parse_one(
         message,
         suggested_fix,
         outside_diff,
+        rule,
+        verified: None,
     };
     Ok((finding, mapped))
 }
@@ -722,7 +753,8 @@ mod tests {
             "strict: every property required"
         );
         let full = serde_json::json!({"severity": "important", "file": "src/a.rs", "line": 2,
-            "message": "m", "suggestedFix": "f"});
+            "message": "m", "suggestedFix": "f", "rule": "AGENTS.md § Errors", "id": null,
+            "confidence": null, "evidence": null});
         let one = |v: &serde_json::Value| {
             parse(&serde_json::json!({"findings": [v]}).to_string()).unwrap()
         };

@@ -13,7 +13,7 @@
 //! stays with the front end.
 //!
 //! ```ignore
-//! let prepared = flow::prepare(ReviewRequest {
+//! let mut prepared = flow::prepare(ReviewRequest {
 //!     settings: &config.review,
 //!     llm_env: &ctx.llm_env,
 //!     overrides: Overrides::default(),
@@ -22,8 +22,10 @@
 //!     outbox: ledger.outbox(&coords)?,
 //!     replay: None,
 //!     full: false,
+//!     state: Some(&ledger),
 //!     collaborators_are_team: config.gates.collaborators_are_team,
 //! })?;
+//! prepared.read_guidance(BaseSource::Live(&gh)).await;
 //! let run = prepared.run(events_tx, cancel).await;
 //! ```
 
@@ -33,12 +35,21 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::aggregate::choose_mode;
+use super::budget::{Budget, SpentToday};
+use super::context::PromptContext;
+use super::extras::RunExtras;
+use super::guidance::{self, BaseSource, Guidance};
 use super::llm::{LlmClient, LlmEnv, LlmError, ReplaySource};
+use super::others::{Remark, remarks};
+use super::outcome::run_decisions;
 use super::prior::{MetaFinding, PriorReviews, prior_reviews};
-use super::prompt::Prompts;
-use super::run::ReviewRun;
-use super::runner::{ReviewEvent, run_review_with_prior};
-use super::settings::{Overrides, ReviewSettings, SettingsError};
+use super::prompt::{Prompts, strip_untrusted};
+use super::run::{ReviewRun, RunContext};
+use super::runner::{ReviewEvent, run_review_with};
+use super::screen::{Dismissal, Screen, lesson_line};
+use super::settings::{BackendKind, Overrides, ReviewSettings, SettingsError};
+use super::verify::VerifySetup;
+use crate::ledger::{Ledger, Lesson, RepoId, Spend};
 use crate::policy::Mode;
 use crate::pr::OutboxComment;
 use crate::pr::{PrMeta, Snapshot};
@@ -64,6 +75,10 @@ pub struct ReviewRequest<'a> {
     /// A full review (`--all`, `/review all`, the console's full review): earlier reviews are
     /// ignored for the prompts.
     pub full: bool,
+    /// The state dir: the maintainer's dismissals on this PR and lessons for its repository
+    /// are read from it, today's spend for the daily budget, and the run's spend and decisions
+    /// are recorded in it. `None`: none of that (tests).
+    pub state: Option<&'a Ledger>,
     /// `[gates] collaborators_are_team`: whether a COLLABORATOR's marker reply counts as the
     /// team's (see [`crate::review::prior::ReplyTrust`]). Every front end passes its gates.
     pub collaborators_are_team: bool,
@@ -81,6 +96,10 @@ pub enum FlowError {
     /// A prompt file in the prompts dir cannot be used (a device, too large, not UTF-8, …).
     #[error(transparent)]
     Prompt(#[from] super::prompt::PromptFileError),
+    /// The state dir's dismissals, lessons or spend cannot be read: reviewing without them would
+    /// propose dismissed findings again or overspend (a runtime failure, exit 1).
+    #[error("{0}")]
+    State(String),
 }
 
 /// A review ready to run: everything the background task needs, plus what the front end shows
@@ -99,6 +118,20 @@ pub struct PreparedReview {
     pub mode_reason: String,
     /// The prior findings each aspect's prompt carries (empty for a full review).
     pub prior_findings: Vec<MetaFinding>,
+    /// The maintainer's dismissals on this PR (held back when proposed again) and the
+    /// repository's lessons (given to the aspects).
+    pub dismissals: Vec<Dismissal>,
+    pub lessons: Vec<Lesson>,
+    /// Other reviewers' open threads and comments.
+    pub others: Vec<Remark>,
+    /// The repository's guidance from the base branch (see [`PreparedReview::read_guidance`]).
+    pub guidance: Guidance,
+    /// What the repository spent earlier today (for the daily budget).
+    pub spent_today: SpentToday,
+    /// The fixture's recorded verifier answers, for the replay backend.
+    pub verify_recorded: Option<Vec<crate::pr::RecordedAnswer>>,
+    /// Where the run's spend and decisions are recorded.
+    pub state: Option<Ledger>,
 }
 
 /// Prepares a review: settings, backend, prompts, prior reviews, mode.
@@ -112,9 +145,20 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
         outbox,
         replay,
         full,
+        state,
         collaborators_are_team,
     } = req;
     let settings = effective_settings(settings, overrides)?;
+    let verify_recorded = replay
+        .as_ref()
+        .filter(|_| settings.llm.is_none_or(|k| k == BackendKind::Replay))
+        .map(|r| {
+            r.answers
+                .iter()
+                .filter(|a| a.aspect.starts_with("verify:") && a.step <= r.step)
+                .cloned()
+                .collect::<Vec<_>>()
+        });
     let client = LlmClient::from_settings(&settings, llm_env, replay)?;
     let prompts = Prompts::load(settings.prompts_dir.as_deref())?;
     let mut prior = prior_reviews(snapshot, identity);
@@ -128,6 +172,28 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
         Mode::Incremental => prior.findings(),
         Mode::Full => Vec::new(),
     };
+    let coords = snapshot.pr.coords();
+    let repo = RepoId::of(&coords);
+    let read = |e: crate::ledger::LedgerError| FlowError::State(e.to_string());
+    let (dismissals, lessons, spent_today) = match state {
+        Some(l) => {
+            let dismissals = Dismissal::from_decisions(&l.dismissals(&coords).map_err(read)?);
+            let lessons = l.lessons(&repo).map_err(read)?;
+            let spent_today =
+                if settings.daily_max_input_tokens.is_some() || settings.daily_max_cost.is_some() {
+                    let day = l.spent_on(&repo, &today()).map_err(read)?;
+                    SpentToday {
+                        input_tokens: day.input_tokens,
+                        cost: day.cost,
+                    }
+                } else {
+                    SpentToday::default()
+                };
+            (dismissals, lessons, spent_today)
+        }
+        None => (Vec::new(), Vec::new(), SpentToday::default()),
+    };
+    let others = remarks(snapshot, identity);
     Ok(PreparedReview {
         settings,
         client: Arc::new(client),
@@ -137,7 +203,19 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
         mode,
         mode_reason,
         prior_findings,
+        dismissals,
+        lessons,
+        others,
+        guidance: Guidance::default(),
+        spent_today,
+        verify_recorded,
+        state: state.cloned(),
     })
+}
+
+/// Today's UTC day, as the spend log names it.
+pub fn today() -> String {
+    chrono::Utc::now().format("%Y-%m-%d").to_string()
 }
 
 /// The config table with the overrides over it, validated.
@@ -152,24 +230,113 @@ pub fn effective_settings(
 }
 
 impl PreparedReview {
-    /// Runs the six aspects to their end (or until `cancel`), reporting on `events`. Prompts are
-    /// built from the PR's metadata and diff only: no comment body (and never a trigger's)
-    /// reaches them.
+    /// Reads the repository's guidance from the base branch (`source`: the fixture's recorded
+    /// files, or GitHub at the base commit). Without it the run has no guidance.
+    pub async fn read_guidance(&mut self, source: BaseSource<'_>) {
+        self.guidance = guidance::read(source, &self.pr, &self.settings).await;
+    }
+
+    /// What the run is given besides the PR: its prompts' context, the screening, the verifier
+    /// and the budget.
+    pub fn extras(&self) -> RunExtras {
+        let mut context = PromptContext::default();
+        self.guidance.fill(&mut context, &self.pr);
+        context.lessons = self.lessons.iter().map(lesson_line).collect();
+        context.dismissed = self.dismissals.iter().map(Dismissal::prompt_line).collect();
+        context.others = self.others.iter().map(Remark::prompt_line).collect();
+        let verify = self.settings.verify.then(|| VerifySetup {
+            threshold: u8::try_from(self.settings.verify_threshold.min(100)).unwrap_or(100),
+            recorded: self.verify_recorded.clone(),
+            patches: self
+                .pr
+                .files
+                .iter()
+                .filter_map(|f| {
+                    let p = f.patch.as_ref()?;
+                    Some((strip_untrusted(&f.path).text, strip_untrusted(p).text))
+                })
+                .collect(),
+        });
+        RunExtras {
+            record: RunContext {
+                guidance: self.guidance.read.clone(),
+                guidance_error: self.guidance.error.clone(),
+                lessons: self.lessons.len(),
+                dismissals: self.dismissals.len(),
+                others: self.others.len(),
+                budget: None,
+                verify_threshold: verify.as_ref().map(|v| v.threshold),
+                unrecorded: None,
+            },
+            context,
+            screen: Screen {
+                dismissals: self.dismissals.clone(),
+                others: self.others.clone(),
+            },
+            verify,
+            budget: Arc::new(Budget::new(&self.settings, self.spent_today)),
+        }
+    }
+
+    /// Runs the six aspects to their end (or until `cancel`), reporting on `events`, then
+    /// records what the run spent and proposed in the state dir (what could not be recorded is
+    /// said in `context.unrecorded`). Prompts carry the PR's metadata and diff and the run's
+    /// context (guidance, lessons, other reviewers' remarks): never a trigger's text.
     pub async fn run(
         &self,
         events: mpsc::UnboundedSender<ReviewEvent>,
         cancel: CancellationToken,
     ) -> ReviewRun {
-        run_review_with_prior(
+        let mut run = run_review_with(
             self.pr.clone(),
             &self.settings,
             self.client.clone(),
             self.prompts.clone(),
             self.prior_findings.clone(),
+            Arc::new(self.extras()),
             events,
             cancel,
         )
-        .await
+        .await;
+        if !run.cancelled
+            && let Some(l) = &self.state
+            && let Err(e) = self.record(l, &run)
+        {
+            run.context.unrecorded = Some(format!(
+                "the run's spend and findings were not recorded in the state dir: {e}"
+            ));
+        }
+        run
+    }
+
+    fn record(&self, l: &Ledger, run: &ReviewRun) -> Result<(), crate::ledger::LedgerError> {
+        let coords = self.pr.coords();
+        let repo = RepoId::of(&coords);
+        let now = chrono::Utc::now();
+        let (input, output) = run.tokens();
+        l.record_spend(
+            &repo,
+            &Spend {
+                at: now.timestamp(),
+                day: now.format("%Y-%m-%d").to_string(),
+                pr: coords.number,
+                run: run.run_id.clone(),
+                input_tokens: input,
+                output_tokens: output,
+                cost: run.estimated_cost(),
+                aspects: run
+                    .aspects
+                    .iter()
+                    .map(|a| {
+                        (
+                            a.aspect.as_str().to_owned(),
+                            a.tokens.input.unwrap_or(0) + a.tokens.output.unwrap_or(0),
+                        )
+                    })
+                    .collect(),
+            },
+        )?;
+        l.record_decisions(&repo, &run_decisions(run, coords.number, now.timestamp()))
     }
 }
 
@@ -207,6 +374,7 @@ mod tests {
             outbox: None,
             replay,
             full: false,
+            state: None,
             collaborators_are_team: false,
         }
     }

@@ -40,24 +40,33 @@
 
 pub mod aggregate;
 pub mod aspect;
+pub mod budget;
 mod calls;
 pub mod chunk;
 pub mod classify;
 pub mod compose;
 pub mod condense;
+pub mod context;
+pub mod extras;
 pub mod findings;
 pub mod flow;
 pub mod glob;
+pub mod guidance;
 pub mod llm;
+pub mod others;
+pub mod outcome;
 pub mod prior;
 pub mod prompt;
 pub mod run;
 pub mod runner;
+pub mod screen;
 pub mod settings;
+pub mod stats;
+pub mod verify;
 
 pub use aspect::Aspect;
 pub use findings::{Finding, Severity};
-pub use run::{AspectOutcome, AspectState, ReviewRun};
+pub use run::{AspectOutcome, AspectState, HeldBack, HoldReason, ReviewRun};
 pub use runner::{ReviewEvent, run_review};
 pub use settings::ReviewSettings;
 

@@ -13,7 +13,7 @@ use crate::policy::Mode;
 pub use crate::pr::REVIEW_HEADER;
 use crate::pr::{Item, OutboxComment, Snapshot, is_review_body};
 
-const META_OPEN: &str = "<!-- pr-shepherd:meta ";
+pub const META_OPEN: &str = "<!-- pr-shepherd:meta ";
 const META_CLOSE: &str = " -->";
 /// The metadata format version written by this build.
 pub const META_VERSION: u32 = 1;

@@ -2,9 +2,11 @@
 //!
 //! What goes in: the PR's title, body and changed files' patches — each stripped of zero-width
 //! and bidi characters, other invisible controls and HTML comments, and fenced between lines that
-//! carry a random boundary, one per review run. What never goes in: tokens, API keys, environment
-//! values, and comment bodies (so the body of a trigger comment cannot travel; only a parsed mode
-//! would).
+//! carry a random boundary, one per review run — and the run's context (`super::context`): the
+//! repository's guidance from the base branch, the maintainer's lessons and dismissals, and the
+//! open threads and comments of other reviewers, fenced the same way. What never goes in:
+//! tokens, API keys, environment values, Shepherd's own comments and trigger comments (so the
+//! body of a trigger cannot travel; only a parsed mode would).
 //!
 //! Order is cache order: the playbook (system), then the PR data (title, body, the list of every
 //! changed file), then the call's diff, and only then the aspect's instructions, its prior
@@ -27,6 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::aspect::Aspect;
 use super::chunk::{self, Chunk, FileDiff, thousands};
+use super::context::PromptContext;
 use super::prior::MetaFinding;
 use crate::pr::PrMeta;
 use crate::sanitize::is_hazard;
@@ -408,6 +411,17 @@ impl RunPrompts {
     /// Strips and fences the PR once. `prior` is every aspect's prior findings (the boundary must
     /// not occur in any of them).
     pub fn new(pr: &PrMeta, prompts: &Prompts, prior: &[MetaFinding]) -> RunPrompts {
+        RunPrompts::with_context(pr, prompts, prior, &PromptContext::default())
+    }
+
+    /// [`RunPrompts::new`] with the run's context — the repository's guidance, lessons and
+    /// dismissals, other reviewers' remarks — fenced at the end of the shared data block.
+    pub fn with_context(
+        pr: &PrMeta,
+        prompts: &Prompts,
+        prior: &[MetaFinding],
+        context: &PromptContext,
+    ) -> RunPrompts {
         let (title, title_cut) = capped_untrusted(&pr.title, MAX_TITLE_CHARS, "title");
         let (body, body_cut) = capped_untrusted(&pr.body, MAX_BODY_CHARS, "body");
         let (title_text, body_text) = (&title.text, &body.text);
@@ -422,8 +436,15 @@ impl RunPrompts {
         let html_comments = title.html_comments + body.html_comments + patch_comments;
         let all_diff: String = files.iter().map(FileDiff::text).collect();
         let prior_text: String = prior.iter().map(prior_line).collect();
-        let boundary = new_boundary(&[title_text, body_text, &all_diff, &prior_text]);
-        let data = data_block(
+        let mut avoid = vec![
+            title_text.as_str(),
+            body_text.as_str(),
+            &all_diff,
+            &prior_text,
+        ];
+        avoid.extend(context.texts());
+        let boundary = new_boundary(&avoid);
+        let mut data = data_block(
             pr,
             &boundary,
             title_text,
@@ -431,6 +452,9 @@ impl RunPrompts {
             &files,
             hidden_chars,
             html_comments,
+        );
+        data.push_str(
+            &context.render(&|name| fence_open(&boundary, name), &fence_close(&boundary)),
         );
         RunPrompts {
             system: prompts.playbook.trim_end().to_owned(),

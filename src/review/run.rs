@@ -73,10 +73,240 @@ pub struct AspectOutcome {
     /// line keeps it), so two findings that differ only in numbers are one.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub merged: u32,
+    /// Findings held back from the posted review (dismissed, not confirmed by the verifier,
+    /// already raised by another reviewer), each with why: listed in the JSON and the console,
+    /// counted in the posted review, never silently dropped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub held_back: Vec<HeldBack>,
+    /// What the verifier did for this aspect (absent when it did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<VerificationReport>,
 }
 
-fn is_zero(n: &u32) -> bool {
-    *n == 0
+/// A finding held back from the posted review, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeldBack {
+    #[serde(flatten)]
+    pub finding: Finding,
+    pub held_back: HoldReason,
+}
+
+/// Why a finding was held back.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "camelCase")]
+pub enum HoldReason {
+    /// The maintainer dismissed it on this PR: the same id, or the same point reworded (its
+    /// fingerprint).
+    #[serde(rename_all = "camelCase")]
+    Dismissed {
+        /// The dismissed finding's id (this one's when matched by id).
+        dismissed: String,
+        /// `id` or `fingerprint`.
+        matched: String,
+        reason: String,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        lesson: bool,
+    },
+    /// The verifier did not confirm it.
+    #[serde(rename_all = "camelCase")]
+    Verifier {
+        why: Unconfirmed,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        confidence: Option<u8>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        evidence: Option<String>,
+        threshold: u8,
+        /// Why the verifier's call failed, for [`Unconfirmed::Failed`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    /// Another reviewer (a person or another bot) already raised it on the same code.
+    #[serde(rename_all = "camelCase")]
+    AlreadyRaised {
+        login: String,
+        url: String,
+        thread: String,
+    },
+}
+
+/// Why the verifier did not confirm a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Unconfirmed {
+    /// Scored below `verify_threshold`.
+    BelowThreshold,
+    /// The quoted evidence is not a line of the diff.
+    EvidenceNotInDiff,
+    /// No evidence quoted (or the finding's file is not in the diff).
+    NoEvidence,
+    /// The verifier's answer had no verdict for it.
+    NoVerdict,
+    /// The verifier's call failed or its answer could not be read.
+    Failed,
+    /// The budget stopped the run before it was verified.
+    Budget,
+}
+
+impl HoldReason {
+    /// The short form shown beside the finding: `held back: confidence 40`, `dismissed: …`,
+    /// `already raised by @login`.
+    pub fn said(&self) -> String {
+        match self {
+            HoldReason::Dismissed {
+                reason,
+                lesson,
+                matched,
+                ..
+            } => format!(
+                "dismissed{}{}: {}",
+                if *lesson { " (repository lesson)" } else { "" },
+                if matched == "fingerprint" {
+                    ", reworded"
+                } else {
+                    ""
+                },
+                crate::sanitize::one_line(reason)
+            ),
+            HoldReason::Verifier {
+                why, confidence, ..
+            } => match (why, confidence) {
+                (Unconfirmed::BelowThreshold, Some(c)) => format!("held back: confidence {c}"),
+                (Unconfirmed::BelowThreshold, None) => "held back: no confidence given".to_owned(),
+                (Unconfirmed::EvidenceNotInDiff, _) => {
+                    "held back: its quoted evidence is not in the diff".to_owned()
+                }
+                (Unconfirmed::NoEvidence, _) => {
+                    "held back: no evidence from the diff quoted".to_owned()
+                }
+                (Unconfirmed::NoVerdict, _) => "held back: the verifier gave no verdict".to_owned(),
+                (Unconfirmed::Failed, _) => "held back: the verifier failed".to_owned(),
+                (Unconfirmed::Budget, _) => {
+                    "held back: not verified (the budget stopped the run)".to_owned()
+                }
+            },
+            HoldReason::AlreadyRaised { login, .. } => {
+                format!("already raised by @{}", crate::sanitize::one_line(login))
+            }
+        }
+    }
+
+    /// Which screen held it back: `dismissal`, `verifier` or `others`.
+    pub fn by(&self) -> &'static str {
+        match self {
+            HoldReason::Dismissed { .. } => "dismissal",
+            HoldReason::Verifier { .. } => "verifier",
+            HoldReason::AlreadyRaised { .. } => "others",
+        }
+    }
+}
+
+/// The verifier's work for one aspect.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VerificationReport {
+    /// Verifier calls made (also counted in the aspect's `calls`).
+    pub calls: u32,
+    /// Their tokens (also counted in the aspect's tokens).
+    #[serde(flatten)]
+    pub tokens: TokenUsage,
+    pub threshold: u8,
+    /// Findings it confirmed (kept) and held back.
+    pub confirmed: usize,
+    pub held_back: usize,
+    /// Why a verifier call failed, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// One guidance file of the repository, as the review read it (from the base branch).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuidanceRead {
+    pub path: String,
+    /// The base commit it was read at.
+    pub commit: String,
+    /// Its length, and how much of it reached the prompts (cut to the guidance budget).
+    pub chars: usize,
+    pub included_chars: usize,
+    /// Whether it was given to the aspects: an `.instructions.md` file applies only when a
+    /// changed file matches its `applyTo` globs.
+    pub applied: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub apply_to: Vec<String>,
+    /// Why it was not applied, or what was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// What the budget allowed and what the run spent against it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BudgetReport {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_cost: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daily_max_input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub daily_max_cost: Option<f64>,
+    /// Spent on the repository earlier the same UTC day (by runs that ended before this one).
+    #[serde(default)]
+    pub spent_today_input_tokens: u64,
+    #[serde(default)]
+    pub spent_today_cost: f64,
+    /// Why the run stopped before its next call, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+}
+
+// The costs are finite sums of validated prices and counts.
+impl Eq for BudgetReport {}
+
+/// What a run was given besides the PR: the repository's guidance, the maintainer's lessons and
+/// dismissals, other reviewers' remarks, the budget and the verifier's threshold.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunContext {
+    /// The guidance files read from the base branch (applied or not).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub guidance: Vec<GuidanceRead>,
+    /// Why the guidance could not be read, when it could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub guidance_error: Option<String>,
+    /// Repository lessons and this PR's dismissals given to the aspects.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lessons: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub dismissals: usize,
+    /// Open threads and comments by other reviewers given to the aspects.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub others: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetReport>,
+    /// The verifier's threshold, when the verifier was on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify_threshold: Option<u8>,
+    /// What of the run could not be recorded in the state dir (its spend, its decisions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrecorded: Option<String>,
+}
+
+/// A count of zero is left out of the JSON.
+fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
+    *n == T::default()
+}
+
+impl RunContext {
+    pub fn is_empty(&self) -> bool {
+        *self == RunContext::default()
+    }
+
+    /// Why the budget stopped the run, if it did.
+    pub fn budget_stop(&self) -> Option<&str> {
+        self.budget.as_ref().and_then(|b| b.stopped.as_deref())
+    }
 }
 
 impl AspectOutcome {
@@ -96,6 +326,8 @@ impl AspectOutcome {
             diff: None,
             note: None,
             merged: 0,
+            held_back: Vec::new(),
+            verification: None,
         }
     }
 
@@ -169,6 +401,10 @@ pub struct ReviewRun {
     /// The concurrency was lowered during the run, and why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency_lowered: Option<ConcurrencyLowered>,
+    /// What the run was given besides the PR and what held it (guidance, lessons, remarks by
+    /// others, the budget, the verifier).
+    #[serde(default, skip_serializing_if = "RunContext::is_empty")]
+    pub context: RunContext,
 }
 
 /// The run lowered its concurrency: the server kept breaking concurrent answer streams.
@@ -188,9 +424,15 @@ impl ReviewRun {
         self.aspects.iter().flat_map(|a| a.findings.iter())
     }
 
-    /// True when any aspect failed or timed out.
+    /// True when any aspect failed or timed out, or the budget stopped the run.
     pub fn is_incomplete(&self) -> bool {
         self.aspects.iter().any(AspectOutcome::is_incomplete)
+            || self.context.budget_stop().is_some()
+    }
+
+    /// Every held-back finding, aspect by aspect.
+    pub fn held_back(&self) -> impl Iterator<Item = &HeldBack> {
+        self.aspects.iter().flat_map(|a| a.held_back.iter())
     }
 
     pub fn count(&self, severity: Severity) -> usize {
@@ -256,6 +498,7 @@ mod tests {
             prices: None,
             notes: Vec::new(),
             concurrency_lowered: None,
+            context: RunContext::default(),
         };
         let u = run.usage();
         assert_eq!(

@@ -20,11 +20,16 @@ use tokio_util::sync::CancellationToken;
 use super::aspect::Aspect;
 use super::calls::{Fit, Slots, Spent};
 use super::chunk::Overflow;
+use super::extras::RunExtras;
 use super::findings::parse_reply;
 use super::llm::{CallEvents, Completion, LlmClient, LlmError, TokenUsage};
 use super::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
-use super::run::{AspectOutcome, AspectState, ConcurrencyLowered, ReviewRun, new_run_id};
+use super::run::{
+    AspectOutcome, AspectState, ConcurrencyLowered, HeldBack, ReviewRun, RunContext, Unconfirmed,
+    VerificationReport, new_run_id,
+};
 use super::settings::ReviewSettings;
+use super::verify::{self, VerifySetup};
 use crate::pr::PrMeta;
 
 /// Progress of a run, one value per state change of an aspect (plus `Running` ticks about once a
@@ -87,6 +92,24 @@ pub async fn run_review_with_prior(
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
 ) -> ReviewRun {
+    let extras = Arc::new(RunExtras::default());
+    run_review_with(pr, settings, client, prompts, prior, extras, events, cancel).await
+}
+
+/// [`run_review_with_prior`] with the run's extras: its prompts carry their context, its
+/// findings are screened (dismissals, other reviewers) and verified, and every call is checked
+/// against the budget.
+#[allow(clippy::too_many_arguments)] // the run's parts, each its own kind
+pub async fn run_review_with(
+    pr: Arc<PrMeta>,
+    settings: &ReviewSettings,
+    client: Arc<LlmClient>,
+    prompts: Arc<Prompts>,
+    prior: Vec<crate::review::prior::MetaFinding>,
+    extras: Arc<RunExtras>,
+    events: mpsc::UnboundedSender<ReviewEvent>,
+    cancel: CancellationToken,
+) -> ReviewRun {
     let started_at = Utc::now();
     let start = Instant::now();
     let overall_deadline = tokio::time::Instant::now() + settings.overall_timeout();
@@ -105,7 +128,12 @@ pub async fn run_review_with_prior(
     }
     let diff_files: Arc<HashSet<String>> =
         Arc::new(pr.files.iter().map(|f| f.path.clone()).collect());
-    let shared = Arc::new(RunPrompts::new(&pr, &prompts, &prior));
+    let shared = Arc::new(RunPrompts::with_context(
+        &pr,
+        &prompts,
+        &prior,
+        &extras.context,
+    ));
     let prior = Arc::new(prior);
     let warmup = client.caches_prefix().then(|| Arc::new(Warmup::default()));
     let mut plans: HashMap<usize, Arc<DiffPlan>> = HashMap::new();
@@ -158,6 +186,7 @@ pub async fn run_review_with_prior(
             overall_deadline,
             max_calls: settings.max_calls_per_aspect,
             output_tokens: u64::from(settings.max_output_tokens),
+            extras: extras.clone(),
         };
         let handle = set.spawn(job.run());
         ids.insert(handle.id(), aspect);
@@ -197,9 +226,26 @@ pub async fn run_review_with_prior(
         prices: settings.prices,
         notes,
         concurrency_lowered,
+        context: RunContext {
+            budget: extras.budget.report(),
+            ..extras.record.clone()
+        },
     };
     let _ = events.send(ReviewEvent::Finished(Box::new(run.clone())));
     run
+}
+
+/// Every finding of a verifier call held back for the same reason.
+fn failed_all(
+    findings: &[&crate::review::Finding],
+    why: Unconfirmed,
+    threshold: u8,
+    error: Option<String>,
+) -> Vec<verify::Judgement> {
+    findings
+        .iter()
+        .map(|_| verify::Judgement::Held(verify::not_judged(why, threshold, error.clone())))
+        .collect()
 }
 
 /// Two remarks on one aspect as one note (`; `-separated).
@@ -430,6 +476,7 @@ struct Job {
     max_calls: Option<usize>,
     /// The answer's token limit (room is kept for it when a budget is fitted to the context).
     output_tokens: u64,
+    extras: Arc<RunExtras>,
 }
 
 enum Ended {
@@ -441,6 +488,8 @@ enum Ended {
     Refit,
     /// Not sent: no diff budget fits the server's context (why).
     NoFit(String),
+    /// Not made: it would have exceeded the budget (why).
+    Budget(String),
 }
 
 /// What one aspect's calls share while they run.
@@ -466,7 +515,7 @@ impl Job {
         let mut earlier_unreported = 0u32;
         let mut refitted: Option<String> = None;
         let mut round = 0;
-        let ended = loop {
+        let (ended, prompts) = loop {
             if let Some(b) = self.run.fit.budget()
                 && b < plan.report.budget_chars
             {
@@ -480,17 +529,19 @@ impl Job {
             let prompts = self.shared.calls(self.aspect, &plan, &self.prior);
             // Cancelled with the run, or when one call fails (the others are no use then).
             let stop = self.cancel.child_token();
-            let all =
-                futures::future::join_all(prompts.iter().map(|p| self.call(p, &calls, &stop)));
-            tokio::pin!(all);
-            let mut ticker = tokio::time::interval(Duration::from_secs(1));
-            ticker.tick().await;
-            let ended = loop {
-                tokio::select! {
-                    r = &mut all => break r,
-                    _ = ticker.tick() => {
-                        if let Some(s) = calls.started.get() {
-                            let _ = self.events.send(ReviewEvent::Running { aspect: self.aspect, elapsed: s.elapsed() });
+            let ended = {
+                let all =
+                    futures::future::join_all(prompts.iter().map(|p| self.call(p, &calls, &stop)));
+                tokio::pin!(all);
+                let mut ticker = tokio::time::interval(Duration::from_secs(1));
+                ticker.tick().await;
+                loop {
+                    tokio::select! {
+                        r = &mut all => break r,
+                        _ = ticker.tick() => {
+                            if let Some(s) = calls.started.get() {
+                                let _ = self.events.send(ReviewEvent::Running { aspect: self.aspect, elapsed: s.elapsed() });
+                            }
                         }
                     }
                 }
@@ -517,7 +568,7 @@ impl Job {
                 }
                 continue;
             }
-            break ended;
+            break (ended, prompts);
         };
         let elapsed = calls.started.get().map_or(Duration::ZERO, Instant::elapsed);
         let mut out = self.conclude(ended, &plan, elapsed);
@@ -526,6 +577,12 @@ impl Job {
         out.calls_without_usage += earlier_unreported;
         if let Some(r) = refitted {
             out.note = join_notes(Some(r), out.note.take());
+        }
+        if out.state == AspectState::Done {
+            self.extras.screen.apply(&mut out);
+            if let Some(setup) = &self.extras.verify {
+                self.verify(&mut out, &prompts, &calls, setup).await;
+            }
         }
         tracing::debug!(
             aspect = self.aspect.as_str(),
@@ -634,6 +691,14 @@ impl Job {
             spent,
             run: &self.run,
         };
+        // The budget is checked before the call, at the call's estimated size (after the checks
+        // above: a call not sent reserves nothing).
+        let chars =
+            prompt.system.len() + prompt.data.len() + prompt.diff_text.len() + prompt.task.len();
+        let place = match self.extras.budget.reserve(chars) {
+            Ok(p) => p,
+            Err(why) => return Ended::Budget(why),
+        };
         let ended = tokio::select! {
             biased;
             () = stop.cancelled() => Ended::Cancelled,
@@ -660,7 +725,154 @@ impl Job {
             );
         }
         drop(progress);
+        // What the call's answers spent (every answer, also of a call that failed later) replaces
+        // its estimate; with no answer read the estimate stays.
+        let used = *lock(spent);
+        self.extras
+            .budget
+            .settle(place, (used.answers > 0).then_some(&used.tokens));
         ended
+    }
+
+    /// The verifier's calls for the aspect's findings (see `super::verify`): the confirmed stay,
+    /// the rest are held back with why. Its calls and tokens count in the aspect's (and in the
+    /// budget: each goes through `call_inner`).
+    async fn verify(
+        &self,
+        out: &mut AspectOutcome,
+        chunks: &[Prompt],
+        calls: &AspectCalls,
+        setup: &VerifySetup,
+    ) {
+        if out.findings.is_empty() {
+            return;
+        }
+        let findings = std::mem::take(&mut out.findings);
+        let mut report = VerificationReport {
+            threshold: setup.threshold,
+            ..VerificationReport::default()
+        };
+        let (plan, unshown) = verify::plan(&findings, chunks);
+        let mut judged: Vec<Option<verify::Judgement>> = vec![None; findings.len()];
+        for i in unshown {
+            judged[i] = Some(verify::Judgement::Held(verify::not_judged(
+                Unconfirmed::NoEvidence,
+                setup.threshold,
+                None,
+            )));
+        }
+        // Cancelled with the run only: one verifier call failing leaves the others to go on.
+        let stop = self.cancel.child_token();
+        for call in &plan {
+            let spent = std::sync::Mutex::new(Spent::default());
+            let ended = match &setup.recorded {
+                Some(rec) => {
+                    match verify::recorded(rec, self.aspect, call.prompt.chunk, usize::MAX) {
+                        Some(a) => {
+                            let tokens = TokenUsage {
+                                input: a.input_tokens,
+                                output: a.output_tokens,
+                                ..Default::default()
+                            };
+                            lock(&spent).answered(&tokens);
+                            Ended::Answer(Ok(Completion {
+                                text: a.reply.clone(),
+                                tokens,
+                                ..Completion::default()
+                            }))
+                        }
+                        None => Ended::Answer(Err(LlmError::Replay(format!(
+                            "the fixture has no recorded verifier answer (`{}`)",
+                            verify::recording_name(self.aspect)
+                        )))),
+                    }
+                }
+                None => self.call_inner(&call.prompt, calls, &stop, &spent).await,
+            };
+            // Every answer's usage counts, whatever became of the call.
+            let spent = *lock(&spent);
+            report.tokens.add(&spent.tokens);
+            out.tokens.add(&spent.tokens);
+            out.calls_without_usage += u32::from(spent.unreported > 0);
+            let mine: Vec<&crate::review::Finding> =
+                call.findings.iter().map(|i| &findings[*i]).collect();
+            let failed = |report: &mut VerificationReport, why: String| {
+                report.error.get_or_insert(why.clone());
+                failed_all(&mine, Unconfirmed::Failed, setup.threshold, Some(why))
+            };
+            let verdicts: Vec<verify::Judgement> = match ended {
+                Ended::Answer(Ok(c)) => {
+                    report.calls += 1;
+                    out.calls += 1;
+                    match verify::parse_verdicts(&c.text) {
+                        Ok(v) => verify::judge(&mine, &v, setup),
+                        Err(e) => failed(&mut report, format!("unreadable verifier answer: {e}")),
+                    }
+                }
+                Ended::Answer(Err(e)) => {
+                    report.calls += 1;
+                    out.calls += 1;
+                    failed(&mut report, e.to_string())
+                }
+                Ended::Budget(why) => {
+                    report
+                        .error
+                        .get_or_insert(format!("stopped by the budget: {why}"));
+                    failed_all(&mine, Unconfirmed::Budget, setup.threshold, None)
+                }
+                Ended::Refit => {
+                    let why = "the verifier's prompt does not fit the server's context";
+                    failed(
+                        &mut report,
+                        format!("{why} (a smaller diff budget was learnt)"),
+                    )
+                }
+                Ended::NoFit(why) => {
+                    let fits = "the verifier's prompt does not fit the server's context";
+                    failed(&mut report, format!("{fits}: {why}"))
+                }
+                Ended::Cancelled => failed_all(
+                    &mine,
+                    Unconfirmed::Failed,
+                    setup.threshold,
+                    Some("the run was cancelled".into()),
+                ),
+                Ended::TimedOut(which) => {
+                    failed(&mut report, format!("no verifier answer within {which}"))
+                }
+            };
+            for (i, j) in call.findings.iter().zip(verdicts) {
+                judged[*i] = Some(j);
+            }
+        }
+        for (mut f, j) in findings.into_iter().zip(judged) {
+            match j {
+                Some(verify::Judgement::Confirmed(v)) => {
+                    report.confirmed += 1;
+                    f.verified = Some(v);
+                    out.findings.push(f);
+                }
+                Some(verify::Judgement::Held(reason)) => {
+                    report.held_back += 1;
+                    out.held_back.push(HeldBack {
+                        finding: f,
+                        held_back: reason,
+                    });
+                }
+                None => {
+                    report.held_back += 1;
+                    out.held_back.push(HeldBack {
+                        finding: f,
+                        held_back: verify::not_judged(
+                            Unconfirmed::NoVerdict,
+                            setup.threshold,
+                            None,
+                        ),
+                    });
+                }
+            }
+        }
+        out.verification = Some(report);
     }
 
     /// The aspect's outcome from its calls: findings merged and de-duplicated by id; the first
@@ -720,6 +932,12 @@ impl Job {
                         .map(|w| format!("; {w}"))
                         .unwrap_or_default();
                     failure.get_or_insert((AspectState::Failed, format!("{}{e}{why}", chunk(i))));
+                }
+                Ended::Budget(why) => {
+                    failure.get_or_insert((
+                        AspectState::Failed,
+                        format!("{}stopped by the budget: {why}", chunk(i)),
+                    ));
                 }
                 Ended::TimedOut(which) => {
                     failure.get_or_insert((

@@ -216,6 +216,25 @@ pub struct ReviewSettings {
     /// marker mark the findings they name addressed: the coding agent's bot, for one. Logins,
     /// compared case-insensitively.
     pub agent_logins: Vec<String>,
+    /// Paths on the PR's base branch read as the repository's review guidance, besides
+    /// `AGENTS.md`, `CLAUDE.md`, `.github/copilot-instructions.md` and
+    /// `.github/instructions/*.instructions.md` (see `super::guidance`).
+    pub guidance: Vec<String>,
+    /// Characters of guidance given to the aspects, all files together (0: none is read).
+    pub guidance_budget_chars: usize,
+    /// After the aspects, one more call per aspect and chunk scores each finding and quotes its
+    /// evidence from the diff (see `super::verify`).
+    pub verify: bool,
+    /// Findings the verifier scores below this (0–100) are held back.
+    pub verify_threshold: u32,
+    /// The most input tokens one run may send; the run stops before a call that would exceed it.
+    pub max_input_tokens: Option<u64>,
+    /// The most one run may cost (USD, at `prices`).
+    pub max_cost: Option<f64>,
+    /// The most input tokens the runs of one repository may send in a UTC day.
+    pub daily_max_input_tokens: Option<u64>,
+    /// The most the runs of one repository may cost in a UTC day (USD, at `prices`).
+    pub daily_max_cost: Option<f64>,
 }
 
 pub use crate::schema::{DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
@@ -243,9 +262,20 @@ impl Default for ReviewSettings {
             prompts_dir: None,
             skip: BTreeMap::new(),
             agent_logins: Vec::new(),
+            guidance: Vec::new(),
+            guidance_budget_chars: 20_000,
+            verify: false,
+            verify_threshold: 70,
+            max_input_tokens: None,
+            max_cost: None,
+            daily_max_input_tokens: None,
+            daily_max_cost: None,
         }
     }
 }
+
+/// The most extra guidance paths `[review] guidance` may name.
+pub const MAX_GUIDANCE_PATHS: usize = 20;
 
 /// What a provider charges per million tokens (`[review.prices]`), for an estimated cost.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -389,11 +419,82 @@ impl ReviewSettings {
                 ),
             ));
         }
+        self.validate_findings_settings()?;
         if self.llm == Some(BackendKind::Command) && self.command.is_empty() {
             return Err(SettingsError::new(
                 "command",
                 "llm = \"command\" needs a program (`command = [\"prog\", \"arg\"]` or --llm-command)",
             ));
+        }
+        Ok(())
+    }
+
+    /// The guidance paths, the verifier and the budget.
+    fn validate_findings_settings(&self) -> Result<(), SettingsError> {
+        if self.guidance.len() > MAX_GUIDANCE_PATHS {
+            return Err(SettingsError::new(
+                "guidance",
+                format!(
+                    "`guidance` names {} paths; at most {MAX_GUIDANCE_PATHS} are allowed",
+                    self.guidance.len()
+                ),
+            ));
+        }
+        for (i, p) in self.guidance.iter().enumerate() {
+            let bad = p.is_empty()
+                || p.len() > 256
+                || p.starts_with('/')
+                || p.contains('\\')
+                || p.chars().any(char::is_control)
+                || p.split('/')
+                    .any(|seg| seg.is_empty() || seg == "." || seg == "..");
+            if bad {
+                return Err(SettingsError::new(
+                    "guidance",
+                    format!(
+                        "`guidance` entry {} (`{}`) is not a path in the repository (relative, \
+                         `/`-separated, no `.` or `..`, at most 256 characters)",
+                        i + 1,
+                        crate::sanitize::one_line(p)
+                    ),
+                ));
+            }
+        }
+        in_range(
+            "guidance_budget_chars",
+            "guidance_budget_chars",
+            self.guidance_budget_chars,
+        )?;
+        in_range(
+            "verify_threshold",
+            "verify_threshold",
+            self.verify_threshold,
+        )?;
+        if let Some(n) = self.max_input_tokens {
+            in_range("max_input_tokens", "max_input_tokens", n)?;
+        }
+        if let Some(n) = self.daily_max_input_tokens {
+            in_range("daily_max_input_tokens", "daily_max_input_tokens", n)?;
+        }
+        for (key, v) in [
+            ("max_cost", self.max_cost),
+            ("daily_max_cost", self.daily_max_cost),
+        ] {
+            let Some(v) = v else { continue };
+            if !(v.is_finite() && v > 0.0) {
+                return Err(SettingsError::new(
+                    key,
+                    format!("`{key}` must be a positive amount (USD)"),
+                ));
+            }
+            if self.prices.is_none() {
+                return Err(SettingsError::new(
+                    key,
+                    format!(
+                        "`{key}` needs `[review.prices]`: a cost is estimated only at configured prices"
+                    ),
+                ));
+            }
         }
         Ok(())
     }

@@ -10,8 +10,8 @@ use thiserror::Error;
 
 use super::jsonpos::{self, Seg};
 use crate::pr::{
-    ChangedFile, Comment, Item, LlmRecordings, Origin, PrCoords, PrMeta, Snapshot, validate_owner,
-    validate_repo,
+    BaseFile, ChangedFile, Comment, Item, LlmRecordings, Origin, PrCoords, PrMeta, Snapshot,
+    validate_owner, validate_repo,
 };
 
 /// The format tag every fixture carries.
@@ -33,6 +33,10 @@ pub struct Fixture {
     /// Recorded LLM answers, replayed by the `replay` backend.
     #[serde(default, skip_serializing_if = "LlmRecordings::is_empty")]
     pub llm: LlmRecordings,
+    /// Files of the base branch (the repository's review guidance: `AGENTS.md`, …), as recorded
+    /// at the base commit; a review reads its guidance from these, never from the head.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub base_files: Vec<BaseFile>,
     #[serde(skip)]
     pub source_path: PathBuf,
 }
@@ -183,6 +187,19 @@ fn position(line: usize, column: usize) -> String {
 pub(super) fn file_rest(file: std::fs::File) -> impl std::io::Read {
     use std::io::Read as _;
     std::io::BufReader::with_capacity(256 << 10, file.take(crate::infile::FIXTURE_LIMIT + 1))
+}
+
+/// The recorded base-branch files that are at commit `base` (a file recorded without a commit is
+/// at the fixture's own base, `fixture_base`), each with its commit named.
+pub fn base_files_at(files: &[BaseFile], fixture_base: &str, base: &str) -> Vec<BaseFile> {
+    files
+        .iter()
+        .filter(|f| f.is_at(base, fixture_base))
+        .map(|f| BaseFile {
+            commit: Some(base.to_owned()),
+            ..f.clone()
+        })
+        .collect()
 }
 
 /// A semantic problem found after parsing, with the JSON path it concerns.
@@ -433,6 +450,7 @@ impl Fixture {
             items: snapshot.items.clone(),
             steps: Vec::new(),
             llm: LlmRecordings::default(),
+            base_files: Vec::new(),
             source_path: PathBuf::new(),
         }
     }

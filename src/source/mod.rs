@@ -9,7 +9,7 @@ pub mod synth;
 
 use std::path::Path;
 
-pub use fixture::{FIXTURE_FORMAT, Fixture, FixtureError};
+pub use fixture::{FIXTURE_FORMAT, Fixture, FixtureError, base_files_at};
 
 use crate::pr::{PrCoords, PrRef, RefError};
 

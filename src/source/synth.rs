@@ -227,6 +227,7 @@ pub fn synth(spec: SynthSpec) -> Fixture {
         items,
         steps: Vec::new(),
         llm: LlmRecordings::default(),
+        base_files: Vec::new(),
         source_path: Default::default(),
     }
 }

@@ -57,6 +57,8 @@ pub struct RunView {
     pub finished: bool,
     /// Why the run could not start.
     pub error: Option<String>,
+    /// Why the budget stopped the run before its next call, when it did.
+    pub stopped: Option<String>,
 }
 
 impl RunView {
@@ -72,6 +74,7 @@ impl RunView {
             tokens: std::collections::BTreeMap::new(),
             finished: false,
             error: None,
+            stopped: None,
         }
     }
 
@@ -111,8 +114,9 @@ impl RunView {
                 self.tokens.insert(*aspect, *tokens);
                 return;
             }
-            ReviewEvent::Finished(_) => {
+            ReviewEvent::Finished(run) => {
                 self.finished = true;
+                self.stopped = run.context.budget_stop().map(str::to_owned);
                 return;
             }
             // A remark on the whole run: the finished review's footer states it.
@@ -168,6 +172,12 @@ impl RunView {
         }
         if queued > 0 && !self.finished {
             parts.push(format!("{queued} queued"));
+        }
+        if let Some(why) = &self.stopped {
+            parts.push(format!(
+                "stopped by the budget: {} (incomplete, not postable)",
+                one_line(why)
+            ));
         }
         parts.join(" · ")
     }
@@ -240,6 +250,53 @@ impl Composed {
         self.agg = aggregate(&self.run, snapshot, &self.prior, &self.request);
         (self.body, self.condensed, self.full_chars) = fitted_body(&self.run, &self.agg);
         before != self.body
+    }
+
+    /// Holds finding `id` back as dismissed by the maintainer (`reason`; `lesson`: for the whole
+    /// repository) and recomposes: it leaves the posted body and is listed as held back.
+    pub fn dismiss(
+        &mut self,
+        id: &str,
+        reason: &str,
+        lesson: bool,
+        snapshot: &crate::pr::Snapshot,
+    ) {
+        use crate::review::{HeldBack, HoldReason};
+        for a in &mut self.run.aspects {
+            let Some(i) = a.findings.iter().position(|f| f.id == id) else {
+                continue;
+            };
+            let finding = a.findings.remove(i);
+            a.held_back.push(HeldBack {
+                finding,
+                held_back: HoldReason::Dismissed {
+                    dismissed: id.to_owned(),
+                    matched: "id".to_owned(),
+                    reason: reason.to_owned(),
+                    lesson,
+                },
+            });
+        }
+        self.agg = aggregate(&self.run, snapshot, &self.prior, &self.request);
+        (self.body, self.condensed, self.full_chars) = fitted_body(&self.run, &self.agg);
+    }
+
+    /// The held-back findings, for the review pane: `PS-… aspect file:line — why`.
+    pub fn held_back_rows(&self) -> Vec<String> {
+        self.run
+            .held_back()
+            .map(|h| {
+                let f = &h.finding;
+                let at = f.line.map_or(String::new(), |l| format!(":{l}"));
+                format!(
+                    "{} {} {}{at} — {}",
+                    f.id,
+                    f.aspect,
+                    one_line(&f.file),
+                    h.held_back.said()
+                )
+            })
+            .collect()
     }
 
     /// The size of the body as a draft holds it (lines joined, no final newline).
@@ -476,7 +533,92 @@ mod tests {
             aspects,
             notes: Vec::new(),
             concurrency_lowered: None,
+            context: Default::default(),
         }
+    }
+
+    fn demo_snapshot() -> crate::pr::Snapshot {
+        crate::source::Fixture::parse(crate::source::DEMO_FIXTURE, std::path::Path::new("demo"))
+            .and_then(|f| f.into_snapshot_at(0))
+            .unwrap_or_else(|e| panic!("demo: {e}"))
+    }
+
+    fn finding(message: &str, line: u32) -> crate::review::findings::Finding {
+        use crate::review::findings::{Finding, Severity, finding_id};
+        Finding {
+            id: finding_id(Aspect::Correctness, "src/client/retry.rs", message),
+            aspect: Aspect::Correctness,
+            severity: Severity::Important,
+            file: "src/client/retry.rs".into(),
+            line: Some(line),
+            message: message.into(),
+            suggested_fix: None,
+            outside_diff: false,
+            rule: None,
+            verified: None,
+        }
+    }
+
+    #[test]
+    fn a_finding_dismissed_in_the_picker_leaves_the_body_and_is_listed_as_held_back() {
+        let mut aspect = crate::review::AspectOutcome::new(
+            Aspect::Correctness,
+            crate::review::AspectState::Done,
+            None,
+        );
+        aspect.findings = vec![
+            finding("The retry loop never stops on 429.", 41),
+            finding("No jitter in the backoff.", 29),
+        ];
+        let (gone, kept) = (aspect.findings[0].clone(), aspect.findings[1].clone());
+        let snapshot = demo_snapshot();
+        let mut c = Composed::new(
+            run_of(vec![aspect]),
+            &snapshot,
+            PriorReviews::default(),
+            AggregateRequest::default(),
+        );
+        assert!(c.body.contains(&gone.message));
+        c.dismiss(
+            &gone.id,
+            "bounded by the caller's deadline",
+            false,
+            &snapshot,
+        );
+        assert!(!c.body.contains(&gone.message), "{}", c.body);
+        assert!(c.body.contains(&kept.message));
+        assert!(
+            c.body
+                .contains("**Held back:** 1 — 1 dismissed by the maintainer")
+        );
+        assert_eq!(c.finding_rows().len(), 1);
+        assert_eq!(
+            c.held_back_rows(),
+            vec![format!(
+                "{} correctness src/client/retry.rs:41 — dismissed: bounded by the caller's deadline",
+                gone.id
+            )]
+        );
+    }
+
+    #[test]
+    fn the_mode_line_says_when_the_budget_stopped_the_run() {
+        let mut v = RunView::new(1, false);
+        let mut run = run_of(vec![]);
+        run.context.budget = Some(crate::review::run::BudgetReport {
+            max_input_tokens: Some(10),
+            stopped: Some("the next call would send ~1,200 input tokens".into()),
+            ..Default::default()
+        });
+        v.apply(&ReviewEvent::Finished(Box::new(run)));
+        assert!(
+            v.progress().ends_with(
+                "stopped by the budget: the next call would send ~1,200 input tokens \
+                 (incomplete, not postable)"
+            ),
+            "{}",
+            v.progress()
+        );
     }
 
     #[test]
@@ -532,6 +674,8 @@ mod tests {
                     message,
                     suggested_fix: None,
                     outside_diff: false,
+                    rule: None,
+                    verified: None,
                 }
             })
             .collect();
@@ -549,6 +693,8 @@ mod tests {
             diff: None,
             note: None,
             merged: 0,
+            held_back: Vec::new(),
+            verification: None,
         };
         let run = run_of(vec![aspect]);
         let snapshot = crate::source::Fixture::parse(

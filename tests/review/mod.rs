@@ -1,9 +1,10 @@
-//! The review engine: LLM backends and their answers, streaming, condensing, posting, classification against earlier reviews, the surfacing gates.
+//! The review engine: LLM backends, findings worth reading (dismissals, lessons, guidance, others' remarks, the verifier, the budget, stats), and their answers, streaming, condensing, posting, classification against earlier reviews, the surfacing gates.
 
 mod answers;
 mod changes_and_threads;
 mod condense;
 mod engine;
+mod findings;
 mod gates;
 mod llama_server;
 mod local_servers;

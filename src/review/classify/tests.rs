@@ -456,6 +456,8 @@ fn answer(aspect: crate::review::Aspect, file: &str, message: &str) -> Finding {
         message: message.into(),
         suggested_fix: None,
         outside_diff: false,
+        rule: None,
+        verified: None,
     }
 }
 

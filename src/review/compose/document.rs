@@ -11,10 +11,13 @@ use crate::policy::{Mode, TriggerKind};
 use crate::review::aggregate::Aggregate;
 use crate::review::aspect::Aspect;
 use crate::review::classify::AddressedBy;
-use crate::review::findings::{Finding, Rejected, Severity};
+use crate::review::findings::{Finding, Rejected, Severity, Verdict};
 use crate::review::prior::MetaFinding;
 use crate::review::prompt::DiffReport;
-use crate::review::run::{AspectOutcome, AspectState, ConcurrencyLowered, ReviewRun};
+use crate::review::run::{
+    AspectOutcome, AspectState, BudgetReport, ConcurrencyLowered, GuidanceRead, HoldReason,
+    ReviewRun, VerificationReport,
+};
 
 /// The whole document: the run, its aspects, every raised finding flat (with its
 /// classification), what was treated as addressed or no longer reported, and the body.
@@ -42,11 +45,31 @@ pub struct ReviewDocument<'a> {
     mode_reason: &'a str,
     addressed: Vec<AddressedFinding<'a>>,
     not_reported: &'a [MetaFinding],
+    /// Findings held back from the posted review (dismissed, not confirmed by the verifier,
+    /// already raised by another reviewer), each with why.
+    held_back: Vec<HeldBackEntry<'a>>,
+    /// The repository's guidance files read from the base branch, at which commit, applied or
+    /// not.
+    guidance: &'a [GuidanceRead],
+    guidance_error: Option<&'a str>,
+    /// The caps and what stopped the run, when caps are configured.
+    budget: Option<&'a BudgetReport>,
     counts: Counts,
     trigger_comment: Option<u64>,
     trigger_kind: Option<TriggerKind>,
     body: &'a str,
     posted: Option<()>,
+}
+
+/// A held-back finding: every finding field, why (`heldBack`: `by` and its details) and the
+/// short form (`said`: "held back: confidence 40", "already raised by @login", …).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HeldBackEntry<'a> {
+    #[serde(flatten)]
+    finding: FindingEntry<'a>,
+    held_back: &'a HoldReason,
+    said: String,
 }
 
 /// Top-level usage totals; `estimatedCost` only when `[review.prices]` is configured.
@@ -104,6 +127,7 @@ struct AspectEntry<'a> {
     note: Option<&'a str>,
     /// Findings merged into another with the same id (0 when none).
     merged: u32,
+    verification: Option<&'a VerificationReport>,
 }
 
 /// A finding with every field (unlike the run file, which leaves out empty ones).
@@ -118,6 +142,10 @@ struct FindingEntry<'a> {
     message: &'a str,
     suggested_fix: Option<&'a str>,
     outside_diff: bool,
+    /// The repository rule it rests on, as the model named it.
+    rule: Option<&'a str>,
+    /// The verifier's score and quoted evidence, when the verifier confirmed it.
+    verification: Option<&'a Verdict>,
 }
 
 /// A finding this review raises: new or unchanged, and since when it has been reported.
@@ -156,6 +184,16 @@ struct Counts {
     unchanged: usize,
     addressed: usize,
     not_reported: usize,
+    held_back: HeldBackCounts,
+}
+
+/// Held-back findings by what held them back.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HeldBackCounts {
+    dismissed: usize,
+    verifier: usize,
+    already_raised: usize,
 }
 
 impl<'a> ReviewDocument<'a> {
@@ -199,11 +237,27 @@ impl<'a> ReviewDocument<'a> {
                 })
                 .collect(),
             not_reported: &c.not_reported,
+            held_back: run
+                .held_back()
+                .map(|h| HeldBackEntry {
+                    finding: FindingEntry::of(&h.finding),
+                    held_back: &h.held_back,
+                    said: h.held_back.said(),
+                })
+                .collect(),
+            guidance: &run.context.guidance,
+            guidance_error: run.context.guidance_error.as_deref(),
+            budget: run.context.budget.as_ref(),
             counts: Counts {
                 new: c.new.len(),
                 unchanged: c.unchanged.len(),
                 addressed: c.addressed.len(),
                 not_reported: c.not_reported.len(),
+                held_back: HeldBackCounts {
+                    dismissed: held_by(run, "dismissal"),
+                    verifier: held_by(run, "verifier"),
+                    already_raised: held_by(run, "others"),
+                },
             },
             trigger_comment: agg.trigger_comment,
             trigger_kind: agg.trigger_kind,
@@ -267,8 +321,14 @@ impl<'a> AspectEntry<'a> {
             diff: a.diff.as_ref(),
             note: a.note.as_deref(),
             merged: a.merged,
+            verification: a.verification.as_ref(),
         }
     }
+}
+
+/// How many of the run's findings `by` held back (`dismissal`, `verifier`, `others`).
+pub(crate) fn held_by(run: &ReviewRun, by: &str) -> usize {
+    run.held_back().filter(|h| h.held_back.by() == by).count()
 }
 
 impl<'a> FindingEntry<'a> {
@@ -282,6 +342,8 @@ impl<'a> FindingEntry<'a> {
             message: &f.message,
             suggested_fix: f.suggested_fix.as_deref(),
             outside_diff: f.outside_diff,
+            rule: f.rule.as_deref(),
+            verification: f.verified.as_ref(),
         }
     }
 }

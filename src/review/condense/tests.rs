@@ -22,6 +22,8 @@ fn finding(aspect: Aspect, severity: Severity, file: &str, line: u32, msg: Strin
         message: msg,
         suggested_fix: None,
         outside_diff: false,
+        rule: None,
+        verified: None,
     }
 }
 
@@ -51,6 +53,8 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
             diff: None,
             note: None,
             merged: 0,
+            held_back: vec![],
+            verification: None,
         })
         .collect();
     ReviewRun {
@@ -66,6 +70,7 @@ fn run_of(findings: Vec<Finding>) -> ReviewRun {
         prices: None,
         notes: Vec::new(),
         concurrency_lowered: None,
+        context: Default::default(),
     }
 }
 

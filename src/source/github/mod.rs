@@ -9,6 +9,7 @@
 //! - `fetch.rs`: the one-PR fetch (GraphQL rounds, REST files at the same time, REST lists).
 //! - `batch.rs`: the inbox's fetch: open PRs listed, then many PRs' items in few round trips.
 //! - `members.rs`: the organization membership check.
+//! - `base_files.rs`: files of the PR's base branch at the base commit (the review's guidance).
 //! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
 //!   `tests/github/schema.rs`.
 //!
@@ -22,6 +23,7 @@
 //! shows no fetch status line.
 
 pub mod auth;
+mod base_files;
 pub mod batch;
 pub mod client;
 mod fetch;
@@ -40,6 +42,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 pub use auth::{AuthEnv, Credentials, Secret};
+pub use base_files::{base_files, base_files_query};
 pub use client::{GraphqlError, GraphqlReply, RateLimit, RawResponse};
 pub use members::is_org_member;
 

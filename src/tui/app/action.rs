@@ -123,6 +123,10 @@ pub enum Action {
     /// What a post would do (for the confirmation dialog), or why it cannot.
     PostPlanned(Result<PostPreview, String>),
     Posted(Result<Posted, String>),
+    /// Decisions about findings (a dismissal, a post's) were written: the notice, or why not.
+    DecisionsRecorded(Result<String, String>),
+    /// The precision of the open PR's repository, as one line, or why it could not be read.
+    StatsLoaded(Result<String, String>),
     /// A key for the draft editor.
     EditKey(KeyEvent),
     EditDone,

@@ -2,7 +2,7 @@
 //! where each one runs ([`Lane`], declared once by [`Effect::lane`]).
 
 use crate::inbox::Opener;
-use crate::ledger::{Draft, KeptText, ReplyDraft};
+use crate::ledger::{Decision, Draft, KeptText, Lesson, ReplyDraft};
 use crate::pr::{PrCoords, Snapshot, Thread};
 use crate::publish::ThreadDo;
 
@@ -66,6 +66,18 @@ pub enum Effect {
     DiscardReplyDraft {
         pr: PrCoords,
     },
+    /// Append what became of findings to the repository's decision log (a dismissal, what a
+    /// post kept, edited and dropped), and add a lesson; `said` is the notice once written.
+    RecordDecisions {
+        pr: PrCoords,
+        decisions: Vec<Decision>,
+        lesson: Option<Box<Lesson>>,
+        said: String,
+    },
+    /// Read the precision of the PR's repository from its decisions (`pr-shepherd stats`).
+    LoadStats {
+        pr: PrCoords,
+    },
     /// Reply to, resolve or unresolve a thread (only ever after the maintainer confirmed).
     ThreadAct {
         pr: PrCoords,
@@ -103,7 +115,9 @@ impl Effect {
             | Effect::DiscardDraft { .. }
             | Effect::SaveReplyDraft { .. }
             | Effect::DiscardReplyDraft { .. }
-            | Effect::Recount { .. } => Lane::Ledger,
+            | Effect::Recount { .. }
+            | Effect::RecordDecisions { .. }
+            | Effect::LoadStats { .. } => Lane::Ledger,
             Effect::Highlight { .. } | Effect::Open(_) | Effect::Copy(_) => Lane::Blocking,
             Effect::PlanPost { .. } | Effect::OpenPr(_) | Effect::LoadInbox => Lane::Fetch,
             Effect::Post { .. } | Effect::ThreadAct { .. } => Lane::Send,

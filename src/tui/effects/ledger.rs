@@ -2,7 +2,7 @@
 //! the unsent thread reply, fixture history steps. Run in order, one at a time, off the UI loop
 //! (see [`super::Effects`]), so a draft saved after a discard is never overtaken by it.
 
-use crate::ledger::{Draft, KeptText, Ledger, LedgerError, ReplyDraft};
+use crate::ledger::{Decision, Draft, KeptText, Ledger, LedgerError, Lesson, ReplyDraft, RepoId};
 use crate::pr::{OutboxComment, PrCoords};
 use crate::source::Fixture;
 use crate::tui::app::{Action, SavedDrafts, StepData, later_versions};
@@ -98,4 +98,33 @@ pub fn saved_drafts(ledger: &Ledger, coords: &PrCoords) -> SavedDrafts {
         draft: ledger.load_draft(coords).map_err(|e| e.to_string()),
         reply: ledger.load_reply_draft(coords).map_err(|e| e.to_string()),
     }
+}
+
+/// Appends `decisions` to the PR's repository log and adds `lesson` (a dismissal from the
+/// findings picker, what a post kept, edited and dropped); `said` once both are written.
+pub fn record_decisions(
+    ledger: &Ledger,
+    pr: &PrCoords,
+    decisions: &[Decision],
+    lesson: Option<Lesson>,
+    said: String,
+) -> Action {
+    let repo = RepoId::of(pr);
+    let written = ledger
+        .record_decisions(&repo, decisions)
+        .and_then(|()| match lesson {
+            Some(l) => ledger.add_lesson(&repo, l),
+            None => Ok(()),
+        });
+    Action::DecisionsRecorded(written.map(|()| said).map_err(|e| e.to_string()))
+}
+
+/// The precision of the PR's repository, as one line (`pr-shepherd stats` in short).
+pub fn load_stats(ledger: &Ledger, pr: &PrCoords) -> Action {
+    let repo = RepoId::of(pr);
+    let line = ledger.decisions(&repo).and_then(|d| {
+        let spend = ledger.spend(&repo)?;
+        Ok(crate::review::stats::compute(&repo.said(), &d, &spend, i64::MIN).line())
+    });
+    Action::StatsLoaded(line.map_err(|e| e.to_string()))
 }

@@ -92,6 +92,19 @@ impl EffectRunner {
             Effect::SaveReplyDraft { pr, draft } => ledger::save_reply_draft(l, &pr, draft, now),
             Effect::DiscardReplyDraft { pr } => ledger::discard_reply_draft(l, &pr),
             Effect::Recount { snapshot } => Some(inbox::recount(l, &self.session, &snapshot)),
+            Effect::RecordDecisions {
+                pr,
+                decisions,
+                lesson,
+                said,
+            } => Some(ledger::record_decisions(
+                l,
+                &pr,
+                &decisions,
+                lesson.map(|l| *l),
+                said,
+            )),
+            Effect::LoadStats { pr } => Some(ledger::load_stats(l, &pr)),
             Effect::Highlight { key, path, hunk } => Some(Action::Highlighted {
                 key,
                 lines: Arc::new(highlight::highlight_hunk(&path, &hunk, &self.theme)),

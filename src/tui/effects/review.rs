@@ -10,6 +10,7 @@ use super::ledger::offline_post;
 use crate::ledger::Ledger;
 use crate::pr::{Origin, Snapshot};
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
+use crate::review::guidance::BaseSource;
 use crate::review::llm::{LlmEnv, ReplaySource};
 use crate::review::settings::Overrides;
 use crate::review::{ReviewEvent, ReviewSettings};
@@ -45,6 +46,14 @@ pub struct Prepared {
     pub review: PreparedReview,
     /// `Action::ReviewStarted` for the app.
     pub started: Action,
+    /// Where the repository's guidance is read from: always the base branch.
+    base: Base,
+}
+
+/// The base branch's files: the fixture's recorded ones, or GitHub at the base commit.
+enum Base {
+    Recorded(Vec<crate::pr::BaseFile>),
+    Live(std::sync::Arc<crate::source::github::GitHub>),
 }
 
 /// Prepares run `seq` through the same review flow as `pr-shepherd review` ([`flow::prepare`]):
@@ -79,6 +88,7 @@ pub fn prepare(
         outbox,
         replay,
         full,
+        state: Some(ledger),
         collaborators_are_team: session.gates.collaborators_are_team,
     })
     .map_err(|e| e.to_string())?;
@@ -89,23 +99,44 @@ pub fn prepare(
         prior: Box::new(prepared.prior.clone()),
         reply_marker: review.reply_marker.clone(),
     };
+    let base = match (session.remote.live(), fixture) {
+        (Some(live), _) => Base::Live(live.gh.clone()),
+        (None, Some(f)) => Base::Recorded(crate::source::base_files_at(
+            &f.base_files,
+            &f.pr.base_sha,
+            &snapshot.pr.base_sha,
+        )),
+        (None, None) => Base::Recorded(Vec::new()),
+    };
     Ok(Prepared {
         seq,
         review: prepared,
         started,
+        base,
     })
 }
 
-/// Runs a prepared review to its end and saves it in the ledger (unless cancelled); a run that
-/// could not be saved is said.
+/// Reads the repository's guidance from the base branch, runs a prepared review to its end and
+/// saves it in the ledger (unless cancelled); a run that could not be saved is said.
 pub async fn run(
     ledger: &Ledger,
     p: Prepared,
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
 ) -> Option<String> {
-    let coords = p.review.pr.coords();
-    let run = p.review.run(events, cancel).await;
+    let Prepared {
+        mut review, base, ..
+    } = p;
+    match &base {
+        Base::Recorded(files) => {
+            review
+                .read_guidance(BaseSource::Recorded(files.clone()))
+                .await
+        }
+        Base::Live(gh) => review.read_guidance(BaseSource::Live(gh)).await,
+    }
+    let coords = review.pr.coords();
+    let run = review.run(events, cancel).await;
     if run.cancelled {
         return None;
     }

@@ -64,6 +64,14 @@ pub struct ReviewDesk {
     pub progress: Option<String>,
     /// The prepared run's earlier reviews and request, until it finishes.
     pending: Option<(PriorReviews, AggregateRequest)>,
+    /// `D`/`L` asked for a reason: the finding and whether it is a repository lesson (the
+    /// reason is typed in the prompt line).
+    pub dismissing: Option<(String, bool)>,
+    /// The body of the post on its way (what was kept, edited or dropped is recorded once it
+    /// is posted).
+    sent: Option<String>,
+    /// The precision of the PR's repository from the maintainer's decisions (one line).
+    pub stats: Option<String>,
 }
 
 /// Geometry the review pane scrolls in (from the last drawn frame).
@@ -90,6 +98,9 @@ impl ReviewDesk {
             posting: false,
             progress: None,
             pending: None,
+            dismissing: None,
+            sent: None,
+            stats: None,
         };
         desk.refresh_progress();
         desk
@@ -208,6 +219,9 @@ impl ReviewDesk {
                 }
             }
             KeyCommand::MarkAddressed => self.mark_addressed(snap, ctx),
+            KeyCommand::Dismiss | KeyCommand::Lesson => {
+                self.ask_dismiss(cmd == KeyCommand::Lesson, ctx)
+            }
             _ => return false,
         }
         true
@@ -266,6 +280,17 @@ impl ReviewDesk {
             *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
                 "not posting: {}",
                 self.gate.reason
+            )));
+            return;
+        }
+        if let Some(why) = self
+            .composed
+            .as_ref()
+            .and_then(|c| c.run.context.budget_stop())
+        {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
+                "not posting: the budget stopped the review before it was whole ({why}); a \
+                 partial review is never posted"
             )));
             return;
         }
@@ -403,6 +428,24 @@ impl ReviewDesk {
         let incomplete = run.is_incomplete();
         let composed = Composed::new(run, snap, prior, request);
         let n = composed.run.findings().count();
+        let addressed = crate::review::outcome::addressed_decisions(
+            &composed.run,
+            &composed.agg,
+            &composed.prior,
+            snap.pr.number,
+            ctx.session.now,
+        );
+        if !addressed.is_empty() {
+            ctx.fx.push(Effect::RecordDecisions {
+                pr: snap.pr.coords(),
+                decisions: addressed,
+                lesson: None,
+                said: String::new(),
+            });
+        }
+        ctx.fx.push(Effect::LoadStats {
+            pr: snap.pr.coords(),
+        });
         self.draft = Some(DraftView::new(&composed.body, &snap.pr.head_sha, None));
         self.composed = Some(composed);
         self.posted = None;
@@ -474,8 +517,28 @@ impl ReviewDesk {
                 ctx.fx.push(Effect::DiscardDraft {
                     pr: snap.pr.coords(),
                 });
+                // What the maintainer kept, edited and dropped of the composed review.
+                if let (Some(c), Some(sent)) = (&self.composed, self.sent.take()) {
+                    ctx.fx.push(Effect::RecordDecisions {
+                        pr: snap.pr.coords(),
+                        decisions: crate::review::outcome::post_decisions(
+                            &c.run,
+                            &c.agg,
+                            &c.body,
+                            &sent,
+                            true,
+                            snap.pr.number,
+                            ctx.session.now,
+                        ),
+                        lesson: None,
+                        said: String::new(),
+                    });
+                }
             }
-            Err(e) => ctx.say(format!("not posted: {e} (the draft is kept)")),
+            Err(e) => {
+                self.sent = None;
+                ctx.say(format!("not posted: {e} (the draft is kept)"))
+            }
         }
     }
 
@@ -506,6 +569,7 @@ impl ReviewDesk {
                         "posting to {}…",
                         crate::sanitize::one_line(&plan.destination)
                     ));
+                    self.sent = Some(d.body());
                     ctx.fx.push(Effect::Post {
                         pr: snap.pr.coords(),
                         body: d.body(),
@@ -547,5 +611,118 @@ impl ReviewDesk {
             (Confirm::Refused(_) | Confirm::MarkAll { .. } | Confirm::Thread(_), _) => {}
         }
         self.refresh_progress();
+    }
+
+    /// `D` (`lesson`: `L`): asks for the reason of dismissing the selected finding.
+    fn ask_dismiss(&mut self, lesson: bool, ctx: &mut Ctx<'_>) {
+        let Some(c) = self.composed.as_ref().filter(|_| self.pane == Pane::Review) else {
+            ctx.say("no findings to dismiss: v shows the review, Tab then j/k picks one");
+            return;
+        };
+        let Some((id, _)) = c.finding_rows().into_iter().nth(self.finding_sel) else {
+            ctx.say("no finding selected");
+            return;
+        };
+        self.dismissing = Some((id, lesson));
+        *ctx.mode = InputMode::Search {
+            query: String::new(),
+            before: 0,
+        };
+    }
+
+    /// The reason prompt's answer: the dismissal is recorded (with a lesson for `L`), and the
+    /// finding leaves the review (held back, listed) unless the draft holds edits.
+    pub(super) fn dismiss_reason(
+        &mut self,
+        step: crate::tui::app::SearchStep<'_>,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        use crate::tui::app::SearchStep;
+        let reason = match step {
+            SearchStep::Changed { .. } => return,
+            SearchStep::Cancelled { .. } => {
+                self.dismissing = None;
+                ctx.say("not dismissed");
+                return;
+            }
+            SearchStep::Accepted(q) => q.trim().to_owned(),
+        };
+        let Some((id, lesson)) = self.dismissing.take() else {
+            return;
+        };
+        if reason.is_empty() {
+            ctx.say("not dismissed: a dismissal needs its reason (D, type it, Enter)");
+            return;
+        }
+        let edited = self.draft.as_ref().is_some_and(|d| d.edited);
+        let Some(c) = self.composed.as_mut() else {
+            return;
+        };
+        let Some(meta) = c
+            .run
+            .findings()
+            .find(|f| f.id == id)
+            .map(crate::review::aggregate::to_meta)
+        else {
+            return;
+        };
+        let (decision, lesson_made) = crate::review::outcome::dismissal(
+            &meta,
+            &reason,
+            lesson,
+            snap.pr.number,
+            ctx.session.now,
+        );
+        let repo = format!("{}/{}", snap.pr.owner, snap.pr.repo);
+        let said = match &lesson_made {
+            Some(l) => format!(
+                "{id} dismissed; lesson {} for {repo}: given to every later review of it",
+                l.id
+            ),
+            None => format!("{id} dismissed: never proposed again on this PR, also reworded"),
+        };
+        ctx.fx.push(Effect::RecordDecisions {
+            pr: snap.pr.coords(),
+            decisions: vec![decision],
+            lesson: lesson_made.map(Box::new),
+            said,
+        });
+        if edited {
+            ctx.say(format!(
+                "{id} dismissed; the draft has your edits, so it is still in it: e removes it"
+            ));
+            return;
+        }
+        c.dismiss(&id, &reason, lesson, snap);
+        let body = c.body.clone();
+        let rows = c.finding_rows().len();
+        self.finding_sel = self.finding_sel.min(rows.saturating_sub(1));
+        self.draft = Some(DraftView::new(&body, &snap.pr.head_sha, None));
+        ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
+    }
+
+    /// Decisions were written (a dismissal, a post's): the notice, then the precision again.
+    pub(super) fn decisions_recorded(
+        &mut self,
+        r: Result<String, String>,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        match r {
+            Ok(said) if said.is_empty() => {}
+            Ok(said) => ctx.say(said),
+            Err(e) => ctx.say(format!("what became of the findings was NOT recorded: {e}")),
+        }
+        ctx.fx.push(Effect::LoadStats {
+            pr: snap.pr.coords(),
+        });
+    }
+
+    pub(super) fn stats_loaded(&mut self, r: Result<String, String>) {
+        self.stats = Some(match r {
+            Ok(line) => line,
+            Err(e) => format!("precision unavailable: {e}"),
+        });
     }
 }

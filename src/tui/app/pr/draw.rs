@@ -305,6 +305,23 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
     let mut spans = Vec::new();
     let mut notice: Option<Span<'static>> = None;
     match view.mode {
+        InputMode::Search { query, .. } if screen.desk.dismissing.is_some() => {
+            let (id, lesson) = screen.desk.dismissing.clone().unwrap_or_default();
+            spans.push(Span::styled(
+                format!(
+                    "{} {id}, reason: {}",
+                    if lesson {
+                        "lesson for the repository from"
+                    } else {
+                        "dismiss"
+                    },
+                    one_line(query)
+                ),
+                theme.header,
+            ));
+            spans.push(Span::styled("█", theme.key));
+            spans.push(Span::styled("  Enter dismiss · Esc cancel", theme.dim));
+        }
         InputMode::Search { query, .. } => {
             let n = if query.is_empty() {
                 0
@@ -365,6 +382,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
                 &[
                     (KeyCommand::Down, "finding"),
                     (KeyCommand::MarkAddressed, "addressed"),
+                    (KeyCommand::Dismiss, "dismiss"),
                     (KeyCommand::PageDown, "scroll"),
                     (KeyCommand::Focus, "list"),
                     (KeyCommand::Edit, "edit"),

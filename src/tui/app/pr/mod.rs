@@ -384,6 +384,8 @@ impl PrScreen {
             Action::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
             Action::PostPlanned(plan) => self.desk.post_planned(plan, ctx),
             Action::Posted(r) => self.desk.posted(r, snap, ctx),
+            Action::DecisionsRecorded(r) => self.desk.decisions_recorded(r, snap, ctx),
+            Action::StatsLoaded(r) => self.desk.stats_loaded(r),
             other => return Some(other),
         }
         // Every review action leaves the header's progress line current.
@@ -393,6 +395,11 @@ impl PrScreen {
 
     /// The search prompt while this screen is on top: incremental over the list's rows.
     fn searched(&mut self, step: SearchStep<'_>, ctx: &mut Ctx<'_>) {
+        // The prompt line is asking for a dismissal's reason.
+        if self.desk.dismissing.is_some() {
+            self.desk.dismiss_reason(step, &self.list.snapshot, ctx);
+            return;
+        }
         let list = &mut self.list;
         match step {
             SearchStep::Changed { query, before } => list.incremental(query, before),

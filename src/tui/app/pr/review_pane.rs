@@ -128,7 +128,7 @@ pub(super) fn draw_review(
         let rows = c.finding_rows();
         lines.push(Line::styled(
             format!(
-                "Findings ({}) — Tab then j/k to pick, a marks addressed:",
+                "Findings ({}) — Tab then j/k to pick, a marks addressed, D dismisses, L makes a lesson:",
                 rows.len()
             ),
             theme.group,
@@ -147,6 +147,19 @@ pub(super) fn draw_review(
             }
             lines.push(Line::styled(format!("{mark}{shown}"), style));
         }
+        let held = c.held_back_rows();
+        if !held.is_empty() {
+            lines.push(Line::styled(
+                format!("Held back ({}), not posted:", held.len()),
+                theme.group,
+            ));
+            for h in held {
+                lines.push(Line::styled(format!("  {h}"), theme.dim));
+            }
+        }
+    }
+    if let Some(stats) = &screen.desk.stats {
+        lines.push(Line::styled(one_line(stats), theme.dim));
     }
     lines.push(Line::styled(
         "─".repeat(usize::from(inner.width)),

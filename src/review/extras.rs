@@ -1,0 +1,37 @@
+//! What a run is given besides the PR, the settings, the client and the prompts: the context
+//! blocks of its prompts, what its findings are screened against, the verifier and the budget.
+//! Built by `flow::PreparedReview` from the state dir, the snapshot and the base branch; read by
+//! the runner. The default is none of it (no context, no screening, no verifier, no caps).
+
+use std::sync::Arc;
+
+use super::budget::Budget;
+use super::context::PromptContext;
+use super::run::RunContext;
+use super::screen::Screen;
+use super::verify::VerifySetup;
+
+#[derive(Debug)]
+pub struct RunExtras {
+    /// The extra prompt blocks (guidance, lessons, dismissals, other reviewers).
+    pub context: PromptContext,
+    /// Dismissals and other reviewers' threads the findings are screened against.
+    pub screen: Screen,
+    /// `Some` when `[review] verify` is on.
+    pub verify: Option<VerifySetup>,
+    pub budget: Arc<Budget>,
+    /// What the run records of all this (the budget's report is added at its end).
+    pub record: RunContext,
+}
+
+impl Default for RunExtras {
+    fn default() -> Self {
+        RunExtras {
+            context: PromptContext::default(),
+            screen: Screen::default(),
+            verify: None,
+            budget: Arc::new(Budget::unlimited()),
+            record: RunContext::default(),
+        }
+    }
+}
