@@ -663,7 +663,7 @@ pub struct ReviewArgs {
     pub post: bool,
     /// Offline: the account whose earlier `## PR Shepherd Review` comments count as Shepherd's
     /// (live, it is the account of the credentials).
-    #[arg(long, value_name = "LOGIN", default_value = "pr-shepherd")]
+    #[arg(long, value_name = "LOGIN", default_value = crate::pr::DEFAULT_IDENTITY)]
     pub identity: String,
     /// Answer the trigger ID: a conversation comment, review summary or inline review comment
     /// (its node id, or its database id when that names one item). The review sees the PR

@@ -3,16 +3,16 @@
 //! The same structs are the offline fixture format (`docs/fixture-format.md`), so a recorded live
 //! PR and a hand-written fixture go through exactly the same code.
 
-mod files;
 mod base;
+mod files;
 mod fingerprint;
 mod recorded;
 mod reference;
 mod shepherd;
 pub mod time;
 
-pub use files::{ChangeType, ChangedFile, GITHUB_FILE_LIMIT, NoPatch, ViewedState, files_cut_note};
 pub use base::BaseFile;
+pub use files::{ChangeType, ChangedFile, GITHUB_FILE_LIMIT, NoPatch, ViewedState, files_cut_note};
 pub use fingerprint::{
     Fingerprint, LINE_WINDOW, MIN_SHARED, covered_by, key_terms, lines_near, similar_terms,
 };

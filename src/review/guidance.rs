@@ -284,6 +284,8 @@ mod tests {
                 deletions: 0,
                 previous_path: None,
                 patch: None,
+                viewed: Default::default(),
+                no_patch: None,
             })
             .collect();
         pr
