@@ -250,7 +250,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::Back,
         "back",
         &["Esc"],
-        "back (close, cancel, or quit)",
+        "back (close or cancel; never quits)",
     ),
 ];
 

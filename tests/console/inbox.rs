@@ -368,3 +368,26 @@ fn a_pr_opened_from_the_inbox_is_pushed_on_it_and_kept_when_left() {
     assert_eq!(h.app.selected_id().map(str::to_owned), selected);
     assert_eq!(h.app.kept(), 0);
 }
+
+/// `Esc` in the inbox leaves a search and closes the help, and never quits the session (nor
+/// a review running behind it): there `q` quits.
+#[test]
+fn esc_in_the_inbox_never_quits() {
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Esc");
+    assert!(h.app.search().is_none() || !h.app.quitting());
+    h.press("? Esc");
+    h.press("Esc");
+    assert!(!h.app.quitting());
+    assert!(h.app.top_is::<InboxScreen>());
+    assert!(
+        h.screen().contains(pr_shepherd::tui::app::NOTHING_TO_CLOSE),
+        "{}",
+        h.screen()
+    );
+    h.press("q");
+    assert!(h.app.quitting());
+}

@@ -71,6 +71,9 @@ pub use screen::{Ctx, Handled, Screen, SearchStep, View};
 
 use screen::StackOp;
 
+/// What `Esc` says at the bottom screen, where it has nothing left to close (it never quits).
+pub const NOTHING_TO_CLOSE: &str = "nothing to close here: q or Ctrl-c quits";
+
 /// The router: the stack of screens, the dialog layer above it, and what every screen shares.
 #[derive(Debug)]
 pub struct App {
@@ -334,7 +337,13 @@ impl App {
         }
         match cmd {
             KeyCommand::Help => self.mode = InputMode::Help,
-            KeyCommand::Quit | KeyCommand::Back => self.leave(fx),
+            KeyCommand::Quit => self.leave(fx),
+            // Esc closes the innermost thing; at the bottom screen there is nothing left to
+            // close, and it never quits (leaving a search must not end the session).
+            KeyCommand::Back if self.stack.len() < 2 => {
+                self.notice = Some(NOTHING_TO_CLOSE.to_owned());
+            }
+            KeyCommand::Back => self.leave(fx),
             _ => {}
         }
     }
@@ -571,8 +580,9 @@ mod tests {
         assert_eq!(app.selected_row(), Some(start));
     }
 
+    /// Esc unwinds what is open and never quits: at the bottom screen it says how to quit.
     #[test]
-    fn back_unwinds_then_quits() {
+    fn back_unwinds_and_never_quits() {
         let mut app = demo();
         cmd(&mut app, KeyCommand::Focus);
         cmd(&mut app, KeyCommand::Toggle);
@@ -582,6 +592,9 @@ mod tests {
         assert_eq!(app.focus(), Some(Focus::List));
         assert!(!app.quitting());
         cmd(&mut app, KeyCommand::Back);
+        assert!(!app.quitting());
+        assert_eq!(app.notice(), Some(NOTHING_TO_CLOSE));
+        cmd(&mut app, KeyCommand::Quit);
         assert!(app.quitting());
     }
 

@@ -532,7 +532,10 @@ impl Screen for InboxScreen {
             (k(KeyCommand::Help), "this help"),
             (k(KeyCommand::Quit), "quit"),
             (k(KeyCommand::QuitAll), "quit from anywhere"),
-            (k(KeyCommand::Back), "quit"),
+            (
+                k(KeyCommand::Back),
+                "close the search or the help (never quits)",
+            ),
             ("Ctrl-c".to_owned(), "quit from anywhere"),
             ("search".to_owned(), "type · Backspace · Enter · Esc"),
             (
