@@ -173,6 +173,25 @@ pub struct Finding {
     pub verified: Option<Verdict>,
 }
 
+#[cfg(test)]
+impl Finding {
+    /// An important correctness finding at `file:line` (for tests).
+    pub(crate) fn for_test(file: &str, line: u32, message: &str) -> Finding {
+        Finding {
+            id: finding_id(crate::review::aspect::Aspect::Correctness, file, message),
+            aspect: crate::review::aspect::Aspect::Correctness,
+            severity: Severity::Important,
+            file: file.into(),
+            line: Some(line),
+            message: message.into(),
+            suggested_fix: None,
+            outside_diff: false,
+            rule: None,
+            verified: None,
+        }
+    }
+}
+
 /// The verifier's confirmation of a finding: its score and the diff line it quoted.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

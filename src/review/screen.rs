@@ -140,22 +140,10 @@ impl Screen {
 mod tests {
     use super::*;
     use crate::review::aspect::Aspect;
-    use crate::review::findings::{Severity, finding_id};
     use crate::review::run::AspectState;
 
     fn finding(file: &str, line: u32, message: &str) -> Finding {
-        Finding {
-            id: finding_id(Aspect::Correctness, file, message),
-            aspect: Aspect::Correctness,
-            severity: Severity::Important,
-            file: file.into(),
-            line: Some(line),
-            message: message.into(),
-            suggested_fix: None,
-            outside_diff: false,
-            rule: None,
-            verified: None,
-        }
+        Finding::for_test(file, line, message)
     }
 
     #[test]

@@ -303,21 +303,9 @@ pub fn recorded(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::review::findings::Severity;
 
     fn finding(file: &str, line: u32, message: &str) -> Finding {
-        Finding {
-            id: finding_id(Aspect::Correctness, file, message),
-            aspect: Aspect::Correctness,
-            severity: Severity::Important,
-            file: file.into(),
-            line: Some(line),
-            message: message.into(),
-            suggested_fix: None,
-            outside_diff: false,
-            rule: None,
-            verified: None,
-        }
+        Finding::for_test(file, line, message)
     }
 
     const PATCH: &str = "@@ -38,6 +38,9 @@ fn retry() {\n     let mut attempt = 0;\n+    loop {\n+        if status == 429 { continue; }\n+    }\n";

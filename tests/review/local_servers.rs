@@ -5,22 +5,18 @@
 //! answer without end.
 
 use crate::support;
+use support::llm::review_events as review;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use pr_shepherd::pr::PrMeta;
 use pr_shepherd::review::compose::{first_review, json, markdown, usage_line};
 use pr_shepherd::review::llm::{LlmClient, OpenAiClient, RetryPolicy};
-use pr_shepherd::review::prompt::Prompts;
 use pr_shepherd::review::settings::SkipRule;
-use pr_shepherd::review::{
-    Aspect, AspectState, ReviewEvent, ReviewRun, ReviewSettings, run_review,
-};
+use pr_shepherd::review::{Aspect, AspectState, ReviewEvent, ReviewSettings};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use support::fake_llm::{Behaviour, ENDLESS_CAP, FakeLlm, Wire};
-use tokio_util::sync::CancellationToken;
 
 fn demo_pr() -> PrMeta {
     Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap().pr
@@ -36,28 +32,6 @@ fn client(fake: &FakeLlm, retries: u32, stream: bool) -> LlmClient {
             .unwrap()
             .streaming(stream),
     )
-}
-
-async fn review(
-    client: LlmClient,
-    pr: PrMeta,
-    settings: &ReviewSettings,
-) -> (ReviewRun, Vec<ReviewEvent>) {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let run = run_review(
-        Arc::new(pr),
-        settings,
-        Arc::new(client),
-        Arc::new(Prompts::embedded()),
-        tx,
-        CancellationToken::new(),
-    )
-    .await;
-    let mut events = Vec::new();
-    while let Ok(e) = rx.try_recv() {
-        events.push(e);
-    }
-    (run, events)
 }
 
 fn fast() -> Behaviour {

@@ -50,3 +50,30 @@ impl StandInLlm {
         self.server.received_requests().await.unwrap_or_default()
     }
 }
+
+/// An uncancelled review of `pr` through `client` with the embedded prompts: the run and every
+/// event it sent, in order.
+pub async fn review_events(
+    client: pr_shepherd::review::llm::LlmClient,
+    pr: pr_shepherd::pr::PrMeta,
+    settings: &pr_shepherd::review::ReviewSettings,
+) -> (
+    pr_shepherd::review::ReviewRun,
+    Vec<pr_shepherd::review::ReviewEvent>,
+) {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let run = pr_shepherd::review::run_review(
+        std::sync::Arc::new(pr),
+        settings,
+        std::sync::Arc::new(client),
+        std::sync::Arc::new(pr_shepherd::review::prompt::Prompts::embedded()),
+        tx,
+        tokio_util::sync::CancellationToken::new(),
+    )
+    .await;
+    let mut events = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        events.push(e);
+    }
+    (run, events)
+}
