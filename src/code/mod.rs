@@ -11,4 +11,4 @@ pub mod patch;
 
 pub use interdiff::{InterLine, Interdiff, interdiff};
 pub use look::{SinceLastLook, content_key, since_last_look};
-pub use patch::{Hunk, LineAddr, LineKind, ParsedPatch, PatchLine, Side, parse};
+pub use patch::{Hunk, LineAddr, LineKind, LineSelection, ParsedPatch, PatchLine, Side, parse};

@@ -110,6 +110,48 @@ impl ParsedPatch {
     }
 }
 
+/// A line, or a range of lines on one side, chosen in the diff view for a review comment or a
+/// suggestion: what the diff screen hands to the pending review. `start` is `None` for a single
+/// line; otherwise `start.line < end.line` on `end.side` (GitHub's rule for multi-line comments).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineSelection {
+    pub path: String,
+    pub start: Option<LineAddr>,
+    pub end: LineAddr,
+    /// The selected lines' text, without their `+`/`-`/` ` prefix (a suggestion's prefill).
+    pub text: Vec<String>,
+}
+
+impl LineSelection {
+    /// The selection of lines `range` of `patch` (indexes into [`ParsedPatch::lines`]) in the file
+    /// `path`: `None` when a line in it has no address or the ends are on different sides.
+    pub fn of(
+        path: &str,
+        patch: &ParsedPatch,
+        range: std::ops::RangeInclusive<usize>,
+    ) -> Option<Self> {
+        let (first, last) = (*range.start(), *range.end());
+        let a = patch.lines.get(first)?.addr()?;
+        let b = patch.lines.get(last)?.addr()?;
+        if a.side != b.side || a.line > b.line {
+            return None;
+        }
+        let text = patch
+            .lines
+            .get(first..=last)?
+            .iter()
+            .filter(|l| l.kind != LineKind::NoNewline)
+            .map(|l| l.text.clone())
+            .collect();
+        Some(LineSelection {
+            path: path.to_owned(),
+            start: (a.line < b.line).then_some(a),
+            end: b,
+            text,
+        })
+    }
+}
+
 /// `@@ -a[,b] +c[,d] @@ section` → (a, b, c, d, section).
 fn header(line: &str) -> Option<(u32, u32, u32, u32, String)> {
     let rest = line.strip_prefix("@@ -")?;
@@ -212,6 +254,46 @@ mod tests {
     use super::*;
 
     const P: &str = "@@ -1,3 +1,4 @@ fn main() {\n a\n-b\n+B\n+C\n c\n@@ -10,2 +11,2 @@\n x\n-y\n+z\n\\ No newline at end of file";
+
+    #[test]
+    fn a_selection_is_one_side_in_order_with_its_text() {
+        let p = parse(P);
+        let sel = LineSelection::of("src/a.rs", &p, 2..=4).unwrap();
+        assert_eq!(
+            sel.start,
+            Some(LineAddr {
+                side: Side::Right,
+                line: 2
+            })
+        );
+        assert_eq!(
+            sel.end,
+            LineAddr {
+                side: Side::Right,
+                line: 4
+            }
+        );
+        assert_eq!(sel.text, vec!["B", "C", "c"]);
+        let one = LineSelection::of("src/a.rs", &p, 1..=1).unwrap();
+        assert_eq!(
+            (one.start, one.end),
+            (
+                None,
+                LineAddr {
+                    side: Side::Left,
+                    line: 2
+                }
+            )
+        );
+        assert!(
+            LineSelection::of("src/a.rs", &p, 1..=2).is_none(),
+            "two sides"
+        );
+        assert!(
+            LineSelection::of("src/a.rs", &p, 7..=30).is_none(),
+            "past the end"
+        );
+    }
 
     #[test]
     fn lines_carry_both_numbers() {
