@@ -10,17 +10,109 @@
 //! lines from dependencies (reqwest, hyper, rustls) at trace level — and then through the
 //! terminal sanitizer.
 //!
-//! The console draws on the terminal: there the log is written only when stderr is not the
-//! terminal (`pr-shepherd 2>debug.log`).
+//! The console draws on the terminal: while it runs with stderr on that terminal, the log goes to
+//! `debug.log` in the state dir instead (created private, appended to; the console's message log
+//! says where). Lines logged before the console knows the state dir are held (a bounded number)
+//! and written there first; when the console never starts, [`release`] gives them to stderr.
 
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 
 /// Secret values shorter than this are not searched for (they would redact ordinary words).
 const MIN_SECRET_LEN: usize = 6;
+
+/// The most lines held while the log has nowhere to go yet; later ones are counted, not kept.
+const MAX_HELD: usize = 2000;
+
+/// Where log lines go.
+enum Target {
+    Stderr,
+    /// The console will own the terminal: held until [`to_file`] or [`release`].
+    Held {
+        lines: Vec<String>,
+        dropped: usize,
+    },
+    File(std::fs::File),
+}
+
+static TARGET: Mutex<Target> = Mutex::new(Target::Stderr);
+/// A log was asked for and installed.
+static ON: AtomicBool = AtomicBool::new(false);
+
+/// Whether a debug log is being written (`RUST_LOG` or `-v`).
+pub fn is_on() -> bool {
+    ON.load(Ordering::Relaxed)
+}
+
+/// From now on the log goes to `path` (created with owner-only permissions, appended to), the
+/// held lines first. Nothing happens when no log was asked for.
+pub fn to_file(path: &std::path::Path) -> std::io::Result<()> {
+    if !is_on() {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut open = std::fs::OpenOptions::new();
+    open.create(true).append(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    let mut file = open.open(path)?;
+    let mut target = TARGET
+        .lock()
+        .map_err(|_| std::io::Error::other("log lock poisoned"))?;
+    if let Target::Held { lines, dropped } = &*target {
+        for l in lines {
+            file.write_all(l.as_bytes())?;
+        }
+        if *dropped > 0 {
+            writeln!(file, "({dropped} earlier log lines were not kept)")?;
+        }
+    }
+    *target = Target::File(file);
+    Ok(())
+}
+
+/// Held lines go to stderr, and so does the log from now on (the console did not start, or has
+/// given the terminal back without a file).
+pub fn release() {
+    let Ok(mut target) = TARGET.lock() else {
+        return;
+    };
+    if let Target::Held { lines, .. } = &*target {
+        let mut err = std::io::stderr().lock();
+        for l in lines {
+            let _ = err.write_all(l.as_bytes());
+        }
+        *target = Target::Stderr;
+    }
+}
+
+fn write_line(clean: &str) {
+    let Ok(mut target) = TARGET.lock() else {
+        return;
+    };
+    // A log line that cannot be written is dropped: logging never fails the command.
+    match &mut *target {
+        Target::Stderr => {
+            let _ = std::io::stderr().lock().write_all(clean.as_bytes());
+        }
+        Target::Held { lines, dropped } => {
+            if lines.len() < MAX_HELD {
+                lines.push(clean.to_owned());
+            } else {
+                *dropped += 1;
+            }
+        }
+        Target::File(f) => {
+            let _ = f.write_all(clean.as_bytes());
+        }
+    }
+}
 
 /// The filter asked for: `RUST_LOG` when set (and valid), else `-v`/`-vv`, else none (no log).
 pub fn filter(rust_log: Option<&str>, verbose: u8) -> Result<Option<EnvFilter>, String> {
@@ -40,8 +132,8 @@ pub fn filter(rust_log: Option<&str>, verbose: u8) -> Result<Option<EnvFilter>, 
 }
 
 /// Installs the log for this process, when one is asked for. `terminal_is_busy`: the console
-/// owns the terminal and stderr is that terminal, so nothing is written. A bad `RUST_LOG` is
-/// said once on stderr and leaves the log off.
+/// will own the terminal and stderr is that terminal, so lines are held until the console sends
+/// them to a file ([`to_file`]). A bad `RUST_LOG` is said once on stderr and leaves the log off.
 pub fn init(verbose: u8, terminal_is_busy: bool) {
     // Read here, not in `commands::Context`: the log is installed before the context exists
     // (its errors are logged too), and it is process-wide by nature.
@@ -54,14 +146,18 @@ pub fn init(verbose: u8, terminal_is_busy: bool) {
             return;
         }
     };
-    if terminal_is_busy {
-        return;
+    if terminal_is_busy && let Ok(mut t) = TARGET.lock() {
+        *t = Target::Held {
+            lines: Vec::new(),
+            dropped: 0,
+        };
     }
-    let _ = tracing_subscriber::fmt()
+    let installed = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(false)
         .with_writer(RedactingStderr::from_env())
         .try_init();
+    ON.store(installed.is_ok(), Ordering::Relaxed);
 }
 
 /// Makes one [`RedactedLine`] per event.
@@ -112,7 +208,8 @@ impl<'a> MakeWriter<'a> for RedactingStderr {
     }
 }
 
-/// Collects one formatted event; redacts, sanitizes and writes it to stderr when dropped.
+/// Collects one formatted event; redacts, sanitizes and writes it (to stderr, held, or the file)
+/// when dropped.
 pub struct RedactedLine {
     buf: Vec<u8>,
     secrets: Arc<Vec<String>>,
@@ -137,8 +234,7 @@ impl Drop for RedactedLine {
         let text = String::from_utf8_lossy(&self.buf);
         let clean = redact(&text, &self.secrets);
         let clean = crate::sanitize::sanitize(&clean);
-        // A log line that cannot be written is dropped: logging never fails the command.
-        let _ = std::io::stderr().lock().write_all(clean.as_bytes());
+        write_line(&clean);
     }
 }
 

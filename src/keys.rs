@@ -43,6 +43,7 @@ pub enum KeyCommand {
     Resolve,
     Unresolve,
     Help,
+    Messages,
     Quit,
     QuitAll,
     Back,
@@ -234,6 +235,12 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "unresolve the selected thread (asks first)",
     ),
     (KeyCommand::Help, "help", &["?"], "this help"),
+    (
+        KeyCommand::Messages,
+        "messages",
+        &["!"],
+        "the message log: every notice and note of the session, whole (the status line shows the latest)",
+    ),
     (
         KeyCommand::Quit,
         "quit",

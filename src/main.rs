@@ -15,6 +15,8 @@ fn main() {
         .build()
         .map_err(|e| CliError::runtime(format!("cannot start the async runtime: {e}")))
         .and_then(|rt| rt.block_on(pr_shepherd::commands::run(cli)));
+    // Log lines held for a console that never took the terminal are not lost.
+    pr_shepherd::debuglog::release();
     if let Err(e) = result {
         eprintln!("error: {e}");
         std::process::exit(e.exit_code());

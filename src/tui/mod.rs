@@ -121,6 +121,9 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
             (app, fixture.map(|f| *f), Default::default(), first)
         }
     };
+    // The debug log cannot go to the terminal the console draws on: it goes to the state dir.
+    let debug_log = ledger.root().join("debug.log");
+    let log_problem = crate::debuglog::to_file(&debug_log).err();
     let runner = Arc::new(EffectRunner {
         ledger,
         fixture,
@@ -132,6 +135,21 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
         inbox: link,
     });
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
+    // While the console runs nothing else writes to the terminal: notes (GitHub retries and
+    // rate-limit waits, LLM retries, progress lines) go to the status line and message log.
+    let notes = {
+        let tx = tx.clone();
+        crate::progress::capture_notes(move |text| {
+            let _ = tx.send(AppEvent::Action(Action::Notice(text.to_owned())));
+        })
+    };
+    if crate::debuglog::is_on() {
+        let said = match &log_problem {
+            None => format!("debug log: {}", debug_log.display()),
+            Some(e) => format!("debug log NOT written to {}: {e}", debug_log.display()),
+        };
+        app.update(Action::Notice(crate::sanitize::one_line(&said)));
+    }
     let mut effects = Effects::new(runner, tx.clone());
     effects.dispatch(first);
 
@@ -156,6 +174,8 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
     stop.store(true, Ordering::Relaxed);
     drop(term);
     drop(guard);
+    // The terminal is the shell's again: notes go to stderr.
+    drop(notes);
     let _ = reader.join();
     result
 }

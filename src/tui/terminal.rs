@@ -105,6 +105,15 @@ pub fn spawn_signals(tx: mpsc::UnboundedSender<AppEvent>) {
     });
 }
 
+/// Ctrl-L: redraw the whole screen (not a keymap command: it belongs to the terminal, and works
+/// in every dialog and editor).
+pub fn is_redraw(k: &ratatui::crossterm::event::KeyEvent) -> bool {
+    use ratatui::crossterm::event::{KeyCode, KeyModifiers};
+    k.kind != KeyEventKind::Release
+        && k.modifiers.contains(KeyModifiers::CONTROL)
+        && matches!(k.code, KeyCode::Char('l') | KeyCode::Char('L'))
+}
+
 /// Runs until the app quits, a signal arrives or every sender is gone. Effects are started on
 /// `effects` and never waited for: their results arrive on `rx` like any other event.
 pub async fn event_loop<B: Backend>(
@@ -137,6 +146,13 @@ pub async fn event_loop<B: Backend>(
         loop {
             match ev {
                 AppEvent::Terminate(sig) => return Err(TuiError::Interrupted(sig)),
+                // Ctrl-L repaints the whole screen, whatever has the keys (whatever else wrote
+                // to the terminal, or a terminal that lost its contents).
+                AppEvent::Input(Event::Key(k)) if is_redraw(&k) => {
+                    terminal
+                        .clear()
+                        .map_err(|e| TuiError::Terminal(std::io::Error::other(e.to_string())))?;
+                }
                 AppEvent::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => {
                     if let Some(a) = app.key_action(keymap, &k) {
                         effects.dispatch(app.update(a));

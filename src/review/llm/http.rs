@@ -512,6 +512,13 @@ impl HttpBackend {
                             detail: snippet(&e.to_string()),
                         });
                     }
+                    crate::progress::console_note(&format!(
+                        "note: {provider}: {}; retrying in {:.1}s (attempt {}/{})",
+                        snippet(&e.to_string()),
+                        backoff.as_secs_f64(),
+                        attempt + 1,
+                        policy.retries + 1
+                    ));
                     drop(slot);
                     tokio::time::sleep(backoff).await;
                     continue;
@@ -545,6 +552,12 @@ impl HttpBackend {
                     });
                 }
                 tracing::debug!(provider, status, attempt, "retrying after {wait:?}");
+                crate::progress::console_note(&format!(
+                    "note: {provider}: HTTP {status}; retrying in {:.1}s (attempt {}/{})",
+                    wait.as_secs_f64(),
+                    attempt + 1,
+                    policy.retries + 1
+                ));
                 drop(slot);
                 tokio::time::sleep(wait).await;
                 continue;

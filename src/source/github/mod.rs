@@ -297,7 +297,8 @@ impl FetchOptions {
     /// Defaults, tuned by `PR_SHEPHERD_HTTP_BACKOFF_MS`, `PR_SHEPHERD_HTTP_MAX_WAIT_S`,
     /// `PR_SHEPHERD_HTTP_TIMEOUT_S`, `PR_SHEPHERD_HTTP_DEADLINE_S`, `PR_SHEPHERD_HTTP_ATTEMPTS`
     /// and `PR_SHEPHERD_HTTP_MAX_ANSWER_MB` (1–4096) as `var` reports them (`commands::Context` passes the
-    /// process environment's, read there once); notices go to stderr.
+    /// process environment's, read there once); notices go to [`crate::progress::note`]: stderr,
+    /// or the console's status line and message log while it runs.
     pub fn from_vars(var: impl Fn(&str) -> Option<String>) -> FetchOptions {
         let num = |k: &str| var(k).and_then(|v| v.trim().parse::<u64>().ok());
         let mut o = FetchOptions::default();
@@ -321,7 +322,9 @@ impl FetchOptions {
             o.max_answer_bytes = usize::try_from(mb.clamp(1, 4096) * 1024 * 1024)
                 .unwrap_or(DEFAULT_MAX_ANSWER_BYTES);
         }
-        o.notify = Some(Arc::new(|n: &Notice| crate::eprintln_clean!("note: {n}")));
+        o.notify = Some(Arc::new(|n: &Notice| {
+            crate::progress::note(&format!("note: {n}"));
+        }));
         o
     }
 }

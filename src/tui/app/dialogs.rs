@@ -23,6 +23,8 @@ pub enum InputMode {
     },
     Filter,
     Help,
+    /// The message log overlay (every notice and note, whole).
+    Messages,
     /// Editing the review draft (keys go to the text area; Esc leaves).
     Edit,
     /// Writing a reply to a thread (keys go to the composer; ctrl-s sends; Esc closes).
@@ -66,22 +68,27 @@ impl InputMode {
                 ev.code,
                 KeyCode::Char('y') | KeyCode::Char('Y')
             ))),
-            InputMode::Help | InputMode::Normal => keymap.command(ev).map(Action::Command),
+            InputMode::Help | InputMode::Messages | InputMode::Normal => {
+                keymap.command(ev).map(Action::Command)
+            }
         }
     }
 }
 
 impl App {
-    /// A command while help is open: help closes on its keys and swallows the rest. False: no
-    /// dialog took the command.
+    /// A command while help or the message log is open: it closes on its keys and swallows the
+    /// rest. False: no dialog took the command.
     pub(super) fn dialog_command(&mut self, cmd: KeyCommand) -> bool {
-        if self.mode != InputMode::Help {
+        if !matches!(self.mode, InputMode::Help | InputMode::Messages) {
             return false;
         }
         let max = self.last_drawn.help_max_scroll;
+        self.help_scroll = self.help_scroll.min(max);
         let half = usize::from((self.last_drawn.help_height / 2).max(1));
         match cmd {
-            KeyCommand::Help | KeyCommand::Back | KeyCommand::Quit => self.mode = InputMode::Normal,
+            KeyCommand::Help | KeyCommand::Messages | KeyCommand::Back | KeyCommand::Quit => {
+                self.mode = InputMode::Normal;
+            }
             KeyCommand::Down => self.help_scroll = (self.help_scroll + 1).min(max),
             KeyCommand::Up => self.help_scroll = self.help_scroll.saturating_sub(1),
             KeyCommand::PageDown => self.help_scroll = (self.help_scroll + half).min(max),

@@ -42,6 +42,7 @@ mod action;
 mod dialogs;
 mod effect;
 mod inbox;
+mod messages;
 mod pr;
 mod query;
 mod screen;
@@ -63,6 +64,7 @@ pub use action::{
 pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
+pub use messages::MessageLog;
 pub use pr::{
     Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen, ReplyView, ReviewDesk, Row,
     ThreadDesk, console_gate,
@@ -84,9 +86,12 @@ pub struct App {
     /// goes on, their results still reach them, and they can be brought back as they were.
     kept: Vec<Box<dyn Screen>>,
     pub(crate) mode: InputMode,
+    /// The status line's text: the latest notice or note, until the next command.
     notice: Option<String>,
+    /// Every notice and note of the session, whole (the `messages` overlay).
+    log: MessageLog,
     pub(crate) quit: bool,
-    /// The help overlay's scroll position (reset when it opens).
+    /// The help (or message log) overlay's scroll position (reset when it opens).
     help_scroll: usize,
     /// What the last frame showed (for the help overlay's scroll limits and the mouse).
     last_drawn: Drawn,
@@ -101,6 +106,7 @@ impl App {
             kept: Vec::new(),
             mode: InputMode::Normal,
             notice: None,
+            log: MessageLog::default(),
             quit: false,
             help_scroll: 0,
             last_drawn: Drawn::default(),
@@ -202,6 +208,19 @@ impl App {
     }
 
     pub fn update(&mut self, action: Action) -> Vec<Effect> {
+        // Whoever set the notice (the router, a screen through its Ctx, a note from outside),
+        // the message log keeps it whole.
+        let before = self.notice.clone();
+        let fx = self.update_inner(action);
+        if self.notice != before
+            && let Some(n) = &self.notice
+        {
+            self.log.push(n);
+        }
+        fx
+    }
+
+    fn update_inner(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
         match action {
             Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.quit = true,
@@ -235,12 +254,24 @@ impl App {
         fx
     }
 
-    /// Draws the screen on top and the dialog layer above it; reports what was shown.
+    /// Draws the screen on top, the status line below it while there is something to say, and
+    /// the dialog layer above both; reports what was shown.
     pub fn draw(&self, frame: &mut Frame, theme: &Theme, keymap: &Keymap) -> Drawn {
-        let area = frame.area();
+        let mut area = frame.area();
         if ui::too_small(area) {
             ui::draw_too_small(frame, area, theme);
             return Drawn::default();
+        }
+        // The status line takes the last row; the screen draws above it and shows no notice
+        // of its own (a notice is one line here, whole in the message log).
+        if let Some(n) = &self.notice {
+            let row = ratatui::layout::Rect {
+                y: area.y + area.height - 1,
+                height: 1,
+                ..area
+            };
+            ui::draw_status(frame, row, n, keymap, theme);
+            area.height -= 1;
         }
         let Some(top) = self.stack.last() else {
             return Drawn::default();
@@ -252,7 +283,7 @@ impl App {
             .collect();
         let view = View {
             mode: &self.mode,
-            notice: self.notice.as_deref(),
+            notice: None,
             session: &self.session,
             theme,
             keymap,
@@ -266,13 +297,25 @@ impl App {
                 drawn.help_max_scroll = max;
                 drawn.help_height = h;
             }
+            InputMode::Messages => {
+                let (max, h) = ui::draw_messages(
+                    frame,
+                    frame.area(),
+                    theme,
+                    keymap,
+                    self.log.entries(),
+                    self.help_scroll,
+                );
+                drawn.help_max_scroll = max;
+                drawn.help_height = h;
+            }
             InputMode::Confirm(c) => ui::draw_confirm(frame, area, c, theme),
             _ => {}
         }
         // An overlay covers the detail pane: nothing there counts as shown.
         if matches!(
             self.mode,
-            InputMode::Help | InputMode::Filter | InputMode::Confirm(_)
+            InputMode::Help | InputMode::Messages | InputMode::Filter | InputMode::Confirm(_)
         ) {
             drawn.shown = None;
         }
@@ -328,6 +371,12 @@ impl App {
         }
         if cmd == KeyCommand::Help && self.mode != InputMode::Help {
             self.help_scroll = 0;
+        }
+        if cmd == KeyCommand::Messages && self.mode == InputMode::Normal {
+            // The log opens on its newest message (the draw clamps the scroll).
+            self.help_scroll = usize::MAX;
+            self.mode = InputMode::Messages;
+            return;
         }
         if self.dialog_command(cmd) {
             return;

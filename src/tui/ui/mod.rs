@@ -17,8 +17,10 @@ use crate::review::condense::{BodySize, COMMENT_LIMIT, thousands};
 use crate::sanitize::one_line;
 
 mod overlays;
+mod status;
 
 pub use overlays::{centered, draw_confirm, draw_help};
+pub use status::{draw_messages, draw_status};
 
 /// Below this the console shows a "too small" message instead of the layout.
 pub const MIN_WIDTH: u16 = 60;

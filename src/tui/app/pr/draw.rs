@@ -341,6 +341,10 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
                 theme.dim,
             ));
         }
+        InputMode::Messages => {
+            key_hint(keymap, KeyCommand::Messages, "close", theme, &mut spans);
+            key_hint(keymap, KeyCommand::Down, "scroll", theme, &mut spans);
+        }
         InputMode::Help => {
             key_hint(keymap, KeyCommand::Help, "close help", theme, &mut spans);
             key_hint(keymap, KeyCommand::Down, "scroll", theme, &mut spans);
