@@ -12,6 +12,7 @@
 //! ├── app/          pure state: App (stack of screens) ::update(Action) -> Vec<Effect>
 //! ├── ui/           drawing pieces every screen uses, the dialog layer's overlays
 //! ├── review.rs     review views: run progress, composed review, draft, post preview
+//! ├── markdown.rs   comment Markdown (sanitized text, a width) → wrapped lines
 //! ├── keymap.rs, theme.rs, highlight.rs   bindings, colours, syntect
 //! └── harness.rs    the same loop on a TestBackend, effects performed synchronously
 //! ```
@@ -34,6 +35,7 @@ pub mod event;
 pub mod harness;
 pub mod highlight;
 pub mod keymap;
+pub mod markdown;
 pub mod review;
 pub mod session;
 pub mod terminal;

@@ -304,9 +304,18 @@ impl Composed {
         BodySize::of(&self.body.lines().collect::<Vec<_>>().join("\n"))
     }
 
-    /// The findings of the run, for the pane's cursor: (id, label).
-    /// In the posted review's order ([`crate::review::compose::posted_order`]).
+    /// The findings of the run, for the pane's cursor: (id, label). The label leads with what
+    /// the finding says and ends with its id (`PS-…`), so a narrow pane cuts the id, never the
+    /// message. In the posted review's order ([`crate::review::compose::posted_order`]).
     pub fn finding_rows(&self) -> Vec<(String, String)> {
+        self.finding_views()
+            .into_iter()
+            .map(|(id, _, label)| (id, label))
+            .collect()
+    }
+
+    /// [`Self::finding_rows`] with each finding's severity (the pane colours by it).
+    pub fn finding_views(&self) -> Vec<(String, crate::review::findings::Severity, String)> {
         crate::review::compose::posted_order(&self.run, &self.agg)
             .into_iter()
             .map(|f| {
@@ -314,13 +323,14 @@ impl Composed {
                 let at = f.line.map_or(String::new(), |l| format!(":{l}"));
                 (
                     f.id.clone(),
+                    f.severity,
                     format!(
-                        "{} [{class}] {} {} {}{at} — {}",
-                        f.id,
+                        "{} [{class}] {} — {} {}{at} · {}",
                         f.severity.as_str(),
+                        one_line(&f.message),
                         f.aspect,
                         one_line(&f.file),
-                        one_line(&f.message)
+                        f.id,
                     ),
                 )
             })

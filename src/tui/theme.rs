@@ -64,6 +64,16 @@ struct ThemeFile {
     ui: UiSpec,
     badges: BadgeSpec,
     diff: DiffSpec,
+    /// Findings by severity; a theme without it colours them from its badges and notice.
+    severity: Option<SeveritySpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SeveritySpec {
+    critical: StyleSpec,
+    important: StyleSpec,
+    suggestion: StyleSpec,
 }
 
 #[derive(Debug, Deserialize)]
@@ -143,6 +153,10 @@ pub struct Theme {
     pub diff_removed: Style,
     pub diff_context: Style,
     pub diff_hunk_header: Style,
+    /// Findings by severity (`[severity]` in a theme file).
+    pub severity_critical: Style,
+    pub severity_important: Style,
+    pub severity_suggestion: Style,
 }
 
 /// Where a theme's text came from and what it is, for its errors.
@@ -238,6 +252,18 @@ impl Theme {
             diff_removed: style(&d.removed, "diff.removed", o)?,
             diff_context: style(&d.context, "diff.context", o)?,
             diff_hunk_header: style(&d.hunk_header, "diff.hunk_header", o)?,
+            severity_critical: match &file.severity {
+                Some(s) => style(&s.critical, "severity.critical", o)?,
+                None => style(&b.changes_requested, "badges.changes_requested", o)?,
+            },
+            severity_important: match &file.severity {
+                Some(s) => style(&s.important, "severity.important", o)?,
+                None => style(&u.notice, "ui.notice", o)?,
+            },
+            severity_suggestion: match &file.severity {
+                Some(s) => style(&s.suggestion, "severity.suggestion", o)?,
+                None => style(&u.suggestion, "ui.suggestion", o)?,
+            },
         })
     }
 
@@ -319,6 +345,9 @@ impl Theme {
             diff_removed: none,
             diff_context: none,
             diff_hunk_header: bold,
+            severity_critical: rev.add_modifier(Modifier::BOLD),
+            severity_important: bold,
+            severity_suggestion: none,
         }
     }
 }
@@ -341,6 +370,20 @@ mod tests {
             assert_eq!(t.name, *name);
             assert!(t.syntect.is_some());
         }
+    }
+
+    #[test]
+    fn every_builtin_colours_each_severity_apart() {
+        for (name, text) in BUILTIN {
+            assert!(text.contains("[severity]"), "{name}");
+            let t = Theme::parse(text, name).unwrap();
+            assert_ne!(t.severity_critical, t.severity_important, "{name}");
+            assert_ne!(t.severity_important, t.severity_suggestion, "{name}");
+        }
+        // A theme of its own without the table still parses, its findings coloured anyway.
+        let old = BUILTIN[0].1.split("[severity]").next().unwrap_or_default();
+        let t = Theme::parse(old, "mine").unwrap();
+        assert_ne!(t.severity_critical, t.severity_suggestion);
     }
 
     #[test]

@@ -405,3 +405,84 @@ fn a_live_repository_on_the_command_line_opens_its_inbox_or_exits_2() {
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
 }
+
+/// While the console runs nothing else writes to the terminal: a rate-limited count and a
+/// retried one leave their notes in the status line (bottom row) and the message log (`!`),
+/// never painted over the screen.
+#[test]
+fn rate_limit_waits_and_retries_go_to_the_status_line_not_over_the_screen() {
+    use support::fake_inbox::{FakeInbox, queue};
+    use wiremock::ResponseTemplate;
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "notes") else {
+        return;
+    };
+    let Ok(rt) = tokio::runtime::Runtime::new() else {
+        panic!("no runtime");
+    };
+    let (server, fake) = rt.block_on(FakeInbox::start(queue(3)));
+    let faulted = std::sync::atomic::AtomicUsize::new(0);
+    fake.set_fault(Box::new(move |_, seen| {
+        if seen.kind != "prs" {
+            return None;
+        }
+        match faulted.fetch_add(1, std::sync::atomic::Ordering::SeqCst) {
+            0 => Some(
+                ResponseTemplate::new(429)
+                    .insert_header("retry-after", "1")
+                    .insert_header("x-ratelimit-remaining", "0")
+                    .insert_header("x-ratelimit-reset", "1893456000")
+                    .set_body_string(r#"{"message": "API rate limit exceeded"}"#),
+            ),
+            1 => Some(ResponseTemplate::new(502).set_body_string("bad gateway")),
+            _ => None,
+        }
+    }));
+    let script = format!(
+        "PR_SHEPHERD_HTTP_BACKOFF_MS=10 GH_TOKEN=ghp_e2eLoopbackToken {} --api-url {} acme/widgets{REPORT_EXIT}",
+        console(&env, &[]),
+        quote(Path::new(&server.uri())),
+    );
+    tmux.start(100, 24, &script);
+    let screen = tmux.wait_for("the live inbox, counted after the waits", |s| {
+        s.contains("3 open PR(s)") && !s.contains("counting") && s.contains("! messages")
+    });
+    let rows: Vec<&str> = screen.lines().collect();
+    let last = rows
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    for (i, row) in rows.iter().enumerate() {
+        if i != last {
+            assert!(
+                !row.contains("note:") && !row.contains("retrying") && !row.contains("rate limit"),
+                "a note was painted over row {i}:\n{screen}"
+            );
+        }
+    }
+    assert!(
+        rows[last].contains("note:"),
+        "the latest note is on the status line:\n{screen}"
+    );
+    tmux.keys(&["!"]);
+    let log = tmux.wait_for("the message log", |s| s.contains("Messages, newest last"));
+    assert!(
+        log.contains("GitHub rate limit reached") && log.contains("resets at"),
+        "the wait and its reset time are in the log:\n{log}"
+    );
+    assert!(
+        log.contains("retrying in"),
+        "the retry is in the log:\n{log}"
+    );
+    tmux.keys(&["C-l"]);
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("the inbox again", |s| !s.contains("Messages, newest last"));
+    assert!(screen.contains("acme/widgets#"), "{screen}");
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    assert!(
+        !screen.contains("note:"),
+        "nothing was written to stderr after the console either:\n{screen}"
+    );
+}

@@ -155,6 +155,34 @@ pub fn ago(ts: i64, now: i64) -> String {
     }
 }
 
+/// Wraps a diff line (`+`, `-` or ` ` first) to `width` columns under its gutter: every row,
+/// the continued ones too, starts with the line's sign in its style, so a wrapped added line
+/// still reads as added. Other lines wrap as [`wrap`] does.
+pub fn wrap_diff(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
+    let width = width.max(2);
+    let first = line.spans.first().and_then(|s| s.content.chars().next());
+    let Some(sign @ ('+' | '-' | ' ')) = first else {
+        wrap(line, width, out);
+        return;
+    };
+    if line.width() <= width {
+        out.push(line);
+        return;
+    }
+    let gutter_style = line.spans.first().map(|s| s.style).unwrap_or_default();
+    let mut rest = line.spans.clone();
+    if let Some(head) = rest.first_mut() {
+        head.content = head.content.chars().skip(1).collect::<String>().into();
+    }
+    let mut rows = Vec::new();
+    wrap(Line::from(rest).style(line.style), width - 1, &mut rows);
+    for row in rows {
+        let mut spans = vec![Span::styled(sign.to_string(), gutter_style)];
+        spans.extend(row.spans);
+        out.push(Line::from(spans).style(line.style));
+    }
+}
+
 /// Wraps a styled line to `width` columns at word boundaries (by display width; never splits a
 /// character). A word longer than the width is broken where it must be; the space a line is
 /// broken at stays at the end of that line (it takes no visible room).

@@ -19,7 +19,7 @@ use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::screen::View;
 use crate::tui::highlight::plain_hunk;
 use crate::tui::theme::Theme;
-use crate::tui::ui::{ago, bordered, draw_scrolled, wrap};
+use crate::tui::ui::{ago, bordered, draw_scrolled, wrap, wrap_diff};
 
 /// Lines of a thread's diff hunk shown above the comments (all of it when zoomed).
 pub const HUNK_TAIL: usize = 8;
@@ -123,48 +123,13 @@ fn comment_header(c: &Comment, now: i64, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-/// A Markdown-ish body: sanitized lines, with ```suggestion blocks shown as suggested changes and
-/// other fences dimmed.
-pub(super) fn body_lines(body: &str, theme: &Theme, out: &mut Vec<Line<'static>>) {
+/// A comment's body: sanitized, then its Markdown rendered to `width` (`tui::markdown`).
+pub(super) fn body_lines(body: &str, width: usize, theme: &Theme, out: &mut Vec<Line<'static>>) {
     if body.trim().is_empty() {
         out.push(Line::styled("(no body)", theme.dim));
         return;
     }
-    let clean = sanitize(body);
-    enum Fence {
-        None,
-        Suggestion,
-        Code,
-    }
-    let mut fence = Fence::None;
-    for raw in clean.lines() {
-        let line = raw.replace('\t', "    ");
-        let t = line.trim_start();
-        match fence {
-            Fence::None if t.starts_with("```suggestion") => {
-                fence = Fence::Suggestion;
-                out.push(Line::styled("┌─ suggested change", theme.suggestion));
-            }
-            Fence::None if t.starts_with("```") => {
-                fence = Fence::Code;
-                out.push(Line::styled(line, theme.dim));
-            }
-            Fence::Suggestion if t.starts_with("```") => {
-                fence = Fence::None;
-                out.push(Line::styled("└─", theme.suggestion));
-            }
-            Fence::Code if t.starts_with("```") => {
-                fence = Fence::None;
-                out.push(Line::styled(line, theme.dim));
-            }
-            Fence::Suggestion => out.push(Line::styled(format!("│ {line}"), theme.suggestion)),
-            Fence::Code => out.push(Line::styled(line, theme.diff_context)),
-            Fence::None => out.push(Line::styled(line, theme.text)),
-        }
-    }
-    if matches!(fence, Fence::Suggestion) {
-        out.push(Line::styled("└─", theme.suggestion));
-    }
+    out.extend(crate::tui::markdown::render(&sanitize(body), width, theme));
 }
 
 /// A body as last seen against now, as a line diff in the theme's diff colours.
@@ -185,10 +150,16 @@ pub(super) fn diff_lines(before: &str, after: &str, theme: &Theme, out: &mut Vec
 }
 
 /// A comment's body, or its diff against the text last seen when it changed.
-fn body_or_diff(body: &str, before: Option<&str>, theme: &Theme, out: &mut Vec<Line<'static>>) {
+fn body_or_diff(
+    body: &str,
+    before: Option<&str>,
+    width: usize,
+    theme: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
     match before {
         Some(before) => diff_lines(before, body, theme, out),
-        None => body_lines(body, theme, out),
+        None => body_lines(body, width, theme, out),
     }
 }
 
@@ -198,11 +169,13 @@ fn detail_lines_anchored(
     screen: &PrScreen,
     idx: usize,
     now: i64,
+    width: usize,
     theme: &Theme,
-) -> (Vec<Line<'static>>, Option<usize>) {
+) -> (Vec<Line<'static>>, Option<usize>, std::ops::Range<usize>) {
     let Some(item) = screen.list.snapshot.items.get(idx) else {
-        return (Vec::new(), None);
+        return (Vec::new(), None, 0..0);
     };
+    let mut hunk_lines = 0..0;
     let changes = screen.list.changes(idx);
     let mut anchor = None;
     let mut out = Vec::new();
@@ -235,7 +208,9 @@ fn detail_lines_anchored(
                         theme.dim,
                     ));
                 }
+                let start = out.len();
                 out.extend(hunk.into_iter().skip(skip));
+                hunk_lines = start..out.len();
                 out.push(Line::default());
             }
             for (i, c) in t.comments.iter().enumerate() {
@@ -253,7 +228,7 @@ fn detail_lines_anchored(
                 let before = changes
                     .as_ref()
                     .and_then(|ch| ch.previous_comment_body(&c.id));
-                body_or_diff(&c.body, before, theme, &mut out);
+                body_or_diff(&c.body, before, width, theme, &mut out);
             }
         }
         Item::Comment(c) => {
@@ -263,7 +238,7 @@ fn detail_lines_anchored(
             out.push(Line::default());
             out.push(comment_header(c, now, theme));
             let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
-            body_or_diff(&c.body, before, theme, &mut out);
+            body_or_diff(&c.body, before, width, theme, &mut out);
         }
         Item::Review(r) => {
             head.push(Span::styled("Review summary", theme.location));
@@ -291,10 +266,10 @@ fn detail_lines_anchored(
             }
             out.push(Line::from(h));
             let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
-            body_or_diff(&r.body, before, theme, &mut out);
+            body_or_diff(&r.body, before, width, theme, &mut out);
         }
     }
-    (out, anchor)
+    (out, anchor, hunk_lines)
 }
 
 /// Draws the detail area; returns (the item shown, the pane's height, its wrapped line count,
@@ -372,13 +347,23 @@ pub(super) fn draw_detail(
         return (None, h, 0, kept);
     }
     let mut wrapped = Vec::new();
-    let (lines, anchor) = detail_lines_anchored(screen, idx, view.session.now, theme);
+    let (lines, anchor, hunk_lines) = detail_lines_anchored(
+        screen,
+        idx,
+        view.session.now,
+        usize::from(inner.width),
+        theme,
+    );
     let mut anchor_at = None;
     for (i, l) in lines.into_iter().enumerate() {
         if anchor == Some(i) {
             anchor_at = Some(wrapped.len());
         }
-        wrap(l, usize::from(inner.width), &mut wrapped);
+        if hunk_lines.contains(&i) {
+            wrap_diff(l, usize::from(inner.width), &mut wrapped);
+        } else {
+            wrap(l, usize::from(inner.width), &mut wrapped);
+        }
     }
     let total = wrapped.len();
     let h = usize::from(inner.height);

@@ -22,6 +22,16 @@ fn aspect_style(theme: &Theme, v: &AspectView) -> Style {
     }
 }
 
+/// A finding's colour: the theme's `[severity]`.
+fn severity_style(theme: &Theme, s: crate::review::findings::Severity) -> Style {
+    use crate::review::findings::Severity;
+    match s {
+        Severity::Critical => theme.severity_critical,
+        Severity::Important => theme.severity_important,
+        Severity::Suggestion => theme.severity_suggestion,
+    }
+}
+
 /// The aspects panel: each aspect's state in the latest run.
 pub(super) fn draw_aspects(
     frame: &mut Frame,
@@ -125,7 +135,7 @@ pub(super) fn draw_review(
         ));
     }
     if let Some(c) = &screen.desk.composed {
-        let rows = c.finding_rows();
+        let rows = c.finding_views();
         lines.push(Line::styled(
             format!(
                 "Findings ({}) — Tab then j/k to pick, a marks addressed, D dismisses, L makes a lesson:",
@@ -133,11 +143,12 @@ pub(super) fn draw_review(
             ),
             theme.group,
         ));
-        for (i, (_, label)) in rows.iter().enumerate() {
+        for (i, (_, severity, label)) in rows.iter().enumerate() {
+            let colour = severity_style(theme, *severity);
             let (mark, style) = if i == screen.desk.finding_sel {
-                ("▸ ", theme.selection)
+                ("▸ ", colour.patch(theme.selection))
             } else {
-                ("  ", theme.text)
+                ("  ", colour)
             };
             // One line per finding (the body below has the full text).
             let room = usize::from(inner.width).saturating_sub(3);
