@@ -253,11 +253,6 @@ impl Writer<'_> {
 
     fn mode_line(&mut self) {
         let (run, agg) = (self.run, self.agg);
-        let ran = run
-            .aspects
-            .iter()
-            .filter(|a| a.state != AspectState::Skipped)
-            .count();
         let cut = run
             .aspects
             .iter()
@@ -267,19 +262,39 @@ impl Writer<'_> {
         } else {
             "the whole diff"
         };
+        // Assessed means finished: a failed, timed-out or cancelled aspect assessed nothing,
+        // and the line says which did not finish (the incomplete note below says more).
+        let ran = run
+            .aspects
+            .iter()
+            .filter(|a| a.state == AspectState::Done)
+            .count();
+        let not_done: Vec<String> = run
+            .aspects
+            .iter()
+            .filter(|a| a.state != AspectState::Done)
+            .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
+            .collect();
+        let total = run.aspects.len();
+        let assessed = if not_done.is_empty() {
+            format!("{scope} was assessed by all {total} aspects")
+        } else {
+            format!(
+                "{scope} was assessed by {ran} of {total} aspects ({})",
+                not_done.join(", ")
+            )
+        };
         let c = &agg.classification;
         match agg.mode {
             Mode::Full => self.s.push_str(&format!(
-                "**Mode:** full review — {}; {scope} was assessed by {ran} of {} aspects.  \n",
+                "**Mode:** full review — {}; {assessed}.  \n",
                 agg.mode_reason,
-                run.aspects.len()
             )),
             Mode::Incremental => self.s.push_str(&format!(
-                "**Mode:** incremental review — {}; {scope} was assessed by {ran} of {} aspects. \
+                "**Mode:** incremental review — {}; {assessed}. \
                  **{} new** · {} unchanged since the last review · {} treated as addressed · {} no \
                  longer reported.  \n",
                 agg.mode_reason,
-                run.aspects.len(),
                 c.new.len(),
                 c.unchanged.len(),
                 c.addressed.len(),

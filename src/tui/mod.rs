@@ -380,6 +380,7 @@ mod tests {
             update: None,
             chars: 10,
             destination: "GitHub, as @shepherd-bot".to_owned(),
+            incomplete: None,
         }));
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(Arc::new(runner), tx.clone());
@@ -500,6 +501,7 @@ mod tests {
             update: None,
             chars: 10,
             destination: "the outbox".to_owned(),
+            incomplete: None,
         }));
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(runner.clone(), tx.clone());

@@ -425,6 +425,46 @@ pub fn size_line(draft: &DraftView, composed: Option<&Composed>) -> (String, boo
     )
 }
 
+/// What ran and what did not, for the review pane and the post confirmation: `None` when every
+/// aspect finished; else "2 of 6 aspects ran · security failed: why · tests skipped: why", and
+/// whether the review is incomplete (an aspect failed or timed out, the budget stopped it, or it
+/// was cancelled) rather than only narrowed (skipped aspects).
+pub fn run_status(run: &ReviewRun) -> Option<(String, bool)> {
+    use crate::review::run::AspectState;
+    let total = run.aspects.len();
+    let done = run
+        .aspects
+        .iter()
+        .filter(|a| a.state == AspectState::Done)
+        .count();
+    let budget = run.context.budget_stop();
+    if done == total && budget.is_none() && !run.cancelled {
+        return None;
+    }
+    let mut parts = vec![format!("{done} of {total} aspects ran")];
+    for a in run.aspects.iter().filter(|a| a.state != AspectState::Done) {
+        let state = a.state.as_str().replace('_', " ");
+        parts.push(match &a.error {
+            Some(why) => format!("{} {state}: {}", a.aspect, short(why)),
+            None => format!("{} {state}", a.aspect),
+        });
+    }
+    if let Some(why) = budget {
+        parts.push(format!("stopped by the budget: {}", short(why)));
+    }
+    Some((parts.join(" · "), run.is_incomplete() || run.cancelled))
+}
+
+/// One line of at most 160 characters, sanitized.
+fn short(text: &str) -> String {
+    let one = one_line(text);
+    if one.chars().count() > 160 {
+        format!("{}…", one.chars().take(159).collect::<String>())
+    } else {
+        one
+    }
+}
+
 /// What a confirmed post will do, shown in the confirmation dialog.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PostPreview {
@@ -436,6 +476,8 @@ pub struct PostPreview {
     pub chars: usize,
     /// Where it goes, e.g. "the outbox /state/o-r/1/outbox/comment.json".
     pub destination: String,
+    /// What did not run, when the review is incomplete ([`run_status`]): the dialog warns.
+    pub incomplete: Option<String>,
 }
 
 /// A dialog that asks before anything irreversible.

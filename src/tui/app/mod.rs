@@ -690,6 +690,7 @@ mod tests {
             update: None,
             chars: 1,
             destination: "the outbox".to_owned(),
+            incomplete: None,
         }));
         let fx = app.update(Action::Confirmed(true));
         assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));

@@ -77,6 +77,8 @@ pub async fn plan(
         update,
         chars,
         destination: place.describe(),
+        // The PR screen adds what did not run: it holds the review.
+        incomplete: None,
     })
 }
 

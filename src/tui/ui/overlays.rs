@@ -78,9 +78,27 @@ pub fn draw_help(
 pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
     let (title, lines) = match c {
         Confirm::Post(p) => (
-            " Post the review? ",
-            vec![
-                format!("Target: {}", one_line(&p.target)),
+            if p.incomplete.is_some() {
+                " Post an INCOMPLETE review? "
+            } else {
+                " Post the review? "
+            },
+            [
+                p.incomplete
+                    .as_ref()
+                    .map(|why| {
+                        vec![
+                            format!("Incomplete: {}.", one_line(why)),
+                            "Findings of those aspects are missing; the review says so.".to_owned(),
+                            String::new(),
+                        ]
+                    })
+                    .unwrap_or_default(),
+                vec![format!("Target: {}", one_line(&p.target))],
+            ]
+            .concat()
+            .into_iter()
+            .chain([
                 match &p.update {
                     Some(id) => format!("Action: update comment {}", one_line(id)),
                     None => "Action: create a new comment".to_owned(),
@@ -95,7 +113,8 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
                 format!("To: {}", one_line(&p.destination)),
                 String::new(),
                 "y posts · any other key cancels".to_owned(),
-            ],
+            ])
+            .collect(),
         ),
         Confirm::Discard => (
             " Discard the draft? ",
@@ -184,7 +203,14 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
     frame.render_widget(block, rect);
     let text: Vec<Line> = lines
         .into_iter()
-        .map(|l| Line::styled(l, theme.text))
+        .map(|l| {
+            let style = if l.starts_with("Incomplete: ") {
+                theme.notice
+            } else {
+                theme.text
+            };
+            Line::styled(l, style)
+        })
         .collect();
     frame.render_widget(
         Paragraph::new(text).wrap(ratatui::widgets::Wrap { trim: false }),

@@ -486,8 +486,14 @@ impl ReviewDesk {
     /// What a post would do: the confirmation dialog opens (unless another dialog is up).
     pub(super) fn post_planned(&mut self, plan: Result<PostPreview, String>, ctx: &mut Ctx<'_>) {
         match plan {
-            Ok(plan) => {
+            Ok(mut plan) => {
                 if *ctx.mode == InputMode::Normal && self.draft.is_some() {
+                    plan.incomplete = self
+                        .composed
+                        .as_ref()
+                        .and_then(|c| crate::tui::review::run_status(&c.run))
+                        .filter(|(_, incomplete)| *incomplete)
+                        .map(|(said, _)| said);
                     *ctx.mode = InputMode::Confirm(Confirm::Post(plan));
                 }
             }

@@ -128,6 +128,24 @@ pub(super) fn draw_review(
         size,
         if over { theme.notice } else { theme.dim },
     ));
+    // What ran and what did not, and why: beside the body's own mode line, never contradicting
+    // it.
+    if let Some((said, incomplete)) = screen
+        .desk
+        .composed
+        .as_ref()
+        .and_then(|c| crate::tui::review::run_status(&c.run))
+    {
+        let head = if incomplete {
+            "Incomplete review: "
+        } else {
+            "Narrowed review: "
+        };
+        lines.push(Line::styled(
+            format!("{head}{said}"),
+            if incomplete { theme.notice } else { theme.dim },
+        ));
+    }
     if !screen.desk.gate.post {
         lines.push(Line::styled(
             format!("posting blocked: {}", one_line(&screen.desk.gate.reason)),
