@@ -60,6 +60,8 @@ pub struct Context {
     pub fetch: FetchOptions,
     /// `GITHUB_SERVER_URL` (set by GitHub Actions): the Enterprise host of `event`'s PR.
     pub github_server_url: Option<String>,
+    /// The console's external editor: `$VISUAL`, else `$EDITOR` (set and not blank).
+    pub editor: Option<String>,
     /// The console theme (`--theme`, else the config's `theme`, else dark; plain when
     /// `NO_COLOR` is set), resolved for every command so a misspelt name is exit 2 everywhere,
     /// not only in the console.
@@ -138,6 +140,9 @@ impl Context {
             ),
             fetch: FetchOptions::from_vars(var),
             github_server_url: var("GITHUB_SERVER_URL"),
+            editor: ["VISUAL", "EDITOR"]
+                .into_iter()
+                .find_map(|k| var(k).filter(|v| !v.trim().is_empty())),
         })
     }
 

@@ -12,6 +12,7 @@
 //! ├── app/          pure state: App (stack of screens) ::update(Action) -> Vec<Effect>
 //! ├── ui/           drawing pieces every screen uses, the dialog layer's overlays
 //! ├── review.rs     review views: run progress, composed review, draft, post preview
+//! ├── editor.rs     the text editor (soft wrap, undo) and $VISUAL/$EDITOR on a temp file
 //! ├── markdown.rs   comment Markdown (sanitized text, a width) → wrapped lines
 //! ├── keymap.rs, theme.rs, highlight.rs   bindings, colours, syntect
 //! └── harness.rs    the same loop on a TestBackend, effects performed synchronously
@@ -30,6 +31,7 @@
 
 pub mod app;
 pub mod desktop;
+pub mod editor;
 pub mod effects;
 pub mod event;
 pub mod harness;
@@ -167,10 +169,22 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
     let mut term = ratatui::try_init()?;
     terminal::enable_mouse()?;
     let stop = Arc::new(AtomicBool::new(false));
-    let reader = terminal::spawn_reader(tx.clone(), stop.clone());
+    let outside = terminal::Outside {
+        reader: terminal::ReaderPause::default(),
+        editor: app.session().editor.clone(),
+    };
+    let reader = terminal::spawn_reader(tx.clone(), stop.clone(), outside.reader.clone());
 
-    let result =
-        terminal::event_loop(&mut term, &mut app, &mut effects, &keymap, &theme, &mut rx).await;
+    let result = terminal::event_loop(
+        &mut term,
+        &mut app,
+        &mut effects,
+        &keymap,
+        &theme,
+        &mut rx,
+        Some(&outside),
+    )
+    .await;
     // No review outlives the console; a post in flight gets a bounded wait for its answer.
     close(&mut app, effects, &mut rx).await;
     stop.store(true, Ordering::Relaxed);
@@ -404,6 +418,7 @@ mod tests {
                 &keymap,
                 &theme,
                 &mut rx,
+                None,
             ),
         )
         .await;

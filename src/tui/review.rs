@@ -351,9 +351,8 @@ pub struct DraftView {
 
 impl DraftView {
     pub fn new(body: &str, head_sha: &str, restored: Option<i64>) -> DraftView {
-        let lines: Vec<String> = sanitize(body).lines().map(str::to_owned).collect();
         DraftView {
-            editor: TextArea::new(lines),
+            editor: super::editor::area(&sanitize(body)),
             head_sha: head_sha.to_owned(),
             restored,
             edited: restored.is_some(),
@@ -364,9 +363,9 @@ impl DraftView {
         self.editor.lines().join("\n")
     }
 
-    /// Puts the cursor below the `## PR Shepherd Review` header line (at the start of the next
-    /// line), so typing never lands above or inside it. A body of the header alone gets an
-    /// empty line to type on.
+    /// Puts the cursor on the first line of text below the `## PR Shepherd Review` header line
+    /// (blank lines passed over), so typing never lands above or inside it. A body of the header
+    /// alone gets an empty line to type on.
     pub fn cursor_below_header(&mut self) {
         use ratatui_textarea::CursorMove;
         let header = self
@@ -383,10 +382,12 @@ impl DraftView {
             self.editor.move_cursor(CursorMove::End);
             self.editor.insert_newline();
         } else {
-            self.editor.move_cursor(CursorMove::Jump(
-                u16::try_from(row + 1).unwrap_or(u16::MAX),
-                0,
-            ));
+            let lines = self.editor.lines();
+            let text = (row + 1..lines.len())
+                .find(|&i| !lines[i].trim().is_empty())
+                .unwrap_or(row + 1);
+            self.editor
+                .move_cursor(CursorMove::Jump(u16::try_from(text).unwrap_or(u16::MAX), 0));
         }
     }
 

@@ -21,6 +21,9 @@ pub struct Session {
     pub remote: Remote,
     /// Why seen markers cannot be written (an unwritable state dir, an incomplete snapshot).
     pub marks_blocked: Option<String>,
+    /// The external editor's command line (`$VISUAL`, else `$EDITOR`), for `ctrl-o` in the
+    /// draft editor and the reply composer.
+    pub editor: Option<String>,
 }
 
 impl Session {

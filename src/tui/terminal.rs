@@ -53,13 +53,37 @@ fn disable_mouse() {
     );
 }
 
-/// Reads terminal input on a thread of its own until `stop` is set or the loop is gone.
+/// How the input thread is paused while an external program (the editor) has the terminal:
+/// `paused` asks, `idle` answers that it no longer reads.
+#[derive(Debug, Clone, Default)]
+pub struct ReaderPause {
+    pub paused: Arc<AtomicBool>,
+    pub idle: Arc<AtomicBool>,
+}
+
+/// What the loop needs to hand the terminal to the external editor and take it back.
+#[derive(Debug, Clone, Default)]
+pub struct Outside {
+    pub reader: ReaderPause,
+    /// `$VISUAL`/`$EDITOR`, as the session holds it.
+    pub editor: Option<String>,
+}
+
+/// Reads terminal input on a thread of its own until `stop` is set or the loop is gone; reads
+/// nothing while `pause` says so.
 pub fn spawn_reader(
     tx: mpsc::UnboundedSender<AppEvent>,
     stop: Arc<AtomicBool>,
+    pause: ReaderPause,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         while !stop.load(Ordering::Relaxed) {
+            if pause.paused.load(Ordering::SeqCst) {
+                pause.idle.store(true, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(10));
+                continue;
+            }
+            pause.idle.store(false, Ordering::SeqCst);
             match event::poll(Duration::from_millis(50)) {
                 Ok(true) => match event::read() {
                     Ok(ev) => {
@@ -114,8 +138,73 @@ pub fn is_redraw(k: &ratatui::crossterm::event::KeyEvent) -> bool {
         && matches!(k.code, KeyCode::Char('l') | KeyCode::Char('L'))
 }
 
+/// Hands the terminal to the external editor for `text` and takes it back: the input thread
+/// stops reading, raw mode, the mouse and the alternate screen are turned off, the editor runs,
+/// and everything is set up again and the screen redrawn whole.
+fn run_outside<B: Backend>(
+    terminal: &mut Terminal<B>,
+    outside: &Outside,
+    target: super::app::EditTarget,
+    text: &str,
+) -> Result<Action, TuiError> {
+    use ratatui::crossterm::{execute, terminal as ct};
+    outside.reader.paused.store(true, Ordering::SeqCst);
+    // The reader notices within one poll (50 ms); bounded, so a stuck reader cannot hang us.
+    for _ in 0..100 {
+        if outside.reader.idle.load(Ordering::SeqCst) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    disable_mouse();
+    let _ = execute!(std::io::stdout(), ct::LeaveAlternateScreen);
+    let _ = ct::disable_raw_mode();
+    let result = super::editor::run_external(outside.editor.as_deref(), text);
+    let back = ct::enable_raw_mode()
+        .and_then(|()| execute!(std::io::stdout(), ct::EnterAlternateScreen))
+        .and_then(|()| enable_mouse());
+    outside.reader.paused.store(false, Ordering::SeqCst);
+    back?;
+    terminal
+        .clear()
+        .map_err(|e| TuiError::Terminal(std::io::Error::other(e.to_string())))?;
+    Ok(Action::ExternallyEdited { target, result })
+}
+
+/// Starts `fx` on their lanes; an external edit (with a terminal to hand over) runs here, and
+/// what its answer asks for is routed the same way.
+fn route<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    effects: &mut Effects,
+    outside: Option<&Outside>,
+    mut fx: Vec<Effect>,
+) -> Result<(), TuiError> {
+    loop {
+        let Some(outside) = outside else {
+            effects.dispatch(fx);
+            return Ok(());
+        };
+        let at = fx
+            .iter()
+            .position(|e| matches!(e, Effect::ExternalEdit { .. }));
+        let Some(at) = at else {
+            effects.dispatch(fx);
+            return Ok(());
+        };
+        let edit = fx.remove(at);
+        effects.dispatch(fx);
+        let Effect::ExternalEdit { target, text } = edit else {
+            return Ok(());
+        };
+        let answer = run_outside(terminal, outside, target, &text)?;
+        fx = app.update(answer);
+    }
+}
+
 /// Runs until the app quits, a signal arrives or every sender is gone. Effects are started on
-/// `effects` and never waited for: their results arrive on `rx` like any other event.
+/// `effects` and never waited for: their results arrive on `rx` like any other event. With
+/// `outside`, an external edit suspends the screen (without: it runs on its lane, headless).
 pub async fn event_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -123,6 +212,7 @@ pub async fn event_loop<B: Backend>(
     keymap: &Keymap,
     theme: &Theme,
     rx: &mut mpsc::UnboundedReceiver<AppEvent>,
+    outside: Option<&Outside>,
 ) -> Result<(), TuiError> {
     loop {
         let mut drawn = Drawn::default();
@@ -132,7 +222,7 @@ pub async fn event_loop<B: Backend>(
         // The frame is on screen: only now may what it showed be marked seen.
         let fx = app.update(Action::Drawn(drawn));
         let redraw = fx.iter().any(|e| !matches!(e, Effect::Highlight { .. }));
-        effects.dispatch(fx);
+        route(terminal, app, effects, outside, fx)?;
         if app.quit {
             return Ok(());
         }
@@ -155,18 +245,21 @@ pub async fn event_loop<B: Backend>(
                 }
                 AppEvent::Input(Event::Key(k)) if k.kind != KeyEventKind::Release => {
                     if let Some(a) = app.key_action(keymap, &k) {
-                        effects.dispatch(app.update(a));
+                        let fx = app.update(a);
+                        route(terminal, app, effects, outside, fx)?;
                     }
                 }
                 AppEvent::Input(Event::Mouse(m)) => {
                     if let Some(a) = App::mouse_action(&m) {
-                        effects.dispatch(app.update(a));
+                        let fx = app.update(a);
+                        route(terminal, app, effects, outside, fx)?;
                     }
                 }
                 AppEvent::Input(_) => {}
                 other => {
                     if let Some(a) = other.into_action() {
-                        effects.dispatch(app.update(a));
+                        let fx = app.update(a);
+                        route(terminal, app, effects, outside, fx)?;
                     }
                 }
             }

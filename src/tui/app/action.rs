@@ -129,6 +129,11 @@ pub enum Action {
     StatsLoaded(Result<String, String>),
     /// A key for the draft editor.
     EditKey(KeyEvent),
+    /// The external editor (`$VISUAL`/`$EDITOR`) gave the text back, or why not.
+    ExternallyEdited {
+        target: EditTarget,
+        result: Result<String, String>,
+    },
     EditDone,
     /// The answer to a confirmation dialog.
     Confirmed(bool),
@@ -193,4 +198,13 @@ pub struct OpenedPr {
 pub struct SavedDrafts {
     pub draft: Result<Option<Draft>, String>,
     pub reply: Result<Option<ReplyDraft>, String>,
+}
+
+/// Which text the external editor was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditTarget {
+    /// The review draft.
+    Draft,
+    /// The reply being written.
+    Reply,
 }

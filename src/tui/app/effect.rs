@@ -78,6 +78,12 @@ pub enum Effect {
     LoadStats {
         pr: PrCoords,
     },
+    /// Edit `text` in the external editor (`$VISUAL`/`$EDITOR`): the console suspends its
+    /// screen for it (`terminal.rs`); the answer comes back as `ExternallyEdited`.
+    ExternalEdit {
+        target: super::action::EditTarget,
+        text: String,
+    },
     /// Reply to, resolve or unresolve a thread (only ever after the maintainer confirmed).
     ThreadAct {
         pr: PrCoords,
@@ -118,7 +124,10 @@ impl Effect {
             | Effect::Recount { .. }
             | Effect::RecordDecisions { .. }
             | Effect::LoadStats { .. } => Lane::Ledger,
-            Effect::Highlight { .. } | Effect::Open(_) | Effect::Copy(_) => Lane::Blocking,
+            Effect::Highlight { .. }
+            | Effect::Open(_)
+            | Effect::Copy(_)
+            | Effect::ExternalEdit { .. } => Lane::Blocking,
             Effect::PlanPost { .. } | Effect::OpenPr(_) | Effect::LoadInbox => Lane::Fetch,
             Effect::Post { .. } | Effect::ThreadAct { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview => Lane::Review,

@@ -59,7 +59,7 @@ use crate::ledger::SeenSet;
 use crate::pr::{Item, PrCoords, Snapshot};
 
 pub use action::{
-    Action, Ahead, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
+    Action, Ahead, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
 };
 pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};

@@ -111,6 +111,11 @@ impl EffectRunner {
             }),
             Effect::Open(url) => Some(Action::Notice(desktop::open(&url, self.interactive))),
             Effect::Copy(url) => Some(Action::Notice(desktop::copy(&url, self.interactive))),
+            // The console runs it around a suspended screen (`terminal.rs`); the harness here.
+            Effect::ExternalEdit { target, text } => Some(Action::ExternallyEdited {
+                target,
+                result: crate::tui::editor::run_external(self.session.editor.as_deref(), &text),
+            }),
             // The fetch, send and review lanes.
             _ => None,
         }

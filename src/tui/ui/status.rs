@@ -9,6 +9,9 @@ pub fn draw_status(frame: &mut Frame, area: Rect, text: &str, keymap: &Keymap, t
     let width = usize::from(area.width);
     let mut hint = Vec::new();
     key_hint(keymap, KeyCommand::Messages, "messages", theme, &mut hint);
+    if let Some(last) = hint.last_mut() {
+        last.content = last.content.trim_end().to_owned().into();
+    }
     let hint = Line::from(hint);
     let room = width.saturating_sub(hint.width() + 2).max(width / 2);
     let mut spans = fit(Line::styled(one_line(text), theme.notice), room).spans;

@@ -550,11 +550,40 @@ impl ReviewDesk {
 
     /// A key for the draft editor; an edit is saved at once (it survives a crash).
     pub(super) fn edit_key(&mut self, ev: KeyEvent, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+        if crate::tui::editor::is_external_key(&ev) {
+            if let Some(d) = &self.draft {
+                ctx.fx.push(Effect::ExternalEdit {
+                    target: crate::tui::app::action::EditTarget::Draft,
+                    text: d.body(),
+                });
+            }
+            return;
+        }
         if let Some(d) = self.draft.as_mut()
-            && d.editor.input(ev)
+            && crate::tui::editor::input(&mut d.editor, ev)
         {
             d.edited = true;
             ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
+        }
+    }
+
+    /// The external editor's answer for the draft: the editor takes the text (one undo step),
+    /// saved at once.
+    pub(super) fn externally_edited(
+        &mut self,
+        result: Result<String, String>,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        match (result, self.draft.as_mut()) {
+            (Ok(text), Some(d)) => {
+                crate::tui::editor::replace(&mut d.editor, &text);
+                d.edited = true;
+                ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
+                ctx.say("the draft has the external editor's text (autosaved); p posts it");
+            }
+            (Ok(_), None) => ctx.say("the draft is gone: the edited text was not kept"),
+            (Err(why), _) => ctx.say(why),
         }
     }
 

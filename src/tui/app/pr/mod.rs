@@ -380,6 +380,17 @@ impl PrScreen {
                     .acted(thread_id, kind, result, &mut self.list, ctx);
                 return None;
             }
+            Action::ExternallyEdited {
+                target: crate::tui::app::action::EditTarget::Reply,
+                result,
+            } => {
+                self.threads.externally_edited(result, &self.list, ctx);
+                return None;
+            }
+            Action::ExternallyEdited {
+                target: crate::tui::app::action::EditTarget::Draft,
+                result,
+            } => self.desk.externally_edited(result, snap, ctx),
             Action::DraftSaved(r) => self.desk.draft_saved(r, ctx),
             Action::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
             Action::PostPlanned(plan) => self.desk.post_planned(plan, ctx),

@@ -103,7 +103,7 @@ impl ThreadDesk {
                     self.reply = Some(ReplyView {
                         thread_id: t.id.clone(),
                         target: describe(t, snap),
-                        editor: TextArea::default(),
+                        editor: crate::tui::editor::area(""),
                     });
                 }
                 *ctx.mode = InputMode::Reply;
@@ -136,11 +136,10 @@ impl ThreadDesk {
             ));
             return;
         };
-        let lines: Vec<String> = sanitize(&d.body).lines().map(str::to_owned).collect();
         self.reply = Some(ReplyView {
             thread_id: t.id.clone(),
             target: describe(t, &list.snapshot),
-            editor: TextArea::new(lines),
+            editor: crate::tui::editor::area(&sanitize(&d.body)),
         });
         ctx.say("restored the unsent reply: select its thread and press c");
     }
@@ -157,16 +156,47 @@ impl ThreadDesk {
             *ctx.mode = InputMode::Normal;
             return;
         };
-        if r.editor.input(ev) {
-            ctx.fx.push(Effect::SaveReplyDraft {
-                pr: list.snapshot.pr.coords(),
-                draft: ReplyDraft {
-                    thread_id: r.thread_id.clone(),
-                    body: r.body(),
-                    saved_at: ctx.session.now,
-                },
+        if crate::tui::editor::is_external_key(&ev) {
+            ctx.fx.push(Effect::ExternalEdit {
+                target: crate::tui::app::action::EditTarget::Reply,
+                text: r.body(),
             });
+            return;
         }
+        if crate::tui::editor::input(&mut r.editor, ev) {
+            Self::save(r, list, ctx);
+        }
+    }
+
+    /// The external editor's answer for the reply: the composer takes the text (one undo
+    /// step), saved at once.
+    pub(super) fn externally_edited(
+        &mut self,
+        result: Result<String, String>,
+        list: &ItemList,
+        ctx: &mut Ctx<'_>,
+    ) {
+        match (result, self.reply.as_mut()) {
+            (Ok(text), Some(r)) => {
+                crate::tui::editor::replace(&mut r.editor, &text);
+                Self::save(r, list, ctx);
+                ctx.say("the reply has the external editor's text; ctrl-s sends");
+            }
+            (Ok(_), None) => ctx.say("the reply was closed: the edited text was not kept"),
+            (Err(why), _) => ctx.say(why),
+        }
+    }
+
+    /// Every change is saved at once (it survives a crash).
+    fn save(r: &ReplyView, list: &ItemList, ctx: &mut Ctx<'_>) {
+        ctx.fx.push(Effect::SaveReplyDraft {
+            pr: list.snapshot.pr.coords(),
+            draft: ReplyDraft {
+                thread_id: r.thread_id.clone(),
+                body: r.body(),
+                saved_at: ctx.session.now,
+            },
+        });
     }
 
     /// Esc in the composer: it closes; the reply is kept.
