@@ -211,3 +211,109 @@ fn findings_lead_with_the_message_and_are_coloured_by_severity() {
         assert_eq!(style_of(&head), want.fg, "{sev:?}: {label}");
     }
 }
+
+/// A stand-in for `$VISUAL`: appends a line to the file it is given.
+fn stand_in_editor(dir: &std::path::Path) -> String {
+    let path = dir.join("stand-in-editor.sh");
+    std::fs::write(
+        &path,
+        "#!/bin/sh\nprintf 'added in the external editor\\n' >> \"$1\"\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path.display().to_string()
+}
+
+/// Replying keeps the thread being answered in view; a long line wraps in the composer instead
+/// of scrolling it sideways.
+#[test]
+fn the_reply_composer_keeps_the_thread_in_view_and_wraps_long_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    h.press("c");
+    assert_eq!(*h.app.mode(), InputMode::Reply);
+    let long = "The budget is the caller's deadline, not ours, so the loop stops when the deadline does and END-OF-LINE";
+    h.type_text(long);
+    let screen = h.screen();
+    assert!(screen.contains("The thread you are answering"), "{screen}");
+    assert!(
+        screen.contains("@maya-chen"),
+        "the thread's comments: {screen}"
+    );
+    assert!(
+        screen.contains("The budget is the caller's") && screen.contains("END-OF-LINE"),
+        "the whole line is on screen, wrapped: {screen}"
+    );
+    insta::assert_snapshot!("reply_beside_its_thread_120x40", screen);
+}
+
+/// The draft editor opens on the first line of text under the heading; ctrl-z undoes, ctrl-r
+/// redoes; ctrl-o hands the text to `$VISUAL` and takes the edited text back, saved.
+#[test]
+fn the_draft_editor_starts_on_the_text_undoes_and_hands_over_to_the_external_editor() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    h.runner.session.editor = Some(stand_in_editor(dir.path()));
+    h.draw();
+    h.press("r");
+    let before = h.app.draft().unwrap().body();
+    h.press("e");
+    assert_eq!(*h.app.mode(), InputMode::Edit);
+    let d = h.app.draft().unwrap();
+    let ratatui_textarea::DataCursor(row, _) = d.editor.cursor();
+    let lines = d.editor.lines();
+    assert!(
+        !lines[row].trim().is_empty() && !lines[row].starts_with("## "),
+        "the cursor is on text, not under the heading: row {row} {:?}",
+        &lines[..row + 1]
+    );
+    h.type_text("X");
+    assert_ne!(h.app.draft().unwrap().body(), before);
+    h.press("ctrl-z");
+    assert_eq!(h.app.draft().unwrap().body(), before, "undone");
+    h.press("ctrl-r");
+    assert_ne!(h.app.draft().unwrap().body(), before, "redone");
+    h.press("ctrl-z");
+
+    h.press("ctrl-o");
+    let body = h.app.draft().unwrap().body();
+    assert!(body.starts_with(&before), "{body}");
+    assert!(body.ends_with("added in the external editor"), "{body}");
+    let saved = std::fs::read_to_string(support::demo_dir(dir.path()).join("draft.json")).unwrap();
+    assert!(saved.contains("added in the external editor"), "{saved}");
+    // One undo step takes the external edit back.
+    h.press("ctrl-z");
+    assert_eq!(h.app.draft().unwrap().body(), before);
+}
+
+/// The reply composer hands over too; without `$VISUAL`/`$EDITOR` the console says how to set
+/// one and keeps the text.
+#[test]
+fn the_reply_composer_hands_over_to_the_external_editor() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    h.press("c");
+    h.type_text("first line");
+    h.press("ctrl-o");
+    assert!(
+        h.app.notice().unwrap_or_default().contains("$VISUAL"),
+        "{:?}",
+        h.app.notice()
+    );
+    assert_eq!(h.app.reply().unwrap().body(), "first line");
+    h.runner.session.editor = Some(stand_in_editor(dir.path()));
+    h.press("ctrl-o");
+    assert_eq!(
+        h.app.reply().unwrap().body(),
+        "first line\nadded in the external editor"
+    );
+    let saved =
+        std::fs::read_to_string(support::demo_dir(dir.path()).join("reply-draft.json")).unwrap();
+    assert!(saved.contains("added in the external editor"), "{saved}");
+}

@@ -289,15 +289,43 @@ pub(super) fn draw_detail(
     if *view.mode == InputMode::Reply
         && let Some(r) = &screen.threads.reply
     {
+        // The thread being answered stays in view above the composer (its latest comments).
+        let mut composer = area;
+        if area.height >= 14
+            && let Some(idx) = screen.list.selected_index()
+        {
+            let top_h = area.height * 11 / 20;
+            let top = Rect {
+                height: top_h,
+                ..area
+            };
+            composer = Rect {
+                y: area.y + top_h,
+                height: area.height - top_h,
+                ..area
+            };
+            let block = bordered(" The thread you are answering ".to_owned(), false, theme);
+            let inner = block.inner(top);
+            frame.render_widget(block, top);
+            let (lines, _, _) = detail_lines_anchored(
+                screen,
+                idx,
+                view.session.now,
+                usize::from(inner.width),
+                theme,
+            );
+            draw_scrolled(frame, inner, lines, usize::MAX);
+        }
         let block = Block::default()
             .borders(Borders::ALL)
             .title(format!(
-                " Reply to {} · autosaved · ctrl-s send · Esc close ",
-                one_line(&r.target)
+                " Reply to {} · autosaved · ctrl-s send · {} $EDITOR · ctrl-z undo · Esc close ",
+                one_line(&r.target),
+                crate::tui::editor::EXTERNAL_KEY
             ))
             .border_style(theme.border_focus);
-        let inner = block.inner(area);
-        frame.render_widget(block, area);
+        let inner = block.inner(composer);
+        frame.render_widget(block, composer);
         frame.render_widget(&r.editor, inner);
         return (None, inner.height, 0, kept);
     }

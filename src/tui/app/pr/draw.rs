@@ -352,13 +352,13 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
         }
         InputMode::Edit => {
             spans.push(Span::styled(
-                "editing the review · autosaved on every change · Esc done",
+                "editing the review · autosaved on every change · ctrl-o $VISUAL/$EDITOR · ctrl-z undo · ctrl-r redo · Esc done",
                 theme.dim,
             ));
         }
         InputMode::Reply => {
             spans.push(Span::styled(
-                "replying · autosaved on every change · ctrl-s send (asks first) · Esc close, kept",
+                "replying · autosaved on every change · ctrl-s send (asks first) · ctrl-o $VISUAL/$EDITOR · ctrl-z undo · Esc close, kept",
                 theme.dim,
             ));
         }

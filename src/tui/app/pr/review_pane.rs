@@ -213,7 +213,10 @@ pub(super) fn draw_editor(
     theme: &Theme,
 ) -> (Option<usize>, u16, usize) {
     let block = bordered(
-        " Editing the review · autosaved · Esc done ".to_owned(),
+        format!(
+            " Editing the review · autosaved · {} $EDITOR · ctrl-z undo · ctrl-r redo · Esc done ",
+            crate::tui::editor::EXTERNAL_KEY
+        ),
         true,
         theme,
     );
