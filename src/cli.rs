@@ -11,6 +11,10 @@ an argument opens the inbox (the config's [[inbox.sections]], else the bundled f
 
 State (seen markers) lives in --state-dir, else $PR_SHEPHERD_STATE_DIR, else the platform state dir.
 
+In the console nothing else writes to the terminal: notes (retries, rate-limit waits) go to the
+status line and the message log (!), the debug log to debug.log in the state dir; Ctrl-L redraws.
+In the draft editor and the reply composer Ctrl-o edits the text in $VISUAL, else $EDITOR.
+
 Exit codes: 0 success, 1 runtime failure, 2 bad input or usage, 3 review incomplete (an aspect
 failed or timed out; the review is still printed).";
 
@@ -42,8 +46,9 @@ pub struct Cli {
     #[arg(long, global = true, env = "GITHUB_GRAPHQL_URL", value_name = "URL")]
     pub graphql_url: Option<String>,
 
-    /// Debug log on stderr: -v for pr-shepherd's debug lines, -vv for trace. RUST_LOG (a tracing
-    /// filter, e.g. `debug`) wins. Tokens and keys are redacted.
+    /// Debug log on stderr (while the console runs on the terminal: debug.log in the state dir):
+    /// -v for pr-shepherd's debug lines, -vv for trace. RUST_LOG (a tracing filter, e.g.
+    /// `debug`) wins. Tokens and keys are redacted.
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 

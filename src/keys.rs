@@ -239,7 +239,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::Messages,
         "messages",
         &["!"],
-        "the message log: every notice and note of the session, whole (the status line shows the latest)",
+        "message log (every notice, whole)",
     ),
     (
         KeyCommand::Quit,

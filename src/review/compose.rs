@@ -238,6 +238,15 @@ pub fn markdown_with(run: &ReviewRun, agg: &Aggregate, layout: &Layout) -> Strin
     w.s
 }
 
+/// The aspects that did not finish, as "security failed", "perf timed out", "tests skipped".
+fn not_done(run: &ReviewRun) -> Vec<String> {
+    run.aspects
+        .iter()
+        .filter(|a| a.state != AspectState::Done)
+        .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
+        .collect()
+}
+
 impl Writer<'_> {
     fn class(&self, f: &Finding) -> Option<&'static str> {
         self.agg.class_of_id(&f.id)
@@ -269,12 +278,7 @@ impl Writer<'_> {
             .iter()
             .filter(|a| a.state == AspectState::Done)
             .count();
-        let not_done: Vec<String> = run
-            .aspects
-            .iter()
-            .filter(|a| a.state != AspectState::Done)
-            .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
-            .collect();
+        let not_done = not_done(run);
         let total = run.aspects.len();
         let assessed = if not_done.is_empty() {
             format!("{scope} was assessed by all {total} aspects")
@@ -415,12 +419,7 @@ impl Writer<'_> {
 
     fn incomplete_note(&mut self) {
         let run = self.run;
-        let not_done: Vec<String> = run
-            .aspects
-            .iter()
-            .filter(|a| a.state != AspectState::Done)
-            .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
-            .collect();
+        let not_done = not_done(run);
         if run.is_incomplete() || run.cancelled {
             self.s.push_str(&format!(
                 "> **Incomplete review:** {}. Findings of those aspects are missing; this is not a clean bill of health.\n\n",

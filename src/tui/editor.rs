@@ -47,12 +47,12 @@ pub fn input(t: &mut TextArea<'static>, ev: KeyEvent) -> bool {
     t.input(ev)
 }
 
-/// Replaces the text (the external editor's answer) as one undoable step: the cursor goes to
-/// where it was, as far as the new text allows.
+/// Replaces the text (the external editor's answer), undoably (two `ctrl-z`: the insertion,
+/// then the removal of the old text): the cursor goes to where it was, as far as the new text
+/// allows.
 pub fn replace(t: &mut TextArea<'static>, text: &str) {
     let ratatui_textarea::DataCursor(row, col) = t.cursor();
     t.select_all();
-    t.cut();
     t.insert_str(text.trim_end_matches('\n'));
     t.move_cursor(CursorMove::Jump(
         u16::try_from(row).unwrap_or(u16::MAX),
@@ -158,7 +158,7 @@ mod tests {
         let mut t = area("one\ntwo");
         replace(&mut t, "three\n");
         assert_eq!(t.lines(), ["three"]);
-        assert!(t.undo());
+        assert!(t.undo() && t.undo());
         assert_eq!(t.lines(), ["one", "two"]);
     }
 }

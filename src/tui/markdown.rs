@@ -1,7 +1,8 @@
 //! Comment Markdown on screen: headings, emphasis, inline code, links (their address shown after
 //! the text), lists (nested, numbered, task boxes), block quotes, code blocks (```suggestion as a
 //! suggested change), rules and tables, wrapped to a width — as gh-dash shows comments with
-//! glamour. Parsed with pulldown-cmark (CommonMark plus GitHub's tables, strikethrough and task
+//! glamour, with GitHub's comment rule that a single newline breaks the line. Parsed with
+//! pulldown-cmark (CommonMark plus GitHub's tables, strikethrough and task
 //! lists); raw HTML is shown as the text it is, dimmed, never interpreted.
 //!
 //! One entry point, [`render`]: text that has been through [`crate::sanitize::sanitize`] already
@@ -128,9 +129,14 @@ impl Renderer<'_> {
                     self.push_text(&t, theme.dim);
                 }
             }
+            // GitHub shows a comment's single newlines as line breaks; so does the console.
             Event::SoftBreak => {
-                let s = self.style();
-                self.push_text(" ", s);
+                if self.code.is_some() || self.table.is_some() {
+                    let s = self.style();
+                    self.push_text(" ", s);
+                } else {
+                    self.line_break();
+                }
             }
             Event::HardBreak => self.line_break(),
             Event::Rule => {

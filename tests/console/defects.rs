@@ -122,8 +122,15 @@ fn a_resize_keeps_the_selection_visible_and_the_list_filled() {
     );
 }
 
+/// The footer, and below it the status line while a notice shows (`notice  hints`).
 fn footer(h: &Harness) -> String {
-    h.screen().lines().last().unwrap_or_default().to_owned()
+    let screen = h.screen();
+    let rows: Vec<&str> = screen.lines().collect();
+    match rows.as_slice() {
+        [.., hints, status] if status.ends_with("! messages") => format!("{status}  {hints}"),
+        [.., last] => (*last).to_owned(),
+        [] => String::new(),
+    }
 }
 
 /// Defect 5: with the findings focused, keys act on the findings (Enter does not collapse a

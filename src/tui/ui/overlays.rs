@@ -59,18 +59,35 @@ pub fn draw_help(
     } else {
         format!(" · j/k scroll ({}/{}) ", scroll + 1, max_scroll + 1)
     };
+    let title = format!(" Keys (config.toml [keys] rebinds them) · ? or Esc closes{more} ");
+    draw_overlay_lines(frame, rect, theme, title, lines, scroll)
+}
+
+/// A bordered overlay at `rect` titled `title` (cut to fit), showing `lines` from `scroll`
+/// (clamped); returns (max scroll, visible height).
+pub(super) fn draw_overlay_lines(
+    frame: &mut Frame,
+    rect: Rect,
+    theme: &Theme,
+    title: String,
+    lines: Vec<Line<'static>>,
+    scroll: usize,
+) -> (usize, u16) {
+    frame.render_widget(Clear, rect);
+    let inner_w = usize::from(rect.width.saturating_sub(2));
+    let inner_h = usize::from(rect.height.saturating_sub(2));
+    let max_scroll = lines.len().saturating_sub(inner_h);
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(fit(
-            Line::from(format!(
-                " Keys (config.toml [keys] rebinds them) · ? or Esc closes{more} "
-            )),
-            inner_w,
-        ))
+        .title(fit(Line::from(title), inner_w))
         .border_style(theme.border_focus);
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(inner_h).collect();
+    let visible: Vec<Line> = lines
+        .into_iter()
+        .skip(scroll.min(max_scroll))
+        .take(inner_h)
+        .collect();
     frame.render_widget(Paragraph::new(visible), inner);
     (max_scroll, inner.height)
 }

@@ -59,23 +59,9 @@ pub fn draw_messages<'a>(
             theme.dim,
         ));
     }
-    frame.render_widget(Clear, rect);
-    let inner_h = usize::from(rect.height.saturating_sub(2));
-    let max_scroll = lines.len().saturating_sub(inner_h);
-    let scroll = scroll.min(max_scroll);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(fit(
-            Line::from(format!(
-                " Messages, newest last · {} or Esc closes · j/k scroll ",
-                keymap.keys_label(KeyCommand::Messages)
-            )),
-            inner_w,
-        ))
-        .border_style(theme.border_focus);
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    let visible: Vec<Line> = lines.into_iter().skip(scroll).take(inner_h).collect();
-    frame.render_widget(Paragraph::new(visible), inner);
-    (max_scroll, inner.height)
+    let title = format!(
+        " Messages, newest last · {} or Esc closes · j/k scroll ",
+        keymap.keys_label(KeyCommand::Messages)
+    );
+    super::overlays::draw_overlay_lines(frame, rect, theme, title, lines, scroll)
 }

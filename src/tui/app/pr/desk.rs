@@ -567,8 +567,8 @@ impl ReviewDesk {
         }
     }
 
-    /// The external editor's answer for the draft: the editor takes the text (one undo step),
-    /// saved at once.
+    /// The external editor's answer for the draft: the editor takes the text (undoable), saved
+    /// at once.
     pub(super) fn externally_edited(
         &mut self,
         result: Result<String, String>,

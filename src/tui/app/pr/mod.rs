@@ -535,7 +535,7 @@ impl Screen for PrScreen {
             ("search", "type · Backspace · Enter · Esc".to_owned()),
             ("filter", "n/e/u · r/o/m hide · a all".to_owned()),
             ("review pane", "Tab, then j/k pick a finding".to_owned()),
-            ("editor", "type · arrows · Esc done (autosaved)".to_owned()),
+            ("editor", "type · arrows · ctrl-z/ctrl-r undo/redo · ctrl-o $VISUAL/$EDITOR · Esc done (autosaved)".to_owned()),
             (
                 "inbox",
                 format!(

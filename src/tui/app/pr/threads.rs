@@ -168,8 +168,8 @@ impl ThreadDesk {
         }
     }
 
-    /// The external editor's answer for the reply: the composer takes the text (one undo
-    /// step), saved at once.
+    /// The external editor's answer for the reply: the composer takes the text (undoable),
+    /// saved at once.
     pub(super) fn externally_edited(
         &mut self,
         result: Result<String, String>,
