@@ -550,7 +550,11 @@ mod tests {
         for width in [20usize, 33, 80] {
             let lines = render(&md, width, &theme);
             for l in &lines {
-                assert!(l.width() <= width, "{width}: {:?}", text(&[l.clone()]));
+                assert!(
+                    l.width() <= width,
+                    "{width}: {:?}",
+                    text(std::slice::from_ref(l))
+                );
             }
             let t = text(&lines);
             assert!(t[0].starts_with("• word"), "{t:#?}");
