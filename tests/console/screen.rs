@@ -146,8 +146,8 @@ fn wrapped_diff_lines_keep_their_gutter() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = open(dir.path(), 60, 30);
     h.draw();
-    // Zoomed (Enter): the whole hunk, full width; its long added line does not fit 58 columns.
-    h.press("Enter");
+    // The detail below the list, full width: the hunk's tail holds a long added line that
+    // does not fit 58 columns.
     let screen = h.screen();
     let rows: Vec<&str> = screen.lines().collect();
     let at = rows
