@@ -14,11 +14,10 @@ use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, fold_into_body, lines_gone, submit_live,
-    submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, fold_into_body, lines_gone, load_with_drafts,
+    submit_live, submit_offline,
 };
-use crate::review::ReviewRun;
-use crate::review::inline::{parsed_patches, propose_drafts};
+use crate::review::inline::parsed_patches;
 use crate::sanitize::one_line;
 use crate::source::{self, Target};
 
@@ -43,16 +42,7 @@ async fn load(ctx: &Context, pr: &str) -> Result<(Snapshot, bool), CliError> {
 
 /// The pending review with the latest run's findings on diff lines proposed as drafts.
 pub(crate) fn open(ledger: &Ledger, snapshot: &Snapshot) -> Result<PendingReview, CliError> {
-    let coords = snapshot.pr.coords();
-    let mut pending = ledger.load_pending(&coords)?;
-    let (runs, _) = ledger.load_runs::<ReviewRun>(&coords)?;
-    if let Some(run) = runs.last() {
-        propose_drafts(&mut pending, run.findings(), snapshot);
-    }
-    if pending.head_sha.is_empty() {
-        pending.head_sha = snapshot.pr.head_sha.clone();
-    }
-    Ok(pending)
+    Ok(load_with_drafts(ledger, snapshot)?)
 }
 
 fn save(ledger: &Ledger, snapshot: &Snapshot, pending: &mut PendingReview) -> Result<(), CliError> {

@@ -202,6 +202,25 @@ pub fn fold_into_body(pending: &mut PendingReview, ids: &[String]) {
     }
 }
 
+/// The PR's pending review with the latest stored run's findings on diff lines proposed in it
+/// as drafts (those already there, kept, edited or dropped, stay as they are); its head is the
+/// snapshot's when it had none.
+pub fn load_with_drafts(
+    ledger: &Ledger,
+    snapshot: &crate::pr::Snapshot,
+) -> Result<PendingReview, LedgerError> {
+    let coords = snapshot.pr.coords();
+    let mut pending = ledger.load_pending(&coords)?;
+    let (runs, _) = ledger.load_runs::<crate::review::ReviewRun>(&coords)?;
+    if let Some(run) = runs.last() {
+        crate::review::inline::propose_drafts(&mut pending, run.findings(), snapshot);
+    }
+    if pending.head_sha.is_empty() {
+        pending.head_sha = snapshot.pr.head_sha.clone();
+    }
+    Ok(pending)
+}
+
 /// What a submission did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -222,7 +241,7 @@ pub enum SubmitError {
     #[error("nothing to submit: no comment is kept and the body is empty")]
     Empty,
     #[error(
-        "{} of the comments {} on lines no longer in the diff: {}; fold them into the review's body (`pending submit --fold`, or `f` in the console) or drop them",
+        "{} of the comments {} on lines no longer in the diff: {}; fold them into the review's body (`pending submit --fold`, or `F` in the pending review screen) or drop them",
         .0.len(),
         if .0.len() == 1 { "is" } else { "are" },
         .0.iter().map(|(id, place)| format!("{id} at {place}")).collect::<Vec<_>>().join(", ")

@@ -14,7 +14,8 @@
 //! ├── mode: InputMode                   dialogs.rs     search, filter, help, editor, confirm
 //! ├── stack: [Box<dyn Screen>]          screen.rs      the trait, Ctx (what a screen may touch)
 //! │   ├── InboxScreen                   inbox/         rows in tabs; opens a PrScreen above it
-//! │   └── PrScreen                      pr/            one PR: list, marks, review desk, threads
+//! │   ├── PrScreen                      pr/            one PR: list, marks, review desk, threads
+//! │   └── PendingScreen                 pending/       the pending review: comments, drafts, submit
 //! └── kept: [Box<dyn Screen>]           screens left (a PR left for the inbox): work goes on
 //! action.rs   Action, Drawn, …          effect.rs      Effect and its Lane
 //! ```
@@ -42,6 +43,7 @@ mod action;
 mod dialogs;
 mod effect;
 mod inbox;
+mod pending;
 mod pr;
 mod query;
 mod screen;
@@ -63,6 +65,7 @@ pub use action::{
 pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
+pub use pending::{EditTarget, Editing, PendingScreen, compose_line_comment};
 pub use pr::{
     Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen, ReplyView, ReviewDesk, Row,
     ThreadDesk, console_gate,
