@@ -23,6 +23,7 @@ use crate::review::inline::{InlinePlan, plan};
 #[derive(Debug, Clone, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct InlineOutcome {
+    #[serde(flatten)]
     pub plan: InlinePlan,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub review: Option<Submitted>,

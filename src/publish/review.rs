@@ -354,7 +354,9 @@ pub async fn submit_live_within(
                 ..
             }) => return Err(SubmitError::Refused(crate::sanitize::one_line(&message))),
             // May have reached GitHub: the next try looks before it sends.
-            Err(e @ GitHubError::Unavailable { .. }) => last = Some(e.into()),
+            Err(
+                e @ (GitHubError::Unavailable { .. } | GitHubError::Http { status: 500.., .. }),
+            ) => last = Some(e.into()),
             Err(e) => return Err(e.into()),
         }
     }
