@@ -8,12 +8,12 @@ use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use super::review::Posting;
 use crate::code::pending::{DraftState, PendingReview, marked_finding};
 use crate::code::{LineAddr, Side};
 use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
+use crate::publish::GitHubComments;
 use crate::publish::review::{Event, ReviewRequest, Submitted, submit_live, submit_offline};
 use crate::review::ReviewRun;
 use crate::review::aggregate::Aggregate;
@@ -48,9 +48,15 @@ fn in_outbox(ledger: &Ledger, snapshot: &Snapshot) -> BTreeSet<String> {
         .collect()
 }
 
+/// Where the summary went, and so the inline review goes.
+pub(crate) enum Where<'a> {
+    GitHub(&'a GitHubComments<'a>),
+    Outbox,
+}
+
 /// Posts the run's new findings on diff lines as one review where the summary went.
 pub(crate) async fn post(
-    posting: &Posting<'_>,
+    posting: Where<'_>,
     ledger: &Ledger,
     snapshot: &Snapshot,
     identity: &str,
@@ -58,7 +64,7 @@ pub(crate) async fn post(
     agg: &Aggregate,
 ) -> InlineOutcome {
     let mut plan = plan(run.findings(), agg, snapshot, identity);
-    if matches!(posting, Posting::Outbox) {
+    if matches!(posting, Where::Outbox) {
         let earlier = in_outbox(ledger, snapshot);
         let (again, fresh): (Vec<_>, Vec<_>) = std::mem::take(&mut plan.post)
             .into_iter()
@@ -94,14 +100,13 @@ pub(crate) async fn post(
     );
     let req = ReviewRequest::of(&pending, &snapshot.pr.head_sha, Event::Comment, &body);
     let result = match posting {
-        Posting::GitHub(store) => submit_live(store.gh, &store.pr, &store.own_login, &req, 3).await,
-        Posting::Outbox => submit_offline(
+        Where::GitHub(store) => submit_live(store.gh, &store.pr, &store.own_login, &req, 3).await,
+        Where::Outbox => submit_offline(
             ledger,
             &snapshot.pr.coords(),
             &req,
             chrono::Utc::now().timestamp(),
         ),
-        Posting::No | Posting::Blocked { .. } => return out,
     };
     match result {
         Ok(done) => out.review = Some(done),

@@ -548,10 +548,16 @@ pub(crate) async fn execute(
         }
     };
     // The findings on their lines, once the summary is posted (never a partial review's).
-    let inline_outcome = if inline && outcome.posted.is_some() {
-        Some(super::inline::post(&post, ledger, &snapshot, &identity, &run, &agg).await)
-    } else {
-        None
+    let inline_to = match &post {
+        Posting::GitHub(store) if inline && outcome.posted.is_some() => {
+            Some(super::inline::Where::GitHub(store))
+        }
+        Posting::Outbox if inline && outcome.posted.is_some() => Some(super::inline::Where::Outbox),
+        _ => None,
+    };
+    let inline_outcome = match inline_to {
+        Some(to) => Some(super::inline::post(to, ledger, &snapshot, &identity, &run, &agg).await),
+        None => None,
     };
     let text = match format {
         Format::Md => body.clone(),
