@@ -96,7 +96,7 @@ async fn add(ctx: &Context, args: PendingAddArgs) -> Result<(), CliError> {
 }
 
 /// The pending review as Markdown: each comment with its id, place, kind and state.
-pub(crate) fn markdown(pending: &PendingReview) -> String {
+fn markdown(pending: &PendingReview) -> String {
     let mut s = String::from("# Pending review\n\n");
     if pending.comments.is_empty() {
         s.push_str("No pending comments.\n");
@@ -158,7 +158,7 @@ async fn drop_one(ctx: &Context, pr: &str, id: &str) -> Result<(), CliError> {
 }
 
 /// A failed submission as a CLI error: a refused line is bad input (exit 2), the rest runtime.
-pub(crate) fn submit_error(e: SubmitError) -> CliError {
+fn submit_error(e: SubmitError) -> CliError {
     match e {
         SubmitError::Empty | SubmitError::LinesGone(_) | SubmitError::Refused(_) => {
             CliError::usage(e.to_string())
@@ -167,18 +167,25 @@ pub(crate) fn submit_error(e: SubmitError) -> CliError {
     }
 }
 
+/// How a review is submitted: its event, the body given, and whether lines that left the diff
+/// are folded into the body.
+struct Submission<'a> {
+    event: Event,
+    body: &'a str,
+    fold: bool,
+}
+
 /// Submits `pending` at the snapshot's head, live or to the outbox; the pending review is
 /// removed once the review exists. Lines that left the diff are refused, or folded with `fold`.
-pub(crate) async fn send(
+async fn send(
     ctx: &Context,
     ledger: &Ledger,
     snapshot: &Snapshot,
     live: bool,
     pending: &mut PendingReview,
-    event: Event,
-    body: &str,
-    fold: bool,
+    how: Submission<'_>,
 ) -> Result<Submitted, CliError> {
+    let Submission { event, body, fold } = how;
     let coords = snapshot.pr.coords();
     let gone = lines_gone(pending, &parsed_patches(snapshot));
     if !gone.is_empty() {
@@ -214,7 +221,7 @@ pub(crate) async fn send(
 }
 
 /// How a submission is said.
-pub(crate) fn submitted_line(done: &Submitted) -> String {
+fn submitted_line(done: &Submitted) -> String {
     let how = if done.offline {
         " (offline: the request is in the outbox)"
     } else if done.earlier {
@@ -247,9 +254,11 @@ async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> 
         &snapshot,
         live,
         &mut pending,
-        event,
-        &body,
-        args.fold,
+        Submission {
+            event,
+            body: &body,
+            fold: args.fold,
+        },
     )
     .await?;
     match args.format {

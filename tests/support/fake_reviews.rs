@@ -160,7 +160,7 @@ impl Respond for ReviewsResponder {
     fn respond(&self, req: &Request) -> ResponseTemplate {
         let st = &self.0;
         let p = req.url.path().to_owned();
-        let get = req.method.to_string() == "GET";
+        let get = req.method == wiremock::http::Method::GET;
         let body: Value = req.body_json().unwrap_or(Value::Null);
         let seen = Seen {
             kind: if get { "list-reviews" } else { "create-review" },
