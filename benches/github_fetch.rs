@@ -6,6 +6,9 @@
 #[path = "../tests/support/fake_github.rs"]
 #[allow(dead_code)] // the bench uses part of the shared test fake
 mod fake_github;
+#[path = "../tests/support/fake_reviews.rs"]
+#[allow(dead_code)] // the bench uses part of the shared test fake
+mod fake_reviews;
 #[path = "../tests/support/github_client.rs"]
 #[allow(dead_code)] // the bench uses part of the shared test fake
 mod github_client;

@@ -138,6 +138,11 @@ Seen markers are written only after the listing has been written and flushed wit
     /// rate, held back and tokens per kept finding.
     #[command(after_help = STATS_AFTER_HELP)]
     Stats(StatsArgs),
+    /// The pending review: line comments and suggestions on the diff, Shepherd's findings as
+    /// drafts, submitted as one GitHub review (comment or request changes; approving is only
+    /// ever the maintainer's confirmed choice in the console).
+    #[command(subcommand, after_help = PENDING_AFTER_HELP)]
+    Pending(PendingCommand),
 }
 
 const FINDING_AFTER_HELP: &str = "\
@@ -666,6 +671,10 @@ pub struct ReviewArgs {
     /// (fixtures) it goes to the outbox in the state dir. Never approves, merges or pushes.
     #[arg(long)]
     pub post: bool,
+    /// With --post: also the findings on lines of the diff as inline comments of one review
+    /// (event comment), each carrying its finding id; one already on the PR is not posted again.
+    #[arg(long, requires = "post")]
+    pub inline: bool,
     /// Offline: the account whose earlier `## PR Shepherd Review` comments count as Shepherd's
     /// (live, it is the account of the credentials).
     #[arg(long, value_name = "LOGIN", default_value = crate::pr::DEFAULT_IDENTITY)]
@@ -682,4 +691,88 @@ pub struct ReviewArgs {
     /// No progress on stderr (it is shown, per aspect, only when stderr is a terminal).
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+const PENDING_AFTER_HELP: &str = "\
+The pending review is kept in the state dir (<pr>/pending.json) until it is submitted. `add`
+checks the place against GitHub's rules at the PR's head (the line in the diff on that side; a
+range needs --start-line before --line); a suggestion is a ```suggestion block. `submit` sends
+one review with every kept comment in one request at the PR's current head, never twice (a retry
+finds the first by a hidden key); a comment whose line left the diff is named, and --fold moves
+it into the review's body. Offline (fixtures) the exact request goes to <pr>/outbox/reviews.json
+(`state show` lists it). There is no approve here: approving is only the console's, confirmed.";
+
+#[derive(Debug, Subcommand)]
+pub enum PendingCommand {
+    /// Add a line comment or a suggestion to the pending review.
+    Add(PendingAddArgs),
+    /// List the pending review's comments with their place.
+    List {
+        /// OWNER/REPO#N, a PR URL, or a fixture path.
+        #[arg(value_name = "PR")]
+        pr: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = Format::Md)]
+        format: Format,
+    },
+    /// Remove a comment (a finding's draft is marked dropped).
+    Drop {
+        /// OWNER/REPO#N, a PR URL, or a fixture path.
+        #[arg(value_name = "PR")]
+        pr: String,
+        /// The comment's id (`c1`, … as `pending list` shows it).
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// Submit the pending review as one GitHub review.
+    Submit(PendingSubmitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PendingAddArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// The changed file.
+    #[arg(long, value_name = "P")]
+    pub path: String,
+    /// The line (the last line of a range).
+    #[arg(long, value_name = "N")]
+    pub line: u32,
+    /// The first line of a range (before --line, on the same side).
+    #[arg(long, value_name = "M")]
+    pub start_line: Option<u32>,
+    /// RIGHT (the new file, default) or LEFT (the old file: removed lines).
+    #[arg(long, value_name = "SIDE", default_value = "RIGHT", value_parser = ["RIGHT", "LEFT", "right", "left"])]
+    pub side: String,
+    /// The comment's text.
+    #[arg(
+        long,
+        value_name = "T",
+        conflicts_with = "suggestion",
+        required_unless_present = "suggestion"
+    )]
+    pub body: Option<String>,
+    /// The suggested replacement of the line(s): posted as a ```suggestion block.
+    #[arg(long, value_name = "T")]
+    pub suggestion: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct PendingSubmitArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// How the review is submitted (no approve: that is only the console's, confirmed).
+    #[arg(long, value_name = "EVENT", value_parser = ["comment", "request-changes"])]
+    pub event: String,
+    /// The review's body (default: the pending review's own body).
+    #[arg(long, value_name = "T")]
+    pub body: Option<String>,
+    /// Move comments whose line left the diff into the review's body instead of refusing.
+    #[arg(long)]
+    pub fold: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
 }

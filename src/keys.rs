@@ -42,6 +42,7 @@ pub enum KeyCommand {
     Reply,
     Resolve,
     Unresolve,
+    PendingReview,
     Help,
     Messages,
     Quit,
@@ -233,6 +234,12 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "unresolve",
         &["u"],
         "unresolve the selected thread (asks first)",
+    ),
+    (
+        KeyCommand::PendingReview,
+        "pending_review",
+        &["P"],
+        "the pending review: line comments, suggestions, findings' drafts; submit it",
     ),
     (KeyCommand::Help, "help", &["?"], "this help"),
     (

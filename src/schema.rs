@@ -379,6 +379,15 @@ pub const SETTINGS: &[Setting] = &[
         description: "characters of guidance given to the aspects, all files together, in the prompt prefix every call shares (a file over the rest is cut at a line, and said so); 0 reads none",
     },
     Setting {
+        key: "review.inline",
+        ty: Type::Boolean,
+        default: Default::Value,
+        allowed: Allowed::Any,
+        flag: None,
+        example: "true",
+        description: "automatic runs (`event`, `watch`) that post the summary also post the findings on lines of the diff as inline comments of one review (event comment), each carrying its finding id in hidden metadata: a finding already on its line is not posted again, one not on a diff line stays in the summary; `review --post --inline` asks for it explicitly. Never approves",
+    },
+    Setting {
         key: "review.verify",
         ty: Type::Boolean,
         default: Default::Value,

@@ -287,5 +287,6 @@ async fn review_and_post(
     .build()?;
     review.extra_json = Some(("decision", r.decision));
     review.quiet = args.quiet;
+    review.inline = ctx.review_settings().inline;
     execute(ctx, review).await.map(|_| ())
 }

@@ -8,9 +8,11 @@ mod event;
 mod finding;
 mod fixture;
 mod inbox;
+mod inline;
 mod items;
 mod lessons;
 mod live;
+mod pending;
 mod record;
 mod review;
 mod state;
@@ -197,6 +199,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Finding(cmd)) => finding::run(&ctx, cmd).await,
         Some(Command::Lessons(cmd)) => lessons::run(&ctx, cmd),
         Some(Command::Stats(args)) => stats::run(&ctx, args),
+        Some(Command::Pending(cmd)) => pending::run(&ctx, cmd).await,
         // Handled above, before the context.
         Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),
     }

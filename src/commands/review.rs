@@ -98,6 +98,7 @@ async fn review_fixture(
     }
     .build()?;
     review.quiet = args.quiet;
+    review.inline = args.inline;
     execute(ctx, review).await.map(|_| ())
 }
 
@@ -136,6 +137,7 @@ async fn review_live(
     }
     .build()?;
     review.quiet = args.quiet;
+    review.inline = args.inline;
     execute(ctx, review).await.map(|_| ())
 }
 
@@ -292,6 +294,7 @@ impl<'a> ReviewSetup<'a> {
             format,
             extra_json: None,
             quiet: false,
+            inline: false,
             base,
         })
     }
@@ -431,6 +434,9 @@ pub(crate) struct HeadlessReview<'a> {
     pub quiet: bool,
     /// Where the repository's guidance is read from (the base branch's files).
     pub base: BaseSource<'a>,
+    /// With the post: the findings on diff lines as inline comments of one review
+    /// (`review --inline`, `[review] inline` for `event` and `watch`).
+    pub inline: bool,
 }
 
 /// What posting did: the post, or why not (an error fails the command, a note does not).
@@ -463,6 +469,7 @@ pub(crate) async fn execute(
         extra_json,
         quiet,
         base,
+        inline,
     } = review;
     let mut prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
@@ -540,12 +547,31 @@ pub(crate) async fn execute(
             ));
         }
     };
+    // The findings on their lines, once the summary is posted (never a partial review's).
+    let inline_to = match &post {
+        Posting::GitHub(store) if inline && outcome.posted.is_some() => {
+            Some(super::inline::Where::GitHub(store))
+        }
+        Posting::Outbox if inline && outcome.posted.is_some() => Some(super::inline::Where::Outbox),
+        _ => None,
+    };
+    let inline_outcome = match inline_to {
+        Some(to) => Some(super::inline::post(to, ledger, &snapshot, &identity, &run, &agg).await),
+        None => None,
+    };
     let text = match format {
         Format::Md => body.clone(),
-        Format::Json => review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?,
+        Format::Json => {
+            let doc = review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?;
+            match &inline_outcome {
+                Some(i) => super::inline::with_json(&doc, i)?,
+                None => doc,
+            }
+        }
     };
     super::emit_in(format, &text)?;
     report_post(&outcome, &fitted);
+    let inline_error = inline_outcome.as_ref().and_then(super::inline::report);
     // What became of the findings: addressed since the last review, posted.
     let now = chrono::Utc::now().timestamp();
     let mut decisions = crate::review::outcome::addressed_decisions(
@@ -576,6 +602,7 @@ pub(crate) async fn execute(
         .error
         .into_iter()
         .chain(unsaved)
+        .chain(inline_error)
         .chain(run.context.unrecorded.clone())
         .chain(unrecorded)
         .collect();

@@ -36,6 +36,8 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
             let intents = ledger.reply_intents(&coords)?;
             let viewed = ledger.viewed_outbox(&coords)?.actions;
             let look = ledger.code_look(&coords)?;
+            let reviews = ledger.review_outbox(&coords)?;
+            let pending = ledger.load_pending(&coords)?;
             let mut markers: Vec<_> = seen.markers.values().collect();
             markers.sort_by(|a, b| a.seen_at.cmp(&b.seen_at).then(a.id.cmp(&b.id)));
             let mut out = String::new();
@@ -56,6 +58,8 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                         })).collect::<Vec<_>>(),
                         "threadOutbox": actions,
                         "viewedOutbox": viewed,
+                        "reviewOutbox": reviews,
+                        "pendingComments": pending.comments.len(),
                         "codeLook": {"files": look.files.len(), "keptPatches": look.files.values().filter(|f| f.kept).count()},
                         "replyIntents": intents.iter().map(|i| json!({
                             "threadId": i.thread_id, "login": i.login, "bodyHash": i.body_hash,
@@ -114,6 +118,7 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                     }
                     write_outbox_md(&mut out, &actions, &intents);
                     write_viewed_md(&mut out, &viewed, &look);
+                    write_reviews_md(&mut out, &reviews, &pending, &dir);
                 }
             }
             super::emit_in(format, &out)
@@ -298,4 +303,47 @@ fn confirm_draft_removal(coords: &crate::pr::PrCoords) -> Result<bool, CliError>
         .read_line(&mut answer)
         .map_err(|e| CliError::runtime(format!("could not read the answer: {e}")))?;
     Ok(matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes"))
+}
+
+/// The offline submitted reviews (each the exact request) and the pending review, as Markdown
+/// (nothing when both are empty).
+fn write_reviews_md(
+    out: &mut String,
+    reviews: &[crate::ledger::OutboxReview],
+    pending: &crate::code::pending::PendingReview,
+    dir: &std::path::Path,
+) {
+    if !reviews.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n{} review{} submitted offline, in {} (each the exact request):\n\n| key | request | event | comments | at |\n|---|---|---|---|---|",
+            reviews.len(),
+            if reviews.len() == 1 { "" } else { "s" },
+            dir.join("outbox").join("reviews.json").display()
+        );
+        for r in reviews {
+            let when = DateTime::<Utc>::from_timestamp(r.created_at, 0)
+                .map_or_else(|| r.created_at.to_string(), |t| t.to_rfc3339());
+            let _ = writeln!(
+                out,
+                "| `{}` | {} {} | {} | {} | {when} |",
+                sanitize(&r.key),
+                sanitize(&r.method),
+                sanitize(&r.path),
+                sanitize(r.body.get("event").and_then(|e| e.as_str()).unwrap_or("")),
+                r.body
+                    .get("comments")
+                    .and_then(|c| c.as_array())
+                    .map_or(0, Vec::len)
+            );
+        }
+    }
+    if !pending.comments.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPending review: {} comment(s), {} to post (`pending list` shows them).",
+            pending.comments.len(),
+            pending.to_post().count()
+        );
+    }
 }

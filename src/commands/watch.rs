@@ -412,6 +412,7 @@ impl Watcher<'_> {
         }
         .build()?;
         review.quiet = self.args.quiet;
+        review.inline = self.ctx.review_settings().inline;
         match execute(self.ctx, review).await {
             Ok(_) => Ok(true),
             Err(e) if e.kind() == ErrorKind::Incomplete => Ok(true),

@@ -18,6 +18,9 @@
 //! <pr>/runs/<run-id>.json            stored runs: review runs (runs.rs)
 //! <pr>/draft.json                    the composer's unposted review (draft.rs)
 //! <pr>/outbox/comment.json           the offline "posted" comment (draft.rs)
+//! <pr>/pending.json                  the pending review: line comments, findings' drafts
+//!                                    (pending.rs)
+//! <pr>/outbox/reviews.json           offline submitted reviews, the exact requests (pending.rs)
 //! <pr>/watch.json                    what `watch` last reviewed and answered (written by
 //!                                    `commands::watch` through `write_atomic`)
 //! <state>/repos/<owner>/<repo>/decisions.jsonl  per repository: what became of each finding,
@@ -44,6 +47,7 @@ mod layout;
 mod lessons;
 mod lock;
 mod marker;
+mod pending;
 mod repo;
 mod runs;
 mod seen;
@@ -67,6 +71,7 @@ pub use layout::{OldFolder, PRS_DIR, readings as old_name_readings};
 pub use lessons::{LESSONS_FILE, Lesson, MAX_LESSONS, lesson_id};
 pub use lock::{Busy, Holder, Lock, PrLock, next_pause};
 pub use marker::Marker;
+pub use pending::OutboxReview;
 pub use repo::{REPO_LOCK_WAIT, RepoId};
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};

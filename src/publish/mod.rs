@@ -16,12 +16,14 @@
 //! - this file: [`CommentStore`] (where the comment lives), [`upsert`] and [`target`];
 //! - `github.rs`: [`GitHubComments`], the store over a PR's conversation comments on GitHub;
 //! - `outbox.rs`: [`Outbox`], the offline store (a file in the ledger);
-//! - `threads.rs`: replying to, resolving and unresolving review threads.
+//! - `threads.rs`: replying to, resolving and unresolving review threads;
+//! - `review.rs`: submitting a pending review (line comments, findings) as one GitHub review.
 //!
 //! `publish` sits above `source` and `ledger` and uses both; neither knows about posting.
 
 mod github;
 mod outbox;
+pub mod review;
 pub mod threads;
 
 pub use github::{GitHubComments, RestComment, RestUser, newest_own};

@@ -192,6 +192,52 @@ pub fn addressed_by_replies(
             Item::Review(_) => {}
         }
     }
+    for (id, by) in addressed_in_inline_threads(snapshot, marker, trust) {
+        out.entry(id).or_insert(by);
+    }
+    out
+}
+
+/// Marker replies in threads on Shepherd's inline comments: a thread whose first comment is
+/// Shepherd's own (by `trust.shepherd_login`) and carries a finding id in its hidden metadata
+/// is about that finding, so a later reply there that the trust rule accepts and whose own words
+/// end with `marker` addresses it, whether it names the id or not.
+fn addressed_in_inline_threads(
+    snapshot: &Snapshot,
+    marker: &str,
+    trust: &ReplyTrust,
+) -> Vec<(String, AddressedBy)> {
+    let Some(own) = trust.shepherd_login.as_deref() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in &snapshot.items {
+        let Item::Thread(t) = item else { continue };
+        let Some((root, replies)) = t.comments.split_first() else {
+            continue;
+        };
+        if !root.author.login.eq_ignore_ascii_case(own) {
+            continue;
+        }
+        let Some(id) = crate::code::pending::marked_finding(&root.body) else {
+            continue;
+        };
+        let found = replies.iter().find_map(|c| {
+            if c.minimized || !own_words(&c.body).trim_end().ends_with(marker) {
+                return None;
+            }
+            let trusted = trust.trusts(&c.author)?;
+            Some(AddressedBy::Reply {
+                comment_id: c.id.clone(),
+                url: c.url.clone(),
+                author: c.author.login.clone(),
+                trust: trusted,
+            })
+        });
+        if let Some(by) = found {
+            out.push((id.to_owned(), by));
+        }
+    }
     out
 }
 

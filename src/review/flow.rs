@@ -167,6 +167,7 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
     // classification: the agent logins of the settings and the gates' word on collaborators.
     prior.reply_trust.agent_logins = settings.agent_logins.clone();
     prior.reply_trust.collaborators_are_team = collaborators_are_team;
+    prior.reply_trust.shepherd_login = Some(req.identity.to_owned());
     let (mode, mode_reason) = choose_mode(&prior, full);
     let prior_findings = match mode {
         Mode::Incremental => prior.findings(),

@@ -52,6 +52,7 @@ pub mod findings;
 pub mod flow;
 pub mod glob;
 pub mod guidance;
+pub mod inline;
 pub mod llm;
 pub mod others;
 pub mod outcome;

@@ -470,6 +470,9 @@ pub struct ReplyTrust {
     pub collaborators_are_team: bool,
     /// `[review] agent_logins`, compared case-insensitively (GitHub logins are).
     pub agent_logins: Vec<String>,
+    /// Shepherd's own account: a trusted marker reply in a thread whose first comment is this
+    /// account's inline comment carrying a finding id (hidden metadata) addresses that finding.
+    pub shepherd_login: Option<String>,
 }
 
 /// Why a marker reply's author is trusted.

@@ -235,6 +235,9 @@ pub struct ReviewSettings {
     pub daily_max_input_tokens: Option<u64>,
     /// The most the runs of one repository may cost in a UTC day (USD, at `prices`).
     pub daily_max_cost: Option<f64>,
+    /// Automatic runs (`event`, `watch`) that post also post the findings on diff lines as
+    /// inline comments of one review (`review --post --inline` asks for it explicitly).
+    pub inline: bool,
 }
 
 pub use crate::schema::{DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL};
@@ -270,6 +273,7 @@ impl Default for ReviewSettings {
             max_cost: None,
             daily_max_input_tokens: None,
             daily_max_cost: None,
+            inline: false,
         }
     }
 }

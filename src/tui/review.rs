@@ -500,6 +500,38 @@ pub enum Confirm {
     Refused(String),
     /// Reply to, resolve or unresolve a review thread.
     Thread(ThreadAsk),
+    /// Submit the pending review (comment, request changes, or approve: named).
+    Submit(SubmitAsk),
+}
+
+/// How the maintainer chose to submit the pending review.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubmitAs {
+    Comment,
+    RequestChanges,
+    Approve,
+}
+
+impl SubmitAs {
+    /// "comment", "request changes", "approve".
+    pub fn said(self) -> &'static str {
+        match self {
+            SubmitAs::Comment => "comment",
+            SubmitAs::RequestChanges => "request changes",
+            SubmitAs::Approve => "approve",
+        }
+    }
+}
+
+/// What a confirmed submission will do, naming its event, target and destination.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubmitAsk {
+    pub how: SubmitAs,
+    /// `owner/repo#N`.
+    pub target: String,
+    pub comments: usize,
+    /// Where it goes: "GitHub, as @login" or "the outbox".
+    pub destination: String,
 }
 
 /// What a confirmed thread action will do, naming its target.

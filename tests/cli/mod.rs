@@ -8,5 +8,6 @@ mod github;
 mod inbox;
 mod install;
 mod items;
+mod pending;
 mod review;
 mod watch;

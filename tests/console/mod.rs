@@ -6,4 +6,5 @@ mod e2e;
 mod inbox;
 mod keys;
 mod screen;
+mod pending;
 mod ui;

@@ -284,6 +284,10 @@ pub struct State {
     /// the cursor it was asked for (`hasNextPage` true, the same `endCursor`; REST: a `Link` to
     /// the same page), as a GitHub that keeps returning one page would.
     pub repeat_cursor: Mutex<Option<&'static str>>,
+    /// Pull request reviews submitted through REST, with their line comments (fake_reviews.rs).
+    pub reviews_posted: Mutex<Vec<super::fake_reviews::PostedReview>>,
+    /// The next this-many review creations are stored, then answered 502 (a lost answer).
+    pub fail_reviews_after_store: Mutex<u32>,
 }
 
 /// Database ids of `pr.comments` start here (index order).
@@ -323,6 +327,8 @@ impl FakeGitHub {
                 patches: Mutex::new(std::collections::HashMap::new()),
                 viewed: Mutex::new(std::collections::HashMap::new()),
                 repeat_cursor: Mutex::new(None),
+                reviews_posted: Mutex::new(Vec::new()),
+                fail_reviews_after_store: Mutex::new(0),
             }),
         }
     }
@@ -485,6 +491,7 @@ impl FakeGitHub {
         let fake = FakeGitHub::new(pr);
         fake.mount(&server, "", "/graphql").await;
         fake.mount_rest(&server, "").await;
+        fake.mount_reviews(&server, "").await;
         (server, fake)
     }
 
@@ -1006,7 +1013,9 @@ fn pr_answer(st: &State, v: &Value) -> Value {
         p["labels"] = page(&pr.labels, &v["labelsAfter"], |l| json!({"name": l}));
     }
     if flag("withThreads") {
-        p["reviewThreads"] = page(&pr.threads, &v["threadsAfter"], |t| thread_json(st, t));
+        let mut threads = pr.threads.clone();
+        threads.extend(super::fake_reviews::posted_threads(st));
+        p["reviewThreads"] = page(&threads, &v["threadsAfter"], |t| thread_json(st, t));
     }
     if flag("withComments") {
         let mut comments = pr.comments.clone();

@@ -8,6 +8,7 @@ pub mod env;
 pub mod fake_github;
 pub mod fake_inbox;
 pub mod fake_llm;
+pub mod fake_reviews;
 pub mod github_client;
 pub mod llm;
 pub mod request_log;

@@ -247,6 +247,7 @@ fn trust() -> ReplyTrust {
     ReplyTrust {
         collaborators_are_team: false,
         agent_logins: vec!["Copilot-SWE-Agent[bot]".into()],
+        shepherd_login: None,
     }
 }
 
@@ -604,4 +605,58 @@ fn two_findings_never_take_one_prior_id() {
     assert_eq!(adopt_prior_ids(&mut a, &read), 1);
     assert_eq!(a[0].id, original.id);
     assert_ne!(a[1].id, original.id);
+}
+
+#[test]
+fn a_trusted_marker_reply_on_shepherds_inline_comment_addresses_its_finding() {
+    let x = f("correctness", "src/retry.rs", "the retry never stops");
+    let inline = format!(
+        "**important**: the retry never stops\n\n{}",
+        crate::code::pending::finding_marker(&x.id)
+    );
+    let thread = |root_login: &str, reply: Comment| {
+        Item::Thread(Thread {
+            id: "PRRT_inline".into(),
+            path: "src/retry.rs".into(),
+            line: Some(3),
+            original_line: Some(3),
+            diff_hunk: String::new(),
+            outdated: false,
+            resolved: false,
+            comments: vec![comment("PRRC_root", root_login, 1, &inline), reply],
+        })
+    };
+    // The reply does not name the id: the thread is about the finding.
+    let fixed = "Bounded the loop.\n\n— AI Coding Agent";
+    let shepherd = ReplyTrust {
+        shepherd_login: Some(ME.to_owned()),
+        ..trust()
+    };
+    let by = |items: Vec<Item>, trust: &ReplyTrust| {
+        addressed_by_replies(&snapshot(items), DEFAULT_REPLY_MARKER, trust)
+    };
+    let agent = authored(
+        "PRRC_fix",
+        "copilot-swe-agent[bot]",
+        Association::None,
+        fixed,
+    );
+    let got = by(vec![thread(ME, agent.clone())], &shepherd);
+    assert!(
+        matches!(got.get(&x.id), Some(AddressedBy::Reply { comment_id, .. }) if comment_id == "PRRC_fix"),
+        "{got:?}"
+    );
+    // Not by an untrusted author, not under someone else's lookalike comment, not without the
+    // marker, and not without knowing Shepherd's account.
+    let mallory = authored("PRRC_m", "mallory", Association::None, fixed);
+    assert!(by(vec![thread(ME, mallory)], &shepherd).is_empty());
+    assert!(by(vec![thread("mallory", agent.clone())], &shepherd).is_empty());
+    let unmarked = authored(
+        "PRRC_u",
+        "copilot-swe-agent[bot]",
+        Association::None,
+        "Bounded.",
+    );
+    assert!(by(vec![thread(ME, unmarked)], &shepherd).is_empty());
+    assert!(by(vec![thread(ME, agent)], &trust()).is_empty());
 }

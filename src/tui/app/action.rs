@@ -177,6 +177,13 @@ pub enum Action {
     PrOpened(Result<Box<OpenedPr>, String>),
     /// An inbox-only key: `s` sorts, `r` reloads the list.
     InboxKey(char),
+    /// A key of the pending review screen's own (keep, submit as …, fold).
+    PendingKey(char),
+    /// The pending review, read from the ledger with the latest findings proposed as drafts.
+    PendingLoaded(Result<Box<crate::code::pending::PendingReview>, String>),
+    PendingSaved(Result<(), String>),
+    /// A submitted pending review (or why not).
+    ReviewSubmitted(Result<crate::publish::review::Submitted, String>),
 }
 
 /// A PR loaded for the PR screen from the inbox.

@@ -90,6 +90,22 @@ pub enum Effect {
         thread: Box<Thread>,
         what: ThreadDo,
     },
+    /// Reads the pending review (with the latest findings proposed as drafts).
+    LoadPending {
+        snapshot: Box<Snapshot>,
+    },
+    /// Saves the pending review (fsynced: the maintainer's work).
+    SavePending {
+        pr: PrCoords,
+        review: Box<crate::code::pending::PendingReview>,
+    },
+    /// Submits the pending review as one GitHub review (offline: into the review outbox); asked
+    /// for only after the maintainer confirmed the dialog that names the event.
+    SubmitReview {
+        snapshot: Box<Snapshot>,
+        review: Box<crate::code::pending::PendingReview>,
+        event: crate::publish::review::Event,
+    },
 }
 
 /// Where an effect runs. Every lane is off the UI loop; they differ in order, in the thread they
@@ -123,13 +139,17 @@ impl Effect {
             | Effect::DiscardReplyDraft { .. }
             | Effect::Recount { .. }
             | Effect::RecordDecisions { .. }
-            | Effect::LoadStats { .. } => Lane::Ledger,
+            | Effect::LoadStats { .. }
+            | Effect::LoadPending { .. }
+            | Effect::SavePending { .. } => Lane::Ledger,
             Effect::Highlight { .. }
             | Effect::Open(_)
             | Effect::Copy(_)
             | Effect::ExternalEdit { .. } => Lane::Blocking,
             Effect::PlanPost { .. } | Effect::OpenPr(_) | Effect::LoadInbox => Lane::Fetch,
-            Effect::Post { .. } | Effect::ThreadAct { .. } => Lane::Send,
+            Effect::Post { .. } | Effect::ThreadAct { .. } | Effect::SubmitReview { .. } => {
+                Lane::Send
+            }
             Effect::StartReview { .. } | Effect::CancelReview => Lane::Review,
         }
     }

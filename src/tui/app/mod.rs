@@ -14,7 +14,8 @@
 //! ├── mode: InputMode                   dialogs.rs     search, filter, help, editor, confirm
 //! ├── stack: [Box<dyn Screen>]          screen.rs      the trait, Ctx (what a screen may touch)
 //! │   ├── InboxScreen                   inbox/         rows in tabs; opens a PrScreen above it
-//! │   └── PrScreen                      pr/            one PR: list, marks, review desk, threads
+//! │   ├── PrScreen                      pr/            one PR: list, marks, review desk, threads
+//! │   └── PendingScreen                 pending/       the pending review: comments, drafts, submit
 //! └── kept: [Box<dyn Screen>]           screens left (a PR left for the inbox): work goes on
 //! action.rs   Action, Drawn, …          effect.rs      Effect and its Lane
 //! ```
@@ -43,6 +44,7 @@ mod dialogs;
 mod effect;
 mod inbox;
 mod messages;
+mod pending;
 mod pr;
 mod query;
 mod screen;
@@ -65,6 +67,7 @@ pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
 pub use messages::MessageLog;
+pub use pending::{Editing, PendingEdit, PendingScreen, compose_line_comment};
 pub use pr::{
     Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen, ReplyView, ReviewDesk, Row,
     ThreadDesk, console_gate,

@@ -234,3 +234,15 @@ impl App {
         self.inbox()?.tabs.get(tab)?.loading
     }
 }
+
+impl App {
+    /// The pending review screen, when one is open (or kept).
+    pub fn pending(&self) -> Option<&super::PendingScreen> {
+        self.find()
+    }
+
+    /// The pending review it holds (`None` until read from the ledger).
+    pub fn pending_review(&self) -> Option<&crate::code::pending::PendingReview> {
+        self.pending().and_then(|p| p.review())
+    }
+}

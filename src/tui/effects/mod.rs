@@ -7,6 +7,8 @@
 //! - `ledger.rs` — the ledger lane: markers, drafts, fixture steps (and the inbox's recounts),
 //!   in order, one at a time, so a draft saved after a discard is never overtaken by it;
 //! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
+//! - `pending.rs` — the pending review: read and saved on the ledger lane, submitted on the
+//!   send lane (one GitHub review, or the review outbox offline);
 //! - `remote.rs` — post plans, posts and thread actions, offline into the outbox or live on
 //!   GitHub: a task each, so the console keeps drawing and answering keys while GitHub answers;
 //! - `inbox.rs` — loading the inbox and opening a PR from it: a task each;
@@ -19,6 +21,7 @@
 
 pub mod inbox;
 pub mod ledger;
+pub mod pending;
 pub mod remote;
 pub mod review;
 
@@ -105,6 +108,8 @@ impl EffectRunner {
                 said,
             )),
             Effect::LoadStats { pr } => Some(ledger::load_stats(l, &pr)),
+            Effect::LoadPending { snapshot } => Some(pending::load(l, &snapshot)),
+            Effect::SavePending { pr, review } => Some(pending::save(l, &pr, review, now)),
             Effect::Highlight { key, path, hunk } => Some(Action::Highlighted {
                 key,
                 lines: Arc::new(highlight::highlight_hunk(&path, &hunk, &self.theme)),
@@ -131,6 +136,13 @@ impl EffectRunner {
             )),
             Effect::Post { pr, body } => send(Action::Posted(
                 remote::post(remote, l, &pr, &body, now).await,
+            )),
+            Effect::SubmitReview {
+                snapshot,
+                review,
+                event,
+            } => send(Action::ReviewSubmitted(
+                pending::submit(remote, l, &snapshot, &review, event, now).await,
             )),
             Effect::ThreadAct { pr, thread, what } => send(Action::ThreadActed {
                 thread_id: thread.id.clone(),

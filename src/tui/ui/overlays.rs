@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::publish::ThreadDo;
+use crate::tui::review::SubmitAs;
 
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
@@ -165,6 +166,24 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
                 "your edits to the draft are lost.".to_owned(),
                 String::new(),
                 "y condenses · any other key keeps the draft".to_owned(),
+            ],
+        ),
+        Confirm::Submit(ask) => (
+            match ask.how {
+                SubmitAs::Approve => " APPROVE this pull request? ",
+                SubmitAs::RequestChanges => " Request changes? ",
+                SubmitAs::Comment => " Submit the review? ",
+            },
+            vec![
+                format!("Submit as: {}", ask.how.said()),
+                format!("Target: {}", one_line(&ask.target)),
+                format!("Line comments: {}", ask.comments),
+                format!("To: {}", one_line(&ask.destination)),
+                String::new(),
+                match ask.how {
+                    SubmitAs::Approve => "y approves the PR · any other key cancels".to_owned(),
+                    _ => format!("y submits ({}) · any other key cancels", ask.how.said()),
+                },
             ],
         ),
         Confirm::Refused(why) => (

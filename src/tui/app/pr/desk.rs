@@ -643,7 +643,13 @@ impl ReviewDesk {
             (Confirm::Post(_), false) => ctx.say("not posted"),
             (Confirm::Discard, false) => ctx.say("draft kept"),
             // Thread dialogs are answered by the thread desk; M by the PR screen.
-            (Confirm::Refused(_) | Confirm::MarkAll { .. } | Confirm::Thread(_), _) => {}
+            (
+                Confirm::Refused(_)
+                | Confirm::MarkAll { .. }
+                | Confirm::Thread(_)
+                | Confirm::Submit(_),
+                _,
+            ) => {}
         }
         self.refresh_progress();
     }

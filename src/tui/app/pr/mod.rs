@@ -213,6 +213,9 @@ impl PrScreen {
                     }
                 }
             },
+            KeyCommand::PendingReview => ctx.open(Box::new(super::PendingScreen::new(
+                self.list.snapshot.clone(),
+            ))),
             KeyCommand::Quit => return self.close_view(),
             KeyCommand::Back => return self.back(),
             // Help is the router's; the rest was answered above.

@@ -1,0 +1,274 @@
+//! `pr-shepherd pending add|list|drop|submit PR`: the pending review, headless.
+//!
+//! The pending review lives in the state dir (`<pr>/pending.json`, [`crate::ledger`]); the
+//! latest review run's findings on lines of the diff are proposed in it as drafts
+//! ([`crate::review::inline::propose_drafts`]), posted only once kept (in the console).
+//! `submit` goes through [`crate::publish::review`]: one review, never twice; offline into the
+//! review outbox. There is no approve here.
+
+use super::Context;
+use crate::cli::{Format, PendingAddArgs, PendingCommand, PendingSubmitArgs};
+use crate::code::pending::{CommentKind, PendingReview, suggestion_body};
+use crate::code::{ParsedPatch, Side};
+use crate::error::CliError;
+use crate::ledger::Ledger;
+use crate::pr::Snapshot;
+use crate::publish::review::{
+    Event, ReviewRequest, SubmitError, Submitted, fold_into_body, lines_gone, load_with_drafts,
+    submit_live, submit_offline,
+};
+use crate::review::inline::parsed_patches;
+use crate::sanitize::one_line;
+use crate::source::{self, Target};
+
+/// Tries for a live submission (each looks for the review before sending again).
+const SUBMIT_ATTEMPTS: u32 = 3;
+
+pub(super) async fn run(ctx: &Context, cmd: PendingCommand) -> Result<(), CliError> {
+    match cmd {
+        PendingCommand::Add(args) => add(ctx, args).await,
+        PendingCommand::List { pr, format } => list(ctx, &pr, format).await,
+        PendingCommand::Drop { pr, id } => drop_one(ctx, &pr, &id).await,
+        PendingCommand::Submit(args) => submit(ctx, args).await,
+    }
+}
+
+/// The PR as it is now (live: fetched; a fixture: its initial snapshot) and whether it is live.
+async fn load(ctx: &Context, pr: &str) -> Result<(Snapshot, bool), CliError> {
+    let target = source::resolve(Some(pr))?;
+    let live = matches!(target, Target::Live(_));
+    Ok((super::load_snapshot(ctx, target, None).await?, live))
+}
+
+/// The pending review with the latest run's findings on diff lines proposed as drafts.
+pub(crate) fn open(ledger: &Ledger, snapshot: &Snapshot) -> Result<PendingReview, CliError> {
+    Ok(load_with_drafts(ledger, snapshot)?)
+}
+
+fn save(ledger: &Ledger, snapshot: &Snapshot, pending: &mut PendingReview) -> Result<(), CliError> {
+    pending.saved_at = chrono::Utc::now().timestamp();
+    ledger.save_pending(&snapshot.pr.coords(), pending)?;
+    Ok(())
+}
+
+async fn add(ctx: &Context, args: PendingAddArgs) -> Result<(), CliError> {
+    let (snapshot, _) = load(ctx, &args.pr).await?;
+    let ledger = ctx.ledger()?;
+    let side = if args.side.eq_ignore_ascii_case("left") {
+        Side::Left
+    } else {
+        Side::Right
+    };
+    let patches = parsed_patches(&snapshot);
+    let patch: &ParsedPatch = patches.get(&args.path).ok_or_else(|| {
+        CliError::usage(format!(
+            "`{}` is not among the PR's changed files with a patch (`files` lists them)",
+            one_line(&args.path)
+        ))
+    })?;
+    let (body, kind) = match (args.body, args.suggestion) {
+        (Some(b), _) => (b, CommentKind::Comment),
+        (None, Some(s)) => (
+            suggestion_body(&s.lines().map(str::to_owned).collect::<Vec<_>>()),
+            CommentKind::Suggestion,
+        ),
+        (None, None) => return Err(CliError::usage("give --body T or --suggestion T")),
+    };
+    let mut pending = open(&ledger, &snapshot)?;
+    let id = pending
+        .add(
+            &args.path,
+            side,
+            args.start_line,
+            args.line,
+            &body,
+            kind,
+            Some(patch),
+        )
+        .map_err(|e| CliError::usage(e.to_string()))?;
+    save(&ledger, &snapshot, &mut pending)?;
+    let place = pending.get(&id).map(|c| c.place()).unwrap_or_default();
+    super::emit(&format!(
+        "added {} {id} at {}\n",
+        kind.as_str(),
+        one_line(&place)
+    ))
+}
+
+/// The pending review as Markdown: each comment with its id, place, kind and state.
+fn markdown(pending: &PendingReview) -> String {
+    let mut s = String::from("# Pending review\n\n");
+    if pending.comments.is_empty() {
+        s.push_str("No pending comments.\n");
+    }
+    for c in &pending.comments {
+        s.push_str(&format!(
+            "- **{}** `{}` {} ({}){}\n",
+            c.id,
+            c.place(),
+            c.kind.as_str(),
+            c.state.as_str(),
+            c.finding_id
+                .as_deref()
+                .map(|f| format!(" {f}"))
+                .unwrap_or_default()
+        ));
+        for line in c.body.lines() {
+            s.push_str("  > ");
+            s.push_str(line);
+            s.push('\n');
+        }
+    }
+    if !pending.body.trim().is_empty() {
+        s.push_str("\n## Body\n\n");
+        s.push_str(pending.body.trim());
+        s.push('\n');
+    }
+    s
+}
+
+async fn list(ctx: &Context, pr: &str, format: Format) -> Result<(), CliError> {
+    let (snapshot, _) = load(ctx, pr).await?;
+    let pending = open(&ctx.ledger()?, &snapshot)?;
+    let text = match format {
+        Format::Md => markdown(&pending),
+        Format::Json => {
+            let p = &snapshot.pr;
+            let v = serde_json::json!({
+                "pr": format!("{}/{}#{}", p.owner, p.repo, p.number),
+                "headSha": pending.head_sha,
+                "body": pending.body,
+                "comments": pending.comments,
+            });
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+        }
+    };
+    super::emit_in(format, &text)
+}
+
+async fn drop_one(ctx: &Context, pr: &str, id: &str) -> Result<(), CliError> {
+    let (snapshot, _) = load(ctx, pr).await?;
+    let ledger = ctx.ledger()?;
+    let mut pending = open(&ledger, &snapshot)?;
+    pending
+        .drop_comment(id)
+        .map_err(|e| CliError::usage(format!("{e} (`pending list` shows the ids)")))?;
+    save(&ledger, &snapshot, &mut pending)?;
+    super::emit(&format!("dropped {}\n", one_line(id)))
+}
+
+/// A failed submission as a CLI error: a refused line is bad input (exit 2), the rest runtime.
+fn submit_error(e: SubmitError) -> CliError {
+    match e {
+        SubmitError::Empty | SubmitError::LinesGone(_) | SubmitError::Refused(_) => {
+            CliError::usage(e.to_string())
+        }
+        e => CliError::runtime(e.to_string()),
+    }
+}
+
+/// How a review is submitted: its event, the body given, and whether lines that left the diff
+/// are folded into the body.
+struct Submission<'a> {
+    event: Event,
+    body: &'a str,
+    fold: bool,
+}
+
+/// Submits `pending` at the snapshot's head, live or to the outbox; the pending review is
+/// removed once the review exists. Lines that left the diff are refused, or folded with `fold`.
+async fn send(
+    ctx: &Context,
+    ledger: &Ledger,
+    snapshot: &Snapshot,
+    live: bool,
+    pending: &mut PendingReview,
+    how: Submission<'_>,
+) -> Result<Submitted, CliError> {
+    let Submission { event, body, fold } = how;
+    let coords = snapshot.pr.coords();
+    let gone = lines_gone(pending, &parsed_patches(snapshot));
+    if !gone.is_empty() {
+        if !fold {
+            return Err(submit_error(SubmitError::LinesGone(gone)));
+        }
+        let ids: Vec<String> = gone.into_iter().map(|(id, _)| id).collect();
+        fold_into_body(pending, &ids);
+        save(ledger, snapshot, pending)?;
+    }
+    if pending.is_empty() && body.trim().is_empty() {
+        return Err(submit_error(SubmitError::Empty));
+    }
+    let req = ReviewRequest::of(pending, &snapshot.pr.head_sha, event, body);
+    let done = if live {
+        let gh = super::live::client(ctx, &coords).await?;
+        let viewer = gh.viewer_login().await?;
+        submit_live(&gh, &coords, &viewer, &req, SUBMIT_ATTEMPTS)
+            .await
+            .map_err(submit_error)?
+    } else {
+        submit_offline(ledger, &coords, &req, chrono::Utc::now().timestamp())
+            .map_err(submit_error)?
+    };
+    if let Err(e) = ledger.discard_pending(&coords) {
+        return Err(CliError::runtime(format!(
+            "the review was submitted ({}), but the pending review could not be removed: {e}; \
+             remove it with `state clear` before submitting again",
+            one_line(&done.location)
+        )));
+    }
+    Ok(done)
+}
+
+/// How a submission is said.
+fn submitted_line(done: &Submitted) -> String {
+    let how = if done.offline {
+        " (offline: the request is in the outbox)"
+    } else if done.earlier {
+        " (made by an earlier try whose answer was lost; found, not sent again)"
+    } else {
+        ""
+    };
+    format!(
+        "submitted review {} ({}, {} comment{}){how}: {}\n",
+        one_line(&done.review_id),
+        done.event.to_lowercase().replace('_', " "),
+        done.comments,
+        if done.comments == 1 { "" } else { "s" },
+        one_line(&done.location)
+    )
+}
+
+async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> {
+    let event = match args.event.as_str() {
+        "request-changes" => Event::RequestChanges,
+        _ => Event::Comment,
+    };
+    let (snapshot, live) = load(ctx, &args.pr).await?;
+    let ledger = ctx.ledger()?;
+    let mut pending = open(&ledger, &snapshot)?;
+    let body = args.body.unwrap_or_default();
+    let done = send(
+        ctx,
+        &ledger,
+        &snapshot,
+        live,
+        &mut pending,
+        Submission {
+            event,
+            body: &body,
+            fold: args.fold,
+        },
+    )
+    .await?;
+    match args.format {
+        Format::Md => super::emit(&submitted_line(&done)),
+        Format::Json => super::emit_in(
+            Format::Json,
+            &format!(
+                "{}\n",
+                serde_json::to_string_pretty(&done).unwrap_or_default()
+            ),
+        ),
+    }
+}

@@ -1,0 +1,141 @@
+//! The pending review and the offline review outbox, per PR.
+//!
+//! ```text
+//! <pr>/pending.json          the pending review: line comments, suggestions, findings' drafts
+//!                            (saved on every change, fsynced: it is the maintainer's work)
+//! <pr>/outbox/reviews.json   offline "submitted" reviews: each the exact request that would
+//!                            have been sent (method, path, JSON body)
+//! ```
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::threads::read_json;
+use super::{Ledger, LedgerError, write_atomic_synced};
+use crate::code::pending::PendingReview;
+use crate::pr::PrCoords;
+
+/// One review request held offline, as it would have gone to GitHub.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutboxReview {
+    /// The hidden key in the body that makes a retry find it (never held twice).
+    pub key: String,
+    pub method: String,
+    pub path: String,
+    pub body: serde_json::Value,
+    pub created_at: i64,
+}
+
+impl Ledger {
+    fn pending_path(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
+        Ok(self.pr_dir(pr)?.join("pending.json"))
+    }
+
+    fn review_outbox_path(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
+        Ok(self.pr_dir(pr)?.join("outbox").join("reviews.json"))
+    }
+
+    /// The pending review (empty when there is none). A corrupt file is an error, never
+    /// silently dropped work.
+    pub fn load_pending(&self, pr: &PrCoords) -> Result<PendingReview, LedgerError> {
+        let path = self.pending_path(pr)?;
+        Ok(read_json(path, "read the pending review")?.unwrap_or_default())
+    }
+
+    /// Saves the pending review durably.
+    pub fn save_pending(&self, pr: &PrCoords, review: &PendingReview) -> Result<(), LedgerError> {
+        let bytes = serde_json::to_vec_pretty(review).unwrap_or_default();
+        write_atomic_synced(&self.pending_path(pr)?, &bytes)
+    }
+
+    /// Removes the pending review (after it was submitted); `Ok(false)` when there was none.
+    pub fn discard_pending(&self, pr: &PrCoords) -> Result<bool, LedgerError> {
+        let path = self.pending_path(pr)?;
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(LedgerError::io("remove", &path)(e)),
+        }
+    }
+
+    /// The reviews held offline, oldest first.
+    pub fn review_outbox(&self, pr: &PrCoords) -> Result<Vec<OutboxReview>, LedgerError> {
+        let path = self.pr_dir_to_read(pr)?.join("outbox").join("reviews.json");
+        Ok(read_json(path, "read the review outbox")?.unwrap_or_default())
+    }
+
+    /// Adds `review` to the outbox unless one with its key is there (a retry). Returns whether
+    /// it was added and the file. The caller holds the PR's post lock.
+    pub fn push_review_outbox(
+        &self,
+        pr: &PrCoords,
+        review: OutboxReview,
+    ) -> Result<(bool, PathBuf), LedgerError> {
+        let path = self.review_outbox_path(pr)?;
+        let mut all = self.review_outbox(pr)?;
+        if all.iter().any(|r| r.key == review.key) {
+            return Ok((false, path));
+        }
+        all.push(review);
+        write_atomic_synced(&path, &serde_json::to_vec_pretty(&all).unwrap_or_default())?;
+        Ok((true, path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::patch::Side;
+    use crate::code::pending::CommentKind;
+
+    fn coords() -> PrCoords {
+        PrCoords {
+            host: None,
+            owner: "o".into(),
+            repo: "r".into(),
+            number: 3,
+        }
+    }
+
+    #[test]
+    fn the_pending_review_survives_a_restart_and_a_corrupt_file_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Ledger::new(dir.path());
+        assert_eq!(l.load_pending(&coords()).unwrap(), PendingReview::default());
+        let mut r = PendingReview::default();
+        r.add(
+            "a.rs",
+            Side::Right,
+            None,
+            2,
+            "hm",
+            CommentKind::Comment,
+            None,
+        )
+        .unwrap();
+        l.save_pending(&coords(), &r).unwrap();
+        assert_eq!(l.load_pending(&coords()).unwrap(), r);
+        std::fs::write(l.pr_dir(&coords()).unwrap().join("pending.json"), "{").unwrap();
+        assert!(l.load_pending(&coords()).is_err());
+        assert!(l.discard_pending(&coords()).unwrap());
+        assert!(!l.discard_pending(&coords()).unwrap());
+    }
+
+    #[test]
+    fn the_review_outbox_holds_each_request_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Ledger::new(dir.path());
+        let r = OutboxReview {
+            key: "k1".into(),
+            method: "POST".into(),
+            path: "/repos/o/r/pulls/3/reviews".into(),
+            body: serde_json::json!({"event": "COMMENT"}),
+            created_at: 1,
+        };
+        assert!(l.push_review_outbox(&coords(), r.clone()).unwrap().0);
+        assert!(!l.push_review_outbox(&coords(), r.clone()).unwrap().0);
+        assert_eq!(l.review_outbox(&coords()).unwrap(), vec![r]);
+    }
+}

@@ -1,0 +1,475 @@
+//! Submitting a pending review: one GitHub review with all its line comments in one request.
+//!
+//! **Why REST.** `POST /repos/{o}/{r}/pulls/{n}/reviews` with `commit_id`, `event`, `body` and
+//! `comments[]` (`path`, `line`, `side`, `start_line`, `start_side`) creates and submits the
+//! review and all its comments in one request, at the commit named; GraphQL needs
+//! `addPullRequestReview` with `threads` and, for an event, the same mutation's `event` — one
+//! request too, but its refusal of one thread's line comes back as a partial pending review
+//! left on the PR, which would then have to be found and deleted. The REST call either makes
+//! the whole review or nothing (a 422), which is what "exactly one review" needs.
+//!
+//! **Never twice.** The body carries a hidden key ([`REVIEW_MARKER_PREFIX`]: a hash of the
+//! request), and every try first lists the PR's reviews by the own account and looks for it; a
+//! create whose answer was lost (a timeout, a 502) is found by the next try's look and not sent
+//! again. The PR's post lock is held from the look to the create, as for the Shepherd comment,
+//! so two runs on one machine take turns.
+//!
+//! **A line that left the diff.** Before sending, each comment's place is checked against the
+//! PR's patches at the current head ([`lines_gone`]); those that are not in the diff any more are
+//! named, and can be folded into the review's body ([`fold_into_body`]). GitHub's own 422 is
+//! said as it came.
+//!
+//! **Approving** exists only as [`Event::Approve`], made from a [`ConsoleApproval`], which only
+//! the console's confirmation makes: nothing headless or automatic ever approves.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::code::pending::PendingReview;
+use crate::code::{LineAddr, ParsedPatch, Side};
+use crate::ledger::{Ledger, LedgerError, OutboxReview};
+use crate::pr::{PrCoords, sha256_hex};
+use crate::source::github::{GitHub, GitHubError};
+
+/// The hidden key a submitted review's body ends with.
+pub const REVIEW_MARKER_PREFIX: &str = "<!-- pr-shepherd:review ";
+
+/// Pages of 100 reviews read at most when looking for an earlier submission.
+const MAX_PAGES: usize = 30;
+
+/// The maintainer's explicit, confirmed choice to approve, made only by the console's
+/// confirmation dialog (the only caller of [`ConsoleApproval::confirmed`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConsoleApproval(());
+
+impl ConsoleApproval {
+    /// The maintainer confirmed "approve" in the console.
+    pub(crate) fn confirmed() -> ConsoleApproval {
+        ConsoleApproval(())
+    }
+}
+
+/// How a review is submitted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    Comment,
+    RequestChanges,
+    /// Only from the console, confirmed.
+    Approve(ConsoleApproval),
+}
+
+impl Event {
+    /// GitHub's word (`COMMENT`, `REQUEST_CHANGES`, `APPROVE`).
+    pub fn wire(self) -> &'static str {
+        match self {
+            Event::Comment => "COMMENT",
+            Event::RequestChanges => "REQUEST_CHANGES",
+            Event::Approve(_) => "APPROVE",
+        }
+    }
+
+    /// How it is said: "comment", "request changes", "approve".
+    pub fn said(self) -> &'static str {
+        match self {
+            Event::Comment => "comment",
+            Event::RequestChanges => "request changes",
+            Event::Approve(_) => "approve",
+        }
+    }
+}
+
+/// One comment of the request, in GitHub's REST shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireComment {
+    pub path: String,
+    pub body: String,
+    pub line: u32,
+    pub side: Side,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_line: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_side: Option<Side>,
+}
+
+/// The exact body of `POST /repos/{o}/{r}/pulls/{n}/reviews`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewRequest {
+    pub commit_id: String,
+    pub body: String,
+    pub event: String,
+    pub comments: Vec<WireComment>,
+}
+
+impl ReviewRequest {
+    /// The request for `pending` (its posted comments; its body, else `body`) at `head_sha`,
+    /// its body ending with the hidden key of its content.
+    pub fn of(pending: &PendingReview, head_sha: &str, event: Event, body: &str) -> ReviewRequest {
+        let comments: Vec<WireComment> = pending
+            .to_post()
+            .map(|c| WireComment {
+                path: c.path.clone(),
+                body: c.posted_body(),
+                line: c.line,
+                side: c.side,
+                start_line: c.start_line,
+                start_side: c.start_line.map(|_| c.side),
+            })
+            .collect();
+        let text = if body.trim().is_empty() {
+            pending.body.trim().to_owned()
+        } else {
+            body.trim().to_owned()
+        };
+        let mut req = ReviewRequest {
+            commit_id: head_sha.to_owned(),
+            body: text,
+            event: event.wire().to_owned(),
+            comments,
+        };
+        let key = req.content_key();
+        let sep = if req.body.is_empty() { "" } else { "\n\n" };
+        req.body = format!("{}{sep}{REVIEW_MARKER_PREFIX}{key} -->", req.body);
+        req
+    }
+
+    /// A hash of what the review says and where (the key a retry finds it by).
+    fn content_key(&self) -> String {
+        let bytes = serde_json::to_vec(self).unwrap_or_default();
+        sha256_hex(&bytes).chars().take(16).collect()
+    }
+
+    /// The hidden key in the body.
+    pub fn key(&self) -> Option<&str> {
+        review_key(&self.body)
+    }
+}
+
+/// The key in a review body's hidden marker.
+pub fn review_key(body: &str) -> Option<&str> {
+    let start = body.rfind(REVIEW_MARKER_PREFIX)? + REVIEW_MARKER_PREFIX.len();
+    let rest = &body[start..];
+    let id = &rest[..rest.find(" -->")?];
+    (!id.is_empty() && id.bytes().all(|b| b.is_ascii_hexdigit())).then_some(id)
+}
+
+/// The pending comments (their ids, with their place) whose lines are not in the diff at the
+/// PR's current head: GitHub would refuse the review for them.
+pub fn lines_gone(
+    pending: &PendingReview,
+    patches: &HashMap<String, ParsedPatch>,
+) -> Vec<(String, String)> {
+    pending
+        .to_post()
+        .filter(|c| {
+            patches.get(&c.path).is_none_or(|p| {
+                !crate::code::pending::in_diff(
+                    p,
+                    c.start_line,
+                    LineAddr {
+                        side: c.side,
+                        line: c.line,
+                    },
+                )
+            })
+        })
+        .map(|c| (c.id.clone(), c.place()))
+        .collect()
+}
+
+/// Moves the comments `ids` out of the lines and into the review's body, each under its place.
+pub fn fold_into_body(pending: &mut PendingReview, ids: &[String]) {
+    let mut folded = Vec::new();
+    pending.comments.retain(|c| {
+        if ids.contains(&c.id) && c.state.is_posted() {
+            folded.push(format!(
+                "**{}** (its line left the diff)\n\n{}",
+                c.place(),
+                c.posted_body()
+            ));
+            false
+        } else {
+            true
+        }
+    });
+    for f in folded {
+        if !pending.body.trim().is_empty() {
+            pending.body.push_str("\n\n");
+        }
+        pending.body.push_str(&f);
+    }
+}
+
+/// The PR's pending review with the latest stored run's findings on diff lines proposed in it
+/// as drafts (those already there, kept, edited or dropped, stay as they are); its head is the
+/// snapshot's when it had none.
+pub fn load_with_drafts(
+    ledger: &Ledger,
+    snapshot: &crate::pr::Snapshot,
+) -> Result<PendingReview, LedgerError> {
+    let coords = snapshot.pr.coords();
+    let mut pending = ledger.load_pending(&coords)?;
+    let (runs, _) = ledger.load_runs::<crate::review::ReviewRun>(&coords)?;
+    if let Some(run) = runs.last() {
+        crate::review::inline::propose_drafts(&mut pending, run.findings(), snapshot);
+    }
+    if pending.head_sha.is_empty() {
+        pending.head_sha = snapshot.pr.head_sha.clone();
+    }
+    Ok(pending)
+}
+
+/// What a submission did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Submitted {
+    pub review_id: String,
+    /// The review's URL, or the outbox file offline.
+    pub location: String,
+    pub comments: usize,
+    pub event: String,
+    /// An earlier try had made it (its answer was lost): found, not sent again.
+    pub earlier: bool,
+    /// Offline: held in the outbox.
+    pub offline: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    #[error("nothing to submit: no comment is kept and the body is empty")]
+    Empty,
+    #[error(
+        "{} of the comments {} on lines no longer in the diff: {}; fold them into the review's body (`pending submit --fold`, or `F` in the pending review screen) or drop them",
+        .0.len(),
+        if .0.len() == 1 { "is" } else { "are" },
+        .0.iter().map(|(id, place)| format!("{id} at {place}")).collect::<Vec<_>>().join(", ")
+    )]
+    LinesGone(Vec<(String, String)>),
+    #[error("GitHub refused the review: {0}")]
+    Refused(String),
+    #[error(transparent)]
+    GitHub(#[from] GitHubError),
+    #[error(transparent)]
+    Ledger(#[from] LedgerError),
+}
+
+/// A REST review, as far as submitting needs it.
+#[derive(Debug, Clone, Deserialize)]
+struct RestReview {
+    id: u64,
+    #[serde(default)]
+    html_url: String,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    user: Option<super::RestUser>,
+}
+
+fn reviews_path(pr: &PrCoords) -> String {
+    format!(
+        "/repos/{}/{}/pulls/{}/reviews",
+        pr.owner, pr.repo, pr.number
+    )
+}
+
+/// The own review whose body carries `key`, if one is on the PR.
+async fn find_submitted(
+    gh: &GitHub,
+    pr: &PrCoords,
+    own_login: &str,
+    key: &str,
+) -> Result<Option<RestReview>, GitHubError> {
+    let all: Vec<RestReview> = gh
+        .get_all(
+            &format!("{}?per_page=100", reviews_path(pr)),
+            MAX_PAGES,
+            "listing the PR's reviews",
+        )
+        .await?;
+    Ok(all.into_iter().find(|r| {
+        r.user
+            .as_ref()
+            .is_some_and(|u| u.login.eq_ignore_ascii_case(own_login))
+            && r.body.as_deref().and_then(review_key) == Some(key)
+    }))
+}
+
+/// Submits `req` to the PR as `own_login`, with up to `attempts` tries, never twice: each try
+/// looks for the review by its key first. Holds the PR's post lock in the client's state dir.
+pub async fn submit_live(
+    gh: &GitHub,
+    pr: &PrCoords,
+    own_login: &str,
+    req: &ReviewRequest,
+    attempts: u32,
+) -> Result<Submitted, SubmitError> {
+    submit_live_within(gh, pr, own_login, req, attempts, super::POST_LOCK_WAIT).await
+}
+
+/// [`submit_live`], waiting at most `wait` for another run's post to the PR.
+pub async fn submit_live_within(
+    gh: &GitHub,
+    pr: &PrCoords,
+    own_login: &str,
+    req: &ReviewRequest,
+    attempts: u32,
+    wait: Duration,
+) -> Result<Submitted, SubmitError> {
+    let Some(key) = req.key().map(str::to_owned) else {
+        return Err(SubmitError::Refused("the review carries no key".to_owned()));
+    };
+    let _turn = match gh.state_dir() {
+        Some(dir) => Some(super::take_turn(&Ledger::new(dir), pr, wait).await?),
+        None => None,
+    };
+    let done = |r: RestReview, earlier: bool| Submitted {
+        review_id: r.id.to_string(),
+        location: r.html_url,
+        comments: req.comments.len(),
+        event: req.event.clone(),
+        earlier,
+        offline: false,
+    };
+    let body = serde_json::to_value(req).unwrap_or(Value::Null);
+    let mut last: Option<SubmitError> = None;
+    for _ in 0..attempts.max(1) {
+        match find_submitted(gh, pr, own_login, &key).await {
+            Ok(Some(r)) => return Ok(done(r, last.is_some())),
+            Ok(None) => {}
+            Err(e) => {
+                last = Some(e.into());
+                continue;
+            }
+        }
+        match gh
+            .post_json_once::<Value, RestReview>(&reviews_path(pr), &body, "submitting the review")
+            .await
+        {
+            Ok(r) => return Ok(done(r, false)),
+            Err(GitHubError::Http {
+                status: 422,
+                message,
+                ..
+            }) => return Err(SubmitError::Refused(crate::sanitize::one_line(&message))),
+            // May have reached GitHub: the next try looks before it sends.
+            Err(
+                e @ (GitHubError::Unavailable { .. } | GitHubError::Http { status: 500.., .. }),
+            ) => last = Some(e.into()),
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(last.unwrap_or_else(|| SubmitError::Refused("no attempt was made".to_owned())))
+}
+
+/// Offline: the exact request goes to the PR's review outbox (once, by its key).
+pub fn submit_offline(
+    ledger: &Ledger,
+    pr: &PrCoords,
+    req: &ReviewRequest,
+    now: i64,
+) -> Result<Submitted, SubmitError> {
+    let key = req.key().unwrap_or_default().to_owned();
+    let _turn = ledger.lock(pr, crate::ledger::Lock::Post, super::POST_LOCK_WAIT)?;
+    let (added, path) = ledger.push_review_outbox(
+        pr,
+        OutboxReview {
+            key: key.clone(),
+            method: "POST".to_owned(),
+            path: reviews_path(pr),
+            body: serde_json::to_value(req).unwrap_or(Value::Null),
+            created_at: now,
+        },
+    )?;
+    Ok(Submitted {
+        review_id: format!("outbox-{key}"),
+        location: path.display().to_string(),
+        comments: req.comments.len(),
+        event: req.event.clone(),
+        earlier: !added,
+        offline: true,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::parse;
+    use crate::code::pending::CommentKind;
+
+    fn pending() -> PendingReview {
+        let mut p = PendingReview::default();
+        p.add(
+            "a.rs",
+            Side::Right,
+            Some(2),
+            4,
+            "range",
+            CommentKind::Comment,
+            None,
+        )
+        .unwrap();
+        p.add(
+            "a.rs",
+            Side::Left,
+            None,
+            2,
+            "old",
+            CommentKind::Comment,
+            None,
+        )
+        .unwrap();
+        p
+    }
+
+    #[test]
+    fn the_request_is_githubs_shape_with_a_key_of_its_content() {
+        let req = ReviewRequest::of(&pending(), "abc", Event::RequestChanges, "see lines");
+        let v = serde_json::to_value(&req).unwrap();
+        assert_eq!(v["commit_id"], "abc");
+        assert_eq!(v["event"], "REQUEST_CHANGES");
+        assert_eq!(v["comments"][0]["start_line"], 2);
+        assert_eq!(v["comments"][0]["start_side"], "RIGHT");
+        assert_eq!(v["comments"][1]["side"], "LEFT");
+        assert!(v["comments"][1].get("start_line").is_none());
+        let key = req.key().unwrap().to_owned();
+        assert_eq!(key.len(), 16);
+        let again = ReviewRequest::of(&pending(), "abc", Event::RequestChanges, "see lines");
+        assert_eq!(again.key(), Some(key.as_str()), "a retry has the same key");
+        let other = ReviewRequest::of(&pending(), "abc", Event::Comment, "see lines");
+        assert_ne!(other.key(), Some(key.as_str()));
+    }
+
+    #[test]
+    fn comments_whose_lines_left_the_diff_are_named_and_can_be_folded() {
+        let mut p = pending();
+        let patches: HashMap<String, ParsedPatch> = [(
+            "a.rs".to_owned(),
+            parse("@@ -1,3 +1,5 @@\n a\n-b\n+B\n+C\n+D\n c"),
+        )]
+        .into();
+        assert!(lines_gone(&p, &patches).is_empty());
+        let moved: HashMap<String, ParsedPatch> =
+            [("a.rs".to_owned(), parse("@@ -1,2 +1,2 @@\n a\n-b\n+B"))].into();
+        let gone = lines_gone(&p, &moved);
+        assert_eq!(gone, vec![("c1".to_owned(), "a.rs:2-4".to_owned())]);
+        let e = SubmitError::LinesGone(gone.clone()).to_string();
+        assert!(e.contains("c1 at a.rs:2-4") && e.contains("fold"), "{e}");
+        fold_into_body(&mut p, &[gone[0].0.clone()]);
+        assert_eq!(p.comments.len(), 1);
+        assert!(
+            p.body.contains("**a.rs:2-4**") && p.body.contains("range"),
+            "{}",
+            p.body
+        );
+    }
+
+    #[test]
+    fn a_key_is_read_back_from_a_body() {
+        let req = ReviewRequest::of(&PendingReview::default(), "h", Event::Comment, "");
+        assert!(req.body.starts_with(REVIEW_MARKER_PREFIX), "{}", req.body);
+        assert_eq!(review_key("no key"), None);
+        assert_eq!(review_key("<!-- pr-shepherd:review zz -->"), None);
+    }
+}

@@ -1,0 +1,173 @@
+//! Drawing the pending review: the comments with their place, the selected one's text (or the
+//! editor on it), and the footer with the screen's keys.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{PendingEdit, PendingScreen};
+use crate::code::pending::DraftState;
+use crate::sanitize::{one_line, sanitize};
+use crate::tui::app::action::Drawn;
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::screen::View;
+use crate::tui::keymap::KeyCommand;
+use crate::tui::ui::{bordered, fit, key_hint};
+
+pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
+    let theme = view.theme;
+    let [list_area, detail_area, footer] = Layout::vertical([
+        Constraint::Percentage(45),
+        Constraint::Min(3),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let p = &s.snapshot.pr;
+    let title = format!(
+        " Pending review · {}/{}#{} ",
+        one_line(&p.owner),
+        one_line(&p.repo),
+        p.number
+    );
+    let block = bordered(title, s.editing.is_none(), theme);
+    let inner = block.inner(list_area);
+    frame.render_widget(block, list_area);
+    let width = usize::from(inner.width);
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    match &s.review {
+        None => lines.push(Line::styled("reading the pending review…", theme.dim)),
+        Some(r) if r.comments.is_empty() => lines.push(Line::styled(
+            "no pending comments: write one on a line of the diff view",
+            theme.dim,
+        )),
+        Some(r) => {
+            let posted = r.to_post().count();
+            lines.push(Line::styled(
+                format!(
+                    "{} comment(s), {posted} to post · {} draft(s) from findings still to decide",
+                    r.comments.len(),
+                    r.comments
+                        .iter()
+                        .filter(|c| c.state == DraftState::Proposed)
+                        .count()
+                ),
+                theme.dim,
+            ));
+            for (i, c) in r.comments.iter().enumerate() {
+                let state_style = match c.state {
+                    DraftState::Proposed => theme.badge_new,
+                    DraftState::Kept => theme.state_approved,
+                    DraftState::Edited => theme.badge_edited,
+                    DraftState::Dropped => theme.seen,
+                };
+                let first = c.body.lines().next().unwrap_or("");
+                let line = Line::from(vec![
+                    Span::styled(format!("{:<4}", c.id), theme.key),
+                    Span::styled(format!("{:<10}", c.kind.as_str()), theme.dim),
+                    Span::styled(format!("{:<9}", c.state.as_str()), state_style),
+                    Span::styled(format!("{}  ", one_line(&c.place())), theme.location),
+                    Span::styled(one_line(first), theme.text),
+                ]);
+                let line = if i == s.selected {
+                    line.style(theme.selection)
+                } else {
+                    line
+                };
+                lines.push(fit(line, width));
+            }
+        }
+    }
+    if let Some(done) = &s.submitted {
+        lines.push(Line::styled(one_line(done), theme.notice));
+    }
+    let height = usize::from(inner.height);
+    let skip = (s.selected + 2).saturating_sub(height);
+    let shown: Vec<Line<'static>> = lines.into_iter().skip(skip).collect();
+    frame.render_widget(Paragraph::new(shown), inner);
+
+    // The editor on a comment, else the selected comment's text.
+    match (&s.editing, view.mode) {
+        (Some(e), InputMode::Edit) => {
+            let what = match &e.target {
+                PendingEdit::New { sel, suggestion } => {
+                    let lines = match sel.start {
+                        Some(a) => format!("{}-{}", a.line, sel.end.line),
+                        None => sel.end.line.to_string(),
+                    };
+                    format!(
+                        " {} on {}:{lines} · Esc done (saved) ",
+                        if *suggestion { "Suggestion" } else { "Comment" },
+                        one_line(&sel.path)
+                    )
+                }
+                PendingEdit::Existing(id) => format!(" Edit {} · Esc done (saved) ", one_line(id)),
+            };
+            let block = bordered(what, true, theme);
+            let inner = block.inner(detail_area);
+            frame.render_widget(block, detail_area);
+            frame.render_widget(&e.editor, inner);
+        }
+        _ => {
+            let block = bordered(" Comment ".to_owned(), false, theme);
+            let inner = block.inner(detail_area);
+            frame.render_widget(block, detail_area);
+            let body: Vec<Line<'static>> = s
+                .review
+                .as_ref()
+                .and_then(|r| r.comments.get(s.selected))
+                .map(|c| {
+                    let mut v = vec![Line::styled(
+                        format!(
+                            "{} · {}{}",
+                            one_line(&c.place()),
+                            c.kind.as_str(),
+                            c.finding_id
+                                .as_deref()
+                                .map(|f| format!(" · {}", one_line(f)))
+                                .unwrap_or_default()
+                        ),
+                        theme.location,
+                    )];
+                    v.extend(
+                        sanitize(&c.body)
+                            .lines()
+                            .map(|l| fit(Line::styled(l.to_owned(), theme.text), width)),
+                    );
+                    v
+                })
+                .unwrap_or_default();
+            frame.render_widget(Paragraph::new(body), inner);
+        }
+    }
+
+    let foot = match view.notice {
+        Some(n) => vec![Span::styled(one_line(n), theme.notice)],
+        None => {
+            let mut spans = Vec::new();
+            for (c, what) in [
+                (KeyCommand::Toggle, "keep"),
+                (KeyCommand::Edit, "edit"),
+                (KeyCommand::Discard, "drop"),
+                (KeyCommand::Post, "submit: comment"),
+            ] {
+                key_hint(view.keymap, c, what, theme, &mut spans);
+            }
+            for (k, what) in [("X", "request changes"), ("A", "approve"), ("F", "fold")] {
+                spans.push(Span::styled(k, theme.key));
+                spans.push(Span::styled(format!(" {what}  "), theme.dim));
+            }
+            for (c, what) in [(KeyCommand::Help, "help"), (KeyCommand::Quit, "back")] {
+                key_hint(view.keymap, c, what, theme, &mut spans);
+            }
+            spans
+        }
+    };
+    frame.render_widget(Paragraph::new(Line::from(foot)), footer);
+    Drawn {
+        list_height: inner.height,
+        list_area,
+        detail_area,
+        ..Drawn::default()
+    }
+}

@@ -1,0 +1,477 @@
+//! The pending review screen: the maintainer's line comments and suggestions, and Shepherd's
+//! findings as drafts on their lines, until they are submitted as one GitHub review.
+//!
+//! - **the composer**: [`compose_line_comment`] opens this screen with a [`LineSelection`]
+//!   from the diff view (a line, or a range on one side) and the editor on it — a comment, or a
+//!   ```` ```suggestion ```` block prefilled with the lines; `Esc` adds it (saved at once);
+//! - **the list**: each comment with its place, kind and state; `Enter` keeps a finding's draft,
+//!   `e` edits, `d` drops a draft (or deletes an own comment); `F` folds comments whose line left
+//!   the diff into the review's body;
+//! - **submit**: `p` as a comment, `X` requesting changes, `A` approving — each asks first, with
+//!   a confirmation that names it. Approving exists only here: the confirmation is the only place
+//!   a [`ConsoleApproval`] is made.
+//!
+//! The screen is pure: it reads and saves the pending review and submits it through effects
+//! (`LoadPending`, `SavePending`, `SubmitReview`), whose results come back as actions.
+
+mod draw;
+
+use ratatui::Frame;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use ratatui_textarea::TextArea;
+
+use super::App;
+use super::action::{Action, Drawn};
+use super::dialogs::InputMode;
+use super::effect::Effect;
+use super::screen::{Ctx, Handled, Screen, View};
+use crate::code::LineSelection;
+use crate::code::pending::{PendingReview, suggestion_body};
+use crate::pr::{PrCoords, Snapshot};
+use crate::publish::review::{ConsoleApproval, Event, fold_into_body, lines_gone};
+use crate::review::inline::parsed_patches;
+use crate::sanitize::one_line;
+use crate::tui::keymap::{KeyCommand, Keymap};
+use crate::tui::review::{Confirm, SubmitAs, SubmitAsk};
+
+/// What the editor is writing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PendingEdit {
+    /// A new comment (or suggestion) on a selection from the diff.
+    New {
+        sel: LineSelection,
+        suggestion: bool,
+    },
+    /// An existing comment, by id.
+    Existing(String),
+}
+
+/// The editor open on a comment.
+#[derive(Debug, Clone)]
+pub struct Editing {
+    pub target: PendingEdit,
+    pub editor: TextArea<'static>,
+}
+
+impl Editing {
+    pub fn text(&self) -> String {
+        self.editor.lines().join("\n")
+    }
+}
+
+/// The pending review of one PR.
+#[derive(Debug)]
+pub struct PendingScreen {
+    snapshot: Snapshot,
+    /// `None` until it is read from the ledger.
+    review: Option<PendingReview>,
+    load_asked: bool,
+    selected: usize,
+    editing: Option<Editing>,
+    /// A composer to open once the review is read.
+    queued: Option<(LineSelection, bool)>,
+    submitting: bool,
+    /// The last submission, in words.
+    submitted: Option<String>,
+}
+
+/// The console entry point of the diff view: a comment (or with `suggestion` a suggestion) on
+/// `sel` of the PR in `snapshot`, in the editor, over the pending review screen.
+pub fn compose_line_comment(
+    snapshot: &Snapshot,
+    sel: LineSelection,
+    suggestion: bool,
+) -> Box<dyn Screen> {
+    let mut s = PendingScreen::new(snapshot.clone());
+    s.queued = Some((sel, suggestion));
+    Box::new(s)
+}
+
+impl PendingScreen {
+    pub fn new(snapshot: Snapshot) -> PendingScreen {
+        PendingScreen {
+            snapshot,
+            review: None,
+            load_asked: false,
+            selected: 0,
+            editing: None,
+            queued: None,
+            submitting: false,
+            submitted: None,
+        }
+    }
+
+    pub fn review(&self) -> Option<&PendingReview> {
+        self.review.as_ref()
+    }
+
+    pub fn selected(&self) -> usize {
+        self.selected
+    }
+
+    pub fn editing(&self) -> Option<&Editing> {
+        self.editing.as_ref()
+    }
+
+    pub fn submitting(&self) -> bool {
+        self.submitting
+    }
+
+    pub fn submitted(&self) -> Option<&str> {
+        self.submitted.as_deref()
+    }
+
+    fn coords(&self) -> PrCoords {
+        self.snapshot.pr.coords()
+    }
+
+    fn save(&self, ctx: &mut Ctx<'_>) {
+        if let Some(r) = &self.review {
+            ctx.fx.push(Effect::SavePending {
+                pr: self.coords(),
+                review: Box::new(r.clone()),
+            });
+        }
+    }
+
+    fn selected_id(&self) -> Option<String> {
+        self.review
+            .as_ref()?
+            .comments
+            .get(self.selected)
+            .map(|c| c.id.clone())
+    }
+
+    fn open_editor(&mut self, target: PendingEdit, text: &str, ctx: &mut Ctx<'_>) {
+        // The house editor: soft wrap and undo, as the draft editor and the reply composer have.
+        self.editing = Some(Editing {
+            target,
+            editor: crate::tui::editor::area(&crate::sanitize::sanitize(text)),
+        });
+        *ctx.mode = InputMode::Edit;
+    }
+
+    fn compose(&mut self, sel: LineSelection, suggestion: bool, ctx: &mut Ctx<'_>) {
+        let prefill = if suggestion {
+            suggestion_body(&sel.text)
+        } else {
+            String::new()
+        };
+        self.open_editor(PendingEdit::New { sel, suggestion }, &prefill, ctx);
+    }
+
+    fn edit_done(&mut self, ctx: &mut Ctx<'_>) {
+        *ctx.mode = InputMode::Normal;
+        let (Some(e), Some(review)) = (self.editing.take(), self.review.as_mut()) else {
+            return;
+        };
+        let text = e.text();
+        let done = match e.target {
+            PendingEdit::New { sel, suggestion } => {
+                if text.trim().is_empty() {
+                    ctx.say("empty: nothing added");
+                    return;
+                }
+                review.add_selection(&sel, &text, suggestion).map(|id| {
+                    let place = review.get(&id).map(|c| c.place()).unwrap_or_default();
+                    self.selected = review.comments.len().saturating_sub(1);
+                    format!(
+                        "added {} {id} at {}",
+                        if suggestion { "suggestion" } else { "comment" },
+                        one_line(&place)
+                    )
+                })
+            }
+            PendingEdit::Existing(id) => review.edit(&id, &text).map(|()| format!("{id} edited")),
+        };
+        match done {
+            Ok(said) => {
+                ctx.say(said);
+                self.save(ctx);
+            }
+            Err(e) => ctx.say(e.to_string()),
+        }
+    }
+
+    /// Asks to submit as `how`, naming it.
+    fn ask_submit(&mut self, how: SubmitAs, ctx: &mut Ctx<'_>) {
+        let Some(review) = &self.review else {
+            return ctx.say("the pending review is still loading");
+        };
+        if self.submitting {
+            return ctx.say("a submission is on its way");
+        }
+        if review.is_empty() {
+            return ctx.say("nothing to submit: keep a draft or write a comment first");
+        }
+        let gone = lines_gone(review, &parsed_patches(&self.snapshot));
+        if !gone.is_empty() {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(
+                crate::publish::review::SubmitError::LinesGone(gone).to_string(),
+            ));
+            return;
+        }
+        let p = &self.snapshot.pr;
+        let destination = match ctx.session.remote.live() {
+            Some(live) => format!("GitHub, as @{}", live.own_login),
+            None => "the outbox (offline)".to_owned(),
+        };
+        *ctx.mode = InputMode::Confirm(Confirm::Submit(SubmitAsk {
+            how,
+            target: format!("{}/{}#{}", p.owner, p.repo, p.number),
+            comments: review.to_post().count(),
+            destination,
+        }));
+    }
+
+    fn fold(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(review) = self.review.as_mut() else {
+            return;
+        };
+        let gone = lines_gone(review, &parsed_patches(&self.snapshot));
+        if gone.is_empty() {
+            return ctx.say("every comment is on a line of the diff: nothing to fold");
+        }
+        let ids: Vec<String> = gone.iter().map(|(id, _)| id.clone()).collect();
+        fold_into_body(review, &ids);
+        self.selected = self.selected.min(review.comments.len().saturating_sub(1));
+        ctx.say(format!("folded {} into the review's body", ids.join(", ")));
+        self.save(ctx);
+    }
+
+    fn act_on_selected(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) {
+        let Some(id) = self.selected_id() else {
+            return ctx.say("no pending comment selected");
+        };
+        let Some(review) = self.review.as_mut() else {
+            return;
+        };
+        let result = match cmd {
+            KeyCommand::Toggle => review.keep(&id).map(|()| format!("{id} kept")),
+            KeyCommand::Discard => review.drop_comment(&id).map(|()| {
+                self.selected = self.selected.min(review.comments.len().saturating_sub(1));
+                format!("{id} dropped")
+            }),
+            _ => return,
+        };
+        match result {
+            Ok(said) => {
+                ctx.say(said);
+                self.save(ctx);
+            }
+            Err(e) => ctx.say(e.to_string()),
+        }
+    }
+}
+
+impl Screen for PendingScreen {
+    fn name(&self) -> &'static str {
+        "pending review"
+    }
+
+    fn subject(&self) -> Option<PrCoords> {
+        Some(self.coords())
+    }
+
+    fn busy(&self) -> bool {
+        self.submitting
+    }
+
+    fn activity(&self) -> Option<String> {
+        self.submitting.then(|| "submitting the review".to_owned())
+    }
+
+    fn selected_row(&self) -> Option<usize> {
+        Some(self.selected)
+    }
+
+    fn key(&self, ev: &KeyEvent) -> Option<Action> {
+        if ev
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT)
+        {
+            return None;
+        }
+        match ev.code {
+            KeyCode::Char(c @ ('X' | 'A' | 'F')) => Some(Action::PendingKey(c)),
+            _ => None,
+        }
+    }
+
+    fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        let n = self.review.as_ref().map_or(0, |r| r.comments.len());
+        match cmd {
+            KeyCommand::Down => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
+            KeyCommand::Up => self.selected = self.selected.saturating_sub(1),
+            KeyCommand::Top => self.selected = 0,
+            KeyCommand::Bottom => self.selected = n.saturating_sub(1),
+            KeyCommand::Toggle | KeyCommand::Discard => self.act_on_selected(cmd, ctx),
+            KeyCommand::Edit => match self
+                .review
+                .as_ref()
+                .and_then(|r| r.comments.get(self.selected))
+            {
+                Some(c) => {
+                    let (id, body) = (c.id.clone(), c.body.clone());
+                    self.open_editor(PendingEdit::Existing(id), &body, ctx);
+                }
+                None => ctx.say("no pending comment selected"),
+            },
+            KeyCommand::Post => self.ask_submit(SubmitAs::Comment, ctx),
+            _ => return Handled::NotConsumed,
+        }
+        Handled::Consumed
+    }
+
+    fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
+        match action {
+            Action::EditKey(ev) => {
+                if let Some(e) = self.editing.as_mut() {
+                    crate::tui::editor::input(&mut e.editor, ev);
+                }
+            }
+            Action::EditDone => self.edit_done(ctx),
+            _ => {}
+        }
+    }
+
+    fn confirmed(&mut self, c: Confirm, yes: bool, ctx: &mut Ctx<'_>) {
+        let Confirm::Submit(ask) = c else { return };
+        if !yes {
+            return ctx.say(format!("not submitted ({})", ask.how.said()));
+        }
+        let Some(review) = &self.review else { return };
+        let event = match ask.how {
+            SubmitAs::Comment => Event::Comment,
+            SubmitAs::RequestChanges => Event::RequestChanges,
+            // The maintainer's explicit, confirmed choice: the only place it is made.
+            SubmitAs::Approve => Event::Approve(ConsoleApproval::confirmed()),
+        };
+        self.submitting = true;
+        ctx.say(format!("submitting ({})…", ask.how.said()));
+        ctx.fx.push(Effect::SubmitReview {
+            snapshot: Box::new(self.snapshot.clone()),
+            review: Box::new(review.clone()),
+            event,
+        });
+    }
+
+    fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
+        match action {
+            Action::PendingKey(c) => match c {
+                'X' => self.ask_submit(SubmitAs::RequestChanges, ctx),
+                'A' => self.ask_submit(SubmitAs::Approve, ctx),
+                'F' => self.fold(ctx),
+                _ => {}
+            },
+            Action::PendingLoaded(Ok(review)) => {
+                self.review = Some(*review);
+                if let Some((sel, suggestion)) = self.queued.take() {
+                    self.compose(sel, suggestion, ctx);
+                }
+            }
+            Action::PendingLoaded(Err(why)) => {
+                ctx.say(format!(
+                    "the pending review cannot be read: {}",
+                    one_line(&why)
+                ));
+            }
+            Action::PendingSaved(Err(why)) => {
+                ctx.say(format!(
+                    "the pending review was not saved: {}",
+                    one_line(&why)
+                ));
+            }
+            Action::PendingSaved(Ok(())) => {}
+            Action::ReviewSubmitted(result) => {
+                self.submitting = false;
+                match result {
+                    Ok(done) => {
+                        let said = format!(
+                            "submitted ({}, {} comment(s)): {}",
+                            done.event.to_lowercase().replace('_', " "),
+                            done.comments,
+                            one_line(&done.location)
+                        );
+                        ctx.say(said.clone());
+                        self.submitted = Some(said);
+                        self.review = Some(PendingReview {
+                            head_sha: self.snapshot.pr.head_sha.clone(),
+                            ..PendingReview::default()
+                        });
+                        self.selected = 0;
+                    }
+                    Err(why) => ctx.say(format!("not submitted: {}", one_line(&why))),
+                }
+            }
+            other => return Some(other),
+        }
+        None
+    }
+
+    fn drawn(&mut self, _d: Drawn, ctx: &mut Ctx<'_>) {
+        if self.review.is_none() && !self.load_asked {
+            self.load_asked = true;
+            ctx.fx.push(Effect::LoadPending {
+                snapshot: Box::new(self.snapshot.clone()),
+            });
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
+        draw::draw(self, frame, area, view)
+    }
+
+    fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        let k = |c| keymap.keys_label(c);
+        vec![
+            (
+                format!("{}/{}", k(KeyCommand::Down), k(KeyCommand::Up)),
+                "move between the pending comments".to_owned(),
+            ),
+            (
+                k(KeyCommand::Toggle),
+                "keep the selected finding's draft (posted with the review)".to_owned(),
+            ),
+            (
+                k(KeyCommand::Edit),
+                "edit the selected comment (Esc done; a finding's draft becomes edited)".to_owned(),
+            ),
+            (
+                k(KeyCommand::Discard),
+                "drop the selected draft, or delete an own comment".to_owned(),
+            ),
+            (
+                "F".to_owned(),
+                "fold comments whose line left the diff into the review's body".to_owned(),
+            ),
+            (
+                k(KeyCommand::Post),
+                "submit as a comment (asks first)".to_owned(),
+            ),
+            (
+                "X".to_owned(),
+                "submit requesting changes (asks first)".to_owned(),
+            ),
+            (
+                "A".to_owned(),
+                "submit approving the PR (asks first, naming it)".to_owned(),
+            ),
+            (k(KeyCommand::Help), "this help".to_owned()),
+            (
+                format!("{}/{}", k(KeyCommand::Quit), k(KeyCommand::Back)),
+                "back to the PR".to_owned(),
+            ),
+        ]
+    }
+}
+
+impl App {
+    /// Opens `screen` above the one on top (what the diff view does with
+    /// [`compose_line_comment`]; tests open the composer this way).
+    pub fn open_screen(&mut self, screen: Box<dyn Screen>) {
+        self.kept.clear();
+        self.stack.push(screen);
+    }
+}

@@ -1,0 +1,413 @@
+//! The pending review headless, live against the loopback GitHub that checks GitHub's rules for
+//! review comments (fake_reviews.rs), and offline into the review outbox; and
+//! `review --post --inline`, rebase-safe across a force-push that rewrites every SHA.
+
+use crate::support;
+
+use serde_json::json;
+use support::fake_github::{FakePr, NUMBER, pr_ref};
+use support::llm::StandInLlm;
+use support::webhook::TOKEN;
+use support::{Live, live_run, stderr, stdout, stdout_json};
+
+/// The binary against the fake with `args`; a review asks the stand-in LLM.
+async fn run(live: &Live, args: &[&str]) -> std::process::Output {
+    if args.first() == Some(&"review") {
+        return live_run(&live.env, &live.gh.uri(), TOKEN, &live.llm, args).await;
+    }
+    live.env
+        .bin_async()
+        .env("GH_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", live.gh.uri())
+        .args(args)
+        .output()
+        .await
+        .expect("run pr-shepherd")
+}
+
+/// Two findings on lines of the diff (`src/mod1.rs` right side 3 is `+ more();`), one on a line
+/// the diff does not show.
+fn findings() -> Vec<serde_json::Value> {
+    vec![
+        json!({"severity": "important", "file": "src/mod1.rs", "line": 3, "message": "more() is called twice", "suggested_fix": "call it once"}),
+        json!({"severity": "suggestion", "file": "src/mod1.rs", "line": 40, "message": "a helper far from the change is unused"}),
+    ]
+}
+
+#[tokio::test]
+async fn review_post_inline_twice_across_a_force_push_posts_no_inline_comment_twice() {
+    let (gh, fake) = support::fake_github::FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(findings()).await;
+    let live = Live {
+        gh,
+        fake,
+        llm,
+        env: support::env::TestEnv::new(),
+    };
+    let pr = pr_ref(NUMBER);
+    let args = ["review", &pr, "--post", "--inline", "--format", "json"];
+    let first = run(&live, &args).await;
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let doc = stdout_json(&first);
+    let reviews = live.fake.reviews();
+    assert_eq!(reviews.len(), 1, "one review with the inline comments");
+    let posted = &reviews[0].comments;
+    // Each aspect raises the line-3 finding under its own id; none of the line-40 one.
+    assert!(!posted.is_empty(), "{doc}");
+    assert!(
+        posted
+            .iter()
+            .all(|c| c.path == "src/mod1.rs" && c.line == 3 && c.side == "RIGHT")
+    );
+    assert!(
+        posted
+            .iter()
+            .all(|c| c.body.contains("<!-- pr-shepherd:finding PS-")),
+        "each carries its finding id: {posted:?}"
+    );
+    assert_eq!(reviews[0].event, "COMMENT");
+    assert_eq!(
+        doc["inline"]["summaryOnly"].as_array().map(Vec::len),
+        Some(posted.len()),
+        "the line-40 finding of each aspect stays in the summary: {}",
+        doc["inline"]
+    );
+    assert_eq!(
+        live.fake.own_reviews().len(),
+        1,
+        "the summary comment as today"
+    );
+
+    // A force-push that rewrites every SHA (the patches stay as they were).
+    live.fake
+        .force_push("ffffffffffffffffffffffffffffffffffffffff", &[]);
+    let second = run(&live, &args).await;
+    assert_eq!(second.status.code(), Some(0), "{}", stderr(&second));
+    let doc = stdout_json(&second);
+    assert_eq!(live.fake.reviews().len(), 1, "no second inline review");
+    assert_eq!(
+        doc["inline"]["already"].as_array().map(Vec::len),
+        Some(posted.len()),
+        "{}",
+        doc["inline"]
+    );
+    assert!(doc["inline"]["post"].as_array().is_some_and(Vec::is_empty));
+    assert!(
+        stderr(&second).contains("already on the PR, not posted again"),
+        "{}",
+        stderr(&second)
+    );
+    // The summary (updated, still one) says the findings are unchanged.
+    let summaries = live.fake.own_reviews();
+    assert_eq!(summaries.len(), 1);
+    let body = &summaries[0].1;
+    assert!(
+        body.contains(&format!(
+            "{} unchanged since the last review",
+            2 * posted.len()
+        )),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn pending_add_list_drop_and_submit_live_make_exactly_one_review_even_after_a_lost_answer() {
+    let live = Live::start(FakePr::with_labels(&[])).await;
+    let pr = pr_ref(NUMBER);
+    // GitHub's rules are checked before anything is saved: a line not in the diff, a range
+    // that does not start before its line.
+    let out = run(
+        &live,
+        &[
+            "pending",
+            "add",
+            &pr,
+            "--path",
+            "src/mod1.rs",
+            "--line",
+            "40",
+            "--body",
+            "x",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("src/mod1.rs:40 is not a line of the diff"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        &live,
+        &[
+            "pending",
+            "add",
+            &pr,
+            "--path",
+            "src/mod1.rs",
+            "--line",
+            "3",
+            "--start-line",
+            "3",
+            "--body",
+            "x",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("start line (3) before its line (3)"),
+        "{}",
+        stderr(&out)
+    );
+
+    let ok = |o: &std::process::Output| assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    let out = run(
+        &live,
+        &[
+            "pending",
+            "add",
+            &pr,
+            "--path",
+            "src/mod1.rs",
+            "--line",
+            "3",
+            "--body",
+            "Why twice?",
+        ],
+    )
+    .await;
+    ok(&out);
+    assert!(
+        stdout(&out).contains("added comment c1 at src/mod1.rs:3"),
+        "{}",
+        stdout(&out)
+    );
+    let out = run(
+        &live,
+        &[
+            "pending",
+            "add",
+            &pr,
+            "--path",
+            "src/mod0.rs",
+            "--start-line",
+            "2",
+            "--line",
+            "4",
+            "--suggestion",
+            "    new();\n    again();",
+        ],
+    )
+    .await;
+    ok(&out);
+    let out = run(
+        &live,
+        &[
+            "pending",
+            "add",
+            &pr,
+            "--path",
+            "src/mod0.rs",
+            "--side",
+            "LEFT",
+            "--line",
+            "2",
+            "--body",
+            "was old() wrong?",
+        ],
+    )
+    .await;
+    ok(&out);
+    let out = run(&live, &["pending", "drop", &pr, "c3"]).await;
+    ok(&out);
+    let out = run(&live, &["pending", "list", &pr, "--format", "json"]).await;
+    ok(&out);
+    let list = stdout_json(&out);
+    let comments = list["comments"].as_array().cloned().unwrap_or_default();
+    assert_eq!(comments.len(), 2, "{list}");
+    assert_eq!(comments[1]["startLine"], 2);
+    assert_eq!(comments[1]["kind"], "suggestion");
+    assert!(
+        comments[1]["body"]
+            .as_str()
+            .unwrap_or("")
+            .starts_with("```suggestion\n    new();")
+    );
+
+    // The first answer is lost after GitHub stored the review: the retry finds it.
+    live.fake.fail_reviews_after_store(1);
+    let out = run(
+        &live,
+        &[
+            "pending",
+            "submit",
+            &pr,
+            "--event",
+            "request-changes",
+            "--body",
+            "Two things.",
+        ],
+    )
+    .await;
+    ok(&out);
+    assert!(
+        stdout(&out).contains("found, not sent again"),
+        "{}",
+        stdout(&out)
+    );
+    let reviews = live.fake.reviews();
+    assert_eq!(reviews.len(), 1, "exactly one review");
+    assert_eq!(reviews[0].event, "REQUEST_CHANGES");
+    assert_eq!(reviews[0].comments.len(), 2);
+    assert_eq!(reviews[0].comments[1].start_line, Some(2));
+    assert!(reviews[0].body.starts_with("Two things."));
+    // Submitted: the pending review is gone, and submitting again has nothing to send.
+    let out = run(&live, &["pending", "submit", &pr, "--event", "comment"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing to submit"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(live.fake.reviews().len(), 1);
+    // No approve headless, ever.
+    let out = run(&live, &["pending", "submit", &pr, "--event", "approve"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
+#[tokio::test]
+async fn a_comment_whose_line_left_the_diff_is_named_and_can_be_folded_into_the_body() {
+    let live = Live::start(FakePr::with_labels(&[])).await;
+    let pr = pr_ref(NUMBER);
+    let out = run(
+        &live,
+        &[
+            "pending",
+            "add",
+            &pr,
+            "--path",
+            "src/mod1.rs",
+            "--line",
+            "4",
+            "--body",
+            "again()?",
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // A push that shortens the patch: line 4 is no longer in the diff.
+    live.fake.force_push(
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+        &[(
+            "src/mod1.rs",
+            "@@ -1,2 +1,2 @@\n fn f1() {\n-    old();\n+    new();",
+        )],
+    );
+    let out = run(&live, &["pending", "submit", &pr, "--event", "comment"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("c1 at src/mod1.rs:4"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("--fold"), "{}", stderr(&out));
+    assert!(live.fake.reviews().is_empty(), "nothing was sent");
+    let out = run(
+        &live,
+        &["pending", "submit", &pr, "--event", "comment", "--fold"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let reviews = live.fake.reviews();
+    assert_eq!(reviews.len(), 1);
+    assert!(reviews[0].comments.is_empty());
+    assert!(
+        reviews[0]
+            .body
+            .contains("**src/mod1.rs:4** (its line left the diff)"),
+        "{}",
+        reviews[0].body
+    );
+    assert!(reviews[0].body.contains("again()?"));
+}
+
+#[tokio::test]
+async fn offline_the_outbox_holds_the_exact_review_request_and_state_show_lists_it() {
+    let env = support::env::TestEnv::new();
+    let demo = support::demo_fixture();
+    let file = demo
+        .pr
+        .files
+        .iter()
+        .find(|f| f.patch.is_some())
+        .expect("the demo has a patch")
+        .clone();
+    let patch = pr_shepherd::code::parse(file.patch.as_deref().unwrap_or(""));
+    let addr = patch
+        .lines
+        .iter()
+        .find_map(|l| l.addr())
+        .expect("an addressable line");
+    let line = addr.line.to_string();
+    let side = if addr.side == pr_shepherd::code::Side::Left {
+        "LEFT"
+    } else {
+        "RIGHT"
+    };
+    let out = env
+        .bin()
+        .args([
+            "pending",
+            "add",
+            "--path",
+            &file.path,
+            "--line",
+            &line,
+            "--side",
+            side,
+            "--body",
+            "offline words",
+        ])
+        .arg("assets/fixtures/demo.json")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = env
+        .bin()
+        .args([
+            "pending",
+            "submit",
+            "assets/fixtures/demo.json",
+            "--event",
+            "comment",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let done = stdout_json(&out);
+    assert_eq!(done["offline"], true);
+    let path = done["location"].as_str().unwrap_or("").to_owned();
+    assert!(path.ends_with("outbox/reviews.json"), "{path}");
+    let held: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(held[0]["method"], "POST");
+    assert!(held[0]["path"].as_str().unwrap_or("").ends_with("/reviews"));
+    let body = &held[0]["body"];
+    assert_eq!(body["event"], "COMMENT");
+    assert_eq!(body["commit_id"], demo.pr.head_sha.as_str());
+    assert_eq!(body["comments"][0]["path"], file.path.as_str());
+    assert_eq!(body["comments"][0]["body"], "offline words");
+    let out = env
+        .bin()
+        .args(["state", "show", "assets/fixtures/demo.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("reviews.json") && stdout(&out).contains("1 review"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -1,0 +1,264 @@
+//! The pending review in the console, live against the loopback GitHub that checks GitHub's
+//! rules for review comments: the composer driven with a `LineSelection` built from the PR's
+//! patch (as the diff view hands it), findings' drafts kept, edited and dropped one key each,
+//! one review submitted (also after a lost answer), and the approve confirmation.
+
+use crate::support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use pr_shepherd::code::pending::{CommentKind, DraftState};
+use pr_shepherd::code::{LineSelection, parse};
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::pr::{PrCoords, Snapshot};
+use pr_shepherd::review::ReviewRun;
+use pr_shepherd::source::github::{FetchOptions, GitHub};
+use pr_shepherd::tui::app::{InputMode, PendingScreen, compose_line_comment};
+use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::review::{Confirm, SubmitAs};
+use pr_shepherd::tui::theme::Theme;
+use pr_shepherd::tui::{Live, Remote};
+use serde_json::json;
+use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
+use support::webhook::TOKEN;
+
+fn coords() -> PrCoords {
+    PrCoords {
+        host: None,
+        owner: OWNER.into(),
+        repo: REPO.into(),
+        number: NUMBER,
+    }
+}
+
+fn client(uri: &str) -> GitHub {
+    let opts = FetchOptions {
+        max_attempts: 2,
+        backoff: Duration::from_millis(5),
+        max_backoff: Duration::from_millis(20),
+        max_rate_limit_wait: Duration::from_secs(1),
+        timeout: Duration::from_secs(5),
+        deadline: Duration::from_secs(30),
+        concurrency: 2,
+        notify: None,
+        ..FetchOptions::default()
+    };
+    support::github_client::loopback_github(uri, TOKEN, opts).expect("client")
+}
+
+/// A stored review run with three findings on lines of `src/mod1.rs`'s diff (right side 2, 3, 4).
+fn run_with_three_findings(head: &str) -> ReviewRun {
+    let finding = |line: u32, message: &str| {
+        json!({
+            "id": pr_shepherd::review::findings::finding_id(
+                pr_shepherd::review::aspect::Aspect::Correctness, "src/mod1.rs", message),
+            "aspect": "correctness", "severity": "important", "file": "src/mod1.rs",
+            "line": line, "message": message, "suggestedFix": "check it",
+        })
+    };
+    serde_json::from_value(json!({
+        "runId": "20261201T120000Z-test",
+        "pr": format!("{OWNER}/{REPO}#{NUMBER}"),
+        "headSha": head,
+        "backend": "replay",
+        "model": "recorded",
+        "startedAt": "2026-12-01T12:00:00Z",
+        "elapsedMs": 1,
+        "cancelled": false,
+        "aspects": [{
+            "aspect": "correctness", "state": "done", "elapsedMs": 1,
+            "findings": [
+                finding(2, "new() replaces old() without a test"),
+                finding(3, "more() is called on every path"),
+                finding(4, "again() repeats more()"),
+            ],
+        }],
+    }))
+    .expect("a run")
+}
+
+/// The selection of patch lines `range` of `path` in `snapshot`, as the diff view makes it.
+fn selection(
+    snapshot: &Snapshot,
+    path: &str,
+    range: std::ops::RangeInclusive<usize>,
+) -> LineSelection {
+    let file = snapshot
+        .pr
+        .files
+        .iter()
+        .find(|f| f.path == path)
+        .expect("the file");
+    let patch = parse(file.patch.as_deref().expect("a patch"));
+    LineSelection::of(path, &patch, range).expect("a selection")
+}
+
+/// A console on the fake's PR, live, with a stored run; the pending list opened with `P`.
+fn console(uri: &str, dir: &std::path::Path) -> (Harness, Snapshot) {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let snapshot = rt.block_on(client(uri).fetch_snapshot(&coords())).unwrap();
+    drop(rt);
+    let ledger = Ledger::new(dir);
+    ledger
+        .save_run(&coords(), &run_with_three_findings(&snapshot.pr.head_sha))
+        .unwrap();
+    let mut h = Harness::new(
+        snapshot.clone(),
+        None,
+        Ledger::new(dir),
+        Theme::default_theme(),
+        120,
+        40,
+    )
+    .unwrap();
+    h.set_remote(Remote::GitHub(Live {
+        gh: Arc::new(client(uri)),
+        own_login: "monalisa".into(),
+    }));
+    h.draw();
+    (h, snapshot)
+}
+
+#[test]
+fn a_console_pending_review_is_submitted_as_one_review_with_its_four_comments_even_after_a_timeout()
+{
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::with_labels(&[])));
+    drop(rt);
+    let dir = tempfile::tempdir().unwrap();
+    let (mut h, snapshot) = console(&server.uri(), dir.path());
+
+    // One key from the PR screen: the findings on diff lines are drafts, nothing decided yet.
+    h.press("P");
+    assert!(h.app.top_is::<PendingScreen>(), "{:?}", h.app.stack());
+    let r = h.app.pending_review().expect("read");
+    assert_eq!(r.comments.len(), 3);
+    assert!(r.comments.iter().all(|c| c.state == DraftState::Proposed));
+    assert!(h.screen().contains("Pending review"), "{}", h.screen());
+
+    // Keep two, drop one (one key each), then edit the first kept one.
+    h.press("g Enter j Enter j d g e");
+    assert_eq!(*h.app.mode(), InputMode::Edit);
+    h.type_text(" Really.");
+    h.press("Esc");
+    let r = h.app.pending_review().unwrap();
+    let states: Vec<DraftState> = r.comments.iter().map(|c| c.state).collect();
+    assert_eq!(
+        states,
+        [DraftState::Edited, DraftState::Kept, DraftState::Dropped]
+    );
+    assert!(
+        r.comments[0].body.contains("Really."),
+        "{}",
+        r.comments[0].body
+    );
+
+    // The composer, opened as the diff view opens it: a comment on `+ new();` of src/mod0.rs…
+    let one = selection(&snapshot, "src/mod0.rs", 2..=2);
+    assert_eq!(one.end.line, 2);
+    h.app
+        .open_screen(compose_line_comment(&snapshot, one, false));
+    h.draw();
+    assert_eq!(
+        *h.app.mode(),
+        InputMode::Edit,
+        "the editor is open on the line"
+    );
+    h.type_text("Why new()?");
+    h.press("Esc");
+    // …and a suggestion on a three-line range, prefilled with those lines.
+    let three = selection(&snapshot, "src/mod0.rs", 2..=4);
+    assert_eq!(three.start.map(|a| a.line), Some(2));
+    h.app
+        .open_screen(compose_line_comment(&snapshot, three, true));
+    h.draw();
+    let prefill = h.app.pending().and_then(|p| p.editing()).map(|e| e.text());
+    assert_eq!(
+        prefill.as_deref(),
+        Some("```suggestion\n    new();\n    more();\n    again();\n```")
+    );
+    h.press("Esc");
+    let r = h.app.pending_review().unwrap();
+    assert_eq!(r.to_post().count(), 4, "{r:?}");
+    assert_eq!(
+        r.comments
+            .iter()
+            .filter(|c| c.kind == CommentKind::Suggestion)
+            .count(),
+        1
+    );
+
+    // Submit requesting changes; GitHub stores it but the answer is lost (a timeout): the retry
+    // finds it by its key and sends nothing again.
+    fake.fail_reviews_after_store(1);
+    h.press("X");
+    match h.app.mode() {
+        InputMode::Confirm(Confirm::Submit(ask)) => {
+            assert_eq!(ask.how, SubmitAs::RequestChanges);
+            assert_eq!(ask.comments, 4);
+        }
+        other => panic!("no confirmation: {other:?}"),
+    }
+    assert!(h.screen().contains("Request changes?"), "{}", h.screen());
+    h.press("y");
+    let reviews = fake.reviews();
+    assert_eq!(reviews.len(), 1, "exactly one review");
+    assert_eq!(reviews[0].event, "REQUEST_CHANGES");
+    assert_eq!(reviews[0].comments.len(), 4, "{:?}", reviews[0].comments);
+    let range = reviews[0]
+        .comments
+        .iter()
+        .find(|c| c.start_line.is_some())
+        .expect("the suggestion's range");
+    assert_eq!((range.start_line, range.line), (Some(2), 4));
+    assert_eq!(
+        reviews[0]
+            .comments
+            .iter()
+            .filter(|c| c.body.contains("<!-- pr-shepherd:finding PS-"))
+            .count(),
+        2,
+        "the two kept findings carry their ids"
+    );
+    assert!(
+        h.app.notice().unwrap_or("").starts_with("submitted"),
+        "{:?}",
+        h.app.notice()
+    );
+    assert!(
+        Ledger::new(dir.path())
+            .load_pending(&coords())
+            .unwrap()
+            .comments
+            .is_empty(),
+        "the pending review is gone once submitted"
+    );
+}
+
+#[test]
+fn approving_asks_with_a_confirmation_that_names_it_and_only_y_approves() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::with_labels(&[])));
+    drop(rt);
+    let dir = tempfile::tempdir().unwrap();
+    let (mut h, _) = console(&server.uri(), dir.path());
+    h.press("P g Enter");
+    h.press("A");
+    assert!(
+        matches!(h.app.mode(), InputMode::Confirm(Confirm::Submit(a)) if a.how == SubmitAs::Approve),
+        "{:?}",
+        h.app.mode()
+    );
+    let screen = h.screen();
+    assert!(screen.contains("APPROVE this pull request?"), "{screen}");
+    assert!(screen.contains("y approves the PR"), "{screen}");
+    // Any other key cancels: nothing is sent.
+    h.press("n");
+    assert!(fake.reviews().is_empty());
+    assert_eq!(h.app.notice(), Some("not submitted (approve)"));
+    h.press("A y");
+    let reviews = fake.reviews();
+    assert_eq!(reviews.len(), 1);
+    assert_eq!(reviews[0].event, "APPROVE");
+}
