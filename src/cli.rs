@@ -678,3 +678,63 @@ pub struct ReviewArgs {
     #[arg(long, short)]
     pub quiet: bool,
 }
+
+/// The subcommand `word` was most likely meant to be (a typo of one or two letters, or a
+/// transposition: `itmes` → `items`), or `None`.
+pub fn closest_subcommand(word: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let word = word.to_lowercase();
+    let cmd = Cli::command();
+    cmd.get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| (typo_distance(&word, c.get_name()), c.get_name().to_owned()))
+        .filter(|(d, name)| *d <= 2 && *d < name.chars().count())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, name)| name)
+}
+
+/// Edit distance counting a swap of two neighbouring letters as one edit (optimal string
+/// alignment).
+fn typo_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod typo_tests {
+    use super::*;
+
+    #[test]
+    fn a_mistyped_subcommand_is_named() {
+        assert_eq!(closest_subcommand("itmes").as_deref(), Some("items"));
+        assert_eq!(closest_subcommand("reveiw").as_deref(), Some("review"));
+        assert_eq!(closest_subcommand("Inbx").as_deref(), Some("inbox"));
+        assert_eq!(closest_subcommand("zzzzzzzz"), None);
+    }
+
+    #[test]
+    fn a_swap_is_one_edit() {
+        assert_eq!(typo_distance("itmes", "items"), 1);
+        assert_eq!(typo_distance("", "ab"), 2);
+        assert_eq!(typo_distance("same", "same"), 0);
+    }
+}
