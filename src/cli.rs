@@ -393,7 +393,7 @@ pub struct InboxArgs {
     #[arg(value_name = "OWNER/REPO|DIR")]
     pub targets: Vec<String>,
     /// A GitHub search (e.g. 'org:acme is:pr is:open review-requested:@me'); `is:pr is:open`
-    /// is implied.
+    /// is implied, and a search for closed or merged PRs (is:closed, is:merged) is refused.
     #[arg(long, value_name = "QUERY", conflicts_with = "targets")]
     pub query: Option<String>,
     /// Output format.

@@ -31,3 +31,14 @@ fn a_mistyped_subcommand_is_not_read_as_a_pr() {
     assert!(!err.contains("needs a terminal"), "{err}");
     assert!(stdout(&o).is_empty());
 }
+
+#[test]
+fn a_search_for_closed_prs_is_refused_not_listed_empty() {
+    let env = TestEnv::new();
+    for q in ["org:acme is:closed", "repo:acme/rivet is:merged"] {
+        let o = run(&env, &["inbox", "--query", q]);
+        assert_eq!(o.status.code(), Some(2), "{q}: {}", stderr(&o));
+        assert!(stderr(&o).contains("open PRs only"), "{q}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty());
+    }
+}
