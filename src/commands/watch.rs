@@ -436,6 +436,7 @@ impl Watcher<'_> {
                 markers: MarkerPlan::Write,
                 marker_problems: Vec::new(),
                 kept,
+                own: Default::default(),
             };
             super::emit(&markdown(snapshot, &triaged, &opts))?;
             self.ledger

@@ -42,3 +42,73 @@ fn a_search_for_closed_prs_is_refused_not_listed_empty() {
         assert!(stdout(&o).is_empty());
     }
 }
+
+fn fixture(name: &str) -> String {
+    format!("{}/assets/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn items_shows_shepherds_own_review_as_such_without_its_metadata() {
+    let env = TestEnv::new();
+    let history = fixture("history.json");
+    let raw = std::fs::read_to_string(&history).expect("fixture");
+    assert!(
+        raw.contains("pr-shepherd:meta"),
+        "the fixture carries a review's metadata"
+    );
+    let o = run(&env, &["items", &history, "--peek"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let md = stdout(&o);
+    assert!(md.contains("`SHEPHERD`"), "{md}");
+    assert!(md.contains("## Shepherd's own review (1)"), "{md}");
+    assert!(!md.contains("pr-shepherd:meta"), "{md}");
+    let new_section = md
+        .split("## New")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .unwrap_or_default();
+    assert!(!new_section.contains("PR Shepherd Review"), "{new_section}");
+
+    let o = run(&env, &["items", &history, "--peek", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    let own: Vec<&serde_json::Value> = v["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| i["shepherd"] == true)
+        .collect();
+    assert_eq!(own.len(), 1);
+    assert_eq!(v["counts"]["shepherd"], 1);
+    let c = &v["counts"];
+    assert_eq!(
+        c["new"].as_u64().unwrap()
+            + c["edited"].as_u64().unwrap()
+            + c["unchanged"].as_u64().unwrap()
+            + 1,
+        c["total"].as_u64().unwrap()
+    );
+}
+
+#[test]
+fn items_says_when_a_pr_is_merged_or_closed() {
+    let env = TestEnv::new();
+    let raw = std::fs::read_to_string(fixture("demo.json")).expect("fixture");
+    let mut v: serde_json::Value = serde_json::from_str(&raw).expect("json");
+    for (state, said) in [("MERGED", "merged"), ("CLOSED", "closed"), ("OPEN", "open")] {
+        v["pr"]["state"] = state.into();
+        let path = env.root().join(format!("{said}.json"));
+        std::fs::write(&path, v.to_string()).expect("write");
+        let path = path.display().to_string();
+        let o = run(&env, &["items", &path, "--peek"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let head = stdout(&o).lines().next().unwrap_or_default().to_owned();
+        assert_eq!(
+            head.ends_with(&format!("({said})")),
+            said != "open",
+            "{head}"
+        );
+        let o = run(&env, &["items", &path, "--peek", "--format", "json"]);
+        let j: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+        assert_eq!(j["pr"]["state"], said);
+    }
+}
