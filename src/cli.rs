@@ -71,7 +71,13 @@ Markdown (default) has three sections: New, Edited since first look, and Unchang
 unless --all). JSON (--format json, see docs/json-output.md) always holds every item.
 
 Seen markers are written only after the listing has been written and flushed without error; with
---peek, or when the snapshot is incomplete, none are written.")]
+--peek, or when the snapshot is incomplete, none are written.
+
+Piped into a pager or `head`: a listing that fits in the pipe is delivered whole the moment the
+pipe takes it, so `items | head` marks every new and edited item seen even though `head` showed a
+few lines (a listing larger than the pipe marks nothing when the reader leaves early). Use
+`--peek` to look without marking. When standard output is not a terminal, the number of items
+marked is said on stderr (unless --quiet).")]
     Items(ItemsArgs),
     /// Inspect or clear the state remembered for a PR.
     #[command(subcommand)]
@@ -552,9 +558,12 @@ pub struct ItemsArgs {
     /// Show unchanged items in full too (Markdown).
     #[arg(long)]
     pub all: bool,
-    /// List without writing any seen markers.
+    /// List without writing any seen markers (the way to look through a pipe or pager).
     #[arg(long)]
     pub peek: bool,
+    /// Say nothing on stderr about the markers written (said when stdout is not a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// For a fixture with history: list the PR as of step K (0 = the initial snapshot).
     #[arg(long, value_name = "K")]
     pub step: Option<usize>,

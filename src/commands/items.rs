@@ -1,6 +1,6 @@
 //! `pr-shepherd items`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use super::Context;
 use crate::cli::{Format, ItemsArgs};
@@ -126,6 +126,12 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
             let items = marks(&snapshot, &triaged);
             // The markers loaded above are what each item's marker holds: none is read again.
             let report = ledger.mark_seen_loaded(&coords, &items, &seen, now)?;
+            // Into a pipe, the reader may have shown less than it took (`| head`): say what
+            // was marked, and how to look without marking.
+            if !args.quiet && !std::io::stdout().is_terminal() {
+                let marked = items.len().saturating_sub(report.failed.len());
+                crate::eprintln_clean!("{}", piped_note(marked));
+            }
             if !report.failed.is_empty() {
                 if let Some(e) = &unkept {
                     crate::eprintln_clean!("error: the texts of seen items were not kept: {e}");
@@ -161,6 +167,18 @@ fn to_keep<'a>(
         .iter()
         .filter(|t| t.freshness.needs_attention())
         .filter_map(|t| Some((snapshot.items.get(t.index)?, t.body_hash.as_str())))
+}
+
+/// The stderr line of a listing that went into a pipe or file.
+fn piped_note(marked: usize) -> String {
+    if marked == 0 {
+        "note: no items were new or edited; nothing was marked seen".to_owned()
+    } else {
+        format!(
+            "note: marked {} seen (the whole listing went into the pipe; `--peek` looks without marking)",
+            crate::output::plural::count(marked, "item")
+        )
+    }
 }
 
 /// How many markers are named one by one on stderr before the rest are counted.

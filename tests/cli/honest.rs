@@ -112,3 +112,31 @@ fn items_says_when_a_pr_is_merged_or_closed() {
         assert_eq!(j["pr"]["state"], said);
     }
 }
+
+#[test]
+fn a_listing_into_a_pipe_says_how_many_items_it_marked() {
+    let env = TestEnv::new();
+    // `output()` reads stdout through a pipe, as `items | head` does.
+    let o = run(&env, &["items"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("marked 18 items seen") && stderr(&o).contains("--peek"),
+        "{}",
+        stderr(&o)
+    );
+    // Nothing new the second time: said too.
+    let o = run(&env, &["items"]);
+    assert!(
+        stderr(&o).contains("nothing was marked seen"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&env, &["items", "--quiet"]);
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    let o = run(&env, &["items", "--help"]);
+    let help = stdout(&o);
+    assert!(
+        help.contains("items | head") && help.contains("--peek"),
+        "{help}"
+    );
+}
