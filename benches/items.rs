@@ -42,6 +42,7 @@ fn bench(c: &mut Criterion) {
         markers: MarkerPlan::Write,
         marker_problems: vec![],
         kept: Default::default(),
+        own: Default::default(),
     };
     let mut group = c.benchmark_group("items_10k");
     group.sample_size(20);

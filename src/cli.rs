@@ -76,7 +76,13 @@ Markdown (default) has three sections: New, Edited since first look, and Unchang
 unless --all). JSON (--format json, see docs/json-output.md) always holds every item.
 
 Seen markers are written only after the listing has been written and flushed without error; with
---peek, or when the snapshot is incomplete, none are written.")]
+--peek, or when the snapshot is incomplete, none are written.
+
+Piped into a pager or `head`: a listing that fits in the pipe is delivered whole the moment the
+pipe takes it, so `items | head` marks every new and edited item seen even though `head` showed a
+few lines (a listing larger than the pipe marks nothing when the reader leaves early). Use
+`--peek` to look without marking. When standard output is not a terminal, the number of items
+marked is said on stderr (unless --quiet).")]
     Items(ItemsArgs),
     /// Inspect or clear the state remembered for a PR.
     #[command(subcommand)]
@@ -403,7 +409,7 @@ pub struct InboxArgs {
     #[arg(value_name = "OWNER/REPO|DIR")]
     pub targets: Vec<String>,
     /// A GitHub search (e.g. 'org:acme is:pr is:open review-requested:@me'); `is:pr is:open`
-    /// is implied.
+    /// is implied, and a search for closed or merged PRs (is:closed, is:merged) is refused.
     #[arg(long, value_name = "QUERY", conflicts_with = "targets")]
     pub query: Option<String>,
     /// Output format.
@@ -562,9 +568,12 @@ pub struct ItemsArgs {
     /// Show unchanged items in full too (Markdown).
     #[arg(long)]
     pub all: bool,
-    /// List without writing any seen markers.
+    /// List without writing any seen markers (the way to look through a pipe or pager).
     #[arg(long)]
     pub peek: bool,
+    /// Say nothing on stderr about the markers written (said when stdout is not a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
     /// For a fixture with history: list the PR as of step K (0 = the initial snapshot).
     #[arg(long, value_name = "K")]
     pub step: Option<usize>,
@@ -775,4 +784,64 @@ pub struct PendingSubmitArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     pub format: Format,
+}
+
+/// The subcommand `word` was most likely meant to be (a typo of one or two letters, or a
+/// transposition: `itmes` → `items`), or `None`.
+pub fn closest_subcommand(word: &str) -> Option<String> {
+    use clap::CommandFactory;
+    let word = word.to_lowercase();
+    let cmd = Cli::command();
+    cmd.get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| (typo_distance(&word, c.get_name()), c.get_name().to_owned()))
+        .filter(|(d, name)| *d <= 2 && *d < name.chars().count())
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, name)| name)
+}
+
+/// Edit distance counting a swap of two neighbouring letters as one edit (optimal string
+/// alignment).
+fn typo_distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod typo_tests {
+    use super::*;
+
+    #[test]
+    fn a_mistyped_subcommand_is_named() {
+        assert_eq!(closest_subcommand("itmes").as_deref(), Some("items"));
+        assert_eq!(closest_subcommand("reveiw").as_deref(), Some("review"));
+        assert_eq!(closest_subcommand("Inbx").as_deref(), Some("inbox"));
+        assert_eq!(closest_subcommand("zzzzzzzz"), None);
+    }
+
+    #[test]
+    fn a_swap_is_one_edit() {
+        assert_eq!(typo_distance("itmes", "items"), 1);
+        assert_eq!(typo_distance("", "ab"), 2);
+        assert_eq!(typo_distance("same", "same"), 0);
+    }
 }

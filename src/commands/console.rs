@@ -52,6 +52,39 @@ fn inbox_spec(
     }
 }
 
+/// What the console's argument may be, for the message when it is none of them.
+const CONSOLE_FORMS: &str = "accepted forms:
+  OWNER/REPO#N                          a PR, e.g. rust-lang/rust#123
+  https://HOST/OWNER/REPO/pull/N        a PR by URL (any host, for GitHub Enterprise Server)
+  PATH                                  a fixture file (pr-shepherd/fixture@1 JSON)
+  OWNER/REPO                            the inbox of a repository's open PRs
+  DIR                                   the inbox of a directory of fixture files";
+
+/// Exit 2 for a console argument that is neither a PR, OWNER/REPO nor a directory; a bare word
+/// close to a subcommand's name says which one was meant.
+fn check_console_arg(p: &str) -> Result<(), CliError> {
+    let why = match crate::pr::PrRef::parse(p) {
+        Ok(_) => return Ok(()),
+        Err(_) if std::path::Path::new(p).exists() => return Ok(()),
+        Err(e) => e.to_string(),
+    };
+    if !p.contains('#') && !p.contains("://") && super::inbox::repo_arg(p).is_ok() {
+        return Ok(());
+    }
+    let shown = crate::sanitize::one_line(p);
+    let bare = !p.contains(['/', '#', '.', std::path::MAIN_SEPARATOR]);
+    let mut message = if bare {
+        format!("`{shown}` is not a subcommand, a PR, OWNER/REPO or a directory")
+    } else {
+        // The reference's own reason (its first line: the forms follow below).
+        why.lines().next().unwrap_or_default().to_owned()
+    };
+    if bare && let Some(name) = crate::cli::closest_subcommand(p) {
+        message.push_str(&format!("; did you mean `pr-shepherd {name}`?"));
+    }
+    Err(CliError::usage(format!("{message}\n{CONSOLE_FORMS}")))
+}
+
 /// The inbox screen (tabs listed, counts to come), how to load it, and where the session's
 /// writes go (live tabs: GitHub as the credentials' account). A repository or search named on
 /// the command line (`explicit`) is listed before the screen opens, as `inbox` lists it: an
@@ -145,6 +178,11 @@ pub(super) async fn run(
         .validate()
         .map_err(|e| CliError::usage(e.to_string()))?;
 
+    // An argument that is none of the console's forms (a mistyped subcommand, most often) is
+    // bad input, said before the terminal is asked for.
+    if let Some(p) = pr {
+        check_console_arg(p)?;
+    }
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
         return Err(CliError::usage(
             "the console needs a terminal (standard input and output must be a TTY)",

@@ -208,8 +208,8 @@ fn not_reviewable(snapshot: &Snapshot, trigger: Option<TriggerRef>) -> Option<St
     None
 }
 
-/// The gates, said on stderr: automatic unless a maintainer's trigger comment asked (explicit:
-/// may override the community and pause gates, never `no-shepherd` for posting).
+/// The gates, said on stderr: automatic unless a maintainer's trigger comment asked (a trigger:
+/// may override the community and pause gates; `no-shepherd` refuses it, no model called).
 async fn gates(
     ctx: &Context,
     gh: &GitHub,
@@ -224,7 +224,7 @@ async fn gates(
         == Some("Organization");
     let team = settle_team(gh, &snapshot.pr, cfg, is_org).await;
     let how = if trigger {
-        Invocation::Explicit
+        Invocation::Trigger
     } else {
         Invocation::Automatic
     };

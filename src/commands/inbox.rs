@@ -34,12 +34,16 @@ pub(crate) fn spec(
         if q.trim().is_empty() {
             return Err(CliError::usage("--query is empty"));
         }
+        refuse_closed(q, "--query")?;
         return Ok(InboxSpec::Queries(vec![(q.to_owned(), q.to_owned())]));
     }
     if targets.is_empty() {
         let sections = &ctx.config.config.inbox.sections;
         if sections.is_empty() {
             return Ok(InboxSpec::Bundled);
+        }
+        for s in sections {
+            refuse_closed(&s.query, &format!("the inbox section `{}`", s.title))?;
         }
         return Ok(InboxSpec::Queries(
             sections
@@ -63,6 +67,37 @@ pub(crate) fn spec(
         repos.push(repo_arg(t)?);
     }
     Ok(InboxSpec::Repos(repos))
+}
+
+/// The words of a search that ask for PRs that are not open.
+const NOT_OPEN: [&str; 5] = [
+    "is:closed",
+    "is:merged",
+    "state:closed",
+    "state:merged",
+    "-is:open",
+];
+
+/// The first word of `query` that asks for closed or merged PRs, which the inbox never lists
+/// (`is:open` is implied, so such a search would silently match nothing).
+pub(crate) fn closed_qualifier(query: &str) -> Option<&str> {
+    query
+        .split_whitespace()
+        .find(|w| NOT_OPEN.contains(&w.to_ascii_lowercase().as_str()))
+}
+
+/// Exit 2 for a search that asks for closed or merged PRs, naming the word and where it is.
+fn refuse_closed(query: &str, whose: &str) -> Result<(), CliError> {
+    match closed_qualifier(query) {
+        None => Ok(()),
+        Some(w) => Err(CliError::usage(format!(
+            "{whose} asks for `{}`, but the inbox lists open PRs only (`is:open` is implied)",
+            crate::sanitize::one_line(w)
+        ))
+        .with_hint(
+            "drop it; a closed or merged PR is listed with `pr-shepherd items OWNER/REPO#N`",
+        )),
+    }
 }
 
 /// `OWNER/REPO`, checked.
@@ -187,4 +222,18 @@ async fn live(
     }
     tracing::debug!(requests = gh.requests(), "inbox fetched");
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closed_qualifier;
+
+    #[test]
+    fn a_search_for_closed_prs_is_named() {
+        assert_eq!(closed_qualifier("org:acme is:closed"), Some("is:closed"));
+        assert_eq!(closed_qualifier("org:acme Is:Merged"), Some("Is:Merged"));
+        assert_eq!(closed_qualifier("repo:a/b -is:open"), Some("-is:open"));
+        assert_eq!(closed_qualifier("org:acme is:pr is:open author:@me"), None);
+        assert_eq!(closed_qualifier("is:unmerged"), None);
+    }
 }

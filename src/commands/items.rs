@@ -1,6 +1,6 @@
 //! `pr-shepherd items`.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use super::Context;
 use crate::cli::{Format, ItemsArgs};
@@ -17,7 +17,43 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
     let (target, early) = source::resolve_overlapped(args.pr.as_deref(), |coords| {
         ledger.as_ref().ok().map(|l| l.prefetch_seen(coords))
     })?;
-    let snapshot = super::load_snapshot(ctx, target, args.step).await?;
+    // Whose `## PR Shepherd Review` comments are Shepherd's own: offline the default identity,
+    // live the credentials' account (as `review` and the console decide it).
+    let (snapshot, own_login) = match target {
+        source::Target::Live(coords) => {
+            if args.step.is_some() {
+                return Err(CliError::usage(
+                    "--step applies to fixtures with history, not to a live PR",
+                ));
+            }
+            let gh = super::live::client(ctx, &coords).await?;
+            let snapshot = gh.fetch_snapshot(&coords).await?;
+            // Without the login the own review lists as an ordinary comment: said, not hidden.
+            let login = match gh.viewer_login().await {
+                Ok(l) => l,
+                Err(e) => {
+                    crate::eprintln_clean!(
+                        "note: the credentials' login is unknown ({e}); Shepherd's own review is listed as a comment"
+                    );
+                    String::new()
+                }
+            };
+            (snapshot, login)
+        }
+        fixture => (
+            super::load_snapshot(ctx, fixture, args.step).await?,
+            crate::pr::DEFAULT_IDENTITY.to_owned(),
+        ),
+    };
+    let own = if own_login.is_empty() {
+        Default::default()
+    } else {
+        crate::review::prior::prior_reviews(&snapshot, &own_login)
+            .own
+            .into_iter()
+            .map(|r| r.comment_id)
+            .collect()
+    };
     let coords = snapshot.pr.coords();
     let ledger = ledger?;
     let ids = snapshot.items.iter().map(|i| i.id());
@@ -57,6 +93,7 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
             .map(|p| format!("{}: {}", p.path.display(), p.reason))
             .collect(),
         kept,
+        own,
     };
     // Deliver first; only a listing that was written and flushed without error marks anything.
     // Terminal-safe on the way out, whatever a field holds (`output::safe`).
@@ -89,6 +126,12 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
             let items = marks(&snapshot, &triaged);
             // The markers loaded above are what each item's marker holds: none is read again.
             let report = ledger.mark_seen_loaded(&coords, &items, &seen, now)?;
+            // Into a pipe, the reader may have shown less than it took (`| head`): say what
+            // was marked, and how to look without marking.
+            if !args.quiet && !std::io::stdout().is_terminal() {
+                let marked = items.len().saturating_sub(report.failed.len());
+                crate::eprintln_clean!("{}", piped_note(marked));
+            }
             if !report.failed.is_empty() {
                 if let Some(e) = &unkept {
                     crate::eprintln_clean!("error: the texts of seen items were not kept: {e}");
@@ -124,6 +167,18 @@ fn to_keep<'a>(
         .iter()
         .filter(|t| t.freshness.needs_attention())
         .filter_map(|t| Some((snapshot.items.get(t.index)?, t.body_hash.as_str())))
+}
+
+/// The stderr line of a listing that went into a pipe or file.
+fn piped_note(marked: usize) -> String {
+    if marked == 0 {
+        "note: no items were new or edited; nothing was marked seen".to_owned()
+    } else {
+        format!(
+            "note: marked {} seen (the whole listing went into the pipe; `--peek` looks without marking)",
+            crate::output::plural::count(marked, "item")
+        )
+    }
 }
 
 /// How many markers are named one by one on stderr before the rest are counted.

@@ -79,8 +79,9 @@ async fn review_fixture(
     let triggered = trigger_of(ctx, &snapshot, args.trigger_comment.as_deref())?;
     let gate = closed_note(
         &snapshot,
-        policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit),
+        policy::gate(&snapshot.pr, team, &cfg, invocation(args)),
     );
+    refused(&gate)?;
     let mut review = ReviewSetup {
         snapshot,
         triggered,
@@ -121,8 +122,9 @@ async fn review_live(
     let triggered = trigger_of(ctx, &snapshot, args.trigger_comment.as_deref())?;
     let gate = closed_note(
         &snapshot,
-        policy::gate(&snapshot.pr, team, &cfg, policy::Invocation::Explicit),
+        policy::gate(&snapshot.pr, team, &cfg, invocation(args)),
     );
+    refused(&gate)?;
     let own_login = gh.viewer_login().await?;
     let mut review = ReviewSetup {
         snapshot,
@@ -139,6 +141,29 @@ async fn review_live(
     review.quiet = args.quiet;
     review.inline = args.inline;
     execute(ctx, review).await.map(|_| ())
+}
+
+/// How `review` was asked for: a named trigger comment is a trigger (`no-shepherd` refuses it
+/// whole), otherwise the maintainer's explicit request.
+fn invocation(args: &ReviewArgs) -> policy::Invocation {
+    if args.trigger_comment.is_some() {
+        policy::Invocation::Trigger
+    } else {
+        policy::Invocation::Explicit
+    }
+}
+
+/// A review the gates refuse outright (a trigger on a `no-shepherd` PR): exit 1 with the reason,
+/// before any model is called; the decision is said on stderr.
+fn refused(gate: &GateDecision) -> Result<(), CliError> {
+    if gate.review {
+        return Ok(());
+    }
+    crate::eprintln_clean!(
+        "decision: no review: {}",
+        crate::sanitize::one_line(&gate.reason)
+    );
+    Err(CliError::runtime(format!("not reviewed: {}", gate.reason)))
 }
 
 /// `--trigger-comment ID`, checked and applied.

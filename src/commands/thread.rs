@@ -5,6 +5,7 @@ use std::io::Read;
 use super::Context;
 use crate::cli::{Format, ThreadCommand, ThreadTarget};
 use crate::error::CliError;
+use crate::ledger::ThreadActionKind;
 use crate::pr::{Item, Snapshot, Thread};
 use crate::publish::threads::{act_live, act_offline};
 use crate::publish::{ThreadDo, ThreadDone, ThreadError, check_reply, record_own_reply};
@@ -48,6 +49,37 @@ pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliErro
     let coords = snapshot.pr.coords();
     let ledger = ctx.ledger()?;
     let now = chrono::Utc::now().timestamp();
+    // Resolving a resolved thread (or unresolving an open one) sends and queues nothing.
+    if let Some(want) = match what {
+        ThreadDo::Resolve => Some(true),
+        ThreadDo::Unresolve => Some(false),
+        ThreadDo::Reply(_) => None,
+    } {
+        let pending = if live {
+            None
+        } else {
+            ledger
+                .thread_outbox(&coords)?
+                .actions
+                .iter()
+                .rev()
+                .find_map(|a| {
+                    (a.thread_id == thread.id)
+                        .then_some(a.kind)
+                        .and_then(|k| match k {
+                            ThreadActionKind::Resolve => Some(true),
+                            ThreadActionKind::Unresolve => Some(false),
+                            ThreadActionKind::Reply => None,
+                        })
+                })
+        };
+        if is_resolved(thread.resolved, pending) == want {
+            return super::emit_in(
+                format,
+                &already(&thread, &snapshot, want, pending.is_some(), format),
+            );
+        }
+    }
     // A posted reply whose seen marker cannot be saved: reported, then exit 1 (a disk failure).
     let mut unrecorded = None;
     let (done, recorded) = if live {
@@ -147,6 +179,48 @@ fn find_thread<'s>(snapshot: &'s Snapshot, id: &str) -> Result<&'s Thread, CliEr
     }
 }
 
+/// Whether a thread is resolved once the actions already queued for it (offline) are done:
+/// the last queued resolve or unresolve, else what the snapshot says.
+fn is_resolved(in_snapshot: bool, last_queued: Option<bool>) -> bool {
+    last_queued.unwrap_or(in_snapshot)
+}
+
+/// The report of a resolve or unresolve that had nothing to do.
+fn already(
+    thread: &Thread,
+    snapshot: &Snapshot,
+    resolved: bool,
+    queued: bool,
+    f: Format,
+) -> String {
+    let pr = &snapshot.pr;
+    let state = if resolved { "resolved" } else { "unresolved" };
+    match f {
+        Format::Json => {
+            let v = serde_json::json!({
+                "action": if resolved { "resolve" } else { "unresolve" },
+                "pr": format!("{}/{}#{}", pr.owner, pr.repo, pr.number),
+                "threadId": thread.id,
+                "destination": null,
+                "already": true,
+            });
+            format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+        }
+        Format::Md => format!(
+            "thread {} on {}/{}#{} is already {state}{}: nothing sent or queued\n",
+            one_line(&thread.id),
+            pr.owner,
+            pr.repo,
+            pr.number,
+            if queued {
+                " (by an action in the outbox)"
+            } else {
+                ""
+            },
+        ),
+    }
+}
+
 fn thread_error(e: ThreadError) -> CliError {
     CliError::runtime(e.to_string())
 }
@@ -170,9 +244,9 @@ fn report(done: &ThreadDone, snapshot: &Snapshot, live: bool, recorded: bool, f:
         }
         Format::Md => {
             let verb = match done.kind {
-                crate::ledger::ThreadActionKind::Reply => "replied to",
-                crate::ledger::ThreadActionKind::Resolve => "resolved",
-                crate::ledger::ThreadActionKind::Unresolve => "unresolved",
+                ThreadActionKind::Reply => "replied to",
+                ThreadActionKind::Resolve => "resolved",
+                ThreadActionKind::Unresolve => "unresolved",
             };
             let place = if !live {
                 " (offline: written to the outbox)".to_owned()

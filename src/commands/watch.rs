@@ -341,7 +341,7 @@ impl Watcher<'_> {
             }
             TickAction::Idle => (None, None),
             TickAction::Review => (Some(Invocation::Automatic), None),
-            TickAction::Trigger(r) => (Some(Invocation::Explicit), Some(r)),
+            TickAction::Trigger(r) => (Some(Invocation::Trigger), Some(r)),
         };
         if let Some(how) = how
             && self
@@ -437,6 +437,7 @@ impl Watcher<'_> {
                 markers: MarkerPlan::Write,
                 marker_problems: Vec::new(),
                 kept,
+                own: Default::default(),
             };
             super::emit(&markdown(snapshot, &triaged, &opts))?;
             self.ledger

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::ledger::KeptText;
 use crate::pr::{Comment, Item, Origin, Snapshot, Status, time};
@@ -33,14 +33,42 @@ pub struct ListingOptions {
     pub marker_problems: Vec<String>,
     /// The kept texts of edited items (what they were when last seen), by id.
     pub kept: HashMap<String, KeptText>,
+    /// The ids of Shepherd's own review comments (as `review::prior` recognises them for the
+    /// identity): listed as such, not as new, their hidden metadata left out of Markdown.
+    pub own: HashSet<String>,
 }
 
 impl ListingOptions {
+    /// Whether the item is Shepherd's own review.
+    fn is_own(&self, item: &Item) -> bool {
+        self.own.contains(item.id())
+    }
+
+    /// New, edited and unchanged items other than Shepherd's own reviews, and the own reviews.
+    fn counts(&self, snapshot: &Snapshot, triaged: &[Triaged]) -> (usize, usize, usize, usize) {
+        let (mut n, mut e, mut u) = counts(triaged);
+        let mut own = 0;
+        for t in triaged {
+            if snapshot.items.get(t.index).is_some_and(|i| self.is_own(i)) {
+                own += 1;
+                match t.freshness {
+                    Freshness::New => n -= 1,
+                    Freshness::Edited => e -= 1,
+                    Freshness::Unchanged => u -= 1,
+                }
+            }
+        }
+        (n, e, u, own)
+    }
+
     /// What changed in an item since it was last seen (`None` unless it is edited).
     fn changes(&self, item: &Item, t: &Triaged) -> Option<Changes> {
         changes(item, t.freshness, self.kept.get(item.id()))
     }
 }
+
+/// The first badge of Shepherd's own review, in place of its freshness.
+pub const SHEPHERD_BADGE: &str = "SHEPHERD";
 
 /// The badges of an item, in display order (freshness first).
 pub fn badges(item: &Item, freshness: Freshness) -> Vec<String> {
@@ -67,6 +95,17 @@ fn source_line(snapshot: &Snapshot) -> String {
         Origin::Fixture { path, step, steps } => {
             format!("fixture {} (step {step} of {steps})", path.display())
         }
+    }
+}
+
+/// The PR's state as the listing says it: `open`, `closed` or `merged` (GitHub's OPEN, CLOSED,
+/// MERGED; anything else is `unknown`).
+fn pr_state(pr: &crate::pr::PrMeta) -> &'static str {
+    match pr.state.to_ascii_uppercase().as_str() {
+        "OPEN" => "open",
+        "CLOSED" => "closed",
+        "MERGED" => "merged",
+        _ => "unknown",
     }
 }
 
@@ -141,8 +180,12 @@ fn longest_backtick_run(text: &str) -> usize {
     text.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
-fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Changes>) {
-    let badges = badges(item, t.freshness)
+fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Changes>, own: bool) {
+    let mut badges = badges(item, t.freshness);
+    if own {
+        badges[0] = SHEPHERD_BADGE.to_owned();
+    }
+    let badges = badges
         .iter()
         .map(|b| format!("`{b}`"))
         .collect::<Vec<_>>()
@@ -189,6 +232,10 @@ fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Ch
                     None => quote(out, &c.body),
                 }
             }
+        }
+        Item::Comment(c) if own => {
+            // Shepherd's own review: its text, without the hidden metadata that follows it.
+            quote(out, crate::review::outcome::visible(&c.body).trim_end());
         }
         Item::Comment(c) => {
             if let Some(e) = c.last_edited_at {
@@ -242,11 +289,16 @@ pub fn write_markdown<W: std::io::Write>(
     let pr = &snapshot.pr;
     let _ = writeln!(
         buf,
-        "# {}/{}#{}: {}\n",
+        "# {}/{}#{}: {}{}\n",
         pr.owner,
         pr.repo,
         pr.number,
-        sanitize(&pr.title)
+        sanitize(&pr.title),
+        match pr_state(pr) {
+            "merged" => " (merged)",
+            "closed" => " (closed)",
+            _ => "",
+        }
     );
     let short = pr.head_sha.get(..12).unwrap_or(&pr.head_sha);
     let _ = writeln!(
@@ -257,11 +309,16 @@ pub fn write_markdown<W: std::io::Write>(
         source_line(snapshot),
         sanitize(&pr.url)
     );
-    let (n, e, u) = counts(triaged);
+    let (n, e, u, own) = opts.counts(snapshot, triaged);
     let _ = writeln!(
         buf,
-        "{} items: {n} new, {e} edited, {u} unchanged.\n",
-        triaged.len()
+        "{}: {n} new, {e} edited, {u} unchanged{}.\n",
+        crate::output::plural::count(triaged.len(), "item"),
+        if own == 0 {
+            String::new()
+        } else {
+            format!(", {}", crate::output::plural::count(own, "Shepherd review"))
+        }
     );
     for reason in &snapshot.incomplete {
         let _ = writeln!(
@@ -292,24 +349,39 @@ pub fn write_markdown<W: std::io::Write>(
         );
         flush(&mut buf, out, CHUNK)?;
     }
-    let section = |buf: &mut String, out: &mut W, title: &str, f: Freshness| {
-        let count = triaged.iter().filter(|t| t.freshness == f).count();
+    let is_own = |t: &Triaged| snapshot.items.get(t.index).is_some_and(|i| opts.is_own(i));
+    let section = |buf: &mut String, out: &mut W, title: &str, f: Option<Freshness>| {
+        // `None`: Shepherd's own reviews, whatever their freshness; the others by freshness.
+        let wanted = |t: &&Triaged| match f {
+            None => is_own(t),
+            Some(f) => t.freshness == f && !is_own(t),
+        };
+        let count = triaged.iter().filter(wanted).count();
+        if f.is_none() && count == 0 {
+            return Ok(());
+        }
         let _ = writeln!(buf, "## {title} ({count})\n");
         if count == 0 {
             buf.push_str("_None._\n\n");
         }
-        for t in triaged.iter().filter(|t| t.freshness == f) {
+        for t in triaged.iter().filter(wanted) {
             if let Some(item) = snapshot.items.get(t.index) {
-                item_markdown(buf, item, t, opts.changes(item, t).as_ref());
+                item_markdown(buf, item, t, opts.changes(item, t).as_ref(), f.is_none());
                 flush(buf, out, CHUNK)?;
             }
         }
         Ok::<(), std::io::Error>(())
     };
-    section(&mut buf, out, "New", Freshness::New)?;
-    section(&mut buf, out, "Edited since first look", Freshness::Edited)?;
+    section(&mut buf, out, "New", Some(Freshness::New))?;
+    section(
+        &mut buf,
+        out,
+        "Edited since first look",
+        Some(Freshness::Edited),
+    )?;
+    section(&mut buf, out, "Shepherd's own review", None)?;
     if opts.all {
-        section(&mut buf, out, "Unchanged", Freshness::Unchanged)?;
+        section(&mut buf, out, "Unchanged", Some(Freshness::Unchanged))?;
     } else {
         let _ = writeln!(
             buf,
@@ -374,6 +446,8 @@ struct ItemOut<'a> {
     last_edited_at: Option<DateTime<Utc>>,
     status: Status,
     freshness: &'static str,
+    /// Shepherd's own review (counted in `counts.shepherd`, not as new, edited or unchanged).
+    shepherd: bool,
     seen_at: Option<i64>,
     body_hash: &'a str,
     path: Option<&'a str>,
@@ -451,6 +525,7 @@ fn item_out<'a>(item: &'a Item, t: &'a Triaged, opts: &ListingOptions) -> ItemOu
         last_edited_at: item.last_edited_at(),
         status: item.status(),
         freshness: t.freshness.as_str(),
+        shepherd: opts.is_own(item),
         seen_at: t.seen_at,
         body_hash: &t.body_hash,
         path,
@@ -494,6 +569,9 @@ struct PrOut<'a> {
     repo: &'a str,
     number: u64,
     title: &'a str,
+    /// `open`, `closed` or `merged`.
+    state: &'static str,
+    draft: bool,
     url: &'a str,
     author: &'a str,
     head_sha: &'a str,
@@ -514,6 +592,7 @@ struct CountsOut {
     new: usize,
     edited: usize,
     unchanged: usize,
+    shepherd: usize,
 }
 
 #[derive(Serialize)]
@@ -544,7 +623,7 @@ fn json_head<'a>(
     opts: &'a ListingOptions,
 ) -> JsonHead<'a> {
     let pr = &snapshot.pr;
-    let (new, edited, unchanged) = counts(triaged);
+    let (new, edited, unchanged, shepherd) = opts.counts(snapshot, triaged);
     let (kind, step, steps) = match &snapshot.origin {
         Origin::Fixture { step, steps, .. } => ("fixture", Some(*step), Some(*steps)),
         Origin::Live => ("live", None, None),
@@ -560,6 +639,8 @@ fn json_head<'a>(
             repo: &pr.repo,
             number: pr.number,
             title: &pr.title,
+            state: pr_state(pr),
+            draft: pr.draft,
             url: &pr.url,
             author: &pr.author.login,
             head_sha: &pr.head_sha,
@@ -575,6 +656,7 @@ fn json_head<'a>(
             new,
             edited,
             unchanged,
+            shepherd,
         },
         markers: MarkersOut {
             write,
@@ -746,7 +828,7 @@ impl serde_json::ser::Formatter for NestedPretty {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashMap;
+    use std::collections::{HashMap, HashSet};
 
     use super::*;
     use crate::ledger::Marker;
@@ -760,6 +842,7 @@ mod tests {
             markers,
             marker_problems: vec!["seen/x.json: corrupt".to_owned()],
             kept: HashMap::new(),
+            own: HashSet::new(),
         }
     }
 

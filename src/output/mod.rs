@@ -3,4 +3,5 @@
 
 pub mod files;
 pub mod items;
+pub mod plural;
 pub mod safe;

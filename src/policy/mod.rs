@@ -62,9 +62,14 @@ pub fn membership(association: Association, cfg: &GateConfig) -> Membership {
 pub enum Invocation {
     /// Event mode or watch: obeys every gate.
     Automatic,
-    /// A maintainer's explicit action (console key, trigger comment, headless command): may
-    /// override the community and pause gates, never `no-shepherd` for posting, never safety.
+    /// A maintainer's explicit action (console key, headless command): may override the
+    /// community and pause gates, never `no-shepherd` for posting, never safety.
     Explicit,
+    /// A maintainer's trigger comment (`@pr-shepherd /review`, in event mode, `watch` or
+    /// `review --trigger-comment`): overrides the community and pause gates like an explicit
+    /// action, but `no-shepherd` refuses it whole: no model is called, since a review that
+    /// cannot be posted answers nobody.
+    Trigger,
 }
 
 /// What the gates allow for one PR.
@@ -83,7 +88,18 @@ pub struct GateDecision {
 /// community, the conservative choice.
 pub fn gate(pr: &PrMeta, team: Option<bool>, cfg: &GateConfig, how: Invocation) -> GateDecision {
     let has = |l: &str| pr.labels.iter().any(|x| x.eq_ignore_ascii_case(l));
-    let explicit = how == Invocation::Explicit;
+    let explicit = how != Invocation::Automatic;
+    if has(&cfg.never_label) && how == Invocation::Trigger {
+        return GateDecision {
+            review: false,
+            post: false,
+            reason: format!(
+                "label `{}`: never reviewed on a trigger comment and never posted (no model is called)",
+                cfg.never_label
+            ),
+            overridden: None,
+        };
+    }
     if has(&cfg.never_label) {
         return GateDecision {
             review: explicit,

@@ -65,6 +65,9 @@ fn gate_table() {
             true,
         ),
         (&["no-shepherd"], Some(false), Explicit, true, false, true),
+        (&["no-shepherd"], Some(true), Trigger, false, false, false),
+        (&["pause-shepherd"], Some(false), Trigger, true, true, true),
+        (&[], Some(false), Trigger, true, true, true),
     ];
     for (labels, team, how, review, post, overridden) in table {
         let d = gate(&pr(labels), *team, &cfg, *how);

@@ -114,8 +114,12 @@ pub async fn run_review_with(
     let start = Instant::now();
     let overall_deadline = tokio::time::Instant::now() + settings.overall_timeout();
     let aspect_timeout = settings.aspect_timeout();
-    // Never more permits than aspects: an unchecked setting cannot reach the semaphore's limit.
-    let concurrency = settings.concurrency.clamp(1, Aspect::ALL.len());
+    // Calls, not aspects, take the slots: a chunked review has more calls than aspects, and
+    // runs as many at once as the setting says. Never more than the setting's maximum, so an
+    // unchecked setting cannot reach the semaphore's limit.
+    let concurrency = settings
+        .concurrency
+        .clamp(1, crate::review::settings::MAX_CONCURRENCY);
     let shared_state = Arc::new(RunState {
         slots: Slots::new(concurrency),
         fit: Fit::default(),
@@ -1137,7 +1141,7 @@ mod tests {
     }
 
     /// Failed before it was fixed: an unchecked concurrency of i64::MAX panicked inside the runtime
-    /// (Semaphore::new); the runner never asks for more permits than there are aspects.
+    /// (Semaphore::new); the runner never asks for more permits than the setting's maximum.
     #[tokio::test]
     async fn an_absurd_unchecked_concurrency_does_not_panic() {
         let answers: Vec<_> = Aspect::ALL

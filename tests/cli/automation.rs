@@ -373,15 +373,20 @@ async fn a_closed_pr_answers_an_explicit_trigger_only() {
 }
 
 #[tokio::test]
-async fn a_merged_pr_with_no_shepherd_refuses_to_post_even_on_a_trigger() {
+async fn a_merged_pr_with_no_shepherd_refuses_even_a_trigger_without_a_model_call() {
     let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&["no-shepherd"])).await;
     fake.set_author("octocat", "MEMBER");
     *fake.state.pr_state.lock().unwrap() = "MERGED".to_owned();
     let (_, p) = member_comment(&fake, env.root(), "@pr-shepherd /review");
     let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &[]).await);
-    assert!(stderr(&out).contains("not posted"), "{}", stderr(&out));
-    assert!(stdout(&out).contains("no-shepherd"));
-    assert!(stdout(&out).contains("the PR is merged"));
+    // Refused whole: no model is called, and the decision names the label.
+    let err = stderr(&out);
+    assert!(
+        err.contains("no action") && err.contains("no-shepherd"),
+        "{err}"
+    );
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    assert!(llm.requests().await.is_empty(), "a model was called");
     assert_eq!(fake.own_reviews().len(), 0);
     assert!(fake.seen().iter().all(|s| s.kind != "create-comment"));
 }

@@ -85,17 +85,29 @@ async fn labeled_shepherd_reviews_a_community_pr_once_per_head() {
 }
 
 #[tokio::test]
-async fn no_shepherd_posts_nothing_even_for_a_team_pr_or_a_trigger() {
+async fn no_shepherd_posts_nothing_even_for_a_team_pr_and_a_trigger_calls_no_model() {
     let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&["no-shepherd"])).await;
     fake.set_author("octocat", "MEMBER");
     let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
     let out = exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
     assert!(stderr(&out).contains("no-shepherd"));
-    // A maintainer's trigger: the review is shown, never posted.
+    // A maintainer's trigger: refused whole, no model called, and the decision says why.
     let (_, p) = member_comment(&fake, env.root(), "@pr-shepherd /review");
-    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &[]).await);
-    assert!(stderr(&out).contains("not posted"), "{}", stderr(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("no-shepherd"));
+    let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await);
+    let err = stderr(&out);
+    assert!(
+        err.contains("no action") && err.contains("no-shepherd"),
+        "{err}"
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["decision"]["action"], "noAction");
+    assert!(
+        v["decision"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no-shepherd")
+    );
+    assert!(llm.requests().await.is_empty(), "a model was called");
     assert_eq!(fake.own_reviews().len(), 0);
     assert!(fake.seen().iter().all(|s| s.kind != "create-comment"));
 }

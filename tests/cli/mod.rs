@@ -5,6 +5,7 @@ mod code;
 mod event;
 mod event_decisions;
 mod github;
+mod honest;
 mod inbox;
 mod install;
 mod items;

@@ -171,6 +171,52 @@ fn offline_thread_actions_go_to_the_outbox() {
 }
 
 #[test]
+fn resolving_a_resolved_thread_says_so_and_queues_nothing() {
+    let env = TestEnv::new();
+    let demo = demo_path();
+    let outbox = support::demo_dir(&env.state()).join("outbox/threads.json");
+    let queued = || -> usize {
+        std::fs::read(&outbox)
+            .map(|b| {
+                let v: Value = serde_json::from_slice(&b).unwrap();
+                v["actions"].as_array().unwrap().len()
+            })
+            .unwrap_or(0)
+    };
+    // Resolved in the fixture already.
+    let o = run(&env, &["thread", "resolve", &demo, "PRRT_kwDOKq3xZs5hQ1dD"]);
+    assert!(o.status.success(), "{}", all_output(&o));
+    assert!(stdout(&o).contains("already resolved"), "{}", stdout(&o));
+    assert_eq!(queued(), 0);
+    // Open in the fixture: the first resolve is queued, the second is not.
+    let o = run(&env, &["thread", "resolve", &demo, JITTER]);
+    assert!(
+        stdout(&o).starts_with("resolved thread"),
+        "{}",
+        all_output(&o)
+    );
+    assert_eq!(queued(), 1);
+    let o = run(
+        &env,
+        &["thread", "resolve", &demo, JITTER, "--format", "json"],
+    );
+    let v = json(&o);
+    assert_eq!(v["already"], true);
+    assert_eq!(queued(), 1);
+    // Unresolving an open thread has nothing to do either.
+    let o = run(
+        &env,
+        &["thread", "unresolve", &demo, "PRRT_kwDOKq3xZs5hQ1aA"],
+    );
+    assert!(
+        stdout(&o).contains("already unresolved"),
+        "{}",
+        all_output(&o)
+    );
+    assert_eq!(queued(), 1);
+}
+
+#[test]
 fn bad_thread_input_exits_2_naming_it_and_writes_nothing() {
     let env = TestEnv::new();
     let demo = demo_path();

@@ -122,6 +122,7 @@ fn opts() -> ListingOptions {
         markers: MarkerPlan::Write,
         marker_problems: vec![],
         kept: Default::default(),
+        own: Default::default(),
     }
 }
 

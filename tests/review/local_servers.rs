@@ -262,3 +262,27 @@ async fn an_endless_answer_stops_at_the_bound_with_a_clear_error() {
         );
     }
 }
+
+/// `concurrency` above six is honoured for a chunked review: its calls (six aspects × several
+/// chunks) run as many at once as the setting allows, not six.
+#[tokio::test]
+async fn a_chunked_review_runs_as_many_calls_at_once_as_the_concurrency_allows() {
+    let fake = FakeLlm::start(fast()).await;
+    let mut settings = ReviewSettings {
+        concurrency: 12,
+        ..ReviewSettings::default()
+    };
+    for a in Aspect::ALL {
+        settings.diff_budgets.insert(a, 1_000);
+    }
+    let (run, _) = review(client(&fake, 0, true), demo_pr(), &settings).await;
+    assert!(!run.is_incomplete(), "{:#?}", run.aspects);
+    let calls = fake.calls().len();
+    assert!(calls > 12, "not chunked enough to tell: {calls} calls");
+    assert!(
+        fake.max_in_flight() > 6,
+        "at most {} calls ran at once with concurrency 12",
+        fake.max_in_flight()
+    );
+    assert!(fake.max_in_flight() <= 12, "{}", fake.max_in_flight());
+}

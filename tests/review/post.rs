@@ -126,6 +126,36 @@ async fn no_shepherd_is_never_posted() {
     assert!(fake.seen().iter().all(|s| s.kind != "create-comment"));
 }
 
+#[tokio::test]
+async fn a_trigger_on_a_no_shepherd_pr_calls_no_model() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&["no-shepherd"])).await;
+    let trigger = fake.add_comment(
+        "hubot",
+        "MEMBER",
+        "@pr-shepherd /review",
+        "2024-06-02T00:00:00Z",
+    );
+    let llm = StandInLlm::answering(vec![unhandled_error()]).await;
+    let env = TestEnv::new();
+    let id = trigger.to_string();
+    let out = shepherd(
+        &env,
+        &gh,
+        &llm,
+        &["review", &pr_ref(NUMBER), "--trigger-comment", &id],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("not reviewed") && err.contains("no-shepherd"),
+        "{err}"
+    );
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    assert!(llm.requests().await.is_empty(), "a model was called");
+    assert!(fake.seen().iter().all(|s| s.kind != "create-comment"));
+}
+
 const TRIGGER_TEXT: &str = "@pr-shepherd /review all\n\nAlso IGNORE-PREVIOUS-INSTRUCTIONS-MARKER.";
 
 #[tokio::test]
