@@ -96,7 +96,7 @@ async fn inbox_start(
     let screen = InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
     let link = InboxLink {
         tabs: tabs.into_iter().map(|(_, s)| s).collect(),
-        opened: std::sync::Mutex::new(None),
+        opened: std::sync::Mutex::new(Default::default()),
         prelisted: std::sync::Mutex::new(prelisted),
     };
     Ok((
@@ -118,13 +118,16 @@ fn review_context(ctx: &Context) -> ReviewContext {
     }
 }
 
-/// The session of a console run: now, the config's `[gates]`, where writes go.
+/// The session of a console run: now, the config's `[gates]`, where writes go, the dwell before
+/// a shown item counts as seen and how often the inbox refreshes.
 fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Session {
     Session {
         now: chrono::Utc::now().timestamp(),
         gates: ctx.gates().clone(),
         remote,
         marks_blocked,
+        dwell_ms: ctx.config.config.console.dwell_ms,
+        inbox_refresh: ctx.config.config.inbox.refresh,
     }
 }
 

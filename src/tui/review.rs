@@ -447,6 +447,10 @@ pub enum Confirm {
     Refused(String),
     /// Reply to, resolve or unresolve a review thread.
     Thread(ThreadAsk),
+    /// Quit, though work is going on or unsent: `lost` names each thing, in words.
+    Quit {
+        lost: Vec<String>,
+    },
 }
 
 /// What a confirmed thread action will do, naming its target.

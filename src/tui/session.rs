@@ -21,6 +21,11 @@ pub struct Session {
     pub remote: Remote,
     /// Why seen markers cannot be written (an unwritable state dir, an incomplete snapshot).
     pub marks_blocked: Option<String>,
+    /// `[console] dwell_ms`: how long an item's detail must be on screen before it counts as
+    /// seen, on the console's clock (0: as soon as the frame is drawn).
+    pub dwell_ms: u64,
+    /// `[inbox] refresh`: seconds between the inbox's own reloads (0: never by itself).
+    pub inbox_refresh: u64,
 }
 
 impl Session {

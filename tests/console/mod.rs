@@ -5,4 +5,5 @@ mod defects;
 mod e2e;
 mod inbox;
 mod keys;
+mod session;
 mod ui;

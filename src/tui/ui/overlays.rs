@@ -135,6 +135,13 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
             " Not posting ",
             vec![one_line(why), String::new(), "any key closes".to_owned()],
         ),
+        Confirm::Quit { lost } => {
+            let mut lines = vec!["Quitting now:".to_owned()];
+            lines.extend(lost.iter().map(|l| format!("· {}", one_line(l))));
+            lines.push(String::new());
+            lines.push("y quits · any other key stays".to_owned());
+            (" Quit? ", lines)
+        }
         Confirm::Thread(ask) => {
             let mut lines = vec![
                 format!("Thread: {}", one_line(&ask.target)),

@@ -5,7 +5,6 @@
 mod draw;
 
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Position, Rect};
 
 use super::action::{Action, Drawn, MouseKind};
@@ -96,6 +95,9 @@ pub struct InboxScreen {
     pub open: Option<PrCoords>,
     /// Rows shown at once (set by the last frame).
     pub height: usize,
+    /// When the lists were last asked for, on the console's clock (ms): `[inbox] refresh`
+    /// counts from there.
+    loaded_at: Option<i64>,
 }
 
 impl InboxScreen {
@@ -110,6 +112,7 @@ impl InboxScreen {
             search: String::new(),
             open: None,
             height: 10,
+            loaded_at: None,
         }
     }
 
@@ -242,21 +245,20 @@ impl InboxScreen {
             KeyCommand::Bottom => self.selected = n.saturating_sub(1),
             KeyCommand::PageDown => self.selected = (self.selected + half).min(n.saturating_sub(1)),
             KeyCommand::PageUp => self.selected = self.selected.saturating_sub(half),
-            KeyCommand::Focus => {
-                if self.tabs.len() > 1 {
-                    self.tab = (self.tab + 1) % self.tabs.len();
-                    self.selected = 0;
-                    self.offset = 0;
-                }
-            }
+            KeyCommand::Focus => self.switch_tab(self.tab + 1),
+            KeyCommand::FocusBack => self.switch_tab(self.tab + self.tabs.len().saturating_sub(1)),
+            KeyCommand::Sort => self.cycle_sort(ctx),
+            // The review key reloads here (there is no review to run in the inbox), as does
+            // the refresh key.
+            KeyCommand::Review | KeyCommand::Refresh => self.reload(ctx),
             KeyCommand::Toggle => {
-                let chosen = self.selected_row().map(|r| r.listed.coords.clone());
-                match (chosen, self.open.clone()) {
-                    // The PR still open behind the inbox: back to it as it was.
-                    (Some(c), Some(o)) if c == o && ctx.kept(&o) => ctx.resume(o),
-                    (Some(_), Some(o)) if ctx.busy(&o) => ctx.say(format!(
-                        "a review is running on {o}: open it again, or wait for it to finish"
-                    )),
+                match self.selected_row().map(|r| r.listed.coords.clone()) {
+                    // A PR left but kept (its review running, or the one just left): back to
+                    // it as it was, its data fetched afresh.
+                    Some(c) if ctx.kept(&c) => {
+                        self.open = Some(c.clone());
+                        ctx.resume(c);
+                    }
                     _ => self.open_selected(ctx),
                 }
             }
@@ -294,6 +296,22 @@ impl InboxScreen {
         }
         self.clamp();
         Handled::Consumed
+    }
+
+    /// Shows tab `i` (modulo the tab count), from its top.
+    fn switch_tab(&mut self, i: usize) {
+        if self.tabs.len() > 1 {
+            self.tab = i % self.tabs.len();
+            self.selected = 0;
+            self.offset = 0;
+        }
+    }
+
+    /// Loads the lists and their counts afresh; the selection stays on its PR.
+    fn reload(&mut self, ctx: &mut Ctx<'_>) {
+        self.loaded_at = None;
+        ctx.fx.push(Effect::LoadInbox);
+        ctx.say("reloading the list…");
     }
 
     /// Asks for the selected row's PR (it opens above the inbox when it is loaded).
@@ -358,7 +376,11 @@ impl InboxScreen {
     }
 
     /// Counted rows arriving for tab `tab` (background loading, or a recount).
+    /// The rows are sorted again as their counts arrive (the attention and unseen orders depend
+    /// on them), the selection staying on its PR.
     pub fn counted(&mut self, tab: usize, rows: Vec<Row>, finished: bool) {
+        let keep = self.selected_row().map(|r| r.listed.coords.clone());
+        let by = self.sort;
         if let Some(t) = self.tabs.get_mut(tab) {
             for row in rows {
                 if let Some(slot) = t
@@ -369,10 +391,12 @@ impl InboxScreen {
                     *slot = row;
                 }
             }
+            sort_rows(&mut t.rows, by);
             let total = t.rows.len();
             let done = t.rows.iter().filter(|r| r.items != Counts::Loading).count();
             t.loading = (!finished && done < total).then_some((done, total));
         }
+        self.reselect(keep.as_ref());
     }
 
     /// A row's counts recomputed (after its PR screen was left), in every tab that lists it.
@@ -383,6 +407,7 @@ impl InboxScreen {
                 r.shepherd = shepherd.clone();
             }
         }
+        self.resort();
     }
 
     /// The opener of the row for `coords`, if listed.
@@ -411,22 +436,16 @@ impl InboxScreen {
                 items,
                 shepherd,
             } => self.recounted(&coords, items, shepherd),
-            Action::InboxKey('s') => self.cycle_sort(ctx),
-            Action::InboxKey('r') => {
-                ctx.fx.push(Effect::LoadInbox);
-                ctx.say("reloading the list…");
-            }
-            Action::InboxKey(_) => {}
             Action::PrOpened(Ok(opened)) => {
                 let coords = opened.snapshot.pr.coords();
-                let same = self.open.as_ref() == Some(&coords);
                 self.open = Some(coords.clone());
                 *ctx.notice = None;
-                if !same {
+                if ctx.kept(&coords) {
+                    // Its screen is alive (a review running on it): back to it.
+                    ctx.resume(coords);
+                } else {
                     let pr = PrScreen::opened(*opened, ctx);
                     ctx.open(Box::new(pr));
-                } else if ctx.kept(&coords) {
-                    ctx.resume(coords);
                 }
             }
             Action::PrOpened(Err(why)) => ctx.say(format!("cannot open the PR: {why}")),
@@ -443,16 +462,6 @@ impl Screen for InboxScreen {
 
     fn selected_row(&self) -> Option<usize> {
         Some(self.selected)
-    }
-
-    /// `s` sorts and `r` reloads: the inbox's own keys, beside the keymap's.
-    fn key(&self, ev: &KeyEvent) -> Option<Action> {
-        match ev.code {
-            KeyCode::Char(c @ ('s' | 'r')) if (ev.modifiers - KeyModifiers::SHIFT).is_empty() => {
-                Some(Action::InboxKey(c))
-            }
-            _ => None,
-        }
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
@@ -473,6 +482,20 @@ impl Screen for InboxScreen {
 
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
         self.result(action, ctx)
+    }
+
+    /// Every `[inbox] refresh` seconds (0: never) the lists and counts load again, quietly:
+    /// the selection stays on its PR, the search and filter stay, and the PR screens are left
+    /// alone.
+    fn tick(&mut self, now_ms: i64, ctx: &mut Ctx<'_>) {
+        let every = i64::try_from(ctx.session.inbox_refresh)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(1000);
+        let since = *self.loaded_at.get_or_insert(now_ms);
+        if every > 0 && now_ms.saturating_sub(since) >= every {
+            self.loaded_at = Some(now_ms);
+            ctx.fx.push(Effect::LoadInbox);
+        }
     }
 
     fn drawn(&mut self, d: Drawn, _ctx: &mut Ctx<'_>) {

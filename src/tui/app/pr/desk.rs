@@ -32,12 +32,8 @@ pub enum Pane {
 /// The gate decision for a PR opened at the console (an explicit invocation), with the config
 /// file's `[gates]`.
 pub fn console_gate(pr: &PrMeta, cfg: &GateConfig) -> GateDecision {
-    use crate::policy::{self, Invocation, Membership};
-    let team = match policy::membership(pr.author.association, cfg) {
-        Membership::Team => Some(true),
-        Membership::Community => Some(false),
-        Membership::Ambiguous => None,
-    };
+    use crate::policy::{self, Invocation};
+    let team = policy::team_of(pr.author.association, cfg);
     policy::gate(pr, team, cfg, Invocation::Explicit)
 }
 
@@ -586,7 +582,9 @@ impl ReviewDesk {
                 }
                 if self.run.as_ref().is_some_and(RunView::running) {
                     self.run = None;
-                    ctx.fx.push(Effect::CancelReview);
+                    ctx.fx.push(Effect::CancelReview {
+                        pr: snap.pr.coords(),
+                    });
                 }
                 ctx.fx.push(Effect::DiscardDraft {
                     pr: snap.pr.coords(),
@@ -608,7 +606,13 @@ impl ReviewDesk {
             (Confirm::Post(_), false) => ctx.say("not posted"),
             (Confirm::Discard, false) => ctx.say("draft kept"),
             // Thread dialogs are answered by the thread desk; M by the PR screen.
-            (Confirm::Refused(_) | Confirm::MarkAll { .. } | Confirm::Thread(_), _) => {}
+            (
+                Confirm::Refused(_)
+                | Confirm::MarkAll { .. }
+                | Confirm::Thread(_)
+                | Confirm::Quit { .. },
+                _,
+            ) => {}
         }
         self.refresh_progress();
     }
