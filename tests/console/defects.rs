@@ -76,7 +76,7 @@ fn capital_m_asks_first_naming_how_many() {
     h.resize(120, 40);
     h.draw();
     assert!(
-        h.screen().contains("Mark 18 listed item(s) seen?"),
+        h.screen().contains("Mark 18 listed items seen?"),
         "{}",
         h.screen()
     );
@@ -89,14 +89,14 @@ fn capital_m_asks_first_naming_how_many() {
     );
     h.press("M");
     assert!(
-        h.screen().contains("Mark 17 listed item(s) seen?"),
+        h.screen().contains("Mark 17 listed items seen?"),
         "{}",
         h.screen()
     );
     h.press("y");
     assert_eq!(seen_count(dir.path(), &pr), 18);
     assert!(
-        h.screen().contains("marked 17 listed item(s) seen"),
+        h.screen().contains("marked 17 listed items seen"),
         "{}",
         h.screen()
     );

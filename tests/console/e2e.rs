@@ -406,7 +406,7 @@ fn a_live_repository_on_the_command_line_opens_its_inbox_or_exits_2() {
 
     tmux.start(120, 20, &live("acme/widgets"));
     let screen = tmux.wait_for("the live inbox, counted", |s| {
-        s.contains("3 open PR(s)") && s.contains("Enter open  ]") && !s.contains("counting")
+        s.contains("3 open PRs") && s.contains("Enter open  ]") && !s.contains("counting")
     });
     assert!(screen.contains("acme/widgets#"), "{screen}");
     tmux.keys(&["q"]);

@@ -44,8 +44,8 @@ fn the_bundled_inbox_narrow_and_filtered() {
     let (mut h, _d) = bundled(80, 14);
     h.draw();
     insta::assert_snapshot!("inbox_bundled_80x14", h.screen());
-    // f: needs attention (all three), then gate allowed.
-    h.press("f f");
+    // f opens the filter menu; g lists the PRs the gate allows.
+    h.press("f g");
     let screen = h.screen();
     assert!(screen.contains("showing: gate allowed"), "{screen}");
     assert!(!screen.contains("#497"), "{screen}");

@@ -105,3 +105,61 @@ fn the_refresh_key_reloads_the_pr_keeping_the_selection() {
     );
     assert_eq!(h.app.selected_id(), Some(id.as_str()));
 }
+
+/// The inbox filter is a menu (one key per filter, like the PR screen's); sections switch with
+/// Tab, Shift-Tab and a click on their tab; sort and sections are rebindable in `[keys]`.
+#[test]
+fn the_inbox_filter_is_a_menu_and_sections_follow_shift_tab_clicks_and_keys() {
+    use pr_shepherd::inbox::GateReview;
+    use pr_shepherd::keys::{Key, KeyCommand};
+    use pr_shepherd::tui::app::{InboxFilter, InputMode};
+    use pr_shepherd::tui::keymap::Keymap;
+    use ratatui::crossterm::event::{MouseButton, MouseEventKind};
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::inbox(
+        vec![
+            ("A".to_owned(), TabSource::Bundled),
+            ("B".to_owned(), TabSource::Bundled),
+            ("C".to_owned(), TabSource::Bundled),
+        ],
+        Ledger::new(dir.path()),
+        Theme::plain(),
+        120,
+        16,
+    );
+    h.draw();
+    h.press("f");
+    assert_eq!(*h.app.mode(), InputMode::Filter);
+    let screen = h.screen();
+    assert!(screen.contains("gate: needs the label"), "{screen}");
+    h.press("l");
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    let inbox = h.app.inbox().unwrap();
+    assert_eq!(inbox.filter, InboxFilter::Gate(GateReview::NeedsLabel));
+    assert!(
+        inbox
+            .visible()
+            .iter()
+            .all(|&i| inbox.current().unwrap().rows[i].gate.review == GateReview::NeedsLabel)
+    );
+    h.press("f Esc");
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+
+    // Shift-Tab goes back a section (from the first, to the last); a click shows a tab.
+    h.press("BackTab");
+    assert_eq!(h.app.inbox().unwrap().tab, 2);
+    h.press("Tab");
+    assert_eq!(h.app.inbox().unwrap().tab, 0);
+    // "Inbox " then " A " " B ": B's tab starts at column 10.
+    h.mouse(MouseEventKind::Down(MouseButton::Left), 11, 0);
+    assert_eq!(h.app.inbox().unwrap().tab, 1);
+
+    // `[keys] sort = "z"`: z sorts, s no longer does.
+    let mut o = std::collections::HashMap::new();
+    o.insert(KeyCommand::Sort, vec![Key::parse("z").unwrap()]);
+    h.keymap = Keymap::new(&o);
+    h.press("z");
+    assert!(h.screen().contains("sort: updated"), "{}", h.screen());
+    h.press("s");
+    assert!(h.screen().contains("sort: updated"), "{}", h.screen());
+}

@@ -108,7 +108,10 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
         Confirm::MarkAll { count } => (
             " Mark items seen? ",
             vec![
-                format!("Mark {count} listed item(s) seen?"),
+                format!(
+                    "Mark {} seen?",
+                    super::count(*count, "listed item", "listed items")
+                ),
                 "They stop counting as new or edited until they change.".to_owned(),
                 String::new(),
                 "y marks them · any other key cancels".to_owned(),
@@ -150,9 +153,9 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
             let title = match &ask.what {
                 ThreadDo::Reply(body) => {
                     lines.push(format!(
-                        "Reply: {} characters, {} line(s)",
-                        body.chars().count(),
-                        body.lines().count().max(1)
+                        "Reply: {}, {}",
+                        super::count(body.chars().count(), "character", "characters"),
+                        super::count(body.lines().count().max(1), "line", "lines")
                     ));
                     " Post this reply? "
                 }

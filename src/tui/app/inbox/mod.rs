@@ -30,21 +30,41 @@ pub enum InboxFilter {
 }
 
 impl InboxFilter {
-    const CYCLE: [InboxFilter; 9] = [
-        InboxFilter::All,
-        InboxFilter::Attention,
-        InboxFilter::Gate(GateReview::Allowed),
-        InboxFilter::Gate(GateReview::Paused),
-        InboxFilter::Gate(GateReview::NeedsLabel),
-        InboxFilter::Gate(GateReview::Refused),
-        InboxFilter::Shepherd(ShepherdState::Current),
-        InboxFilter::Shepherd(ShepherdState::Stale),
-        InboxFilter::Shepherd(ShepherdState::None),
+    /// The filter menu's entries, in order: (key, filter, what it lists).
+    pub const MENU: [(char, InboxFilter, &'static str); 9] = [
+        ('a', InboxFilter::All, "every PR"),
+        ('n', InboxFilter::Attention, "PRs that need attention"),
+        ('g', InboxFilter::Gate(GateReview::Allowed), "gate: allowed"),
+        ('p', InboxFilter::Gate(GateReview::Paused), "gate: paused"),
+        (
+            'l',
+            InboxFilter::Gate(GateReview::NeedsLabel),
+            "gate: needs the label",
+        ),
+        ('x', InboxFilter::Gate(GateReview::Refused), "gate: refused"),
+        (
+            'c',
+            InboxFilter::Shepherd(ShepherdState::Current),
+            "Shepherd review current",
+        ),
+        (
+            's',
+            InboxFilter::Shepherd(ShepherdState::Stale),
+            "Shepherd review stale",
+        ),
+        (
+            'o',
+            InboxFilter::Shepherd(ShepherdState::None),
+            "no Shepherd review",
+        ),
     ];
 
-    pub fn next(self) -> InboxFilter {
-        let i = Self::CYCLE.iter().position(|f| *f == self).unwrap_or(0);
-        Self::CYCLE[(i + 1) % Self::CYCLE.len()]
+    /// The filter of a menu key.
+    pub fn of_key(c: char) -> Option<InboxFilter> {
+        Self::MENU
+            .iter()
+            .find(|(k, _, _)| *k == c)
+            .map(|(_, f, _)| *f)
     }
 
     pub fn label(self) -> String {
@@ -267,12 +287,8 @@ impl InboxScreen {
                     ctx.say("no PR with unseen items");
                 }
             }
-            KeyCommand::Filter => {
-                let keep = self.selected_row().map(|r| r.listed.coords.clone());
-                self.filter = self.filter.next();
-                ctx.say(format!("showing: {}", self.filter.label()));
-                self.reselect(keep.as_ref());
-            }
+            // A menu, like the PR screen's: one key picks what is listed.
+            KeyCommand::Filter => *ctx.mode = InputMode::Filter,
             KeyCommand::Search => {
                 *ctx.mode = InputMode::Search {
                     query: self.search.clone(),
@@ -468,6 +484,26 @@ impl Screen for InboxScreen {
         self.key_command(cmd, ctx)
     }
 
+    /// The filter menu: a key picks the filter (the selection stays on its PR when still
+    /// listed); Esc, Enter or the filter key again close it.
+    fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
+        let Action::FilterKey(c) = action else { return };
+        *ctx.mode = InputMode::Normal;
+        match InboxFilter::of_key(c) {
+            Some(f) => {
+                let keep = self.selected_row().map(|r| r.listed.coords.clone());
+                self.filter = f;
+                ctx.say(format!("showing: {}", f.label()));
+                self.reselect(keep.as_ref());
+            }
+            None if c == '\u{1b}' => {}
+            None => ctx.say(format!(
+                "showing: {} (no filter on that key)",
+                self.filter.label()
+            )),
+        }
+    }
+
     /// The search prompt while the inbox is on top: incremental over its rows.
     fn search(&mut self, step: SearchStep<'_>, _ctx: &mut Ctx<'_>) {
         match step {
@@ -502,9 +538,18 @@ impl Screen for InboxScreen {
         self.height = usize::from(d.list_height).max(1);
     }
 
+    /// A click on a tab shows it; on a row selects it; the wheel moves the selection.
     fn mouse(&mut self, kind: MouseKind, at: Position, d: &Drawn) {
         if d.list_area.contains(at) {
             self.mouse_at(kind, usize::from(at.y - d.list_area.y));
+        } else if kind == MouseKind::Click
+            && d.list_area.height > 0
+            && at.y + 3 == d.list_area.y
+            && let Some(i) = draw::tab_at(self, at.x)
+        {
+            if i != self.tab {
+                self.switch_tab(i);
+            }
         }
     }
 

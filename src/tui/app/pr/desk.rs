@@ -450,8 +450,9 @@ impl ReviewDesk {
         self.pane = Pane::Review;
         ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
         ctx.say(format!(
-            "review finished{}: {n} finding(s)",
-            if incomplete { " (incomplete)" } else { "" }
+            "review finished{}: {}",
+            if incomplete { " (incomplete)" } else { "" },
+            crate::tui::ui::count(n, "finding", "findings")
         ));
     }
 

@@ -106,6 +106,7 @@ fn draw_header(
         ));
     }
     let source = match screen.list.step() {
+        Some((_, 0)) => "fixture".to_owned(),
         Some((k, n)) => format!("fixture step {k} of {n}"),
         None => "live".to_owned(),
     };

@@ -268,7 +268,7 @@ impl PrScreen {
                 }
             }
             KeyCommand::StepForward | KeyCommand::StepBack => match self.list.step() {
-                None => ctx.say("stepping works on fixtures with history"),
+                None | Some((_, 0)) => ctx.say("stepping works on fixtures with history"),
                 Some((k, n)) => {
                     let target = if cmd == KeyCommand::StepForward {
                         (k < n).then_some(k + 1)
@@ -389,7 +389,10 @@ impl PrScreen {
         let count = self.marks.unmarked(&self.list, &idxs);
         self.marks.mark(&self.list, &idxs, ctx, true);
         if count > 0 && ctx.fx.iter().any(|e| matches!(e, Effect::MarkSeen { .. })) {
-            ctx.say(format!("marked {count} listed item(s) seen"));
+            ctx.say(format!(
+                "marked {} seen",
+                crate::tui::ui::count(count, "listed item", "listed items")
+            ));
         }
     }
 
