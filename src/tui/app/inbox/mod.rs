@@ -546,10 +546,9 @@ impl Screen for InboxScreen {
             && d.list_area.height > 0
             && at.y + 3 == d.list_area.y
             && let Some(i) = draw::tab_at(self, at.x)
+            && i != self.tab
         {
-            if i != self.tab {
-                self.switch_tab(i);
-            }
+            self.switch_tab(i);
         }
     }
 
@@ -575,7 +574,7 @@ impl Screen for InboxScreen {
             (k(KeyCommand::PageUp), "half a page up"),
             (
                 k(KeyCommand::Toggle),
-                "open the PR (back to it as it was, if it is the one left open)",
+                "open the PR (↩ marks one left open: back to it as it was, refreshed)",
             ),
             (k(KeyCommand::NextNew), "next PR with unseen items"),
             (
@@ -584,21 +583,30 @@ impl Screen for InboxScreen {
             ),
             (
                 k(KeyCommand::Filter),
-                "next filter: all, needs attention, by gate, by Shepherd state",
+                "filter menu: a all, n needs attention, g/p/l/x by gate, c/s/o by Shepherd state",
             ),
             (
-                "s".to_owned(),
-                "next sort order: attention, updated, unseen",
+                k(KeyCommand::Sort),
+                "next sort order: attention, updated, unseen (re-sorted as counts arrive)",
             ),
-            ("r".to_owned(), "reload the list and its counts"),
-            (k(KeyCommand::Focus), "next section (tab)"),
+            (
+                format!("{}/{}", k(KeyCommand::Review), k(KeyCommand::Refresh)),
+                "reload the list and its counts (also every [inbox] refresh seconds)",
+            ),
+            (
+                format!("{}/{}", k(KeyCommand::Focus), k(KeyCommand::FocusBack)),
+                "next / previous section (a click on a tab shows it)",
+            ),
             (
                 k(KeyCommand::Open),
                 "open the PR in the browser (or show the URL)",
             ),
             (k(KeyCommand::Copy), "copy the PR's URL (OSC 52)"),
             (k(KeyCommand::Help), "this help"),
-            (k(KeyCommand::Quit), "quit"),
+            (
+                k(KeyCommand::Quit),
+                "quit (asks first while a review runs or a draft or reply is unsent)",
+            ),
             (k(KeyCommand::QuitAll), "quit from anywhere"),
             (
                 k(KeyCommand::Back),
@@ -608,7 +616,11 @@ impl Screen for InboxScreen {
             ("search".to_owned(), "type · Backspace · Enter · Esc"),
             (
                 "mouse".to_owned(),
-                "click selects a PR · the wheel moves the selection",
+                "click selects a PR or a tab · the wheel moves the selection",
+            ),
+            (
+                "row".to_owned(),
+                "[review …] a review running on that PR (it goes on while others are read)",
             ),
         ];
         entries

@@ -669,9 +669,11 @@ impl Screen for PrScreen {
             (
                 "inbox",
                 format!(
-                    "{} open · {} next unseen · s sort · r reload · {} section · {} leaves the PR for the inbox, quits the inbox",
+                    "{} open · {} next unseen · {} sort · {} reload · {} section · {} leaves the PR for the inbox (its review goes on), quits the inbox",
                     keymap.keys_label(KeyCommand::Toggle),
                     keymap.keys_label(KeyCommand::NextNew),
+                    keymap.keys_label(KeyCommand::Sort),
+                    keymap.keys_label(KeyCommand::Review),
                     keymap.keys_label(KeyCommand::Focus),
                     keymap.keys_label(KeyCommand::Quit),
                 ),
@@ -681,6 +683,11 @@ impl Screen for PrScreen {
                 "click selects a row · the wheel scrolls the pane under it".to_owned(),
             ),
             ("dialogs", "y confirms, any key cancels".to_owned()),
+            (
+                "seen",
+                "an item counts as seen once its detail stayed on screen for [console] dwell_ms"
+                    .to_owned(),
+            ),
         ];
         entries.extend(more.into_iter().map(|(k, d)| (k.to_owned(), d)));
         entries
