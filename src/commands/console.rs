@@ -73,7 +73,20 @@ async fn inbox_start(
             Remote::Outbox,
         ),
         live => {
-            let (gh, own) = super::inbox::live_client(ctx, None).await?;
+            let (gh, own) = match super::inbox::live_client(ctx, None).await {
+                Ok(client) => client,
+                // Configured sections and no usable credentials (a bad token, GitHub down): the
+                // console still opens, and each tab says why it has no list.
+                Err(e) if !explicit => {
+                    let why = crate::sanitize::one_line(&e.to_string());
+                    let tabs = super::inbox::live_specs(live)
+                        .into_iter()
+                        .map(|(title, _)| (title, TabSource::Unavailable(why.clone())))
+                        .collect();
+                    return Ok((inbox_screen(tabs, prelisted), Remote::Outbox));
+                }
+                Err(e) => return Err(e),
+            };
             let tabs: Vec<(String, TabSource)> = super::inbox::live_specs(live)
                 .into_iter()
                 .map(|(title, specs)| (title, TabSource::Live(specs)))
@@ -93,19 +106,24 @@ async fn inbox_start(
             (tabs, Remote::GitHub(live))
         }
     };
+    Ok((inbox_screen(tabs, prelisted), remote))
+}
+
+/// The inbox start of these tabs: their titles listed, their rows to come.
+fn inbox_screen(
+    tabs: Vec<(String, TabSource)>,
+    prelisted: Vec<Option<Vec<crate::inbox::Row>>>,
+) -> Start {
     let screen = InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
     let link = InboxLink {
         tabs: tabs.into_iter().map(|(_, s)| s).collect(),
         opened: std::sync::Mutex::new(Default::default()),
         prelisted: std::sync::Mutex::new(prelisted),
     };
-    Ok((
-        Start::Inbox {
-            screen: Box::new(screen),
-            link: Box::new(link),
-        },
-        remote,
-    ))
+    Start::Inbox {
+        screen: Box::new(screen),
+        link: Box::new(link),
+    }
 }
 
 /// What a console review needs from the context: the config's `[review]` and the LLM

@@ -540,3 +540,35 @@ fn rows_resort_as_counts_arrive_keeping_the_selection() {
         h.screen()
     );
 }
+
+/// A PR left with an unposted draft stays in the session while other PRs are opened: quitting
+/// later still names its draft, and reopening it returns to it.
+#[test]
+fn a_draft_left_in_one_pr_is_named_when_quitting_after_others() {
+    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::review::Confirm;
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    // The replayed review runs to its end: its draft is unposted.
+    h.press("r");
+    assert!(h.app.draft().is_some());
+    h.press("q q");
+    assert!(h.app.top_is::<InboxScreen>());
+    h.press("/ Esc g");
+    if h.app.inbox_selected().unwrap().listed.coords.number == 482 {
+        h.press("j");
+    }
+    h.press("Enter");
+    assert_ne!(h.app.pr_meta().unwrap().number, 482);
+    h.press("q q");
+    match h.app.mode() {
+        InputMode::Confirm(Confirm::Quit { lost }) => assert!(
+            lost.iter().any(|l| l.contains("draft of acme/rivet#482")),
+            "{lost:?}"
+        ),
+        other => panic!("quit without asking: {other:?}"),
+    }
+}

@@ -163,3 +163,28 @@ fn the_inbox_filter_is_a_menu_and_sections_follow_shift_tab_clicks_and_keys() {
     h.press("s");
     assert!(h.screen().contains("sort: updated"), "{}", h.screen());
 }
+
+/// With sections configured and no usable credentials the console opens, and the tab says why
+/// (the reason once, on the tab, not an exit before any screen).
+#[test]
+fn a_section_without_credentials_opens_and_its_tab_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::inbox(
+        vec![(
+            "Mine".to_owned(),
+            TabSource::Unavailable("GitHub refused the token: Bad credentials".to_owned()),
+        )],
+        Ledger::new(dir.path()),
+        Theme::plain(),
+        100,
+        14,
+    );
+    h.draw();
+    let screen = h.screen();
+    assert!(h.app.top_is::<InboxScreen>());
+    assert!(
+        screen.contains("The list could not be loaded: GitHub refused the token"),
+        "{screen}"
+    );
+    assert!(!h.app.quitting());
+}

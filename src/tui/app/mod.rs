@@ -321,13 +321,16 @@ impl App {
         match op {
             StackOp::Open(screen) => {
                 // Screens above the one asking leave; a busy one (a review running, a post on
-                // its way) is kept with its work, the others close. A screen of the PR being
+                // its way) or one holding an unsent draft or reply is kept with its work, the
+                // others close. A screen of the PR being
                 // opened is replaced by the new one.
                 let subject = screen.subject();
                 let above: Vec<_> = self.stack.drain(at + 1..).collect();
                 self.kept.extend(above);
-                self.kept
-                    .retain(|s| s.busy() && (subject.is_none() || s.subject() != subject));
+                self.kept.retain(|s| {
+                    (s.busy() || !s.at_stake().is_empty())
+                        && (subject.is_none() || s.subject() != subject)
+                });
                 self.stack.push(screen);
             }
             StackOp::Resume(pr) => {

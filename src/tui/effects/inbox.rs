@@ -23,6 +23,9 @@ pub enum TabSource {
     Dir(PathBuf),
     /// Repositories or searches on GitHub (the session's client).
     Live(Vec<ListSpec>),
+    /// A configured section that cannot be listed at all (no usable credentials): the tab says
+    /// why, the console opens all the same.
+    Unavailable(String),
 }
 
 /// The inbox behind a console session (empty when it opened on one PR).
@@ -140,6 +143,10 @@ pub async fn load(
                     .map_err(|e| e.to_string());
                 send(Action::InboxListed { tab, result });
             }
+            TabSource::Unavailable(why) => send(Action::InboxListed {
+                tab,
+                result: Err(why.clone()),
+            }),
             TabSource::Live(specs) => {
                 let Some(gh) = session.remote.github() else {
                     send(Action::InboxListed {

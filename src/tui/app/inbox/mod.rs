@@ -595,7 +595,7 @@ impl Screen for InboxScreen {
             ),
             (
                 format!("{}/{}", k(KeyCommand::Focus), k(KeyCommand::FocusBack)),
-                "next / previous section (a click on a tab shows it)",
+                "next section / previous section (a click on a tab shows it)",
             ),
             (
                 k(KeyCommand::Open),
