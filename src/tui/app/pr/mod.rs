@@ -47,8 +47,8 @@ pub struct PrScreen {
     pub desk: ReviewDesk,
     /// Replying to, resolving and unresolving threads.
     pub threads: ThreadDesk,
-    /// The refresh in flight was asked for by a key: its answer is said even when nothing
-    /// changed (a refresh after a write stays quiet then).
+    /// The refresh in flight was asked for by a key: its answer is said (a refresh after a
+    /// write or on reopening stays quiet).
     loud_refresh: bool,
     /// The item whose detail is on screen and since when (the console's clock, ms): it counts
     /// as seen once it stayed `[console] dwell_ms`.
@@ -161,7 +161,8 @@ impl PrScreen {
             .snapshot_changed(&self.list.snapshot.pr, &ctx.session.gates);
         let c = &self.list.counts;
         let changed = c.new != before.new || c.edited != before.edited;
-        if changed || std::mem::take(&mut self.loud_refresh) {
+        // A refresh after the session's own write stays quiet: the write's notice stays.
+        if std::mem::take(&mut self.loud_refresh) {
             ctx.say(if changed {
                 format!("refreshed: {} new, {} edited", c.new, c.edited)
             } else {
