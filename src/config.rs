@@ -66,19 +66,47 @@ pub struct Config {
     /// read by `event`, `watch`, `review` and the console alike.
     #[serde(default)]
     pub gates: crate::policy::GateConfig,
-    /// The inbox (`[inbox]`): its sections, shown as tabs.
+    /// The inbox (`[inbox]`): its sections, shown as tabs, and how often it refreshes.
     #[serde(default)]
     pub inbox: InboxConfig,
+    /// The console (`[console]`): when a shown item counts as seen.
+    #[serde(default)]
+    pub console: ConsoleConfig,
     // Further tables go here, one field each.
 }
 
 /// `[inbox]`: what `pr-shepherd` and `pr-shepherd inbox` list without an argument.
-#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct InboxConfig {
     /// `[[inbox.sections]]`, like gh-dash: each a tab with a title and a GitHub search.
-    #[serde(default)]
     pub sections: Vec<InboxSection>,
+    /// Seconds between the console inbox's reloads of its lists and counts (0: never by itself).
+    pub refresh: u64,
+}
+
+impl Default for InboxConfig {
+    fn default() -> Self {
+        InboxConfig {
+            sections: Vec::new(),
+            refresh: 300,
+        }
+    }
+}
+
+/// `[console]`: how the console behaves.
+#[derive(Debug, Clone, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ConsoleConfig {
+    /// How long (milliseconds) an item's detail must be on screen before it counts as seen: long
+    /// enough to read, so skimming past with `j` marks nothing (0: as soon as it is drawn).
+    pub dwell_ms: u64,
+}
+
+impl Default for ConsoleConfig {
+    fn default() -> Self {
+        ConsoleConfig { dwell_ms: 600 }
+    }
 }
 
 /// One `[[inbox.sections]]` entry.
@@ -160,6 +188,7 @@ pub fn default_tables() -> toml::Table {
         ("automation", serde_json::to_value(&d.automation)),
         ("gates", serde_json::to_value(&d.gates)),
         ("inbox", serde_json::to_value(&d.inbox)),
+        ("console", serde_json::to_value(&d.console)),
     ] {
         if let Some(v) = value.ok().as_ref().and_then(json_to_toml) {
             out.insert(name.to_owned(), v);
@@ -268,6 +297,15 @@ impl Config {
                     format!("gates.{key}"),
                     "must not be empty".to_owned(),
                 ));
+            }
+        }
+        for (key, value) in [
+            ("inbox.refresh", config.inbox.refresh),
+            ("console.dwell_ms", config.console.dwell_ms),
+        ] {
+            if let Some(row) = crate::schema::setting(key) {
+                row.check_int(key, u128::from(value))
+                    .map_err(|m| invalid(key.to_owned(), m))?;
             }
         }
         for (i, section) in config.inbox.sections.iter().enumerate() {

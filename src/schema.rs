@@ -529,6 +529,30 @@ pub const SETTINGS: &[Setting] = &[
         description: "the inbox's tabs without an argument: each a `title` (shown on the tab) and a `query` in GitHub search syntax (`is:pr` and `is:open` are added when missing; only open PRs are listed); neither may be empty; empty: the bundled fixtures",
     },
     Setting {
+        key: "inbox.refresh",
+        ty: Type::Integer,
+        default: Default::Value,
+        allowed: Allowed::Int {
+            min: 0,
+            max: 86_400,
+        },
+        flag: None,
+        example: "120",
+        description: "seconds between the console inbox's reloads of its lists and counts, keeping selection, scroll and drafts (like gh-dash); 0: only on the refresh key",
+    },
+    Setting {
+        key: "console.dwell_ms",
+        ty: Type::Integer,
+        default: Default::Value,
+        allowed: Allowed::Int {
+            min: 0,
+            max: 10_000,
+        },
+        flag: None,
+        example: "1000",
+        description: "milliseconds an item's detail must stay on screen before it counts as seen, so skimming past with `j` marks nothing (`m` marks at once); 0: as soon as it is drawn",
+    },
+    Setting {
         key: "review.diff_budgets.<aspect>",
         ty: Type::Integer,
         default: Default::NotSet("`diff_budget_chars`"),

@@ -206,7 +206,7 @@ pub(crate) fn settings(
             });
         }
     }
-    // [automation], [gates] and [inbox] come before the aspect maps (subtables of [review] must
+    // [automation], [gates], [inbox] and [console] come before the aspect maps (subtables of [review] must
     // stay last in a file).
     for (table, value) in [
         (
@@ -220,6 +220,10 @@ pub(crate) fn settings(
         (
             "inbox",
             serde_json::to_value(&loaded.config.inbox).unwrap_or_default(),
+        ),
+        (
+            "console",
+            serde_json::to_value(&loaded.config.console).unwrap_or_default(),
         ),
     ] {
         for (k, v) in value.as_object().into_iter().flatten() {

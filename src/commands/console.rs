@@ -106,7 +106,20 @@ async fn inbox_start(
             Remote::Outbox,
         ),
         live => {
-            let (gh, own) = super::inbox::live_client(ctx, None).await?;
+            let (gh, own) = match super::inbox::live_client(ctx, None).await {
+                Ok(client) => client,
+                // Configured sections and no usable credentials (a bad token, GitHub down): the
+                // console still opens, and each tab says why it has no list.
+                Err(e) if !explicit => {
+                    let why = crate::sanitize::one_line(&e.to_string());
+                    let tabs = super::inbox::live_specs(live)
+                        .into_iter()
+                        .map(|(title, _)| (title, TabSource::Unavailable(why.clone())))
+                        .collect();
+                    return Ok((inbox_screen(tabs, prelisted), Remote::Outbox));
+                }
+                Err(e) => return Err(e),
+            };
             let tabs: Vec<(String, TabSource)> = super::inbox::live_specs(live)
                 .into_iter()
                 .map(|(title, specs)| (title, TabSource::Live(specs)))
@@ -126,19 +139,24 @@ async fn inbox_start(
             (tabs, Remote::GitHub(live))
         }
     };
+    Ok((inbox_screen(tabs, prelisted), remote))
+}
+
+/// The inbox start of these tabs: their titles listed, their rows to come.
+fn inbox_screen(
+    tabs: Vec<(String, TabSource)>,
+    prelisted: Vec<Option<Vec<crate::inbox::Row>>>,
+) -> Start {
     let screen = InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
     let link = InboxLink {
         tabs: tabs.into_iter().map(|(_, s)| s).collect(),
-        opened: std::sync::Mutex::new(None),
+        opened: std::sync::Mutex::new(Default::default()),
         prelisted: std::sync::Mutex::new(prelisted),
     };
-    Ok((
-        Start::Inbox {
-            screen: Box::new(screen),
-            link: Box::new(link),
-        },
-        remote,
-    ))
+    Start::Inbox {
+        screen: Box::new(screen),
+        link: Box::new(link),
+    }
 }
 
 /// What a console review needs from the context: the config's `[review]` and the LLM
@@ -151,7 +169,8 @@ fn review_context(ctx: &Context) -> ReviewContext {
     }
 }
 
-/// The session of a console run: now, the config's `[gates]`, where writes go.
+/// The session of a console run: now, the config's `[gates]`, where writes go, the dwell before
+/// a shown item counts as seen and how often the inbox refreshes.
 fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Session {
     Session {
         now: chrono::Utc::now().timestamp(),
@@ -159,6 +178,8 @@ fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Sess
         remote,
         marks_blocked,
         editor: ctx.editor.clone(),
+        dwell_ms: ctx.config.config.console.dwell_ms,
+        inbox_refresh: ctx.config.config.inbox.refresh,
     }
 }
 

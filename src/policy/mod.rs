@@ -57,6 +57,28 @@ pub fn membership(association: Association, cfg: &GateConfig) -> Membership {
     }
 }
 
+/// Whether the gates count an author as team (`Some(true)`), community (`Some(false)`), or
+/// cannot tell from the association alone (`None`: headless asks the org; the console, which
+/// asks no one, gates it as community). The one decision the gate and every "(team)" label read.
+pub fn team_of(association: Association, cfg: &GateConfig) -> Option<bool> {
+    match membership(association, cfg) {
+        Membership::Team => Some(true),
+        Membership::Community => Some(false),
+        Membership::Ambiguous => None,
+    }
+}
+
+/// The author's side in words, as the gates count it without asking the org: "team" only when
+/// [`team_of`] says so, else "community" (a COLLABORATOR is "team" only with
+/// `collaborators_are_team`).
+pub fn side_label(association: Association, cfg: &GateConfig) -> &'static str {
+    if team_of(association, cfg) == Some(true) {
+        "team"
+    } else {
+        "community"
+    }
+}
+
 /// How a review was asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Invocation {

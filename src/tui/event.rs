@@ -14,8 +14,9 @@ pub enum AppEvent {
     Action(Action),
     /// SIGINT or SIGTERM: leave cleanly.
     Terminate(&'static str),
-    /// Progress of review run `seq`.
+    /// Progress of review run `seq` on `pr`.
     Review {
+        pr: crate::pr::PrCoords,
         seq: u64,
         event: ReviewEvent,
     },
@@ -26,7 +27,10 @@ impl AppEvent {
     pub fn into_action(self) -> Option<Action> {
         match self {
             AppEvent::Action(a) => Some(a),
-            AppEvent::Review { seq, event } => Some(Action::Review { seq, event }),
+            AppEvent::Review { pr, seq, event } => Some(Action::ForPr {
+                pr,
+                action: Box::new(Action::Review { seq, event }),
+            }),
             AppEvent::Input(_) | AppEvent::Terminate(_) => None,
         }
     }

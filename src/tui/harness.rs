@@ -151,6 +151,33 @@ impl Harness {
         self.runner.session.remote = remote;
     }
 
+    /// The `[gates]` of the session, for the app and the effect runner alike (what a screen
+    /// opened from now on is gated by, and how authors are labelled).
+    pub fn set_gates(&mut self, gates: crate::policy::GateConfig) {
+        self.app.session_mut().gates = gates.clone();
+        self.runner.session.gates = gates;
+    }
+
+    /// How long a shown item must stay on screen before it counts as seen (the harness's
+    /// default is 0: at once, on the frame that showed it).
+    pub fn set_dwell(&mut self, ms: u64) {
+        self.app.session_mut().dwell_ms = ms;
+        self.runner.session.dwell_ms = ms;
+    }
+
+    /// How often the inbox reloads by itself, in seconds (the harness's default is 0: never).
+    pub fn set_inbox_refresh(&mut self, seconds: u64) {
+        self.app.session_mut().inbox_refresh = seconds;
+        self.runner.session.inbox_refresh = seconds;
+    }
+
+    /// The console's clock ticks to `now_ms` (the injected clock: no test sleeps), then a frame.
+    pub fn tick(&mut self, now_ms: i64) {
+        let fx = self.app.update(Action::Tick { now_ms });
+        self.run_effects(fx);
+        self.draw();
+    }
+
     /// Performs `fx` and every effect their results ask for, synchronously (a review runs to
     /// its end: deterministic with the replay backend).
     fn run_effects(&mut self, mut fx: Vec<Effect>) {
@@ -158,8 +185,9 @@ impl Harness {
             let mut next = Vec::new();
             for e in fx {
                 self.effects.push(e.clone());
+                let pr = e.pr();
                 for a in self.runner.perform_blocking(e) {
-                    next.extend(self.app.update(a));
+                    next.extend(self.app.update(Action::scoped(pr.clone(), a)));
                 }
             }
             fx = next;

@@ -162,6 +162,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
         tokio::task::spawn_blocking(highlight::warm_up);
     }
     terminal::spawn_signals(tx.clone());
+    let ticker = terminal::spawn_ticker(tx.clone());
 
     // The guard first: if set-up fails half-way (raw mode on, alternate screen not), the early
     // return still restores what was changed.
@@ -187,6 +188,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
     .await;
     // No review outlives the console; a post in flight gets a bounded wait for its answer.
     close(&mut app, effects, &mut rx).await;
+    ticker.abort();
     stop.store(true, Ordering::Relaxed);
     drop(term);
     drop(guard);
@@ -203,7 +205,12 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
 async fn close(app: &mut App, mut effects: Effects, rx: &mut mpsc::UnboundedReceiver<AppEvent>) {
     effects.settle().await;
     while let Ok(ev) = rx.try_recv() {
-        if let AppEvent::Action(a @ Action::Posted(_)) = ev {
+        let AppEvent::Action(a) = ev else { continue };
+        let posted = match &a {
+            Action::ForPr { action, .. } => matches!(**action, Action::Posted(_)),
+            a => matches!(a, Action::Posted(_)),
+        };
+        if posted {
             let ledger: Vec<Effect> = app
                 .update(a)
                 .into_iter()
@@ -448,7 +455,12 @@ mod tests {
             .await
             .unwrap()
             .unwrap();
-        assert!(matches!(ev, AppEvent::Action(Action::Posted(Ok(_)))));
+        // A PR's result, for its screen.
+        let AppEvent::Action(Action::ForPr { pr, action }) = ev else {
+            panic!("not for the PR: {ev:?}")
+        };
+        assert_eq!(pr, snap.pr.coords());
+        assert!(matches!(*action, Action::Posted(Ok(_))));
         effects.shutdown().await;
     }
 
@@ -477,9 +489,13 @@ mod tests {
         }
         let mut kinds = Vec::new();
         while kinds.len() < 40 {
-            match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
-                Ok(Some(AppEvent::Action(Action::DraftSaved(r)))) => kinds.push(r.is_ok()),
-                Ok(Some(AppEvent::Action(Action::DraftDiscarded(r)))) => kinds.push(r.is_ok()),
+            let action = match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
+                Ok(Some(AppEvent::Action(Action::ForPr { action, .. }))) => *action,
+                other => panic!("unexpected {other:?}"),
+            };
+            match action {
+                Action::DraftSaved(r) => kinds.push(r.is_ok()),
+                Action::DraftDiscarded(r) => kinds.push(r.is_ok()),
                 other => panic!("unexpected {other:?}"),
             }
         }

@@ -502,6 +502,10 @@ pub enum Confirm {
     Thread(ThreadAsk),
     /// Submit the pending review (comment, request changes, or approve: named).
     Submit(SubmitAsk),
+    /// Quit, though work is going on or unsent: `lost` names each thing, in words.
+    Quit {
+        lost: Vec<String>,
+    },
 }
 
 /// How the maintainer chose to submit the pending review.

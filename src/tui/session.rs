@@ -24,6 +24,11 @@ pub struct Session {
     /// The external editor's command line (`$VISUAL`, else `$EDITOR`), for `ctrl-o` in the
     /// draft editor and the reply composer.
     pub editor: Option<String>,
+    /// `[console] dwell_ms`: how long an item's detail must be on screen before it counts as
+    /// seen, on the console's clock (0: as soon as the frame is drawn).
+    pub dwell_ms: u64,
+    /// `[inbox] refresh`: seconds between the inbox's own reloads (0: never by itself).
+    pub inbox_refresh: u64,
 }
 
 impl Session {

@@ -202,6 +202,26 @@ fn route<B: Backend>(
     }
 }
 
+/// How often the console's clock ticks: the dwell before a shown item counts as seen and the
+/// inbox's refresh interval are measured on it.
+pub const TICK: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// The console's clock: an [`Action::Tick`] with the milliseconds since the Unix epoch, now
+/// and then every [`TICK`] (the only place the console reads the wall clock for it).
+pub fn spawn_ticker(tx: mpsc::UnboundedSender<AppEvent>) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(TICK);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        loop {
+            every.tick().await;
+            let now_ms = chrono::Utc::now().timestamp_millis();
+            if tx.send(AppEvent::Action(Action::Tick { now_ms })).is_err() {
+                return;
+            }
+        }
+    })
+}
+
 /// Runs until the app quits, a signal arrives or every sender is gone. Effects are started on
 /// `effects` and never waited for: their results arrive on `rx` like any other event. With
 /// `outside`, an external edit suspends the screen (without: it runs on its lane, headless).

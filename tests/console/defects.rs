@@ -41,14 +41,23 @@ fn q_closes_the_current_view_and_capital_q_quits_from_anywhere() {
     h.press("q");
     assert!(!h.app.quitting(), "q in the review pane must not quit");
     assert_eq!(h.app.pane(), Some(Pane::Item));
-    // Top level: q quits.
+    // Top level: q quits, asking first for the unposted draft the review left.
     h.press("q");
+    assert!(!h.app.quitting());
+    assert!(
+        matches!(h.app.mode(), InputMode::Confirm(pr_shepherd::tui::review::Confirm::Quit { lost }) if lost.iter().any(|l| l.contains("draft"))),
+        "{:?}",
+        h.app.mode()
+    );
+    h.press("y");
     assert!(h.app.quitting());
 
     // Q quits from a nested view at once.
     let mut h = open(dir.path(), 120, 40);
     h.draw();
     h.press("Tab Enter Q");
+    // The draft restored from the first run is still unposted: Q asks too, y quits.
+    h.press("y");
     assert!(h.app.quitting());
 }
 
@@ -67,7 +76,7 @@ fn capital_m_asks_first_naming_how_many() {
     h.resize(120, 40);
     h.draw();
     assert!(
-        h.screen().contains("Mark 18 listed item(s) seen?"),
+        h.screen().contains("Mark 18 listed items seen?"),
         "{}",
         h.screen()
     );
@@ -80,14 +89,14 @@ fn capital_m_asks_first_naming_how_many() {
     );
     h.press("M");
     assert!(
-        h.screen().contains("Mark 17 listed item(s) seen?"),
+        h.screen().contains("Mark 17 listed items seen?"),
         "{}",
         h.screen()
     );
     h.press("y");
     assert_eq!(seen_count(dir.path(), &pr), 18);
     assert!(
-        h.screen().contains("marked 17 listed item(s) seen"),
+        h.screen().contains("marked 17 listed items seen"),
         "{}",
         h.screen()
     );
@@ -476,4 +485,45 @@ fn a_click_selects_a_row_and_the_wheel_scrolls_the_pane_under_the_pointer() {
     h.press("r");
     h.mouse(MouseEventKind::ScrollDown, 100, 20);
     assert!(h.app.review_scroll().unwrap() > 0);
+}
+
+/// A COLLABORATOR's side reads as the gates count it: "(community)" in the header and beside
+/// their comments with the default gates (which gate them as community), "(team)" only with
+/// `[gates] collaborators_are_team`.
+#[test]
+fn a_collaborator_is_labelled_as_the_gates_count_them() {
+    use pr_shepherd::pr::Association;
+    use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
+    let dir = tempfile::tempdir().unwrap();
+    let f = Fixture::parse(DEMO_FIXTURE, Path::new("demo.json")).unwrap();
+    let mut snap = f.snapshot_at(0).unwrap();
+    snap.pr.author.association = Association::Collaborator;
+    snap.pr.labels.clear();
+    let login = snap.pr.author.login.clone();
+    let mut h = Harness::new(
+        snap,
+        None,
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        140,
+        30,
+    )
+    .unwrap();
+    h.draw();
+    let screen = h.screen();
+    let header = screen
+        .lines()
+        .find(|l| l.contains(&format!("@{login} (")))
+        .unwrap_or_default();
+    assert!(header.contains("(community)"), "{screen}");
+    let gate = h.app.gate().unwrap();
+    assert!(!gate.reason.contains("team PR"), "{}", gate.reason);
+
+    h.set_gates(pr_shepherd::policy::GateConfig {
+        collaborators_are_team: true,
+        ..Default::default()
+    });
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains(&format!("@{login} (team)")), "{screen}");
 }

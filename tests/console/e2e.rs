@@ -195,9 +195,12 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     let selected = |s: &str, who: &str| s.lines().any(|l| l.contains('▶') && l.contains(who));
     assert!(selected(&screen, "@maya-chen"), "{screen}");
     assert_eq!(tmux.alternate_on(), "1");
+    // An item counts as seen once it stayed on screen for the dwell (`[console] dwell_ms`).
+    tmux.wait_for("the first item read", |s| s.contains("✓ 1 seen now"));
 
     tmux.keys(&["j"]);
     tmux.wait_for("the second row selected", |s| selected(s, "@rajesh-k"));
+    tmux.wait_for("the second item read", |s| s.contains("✓ 2 seen now"));
     tmux.keys(&["?"]);
     tmux.wait_for("the help overlay", |s| s.contains("Keys (config.toml"));
     tmux.keys(&["Escape"]);
@@ -358,8 +361,13 @@ fn review_draft_survives_kill_9_and_is_restored() {
         s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")
     });
     assert!(screen.contains("E2E typed note"), "{screen}");
-    // The restored draft opens the review pane: `q` closes it, `Q` quits from anywhere.
+    // The restored draft opens the review pane: `q` closes it, `Q` quits from anywhere, asking
+    // first because the draft is still unposted.
     tmux.keys(&["Q"]);
+    tmux.wait_for("the quit confirmation", |s| {
+        s.contains("Quit?") && s.contains("review draft of acme/rivet#482")
+    });
+    tmux.keys(&["y"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
 }
@@ -398,7 +406,7 @@ fn a_live_repository_on_the_command_line_opens_its_inbox_or_exits_2() {
 
     tmux.start(120, 20, &live("acme/widgets"));
     let screen = tmux.wait_for("the live inbox, counted", |s| {
-        s.contains("3 open PR(s)") && s.contains("Enter open  ]") && !s.contains("counting")
+        s.contains("3 open PRs") && s.contains("Enter open  ]") && !s.contains("counting")
     });
     assert!(screen.contains("acme/widgets#"), "{screen}");
     tmux.keys(&["q"]);

@@ -44,8 +44,8 @@ fn the_bundled_inbox_narrow_and_filtered() {
     let (mut h, _d) = bundled(80, 14);
     h.draw();
     insta::assert_snapshot!("inbox_bundled_80x14", h.screen());
-    // f: needs attention (all three), then gate allowed.
-    h.press("f f");
+    // f opens the filter menu; g lists the PRs the gate allows.
+    h.press("f g");
     let screen = h.screen();
     assert!(screen.contains("showing: gate allowed"), "{screen}");
     assert!(!screen.contains("#497"), "{screen}");
@@ -140,10 +140,15 @@ fn the_inbox_opens_one_pr_after_another() {
     assert_eq!(opened.len(), 3, "{opened:?}");
 }
 
+/// Each PR screen owns its run: a review running on one PR goes on while others are opened and
+/// read, its progress reaches it (and no other screen) and shows on its inbox row, and reopening
+/// it returns to it as it was.
 #[test]
-fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
-    use pr_shepherd::tui::app::Action;
+fn a_review_running_on_one_pr_goes_on_while_others_are_read() {
+    use pr_shepherd::review::{Aspect, ReviewEvent};
+    use pr_shepherd::tui::app::{Action, Effect};
     use pr_shepherd::tui::keymap::KeyCommand;
+    use pr_shepherd::tui::review::AspectView;
     let (mut h, _d) = bundled(140, 16);
     h.draw();
     h.press("/");
@@ -151,31 +156,83 @@ fn a_review_running_in_a_pr_shows_on_its_row_and_holds_other_prs() {
     h.press("Enter");
     h.press("Enter");
     assert!(h.app.top_is::<PrScreen>());
+    let a = h.app.pr_meta().unwrap().coords();
     // `r` without performing its effects: the run stays in flight, as it does while the model
     // answers.
-    let _in_flight = h.app.update(Action::Command(KeyCommand::Review));
+    let fx = h.app.update(Action::Command(KeyCommand::Review));
+    let seq_a = fx
+        .iter()
+        .find_map(|e| match e {
+            Effect::StartReview { seq, snapshot, .. } => {
+                assert_eq!(snapshot.pr.coords(), a);
+                Some(*seq)
+            }
+            _ => None,
+        })
+        .unwrap();
+    h.press("q");
+    assert!(h.app.top_is::<InboxScreen>());
+    // Another PR opens while the run goes on.
+    h.press("/ Esc g");
+    if h.app.inbox_selected().unwrap().listed.coords == a {
+        h.press("j");
+    }
+    h.press("Enter");
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    let b = h.app.pr_meta().unwrap().coords();
+    assert_ne!(a, b);
+    // B starts its own run: the same sequence number as A's, on another PR.
+    let fx = h.app.update(Action::Command(KeyCommand::Review));
+    assert!(
+        fx.iter()
+            .any(|e| matches!(e, Effect::StartReview { seq, .. } if *seq == seq_a))
+    );
+    // A's progress, tagged with its PR, reaches A's screen only.
+    h.app.update(Action::ForPr {
+        pr: a.clone(),
+        action: Box::new(Action::Review {
+            seq: seq_a,
+            event: ReviewEvent::Cancelled {
+                aspect: Aspect::Perf,
+            },
+        }),
+    });
+    let state = |pr| {
+        h.app
+            .pr_of(pr)
+            .unwrap()
+            .desk
+            .run
+            .as_ref()
+            .unwrap()
+            .aspects
+            .iter()
+            .find(|(x, _)| *x == Aspect::Perf)
+            .unwrap()
+            .1
+            .clone()
+    };
+    assert_ne!(state(&b), AspectView::Cancelled, "A's event reached B");
+    assert_eq!(state(&a), AspectView::Cancelled);
+    assert!(h.app.pr_of(&a).unwrap().desk.busy(), "A's run goes on");
+    // Back to the inbox: both rows say their run is going on.
     h.press("q");
     assert!(h.app.top_is::<InboxScreen>());
     let screen = h.screen();
-    let row = screen
-        .lines()
-        .find(|l| l.contains("acme/rivet#482"))
-        .unwrap_or_default();
-    assert!(row.contains("[review"), "{screen}");
-    // Another PR waits while the run goes on; the same PR reopens as it was.
-    h.press("/");
-    h.press("Esc");
-    h.press("g");
-    let first = h.app.inbox_selected().unwrap().listed.coords.number;
-    if first != 482 {
-        h.press("Enter");
-        assert!(h.app.top_is::<InboxScreen>());
-        assert!(
-            h.screen().contains("a review is running on"),
-            "{}",
-            h.screen()
-        );
+    for pr in [&a, &b] {
+        let row = screen
+            .lines()
+            .find(|l| l.contains(&pr.to_string()))
+            .unwrap_or_default();
+        assert!(row.contains("[review"), "{pr}: {screen}");
     }
+    // Reopening A returns to its screen, its run still there.
+    h.press("/");
+    h.type_text(&a.number.to_string());
+    h.press("Enter Enter");
+    assert_eq!(h.app.pr_meta().unwrap().coords(), a);
+    assert_eq!(h.app.run().unwrap().seq, seq_a);
+    assert!(h.app.pr().unwrap().desk.busy());
 }
 
 #[test]
@@ -390,4 +447,128 @@ fn esc_in_the_inbox_never_quits() {
     );
     h.press("q");
     assert!(h.app.quitting());
+}
+
+/// Quitting while a review runs asks first, naming what would be lost; `n` stays, `y` quits, and
+/// a second Ctrl-c while the question is open quits too. With nothing at stake `q` quits at once.
+#[test]
+fn quitting_while_a_review_runs_asks_first() {
+    use pr_shepherd::tui::app::{Action, InputMode};
+    use pr_shepherd::tui::keymap::KeyCommand;
+    use pr_shepherd::tui::review::Confirm;
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    let _in_flight = h.app.update(Action::Command(KeyCommand::Review));
+    h.press("q");
+    assert!(h.app.top_is::<InboxScreen>());
+    h.press("q");
+    assert!(!h.app.quitting());
+    match h.app.mode() {
+        InputMode::Confirm(Confirm::Quit { lost }) => {
+            assert!(
+                lost.iter()
+                    .any(|l| l.contains("review running on acme/rivet#482")),
+                "{lost:?}"
+            );
+        }
+        other => panic!("no quit confirmation: {other:?}"),
+    }
+    assert!(h.screen().contains("Quit?"), "{}", h.screen());
+    h.press("n");
+    assert!(!h.app.quitting());
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    h.app.update(Action::ForceQuit);
+    assert!(!h.app.quitting(), "Ctrl-c asks too");
+    h.app.update(Action::ForceQuit);
+    assert!(h.app.quitting(), "a second Ctrl-c quits");
+
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("q");
+    assert!(h.app.quitting(), "nothing at stake: q quits at once");
+}
+
+/// The attention sort follows the counts as they arrive: a PR found to have new items rises to
+/// the top while the selection stays on the PR it was on, and the header says "counting k/n"
+/// until the last count.
+#[test]
+fn rows_resort_as_counts_arrive_keeping_the_selection() {
+    use pr_shepherd::inbox::GateReview;
+    use pr_shepherd::tui::app::Action;
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    let mut rows = h.app.inbox_rows(0).to_vec();
+    assert!(rows.len() >= 3);
+    for r in &mut rows {
+        r.items = Counts::Loading;
+        r.gate.review = GateReview::Paused;
+    }
+    h.app.update(Action::InboxListed {
+        tab: 0,
+        result: Ok((rows, Vec::new())),
+    });
+    h.press("g");
+    let selected = h.app.inbox_selected().unwrap().listed.coords.clone();
+    let last = h.app.inbox_rows(0).last().unwrap().clone();
+    assert_ne!(last.listed.coords, selected);
+    let mut counted = last.clone();
+    counted.items = Counts::Counted {
+        total: 4,
+        new: 3,
+        edited: 0,
+    };
+    h.app.update(Action::InboxCounted {
+        tab: 0,
+        rows: vec![counted],
+        finished: false,
+    });
+    h.draw();
+    assert_eq!(
+        h.app.inbox_rows(0)[0].listed.coords,
+        last.listed.coords,
+        "the PR with new items is on top"
+    );
+    assert_eq!(h.app.inbox_selected().unwrap().listed.coords, selected);
+    let n = h.app.inbox_rows(0).len();
+    assert_eq!(h.app.inbox_loading(0), Some((1, n)));
+    assert!(
+        h.screen().contains(&format!("counting 1/{n}")),
+        "{}",
+        h.screen()
+    );
+}
+
+/// A PR left with an unposted draft stays in the session while other PRs are opened: quitting
+/// later still names its draft, and reopening it returns to it.
+#[test]
+fn a_draft_left_in_one_pr_is_named_when_quitting_after_others() {
+    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::review::Confirm;
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    // The replayed review runs to its end: its draft is unposted.
+    h.press("r");
+    assert!(h.app.draft().is_some());
+    h.press("q q");
+    assert!(h.app.top_is::<InboxScreen>());
+    h.press("/ Esc g");
+    if h.app.inbox_selected().unwrap().listed.coords.number == 482 {
+        h.press("j");
+    }
+    h.press("Enter");
+    assert_ne!(h.app.pr_meta().unwrap().number, 482);
+    h.press("q q");
+    match h.app.mode() {
+        InputMode::Confirm(Confirm::Quit { lost }) => assert!(
+            lost.iter().any(|l| l.contains("draft of acme/rivet#482")),
+            "{lost:?}"
+        ),
+        other => panic!("quit without asking: {other:?}"),
+    }
 }

@@ -7,4 +7,5 @@ mod inbox;
 mod keys;
 mod screen;
 mod pending;
+mod session;
 mod ui;

@@ -149,6 +149,7 @@ const CONFIG_TABLES: &[(&str, &str)] = &[
     ("automation", "automation"),
     ("gates", "gates"),
     ("inbox", "inbox"),
+    ("console", "console"),
 ];
 
 /// The keys named in the first column of a reference table (`| `review.llm` | … |`).

@@ -32,6 +32,9 @@ pub struct Drawn {
     pub help_max_scroll: usize,
     /// The help overlay's visible height.
     pub help_height: u16,
+    /// When the frame was drawn, on the console's clock (milliseconds; set by the router from
+    /// the last [`Action::Tick`]).
+    pub at_ms: i64,
     /// Where the list and detail panes were drawn (inside their borders), for the mouse.
     pub list_area: Rect,
     pub detail_area: Rect,
@@ -78,7 +81,19 @@ pub fn later_versions(fixture: &crate::source::Fixture, step: usize) -> Ahead {
 /// Everything that changes the state.
 #[derive(Debug, Clone)]
 pub enum Action {
+    /// The result of an effect of one PR's screen (see [`Effect::pr`](super::Effect::pr)), or
+    /// its review's progress: the router hands `action` to the screen that shows `pr`, on the
+    /// stack or left and kept, and to no other.
+    ForPr {
+        pr: PrCoords,
+        action: Box<Action>,
+    },
     Command(KeyCommand),
+    /// The console's clock (milliseconds since the Unix epoch; tests inject it): the dwell
+    /// before a shown item counts as seen, the inbox's refresh interval.
+    Tick {
+        now_ms: i64,
+    },
     /// Ctrl-C: quit from anywhere.
     ForceQuit,
     SearchInput(char),
@@ -175,8 +190,6 @@ pub enum Action {
     },
     /// The PR chosen in the inbox, loaded (or why not).
     PrOpened(Result<Box<OpenedPr>, String>),
-    /// An inbox-only key: `s` sorts, `r` reloads the list.
-    InboxKey(char),
     /// A key of the pending review screen's own (keep, submit as …, fold).
     PendingKey(char),
     /// The pending review, read from the ledger with the latest findings proposed as drafts.
@@ -184,6 +197,22 @@ pub enum Action {
     PendingSaved(Result<(), String>),
     /// A submitted pending review (or why not).
     ReviewSubmitted(Result<crate::publish::review::Submitted, String>),
+    /// The PR on a PR screen fetched afresh (or why not): the screen is refreshed in place.
+    PrRefreshed(Result<Box<OpenedPr>, String>),
+}
+
+impl Action {
+    /// `action` as a result for `pr`'s screen, when it is one PR screen's (see
+    /// [`Effect::pr`](super::Effect::pr)); a notice stays for whatever screen is shown.
+    pub fn scoped(pr: Option<PrCoords>, action: Action) -> Action {
+        match (pr, action) {
+            (_, a @ (Action::Notice(_) | Action::ForPr { .. })) | (None, a) => a,
+            (Some(pr), a) => Action::ForPr {
+                pr,
+                action: Box::new(a),
+            },
+        }
+    }
 }
 
 /// A PR loaded for the PR screen from the inbox.

@@ -17,20 +17,27 @@ pub enum Effect {
     },
     Open(String),
     Copy(String),
-    LoadStep(usize),
+    /// Load step `step` of the fixture of `pr`.
+    LoadStep {
+        pr: PrCoords,
+        step: usize,
+    },
     Highlight {
         key: String,
         path: String,
         hunk: String,
     },
-    /// Cancel any run in flight, then prepare and start run `seq` in the background.
+    /// Cancel the run in flight on the snapshot's PR (a run on another PR goes on), then prepare
+    /// and start run `seq` in the background.
     StartReview {
         seq: u64,
         full: bool,
         snapshot: Box<Snapshot>,
     },
-    /// Cancel the run in flight, if any.
-    CancelReview,
+    /// Cancel the run in flight on `pr`, if any.
+    CancelReview {
+        pr: PrCoords,
+    },
     SaveDraft {
         pr: PrCoords,
         draft: Draft,
@@ -51,6 +58,12 @@ pub enum Effect {
     },
     /// Load a PR chosen in the inbox for the PR screen.
     OpenPr(Box<Opener>),
+    /// Fetch `pr` afresh (live: GitHub; offline: the fixture read again) for its screen, which
+    /// is refreshed in place.
+    RefreshPr {
+        pr: PrCoords,
+        opener: Box<Opener>,
+    },
     /// (Re)load the inbox's lists, then their counts in the background.
     LoadInbox,
     /// Recount the inbox row of this snapshot's PR from the ledger (after the PR screen).
@@ -132,7 +145,7 @@ impl Effect {
     pub fn lane(&self) -> Lane {
         match self {
             Effect::MarkSeen { .. }
-            | Effect::LoadStep(_)
+            | Effect::LoadStep { .. }
             | Effect::SaveDraft { .. }
             | Effect::DiscardDraft { .. }
             | Effect::SaveReplyDraft { .. }
@@ -146,11 +159,49 @@ impl Effect {
             | Effect::Open(_)
             | Effect::Copy(_)
             | Effect::ExternalEdit { .. } => Lane::Blocking,
-            Effect::PlanPost { .. } | Effect::OpenPr(_) | Effect::LoadInbox => Lane::Fetch,
+            Effect::PlanPost { .. }
+            | Effect::OpenPr(_)
+            | Effect::RefreshPr { .. }
+            | Effect::LoadInbox => Lane::Fetch,
             Effect::Post { .. } | Effect::ThreadAct { .. } | Effect::SubmitReview { .. } => {
                 Lane::Send
             }
-            Effect::StartReview { .. } | Effect::CancelReview => Lane::Review,
+            Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
+        }
+    }
+
+    /// The PR whose screen this effect's results belong to: they are routed to that screen
+    /// (see [`Action::ForPr`](super::Action::ForPr)), wherever it is, so two PR screens alive
+    /// at once never take each other's results. `None`: not one PR screen's (the inbox's, the
+    /// opener's, the clipboard's).
+    pub fn pr(&self) -> Option<PrCoords> {
+        match self {
+            Effect::MarkSeen { pr, .. }
+            | Effect::LoadStep { pr, .. }
+            | Effect::CancelReview { pr }
+            | Effect::SaveDraft { pr, .. }
+            | Effect::DiscardDraft { pr }
+            | Effect::PlanPost { pr, .. }
+            | Effect::Post { pr, .. }
+            | Effect::SaveReplyDraft { pr, .. }
+            | Effect::DiscardReplyDraft { pr }
+            | Effect::RecordDecisions { pr, .. }
+            | Effect::LoadStats { pr }
+            | Effect::ThreadAct { pr, .. }
+            | Effect::RefreshPr { pr, .. } => Some(pr.clone()),
+            Effect::StartReview { snapshot, .. } => Some(snapshot.pr.coords()),
+            Effect::Open(_)
+            | Effect::Copy(_)
+            | Effect::Highlight { .. }
+            | Effect::OpenPr(_)
+            | Effect::LoadInbox
+            | Effect::Recount { .. }
+            // The pending review's and the external editor's results go to the screen that
+            // asked, on top while they run (as before PR screens were kept side by side).
+            | Effect::LoadPending { .. }
+            | Effect::SavePending { .. }
+            | Effect::SubmitReview { .. }
+            | Effect::ExternalEdit { .. } => None,
         }
     }
 }

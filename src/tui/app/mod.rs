@@ -54,6 +54,7 @@ use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKin
 use ratatui::layout::Position;
 
 use super::keymap::{KeyCommand, Keymap};
+use super::review::Confirm;
 use super::session::Session;
 use super::theme::Theme;
 use super::ui;
@@ -98,6 +99,8 @@ pub struct App {
     help_scroll: usize,
     /// What the last frame showed (for the help overlay's scroll limits and the mouse).
     last_drawn: Drawn,
+    /// The console's clock, from the last [`Action::Tick`] (milliseconds).
+    clock_ms: i64,
 }
 
 impl App {
@@ -113,6 +116,7 @@ impl App {
             quit: false,
             help_scroll: 0,
             last_drawn: Drawn::default(),
+            clock_ms: 0,
         }
     }
 
@@ -226,7 +230,7 @@ impl App {
     fn update_inner(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
         match action {
-            Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.quit = true,
+            Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.ask_to_quit(),
             Action::Notice(n) => self.notice = Some(n),
             Action::Command(cmd) => self.command(cmd, &mut fx),
             a @ (Action::SearchInput(_)
@@ -240,18 +244,31 @@ impl App {
             | Action::ReplyClose) => {
                 self.on_top(&mut fx, |s, ctx| s.dialog(a, ctx));
             }
-            Action::Confirmed(yes) => {
-                if let InputMode::Confirm(c) = std::mem::replace(&mut self.mode, InputMode::Normal)
-                {
+            Action::Confirmed(yes) => match std::mem::replace(&mut self.mode, InputMode::Normal) {
+                InputMode::Confirm(Confirm::Quit { .. }) if yes => self.quit = true,
+                InputMode::Confirm(Confirm::Quit { .. }) => {
+                    self.notice = Some("not quitting".into())
+                }
+                InputMode::Confirm(c) => {
                     self.on_top(&mut fx, |s, ctx| s.confirmed(c, yes, ctx));
                 }
+                other => self.mode = other,
+            },
+            Action::Tick { now_ms } => {
+                self.clock_ms = now_ms;
+                for at in 0..self.stack.len() {
+                    let mut ctx = ctx!(self, &mut fx);
+                    self.stack[at].tick(now_ms, &mut ctx);
+                }
             }
-            Action::Drawn(d) => {
+            Action::Drawn(mut d) => {
+                d.at_ms = self.clock_ms;
                 self.last_drawn = d;
                 self.help_scroll = self.help_scroll.min(d.help_max_scroll);
                 self.on_top(&mut fx, |s, ctx| s.drawn(d, ctx));
             }
             Action::Mouse { kind, column, row } => self.mouse(kind, column, row),
+            Action::ForPr { pr, action } => self.route(&pr, *action, &mut fx),
             other => self.broadcast(other, &mut fx),
         }
         fx
@@ -340,17 +357,26 @@ impl App {
         let mut ctx = ctx!(self, fx);
         let r = f(top.as_mut(), &mut ctx);
         if let Some(op) = ctx.take_op() {
-            self.apply(at, op);
+            self.apply(at, op, fx);
         }
         r
     }
 
     /// A stack request of the screen at `at`.
-    fn apply(&mut self, at: usize, op: StackOp) {
+    fn apply(&mut self, at: usize, op: StackOp, fx: &mut Vec<Effect>) {
         match op {
             StackOp::Open(screen) => {
-                self.stack.truncate(at + 1);
-                self.kept.clear();
+                // Screens above the one asking leave; a busy one (a review running, a post on
+                // its way) or one holding an unsent draft or reply is kept with its work, the
+                // others close. A screen of the PR being
+                // opened is replaced by the new one.
+                let subject = screen.subject();
+                let above: Vec<_> = self.stack.drain(at + 1..).collect();
+                self.kept.extend(above);
+                self.kept.retain(|s| {
+                    (s.busy() || !s.at_stake().is_empty())
+                        && (subject.is_none() || s.subject() != subject)
+                });
                 self.stack.push(screen);
             }
             StackOp::Resume(pr) => {
@@ -359,7 +385,9 @@ impl App {
                     .iter()
                     .position(|s| s.subject().as_ref() == Some(&pr))
                 {
-                    let screen = self.kept.remove(i);
+                    let mut screen = self.kept.remove(i);
+                    let mut ctx = ctx!(self, fx);
+                    screen.resumed(&mut ctx);
                     self.stack.push(screen);
                 }
             }
@@ -400,11 +428,31 @@ impl App {
         }
     }
 
+    /// What quitting now would cost, over every screen alive (shown or kept).
+    pub fn at_stake(&self) -> Vec<String> {
+        self.stack
+            .iter()
+            .chain(&self.kept)
+            .flat_map(|s| s.at_stake())
+            .collect()
+    }
+
+    /// Quits, or first asks when a review is running or something is unsent (naming it); asked
+    /// again while the question is open (a second Ctrl-c), it quits.
+    fn ask_to_quit(&mut self) {
+        let lost = self.at_stake();
+        if lost.is_empty() || matches!(self.mode, InputMode::Confirm(Confirm::Quit { .. })) {
+            self.quit = true;
+        } else {
+            self.mode = InputMode::Confirm(Confirm::Quit { lost });
+        }
+    }
+
     /// Leaves the screen on top: back to the one below (the left one is kept), or quits at the
-    /// bottom.
+    /// bottom (asking first when that would lose something).
     fn leave(&mut self, fx: &mut Vec<Effect>) {
         if self.stack.len() < 2 {
-            self.quit = true;
+            self.ask_to_quit();
             return;
         }
         self.quit = false;
@@ -472,7 +520,36 @@ impl App {
             action = screen.event(a, &mut ctx);
         }
         for (at, op) in ops {
-            self.apply(at, op);
+            self.apply(at, op, fx);
+        }
+    }
+
+    /// A result of one PR's screen: to the screen showing `pr`, on the stack (top first) or
+    /// kept, and to no other; with none left for it, it is dropped (a notice is still said).
+    fn route(&mut self, pr: &PrCoords, action: Action, fx: &mut Vec<Effect>) {
+        if let Some(at) = (0..self.stack.len())
+            .rev()
+            .find(|&i| self.stack[i].subject().as_ref() == Some(pr))
+        {
+            let mut ctx = ctx!(self, fx);
+            let _ = self.stack[at].event(action, &mut ctx);
+            if let Some(op) = ctx.take_op() {
+                self.apply(at, op, fx);
+            }
+            return;
+        }
+        if let Some(screen) = self
+            .kept
+            .iter_mut()
+            .find(|s| s.subject().as_ref() == Some(pr))
+        {
+            // A kept screen is not shown: it cannot ask the stack for anything.
+            let mut ctx = Ctx::new(&mut self.notice, &mut self.mode, fx, &self.session, &[]);
+            let _ = screen.event(action, &mut ctx);
+            return;
+        }
+        if let Action::Notice(n) = action {
+            self.notice = Some(n);
         }
     }
 

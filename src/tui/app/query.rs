@@ -74,6 +74,17 @@ impl App {
         self.find()
     }
 
+    /// The PR screen of `pr`, shown or left and kept (a session keeps one per PR whose work
+    /// goes on).
+    pub fn pr_of(&self, pr: &crate::pr::PrCoords) -> Option<&PrScreen> {
+        self.stack
+            .iter()
+            .rev()
+            .chain(&self.kept)
+            .filter(|s| s.subject().as_ref() == Some(pr))
+            .find_map(|s| (s.as_ref() as &dyn Any).downcast_ref::<PrScreen>())
+    }
+
     /// The PR screen, to arrange a state no key sequence reaches quickly (tests: a draft of
     /// 70,000 characters). Everything else goes through [`App::update`].
     pub fn pr_mut(&mut self) -> Option<&mut PrScreen> {

@@ -152,6 +152,12 @@ pub trait Screen: Any + std::fmt::Debug {
         None
     }
 
+    /// What quitting now would cost this screen, in words (a review running is cancelled, a
+    /// post is cut off, a draft or reply stays unsent): the quit confirmation names each.
+    fn at_stake(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// The selected row, for screens with a list.
     fn selected_row(&self) -> Option<usize> {
         None
@@ -184,6 +190,12 @@ pub trait Screen: Any + std::fmt::Debug {
 
     /// A click or wheel step at `at`, with what the last frame showed where.
     fn mouse(&mut self, _kind: MouseKind, _at: Position, _drawn: &Drawn) {}
+
+    /// The console's clock ticked (milliseconds): for work on an interval (the inbox's refresh).
+    fn tick(&mut self, _now_ms: i64, _ctx: &mut Ctx<'_>) {}
+
+    /// This screen, left and kept, is shown again.
+    fn resumed(&mut self, _ctx: &mut Ctx<'_>) {}
 
     /// This screen was left for the one below (it is kept: its work goes on).
     fn left(&mut self, _ctx: &mut Ctx<'_>) {}

@@ -3,13 +3,14 @@
 //! never writes to the state dir (see `crate::inbox`); opening a PR reads its markers and drafts
 //! as the console does on a direct open.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use super::ledger::{offline_post, saved_drafts};
 use crate::inbox::{self, Opener};
 use crate::ledger::Ledger;
-use crate::pr::Snapshot;
+use crate::pr::{PrCoords, Snapshot};
 use crate::source::Fixture;
 use crate::source::github::batch::ListSpec;
 use crate::tui::app::{Action, OpenedPr, later_versions};
@@ -22,14 +23,18 @@ pub enum TabSource {
     Dir(PathBuf),
     /// Repositories or searches on GitHub (the session's client).
     Live(Vec<ListSpec>),
+    /// A configured section that cannot be listed at all (no usable credentials): the tab says
+    /// why, the console opens all the same.
+    Unavailable(String),
 }
 
 /// The inbox behind a console session (empty when it opened on one PR).
 #[derive(Default)]
 pub struct InboxLink {
     pub tabs: Vec<TabSource>,
-    /// The fixture of the PR opened from the inbox (history steps, replayed reviews).
-    pub opened: Mutex<Option<Fixture>>,
+    /// The fixtures of the PRs opened from the inbox, by PR (history steps, replayed reviews):
+    /// a session opens any number of them, and each keeps its own.
+    pub opened: Mutex<HashMap<PrCoords, Fixture>>,
     /// Per tab, the rows already listed before the console opened (a repository or search named
     /// on the command line is listed first, so a bad one ends with exit 2 before any screen);
     /// the first load counts them instead of listing again.
@@ -37,9 +42,9 @@ pub struct InboxLink {
 }
 
 impl InboxLink {
-    /// The fixture of the PR opened from the inbox, if one was.
-    pub fn opened_fixture(&self) -> Option<Fixture> {
-        self.opened.lock().ok().and_then(|g| g.clone())
+    /// The fixture of `pr`, if it was opened from the inbox.
+    pub fn opened_fixture(&self, pr: &PrCoords) -> Option<Fixture> {
+        self.opened.lock().ok().and_then(|g| g.get(pr).cloned())
     }
 }
 
@@ -72,8 +77,8 @@ pub async fn open_pr(
     if let Some(f) = &fixture {
         opened.ahead = later_versions(f, 0);
     }
-    if let Ok(mut g) = link.opened.lock() {
-        *g = fixture;
+    if let (Some(f), Ok(mut g)) = (fixture, link.opened.lock()) {
+        g.insert(opened.snapshot.pr.coords(), f);
     }
     Ok(opened)
 }
@@ -138,6 +143,10 @@ pub async fn load(
                     .map_err(|e| e.to_string());
                 send(Action::InboxListed { tab, result });
             }
+            TabSource::Unavailable(why) => send(Action::InboxListed {
+                tab,
+                result: Err(why.clone()),
+            }),
             TabSource::Live(specs) => {
                 let Some(gh) = session.remote.github() else {
                     send(Action::InboxListed {

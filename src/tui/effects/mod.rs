@@ -38,7 +38,7 @@ use super::session::Session;
 use super::theme::Theme;
 use super::{desktop, highlight};
 use crate::ledger::Ledger;
-use crate::pr::Snapshot;
+use crate::pr::{PrCoords, Snapshot};
 use crate::review::ReviewEvent;
 use crate::source::Fixture;
 use inbox::InboxLink;
@@ -71,9 +71,12 @@ impl EffectRunner {
         self.clock.unwrap_or_else(|| chrono::Utc::now().timestamp())
     }
 
-    /// The fixture of the PR on the PR screen: the one opened from the inbox, else the session's.
-    pub fn current_fixture(&self) -> Option<Fixture> {
-        self.inbox.opened_fixture().or_else(|| self.fixture.clone())
+    /// The fixture of `pr`: the one it was opened from in the inbox, else the session's (a
+    /// console opened on one PR).
+    pub fn fixture_of(&self, pr: &PrCoords) -> Option<Fixture> {
+        self.inbox
+            .opened_fixture(pr)
+            .or_else(|| self.fixture.clone())
     }
 
     /// Performs an effect of the ledger or the blocking lane (file I/O, highlighting, opener,
@@ -85,9 +88,9 @@ impl EffectRunner {
             Effect::MarkSeen { pr, items, kept } => {
                 Some(ledger::mark_seen(l, &pr, items, &kept, now))
             }
-            Effect::LoadStep(step) => Some(Action::StepLoaded(ledger::load_step(
+            Effect::LoadStep { pr, step } => Some(Action::StepLoaded(ledger::load_step(
                 l,
-                self.current_fixture(),
+                self.fixture_of(&pr),
                 step,
             ))),
             Effect::SaveDraft { pr, draft } => Some(ledger::save_draft(l, &pr, draft, now)),
@@ -152,6 +155,9 @@ impl EffectRunner {
             Effect::OpenPr(opener) => send(Action::PrOpened(
                 inbox::open_pr(&self.inbox, l, &self.session, &opener).await,
             )),
+            Effect::RefreshPr { opener, .. } => send(Action::PrRefreshed(
+                inbox::open_pr(&self.inbox, l, &self.session, &opener).await,
+            )),
             Effect::LoadInbox => self.load_inbox(send).await,
             // The ledger, blocking and review lanes.
             _ => {}
@@ -190,7 +196,7 @@ impl EffectRunner {
 
     /// Prepares run `seq` (see [`review::prepare`]).
     pub fn prepare(&self, seq: u64, full: bool, snapshot: &Snapshot) -> Result<Prepared, String> {
-        let fixture = self.current_fixture();
+        let fixture = self.fixture_of(&snapshot.pr.coords());
         review::prepare(
             &self.review,
             &self.session,
@@ -245,8 +251,9 @@ fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
-/// A review task in flight.
+/// A review task in flight, on its PR (each PR screen owns its run).
 struct RunningReview {
+    pr: PrCoords,
     cancel: CancellationToken,
     handle: JoinHandle<()>,
 }
@@ -276,9 +283,10 @@ impl Effects {
         let ledger_task = tokio::spawn(async move {
             while let Some(e) = lane.recv().await {
                 let r = r.clone();
+                let pr = e.pr();
                 let done = tokio::task::spawn_blocking(move || r.perform_local(e)).await;
                 if let Ok(Some(a)) = done {
-                    let _ = events.send(AppEvent::Action(a));
+                    let _ = events.send(AppEvent::Action(Action::scoped(pr, a)));
                 }
             }
         });
@@ -294,6 +302,7 @@ impl Effects {
     }
 
     /// Starts every effect on its lane; none waits for its result.
+    /// A result of a PR's effect goes to that PR's screen (see [`Effect::pr`]).
     pub fn dispatch(&mut self, effects: Vec<Effect>) {
         for e in effects {
             match e.lane() {
@@ -303,8 +312,9 @@ impl Effects {
                 Lane::Blocking => {
                     let (r, tx) = (self.runner.clone(), self.tx.clone());
                     tokio::task::spawn_blocking(move || {
+                        let pr = e.pr();
                         if let Some(a) = r.perform_local(e) {
-                            let _ = tx.send(AppEvent::Action(a));
+                            let _ = tx.send(AppEvent::Action(Action::scoped(pr, a)));
                         }
                     });
                 }
@@ -324,7 +334,8 @@ impl Effects {
                         full,
                         snapshot,
                     } => self.start_review(seq, full, snapshot),
-                    _ => self.cancel_reviews(),
+                    Effect::CancelReview { pr } => self.cancel_review(&pr),
+                    _ => {}
                 },
             }
         }
@@ -333,27 +344,34 @@ impl Effects {
     /// A task performing a fetch or send effect, its results sent as they come.
     fn remote_task(&self, e: Effect) -> JoinHandle<()> {
         let (r, tx) = (self.runner.clone(), self.tx.clone());
+        let pr = e.pr();
         tokio::spawn(async move {
             r.perform_remote(e, &mut |a| {
-                let _ = tx.send(AppEvent::Action(a));
+                let _ = tx.send(AppEvent::Action(Action::scoped(pr.clone(), a)));
             })
             .await;
         })
     }
 
-    fn cancel_reviews(&mut self) {
-        for r in &self.reviews {
+    /// Cancels the run in flight on `pr` (a run on another PR goes on).
+    fn cancel_review(&mut self, pr: &PrCoords) {
+        for r in self.reviews.iter().filter(|r| &r.pr == pr) {
             r.cancel.cancel();
         }
     }
 
-    /// Cancels the run in flight, then prepares and runs run `seq` in a task of its own.
+    /// Cancels the run in flight on the snapshot's PR, then prepares and runs run `seq` in a
+    /// task of its own; its results and progress go to that PR's screen.
     fn start_review(&mut self, seq: u64, full: bool, snapshot: Box<Snapshot>) {
-        self.cancel_reviews();
+        let pr = snapshot.pr.coords();
+        self.cancel_review(&pr);
         self.reviews.retain(|r| !r.handle.is_finished());
         let cancel = CancellationToken::new();
         let (runner, tx, stop) = (self.runner.clone(), self.tx.clone(), cancel.clone());
+        let coords = pr.clone();
         let handle = tokio::spawn(async move {
+            let pr = coords;
+            let said = |a: Action| AppEvent::Action(Action::scoped(Some(pr.clone()), a));
             let prepared = {
                 let runner = runner.clone();
                 tokio::task::spawn_blocking(move || runner.prepare(seq, full, &snapshot)).await
@@ -361,20 +379,21 @@ impl Effects {
             let prepared = match prepared {
                 Ok(Ok(p)) => p,
                 Ok(Err(why)) => {
-                    let _ = tx.send(AppEvent::Action(Action::ReviewNotStarted { seq, why }));
+                    let _ = tx.send(said(Action::ReviewNotStarted { seq, why }));
                     return;
                 }
                 Err(e) => {
                     let why = e.to_string();
-                    let _ = tx.send(AppEvent::Action(Action::ReviewNotStarted { seq, why }));
+                    let _ = tx.send(said(Action::ReviewNotStarted { seq, why }));
                     return;
                 }
             };
-            let _ = tx.send(AppEvent::Action(prepared.started.clone()));
+            let _ = tx.send(said(prepared.started.clone()));
             let (etx, mut erx) = mpsc::unbounded_channel();
             let forward = async {
                 while let Some(event) = erx.recv().await {
-                    let _ = tx.send(AppEvent::Review { seq, event });
+                    let pr = pr.clone();
+                    let _ = tx.send(AppEvent::Review { pr, seq, event });
                 }
             };
             let (problem, ()) = tokio::join!(runner.run_prepared(prepared, etx, stop), forward);
@@ -382,7 +401,7 @@ impl Effects {
                 let _ = tx.send(AppEvent::Action(Action::Notice(p)));
             }
         });
-        self.reviews.push(RunningReview { cancel, handle });
+        self.reviews.push(RunningReview { pr, cancel, handle });
     }
 
     /// The console is closing, first half: no review outlives it (cancel, then wait, bounded),

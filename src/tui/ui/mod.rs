@@ -22,6 +22,11 @@ mod status;
 pub use overlays::{centered, draw_confirm, draw_help};
 pub use status::{draw_messages, draw_status};
 
+/// `n` and the noun, in the singular for one: "1 open PR", "3 open PRs", "0 items".
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// Below this the console shows a "too small" message instead of the layout.
 pub const MIN_WIDTH: u16 = 60;
 pub const MIN_HEIGHT: u16 = 12;

@@ -145,7 +145,10 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
         Confirm::MarkAll { count } => (
             " Mark items seen? ",
             vec![
-                format!("Mark {count} listed item(s) seen?"),
+                format!(
+                    "Mark {} seen?",
+                    super::count(*count, "listed item", "listed items")
+                ),
                 "They stop counting as new or edited until they change.".to_owned(),
                 String::new(),
                 "y marks them · any other key cancels".to_owned(),
@@ -190,6 +193,13 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
             " Not posting ",
             vec![one_line(why), String::new(), "any key closes".to_owned()],
         ),
+        Confirm::Quit { lost } => {
+            let mut lines = vec!["Quitting now:".to_owned()];
+            lines.extend(lost.iter().map(|l| format!("· {}", one_line(l))));
+            lines.push(String::new());
+            lines.push("y quits · any other key stays".to_owned());
+            (" Quit? ", lines)
+        }
         Confirm::Thread(ask) => {
             let mut lines = vec![
                 format!("Thread: {}", one_line(&ask.target)),
@@ -198,9 +208,9 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
             let title = match &ask.what {
                 ThreadDo::Reply(body) => {
                     lines.push(format!(
-                        "Reply: {} characters, {} line(s)",
-                        body.chars().count(),
-                        body.lines().count().max(1)
+                        "Reply: {}, {}",
+                        super::count(body.chars().count(), "character", "characters"),
+                        super::count(body.lines().count().max(1), "line", "lines")
                     ));
                     " Post this reply? "
                 }

@@ -13,7 +13,7 @@ use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::screen::View;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::key_hint;
+use crate::tui::ui::{count, key_hint};
 
 /// Draws the inbox; returns the rows' height (for paging) and where they were drawn (for the
 /// mouse).
@@ -46,9 +46,32 @@ pub(super) fn draw(
     if let Some(t) = inbox.current() {
         let attention = t.rows.iter().filter(|r| needs_attention(r)).count();
         status.push(Span::styled(
-            format!("{} open PR(s) · {attention} need attention", t.rows.len()),
+            format!(
+                "{} · {attention} {} attention",
+                count(t.rows.len(), "open PR", "open PRs"),
+                if attention == 1 { "needs" } else { "need" }
+            ),
             theme.text,
         ));
+        // A count that failed: said once here (with the first reason), not in every row.
+        let failed: Vec<&str> = t
+            .rows
+            .iter()
+            .filter_map(|r| match &r.items {
+                Counts::Failed(why) => Some(why.as_str()),
+                _ => None,
+            })
+            .collect();
+        if let Some(first) = failed.first() {
+            status.push(Span::styled(
+                format!(
+                    " · counts incomplete: {} not counted ({})",
+                    count(failed.len(), "PR", "PRs"),
+                    one_line(first)
+                ),
+                theme.badge_edited,
+            ));
+        }
         if let Some((done, total)) = t.loading {
             status.push(Span::styled(
                 format!(" · counting {done}/{total}…"),
@@ -149,7 +172,50 @@ pub(super) fn draw(
         _ => inbox_hints(keymap, theme),
     };
     frame.render_widget(Paragraph::new(Line::from(foot)), footer);
+    if matches!(view.mode, InputMode::Filter) {
+        draw_filter_menu(frame, area, inbox, theme);
+    }
     (inner.height, inner)
+}
+
+/// The tab under column `x` of the tab line (as drawn above: "Inbox ", then " title " and a
+/// space per tab), for a click.
+pub(super) fn tab_at(inbox: &InboxScreen, x: u16) -> Option<usize> {
+    let mut at = "Inbox ".chars().count();
+    for (i, t) in inbox.tabs.iter().enumerate() {
+        let w = one_line(&t.title).chars().count() + 2;
+        if (at..at + w).contains(&usize::from(x)) {
+            return Some(i);
+        }
+        at += w + 1;
+    }
+    None
+}
+
+/// The filter menu, above the inbox: one key per filter, the current one checked.
+fn draw_filter_menu(frame: &mut Frame, area: Rect, inbox: &InboxScreen, theme: &Theme) {
+    use ratatui::widgets::Clear;
+    let mut lines: Vec<Line> = super::InboxFilter::MENU
+        .iter()
+        .map(|(k, f, what)| {
+            let on = if *f == inbox.filter { "(•)" } else { "( )" };
+            Line::from(vec![
+                Span::styled(format!(" {k} "), theme.key),
+                Span::styled(format!("{on} {what}"), theme.text),
+            ])
+        })
+        .collect();
+    lines.push(Line::styled(" Esc closes; the search stays", theme.dim));
+    let h = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let rect = crate::tui::ui::centered(area, 36, h);
+    frame.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Show ")
+        .border_style(theme.border_focus);
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 /// The inbox's keys as the keymap binds them (`s` and `r` are the inbox's own).
@@ -163,9 +229,8 @@ fn inbox_hints(keymap: &Keymap, theme: &Theme) -> Vec<Span<'static>> {
     ] {
         key_hint(keymap, c, what, theme, &mut spans);
     }
-    for (k, what) in [("s", "sort"), ("r", "reload")] {
-        spans.push(Span::styled(k, theme.key));
-        spans.push(Span::styled(format!(" {what}  "), theme.dim));
+    for (c, what) in [(KeyCommand::Sort, "sort"), (KeyCommand::Review, "reload")] {
+        key_hint(keymap, c, what, theme, &mut spans);
     }
     // Help and quit before the rest, so a narrow terminal still shows them.
     for (c, what) in [
@@ -192,7 +257,7 @@ fn row_line<'a>(
             if selected {
                 "▶ "
             } else if open {
-                "· "
+                "↩ "
             } else {
                 "  "
             },
@@ -218,15 +283,18 @@ fn row_line<'a>(
                 spans.push(Span::raw(" "));
             }
             if new + edited == 0 {
-                spans.push(Span::styled(format!("{total} seen"), theme.seen));
+                let all = if *total == 0 {
+                    "no items".to_owned()
+                } else {
+                    format!("{total} seen")
+                };
+                spans.push(Span::styled(all, theme.seen));
                 spans.push(Span::raw(" "));
             }
         }
         Counts::Loading => spans.push(Span::styled("counting… ", theme.dim)),
-        Counts::Failed(why) => spans.push(Span::styled(
-            format!("counts unknown ({}) ", one_line(why)),
-            theme.badge_edited,
-        )),
+        // Why is said once, in the header.
+        Counts::Failed(_) => spans.push(Span::styled("counts unknown ", theme.badge_edited)),
     }
     let (shep, shep_style) = match r.shepherd.state {
         ShepherdState::Current => ("Shepherd current", theme.state_approved),

@@ -5,7 +5,6 @@
 mod draw;
 
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::{Position, Rect};
 
 use super::action::{Action, Drawn, MouseKind};
@@ -31,21 +30,41 @@ pub enum InboxFilter {
 }
 
 impl InboxFilter {
-    const CYCLE: [InboxFilter; 9] = [
-        InboxFilter::All,
-        InboxFilter::Attention,
-        InboxFilter::Gate(GateReview::Allowed),
-        InboxFilter::Gate(GateReview::Paused),
-        InboxFilter::Gate(GateReview::NeedsLabel),
-        InboxFilter::Gate(GateReview::Refused),
-        InboxFilter::Shepherd(ShepherdState::Current),
-        InboxFilter::Shepherd(ShepherdState::Stale),
-        InboxFilter::Shepherd(ShepherdState::None),
+    /// The filter menu's entries, in order: (key, filter, what it lists).
+    pub const MENU: [(char, InboxFilter, &'static str); 9] = [
+        ('a', InboxFilter::All, "every PR"),
+        ('n', InboxFilter::Attention, "PRs that need attention"),
+        ('g', InboxFilter::Gate(GateReview::Allowed), "gate: allowed"),
+        ('p', InboxFilter::Gate(GateReview::Paused), "gate: paused"),
+        (
+            'l',
+            InboxFilter::Gate(GateReview::NeedsLabel),
+            "gate: needs the label",
+        ),
+        ('x', InboxFilter::Gate(GateReview::Refused), "gate: refused"),
+        (
+            'c',
+            InboxFilter::Shepherd(ShepherdState::Current),
+            "Shepherd review current",
+        ),
+        (
+            's',
+            InboxFilter::Shepherd(ShepherdState::Stale),
+            "Shepherd review stale",
+        ),
+        (
+            'o',
+            InboxFilter::Shepherd(ShepherdState::None),
+            "no Shepherd review",
+        ),
     ];
 
-    pub fn next(self) -> InboxFilter {
-        let i = Self::CYCLE.iter().position(|f| *f == self).unwrap_or(0);
-        Self::CYCLE[(i + 1) % Self::CYCLE.len()]
+    /// The filter of a menu key.
+    pub fn of_key(c: char) -> Option<InboxFilter> {
+        Self::MENU
+            .iter()
+            .find(|(k, _, _)| *k == c)
+            .map(|(_, f, _)| *f)
     }
 
     pub fn label(self) -> String {
@@ -96,6 +115,9 @@ pub struct InboxScreen {
     pub open: Option<PrCoords>,
     /// Rows shown at once (set by the last frame).
     pub height: usize,
+    /// When the lists were last asked for, on the console's clock (ms): `[inbox] refresh`
+    /// counts from there.
+    loaded_at: Option<i64>,
 }
 
 impl InboxScreen {
@@ -110,6 +132,7 @@ impl InboxScreen {
             search: String::new(),
             open: None,
             height: 10,
+            loaded_at: None,
         }
     }
 
@@ -242,21 +265,20 @@ impl InboxScreen {
             KeyCommand::Bottom => self.selected = n.saturating_sub(1),
             KeyCommand::PageDown => self.selected = (self.selected + half).min(n.saturating_sub(1)),
             KeyCommand::PageUp => self.selected = self.selected.saturating_sub(half),
-            KeyCommand::Focus => {
-                if self.tabs.len() > 1 {
-                    self.tab = (self.tab + 1) % self.tabs.len();
-                    self.selected = 0;
-                    self.offset = 0;
-                }
-            }
+            KeyCommand::Focus => self.switch_tab(self.tab + 1),
+            KeyCommand::FocusBack => self.switch_tab(self.tab + self.tabs.len().saturating_sub(1)),
+            KeyCommand::Sort => self.cycle_sort(ctx),
+            // The review key reloads here (there is no review to run in the inbox), as does
+            // the refresh key.
+            KeyCommand::Review | KeyCommand::Refresh => self.reload(ctx),
             KeyCommand::Toggle => {
-                let chosen = self.selected_row().map(|r| r.listed.coords.clone());
-                match (chosen, self.open.clone()) {
-                    // The PR still open behind the inbox: back to it as it was.
-                    (Some(c), Some(o)) if c == o && ctx.kept(&o) => ctx.resume(o),
-                    (Some(_), Some(o)) if ctx.busy(&o) => ctx.say(format!(
-                        "a review is running on {o}: open it again, or wait for it to finish"
-                    )),
+                match self.selected_row().map(|r| r.listed.coords.clone()) {
+                    // A PR left but kept (its review running, or the one just left): back to
+                    // it as it was, its data fetched afresh.
+                    Some(c) if ctx.kept(&c) => {
+                        self.open = Some(c.clone());
+                        ctx.resume(c);
+                    }
                     _ => self.open_selected(ctx),
                 }
             }
@@ -265,12 +287,8 @@ impl InboxScreen {
                     ctx.say("no PR with unseen items");
                 }
             }
-            KeyCommand::Filter => {
-                let keep = self.selected_row().map(|r| r.listed.coords.clone());
-                self.filter = self.filter.next();
-                ctx.say(format!("showing: {}", self.filter.label()));
-                self.reselect(keep.as_ref());
-            }
+            // A menu, like the PR screen's: one key picks what is listed.
+            KeyCommand::Filter => *ctx.mode = InputMode::Filter,
             KeyCommand::Search => {
                 *ctx.mode = InputMode::Search {
                     query: self.search.clone(),
@@ -294,6 +312,22 @@ impl InboxScreen {
         }
         self.clamp();
         Handled::Consumed
+    }
+
+    /// Shows tab `i` (modulo the tab count), from its top.
+    fn switch_tab(&mut self, i: usize) {
+        if self.tabs.len() > 1 {
+            self.tab = i % self.tabs.len();
+            self.selected = 0;
+            self.offset = 0;
+        }
+    }
+
+    /// Loads the lists and their counts afresh; the selection stays on its PR.
+    fn reload(&mut self, ctx: &mut Ctx<'_>) {
+        self.loaded_at = None;
+        ctx.fx.push(Effect::LoadInbox);
+        ctx.say("reloading the list…");
     }
 
     /// Asks for the selected row's PR (it opens above the inbox when it is loaded).
@@ -358,7 +392,11 @@ impl InboxScreen {
     }
 
     /// Counted rows arriving for tab `tab` (background loading, or a recount).
+    /// The rows are sorted again as their counts arrive (the attention and unseen orders depend
+    /// on them), the selection staying on its PR.
     pub fn counted(&mut self, tab: usize, rows: Vec<Row>, finished: bool) {
+        let keep = self.selected_row().map(|r| r.listed.coords.clone());
+        let by = self.sort;
         if let Some(t) = self.tabs.get_mut(tab) {
             for row in rows {
                 if let Some(slot) = t
@@ -369,10 +407,12 @@ impl InboxScreen {
                     *slot = row;
                 }
             }
+            sort_rows(&mut t.rows, by);
             let total = t.rows.len();
             let done = t.rows.iter().filter(|r| r.items != Counts::Loading).count();
             t.loading = (!finished && done < total).then_some((done, total));
         }
+        self.reselect(keep.as_ref());
     }
 
     /// A row's counts recomputed (after its PR screen was left), in every tab that lists it.
@@ -383,6 +423,7 @@ impl InboxScreen {
                 r.shepherd = shepherd.clone();
             }
         }
+        self.resort();
     }
 
     /// The opener of the row for `coords`, if listed.
@@ -411,22 +452,16 @@ impl InboxScreen {
                 items,
                 shepherd,
             } => self.recounted(&coords, items, shepherd),
-            Action::InboxKey('s') => self.cycle_sort(ctx),
-            Action::InboxKey('r') => {
-                ctx.fx.push(Effect::LoadInbox);
-                ctx.say("reloading the list…");
-            }
-            Action::InboxKey(_) => {}
             Action::PrOpened(Ok(opened)) => {
                 let coords = opened.snapshot.pr.coords();
-                let same = self.open.as_ref() == Some(&coords);
                 self.open = Some(coords.clone());
                 *ctx.notice = None;
-                if !same {
+                if ctx.kept(&coords) {
+                    // Its screen is alive (a review running on it): back to it.
+                    ctx.resume(coords);
+                } else {
                     let pr = PrScreen::opened(*opened, ctx);
                     ctx.open(Box::new(pr));
-                } else if ctx.kept(&coords) {
-                    ctx.resume(coords);
                 }
             }
             Action::PrOpened(Err(why)) => ctx.say(format!("cannot open the PR: {why}")),
@@ -445,18 +480,28 @@ impl Screen for InboxScreen {
         Some(self.selected)
     }
 
-    /// `s` sorts and `r` reloads: the inbox's own keys, beside the keymap's.
-    fn key(&self, ev: &KeyEvent) -> Option<Action> {
-        match ev.code {
-            KeyCode::Char(c @ ('s' | 'r')) if (ev.modifiers - KeyModifiers::SHIFT).is_empty() => {
-                Some(Action::InboxKey(c))
-            }
-            _ => None,
-        }
-    }
-
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
         self.key_command(cmd, ctx)
+    }
+
+    /// The filter menu: a key picks the filter (the selection stays on its PR when still
+    /// listed); Esc, Enter or the filter key again close it.
+    fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
+        let Action::FilterKey(c) = action else { return };
+        *ctx.mode = InputMode::Normal;
+        match InboxFilter::of_key(c) {
+            Some(f) => {
+                let keep = self.selected_row().map(|r| r.listed.coords.clone());
+                self.filter = f;
+                ctx.say(format!("showing: {}", f.label()));
+                self.reselect(keep.as_ref());
+            }
+            None if c == '\u{1b}' => {}
+            None => ctx.say(format!(
+                "showing: {} (no filter on that key)",
+                self.filter.label()
+            )),
+        }
     }
 
     /// The search prompt while the inbox is on top: incremental over its rows.
@@ -475,13 +520,35 @@ impl Screen for InboxScreen {
         self.result(action, ctx)
     }
 
+    /// Every `[inbox] refresh` seconds (0: never) the lists and counts load again, quietly:
+    /// the selection stays on its PR, the search and filter stay, and the PR screens are left
+    /// alone.
+    fn tick(&mut self, now_ms: i64, ctx: &mut Ctx<'_>) {
+        let every = i64::try_from(ctx.session.inbox_refresh)
+            .unwrap_or(i64::MAX)
+            .saturating_mul(1000);
+        let since = *self.loaded_at.get_or_insert(now_ms);
+        if every > 0 && now_ms.saturating_sub(since) >= every {
+            self.loaded_at = Some(now_ms);
+            ctx.fx.push(Effect::LoadInbox);
+        }
+    }
+
     fn drawn(&mut self, d: Drawn, _ctx: &mut Ctx<'_>) {
         self.height = usize::from(d.list_height).max(1);
     }
 
+    /// A click on a tab shows it; on a row selects it; the wheel moves the selection.
     fn mouse(&mut self, kind: MouseKind, at: Position, d: &Drawn) {
         if d.list_area.contains(at) {
             self.mouse_at(kind, usize::from(at.y - d.list_area.y));
+        } else if kind == MouseKind::Click
+            && d.list_area.height > 0
+            && at.y + 3 == d.list_area.y
+            && let Some(i) = draw::tab_at(self, at.x)
+            && i != self.tab
+        {
+            self.switch_tab(i);
         }
     }
 
@@ -507,7 +574,7 @@ impl Screen for InboxScreen {
             (k(KeyCommand::PageUp), "half a page up"),
             (
                 k(KeyCommand::Toggle),
-                "open the PR (back to it as it was, if it is the one left open)",
+                "open the PR (↩ marks one left open: back to it as it was, refreshed)",
             ),
             (k(KeyCommand::NextNew), "next PR with unseen items"),
             (
@@ -516,21 +583,30 @@ impl Screen for InboxScreen {
             ),
             (
                 k(KeyCommand::Filter),
-                "next filter: all, needs attention, by gate, by Shepherd state",
+                "filter menu: a all, n needs attention, g/p/l/x by gate, c/s/o by Shepherd state",
             ),
             (
-                "s".to_owned(),
-                "next sort order: attention, updated, unseen",
+                k(KeyCommand::Sort),
+                "next sort order: attention, updated, unseen (re-sorted as counts arrive)",
             ),
-            ("r".to_owned(), "reload the list and its counts"),
-            (k(KeyCommand::Focus), "next section (tab)"),
+            (
+                format!("{}/{}", k(KeyCommand::Review), k(KeyCommand::Refresh)),
+                "reload the list and its counts (also every [inbox] refresh seconds)",
+            ),
+            (
+                format!("{}/{}", k(KeyCommand::Focus), k(KeyCommand::FocusBack)),
+                "next section / previous section (a click on a tab shows it)",
+            ),
             (
                 k(KeyCommand::Open),
                 "open the PR in the browser (or show the URL)",
             ),
             (k(KeyCommand::Copy), "copy the PR's URL (OSC 52)"),
             (k(KeyCommand::Help), "this help"),
-            (k(KeyCommand::Quit), "quit"),
+            (
+                k(KeyCommand::Quit),
+                "quit (asks first while a review runs or a draft or reply is unsent)",
+            ),
             (k(KeyCommand::QuitAll), "quit from anywhere"),
             (
                 k(KeyCommand::Back),
@@ -540,7 +616,11 @@ impl Screen for InboxScreen {
             ("search".to_owned(), "type · Backspace · Enter · Esc"),
             (
                 "mouse".to_owned(),
-                "click selects a PR · the wheel moves the selection",
+                "click selects a PR or a tab · the wheel moves the selection",
+            ),
+            (
+                "row".to_owned(),
+                "[review …] a review running on that PR (it goes on while others are read)",
             ),
         ];
         entries

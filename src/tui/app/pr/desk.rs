@@ -32,12 +32,8 @@ pub enum Pane {
 /// The gate decision for a PR opened at the console (an explicit invocation), with the config
 /// file's `[gates]`.
 pub fn console_gate(pr: &PrMeta, cfg: &GateConfig) -> GateDecision {
-    use crate::policy::{self, Invocation, Membership};
-    let team = match policy::membership(pr.author.association, cfg) {
-        Membership::Team => Some(true),
-        Membership::Community => Some(false),
-        Membership::Ambiguous => None,
-    };
+    use crate::policy::{self, Invocation};
+    let team = policy::team_of(pr.author.association, cfg);
     policy::gate(pr, team, cfg, Invocation::Explicit)
 }
 
@@ -454,8 +450,9 @@ impl ReviewDesk {
         self.pane = Pane::Review;
         ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
         ctx.say(format!(
-            "review finished{}: {n} finding(s)",
-            if incomplete { " (incomplete)" } else { "" }
+            "review finished{}: {}",
+            if incomplete { " (incomplete)" } else { "" },
+            crate::tui::ui::count(n, "finding", "findings")
         ));
     }
 
@@ -621,7 +618,9 @@ impl ReviewDesk {
                 }
                 if self.run.as_ref().is_some_and(RunView::running) {
                     self.run = None;
-                    ctx.fx.push(Effect::CancelReview);
+                    ctx.fx.push(Effect::CancelReview {
+                        pr: snap.pr.coords(),
+                    });
                 }
                 ctx.fx.push(Effect::DiscardDraft {
                     pr: snap.pr.coords(),
@@ -647,7 +646,8 @@ impl ReviewDesk {
                 Confirm::Refused(_)
                 | Confirm::MarkAll { .. }
                 | Confirm::Thread(_)
-                | Confirm::Submit(_),
+                | Confirm::Submit(_)
+                | Confirm::Quit { .. },
                 _,
             ) => {}
         }

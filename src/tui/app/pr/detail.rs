@@ -12,6 +12,7 @@ use super::PrScreen;
 use super::desk::Pane;
 use super::list::{Focus, ItemList};
 use super::review_pane::{draw_aspects, draw_editor, draw_review};
+use crate::policy::GateConfig;
 use crate::pr::{Association, Comment, Item, ReviewState};
 use crate::sanitize::{one_line, sanitize};
 use crate::triage::{DiffLine, line_diff};
@@ -24,11 +25,9 @@ use crate::tui::ui::{ago, bordered, draw_scrolled, wrap, wrap_diff};
 /// Lines of a thread's diff hunk shown above the comments (all of it when zoomed).
 pub const HUNK_TAIL: usize = 8;
 
-pub(super) fn association_label(a: Association) -> &'static str {
-    match a {
-        Association::Owner | Association::Member | Association::Collaborator => "team",
-        _ => "community",
-    }
+/// "team" or "community", as the gates count the author (one decision: `policy::team_of`).
+pub(super) fn association_label(a: Association, gates: &GateConfig) -> &'static str {
+    crate::policy::side_label(a, gates)
 }
 
 fn badge_style(theme: &Theme, label: &str) -> Style {
@@ -88,13 +87,13 @@ pub(super) fn folded_note(item: &Item) -> String {
     }
 }
 
-fn comment_header(c: &Comment, now: i64, theme: &Theme) -> Line<'static> {
+fn comment_header(c: &Comment, now: i64, gates: &GateConfig, theme: &Theme) -> Line<'static> {
     let mut spans = vec![
         Span::styled(format!("@{}", one_line(&c.author.login)), theme.author),
         Span::styled(
             format!(
                 " ({}{})",
-                association_label(c.author.association),
+                association_label(c.author.association, gates),
                 if c.author.bot { ", bot" } else { "" }
             ),
             theme.dim,
@@ -170,6 +169,7 @@ fn detail_lines_anchored(
     idx: usize,
     now: i64,
     width: usize,
+    gates: &GateConfig,
     theme: &Theme,
 ) -> (Vec<Line<'static>>, Option<usize>, std::ops::Range<usize>) {
     let Some(item) = screen.list.snapshot.items.get(idx) else {
@@ -217,7 +217,7 @@ fn detail_lines_anchored(
                 if i > 0 {
                     out.push(Line::styled("───", theme.border));
                 }
-                let mut header = comment_header(c, now, theme);
+                let mut header = comment_header(c, now, gates, theme);
                 if changes.as_ref().is_some_and(|ch| ch.is_new_comment(&c.id)) {
                     anchor = anchor.or(Some(out.len()));
                     header
@@ -236,7 +236,7 @@ fn detail_lines_anchored(
             out.push(Line::from(head));
             out.push(Line::styled(one_line(&c.url), theme.dim));
             out.push(Line::default());
-            out.push(comment_header(c, now, theme));
+            out.push(comment_header(c, now, gates, theme));
             let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
             body_or_diff(&c.body, before, width, theme, &mut out);
         }
@@ -248,7 +248,7 @@ fn detail_lines_anchored(
             let mut h = vec![
                 Span::styled(format!("@{}", one_line(&r.author.login)), theme.author),
                 Span::styled(
-                    format!(" ({})", association_label(r.author.association)),
+                    format!(" ({})", association_label(r.author.association, gates)),
                     theme.dim,
                 ),
                 Span::raw(" "),
@@ -312,6 +312,7 @@ pub(super) fn draw_detail(
                 idx,
                 view.session.now,
                 usize::from(inner.width),
+                &view.session.gates,
                 theme,
             );
             draw_scrolled(frame, inner, lines, usize::MAX);
@@ -380,6 +381,7 @@ pub(super) fn draw_detail(
         idx,
         view.session.now,
         usize::from(inner.width),
+        &view.session.gates,
         theme,
     );
     let mut anchor_at = None;

@@ -33,7 +33,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pr: &PrScreen, view: &View<'_>
         Constraint::Length(1),
     ])
     .areas(area);
-    draw_header(frame, header, pr, theme);
+    draw_header(frame, header, pr, &view.session.gates, theme);
 
     let (list_area, detail_area) = if pr.list.zoom {
         (None, body)
@@ -76,7 +76,13 @@ fn app_list_height_fallback(body: Rect) -> u16 {
     body.height.saturating_sub(2)
 }
 
-fn draw_header(frame: &mut Frame, area: Rect, screen: &PrScreen, theme: &Theme) {
+fn draw_header(
+    frame: &mut Frame,
+    area: Rect,
+    screen: &PrScreen,
+    gates: &crate::policy::GateConfig,
+    theme: &Theme,
+) {
     let pr = &screen.list.snapshot.pr;
     let mut l1 = vec![
         Span::styled(
@@ -100,13 +106,14 @@ fn draw_header(frame: &mut Frame, area: Rect, screen: &PrScreen, theme: &Theme) 
         ));
     }
     let source = match screen.list.step() {
+        Some((_, 0)) => "fixture".to_owned(),
         Some((k, n)) => format!("fixture step {k} of {n}"),
         None => "live".to_owned(),
     };
     let mut l2 = vec![
         Span::styled(format!("@{}", one_line(&pr.author.login)), theme.author),
         Span::styled(
-            format!(" ({})", association_label(pr.author.association)),
+            format!(" ({})", association_label(pr.author.association, gates)),
             theme.dim,
         ),
         Span::styled(

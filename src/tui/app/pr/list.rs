@@ -248,6 +248,30 @@ impl ItemList {
         }
     }
 
+    /// The same PR fetched afresh: new data and the ledger's markers, the selection kept on the
+    /// same item (and its detail scroll), the items seen this session still counted as shown.
+    pub(super) fn refresh(
+        &mut self,
+        snapshot: Snapshot,
+        markers: HashMap<String, Marker>,
+        kept: HashMap<String, KeptText>,
+    ) {
+        let was = self.selected_item().map(|i| i.id().to_owned());
+        let (scroll, seen_now) = (self.detail_scroll, std::mem::take(&mut self.seen_now));
+        self.replace(snapshot, markers);
+        self.kept = kept;
+        self.seen_now = seen_now;
+        let at = was.and_then(|id| {
+            self.rows.iter().position(|r| {
+                matches!(r, Row::Item(i) if self.snapshot.items.get(*i).is_some_and(|it| it.id() == id))
+            })
+        });
+        if let Some(row) = at {
+            self.select(row);
+            self.detail_scroll = scroll;
+        }
+    }
+
     /// Markers written by the ledger: recorded, and shown with ✓.
     pub(super) fn record_seen(&mut self, items: Vec<(String, String)>, at: i64) {
         for (id, hash) in items {

@@ -31,9 +31,10 @@ use super::action::{Action, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, l
 use super::dialogs::InputMode;
 use super::effect::Effect;
 use super::screen::{Ctx, Handled, Screen, SearchStep, View};
+use crate::inbox::Opener;
 use crate::ledger::SeenSet;
 use crate::policy::GateConfig;
-use crate::pr::{PrCoords, Snapshot};
+use crate::pr::{Origin, PrCoords, Snapshot};
 use crate::source::Fixture;
 use crate::tui::keymap::{COMMANDS, KeyCommand, Keymap};
 use crate::tui::review::Confirm;
@@ -46,6 +47,12 @@ pub struct PrScreen {
     pub desk: ReviewDesk,
     /// Replying to, resolving and unresolving threads.
     pub threads: ThreadDesk,
+    /// The refresh in flight was asked for by a key: its answer is said (a refresh after a
+    /// write or on reopening stays quiet).
+    loud_refresh: bool,
+    /// The item whose detail is on screen and since when (the console's clock, ms): it counts
+    /// as seen once it stayed `[console] dwell_ms`.
+    dwell: Option<(usize, i64)>,
 }
 
 impl PrScreen {
@@ -65,6 +72,8 @@ impl PrScreen {
             marks: Marks::new(marks_blocked),
             desk,
             threads: ThreadDesk::default(),
+            loud_refresh: false,
+            dwell: None,
         }
     }
 
@@ -108,6 +117,60 @@ impl PrScreen {
         }
     }
 
+    /// Fetches this PR afresh (the refresh key, reopening it from the inbox): live from
+    /// GitHub, offline its fixture step read again with the ledger's markers; the screen is
+    /// refreshed in place. `loud`: say what changed even when nothing did.
+    pub fn refresh(&mut self, loud: bool, ctx: &mut Ctx<'_>) {
+        let pr = self.list.snapshot.pr.coords();
+        self.loud_refresh = loud;
+        match self.list.snapshot.origin {
+            Origin::Live => ctx.fx.push(Effect::RefreshPr {
+                opener: Box::new(Opener::Live(pr.clone())),
+                pr,
+            }),
+            Origin::Fixture { step, .. } => ctx.fx.push(Effect::LoadStep { pr, step }),
+        }
+    }
+
+    /// After the session's own write (a post, a reply, a resolve): a live PR is fetched again so
+    /// the write shows (offline, the fixture did not change).
+    fn refetch_after_write(&mut self, ctx: &mut Ctx<'_>) {
+        if self.list.snapshot.origin == Origin::Live {
+            self.refresh(false, ctx);
+        }
+    }
+
+    /// The PR fetched afresh: the same screen with the new data, its selection (by item),
+    /// scroll, drafts, review and reply kept.
+    fn refreshed(&mut self, opened: OpenedPr, ctx: &mut Ctx<'_>) {
+        let OpenedPr {
+            snapshot,
+            seen,
+            marks,
+            ahead,
+            ..
+        } = opened;
+        if snapshot.pr.coords() != self.list.snapshot.pr.coords() {
+            return;
+        }
+        let before = self.list.counts.clone();
+        self.list.refresh(snapshot, seen.markers, seen.kept);
+        self.list.ahead = ahead;
+        self.marks.blocked = marks.err().or(ctx.session.marks_blocked.clone());
+        self.desk
+            .snapshot_changed(&self.list.snapshot.pr, &ctx.session.gates);
+        let c = &self.list.counts;
+        let changed = c.new != before.new || c.edited != before.edited;
+        // A refresh after the session's own write stays quiet: the write's notice stays.
+        if std::mem::take(&mut self.loud_refresh) {
+            ctx.say(if changed {
+                format!("refreshed: {} new, {} edited", c.new, c.edited)
+            } else {
+                "refreshed: nothing new".to_owned()
+            });
+        }
+    }
+
     fn pane_size(&self) -> PaneSize {
         PaneSize {
             height: self.list.last.detail_height,
@@ -119,6 +182,12 @@ impl PrScreen {
     /// A command from the keymap (no dialog is open). Not consumed: `?` (the router opens this
     /// screen's help) and `q`/`Esc` with nothing left to close (the router leaves the screen).
     fn key_command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        // Two panes: the previous one is the next one.
+        let cmd = if cmd == KeyCommand::FocusBack {
+            KeyCommand::Focus
+        } else {
+            cmd
+        };
         let review_pane = self.list.focus == Focus::Detail && self.desk.pane == Pane::Review;
         if review_pane {
             if self.desk.pane_command(cmd, self.pane_size()) {
@@ -200,7 +269,7 @@ impl PrScreen {
                 }
             }
             KeyCommand::StepForward | KeyCommand::StepBack => match self.list.step() {
-                None => ctx.say("stepping works on fixtures with history"),
+                None | Some((_, 0)) => ctx.say("stepping works on fixtures with history"),
                 Some((k, n)) => {
                     let target = if cmd == KeyCommand::StepForward {
                         (k < n).then_some(k + 1)
@@ -208,7 +277,10 @@ impl PrScreen {
                         k.checked_sub(1)
                     };
                     match target {
-                        Some(t) => ctx.fx.push(Effect::LoadStep(t)),
+                        Some(step) => ctx.fx.push(Effect::LoadStep {
+                            pr: self.list.snapshot.pr.coords(),
+                            step,
+                        }),
                         None => ctx.say(format!("at step {k} of {n}")),
                     }
                 }
@@ -216,6 +288,10 @@ impl PrScreen {
             KeyCommand::PendingReview => ctx.open(Box::new(super::PendingScreen::new(
                 self.list.snapshot.clone(),
             ))),
+            KeyCommand::Refresh => {
+                self.refresh(true, ctx);
+                ctx.say("refreshing…");
+            }
             KeyCommand::Quit => return self.close_view(),
             KeyCommand::Back => return self.back(),
             // Help is the router's; the rest was answered above.
@@ -317,7 +393,10 @@ impl PrScreen {
         let count = self.marks.unmarked(&self.list, &idxs);
         self.marks.mark(&self.list, &idxs, ctx, true);
         if count > 0 && ctx.fx.iter().any(|e| matches!(e, Effect::MarkSeen { .. })) {
-            ctx.say(format!("marked {count} listed item(s) seen"));
+            ctx.say(format!(
+                "marked {} seen",
+                crate::tui::ui::count(count, "listed item", "listed items")
+            ));
         }
     }
 
@@ -350,6 +429,14 @@ impl PrScreen {
                 }
                 return None;
             }
+            Action::PrRefreshed(Ok(opened)) => {
+                self.refreshed(*opened, ctx);
+                return None;
+            }
+            Action::PrRefreshed(Err(e)) => {
+                ctx.say(format!("cannot refresh the PR: {e}"));
+                return None;
+            }
             Action::StepLoaded(Err(e)) => {
                 ctx.say(format!("cannot load the step: {e}"));
                 return None;
@@ -379,8 +466,13 @@ impl PrScreen {
                 kind,
                 result,
             } => {
+                let done = result.is_ok();
                 self.threads
                     .acted(thread_id, kind, result, &mut self.list, ctx);
+                // The session's own write: fetch the PR again so it shows.
+                if done {
+                    self.refetch_after_write(ctx);
+                }
                 return None;
             }
             Action::ExternallyEdited {
@@ -397,7 +489,14 @@ impl PrScreen {
             Action::DraftSaved(r) => self.desk.draft_saved(r, ctx),
             Action::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
             Action::PostPlanned(plan) => self.desk.post_planned(plan, ctx),
-            Action::Posted(r) => self.desk.posted(r, snap, ctx),
+            Action::Posted(r) => {
+                let done = r.is_ok();
+                self.desk.posted(r, snap, ctx);
+                // The session's own write: fetch the PR again so the post shows.
+                if done {
+                    self.refetch_after_write(ctx);
+                }
+            }
             Action::DecisionsRecorded(r) => self.desk.decisions_recorded(r, snap, ctx),
             Action::StatsLoaded(r) => self.desk.stats_loaded(r),
             other => return Some(other),
@@ -446,6 +545,30 @@ impl Screen for PrScreen {
 
     fn activity(&self) -> Option<String> {
         self.desk.busy().then(|| self.desk.activity())
+    }
+
+    fn at_stake(&self) -> Vec<String> {
+        let pr = self.list.snapshot.pr.coords();
+        let mut lost = Vec::new();
+        if self.desk.run.as_ref().is_some_and(|r| r.running()) {
+            lost.push(format!("the review running on {pr} is cancelled"));
+        }
+        if self.desk.draft.is_some() && self.desk.posted.is_none() && !self.desk.posting {
+            lost.push(format!(
+                "the review draft of {pr} stays unposted (kept for next time)"
+            ));
+        }
+        if self
+            .threads
+            .reply
+            .as_ref()
+            .is_some_and(|r| !r.body().trim().is_empty())
+        {
+            lost.push(format!(
+                "the reply on {pr} stays unsent (kept for next time)"
+            ));
+        }
+        lost
     }
 
     fn selected_row(&self) -> Option<usize> {
@@ -498,9 +621,23 @@ impl Screen for PrScreen {
 
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.list.drawn(d);
-        // The frame is on screen: only now may what it showed be marked seen.
-        if let Some(idx) = d.shown {
-            self.marks.mark(&self.list, &[idx], ctx, false);
+        // The frame is on screen: only now may what it showed be marked seen, and only once it
+        // stayed long enough to be read (skimming past with `j` marks nothing).
+        match d.shown {
+            Some(idx) => {
+                let since = match self.dwell {
+                    Some((i, t)) if i == idx => t,
+                    _ => {
+                        self.dwell = Some((idx, d.at_ms));
+                        d.at_ms
+                    }
+                };
+                let dwell = i64::try_from(ctx.session.dwell_ms).unwrap_or(i64::MAX);
+                if d.at_ms.saturating_sub(since) >= dwell {
+                    self.marks.mark(&self.list, &[idx], ctx, false);
+                }
+            }
+            None => self.dwell = None,
         }
         self.list.request_highlight(ctx.fx);
     }
@@ -512,6 +649,11 @@ impl Screen for PrScreen {
         } else if d.detail_area.contains(at) {
             self.mouse_detail(kind);
         }
+    }
+
+    /// Back from the inbox: what it shows is fetched afresh (never a stale screen).
+    fn resumed(&mut self, ctx: &mut Ctx<'_>) {
+        self.refresh(false, ctx);
     }
 
     /// Left for the inbox: its row is recounted from the ledger (after the markers in flight,
@@ -542,9 +684,11 @@ impl Screen for PrScreen {
             (
                 "inbox",
                 format!(
-                    "{} open · {} next unseen · s sort · r reload · {} section · {} leaves the PR for the inbox, quits the inbox",
+                    "{} open · {} next unseen · {} sort · {} reload · {} section · {} leaves the PR for the inbox (its review goes on), quits the inbox",
                     keymap.keys_label(KeyCommand::Toggle),
                     keymap.keys_label(KeyCommand::NextNew),
+                    keymap.keys_label(KeyCommand::Sort),
+                    keymap.keys_label(KeyCommand::Review),
                     keymap.keys_label(KeyCommand::Focus),
                     keymap.keys_label(KeyCommand::Quit),
                 ),
@@ -554,6 +698,11 @@ impl Screen for PrScreen {
                 "click selects a row · the wheel scrolls the pane under it".to_owned(),
             ),
             ("dialogs", "y confirms, any key cancels".to_owned()),
+            (
+                "seen",
+                "an item counts as seen once its detail stayed on screen for [console] dwell_ms"
+                    .to_owned(),
+            ),
         ];
         entries.extend(more.into_iter().map(|(k, d)| (k.to_owned(), d)));
         entries
