@@ -3,7 +3,7 @@
 
 use crate::inbox::Opener;
 use crate::ledger::{Decision, Draft, KeptText, Lesson, ReplyDraft};
-use crate::pr::{PrCoords, Snapshot, Thread};
+use crate::pr::{ChangedFile, PrCoords, Snapshot, Thread};
 use crate::publish::ThreadDo;
 
 /// Work for the effect runner.
@@ -84,6 +84,26 @@ pub enum Effect {
         thread: Box<Thread>,
         what: ThreadDo,
     },
+    /// Read what the files and diff screens need beside the snapshot: the last look at the
+    /// code, the patches shown then of the files changed since, the latest Shepherd findings
+    /// and (offline) the viewed marks in the outbox.
+    LoadCode {
+        snapshot: Box<Snapshot>,
+    },
+    /// The frame that showed these files' patches is on screen: record them as seen (the last
+    /// look at the code; never moved back, nothing recorded for a file not shown).
+    RecordShown {
+        pr: PrCoords,
+        files: Vec<ChangedFile>,
+        /// Every path of the PR at this look.
+        all: Vec<String>,
+    },
+    /// Mark files viewed or not viewed: on GitHub live, in the outbox offline.
+    SetViewed {
+        pr: PrCoords,
+        paths: Vec<String>,
+        viewed: bool,
+    },
 }
 
 /// Where an effect runs. Every lane is off the UI loop; they differ in order, in the thread they
@@ -117,10 +137,14 @@ impl Effect {
             | Effect::DiscardReplyDraft { .. }
             | Effect::Recount { .. }
             | Effect::RecordDecisions { .. }
-            | Effect::LoadStats { .. } => Lane::Ledger,
+            | Effect::LoadStats { .. }
+            | Effect::RecordShown { .. } => Lane::Ledger,
             Effect::Highlight { .. } | Effect::Open(_) | Effect::Copy(_) => Lane::Blocking,
-            Effect::PlanPost { .. } | Effect::OpenPr(_) | Effect::LoadInbox => Lane::Fetch,
-            Effect::Post { .. } | Effect::ThreadAct { .. } => Lane::Send,
+            Effect::PlanPost { .. }
+            | Effect::OpenPr(_)
+            | Effect::LoadInbox
+            | Effect::LoadCode { .. } => Lane::Fetch,
+            Effect::Post { .. } | Effect::ThreadAct { .. } | Effect::SetViewed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview => Lane::Review,
         }
     }

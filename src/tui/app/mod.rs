@@ -39,6 +39,7 @@ macro_rules! ctx {
 }
 
 mod action;
+mod code;
 mod dialogs;
 mod effect;
 mod inbox;
@@ -58,8 +59,9 @@ use crate::ledger::SeenSet;
 use crate::pr::{Item, PrCoords, Snapshot};
 
 pub use action::{
-    Action, Ahead, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
+    Action, Ahead, CodeLoad, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
 };
+pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
 pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};

@@ -125,7 +125,7 @@ fn comment_header(c: &Comment, now: i64, theme: &Theme) -> Line<'static> {
 
 /// A Markdown-ish body: sanitized lines, with ```suggestion blocks shown as suggested changes and
 /// other fences dimmed.
-pub(super) fn body_lines(body: &str, theme: &Theme, out: &mut Vec<Line<'static>>) {
+pub(in crate::tui) fn body_lines(body: &str, theme: &Theme, out: &mut Vec<Line<'static>>) {
     if body.trim().is_empty() {
         out.push(Line::styled("(no body)", theme.dim));
         return;

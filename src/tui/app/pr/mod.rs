@@ -213,6 +213,10 @@ impl PrScreen {
                     }
                 }
             },
+            KeyCommand::Description => {
+                super::code::open_description(&self.list.snapshot, detail::body_lines, ctx)
+            }
+            KeyCommand::Files => super::code::open_files(&self.list.snapshot, ctx),
             KeyCommand::Quit => return self.close_view(),
             KeyCommand::Back => return self.back(),
             // Help is the router's; the rest was answered above.
