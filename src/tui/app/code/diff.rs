@@ -332,12 +332,18 @@ impl DiffScreen {
         let Some(v) = &self.view else { return };
         self.cursor = line.min(v.parsed.lines.len().saturating_sub(1));
         let row = v.row_of.get(self.cursor).copied().unwrap_or(0);
+        // The line's threads and findings come into sight with it.
+        let notes = v.rows[row + 1..]
+            .iter()
+            .take_while(|r| matches!(r, RowKind::Note(_)))
+            .count();
         let h = self.height.max(1);
+        let last = (row + notes).min(row + h - 1);
         if row < self.scroll {
             // The unplaced notes above the first line stay in sight at the top.
             self.scroll = if self.cursor == 0 { 0 } else { row };
-        } else if row >= self.scroll + h {
-            self.scroll = row + 1 - h;
+        } else if last >= self.scroll + h {
+            self.scroll = last + 1 - h;
         }
     }
 
