@@ -258,7 +258,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
     (
         KeyCommand::ToggleViewed,
         "toggle_viewed",
-        &["Space"],
+        &["t"],
         "files: mark the selected file viewed / not viewed",
     ),
     (

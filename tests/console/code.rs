@@ -216,7 +216,7 @@ fn viewed_toggles_go_to_the_outbox_offline_and_the_keys_find_the_next_unviewed()
     let dir = tempfile::tempdir().unwrap();
     let mut h = open(dir.path(), 120, 30);
     h.draw();
-    h.press("F Space");
+    h.press("F t");
     assert!(
         h.app
             .notice()
@@ -236,8 +236,8 @@ fn viewed_toggles_go_to_the_outbox_offline_and_the_keys_find_the_next_unviewed()
         Some(1),
         "past the viewed ones, around the end"
     );
-    // Space again on the first one: not viewed.
-    h.press("g Space");
+    // t again on the first one: not viewed.
+    h.press("g t");
     assert_eq!(h.app.files()[0].1.viewed, ViewedState::Unviewed);
     // Reopened, the files read the outbox's marks.
     h.press("q F");
@@ -289,4 +289,79 @@ fn after_a_force_push_exactly_the_changed_file_is_changed_with_its_interdiff() {
         h.app.notice(),
         Some("unchanged since your last look: no interdiff")
     );
+}
+
+/// The inbox row says how many files changed since your last look, and after the files were
+/// looked at again, nothing.
+#[test]
+fn the_inbox_row_counts_the_files_changed_since_your_last_look() {
+    use pr_shepherd::tui::effects::inbox::TabSource;
+    use pr_shepherd::tui::theme::Theme;
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::new(dir.path());
+    // A last look at the demo when retry.rs had another patch.
+    let s = support::demo_fixture().snapshot_at(0).unwrap();
+    let mut before = s.pr.files[0].clone();
+    before.patch = Some("@@ -0,0 +1,1 @@\n+//! An older retry.".into());
+    let all: Vec<String> = s.pr.files.iter().map(|f| f.path.clone()).collect();
+    let mut shown: Vec<_> = s.pr.files.iter().skip(1).collect();
+    shown.push(&before);
+    ledger
+        .record_shown(&s.pr.coords(), &shown, &all, 1)
+        .unwrap();
+    let mut h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        Ledger::new(dir.path()),
+        Theme::plain(),
+        160,
+        30,
+    );
+    h.draw();
+    let row = |h: &Harness| {
+        h.app
+            .inbox_rows(0)
+            .iter()
+            .find(|r| r.listed.coords.number == 482)
+            .and_then(|r| r.files_changed)
+    };
+    assert_eq!(row(&h), Some(1));
+    assert!(h.screen().contains("1 file changed"), "{}", h.screen());
+    // Open it, read retry.rs's diff, back to the inbox: nothing changed since.
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter F");
+    assert_eq!(since(&h)[0].1, SinceLastLook::Changed);
+    h.press("Enter q q q");
+    assert!(h.app.stack().len() == 1, "{:?}", h.app.stack());
+    assert_eq!(row(&h), Some(0));
+    assert!(!h.screen().contains("file changed"), "{}", h.screen());
+}
+
+/// `?` on each code screen lists its keys, as the keymap binds them.
+#[test]
+fn each_code_screen_has_its_own_help() {
+    let (mut h, _d) = demo_harness(120, 40);
+    h.draw();
+    h.press("i ?");
+    assert!(h.screen().contains("the changed files"), "{}", h.screen());
+    h.press("? q F ?");
+    let s = h.screen();
+    for want in [
+        "mark viewed / not viewed",
+        "next file not viewed",
+        "the file's diff",
+    ] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
+    h.press("? Enter ?");
+    let s = h.screen();
+    for want in [
+        "next hunk",
+        "next thread or finding",
+        "the interdiff since your last look",
+        "comment on the line or the selected lines",
+        "suggest a change",
+    ] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
 }

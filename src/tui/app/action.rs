@@ -167,6 +167,8 @@ pub enum Action {
         coords: PrCoords,
         items: crate::inbox::Counts,
         shepherd: crate::inbox::ShepherdView,
+        /// Files changed since the last look at the code, where the snapshot has patches.
+        files_changed: Option<usize>,
     },
     /// The PR chosen in the inbox, loaded (or why not).
     PrOpened(Result<Box<OpenedPr>, String>),

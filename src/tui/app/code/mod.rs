@@ -28,6 +28,18 @@ use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
 use crate::tui::ui::key_hint;
 
+/// The commands only the files and diff screens answer (listed in their `?`, not the PR's).
+pub const OWN_COMMANDS: &[KeyCommand] = &[
+    KeyCommand::ToggleViewed,
+    KeyCommand::NextUnviewed,
+    KeyCommand::NextChanged,
+    KeyCommand::NextHunk,
+    KeyCommand::PrevHunk,
+    KeyCommand::Interdiff,
+    KeyCommand::SelectLines,
+    KeyCommand::Suggest,
+];
+
 /// Opens the description of `snapshot`'s PR above the screen asking, its body rendered by
 /// `render_body`.
 pub fn open_description(snapshot: &Snapshot, render_body: RenderBody, ctx: &mut Ctx<'_>) {

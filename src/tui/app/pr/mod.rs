@@ -521,6 +521,7 @@ impl Screen for PrScreen {
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
         let mut entries: Vec<(String, String)> = COMMANDS
             .iter()
+            .filter(|(c, ..)| !super::code::OWN_COMMANDS.contains(c))
             .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
             .collect();
         let more = [
