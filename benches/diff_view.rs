@@ -124,7 +124,7 @@ fn diff_view(c: &mut Criterion) {
     let mut step = 0usize;
     c.bench_function("diff_view/scroll_keystroke_120x40", |b| {
         b.iter(|| {
-            let cmd = if (step / 100) % 2 == 0 {
+            let cmd = if (step / 100).is_multiple_of(2) {
                 KeyCommand::Down
             } else {
                 KeyCommand::Up
