@@ -8,15 +8,14 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{help_entries, hints, open_files, scrolled};
+use super::{footer, framed, help_entries, open_files, scrolled};
 use crate::pr::{Item, ReviewState, Snapshot};
 use crate::sanitize::one_line;
 use crate::tui::app::action::Drawn;
-use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{bordered, draw_scrolled};
+use crate::tui::ui::draw_scrolled;
 
 /// The commands the description answers, with what they do there.
 const KEYS: &[(KeyCommand, &str)] = &[
@@ -191,27 +190,12 @@ impl Screen for DescriptionScreen {
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
         let theme = view.theme;
-        let [body, footer] =
+        let [body, foot_area] =
             Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
-        let pr = &self.snapshot.pr;
-        let block = bordered(
-            format!(
-                " {}/{}#{} · description ",
-                one_line(&pr.owner),
-                one_line(&pr.repo),
-                pr.number
-            ),
-            true,
-            theme,
-        );
-        let inner = block.inner(body);
-        frame.render_widget(block, body);
+        let inner = framed(frame, body, &self.snapshot, "description", theme);
         let (height, total) = draw_scrolled(frame, inner, self.lines(theme), self.scroll);
-        let foot = match (view.mode, view.notice) {
-            (InputMode::Normal, Some(n)) => Line::styled(one_line(n), theme.notice),
-            _ => hints(view.keymap, theme, KEYS),
-        };
-        frame.render_widget(Paragraph::new(foot), footer);
+        let foot = footer(view, KEYS);
+        frame.render_widget(Paragraph::new(foot), foot_area);
         Drawn {
             detail_height: height,
             detail_lines: total,

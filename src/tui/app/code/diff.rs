@@ -16,13 +16,12 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{help_entries, hints, scrolled};
+use super::{footer, help_entries, scrolled};
 use crate::code::patch::{LineKind, LineSelection, ParsedPatch, Side, parse};
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
 use crate::pr::{ChangedFile, Item, NoPatch, Snapshot};
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::action::{Action, CodeLoad, Drawn};
-use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
 use crate::tui::highlight::plain_hunk;
@@ -783,7 +782,7 @@ impl Screen for DiffScreen {
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
         let theme = view.theme;
-        let [head, body, footer] = Layout::vertical([
+        let [head, body, foot_area] = Layout::vertical([
             Constraint::Length(2),
             Constraint::Min(1),
             Constraint::Length(1),
@@ -799,21 +798,17 @@ impl Screen for DiffScreen {
         let height = usize::from(body.height);
         let (lines, total, shown) = self.body(theme, height, width);
         frame.render_widget(Paragraph::new(lines), body);
-        let foot = match (view.mode, view.notice) {
-            (InputMode::Normal, Some(n)) => Line::styled(one_line(n), theme.notice),
-            _ => hints(
-                view.keymap,
-                theme,
-                &[
-                    (KeyCommand::NextHunk, "hunk"),
-                    (KeyCommand::NextNew, "thread/finding"),
-                    (KeyCommand::Interdiff, "interdiff"),
-                    (KeyCommand::SelectLines, "select"),
-                    (KeyCommand::Reply, "comment"),
-                ],
-            ),
-        };
-        frame.render_widget(Paragraph::new(fit(foot, width)), footer);
+        let foot = footer(
+            view,
+            &[
+                (KeyCommand::NextHunk, "hunk"),
+                (KeyCommand::NextNew, "thread/finding"),
+                (KeyCommand::Interdiff, "interdiff"),
+                (KeyCommand::SelectLines, "select"),
+                (KeyCommand::Reply, "comment"),
+            ],
+        );
+        frame.render_widget(Paragraph::new(fit(foot, width)), foot_area);
         Drawn {
             shown: shown.then_some(self.index),
             detail_height: body.height,

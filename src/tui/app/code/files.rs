@@ -10,19 +10,18 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use super::{DiffScreen, help_entries, hints};
+use super::{DiffScreen, footer, framed, help_entries};
 use crate::code::SinceLastLook;
 use crate::ledger::CodeLook;
 use crate::output::files::{notes, rows};
 use crate::pr::{ChangedFile, Snapshot, ViewedState};
 use crate::sanitize::one_line;
 use crate::tui::app::action::{Action, CodeLoad, Drawn};
-use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{bordered, fit};
+use crate::tui::ui::fit;
 
 /// The commands the files screen answers, with what they do there.
 const KEYS: &[(KeyCommand, &str)] = &[
@@ -392,25 +391,13 @@ impl Screen for FilesScreen {
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
         let theme = view.theme;
-        let [body, status, footer] = Layout::vertical([
+        let [body, status, foot_area] = Layout::vertical([
             Constraint::Min(3),
             Constraint::Length(1),
             Constraint::Length(1),
         ])
         .areas(area);
-        let pr = &self.snapshot.pr;
-        let block = bordered(
-            format!(
-                " {}/{}#{} · files ",
-                one_line(&pr.owner),
-                one_line(&pr.repo),
-                pr.number
-            ),
-            true,
-            theme,
-        );
-        let inner = block.inner(body);
-        frame.render_widget(block, body);
+        let inner = framed(frame, body, &self.snapshot, "files", theme);
         let width = usize::from(inner.width);
         let mut lines = vec![fit(Line::styled(self.summary(), theme.header), width)];
         for n in notes(&self.snapshot) {
@@ -455,20 +442,16 @@ impl Screen for FilesScreen {
             )),
             status,
         );
-        let foot = match (view.mode, view.notice) {
-            (InputMode::Normal, Some(n)) => Line::styled(one_line(n), theme.notice),
-            _ => hints(
-                view.keymap,
-                theme,
-                &[
-                    (KeyCommand::Toggle, "diff"),
-                    (KeyCommand::ToggleViewed, "viewed"),
-                    (KeyCommand::NextUnviewed, "next unviewed"),
-                    (KeyCommand::NextChanged, "next changed"),
-                ],
-            ),
-        };
-        frame.render_widget(Paragraph::new(foot), footer);
+        let foot = footer(
+            view,
+            &[
+                (KeyCommand::Toggle, "diff"),
+                (KeyCommand::ToggleViewed, "viewed"),
+                (KeyCommand::NextUnviewed, "next unviewed"),
+                (KeyCommand::NextChanged, "next changed"),
+            ],
+        );
+        frame.render_widget(Paragraph::new(foot), foot_area);
         Drawn {
             list_height: list_height as u16,
             list_area: inner,

@@ -21,12 +21,17 @@ pub use description::{DescriptionScreen, RenderBody};
 pub use diff::DiffScreen;
 pub use files::{FileState, FilesScreen};
 
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::dialogs::InputMode;
 use super::effect::Effect;
-use super::screen::Ctx;
+use super::screen::{Ctx, View};
 use crate::pr::Snapshot;
+use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::key_hint;
+use crate::tui::ui::{bordered, key_hint};
 
 /// The commands only the files and diff screens answer (listed in their `?`, not the PR's).
 pub const OWN_COMMANDS: &[KeyCommand] = &[
@@ -56,6 +61,32 @@ pub fn open_files(snapshot: &Snapshot, ctx: &mut Ctx<'_>) {
         snapshot: Box::new(snapshot.clone()),
     });
     ctx.open(Box::new(FilesScreen::new(Arc::new(snapshot.clone()))));
+}
+
+/// Draws the screen's frame, titled with the PR and `what`; the area inside it.
+fn framed(frame: &mut Frame, area: Rect, snapshot: &Snapshot, what: &str, theme: &Theme) -> Rect {
+    let pr = &snapshot.pr;
+    let block = bordered(
+        format!(
+            " {}/{}#{} · {what} ",
+            one_line(&pr.owner),
+            one_line(&pr.repo),
+            pr.number
+        ),
+        true,
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}
+
+/// The footer: the notice when there is one (no dialog open), else the key hints of `cmds`.
+fn footer(view: &View<'_>, cmds: &[(KeyCommand, &str)]) -> Line<'static> {
+    match (view.mode, view.notice) {
+        (InputMode::Normal, Some(n)) => Line::styled(one_line(n), view.theme.notice),
+        _ => hints(view.keymap, view.theme, cmds),
+    }
 }
 
 /// A footer of key hints (the keymap's keys for `cmds`), help and back last.
