@@ -365,3 +365,93 @@ fn each_code_screen_has_its_own_help() {
         assert!(s.contains(want), "{want}:\n{s}");
     }
 }
+
+/// Live, against the loopback GitHub: `t` marks a file viewed through GraphQL's
+/// `markFileAsViewed`, and after a force-push that rewrote every SHA and changed one file's
+/// patch, the console's files say exactly that file changed since your last look.
+#[test]
+fn live_viewed_through_graphql_and_a_force_push_changes_exactly_one_file() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use pr_shepherd::pr::PrCoords;
+    use pr_shepherd::source::github::FetchOptions;
+    use pr_shepherd::tui::theme::Theme;
+    use pr_shepherd::tui::{Live, Remote};
+    use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO, file_path};
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::generate(6, 2, 2, 2, 12)));
+    let client = || {
+        let opts = FetchOptions {
+            timeout: Duration::from_secs(5),
+            deadline: Duration::from_secs(30),
+            ..FetchOptions::default()
+        };
+        support::github_client::loopback_github(&server.uri(), "ghp_consoleCodeToken", opts)
+            .expect("client")
+    };
+    let coords = PrCoords {
+        host: None,
+        owner: OWNER.into(),
+        repo: REPO.into(),
+        number: NUMBER,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let console = |rt: &tokio::runtime::Runtime| {
+        let snapshot = rt.block_on(client().fetch_snapshot(&coords)).unwrap();
+        let mut h = Harness::new(
+            snapshot,
+            None,
+            Ledger::new(dir.path()),
+            Theme::default_theme(),
+            160,
+            30,
+        )
+        .unwrap();
+        h.set_remote(Remote::GitHub(Live {
+            gh: Arc::new(client()),
+            own_login: "monalisa".into(),
+        }));
+        h.draw();
+        h
+    };
+    let mut h = console(&rt);
+    h.press("F j t");
+    assert_eq!(
+        fake.viewed_state(&file_path(1)),
+        "VIEWED",
+        "{:?}",
+        h.app.notice()
+    );
+    assert!(h.app.notice().unwrap().contains("GitHub, as @monalisa"));
+    // Every file's diff shown.
+    h.press("g");
+    for _ in 0..12 {
+        h.press("Enter q j");
+    }
+    assert_eq!(looked_at(&h, dir.path()).len(), 12);
+    drop(h);
+    let changed = "@@ -5,2 +5,3 @@\n fn f1() {\n-    old();\n+    fixed();\n }";
+    fake.force_push(
+        "0123456789abcdef0123456789abcdef01234567",
+        &[(&file_path(1), changed)],
+    );
+    let mut h = console(&rt);
+    h.press("F");
+    let got = since(&h);
+    assert_eq!(got[1], (file_path(1), SinceLastLook::Changed));
+    assert_eq!(
+        got.iter()
+            .filter(|(_, s)| *s == SinceLastLook::Unchanged)
+            .count(),
+        11,
+        "{got:?}"
+    );
+    // GitHub's own word for a viewed file whose patch changed.
+    assert_eq!(h.app.files()[1].1.viewed, ViewedState::Dismissed);
+    h.press("C Enter I");
+    assert!(h.screen().contains("> +    fixed();"), "{}", h.screen());
+    drop(h);
+    drop(rt);
+}
