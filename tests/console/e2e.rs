@@ -494,3 +494,75 @@ fn rate_limit_waits_and_retries_go_to_the_status_line_not_over_the_screen() {
         "nothing was written to stderr after the console either:\n{screen}"
     );
 }
+
+/// The PR's code in the real binary: the description, the files (one marked viewed), a diff
+/// with a thread and a finding on their lines, and after the demo's force-push step exactly
+/// `retry.rs` changed since your last look.
+#[test]
+fn the_code_in_tmux_description_files_viewed_diff_and_a_force_push() {
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "code") else {
+        return;
+    };
+    tmux.start(120, 32, &(console(&env, &[Path::new(DEMO)]) + REPORT_EXIT));
+    tmux.wait_for("the console", first_frame_complete);
+    // A Shepherd review (the fixture's recorded answers), posted to the outbox: its findings.
+    tmux.keys(&["r"]);
+    tmux.wait_for("the review", |s| s.contains("review finished"));
+    tmux.keys(&["p"]);
+    tmux.wait_for("the post question", |s| s.contains("Post the review?"));
+    tmux.keys(&["y"]);
+    tmux.wait_for("posted", |s| s.contains("outbox"));
+    tmux.keys(&["q"]);
+    // The description.
+    tmux.keys(&["i"]);
+    let s = tmux.wait_for("the description", |s| s.contains("· description"));
+    assert!(s.contains("tomasz/retry-backoff → main"), "{s}");
+    tmux.keys(&["q"]);
+    // The files: one marked viewed (offline: the outbox).
+    tmux.keys(&["F"]);
+    tmux.wait_for("the files", |s| {
+        s.contains("5 files") && s.contains("never seen")
+    });
+    tmux.keys(&["t"]);
+    tmux.wait_for("marked viewed", |s| {
+        s.contains("marked viewed: src/client/retry.rs")
+    });
+    tmux.keys(&["j", "U"]);
+    // Its diff: a finding and a thread under their lines.
+    tmux.keys(&["g", "Enter"]);
+    tmux.wait_for("the diff", |s| s.contains("src/client/retry.rs · added"));
+    tmux.keys(&["]"]);
+    tmux.wait_for("a finding on its line", |s| s.contains("┆ finding ("));
+    tmux.keys(&["G"]);
+    tmux.wait_for("a thread on its line", |s| s.contains("┆ thread @"));
+    // Every other file's diff, then the force-push step of the fixture.
+    tmux.keys(&["q"]);
+    for _ in 0..4 {
+        tmux.keys(&["j", "Enter"]);
+        tmux.wait_for("a diff", |s| s.contains(" · +") && s.contains("interdiff"));
+        tmux.keys(&["q"]);
+    }
+    tmux.wait_for("all seen", |s| s.matches("seen now").count() == 5);
+    tmux.keys(&["q", ">"]);
+    tmux.wait_for("step 1", |s| s.contains("step 1 of 2"));
+    tmux.keys(&[">"]);
+    tmux.wait_for("step 2", |s| s.contains("step 2 of 2"));
+    tmux.keys(&["F"]);
+    let s = tmux.wait_for("changed since your last look", |s| {
+        s.contains("since your last look: 1 changed, 4 unchanged")
+    });
+    let row = s
+        .lines()
+        .find(|l| l.contains("src/client/retry.rs"))
+        .unwrap_or_default();
+    assert!(row.contains("changed") && !row.contains("unchanged"), "{s}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the diff", |s| s.contains("changed since your last look"));
+    tmux.keys(&["I"]);
+    tmux.wait_for("the interdiff", |s| s.contains("3 line(s) only now"));
+    tmux.keys(&["Q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    tmux.assert_terminal_restored();
+}

@@ -79,8 +79,12 @@ fn help_overlay_lists_every_binding() {
     h.draw();
     h.press("?");
     let screen = h.screen();
+    // The files' and the diff's own keys are in their screens' help.
+    let own = |help: &str| help.starts_with("files: ") || help.starts_with("diff: ");
     for (_, _, _, help) in pr_shepherd::tui::keymap::COMMANDS {
-        assert!(screen.contains(help), "help lacks `{help}`:\n{screen}");
+        if !own(help) {
+            assert!(screen.contains(help), "help lacks `{help}`:\n{screen}");
+        }
     }
     insta::assert_snapshot!("help_overlay", screen);
     h.press("Esc");

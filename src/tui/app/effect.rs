@@ -3,7 +3,7 @@
 
 use crate::inbox::Opener;
 use crate::ledger::{Decision, Draft, KeptText, Lesson, ReplyDraft};
-use crate::pr::{PrCoords, Snapshot, Thread};
+use crate::pr::{ChangedFile, PrCoords, Snapshot, Thread};
 use crate::publish::ThreadDo;
 
 /// Work for the effect runner.
@@ -119,6 +119,26 @@ pub enum Effect {
         review: Box<crate::code::pending::PendingReview>,
         event: crate::publish::review::Event,
     },
+    /// Read what the files and diff screens need beside the snapshot: the last look at the
+    /// code, the patches shown then of the files changed since, the latest Shepherd findings
+    /// and (offline) the viewed marks in the outbox.
+    LoadCode {
+        snapshot: Box<Snapshot>,
+    },
+    /// The frame that showed these files' patches is on screen: record them as seen (the last
+    /// look at the code; never moved back, nothing recorded for a file not shown).
+    RecordShown {
+        pr: PrCoords,
+        files: Vec<ChangedFile>,
+        /// Every path of the PR at this look.
+        all: Vec<String>,
+    },
+    /// Mark files viewed or not viewed: on GitHub live, in the outbox offline.
+    SetViewed {
+        pr: PrCoords,
+        paths: Vec<String>,
+        viewed: bool,
+    },
 }
 
 /// Where an effect runs. Every lane is off the UI loop; they differ in order, in the thread they
@@ -154,7 +174,8 @@ impl Effect {
             | Effect::RecordDecisions { .. }
             | Effect::LoadStats { .. }
             | Effect::LoadPending { .. }
-            | Effect::SavePending { .. } => Lane::Ledger,
+            | Effect::SavePending { .. }
+            | Effect::RecordShown { .. } => Lane::Ledger,
             Effect::Highlight { .. }
             | Effect::Open(_)
             | Effect::Copy(_)
@@ -162,10 +183,12 @@ impl Effect {
             Effect::PlanPost { .. }
             | Effect::OpenPr(_)
             | Effect::RefreshPr { .. }
-            | Effect::LoadInbox => Lane::Fetch,
-            Effect::Post { .. } | Effect::ThreadAct { .. } | Effect::SubmitReview { .. } => {
-                Lane::Send
-            }
+            | Effect::LoadInbox
+            | Effect::LoadCode { .. } => Lane::Fetch,
+            Effect::Post { .. }
+            | Effect::ThreadAct { .. }
+            | Effect::SubmitReview { .. }
+            | Effect::SetViewed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
         }
     }
@@ -201,7 +224,11 @@ impl Effect {
             | Effect::LoadPending { .. }
             | Effect::SavePending { .. }
             | Effect::SubmitReview { .. }
-            | Effect::ExternalEdit { .. } => None,
+            | Effect::ExternalEdit { .. }
+            // The code screens' too: they sit on top of their PR screen while they wait.
+            | Effect::LoadCode { .. }
+            | Effect::RecordShown { .. }
+            | Effect::SetViewed { .. } => None,
         }
     }
 }

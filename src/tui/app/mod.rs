@@ -40,6 +40,7 @@ macro_rules! ctx {
 }
 
 mod action;
+mod code;
 mod dialogs;
 mod effect;
 mod inbox;
@@ -62,8 +63,9 @@ use crate::ledger::SeenSet;
 use crate::pr::{Item, PrCoords, Snapshot};
 
 pub use action::{
-    Action, Ahead, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
+    Action, Ahead, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
 };
+pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
 pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};

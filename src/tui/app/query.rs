@@ -8,7 +8,11 @@ use std::any::Any;
 
 use ratatui::text::Line;
 
-use super::{App, Counts, Focus, InboxScreen, InputMode, Pane, PrScreen, ReplyView, Row, Screen};
+use super::{
+    App, Counts, DiffScreen, FileState, FilesScreen, Focus, InboxScreen, InputMode, Pane, PrScreen,
+    ReplyView, Row, Screen,
+};
+use crate::code::LineSelection;
 use crate::inbox::Row as InboxRow;
 use crate::policy::GateDecision;
 use crate::pr::{Item, PrMeta};
@@ -243,6 +247,39 @@ impl App {
     /// `(counted, total)` while tab `tab` counts its rows.
     pub fn inbox_loading(&self, tab: usize) -> Option<(usize, usize)> {
         self.inbox()?.tabs.get(tab)?.loading
+    }
+
+    /// The files screen (shown, or left and kept).
+    pub fn files_screen(&self) -> Option<&FilesScreen> {
+        self.find()
+    }
+
+    /// Each changed file of the files screen with what the screen says of it: viewed, since
+    /// your last look, threads, findings, seen in this visit. Empty without a files screen.
+    pub fn files(&self) -> Vec<(String, FileState)> {
+        self.files_screen().map_or_else(Vec::new, |f| {
+            f.files()
+                .iter()
+                .zip(f.file_states())
+                .map(|(file, st)| (file.path.clone(), *st))
+                .collect()
+        })
+    }
+
+    /// The diff screen, when it is on top.
+    pub fn diff_screen(&self) -> Option<&DiffScreen> {
+        let top = self.stack.last()?;
+        (top.as_ref() as &dyn Any).downcast_ref::<DiffScreen>()
+    }
+
+    /// The path of the file the diff screen shows.
+    pub fn diff_path(&self) -> Option<&str> {
+        Some(self.diff_screen()?.file()?.path.as_str())
+    }
+
+    /// The line, or the selected lines, a comment would be on in the diff screen on top.
+    pub fn diff_selection(&self) -> Option<LineSelection> {
+        self.diff_screen()?.selection()
     }
 }
 

@@ -115,6 +115,7 @@ pub fn recount(ledger: &Ledger, session: &Session, snapshot: &Snapshot) -> Actio
         coords: snapshot.pr.coords(),
         items,
         shepherd,
+        files_changed: inbox::files_changed(snapshot, ledger),
     }
 }
 

@@ -19,6 +19,7 @@
 //! back as an [`AppEvent`]. The test harness performs the same effects synchronously with
 //! [`EffectRunner::perform_blocking`].
 
+pub mod code;
 pub mod inbox;
 pub mod ledger;
 pub mod pending;
@@ -113,6 +114,9 @@ impl EffectRunner {
             Effect::LoadStats { pr } => Some(ledger::load_stats(l, &pr)),
             Effect::LoadPending { snapshot } => Some(pending::load(l, &snapshot)),
             Effect::SavePending { pr, review } => Some(pending::save(l, &pr, review, now)),
+            Effect::RecordShown { pr, files, all } => {
+                Some(code::record_shown(l, &pr, &files, &all, now))
+            }
             Effect::Highlight { key, path, hunk } => Some(Action::Highlighted {
                 key,
                 lines: Arc::new(highlight::highlight_hunk(&path, &hunk, &self.theme)),
@@ -159,6 +163,12 @@ impl EffectRunner {
                 inbox::open_pr(&self.inbox, l, &self.session, &opener).await,
             )),
             Effect::LoadInbox => self.load_inbox(send).await,
+            Effect::LoadCode { snapshot } => send(code::load(l, &self.session, &snapshot)),
+            Effect::SetViewed { pr, paths, viewed } => send(Action::ViewedSet {
+                result: remote::set_viewed(remote, l, &pr, &paths, viewed, now).await,
+                paths,
+                viewed,
+            }),
             // The ledger, blocking and review lanes.
             _ => {}
         }

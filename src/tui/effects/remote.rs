@@ -200,3 +200,30 @@ impl Place for GitHubPlace<'_> {
         })
     }
 }
+
+/// Marks `paths` viewed (or not viewed), as headless `file viewed|unviewed` does: live through
+/// GitHub's `markFileAsViewed` / `unmarkFileAsViewed`, offline into the outbox. Where it went.
+pub async fn set_viewed(
+    remote: &Remote,
+    ledger: &Ledger,
+    pr: &PrCoords,
+    paths: &[String],
+    viewed: bool,
+    now: i64,
+) -> Result<String, String> {
+    match remote.live() {
+        None => ledger
+            .push_viewed(pr, paths, viewed, now)
+            .map(|(_, path)| format!("the outbox {}", path.display()))
+            .map_err(|e| e.to_string()),
+        Some(live) => live
+            .gh
+            .set_files_viewed(pr, paths, viewed)
+            .await
+            .map(|()| format!("GitHub, as @{}", live.own_login))
+            .map_err(|(done, e)| match done {
+                0 => e.to_string(),
+                n => format!("{e} (the first {n} were marked)"),
+            }),
+    }
+}

@@ -296,6 +296,13 @@ fn row_line<'a>(
         // Why is said once, in the header.
         Counts::Failed(_) => spans.push(Span::styled("counts unknown ", theme.badge_edited)),
     }
+    // Known only where the PR's patches were read (offline; live once the PR was opened).
+    if let Some(n) = r.files_changed.filter(|n| *n > 0) {
+        spans.push(Span::styled(
+            format!("{n} file{} changed ", if n == 1 { "" } else { "s" }),
+            theme.badge_edited,
+        ));
+    }
     let (shep, shep_style) = match r.shepherd.state {
         ShepherdState::Current => ("Shepherd current", theme.state_approved),
         ShepherdState::Stale => ("Shepherd stale", theme.state_changes_requested),

@@ -426,6 +426,18 @@ impl InboxScreen {
         self.resort();
     }
 
+    /// The files changed since the last look at the code of `coords`' rows, where known.
+    pub fn files_recounted(&mut self, coords: &PrCoords, files_changed: Option<usize>) {
+        if files_changed.is_none() {
+            return;
+        }
+        for t in &mut self.tabs {
+            for r in t.rows.iter_mut().filter(|r| &r.listed.coords == coords) {
+                r.files_changed = files_changed;
+            }
+        }
+    }
+
     /// The opener of the row for `coords`, if listed.
     pub fn opener(&self, coords: &PrCoords) -> Option<Opener> {
         self.tabs
@@ -451,7 +463,11 @@ impl InboxScreen {
                 coords,
                 items,
                 shepherd,
-            } => self.recounted(&coords, items, shepherd),
+                files_changed,
+            } => {
+                self.recounted(&coords, items, shepherd);
+                self.files_recounted(&coords, files_changed);
+            }
             Action::PrOpened(Ok(opened)) => {
                 let coords = opened.snapshot.pr.coords();
                 self.open = Some(coords.clone());

@@ -292,6 +292,10 @@ impl PrScreen {
                 self.refresh(true, ctx);
                 ctx.say("refreshing…");
             }
+            KeyCommand::Description => {
+                super::code::open_description(&self.list.snapshot, detail::body_lines, ctx)
+            }
+            KeyCommand::Files => super::code::open_files(&self.list.snapshot, ctx),
             KeyCommand::Quit => return self.close_view(),
             KeyCommand::Back => return self.back(),
             // Help is the router's; the rest was answered above.
@@ -673,6 +677,7 @@ impl Screen for PrScreen {
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
         let mut entries: Vec<(String, String)> = COMMANDS
             .iter()
+            .filter(|(c, ..)| !super::code::OWN_COMMANDS.contains(c))
             .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
             .collect();
         let more = [

@@ -1,0 +1,140 @@
+//! The diff view on a 300-file, 50,000-line PR: the first frame of a file's diff (opening it
+//! from the files screen: parsing that one file's patch, laying out its rows with threads and
+//! findings, drawing; highlighting runs off the draw path) and a scroll keystroke (one line
+//! down plus the frame). Goals: first frame ≤ 150 ms, keystroke ≤ 16 ms. Results and how to
+//! reproduce: docs/perf.md, "## Console: the diff view".
+
+use std::collections::HashMap;
+use std::hint::black_box;
+use std::path::Path;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use pr_shepherd::ledger::CodeLook;
+use pr_shepherd::pr::{ChangedFile, Snapshot};
+use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
+use pr_shepherd::tui::app::{Action, App, CodeLoad, Drawn};
+use pr_shepherd::tui::keymap::KeyCommand;
+use pr_shepherd::tui::{Keymap, Session, Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const NOW: i64 = 1_795_392_000;
+const FILES: usize = 300;
+const LINES: usize = 50_000;
+
+/// A patch of `n` lines in hunks of 40 (context, removed, added).
+fn patch(n: usize, seed: usize) -> String {
+    let mut out = String::new();
+    let mut line = 1;
+    let mut done = 0;
+    while done < n {
+        let len = 40.min(n - done);
+        out.push_str(&format!("@@ -{line},{len} +{line},{len} @@ fn f{seed}()\n"));
+        for k in 0..len {
+            match k % 4 {
+                0 => out.push_str(&format!("-    let old_{k} = compute({seed}, {k});\n")),
+                1 => out.push_str(&format!("+    let new_{k} = compute({seed}, {k}) + 1;\n")),
+                _ => out.push_str(&format!("     call_{k}(&mut state, \"{seed}\");\n")),
+            }
+        }
+        done += len;
+        line += len + 10;
+    }
+    out
+}
+
+fn big_snapshot() -> Snapshot {
+    let f = Fixture::parse(DEMO_FIXTURE, Path::new("demo.json")).unwrap_or_else(|e| panic!("{e}"));
+    let mut s = f.snapshot_at(0).unwrap_or_else(|e| panic!("{e}"));
+    let per = LINES / FILES;
+    s.pr.files = (0..FILES)
+        .map(|i| {
+            let n = if i == 0 {
+                LINES - per * (FILES - 1)
+            } else {
+                per
+            };
+            let mut file =
+                ChangedFile::new(&format!("src/module_{i}/file_{i}.rs"), Some(patch(n, i)));
+            file.additions = (n / 4) as u32;
+            file.deletions = (n / 4) as u32;
+            file
+        })
+        .collect();
+    let total: usize =
+        s.pr.files
+            .iter()
+            .map(|f| f.patch.as_deref().map_or(0, |p| p.lines().count()))
+            .sum();
+    assert!(total >= LINES, "{total}");
+    s
+}
+
+/// The console with the big PR's files screen open and loaded.
+fn files_open(snapshot: Snapshot) -> App {
+    let coords = snapshot.pr.coords();
+    let mut app = App::new(
+        snapshot,
+        Default::default(),
+        Session {
+            now: NOW,
+            ..Session::default()
+        },
+    );
+    app.update(Action::Command(KeyCommand::Files));
+    app.update(Action::CodeLoaded(Ok(Box::new(CodeLoad {
+        pr: coords,
+        look: CodeLook::default(),
+        before: HashMap::new(),
+        findings: Vec::new(),
+        viewed: HashMap::new(),
+    }))));
+    app
+}
+
+fn frame(term: &mut Terminal<TestBackend>, app: &App, theme: &Theme, keymap: &Keymap) -> Drawn {
+    let mut d = Drawn::default();
+    let _ = term.draw(|f| d = app.draw(f, theme, keymap));
+    d
+}
+
+fn diff_view(c: &mut Criterion) {
+    let theme = Theme::default_theme();
+    let keymap = Keymap::default();
+    let mut app = files_open(big_snapshot());
+    let Ok(mut term) = Terminal::new(TestBackend::new(120, 40));
+    // The first file is the largest (166 + the remainder lines); open the middle one.
+    for _ in 0..FILES / 2 {
+        app.update(Action::Command(KeyCommand::Down));
+    }
+
+    c.bench_function("diff_view/first_frame_300_files_50k_lines_120x40", |b| {
+        b.iter(|| {
+            app.update(Action::Command(KeyCommand::Toggle));
+            let d = frame(&mut term, &app, &theme, &keymap);
+            app.update(Action::Command(KeyCommand::Quit));
+            black_box(d)
+        })
+    });
+
+    // Scrolling: one line down (alternating direction after the half) plus the frame.
+    app.update(Action::Command(KeyCommand::Toggle));
+    let d = frame(&mut term, &app, &theme, &keymap);
+    app.update(Action::Drawn(Drawn { shown: None, ..d }));
+    let mut step = 0usize;
+    c.bench_function("diff_view/scroll_keystroke_120x40", |b| {
+        b.iter(|| {
+            let cmd = if (step / 100).is_multiple_of(2) {
+                KeyCommand::Down
+            } else {
+                KeyCommand::Up
+            };
+            step += 1;
+            app.update(Action::Command(cmd));
+            black_box(frame(&mut term, &app, &theme, &keymap))
+        })
+    });
+}
+
+criterion_group!(benches, diff_view);
+criterion_main!(benches);

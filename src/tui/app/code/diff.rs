@@ -1,0 +1,824 @@
+//! One file's diff: unified, syntax-highlighted off the draw path, the review threads under the
+//! lines they are on (outdated ones at their original line, marked) and the latest Shepherd
+//! findings on theirs; jumps between hunks and between threads and findings; large and
+//! generated files collapsed until asked, binary files named; the interdiff since your last look
+//! on a key. A cursor line and a selection of lines give the [`LineSelection`] a line comment is
+//! written on ([`DiffScreen::selection`]).
+//!
+//! Lazy: only the file shown is parsed and highlighted. Showing its patch records it as seen,
+//! once the frame that showed it is on screen.
+
+use std::sync::Arc;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use super::{footer, help_entries, scrolled};
+use crate::code::patch::{LineKind, LineSelection, ParsedPatch, Side, parse};
+use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
+use crate::pr::{ChangedFile, Item, NoPatch, Snapshot};
+use crate::sanitize::{one_line, sanitize};
+use crate::tui::app::action::{Action, CodeLoad, Drawn};
+use crate::tui::app::effect::Effect;
+use crate::tui::app::screen::{Ctx, Handled, Screen, View};
+use crate::tui::highlight::plain_hunk;
+use crate::tui::keymap::{KeyCommand, Keymap};
+use crate::tui::theme::Theme;
+use crate::tui::ui::fit;
+
+/// A patch longer than this many lines is collapsed until asked.
+pub const LARGE_PATCH_LINES: usize = 2_000;
+
+/// The commands the diff answers, with what they do there.
+const KEYS: &[(KeyCommand, &str)] = &[
+    (KeyCommand::Down, "next line"),
+    (KeyCommand::Up, "previous line"),
+    (KeyCommand::PageDown, "half a page down"),
+    (KeyCommand::PageUp, "half a page up"),
+    (KeyCommand::Top, "first line"),
+    (KeyCommand::Bottom, "last line"),
+    (KeyCommand::NextHunk, "next hunk"),
+    (KeyCommand::PrevHunk, "previous hunk"),
+    (KeyCommand::NextNew, "next thread or finding"),
+    (KeyCommand::PrevNew, "previous thread or finding"),
+    (
+        KeyCommand::Toggle,
+        "show a collapsed (large or generated) file",
+    ),
+    (
+        KeyCommand::Interdiff,
+        "the interdiff since your last look, or the diff",
+    ),
+    (
+        KeyCommand::SelectLines,
+        "select lines from here (again: the cursor line only)",
+    ),
+    (
+        KeyCommand::Reply,
+        "comment on the line or the selected lines",
+    ),
+    (
+        KeyCommand::Suggest,
+        "suggest a change on the line or the selected lines",
+    ),
+];
+
+/// A thread or a finding, under its line (or above the diff when it is on none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub finding: bool,
+    pub text: String,
+}
+
+/// One row of the diff as drawn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RowKind {
+    Hunk(usize),
+    Line(usize),
+    Note(Note),
+}
+
+/// The parsed patch of the file shown and its rows (built once, when it is first shown).
+#[derive(Debug, Clone)]
+struct PatchView {
+    parsed: ParsedPatch,
+    rows: Vec<RowKind>,
+    /// Per patch line, its row.
+    row_of: Vec<usize>,
+    /// The patch lines with a thread or finding under them, in order.
+    noted: Vec<usize>,
+    /// The highlighter's input: one line per patch line, with its `+`/`-`/` ` prefix.
+    source: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct DiffScreen {
+    snapshot: Arc<Snapshot>,
+    load: Arc<CodeLoad>,
+    index: usize,
+    since: SinceLastLook,
+    /// Why the file is collapsed until asked (None: shown).
+    collapsed: Option<&'static str>,
+    view: Option<PatchView>,
+    highlighted: Option<Arc<Vec<Line<'static>>>>,
+    highlight_asked: bool,
+    cursor: usize,
+    anchor: Option<usize>,
+    scroll: usize,
+    /// The interdiff, once asked for; shown while `interdiff_on`.
+    inter: Option<Interdiff>,
+    interdiff_on: bool,
+    inter_scroll: usize,
+    inter_max: usize,
+    height: usize,
+    recorded: bool,
+}
+
+impl DiffScreen {
+    /// The diff of file `index` of `snapshot`, which is `since` since your last look.
+    pub fn new(
+        snapshot: Arc<Snapshot>,
+        load: Arc<CodeLoad>,
+        index: usize,
+        since: SinceLastLook,
+    ) -> DiffScreen {
+        let mut s = DiffScreen {
+            snapshot,
+            load,
+            index,
+            since,
+            collapsed: None,
+            view: None,
+            highlighted: None,
+            highlight_asked: false,
+            cursor: 0,
+            anchor: None,
+            scroll: 0,
+            inter: None,
+            interdiff_on: false,
+            inter_scroll: 0,
+            inter_max: 0,
+            height: 0,
+            recorded: false,
+        };
+        if let Some(f) = s.file() {
+            let lines = f.patch.as_deref().map_or(0, |p| p.lines().count());
+            s.collapsed = if f.looks_generated() {
+                Some("a generated file")
+            } else if lines > LARGE_PATCH_LINES {
+                Some("a large diff")
+            } else {
+                None
+            };
+        }
+        if s.collapsed.is_none() {
+            s.build();
+        }
+        s
+    }
+
+    pub fn file(&self) -> Option<&ChangedFile> {
+        self.snapshot.pr.files.get(self.index)
+    }
+
+    /// The cursor's patch line (an index into the parsed patch's lines).
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    pub fn collapsed(&self) -> bool {
+        self.collapsed.is_some()
+    }
+
+    pub fn showing_interdiff(&self) -> bool {
+        self.interdiff_on
+    }
+
+    /// Parses the file's patch and lays out its rows with the threads and findings on them.
+    fn build(&mut self) {
+        let Some(file) = self.file() else { return };
+        let Some(patch) = file.patch.as_deref() else {
+            return;
+        };
+        let parsed = parse(patch);
+        let mut under: Vec<Vec<Note>> = vec![Vec::new(); parsed.lines.len()];
+        let mut unplaced: Vec<Note> = Vec::new();
+        let right = |line: u32| {
+            parsed
+                .lines
+                .iter()
+                .position(|l| l.kind != LineKind::Removed && l.new == Some(line))
+        };
+        for item in &self.snapshot.items {
+            let Item::Thread(t) = item else { continue };
+            if t.path != file.path {
+                continue;
+            }
+            let first = t.comments.first();
+            let mut text = match first {
+                Some(c) => format!(
+                    "thread @{}: {}",
+                    one_line(&c.author.login),
+                    one_line(c.body.lines().next().unwrap_or(""))
+                ),
+                None => "thread".to_owned(),
+            };
+            if t.comments.len() > 1 {
+                text.push_str(&format!(" (+{} repl{})", t.comments.len() - 1, {
+                    if t.comments.len() == 2 { "y" } else { "ies" }
+                }));
+            }
+            let at = if t.outdated {
+                t.original_line.and_then(right).inspect(|_| {
+                    text.push_str(&format!(
+                        " · outdated: at its original line {}",
+                        t.original_line.unwrap_or(0)
+                    ));
+                })
+            } else {
+                t.line.and_then(right)
+            };
+            if t.resolved {
+                text.push_str(" · resolved");
+            }
+            let note = Note {
+                finding: false,
+                text,
+            };
+            match at {
+                Some(i) => under[i].push(note),
+                None => unplaced.push(Note {
+                    text: format!(
+                        "{} · {}",
+                        note.text,
+                        match t.line.or(t.original_line) {
+                            Some(l) => format!("line {l}, not in this diff"),
+                            None => "on no line".to_owned(),
+                        }
+                    ),
+                    ..note
+                }),
+            }
+        }
+        for f in &self.load.findings {
+            if f.file != file.path {
+                continue;
+            }
+            let note = Note {
+                finding: true,
+                text: format!(
+                    "finding ({}): {}",
+                    one_line(&f.severity),
+                    one_line(&f.message)
+                ),
+            };
+            match f.line.and_then(right) {
+                Some(i) => under[i].push(note),
+                None => unplaced.push(Note {
+                    text: format!(
+                        "{} · {}",
+                        note.text,
+                        match f.line {
+                            Some(l) => format!("line {l}, not in this diff"),
+                            None => "on the file".to_owned(),
+                        }
+                    ),
+                    ..note
+                }),
+            }
+        }
+        let mut rows: Vec<RowKind> = unplaced.into_iter().map(RowKind::Note).collect();
+        let mut row_of = vec![0; parsed.lines.len()];
+        let mut noted = Vec::new();
+        let mut source = String::with_capacity(patch.len() + parsed.lines.len());
+        let mut next_hunk = 0;
+        for (i, (line, notes)) in parsed.lines.iter().zip(under).enumerate() {
+            while let Some(h) = parsed.hunks.get(next_hunk) {
+                if h.lines.start > i {
+                    break;
+                }
+                rows.push(RowKind::Hunk(next_hunk));
+                next_hunk += 1;
+            }
+            row_of[i] = rows.len();
+            rows.push(RowKind::Line(i));
+            source.push(prefix(line.kind));
+            source.push_str(&line.text);
+            source.push('\n');
+            if !notes.is_empty() {
+                noted.push(i);
+                rows.extend(notes.into_iter().map(RowKind::Note));
+            }
+        }
+        self.view = Some(PatchView {
+            parsed,
+            rows,
+            row_of,
+            noted,
+            source,
+        });
+    }
+
+    /// The line, or the selected lines, a comment would be on; `None` when there is no patch
+    /// line under the cursor or the selection spans both sides of the diff.
+    pub fn selection(&self) -> Option<LineSelection> {
+        if self.interdiff_on {
+            return None;
+        }
+        let v = self.view.as_ref()?;
+        let (a, b) = match self.anchor {
+            Some(a) => (a.min(self.cursor), a.max(self.cursor)),
+            None => (self.cursor, self.cursor),
+        };
+        LineSelection::of(&self.file()?.path, &v.parsed, a..=b)
+    }
+
+    /// Whether a selection of lines is being made.
+    pub fn selecting(&self) -> bool {
+        self.anchor.is_some()
+    }
+
+    fn key_for_highlight(&self) -> String {
+        let pr = self.snapshot.pr.coords();
+        let path = self.file().map_or("", |f| f.path.as_str());
+        format!("code-diff\u{0}{pr}\u{0}{path}")
+    }
+
+    fn move_to(&mut self, line: usize) {
+        let Some(v) = &self.view else { return };
+        self.cursor = line.min(v.parsed.lines.len().saturating_sub(1));
+        let row = v.row_of.get(self.cursor).copied().unwrap_or(0);
+        // The line's threads and findings come into sight with it.
+        let notes = v.rows[row + 1..]
+            .iter()
+            .take_while(|r| matches!(r, RowKind::Note(_)))
+            .count();
+        let h = self.height.max(1);
+        let last = (row + notes).min(row + h - 1);
+        if row < self.scroll {
+            // The unplaced notes above the first line stay in sight at the top.
+            self.scroll = if self.cursor == 0 { 0 } else { row };
+        } else if last >= self.scroll + h {
+            self.scroll = last + 1 - h;
+        }
+    }
+
+    fn patch_command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> bool {
+        let Some(v) = &self.view else { return false };
+        let n = v.parsed.lines.len();
+        let half = (self.height / 2).max(1);
+        let c = self.cursor;
+        let to = match cmd {
+            KeyCommand::Down => c + 1,
+            KeyCommand::Up => c.saturating_sub(1),
+            KeyCommand::PageDown => c + half,
+            KeyCommand::PageUp => c.saturating_sub(half),
+            KeyCommand::Top => 0,
+            KeyCommand::Bottom => n.saturating_sub(1),
+            KeyCommand::NextHunk => match v.parsed.hunks.iter().find(|h| h.lines.start > c) {
+                Some(h) => h.lines.start,
+                None => {
+                    ctx.say("the last hunk");
+                    c
+                }
+            },
+            KeyCommand::PrevHunk => match v.parsed.hunks.iter().rev().find(|h| h.lines.start < c) {
+                Some(h) => h.lines.start,
+                None => {
+                    ctx.say("the first hunk");
+                    c
+                }
+            },
+            KeyCommand::NextNew => match v.noted.iter().find(|&&i| i > c) {
+                Some(&i) => i,
+                None => {
+                    ctx.say(if v.noted.is_empty() {
+                        "no thread or finding on a line of this diff"
+                    } else {
+                        "no thread or finding below"
+                    });
+                    c
+                }
+            },
+            KeyCommand::PrevNew => match v.noted.iter().rev().find(|&&i| i < c) {
+                Some(&i) => i,
+                None => {
+                    ctx.say("no thread or finding above");
+                    c
+                }
+            },
+            KeyCommand::SelectLines => {
+                self.anchor = match self.anchor {
+                    Some(_) => None,
+                    None => Some(c),
+                };
+                return true;
+            }
+            KeyCommand::Reply | KeyCommand::Suggest => {
+                let what = if cmd == KeyCommand::Reply {
+                    "a comment"
+                } else {
+                    "a suggestion"
+                };
+                match self.selection() {
+                    Some(sel) => ctx.say(format!(
+                        "line comments: {what} on {} comes with the pending review; not in this build yet",
+                        place(&sel)
+                    )),
+                    None => ctx.say(
+                        "line comments: put the cursor on a line of the diff (a selection stays on one side)",
+                    ),
+                }
+                return true;
+            }
+            _ => return false,
+        };
+        self.move_to(to);
+        true
+    }
+
+    fn toggle_interdiff(&mut self, ctx: &mut Ctx<'_>) {
+        if self.interdiff_on {
+            self.interdiff_on = false;
+            return;
+        }
+        let Some(file) = self.file() else { return };
+        let why_not = match self.since {
+            SinceLastLook::Unchanged => Some("unchanged since your last look: no interdiff"),
+            SinceLastLook::New => Some("new since your last look: all of it is new"),
+            SinceLastLook::NeverSeen => Some("never shown before: no interdiff"),
+            SinceLastLook::Changed => None,
+        };
+        if let Some(why) = why_not {
+            ctx.say(why);
+            return;
+        }
+        match (self.load.before.get(&file.path), &file.patch) {
+            (Some(before), Some(now)) => {
+                if self.inter.is_none() {
+                    self.inter = Some(interdiff(before, now));
+                }
+                self.interdiff_on = true;
+                self.inter_scroll = 0;
+            }
+            _ => ctx.say("changed since your last look, but the patch shown then was not kept"),
+        }
+    }
+
+    fn header(&self, theme: &Theme) -> Vec<Line<'static>> {
+        let Some(f) = self.file() else {
+            return vec![Line::styled("no such file", theme.dim)];
+        };
+        let mut first = vec![
+            Span::styled(one_line(&f.path), theme.header),
+            Span::styled(format!(" · {}", f.change_type().as_str()), theme.dim),
+        ];
+        if let Some(prev) = &f.previous_path {
+            first.push(Span::styled(format!(" from {}", one_line(prev)), theme.dim));
+        }
+        first.push(Span::styled(
+            format!(" · +{} −{}", f.additions, f.deletions),
+            theme.dim,
+        ));
+        first.push(Span::styled(format!(" · {}", f.viewed.as_str()), theme.dim));
+        let since = match self.since {
+            SinceLastLook::Changed => ("changed since your last look", theme.badge_edited),
+            SinceLastLook::New => ("new since your last look", theme.badge_new),
+            SinceLastLook::Unchanged => ("unchanged since your last look", theme.badge_unchanged),
+            SinceLastLook::NeverSeen => ("never seen", theme.dim),
+        };
+        let mut second = vec![Span::styled(since.0, since.1)];
+        if self.interdiff_on {
+            second.push(Span::styled(
+                " · the interdiff: what changed between the patch you saw and the patch now",
+                theme.header,
+            ));
+        } else if self.since == SinceLastLook::Changed {
+            second.push(Span::styled(" · I shows the interdiff", theme.dim));
+        }
+        if let Some(sel) = self.selection().filter(|_| self.anchor.is_some()) {
+            second.push(Span::styled(
+                format!(" · selected {}", place(&sel)),
+                theme.key,
+            ));
+        }
+        vec![Line::from(first), Line::from(second)]
+    }
+
+    /// The rows of the body and whether they show the file (its patch, the interdiff, or why
+    /// it has none).
+    fn body(
+        &self,
+        theme: &Theme,
+        height: usize,
+        width: usize,
+    ) -> (Vec<Line<'static>>, usize, bool) {
+        let Some(file) = self.file() else {
+            return (Vec::new(), 0, false);
+        };
+        if let Some(why) = self.collapsed {
+            let n = file.patch.as_deref().map_or(0, |p| p.lines().count());
+            let keys = "Enter";
+            return (
+                vec![Line::styled(
+                    format!(
+                        "collapsed: {why} ({n} lines, +{} −{}); {keys} shows it",
+                        file.additions, file.deletions
+                    ),
+                    theme.dim,
+                )],
+                1,
+                false,
+            );
+        }
+        if self.interdiff_on {
+            let lines = self.inter_lines(theme);
+            let total = lines.len();
+            let scroll = self.inter_scroll.min(total.saturating_sub(height));
+            let out = lines
+                .into_iter()
+                .skip(scroll)
+                .take(height)
+                .map(|l| fit(l, width))
+                .collect();
+            return (out, total, true);
+        }
+        let Some(v) = &self.view else {
+            let why = match file.no_patch() {
+                Some(NoPatch::Binary) => {
+                    format!("{}: a binary file, not shown", one_line(&file.path))
+                }
+                Some(w) => w.sentence().to_owned(),
+                None => "no patch".to_owned(),
+            };
+            return (vec![Line::styled(why, theme.dim)], 1, true);
+        };
+        let total = v.rows.len();
+        let scroll = self.scroll.min(total.saturating_sub(height.max(1)));
+        let sel = match self.anchor {
+            Some(a) => a.min(self.cursor)..=a.max(self.cursor),
+            None => self.cursor..=self.cursor,
+        };
+        let plain;
+        let lines: &[Line<'static>] = match &self.highlighted {
+            Some(h) if h.len() == v.parsed.lines.len() => h.as_slice(),
+            _ => {
+                // Only the rows on screen, in diff colours, until the highlighter answers.
+                let first = v.rows[scroll..].iter().find_map(|r| match r {
+                    RowKind::Line(i) => Some(*i),
+                    _ => None,
+                });
+                let start = first.unwrap_or(0);
+                let text: String = v
+                    .source
+                    .lines()
+                    .skip(start)
+                    .take(height + 1)
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                let mut pad = vec![Line::default(); start];
+                pad.extend(plain_hunk(&text, theme));
+                plain = pad;
+                &plain
+            }
+        };
+        let mut out = Vec::with_capacity(height);
+        for row in v.rows.iter().skip(scroll).take(height) {
+            let line = match row {
+                RowKind::Hunk(h) => {
+                    let hk = &v.parsed.hunks[*h];
+                    Line::styled(
+                        format!(
+                            "   @@ -{},{} +{},{} @@ {}",
+                            hk.old_start,
+                            hk.old_len,
+                            hk.new_start,
+                            hk.new_len,
+                            one_line(&hk.section)
+                        ),
+                        theme.diff_hunk_header,
+                    )
+                }
+                RowKind::Line(i) => {
+                    let pl = &v.parsed.lines[*i];
+                    let cur = if *i == self.cursor { "▶" } else { " " };
+                    let mark = if self.anchor.is_some() && sel.contains(i) {
+                        "┃"
+                    } else {
+                        " "
+                    };
+                    let num = |n: Option<u32>| n.map_or(String::new(), |n| n.to_string());
+                    let mut spans = vec![
+                        Span::styled(cur, theme.key),
+                        Span::styled(mark, theme.key),
+                        Span::styled(format!("{:>5} {:>5} ", num(pl.old), num(pl.new)), theme.dim),
+                    ];
+                    match lines.get(*i) {
+                        Some(l) => spans.extend(l.spans.iter().cloned().map(|s| {
+                            if l.style == Style::default() {
+                                s
+                            } else {
+                                s.patch_style(l.style)
+                            }
+                        })),
+                        None => spans.push(Span::raw(sanitize(&pl.text).replace('\t', "    "))),
+                    }
+                    Line::from(spans)
+                }
+                RowKind::Note(n) => Line::styled(
+                    format!("              ┆ {}", n.text),
+                    if n.finding {
+                        theme.badge_edited
+                    } else {
+                        theme.author
+                    },
+                ),
+            };
+            out.push(fit(line, width));
+        }
+        (out, total, true)
+    }
+
+    fn inter_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
+        let Some(inter) = &self.inter else {
+            return Vec::new();
+        };
+        if inter.is_empty() {
+            return vec![Line::styled(
+                "the same change as you last saw (a rebase moved it at most)",
+                theme.dim,
+            )];
+        }
+        let (old, new) = inter.counts();
+        let mut out = vec![Line::styled(
+            format!("{new} line(s) only now, {old} only in the patch you saw"),
+            theme.dim,
+        )];
+        for l in inter.condensed() {
+            out.push(match l {
+                None => Line::styled("  ⋯", theme.dim),
+                Some(InterLine::Same(t)) => {
+                    Line::styled(format!("  {}", clean(t)), theme.diff_context)
+                }
+                Some(InterLine::Old(t)) => {
+                    Line::styled(format!("< {}", clean(t)), theme.diff_removed)
+                }
+                Some(InterLine::New(t)) => {
+                    Line::styled(format!("> {}", clean(t)), theme.diff_added)
+                }
+            });
+        }
+        out
+    }
+}
+
+fn clean(t: &str) -> String {
+    sanitize(t).replace('\t', "    ")
+}
+
+fn prefix(kind: LineKind) -> char {
+    match kind {
+        LineKind::Added => '+',
+        LineKind::Removed => '-',
+        LineKind::Context => ' ',
+        // Its text keeps its `\`.
+        LineKind::NoNewline => ' ',
+    }
+}
+
+/// `src/a.rs:12–14 (new side)`.
+fn place(sel: &LineSelection) -> String {
+    let side = match sel.end.side {
+        Side::Right => "new",
+        Side::Left => "old",
+    };
+    let lines = match sel.start {
+        Some(s) => format!("{}–{}", s.line, sel.end.line),
+        None => sel.end.line.to_string(),
+    };
+    format!("{}:{lines} ({side} side)", one_line(&sel.path))
+}
+
+impl Screen for DiffScreen {
+    fn name(&self) -> &'static str {
+        "diff"
+    }
+
+    fn selected_row(&self) -> Option<usize> {
+        Some(self.cursor)
+    }
+
+    fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        if cmd == KeyCommand::Interdiff {
+            self.toggle_interdiff(ctx);
+            return Handled::Consumed;
+        }
+        if self.interdiff_on {
+            if let Some(to) = scrolled(cmd, self.inter_scroll, self.inter_max, self.height / 2) {
+                self.inter_scroll = to;
+                return Handled::Consumed;
+            }
+            if cmd == KeyCommand::Back {
+                self.interdiff_on = false;
+                return Handled::Consumed;
+            }
+            return Handled::NotConsumed;
+        }
+        if cmd == KeyCommand::Toggle {
+            if self.collapsed.take().is_some() {
+                self.build();
+            } else {
+                ctx.say("the whole file is shown");
+            }
+            return Handled::Consumed;
+        }
+        if cmd == KeyCommand::Back && self.anchor.is_some() {
+            self.anchor = None;
+            return Handled::Consumed;
+        }
+        if self.patch_command(cmd, ctx) {
+            return Handled::Consumed;
+        }
+        if matches!(
+            cmd,
+            KeyCommand::Reply | KeyCommand::Suggest | KeyCommand::SelectLines
+        ) {
+            ctx.say("line comments: this file shows no lines to comment on");
+            return Handled::Consumed;
+        }
+        Handled::NotConsumed
+    }
+
+    fn event(&mut self, action: Action, _ctx: &mut Ctx<'_>) -> Option<Action> {
+        match action {
+            Action::Highlighted { key, lines } if key == self.key_for_highlight() => {
+                self.highlighted = Some(lines);
+                None
+            }
+            other => Some(other),
+        }
+    }
+
+    /// The frame is on screen: what it showed of the file is recorded as seen (once), and the
+    /// highlighter is asked for the patch shown.
+    fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
+        self.height = usize::from(d.detail_height);
+        if self.interdiff_on {
+            self.inter_max = d.detail_lines.saturating_sub(self.height);
+        }
+        if d.shown.is_none() {
+            return;
+        }
+        if !self.recorded
+            && let Some(file) = self.file()
+        {
+            ctx.fx.push(Effect::RecordShown {
+                pr: self.snapshot.pr.coords(),
+                files: vec![file.clone()],
+                all: self
+                    .snapshot
+                    .pr
+                    .files
+                    .iter()
+                    .map(|f| f.path.clone())
+                    .collect(),
+            });
+            self.recorded = true;
+        }
+        if !self.highlight_asked
+            && let (Some(v), Some(file)) = (&self.view, self.file())
+        {
+            ctx.fx.push(Effect::Highlight {
+                key: self.key_for_highlight(),
+                path: file.path.clone(),
+                hunk: v.source.clone(),
+            });
+            self.highlight_asked = true;
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
+        let theme = view.theme;
+        let [head, body, foot_area] = Layout::vertical([
+            Constraint::Length(2),
+            Constraint::Min(1),
+            Constraint::Length(1),
+        ])
+        .areas(area);
+        let width = usize::from(area.width);
+        let header: Vec<Line> = self
+            .header(theme)
+            .into_iter()
+            .map(|l| fit(l, width))
+            .collect();
+        frame.render_widget(Paragraph::new(header), head);
+        let height = usize::from(body.height);
+        let (lines, total, shown) = self.body(theme, height, width);
+        frame.render_widget(Paragraph::new(lines), body);
+        let foot = footer(
+            view,
+            &[
+                (KeyCommand::NextHunk, "hunk"),
+                (KeyCommand::NextNew, "thread/finding"),
+                (KeyCommand::Interdiff, "interdiff"),
+                (KeyCommand::SelectLines, "select"),
+                (KeyCommand::Reply, "comment"),
+            ],
+        );
+        frame.render_widget(Paragraph::new(fit(foot, width)), foot_area);
+        Drawn {
+            shown: shown.then_some(self.index),
+            detail_height: body.height,
+            detail_lines: total,
+            detail_area: body,
+            ..Drawn::default()
+        }
+    }
+
+    fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        help_entries(keymap, KEYS)
+    }
+}

@@ -1,0 +1,137 @@
+//! The PR's code in the console: its description ([`DescriptionScreen`]), its changed files
+//! ([`FilesScreen`]: viewed state, threads and findings per file, what changed since your last
+//! look) and a file's diff ([`DiffScreen`]: threads and findings on their lines, the interdiff
+//! since your last look, a cursor and a selection of lines for a line comment). Each is a screen
+//! above the PR screen, opened by one key there ([`open_description`], [`open_files`]).
+//!
+//! ```text
+//! PrScreen ──i──▶ DescriptionScreen ──F──▶ FilesScreen ──Enter──▶ DiffScreen
+//!          ──F──────────────────────────▶ FilesScreen
+//! ```
+
+mod description;
+mod diff;
+mod files;
+
+use std::sync::Arc;
+
+use ratatui::text::{Line, Span};
+
+pub use description::{DescriptionScreen, RenderBody};
+pub use diff::DiffScreen;
+pub use files::{FileState, FilesScreen};
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+
+use super::dialogs::InputMode;
+use super::effect::Effect;
+use super::screen::{Ctx, View};
+use crate::pr::Snapshot;
+use crate::sanitize::one_line;
+use crate::tui::keymap::{KeyCommand, Keymap};
+use crate::tui::theme::Theme;
+use crate::tui::ui::{bordered, key_hint};
+
+/// The commands only the files and diff screens answer (listed in their `?`, not the PR's).
+pub const OWN_COMMANDS: &[KeyCommand] = &[
+    KeyCommand::ToggleViewed,
+    KeyCommand::NextUnviewed,
+    KeyCommand::NextChanged,
+    KeyCommand::NextHunk,
+    KeyCommand::PrevHunk,
+    KeyCommand::Interdiff,
+    KeyCommand::SelectLines,
+    KeyCommand::Suggest,
+];
+
+/// Opens the description of `snapshot`'s PR above the screen asking, its body rendered by
+/// `render_body`.
+pub fn open_description(snapshot: &Snapshot, render_body: RenderBody, ctx: &mut Ctx<'_>) {
+    ctx.open(Box::new(DescriptionScreen::new(
+        Arc::new(snapshot.clone()),
+        render_body,
+    )));
+}
+
+/// Opens the changed files of `snapshot`'s PR above the screen asking, and reads what they
+/// need from the ledger (the last look, the findings, offline viewed marks).
+pub fn open_files(snapshot: &Snapshot, ctx: &mut Ctx<'_>) {
+    ctx.fx.push(Effect::LoadCode {
+        snapshot: Box::new(snapshot.clone()),
+    });
+    ctx.open(Box::new(FilesScreen::new(Arc::new(snapshot.clone()))));
+}
+
+/// Draws the screen's frame, titled with the PR and `what`; the area inside it.
+fn framed(frame: &mut Frame, area: Rect, snapshot: &Snapshot, what: &str, theme: &Theme) -> Rect {
+    let pr = &snapshot.pr;
+    let block = bordered(
+        format!(
+            " {}/{}#{} · {what} ",
+            one_line(&pr.owner),
+            one_line(&pr.repo),
+            pr.number
+        ),
+        true,
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}
+
+/// The footer: the notice when there is one (no dialog open), else the key hints of `cmds`.
+fn footer(view: &View<'_>, cmds: &[(KeyCommand, &str)]) -> Line<'static> {
+    match (view.mode, view.notice) {
+        (InputMode::Normal, Some(n)) => Line::styled(one_line(n), view.theme.notice),
+        _ => hints(view.keymap, view.theme, cmds),
+    }
+}
+
+/// A footer of key hints (the keymap's keys for `cmds`), help and back last.
+fn hints(keymap: &Keymap, theme: &Theme, cmds: &[(KeyCommand, &str)]) -> Line<'static> {
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    for (c, what) in cmds
+        .iter()
+        .chain(&[(KeyCommand::Help, "help"), (KeyCommand::Quit, "back")])
+    {
+        key_hint(keymap, *c, what, theme, &mut spans);
+    }
+    Line::from(spans)
+}
+
+/// The help entries of `cmds`, labelled by the keymap, then how to leave.
+fn help_entries(keymap: &Keymap, cmds: &[(KeyCommand, &str)]) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = cmds
+        .iter()
+        .map(|(c, what)| (keymap.keys_label(*c), (*what).to_owned()))
+        .collect();
+    out.push((
+        format!(
+            "{} / {}",
+            keymap.keys_label(KeyCommand::Quit),
+            keymap.keys_label(KeyCommand::Back)
+        ),
+        "back to the screen below".to_owned(),
+    ));
+    out.push((
+        keymap.keys_label(KeyCommand::QuitAll),
+        "quit from anywhere".to_owned(),
+    ));
+    out
+}
+
+/// A scroll position moved by `cmd` within `max`, `half` rows a half page.
+fn scrolled(cmd: KeyCommand, at: usize, max: usize, half: usize) -> Option<usize> {
+    let to = match cmd {
+        KeyCommand::Down => at + 1,
+        KeyCommand::Up => at.saturating_sub(1),
+        KeyCommand::PageDown => at + half.max(1),
+        KeyCommand::PageUp => at.saturating_sub(half.max(1)),
+        KeyCommand::Top => 0,
+        KeyCommand::Bottom => max,
+        _ => return None,
+    };
+    Some(to.min(max))
+}

@@ -1,0 +1,457 @@
+//! The PR's code in the console: its description, its files with viewed state and what changed
+//! since your last look, and a file's diff with threads and findings on their lines, the
+//! interdiff after a force-push, and the line selection a comment is written on.
+
+use crate::support;
+
+use pr_shepherd::code::{Side, SinceLastLook};
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::pr::{NoPatch, ViewedState};
+use pr_shepherd::tui::harness::Harness;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use support::console::{coords, demo_harness, harness_with, open};
+
+/// The demo's Shepherd review run and posted to the outbox: its findings are the latest.
+fn reviewed_and_posted(h: &mut Harness) {
+    h.draw();
+    h.press("r");
+    h.press("p");
+    h.press("y");
+    assert!(
+        h.app.notice().is_some_and(|n| n.contains("outbox")),
+        "{:?}",
+        h.app.notice()
+    );
+    h.press("q");
+}
+
+/// The paths the ledger's last look at the code holds.
+fn looked_at(h: &Harness, dir: &std::path::Path) -> Vec<String> {
+    let look = Ledger::new(dir).code_look(&coords(h)).unwrap();
+    look.files.keys().cloned().collect()
+}
+
+fn since(h: &Harness) -> Vec<(String, SinceLastLook)> {
+    h.app
+        .files()
+        .into_iter()
+        .map(|(p, s)| (p, s.since))
+        .collect()
+}
+
+/// A key, without the frame that would show its result.
+fn key_only(h: &mut Harness, c: char) {
+    h.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+}
+
+#[test]
+fn the_description_says_the_pr_and_renders_its_body() {
+    let (mut h, _d) = demo_harness(120, 30);
+    h.draw();
+    h.press("i");
+    assert_eq!(h.app.stack(), vec!["PR", "description"]);
+    insta::assert_snapshot!("code_description_120x30", h.screen());
+    // Back to the PR, as it was.
+    h.press("q");
+    assert_eq!(h.app.stack(), vec!["PR"]);
+}
+
+#[test]
+fn the_files_say_change_viewed_threads_findings_and_since_your_last_look() {
+    let (mut h, _d) = demo_harness(120, 24);
+    reviewed_and_posted(&mut h);
+    h.press("F");
+    assert_eq!(h.app.stack(), vec!["PR", "files"]);
+    insta::assert_snapshot!("code_files_120x24", h.screen());
+    let files = h.app.files();
+    assert_eq!(files.len(), 5);
+    let (path, retry) = &files[0];
+    assert_eq!(path, "src/client/retry.rs");
+    assert_eq!((retry.threads, retry.findings), (2, 8));
+    assert_eq!(retry.since, SinceLastLook::NeverSeen);
+    assert_eq!(files[4].1.viewed, ViewedState::Viewed, "docs/retry.md");
+}
+
+#[test]
+fn the_diff_shows_threads_and_findings_on_their_lines_and_jumps_between_them() {
+    let (mut h, _d) = demo_harness(120, 30);
+    reviewed_and_posted(&mut h);
+    h.press("F Enter");
+    assert_eq!(h.app.diff_path(), Some("src/client/retry.rs"));
+    h.press("]");
+    // The first finding is on line 9 of the new file.
+    let sel = h.app.diff_selection().unwrap();
+    assert_eq!(
+        (sel.end.side, sel.end.line, sel.start),
+        (Side::Right, 9, None)
+    );
+    h.press("] ]");
+    insta::assert_snapshot!("code_diff_120x30", h.screen());
+    let screen = h.screen();
+    assert!(screen.contains("┆ finding (important): `delay()` is deterministic"));
+    // On to the thread on line 29; `[` goes back.
+    let line = |h: &Harness| h.app.diff_selection().unwrap().end.line;
+    while line(&h) < 29 {
+        let before = line(&h);
+        h.press("]");
+        assert!(line(&h) > before, "] moves on");
+    }
+    assert_eq!(line(&h), 29);
+    assert!(
+        h.screen().contains("┆ thread @rajesh-k: No jitter here."),
+        "{}",
+        h.screen()
+    );
+    h.press("[");
+    assert!(line(&h) < 29);
+    // `}` goes to the next hunk; this file has one: it says so.
+    h.press("g }");
+    assert_eq!(h.app.notice(), Some("the last hunk"));
+}
+
+#[test]
+fn a_range_selected_with_v_is_the_line_selection_a_comment_is_on() {
+    let (mut h, _d) = demo_harness(120, 30);
+    h.draw();
+    h.press("F Enter j j V j j");
+    let sel = h.app.diff_selection().unwrap();
+    assert_eq!(sel.path, "src/client/retry.rs");
+    assert_eq!(sel.start.map(|s| s.line), Some(3));
+    assert_eq!(sel.end.line, 5);
+    assert_eq!(sel.end.side, Side::Right);
+    assert_eq!(
+        sel.text,
+        vec!["", "use crate::client::{Error, Response};", ""]
+    );
+    // `c` and `S` are bound; until the pending review is there, they say so.
+    h.press("c");
+    let n = h.app.notice().unwrap().to_owned();
+    assert!(
+        n.starts_with("line comments:") && n.contains("retry.rs:3–5"),
+        "{n}"
+    );
+    h.press("S");
+    assert!(h.app.notice().unwrap().contains("a suggestion"));
+    // Esc ends the selection first (the cursor line alone), then leaves the diff.
+    h.press("Esc");
+    assert_eq!(h.app.diff_selection().unwrap().start, None);
+    h.press("Esc");
+    assert_eq!(h.app.stack(), vec!["PR", "files"]);
+}
+
+#[test]
+fn a_selection_across_the_old_and_new_side_is_no_selection() {
+    let (mut h, _d) = demo_harness(120, 30);
+    h.draw();
+    // src/client/mod.rs: a removed line then an added one.
+    h.press("F j Enter");
+    assert_eq!(h.app.diff_path(), Some("src/client/mod.rs"));
+    let screen = h.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    let removed = lines.iter().position(|l| l.contains("-pub const")).unwrap();
+    let first = lines.iter().position(|l| l.starts_with('▶')).unwrap();
+    for _ in first..removed {
+        h.press("j");
+    }
+    assert_eq!(h.app.diff_selection().unwrap().end.side, Side::Left);
+    h.press("V j");
+    assert_eq!(h.app.diff_selection(), None, "{}", h.screen());
+}
+
+#[test]
+fn a_patch_is_recorded_as_seen_only_once_a_frame_showed_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 30);
+    h.draw();
+    h.press("F");
+    // Enter, without a frame: nothing is recorded yet.
+    h.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    assert!(looked_at(&h, dir.path()).is_empty());
+    // A frame covered by the help overlay shows nothing either.
+    key_only(&mut h, '?');
+    h.draw();
+    assert!(looked_at(&h, dir.path()).is_empty());
+    h.press("?");
+    assert_eq!(looked_at(&h, dir.path()), vec!["src/client/retry.rs"]);
+    // Back on the files: that one is seen now, the others untouched.
+    h.press("q");
+    let files = h.app.files();
+    assert!(files[0].1.seen_now);
+    assert!(files[1..].iter().all(|(_, s)| !s.seen_now));
+}
+
+#[test]
+fn generated_files_are_collapsed_until_asked_and_binary_files_named() {
+    let mut s = support::demo_fixture().snapshot_at(0).unwrap();
+    s.pr.files[1].path = "Cargo.lock".into();
+    s.pr.files[2].patch = None;
+    s.pr.files[2].no_patch = Some(NoPatch::Binary);
+    s.pr.files[2].path = "assets/logo.png".into();
+    let (mut h, dir) = harness_with(s, None, 120, 30);
+    h.draw();
+    h.press("F j Enter");
+    assert!(
+        h.screen().contains("collapsed: a generated file"),
+        "{}",
+        h.screen()
+    );
+    assert!(
+        looked_at(&h, dir.path()).is_empty(),
+        "a collapsed patch is not shown"
+    );
+    h.press("Enter");
+    assert!(!h.screen().contains("collapsed"));
+    assert_eq!(looked_at(&h, dir.path()), vec!["Cargo.lock"]);
+    h.press("q j Enter");
+    assert!(
+        h.screen()
+            .contains("assets/logo.png: a binary file, not shown"),
+        "{}",
+        h.screen()
+    );
+}
+
+#[test]
+fn viewed_toggles_go_to_the_outbox_offline_and_the_keys_find_the_next_unviewed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 30);
+    h.draw();
+    h.press("F t");
+    assert!(
+        h.app
+            .notice()
+            .unwrap()
+            .contains("marked viewed: src/client/retry.rs")
+    );
+    assert_eq!(h.app.files()[0].1.viewed, ViewedState::Viewed);
+    let outbox = Ledger::new(dir.path()).viewed_outbox(&coords(&h)).unwrap();
+    assert_eq!(outbox.actions.len(), 1);
+    assert!(outbox.actions[0].viewed);
+    // U: the next file not viewed (docs/retry.md, the last, is viewed: around to the first).
+    h.press("U");
+    assert_eq!(h.app.selected_row(), Some(1));
+    h.press("G U");
+    assert_eq!(
+        h.app.selected_row(),
+        Some(1),
+        "past the viewed ones, around the end"
+    );
+    // t again on the first one: not viewed.
+    h.press("g t");
+    assert_eq!(h.app.files()[0].1.viewed, ViewedState::Unviewed);
+    // Reopened, the files read the outbox's marks.
+    h.press("q F");
+    assert_eq!(h.app.files()[0].1.viewed, ViewedState::Unviewed);
+    assert_eq!(h.app.files()[4].1.viewed, ViewedState::Viewed);
+}
+
+/// The force-push of the demo (step 2) rebased every commit and changed `retry.rs` only.
+#[test]
+fn after_a_force_push_exactly_the_changed_file_is_changed_with_its_interdiff() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 30);
+    h.draw();
+    h.press("F");
+    for _ in 0..5 {
+        h.press("Enter q j");
+    }
+    assert_eq!(looked_at(&h, dir.path()).len(), 5);
+    // Back on the PR, to the force-push.
+    h.press("q > >");
+    h.press("F");
+    let got = since(&h);
+    assert_eq!(
+        got[0],
+        ("src/client/retry.rs".into(), SinceLastLook::Changed)
+    );
+    assert!(
+        got[1..].iter().all(|(_, s)| *s == SinceLastLook::Unchanged),
+        "{got:?}"
+    );
+    assert!(
+        h.screen()
+            .contains("since your last look: 1 changed, 4 unchanged")
+    );
+    // C: the next changed file (around to the first); its interdiff on I.
+    h.press("G C");
+    assert_eq!(h.app.selected_row(), Some(0));
+    h.press("Enter");
+    assert!(h.screen().contains("changed since your last look"));
+    h.press("I");
+    assert!(h.app.diff_screen().unwrap().showing_interdiff());
+    insta::assert_snapshot!("code_interdiff_120x30", h.screen());
+    let screen = h.screen();
+    assert!(screen.contains("3 line(s) only now, 0 only in the patch you saw"));
+    assert!(screen.contains("> +                if attempt + 1 >= policy.max_attempts {"));
+    // An unchanged file has none, and says why.
+    h.press("I q j Enter I");
+    assert_eq!(
+        h.app.notice(),
+        Some("unchanged since your last look: no interdiff")
+    );
+}
+
+/// The inbox row says how many files changed since your last look, and after the files were
+/// looked at again, nothing.
+#[test]
+fn the_inbox_row_counts_the_files_changed_since_your_last_look() {
+    use pr_shepherd::tui::effects::inbox::TabSource;
+    use pr_shepherd::tui::theme::Theme;
+    let dir = tempfile::tempdir().unwrap();
+    let ledger = Ledger::new(dir.path());
+    // A last look at the demo when retry.rs had another patch.
+    let s = support::demo_fixture().snapshot_at(0).unwrap();
+    let mut before = s.pr.files[0].clone();
+    before.patch = Some("@@ -0,0 +1,1 @@\n+//! An older retry.".into());
+    let all: Vec<String> = s.pr.files.iter().map(|f| f.path.clone()).collect();
+    let mut shown: Vec<_> = s.pr.files.iter().skip(1).collect();
+    shown.push(&before);
+    ledger
+        .record_shown(&s.pr.coords(), &shown, &all, 1)
+        .unwrap();
+    let mut h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        Ledger::new(dir.path()),
+        Theme::plain(),
+        160,
+        30,
+    );
+    h.draw();
+    let row = |h: &Harness| {
+        h.app
+            .inbox_rows(0)
+            .iter()
+            .find(|r| r.listed.coords.number == 482)
+            .and_then(|r| r.files_changed)
+    };
+    assert_eq!(row(&h), Some(1));
+    assert!(h.screen().contains("1 file changed"), "{}", h.screen());
+    // Open it, read retry.rs's diff, back to the inbox: nothing changed since.
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter F");
+    assert_eq!(since(&h)[0].1, SinceLastLook::Changed);
+    h.press("Enter q q q");
+    assert!(h.app.stack().len() == 1, "{:?}", h.app.stack());
+    assert_eq!(row(&h), Some(0));
+    assert!(!h.screen().contains("file changed"), "{}", h.screen());
+}
+
+/// `?` on each code screen lists its keys, as the keymap binds them.
+#[test]
+fn each_code_screen_has_its_own_help() {
+    let (mut h, _d) = demo_harness(120, 40);
+    h.draw();
+    h.press("i ?");
+    assert!(h.screen().contains("the changed files"), "{}", h.screen());
+    h.press("? q F ?");
+    let s = h.screen();
+    for want in [
+        "mark viewed / not viewed",
+        "next file not viewed",
+        "the file's diff",
+    ] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
+    h.press("? Enter ?");
+    let s = h.screen();
+    for want in [
+        "next hunk",
+        "next thread or finding",
+        "the interdiff since your last look",
+        "comment on the line or the selected lines",
+        "suggest a change",
+    ] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
+}
+
+/// Live, against the loopback GitHub: `t` marks a file viewed through GraphQL's
+/// `markFileAsViewed`, and after a force-push that rewrote every SHA and changed one file's
+/// patch, the console's files say exactly that file changed since your last look.
+#[test]
+fn live_viewed_through_graphql_and_a_force_push_changes_exactly_one_file() {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use pr_shepherd::pr::PrCoords;
+    use pr_shepherd::source::github::FetchOptions;
+    use pr_shepherd::tui::theme::Theme;
+    use pr_shepherd::tui::{Live, Remote};
+    use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO, file_path};
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::generate(6, 2, 2, 2, 12)));
+    let client = || {
+        let opts = FetchOptions {
+            timeout: Duration::from_secs(5),
+            deadline: Duration::from_secs(30),
+            ..FetchOptions::default()
+        };
+        support::github_client::loopback_github(&server.uri(), "ghp_consoleCodeToken", opts)
+            .expect("client")
+    };
+    let coords = PrCoords {
+        host: None,
+        owner: OWNER.into(),
+        repo: REPO.into(),
+        number: NUMBER,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let console = |rt: &tokio::runtime::Runtime| {
+        let snapshot = rt.block_on(client().fetch_snapshot(&coords)).unwrap();
+        let mut h = Harness::new(
+            snapshot,
+            None,
+            Ledger::new(dir.path()),
+            Theme::default_theme(),
+            160,
+            30,
+        )
+        .unwrap();
+        h.set_remote(Remote::GitHub(Live {
+            gh: Arc::new(client()),
+            own_login: "monalisa".into(),
+        }));
+        h.draw();
+        h
+    };
+    let mut h = console(&rt);
+    h.press("F j t");
+    assert_eq!(
+        fake.viewed_state(&file_path(1)),
+        "VIEWED",
+        "{:?}",
+        h.app.notice()
+    );
+    assert!(h.app.notice().unwrap().contains("GitHub, as @monalisa"));
+    // Every file's diff shown.
+    h.press("g");
+    for _ in 0..12 {
+        h.press("Enter q j");
+    }
+    assert_eq!(looked_at(&h, dir.path()).len(), 12);
+    drop(h);
+    let changed = "@@ -5,2 +5,3 @@\n fn f1() {\n-    old();\n+    fixed();\n }";
+    fake.force_push(
+        "0123456789abcdef0123456789abcdef01234567",
+        &[(&file_path(1), changed)],
+    );
+    let mut h = console(&rt);
+    h.press("F");
+    let got = since(&h);
+    assert_eq!(got[1], (file_path(1), SinceLastLook::Changed));
+    assert_eq!(
+        got.iter()
+            .filter(|(_, s)| *s == SinceLastLook::Unchanged)
+            .count(),
+        11,
+        "{got:?}"
+    );
+    // GitHub's own word for a viewed file whose patch changed.
+    assert_eq!(h.app.files()[1].1.viewed, ViewedState::Dismissed);
+    h.press("C Enter I");
+    assert!(h.screen().contains("> +    fixed();"), "{}", h.screen());
+    drop(h);
+    drop(rt);
+}
