@@ -81,7 +81,7 @@ async fn inbox_start(
             if explicit {
                 for (_, source) in &tabs {
                     if let TabSource::Live(specs) = source {
-                        let rows = crate::inbox::live::list(&gh, specs, ctx.gates()).await?;
+                        let rows = crate::inbox::live::list(&gh, specs, &own, ctx.gates()).await?;
                         prelisted.push(Some(rows));
                     }
                 }
