@@ -79,6 +79,9 @@ pub struct InboxConfig {
     /// `[[inbox.sections]]`, like gh-dash: each a tab with a title and a GitHub search.
     #[serde(default)]
     pub sections: Vec<InboxSection>,
+    /// The console table's columns, by name (`schema::INBOX_COLUMNS`), in order; empty: all.
+    #[serde(default)]
+    pub columns: Vec<String>,
 }
 
 /// One `[[inbox.sections]]` entry.
@@ -278,6 +281,21 @@ impl Config {
                         "must not be empty".to_owned(),
                     ));
                 }
+            }
+        }
+        for name in &config.inbox.columns {
+            if !crate::schema::INBOX_COLUMNS
+                .iter()
+                .any(|c| c.eq_ignore_ascii_case(name.trim()))
+            {
+                return Err(invalid(
+                    "inbox.columns".to_owned(),
+                    format!(
+                        "no column `{}`; the columns are {}",
+                        crate::sanitize::one_line(name),
+                        crate::schema::INBOX_COLUMNS.join(", ")
+                    ),
+                ));
             }
         }
         let mut keys = HashMap::new();

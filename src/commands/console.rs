@@ -125,6 +125,7 @@ fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Sess
         gates: ctx.gates().clone(),
         remote,
         marks_blocked,
+        inbox_columns: crate::inbox::columns::Column::configured(&ctx.config.config.inbox.columns),
     }
 }
 

@@ -7,6 +7,7 @@
 //!   attention order, the offline sources (a directory of fixtures, the bundled fixtures);
 //! - `render.rs`: the Markdown and JSON of `pr-shepherd inbox`;
 //! - `live.rs`: the live sources (repositories, a search) over the batched GitHub fetch.
+pub mod columns;
 pub mod live;
 pub mod render;
 

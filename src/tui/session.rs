@@ -21,6 +21,8 @@ pub struct Session {
     pub remote: Remote,
     /// Why seen markers cannot be written (an unwritable state dir, an incomplete snapshot).
     pub marks_blocked: Option<String>,
+    /// The inbox table's columns (`[inbox] columns`; empty: every column).
+    pub inbox_columns: Vec<crate::inbox::columns::Column>,
 }
 
 impl Session {

@@ -1,6 +1,7 @@
 //! The console: screens as snapshots, keys, the inbox, edited-comment diffs, the real binary in tmux.
 
 mod changes;
+mod dashboard;
 mod defects;
 mod e2e;
 mod inbox;
