@@ -379,6 +379,16 @@ mod tests {
     }
 
     #[test]
+    fn inbox_columns_are_known_names() {
+        let l = parse("[inbox]\ncolumns = [\"pr\", \"Checks\"]\n").unwrap();
+        assert_eq!(l.config.inbox.columns, vec!["pr", "Checks"]);
+        let e = parse("[inbox]\ncolumns = [\"pr\", \"colour\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("inbox.columns") && e.contains("colour"), "{e}");
+    }
+
+    #[test]
     fn inbox_sections_are_tabs_and_none_may_be_blank() {
         let l = parse("[[inbox.sections]]\ntitle = \"Mine\"\nquery = \"org:acme\"\n").unwrap();
         assert_eq!(l.config.inbox.sections.len(), 1);

@@ -532,7 +532,7 @@ pub const SETTINGS: &[Setting] = &[
         default: Default::Value,
         allowed: Allowed::OneOf {
             values: INBOX_COLUMNS,
-            or: None,
+            or: Some("any of them, in the order given"),
         },
         flag: None,
         example: "[\"pr\", \"unseen\", \"title\", \"checks\", \"review\", \"requested\", \"author\"]",

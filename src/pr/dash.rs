@@ -395,10 +395,10 @@ pub fn log_tail(log: &str) -> String {
     let start = lines.len().saturating_sub(LOG_TAIL_LINES);
     let mut out: Vec<String> = lines[start..]
         .iter()
-        .map(|l| strip_timestamp(l).to_owned())
+        .map(|l| strip_ansi(strip_timestamp(l)))
         .collect();
     let mut total: usize = out.iter().map(|l| l.chars().count() + 1).sum();
-    while total > LOG_TAIL_CHARS && !out.is_empty() {
+    while total > LOG_TAIL_CHARS && out.len() > 1 {
         let first = out.remove(0);
         total -= first.chars().count() + 1;
     }
@@ -412,6 +412,26 @@ pub fn log_tail(log: &str) -> String {
             .collect();
     }
     out.join("\n")
+}
+
+/// A log line without its colour codes (CSI sequences `ESC [ … letter`), which Actions logs
+/// are full of; any other control character is left for the sanitizer to show.
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' && chars.peek() == Some(&'[') {
+            chars.next();
+            for n in chars.by_ref() {
+                if n.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// `2026-12-01T10:00:00.1234567Z rest` → `rest`.
@@ -519,6 +539,7 @@ mod tests {
         assert_eq!(tail.lines().count(), LOG_TAIL_LINES);
         assert!(tail.starts_with("line 60"));
         assert!(tail.ends_with("line 99"));
+        assert_eq!(log_tail("\u{1b}[31merror\u{1b}[0m: boom"), "error: boom");
         let huge = "x".repeat(100_000);
         assert_eq!(log_tail(&huge).chars().count(), LOG_TAIL_CHARS);
     }

@@ -25,6 +25,7 @@
 pub mod auth;
 mod base_files;
 pub mod batch;
+pub mod checks;
 pub mod client;
 mod fetch;
 mod files;
