@@ -84,6 +84,7 @@ async fn the_inbox_json_reports_checks_decisions_requests_and_size_of_150_prs_wi
     }
     let teams = fake.seen().iter().filter(|s| s.kind == "teams").count();
     assert_eq!(teams, 1, "the viewer's teams are asked once");
+    // 2 list pages, 15 batches of 10 PRs, 2 thread continuations, the viewer, its teams: 20.
     assert!(fake.requests() <= 30, "{} requests", fake.requests());
 }
 
