@@ -123,6 +123,11 @@ marked is said on stderr (unless --quiet).")]
     /// Marks nothing seen.
     #[command(after_help = FILES_AFTER_HELP)]
     Files(FilesArgs),
+    /// The checks at a PR's head commit: each check run and commit status with its state and
+    /// duration; for a failing one its annotations (new ones marked, then seen) and the tail of
+    /// the failing job's log. --rerun-failed re-runs the failed Actions jobs (with --yes).
+    #[command(after_help = CHECKS_AFTER_HELP)]
+    Checks(ChecksArgs),
     /// The patch of the named files (all without PATH), or with --since-last-look what changed
     /// in each since the patch you last saw (the interdiff, by content: it survives a rebase).
     /// A patch that was printed is recorded as seen.
@@ -251,6 +256,29 @@ pub struct FilesArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     pub format: Format,
+}
+
+const CHECKS_AFTER_HELP: &str = "\
+An annotation shown once (in Markdown or JSON) is not new the next time: it is marked seen with
+the same markers as the PR's items. Offline, a fixture's `dashboard.checkRuns` are the checks.
+--rerun-failed lists the workflow runs whose failed jobs would be re-run and asks for --yes;
+with --yes it sends one request per workflow run (POST …/actions/runs/{id}/rerun-failed-jobs).";
+
+/// `checks PR`.
+#[derive(Debug, Args)]
+pub struct ChecksArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+    /// Re-run the failed jobs of the failing Actions workflow runs (asks for --yes first).
+    #[arg(long)]
+    pub rerun_failed: bool,
+    /// Confirms --rerun-failed.
+    #[arg(long, requires = "rerun_failed")]
+    pub yes: bool,
 }
 
 /// `diff PR [PATH…]`.

@@ -81,6 +81,8 @@ pub struct Config {
 pub struct InboxConfig {
     /// `[[inbox.sections]]`, like gh-dash: each a tab with a title and a GitHub search.
     pub sections: Vec<InboxSection>,
+    /// The console table's columns, by name (`schema::INBOX_COLUMNS`), in order; empty: all.
+    pub columns: Vec<String>,
     /// Seconds between the console inbox's reloads of its lists and counts (0: never by itself).
     pub refresh: u64,
 }
@@ -89,6 +91,7 @@ impl Default for InboxConfig {
     fn default() -> Self {
         InboxConfig {
             sections: Vec::new(),
+            columns: Vec::new(),
             refresh: 300,
         }
     }
@@ -318,6 +321,21 @@ impl Config {
                 }
             }
         }
+        for name in &config.inbox.columns {
+            if !crate::schema::INBOX_COLUMNS
+                .iter()
+                .any(|c| c.eq_ignore_ascii_case(name.trim()))
+            {
+                return Err(invalid(
+                    "inbox.columns".to_owned(),
+                    format!(
+                        "no column `{}`; the columns are {}",
+                        crate::sanitize::one_line(name),
+                        crate::schema::INBOX_COLUMNS.join(", ")
+                    ),
+                ));
+            }
+        }
         let mut keys = HashMap::new();
         for (name, spec) in &config.keys {
             let cmd = command_by_name(name).ok_or_else(|| {
@@ -396,6 +414,16 @@ mod tests {
         assert_eq!(l.config.theme.as_deref(), Some("light"));
         assert_eq!(l.keys[&KeyCommand::Down].len(), 2);
         assert_eq!(l.keys[&KeyCommand::Quit][0], Key::parse("F12").unwrap());
+    }
+
+    #[test]
+    fn inbox_columns_are_known_names() {
+        let l = parse("[inbox]\ncolumns = [\"pr\", \"Checks\"]\n").unwrap();
+        assert_eq!(l.config.inbox.columns, vec!["pr", "Checks"]);
+        let e = parse("[inbox]\ncolumns = [\"pr\", \"colour\"]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("inbox.columns") && e.contains("colour"), "{e}");
     }
 
     #[test]

@@ -122,6 +122,22 @@ pub enum Allowed {
     },
 }
 
+/// The names `[inbox] columns` takes, in the table's default order (`inbox::columns::ALL`).
+pub const INBOX_COLUMNS: &[&str] = &[
+    "pr",
+    "unseen",
+    "title",
+    "checks",
+    "review",
+    "requested",
+    "size",
+    "updated",
+    "shepherd",
+    "gate",
+    "author",
+    "labels",
+];
+
 /// One key of `config.toml`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Setting {
@@ -518,6 +534,18 @@ pub const SETTINGS: &[Setting] = &[
         flag: None,
         example: "true",
         description: "count COLLABORATOR authors as team (OWNER and MEMBER always are; others are asked of the org)",
+    },
+    Setting {
+        key: "inbox.columns",
+        ty: Type::Strings,
+        default: Default::Value,
+        allowed: Allowed::OneOf {
+            values: INBOX_COLUMNS,
+            or: Some("any of them, in the order given"),
+        },
+        flag: None,
+        example: "[\"pr\", \"unseen\", \"title\", \"checks\", \"review\", \"requested\", \"author\"]",
+        description: "the console inbox's table columns, in order (the title is always shown; each column is dropped, least needed first, when the terminal is too narrow); empty: every column",
     },
     Setting {
         key: "inbox.sections",

@@ -127,7 +127,7 @@ async fn inbox_start(
             if explicit {
                 for (_, source) in &tabs {
                     if let TabSource::Live(specs) = source {
-                        let rows = crate::inbox::live::list(&gh, specs, ctx.gates()).await?;
+                        let rows = crate::inbox::live::list(&gh, specs, &own, ctx.gates()).await?;
                         prelisted.push(Some(rows));
                     }
                 }
@@ -180,6 +180,7 @@ fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Sess
         editor: ctx.editor.clone(),
         dwell_ms: ctx.config.config.console.dwell_ms,
         inbox_refresh: ctx.config.config.inbox.refresh,
+        inbox_columns: crate::inbox::columns::Column::configured(&ctx.config.config.inbox.columns),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
+mod checks;
 mod code;
 mod completions;
 mod config_cmd;
@@ -194,6 +195,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Inbox(args)) => inbox::run(&ctx, args).await,
         Some(Command::Thread(cmd)) => thread::run(&ctx, cmd).await,
         Some(Command::Files(args)) => code::files(&ctx, args).await,
+        Some(Command::Checks(args)) => checks::run(&ctx, args).await,
         Some(Command::Diff(args)) => code::diff(&ctx, args).await,
         Some(Command::File(cmd)) => code::file(&ctx, cmd).await,
         Some(Command::Finding(cmd)) => finding::run(&ctx, cmd).await,

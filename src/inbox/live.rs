@@ -8,29 +8,52 @@ use super::{
 };
 use crate::ledger::Ledger;
 use crate::policy::GateConfig;
-use crate::pr::PrCoords;
+use crate::pr::{PrCoords, Reviewer};
 use crate::progress::Progress;
 use crate::source::github::batch::{self, ListSpec, OpenPr};
 use crate::source::github::{GitHub, GitHubError};
 
 /// The rows of the listed PRs, counts still to come (what the console shows first). A PR named
 /// by two specs is listed once.
+///
+/// `own` is the login whose review requests count as "you"; its teams are asked once, only
+/// when a listed PR requests a team's review.
 pub async fn list(
     gh: &GitHub,
     specs: &[ListSpec],
+    own: &str,
     cfg: &GateConfig,
 ) -> Result<Vec<Row>, GitHubError> {
-    let mut rows = Vec::new();
+    let mut listed = Vec::new();
     let mut seen: HashSet<PrCoords> = HashSet::new();
     for spec in specs {
-        for OpenPr { meta, updated_at } in batch::list_open(gh, spec).await? {
-            let coords = meta.coords();
-            if !seen.insert(coords.clone()) {
-                continue;
+        for pr in batch::list_open(gh, spec).await? {
+            if seen.insert(pr.meta.coords()) {
+                listed.push(pr);
             }
-            let listed = Listed::from_meta(&meta, updated_at, Opener::Live(coords));
-            rows.push(pending_row(listed, &meta, cfg));
         }
+    }
+    let wants_teams = listed.iter().any(|p| {
+        p.dash
+            .review_requests
+            .iter()
+            .any(|r| matches!(r, Reviewer::Team { .. }))
+    });
+    let teams = if wants_teams {
+        batch::viewer_teams(gh, own).await?
+    } else {
+        Vec::new()
+    };
+    let mut rows = Vec::with_capacity(listed.len());
+    for OpenPr {
+        meta,
+        updated_at,
+        dash,
+    } in listed
+    {
+        let open = Opener::Live(meta.coords());
+        let l = Listed::from_meta(&meta, updated_at, open).with_dash(dash, own, &teams);
+        rows.push(pending_row(l, &meta, cfg));
     }
     sort_rows(&mut rows, SortBy::Updated);
     Ok(rows)
@@ -66,6 +89,8 @@ pub async fn count(
                 Ok(snapshot) => {
                     let listed = Listed {
                         updated_at: old.listed.updated_at,
+                        dash: old.listed.dash.clone(),
+                        requested: old.listed.requested,
                         ..Listed::from_meta(&snapshot.pr, None, old.listed.open.clone())
                     };
                     row_of(&snapshot, listed, ledger, own, None, cfg)
@@ -94,7 +119,7 @@ pub async fn load(
     cfg: &GateConfig,
     progress: &Progress,
 ) -> Result<Inbox, GitHubError> {
-    let mut rows = list(gh, specs, cfg).await?;
+    let mut rows = list(gh, specs, own, cfg).await?;
     progress.line(&format!("{source}: {} open PR(s) listed", rows.len()));
     let counter = progress.counter(Some(rows.len()));
     let mut counted: Vec<(usize, Row)> = Vec::with_capacity(rows.len());

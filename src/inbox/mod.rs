@@ -7,6 +7,7 @@
 //!   attention order, the offline sources (a directory of fixtures, the bundled fixtures);
 //! - `render.rs`: the Markdown and JSON of `pr-shepherd inbox`;
 //! - `live.rs`: the live sources (repositories, a search) over the batched GitHub fetch.
+pub mod columns;
 pub mod live;
 pub mod render;
 
@@ -76,6 +77,10 @@ pub struct Listed {
     pub head_sha: String,
     pub updated_at: Option<DateTime<Utc>>,
     pub open: Opener,
+    /// Checks, review decision and requests, size: what the list query or the fixture says.
+    pub dash: crate::pr::Dash,
+    /// Whether your review is requested, read off `dash` for the inbox's identity.
+    pub requested: crate::pr::ReviewRequested,
 }
 
 impl Listed {
@@ -90,7 +95,16 @@ impl Listed {
             head_sha: pr.head_sha.clone(),
             updated_at,
             open,
+            dash: crate::pr::Dash::default(),
+            requested: crate::pr::ReviewRequested::None,
         }
+    }
+
+    /// With the dashboard's data, your review request read for `own` and `teams`.
+    pub fn with_dash(mut self, dash: crate::pr::Dash, own: &str, teams: &[String]) -> Listed {
+        self.requested = crate::pr::ReviewRequested::of(&dash.review_requests, own, teams);
+        self.dash = dash;
+        self
     }
 }
 
@@ -445,8 +459,11 @@ fn fixture_row(
     if !is_open(&fixture.pr) {
         return Ok(None);
     }
+    let dash = fixture.dashboard.clone();
     let snapshot = fixture.into_snapshot_at(0).map_err(|e| e.to_string())?;
-    let listed = Listed::from_meta(&snapshot.pr, last_activity(&snapshot), open);
+    let teams = dash.viewer_teams.clone();
+    let listed = Listed::from_meta(&snapshot.pr, last_activity(&snapshot), open)
+        .with_dash(dash, own, &teams);
     let outbox = ledger.outbox(&snapshot.pr.coords()).ok().flatten();
     Ok(Some(row_of(&snapshot, listed, ledger, own, outbox, cfg)))
 }

@@ -43,6 +43,12 @@ fn row_json(r: &Row) -> Value {
         "items": items,
         "itemsError": items_error,
         "filesChangedSinceLastLook": r.files_changed,
+        "checks": checks_json(&l.dash),
+        "reviewDecision": l.dash.review_decision.map(|d| d.as_str()),
+        "reviewRequested": l.requested.as_str(),
+        "additions": l.dash.additions,
+        "deletions": l.dash.deletions,
+        "changedFiles": l.dash.changed_files,
         "gate": {"review": r.gate.review.as_str(), "reason": r.gate.reason},
         "shepherd": {
             "state": r.shepherd.state.as_str(),
@@ -50,6 +56,20 @@ fn row_json(r: &Row) -> Value {
             "commentId": r.shepherd.comment_id,
         },
     })
+}
+
+/// `checks`: the state of the whole and the counts by state; `null` when not known here.
+fn checks_json(d: &crate::pr::Dash) -> Value {
+    match d.summary() {
+        None => Value::Null,
+        Some(s) => json!({
+            "state": s.overall().map_or("none", |x| x.as_str()),
+            "passing": s.passing,
+            "failing": s.failing,
+            "pending": s.pending,
+            "neutral": s.neutral,
+        }),
+    }
 }
 
 /// `repo#N`, sanitized.

@@ -4,6 +4,7 @@
 //! PR and a hand-written fixture go through exactly the same code.
 
 mod base;
+mod dash;
 mod files;
 mod fingerprint;
 mod recorded;
@@ -12,6 +13,10 @@ mod shepherd;
 pub mod time;
 
 pub use base::BaseFile;
+pub use dash::{
+    Annotation, CheckKind, CheckRun, CheckState, ChecksSummary, Dash, LOG_TAIL_CHARS,
+    LOG_TAIL_LINES, ReviewDecision, ReviewRequested, Reviewer, duration_text, log_tail,
+};
 pub use files::{ChangeType, ChangedFile, GITHUB_FILE_LIMIT, NoPatch, ViewedState, files_cut_note};
 pub use fingerprint::{
     Fingerprint, LINE_WINDOW, MIN_SHARED, covered_by, key_terms, lines_near, similar_terms,

@@ -37,6 +37,10 @@ pub struct Fixture {
     /// at the base commit; a review reads its guidance from these, never from the head.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub base_files: Vec<BaseFile>,
+    /// What the inbox's dashboard shows of the PR: checks (in full), review decision and
+    /// requests, size (`docs/fixture-format.md`).
+    #[serde(default, skip_serializing_if = "crate::pr::Dash::is_empty")]
+    pub dashboard: crate::pr::Dash,
     #[serde(skip)]
     pub source_path: PathBuf,
 }
@@ -451,6 +455,7 @@ impl Fixture {
             steps: Vec::new(),
             llm: LlmRecordings::default(),
             base_files: Vec::new(),
+            dashboard: crate::pr::Dash::default(),
             source_path: PathBuf::new(),
         }
     }

@@ -228,6 +228,7 @@ pub fn synth(spec: SynthSpec) -> Fixture {
         steps: Vec::new(),
         llm: LlmRecordings::default(),
         base_files: Vec::new(),
+        dashboard: crate::pr::Dash::default(),
         source_path: Default::default(),
     }
 }

@@ -29,6 +29,8 @@ pub struct Session {
     pub dwell_ms: u64,
     /// `[inbox] refresh`: seconds between the inbox's own reloads (0: never by itself).
     pub inbox_refresh: u64,
+    /// The inbox table's columns (`[inbox] columns`; empty: every column).
+    pub inbox_columns: Vec<crate::inbox::columns::Column>,
 }
 
 impl Session {

@@ -1,6 +1,7 @@
-//! The headless commands run as a user runs them: items, inbox, review, event, watch, github, install, automation, code (files, diff, file viewed).
+//! The headless commands run as a user runs them: items, inbox, review, event, watch, github, install, automation, checks, code (files, diff, file viewed).
 
 mod automation;
+mod checks;
 mod code;
 mod event;
 mod event_decisions;

@@ -2,6 +2,7 @@
 
 mod changes;
 mod code;
+mod dashboard;
 mod defects;
 mod e2e;
 mod inbox;

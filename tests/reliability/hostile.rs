@@ -292,7 +292,7 @@ async fn a_repository_of_5200_open_prs_is_listed_whole() {
         owner: fake_inbox::OWNER.into(),
         repo: fake_inbox::REPO.into(),
     }];
-    let rows = live::list(&gh, &spec, &Default::default())
+    let rows = live::list(&gh, &spec, fake_inbox::VIEWER, &Default::default())
         .await
         .expect("listed");
     assert_eq!(rows.len(), 5_200);

@@ -100,7 +100,7 @@ pub fn queue(count: u64) -> Vec<IPr> {
 
 #[derive(Debug, Clone)]
 pub struct Seen {
-    /// "list", "search", "prs", "thread", "viewer", "other".
+    /// "list", "search", "prs", "thread", "viewer", "teams", "other".
     pub kind: &'static str,
     pub variables: Value,
 }
@@ -116,6 +116,10 @@ pub struct State {
     /// When set, every list page after the first answers with the cursor it was asked for
     /// (`hasNextPage` true, the same `endCursor`).
     pub repeat_list_cursor: std::sync::atomic::AtomicBool,
+    /// When set, the PRs carry the dashboard's data ([`dashboard`]): check suites and statuses,
+    /// review decisions, review requests (some from [`VIEWER_TEAM`]). Unset, they have none
+    /// (no rollup, no decision, no request), as a repository without CI or rules answers.
+    pub dashboard: std::sync::atomic::AtomicBool,
 }
 
 #[derive(Clone)]
@@ -134,6 +138,7 @@ impl FakeInbox {
                 prs,
                 log: RequestLog::default(),
                 repeat_list_cursor: std::sync::atomic::AtomicBool::new(false),
+                dashboard: std::sync::atomic::AtomicBool::new(false),
             }),
         };
         Mock::given(method("POST"))
@@ -152,6 +157,13 @@ impl FakeInbox {
     pub fn repeat_list_cursor(&self) {
         self.state
             .repeat_list_cursor
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Gives the PRs the dashboard's data (see [`State::dashboard`]).
+    pub fn with_dashboard(&self) {
+        self.state
+            .dashboard
             .store(true, std::sync::atomic::Ordering::SeqCst);
     }
 
@@ -293,7 +305,77 @@ fn reviews(p: &IPr) -> Vec<Value> {
         .collect()
 }
 
-fn listed(p: &IPr) -> Value {
+/// The team of [`VIEWER`] (`ViewerTeams`); `acme/other` is requested too, and is not theirs.
+pub const VIEWER_TEAM: &str = "acme/core";
+
+/// The dashboard's fields of PR `n` in GitHub's answer shape, cycling through every case:
+/// checks by `n % 6` (none; 3 passing; 1 failing check run + 2 passing + 1 passing status;
+/// 2 pending runs + 1 pending status; 1 erroring status; 1 skipped + 1 neutral), decision by
+/// `n % 4` (approved, changes requested, review required, none), requests by `n % 5` (the
+/// viewer; [`VIEWER_TEAM`]; `acme/other`; another user; none), size `+3n −(n % 7)`,
+/// `1 + n % 5` files.
+pub fn dashboard(n: u64) -> Value {
+    let counts = |runs: &[(&str, u32)], statuses: &[(&str, u32)]| {
+        let c = |xs: &[(&str, u32)]| {
+            xs.iter()
+                .map(|(s, k)| json!({"state": s, "count": k}))
+                .collect::<Vec<_>>()
+        };
+        json!({"contexts": {"checkRunCountsByState": c(runs), "statusContextCountsByState": c(statuses)}})
+    };
+    let rollup = match n % 6 {
+        0 => Value::Null,
+        1 => counts(&[("SUCCESS", 3)], &[]),
+        2 => counts(&[("FAILURE", 1), ("SUCCESS", 2)], &[("SUCCESS", 1)]),
+        3 => counts(&[("IN_PROGRESS", 1), ("QUEUED", 1)], &[("PENDING", 1)]),
+        4 => counts(&[], &[("ERROR", 1)]),
+        _ => counts(&[("SKIPPED", 1), ("NEUTRAL", 1)], &[]),
+    };
+    let decision = match n % 4 {
+        0 => json!("APPROVED"),
+        1 => json!("CHANGES_REQUESTED"),
+        2 => json!("REVIEW_REQUIRED"),
+        _ => Value::Null,
+    };
+    let requests = match n % 5 {
+        0 => vec![json!({"requestedReviewer": actor(VIEWER)})],
+        1 => {
+            vec![json!({"requestedReviewer": {"__typename": "Team", "combinedSlug": VIEWER_TEAM}})]
+        }
+        2 => {
+            vec![json!({"requestedReviewer": {"__typename": "Team", "combinedSlug": "acme/other"}})]
+        }
+        3 => vec![json!({"requestedReviewer": actor("someone-else")})],
+        _ => Vec::new(),
+    };
+    json!({
+        "additions": 3 * n,
+        "deletions": n % 7,
+        "changedFiles": 1 + n % 5,
+        "reviewDecision": decision,
+        "reviewRequests": {"nodes": requests},
+        "commits": {"nodes": [{"commit": {"statusCheckRollup": rollup}}]},
+    })
+}
+
+fn listed(st: &State, p: &IPr) -> Value {
+    let mut v = listed_node(p);
+    let dash = if st.dashboard.load(std::sync::atomic::Ordering::SeqCst) {
+        dashboard(p.number)
+    } else {
+        json!({
+            "additions": 0, "deletions": 0, "changedFiles": 0, "reviewDecision": null,
+            "reviewRequests": {"nodes": []},
+            "commits": {"nodes": [{"commit": {"statusCheckRollup": null}}]},
+        })
+    };
+    if let (Some(m), Value::Object(d)) = (v.as_object_mut(), dash) {
+        m.extend(d);
+    }
+    v
+}
+
+fn listed_node(p: &IPr) -> Value {
     json!({
         "__typename": "PullRequest",
         "number": p.number,
@@ -321,7 +403,7 @@ fn list_answer(st: &State, v: &Value) -> Value {
     // Only the page asked for is built: a repository of thousands of PRs stays cheap.
     let start = offset(&v["after"]).min(st.prs.len());
     let end = (start + 100).min(st.prs.len());
-    let nodes: Vec<Value> = st.prs[start..end].iter().map(listed).collect();
+    let nodes: Vec<Value> = st.prs[start..end].iter().map(|p| listed(st, p)).collect();
     let mut conn = json!({
         "pageInfo": {"hasNextPage": end < st.prs.len(), "endCursor": if end > start { Value::String(cursor(end)) } else { Value::Null }},
         "nodes": nodes,
@@ -346,7 +428,7 @@ fn search_answer(st: &State, v: &Value) -> Value {
         });
     }
     let all: Vec<Value> = if q.contains(&format!("repo:{OWNER}/{REPO}")) {
-        st.prs.iter().map(listed).collect()
+        st.prs.iter().map(|p| listed(st, p)).collect()
     } else {
         Vec::new()
     };
@@ -457,6 +539,8 @@ impl Respond for Responder {
             "prs"
         } else if query.contains("query ThreadComments") {
             "thread"
+        } else if query.contains("query ViewerTeams") {
+            "teams"
         } else if query.contains("query Viewer") {
             "viewer"
         } else {
@@ -475,6 +559,13 @@ impl Respond for Responder {
             "prs" => prs_answer(st, &seen.variables),
             "thread" => thread_answer(st, &seen.variables),
             "viewer" => json!({"data": {"viewer": {"login": VIEWER}}}),
+            "teams" if seen.variables["login"] == VIEWER => json!({"data": {"viewer": {
+                "organizations": {"nodes": [
+                    {"teams": {"nodes": [{"combinedSlug": VIEWER_TEAM}]}},
+                    {"teams": {"nodes": []}},
+                ]}
+            }}}),
+            "teams" => json!({"data": {"viewer": {"organizations": {"nodes": []}}}}),
             _ => {
                 return ResponseTemplate::new(400)
                     .set_body_json(json!({"message": "Problems parsing JSON"}));

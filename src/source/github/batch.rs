@@ -19,7 +19,10 @@ use serde_json::{Value, json};
 use super::client::{GraphqlError, GraphqlReply, errors_text};
 use super::pages::{MAX_ROUNDS, PageInfo, Pager, PrPages, continue_threads};
 use super::{GitHub, GitHubError, ITEM_FRAGMENTS};
-use crate::pr::{Association, Author, PrCoords, PrMeta, Snapshot};
+use crate::pr::{
+    Association, Author, CheckState, ChecksSummary, Dash, PrCoords, PrMeta, ReviewDecision,
+    Reviewer, Snapshot,
+};
 
 pub(crate) const INBOX_REPO_QUERY: &str = concat!(
     include_str!("queries/inbox_repo.graphql"),
@@ -29,6 +32,31 @@ pub(crate) const INBOX_SEARCH_QUERY: &str = concat!(
     include_str!("queries/inbox_search.graphql"),
     include_str!("queries/inbox_listed.graphql")
 );
+
+pub(crate) const VIEWER_TEAMS_QUERY: &str = include_str!("queries/viewer_teams.graphql");
+
+/// The teams (`org/slug`) `login` is in, across the organizations the credentials see (one
+/// request; the first 100 organizations and 100 teams each). An answer without them is an error:
+/// "in no team" is never guessed.
+pub async fn viewer_teams(gh: &GitHub, login: &str) -> Result<Vec<String>, GitHubError> {
+    let what = "the teams of the current identity";
+    let reply = gh
+        .graphql(VIEWER_TEAMS_QUERY, json!({"login": login}), what)
+        .await?;
+    let orgs = reply
+        .data
+        .as_ref()
+        .and_then(|d| d.pointer("/viewer/organizations/nodes"))
+        .and_then(Value::as_array)
+        .ok_or_else(|| GitHubError::Graphql(format!("{what}: {}", errors_text(&reply.errors))))?;
+    Ok(orgs
+        .iter()
+        .filter_map(|o| o.pointer("/teams/nodes").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|t| t.get("combinedSlug").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect())
+}
 
 /// PRs per batched document. Ten PRs of 100 threads × 100 comments stay far below GitHub's
 /// 500,000-node limit per query.
@@ -45,6 +73,8 @@ pub const SEARCH_RESULT_CAP: usize = 1_000;
 pub struct OpenPr {
     pub meta: PrMeta,
     pub updated_at: Option<DateTime<Utc>>,
+    /// Checks at the head (counted by state), review decision and requests, size.
+    pub dash: Dash,
 }
 
 /// What to list.
@@ -74,6 +104,118 @@ struct ListedNode {
     author_association: Option<String>,
     repository: Option<NodeRepo>,
     labels: Option<Labels>,
+    additions: Option<u64>,
+    deletions: Option<u64>,
+    changed_files: Option<u64>,
+    review_decision: Option<String>,
+    review_requests: Option<Nodes<ReviewRequestNode>>,
+    commits: Option<Nodes<CommitNode>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Nodes<T> {
+    #[serde(default = "Vec::new")]
+    nodes: Vec<Option<T>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReviewRequestNode {
+    requested_reviewer: Option<RequestedReviewer>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestedReviewer {
+    #[serde(rename = "__typename", default)]
+    typename: String,
+    login: Option<String>,
+    combined_slug: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct CommitNode {
+    commit: Option<CommitRollup>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CommitRollup {
+    status_check_rollup: Option<Rollup>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Rollup {
+    contexts: Option<RollupContexts>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RollupContexts {
+    #[serde(default)]
+    check_run_counts_by_state: Option<Vec<StateCount>>,
+    #[serde(default)]
+    status_context_counts_by_state: Option<Vec<StateCount>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct StateCount {
+    state: String,
+    count: u32,
+}
+
+/// The dashboard's data of a listed node. A PR without a rollup has no checks (a zero summary);
+/// a node that did not carry the commits at all says nothing.
+fn dash_of(n: &ListedNode) -> Dash {
+    let checks = n.commits.as_ref().map(|c| {
+        let mut s = ChecksSummary::default();
+        let rollup = c
+            .nodes
+            .iter()
+            .flatten()
+            .filter_map(|n| n.commit.as_ref())
+            .filter_map(|c| c.status_check_rollup.as_ref())
+            .filter_map(|r| r.contexts.as_ref())
+            .next_back();
+        if let Some(ctx) = rollup {
+            for sc in ctx.check_run_counts_by_state.iter().flatten() {
+                s.add(CheckState::of_check_run(&sc.state, None), sc.count);
+            }
+            for sc in ctx.status_context_counts_by_state.iter().flatten() {
+                s.add(CheckState::of_status(&sc.state), sc.count);
+            }
+        }
+        s
+    });
+    let review_requests = n
+        .review_requests
+        .as_ref()
+        .map(|r| {
+            r.nodes
+                .iter()
+                .flatten()
+                .filter_map(|r| r.requested_reviewer.as_ref())
+                .filter_map(
+                    |r| match (r.typename.as_str(), &r.login, &r.combined_slug) {
+                        ("Team", _, Some(slug)) => Some(Reviewer::Team { slug: slug.clone() }),
+                        (_, Some(login), _) => Some(Reviewer::User {
+                            login: login.clone(),
+                        }),
+                        _ => None,
+                    },
+                )
+                .collect()
+        })
+        .unwrap_or_default();
+    Dash {
+        checks,
+        review_decision: n.review_decision.as_deref().and_then(ReviewDecision::parse),
+        review_requests,
+        additions: n.additions,
+        deletions: n.deletions,
+        changed_files: n.changed_files,
+        ..Dash::default()
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -122,6 +264,7 @@ fn association(s: Option<&str>) -> Association {
 }
 
 fn open_pr(n: ListedNode, host: Option<&str>) -> Option<OpenPr> {
+    let dash = dash_of(&n);
     if n.typename.as_deref().is_some_and(|t| t != "PullRequest") {
         return None;
     }
@@ -166,6 +309,7 @@ fn open_pr(n: ListedNode, host: Option<&str>) -> Option<OpenPr> {
             changed_files: None,
         },
         updated_at: n.updated_at,
+        dash,
     })
 }
 

@@ -25,6 +25,7 @@
 pub mod auth;
 mod base_files;
 pub mod batch;
+pub mod checks;
 pub mod client;
 mod fetch;
 mod files;
@@ -79,6 +80,7 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("viewer.graphql", VIEWER_QUERY),
     ("inbox_repo.graphql", batch::INBOX_REPO_QUERY),
     ("inbox_search.graphql", batch::INBOX_SEARCH_QUERY),
+    ("viewer_teams.graphql", batch::VIEWER_TEAMS_QUERY),
     ("thread_reply.graphql", THREAD_REPLY_MUTATION),
     ("thread_resolve.graphql", THREAD_RESOLVE_MUTATION),
     ("thread_unresolve.graphql", THREAD_UNRESOLVE_MUTATION),

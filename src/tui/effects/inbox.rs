@@ -163,7 +163,7 @@ pub async fn load(
                     .and_then(|mut p| p.get_mut(tab).and_then(Option::take));
                 let listed = match prelisted {
                     Some(rows) => Ok(rows),
-                    None => inbox::live::list(gh, specs, cfg).await,
+                    None => inbox::live::list(gh, specs, own, cfg).await,
                 };
                 let rows = match listed {
                     Ok(rows) => rows,

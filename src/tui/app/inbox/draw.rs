@@ -1,13 +1,14 @@
-//! Drawing the inbox screen: tabs, one line per PR (repo#N, title, author team/community,
-//! labels, draft, new/edited counts, Shepherd state, gate), loading progress, and its own footer.
+//! Drawing the inbox screen: tabs, the PRs as a table (`table.rs`: columns chosen per width,
+//! a header, one line per PR), loading progress, and its own footer.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use super::InboxScreen;
-use crate::inbox::{Counts, GateReview, Row as InboxRow, ShepherdState, needs_attention};
+use super::{InboxScreen, table};
+use crate::inbox::columns::ALL;
+use crate::inbox::{Counts, Row as InboxRow, needs_attention};
 use crate::sanitize::one_line;
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::screen::View;
@@ -110,6 +111,8 @@ pub(super) fn draw(
     frame.render_widget(block, body);
     let height = usize::from(inner.height);
     let mut lines = Vec::new();
+    // The table's header line, when rows are drawn: it is not a row (paging, the mouse).
+    let mut header = 0u16;
     match inbox.current() {
         None => {}
         Some(t) if t.error.is_some() => {
@@ -136,7 +139,29 @@ pub(super) fn draw(
                     theme.dim,
                 ));
             }
-            for (pos, &i) in visible.iter().enumerate().skip(inbox.offset).take(height) {
+            let cols = if view.session.inbox_columns.is_empty() {
+                ALL.to_vec()
+            } else {
+                view.session.inbox_columns.clone()
+            };
+            let on_screen: Vec<&InboxRow> = visible
+                .iter()
+                .skip(inbox.offset)
+                .take(height.saturating_sub(1))
+                .filter_map(|&i| t.rows.get(i))
+                .collect();
+            let now = view.session.now;
+            let shown = table::choose(&cols, &on_screen, inner.width, now);
+            if !visible.is_empty() {
+                lines.push(table::header_line(&shown, theme));
+                header = 1;
+            }
+            for (pos, &i) in visible
+                .iter()
+                .enumerate()
+                .skip(inbox.offset)
+                .take(height.saturating_sub(1))
+            {
                 let Some(r) = t.rows.get(i) else { continue };
                 let progress = view
                     .background
@@ -144,7 +169,15 @@ pub(super) fn draw(
                     .find(|(c, _)| c == &r.listed.coords)
                     .map(|(_, p)| p.as_str());
                 let open = inbox.open.as_ref() == Some(&r.listed.coords);
-                lines.push(row_line(r, pos == inbox.selected, open, progress, theme));
+                lines.push(table::row_line(
+                    r,
+                    &shown,
+                    pos == inbox.selected,
+                    open,
+                    progress,
+                    now,
+                    theme,
+                ));
             }
         }
     }
@@ -175,7 +208,12 @@ pub(super) fn draw(
     if matches!(view.mode, InputMode::Filter) {
         draw_filter_menu(frame, area, inbox, theme);
     }
-    (inner.height, inner)
+    let rows_area = Rect {
+        y: inner.y.saturating_add(header),
+        height: inner.height.saturating_sub(header),
+        ..inner
+    };
+    (rows_area.height, rows_area)
 }
 
 /// The tab under column `x` of the tab line (as drawn above: "Inbox ", then " title " and a
@@ -242,105 +280,4 @@ fn inbox_hints(keymap: &Keymap, theme: &Theme) -> Vec<Span<'static>> {
         key_hint(keymap, c, what, theme, &mut spans);
     }
     spans
-}
-
-fn row_line<'a>(
-    r: &'a InboxRow,
-    selected: bool,
-    open: bool,
-    progress: Option<&str>,
-    theme: &Theme,
-) -> Line<'a> {
-    let l = &r.listed;
-    let mut spans = vec![
-        Span::styled(
-            if selected {
-                "▶ "
-            } else if open {
-                "↩ "
-            } else {
-                "  "
-            },
-            theme.key,
-        ),
-        Span::styled(
-            one_line(&format!(
-                "{}/{}#{}",
-                l.coords.owner, l.coords.repo, l.coords.number
-            )),
-            theme.location,
-        ),
-        Span::raw(" "),
-    ];
-    match &r.items {
-        Counts::Counted { total, new, edited } => {
-            if *new > 0 {
-                spans.push(Span::styled(format!("{new} new"), theme.badge_new));
-                spans.push(Span::raw(" "));
-            }
-            if *edited > 0 {
-                spans.push(Span::styled(format!("{edited} edited"), theme.badge_edited));
-                spans.push(Span::raw(" "));
-            }
-            if new + edited == 0 {
-                let all = if *total == 0 {
-                    "no items".to_owned()
-                } else {
-                    format!("{total} seen")
-                };
-                spans.push(Span::styled(all, theme.seen));
-                spans.push(Span::raw(" "));
-            }
-        }
-        Counts::Loading => spans.push(Span::styled("counting… ", theme.dim)),
-        // Why is said once, in the header.
-        Counts::Failed(_) => spans.push(Span::styled("counts unknown ", theme.badge_edited)),
-    }
-    // Known only where the PR's patches were read (offline; live once the PR was opened).
-    if let Some(n) = r.files_changed.filter(|n| *n > 0) {
-        spans.push(Span::styled(
-            format!("{n} file{} changed ", if n == 1 { "" } else { "s" }),
-            theme.badge_edited,
-        ));
-    }
-    let (shep, shep_style) = match r.shepherd.state {
-        ShepherdState::Current => ("Shepherd current", theme.state_approved),
-        ShepherdState::Stale => ("Shepherd stale", theme.state_changes_requested),
-        ShepherdState::None => ("Shepherd none", theme.dim),
-        ShepherdState::Unknown => ("Shepherd ?", theme.dim),
-    };
-    spans.push(Span::styled(shep, shep_style));
-    spans.push(Span::raw(" "));
-    let gate_style = match r.gate.review {
-        GateReview::Allowed => theme.state_commented,
-        GateReview::NeedsLabel => theme.badge_edited,
-        GateReview::Paused => theme.badge_outdated,
-        GateReview::Refused => theme.badge_minimized,
-    };
-    spans.push(Span::styled(r.gate.review.as_str(), gate_style));
-    spans.push(Span::raw(" "));
-    if let Some(p) = progress {
-        spans.push(Span::styled(format!("[{}] ", one_line(p)), theme.notice));
-    }
-    if l.draft {
-        spans.push(Span::styled("draft ", theme.dim));
-    }
-    let style = if selected {
-        theme.selection
-    } else {
-        theme.text
-    };
-    spans.push(Span::styled(one_line(&l.title), style));
-    spans.push(Span::styled(
-        format!(
-            " @{} ({})",
-            one_line(&l.author.login),
-            if r.team { "team" } else { "community" }
-        ),
-        theme.author,
-    ));
-    for label in &l.labels {
-        spans.push(Span::styled(format!(" [{}]", one_line(label)), theme.dim));
-    }
-    Line::from(spans)
 }

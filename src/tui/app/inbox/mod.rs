@@ -3,6 +3,7 @@
 //! that comes back here with its row recounted from the ledger. Drawn by `draw.rs`.
 
 mod draw;
+pub(crate) mod table;
 
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
