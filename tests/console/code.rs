@@ -123,20 +123,59 @@ fn a_range_selected_with_v_is_the_line_selection_a_comment_is_on() {
         sel.text,
         vec!["", "use crate::client::{Error, Response};", ""]
     );
-    // `c` and `S` are bound; until the pending review is there, they say so.
-    h.press("c");
-    let n = h.app.notice().unwrap().to_owned();
-    assert!(
-        n.starts_with("line comments:") && n.contains("retry.rs:3–5"),
-        "{n}"
-    );
-    h.press("S");
-    assert!(h.app.notice().unwrap().contains("a suggestion"));
-    // Esc ends the selection first (the cursor line alone), then leaves the diff.
+    // Esc ends the selection first (the cursor line alone).
     h.press("Esc");
     assert_eq!(h.app.diff_selection().unwrap().start, None);
     h.press("Esc");
     assert_eq!(h.app.stack(), vec!["PR", "files"]);
+}
+
+/// `S` on a selected range opens the pending review's composer prefilled with a suggestion of
+/// those lines, `c` on one line an empty comment; what is written is in the pending review at
+/// the places the diff chose.
+#[test]
+fn comment_and_suggest_keys_in_the_diff_write_into_the_pending_review() {
+    let (mut h, _d) = demo_harness(120, 30);
+    h.draw();
+    h.press("F Enter j j V j j S");
+    h.draw();
+    assert!(
+        h.app.top_is::<pr_shepherd::tui::app::PendingScreen>(),
+        "{:?}",
+        h.app.stack()
+    );
+    let prefill = h.app.pending().and_then(|p| p.editing()).map(|e| e.text());
+    assert_eq!(
+        prefill.as_deref(),
+        Some("```suggestion\n\nuse crate::client::{Error, Response};\n\n```")
+    );
+    h.press("Esc");
+    h.draw();
+    let r = h.app.pending_review().expect("the pending review");
+    assert_eq!(r.comments.len(), 1, "{r:?}");
+    assert_eq!(
+        (
+            r.comments[0].path.as_str(),
+            r.comments[0].start_line,
+            r.comments[0].line
+        ),
+        ("src/client/retry.rs", Some(3), 5)
+    );
+    // Back to the diff, a comment on one line.
+    h.press("q");
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
+    h.press("j c");
+    h.draw();
+    h.type_text("Why an empty line here?");
+    h.press("Esc");
+    h.draw();
+    let r = h.app.pending_review().expect("the pending review");
+    assert_eq!(r.comments.len(), 2, "{r:?}");
+    assert!(
+        r.comments
+            .iter()
+            .any(|c| c.body == "Why an empty line here?" && c.start_line.is_none())
+    );
 }
 
 #[test]

@@ -239,8 +239,10 @@ fn help_wraps_and_scrolls_every_binding_readable() {
             "j scrolls, it does not close help"
         );
         let text: String = seen.split_whitespace().collect::<Vec<_>>().join(" ");
-        // The files' and the diff's own keys are in their screens' help.
-        let own = |help: &str| help.starts_with("files: ") || help.starts_with("diff: ");
+        // The files', the diff's and the inbox's own keys are in their screens' help.
+        let own = |help: &str| {
+            help.starts_with("files: ") || help.starts_with("diff: ") || help.starts_with("inbox: ")
+        };
         for (_, _, _, help) in pr_shepherd::keys::COMMANDS.iter().filter(|c| !own(c.3)) {
             assert!(
                 text.contains(help),

@@ -453,7 +453,7 @@ fn rate_limit_waits_and_retries_go_to_the_status_line_not_over_the_screen() {
     );
     tmux.start(100, 24, &script);
     let screen = tmux.wait_for("the live inbox, counted after the waits", |s| {
-        s.contains("3 open PR(s)") && !s.contains("counting") && s.contains("! messages")
+        s.contains("3 open PRs") && !s.contains("counting") && s.contains("! messages")
     });
     let rows: Vec<&str> = screen.lines().collect();
     let last = rows

@@ -7,7 +7,7 @@ mod defects;
 mod e2e;
 mod inbox;
 mod keys;
-mod screen;
 mod pending;
+mod screen;
 mod session;
 mod ui;

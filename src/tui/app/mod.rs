@@ -63,7 +63,8 @@ use crate::ledger::SeenSet;
 use crate::pr::{Item, PrCoords, Snapshot};
 
 pub use action::{
-    Action, Ahead, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
+    Action, Ahead, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData,
+    later_versions,
 };
 pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
 pub use dialogs::InputMode;

@@ -398,16 +398,17 @@ impl DiffScreen {
                 return true;
             }
             KeyCommand::Reply | KeyCommand::Suggest => {
-                let what = if cmd == KeyCommand::Reply {
-                    "a comment"
-                } else {
-                    "a suggestion"
-                };
+                // The pending review's composer, on the cursor line or the selected lines.
                 match self.selection() {
-                    Some(sel) => ctx.say(format!(
-                        "line comments: {what} on {} comes with the pending review; not in this build yet",
-                        place(&sel)
-                    )),
+                    Some(sel) => {
+                        let suggestion = cmd == KeyCommand::Suggest;
+                        self.anchor = None;
+                        ctx.open(crate::tui::app::compose_line_comment(
+                            &self.snapshot,
+                            sel,
+                            suggestion,
+                        ));
+                    }
                     None => ctx.say(
                         "line comments: put the cursor on a line of the diff (a selection stays on one side)",
                     ),

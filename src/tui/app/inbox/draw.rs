@@ -23,7 +23,7 @@ pub(super) fn draw(
     area: Rect,
     inbox: &InboxScreen,
     view: &View<'_>,
-) -> (u16, Rect) {
+) -> (u16, Rect, Rect) {
     let (theme, keymap) = (view.theme, view.keymap);
     let [tabs_area, body, footer] = Layout::vertical([
         Constraint::Length(2),
@@ -213,7 +213,11 @@ pub(super) fn draw(
         height: inner.height.saturating_sub(header),
         ..inner
     };
-    (rows_area.height, rows_area)
+    let tabs_row = Rect {
+        height: tabs_area.height.min(1),
+        ..tabs_area
+    };
+    (rows_area.height, rows_area, tabs_row)
 }
 
 /// The tab under column `x` of the tab line (as drawn above: "Inbox ", then " title " and a

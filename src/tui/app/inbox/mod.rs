@@ -560,8 +560,8 @@ impl Screen for InboxScreen {
         if d.list_area.contains(at) {
             self.mouse_at(kind, usize::from(at.y - d.list_area.y));
         } else if kind == MouseKind::Click
-            && d.list_area.height > 0
-            && at.y + 3 == d.list_area.y
+            // The tabs' row (the inbox has no detail pane: its place carries the tabs).
+            && d.detail_area.contains(at)
             && let Some(i) = draw::tab_at(self, at.x)
             && i != self.tab
         {
@@ -570,11 +570,12 @@ impl Screen for InboxScreen {
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
-        let (list_height, list_area) = draw::draw(frame, area, self, view);
+        let (list_height, list_area, tabs_row) = draw::draw(frame, area, self, view);
         // Nothing of a PR is shown: nothing is marked seen.
         Drawn {
             list_height,
             list_area,
+            detail_area: tabs_row,
             ..Drawn::default()
         }
     }

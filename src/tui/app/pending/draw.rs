@@ -38,7 +38,7 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     match &s.review {
         None => lines.push(Line::styled("reading the pending review…", theme.dim)),
         Some(r) if r.comments.is_empty() => lines.push(Line::styled(
-            "no pending comments: write one on a line of the diff view",
+            "no pending comments: in a file's diff (F, Enter) c comments on the line, V selects lines, S suggests",
             theme.dim,
         )),
         Some(r) => {

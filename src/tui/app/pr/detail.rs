@@ -123,7 +123,12 @@ fn comment_header(c: &Comment, now: i64, gates: &GateConfig, theme: &Theme) -> L
 }
 
 /// A comment's body: sanitized, then its Markdown rendered to `width` (`tui::markdown`).
-pub(in crate::tui) fn body_lines(body: &str, width: usize, theme: &Theme, out: &mut Vec<Line<'static>>) {
+pub(in crate::tui) fn body_lines(
+    body: &str,
+    width: usize,
+    theme: &Theme,
+    out: &mut Vec<Line<'static>>,
+) {
     if body.trim().is_empty() {
         out.push(Line::styled("(no body)", theme.dim));
         return;

@@ -677,7 +677,8 @@ impl Screen for PrScreen {
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
         let mut entries: Vec<(String, String)> = COMMANDS
             .iter()
-            .filter(|(c, ..)| !super::code::OWN_COMMANDS.contains(c))
+            // The code screens' keys are in their own help, the inbox's sort in the inbox's.
+            .filter(|(c, ..)| !super::code::OWN_COMMANDS.contains(c) && *c != KeyCommand::Sort)
             .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
             .collect();
         let more = [
