@@ -320,7 +320,7 @@ fn after_a_force_push_exactly_the_changed_file_is_changed_with_its_interdiff() {
     assert!(h.app.diff_screen().unwrap().showing_interdiff());
     insta::assert_snapshot!("code_interdiff_120x30", h.screen());
     let screen = h.screen();
-    assert!(screen.contains("3 line(s) only now, 0 only in the patch you saw"));
+    assert!(screen.contains("3 lines only now, 0 only in the patch you saw"));
     assert!(screen.contains("> +                if attempt + 1 >= policy.max_attempts {"));
     // An unchanged file has none, and says why.
     h.press("I q j Enter I");

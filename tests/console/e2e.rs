@@ -560,9 +560,73 @@ fn the_code_in_tmux_description_files_viewed_diff_and_a_force_push() {
     tmux.keys(&["Enter"]);
     tmux.wait_for("the diff", |s| s.contains("changed since your last look"));
     tmux.keys(&["I"]);
-    tmux.wait_for("the interdiff", |s| s.contains("3 line(s) only now"));
+    tmux.wait_for("the interdiff", |s| s.contains("3 lines only now"));
     tmux.keys(&["Q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
     tmux.assert_terminal_restored();
+}
+
+/// The pending review in the real binary: in a file's diff, three lines selected and a
+/// suggestion written on them (`V` `j` `j` `S`), the pending list, submitted as a comment review
+/// after its confirmation — offline, into the review outbox with the request that would be sent.
+#[test]
+fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux() {
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "pending") else {
+        return;
+    };
+    tmux.start(120, 32, &(console(&env, &[Path::new(DEMO)]) + REPORT_EXIT));
+    tmux.wait_for("the console", first_frame_complete);
+    tmux.keys(&["F"]);
+    tmux.wait_for("the files", |s| s.contains("5 files"));
+    tmux.keys(&["g", "Enter"]);
+    tmux.wait_for("the diff", |s| s.contains("src/client/retry.rs · added"));
+    tmux.keys(&["j", "j", "V", "j", "j", "S"]);
+    tmux.wait_for("the composer, prefilled", |s| s.contains("```suggestion"));
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("the pending list", |s| {
+        s.contains("1 comment, 1 to post") && s.contains("retry.rs")
+    });
+    tmux.keys(&["p"]);
+    let ask = tmux.wait_for("the confirmation", |s| s.contains("Submit the review?"));
+    assert!(ask.contains("Line comments: 1"), "{ask}");
+    tmux.keys(&["y"]);
+    tmux.wait_for("submitted", |s| {
+        s.contains("submitted (comment, 1 comment)")
+    });
+    let outbox = walk(&env.state())
+        .into_iter()
+        .find(|p| p.ends_with("outbox/reviews.json"))
+        .unwrap_or_else(|| panic!("no review outbox under {}", env.state().display()));
+    let sent = std::fs::read_to_string(&outbox).unwrap_or_default();
+    assert!(
+        sent.contains("\"start_line\": 3") && sent.contains("```suggestion"),
+        "{sent}"
+    );
+    tmux.keys(&["q", "q"]);
+    tmux.wait_for("the PR screen", |s| {
+        s.contains("Enter open") || s.contains("? help")
+    });
+    tmux.keys(&["Q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    tmux.assert_terminal_restored();
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
 }

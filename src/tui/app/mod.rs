@@ -134,7 +134,10 @@ impl App {
         );
         let mut app = App::with_screen(Box::new(pr), session);
         app.notice = (problems > 0).then(|| {
-            format!("{problems} marker file(s) could not be read; their items count as new")
+            format!(
+                "{} could not be read; their items count as new",
+                crate::output::plural::count(problems, "marker file")
+            )
         });
         app
     }

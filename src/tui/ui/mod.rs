@@ -22,10 +22,9 @@ mod status;
 pub use overlays::{centered, draw_confirm, draw_help};
 pub use status::{draw_messages, draw_status};
 
-/// `n` and the noun, in the singular for one: "1 open PR", "3 open PRs", "0 items".
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+/// `n` and the noun, in the singular for one: "1 open PR", "3 open PRs", "0 items" — the one
+/// plural helper the headless output uses too.
+pub use crate::output::plural::count_irregular as count;
 
 /// Below this the console shows a "too small" message instead of the layout.
 pub const MIN_WIDTH: u16 = 60;

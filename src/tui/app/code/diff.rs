@@ -635,7 +635,10 @@ impl DiffScreen {
         }
         let (old, new) = inter.counts();
         let mut out = vec![Line::styled(
-            format!("{new} line(s) only now, {old} only in the patch you saw"),
+            format!(
+                "{} only now, {old} only in the patch you saw",
+                crate::output::plural::count(new, "line")
+            ),
             theme.dim,
         )];
         for l in inter.condensed() {

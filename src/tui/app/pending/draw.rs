@@ -45,12 +45,15 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
             let posted = r.to_post().count();
             lines.push(Line::styled(
                 format!(
-                    "{} comment(s), {posted} to post · {} draft(s) from findings still to decide",
-                    r.comments.len(),
-                    r.comments
-                        .iter()
-                        .filter(|c| c.state == DraftState::Proposed)
-                        .count()
+                    "{}, {posted} to post · {} from findings still to decide",
+                    crate::output::plural::count(r.comments.len(), "comment"),
+                    crate::output::plural::count(
+                        r.comments
+                            .iter()
+                            .filter(|c| c.state == DraftState::Proposed)
+                            .count(),
+                        "draft"
+                    )
                 ),
                 theme.dim,
             ));

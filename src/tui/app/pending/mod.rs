@@ -389,9 +389,9 @@ impl Screen for PendingScreen {
                 match result {
                     Ok(done) => {
                         let said = format!(
-                            "submitted ({}, {} comment(s)): {}",
+                            "submitted ({}, {}): {}",
                             done.event.to_lowercase().replace('_', " "),
-                            done.comments,
+                            crate::output::plural::count(done.comments, "comment"),
                             one_line(&done.location)
                         );
                         ctx.say(said.clone());
