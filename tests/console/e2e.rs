@@ -630,3 +630,62 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// The code of a live PR in the real binary against the loopback GitHub: a file marked viewed
+/// (GraphQL `markFileAsViewed`), every file's diff read, then a force-push that rewrote every SHA
+/// and changed one file's patch; the refresh key (`Ctrl-r`) refetches the PR and its files say
+/// exactly that file changed since your last look, its viewed mark dismissed as GitHub does.
+#[test]
+fn a_live_force_push_shows_the_one_changed_file_after_refresh_in_tmux() {
+    use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO, file_path};
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "livecode") else {
+        return;
+    };
+    let Ok(rt) = tokio::runtime::Runtime::new() else {
+        panic!("no runtime");
+    };
+    let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::generate(6, 2, 2, 2, 12)));
+    let script = format!(
+        "GH_TOKEN=ghp_e2eLoopbackToken {} --api-url {} {OWNER}/{REPO}#{NUMBER}{REPORT_EXIT}",
+        console(&env, &[]),
+        quote(Path::new(&server.uri())),
+    );
+    tmux.start(140, 36, &script);
+    tmux.wait_for("the live PR", |s| s.contains("? help"));
+    tmux.keys(&["F"]);
+    tmux.wait_for("the files", |s| s.contains("12 files"));
+    tmux.keys(&["j", "t"]);
+    tmux.wait_for("marked viewed on GitHub", |s| s.contains("GitHub, as @"));
+    assert_eq!(fake.viewed_state(&file_path(1)), "VIEWED");
+    tmux.keys(&["g"]);
+    for _ in 0..12 {
+        tmux.keys(&["Enter"]);
+        tmux.wait_for("a diff", |s| s.contains(" · +") && s.contains("interdiff"));
+        tmux.keys(&["q", "j"]);
+    }
+    tmux.wait_for("every file seen", |s| s.matches("seen now").count() == 12);
+    tmux.keys(&["q"]);
+    fake.force_push(
+        "0123456789abcdef0123456789abcdef01234567",
+        &[(
+            &file_path(1),
+            "@@ -5,2 +5,3 @@\n fn f1() {\n-    old();\n+    fixed();\n }",
+        )],
+    );
+    tmux.keys(&["C-r"]);
+    tmux.wait_for("refetched", |s| s.contains("refreshed:"));
+    tmux.keys(&["F"]);
+    let s = tmux.wait_for("changed since your last look", |s| {
+        s.contains("since your last look: 1 changed, 11 unchanged")
+    });
+    let row = s
+        .lines()
+        .find(|l| l.contains(&file_path(1)))
+        .unwrap_or_default();
+    assert!(row.contains("changed") && row.contains("dismissed"), "{s}");
+    tmux.keys(&["Q"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    drop(rt);
+}
