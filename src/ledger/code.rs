@@ -218,12 +218,7 @@ mod tests {
     use super::*;
 
     fn coords() -> PrCoords {
-        PrCoords {
-            host: None,
-            owner: "o".into(),
-            repo: "r".into(),
-            number: 1,
-        }
+        crate::ledger::test_coords(1)
     }
 
     fn file(path: &str, patch: &str) -> ChangedFile {

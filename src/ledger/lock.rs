@@ -204,12 +204,7 @@ mod tests {
     use super::*;
 
     fn coords() -> PrCoords {
-        PrCoords {
-            host: None,
-            owner: "o".into(),
-            repo: "r".into(),
-            number: 5,
-        }
+        crate::ledger::test_coords(5)
     }
 
     #[test]

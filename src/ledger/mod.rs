@@ -138,6 +138,17 @@ pub struct Ledger {
     clock: Option<i64>,
 }
 
+/// `o/r#number`: the one PR the ledger's unit tests write for.
+#[cfg(test)]
+pub(crate) fn test_coords(number: u64) -> PrCoords {
+    PrCoords {
+        host: None,
+        owner: "o".into(),
+        repo: "r".into(),
+        number,
+    }
+}
+
 /// Picks the state dir: `explicit` (`--state-dir`, else `$PR_SHEPHERD_STATE_DIR`, both read by
 /// `commands::Context`), else the platform's state (or local data) dir for pr-shepherd.
 pub fn resolve_state_dir(explicit: Option<&Path>) -> Result<PathBuf, LedgerError> {

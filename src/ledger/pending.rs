@@ -91,12 +91,7 @@ mod tests {
     use crate::code::pending::CommentKind;
 
     fn coords() -> PrCoords {
-        PrCoords {
-            host: None,
-            owner: "o".into(),
-            repo: "r".into(),
-            number: 3,
-        }
+        crate::ledger::test_coords(3)
     }
 
     #[test]

@@ -295,12 +295,7 @@ mod tests {
     use super::*;
 
     fn coords() -> PrCoords {
-        PrCoords {
-            host: None,
-            owner: "o".into(),
-            repo: "r".into(),
-            number: 3,
-        }
+        crate::ledger::test_coords(3)
     }
 
     #[test]
