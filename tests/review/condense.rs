@@ -41,15 +41,21 @@ fn many_findings() -> Vec<Value> {
                 1 | 2 => "important",
                 _ => "suggestion",
             };
-            json!({
-                "severity": severity,
-                "file": format!("src/mod{}.rs", i % 2),
-                "line": i + 1,
-                "message": format!("Finding {}: {}", tag(i), "the error path drops the retry state and the caller cannot tell a timeout from a refusal. ".repeat(7)),
-                "suggestedFix": "Keep the retry state in the error and add a test that times out. ".repeat(6),
-            })
+            long_finding(i, severity, 7, 6)
         })
         .collect()
+}
+
+/// Finding `i` of an answer: its message says the same sentence `says` times, its suggested
+/// fix repeats `fixes` times.
+fn long_finding(i: usize, severity: &str, says: usize, fixes: usize) -> Value {
+    json!({
+        "severity": severity,
+        "file": format!("src/mod{}.rs", i % 2),
+        "line": i + 1,
+        "message": format!("Finding {}: {}", tag(i), "the error path drops the retry state and the caller cannot tell a timeout from a refusal. ".repeat(says)),
+        "suggestedFix": "Keep the retry state in the error and add a test that times out. ".repeat(fixes),
+    })
 }
 
 async fn shepherd(env: &TestEnv, gh: &MockServer, llm: &StandInLlm, args: &[&str]) -> Output {
@@ -236,13 +242,7 @@ fn many_critical_findings() -> Vec<Value> {
                 i if i < CRITICAL_PER_ASPECT + 6 => "important",
                 _ => "suggestion",
             };
-            json!({
-                "severity": severity,
-                "file": format!("src/mod{}.rs", i % 2),
-                "line": i + 1,
-                "message": format!("Finding {}: {}", tag(i), "the error path drops the retry state and the caller cannot tell a timeout from a refusal. ".repeat(4)),
-                "suggestedFix": "Keep the retry state in the error and add a test that times out. ".repeat(7),
-            })
+            long_finding(i, severity, 4, 7)
         })
         .collect()
 }
