@@ -19,6 +19,9 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
     })?;
     // Whose `## PR Shepherd Review` comments are Shepherd's own: offline the default identity,
     // live the credentials' account (as `review` and the console decide it).
+    // A fixture's later versions of its items: at an earlier step a marker of one of them is
+    // newer than what the step shows and is never moved back (the console's `<` rule).
+    let mut ahead = crate::tui::app::Ahead::new();
     let (snapshot, own_login) = match target {
         source::Target::Live(coords) => {
             if args.step.is_some() {
@@ -40,10 +43,15 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
             };
             (snapshot, login)
         }
-        fixture => (
-            super::load_snapshot(ctx, fixture, args.step).await?,
-            crate::pr::DEFAULT_IDENTITY.to_owned(),
-        ),
+        fixture => {
+            if let source::Target::Fixture(f) = &fixture {
+                ahead = crate::tui::app::later_versions(f, args.step.unwrap_or(0));
+            }
+            (
+                super::load_snapshot(ctx, fixture, args.step).await?,
+                crate::pr::DEFAULT_IDENTITY.to_owned(),
+            )
+        }
     };
     let own = if own_login.is_empty() {
         Default::default()
@@ -120,10 +128,19 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
             let now = chrono::Utc::now().timestamp();
             // The texts first: one whose marker is then not written is ignored on reading. They
             // are written straight from the snapshot (no copy of every body is held).
+            let newer = |id: &str| {
+                seen.markers
+                    .get(id)
+                    .is_some_and(|m| ahead.get(id).is_some_and(|l| l.contains(&m.body_hash)))
+            };
             let unkept = ledger
-                .keep_items(&coords, to_keep(&snapshot, &triaged))
+                .keep_items(
+                    &coords,
+                    to_keep(&snapshot, &triaged).filter(|(i, _)| !newer(i.id())),
+                )
                 .err();
-            let items = marks(&snapshot, &triaged);
+            let mut items = marks(&snapshot, &triaged);
+            items.retain(|(id, _)| !newer(id));
             // The markers loaded above are what each item's marker holds: none is read again.
             let report = ledger.mark_seen_loaded(&coords, &items, &seen, now)?;
             // Into a pipe, the reader may have shown less than it took (`| head`): say what

@@ -15,7 +15,11 @@
 //!    then "Treated as addressed", "Not assessed", "No longer reported" and the unclassified
 //!    findings are given by count only, with the same hint ([`Layout::lists_by_count`]);
 //! 3. only if that is still too long (hundreds of important findings) do important findings go
-//!    the same way, and at the very end the text is cut, critical findings first in line to stay.
+//!    the same way — what stays longest is new findings, then critical ones, then important
+//!    ones: the unchanged important findings go by count, then the critical findings lose
+//!    their suggested fixes, then unchanged and then new critical findings shorten to one line
+//!    each (still named), then the new important findings go by count, and only at the very end
+//!    is the text cut, critical findings first in line to stay.
 //!
 //! The condensed review says so near its top and says what was left out. The full review stays
 //! in the run file and in `--format md|json`.
@@ -413,11 +417,48 @@ fn condense(run: &ReviewRun, agg: &Aggregate, limit: usize) -> String {
             return body;
         }
     }
-    let order = hide_order(run, agg, Severity::Important);
-    match hide_by_count(run, agg, &detail, lists, &order, &meta, limit) {
+    // What stays longest: new findings, then critical ones, then important ones. So first the
+    // unchanged important findings go by count, then the critical findings lose their
+    // suggested fixes, then unchanged and new critical findings shorten to one line (still
+    // named); only then do new important findings go by count, and last the text is cut.
+    let (new_important, unchanged_important): (Vec<&Finding>, Vec<&Finding>) =
+        hide_order(run, agg, Severity::Important)
+            .into_iter()
+            .partition(|f| agg.class_of_id(&f.id) == Some("new"));
+    match hide_by_count(run, agg, &detail, lists, &unchanged_important, &meta, limit) {
+        Ok(body) => return body,
+        Err(all) => detail = all,
+    }
+    for (critical, d) in [
+        (CriticalGroup::All, Detail::NoFix),
+        (CriticalGroup::Unchanged, Detail::OneLine),
+        (CriticalGroup::All, Detail::OneLine),
+    ] {
+        for f in run.findings().filter(|f| f.severity == Severity::Critical) {
+            if critical == CriticalGroup::Unchanged && agg.class_of_id(&f.id) == Some("new") {
+                continue;
+            }
+            let cur = detail.entry(f.id.clone()).or_default();
+            if rank(d) > rank(*cur) {
+                *cur = d;
+            }
+        }
+        let body = render(run, agg, &detail, lists, &meta);
+        if fits(&body, limit) {
+            return body;
+        }
+    }
+    match hide_by_count(run, agg, &detail, lists, &new_important, &meta, limit) {
         Ok(body) => body,
         Err(all) => cut_text(run, agg, &all, lists, &meta, limit),
     }
+}
+
+/// Which critical findings a late step of [`condense`] acts on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CriticalGroup {
+    All,
+    Unchanged,
 }
 
 /// The last resort: the text cut at a line so that the note and the metadata fit.

@@ -3,7 +3,8 @@
 //! [`ReviewEvent`]s over one channel. What it produces, the saved run, is the model in `run`.
 //!
 //! Warm-first fan-out: for backends with a prompt cache, the first call of a run goes alone; the
-//! others start as soon as its answer begins (when the cache entry it wrote becomes readable).
+//! others start as soon as its answer begins — a streamed answer's first event, not its
+//! headers (when the cache entry it wrote becomes readable).
 //! The same holds per chunk: the first call for a chunk's diff warms it for the other aspects.
 
 use std::collections::{HashMap, HashSet};

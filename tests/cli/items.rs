@@ -549,3 +549,17 @@ fn every_command_refuses_an_unknown_theme() {
     let o = run(&env, &["items", "--theme", "light", "--peek"]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+#[test]
+fn an_earlier_step_never_moves_markers_back() {
+    let env = TestEnv::new();
+    json(&env, &[]);
+    json(&env, &["--step", "2"]);
+    // A look at the past: the edited items show as edited against the later markers, but
+    // their markers keep the later texts.
+    json(&env, &["--step", "0"]);
+    let back = json(&env, &["--step", "2"]);
+    assert_eq!(back["counts"]["edited"], 0, "{:?}", freshness(&back));
+    assert_eq!(back["counts"]["new"], 0);
+    assert_eq!(back["counts"]["unchanged"], 19);
+}

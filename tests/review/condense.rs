@@ -41,15 +41,21 @@ fn many_findings() -> Vec<Value> {
                 1 | 2 => "important",
                 _ => "suggestion",
             };
-            json!({
-                "severity": severity,
-                "file": format!("src/mod{}.rs", i % 2),
-                "line": i + 1,
-                "message": format!("Finding {}: {}", tag(i), "the error path drops the retry state and the caller cannot tell a timeout from a refusal. ".repeat(7)),
-                "suggestedFix": "Keep the retry state in the error and add a test that times out. ".repeat(6),
-            })
+            long_finding(i, severity, 7, 6)
         })
         .collect()
+}
+
+/// Finding `i` of an answer: its message says the same sentence `says` times, its suggested
+/// fix repeats `fixes` times.
+fn long_finding(i: usize, severity: &str, says: usize, fixes: usize) -> Value {
+    json!({
+        "severity": severity,
+        "file": format!("src/mod{}.rs", i % 2),
+        "line": i + 1,
+        "message": format!("Finding {}: {}", tag(i), "the error path drops the retry state and the caller cannot tell a timeout from a refusal. ".repeat(says)),
+        "suggestedFix": "Keep the retry state in the error and add a test that times out. ".repeat(fixes),
+    })
 }
 
 async fn shepherd(env: &TestEnv, gh: &MockServer, llm: &StandInLlm, args: &[&str]) -> Output {
@@ -221,4 +227,68 @@ async fn a_body_over_the_limit_is_refused_with_githubs_reason_graphql() {
         .unwrap();
     assert!(reply.errors.is_empty());
     assert_eq!(fake.extra_comments().len(), 1);
+}
+
+/// Critical findings per aspect in the many-critical review: six aspects make 90.
+const CRITICAL_PER_ASPECT: usize = 15;
+
+/// Per aspect: 15 critical and 6 important findings and 4 suggestions, each with a long
+/// suggested fix — the critical findings with their fixes alone are over the limit.
+fn many_critical_findings() -> Vec<Value> {
+    (0..CRITICAL_PER_ASPECT + 10)
+        .map(|i| {
+            let severity = match i {
+                i if i < CRITICAL_PER_ASPECT => "critical",
+                i if i < CRITICAL_PER_ASPECT + 6 => "important",
+                _ => "suggestion",
+            };
+            long_finding(i, severity, 4, 7)
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn many_critical_findings_drop_their_fixes_before_anything_is_cut_and_new_ones_are_named() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(many_critical_findings()).await;
+    let env = TestEnv::new();
+    let pr = pr_ref(NUMBER);
+    let args = ["review", pr.as_str(), "--post", "--format", "json"];
+
+    let first = shepherd(&env, &gh, &llm, &args).await;
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let v = stdout_json(&first);
+    assert_eq!(v["posted"]["condensed"], true);
+    let own = fake.own_reviews();
+    assert_eq!(own.len(), 1);
+    let body = &own[0].1;
+    assert!(body.chars().count() <= BODY_LIMIT);
+    assert!(!body.contains("cut here to fit"), "the text was cut");
+    assert!(
+        body.contains("the suggested fixes of 90 critical findings"),
+        "{}",
+        body.lines().take(8).collect::<Vec<_>>().join("\n")
+    );
+    let findings = v["findings"].as_array().cloned().unwrap_or_default();
+    let critical = findings.iter().filter(|f| f["severity"] == "critical");
+    assert_eq!(critical.clone().count(), 6 * CRITICAL_PER_ASPECT);
+    // No critical finding is lost from the readable body: each keeps its whole message.
+    for f in critical {
+        let msg = f["message"].as_str().unwrap_or("?").trim();
+        assert!(body.contains(msg), "{} whole", f["id"]);
+    }
+    // Every new finding is named (by id), not only counted.
+    let new: Vec<_> = findings
+        .iter()
+        .filter(|f| f["classification"] == "new" && f["severity"] != "suggestion")
+        .collect();
+    assert_eq!(
+        new.len(),
+        6 * (CRITICAL_PER_ASPECT + 6),
+        "a first review: all new"
+    );
+    for f in new {
+        let id = f["id"].as_str().unwrap_or("?");
+        assert!(body.contains(id), "{id} ({}) named", f["severity"]);
+    }
 }

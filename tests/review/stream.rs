@@ -242,3 +242,29 @@ async fn a_large_pr_is_reviewed_in_chunks_within_the_concurrency_bound() {
     let input: u64 = calls.iter().map(|c| c.input_tokens).sum();
     assert!(read * 2 > input, "read {read} of {input}");
 }
+
+#[tokio::test]
+async fn calls_two_to_six_wait_for_the_first_event_not_the_headers() {
+    for wire in [Wire::Anthropic, Wire::OpenAi] {
+        // Headers at once, the first event after a prefill pause: the cache is written then.
+        let fake = FakeLlm::start(Behaviour {
+            first_byte: Duration::from_millis(10),
+            prefill: Duration::from_millis(300),
+            total: Duration::from_millis(400),
+            ..Behaviour::new(wire)
+        })
+        .await;
+        let (run, _) = review(client(&fake, 0), demo_pr(), &ReviewSettings::default()).await;
+        assert!(!run.is_incomplete(), "{wire:?}: {run:?}");
+        let calls = fake.calls();
+        assert_eq!(calls.len(), 6, "{wire:?}");
+        let first_event = calls[0].began.unwrap();
+        for c in &calls[1..] {
+            assert!(
+                c.received >= first_event,
+                "{wire:?}: a call started before the first event of the first answer"
+            );
+            assert!(c.cache_read > 0, "{wire:?}: no cache read: {c:?}");
+        }
+    }
+}

@@ -33,6 +33,10 @@ pub struct Behaviour {
     pub first_byte: Duration,
     /// Until the answer is complete.
     pub total: Duration,
+    /// Streamed: a prefill pause between the response headers (sent after `first_byte`) and the
+    /// first event, as a server that reads the prompt after answering with headers. The prompt's
+    /// cache is written, and readable, only when the first event comes.
+    pub prefill: Duration,
     /// The answer text.
     pub reply: String,
     /// The first this-many streamed answers stop after one delta (the connection closes).
@@ -66,6 +70,7 @@ impl Behaviour {
             wire,
             first_byte: Duration::from_millis(100),
             total: Duration::from_secs(1),
+            prefill: Duration::ZERO,
             reply: r#"{"findings": []}"#.to_owned(),
             cut_first: 0,
             reject_cache_fields: false,
@@ -82,7 +87,8 @@ impl Behaviour {
 #[derive(Debug, Clone)]
 pub struct Call {
     pub received: Instant,
-    /// When the response began (headers sent); `None` for a refused request.
+    /// When the response began (headers sent; with a `prefill` pause, the first event sent);
+    /// `None` for a refused request.
     pub began: Option<Instant>,
     pub streamed: bool,
     pub input_tokens: u64,
@@ -328,6 +334,9 @@ impl Drop for InFlight<'_> {
     }
 }
 
+/// The response head of a streamed answer.
+const STREAM_HEAD: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n";
+
 fn call(received: Instant, streamed: bool, body: &Value) -> Call {
     Call {
         received,
@@ -440,6 +449,12 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
     };
     let _in_flight = InFlight(st, index);
     tokio::time::sleep(b.first_byte).await;
+    let head_first = streamed && !b.endless && !b.prefill.is_zero();
+    if head_first {
+        sock.write_all(STREAM_HEAD).await?;
+        sock.flush().await?;
+        tokio::time::sleep(b.prefill).await;
+    }
     {
         let mut s = st.lock().unwrap();
         match b.wire {
@@ -501,10 +516,9 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
         .to_string();
         return respond(&mut sock, "200 OK", &answer).await;
     }
-    sock.write_all(
-        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n",
-    )
-    .await?;
+    if !head_first {
+        sock.write_all(STREAM_HEAD).await?;
+    }
     let parts = chunks_of(&b.reply, 8);
     let step = b.total.saturating_sub(b.first_byte) / (parts.len() as u32 + 1);
     let mut events: Vec<String> = Vec::new();

@@ -243,9 +243,22 @@ fn the_ladder_goes_in_order() {
     assert!(f.body.contains(
         "more suggestions — run `pr-shepherd review acme/rivet#482 --format md` for the full list."
     ));
-    // A tiny limit: the text is cut, the metadata still keeps every id.
+    // A small limit: the critical findings lose their fixes and shorten to one line, still
+    // named, before anything is cut.
     let f = fit_within(&run, &agg, 20_000);
     assert!(f.chars <= 20_000, "{}", f.chars);
+    assert!(!f.body.contains("cut here to fit"));
+    assert!(f.body.contains("the suggested fixes of"));
+    for fd in run
+        .findings()
+        .filter(|fd| fd.severity == Severity::Critical)
+    {
+        assert!(f.body.contains(&format!("`{}`", fd.id)), "{} named", fd.id);
+    }
+    assert_eq!(ids_in_meta(&f.body).len(), 245);
+    // A tiny limit: the text is cut, the metadata still keeps every id.
+    let f = fit_within(&run, &agg, 12_000);
+    assert!(f.chars <= 12_000, "{}", f.chars);
     assert!(f.body.contains("cut here to fit"));
     assert_eq!(ids_in_meta(&f.body).len(), 245);
 }
@@ -339,9 +352,18 @@ proptest! {
         let raised: HashSet<String> = run.findings().map(|f| f.id.clone()).collect();
         prop_assert_eq!(ids_in_meta(&f.body), raised);
         for fd in run.findings().filter(|fd| fd.severity == Severity::Critical) {
-            // Critical findings stay whole unless the text itself had to be cut.
+            // Critical findings stay named unless the text itself had to be cut, and whole
+            // unless they had to be shortened to one line.
             if !f.body.contains("cut here to fit") {
-                prop_assert!(f.body.contains(fd.message.trim()));
+                let named = format!("`{}`", fd.id);
+                prop_assert!(f.body.contains(&named), "{} named", fd.id);
+                let shortened = f.body.contains("critical findings shortened to one line")
+                    || f.body.contains("critical finding shortened to one line")
+                    || f.body.contains("critical findings unchanged since")
+                    || f.body.contains("critical finding unchanged since");
+                if !shortened {
+                    prop_assert!(f.body.contains(fd.message.trim()));
+                }
             }
         }
     }

@@ -394,8 +394,9 @@ impl HttpBackend {
     }
 
     /// POSTs `body` and reads the answer: streamed into a `C` collector, or whole (and then
-    /// parsed by `whole`). `events.began()` is called when a streamed answer's headers arrive,
-    /// or when a whole answer has arrived; `events.received(n)` for every bit of streamed text.
+    /// parsed by `whole`). `events.began()` is called when a streamed answer's first event
+    /// arrives (a provider writes its prompt cache when it has read the prompt, which is when
+    /// the first event comes, not when the headers do), or when a whole answer has arrived; `events.received(n)` for every bit of streamed text.
     /// A server that ignores `stream` and answers with one JSON document is read with `whole`.
     async fn send<C: Collector>(
         &self,
@@ -429,7 +430,6 @@ impl HttpBackend {
                 shape,
                 events,
                 move |mut resp, attempt| async move {
-                    events.began();
                     let is_json = resp
                         .headers()
                         .get(reqwest::header::CONTENT_TYPE)
@@ -437,6 +437,7 @@ impl HttpBackend {
                         .is_some_and(|v| v.contains("application/json"));
                     if is_json {
                         let answer = read_json(resp, provider, attempt).await?;
+                        events.began();
                         return whole(&answer).map(Answer::Done);
                     }
                     match read_stream::<C>(&mut resp, events).await {
@@ -792,6 +793,7 @@ async fn read_stream<C: Collector>(
     let mut parser = SseParser::default();
     let mut collector = C::default();
     let mut read = 0usize;
+    let mut began = false;
     loop {
         let bytes = match resp.chunk().await {
             Ok(Some(b)) => b,
@@ -809,6 +811,10 @@ async fn read_stream<C: Collector>(
             return Err(StreamEnd::TooLarge);
         }
         for ev in parser.push(&bytes) {
+            if !began {
+                began = true;
+                events.began();
+            }
             match collector.apply(&ev) {
                 Ok(0) => {}
                 Ok(n) => events.received(n),

@@ -212,8 +212,9 @@ fn context_sizes(n_ctx: Option<u64>, prompt: Option<u64>) -> String {
 /// What a call reports while it runs (to the runner: the warm-first fan-out and the console's
 /// progress). Both default to doing nothing.
 pub trait CallEvents: Send + Sync {
-    /// The answer began: a streamed answer's headers arrived (the prompt cache it wrote is now
-    /// readable), or a non-streamed answer arrived whole.
+    /// The answer began: a streamed answer's first event arrived (the prompt cache it wrote is
+    /// now readable; headers alone can come before the prompt is read), or a non-streamed answer
+    /// arrived whole.
     fn began(&self) {}
     /// `chars` more characters of answer arrived.
     fn received(&self, _chars: usize) {}
