@@ -294,10 +294,22 @@ pub fn assess(
             ShepherdView::unknown(),
         );
     }
+    let mut prior = prior_reviews(snapshot, own);
+    // Shepherd's own review comments are the maintainer's own work: never new or edited (as
+    // `items` lists them).
+    let own_ids: std::collections::HashSet<&str> =
+        prior.own.iter().map(|r| r.comment_id.as_str()).collect();
     let ids = snapshot.items.iter().map(|i| i.id());
     let counts = match ledger.peek_seen_of(&snapshot.pr.coords(), ids) {
         Ok(seen) => {
-            let (new, edited, _) = counts(&triage(snapshot, &seen.markers));
+            let mut triaged = triage(snapshot, &seen.markers);
+            triaged.retain(|t| {
+                snapshot
+                    .items
+                    .get(t.index)
+                    .is_none_or(|i| !own_ids.contains(i.id()))
+            });
+            let (new, edited, _) = counts(&triaged);
             Counts::Counted {
                 total: snapshot.items.len(),
                 new,
@@ -306,7 +318,6 @@ pub fn assess(
         }
         Err(e) => Counts::Failed(format!("seen markers: {e}")),
     };
-    let mut prior = prior_reviews(snapshot, own);
     prior.add_outbox(outbox);
     let shepherd = match prior.latest() {
         None => ShepherdView {

@@ -355,8 +355,9 @@ fn review_draft_survives_kill_9_and_is_restored() {
         std::thread::sleep(Duration::from_millis(50));
     }
 
-    // Reopen: the draft is back, and says so.
-    tmux.start(110, 34, &(console(&env, &[demo]) + REPORT_EXIT));
+    // Reopen: the draft is back, and says so. Tall enough for the body below the restored
+    // run's findings picker.
+    tmux.start(110, 60, &(console(&env, &[demo]) + REPORT_EXIT));
     let screen = tmux.wait_for("the restored draft", |s| {
         s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")
     });

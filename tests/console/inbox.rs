@@ -572,3 +572,43 @@ fn a_draft_left_in_one_pr_is_named_when_quitting_after_others() {
         other => panic!("quit without asking: {other:?}"),
     }
 }
+
+/// Shepherd's own review comment is not news to the maintainer who posted it: the inbox row of
+/// a PR carrying one counts it neither new nor edited (as `items` does), so a reviewed PR stops
+/// needing attention once the rest is seen.
+#[test]
+fn the_inbox_does_not_count_shepherds_own_review_as_unseen() {
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    let row = h
+        .app
+        .inbox_rows(0)
+        .iter()
+        .find(|r| r.listed.coords.number == 471)
+        .expect("the PR with history is in the bundled inbox");
+    let Counts::Counted { total, new, edited } = row.items.clone() else {
+        panic!("counted: {:?}", row.items);
+    };
+    let fixture = pr_shepherd::source::Fixture::parse(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/fixtures/history.json"
+        ))
+        .unwrap(),
+        std::path::Path::new("history"),
+    )
+    .unwrap();
+    let snapshot = fixture.into_snapshot_at(0).unwrap();
+    let own =
+        pr_shepherd::review::prior::prior_reviews(&snapshot, pr_shepherd::pr::DEFAULT_IDENTITY)
+            .own
+            .len();
+    assert!(own >= 1, "the fixture carries Shepherd's own review");
+    assert_eq!(total, snapshot.items.len());
+    assert_eq!(
+        new + edited,
+        total - own,
+        "nothing seen yet, the own review aside"
+    );
+    assert_eq!(row_unseen(&h, 471), Some(total - own));
+}

@@ -538,6 +538,43 @@ fn draft_is_restored_when_the_console_opens_again() {
 }
 
 #[test]
+fn a_restored_draft_has_the_saved_runs_findings_and_unedited_does_not_block_a_new_review() {
+    let dir = tempfile::tempdir().unwrap();
+    let findings = {
+        let h = reviewed(dir.path());
+        h.app.composed().unwrap().finding_rows()
+        // Dropped without quitting: the draft and the run stay in the ledger.
+    };
+    assert!(findings.len() > 1, "the demo review has findings to pick");
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    assert!(h.app.draft().is_some(), "draft restored");
+    let composed = h
+        .app
+        .composed()
+        .expect("the picker has the saved run's findings");
+    assert_eq!(composed.finding_rows(), findings);
+    assert!(h.screen().contains("Findings ("), "{}", h.screen());
+    // The picker moves like a fresh review's.
+    h.press("Tab j");
+    let second: String = findings[1].1.chars().take(30).collect();
+    assert!(
+        h.screen().contains(&format!("▸ {second}")),
+        "{}",
+        h.screen()
+    );
+    // Nothing was typed into it: a new review may replace it.
+    h.press("r");
+    assert!(h.app.run().is_some_and(|r| r.finished));
+    assert!(
+        !h.app
+            .notice()
+            .unwrap_or_default()
+            .contains("post (p) or discard (d)")
+    );
+}
+
+#[test]
 fn a_marks_a_finding_addressed_and_the_body_changes() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = reviewed(dir.path());

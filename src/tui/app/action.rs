@@ -265,6 +265,9 @@ pub struct OpenedPr {
 pub struct SavedDrafts {
     pub draft: Result<Option<Draft>, String>,
     pub reply: Result<Option<ReplyDraft>, String>,
+    /// The latest stored review run made for the draft's head: the restored draft's findings
+    /// picker comes from it (none when no run was stored or none is readable).
+    pub run: Option<Box<crate::review::ReviewRun>>,
 }
 
 /// Which text the external editor was given.

@@ -94,9 +94,21 @@ pub fn offline_post(
 
 /// What the PR at `coords` kept from an earlier session (see [`SavedDrafts`]).
 pub fn saved_drafts(ledger: &Ledger, coords: &PrCoords) -> SavedDrafts {
+    let draft = ledger.load_draft(coords).map_err(|e| e.to_string());
+    // The run the draft was composed from: the latest stored one for the same head. An
+    // unreadable run only costs the picker (the draft itself is kept either way).
+    let run = match &draft {
+        Ok(Some(d)) => ledger
+            .load_runs::<crate::review::ReviewRun>(coords)
+            .ok()
+            .and_then(|(runs, _)| runs.into_iter().rev().find(|r| r.head_sha == d.head_sha))
+            .map(Box::new),
+        _ => None,
+    };
     SavedDrafts {
-        draft: ledger.load_draft(coords).map_err(|e| e.to_string()),
+        draft,
         reply: ledger.load_reply_draft(coords).map_err(|e| e.to_string()),
+        run,
     }
 }
 

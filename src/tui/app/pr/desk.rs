@@ -456,9 +456,34 @@ impl ReviewDesk {
         ));
     }
 
-    /// A draft found in the ledger when the console opened.
-    pub(super) fn restored(&mut self, d: Draft, ctx: &mut Ctx<'_>) {
-        self.draft = Some(DraftView::new(&d.body, &d.head_sha, Some(d.saved_at)));
+    /// A draft found in the ledger when the console opened, with the stored run it was made
+    /// from (if any): that run, composed again against the PR, gives the findings picker, and a
+    /// draft that is exactly its composed body holds no hand edits (a new review may replace
+    /// it). Without the run the draft is taken as edited: it may be the maintainer's work.
+    pub(super) fn restored(
+        &mut self,
+        d: Draft,
+        run: Option<ReviewRun>,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let mut view = DraftView::new(&d.body, &d.head_sha, Some(d.saved_at));
+        self.composed = run.filter(|r| !r.cancelled).map(|run| {
+            let mut prior = crate::review::prior::prior_reviews(snap, ctx.session.identity());
+            prior.reply_trust.collaborators_are_team = ctx.session.gates.collaborators_are_team;
+            prior.reply_trust.shepherd_login = Some(ctx.session.identity().to_owned());
+            let request = AggregateRequest {
+                override_note: console_gate(&snap.pr, &ctx.session.gates).overridden,
+                ..AggregateRequest::default()
+            };
+            Composed::new(run, snap, prior, request)
+        });
+        if let Some(c) = &self.composed {
+            view.edited = DraftView::new(&c.body, &d.head_sha, None).body() != view.body();
+        }
+        self.draft = Some(view);
+        self.finding_sel = 0;
+        self.review_scroll = 0;
         self.pane = Pane::Review;
         ctx.say("restored the unposted review draft");
         self.refresh_progress();

@@ -103,7 +103,9 @@ impl PrScreen {
             Err(e) => ctx.say(format!("the saved reply is unreadable: {e}")),
         }
         match saved.draft {
-            Ok(Some(d)) => self.desk.restored(d, ctx),
+            Ok(Some(d)) => self
+                .desk
+                .restored(d, saved.run.map(|r| *r), &self.list.snapshot, ctx),
             Ok(None) => {}
             Err(e) => ctx.say(format!("the saved draft is unreadable: {e}")),
         }
@@ -460,7 +462,7 @@ impl PrScreen {
                 .started(seq, (mode, reason), *prior, reply_marker, &snap.pr, gates),
             Action::ReviewNotStarted { seq, why } => self.desk.not_started(seq, why, ctx),
             Action::Review { seq, event } => self.desk.event(seq, event, snap, ctx),
-            Action::DraftRestored(d) => self.desk.restored(d, ctx),
+            Action::DraftRestored(d) => self.desk.restored(d, None, snap, ctx),
             Action::ReplyRestored(d) => {
                 self.threads.restored(d, &self.list, ctx);
                 return None;
