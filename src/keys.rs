@@ -264,7 +264,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::Sort,
         "sort",
         &["s"],
-        "inbox: next sort order (attention, updated, unseen)",
+        "inbox: next sort order (attention, updated, unseen, then by each column)",
     ),
     (
         KeyCommand::FocusBack,

@@ -116,6 +116,47 @@ fn sort_and_sections_keys() {
     assert_eq!(hist.shepherd.state, ShepherdState::Stale);
 }
 
+/// `s` goes on from the three orders to the table's columns: the rows follow the column's
+/// order, the selected PR stays selected, the header names the column, and the cycle comes
+/// round to attention.
+#[test]
+fn sort_goes_on_through_the_columns_keeping_the_selection() {
+    use pr_shepherd::inbox::columns::{ALL, Column, compare};
+    let (mut h, _d) = bundled(120, 20);
+    h.draw();
+    h.press("j");
+    h.press("j");
+    let kept = h.app.inbox_selected().unwrap().listed.coords.clone();
+    for _ in 0..3 {
+        h.press("s");
+    }
+    assert_eq!(h.app.inbox().unwrap().sort_column, Some(Column::Pr));
+    assert!(h.screen().contains("sort: PR column"), "{}", h.screen());
+    while h.app.inbox().unwrap().sort_column != Some(Column::Checks) {
+        h.press("s");
+    }
+    h.draw();
+    assert!(h.screen().contains("sort: checks column"), "{}", h.screen());
+    let rows = h.app.inbox_rows(0);
+    assert!(
+        rows.windows(2)
+            .all(|w| compare(&w[0], &w[1], Column::Checks).is_le()),
+        "{rows:#?}"
+    );
+    assert_eq!(h.app.inbox_selected().unwrap().listed.coords, kept);
+    // Every column after checks (the title is before it), then attention again.
+    let after_checks = ALL.len() - 1 - ALL.iter().position(|c| *c == Column::Checks).unwrap();
+    let mut presses = 0;
+    while h.app.inbox().unwrap().sort_column.is_some() {
+        h.press("s");
+        presses += 1;
+    }
+    assert_eq!(presses, after_checks + 1);
+    h.draw();
+    assert!(h.screen().contains("sort: attention"), "{}", h.screen());
+    assert_eq!(h.app.inbox_selected().unwrap().listed.coords, kept);
+}
+
 /// A triage session opens PR after PR from the inbox, in any order: the PR screen's header line
 /// (always there) once counted as a review running, so every PR after the first was refused.
 #[test]

@@ -89,7 +89,7 @@ pub(super) fn draw(
     status.push(Span::styled(
         format!(
             " · sort: {} · showing: {}{}",
-            inbox.sort.label(),
+            inbox.sort_label(),
             inbox.filter.label(),
             if inbox.search.is_empty() {
                 String::new()

@@ -13,12 +13,33 @@ use super::dialogs::InputMode;
 use super::effect::Effect;
 use super::pr::PrScreen;
 use super::screen::{Ctx, Handled, Screen, SearchStep, View};
+use crate::inbox::columns::{self, Column};
 use crate::inbox::{
     Counts, GateReview, Opener, Row, ShepherdState, ShepherdView, SortBy, needs_attention,
     sort_rows,
 };
 use crate::pr::PrCoords;
 use crate::tui::keymap::{KeyCommand, Keymap};
+
+/// Sorts rows by the order, or by the column when one is chosen.
+fn order(rows: &mut [Row], (by, col): (SortBy, Option<Column>)) {
+    match col {
+        Some(c) => columns::sort_by_column(rows, c),
+        None => sort_rows(rows, by),
+    }
+}
+
+/// The sort after `(by, col)` in `s`'s cycle: the three orders, then the columns from the
+/// first (title skipped), then the first order again.
+fn next_sort(by: SortBy, col: Option<Column>) -> (SortBy, Option<Column>) {
+    let first = columns::ALL[0];
+    match col {
+        None if by.next() == SortBy::default() => (by, Some(first)),
+        None => (by.next(), None),
+        Some(c) if c.next_sort() == first => (SortBy::default(), None),
+        Some(c) => (by, Some(c.next_sort())),
+    }
+}
 
 /// Which rows are listed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -109,6 +130,8 @@ pub struct InboxScreen {
     pub selected: usize,
     pub offset: usize,
     pub sort: SortBy,
+    /// Sorted by a table column instead (`s` goes on from the three orders to the columns).
+    pub sort_column: Option<Column>,
     pub filter: InboxFilter,
     /// The search text (`/`): rows whose repo#N, title, author or labels contain it.
     pub search: String,
@@ -129,6 +152,7 @@ impl InboxScreen {
             selected: 0,
             offset: 0,
             sort: SortBy::Attention,
+            sort_column: None,
             filter: InboxFilter::All,
             search: String::new(),
             open: None,
@@ -211,9 +235,9 @@ impl InboxScreen {
 
     fn resort(&mut self) {
         let keep = self.selected_row().map(|r| r.listed.coords.clone());
-        let by = self.sort;
+        let by = (self.sort, self.sort_column);
         for t in &mut self.tabs {
-            sort_rows(&mut t.rows, by);
+            order(&mut t.rows, by);
         }
         self.reselect(keep.as_ref());
     }
@@ -354,11 +378,20 @@ impl InboxScreen {
         self.clamp();
     }
 
-    /// `s`: the next sort order.
+    /// `s`: the next sort order: attention, updated, unseen, then each table column (title
+    /// excluded) and round to attention. The selected PR stays selected.
     fn cycle_sort(&mut self, ctx: &mut Ctx<'_>) {
-        self.sort = self.sort.next();
+        (self.sort, self.sort_column) = next_sort(self.sort, self.sort_column);
         self.resort();
-        ctx.say(format!("sorted by {}", self.sort.label()));
+        ctx.say(format!("sorted by {}", self.sort_label()));
+    }
+
+    /// What the header says the rows are sorted by: `attention`, or a column's header word.
+    pub fn sort_label(&self) -> String {
+        match self.sort_column {
+            Some(c) => format!("{} column", table::header(c)),
+            None => self.sort.label().to_owned(),
+        }
     }
 
     /// The search prompt's text changed (incremental).
@@ -372,11 +405,11 @@ impl InboxScreen {
     /// A fresh list for tab `tab` (counts may still be loading).
     pub fn listed(&mut self, tab: usize, result: Result<(Vec<Row>, Vec<String>), String>) {
         let keep = self.selected_row().map(|r| r.listed.coords.clone());
-        let by = self.sort;
+        let by = (self.sort, self.sort_column);
         if let Some(t) = self.tabs.get_mut(tab) {
             match result {
                 Ok((mut rows, problems)) => {
-                    sort_rows(&mut rows, by);
+                    order(&mut rows, by);
                     let pending = rows.iter().filter(|r| r.items == Counts::Loading).count();
                     t.loading = (pending > 0).then_some((0, rows.len()));
                     t.rows = rows;
@@ -397,7 +430,7 @@ impl InboxScreen {
     /// on them), the selection staying on its PR.
     pub fn counted(&mut self, tab: usize, rows: Vec<Row>, finished: bool) {
         let keep = self.selected_row().map(|r| r.listed.coords.clone());
-        let by = self.sort;
+        let by = (self.sort, self.sort_column);
         if let Some(t) = self.tabs.get_mut(tab) {
             for row in rows {
                 if let Some(slot) = t
@@ -408,7 +441,7 @@ impl InboxScreen {
                     *slot = row;
                 }
             }
-            sort_rows(&mut t.rows, by);
+            order(&mut t.rows, by);
             let total = t.rows.len();
             let done = t.rows.iter().filter(|r| r.items != Counts::Loading).count();
             t.loading = (!finished && done < total).then_some((done, total));
@@ -605,7 +638,7 @@ impl Screen for InboxScreen {
             ),
             (
                 k(KeyCommand::Sort),
-                "next sort order: attention, updated, unseen (re-sorted as counts arrive)",
+                "next sort order: attention, updated, unseen, then by each column (re-sorted as counts arrive)",
             ),
             (
                 format!("{}/{}", k(KeyCommand::Review), k(KeyCommand::Refresh)),
