@@ -51,15 +51,30 @@ async fn cli(env: &TestEnv, uri: &str, args: &[&str]) -> Output {
         .unwrap()
 }
 
-/// Every row counted, all of its items new (nothing was seen), as many as the fake PR has.
-fn assert_counted_as_expected(rows: &[pr_shepherd::inbox::Row], expected: &BTreeMap<u64, usize>) {
+/// Each fake PR's items, and how many of them are new before anything was seen: all but the
+/// viewer's own Shepherd review, which is never new to its author.
+fn expected_counts(prs: &[support::fake_inbox::IPr]) -> BTreeMap<u64, (usize, usize)> {
+    prs.iter()
+        .map(|p| {
+            let own = usize::from(p.shepherd_at.is_some());
+            (p.number, (p.items(), p.items() - own))
+        })
+        .collect()
+}
+
+/// Every row counted, as many items as the fake PR has, all new but Shepherd's own review.
+fn assert_counted_as_expected(
+    rows: &[pr_shepherd::inbox::Row],
+    expected: &BTreeMap<u64, (usize, usize)>,
+) {
     for r in rows {
         let n = r.listed.coords.number;
+        let (total, new) = expected[&n];
         assert_eq!(
             r.items,
             Counts::Counted {
-                total: expected[&n],
-                new: expected[&n],
+                total,
+                new,
                 edited: 0
             },
             "#{n}"
@@ -85,7 +100,7 @@ async fn markdown(env: &TestEnv, uri: &str) -> String {
 #[tokio::test]
 async fn a_queue_of_150_prs_in_at_most_30_requests_with_exact_counts() {
     let prs = queue(150);
-    let expected: BTreeMap<u64, usize> = prs.iter().map(|p| (p.number, p.items())).collect();
+    let expected = expected_counts(&prs);
     let (server, fake) = FakeInbox::start(prs).await;
     let gh = client(&server.uri());
     let dir = tempfile::tempdir().unwrap();
@@ -309,7 +324,7 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     use ratatui::{Terminal, backend::TestBackend};
 
     let prs = queue(25);
-    let expected: BTreeMap<u64, usize> = prs.iter().map(|p| (p.number, p.items())).collect();
+    let expected = expected_counts(&prs);
     let (server, _fake) = FakeInbox::start(prs).await;
     let dir = tempfile::tempdir().unwrap();
     let runner = EffectRunner {
