@@ -632,7 +632,7 @@ fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// The code of a live PR in the real binary against the loopback GitHub: a file marked viewed
+/// The code of a live PR in the real binary against the loopback GitHub: its description, a file marked viewed
 /// (GraphQL `markFileAsViewed`), every file's diff read, then a force-push that rewrote every SHA
 /// and changed one file's patch; the refresh key (`Ctrl-r`) refetches the PR and its files say
 /// exactly that file changed since your last look, its viewed mark dismissed as GitHub does.
@@ -654,6 +654,11 @@ fn a_live_force_push_shows_the_one_changed_file_after_refresh_in_tmux() {
     );
     tmux.start(140, 36, &script);
     tmux.wait_for("the live PR", |s| s.contains("? help"));
+    tmux.keys(&["i"]);
+    tmux.wait_for("its description", |s| {
+        s.contains("· description") && s.contains("branch") && s.contains("12 files")
+    });
+    tmux.keys(&["q"]);
     tmux.keys(&["F"]);
     tmux.wait_for("the files", |s| s.contains("12 files"));
     tmux.keys(&["j", "t"]);
