@@ -94,7 +94,7 @@ impl Column {
         out
     }
 
-    /// The next column to sort by (`S` in the console), title excluded.
+    /// The next column to sort by (the columns `s` goes on to in the console), title excluded.
     pub fn next_sort(self) -> Column {
         let i = ALL.iter().position(|c| *c == self).unwrap_or(0);
         let next = ALL[(i + 1) % ALL.len()];

@@ -167,6 +167,24 @@ fn body_or_diff(
     }
 }
 
+/// [`detail_lines_anchored`] for the session of `view`, at `width` columns.
+fn detail_lines_at(
+    screen: &PrScreen,
+    idx: usize,
+    view: &View<'_>,
+    width: u16,
+    theme: &Theme,
+) -> (Vec<Line<'static>>, Option<usize>, std::ops::Range<usize>) {
+    detail_lines_anchored(
+        screen,
+        idx,
+        view.session.now,
+        usize::from(width),
+        &view.session.gates,
+        theme,
+    )
+}
+
 /// Every line of the detail pane for item `idx` (before wrapping), and the line the item opens
 /// at: a thread's first new reply.
 fn detail_lines_anchored(
@@ -312,14 +330,7 @@ pub(super) fn draw_detail(
             let block = bordered(" The thread you are answering ".to_owned(), false, theme);
             let inner = block.inner(top);
             frame.render_widget(block, top);
-            let (lines, _, _) = detail_lines_anchored(
-                screen,
-                idx,
-                view.session.now,
-                usize::from(inner.width),
-                &view.session.gates,
-                theme,
-            );
+            let (lines, _, _) = detail_lines_at(screen, idx, view, inner.width, theme);
             draw_scrolled(frame, inner, lines, usize::MAX);
         }
         let block = Block::default()
@@ -381,14 +392,7 @@ pub(super) fn draw_detail(
         return (None, h, 0, kept);
     }
     let mut wrapped = Vec::new();
-    let (lines, anchor, hunk_lines) = detail_lines_anchored(
-        screen,
-        idx,
-        view.session.now,
-        usize::from(inner.width),
-        &view.session.gates,
-        theme,
-    );
+    let (lines, anchor, hunk_lines) = detail_lines_at(screen, idx, view, inner.width, theme);
     let mut anchor_at = None;
     for (i, l) in lines.into_iter().enumerate() {
         if anchor == Some(i) {
