@@ -110,12 +110,7 @@ mod tests {
     fn marks_append_in_order_and_the_latest_wins() {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::new(dir.path());
-        let pr = PrCoords {
-            host: None,
-            owner: "o".into(),
-            repo: "r".into(),
-            number: 3,
-        };
+        let pr = crate::ledger::test_coords(3);
         ledger
             .push_viewed(&pr, &["a.rs".into(), "b.rs".into()], true, 1)
             .unwrap();

@@ -383,12 +383,7 @@ mod tests {
     fn a_post_waits_its_turn_and_says_who_held_it_when_the_wait_ends() {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::new(dir.path());
-        let pr = PrCoords {
-            host: None,
-            owner: "o".into(),
-            repo: "r".into(),
-            number: 1,
-        };
+        let pr = crate::ledger::test_coords(1);
         let s = Flaky {
             turns: Some((ledger.clone(), pr.clone())),
             ..Flaky::default()

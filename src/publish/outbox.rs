@@ -88,12 +88,7 @@ mod tests {
     fn outbox_upserts_one_comment() {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::new(dir.path());
-        let pr = PrCoords {
-            host: None,
-            owner: "o".into(),
-            repo: "r".into(),
-            number: 1,
-        };
+        let pr = crate::ledger::test_coords(1);
         let ob = Outbox {
             ledger: &ledger,
             pr: pr.clone(),

@@ -11,6 +11,13 @@ use support::webhook::TOKEN;
 use support::{Live, live_run, stderr, stdout, stdout_json};
 
 /// The binary against the fake with `args`; a review asks the stand-in LLM.
+/// `pending add PR --path PATH --line LINE` and `more` (the body or suggestion, a start line).
+async fn add(live: &Live, pr: &str, path: &str, line: &str, more: &[&str]) -> std::process::Output {
+    let mut args = vec!["pending", "add", pr, "--path", path, "--line", line];
+    args.extend_from_slice(more);
+    run(live, &args).await
+}
+
 async fn run(live: &Live, args: &[&str]) -> std::process::Output {
     if args.first() == Some(&"review") {
         return live_run(&live.env, &live.gh.uri(), TOKEN, &live.llm, args).await;
@@ -116,42 +123,19 @@ async fn pending_add_list_drop_and_submit_live_make_exactly_one_review_even_afte
     let pr = pr_ref(NUMBER);
     // GitHub's rules are checked before anything is saved: a line not in the diff, a range
     // that does not start before its line.
-    let out = run(
-        &live,
-        &[
-            "pending",
-            "add",
-            &pr,
-            "--path",
-            "src/mod1.rs",
-            "--line",
-            "40",
-            "--body",
-            "x",
-        ],
-    )
-    .await;
+    let out = add(&live, &pr, "src/mod1.rs", "40", &["--body", "x"]).await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("src/mod1.rs:40 is not a line of the diff"),
         "{}",
         stderr(&out)
     );
-    let out = run(
+    let out = add(
         &live,
-        &[
-            "pending",
-            "add",
-            &pr,
-            "--path",
-            "src/mod1.rs",
-            "--line",
-            "3",
-            "--start-line",
-            "3",
-            "--body",
-            "x",
-        ],
+        &pr,
+        "src/mod1.rs",
+        "3",
+        &["--start-line", "3", "--body", "x"],
     )
     .await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
@@ -162,60 +146,33 @@ async fn pending_add_list_drop_and_submit_live_make_exactly_one_review_even_afte
     );
 
     let ok = |o: &std::process::Output| assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
-    let out = run(
-        &live,
-        &[
-            "pending",
-            "add",
-            &pr,
-            "--path",
-            "src/mod1.rs",
-            "--line",
-            "3",
-            "--body",
-            "Why twice?",
-        ],
-    )
-    .await;
+    let out = add(&live, &pr, "src/mod1.rs", "3", &["--body", "Why twice?"]).await;
     ok(&out);
     assert!(
         stdout(&out).contains("added comment c1 at src/mod1.rs:3"),
         "{}",
         stdout(&out)
     );
-    let out = run(
+    let out = add(
         &live,
+        &pr,
+        "src/mod0.rs",
+        "4",
         &[
-            "pending",
-            "add",
-            &pr,
-            "--path",
-            "src/mod0.rs",
             "--start-line",
             "2",
-            "--line",
-            "4",
             "--suggestion",
             "    new();\n    again();",
         ],
     )
     .await;
     ok(&out);
-    let out = run(
+    let out = add(
         &live,
-        &[
-            "pending",
-            "add",
-            &pr,
-            "--path",
-            "src/mod0.rs",
-            "--side",
-            "LEFT",
-            "--line",
-            "2",
-            "--body",
-            "was old() wrong?",
-        ],
+        &pr,
+        "src/mod0.rs",
+        "2",
+        &["--side", "LEFT", "--body", "was old() wrong?"],
     )
     .await;
     ok(&out);
@@ -280,21 +237,7 @@ async fn pending_add_list_drop_and_submit_live_make_exactly_one_review_even_afte
 async fn a_comment_whose_line_left_the_diff_is_named_and_can_be_folded_into_the_body() {
     let live = Live::start(FakePr::with_labels(&[])).await;
     let pr = pr_ref(NUMBER);
-    let out = run(
-        &live,
-        &[
-            "pending",
-            "add",
-            &pr,
-            "--path",
-            "src/mod1.rs",
-            "--line",
-            "4",
-            "--body",
-            "again()?",
-        ],
-    )
-    .await;
+    let out = add(&live, &pr, "src/mod1.rs", "4", &["--body", "again()?"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     // A push that shortens the patch: line 4 is no longer in the diff.
     live.fake.force_push(
