@@ -11,3 +11,4 @@ mod pending;
 mod screen;
 mod session;
 mod ui;
+mod walk;

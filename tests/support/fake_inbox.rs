@@ -579,3 +579,387 @@ impl Respond for Responder {
             .insert_header("x-ratelimit-resource", "graphql")
     }
 }
+
+// A whole session on one loopback GitHub: the inbox above, and each of its PRs also served as
+// the PR screen fetches and writes it (the `PullRequest` document, its changed files, thread
+// replies, the Shepherd comment over REST), from the same [`IPr`] — so an item read on a PR
+// screen is the item the inbox counts. What the session writes shows in both.
+
+/// What the session wrote: thread replies and conversation comments, in GitHub's answer shapes.
+#[derive(Default)]
+struct Written {
+    /// (thread id, comment node).
+    replies: Vec<(String, Value)>,
+    /// (PR number, database id, comment node).
+    comments: Vec<(u64, u64, Value)>,
+}
+
+/// The PR screens' side of a [`FakeInbox`] (see [`FakeInbox::serve_prs`]).
+#[derive(Clone)]
+pub struct PrScreens {
+    state: Arc<State>,
+    written: Arc<std::sync::Mutex<Written>>,
+}
+
+/// The requests [`PrScreens`] answers: the one-PR documents, the inbox's batches (to add what was
+/// written), and the REST paths of a PR's files and comments.
+struct PrScreenRequests;
+
+/// The `kind` of a PR screen's GraphQL query (`None`: the inbox's own).
+fn screen_kind(query: &str) -> Option<&'static str> {
+    if query.contains("query PullRequestFiles") {
+        Some("pr-files")
+    } else if query.contains("query PullRequest(") {
+        Some("pr")
+    } else if query.contains("mutation ThreadReply") {
+        Some("reply")
+    } else if query.contains("query InboxPullRequests") {
+        Some("prs")
+    } else {
+        None
+    }
+}
+
+fn rest_kind(req: &Request) -> Option<&'static str> {
+    let p = req.url.path();
+    let base = format!("/repos/{OWNER}/{REPO}/");
+    let rest = p.strip_prefix(&base)?;
+    let m = req.method.as_str();
+    if m == "GET" && rest.starts_with("pulls/") && rest.ends_with("/files") {
+        Some("files")
+    } else if rest.starts_with("issues/") && rest.ends_with("/comments") {
+        match m {
+            "GET" => Some("comments"),
+            "POST" => Some("comment-create"),
+            _ => None,
+        }
+    } else if m == "PATCH" && rest.starts_with("issues/comments/") {
+        Some("comment-update")
+    } else {
+        None
+    }
+}
+
+impl wiremock::Match for PrScreenRequests {
+    fn matches(&self, req: &Request) -> bool {
+        if req.url.path() == "/graphql" {
+            let body: Value = req.body_json().unwrap_or(Value::Null);
+            return screen_kind(body["query"].as_str().unwrap_or("")).is_some();
+        }
+        rest_kind(req).is_some()
+    }
+}
+
+/// The number in `/repos/o/r/{pulls,issues}/N/...`.
+fn path_number(req: &Request) -> u64 {
+    req.url
+        .path()
+        .split('/')
+        .nth(5)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The two files every PR changes: `src/f0.rs` and `src/f1.rs`, the paths of its threads.
+fn screen_files(number: u64) -> Vec<(String, String)> {
+    (0..2)
+        .map(|t| {
+            (
+                format!("src/f{t}.rs"),
+                format!("@@ -1,2 +1,3 @@\n fn f() {{\n+    g{number}();\n }}"),
+            )
+        })
+        .collect()
+}
+
+fn rest_comment_json(number: u64, db: u64, node: &Value) -> Value {
+    json!({
+        "id": db,
+        "node_id": node["id"],
+        "html_url": format!("{}#issuecomment-{db}", pr_url(number)),
+        "body": node["body"],
+        "user": {"login": node["author"]["login"], "type": node["author"]["__typename"]},
+        "author_association": node["authorAssociation"],
+        "created_at": node["createdAt"],
+        "updated_at": node["createdAt"],
+    })
+}
+
+impl PrScreens {
+    /// Every reply the session sent, as (thread id, body).
+    pub fn replies(&self) -> Vec<(String, String)> {
+        let w = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        w.replies
+            .iter()
+            .map(|(t, c)| (t.clone(), c["body"].as_str().unwrap_or("").to_owned()))
+            .collect()
+    }
+
+    /// Every conversation comment the session posted or updated, as (PR number, body).
+    pub fn comments(&self) -> Vec<(u64, String)> {
+        let w = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        w.comments
+            .iter()
+            .map(|(n, _, c)| (*n, c["body"].as_str().unwrap_or("").to_owned()))
+            .collect()
+    }
+
+    /// Adds what was written to the PR answer `repo` (`{"pullRequest": …}`) of PR `number`:
+    /// replies at the end of their threads, comments at the end of the conversation (first
+    /// pages only: the session's PRs are small).
+    fn add_written(&self, number: u64, repo: &mut Value) {
+        let w = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        let pr = &mut repo["pullRequest"];
+        if let Some(threads) = pr["reviewThreads"]["nodes"].as_array_mut() {
+            for t in threads {
+                let id = t["id"].as_str().unwrap_or("").to_owned();
+                if let Some(nodes) = t["comments"]["nodes"].as_array_mut() {
+                    nodes.extend(
+                        w.replies
+                            .iter()
+                            .filter(|(thread, _)| *thread == id)
+                            .map(|(_, c)| c.clone()),
+                    );
+                }
+            }
+        }
+        if let Some(nodes) = pr["comments"]["nodes"].as_array_mut() {
+            nodes.extend(
+                w.comments
+                    .iter()
+                    .filter(|(n, _, _)| *n == number)
+                    .map(|(_, _, c)| c.clone()),
+            );
+        }
+    }
+
+    /// `PullRequest`: the batch's answer for one PR, renamed from alias `p0` to `repository`,
+    /// with the description the batch does not ask for.
+    fn pr_document(&self, v: &Value) -> Value {
+        let mut vars = serde_json::Map::new();
+        if let Some(m) = v.as_object() {
+            for (k, x) in m {
+                vars.insert(format!("{k}_0"), x.clone());
+            }
+        }
+        let number = v["number"].as_u64().unwrap_or(0);
+        let mut answer = prs_answer(&self.state, &Value::Object(vars));
+        let mut repo = answer["data"]["p0"].take();
+        if v["owner"] != OWNER || v["repo"] != REPO {
+            return json!({
+                "data": {"rateLimit": rate_limit(), "repository": null},
+                "errors": [{"type": "NOT_FOUND", "path": ["repository"],
+                    "message": "Could not resolve to a Repository."}]
+            });
+        }
+        if v["withMeta"].as_bool().unwrap_or(false) && repo["pullRequest"].is_object() {
+            repo["pullRequest"]["body"] = json!(format!("The change of PR {number}."));
+        }
+        self.add_written(number, &mut repo);
+        let mut out = json!({"data": {"rateLimit": rate_limit(), "repository": repo}});
+        if let Some(errors) = answer["errors"].as_array_mut() {
+            for e in errors.iter_mut() {
+                if let Some(first) = e["path"].get_mut(0) {
+                    *first = json!("repository");
+                }
+            }
+            out["errors"] = Value::Array(errors.clone());
+        }
+        out
+    }
+
+    /// `InboxPullRequests` with what was written added to each alias.
+    fn batch(&self, v: &Value) -> Value {
+        let mut answer = prs_answer(&self.state, v);
+        for i in 0.. {
+            let Some(number) = v.get(format!("number_{i}")).and_then(Value::as_u64) else {
+                break;
+            };
+            let repo = &mut answer["data"][format!("p{i}")];
+            if repo.is_object() {
+                self.add_written(number, repo);
+            }
+        }
+        answer
+    }
+
+    fn pr_files(&self, v: &Value) -> Value {
+        let number = v["number"].as_u64().unwrap_or(0);
+        if !self.state.prs.iter().any(|p| p.number == number) {
+            return json!({
+                "data": {"rateLimit": rate_limit(), "repository": {"pullRequest": null}},
+                "errors": [{"type": "NOT_FOUND", "path": ["repository", "pullRequest"],
+                    "message": "Could not resolve to a PullRequest."}]
+            });
+        }
+        let nodes: Vec<Value> = screen_files(number)
+            .into_iter()
+            .map(|(path, _)| {
+                json!({"path": path, "changeType": "MODIFIED", "additions": 1, "deletions": 0,
+                    "viewerViewedState": "UNVIEWED"})
+            })
+            .collect();
+        json!({"data": {"rateLimit": rate_limit(), "repository": {"pullRequest": {
+            "id": format!("PR_{number}"),
+            "changedFiles": nodes.len(),
+            "files": {"pageInfo": {"hasNextPage": false, "endCursor": cursor(nodes.len())}, "nodes": nodes},
+        }}}})
+    }
+
+    fn reply(&self, v: &Value) -> Value {
+        let thread = v["threadId"].as_str().unwrap_or("");
+        let number = thread
+            .strip_prefix("PRRT_")
+            .and_then(|rest| rest.split_once('_'))
+            .and_then(|(n, t)| Some((n.parse::<u64>().ok()?, t.parse::<usize>().ok()?)))
+            .filter(|(n, t)| {
+                self.state
+                    .prs
+                    .iter()
+                    .any(|p| p.number == *n && *t < p.threads.len())
+            })
+            .map(|(n, _)| n);
+        let Some(number) = number else {
+            return json!({
+                "data": {"addPullRequestReviewThreadReply": null},
+                "errors": [{"type": "NOT_FOUND", "path": ["addPullRequestReviewThreadReply"],
+                    "message": format!("Could not resolve to a node with the global id of '{thread}'")}],
+            });
+        };
+        let mut w = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        let k = w.replies.len();
+        let mut c = comment(
+            format!("PRRC_reply_{k}"),
+            VIEWER,
+            "MEMBER",
+            5000 + k,
+            format!("{}#discussion_r9{k:05}", pr_url(number)),
+            v["body"].as_str().unwrap_or("").to_owned(),
+        );
+        c["diffHunk"] = json!("@@ -1,2 +1,3 @@\n fn f() {\n+    g();\n }");
+        w.replies.push((thread.to_owned(), c.clone()));
+        json!({"data": {"addPullRequestReviewThreadReply": {"comment": c}}})
+    }
+
+    fn rest(&self, kind: &str, req: &Request) -> ResponseTemplate {
+        let body: Value = req.body_json().unwrap_or(Value::Null);
+        let text = body["body"].as_str().unwrap_or("").to_owned();
+        let mut w = self.written.lock().unwrap_or_else(|e| e.into_inner());
+        match kind {
+            "files" => {
+                let files: Vec<Value> = screen_files(path_number(req))
+                    .into_iter()
+                    .map(|(path, patch)| {
+                        json!({"sha": head(1), "filename": path, "status": "modified",
+                            "additions": 1, "deletions": 0, "changes": 1, "patch": patch})
+                    })
+                    .collect();
+                ResponseTemplate::new(200).set_body_json(files)
+            }
+            "comments" => {
+                let number = path_number(req);
+                let Some(p) = self.state.prs.iter().find(|p| p.number == number) else {
+                    return ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}));
+                };
+                let mut all: Vec<Value> = conversation(p)
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| rest_comment_json(number, 1_000_000 + number * 1000 + i as u64, c))
+                    .collect();
+                all.extend(
+                    w.comments
+                        .iter()
+                        .filter(|(n, _, _)| *n == number)
+                        .map(|(n, db, c)| rest_comment_json(*n, *db, c)),
+                );
+                ResponseTemplate::new(200).set_body_json(all)
+            }
+            "comment-create" => {
+                let number = path_number(req);
+                if !self.state.prs.iter().any(|p| p.number == number) {
+                    return ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}));
+                }
+                let db = 7000 + w.comments.len() as u64;
+                let node = comment(
+                    format!("IC_posted_{db}"),
+                    VIEWER,
+                    "MEMBER",
+                    6000 + w.comments.len(),
+                    format!("{}#issuecomment-{db}", pr_url(number)),
+                    text,
+                );
+                w.comments.push((number, db, node.clone()));
+                ResponseTemplate::new(201).set_body_json(rest_comment_json(number, db, &node))
+            }
+            _ => {
+                let db: u64 = req
+                    .url
+                    .path()
+                    .rsplit('/')
+                    .next()
+                    .and_then(|d| d.parse().ok())
+                    .unwrap_or(0);
+                match w.comments.iter_mut().find(|(_, d, _)| *d == db) {
+                    Some((n, _, node)) => {
+                        node["body"] = json!(text);
+                        ResponseTemplate::new(200).set_body_json(rest_comment_json(*n, db, node))
+                    }
+                    None => ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})),
+                }
+            }
+        }
+    }
+}
+
+impl Respond for PrScreens {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let body: Value = req.body_json().unwrap_or(Value::Null);
+        let kind = if req.url.path() == "/graphql" {
+            screen_kind(body["query"].as_str().unwrap_or(""))
+        } else {
+            rest_kind(req)
+        }
+        .unwrap_or("other");
+        let seen = Seen {
+            kind,
+            variables: body.get("variables").cloned().unwrap_or(Value::Null),
+        };
+        if let (_, Some(t)) = self.state.log.record(&seen) {
+            return t;
+        }
+        let answer = match kind {
+            "pr" => self.pr_document(&seen.variables),
+            "prs" => self.batch(&seen.variables),
+            "pr-files" => self.pr_files(&seen.variables),
+            "reply" => self.reply(&seen.variables),
+            _ => return self.rest(kind, req),
+        };
+        ResponseTemplate::new(200)
+            .set_body_json(answer)
+            .insert_header("x-ratelimit-limit", "5000")
+            .insert_header("x-ratelimit-remaining", "4000")
+            .insert_header("x-ratelimit-reset", "1893456000")
+            .insert_header("x-ratelimit-resource", "graphql")
+    }
+}
+
+impl FakeInbox {
+    /// Serves each of the inbox's PRs on `server` as a PR screen fetches it (the `PullRequest`
+    /// document, `PullRequestFiles`, REST `pulls/N/files` with `src/f0.rs` and `src/f1.rs`) and
+    /// writes to it (`ThreadReply`, the REST issue comments the Shepherd comment is posted
+    /// through); what was written is in every later answer, the inbox's counts included. These
+    /// requests are logged (kinds "pr", "pr-files", "files", "reply", "comments",
+    /// "comment-create", "comment-update") and faulted like the inbox's own.
+    pub async fn serve_prs(&self, server: &MockServer) -> PrScreens {
+        let screens = PrScreens {
+            state: self.state.clone(),
+            written: Arc::default(),
+        };
+        Mock::given(PrScreenRequests)
+            .respond_with(screens.clone())
+            .with_priority(1)
+            .mount(server)
+            .await;
+        screens
+    }
+}

@@ -77,3 +77,45 @@ pub async fn review_events(
     }
     (run, events)
 }
+
+impl StandInLlm {
+    /// Like [`StandInLlm::answering`], but a request whose body contains `slow_when` is answered
+    /// only after `delay` (a review of one PR that keeps running while the others finish at once).
+    pub async fn answering_slowly_when(
+        findings: Vec<Value>,
+        slow_when: &str,
+        delay: std::time::Duration,
+    ) -> StandInLlm {
+        struct SlowWhen {
+            answer: ResponseTemplate,
+            marker: String,
+            delay: std::time::Duration,
+        }
+        impl wiremock::Respond for SlowWhen {
+            fn respond(&self, req: &wiremock::Request) -> ResponseTemplate {
+                let slow = String::from_utf8_lossy(&req.body).contains(&self.marker);
+                if slow {
+                    self.answer.clone().set_delay(self.delay)
+                } else {
+                    self.answer.clone()
+                }
+            }
+        }
+        let server = MockServer::start().await;
+        let content = json!({ "findings": findings }).to_string();
+        let answer = ResponseTemplate::new(200).set_body_json(json!({
+            "choices": [{"message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 10, "completion_tokens": 5}
+        }));
+        Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(SlowWhen {
+                answer,
+                marker: slow_when.to_owned(),
+                delay,
+            })
+            .mount(&server)
+            .await;
+        StandInLlm { server }
+    }
+}

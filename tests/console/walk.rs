@@ -1,0 +1,121 @@
+//! A whole triage session in the real binary, in tmux, against one loopback GitHub (the inbox's
+//! repository, its PRs served as the PR screens fetch and write them) and a stand-in model.
+
+use std::path::Path;
+
+use crate::support;
+
+use super::e2e::{REPORT_EXIT, Tmux, console, quote};
+use support::env::TestEnv;
+use support::fake_inbox::{FakeInbox, queue};
+
+/// The PR screen of `acme/widgets#n` is drawn (its footer last).
+fn pr_screen(s: &str, n: u64) -> bool {
+    s.contains(&format!("acme/widgets#{n}")) && s.contains("? help") && !s.contains("Enter open  ]")
+}
+
+/// The inbox is drawn and every count is in.
+fn inbox_counted(s: &str) -> bool {
+    s.contains("4 open PRs") && s.contains("Enter open  ]") && !s.contains("counting")
+}
+
+/// The row of `acme/widgets#n` in the inbox.
+fn row(s: &str, n: u64) -> String {
+    let tag = format!("acme/widgets#{n} ");
+    s.lines()
+        .find(|l| l.contains(&tag))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The PR of the selected inbox row (`▶`).
+fn selected_pr(s: &str) -> Option<u64> {
+    let l = s.lines().find(|l| l.contains('▶'))?;
+    let rest = &l[l.find("acme/widgets#")? + "acme/widgets#".len()..];
+    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+/// Nothing but the status line (the last row drawn) carries a note: none is painted over the
+/// panes.
+fn assert_no_note_over_the_panes(screen: &str) {
+    let rows: Vec<&str> = screen.lines().collect();
+    let last = rows
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    for (i, row) in rows.iter().enumerate().take(last) {
+        assert!(
+            !row.contains("note:") && !row.contains("retrying") && !row.contains("rate limit"),
+            "a note was painted over row {i}:\n{screen}"
+        );
+    }
+}
+
+#[test]
+fn a_whole_triage_session_in_tmux() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use wiremock::ResponseTemplate;
+
+    let env = TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "walk") else {
+        return;
+    };
+    let Ok(rt) = tokio::runtime::Runtime::new() else {
+        panic!("no runtime");
+    };
+    let (server, fake) = rt.block_on(FakeInbox::start(queue(4)));
+    let screens = rt.block_on(fake.serve_prs(&server));
+    // Every review answers at once but PR 3's (its diff adds `g3();`), which runs on.
+    let llm = rt.block_on(support::llm::StandInLlm::answering_slowly_when(
+        vec![serde_json::json!({
+            "severity": "important", "file": "src/f0.rs", "line": 2,
+            "message": "Handle the error of g"
+        })],
+        "g3();",
+        std::time::Duration::from_secs(120),
+    ));
+    std::fs::write(
+        env.config(),
+        format!(
+            "[review]\nllm = \"openai\"\nllm_url = \"{}\"\n",
+            llm.url()
+        ),
+    )
+    .unwrap();
+    let script = format!(
+        "OPENAI_API_KEY=sk-test-0123456789 GH_TOKEN=ghp_e2eLoopbackToken {} --api-url {} acme/widgets{REPORT_EXIT}",
+        console(&env, &[]),
+        quote(Path::new(&server.uri())),
+    );
+    tmux.start(120, 35, &script);
+
+    // 1. The inbox of the live repository, every row counted.
+    let inbox = tmux.wait_for("the live inbox, counted", inbox_counted);
+    eprintln!("{inbox}");
+    for n in 1..=4 {
+        assert!(row(&inbox, n).contains("new"), "{inbox}");
+    }
+
+    // 2. Three different PRs opened one after another, each with its own items.
+    let mut opened = Vec::new();
+    for k in 0..3 {
+        let screen = tmux.wait_for("a selected row", |s| {
+            inbox_counted(s) && selected_pr(s).is_some_and(|n| !opened.contains(&n))
+        });
+        let n = selected_pr(&screen).unwrap_or_default();
+        tmux.keys(&["Enter"]);
+        let pr = tmux.wait_for("the PR screen", |s| {
+            pr_screen(s, n) && s.contains(&format!("comment 0"))
+        });
+        eprintln!("{pr}");
+        assert!(pr.contains(&format!("Change number {n}")), "{pr}");
+        opened.push(n);
+        if k < 2 {
+            tmux.keys(&["q"]);
+            tmux.wait_for("the inbox again", inbox_counted);
+            tmux.keys(&["j"]);
+        }
+    }
+    let live = *opened.last().unwrap_or(&0);
+    let _ = &screens;
+}
