@@ -53,9 +53,6 @@ fn assert_no_note_over_the_panes(screen: &str) {
 
 #[test]
 fn a_whole_triage_session_in_tmux() {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use wiremock::ResponseTemplate;
-
     let env = TestEnv::new();
     let Some(tmux) = Tmux::new(&env, "walk") else {
         return;
@@ -104,11 +101,10 @@ fn a_whole_triage_session_in_tmux() {
         });
         let n = selected_pr(&screen).unwrap_or_default();
         tmux.keys(&["Enter"]);
-        let pr = tmux.wait_for("the PR screen", |s| {
-            pr_screen(s, n) && s.contains(&format!("comment 0"))
-        });
-        eprintln!("{pr}");
+        let pr = tmux.wait_for("the PR screen", |s| pr_screen(s, n) && s.contains("comment 0"));
         assert!(pr.contains(&format!("Change number {n}")), "{pr}");
+        // Its first item stays on screen for the dwell, and counts as seen.
+        tmux.wait_for("the first item read", |s| s.contains("✓ 1 seen now"));
         opened.push(n);
         if k < 2 {
             tmux.keys(&["q"]);
@@ -116,6 +112,28 @@ fn a_whole_triage_session_in_tmux() {
             tmux.keys(&["j"]);
         }
     }
-    let live = *opened.last().unwrap_or(&0);
-    let _ = &screens;
+    let live = opened[2];
+
+    // 3. On the third: a reply to its second thread, and a posted Shepherd review; both show
+    // after the refetch that follows the session's own writes.
+    tmux.keys(&["j"]);
+    tmux.wait_for("the second item read", |s| s.contains("✓ 2 seen now"));
+    tmux.keys(&["c"]);
+    tmux.keys(&["-l", "Walked reply: fixed in the next push."]);
+    tmux.keys(&["C-s"]);
+    tmux.wait_for("the reply question", |s| s.contains("Post this reply?"));
+    tmux.keys(&["y"]);
+    let s = tmux.wait_for("the reply on its thread", |s| {
+        s.contains("Walked reply: fixed in the next push.") && s.contains("@shepherd-bot")
+    });
+    eprintln!("{s}");
+    tmux.keys(&["r"]);
+    let s = tmux.wait_for("the review", |s| s.contains("review finished"));
+    eprintln!("{s}");
+    tmux.keys(&["p"]);
+    tmux.wait_for("the post question", |s| s.contains("Post the review?"));
+    tmux.keys(&["y"]);
+    let s = tmux.wait_for("the posted review on the PR screen", |s| s.contains("Conversation (4)"));
+    eprintln!("{s}");
+    let _ = (&screens, live);
 }
