@@ -653,3 +653,49 @@ fn the_inbox_does_not_count_shepherds_own_review_as_unseen() {
     );
     assert_eq!(row_unseen(&h, 471), Some(total - own));
 }
+
+/// `Esc` closes the innermost thing in the inbox: a search already applied with `Enter`, then
+/// a filter picked from the menu — one at a time, the selection kept — and only then has
+/// nothing to close; it never quits (`q` does, search or not).
+#[test]
+fn esc_in_the_inbox_clears_an_applied_search_then_the_filter() {
+    let (mut h, _d) = bundled(140, 16);
+    h.draw();
+    h.press("f n");
+    assert!(!h.screen().contains("showing: all"), "{}", h.screen());
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter");
+    let screen = h.screen();
+    assert!(
+        screen.contains("search `482`") && !screen.contains("acme/rivet#497"),
+        "{screen}"
+    );
+    h.press("Esc");
+    let screen = h.screen();
+    assert!(!screen.contains("search `"), "the search stayed:\n{screen}");
+    assert!(screen.contains("acme/rivet#497"), "{screen}");
+    assert!(
+        !screen.contains("showing: all"),
+        "one thing at a time:\n{screen}"
+    );
+    assert!(!h.app.quitting());
+    h.press("Esc");
+    let screen = h.screen();
+    assert!(
+        screen.contains("showing: all"),
+        "the filter stayed:\n{screen}"
+    );
+    assert!(!h.app.quitting());
+    h.press("Esc");
+    assert!(
+        h.screen().contains(pr_shepherd::tui::app::NOTHING_TO_CLOSE),
+        "{}",
+        h.screen()
+    );
+    assert!(!h.app.quitting() && h.app.top_is::<InboxScreen>());
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter q");
+    assert!(h.app.quitting(), "q quits with a search applied");
+}

@@ -32,7 +32,10 @@ fn row(s: &str, n: u64) -> String {
 fn selected_pr(s: &str) -> Option<u64> {
     let l = s.lines().find(|l| l.contains('▶'))?;
     let rest = &l[l.find("acme/widgets#")? + "acme/widgets#".len()..];
-    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Nothing but the status line (the last row drawn) carries a note: none is painted over the
@@ -53,6 +56,9 @@ fn assert_no_note_over_the_panes(screen: &str) {
 
 #[test]
 fn a_whole_triage_session_in_tmux() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use wiremock::ResponseTemplate;
+
     let env = TestEnv::new();
     let Some(tmux) = Tmux::new(&env, "walk") else {
         return;
@@ -73,10 +79,7 @@ fn a_whole_triage_session_in_tmux() {
     ));
     std::fs::write(
         env.config(),
-        format!(
-            "[review]\nllm = \"openai\"\nllm_url = \"{}\"\n",
-            llm.url()
-        ),
+        format!("[review]\nllm = \"openai\"\nllm_url = \"{}\"\n", llm.url()),
     )
     .unwrap();
     let script = format!(
@@ -101,7 +104,9 @@ fn a_whole_triage_session_in_tmux() {
         });
         let n = selected_pr(&screen).unwrap_or_default();
         tmux.keys(&["Enter"]);
-        let pr = tmux.wait_for("the PR screen", |s| pr_screen(s, n) && s.contains("comment 0"));
+        let pr = tmux.wait_for("the PR screen", |s| {
+            pr_screen(s, n) && s.contains("comment 0")
+        });
         assert!(pr.contains(&format!("Change number {n}")), "{pr}");
         // Its first item stays on screen for the dwell, and counts as seen.
         tmux.wait_for("the first item read", |s| s.contains("✓ 1 seen now"));
@@ -133,7 +138,61 @@ fn a_whole_triage_session_in_tmux() {
     tmux.keys(&["p"]);
     tmux.wait_for("the post question", |s| s.contains("Post the review?"));
     tmux.keys(&["y"]);
-    let s = tmux.wait_for("the posted review on the PR screen", |s| s.contains("Conversation (4)"));
+    let s = tmux.wait_for("the posted review on the PR screen", |s| {
+        s.contains("Conversation (4)")
+    });
+    assert!(s.contains("@shepherd-bot  ## PR Shepherd Review"), "{s}");
+    assert_eq!(screens.comments().len(), 1);
+    assert_eq!(screens.replies().len(), 1);
+    tmux.keys(&["v"]);
+    tmux.wait_for("the review pane closed", |s| {
+        pr_screen(s, live) && !s.contains("exactly as it will be posted")
+    });
+
+    // 6. The refresh key, rate-limited once: the wait shows in the status line, never over the
+    // panes, and the refetch then goes through.
+    let limited = AtomicBool::new(true);
+    fake.set_fault(Box::new(move |_, seen| {
+        (seen.kind == "pr" && limited.swap(false, Ordering::SeqCst)).then(|| {
+            ResponseTemplate::new(403)
+                .insert_header("retry-after", "2")
+                .insert_header("x-ratelimit-remaining", "0")
+                .insert_header("x-ratelimit-reset", "1893456000")
+                .set_body_string(r#"{"message": "API rate limit exceeded for user ID 1."}"#)
+        })
+    }));
+    tmux.keys(&["C-r"]);
+    let waiting = tmux.wait_for("the rate-limit wait in the status line", |s| {
+        s.lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .is_some_and(|l| l.contains("rate limit"))
+    });
+    eprintln!("{waiting}");
+    assert_no_note_over_the_panes(&waiting);
+    let refreshed = tmux.wait_for("the refetch", |s| s.contains("refreshed:"));
+    eprintln!("{refreshed}");
+    assert_no_note_over_the_panes(&refreshed);
+    assert!(refreshed.contains("Conversation (4)"), "{refreshed}");
+
+    // 4. Back to the inbox: the rows are recounted.
+    tmux.keys(&["q"]);
+    let inbox = tmux.wait_for("the inbox, recounted", |s| {
+        inbox_counted(s) && row(s, live).contains("4 new")
+    });
+    eprintln!("{inbox}");
+
+    // 5. A search, then Esc: the search is gone, the console stays.
+    tmux.keys(&["/"]);
+    tmux.keys(&["-l", "number 1"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the search applied", |s| {
+        s.contains("search `number 1`") && !s.contains("acme/widgets#2 ")
+    });
+    tmux.keys(&["Escape"]);
+    let s = tmux.wait_for("the search left", |s| {
+        inbox_counted(s) && !s.contains("search `") && (1..=4).all(|n| !row(s, n).is_empty())
+    });
     eprintln!("{s}");
-    let _ = (&screens, live);
+    let _ = live;
 }

@@ -859,12 +859,15 @@ impl PrScreens {
             "comments" => {
                 let number = path_number(req);
                 let Some(p) = self.state.prs.iter().find(|p| p.number == number) else {
-                    return ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}));
+                    return ResponseTemplate::new(404)
+                        .set_body_json(json!({"message": "Not Found"}));
                 };
                 let mut all: Vec<Value> = conversation(p)
                     .iter()
                     .enumerate()
-                    .map(|(i, c)| rest_comment_json(number, 1_000_000 + number * 1000 + i as u64, c))
+                    .map(|(i, c)| {
+                        rest_comment_json(number, 1_000_000 + number * 1000 + i as u64, c)
+                    })
                     .collect();
                 all.extend(
                     w.comments
@@ -877,7 +880,8 @@ impl PrScreens {
             "comment-create" => {
                 let number = path_number(req);
                 if !self.state.prs.iter().any(|p| p.number == number) {
-                    return ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}));
+                    return ResponseTemplate::new(404)
+                        .set_body_json(json!({"message": "Not Found"}));
                 }
                 let db = 7000 + w.comments.len() as u64;
                 let node = comment(
@@ -904,7 +908,9 @@ impl PrScreens {
                         node["body"] = json!(text);
                         ResponseTemplate::new(200).set_body_json(rest_comment_json(*n, db, node))
                     }
-                    None => ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})),
+                    None => {
+                        ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+                    }
                 }
             }
         }

@@ -329,6 +329,17 @@ impl InboxScreen {
                     });
                 }
             }
+            // Esc closes the innermost thing: a search applied with Enter, then a filter.
+            KeyCommand::Back if !self.search.is_empty() => {
+                self.set_search("");
+                ctx.say("search cleared");
+            }
+            KeyCommand::Back if self.filter != InboxFilter::All => {
+                let keep = self.selected_row().map(|r| r.listed.coords.clone());
+                self.filter = InboxFilter::All;
+                ctx.say(format!("showing: {}", self.filter.label()));
+                self.reselect(keep.as_ref());
+            }
             KeyCommand::Help | KeyCommand::Quit | KeyCommand::Back => {
                 self.clamp();
                 return Handled::NotConsumed;
@@ -661,7 +672,7 @@ impl Screen for InboxScreen {
             (k(KeyCommand::QuitAll), "quit from anywhere"),
             (
                 k(KeyCommand::Back),
-                "close the search or the help (never quits)",
+                "clear the search, then the filter; close the help (never quits)",
             ),
             ("Ctrl-c".to_owned(), "quit from anywhere"),
             ("search".to_owned(), "type · Backspace · Enter · Esc"),
