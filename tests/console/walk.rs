@@ -194,5 +194,63 @@ fn a_whole_triage_session_in_tmux() {
         inbox_counted(s) && !s.contains("search `") && (1..=4).all(|n| !row(s, n).is_empty())
     });
     eprintln!("{s}");
-    let _ = live;
+
+    // 7. A review on another PR with the slow model; quitting asks first, naming it: `n` stays,
+    // `q` `y` quits.
+    let slow = opened[1];
+    select(&tmux, slow);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the slow PR's screen", |s| pr_screen(s, slow));
+    tmux.keys(&["r"]);
+    let s = tmux.wait_for("the review running", |s| s.contains("0/6 done"));
+    eprintln!("{s}");
+    tmux.keys(&["q"]);
+    let s = tmux.wait_for("the inbox, the review going on", |s| {
+        inbox_counted(s) && row(s, slow).contains("review")
+    });
+    eprintln!("{s}");
+    tmux.keys(&["q"]);
+    let ask = tmux.wait_for("the quit question", |s| s.contains("Quit?"));
+    eprintln!("{ask}");
+    assert!(
+        ask.contains(&format!("review running on acme/widgets#{slow}")),
+        "{ask}"
+    );
+    tmux.keys(&["n"]);
+    tmux.wait_for("the inbox still there", |s| {
+        inbox_counted(s) && !s.contains("Quit?")
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_for("the quit question again", |s| s.contains("Quit?"));
+    tmux.keys(&["y"]);
+    let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    tmux.assert_terminal_restored();
+    drop(rt);
+}
+
+/// Moves the inbox's selection to the row of `acme/widgets#n`.
+fn select(tmux: &Tmux<'_>, n: u64) {
+    let s = tmux.wait_for("the inbox", inbox_counted);
+    let order: Vec<u64> = s
+        .lines()
+        .filter_map(|l| {
+            let at = l.find("acme/widgets#")? + "acme/widgets#".len();
+            l[at..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    let from = selected_pr(&s).and_then(|p| order.iter().position(|&x| x == p));
+    let to = order.iter().position(|&x| x == n);
+    let (Some(from), Some(to)) = (from, to) else {
+        panic!("no row for #{n} or no selection:\n{s}");
+    };
+    let key = if to > from { "j" } else { "k" };
+    for _ in 0..from.abs_diff(to) {
+        tmux.keys(&[key]);
+    }
+    tmux.wait_for("the row selected", |s| selected_pr(s) == Some(n));
 }
