@@ -456,21 +456,9 @@ fn rate_limit_waits_and_retries_go_to_the_status_line_not_over_the_screen() {
     let screen = tmux.wait_for("the live inbox, counted after the waits", |s| {
         s.contains("3 open PRs") && !s.contains("counting") && s.contains("! messages")
     });
-    let rows: Vec<&str> = screen.lines().collect();
-    let last = rows
-        .iter()
-        .rposition(|l| !l.trim().is_empty())
-        .unwrap_or_default();
-    for (i, row) in rows.iter().enumerate() {
-        if i != last {
-            assert!(
-                !row.contains("note:") && !row.contains("retrying") && !row.contains("rate limit"),
-                "a note was painted over row {i}:\n{screen}"
-            );
-        }
-    }
+    assert_no_note_over_the_panes(&screen);
     assert!(
-        rows[last].contains("note:"),
+        status_line(&screen).contains("note:"),
         "the latest note is on the status line:\n{screen}"
     );
     tmux.keys(&["!"]);
@@ -494,6 +482,30 @@ fn rate_limit_waits_and_retries_go_to_the_status_line_not_over_the_screen() {
         !screen.contains("note:"),
         "nothing was written to stderr after the console either:\n{screen}"
     );
+}
+
+/// The status line: the last row drawn.
+pub(crate) fn status_line(screen: &str) -> &str {
+    screen
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default()
+}
+
+/// Nothing but the status line carries a note: none is painted over the panes.
+pub(crate) fn assert_no_note_over_the_panes(screen: &str) {
+    let rows: Vec<&str> = screen.lines().collect();
+    let last = rows
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    for (i, row) in rows.iter().enumerate().take(last) {
+        assert!(
+            !row.contains("note:") && !row.contains("retrying") && !row.contains("rate limit"),
+            "a note was painted over row {i}:\n{screen}"
+        );
+    }
 }
 
 /// The PR's code in the real binary: the description, the files (one marked viewed), a diff

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use crate::support;
 
-use super::e2e::{REPORT_EXIT, Tmux, console, quote};
+use super::e2e::{REPORT_EXIT, Tmux, assert_no_note_over_the_panes, console, quote, status_line};
 use support::env::TestEnv;
 use support::fake_inbox::{FakeInbox, queue};
 
@@ -36,22 +36,6 @@ fn selected_pr(s: &str) -> Option<u64> {
         .next()?
         .parse()
         .ok()
-}
-
-/// Nothing but the status line (the last row drawn) carries a note: none is painted over the
-/// panes.
-fn assert_no_note_over_the_panes(screen: &str) {
-    let rows: Vec<&str> = screen.lines().collect();
-    let last = rows
-        .iter()
-        .rposition(|l| !l.trim().is_empty())
-        .unwrap_or_default();
-    for (i, row) in rows.iter().enumerate().take(last) {
-        assert!(
-            !row.contains("note:") && !row.contains("retrying") && !row.contains("rate limit"),
-            "a note was painted over row {i}:\n{screen}"
-        );
-    }
 }
 
 #[test]
@@ -168,10 +152,7 @@ fn a_whole_triage_session_in_tmux() {
     }));
     tmux.keys(&["C-r"]);
     let waiting = tmux.wait_for("the rate-limit wait in the status line", |s| {
-        s.lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .is_some_and(|l| l.contains("rate limit"))
+        status_line(s).contains("rate limit")
     });
     assert!(waiting.contains("resets at"), "{waiting}");
     assert_no_note_over_the_panes(&waiting);
