@@ -571,12 +571,7 @@ impl Respond for Responder {
                     .set_body_json(json!({"message": "Problems parsing JSON"}));
             }
         };
-        ResponseTemplate::new(200)
-            .set_body_json(answer)
-            .insert_header("x-ratelimit-limit", "5000")
-            .insert_header("x-ratelimit-remaining", "4000")
-            .insert_header("x-ratelimit-reset", "1893456000")
-            .insert_header("x-ratelimit-resource", "graphql")
+        graphql_ok(answer)
     }
 }
 
@@ -940,12 +935,7 @@ impl Respond for PrScreens {
             "reply" => self.reply(&seen.variables),
             _ => return self.rest(kind, req),
         };
-        ResponseTemplate::new(200)
-            .set_body_json(answer)
-            .insert_header("x-ratelimit-limit", "5000")
-            .insert_header("x-ratelimit-remaining", "4000")
-            .insert_header("x-ratelimit-reset", "1893456000")
-            .insert_header("x-ratelimit-resource", "graphql")
+        graphql_ok(answer)
     }
 }
 
@@ -968,4 +958,14 @@ impl FakeInbox {
             .await;
         screens
     }
+}
+
+/// A GraphQL answer with GitHub's rate-limit headers.
+fn graphql_ok(answer: Value) -> ResponseTemplate {
+    ResponseTemplate::new(200)
+        .set_body_json(answer)
+        .insert_header("x-ratelimit-limit", "5000")
+        .insert_header("x-ratelimit-remaining", "4000")
+        .insert_header("x-ratelimit-reset", "1893456000")
+        .insert_header("x-ratelimit-resource", "graphql")
 }
