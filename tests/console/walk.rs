@@ -38,6 +38,11 @@ fn selected_pr(s: &str) -> Option<u64> {
         .ok()
 }
 
+/// One console process, live, a whole session: the inbox of four PRs, three of them opened one
+/// after another (each with its own items), a reply and a posted review on the third that show
+/// after the refetch, a rate-limited refresh whose wait stays in the status line, the inbox
+/// recounted, a search left with `Esc`, and quitting while a slow review runs: asked, `n`
+/// stays, `y` quits with exit 0 and the terminal restored.
 #[test]
 fn a_whole_triage_session_in_tmux() {
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -73,13 +78,13 @@ fn a_whole_triage_session_in_tmux() {
     );
     tmux.start(120, 35, &script);
 
-    // 1. The inbox of the live repository, every row counted.
+    // The inbox of the live repository, every row counted.
     let inbox = tmux.wait_for("the live inbox, counted", inbox_counted);
     for n in 1..=4 {
         assert!(row(&inbox, n).contains("6 new"), "{inbox}");
     }
 
-    // 2. Three different PRs opened one after another, each with its own items.
+    // Three different PRs opened one after another, each with its own items.
     let mut opened = Vec::new();
     for k in 0..3 {
         let screen = tmux.wait_for("a selected row", |s| {
@@ -107,7 +112,7 @@ fn a_whole_triage_session_in_tmux() {
     }
     let live = opened[2];
 
-    // 3. On the third: a reply to its second thread, and a posted Shepherd review; both show
+    // On the third: a reply to its second thread, and a posted Shepherd review; both show
     // after the refetch that follows the session's own writes.
     tmux.keys(&["j"]);
     tmux.wait_for("the second item read", |s| s.contains("✓ 2 seen now"));
@@ -138,7 +143,7 @@ fn a_whole_triage_session_in_tmux() {
         pr_screen(s, live) && !s.contains("exactly as it will be posted")
     });
 
-    // 6. The refresh key, rate-limited once: the wait shows in the status line, never over the
+    // The refresh key, rate-limited once: the wait shows in the status line, never over the
     // panes, and the refetch then goes through.
     let limited = AtomicBool::new(true);
     fake.set_fault(Box::new(move |_, seen| {
@@ -160,7 +165,7 @@ fn a_whole_triage_session_in_tmux() {
     assert_no_note_over_the_panes(&refreshed);
     assert!(refreshed.contains("Conversation (4)"), "{refreshed}");
 
-    // 4. Back to the inbox: the rows are recounted. The PR just read has its two threads
+    // Back to the inbox: the rows are recounted. The PR just read has its two threads
     // seen (its own reply and review are not new); each other one opened, its first item.
     tmux.keys(&["q"]);
     let inbox = tmux.wait_for("the inbox, recounted", |s| {
@@ -182,7 +187,7 @@ fn a_whole_triage_session_in_tmux() {
         "Shepherd's review: {inbox}"
     );
 
-    // 5. A search, then Esc: the search is gone, the console stays.
+    // A search, then Esc: the search is gone, the console stays.
     tmux.keys(&["/"]);
     tmux.keys(&["-l", "number 1"]);
     tmux.keys(&["Enter"]);
@@ -197,7 +202,7 @@ fn a_whole_triage_session_in_tmux() {
             && (2..=4).all(|n| row(s, n).contains("allowed"))
     });
 
-    // 7. A review on another PR with the slow model; quitting asks first, naming it: `n` stays,
+    // A review on another PR with the slow model; quitting asks first, naming it: `n` stays,
     // `q` `y` quits.
     let slow = opened[1];
     select(&tmux, slow);
@@ -216,8 +221,8 @@ fn a_whole_triage_session_in_tmux() {
         "{ask}"
     );
     tmux.keys(&["n"]);
-    tmux.wait_for("the inbox still there", |s| {
-        inbox_counted(s) && !s.contains("Quit?")
+    tmux.wait_for("the inbox still there, the review still running", |s| {
+        inbox_counted(s) && !s.contains("Quit?") && row(s, slow).contains("[review")
     });
     tmux.keys(&["q"]);
     tmux.wait_for("the quit question again", |s| s.contains("Quit?"));
