@@ -35,7 +35,10 @@ fn the_checks_screen_lists_failing_first_and_opens_a_failing_run() {
     // Failing first, then pending, then passing (the fixture lists build first).
     let at = |name: &str| list.find(name).unwrap_or_else(|| panic!("{name}:\n{list}"));
     assert!(at("test (ubuntu-latest)") < at("python-bindings"), "{list}");
-    assert!(at("python-bindings") < at("build (ubuntu-latest)"), "{list}");
+    assert!(
+        at("python-bindings") < at("build (ubuntu-latest)"),
+        "{list}"
+    );
     insta::assert_snapshot!("checks_list_120x40", list);
     h.press("Enter");
     let open = h.screen();
@@ -78,7 +81,11 @@ fn an_annotation_is_new_the_first_time_it_is_shown_and_not_the_second() {
     h.draw();
     // Listed, not opened: nothing is shown of the annotations but their count.
     h.press("K");
-    assert!(h.screen().contains("2 annotations · 2 NEW"), "{}", h.screen());
+    assert!(
+        h.screen().contains("2 annotations · 2 NEW"),
+        "{}",
+        h.screen()
+    );
     h.press("q");
     assert_eq!(seen_annotations(&h, dir.path()), 0);
     // Opened: the frame showed them, so they are seen from now on (NEW for this visit).
@@ -120,7 +127,10 @@ fn the_checks_keys_are_in_each_help_and_can_be_rebound() {
     h.press("?");
     let s = h.screen();
     assert!(s.contains("the checks at the PR's head"), "{s}");
-    assert!(!s.contains("re-run the failed jobs"), "the checks screen's own:\n{s}");
+    assert!(
+        !s.contains("re-run the failed jobs"),
+        "the checks screen's own:\n{s}"
+    );
     h.press("? K ?");
     let s = h.screen();
     for want in [
@@ -253,7 +263,10 @@ fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_ag
     h.draw();
     h.press("K");
     let s = h.screen();
-    assert!(s.contains("3 checks at e5f6a7b: 1 failing · 1 pending · 1 passing"), "{s}");
+    assert!(
+        s.contains("3 checks at e5f6a7b: 1 failing · 1 pending · 1 passing"),
+        "{s}"
+    );
     assert!(!s.contains("the fixture's checks"), "{s}");
     // The log is read when the failing job is opened, not before.
     assert_eq!(count(&rt, &server, "GET", "/logs"), 0);
@@ -265,7 +278,10 @@ fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_ag
     // The log's tail ends the open check.
     h.press("G");
     let s = h.screen();
-    assert!(s.contains("error: test failed␇"), "sanitized, colour codes cut:\n{s}");
+    assert!(
+        s.contains("error: test failed␇"),
+        "sanitized, colour codes cut:\n{s}"
+    );
     assert!(s.contains("step line 199"), "{s}");
     assert!(!s.contains("2026-11-20T09:16"), "timestamps cut:\n{s}");
     // Asked first, naming the workflow run and its failing check; any key but y cancels.
@@ -281,7 +297,11 @@ fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_ag
         (ask.runs.len(), ask.runs[0].run, ask.runs[0].checks.clone()),
         (1, 9001, vec!["test".to_owned()])
     );
-    assert!(h.screen().contains("workflow run 9001: test"), "{}", h.screen());
+    assert!(
+        h.screen().contains("workflow run 9001: test"),
+        "{}",
+        h.screen()
+    );
     h.press("n");
     assert_eq!(h.app.notice(), Some("not re-run"));
     assert_eq!(count(&rt, &server, "POST", ""), 0);
@@ -289,7 +309,12 @@ fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_ag
     h.press("W y");
     assert_eq!(count(&rt, &server, "POST", ""), 1);
     assert_eq!(
-        count(&rt, &server, "POST", "/repos/acme/rivet/actions/runs/9001/rerun-failed-jobs"),
+        count(
+            &rt,
+            &server,
+            "POST",
+            "/repos/acme/rivet/actions/runs/9001/rerun-failed-jobs"
+        ),
         1
     );
     let notice = h.app.notice().unwrap_or_default().to_owned();

@@ -1,7 +1,7 @@
 //! The checks screen's work, as headless `checks` does it: reading the checks at the head (live
 //! over REST without the logs, offline from the fixture's `dashboard`) with which annotations
-//! were shown before; a failing job's log tail on demand; marking shown annotations seen; and
-//! re-running the failed jobs of workflow runs (live only, one request each).
+//! were shown before; a failing job's log tail on demand; and marking shown annotations seen.
+//! Re-running the failed jobs is a write: `remote.rs` does it ([`super::remote::rerun_failed`]).
 
 use crate::ledger::Ledger;
 use crate::pr::{PrCoords, checks};
@@ -82,42 +82,6 @@ pub fn mark_seen(ledger: &Ledger, pr: &PrCoords, ids: Vec<String>, now: i64) -> 
     Action::ChecksSeen {
         pr: pr.clone(),
         ids,
-        result,
-    }
-}
-
-/// Re-runs the failed jobs of `runs`: one request each, in order, stopping at the first that
-/// fails (saying which were asked already). Offline there is nothing to re-run.
-pub async fn rerun(remote: &Remote, pr: &PrCoords, runs: &[u64]) -> Action {
-    let result = match remote.github() {
-        None => Err("a fixture's checks cannot be re-run offline".to_owned()),
-        Some(gh) => {
-            let mut done: Vec<String> = Vec::new();
-            let mut failed = None;
-            for id in runs {
-                match rest::rerun_failed(gh, pr, *id).await {
-                    Ok(()) => done.push(id.to_string()),
-                    Err(e) => {
-                        failed = Some(format!("workflow run {id}: {e}"));
-                        break;
-                    }
-                }
-            }
-            match failed {
-                None => Ok(format!(
-                    "re-running the failed jobs of workflow run {} on {pr}",
-                    done.join(", ")
-                )),
-                Some(why) if done.is_empty() => Err(why),
-                Some(why) => Err(format!(
-                    "{why} (workflow run {} re-running already)",
-                    done.join(", ")
-                )),
-            }
-        }
-    };
-    Action::Rerun {
-        pr: pr.clone(),
         result,
     }
 }

@@ -9,10 +9,11 @@
 //! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
 //! - `pending.rs` — the pending review: read and saved on the ledger lane, submitted on the
 //!   send lane (one GitHub review, or the review outbox offline);
-//! - `remote.rs` — post plans, posts and thread actions, offline into the outbox or live on
-//!   GitHub: a task each, so the console keeps drawing and answering keys while GitHub answers;
+//! - `remote.rs` — post plans, posts, thread actions and re-runs of failed jobs, offline into
+//!   the outbox (or refused) or live on GitHub: a task each, so the console keeps drawing and
+//!   answering keys while GitHub answers;
 //! - `checks.rs` — the checks screen: the checks read and a job's log (fetch lane), annotations
-//!   marked seen (ledger lane), failed jobs re-run (send lane, live only);
+//!   marked seen (ledger lane); its re-run of failed jobs is a write, in `remote.rs`;
 //! - `inbox.rs` — loading the inbox and opening a PR from it: a task each;
 //! - `review.rs` — review runs: preparation, then `ReviewEvent`s tagged with the run's sequence
 //!   number (the app drops those of a replaced run), cancellable.
@@ -172,7 +173,10 @@ impl EffectRunner {
                 send(checks::load(remote, self.fixture_of(&pr), l, &pr, &head_sha).await)
             }
             Effect::LoadJobLog { pr, job } => send(checks::job_log(remote, &pr, job).await),
-            Effect::RerunFailed { pr, runs } => send(checks::rerun(remote, &pr, &runs).await),
+            Effect::RerunFailed { pr, runs } => send(Action::Rerun {
+                result: remote::rerun_failed(remote, &pr, &runs).await,
+                pr,
+            }),
             Effect::SetViewed { pr, paths, viewed } => send(Action::ViewedSet {
                 result: remote::set_viewed(remote, l, &pr, &paths, viewed, now).await,
                 paths,
