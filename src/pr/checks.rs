@@ -1,12 +1,11 @@
 //! Pure: what the checks screen and `pr-shepherd checks` both decide about the checks at a PR's
 //! head — the order they are listed in (failing first), which annotations are new (their ids
 //! against the seen markers), which workflow runs a re-run of the failed jobs touches, and the
-//! bounded, sanitized tail of a job's log.
+//! bounded tail of a job's log (sanitized by the caller: `pr` imports nothing of the crate).
 
 use std::collections::BTreeSet;
 
 use super::{CheckRun, CheckState, log_tail};
-use crate::sanitize::one_line;
 
 /// Bytes of a job's log read at most (its tail is what is kept).
 pub const MAX_LOG_BYTES: usize = 4 * 1024 * 1024;
@@ -62,13 +61,14 @@ pub fn rerun_targets(runs: &[CheckRun]) -> Vec<RerunTarget> {
 }
 
 /// The tail of a job's log as read (`raw`, any bytes): only its last [`MAX_LOG_BYTES`] are
-/// looked at, then [`log_tail`] bounds it in lines and characters, and each line is sanitized.
-pub fn bounded_log_tail(raw: &[u8]) -> String {
+/// looked at, then [`log_tail`] bounds it in lines and characters; each line goes through
+/// `clean` (the caller's sanitizer).
+pub fn bounded_log_tail(raw: &[u8], clean: impl Fn(&str) -> String) -> String {
     let start = raw.len().saturating_sub(MAX_LOG_BYTES);
     let text = String::from_utf8_lossy(&raw[start..]);
     log_tail(&text)
         .lines()
-        .map(one_line)
+        .map(clean)
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -152,16 +152,19 @@ mod tests {
     }
 
     #[test]
-    fn a_log_tail_is_bounded_and_sanitized() {
+    fn a_log_tail_is_bounded_and_each_line_cleaned() {
         let log: String = (0..500)
             .map(|i| format!("2026-11-20T09:16:00.0000000Z line {i} \u{7}\n"))
             .collect();
-        let tail = bounded_log_tail(log.as_bytes());
+        let tail = bounded_log_tail(log.as_bytes(), |l| l.replace('\u{7}', "␇"));
         assert_eq!(tail.lines().count(), LOG_TAIL_LINES);
         assert!(tail.chars().count() <= LOG_TAIL_CHARS);
         assert!(tail.ends_with("line 499 ␇"), "{tail}");
         assert!(!tail.contains('\u{7}'));
         // Bytes that are not UTF-8 are no error.
-        assert_eq!(bounded_log_tail(&[0xff, b'o', b'k']), "\u{fffd}ok");
+        assert_eq!(
+            bounded_log_tail(&[0xff, b'o', b'k'], str::to_owned),
+            "\u{fffd}ok"
+        );
     }
 }

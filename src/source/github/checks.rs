@@ -213,7 +213,10 @@ pub async fn job_log(gh: &GitHub, c: &PrCoords, job: u64) -> Option<String> {
     if !resp.status.is_success() {
         return None;
     }
-    Some(crate::pr::checks::bounded_log_tail(&resp.body))
+    Some(crate::pr::checks::bounded_log_tail(
+        &resp.body,
+        crate::sanitize::one_line,
+    ))
 }
 
 /// Re-runs the failed jobs of a workflow run: one request, never retried.
