@@ -12,7 +12,6 @@ use crate::support;
 
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::checks::annotation_ids;
-use pr_shepherd::source::Fixture;
 use pr_shepherd::source::github::FetchOptions;
 use pr_shepherd::tui::app::{Effect, InputMode};
 use pr_shepherd::tui::harness::Harness;
@@ -20,10 +19,10 @@ use pr_shepherd::tui::keymap::Keymap;
 use pr_shepherd::tui::review::Confirm;
 use pr_shepherd::tui::theme::Theme;
 use pr_shepherd::tui::{Live, Remote};
-use serde_json::json;
 use support::console::{coords, demo_harness};
-use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use support::demo_fixture;
+use support::fake_github::{CHECKS_SHA, checks_loopback};
+use wiremock::MockServer;
 
 #[test]
 fn the_checks_screen_lists_failing_first_and_opens_a_failing_run() {
@@ -60,12 +59,7 @@ fn the_checks_screen_lists_failing_first_and_opens_a_failing_run() {
 
 /// The demo's failing run's annotations, marked seen in the ledger in `dir`.
 fn seen_annotations(h: &Harness, dir: &Path) -> usize {
-    let f = Fixture::parse(
-        pr_shepherd::source::DEMO_FIXTURE,
-        Path::new("assets/fixtures/demo.json"),
-    )
-    .unwrap();
-    let ids = annotation_ids(&f.dashboard.check_runs);
+    let ids = annotation_ids(&demo_fixture().dashboard.check_runs);
     assert_eq!(ids.len(), 2);
     let seen = Ledger::new(dir)
         .load_seen_of(&coords(h), ids.iter().map(String::as_str))
@@ -161,65 +155,6 @@ fn the_checks_keys_are_in_each_help_and_can_be_rebound() {
     );
 }
 
-const SHA: &str = "e5f6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e";
-
-/// A loopback GitHub with the demo PR's checks at its head: a failing Actions job with one
-/// annotation and a log, a passing one, a pending status; and the re-run endpoint.
-async fn loopback() -> MockServer {
-    let server = MockServer::start().await;
-    let repo = "/repos/acme/rivet";
-    let ok = |body: serde_json::Value| ResponseTemplate::new(200).set_body_json(body);
-    Mock::given(method("GET"))
-        .and(path(format!("{repo}/commits/{SHA}/check-runs")))
-        .respond_with(ok(json!({
-            "total_count": 2,
-            "check_runs": [
-                {"id": 31001, "name": "build", "status": "completed", "conclusion": "success",
-                 "started_at": "2026-11-20T09:15:00Z", "completed_at": "2026-11-20T09:15:42Z",
-                 "html_url": "https://github.com/acme/rivet/actions/runs/9001/job/31001",
-                 "head_sha": SHA, "output": {"annotations_count": 0}, "app": {"slug": "github-actions"}},
-                {"id": 31002, "name": "test", "status": "completed", "conclusion": "failure",
-                 "started_at": "2026-11-20T09:15:00Z", "completed_at": "2026-11-20T09:16:05Z",
-                 "html_url": "https://github.com/acme/rivet/actions/runs/9001/job/31002",
-                 "head_sha": SHA, "output": {"annotations_count": 1}, "app": {"slug": "github-actions"}}
-            ]
-        })))
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path(format!("{repo}/commits/{SHA}/status")))
-        .respond_with(ok(json!({
-            "state": "pending", "sha": SHA, "total_count": 1,
-            "statuses": [{"context": "ci/docs", "state": "pending", "target_url": null,
-                          "created_at": "2026-11-20T09:15:00Z", "updated_at": "2026-11-20T09:15:00Z"}]
-        })))
-        .mount(&server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path(format!("{repo}/check-runs/31002/annotations")))
-        .respond_with(ok(json!([
-            {"path": "src/lib.rs", "start_line": 7, "end_line": 7, "annotation_level": "failure",
-             "title": "tests::adds", "message": "assertion failed: 2 + 2 == 5", "raw_details": null}
-        ])))
-        .mount(&server)
-        .await;
-    let log: String = (0..200)
-        .map(|i| format!("2026-11-20T09:16:0{}.0000000Z step line {i}\n", i % 10))
-        .collect::<String>()
-        + "2026-11-20T09:16:05.0000000Z \u{1b}[31merror\u{1b}[0m: test failed\u{7}\n";
-    Mock::given(method("GET"))
-        .and(path(format!("{repo}/actions/jobs/31002/logs")))
-        .respond_with(ResponseTemplate::new(200).set_body_string(log))
-        .mount(&server)
-        .await;
-    Mock::given(method("POST"))
-        .and(path(format!("{repo}/actions/runs/9001/rerun-failed-jobs")))
-        .respond_with(ResponseTemplate::new(201).set_body_json(json!({})))
-        .mount(&server)
-        .await;
-    server
-}
-
 fn count(rt: &tokio::runtime::Runtime, server: &MockServer, how: &str, ends: &str) -> usize {
     rt.block_on(server.received_requests())
         .unwrap_or_default()
@@ -231,7 +166,7 @@ fn count(rt: &tokio::runtime::Runtime, server: &MockServer, how: &str, ends: &st
 #[test]
 fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_again() {
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let server = rt.block_on(loopback());
+    let server = rt.block_on(checks_loopback());
     let opts = FetchOptions {
         timeout: Duration::from_secs(5),
         deadline: Duration::from_secs(30),
@@ -239,13 +174,8 @@ fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_ag
     };
     let gh = support::github_client::loopback_github(&server.uri(), "ghp_consoleChecksToken", opts)
         .expect("client");
-    let f = Fixture::parse(
-        pr_shepherd::source::DEMO_FIXTURE,
-        Path::new("assets/fixtures/demo.json"),
-    )
-    .unwrap();
-    let snapshot = f.snapshot_at(0).unwrap();
-    assert_eq!(snapshot.pr.head_sha, SHA);
+    let snapshot = demo_fixture().snapshot_at(0).unwrap();
+    assert_eq!(snapshot.pr.head_sha, CHECKS_SHA);
     let dir = tempfile::tempdir().unwrap();
     let mut h = Harness::new(
         snapshot,
