@@ -333,7 +333,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::Checks,
         "checks",
         &["K"],
-        "the checks at the PR's head: state, duration; a failing one's annotations and log tail",
+        "the checks at the PR's head, failing first: annotations, log tail",
     ),
     (
         KeyCommand::RerunFailed,
