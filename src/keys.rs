@@ -56,6 +56,8 @@ pub enum KeyCommand {
     Interdiff,
     SelectLines,
     Suggest,
+    Checks,
+    RerunFailed,
     Help,
     Messages,
     Quit,
@@ -326,6 +328,18 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "suggest",
         &["S"],
         "diff: suggest a change on the line or the selected lines",
+    ),
+    (
+        KeyCommand::Checks,
+        "checks",
+        &["K"],
+        "the checks at the PR's head, failing first: annotations, log tail",
+    ),
+    (
+        KeyCommand::RerunFailed,
+        "rerun_failed",
+        &["W"],
+        "checks: re-run the failed jobs of the failing workflow runs (asks first)",
     ),
     (KeyCommand::Help, "help", &["?"], "this help"),
     (

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::Context;
 use crate::cli::{ChecksArgs, Format};
 use crate::error::CliError;
-use crate::pr::{CheckRun, CheckState, ChecksSummary, PrCoords, duration_text};
+use crate::pr::{CheckRun, CheckState, ChecksSummary, PrCoords, checks, duration_text};
 use crate::sanitize::one_line;
 use crate::source::{self, Target};
 
@@ -62,16 +62,9 @@ pub(super) async fn run(ctx: &Context, args: ChecksArgs) -> Result<(), CliError>
         return rerun(&coords, &runs, gh.as_ref(), args.yes).await;
     }
     let ledger = ctx.ledger()?;
-    let ids: Vec<String> = runs
-        .iter()
-        .flat_map(|r| r.annotations.iter().map(|a| a.id(&r.name)))
-        .collect();
+    let ids = checks::annotation_ids(&runs);
     let seen = ledger.load_seen_of(&coords, ids.iter().map(String::as_str))?;
-    let new: BTreeSet<String> = ids
-        .iter()
-        .filter(|id| !seen.markers.contains_key(id.as_str()))
-        .cloned()
-        .collect();
+    let new = checks::new_annotations(&ids, |id| seen.markers.contains_key(id));
     let shown = Shown {
         coords,
         head_sha,
@@ -97,35 +90,21 @@ pub(super) async fn run(ctx: &Context, args: ChecksArgs) -> Result<(), CliError>
     Ok(())
 }
 
-/// The workflow runs with failed Actions jobs, in order, once each.
-fn failed_workflow_runs(runs: &[CheckRun]) -> Vec<u64> {
-    let mut out: Vec<u64> = Vec::new();
-    for r in runs.iter().filter(|r| r.state == CheckState::Failing) {
-        if let Some(id) = r.workflow_run_id
-            && !out.contains(&id)
-        {
-            out.push(id);
-        }
-    }
-    out
-}
-
 async fn rerun(
     coords: &PrCoords,
     runs: &[CheckRun],
     gh: Option<&crate::source::github::GitHub>,
     yes: bool,
 ) -> Result<(), CliError> {
-    let targets = failed_workflow_runs(runs);
+    let targets: Vec<u64> = checks::rerun_targets(runs).iter().map(|t| t.run).collect();
     if targets.is_empty() {
         return Err(CliError::usage(format!(
             "{coords}: no failing Actions job to re-run"
         )));
     }
-    let names: Vec<String> = runs
+    let names: Vec<String> = checks::rerun_targets(runs)
         .iter()
-        .filter(|r| r.state == CheckState::Failing && r.workflow_run_id.is_some())
-        .map(|r| one_line(&r.name))
+        .flat_map(|t| t.checks.iter().map(|n| one_line(n)))
         .collect();
     if !yes {
         return Err(CliError::usage(format!(
@@ -219,9 +198,7 @@ fn markdown(s: &Shown, now: chrono::DateTime<chrono::Utc>) -> String {
         summary.passing,
         summary.neutral
     );
-    let mut runs: Vec<&CheckRun> = s.runs.iter().collect();
-    runs.sort_by_key(|r| r.state);
-    for r in runs {
+    for r in checks::ordered(&s.runs) {
         let dur = r
             .duration_secs(now)
             .map(|d| format!(" · {}", duration_text(d)))

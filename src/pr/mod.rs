@@ -4,6 +4,7 @@
 //! PR and a hand-written fixture go through exactly the same code.
 
 mod base;
+pub mod checks;
 mod dash;
 mod files;
 mod fingerprint;

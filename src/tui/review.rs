@@ -506,6 +506,16 @@ pub enum Confirm {
     Quit {
         lost: Vec<String>,
     },
+    /// Re-run the failed jobs of workflow runs (the checks screen).
+    Rerun(RerunAsk),
+}
+
+/// What a confirmed re-run will do: on which PR, which workflow runs and their failing checks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RerunAsk {
+    /// `owner/repo#N`.
+    pub target: String,
+    pub runs: Vec<crate::pr::checks::RerunTarget>,
 }
 
 /// How the maintainer chose to submit the pending review.

@@ -79,9 +79,12 @@ fn help_overlay_lists_every_binding() {
     h.draw();
     h.press("?");
     let screen = h.screen();
-    // The files', the diff's and the inbox's own keys are in their screens' help.
+    // The files', the diff's, the inbox's and the checks' own keys are in their screens' help.
     let own = |help: &str| {
-        help.starts_with("files: ") || help.starts_with("diff: ") || help.starts_with("inbox: ")
+        help.starts_with("files: ")
+            || help.starts_with("diff: ")
+            || help.starts_with("inbox: ")
+            || help.starts_with("checks: ")
     };
     for (_, _, _, help) in pr_shepherd::tui::keymap::COMMANDS {
         if !own(help) {

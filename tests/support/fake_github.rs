@@ -1469,3 +1469,73 @@ pub async fn endless_answer_server(
     });
     (root, sent)
 }
+
+/// The head commit of [`checks_loopback`]'s PR.
+pub const CHECKS_SHA: &str = "e5f6a7b8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5e";
+
+/// A loopback GitHub with checks at acme/rivet#482's head ([`CHECKS_CHECKS_SHA`], the demo's): a
+/// failing Actions job (`test`, workflow run 9001) with one annotation and a 201-line log, a
+/// passing one, a pending commit status; the PR itself; and the failed jobs' re-run endpoint.
+pub async fn checks_loopback() -> MockServer {
+    let server = MockServer::start().await;
+    let repo = "/repos/acme/rivet";
+    Mock::given(method("GET"))
+        .and(path(format!("{repo}/pulls/482")))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"number": 482, "head": {"sha": CHECKS_SHA, "ref": "topic"}})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("{repo}/commits/{CHECKS_SHA}/check-runs")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "total_count": 2,
+            "check_runs": [
+                {"id": 31002, "name": "test", "status": "completed", "conclusion": "failure",
+                 "started_at": "2026-11-20T09:15:00Z", "completed_at": "2026-11-20T09:16:05Z",
+                 "html_url": "https://github.com/acme/rivet/actions/runs/9001/job/31002",
+                 "details_url": "https://github.com/acme/rivet/actions/runs/9001/job/31002",
+                 "head_sha": CHECKS_SHA, "output": {"title": null, "summary": null, "annotations_count": 1},
+                 "app": {"slug": "github-actions"}},
+                {"id": 31001, "name": "build", "status": "completed", "conclusion": "success",
+                 "started_at": "2026-11-20T09:15:00Z", "completed_at": "2026-11-20T09:15:42Z",
+                 "html_url": "https://github.com/acme/rivet/actions/runs/9001/job/31001",
+                 "head_sha": CHECKS_SHA, "output": {"annotations_count": 0}, "app": {"slug": "github-actions"}}
+            ]
+        })))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("{repo}/commits/{CHECKS_SHA}/status")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "state": "pending", "sha": CHECKS_SHA, "total_count": 1,
+            "statuses": [{"context": "ci/docs", "state": "pending", "target_url": null,
+                          "created_at": "2026-11-20T09:15:00Z", "updated_at": "2026-11-20T09:15:00Z"}]
+        })))
+        .mount(&server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(format!("{repo}/check-runs/31002/annotations")))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!([
+            {"path": "src/lib.rs", "start_line": 7, "end_line": 7, "annotation_level": "failure",
+             "title": "tests::adds", "message": "assertion failed: 2 + 2 == 5", "raw_details": null}
+        ])))
+        .mount(&server)
+        .await;
+    let log: String = (0..200)
+        .map(|i| format!("2026-11-20T09:16:0{}.0000000Z step line {i}\n", i % 10))
+        .collect::<String>()
+        + "2026-11-20T09:16:05.0000000Z \u{1b}[31merror\u{1b}[0m: test failed\n";
+    Mock::given(method("GET"))
+        .and(path(format!("{repo}/actions/jobs/31002/logs")))
+        .respond_with(ResponseTemplate::new(200).set_body_string(log))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(format!("{repo}/actions/runs/9001/rerun-failed-jobs")))
+        .respond_with(ResponseTemplate::new(201).set_body_json(json!({})))
+        .mount(&server)
+        .await;
+    server
+}

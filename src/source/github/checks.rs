@@ -10,12 +10,11 @@ use reqwest::Method;
 use serde::Deserialize;
 
 use super::{GitHub, GitHubError};
-use crate::pr::{Annotation, CheckKind, CheckRun, CheckState, PrCoords, log_tail};
+pub use crate::pr::checks::MAX_LOG_BYTES;
+use crate::pr::{Annotation, CheckKind, CheckRun, CheckState, PrCoords};
 
 /// Annotations read per failing check run (one page).
 pub const MAX_ANNOTATIONS: usize = 100;
-/// Bytes of a job's log read at most (its tail is what is kept).
-pub const MAX_LOG_BYTES: usize = 4 * 1024 * 1024;
 
 #[derive(Debug, Deserialize)]
 struct RunsPage {
@@ -92,6 +91,25 @@ fn repo_path(c: &PrCoords) -> String {
 /// failing Actions job, its log tail. A log that cannot be read leaves `log_tail` empty (its
 /// absence is said by the caller); the lists themselves must be read whole.
 pub async fn fetch(gh: &GitHub, c: &PrCoords, sha: &str) -> Result<Vec<CheckRun>, GitHubError> {
+    list(gh, c, sha, true).await
+}
+
+/// As [`fetch`], without the logs: the checks screen reads a failing job's log tail when it is
+/// opened ([`job_log`]).
+pub async fn fetch_listed(
+    gh: &GitHub,
+    c: &PrCoords,
+    sha: &str,
+) -> Result<Vec<CheckRun>, GitHubError> {
+    list(gh, c, sha, false).await
+}
+
+async fn list(
+    gh: &GitHub,
+    c: &PrCoords,
+    sha: &str,
+    logs: bool,
+) -> Result<Vec<CheckRun>, GitHubError> {
     let base = repo_path(c);
     let page: RunsPage = gh
         .get_json(
@@ -132,8 +150,8 @@ pub async fn fetch(gh: &GitHub, c: &PrCoords, sha: &str) -> Result<Vec<CheckRun>
             if r.output.as_ref().is_some_and(|o| o.annotations_count > 0) {
                 run.annotations = annotations(gh, c, r.id).await?;
             }
-            if actions {
-                run.log_tail = job_log_tail(gh, c, r.id).await;
+            if actions && logs {
+                run.log_tail = job_log(gh, c, r.id).await;
             }
         }
         out.push(run);
@@ -179,9 +197,10 @@ async fn annotations(gh: &GitHub, c: &PrCoords, id: u64) -> Result<Vec<Annotatio
         .collect())
 }
 
-/// The tail of an Actions job's log, sanitized; `None` when it cannot be read (expired, no
-/// permission).
-async fn job_log_tail(gh: &GitHub, c: &PrCoords, job: u64) -> Option<String> {
+/// The tail of an Actions job's log, bounded and sanitized
+/// ([`bounded_log_tail`](crate::pr::checks::bounded_log_tail)); `None` when it cannot be read
+/// (expired, no permission).
+pub async fn job_log(gh: &GitHub, c: &PrCoords, job: u64) -> Option<String> {
     let resp = gh
         .rest_raw(
             Method::GET,
@@ -194,15 +213,10 @@ async fn job_log_tail(gh: &GitHub, c: &PrCoords, job: u64) -> Option<String> {
     if !resp.status.is_success() {
         return None;
     }
-    let start = resp.body.len().saturating_sub(MAX_LOG_BYTES);
-    let text = String::from_utf8_lossy(&resp.body[start..]);
-    let tail = log_tail(&text);
-    Some(
-        tail.lines()
-            .map(crate::sanitize::one_line)
-            .collect::<Vec<_>>()
-            .join("\n"),
-    )
+    Some(crate::pr::checks::bounded_log_tail(
+        &resp.body,
+        crate::sanitize::one_line,
+    ))
 }
 
 /// Re-runs the failed jobs of a workflow run: one request, never retried.

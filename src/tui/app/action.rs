@@ -214,6 +214,38 @@ pub enum Action {
         viewed: bool,
         result: Result<String, String>,
     },
+    /// The checks of `pr` at its head, read for the checks screen (or why not).
+    ChecksLoaded {
+        pr: PrCoords,
+        result: Result<Box<ChecksLoad>, String>,
+    },
+    /// The tail of job `job`'s log (`None`: it could not be read).
+    JobLogLoaded {
+        pr: PrCoords,
+        job: u64,
+        tail: Option<String>,
+    },
+    /// These annotations were marked seen, or why not.
+    ChecksSeen {
+        pr: PrCoords,
+        ids: Vec<String>,
+        result: Result<(), String>,
+    },
+    /// The failed jobs' re-run was asked of GitHub: what was done, or why it failed.
+    Rerun {
+        pr: PrCoords,
+        result: Result<String, String>,
+    },
+}
+
+/// What the checks screen reads: the checks at the head and which annotations are new.
+#[derive(Debug, Clone)]
+pub struct ChecksLoad {
+    pub runs: Vec<crate::pr::CheckRun>,
+    /// Ids of the annotations never shown before.
+    pub new: std::collections::BTreeSet<String>,
+    /// The checks are a fixture's (offline): nothing can be re-run.
+    pub offline: bool,
 }
 
 /// What the files and diff screens read beside the snapshot, once, when the files are opened.

@@ -139,6 +139,30 @@ pub enum Effect {
         paths: Vec<String>,
         viewed: bool,
     },
+    /// Read the checks at `head_sha` for the checks screen (live: GitHub's check runs and
+    /// statuses with the failing runs' annotations, no logs; offline: the fixture's
+    /// `dashboard`), and which of their annotations were shown before.
+    LoadChecks {
+        pr: PrCoords,
+        head_sha: String,
+    },
+    /// Read the tail of a failing Actions job's log (the checks screen, when the job is opened).
+    LoadJobLog {
+        pr: PrCoords,
+        job: u64,
+    },
+    /// The frame that showed these annotations is on screen: mark them seen (the same markers
+    /// `pr-shepherd checks` writes).
+    MarkChecksSeen {
+        pr: PrCoords,
+        ids: Vec<String>,
+    },
+    /// Re-run the failed jobs of these workflow runs, one request each (only ever after the
+    /// maintainer confirmed the dialog naming them).
+    RerunFailed {
+        pr: PrCoords,
+        runs: Vec<u64>,
+    },
 }
 
 /// Where an effect runs. Every lane is off the UI loop; they differ in order, in the thread they
@@ -175,7 +199,8 @@ impl Effect {
             | Effect::LoadStats { .. }
             | Effect::LoadPending { .. }
             | Effect::SavePending { .. }
-            | Effect::RecordShown { .. } => Lane::Ledger,
+            | Effect::RecordShown { .. }
+            | Effect::MarkChecksSeen { .. } => Lane::Ledger,
             Effect::Highlight { .. }
             | Effect::Open(_)
             | Effect::Copy(_)
@@ -184,11 +209,14 @@ impl Effect {
             | Effect::OpenPr(_)
             | Effect::RefreshPr { .. }
             | Effect::LoadInbox
-            | Effect::LoadCode { .. } => Lane::Fetch,
+            | Effect::LoadCode { .. }
+            | Effect::LoadChecks { .. }
+            | Effect::LoadJobLog { .. } => Lane::Fetch,
             Effect::Post { .. }
             | Effect::ThreadAct { .. }
             | Effect::SubmitReview { .. }
-            | Effect::SetViewed { .. } => Lane::Send,
+            | Effect::SetViewed { .. }
+            | Effect::RerunFailed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
         }
     }
@@ -228,7 +256,12 @@ impl Effect {
             // The code screens' too: they sit on top of their PR screen while they wait.
             | Effect::LoadCode { .. }
             | Effect::RecordShown { .. }
-            | Effect::SetViewed { .. } => None,
+            | Effect::SetViewed { .. }
+            // The checks screen's likewise.
+            | Effect::LoadChecks { .. }
+            | Effect::LoadJobLog { .. }
+            | Effect::MarkChecksSeen { .. }
+            | Effect::RerunFailed { .. } => None,
         }
     }
 }

@@ -15,7 +15,8 @@
 //! ├── stack: [Box<dyn Screen>]          screen.rs      the trait, Ctx (what a screen may touch)
 //! │   ├── InboxScreen                   inbox/         rows in tabs; opens a PrScreen above it
 //! │   ├── PrScreen                      pr/            one PR: list, marks, review desk, threads
-//! │   └── PendingScreen                 pending/       the pending review: comments, drafts, submit
+//! │   ├── PendingScreen                 pending/       the pending review: comments, drafts, submit
+//! │   └── ChecksScreen                  checks/        the checks at the head, annotations, re-run
 //! └── kept: [Box<dyn Screen>]           screens left (a PR left for the inbox): work goes on
 //! action.rs   Action, Drawn, …          effect.rs      Effect and its Lane
 //! ```
@@ -40,6 +41,7 @@ macro_rules! ctx {
 }
 
 mod action;
+mod checks;
 mod code;
 mod dialogs;
 mod effect;
@@ -63,9 +65,10 @@ use crate::ledger::SeenSet;
 use crate::pr::{Item, PrCoords, Snapshot};
 
 pub use action::{
-    Action, Ahead, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData,
-    later_versions,
+    Action, Ahead, ChecksLoad, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts,
+    StepData, later_versions,
 };
+pub use checks::ChecksScreen;
 pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
 pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};

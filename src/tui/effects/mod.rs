@@ -9,8 +9,11 @@
 //! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
 //! - `pending.rs` — the pending review: read and saved on the ledger lane, submitted on the
 //!   send lane (one GitHub review, or the review outbox offline);
-//! - `remote.rs` — post plans, posts and thread actions, offline into the outbox or live on
-//!   GitHub: a task each, so the console keeps drawing and answering keys while GitHub answers;
+//! - `remote.rs` — post plans, posts, thread actions and re-runs of failed jobs, offline into
+//!   the outbox (or refused) or live on GitHub: a task each, so the console keeps drawing and
+//!   answering keys while GitHub answers;
+//! - `checks.rs` — the checks screen: the checks read and a job's log (fetch lane), annotations
+//!   marked seen (ledger lane); its re-run of failed jobs is a write, in `remote.rs`;
 //! - `inbox.rs` — loading the inbox and opening a PR from it: a task each;
 //! - `review.rs` — review runs: preparation, then `ReviewEvent`s tagged with the run's sequence
 //!   number (the app drops those of a replaced run), cancellable.
@@ -19,6 +22,7 @@
 //! back as an [`AppEvent`]. The test harness performs the same effects synchronously with
 //! [`EffectRunner::perform_blocking`].
 
+pub mod checks;
 pub mod code;
 pub mod inbox;
 pub mod ledger;
@@ -117,6 +121,7 @@ impl EffectRunner {
             Effect::RecordShown { pr, files, all } => {
                 Some(code::record_shown(l, &pr, &files, &all, now))
             }
+            Effect::MarkChecksSeen { pr, ids } => Some(checks::mark_seen(l, &pr, ids, now)),
             Effect::Highlight { key, path, hunk } => Some(Action::Highlighted {
                 key,
                 lines: Arc::new(highlight::highlight_hunk(&path, &hunk, &self.theme)),
@@ -164,6 +169,14 @@ impl EffectRunner {
             )),
             Effect::LoadInbox => self.load_inbox(send).await,
             Effect::LoadCode { snapshot } => send(code::load(l, &self.session, &snapshot)),
+            Effect::LoadChecks { pr, head_sha } => {
+                send(checks::load(remote, self.fixture_of(&pr), l, &pr, &head_sha).await)
+            }
+            Effect::LoadJobLog { pr, job } => send(checks::job_log(remote, &pr, job).await),
+            Effect::RerunFailed { pr, runs } => send(Action::Rerun {
+                result: remote::rerun_failed(remote, &pr, &runs).await,
+                pr,
+            }),
             Effect::SetViewed { pr, paths, viewed } => send(Action::ViewedSet {
                 result: remote::set_viewed(remote, l, &pr, &paths, viewed, now).await,
                 paths,

@@ -193,6 +193,27 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
             " Not posting ",
             vec![one_line(why), String::new(), "any key closes".to_owned()],
         ),
+        Confirm::Rerun(ask) => {
+            let mut lines = vec![format!("Target: {}", one_line(&ask.target))];
+            for t in &ask.runs {
+                lines.push(format!(
+                    "· workflow run {}: {}",
+                    t.run,
+                    t.checks
+                        .iter()
+                        .map(|c| one_line(c))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            lines.push(format!(
+                "GitHub gets one request per run: {} in all.",
+                ask.runs.len()
+            ));
+            lines.push(String::new());
+            lines.push("y re-runs · any other key cancels".to_owned());
+            (" Re-run the failed jobs? ", lines)
+        }
         Confirm::Quit { lost } => {
             let mut lines = vec!["Quitting now:".to_owned()];
             lines.extend(lost.iter().map(|l| format!("· {}", one_line(l))));

@@ -64,7 +64,13 @@ pub fn open_files(snapshot: &Snapshot, ctx: &mut Ctx<'_>) {
 }
 
 /// Draws the screen's frame, titled with the PR and `what`; the area inside it.
-fn framed(frame: &mut Frame, area: Rect, snapshot: &Snapshot, what: &str, theme: &Theme) -> Rect {
+pub(super) fn framed(
+    frame: &mut Frame,
+    area: Rect,
+    snapshot: &Snapshot,
+    what: &str,
+    theme: &Theme,
+) -> Rect {
     let pr = &snapshot.pr;
     let block = bordered(
         format!(
@@ -82,7 +88,7 @@ fn framed(frame: &mut Frame, area: Rect, snapshot: &Snapshot, what: &str, theme:
 }
 
 /// The footer: the notice when there is one (no dialog open), else the key hints of `cmds`.
-fn footer(view: &View<'_>, cmds: &[(KeyCommand, &str)]) -> Line<'static> {
+pub(super) fn footer(view: &View<'_>, cmds: &[(KeyCommand, &str)]) -> Line<'static> {
     match (view.mode, view.notice) {
         (InputMode::Normal, Some(n)) => Line::styled(one_line(n), view.theme.notice),
         _ => hints(view.keymap, view.theme, cmds),
@@ -102,7 +108,7 @@ fn hints(keymap: &Keymap, theme: &Theme, cmds: &[(KeyCommand, &str)]) -> Line<'s
 }
 
 /// The help entries of `cmds`, labelled by the keymap, then how to leave.
-fn help_entries(keymap: &Keymap, cmds: &[(KeyCommand, &str)]) -> Vec<(String, String)> {
+pub(super) fn help_entries(keymap: &Keymap, cmds: &[(KeyCommand, &str)]) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = cmds
         .iter()
         .map(|(c, what)| (keymap.keys_label(*c), (*what).to_owned()))
@@ -123,7 +129,7 @@ fn help_entries(keymap: &Keymap, cmds: &[(KeyCommand, &str)]) -> Vec<(String, St
 }
 
 /// A scroll position moved by `cmd` within `max`, `half` rows a half page.
-fn scrolled(cmd: KeyCommand, at: usize, max: usize, half: usize) -> Option<usize> {
+pub(super) fn scrolled(cmd: KeyCommand, at: usize, max: usize, half: usize) -> Option<usize> {
     let to = match cmd {
         KeyCommand::Down => at + 1,
         KeyCommand::Up => at.saturating_sub(1),

@@ -672,7 +672,8 @@ impl ReviewDesk {
                 | Confirm::MarkAll { .. }
                 | Confirm::Thread(_)
                 | Confirm::Submit(_)
-                | Confirm::Quit { .. },
+                | Confirm::Quit { .. }
+                | Confirm::Rerun(_),
                 _,
             ) => {}
         }

@@ -298,6 +298,7 @@ impl PrScreen {
                 super::code::open_description(&self.list.snapshot, detail::body_lines, ctx)
             }
             KeyCommand::Files => super::code::open_files(&self.list.snapshot, ctx),
+            KeyCommand::Checks => super::checks::open_checks(&self.list.snapshot, ctx),
             KeyCommand::Quit => return self.close_view(),
             KeyCommand::Back => return self.back(),
             // Help is the router's; the rest was answered above.
@@ -679,8 +680,13 @@ impl Screen for PrScreen {
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
         let mut entries: Vec<(String, String)> = COMMANDS
             .iter()
-            // The code screens' keys are in their own help, the inbox's sort in the inbox's.
-            .filter(|(c, ..)| !super::code::OWN_COMMANDS.contains(c) && *c != KeyCommand::Sort)
+            // The code and checks screens' keys are in their own help, the inbox's sort in the
+            // inbox's.
+            .filter(|(c, ..)| {
+                !super::code::OWN_COMMANDS.contains(c)
+                    && !super::checks::OWN_COMMANDS.contains(c)
+                    && *c != KeyCommand::Sort
+            })
             .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
             .collect();
         let more = [
