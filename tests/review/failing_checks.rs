@@ -117,6 +117,8 @@ async fn a_live_review_gives_every_aspect_the_failing_checks_and_their_annotatio
         body.contains("given the head commit's 2 failing checks, with 2 annotations"),
         "{body}"
     );
+    assert_eq!(v["failingChecks"], json!({"checks": 2, "annotations": 2}));
+    assert!(v.get("checksError").is_none());
 }
 
 #[tokio::test]
@@ -171,6 +173,13 @@ async fn checks_that_cannot_be_read_are_said_and_the_review_goes_on() {
         v["findings"].as_array().is_some_and(|f| !f.is_empty()),
         "{v}"
     );
+    assert!(
+        v["checksError"]
+            .as_str()
+            .is_some_and(|e| e.contains("Resource not accessible by integration")),
+        "{v}"
+    );
+    assert!(v.get("failingChecks").is_none());
     let body = v["body"].as_str().unwrap_or_default();
     assert!(
         body.contains("checks could not be read, the aspects were not given them")
