@@ -1,8 +1,13 @@
-//! `pr-shepherd record PR --out FILE`: a live PR, fetched completely, written as a fixture.
+//! `pr-shepherd record PR --out FILE`: a live PR, fetched completely, written as a fixture —
+//! with the base branch's guidance files and the inbox's dashboard fields (checks in full with
+//! their annotations, review decision and requests, size), so the fixture replays the same
+//! review context and the same inbox columns offline.
 
 use super::Context;
 use crate::cli::RecordArgs;
 use crate::error::CliError;
+use crate::pr::{Dash, PrCoords, Reviewer};
+use crate::source::github::{GitHub, batch, checks};
 use crate::source::{self, Fixture, Target};
 
 pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError> {
@@ -62,6 +67,7 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
         );
         Vec::new()
     });
+    fixture.dashboard = dashboard(&gh, &coords, &snapshot.pr.head_sha).await;
     // Refused as `fixture check` would refuse the file (the fetch lists each id once, so this
     // holds; if it ever does not, nothing is written rather than a file that cannot be read).
     fixture.source_path = args.out.clone();
@@ -81,4 +87,49 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// What the inbox's dashboard shows of the PR, as the live inbox reads it: its listed fields
+/// (checks counted by state, review decision and requests, size; one request), the viewer's
+/// teams when a team's review is requested (as the inbox asks them; two requests: the viewer,
+/// its teams), and every check at the head with its annotations (one request). Each part that
+/// cannot be read is said and left out; the fixture is whole without it.
+async fn dashboard(gh: &GitHub, coords: &PrCoords, head: &str) -> Dash {
+    let mut dash = batch::dashboard_of(gh, coords).await.unwrap_or_else(|e| {
+        crate::eprintln_clean!(
+            "note: the PR's dashboard fields (review decision, requests, size) could not be read, the fixture has none: {e}"
+        );
+        Dash::default()
+    });
+    if dash
+        .review_requests
+        .iter()
+        .any(|r| matches!(r, Reviewer::Team { .. }))
+    {
+        let teams = match gh.viewer_login().await {
+            Ok(me) => batch::viewer_teams(gh, &me).await,
+            Err(e) => Err(e),
+        };
+        match teams {
+            Ok(t) => dash.viewer_teams = t,
+            Err(e) => crate::eprintln_clean!(
+                "note: the teams of the current identity could not be read, the fixture names none: {e}"
+            ),
+        }
+    }
+    match checks::fetch_in_one_request(gh, coords, head).await {
+        Ok(h) => {
+            if h.unread > 0 {
+                crate::eprintln_clean!(
+                    "note: {} checks at the head beyond the first 100 were not recorded",
+                    h.unread
+                );
+            }
+            dash.check_runs = h.runs;
+        }
+        Err(e) => crate::eprintln_clean!(
+            "note: the checks at the head commit could not be read, the fixture has none: {e}"
+        ),
+    }
+    dash
 }

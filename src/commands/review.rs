@@ -15,6 +15,7 @@ use crate::pr::{OutboxComment, PrCoords, Snapshot};
 use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
 use crate::review::aggregate::{AggregateRequest, aggregate};
+use crate::review::failing::ChecksSource;
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
 use crate::review::guidance::BaseSource;
 use crate::review::llm::ReplaySource;
@@ -68,6 +69,10 @@ async fn review_fixture(
     };
     let fixture_base = fixture.pr.base_sha.clone();
     let recorded_base = fixture.base_files.clone();
+    let checks = ChecksSource::Recorded {
+        runs: fixture.dashboard.check_runs.clone(),
+        head: fixture.pr.head_sha.clone(),
+    };
     let snapshot = super::load_snapshot(ctx, Target::Fixture(fixture), args.step).await?;
     let base_files =
         crate::source::base_files_at(&recorded_base, &fixture_base, &snapshot.pr.base_sha);
@@ -92,6 +97,7 @@ async fn review_fixture(
             identity: args.identity.clone(),
             replay,
             base_files,
+            checks,
         },
         ledger,
         llm: &args.llm,
@@ -225,6 +231,8 @@ pub(crate) enum Destination<'a> {
         replay: ReplaySource,
         /// The base branch's files the fixture recorded (the repository's guidance).
         base_files: Vec<crate::pr::BaseFile>,
+        /// The checks the fixture recorded at its head (`dashboard.checkRuns`).
+        checks: ChecksSource<'a>,
     },
     /// A live PR: the credentials' own account's comments are Shepherd's; posts go to the PR.
     GitHub { gh: &'a GitHub, own_login: String },
@@ -269,11 +277,12 @@ impl<'a> ReviewSetup<'a> {
             reason: gate.reason.clone(),
             fatal: post == PostChoice::Explicit,
         };
-        let (identity, outbox, replay, posting, base) = match destination {
+        let (identity, outbox, replay, posting, base, checks) = match destination {
             Destination::Outbox {
                 identity,
                 replay,
                 base_files,
+                checks,
             } => {
                 let outbox = ledger.outbox(&coords)?;
                 let posting = match post {
@@ -287,6 +296,7 @@ impl<'a> ReviewSetup<'a> {
                     Some(replay),
                     posting,
                     BaseSource::Recorded(base_files),
+                    checks,
                 )
             }
             Destination::GitHub { gh, own_login } => {
@@ -299,7 +309,14 @@ impl<'a> ReviewSetup<'a> {
                     }),
                     _ => blocked(),
                 };
-                (own_login, None, None, posting, BaseSource::Live(gh))
+                (
+                    own_login,
+                    None,
+                    None,
+                    posting,
+                    BaseSource::Live(gh),
+                    ChecksSource::Live(gh),
+                )
             }
         };
         Ok(HeadlessReview {
@@ -321,6 +338,7 @@ impl<'a> ReviewSetup<'a> {
             quiet: false,
             inline: false,
             base,
+            checks,
         })
     }
 }
@@ -459,6 +477,8 @@ pub(crate) struct HeadlessReview<'a> {
     pub quiet: bool,
     /// Where the repository's guidance is read from (the base branch's files).
     pub base: BaseSource<'a>,
+    /// Where the head commit's checks are read from (their failing ones go to the aspects).
+    pub checks: ChecksSource<'a>,
     /// With the post: the findings on diff lines as inline comments of one review
     /// (`review --inline`, `[review] inline` for `event` and `watch`).
     pub inline: bool,
@@ -494,6 +514,7 @@ pub(crate) async fn execute(
         extra_json,
         quiet,
         base,
+        checks,
         inline,
     } = review;
     let mut prepared = flow::prepare(ReviewRequest {
@@ -513,6 +534,10 @@ pub(crate) async fn execute(
         e => CliError::usage(e.to_string()),
     })?;
     prepared.read_guidance(base).await;
+    prepared.read_checks(checks).await;
+    if let Some(e) = &prepared.failing.error {
+        crate::eprintln_clean!("note: {e}");
+    }
     warn_unreadable_metadata(&prepared);
 
     let run = run_with_progress(&prepared, quiet).await;

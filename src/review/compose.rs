@@ -693,6 +693,8 @@ impl Writer<'_> {
                 parts.join(", ")
             ));
         }
+        self.s
+            .push_str(&crate::review::failing::context_line(c).unwrap_or_default());
     }
 
     /// The footer's usage totals (see [`usage_line`]), then the run's remarks (a lowered

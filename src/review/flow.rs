@@ -26,6 +26,7 @@
 //!     collaborators_are_team: config.gates.collaborators_are_team,
 //! })?;
 //! prepared.read_guidance(BaseSource::Live(&gh)).await;
+//! prepared.read_checks(ChecksSource::Live(&gh)).await;
 //! let run = prepared.run(events_tx, cancel).await;
 //! ```
 
@@ -38,6 +39,7 @@ use super::aggregate::choose_mode;
 use super::budget::{Budget, SpentToday};
 use super::context::PromptContext;
 use super::extras::RunExtras;
+use super::failing::{self, ChecksSource, FailingChecks};
 use super::guidance::{self, BaseSource, Guidance};
 use super::llm::{LlmClient, LlmEnv, LlmError, ReplaySource};
 use super::others::{Remark, remarks};
@@ -126,6 +128,8 @@ pub struct PreparedReview {
     pub others: Vec<Remark>,
     /// The repository's guidance from the base branch (see [`PreparedReview::read_guidance`]).
     pub guidance: Guidance,
+    /// The failing checks at the head commit (see [`PreparedReview::read_checks`]).
+    pub failing: FailingChecks,
     /// What the repository spent earlier today (for the daily budget).
     pub spent_today: SpentToday,
     /// The fixture's recorded verifier answers, for the replay backend.
@@ -208,6 +212,7 @@ pub fn prepare(req: ReviewRequest<'_>) -> Result<PreparedReview, FlowError> {
         lessons,
         others,
         guidance: Guidance::default(),
+        failing: FailingChecks::default(),
         spent_today,
         verify_recorded,
         state: state.cloned(),
@@ -237,6 +242,13 @@ impl PreparedReview {
         self.guidance = guidance::read(source, &self.pr, &self.settings).await;
     }
 
+    /// Reads the checks at the head commit (`source`: the fixture's recorded checks, or GitHub
+    /// in one request) and keeps the failing ones for the aspects. A failure to read them is
+    /// kept as the run's `checksError`; the review goes on without them.
+    pub async fn read_checks(&mut self, source: ChecksSource<'_>) {
+        self.failing = failing::read(source, &self.pr).await;
+    }
+
     /// What the run is given besides the PR: its prompts' context, the screening, the verifier
     /// and the budget.
     pub fn extras(&self) -> RunExtras {
@@ -245,6 +257,8 @@ impl PreparedReview {
         context.lessons = self.lessons.iter().map(lesson_line).collect();
         context.dismissed = self.dismissals.iter().map(Dismissal::prompt_line).collect();
         context.others = self.others.iter().map(Remark::prompt_line).collect();
+        context.checks = self.failing.lines.clone();
+        context.checks_left_out = self.failing.left_out.clone();
         let verify = self.settings.verify.then(|| VerifySetup {
             threshold: u8::try_from(self.settings.verify_threshold.min(100)).unwrap_or(100),
             recorded: self.verify_recorded.clone(),
@@ -265,6 +279,9 @@ impl PreparedReview {
                 lessons: self.lessons.len(),
                 dismissals: self.dismissals.len(),
                 others: self.others.len(),
+                failing_checks: self.failing.checks,
+                failing_annotations: self.failing.annotations,
+                checks_error: self.failing.error.clone(),
                 budget: None,
                 verify_threshold: verify.as_ref().map(|v| v.threshold),
                 unrecorded: None,

@@ -48,6 +48,7 @@ pub mod compose;
 pub mod condense;
 pub mod context;
 pub mod extras;
+pub mod failing;
 pub mod findings;
 pub mod flow;
 pub mod glob;

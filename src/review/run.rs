@@ -283,6 +283,14 @@ pub struct RunContext {
     /// Open threads and comments by other reviewers given to the aspects.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub others: usize,
+    /// Failing checks at the head commit given to the aspects, and their annotations given.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failing_checks: usize,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failing_annotations: usize,
+    /// Why the head commit's checks could not be read, when they could not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks_error: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetReport>,
     /// The verifier's threshold, when the verifier was on.

@@ -3,4 +3,5 @@
 mod dashboard;
 mod inbox_live;
 mod live;
+mod recorded_dashboard;
 mod schema;

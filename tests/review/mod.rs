@@ -5,6 +5,7 @@ mod bundled;
 mod changes_and_threads;
 mod condense;
 mod engine;
+mod failing_checks;
 mod findings;
 mod gates;
 mod llama_server;

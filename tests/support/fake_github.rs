@@ -288,6 +288,14 @@ pub struct State {
     pub reviews_posted: Mutex<Vec<super::fake_reviews::PostedReview>>,
     /// The next this-many review creations are stored, then answered 502 (a lost answer).
     pub fail_reviews_after_store: Mutex<u32>,
+    /// The head commit's `statusCheckRollup` as `HeadChecks` answers it (`null`: no checks).
+    pub checks: Mutex<Value>,
+    /// The PR's dashboard fields (`additions`, `reviewDecision`, `reviewRequests`, `commits`, …,
+    /// as `fake_inbox::dashboard` writes them), merged into its listed node and answered to
+    /// `RecordDashboard`; `None`: the fields of a PR without any.
+    pub dashboard: Mutex<Option<Value>>,
+    /// The viewer's teams (`org/slug`), answered to `ViewerTeams`.
+    pub viewer_teams: Mutex<Vec<String>>,
 }
 
 /// Database ids of `pr.comments` start here (index order).
@@ -329,6 +337,9 @@ impl FakeGitHub {
                 repeat_cursor: Mutex::new(None),
                 reviews_posted: Mutex::new(Vec::new()),
                 fail_reviews_after_store: Mutex::new(0),
+                checks: Mutex::new(Value::Null),
+                dashboard: Mutex::new(None),
+                viewer_teams: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -499,6 +510,19 @@ impl FakeGitHub {
         self.state.log.set_fault(f);
     }
 
+    /// The head commit's check contexts (GraphQL `CheckRun` / `StatusContext` nodes).
+    pub fn set_checks(&self, nodes: Vec<Value>) {
+        *self.state.checks.lock().unwrap() =
+            json!({"contexts": {"totalCount": nodes.len(), "nodes": nodes}});
+    }
+
+    /// The PR's dashboard fields (see [`State::dashboard`]) and the viewer's teams.
+    pub fn set_dashboard(&self, fields: Value, viewer_teams: &[&str]) {
+        *self.state.dashboard.lock().unwrap() = Some(fields);
+        *self.state.viewer_teams.lock().unwrap() =
+            viewer_teams.iter().map(|t| (*t).to_owned()).collect();
+    }
+
     pub fn requests(&self) -> usize {
         self.state.log.requests()
     }
@@ -557,6 +581,12 @@ impl Respond for Responder {
             "thread"
         } else if query.contains("query ThreadTails") {
             "tail"
+        } else if query.contains("query HeadChecks") {
+            "checks"
+        } else if query.contains("query RecordDashboard") {
+            "record-dashboard"
+        } else if query.contains("query ViewerTeams") {
+            "viewer-teams"
         } else if query.contains("query Viewer") {
             "viewer"
         } else if query.contains("query InboxRepoPulls") {
@@ -625,6 +655,26 @@ impl Respond for Responder {
             "viewer" => ResponseTemplate::new(200).set_body_json(
                 json!({"data": {"viewer": {"login": st.viewer.lock().unwrap().clone()}}}),
             ),
+            "checks" => rate_headers(
+                ResponseTemplate::new(200).set_body_json(checks_answer(st, &seen.variables)),
+                "graphql",
+                remaining,
+            ),
+            "record-dashboard" => ResponseTemplate::new(200).set_body_json(json!({
+                "data": {"rateLimit": rate_limit(), "repository": {"pullRequest": listed_node(st)}}
+            })),
+            "viewer-teams" => {
+                let teams: Vec<Value> = st
+                    .viewer_teams
+                    .lock()
+                    .unwrap()
+                    .iter()
+                    .map(|t| json!({"combinedSlug": t}))
+                    .collect();
+                ResponseTemplate::new(200).set_body_json(json!({"data": {"viewer": {
+                    "organizations": {"nodes": [{"teams": {"nodes": teams}}]}
+                }}}))
+            }
             "reply" => reply_answer(st, &seen.variables),
             "resolve" | "unresolve" => resolve_answer(st, &seen.variables, kind == "resolve"),
             _ => ResponseTemplate::new(400)
@@ -1077,22 +1127,46 @@ fn open_pulls_answer(st: &State, v: &Value) -> Value {
                 "message": format!("Could not resolve to a Repository with the name '{}/{}'.", v["owner"].as_str().unwrap_or(""), v["repo"].as_str().unwrap_or(""))}]
         });
     }
-    let (login, association) = st.author.lock().unwrap().clone();
     json!({"data": {"rateLimit": rate_limit(), "repository": {"pullRequests": {
         "pageInfo": {"hasNextPage": false, "endCursor": cursor(1)},
-        "nodes": [{
-            "number": NUMBER,
-            "title": "Add the frobnicator",
-            "url": format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}"),
-            "isDraft": false,
-            "state": "OPEN",
-            "headRefOid": "6dcb09b5b57875f334f61aebed695e2e4193db5e",
-            "updatedAt": ts(0),
-            "author": {"__typename": "User", "login": login},
-            "authorAssociation": association,
-            "repository": {"name": REPO, "owner": {"login": OWNER}},
-            "labels": {"nodes": st.pr.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>()},
-        }],
+        "nodes": [listed_node(st)],
+    }}}})
+}
+
+/// The PR as the inbox lists it (`InboxListedPr`), with its dashboard fields when set.
+fn listed_node(st: &State) -> Value {
+    let (login, association) = st.author.lock().unwrap().clone();
+    let mut node = json!({
+        "number": NUMBER,
+        "title": "Add the frobnicator",
+        "url": format!("https://github.com/{OWNER}/{REPO}/pull/{NUMBER}"),
+        "isDraft": false,
+        "state": "OPEN",
+        "headRefOid": "6dcb09b5b57875f334f61aebed695e2e4193db5e",
+        "updatedAt": ts(0),
+        "author": {"__typename": "User", "login": login},
+        "authorAssociation": association,
+        "repository": {"name": REPO, "owner": {"login": OWNER}},
+        "labels": {"nodes": st.pr.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>()},
+    });
+    if let (Some(m), Some(Value::Object(d))) =
+        (node.as_object_mut(), st.dashboard.lock().unwrap().clone())
+    {
+        m.extend(d);
+    }
+    node
+}
+
+/// `HeadChecks`: the head commit's rollup; another commit is not found.
+fn checks_answer(st: &State, v: &Value) -> Value {
+    if v["sha"] != *st.head_sha.lock().unwrap() {
+        return json!({"data": {"rateLimit": rate_limit(), "repository": {"object": null}},
+            "errors": [{"type": "NOT_FOUND", "path": ["repository", "object"],
+                "message": "Could not resolve to a Commit."}]});
+    }
+    json!({"data": {"rateLimit": rate_limit(), "repository": {"object": {
+        "__typename": "Commit",
+        "statusCheckRollup": st.checks.lock().unwrap().clone(),
     }}}})
 }
 

@@ -52,6 +52,12 @@ pub struct ReviewDocument<'a> {
     /// not.
     guidance: &'a [GuidanceRead],
     guidance_error: Option<&'a str>,
+    /// The head commit's failing checks given to the aspects, and why the checks could not be
+    /// read; each absent when there is nothing to say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    failing_checks: Option<FailingChecksEntry>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    checks_error: Option<&'a str>,
     /// The caps and what stopped the run, when caps are configured.
     budget: Option<&'a BudgetReport>,
     counts: Counts,
@@ -59,6 +65,13 @@ pub struct ReviewDocument<'a> {
     trigger_kind: Option<TriggerKind>,
     body: &'a str,
     posted: Option<()>,
+}
+
+/// How many failing checks, and of their annotations, the aspects were given.
+#[derive(Debug, Serialize)]
+struct FailingChecksEntry {
+    checks: usize,
+    annotations: usize,
 }
 
 /// A held-back finding: every finding field, why (`heldBack`: `by` and its details) and the
@@ -247,6 +260,11 @@ impl<'a> ReviewDocument<'a> {
                 .collect(),
             guidance: &run.context.guidance,
             guidance_error: run.context.guidance_error.as_deref(),
+            failing_checks: (run.context.failing_checks > 0).then_some(FailingChecksEntry {
+                checks: run.context.failing_checks,
+                annotations: run.context.failing_annotations,
+            }),
+            checks_error: run.context.checks_error.as_deref(),
             budget: run.context.budget.as_ref(),
             counts: Counts {
                 new: c.new.len(),

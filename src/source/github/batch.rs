@@ -708,3 +708,32 @@ fn clone_error(e: &GitHubError) -> GitHubError {
         other => GitHubError::Graphql(other.to_string()),
     }
 }
+
+/// One PR's dashboard fields (`InboxListedPr`, the fragment the inbox lists with), for `record`.
+pub(crate) const RECORD_DASHBOARD_QUERY: &str = concat!(
+    include_str!("queries/record_dashboard.graphql"),
+    include_str!("queries/inbox_listed.graphql")
+);
+
+/// What the inbox's dashboard shows of one PR — checks counted by state, review decision and
+/// requests, size — read in one request with the inbox's own fragment, so a recorded fixture
+/// shows the columns the live inbox showed. The viewer's teams are not asked here.
+pub async fn dashboard_of(gh: &GitHub, c: &PrCoords) -> Result<Dash, GitHubError> {
+    let what = "the PR's dashboard fields";
+    let reply = gh
+        .graphql(
+            RECORD_DASHBOARD_QUERY,
+            json!({"owner": c.owner, "repo": c.repo, "number": c.number}),
+            what,
+        )
+        .await?;
+    let node = reply
+        .data
+        .as_ref()
+        .and_then(|d| d.pointer("/repository/pullRequest"))
+        .filter(|n| !n.is_null())
+        .ok_or_else(|| GitHubError::Graphql(format!("{what}: {}", errors_text(&reply.errors))))?;
+    let node = ListedNode::deserialize(node)
+        .map_err(|e| GitHubError::Graphql(format!("{what}: an unexpected answer: {e}")))?;
+    Ok(dash_of(&node))
+}

@@ -253,3 +253,258 @@ mod tests {
         assert_eq!(workflow_run_of("https://ci.example.com/build/4"), None);
     }
 }
+
+/// Every check run and commit status at one commit, with each run's first
+/// [`HEAD_CHECK_ANNOTATIONS`] annotations, in **one** GraphQL request (the review's context and
+/// `record`; `fetch` above is the checks screen's REST walk with log tails).
+pub const HEAD_CHECKS_QUERY: &str = include_str!("queries/head_checks.graphql");
+/// Annotations read per check run by [`fetch_in_one_request`].
+pub const HEAD_CHECK_ANNOTATIONS: usize = 50;
+
+/// What one request read of a commit's checks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HeadChecks {
+    pub runs: Vec<CheckRun>,
+    /// Checks at the commit beyond the first 100 contexts, not read (`0`: all read).
+    pub unread: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlContexts {
+    #[serde(default)]
+    total_count: usize,
+    #[serde(default)]
+    nodes: Vec<Option<GqlContext>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlContext {
+    #[serde(rename = "__typename", default)]
+    typename: String,
+    database_id: Option<u64>,
+    name: Option<String>,
+    status: Option<String>,
+    conclusion: Option<String>,
+    started_at: Option<DateTime<Utc>>,
+    completed_at: Option<DateTime<Utc>>,
+    details_url: Option<String>,
+    permalink: Option<String>,
+    check_suite: Option<GqlSuite>,
+    annotations: Option<GqlAnnotations>,
+    context: Option<String>,
+    state: Option<String>,
+    target_url: Option<String>,
+    created_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlSuite {
+    app: Option<App>,
+    workflow_run: Option<GqlId>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlId {
+    database_id: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GqlAnnotations {
+    #[serde(default)]
+    nodes: Vec<Option<GqlAnnotation>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct GqlAnnotation {
+    #[serde(default)]
+    path: String,
+    location: Option<GqlSpan>,
+    annotation_level: Option<String>,
+    title: Option<String>,
+    #[serde(default)]
+    message: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct GqlSpan {
+    start: Option<GqlLine>,
+    end: Option<GqlLine>,
+}
+
+#[derive(Debug, Deserialize)]
+struct GqlLine {
+    #[serde(default)]
+    line: u32,
+}
+
+/// A GraphQL context (check run or status context) as a [`CheckRun`]; `None` for a node of
+/// another type.
+fn check_of_context(n: GqlContext) -> Option<CheckRun> {
+    match n.typename.as_str() {
+        "CheckRun" => {
+            let status = n.status.unwrap_or_default();
+            let state = CheckState::of_check_run(&status, n.conclusion.as_deref());
+            let actions = n
+                .check_suite
+                .as_ref()
+                .and_then(|s| s.app.as_ref())
+                .is_some_and(|a| a.slug == "github-actions");
+            let workflow_run_id = n
+                .check_suite
+                .as_ref()
+                .and_then(|s| s.workflow_run.as_ref())
+                .and_then(|w| w.database_id)
+                .filter(|_| actions);
+            let annotations = n
+                .annotations
+                .map(|a| a.nodes.into_iter().flatten().map(annotation_of).collect())
+                .unwrap_or_default();
+            Some(CheckRun {
+                name: n.name.unwrap_or_default(),
+                kind: CheckKind::Run,
+                state,
+                conclusion: n
+                    .conclusion
+                    .map(|c| c.to_ascii_lowercase())
+                    .or(Some(status.to_ascii_lowercase())),
+                started_at: n.started_at,
+                completed_at: n.completed_at,
+                url: n.permalink.or(n.details_url),
+                id: n.database_id,
+                workflow_run_id,
+                annotations,
+                log_tail: None,
+            })
+        }
+        "StatusContext" => {
+            let state = n.state.unwrap_or_default();
+            Some(CheckRun {
+                name: n.context.unwrap_or_default(),
+                kind: CheckKind::Status,
+                state: CheckState::of_status(&state),
+                conclusion: Some(state.to_ascii_lowercase()),
+                started_at: n.created_at,
+                completed_at: None,
+                url: n.target_url,
+                id: None,
+                workflow_run_id: None,
+                annotations: Vec::new(),
+                log_tail: None,
+            })
+        }
+        _ => None,
+    }
+}
+
+fn annotation_of(a: GqlAnnotation) -> Annotation {
+    let start = a
+        .location
+        .as_ref()
+        .and_then(|l| l.start.as_ref())
+        .map_or(0, |l| l.line);
+    let end = a
+        .location
+        .as_ref()
+        .and_then(|l| l.end.as_ref())
+        .map_or(start, |l| l.line);
+    Annotation {
+        path: a.path,
+        start_line: start,
+        end_line: end,
+        level: a
+            .annotation_level
+            .map_or_else(|| "notice".to_owned(), |l| l.to_ascii_lowercase()),
+        title: a.title.unwrap_or_default(),
+        message: a.message,
+    }
+}
+
+/// The checks at `sha` in one GraphQL request ([`HEAD_CHECKS_QUERY`]). A commit GitHub does not
+/// know, or an answer without the commit, is an error naming GitHub's reason; a commit without
+/// any check is an empty list.
+pub async fn fetch_in_one_request(
+    gh: &GitHub,
+    c: &PrCoords,
+    sha: &str,
+) -> Result<HeadChecks, GitHubError> {
+    let what = "the checks at the head commit";
+    let reply = gh
+        .graphql(
+            HEAD_CHECKS_QUERY,
+            serde_json::json!({"owner": c.owner, "repo": c.repo, "sha": sha}),
+            what,
+        )
+        .await?;
+    let object = reply
+        .data
+        .as_ref()
+        .and_then(|d| d.pointer("/repository/object"))
+        .filter(|o| !o.is_null())
+        .ok_or_else(|| {
+            GitHubError::Graphql(format!(
+                "{what}: {}",
+                super::client::errors_text(&reply.errors)
+            ))
+        })?;
+    let contexts = match object.pointer("/statusCheckRollup/contexts") {
+        None | Some(serde_json::Value::Null) => return Ok(HeadChecks::default()),
+        Some(v) => GqlContexts::deserialize(v)
+            .map_err(|e| GitHubError::Graphql(format!("{what}: an unexpected answer: {e}")))?,
+    };
+    let runs: Vec<CheckRun> = contexts
+        .nodes
+        .into_iter()
+        .flatten()
+        .filter_map(check_of_context)
+        .collect();
+    Ok(HeadChecks {
+        unread: contexts.total_count.saturating_sub(runs.len()),
+        runs,
+    })
+}
+
+#[cfg(test)]
+mod head_checks_tests {
+    use super::*;
+
+    #[test]
+    fn the_one_request_reads_as_many_annotations_as_it_says() {
+        assert!(
+            HEAD_CHECKS_QUERY.contains(&format!("annotations(first: {HEAD_CHECK_ANNOTATIONS})"))
+        );
+    }
+
+    #[test]
+    fn graphql_contexts_become_check_runs_and_statuses() {
+        let node = |v: serde_json::Value| GqlContext::deserialize(v).unwrap();
+        let run = check_of_context(node(serde_json::json!({
+            "__typename": "CheckRun", "databaseId": 7, "name": "lint", "status": "COMPLETED",
+            "conclusion": "FAILURE", "permalink": "https://github.com/a/b/runs/7",
+            "checkSuite": {"app": {"slug": "github-actions"}, "workflowRun": {"databaseId": 9}},
+            "annotations": {"nodes": [{"path": "src/a.rs",
+                "location": {"start": {"line": 3}, "end": {"line": 5}},
+                "annotationLevel": "FAILURE", "title": "clippy", "message": "unused"}]}
+        })))
+        .unwrap();
+        assert_eq!(run.state, CheckState::Failing);
+        assert_eq!(run.workflow_run_id, Some(9));
+        assert_eq!(run.annotations[0].level, "failure");
+        assert_eq!(
+            (run.annotations[0].start_line, run.annotations[0].end_line),
+            (3, 5)
+        );
+        let status = check_of_context(node(serde_json::json!({
+            "__typename": "StatusContext", "context": "ci/jenkins", "state": "ERROR"
+        })))
+        .unwrap();
+        assert_eq!(
+            (status.kind, status.state),
+            (CheckKind::Status, CheckState::Failing)
+        );
+    }
+}

@@ -87,6 +87,8 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("pr_files.graphql", files::PR_FILES_QUERY),
     ("file_viewed.graphql", files::FILE_VIEWED_MUTATION),
     ("file_unviewed.graphql", files::FILE_UNVIEWED_MUTATION),
+    ("head_checks.graphql", checks::HEAD_CHECKS_QUERY),
+    ("record_dashboard.graphql", batch::RECORD_DASHBOARD_QUERY),
 ];
 
 pub use pages::{thread_comments_query, thread_tails_query};
