@@ -4,3 +4,4 @@ mod dashboard;
 mod inbox_live;
 mod live;
 mod schema;
+mod sections;
