@@ -257,8 +257,7 @@ async fn live(
     let (gh, own) = live_client(ctx, identity).await?;
     if *spec == InboxSpec::Defaults {
         let sections = inbox::live::Section::defaults();
-        let out =
-            inbox::live::load_sections(&gh, &sections, &ledger, &own, &cfg, progress).await?;
+        let out = inbox::live::load_sections(&gh, &sections, &ledger, &own, &cfg, progress).await?;
         tracing::debug!(requests = gh.requests(), "inbox fetched");
         return Ok(out);
     }

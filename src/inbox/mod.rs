@@ -110,7 +110,8 @@ impl Listed {
     /// With the dashboard's data, your review request read for `own` and `teams`.
     pub fn with_dash(mut self, dash: crate::pr::Dash, own: &str, teams: &[String]) -> Listed {
         self.requested = crate::pr::ReviewRequested::of(&dash.review_requests, own, teams);
-        self.requested_team = crate::pr::ReviewRequested::team_of(&dash.review_requests, own, teams);
+        self.requested_team =
+            crate::pr::ReviewRequested::team_of(&dash.review_requests, own, teams);
         self.dash = dash;
         self
     }

@@ -12,7 +12,7 @@ use support::env::{BIN, TestEnv};
 
 /// A tmux server on its own socket, killed when dropped; it and its panes get the test
 /// environment, nothing of the user's.
-struct Tmux<'a> {
+pub(crate) struct Tmux<'a> {
     socket: String,
     env: &'a TestEnv,
 }
@@ -20,7 +20,7 @@ struct Tmux<'a> {
 impl<'a> Tmux<'a> {
     /// A server of its own for the test `tag` (none runs until [`Tmux::start`]); `None`, with a
     /// note, when tmux is not installed.
-    fn new(env: &'a TestEnv, tag: &str) -> Option<Tmux<'a>> {
+    pub(crate) fn new(env: &'a TestEnv, tag: &str) -> Option<Tmux<'a>> {
         if Command::new("tmux").arg("-V").output().is_err() {
             eprintln!("skipping console_e2e: tmux is not installed (.ci/run installs it)");
             return None;
@@ -31,7 +31,7 @@ impl<'a> Tmux<'a> {
         })
     }
 
-    fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         self.env
             .tmux()
             .args(["-L", &self.socket, "-f", "/dev/null"])
@@ -45,7 +45,7 @@ impl<'a> Tmux<'a> {
     /// one's pane died then goes to the same, running server. (With the default, the server
     /// exits once the pane is gone, and a `new-session` that reaches its socket while it is
     /// still shutting down fails with "server exited unexpectedly", or its pane never shows.)
-    fn start(&self, cols: u16, rows: u16, script: &str) {
+    pub(crate) fn start(&self, cols: u16, rows: u16, script: &str) {
         let (cols, rows) = (cols.to_string(), rows.to_string());
         let out = self.run(&[
             "set-option",
@@ -72,12 +72,12 @@ impl<'a> Tmux<'a> {
         );
     }
 
-    fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         self.run(&[&["send-keys", "-t", "e2e"][..], keys].concat());
     }
 
     /// The pane's text; when tmux cannot show it, what tmux said instead (for a timeout message).
-    fn capture(&self) -> Result<String, String> {
+    pub(crate) fn capture(&self) -> Result<String, String> {
         let out = self.run(&["capture-pane", "-p", "-t", "e2e"]);
         if out.status.success() {
             Ok(String::from_utf8_lossy(&out.stdout).into_owned())
@@ -86,7 +86,7 @@ impl<'a> Tmux<'a> {
         }
     }
 
-    fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_for(&self, what: &str, cond: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let screen = self.capture();
@@ -144,12 +144,12 @@ fn inbox_complete(s: &str) -> bool {
     s.contains("acme/rivet#482") && s.contains("acme/rivet#497") && s.contains("Enter open  ]")
 }
 
-fn quote(p: &Path) -> String {
+pub(crate) fn quote(p: &Path) -> String {
     format!("'{}'", p.display().to_string().replace('\'', r"'\''"))
 }
 
 /// The console on the test's state dir and (empty) config file, then `args`, as a shell command.
-fn console(env: &TestEnv, args: &[&Path]) -> String {
+pub(crate) fn console(env: &TestEnv, args: &[&Path]) -> String {
     let mut cmd = format!(
         "{} --state-dir {} --config {}",
         quote(Path::new(BIN)),
@@ -165,7 +165,7 @@ fn console(env: &TestEnv, args: &[&Path]) -> String {
 
 /// After the console: its exit code, then whether the terminal is back in canonical mode; the
 /// pane stays open to be read.
-const REPORT_EXIT: &str =
+pub(crate) const REPORT_EXIT: &str =
     "; echo CONSOLE-EXITED:$?; stty -a | tr ' ;' '\\n\\n' | grep -x -e icanon -e -icanon; sleep 60";
 
 #[test]

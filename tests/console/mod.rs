@@ -10,4 +10,5 @@ mod keys;
 mod pending;
 mod screen;
 mod session;
+mod table_tmux;
 mod ui;

@@ -315,7 +315,10 @@ async fn a_failing_search_is_its_own_sections_problem_and_the_others_still_list(
         .into_iter()
         .map(|(t, n)| (t, sorted(n)))
         .collect();
-    assert_eq!(got[0], ("Needs my review".to_owned(), vec![1, 5, 6, 10, 11]));
+    assert_eq!(
+        got[0],
+        ("Needs my review".to_owned(), vec![1, 5, 6, 10, 11])
+    );
     assert_eq!(got[1], ("Mine".to_owned(), vec![3, 8]));
     assert_eq!(got[2], ("Involved".to_owned(), vec![]));
     let involved = &doc["sections"][2];
