@@ -134,4 +134,20 @@ fn the_default_sections_are_the_consoles_tabs_live_in_tmux() {
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    // #5 is in two tabs, and fetched once.
+    let fetched: Vec<u64> = fake
+        .seen()
+        .iter()
+        .filter(|s| s.kind == "prs")
+        .flat_map(|s| {
+            (0..)
+                .map_while(|i| s.variables.get(format!("number_{i}"))?.as_u64())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(
+        fetched.iter().filter(|n| **n == 5).count(),
+        1,
+        "{fetched:?}"
+    );
 }
