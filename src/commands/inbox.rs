@@ -134,31 +134,25 @@ pub(crate) fn offline(
     }
 }
 
-/// Whether credentials are there (`GH_TOKEN`, `GITHUB_TOKEN`, a GitHub App's variables, else a
-/// logged-in `gh`), without asking GitHub: whether the inbox without an argument is live.
-async fn credentials_present(ctx: &Context) -> bool {
+/// Whether a token is there (`GH_TOKEN`, `GITHUB_TOKEN`, or a GitHub App's variables), without
+/// asking GitHub or running anything: whether the inbox without an argument is live. A
+/// logged-in `gh` alone does not make it live (it would turn `cargo run` away from the demo for
+/// anyone with `gh` installed); `OWNER/REPO` and sections still use it.
+fn token_present(ctx: &Context) -> bool {
     let env = &ctx.credentials;
-    if env.gh_token.is_some()
+    env.gh_token.is_some()
         || env.github_token.is_some()
         || env.app_id.is_some()
         || env.app_installation_id.is_some()
         || env.app_private_key.is_some()
-    {
-        return true;
-    }
-    // Only `gh auth token` is left to try; the API base is not used for it.
-    !matches!(
-        crate::source::github::auth::resolve(env, "https://api.github.com", None).await,
-        Err(crate::source::github::GitHubError::NoCredentials { .. })
-    )
 }
 
 /// The bundled fixtures become the default sections when credentials are there (no argument and
 /// no configured sections; configured sections win). Every other spec is kept.
-pub(crate) async fn with_defaults(ctx: &Context, spec: InboxSpec) -> InboxSpec {
+pub(crate) fn with_defaults(ctx: &Context, spec: InboxSpec) -> InboxSpec {
     if spec == InboxSpec::Bundled
         && ctx.config.config.inbox.sections.is_empty()
-        && credentials_present(ctx).await
+        && token_present(ctx)
     {
         InboxSpec::Defaults
     } else {
@@ -168,7 +162,7 @@ pub(crate) async fn with_defaults(ctx: &Context, spec: InboxSpec) -> InboxSpec {
 
 pub(super) async fn run(ctx: &Context, args: InboxArgs) -> Result<(), CliError> {
     let spec = spec(ctx, &args.targets, args.query.as_deref())?;
-    let spec = with_defaults(ctx, spec).await;
+    let spec = with_defaults(ctx, spec);
     let inboxes = match offline(ctx, &spec, args.identity.as_deref())? {
         Some(inbox) => vec![inbox],
         None => {

@@ -344,3 +344,35 @@ async fn without_credentials_the_inbox_is_the_bundled_fixtures_and_asks_nothing(
     assert_eq!(doc["source"], "bundled fixtures");
     assert_eq!(fake.requests(), 0);
 }
+
+/// A logged-in `gh` alone does not make the inbox without an argument live: `cargo run` on a
+/// machine with `gh` still opens the demo.
+#[cfg(unix)]
+#[tokio::test]
+async fn a_logged_in_gh_alone_keeps_the_bundled_fixtures() {
+    use std::os::unix::fs::PermissionsExt;
+    let (server, fake) = twelve().await;
+    let env = TestEnv::new();
+    let bin = env.root().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let gh = bin.join("gh");
+    std::fs::write(&gh, format!("#!/bin/sh\necho {TOKEN}\n")).unwrap();
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let o = env
+        .bin_async()
+        .env("PATH", path)
+        .arg("--api-url")
+        .arg(server.uri())
+        .args(["inbox", "--format", "json", "--quiet"])
+        .output()
+        .await
+        .unwrap();
+    let doc = doc_of(&o);
+    assert_eq!(doc["source"], "bundled fixtures");
+    assert_eq!(fake.requests(), 0);
+}
