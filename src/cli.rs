@@ -7,7 +7,8 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 const AFTER_HELP: &str = "\
 PR is OWNER/REPO#N, a PR URL (https://github.com/OWNER/REPO/pull/N, or an Enterprise host), or the
 path of a fixture file. Subcommands without PR use the bundled demo fixture; the console without
-an argument opens the inbox (the config's [[inbox.sections]], else the bundled fixtures).
+an argument opens the inbox (the config's [[inbox.sections]]; else, with credentials, the default
+sections Needs my review, Mine, Involved; else the bundled fixtures).
 
 State (seen markers) lives in --state-dir, else $PR_SHEPHERD_STATE_DIR, else the platform state dir.
 
@@ -57,7 +58,8 @@ pub struct Cli {
 
     /// What the console opens (without a subcommand): a PR (OWNER/REPO#N, a PR URL, a fixture
     /// file) opens the PR screen; OWNER/REPO or a directory of fixtures opens the inbox. Default:
-    /// the inbox of the config's [[inbox.sections]], else of the bundled fixtures.
+    /// the inbox of the config's [[inbox.sections]]; else, with credentials, the default sections
+    /// (Needs my review, Mine, Involved); else the bundled fixtures.
     #[arg(value_name = "PR|OWNER/REPO|DIR")]
     pub pr: Option<String>,
 
@@ -424,8 +426,8 @@ pub struct ThreadTarget {
 }
 
 const INBOX_AFTER_HELP: &str = "\
-Without an argument: the config's [[inbox.sections]] (each a GitHub search), else the bundled
-fixtures. Counts are those `items` would list (same gate, same seen markers); the inbox never
+Without an argument: the config's [[inbox.sections]] (each a GitHub search); else, with
+credentials, the default sections (Needs my review, Mine, Involved); else the bundled fixtures. Counts are those `items` would list (same gate, same seen markers); the inbox never
 marks anything seen and writes nothing to the state dir. Markdown lists the PRs that need
 attention first (unseen items; a missing or stale Shepherd review where the gates allow one).
 JSON: docs/json-output.md. Exit 2 for an unknown repository, a query GitHub rejects or a

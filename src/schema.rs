@@ -554,7 +554,7 @@ pub const SETTINGS: &[Setting] = &[
         allowed: Allowed::Any,
         flag: None,
         example: "[{ title = \"Mine\", query = \"org:acme is:pr is:open author:@me\" }]",
-        description: "the inbox's tabs without an argument: each a `title` (shown on the tab) and a `query` in GitHub search syntax (`is:pr` and `is:open` are added when missing; only open PRs are listed); neither may be empty; empty: the bundled fixtures",
+        description: "the inbox's tabs without an argument: each a `title` (shown on the tab) and a `query` in GitHub search syntax (`is:pr` and `is:open` are added when missing; only open PRs are listed); neither may be empty; empty: with credentials, the default sections (Needs my review, Mine, Involved), else the bundled fixtures",
     },
     Setting {
         key: "inbox.refresh",

@@ -215,6 +215,8 @@ pub(super) async fn run(
     }
 
     if let Some(spec) = inbox_spec(ctx, pr, query)? {
+        // No argument and no sections: live, the default sections; offline, the bundled ones.
+        let spec = super::inbox::with_defaults(ctx, spec);
         // A directory without fixtures is bad input before any screen is drawn.
         if let InboxSpec::Dir(d) = &spec
             && let Err(e) = crate::inbox::from_dir(d, &ctx.ledger()?, DEFAULT_IDENTITY, ctx.gates())

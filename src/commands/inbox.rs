@@ -21,6 +21,9 @@ pub(crate) enum InboxSpec {
     Repos(Vec<(String, String)>),
     /// GitHub searches, each with a title.
     Queries(Vec<(String, String)>),
+    /// No argument, no sections, and credentials: the default sections ("who is waiting on
+    /// me", `inbox::sections`), listed and counted together.
+    Defaults,
 }
 
 /// Reads the arguments: one directory, OWNER/REPO names, a query, or nothing (the config's
@@ -127,12 +130,39 @@ pub(crate) fn offline(
         InboxSpec::Dir(dir) => inbox::from_dir(dir, &ledger, own, &cfg)
             .map(Some)
             .map_err(|e| CliError::usage(e.to_string())),
-        InboxSpec::Repos(_) | InboxSpec::Queries(_) => Ok(None),
+        InboxSpec::Repos(_) | InboxSpec::Queries(_) | InboxSpec::Defaults => Ok(None),
+    }
+}
+
+/// Whether a token is there (`GH_TOKEN`, `GITHUB_TOKEN`, or a GitHub App's variables), without
+/// asking GitHub or running anything: whether the inbox without an argument is live. A
+/// logged-in `gh` alone does not make it live (it would turn `cargo run` away from the demo for
+/// anyone with `gh` installed); `OWNER/REPO` and sections still use it.
+fn token_present(ctx: &Context) -> bool {
+    let env = &ctx.credentials;
+    env.gh_token.is_some()
+        || env.github_token.is_some()
+        || env.app_id.is_some()
+        || env.app_installation_id.is_some()
+        || env.app_private_key.is_some()
+}
+
+/// The bundled fixtures become the default sections when credentials are there (no argument and
+/// no configured sections; configured sections win). Every other spec is kept.
+pub(crate) fn with_defaults(ctx: &Context, spec: InboxSpec) -> InboxSpec {
+    if spec == InboxSpec::Bundled
+        && ctx.config.config.inbox.sections.is_empty()
+        && token_present(ctx)
+    {
+        InboxSpec::Defaults
+    } else {
+        spec
     }
 }
 
 pub(super) async fn run(ctx: &Context, args: InboxArgs) -> Result<(), CliError> {
     let spec = spec(ctx, &args.targets, args.query.as_deref())?;
+    let spec = with_defaults(ctx, spec);
     let inboxes = match offline(ctx, &spec, args.identity.as_deref())? {
         Some(inbox) => vec![inbox],
         None => {
@@ -141,6 +171,7 @@ pub(super) async fn run(ctx: &Context, args: InboxArgs) -> Result<(), CliError> 
         }
     };
     let text = match args.format {
+        Format::Md if spec == InboxSpec::Defaults => render::markdown_sections(&inboxes),
         Format::Md => inboxes
             .iter()
             .map(render::markdown)
@@ -148,10 +179,8 @@ pub(super) async fn run(ctx: &Context, args: InboxArgs) -> Result<(), CliError> 
             .join("\n"),
         Format::Json => {
             let doc = match inboxes.as_slice() {
-                [one] => render::json(one),
-                many => serde_json::json!({
-                    "sections": many.iter().map(render::json).collect::<Vec<_>>()
-                }),
+                [one] if spec != InboxSpec::Defaults => render::json(one),
+                many => render::sections_json(many),
             };
             let mut s = serde_json::to_string_pretty(&doc)
                 .map_err(|e| CliError::runtime(format!("cannot encode the inbox: {e}")))?;
@@ -182,6 +211,10 @@ pub(crate) fn live_specs(spec: &InboxSpec) -> Vec<(String, Vec<ListSpec>)> {
         InboxSpec::Queries(qs) => qs
             .iter()
             .map(|(title, q)| (title.clone(), vec![ListSpec::Search(q.clone())]))
+            .collect(),
+        InboxSpec::Defaults => inbox::live::Section::defaults()
+            .into_iter()
+            .map(|s| (s.title, s.specs))
             .collect(),
         InboxSpec::Bundled | InboxSpec::Dir(_) => Vec::new(),
     }
@@ -216,6 +249,12 @@ async fn live(
     let ledger = ctx.ledger()?;
     let cfg = ctx.gates().clone();
     let (gh, own) = live_client(ctx, identity).await?;
+    if *spec == InboxSpec::Defaults {
+        let sections = inbox::live::Section::defaults();
+        let out = inbox::live::load_sections(&gh, &sections, &ledger, &own, &cfg, progress).await?;
+        tracing::debug!(requests = gh.requests(), "inbox fetched");
+        return Ok(out);
+    }
     let mut out = Vec::new();
     for (source, specs) in live_specs(spec) {
         out.push(inbox::live::load(&gh, source, &specs, &ledger, &own, &cfg, progress).await?);

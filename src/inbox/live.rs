@@ -24,6 +24,15 @@ pub async fn list(
     own: &str,
     cfg: &GateConfig,
 ) -> Result<Vec<Row>, GitHubError> {
+    let listed = list_prs(gh, specs).await?;
+    let teams = teams_for(gh, &listed, own).await?;
+    let mut rows = pending_rows(listed, own, &teams, cfg);
+    sort_rows(&mut rows, SortBy::Updated);
+    Ok(rows)
+}
+
+/// The open PRs of the specs, each once.
+async fn list_prs(gh: &GitHub, specs: &[ListSpec]) -> Result<Vec<OpenPr>, GitHubError> {
     let mut listed = Vec::new();
     let mut seen: HashSet<PrCoords> = HashSet::new();
     for spec in specs {
@@ -33,30 +42,44 @@ pub async fn list(
             }
         }
     }
-    let wants_teams = listed.iter().any(|p| {
+    Ok(listed)
+}
+
+/// The teams of `own`, asked only when some listed PR requests a team's review.
+async fn teams_for<'a>(
+    gh: &GitHub,
+    listed: impl IntoIterator<Item = &'a OpenPr>,
+    own: &str,
+) -> Result<Vec<String>, GitHubError> {
+    let wants_teams = listed.into_iter().any(|p| {
         p.dash
             .review_requests
             .iter()
             .any(|r| matches!(r, Reviewer::Team { .. }))
     });
-    let teams = if wants_teams {
-        batch::viewer_teams(gh, own).await?
+    if wants_teams {
+        batch::viewer_teams(gh, own).await
     } else {
-        Vec::new()
-    };
-    let mut rows = Vec::with_capacity(listed.len());
-    for OpenPr {
-        meta,
-        updated_at,
-        dash,
-    } in listed
-    {
-        let open = Opener::Live(meta.coords());
-        let l = Listed::from_meta(&meta, updated_at, open).with_dash(dash, own, &teams);
-        rows.push(pending_row(l, &meta, cfg));
+        Ok(Vec::new())
     }
-    sort_rows(&mut rows, SortBy::Updated);
-    Ok(rows)
+}
+
+/// The listed PRs as rows, counts still to come.
+fn pending_rows(listed: Vec<OpenPr>, own: &str, teams: &[String], cfg: &GateConfig) -> Vec<Row> {
+    listed
+        .into_iter()
+        .map(
+            |OpenPr {
+                 meta,
+                 updated_at,
+                 dash,
+             }| {
+                let open = Opener::Live(meta.coords());
+                let l = Listed::from_meta(&meta, updated_at, open).with_dash(dash, own, teams);
+                pending_row(l, &meta, cfg)
+            },
+        )
+        .collect()
 }
 
 /// Counts every row: the PRs' items in batches, each batch's rows handed to `progress` (row
@@ -91,6 +114,7 @@ pub async fn count(
                         updated_at: old.listed.updated_at,
                         dash: old.listed.dash.clone(),
                         requested: old.listed.requested,
+                        requested_team: old.listed.requested_team.clone(),
                         ..Listed::from_meta(&snapshot.pr, None, old.listed.open.clone())
                     };
                     row_of(&snapshot, listed, ledger, own, None, cfg)
@@ -121,9 +145,27 @@ pub async fn load(
 ) -> Result<Inbox, GitHubError> {
     let mut rows = list(gh, specs, own, cfg).await?;
     progress.line(&format!("{source}: {} open PR(s) listed", rows.len()));
+    count_all(gh, &mut rows, ledger, own, cfg, progress).await?;
+    sort_rows(&mut rows, SortBy::Attention);
+    Ok(Inbox {
+        source,
+        rows,
+        problems: Vec::new(),
+    })
+}
+
+/// Counts `rows` in place, a progress line per PR; the credentials' failure is the error.
+async fn count_all(
+    gh: &GitHub,
+    rows: &mut [Row],
+    ledger: &Ledger,
+    own: &str,
+    cfg: &GateConfig,
+    progress: &Progress,
+) -> Result<(), GitHubError> {
     let counter = progress.counter(Some(rows.len()));
     let mut counted: Vec<(usize, Row)> = Vec::with_capacity(rows.len());
-    let fatal = count(gh, &rows, ledger, own, cfg, |i, r| {
+    let fatal = count(gh, rows, ledger, own, cfg, |i, r| {
         counter.tick(&progress_text(&r));
         counted.push((i, r));
     })
@@ -136,12 +178,93 @@ pub async fn load(
             *slot = r;
         }
     }
-    sort_rows(&mut rows, SortBy::Attention);
-    Ok(Inbox {
-        source,
-        rows,
-        problems: Vec::new(),
-    })
+    Ok(())
+}
+
+/// One section of a sectioned inbox: its title, what it lists, how its rows are ordered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    pub title: String,
+    pub specs: Vec<ListSpec>,
+    pub sort: SortBy,
+}
+
+impl Section {
+    /// The default sections (see [`super::sections`]), as searches.
+    pub fn defaults() -> Vec<Section> {
+        super::sections::DEFAULT_SECTIONS
+            .iter()
+            .map(|s| Section {
+                title: s.title.to_owned(),
+                specs: vec![ListSpec::Search(s.query.to_owned())],
+                sort: s.sort,
+            })
+            .collect()
+    }
+}
+
+/// Several sections together, one inbox each, in their order: every section listed, then the
+/// viewer's teams asked at most once, then every PR counted once however many sections list it
+/// (its row is the same in each). A section whose search fails is that section's problem (its
+/// inbox has no rows and says why); the others still list. A failure of the credentials fails
+/// the whole, as on the first request.
+pub async fn load_sections(
+    gh: &GitHub,
+    sections: &[Section],
+    ledger: &Ledger,
+    own: &str,
+    cfg: &GateConfig,
+    progress: &Progress,
+) -> Result<Vec<Inbox>, GitHubError> {
+    let mut listed: Vec<Result<Vec<OpenPr>, String>> = Vec::with_capacity(sections.len());
+    for s in sections {
+        match list_prs(gh, &s.specs).await {
+            Ok(prs) => {
+                progress.line(&format!("{}: {} open PR(s) listed", s.title, prs.len()));
+                listed.push(Ok(prs));
+            }
+            Err(e) if e.is_credentials() => return Err(e),
+            Err(e) => {
+                progress.line(&format!("{}: not listed: {e}", s.title));
+                listed.push(Err(e.to_string()));
+            }
+        }
+    }
+    let teams = teams_for(gh, listed.iter().flatten().flatten(), own).await?;
+    // Every PR once, in the order first listed.
+    let mut unique: Vec<OpenPr> = Vec::new();
+    let mut seen: HashSet<PrCoords> = HashSet::new();
+    for pr in listed.iter().flatten().flatten() {
+        if seen.insert(pr.meta.coords()) {
+            unique.push(pr.clone());
+        }
+    }
+    let mut rows = pending_rows(unique, own, &teams, cfg);
+    count_all(gh, &mut rows, ledger, own, cfg, progress).await?;
+    Ok(sections
+        .iter()
+        .zip(listed)
+        .map(|(s, l)| {
+            let (mut rows, problems) = match l {
+                Ok(prs) => (
+                    prs.iter()
+                        .filter_map(|p| {
+                            let c = p.meta.coords();
+                            rows.iter().find(|r| r.listed.coords == c).cloned()
+                        })
+                        .collect::<Vec<Row>>(),
+                    Vec::new(),
+                ),
+                Err(why) => (Vec::new(), vec![why]),
+            };
+            sort_rows(&mut rows, s.sort);
+            Inbox {
+                source: s.title.clone(),
+                rows,
+                problems,
+            }
+        })
+        .collect())
 }
 
 /// One PR's progress line: `owner/repo#N: 3 new, 1 edited of 12`, or why it was not counted.

@@ -6,10 +6,13 @@
 //! - this file: the rows and how one PR becomes one row (counts, gate, Shepherd state), the
 //!   attention order, the offline sources (a directory of fixtures, the bundled fixtures);
 //! - `render.rs`: the Markdown and JSON of `pr-shepherd inbox`;
-//! - `live.rs`: the live sources (repositories, a search) over the batched GitHub fetch.
+//! - `live.rs`: the live sources (repositories, a search) over the batched GitHub fetch;
+//! - `sections.rs`: the default sections ("who is waiting on me") shown live when none are
+//!   configured.
 pub mod columns;
 pub mod live;
 pub mod render;
+pub mod sections;
 
 use std::path::{Path, PathBuf};
 
@@ -81,6 +84,9 @@ pub struct Listed {
     pub dash: crate::pr::Dash,
     /// Whether your review is requested, read off `dash` for the inbox's identity.
     pub requested: crate::pr::ReviewRequested,
+    /// The team (`org/slug`) your review is requested through, when [`Listed::requested`] is
+    /// `Team`.
+    pub requested_team: Option<String>,
 }
 
 impl Listed {
@@ -97,12 +103,15 @@ impl Listed {
             open,
             dash: crate::pr::Dash::default(),
             requested: crate::pr::ReviewRequested::None,
+            requested_team: None,
         }
     }
 
     /// With the dashboard's data, your review request read for `own` and `teams`.
     pub fn with_dash(mut self, dash: crate::pr::Dash, own: &str, teams: &[String]) -> Listed {
         self.requested = crate::pr::ReviewRequested::of(&dash.review_requests, own, teams);
+        self.requested_team =
+            crate::pr::ReviewRequested::team_of(&dash.review_requests, own, teams);
         self.dash = dash;
         self
     }

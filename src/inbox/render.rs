@@ -18,6 +18,24 @@ pub fn json(inbox: &Inbox) -> Value {
     })
 }
 
+/// The JSON document of several sections: `{"sections": [inbox, …]}`, each row naming its
+/// section (`section`: the section's title).
+pub fn sections_json(inboxes: &[Inbox]) -> Value {
+    let sections: Vec<Value> = inboxes
+        .iter()
+        .map(|inbox| {
+            let mut doc = json(inbox);
+            if let Some(prs) = doc.get_mut("prs").and_then(Value::as_array_mut) {
+                for pr in prs {
+                    pr["section"] = json!(inbox.source);
+                }
+            }
+            doc
+        })
+        .collect();
+    json!({ "sections": sections })
+}
+
 fn row_json(r: &Row) -> Value {
     let l = &r.listed;
     let (items, items_error) = match &r.items {
@@ -46,6 +64,7 @@ fn row_json(r: &Row) -> Value {
         "checks": checks_json(&l.dash),
         "reviewDecision": l.dash.review_decision.map(|d| d.as_str()),
         "reviewRequested": l.requested.as_str(),
+        "reviewRequestedTeam": l.requested_team,
         "additions": l.dash.additions,
         "deletions": l.dash.deletions,
         "changedFiles": l.dash.changed_files,
@@ -102,7 +121,17 @@ fn short(sha: &str) -> String {
     sha.chars().take(7).collect()
 }
 
-fn line(out: &mut String, r: &Row) {
+/// Whose review is requested, as the row says it: `you`, `team org/slug`; `None` when not yours.
+pub fn requested_text(r: &Row) -> Option<String> {
+    match (r.listed.requested, &r.listed.requested_team) {
+        (crate::pr::ReviewRequested::You, _) => Some("you".to_owned()),
+        (crate::pr::ReviewRequested::Team, Some(t)) => Some(format!("team {}", one_line(t))),
+        (crate::pr::ReviewRequested::Team, None) => Some("team".to_owned()),
+        (crate::pr::ReviewRequested::None, _) => None,
+    }
+}
+
+fn line(out: &mut String, r: &Row, section: Option<&str>) {
     let l = &r.listed;
     let who = if r.team { "team" } else { "community" };
     let _ = write!(
@@ -119,6 +148,12 @@ fn line(out: &mut String, r: &Row) {
     if l.draft {
         out.push_str(" · draft");
     }
+    if let Some(who) = requested_text(r) {
+        let _ = write!(out, " · review requested: {who}");
+    }
+    if let Some(section) = section {
+        let _ = write!(out, " · in {}", one_line(section));
+    }
     if !l.labels.is_empty() {
         let labels: Vec<String> = l
             .labels
@@ -132,6 +167,19 @@ fn line(out: &mut String, r: &Row) {
 
 /// The Markdown listing: attention first, then the rest; what could not be listed last.
 pub fn markdown(inbox: &Inbox) -> String {
+    markdown_of(inbox, None)
+}
+
+/// The Markdown of several sections, one after the other, each row naming its section.
+pub fn markdown_sections(inboxes: &[Inbox]) -> String {
+    inboxes
+        .iter()
+        .map(|i| markdown_of(i, Some(&i.source)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn markdown_of(inbox: &Inbox, section: Option<&str>) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Inbox: {}\n", one_line(&inbox.source));
     if inbox.rows.is_empty() && inbox.problems.is_empty() {
@@ -154,14 +202,14 @@ pub fn markdown(inbox: &Inbox) -> String {
     if !attention.is_empty() {
         out.push_str("## Needs attention\n\n");
         for r in &attention {
-            line(&mut out, r);
+            line(&mut out, r, section);
         }
         out.push('\n');
     }
     if !rest.is_empty() {
         out.push_str("## The rest\n\n");
         for r in &rest {
-            line(&mut out, r);
+            line(&mut out, r, section);
         }
         out.push('\n');
     }

@@ -184,3 +184,36 @@ fn counting_settled_markers_writes_no_index() {
     later.load_seen(&snapshot.pr.coords()).unwrap();
     assert!(index.exists());
 }
+
+#[test]
+fn rows_of_sections_name_their_section_and_who_the_review_is_requested_from() {
+    let (_d, l) = ledger();
+    let mut needs = bundled(&l, DEFAULT_IDENTITY, &GateConfig::default());
+    needs.source = "Needs my review".to_owned();
+    let row = needs
+        .rows
+        .iter_mut()
+        .find(|r| r.listed.coords.number == 482);
+    let Some(row) = row else {
+        panic!("no #482");
+    };
+    row.listed.requested = crate::pr::ReviewRequested::Team;
+    row.listed.requested_team = Some("acme/core".to_owned());
+    let mut mine = needs.clone();
+    mine.source = "Mine".to_owned();
+    mine.rows.truncate(1);
+    let doc = render::sections_json(&[needs.clone(), mine]);
+    let sections = doc["sections"].as_array().unwrap();
+    assert_eq!(sections.len(), 2);
+    for s in sections {
+        for pr in s["prs"].as_array().unwrap() {
+            assert_eq!(pr["section"], s["source"]);
+        }
+    }
+    let md = render::markdown_sections(std::slice::from_ref(&needs));
+    let line = md.lines().find(|l| l.contains("#482**")).unwrap();
+    assert!(line.contains("review requested: team acme/core"), "{line}");
+    assert!(line.contains(" · in Needs my review"), "{line}");
+    // A single inbox's Markdown names no section.
+    assert!(!render::markdown(&needs).contains("· in Needs my review"));
+}

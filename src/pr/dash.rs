@@ -227,6 +227,20 @@ impl ReviewRequested {
         }
         out
     }
+
+    /// The team (`org/slug`) through which your review is requested, when it is requested from
+    /// a team you are in and not from you by name (the first such team).
+    pub fn team_of(reviewers: &[Reviewer], me: &str, my_teams: &[String]) -> Option<String> {
+        if ReviewRequested::of(reviewers, me, my_teams) != ReviewRequested::Team {
+            return None;
+        }
+        reviewers.iter().find_map(|r| match r {
+            Reviewer::Team { slug } if my_teams.iter().any(|t| t.eq_ignore_ascii_case(slug)) => {
+                Some(slug.clone())
+            }
+            _ => None,
+        })
+    }
 }
 
 /// What the dashboard knows of a PR besides its items. Every field is optional: a source that
@@ -527,6 +541,12 @@ mod tests {
         assert_eq!(
             ReviewRequested::of(&rs, "other", &[]),
             ReviewRequested::None
+        );
+        assert_eq!(ReviewRequested::team_of(&rs, "maint", &teams), None);
+        assert_eq!(ReviewRequested::team_of(&rs, "other", &[]), None);
+        assert_eq!(
+            ReviewRequested::team_of(&rs, "other", &teams).as_deref(),
+            Some("acme/core")
         );
     }
 

@@ -11,5 +11,6 @@ mod keys;
 mod pending;
 mod screen;
 mod session;
+mod table_tmux;
 mod ui;
 mod walk;

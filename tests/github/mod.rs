@@ -5,3 +5,4 @@ mod inbox_live;
 mod live;
 mod recorded_dashboard;
 mod schema;
+mod sections;

@@ -969,3 +969,85 @@ fn graphql_ok(answer: Value) -> ResponseTemplate {
         .insert_header("x-ratelimit-reset", "1893456000")
         .insert_header("x-ratelimit-resource", "graphql")
 }
+
+/// Searches answered by their query: each key a search's text as configured (the client adds
+/// `is:pr is:open`), answered with the PRs of those numbers in that order, paged by 100 — e.g.
+/// the default sections' `review-requested:@me`, `author:@me`, `involves:@me -author:@me`.
+/// A search no key starts is answered as before (the repository's PRs for `repo:acme/widgets`,
+/// none otherwise). Requests are logged (kind "search") and the fault hook applies, as for every
+/// request of the fake.
+pub struct SearchAnswers(Vec<(String, Vec<u64>)>);
+
+/// The numbers answering `query`: the longest key the query is, or starts with, plus a space.
+fn search_key<'a>(answers: &'a [(String, Vec<u64>)], query: &str) -> Option<&'a Vec<u64>> {
+    answers
+        .iter()
+        .filter(|(k, _)| query == k || query.starts_with(&format!("{k} ")))
+        .max_by_key(|(k, _)| k.len())
+        .map(|(_, n)| n)
+}
+
+fn search_query(req: &Request) -> Option<String> {
+    let body: Value = req.body_json().ok()?;
+    let query = body.get("query").and_then(Value::as_str)?;
+    if !query.contains("query InboxSearch") {
+        return None;
+    }
+    body.pointer("/variables/query")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+struct SearchMatch(Arc<SearchAnswers>);
+
+impl wiremock::Match for SearchMatch {
+    fn matches(&self, req: &Request) -> bool {
+        search_query(req).is_some_and(|q| search_key(&self.0.0, &q).is_some())
+    }
+}
+
+struct SearchResponder(Arc<State>, Arc<SearchAnswers>);
+
+impl Respond for SearchResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let st = &self.0;
+        let body: Value = req.body_json().unwrap_or(Value::Null);
+        let seen = Seen {
+            kind: "search",
+            variables: body.get("variables").cloned().unwrap_or(Value::Null),
+        };
+        if let (_, Some(t)) = st.log.record(&seen) {
+            return t;
+        }
+        let q = seen.variables["query"].as_str().unwrap_or("");
+        let numbers = search_key(&self.1.0, q).cloned().unwrap_or_default();
+        let all: Vec<Value> = numbers
+            .iter()
+            .filter_map(|n| st.prs.iter().find(|p| p.number == *n))
+            .map(|p| listed(st, p))
+            .collect();
+        let mut conn = page(&all, &seen.variables["after"]);
+        conn["issueCount"] = json!(all.len());
+        graphql_ok(json!({"data": {"rateLimit": rate_limit(), "search": conn}}))
+    }
+}
+
+impl FakeInbox {
+    /// Answers the searches of `answers` (query text, PR numbers) on `server`, ahead of the
+    /// fake's other answers (see [`SearchAnswers`]).
+    pub async fn answer_searches(&self, server: &MockServer, answers: &[(&str, Vec<u64>)]) {
+        let answers = Arc::new(SearchAnswers(
+            answers
+                .iter()
+                .map(|(k, n)| ((*k).to_owned(), n.clone()))
+                .collect(),
+        ));
+        Mock::given(method("POST"))
+            .and(path("/graphql"))
+            .and(SearchMatch(answers.clone()))
+            .respond_with(SearchResponder(self.state.clone(), answers))
+            .with_priority(1)
+            .mount(server)
+            .await;
+    }
+}

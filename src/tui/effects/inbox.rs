@@ -120,7 +120,8 @@ pub fn recount(ledger: &Ledger, session: &Session, snapshot: &Snapshot) -> Actio
 }
 
 /// Loads every tab: the list first, then (live) the counts one PR at a time, each step as an
-/// action handed to `send` as soon as it is known.
+/// action handed to `send` as soon as it is known. A PR listed by an earlier tab of the same
+/// load is not fetched again: its counted row is reused (the default sections overlap).
 pub async fn load(
     link: &InboxLink,
     ledger: &Ledger,
@@ -129,6 +130,7 @@ pub async fn load(
 ) {
     let cfg = &session.gates;
     let own = session.identity();
+    let mut counted: HashMap<PrCoords, inbox::Row> = HashMap::new();
     for (tab, src) in link.tabs.iter().enumerate() {
         match src {
             TabSource::Bundled => {
@@ -179,7 +181,22 @@ pub async fn load(
                     tab,
                     result: Ok((rows.clone(), Vec::new())),
                 });
-                inbox::live::count(gh, &rows, ledger, own, cfg, |_, row| {
+                let (known, fresh): (Vec<inbox::Row>, Vec<inbox::Row>) = rows
+                    .into_iter()
+                    .partition(|r| counted.contains_key(&r.listed.coords));
+                let known: Vec<inbox::Row> = known
+                    .iter()
+                    .filter_map(|r| counted.get(&r.listed.coords).cloned())
+                    .collect();
+                if !known.is_empty() {
+                    send(Action::InboxCounted {
+                        tab,
+                        rows: known,
+                        finished: false,
+                    });
+                }
+                inbox::live::count(gh, &fresh, ledger, own, cfg, |_, row| {
+                    counted.insert(row.listed.coords.clone(), row.clone());
                     send(Action::InboxCounted {
                         tab,
                         rows: vec![row],
