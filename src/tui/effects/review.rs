@@ -10,6 +10,7 @@ use super::ledger::offline_post;
 use crate::ledger::Ledger;
 use crate::pr::{Origin, Snapshot};
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
+use crate::review::failing::ChecksSource;
 use crate::review::guidance::BaseSource;
 use crate::review::llm::{LlmEnv, ReplaySource};
 use crate::review::settings::Overrides;
@@ -48,6 +49,9 @@ pub struct Prepared {
     pub started: Action,
     /// Where the repository's guidance is read from: always the base branch.
     base: Base,
+    /// The checks a fixture recorded, and the head they were recorded at (live: read from
+    /// GitHub at the head, through `base`'s client).
+    recorded_checks: Option<(Vec<crate::pr::CheckRun>, String)>,
 }
 
 /// The base branch's files: the fixture's recorded ones, or GitHub at the base commit.
@@ -108,11 +112,16 @@ pub fn prepare(
         )),
         (None, None) => Base::Recorded(Vec::new()),
     };
+    let recorded_checks = match (session.remote.live(), fixture) {
+        (None, Some(f)) => Some((f.dashboard.check_runs.clone(), f.pr.head_sha.clone())),
+        _ => None,
+    };
     Ok(Prepared {
         seq,
         review: prepared,
         started,
         base,
+        recorded_checks,
     })
 }
 
@@ -125,7 +134,10 @@ pub async fn run(
     cancel: CancellationToken,
 ) -> Option<String> {
     let Prepared {
-        mut review, base, ..
+        mut review,
+        base,
+        recorded_checks,
+        ..
     } = p;
     match &base {
         Base::Recorded(files) => {
@@ -135,6 +147,14 @@ pub async fn run(
         }
         Base::Live(gh) => review.read_guidance(BaseSource::Live(gh)).await,
     }
+    // The head commit's failing checks go to the aspects as context, as in `pr-shepherd
+    // review`; a failure to read them is kept in the run's context and the review goes on.
+    let checks = match (&base, recorded_checks) {
+        (Base::Live(gh), _) => ChecksSource::Live(gh),
+        (Base::Recorded(_), Some((runs, head))) => ChecksSource::Recorded { runs, head },
+        (Base::Recorded(_), None) => ChecksSource::None,
+    };
+    review.read_checks(checks).await;
     let coords = review.pr.coords();
     let run = review.run(events, cancel).await;
     if run.cancelled {
