@@ -9,8 +9,8 @@ use tokio_util::sync::CancellationToken;
 use super::ledger::offline_post;
 use crate::ledger::Ledger;
 use crate::pr::{Origin, Snapshot};
-use crate::review::flow::{self, PreparedReview, ReviewRequest};
 use crate::review::failing::ChecksSource;
+use crate::review::flow::{self, PreparedReview, ReviewRequest};
 use crate::review::guidance::BaseSource;
 use crate::review::llm::{LlmEnv, ReplaySource};
 use crate::review::settings::Overrides;
@@ -139,22 +139,7 @@ pub async fn run(
         recorded_checks,
         ..
     } = p;
-    match &base {
-        Base::Recorded(files) => {
-            review
-                .read_guidance(BaseSource::Recorded(files.clone()))
-                .await
-        }
-        Base::Live(gh) => review.read_guidance(BaseSource::Live(gh)).await,
-    }
-    // The head commit's failing checks go to the aspects as context, as in `pr-shepherd
-    // review`; a failure to read them is kept in the run's context and the review goes on.
-    let checks = match (&base, recorded_checks) {
-        (Base::Live(gh), _) => ChecksSource::Live(gh),
-        (Base::Recorded(_), Some((runs, head))) => ChecksSource::Recorded { runs, head },
-        (Base::Recorded(_), None) => ChecksSource::None,
-    };
-    review.read_checks(checks).await;
+    read_context(&mut review, &base, recorded_checks).await;
     let coords = review.pr.coords();
     let run = review.run(events, cancel).await;
     if run.cancelled {
@@ -164,6 +149,31 @@ pub async fn run(
         .save_run(&coords, &run)
         .err()
         .map(|e| format!("the review run was not saved: {e}"))
+}
+
+/// Reads what the aspects are given besides the PR: the repository's guidance from the base
+/// branch, and the head commit's failing checks (as `pr-shepherd review` does; live through the
+/// PR's client, offline the fixture's recorded checks). A failure to read either is kept in the
+/// run's context and the review goes on.
+async fn read_context(
+    review: &mut PreparedReview,
+    base: &Base,
+    recorded_checks: Option<(Vec<crate::pr::CheckRun>, String)>,
+) {
+    match base {
+        Base::Recorded(files) => {
+            review
+                .read_guidance(BaseSource::Recorded(files.clone()))
+                .await
+        }
+        Base::Live(gh) => review.read_guidance(BaseSource::Live(gh)).await,
+    }
+    let checks = match (base, recorded_checks) {
+        (Base::Live(gh), _) => ChecksSource::Live(gh),
+        (Base::Recorded(_), Some((runs, head))) => ChecksSource::Recorded { runs, head },
+        (Base::Recorded(_), None) => ChecksSource::None,
+    };
+    review.read_checks(checks).await;
 }
 
 #[cfg(test)]
@@ -202,5 +212,43 @@ mod tests {
             .unwrap();
             assert_eq!(p.review.prior.reply_trust.collaborators_are_team, team);
         }
+    }
+
+    /// The console's review gives the aspects the head commit's failing checks, as
+    /// `pr-shepherd review` does: the demo fixture records one failing check run.
+    #[tokio::test]
+    async fn the_console_review_reads_the_fixtures_failing_checks() {
+        let fixture = Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap();
+        let snapshot = fixture.clone().into_snapshot_at(0).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path());
+        let p = prepare(
+            &ReviewContext::default(),
+            &Session::default(),
+            Some(&fixture),
+            &ledger,
+            1,
+            false,
+            &snapshot,
+        )
+        .unwrap();
+        let Prepared {
+            mut review,
+            base,
+            recorded_checks,
+            ..
+        } = p;
+        assert_eq!(review.failing.checks, 0);
+        read_context(&mut review, &base, recorded_checks).await;
+        assert!(review.failing.checks >= 1, "{:?}", review.failing);
+        assert!(
+            review
+                .failing
+                .lines
+                .iter()
+                .any(|l| l.contains("test (ubuntu-latest)")),
+            "{:?}",
+            review.failing.lines
+        );
     }
 }
