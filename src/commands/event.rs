@@ -420,9 +420,16 @@ impl<'a> CheckHook<'a> {
                         report.title
                     ),
                     Channel::Status => format!(
-                        "check: the commit status `{CHECK_NAME}` is {} ({}): {} — a status, not a check run, because this token cannot write check runs",
+                        "check: the commit status `{CHECK_NAME}` is {}{}: {} — a status, not a check run, because this token cannot write check runs",
                         done.conclusion,
-                        report.conclusion.as_str(),
+                        if done.conclusion == report.conclusion.as_str() {
+                            String::new()
+                        } else {
+                            format!(
+                                " (a check would be {}: statuses have no neutral)",
+                                report.conclusion.as_str()
+                            )
+                        },
                         report.title
                     ),
                 }];

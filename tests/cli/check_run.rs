@@ -337,3 +337,31 @@ async fn watch_with_post_publishes_the_check_on_the_head_it_reviews() {
         "the second tick reviewed nothing"
     );
 }
+
+#[tokio::test]
+async fn a_check_that_cannot_be_completed_is_reported_and_the_review_is_not_lost() {
+    let s = setup(vec![critical()], CHECK_ON).await;
+    *s.checks.state.refuse_completion.lock().unwrap() = true;
+    let out = event(
+        &s.env,
+        &s.gh,
+        &s.llm,
+        "pull_request",
+        &opened(&s),
+        &["--format", "json"],
+    )
+    .await;
+    // The review is posted and printed; the check's failure fails the command (exit 1).
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(s.fake.own_reviews().len(), 1);
+    let doc = stdout_json(&out);
+    assert_eq!(doc["posted"]["action"], "created");
+    assert_eq!(doc["check"]["conclusion"], "failure");
+    assert!(doc["check"]["published"].is_null(), "{}", doc["check"]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("error: the `pr-shepherd` check could not be completed (failure)"),
+        "{err}"
+    );
+    assert!(err.contains("posted: created comment"), "{err}");
+}

@@ -33,6 +33,8 @@ pub struct CheckState {
     pub calls: Mutex<Vec<CheckCall>>,
     /// Writes of check runs are refused with 403, as for a fork's `GITHUB_TOKEN`.
     pub forbid_checks: Mutex<bool>,
+    /// Completing a check run (a PATCH to `completed`) is refused with 422.
+    pub refuse_completion: Mutex<bool>,
 }
 
 #[derive(Clone, Default)]
@@ -110,6 +112,13 @@ impl Respond for Responder {
             ("PATCH", ["repos", _, _, "check-runs", id]) => {
                 if forbid {
                     return forbidden();
+                }
+                if body["status"] == "completed" && *self.0.refuse_completion.lock().unwrap() {
+                    return ResponseTemplate::new(422).set_body_json(json!({
+                        "message": "Validation Failed",
+                        "documentation_url": "https://docs.github.com/rest/checks/runs#update-a-check-run",
+                        "status": "422",
+                    }));
                 }
                 let mut runs = self.0.runs.lock().unwrap();
                 let Some(run) = runs
