@@ -93,6 +93,21 @@ fn opened(s: &Setup) -> std::path::PathBuf {
     payload(s.env.root(), "pull_request/opened.payload.json", |_| {})
 }
 
+impl Setup {
+    /// `event` on `pull_request.opened`, then `extra` flags.
+    async fn opened(&self, extra: &[&str]) -> std::process::Output {
+        event(
+            &self.env,
+            &self.gh,
+            &self.llm,
+            "pull_request",
+            &opened(self),
+            extra,
+        )
+        .await
+    }
+}
+
 /// The writes as `METHOD path`.
 fn writes(checks: &FakeCheckRuns) -> Vec<String> {
     checks
@@ -105,15 +120,7 @@ fn writes(checks: &FakeCheckRuns) -> Vec<String> {
 #[tokio::test]
 async fn an_unaddressed_critical_finding_ends_the_one_check_in_failure_linking_the_comment() {
     let s = setup(vec![critical()], CHECK_ON).await;
-    let out = event(
-        &s.env,
-        &s.gh,
-        &s.llm,
-        "pull_request",
-        &opened(&s),
-        &["--format", "json"],
-    )
-    .await;
+    let out = s.opened(&["--format", "json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let runs = s.checks.runs_named("pr-shepherd");
     assert_eq!(runs.len(), 1, "{runs:?}");
@@ -244,15 +251,7 @@ async fn a_retried_run_on_the_same_head_updates_the_same_check() {
 async fn a_token_that_cannot_write_checks_gets_a_commit_status_and_is_told_so() {
     let s = setup(vec![critical()], CHECK_ON).await;
     s.checks.forbid_checks();
-    let out = event(
-        &s.env,
-        &s.gh,
-        &s.llm,
-        "pull_request",
-        &opened(&s),
-        &["--format", "json"],
-    )
-    .await;
+    let out = s.opened(&["--format", "json"]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(s.checks.runs_named("pr-shepherd").is_empty());
     let statuses = s.checks.statuses();
@@ -299,7 +298,7 @@ async fn a_token_that_cannot_write_checks_gets_a_commit_status_and_is_told_so() 
 #[tokio::test]
 async fn without_the_setting_no_check_is_published() {
     let s = setup(vec![critical()], "").await;
-    let out = event(&s.env, &s.gh, &s.llm, "pull_request", &opened(&s), &[]).await;
+    let out = s.opened(&[]).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(s.checks.state.calls.lock().unwrap().is_empty());
     assert!(!stderr(&out).contains("check:"), "{}", stderr(&out));
@@ -342,15 +341,7 @@ async fn watch_with_post_publishes_the_check_on_the_head_it_reviews() {
 async fn a_check_that_cannot_be_completed_is_reported_and_the_review_is_not_lost() {
     let s = setup(vec![critical()], CHECK_ON).await;
     *s.checks.state.refuse_completion.lock().unwrap() = true;
-    let out = event(
-        &s.env,
-        &s.gh,
-        &s.llm,
-        "pull_request",
-        &opened(&s),
-        &["--format", "json"],
-    )
-    .await;
+    let out = s.opened(&["--format", "json"]).await;
     // The review is posted and printed; the check's failure fails the command (exit 1).
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert_eq!(s.fake.own_reviews().len(), 1);
