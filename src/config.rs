@@ -527,6 +527,25 @@ mod tests {
     }
 
     #[test]
+    fn the_check_is_off_by_default_and_its_threshold_is_one_of_the_named_severities() {
+        use crate::policy::check::CheckFailsOn;
+        let l = parse("").unwrap();
+        assert!(!l.config.automation.check);
+        assert_eq!(l.config.automation.check_fails_on, CheckFailsOn::Critical);
+        let l = parse("[automation]\ncheck = true\ncheck_fails_on = \"never\"\n").unwrap();
+        assert!(l.config.automation.check);
+        assert_eq!(l.config.automation.check_fails_on, CheckFailsOn::Never);
+        let e = parse("[automation]\ncheck_fails_on = \"red\"\n").unwrap_err();
+        assert!(
+            e.contains("key `automation.check_fails_on`")
+                && e.contains("`critical`, `important`, `suggestion`, `never`"),
+            "{e}"
+        );
+        let e = parse("[automation]\ncheck = \"yes\"\n").unwrap_err();
+        assert!(e.contains("key `automation.check`"), "{e}");
+    }
+
+    #[test]
     fn explicit_missing_file_is_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("none.toml");

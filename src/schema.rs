@@ -122,6 +122,9 @@ pub enum Allowed {
     },
 }
 
+/// The values `[automation] check_fails_on` takes (`policy::check::CheckFailsOn::NAMES`).
+pub const CHECK_FAILS_ON: [&str; 4] = ["critical", "important", "suggestion", "never"];
+
 /// The names `[inbox] columns` takes, in the table's default order (`inbox::columns::ALL`).
 pub const INBOX_COLUMNS: &[&str] = &[
     "pr",
@@ -498,6 +501,27 @@ pub const SETTINGS: &[Setting] = &[
         flag: None,
         example: "\"address-it\"",
         description: "adding this label is recognized as the `address-review` write action; nothing is done",
+    },
+    Setting {
+        key: "automation.check",
+        ty: Type::Boolean,
+        default: Default::Value,
+        allowed: Allowed::Any,
+        flag: None,
+        example: "true",
+        description: "`event` and `watch --post` publish Shepherd's own check run, `pr-shepherd`, on the PR's head commit: `in_progress` while reviewing, then `success`, `failure` (unaddressed findings at or above `check_fails_on`) or `neutral` (the review could not run or is incomplete), its summary linking the Shepherd comment; a retry on the same head updates the same check. A token that cannot write check runs (a fork's `GITHUB_TOKEN`, a personal token) gets a commit status `pr-shepherd` instead, and the output says so. Needs `checks: write` (or `statuses: write`) in the workflow; see docs/github-actions.md",
+    },
+    Setting {
+        key: "automation.check_fails_on",
+        ty: Type::String,
+        default: Default::Value,
+        allowed: Allowed::OneOf {
+            values: &CHECK_FAILS_ON,
+            or: None,
+        },
+        flag: None,
+        example: "\"important\"",
+        description: "the lowest severity whose unaddressed findings (new or unchanged since the last review) make the `pr-shepherd` check fail; `never`: it never fails on findings",
     },
     Setting {
         key: "gates.opt_in_label",

@@ -9,14 +9,16 @@ use serde_json::{Value, json};
 
 use super::Context;
 use super::review::{
-    Destination, PostChoice, ReviewSetup, Triggered, apply_trigger_ref, closed_note, execute,
-    settle_team,
+    AfterPost, AfterPosted, Destination, PostChoice, ReviewReport, ReviewSetup, Triggered,
+    apply_trigger_ref, closed_note, execute_then, settle_team,
 };
 use crate::cli::{EventArgs, Format};
 use crate::error::CliError;
+use crate::policy::check::{CHECK_NAME, CheckFailsOn, ReviewEnd, SeverityCounts, check_report};
 use crate::policy::event::{EventDecision, decide_with};
 use crate::policy::{self, GateDecision, Invocation, Mode, TriggerKind, TriggerRef};
 use crate::pr::{PrCoords, Snapshot};
+use crate::publish::check_run::{Channel, ShepherdCheck};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 
@@ -288,5 +290,263 @@ async fn review_and_post(
     review.extra_json = Some(("decision", r.decision));
     review.quiet = args.quiet;
     review.inline = ctx.review_settings().inline;
-    execute(ctx, review).await.map(|_| ())
+    let automation = ctx.automation();
+    if !automation.check {
+        return execute_then(ctx, review, &mut ()).await.map(|_| ());
+    }
+    if args.dry_run {
+        crate::eprintln_clean!("dry run: the `{CHECK_NAME}` check is not published");
+        return execute_then(ctx, review, &mut ()).await.map(|_| ());
+    }
+    let mut check = CheckHook::start(gh, &review.snapshot, automation.check_fails_on).await;
+    let result = execute_then(ctx, review, &mut check).await;
+    if let Err(e) = &result {
+        check.not_run(e.message()).await;
+    }
+    result.map(|_| ())
+}
+
+/// Shepherd's own check on the head (`[automation] check`, for `event` and `watch --post`):
+/// started `in_progress` before the model is called, completed once the review was posted
+/// (the conclusion from [`crate::policy::check::check_report`]), or completed neutral when the
+/// review could not run. A failure to publish it never loses the review: it is said on stderr
+/// and fails the command (exit 1) once the review was posted and printed.
+pub(super) struct CheckHook<'a> {
+    gh: &'a GitHub,
+    pr: PrCoords,
+    head_sha: String,
+    fails_on: CheckFailsOn,
+    check: Option<ShepherdCheck<'a>>,
+    /// Why the check is a commit status, when it is one.
+    fallback: Option<String>,
+    /// Why starting it failed (tried again when the review ends).
+    start_error: Option<String>,
+    finished: bool,
+}
+
+impl<'a> CheckHook<'a> {
+    /// Puts the check in progress on the snapshot's head (said on stderr); a failure is said and
+    /// the review goes on.
+    pub(super) async fn start(
+        gh: &'a GitHub,
+        snapshot: &Snapshot,
+        fails_on: CheckFailsOn,
+    ) -> CheckHook<'a> {
+        let mut hook = CheckHook {
+            gh,
+            pr: snapshot.pr.coords(),
+            head_sha: snapshot.pr.head_sha.clone(),
+            fails_on,
+            check: None,
+            fallback: None,
+            start_error: None,
+            finished: false,
+        };
+        match hook.try_start().await {
+            Ok(()) => {
+                let short: String = hook.head_sha.chars().take(12).collect();
+                match (
+                    &hook.fallback,
+                    hook.check.as_ref().map(ShepherdCheck::channel),
+                ) {
+                    (Some(why), _) => crate::eprintln_clean!(
+                        "check: this token cannot write check runs ({}); the commit status `{CHECK_NAME}` on {short} stands in for the check (pending)",
+                        one_line(why)
+                    ),
+                    (None, Some(Channel::CheckRun { id, .. })) => crate::eprintln_clean!(
+                        "check: `{CHECK_NAME}` in progress on {short} (check run {id})"
+                    ),
+                    (None, _) => {}
+                }
+            }
+            Err(e) => {
+                crate::eprintln_clean!(
+                    "warning: check: the `{CHECK_NAME}` check could not be started: {}; the review goes on",
+                    one_line(&e)
+                );
+                hook.start_error = Some(e);
+            }
+        }
+        hook
+    }
+
+    async fn try_start(&mut self) -> Result<(), String> {
+        let short: String = self.head_sha.chars().take(12).collect();
+        let summary = format!("Reviewing head {short} of {}.", self.pr);
+        let (check, started) = ShepherdCheck::start(self.gh, &self.pr, &self.head_sha, &summary)
+            .await
+            .map_err(|e| e.to_string())?;
+        if started.reused {
+            tracing::debug!("the check of an earlier run on this head is updated");
+        }
+        self.fallback = started.fallback;
+        self.check = Some(check);
+        self.start_error = None;
+        Ok(())
+    }
+
+    /// Completes the check for a review that ended as `end`: the JSON of what was published,
+    /// the note for stderr, and the error when it could not be.
+    async fn complete(
+        &mut self,
+        end: &ReviewEnd,
+        comment: Option<&str>,
+        not_posted: Option<&str>,
+    ) -> AfterPosted {
+        self.finished = true;
+        let report = check_report(end, self.fails_on, comment, not_posted);
+        if self.check.is_none()
+            && let Err(e) = self.try_start().await
+        {
+            let why = format!(
+                "the `{CHECK_NAME}` check was not published: {}",
+                one_line(&e)
+            );
+            return AfterPosted {
+                json: Some(("check", self.json(&report, None, Some(&why)))),
+                notes: Vec::new(),
+                error: Some(why),
+            };
+        }
+        let Some(check) = self.check.as_ref() else {
+            return AfterPosted::default();
+        };
+        match check.finish(&report, comment).await {
+            Ok(done) => {
+                let mut notes = vec![match check.channel() {
+                    Channel::CheckRun { id, .. } => format!(
+                        "check: `{CHECK_NAME}` completed {} (check run {id}): {}",
+                        report.conclusion.as_str(),
+                        report.title
+                    ),
+                    Channel::Status => format!(
+                        "check: the commit status `{CHECK_NAME}` is {}{}: {} — a status, not a check run, because this token cannot write check runs",
+                        done.conclusion,
+                        if done.conclusion == report.conclusion.as_str() {
+                            String::new()
+                        } else {
+                            format!(
+                                " (a check would be {}: statuses have no neutral)",
+                                report.conclusion.as_str()
+                            )
+                        },
+                        report.title
+                    ),
+                }];
+                if let Some(kept) = &done.kept {
+                    notes.push(format!(
+                        "warning: check: GitHub kept the check as `{kept}` instead of `completed {}` (a completed check run may not change again)",
+                        report.conclusion.as_str()
+                    ));
+                }
+                AfterPosted {
+                    json: Some(("check", self.json(&report, Some(&done), None))),
+                    notes,
+                    error: None,
+                }
+            }
+            Err(e) => {
+                let why = format!(
+                    "the `{CHECK_NAME}` check could not be completed ({}): {}",
+                    report.conclusion.as_str(),
+                    one_line(&e.to_string())
+                );
+                AfterPosted {
+                    json: Some(("check", self.json(&report, None, Some(&why)))),
+                    notes: Vec::new(),
+                    error: Some(why),
+                }
+            }
+        }
+    }
+
+    /// The `check` field of the JSON document.
+    fn json(
+        &self,
+        report: &crate::policy::check::CheckReport,
+        done: Option<&crate::publish::check_run::Finished>,
+        error: Option<&str>,
+    ) -> Value {
+        let (channel, id) = match self.check.as_ref().map(ShepherdCheck::channel) {
+            Some(Channel::CheckRun { id, .. }) => ("checkRun", Some(*id)),
+            Some(Channel::Status) => ("commitStatus", None),
+            None => ("none", None),
+        };
+        json!({
+            "name": CHECK_NAME,
+            "headSha": self.head_sha,
+            "channel": channel,
+            "id": id,
+            "conclusion": report.conclusion.as_str(),
+            "published": done.map(|d| d.conclusion.clone()),
+            "title": report.title,
+            "fallback": self.fallback,
+            "error": error,
+        })
+    }
+
+    /// When the review ended before it could be posted (it never ran, or it stopped): completes
+    /// the check neutral with `why`. Says on stderr what became of it.
+    pub(super) async fn not_run(&mut self, why: &str) {
+        if self.finished {
+            return;
+        }
+        let end = ReviewEnd::NotRun {
+            why: why.to_owned(),
+        };
+        let done = self.complete(&end, None, None).await;
+        for note in &done.notes {
+            crate::eprintln_clean!("{note}");
+        }
+        if let Some(e) = &done.error {
+            crate::eprintln_clean!("error: {e}");
+        }
+    }
+}
+
+impl AfterPost for CheckHook<'_> {
+    async fn after_post(&mut self, report: ReviewReport<'_>) -> AfterPosted {
+        let end = review_end(&report);
+        let comment = report.posted.map(|p| p.location.clone());
+        self.complete(&end, comment.as_deref(), report.not_posted)
+            .await
+    }
+}
+
+/// How a review ended, for the check: the unaddressed findings (new or unchanged) by severity;
+/// incomplete when an aspect failed or timed out or the budget stopped it; not run at all when
+/// no aspect finished (the model down, a rate limit on every call).
+pub(super) fn review_end(report: &ReviewReport<'_>) -> ReviewEnd {
+    let mut unaddressed = SeverityCounts::default();
+    for (i, f) in report.agg.current.iter().enumerate() {
+        if report.agg.class_of(i).is_some() {
+            unaddressed.add(&f.severity);
+        }
+    }
+    let run = report.run;
+    if !run.is_incomplete() {
+        return ReviewEnd::Reviewed { unaddressed };
+    }
+    let failed: Vec<&crate::review::run::AspectOutcome> =
+        run.aspects.iter().filter(|a| a.is_incomplete()).collect();
+    if !failed.is_empty() && failed.len() == run.aspects.len() {
+        let first = failed
+            .iter()
+            .find_map(|a| a.error.as_deref())
+            .unwrap_or("no answer");
+        return ReviewEnd::NotRun {
+            why: format!(
+                "every aspect failed or timed out (first: {})",
+                one_line(first)
+            ),
+        };
+    }
+    ReviewEnd::Incomplete {
+        unaddressed,
+        failed: failed
+            .iter()
+            .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
+            .collect(),
+        budget_stop: run.context.budget_stop().map(str::to_owned),
+    }
 }

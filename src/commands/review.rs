@@ -492,11 +492,50 @@ struct PostOutcome {
     note: Option<String>,
 }
 
+/// What a review left, for work done once it was posted (or not) and before it is printed.
+pub(crate) struct ReviewReport<'r> {
+    pub run: &'r ReviewRun,
+    pub agg: &'r crate::review::aggregate::Aggregate,
+    pub posted: Option<&'r Posted>,
+    /// Why it was not posted, when a post was asked for and failed or was refused.
+    pub not_posted: Option<&'r str>,
+}
+
+/// What that work adds: a field of the JSON document, notes for stderr (after the post's), and
+/// a failure that fails the command (exit 1).
+#[derive(Debug, Default)]
+pub(crate) struct AfterPosted {
+    pub json: Option<(&'static str, serde_json::Value)>,
+    pub notes: Vec<String>,
+    pub error: Option<String>,
+}
+
+/// Work done once a review was posted (or not) and before it is printed: Shepherd's own check
+/// (`event`, `watch`). `()` does nothing.
+pub(crate) trait AfterPost {
+    async fn after_post(&mut self, report: ReviewReport<'_>) -> AfterPosted;
+}
+
+impl AfterPost for () {
+    async fn after_post(&mut self, _: ReviewReport<'_>) -> AfterPosted {
+        AfterPosted::default()
+    }
+}
+
 /// Runs a headless review — prepare (the one flow), run, save, compose, post, print — and
 /// returns what was posted. Shared by `review`, `event` and `watch`.
 pub(crate) async fn execute(
     ctx: &Context,
     review: HeadlessReview<'_>,
+) -> Result<Option<Posted>, CliError> {
+    execute_then(ctx, review, &mut ()).await
+}
+
+/// [`execute`], with `after` run once the review was posted (or not), before it is printed.
+pub(crate) async fn execute_then(
+    ctx: &Context,
+    review: HeadlessReview<'_>,
+    after: &mut impl AfterPost,
 ) -> Result<Option<Posted>, CliError> {
     let HeadlessReview {
         snapshot,
@@ -609,10 +648,23 @@ pub(crate) async fn execute(
         Some(to) => Some(super::inline::post(to, ledger, &snapshot, &identity, &run, &agg).await),
         None => None,
     };
+    let after_posted = after
+        .after_post(ReviewReport {
+            run: &run,
+            agg: &agg,
+            posted: outcome.posted.as_ref(),
+            not_posted: outcome
+                .error
+                .as_deref()
+                .or(outcome.note.as_deref())
+                .filter(|_| outcome.posted.is_none()),
+        })
+        .await;
+    let extras = extra_json.into_iter().chain(after_posted.json);
     let text = match format {
         Format::Md => body.clone(),
         Format::Json => {
-            let doc = review_json(&run, &agg, &body, &outcome.posted, &fitted, extra_json)?;
+            let doc = review_json(&run, &agg, &body, &outcome.posted, &fitted, extras)?;
             match &inline_outcome {
                 Some(i) => super::inline::with_json(&doc, i)?,
                 None => doc,
@@ -621,6 +673,9 @@ pub(crate) async fn execute(
     };
     super::emit_in(format, &text)?;
     report_post(&outcome, &fitted);
+    for note in &after_posted.notes {
+        crate::eprintln_clean!("{note}");
+    }
     let inline_error = inline_outcome.as_ref().and_then(super::inline::report);
     // What became of the findings: addressed since the last review, posted.
     let now = chrono::Utc::now().timestamp();
@@ -653,6 +708,7 @@ pub(crate) async fn execute(
         .into_iter()
         .chain(unsaved)
         .chain(inline_error)
+        .chain(after_posted.error)
         .chain(run.context.unrecorded.clone())
         .chain(unrecorded)
         .collect();
@@ -751,7 +807,7 @@ fn review_json(
     body: &str,
     posted: &Option<Posted>,
     fitted: &condense::Fitted,
-    extra_json: Option<(&'static str, serde_json::Value)>,
+    extra_json: impl IntoIterator<Item = (&'static str, serde_json::Value)>,
 ) -> Result<String, CliError> {
     let mut v = compose::json(run, agg, body);
     v["posted"] = serde_json::to_value(posted).unwrap_or_default();
@@ -759,7 +815,7 @@ fn review_json(
         v["posted"]["condensed"] = fitted.condensed.into();
         v["posted"]["characters"] = fitted.chars.into();
     }
-    if let Some((k, extra)) = extra_json {
+    for (k, extra) in extra_json {
         v[k] = extra;
     }
     let mut s = serde_json::to_string_pretty(&v)

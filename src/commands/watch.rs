@@ -13,8 +13,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::Context;
+use super::event::CheckHook;
 use super::review::{
-    Destination, PostChoice, ReviewSetup, apply_trigger_ref, execute, settle_team,
+    Destination, PostChoice, ReviewSetup, apply_trigger_ref, execute_then, settle_team,
 };
 use crate::cli::{Format, WatchArgs};
 use crate::error::{CliError, ErrorKind};
@@ -413,7 +414,19 @@ impl Watcher<'_> {
         .build()?;
         review.quiet = self.args.quiet;
         review.inline = self.ctx.review_settings().inline;
-        match execute(self.ctx, review).await {
+        // Shepherd's own check on the head, with `--post` and `[automation] check`.
+        let automation = self.ctx.automation();
+        let result = if self.args.post && automation.check {
+            let mut check = CheckHook::start(self.gh, snapshot, automation.check_fails_on).await;
+            let result = execute_then(self.ctx, review, &mut check).await;
+            if let Err(e) = &result {
+                check.not_run(e.message()).await;
+            }
+            result
+        } else {
+            execute_then(self.ctx, review, &mut ()).await
+        };
+        match result {
             Ok(_) => Ok(true),
             Err(e) if e.kind() == ErrorKind::Incomplete => Ok(true),
             Err(e) => Err(e),

@@ -2,6 +2,7 @@
 //! triggered review may see. Seeds 001 (gating), 002 (trigger safety) and 003 (continuation
 //! cutoff, explicit invocation bypasses business gates but never safety).
 
+pub mod check;
 pub mod event;
 
 use serde::{Deserialize, Serialize};
@@ -207,6 +208,10 @@ pub struct AutomationConfig {
     pub fix_ci_label: String,
     /// The label that asks for the `address-review` write action (recognized; not available).
     pub address_review_label: String,
+    /// `event` and `watch --post` publish Shepherd's own `pr-shepherd` check on the PR's head.
+    pub check: bool,
+    /// The lowest severity whose unaddressed findings make that check fail.
+    pub check_fails_on: check::CheckFailsOn,
 }
 
 impl Default for AutomationConfig {
@@ -216,6 +221,8 @@ impl Default for AutomationConfig {
             max_trigger_chars: MAX_TRIGGER_CHARS,
             fix_ci_label: "fix-ci".to_owned(),
             address_review_label: "address-review".to_owned(),
+            check: false,
+            check_fails_on: check::CheckFailsOn::Critical,
         }
     }
 }

@@ -13,6 +13,8 @@ pub mod github_client;
 pub mod llm;
 pub mod request_log;
 pub mod webhook;
+// Shepherd's own check on the head: check runs and commit statuses.
+pub mod fake_check_runs;
 
 use std::collections::BTreeMap;
 use std::path::Path;
