@@ -7,6 +7,7 @@ mod defects;
 mod e2e;
 mod inbox;
 mod keys;
+mod own_review;
 mod pending;
 mod screen;
 mod session;

@@ -37,6 +37,7 @@ fn badge_style(theme: &Theme, label: &str) -> Style {
         "UNCHANGED" => theme.badge_unchanged,
         "OUTDATED" => theme.badge_outdated,
         "RESOLVED" => theme.badge_resolved,
+        crate::output::items::SHEPHERD_BADGE => theme.badge_unchanged,
         _ => theme.badge_minimized,
     }
 }
@@ -51,6 +52,7 @@ fn review_state_style(theme: &Theme, s: ReviewState) -> Style {
 }
 
 /// The badges of an item as styled spans (freshness first, then status, then review state).
+/// Shepherd's own review has `SHEPHERD` in place of its freshness (as `items` lists it).
 pub(super) fn badge_spans(
     screen: &PrScreen,
     idx: usize,
@@ -58,7 +60,13 @@ pub(super) fn badge_spans(
     theme: &Theme,
 ) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
-    for b in crate::output::items::badges(item, screen.list.freshness(idx)) {
+    let mut badges = crate::output::items::badges(item, screen.list.freshness(idx));
+    if screen.list.is_own(idx)
+        && let Some(first) = badges.first_mut()
+    {
+        crate::output::items::SHEPHERD_BADGE.clone_into(first);
+    }
+    for b in badges {
         let key = b.split('(').next().unwrap_or("").to_owned();
         spans.push(Span::styled(
             format!(" {} ", sanitize(&b)),
@@ -260,8 +268,14 @@ fn detail_lines_anchored(
             out.push(Line::styled(one_line(&c.url), theme.dim));
             out.push(Line::default());
             out.push(comment_header(c, now, gates, theme));
-            let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
-            body_or_diff(&c.body, before, width, theme, &mut out);
+            if screen.list.is_own(idx) {
+                // Shepherd's own review: its text, without the hidden metadata after it.
+                let text = crate::review::outcome::visible(&c.body).trim_end();
+                body_lines(text, width, theme, &mut out);
+            } else {
+                let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
+                body_or_diff(&c.body, before, width, theme, &mut out);
+            }
         }
         Item::Review(r) => {
             head.push(Span::styled("Review summary", theme.location));

@@ -136,6 +136,9 @@ pub struct Counts {
     pub outdated: usize,
     pub resolved: usize,
     pub minimized: usize,
+    /// Shepherd's own review comments (the session's identity): listed with a `SHEPHERD` badge
+    /// and counted here, never as new, edited or unchanged.
+    pub shepherd: usize,
     /// Per group: (total, new, edited).
     pub groups: [(usize, usize, usize); 3],
 }
@@ -173,13 +176,20 @@ pub struct ItemList {
     pub opened: HashSet<String>,
     /// Fixture history: the versions items have at later steps (see [`Ahead`]).
     pub ahead: Ahead,
+    /// The account whose `## PR Shepherd Review` comments are the session's own.
+    identity: String,
+    /// The ids of those comments in the snapshot (as `review::prior` recognises them): a
+    /// look-alike by another account is not among them.
+    pub own: HashSet<String>,
     pending_highlights: HashSet<String>,
     /// What the last frame showed (pane heights).
     pub(super) last: Drawn,
 }
 
 impl ItemList {
-    pub fn new(snapshot: Snapshot, markers: HashMap<String, Marker>) -> ItemList {
+    /// The list of `snapshot` against `markers`; `identity` is the account whose Shepherd
+    /// reviews are the session's own.
+    pub fn new(snapshot: Snapshot, markers: HashMap<String, Marker>, identity: &str) -> ItemList {
         let mut list = ItemList {
             snapshot,
             triaged: Vec::new(),
@@ -201,6 +211,8 @@ impl ItemList {
             highlights: HashMap::new(),
             ahead: HashMap::new(),
             opened: HashSet::new(),
+            identity: identity.to_owned(),
+            own: HashSet::new(),
             pending_highlights: HashSet::new(),
             last: Drawn {
                 list_height: DEFAULT_HEIGHT,
@@ -299,8 +311,21 @@ impl ItemList {
         self.detail_scroll = self.detail_scroll.min(self.max_detail_scroll());
     }
 
+    /// Whether item `idx` is Shepherd's own review (of the session's identity).
+    pub fn is_own(&self, idx: usize) -> bool {
+        self.snapshot
+            .items
+            .get(idx)
+            .is_some_and(|i| self.own.contains(i.id()))
+    }
+
     fn retriage(&mut self) {
         self.triaged = triage(&self.snapshot, &self.markers);
+        self.own = crate::review::prior::prior_reviews(&self.snapshot, &self.identity)
+            .own
+            .into_iter()
+            .map(|r| r.comment_id)
+            .collect();
         let mut c = Counts::default();
         for t in &self.triaged {
             let Some(item) = self.snapshot.items.get(t.index) else {
@@ -308,6 +333,11 @@ impl ItemList {
             };
             let g = &mut c.groups[Group::of(item).index()];
             g.0 += 1;
+            if self.own.contains(item.id()) {
+                // The maintainer's own work: never new or edited (as `items` and the inbox).
+                c.shepherd += 1;
+                continue;
+            }
             match t.freshness {
                 Freshness::New => {
                     c.new += 1;
@@ -603,7 +633,7 @@ impl ItemList {
 
     fn next_new(&mut self, forward: bool, ctx: &mut Ctx<'_>) {
         let wanted = |list: &ItemList, r: &Row| match r {
-            Row::Item(i) => list.freshness(*i).needs_attention(),
+            Row::Item(i) => list.freshness(*i).needs_attention() && !list.is_own(*i),
             Row::Group(_) => false,
         };
         let found = if forward {

@@ -57,15 +57,17 @@ pub struct PrScreen {
 
 impl PrScreen {
     /// The screen of `snapshot` with its markers; `marks_blocked` says why markers cannot be
-    /// written, and the `[gates]` decide what may be posted.
+    /// written, the `[gates]` decide what may be posted, and `identity` (the session's) whose
+    /// Shepherd reviews are its own.
     pub fn new(
         snapshot: Snapshot,
         seen: SeenSet,
         marks_blocked: Option<String>,
         gates: &GateConfig,
+        identity: &str,
     ) -> PrScreen {
         let desk = ReviewDesk::new(&snapshot.pr, gates);
-        let mut list = ItemList::new(snapshot, seen.markers);
+        let mut list = ItemList::new(snapshot, seen.markers, identity);
         list.kept = seen.kept;
         PrScreen {
             list,
@@ -88,7 +90,13 @@ impl PrScreen {
             ahead,
         } = opened;
         let blocked = marks.err().or(ctx.session.marks_blocked.clone());
-        let mut pr = PrScreen::new(snapshot, seen, blocked, &ctx.session.gates);
+        let mut pr = PrScreen::new(
+            snapshot,
+            seen,
+            blocked,
+            &ctx.session.gates,
+            ctx.session.identity(),
+        );
         pr.list.ahead = ahead;
         pr.restore_saved(saved, ctx);
         pr
