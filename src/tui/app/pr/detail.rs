@@ -161,8 +161,12 @@ pub(super) fn diff_lines(before: &str, after: &str, theme: &Theme, out: &mut Vec
     }
 }
 
-/// A comment's body, or its diff against the text last seen when it changed.
+/// A comment's body, or its diff against the text last seen when it changed. The body's
+/// Markdown comes from the list's cache when it holds this text at this width (filled outside
+/// drawing, [`fill_markdown`]); else it is rendered here, and not stored.
 fn body_or_diff(
+    list: &ItemList,
+    id: &str,
     body: &str,
     before: Option<&str>,
     width: usize,
@@ -171,8 +175,30 @@ fn body_or_diff(
 ) {
     match before {
         Some(before) => diff_lines(before, body, theme, out),
-        None => body_lines(body, width, theme, out),
+        None => match list.cached_markdown(id, body, width) {
+            Some(lines) => out.extend(lines.iter().cloned()),
+            None => body_lines(body, width, theme, out),
+        },
     }
+}
+
+/// The text width of the detail pane drawn in `area` (inside its border).
+pub(super) fn detail_text_width(area: Rect) -> usize {
+    usize::from(Block::default().borders(Borders::ALL).inner(area).width)
+}
+
+/// Fills the list's Markdown cache for item `idx` at the detail pane's width in `area`, as
+/// [`body_lines`] renders it with `theme` (what [`draw_detail`] then reads).
+pub(super) fn fill_markdown(list: &mut ItemList, idx: usize, area: Rect, theme: &Theme) {
+    let width = detail_text_width(area);
+    if width == 0 {
+        return;
+    }
+    list.fill_markdown(idx, width, |body| {
+        let mut out = Vec::new();
+        body_lines(body, width, theme, &mut out);
+        out
+    });
 }
 
 /// [`detail_lines_anchored`] for the session of `view`, at `width` columns.
@@ -259,7 +285,7 @@ fn detail_lines_anchored(
                 let before = changes
                     .as_ref()
                     .and_then(|ch| ch.previous_comment_body(&c.id));
-                body_or_diff(&c.body, before, width, theme, &mut out);
+                body_or_diff(&screen.list, &c.id, &c.body, before, width, theme, &mut out);
             }
         }
         Item::Comment(c) => {
@@ -271,10 +297,10 @@ fn detail_lines_anchored(
             if screen.list.is_own(idx) {
                 // Shepherd's own review: its text, without the hidden metadata after it.
                 let text = crate::review::outcome::visible(&c.body).trim_end();
-                body_lines(text, width, theme, &mut out);
+                body_or_diff(&screen.list, &c.id, text, None, width, theme, &mut out);
             } else {
                 let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
-                body_or_diff(&c.body, before, width, theme, &mut out);
+                body_or_diff(&screen.list, &c.id, &c.body, before, width, theme, &mut out);
             }
         }
         Item::Review(r) => {
@@ -303,7 +329,7 @@ fn detail_lines_anchored(
             }
             out.push(Line::from(h));
             let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
-            body_or_diff(&r.body, before, width, theme, &mut out);
+            body_or_diff(&screen.list, &r.id, &r.body, before, width, theme, &mut out);
         }
     }
     (out, anchor, hunk_lines)

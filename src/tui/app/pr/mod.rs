@@ -181,6 +181,17 @@ impl PrScreen {
         }
     }
 
+    /// Renders the selected item's comment Markdown into the list's cache, at the detail pane's
+    /// width of the last frame, outside drawing (the frame reads it; a body that changed, or a new
+    /// width, is rendered again here).
+    fn fill_markdown(&mut self, ctx: &Ctx<'_>) {
+        let (Some(theme), Some(idx)) = (&ctx.session.theme, self.list.selected_index()) else {
+            return;
+        };
+        let area = self.list.last.detail_area;
+        detail::fill_markdown(&mut self.list, idx, area, theme);
+    }
+
     fn pane_size(&self) -> PaneSize {
         PaneSize {
             height: self.list.last.detail_height,
@@ -590,7 +601,10 @@ impl Screen for PrScreen {
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
-        self.key_command(cmd, ctx)
+        let handled = self.key_command(cmd, ctx);
+        // The next frame finds the newly selected item's Markdown rendered.
+        self.fill_markdown(ctx);
+        handled
     }
 
     fn search(&mut self, step: SearchStep<'_>, ctx: &mut Ctx<'_>) {
@@ -635,6 +649,7 @@ impl Screen for PrScreen {
 
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.list.drawn(d);
+        self.fill_markdown(ctx);
         // The frame is on screen: only now may what it showed be marked seen, and only once it
         // stayed long enough to be read (skimming past with `j` marks nothing).
         match d.shown {
