@@ -355,6 +355,11 @@ impl ItemList {
         }
     }
 
+    /// How many comment bodies are cached rendered (each at one width).
+    pub fn cached_bodies(&self) -> usize {
+        self.markdown.len()
+    }
+
     /// The rendered lines of comment `id`'s `body` at `width`, when cached for that very text.
     pub fn cached_markdown(
         &self,
