@@ -145,6 +145,9 @@ pub struct Counts {
 
 const DEFAULT_HEIGHT: u16 = 20;
 
+/// A comment body as rendered for the detail pane: the text it was rendered from, and its lines.
+type RenderedBody = (String, Arc<Vec<Line<'static>>>);
+
 /// The most comment bodies [`ItemList`] keeps rendered (each at one width).
 const MARKDOWN_CACHED: usize = 256;
 
@@ -187,7 +190,7 @@ pub struct ItemList {
     /// Comment bodies rendered from Markdown for the detail pane, by (comment id, width), each
     /// with the text it was rendered from: filled outside drawing ([`ItemList::fill_markdown`],
     /// after a frame and after a key), read by the frame; a body that changed misses.
-    markdown: HashMap<(String, usize), (String, Arc<Vec<Line<'static>>>)>,
+    markdown: HashMap<(String, usize), RenderedBody>,
     pending_highlights: HashSet<String>,
     /// What the last frame showed (pane heights).
     pub(super) last: Drawn,
