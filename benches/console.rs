@@ -68,18 +68,36 @@ fn frame(c: &mut Criterion) {
     let mut down = true;
     c.bench_function("console/scroll_step_10k_items_120x40", |b| {
         b.iter(|| {
-            let cmd = if down {
-                KeyCommand::Down
-            } else {
-                KeyCommand::Up
-            };
-            down = !down;
-            app.update(Action::Command(cmd));
-            let mut d = Drawn::default();
-            let _ = term.draw(|f| d = app.draw(f, &theme, &keymap));
-            black_box(d)
+            black_box(keystroke(
+                &mut app, &mut term, &theme, &keymap, &mut down, false,
+            ))
         })
     });
+}
+
+/// One `j` or `k` (alternating with `down`) and the frame; `report`: then the after-frame report,
+/// as the console loop sends it.
+fn keystroke(
+    app: &mut App,
+    term: &mut Terminal<TestBackend>,
+    theme: &Theme,
+    keymap: &Keymap,
+    down: &mut bool,
+    report: bool,
+) -> Drawn {
+    let cmd = if *down {
+        KeyCommand::Down
+    } else {
+        KeyCommand::Up
+    };
+    *down = !*down;
+    app.update(Action::Command(cmd));
+    let mut d = Drawn::default();
+    let _ = term.draw(|f| d = app.draw(f, theme, keymap));
+    if report {
+        app.update(Action::Drawn(d));
+    }
+    d
 }
 
 fn first_frame(c: &mut Criterion) {
@@ -186,17 +204,9 @@ fn markdown_keystroke(c: &mut Criterion) {
         let mut down = true;
         c.bench_function(name, |b| {
             b.iter(|| {
-                let cmd = if down {
-                    KeyCommand::Down
-                } else {
-                    KeyCommand::Up
-                };
-                down = !down;
-                app.update(Action::Command(cmd));
-                let mut d = Drawn::default();
-                let _ = term.draw(|f| d = app.draw(f, &theme, &keymap));
-                app.update(Action::Drawn(d));
-                black_box(d)
+                black_box(keystroke(
+                    &mut app, &mut term, &theme, &keymap, &mut down, true,
+                ))
             })
         });
     }

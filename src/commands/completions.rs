@@ -42,13 +42,7 @@ pub fn man_page() -> Result<String, std::io::Error> {
         b".PP\nThe options above are global: every subcommand accepts them too.\n",
     );
     man.render_subcommands_section(&mut out)?;
-    if cmd.get_after_long_help().is_some() || cmd.get_after_help().is_some() {
-        let mut part = Vec::new();
-        man.render_extra_section(&mut part)?;
-        out.extend_from_slice(
-            rename_extra(&String::from_utf8_lossy(&part), ".SH NOTES").as_bytes(),
-        );
-    }
+    render_notes(&man, &cmd, &mut out)?;
     out.extend_from_slice(roff_console_keys().as_bytes());
     out.extend_from_slice(roff_environment().as_bytes());
     out.extend_from_slice(roff_files().as_bytes());
@@ -73,13 +67,7 @@ pub fn man_page() -> Result<String, std::io::Error> {
         if own.get_arguments().any(|a| !a.is_hide_set()) {
             man.render_options_section(&mut part)?;
         }
-        if own.get_after_long_help().is_some() || own.get_after_help().is_some() {
-            let mut extra = Vec::new();
-            man.render_extra_section(&mut extra)?;
-            part.extend_from_slice(
-                rename_extra(&String::from_utf8_lossy(&extra), ".SH NOTES").as_bytes(),
-            );
-        }
+        render_notes(&man, &own, &mut part)?;
         let part = String::from_utf8_lossy(&part);
         out.extend_from_slice(format!(".SH \"{}\"\n", name.to_uppercase()).as_bytes());
         // The page has one SYNOPSIS and one OPTIONS section: a subcommand's are subsections.
@@ -99,20 +87,36 @@ pub fn man_page() -> Result<String, std::io::Error> {
     Ok(ascii_roff(&String::from_utf8_lossy(&out)))
 }
 
-/// clap_mangen's `.SH EXTRA` heading (the after-help text) as `heading`.
-fn rename_extra(part: &str, heading: &str) -> String {
-    part.lines()
-        .map(|l| if l == ".SH EXTRA" { heading } else { l })
-        .fold(String::new(), |mut acc, l| {
-            acc.push_str(l);
-            acc.push('\n');
-            acc
-        })
+/// The after-help text of `cmd` as a NOTES section (clap_mangen calls it EXTRA), if it has one.
+fn render_notes(
+    man: &clap_mangen::Man,
+    cmd: &clap::Command,
+    out: &mut Vec<u8>,
+) -> Result<(), std::io::Error> {
+    if cmd.get_after_long_help().is_none() && cmd.get_after_help().is_none() {
+        return Ok(());
+    }
+    let mut part = Vec::new();
+    man.render_extra_section(&mut part)?;
+    for line in String::from_utf8_lossy(&part).lines() {
+        let line = if line == ".SH EXTRA" {
+            ".SH NOTES"
+        } else {
+            line
+        };
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    Ok(())
 }
 
 /// Text for roff: backslashes and hyphens escaped, no line starting with a control character.
 fn roff_text(text: &str) -> String {
-    let t = text.replace('\\', "\\e").replace('-', "\\-");
+    // groff has no glyph for the inbox's ↩ (a PR left open): its nearest arrow.
+    let t = text
+        .replace('\\', "\\e")
+        .replace('-', "\\-")
+        .replace('↩', "\\[<-]");
     if t.starts_with('.') || t.starts_with('\'') {
         format!("\\&{t}")
     } else {

@@ -507,7 +507,7 @@ impl Writer<'_> {
             self.s.push_str(&format!(
                 "\n{} broke the output contract (unclassified): listed only by count here; \
                  `pr-shepherd review {} --format md` lists them.\n",
-                crate::output::plural::count(a.rejected.len(), "finding"),
+                crate::plural::count(a.rejected.len(), "finding"),
                 self.run.pr
             ));
         } else {
@@ -529,7 +529,7 @@ impl Writer<'_> {
         if a.findings.is_empty() && a.rejected.is_empty() && !a.held_back.is_empty() {
             self.s.push_str(&format!(
                 "Nothing raised: {} held back (see **Held back** above).\n",
-                crate::output::plural::count(a.held_back.len(), "finding")
+                crate::plural::count(a.held_back.len(), "finding")
             ));
         } else if a.findings.is_empty() && a.rejected.is_empty() {
             self.s.push_str(
@@ -573,13 +573,13 @@ impl Writer<'_> {
         if new > 0 {
             self.s.push_str(&format!(
                 "- {}: listed under New above.\n",
-                crate::output::plural::count(new, "new finding")
+                crate::plural::count(new, "new finding")
             ));
         }
         if addressed > 0 {
             self.s.push_str(&format!(
                 "- {} reported again but treated as addressed: listed below, not raised.\n",
-                crate::output::plural::count(addressed, "finding")
+                crate::plural::count(addressed, "finding")
             ));
         }
     }
@@ -678,17 +678,17 @@ impl Writer<'_> {
         }
         let mut parts = Vec::new();
         if c.lessons > 0 {
-            parts.push(crate::output::plural::count(c.lessons, "repository lesson"));
+            parts.push(crate::plural::count(c.lessons, "repository lesson"));
         }
         if c.dismissals > 0 {
-            parts.push(crate::output::plural::count_irregular(
+            parts.push(crate::plural::count_irregular(
                 c.dismissals,
                 "dismissal on this PR",
                 "dismissals on this PR",
             ));
         }
         if c.others > 0 {
-            parts.push(crate::output::plural::count_irregular(
+            parts.push(crate::plural::count_irregular(
                 c.others,
                 "open thread or comment of other reviewers",
                 "open threads and comments of other reviewers",
@@ -720,7 +720,7 @@ impl Writer<'_> {
         if self.agg.lookalikes > 0 {
             self.s.push_str(&format!(
                 "\n_{} posted by another account {} ignored._\n",
-                crate::output::plural::count_irregular(
+                crate::plural::count_irregular(
                     self.agg.lookalikes,
                     "comment that looks like a Shepherd review but was",
                     "comments that look like Shepherd reviews but were"
@@ -935,7 +935,7 @@ fn unclassified(s: &mut String, a: &AspectOutcome) {
     }
     s.push_str(&format!(
         "\n{} broke the output contract; listed unclassified (no severity assigned):\n",
-        crate::output::plural::count(a.rejected.len(), "finding")
+        crate::plural::count(a.rejected.len(), "finding")
     ));
     for r in &a.rejected {
         let at = r.file.as_deref().map_or(String::new(), |f| {

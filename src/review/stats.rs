@@ -157,8 +157,8 @@ impl RepoStats {
             "## Precision — {}{}\n\n{} · {} · {} tokens\n\n",
             self.repository,
             since.map_or(String::new(), |d| format!(" (since {d})")),
-            crate::output::plural::count(self.prs, "PR"),
-            crate::output::plural::count(self.runs, "review run"),
+            crate::plural::count(self.prs, "PR"),
+            crate::plural::count(self.runs, "review run"),
             self.overall.tokens
         );
         s.push_str("| Aspect | Proposed | Kept (edited) | Kept rate | Dropped | Dismissed | Posted | Addressed | Addressed rate | Held back: verifier | Held back: dismissals | Already raised | Tokens per kept |\n");

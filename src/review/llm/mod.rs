@@ -201,7 +201,7 @@ pub enum LlmError {
 
 /// "1 attempt", "3 attempts" for an error that says how often it tried.
 fn attempts_text(attempts: u32) -> String {
-    crate::output::plural::count(attempts as usize, "attempt")
+    crate::plural::count(attempts as usize, "attempt")
 }
 
 /// " (N tokens; the prompt has M)" for a context-overflow error, as far as the sizes are known.

@@ -331,7 +331,7 @@ impl Transport {
             why: format!(
                 "no answer within the {}s deadline (PR_SHEPHERD_HTTP_DEADLINE_S; {})",
                 self.opts.deadline.as_secs(),
-                crate::output::plural::count(attempts as usize, "attempt")
+                crate::plural::count(attempts as usize, "attempt")
             ),
         }
     }
@@ -353,7 +353,7 @@ impl Transport {
                 what: what.to_owned(),
                 why: format!(
                     "{why} ({})",
-                    crate::output::plural::count(attempt as usize, "attempt")
+                    crate::plural::count(attempt as usize, "attempt")
                 ),
             });
         }
@@ -371,7 +371,7 @@ impl Transport {
                 what: what.to_owned(),
                 why: format!(
                     "{why} ({}; no time left for another within the {}s deadline, PR_SHEPHERD_HTTP_DEADLINE_S)",
-                    crate::output::plural::count(attempt as usize, "attempt"),
+                    crate::plural::count(attempt as usize, "attempt"),
                     self.opts.deadline.as_secs()
                 ),
             });

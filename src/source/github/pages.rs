@@ -490,11 +490,7 @@ pub(crate) fn dedupe(items: &mut Vec<Item>, notes: &mut Vec<String>) {
     let more = dropped.len().saturating_sub(NAMED_IDS);
     notes.push(format!(
         "GitHub sent {} a second time ({}{}); each is listed once, as first sent",
-        crate::output::plural::count_irregular(
-            dropped.len(),
-            "item or comment",
-            "items or comments"
-        ),
+        crate::plural::count_irregular(dropped.len(), "item or comment", "items or comments"),
         named.join(", "),
         if more > 0 {
             format!(" and {more} more")
@@ -1124,7 +1120,7 @@ async fn thread_batch(
     }
     let what = format!(
         "{coords}: further comments of {}",
-        crate::output::plural::count(batch.len(), "review thread")
+        crate::plural::count(batch.len(), "review thread")
     );
     let reply = gh
         .graphql(&thread_comments_query(batch.len()), vars.into(), &what)
@@ -1144,7 +1140,7 @@ async fn tail_batch(
     }
     let what = format!(
         "{coords}: the last comments of {}",
-        crate::output::plural::count(ids.len(), "review thread")
+        crate::plural::count(ids.len(), "review thread")
     );
     let reply = gh
         .graphql(&thread_tails_query(ids.len()), vars.into(), &what)
