@@ -15,6 +15,7 @@
 //! childenv, debuglog             what a child process may inherit; the redacted debug log
 //! code                           patches parsed, interdiffs, since your last look (pure)
 //! pr, keys, par, sanitize, cli   pure data, key specs, helpers, clap definitions
+//! plural                         counts in words (`1 review`, `2 reviews`), for every printer
 //! schema                         every config.toml key: type, default, range, meaning
 //! infile, outfile                files named by settings: regular, size-limited; files written
 //!                                by rename, and the sweep of a killed run's temporary files
@@ -39,6 +40,7 @@ pub mod net;
 pub mod outfile;
 pub mod output;
 pub mod par;
+pub mod plural;
 pub mod policy;
 pub mod pr;
 pub mod progress;

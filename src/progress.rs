@@ -16,7 +16,7 @@
 //! ```
 //! use pr_shepherd::progress::Progress;
 //! let p = Progress::stderr(false); // on a terminal: enabled; in a pipe or under a test: silent
-//! p.step(2, Some(6), "security: done, 1 finding(s) in 3.2 s");
+//! p.step(2, Some(6), "security: done, 1 finding in 3.2 s");
 //! p.line("review finished in 9.1 s");
 //! ```
 

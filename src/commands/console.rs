@@ -181,6 +181,7 @@ fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Sess
         dwell_ms: ctx.config.config.console.dwell_ms,
         inbox_refresh: ctx.config.config.inbox.refresh,
         inbox_columns: crate::inbox::columns::Column::configured(&ctx.config.config.inbox.columns),
+        theme: Some(ctx.theme.clone()),
     }
 }
 

@@ -886,7 +886,8 @@ async fn show_progress(
                 findings,
                 elapsed,
             } => format!(
-                "{aspect}: done, {findings} finding(s) in {:.1} s",
+                "{aspect}: done, {} in {:.1} s",
+                crate::output::plural::count(findings, "finding"),
                 elapsed.as_secs_f64()
             ),
             ReviewEvent::Failed { aspect, why } => format!("{aspect}: failed: {}", one_line(&why)),

@@ -297,7 +297,8 @@ pub fn diff_markdown(snapshot: &Snapshot, entries: &[DiffEntry<'_>], since: bool
                 let (old, new) = d.counts();
                 let _ = writeln!(
                     out,
-                    "_Interdiff: {old} line(s) only in the patch you saw (`- `), {new} only in the patch now (`+ `)._\n"
+                    "_Interdiff: {} only in the patch you saw (`- `), {new} only in the patch now (`+ `)._\n",
+                    crate::output::plural::count(old, "line")
                 );
                 d.render()
             }

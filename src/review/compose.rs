@@ -505,9 +505,9 @@ impl Writer<'_> {
         }
         if self.layout.lists_by_count && !a.rejected.is_empty() {
             self.s.push_str(&format!(
-                "\n{} finding(s) broke the output contract (unclassified): listed only by count here; \
+                "\n{} broke the output contract (unclassified): listed only by count here; \
                  `pr-shepherd review {} --format md` lists them.\n",
-                a.rejected.len(),
+                crate::plural::count(a.rejected.len(), "finding"),
                 self.run.pr
             ));
         } else {
@@ -528,8 +528,8 @@ impl Writer<'_> {
     fn section_findings(&mut self, a: &AspectOutcome) {
         if a.findings.is_empty() && a.rejected.is_empty() && !a.held_back.is_empty() {
             self.s.push_str(&format!(
-                "Nothing raised: {} finding(s) held back (see **Held back** above).\n",
-                a.held_back.len()
+                "Nothing raised: {} held back (see **Held back** above).\n",
+                crate::plural::count(a.held_back.len(), "finding")
             ));
         } else if a.findings.is_empty() && a.rejected.is_empty() {
             self.s.push_str(
@@ -572,12 +572,14 @@ impl Writer<'_> {
         hidden.write(&mut self.s, "", &self.run.pr);
         if new > 0 {
             self.s.push_str(&format!(
-                "- {new} new finding(s): listed under New above.\n"
+                "- {}: listed under New above.\n",
+                crate::plural::count(new, "new finding")
             ));
         }
         if addressed > 0 {
             self.s.push_str(&format!(
-                "- {addressed} finding(s) reported again but treated as addressed: listed below, not raised.\n"
+                "- {} reported again but treated as addressed: listed below, not raised.\n",
+                crate::plural::count(addressed, "finding")
             ));
         }
     }
@@ -676,15 +678,20 @@ impl Writer<'_> {
         }
         let mut parts = Vec::new();
         if c.lessons > 0 {
-            parts.push(format!("{} repository lesson(s)", c.lessons));
+            parts.push(crate::plural::count(c.lessons, "repository lesson"));
         }
         if c.dismissals > 0 {
-            parts.push(format!("{} dismissal(s) on this PR", c.dismissals));
+            parts.push(crate::plural::count_irregular(
+                c.dismissals,
+                "dismissal on this PR",
+                "dismissals on this PR",
+            ));
         }
         if c.others > 0 {
-            parts.push(format!(
-                "{} open thread(s) and comment(s) of other reviewers",
-                c.others
+            parts.push(crate::plural::count_irregular(
+                c.others,
+                "open thread or comment of other reviewers",
+                "open threads and comments of other reviewers",
             ));
         }
         if !parts.is_empty() {
@@ -714,8 +721,17 @@ impl Writer<'_> {
     fn lookalikes(&mut self) {
         if self.agg.lookalikes > 0 {
             self.s.push_str(&format!(
-                "\n_{} comment(s) that look like Shepherd reviews but were posted by another account were ignored._\n",
-                self.agg.lookalikes
+                "\n_{} posted by another account {} ignored._\n",
+                crate::plural::count_irregular(
+                    self.agg.lookalikes,
+                    "comment that looks like a Shepherd review but was",
+                    "comments that look like Shepherd reviews but were"
+                ),
+                if self.agg.lookalikes == 1 {
+                    "was"
+                } else {
+                    "were"
+                }
             ));
         }
     }
@@ -749,7 +765,7 @@ impl Hidden {
     }
 }
 
-/// "suggestion(s)", "important finding(s)", "critical finding(s)" for `n` findings.
+/// "suggestion", "important finding", "critical finding" for one finding, plural for `n`.
 pub(crate) fn severity_noun(sev: Severity, n: usize) -> &'static str {
     match (sev, n) {
         (Severity::Suggestion, 1) => "suggestion",
@@ -920,8 +936,8 @@ fn unclassified(s: &mut String, a: &AspectOutcome) {
         return;
     }
     s.push_str(&format!(
-        "\n{} finding(s) broke the output contract; listed unclassified (no severity assigned):\n",
-        a.rejected.len()
+        "\n{} broke the output contract; listed unclassified (no severity assigned):\n",
+        crate::plural::count(a.rejected.len(), "finding")
     ));
     for r in &a.rejected {
         let at = r.file.as_deref().map_or(String::new(), |f| {

@@ -154,11 +154,11 @@ impl RepoStats {
     /// The Markdown table of `pr-shepherd stats`.
     pub fn markdown(&self, since: Option<&str>) -> String {
         let mut s = format!(
-            "## Precision — {}{}\n\n{} PR(s) · {} review run(s) · {} tokens\n\n",
+            "## Precision — {}{}\n\n{} · {} · {} tokens\n\n",
             self.repository,
             since.map_or(String::new(), |d| format!(" (since {d})")),
-            self.prs,
-            self.runs,
+            crate::plural::count(self.prs, "PR"),
+            crate::plural::count(self.runs, "review run"),
             self.overall.tokens
         );
         s.push_str("| Aspect | Proposed | Kept (edited) | Kept rate | Dropped | Dismissed | Posted | Addressed | Addressed rate | Held back: verifier | Held back: dismissals | Already raised | Tokens per kept |\n");

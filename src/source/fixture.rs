@@ -165,7 +165,7 @@ pub enum FixtureError {
         column: usize,
         message: String,
     },
-    #[error("fixture `{}` has {steps} step(s); --step {step} is out of range (0..={steps})", path.display())]
+    #[error("fixture `{}` has {}; --step {step} is out of range (0..={steps})", path.display(), crate::plural::count(*steps, "step"))]
     StepOutOfRange {
         path: PathBuf,
         step: usize,

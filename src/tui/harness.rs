@@ -82,7 +82,14 @@ impl Harness {
         let mut seen = ledger.load_seen(&snapshot.pr.coords())?;
         ledger.attach_kept(&snapshot.pr.coords(), &snapshot, &mut seen);
         let saved = saved_drafts(&ledger, &snapshot.pr.coords());
-        let mut app = App::new(snapshot, seen, test_session());
+        let mut app = App::new(
+            snapshot,
+            seen,
+            Session {
+                theme: Some(theme.clone()),
+                ..test_session()
+            },
+        );
         if let Some(f) = &fixture {
             app.set_history(f);
         }
@@ -118,7 +125,13 @@ impl Harness {
         height: u16,
     ) -> Harness {
         let screen = InboxScreen::loading(tabs.iter().map(|(title, _)| title.clone()));
-        let app = App::with_inbox(screen, test_session());
+        let app = App::with_inbox(
+            screen,
+            Session {
+                theme: Some(theme.clone()),
+                ..test_session()
+            },
+        );
         let Ok(terminal) = Terminal::new(TestBackend::new(width, height));
         let mut h = Harness {
             app,

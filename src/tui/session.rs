@@ -31,6 +31,9 @@ pub struct Session {
     pub inbox_refresh: u64,
     /// The inbox table's columns (`[inbox] columns`; empty: every column).
     pub inbox_columns: Vec<crate::inbox::columns::Column>,
+    /// The console's theme, for what a screen renders ahead of its frames (the PR screen's
+    /// comment Markdown, cached per item after a frame); `None`: rendered while drawing.
+    pub theme: Option<crate::tui::theme::Theme>,
 }
 
 impl Session {

@@ -8,6 +8,8 @@ mod defects;
 mod e2e;
 mod inbox;
 mod keys;
+mod markdown_cache;
+mod own_review;
 mod pending;
 mod screen;
 mod session;

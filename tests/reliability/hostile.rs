@@ -240,7 +240,7 @@ async fn an_item_sent_twice_is_listed_once_and_not_edited_on_the_next_run() {
     assert_eq!(doc["counts"]["total"], 2 + 149 + 2);
     let notes = doc["notes"].to_string();
     assert!(
-        notes.contains("GitHub sent 1 item(s) or comment(s) a second time (IC_kwDOA00010)"),
+        notes.contains("GitHub sent 1 item or comment a second time (IC_kwDOA00010)"),
         "{notes}"
     );
     let kept = doc["items"]

@@ -423,7 +423,7 @@ async fn provider_errors_are_retried_a_bounded_number_of_times_then_fail_with_th
         assert_eq!(s.state, AspectState::Failed);
         let why = s.error.as_deref().unwrap();
         assert!(
-            why.contains(&format!("HTTP {code}")) && why.contains("3 attempt(s)"),
+            why.contains(&format!("HTTP {code}")) && why.contains("3 attempts"),
             "{why}"
         );
         assert!(why.contains(&format!("status {code} for you")), "{why}");

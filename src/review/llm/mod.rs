@@ -152,7 +152,7 @@ pub enum LlmError {
     #[error("{0}")]
     Config(String),
     /// The provider answered with an error status (after retries when it was retryable).
-    #[error("{provider} answered HTTP {status} after {attempts} attempt(s): {detail}")]
+    #[error("{provider} answered HTTP {status} after {}: {detail}", attempts_text(*attempts))]
     Status {
         provider: &'static str,
         status: u16,
@@ -173,7 +173,7 @@ pub enum LlmError {
         detail: String,
     },
     /// The provider could not be reached (after retries).
-    #[error("cannot reach {provider} after {attempts} attempt(s): {detail}")]
+    #[error("cannot reach {provider} after {}: {detail}", attempts_text(*attempts))]
     Transport {
         provider: &'static str,
         attempts: u32,
@@ -197,6 +197,11 @@ pub enum LlmError {
     /// No recorded answer for this aspect.
     #[error("{0}")]
     Replay(String),
+}
+
+/// "1 attempt", "3 attempts" for an error that says how often it tried.
+fn attempts_text(attempts: u32) -> String {
+    crate::plural::count(attempts as usize, "attempt")
 }
 
 /// " (N tokens; the prompt has M)" for a context-overflow error, as far as the sizes are known.
@@ -415,6 +420,29 @@ pub(crate) fn aspect_of(name: &str) -> Option<Aspect> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_count_their_attempts_in_words() {
+        let one = LlmError::Transport {
+            provider: "openai",
+            attempts: 1,
+            detail: "refused".to_owned(),
+        };
+        assert_eq!(
+            one.to_string(),
+            "cannot reach openai after 1 attempt: refused"
+        );
+        let three = LlmError::Status {
+            provider: "openai",
+            status: 503,
+            attempts: 3,
+            detail: "busy".to_owned(),
+        };
+        assert_eq!(
+            three.to_string(),
+            "openai answered HTTP 503 after 3 attempts: busy"
+        );
+    }
 
     /// The perf aspect's prompt for the bundled demo PR (for the providers' request tests).
     pub(super) fn demo_prompt() -> Prompt {

@@ -329,8 +329,9 @@ impl Transport {
         GitHubError::Unavailable {
             what: what.to_owned(),
             why: format!(
-                "no answer within the {}s deadline (PR_SHEPHERD_HTTP_DEADLINE_S; {attempts} attempt(s))",
-                self.opts.deadline.as_secs()
+                "no answer within the {}s deadline (PR_SHEPHERD_HTTP_DEADLINE_S; {})",
+                self.opts.deadline.as_secs(),
+                crate::plural::count(attempts as usize, "attempt")
             ),
         }
     }
@@ -350,7 +351,10 @@ impl Transport {
         if attempt >= max_attempts {
             return Err(GitHubError::Unavailable {
                 what: what.to_owned(),
-                why: format!("{why} ({attempt} attempts)"),
+                why: format!(
+                    "{why} ({})",
+                    crate::plural::count(attempt as usize, "attempt")
+                ),
             });
         }
         let wait = asked.unwrap_or_else(|| self.backoff(attempt));
@@ -366,7 +370,8 @@ impl Transport {
             return Err(GitHubError::Unavailable {
                 what: what.to_owned(),
                 why: format!(
-                    "{why} ({attempt} attempt(s); no time left for another within the {}s deadline, PR_SHEPHERD_HTTP_DEADLINE_S)",
+                    "{why} ({}; no time left for another within the {}s deadline, PR_SHEPHERD_HTTP_DEADLINE_S)",
+                    crate::plural::count(attempt as usize, "attempt"),
                     self.opts.deadline.as_secs()
                 ),
             });

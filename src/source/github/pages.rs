@@ -489,9 +489,8 @@ pub(crate) fn dedupe(items: &mut Vec<Item>, notes: &mut Vec<String>) {
     let named: Vec<&str> = dropped.iter().take(NAMED_IDS).map(String::as_str).collect();
     let more = dropped.len().saturating_sub(NAMED_IDS);
     notes.push(format!(
-        "GitHub sent {} item(s) or comment(s) a second time ({}{}); each is listed once, as first \
-         sent",
-        dropped.len(),
+        "GitHub sent {} a second time ({}{}); each is listed once, as first sent",
+        crate::plural::count_irregular(dropped.len(), "item or comment", "items or comments"),
         named.join(", "),
         if more > 0 {
             format!(" and {more} more")
@@ -1120,8 +1119,8 @@ async fn thread_batch(
         vars.insert(format!("after{i}"), json!(cursor));
     }
     let what = format!(
-        "{coords}: further comments of {} review thread(s)",
-        batch.len()
+        "{coords}: further comments of {}",
+        crate::plural::count(batch.len(), "review thread")
     );
     let reply = gh
         .graphql(&thread_comments_query(batch.len()), vars.into(), &what)
@@ -1140,8 +1139,8 @@ async fn tail_batch(
         vars.insert(format!("id{i}"), json!(id));
     }
     let what = format!(
-        "{coords}: the last comments of {} review thread(s)",
-        ids.len()
+        "{coords}: the last comments of {}",
+        crate::plural::count(ids.len(), "review thread")
     );
     let reply = gh
         .graphql(&thread_tails_query(ids.len()), vars.into(), &what)

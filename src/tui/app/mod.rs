@@ -134,6 +134,7 @@ impl App {
             seen,
             session.marks_blocked.clone(),
             &session.gates,
+            session.identity(),
         );
         let mut app = App::with_screen(Box::new(pr), session);
         app.notice = (problems > 0).then(|| {

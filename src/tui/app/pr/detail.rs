@@ -37,6 +37,7 @@ fn badge_style(theme: &Theme, label: &str) -> Style {
         "UNCHANGED" => theme.badge_unchanged,
         "OUTDATED" => theme.badge_outdated,
         "RESOLVED" => theme.badge_resolved,
+        crate::output::items::SHEPHERD_BADGE => theme.badge_unchanged,
         _ => theme.badge_minimized,
     }
 }
@@ -51,6 +52,7 @@ fn review_state_style(theme: &Theme, s: ReviewState) -> Style {
 }
 
 /// The badges of an item as styled spans (freshness first, then status, then review state).
+/// Shepherd's own review has `SHEPHERD` in place of its freshness (as `items` lists it).
 pub(super) fn badge_spans(
     screen: &PrScreen,
     idx: usize,
@@ -58,7 +60,13 @@ pub(super) fn badge_spans(
     theme: &Theme,
 ) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
-    for b in crate::output::items::badges(item, screen.list.freshness(idx)) {
+    let mut badges = crate::output::items::badges(item, screen.list.freshness(idx));
+    if screen.list.is_own(idx)
+        && let Some(first) = badges.first_mut()
+    {
+        crate::output::items::SHEPHERD_BADGE.clone_into(first);
+    }
+    for b in badges {
         let key = b.split('(').next().unwrap_or("").to_owned();
         spans.push(Span::styled(
             format!(" {} ", sanitize(&b)),
@@ -153,8 +161,12 @@ pub(super) fn diff_lines(before: &str, after: &str, theme: &Theme, out: &mut Vec
     }
 }
 
-/// A comment's body, or its diff against the text last seen when it changed.
+/// A comment's body, or its diff against the text last seen when it changed. The body's
+/// Markdown comes from the list's cache when it holds this text at this width (filled outside
+/// drawing, [`fill_markdown`]); else it is rendered here, and not stored.
 fn body_or_diff(
+    list: &ItemList,
+    id: &str,
     body: &str,
     before: Option<&str>,
     width: usize,
@@ -163,8 +175,30 @@ fn body_or_diff(
 ) {
     match before {
         Some(before) => diff_lines(before, body, theme, out),
-        None => body_lines(body, width, theme, out),
+        None => match list.cached_markdown(id, body, width) {
+            Some(lines) => out.extend(lines.iter().cloned()),
+            None => body_lines(body, width, theme, out),
+        },
     }
+}
+
+/// The text width of the detail pane drawn in `area` (inside its border).
+pub(super) fn detail_text_width(area: Rect) -> usize {
+    usize::from(Block::default().borders(Borders::ALL).inner(area).width)
+}
+
+/// Fills the list's Markdown cache for item `idx` at the detail pane's width in `area`, as
+/// [`body_lines`] renders it with `theme` (what [`draw_detail`] then reads).
+pub(super) fn fill_markdown(list: &mut ItemList, idx: usize, area: Rect, theme: &Theme) {
+    let width = detail_text_width(area);
+    if width == 0 {
+        return;
+    }
+    list.fill_markdown(idx, width, |body| {
+        let mut out = Vec::new();
+        body_lines(body, width, theme, &mut out);
+        out
+    });
 }
 
 /// [`detail_lines_anchored`] for the session of `view`, at `width` columns.
@@ -251,7 +285,7 @@ fn detail_lines_anchored(
                 let before = changes
                     .as_ref()
                     .and_then(|ch| ch.previous_comment_body(&c.id));
-                body_or_diff(&c.body, before, width, theme, &mut out);
+                body_or_diff(&screen.list, &c.id, &c.body, before, width, theme, &mut out);
             }
         }
         Item::Comment(c) => {
@@ -260,8 +294,14 @@ fn detail_lines_anchored(
             out.push(Line::styled(one_line(&c.url), theme.dim));
             out.push(Line::default());
             out.push(comment_header(c, now, gates, theme));
-            let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
-            body_or_diff(&c.body, before, width, theme, &mut out);
+            if screen.list.is_own(idx) {
+                // Shepherd's own review: its text, without the hidden metadata after it.
+                let text = crate::review::outcome::visible(&c.body).trim_end();
+                body_or_diff(&screen.list, &c.id, text, None, width, theme, &mut out);
+            } else {
+                let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
+                body_or_diff(&screen.list, &c.id, &c.body, before, width, theme, &mut out);
+            }
         }
         Item::Review(r) => {
             head.push(Span::styled("Review summary", theme.location));
@@ -289,7 +329,7 @@ fn detail_lines_anchored(
             }
             out.push(Line::from(h));
             let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());
-            body_or_diff(&r.body, before, width, theme, &mut out);
+            body_or_diff(&screen.list, &r.id, &r.body, before, width, theme, &mut out);
         }
     }
     (out, anchor, hunk_lines)

@@ -149,6 +149,12 @@ fn draw_header(
         l3.push(Span::styled(format!(" {label} "), style));
         l3.push(Span::styled(format!(" {n}  "), theme.text));
     }
+    if c.shepherd > 0 {
+        // Shepherd's own reviews, counted apart from NEW and EDITED.
+        let label = crate::output::items::SHEPHERD_BADGE;
+        l3.push(Span::styled(format!(" {label} "), theme.badge_unchanged));
+        l3.push(Span::styled(format!(" {}  ", c.shepherd), theme.text));
+    }
     if !screen.list.seen_now.is_empty() {
         l3.push(Span::styled(
             format!("✓ {} seen now", screen.list.seen_now.len()),
@@ -291,7 +297,11 @@ fn item_line(
     let used: usize = spans.iter().map(Span::width).sum();
     let room = width.saturating_sub(used + 2);
     if room > 3 {
-        let body = item.body();
+        let body = if screen.list.is_own(idx) {
+            crate::review::outcome::visible(item.body())
+        } else {
+            item.body()
+        };
         let text = if body.trim().is_empty() {
             "(no body)".to_owned()
         } else {

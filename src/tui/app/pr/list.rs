@@ -8,7 +8,7 @@ use std::sync::Arc;
 use ratatui::text::Line;
 
 use crate::ledger::{KeptText, Marker};
-use crate::pr::{Item, Origin, Snapshot};
+use crate::pr::{Comment, Item, Origin, Review, Snapshot};
 use crate::triage::{Changes, Freshness, Triaged, changes, triage};
 use crate::tui::app::action::{Ahead, Drawn};
 use crate::tui::app::effect::Effect;
@@ -136,11 +136,20 @@ pub struct Counts {
     pub outdated: usize,
     pub resolved: usize,
     pub minimized: usize,
+    /// Shepherd's own review comments (the session's identity): listed with a `SHEPHERD` badge
+    /// and counted here, never as new, edited or unchanged.
+    pub shepherd: usize,
     /// Per group: (total, new, edited).
     pub groups: [(usize, usize, usize); 3],
 }
 
 const DEFAULT_HEIGHT: u16 = 20;
+
+/// A comment body as rendered for the detail pane: the text it was rendered from, and its lines.
+type RenderedBody = (String, Arc<Vec<Line<'static>>>);
+
+/// The most comment bodies [`ItemList`] keeps rendered (each at one width).
+const MARKDOWN_CACHED: usize = 256;
 
 /// The list, its selection, filter and search, and the detail scroll of the selected item.
 #[derive(Debug, Clone)]
@@ -173,13 +182,24 @@ pub struct ItemList {
     pub opened: HashSet<String>,
     /// Fixture history: the versions items have at later steps (see [`Ahead`]).
     pub ahead: Ahead,
+    /// The account whose `## PR Shepherd Review` comments are the session's own.
+    identity: String,
+    /// The ids of those comments in the snapshot (as `review::prior` recognises them): a
+    /// look-alike by another account is not among them.
+    pub own: HashSet<String>,
+    /// Comment bodies rendered from Markdown for the detail pane, by (comment id, width), each
+    /// with the text it was rendered from: filled outside drawing ([`ItemList::fill_markdown`],
+    /// after a frame and after a key), read by the frame; a body that changed misses.
+    markdown: HashMap<(String, usize), RenderedBody>,
     pending_highlights: HashSet<String>,
     /// What the last frame showed (pane heights).
     pub(super) last: Drawn,
 }
 
 impl ItemList {
-    pub fn new(snapshot: Snapshot, markers: HashMap<String, Marker>) -> ItemList {
+    /// The list of `snapshot` against `markers`; `identity` is the account whose Shepherd
+    /// reviews are the session's own.
+    pub fn new(snapshot: Snapshot, markers: HashMap<String, Marker>, identity: &str) -> ItemList {
         let mut list = ItemList {
             snapshot,
             triaged: Vec::new(),
@@ -201,6 +221,9 @@ impl ItemList {
             highlights: HashMap::new(),
             ahead: HashMap::new(),
             opened: HashSet::new(),
+            identity: identity.to_owned(),
+            own: HashSet::new(),
+            markdown: HashMap::new(),
             pending_highlights: HashSet::new(),
             last: Drawn {
                 list_height: DEFAULT_HEIGHT,
@@ -299,8 +322,99 @@ impl ItemList {
         self.detail_scroll = self.detail_scroll.min(self.max_detail_scroll());
     }
 
+    /// The bodies item `idx` shows rendered from Markdown, by comment id: a thread's comments, a
+    /// comment (Shepherd's own without its hidden metadata), a review summary; a body shown as a
+    /// diff against the text last seen is not among them.
+    pub fn markdown_bodies(&self, idx: usize) -> Vec<(&str, &str)> {
+        let Some(item) = self.snapshot.items.get(idx) else {
+            return Vec::new();
+        };
+        let changes = self.changes(idx);
+        match item {
+            Item::Thread(t) => t
+                .comments
+                .iter()
+                .filter(|c| {
+                    changes
+                        .as_ref()
+                        .and_then(|ch| ch.previous_comment_body(&c.id))
+                        .is_none()
+                })
+                .map(|c| (c.id.as_str(), c.body.as_str()))
+                .collect(),
+            Item::Comment(c) if self.own.contains(&c.id) => {
+                vec![(
+                    c.id.as_str(),
+                    crate::review::outcome::visible(&c.body).trim_end(),
+                )]
+            }
+            Item::Comment(Comment { id, body, .. }) | Item::Review(Review { id, body, .. }) => {
+                if changes.is_some_and(|ch| ch.previous_body.is_some()) {
+                    Vec::new()
+                } else {
+                    vec![(id.as_str(), body.as_str())]
+                }
+            }
+        }
+    }
+
+    /// How many comment bodies are cached rendered (each at one width).
+    pub fn cached_bodies(&self) -> usize {
+        self.markdown.len()
+    }
+
+    /// The rendered lines of comment `id`'s `body` at `width`, when cached for that very text.
+    pub fn cached_markdown(
+        &self,
+        id: &str,
+        body: &str,
+        width: usize,
+    ) -> Option<&Arc<Vec<Line<'static>>>> {
+        self.markdown
+            .get(&(id.to_owned(), width))
+            .filter(|(text, _)| text == body)
+            .map(|(_, lines)| lines)
+    }
+
+    /// Renders the bodies of item `idx` at `width` with `render` into the cache, those not cached
+    /// for their current text yet. The cache holds a bounded number of bodies: past it, it
+    /// starts again (what the frames show next is rendered again once).
+    pub fn fill_markdown(
+        &mut self,
+        idx: usize,
+        width: usize,
+        render: impl Fn(&str) -> Vec<Line<'static>>,
+    ) {
+        let missing: Vec<(String, String)> = self
+            .markdown_bodies(idx)
+            .into_iter()
+            .filter(|(id, body)| self.cached_markdown(id, body, width).is_none())
+            .map(|(id, body)| (id.to_owned(), body.to_owned()))
+            .collect();
+        if self.markdown.len() + missing.len() > MARKDOWN_CACHED {
+            self.markdown.clear();
+        }
+        for (id, body) in missing {
+            let lines = Arc::new(render(&body));
+            self.markdown.insert((id, width), (body, lines));
+        }
+    }
+
+    /// Whether item `idx` is Shepherd's own review (of the session's identity).
+    pub fn is_own(&self, idx: usize) -> bool {
+        self.snapshot
+            .items
+            .get(idx)
+            .is_some_and(|i| self.own.contains(i.id()))
+    }
+
     fn retriage(&mut self) {
         self.triaged = triage(&self.snapshot, &self.markers);
+        self.own = crate::review::prior::prior_reviews(&self.snapshot, &self.identity)
+            .own
+            .into_iter()
+            .map(|r| r.comment_id)
+            .collect();
         let mut c = Counts::default();
         for t in &self.triaged {
             let Some(item) = self.snapshot.items.get(t.index) else {
@@ -308,6 +422,11 @@ impl ItemList {
             };
             let g = &mut c.groups[Group::of(item).index()];
             g.0 += 1;
+            if self.own.contains(item.id()) {
+                // The maintainer's own work: never new or edited (as `items` and the inbox).
+                c.shepherd += 1;
+                continue;
+            }
             match t.freshness {
                 Freshness::New => {
                     c.new += 1;
@@ -603,7 +722,7 @@ impl ItemList {
 
     fn next_new(&mut self, forward: bool, ctx: &mut Ctx<'_>) {
         let wanted = |list: &ItemList, r: &Row| match r {
-            Row::Item(i) => list.freshness(*i).needs_attention(),
+            Row::Item(i) => list.freshness(*i).needs_attention() && !list.is_own(*i),
             Row::Group(_) => false,
         };
         let found = if forward {

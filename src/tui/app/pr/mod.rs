@@ -57,15 +57,17 @@ pub struct PrScreen {
 
 impl PrScreen {
     /// The screen of `snapshot` with its markers; `marks_blocked` says why markers cannot be
-    /// written, and the `[gates]` decide what may be posted.
+    /// written, the `[gates]` decide what may be posted, and `identity` (the session's) whose
+    /// Shepherd reviews are its own.
     pub fn new(
         snapshot: Snapshot,
         seen: SeenSet,
         marks_blocked: Option<String>,
         gates: &GateConfig,
+        identity: &str,
     ) -> PrScreen {
         let desk = ReviewDesk::new(&snapshot.pr, gates);
-        let mut list = ItemList::new(snapshot, seen.markers);
+        let mut list = ItemList::new(snapshot, seen.markers, identity);
         list.kept = seen.kept;
         PrScreen {
             list,
@@ -88,7 +90,13 @@ impl PrScreen {
             ahead,
         } = opened;
         let blocked = marks.err().or(ctx.session.marks_blocked.clone());
-        let mut pr = PrScreen::new(snapshot, seen, blocked, &ctx.session.gates);
+        let mut pr = PrScreen::new(
+            snapshot,
+            seen,
+            blocked,
+            &ctx.session.gates,
+            ctx.session.identity(),
+        );
         pr.list.ahead = ahead;
         pr.restore_saved(saved, ctx);
         pr
@@ -171,6 +179,17 @@ impl PrScreen {
                 "refreshed: nothing new".to_owned()
             });
         }
+    }
+
+    /// Renders the selected item's comment Markdown into the list's cache, at the detail pane's
+    /// width of the last frame, outside drawing (the frame reads it; a body that changed, or a new
+    /// width, is rendered again here).
+    fn fill_markdown(&mut self, ctx: &Ctx<'_>) {
+        let (Some(theme), Some(idx)) = (&ctx.session.theme, self.list.selected_index()) else {
+            return;
+        };
+        let area = self.list.last.detail_area;
+        detail::fill_markdown(&mut self.list, idx, area, theme);
     }
 
     fn pane_size(&self) -> PaneSize {
@@ -583,7 +602,10 @@ impl Screen for PrScreen {
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
-        self.key_command(cmd, ctx)
+        let handled = self.key_command(cmd, ctx);
+        // The next frame finds the newly selected item's Markdown rendered.
+        self.fill_markdown(ctx);
+        handled
     }
 
     fn search(&mut self, step: SearchStep<'_>, ctx: &mut Ctx<'_>) {
@@ -628,6 +650,7 @@ impl Screen for PrScreen {
 
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.list.drawn(d);
+        self.fill_markdown(ctx);
         // The frame is on screen: only now may what it showed be marked seen, and only once it
         // stayed long enough to be read (skimming past with `j` marks nothing).
         match d.shown {

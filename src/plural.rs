@@ -2,7 +2,7 @@
 //! `review(s)`, `1 reviews` or `1 files`.
 //!
 //! ```
-//! use pr_shepherd::output::plural::{count, count_irregular};
+//! use pr_shepherd::plural::{count, count_irregular};
 //! assert_eq!(count(1, "review"), "1 review");
 //! assert_eq!(count(3, "file"), "3 files");
 //! assert_eq!(count(2, "PR"), "2 PRs");
