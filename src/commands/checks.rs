@@ -108,8 +108,9 @@ async fn rerun(
         .collect();
     if !yes {
         return Err(CliError::usage(format!(
-            "this would re-run the failed jobs of workflow run(s) {} on {coords} ({}); add --yes \
+            "this would re-run the failed jobs of {} {} on {coords} ({}); add --yes \
              to do it",
+            crate::plural::noun_for(targets.len(), "workflow run"),
             targets
                 .iter()
                 .map(u64::to_string)
@@ -191,8 +192,8 @@ fn markdown(s: &Shown, now: chrono::DateTime<chrono::Utc>) -> String {
     }
     let _ = writeln!(
         out,
-        "{} check(s): {} failing, {} pending, {} passing, {} neutral.\n",
-        summary.total(),
+        "{}: {} failing, {} pending, {} passing, {} neutral.\n",
+        crate::plural::count(summary.total() as usize, "check"),
         summary.failing,
         summary.pending,
         summary.passing,

@@ -177,16 +177,16 @@ pub(super) async fn file(ctx: &Context, cmd: FileCommand) -> Result<(), CliError
                 ))
             })?;
         super::emit(&format!(
-            "Marked {} file(s) {word} on {coords}: {}\n",
-            paths.len(),
+            "Marked {} {word} on {coords}: {}\n",
+            crate::plural::count(paths.len(), "file"),
             list(&paths)
         ))
     } else {
         let now = chrono::Utc::now().timestamp();
         let (_, path) = l.ledger.push_viewed(&coords, &paths, viewed, now)?;
         super::emit(&format!(
-            "Offline (a fixture): {} file(s) marked {word} in the outbox {}: {}\n",
-            paths.len(),
+            "Offline (a fixture): {} marked {word} in the outbox {}: {}\n",
+            crate::plural::count(paths.len(), "file"),
             path.display(),
             list(&paths)
         ))

@@ -31,14 +31,14 @@ pub(super) fn run(cmd: FixtureCommand) -> Result<(), CliError> {
         FixtureCommand::Check { file } => {
             let f = Fixture::load(&file)?;
             super::emit(&format!(
-                "ok: {} — {}/{}#{}, {} items, {} step(s), {} recorded LLM answer(s)\n",
+                "ok: {} — {}/{}#{}, {}, {}, {}\n",
                 file.display(),
                 f.pr.owner,
                 f.pr.repo,
                 f.pr.number,
-                f.items.len(),
-                f.steps.len(),
-                f.llm.answers.len()
+                crate::plural::count(f.items.len(), "item"),
+                crate::plural::count(f.steps.len(), "step"),
+                crate::plural::count(f.llm.answers.len(), "recorded LLM answer")
             ))
         }
     }

@@ -403,14 +403,14 @@ pub(crate) fn apply_trigger(
     let (cut, report) =
         policy::cutoff(snapshot, found.node_id).map_err(|e| CliError::usage(e.to_string()))?;
     crate::eprintln_clean!(
-        "trigger {} ({}): {} review of the timeline through it; {} later or edited item(s) left out",
+        "trigger {} ({}): {} review of the timeline through it; {} left out",
         one_line(id),
         kind.said(),
         match mode {
             Mode::Full => "full",
             Mode::Incremental => "incremental",
         },
-        report.excluded.len()
+        crate::plural::count(report.excluded.len(), "later or edited item")
     );
     Ok(Triggered {
         mode,

@@ -80,8 +80,8 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                     }
                     let _ = writeln!(
                         out,
-                        "{} seen marker(s), {} unusable.\n",
-                        markers.len(),
+                        "{}, {} unusable.\n",
+                        crate::plural::count(markers.len(), "seen marker"),
                         seen.problems.len()
                     );
                     if let Some(k) = &known {
@@ -89,8 +89,13 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                         if stale > 0 {
                             let _ = writeln!(
                                 out,
-                                "{stale} marker(s) name items that are not in the fixture \
-                                 (`state prune` removes them).\n"
+                                "{} not in the fixture \
+                                 (`state prune` removes them).\n",
+                                crate::plural::count_irregular(
+                                    stale,
+                                    "marker names an item that is",
+                                    "markers name items that are"
+                                )
                             );
                         }
                     }
@@ -134,7 +139,8 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                     " The outbox and the run history were kept (--all removes them)."
                 };
                 return super::emit(&format!(
-                    "Forgot what was seen on {coords}: {removed} seen marker file(s) removed.{kept}\n"
+                    "Forgot what was seen on {coords}: {} removed.{kept}\n",
+                    crate::plural::count(removed, "seen marker file")
                 ));
             }
             if ledger.has_draft(&coords)? && !yes && !confirm_draft_removal(&coords)? {
@@ -142,7 +148,8 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
             }
             let removed = ledger.clear(&coords)?;
             super::emit(&format!(
-                "Cleared the state of {coords}: {removed} file(s) removed.\n"
+                "Cleared the state of {coords}: {} removed.\n",
+                crate::plural::count(removed, "file")
             ))
         }
     }
@@ -186,9 +193,11 @@ async fn prune(ctx: &Context, ledger: &Ledger, pr: Option<&str>) -> Result<(), C
     }
     let (markers, texts) = ledger.prune_seen(&coords, snapshot.items.iter().map(|i| i.id()))?;
     super::emit(&format!(
-        "Pruned {coords}: {markers} seen marker(s) and {texts} kept text(s) of items the PR no \
-         longer has removed; the {} item(s) it has keep theirs.\n",
-        snapshot.items.len()
+        "Pruned {coords}: {} and {} of items the PR no \
+         longer has removed; the {} it has keep theirs.\n",
+        crate::plural::count(markers, "seen marker"),
+        crate::plural::count(texts, "kept text"),
+        crate::plural::count(snapshot.items.len(), "item")
     ))
 }
 
@@ -205,8 +214,8 @@ fn write_outbox_md(
     if !actions.is_empty() {
         let _ = writeln!(
             out,
-            "\n{} offline thread action(s) in the outbox:\n\n| id | action | thread | at | reply |\n|---|---|---|---|---|",
-            actions.len()
+            "\n{} in the outbox:\n\n| id | action | thread | at | reply |\n|---|---|---|---|---|",
+            crate::plural::count(actions.len(), "offline thread action")
         );
         for a in actions {
             let reply = a.body.as_deref().map_or_else(String::new, |b| {
@@ -255,8 +264,8 @@ fn write_viewed_md(
     if !viewed.is_empty() {
         let _ = writeln!(
             out,
-            "\n{} offline viewed mark(s) in the outbox:\n\n| id | mark | file | at |\n|---|---|---|---|",
-            viewed.len()
+            "\n{} in the outbox:\n\n| id | mark | file | at |\n|---|---|---|---|",
+            crate::plural::count(viewed.len(), "offline viewed mark")
         );
         for a in viewed {
             let when = DateTime::<Utc>::from_timestamp(a.at, 0)
@@ -341,8 +350,8 @@ fn write_reviews_md(
     if !pending.comments.is_empty() {
         let _ = writeln!(
             out,
-            "\nPending review: {} comment(s), {} to post (`pending list` shows them).",
-            pending.comments.len(),
+            "\nPending review: {}, {} to post (`pending list` shows them).",
+            crate::plural::count(pending.comments.len(), "comment"),
             pending.to_post().count()
         );
     }

@@ -285,7 +285,8 @@ fn ended(failed: usize) -> Result<(), CliError> {
         return Ok(());
     }
     Err(CliError::runtime(format!(
-        "watch: the work on a PR failed {failed} time(s) (each is named above)"
+        "watch: the work on a PR failed {} (each is named above)",
+        crate::plural::count(failed, "time")
     )))
 }
 

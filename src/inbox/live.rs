@@ -144,7 +144,10 @@ pub async fn load(
     progress: &Progress,
 ) -> Result<Inbox, GitHubError> {
     let mut rows = list(gh, specs, own, cfg).await?;
-    progress.line(&format!("{source}: {} open PR(s) listed", rows.len()));
+    progress.line(&format!(
+        "{source}: {} listed",
+        crate::plural::count(rows.len(), "open PR")
+    ));
     count_all(gh, &mut rows, ledger, own, cfg, progress).await?;
     sort_rows(&mut rows, SortBy::Attention);
     Ok(Inbox {
@@ -220,7 +223,11 @@ pub async fn load_sections(
     for s in sections {
         match list_prs(gh, &s.specs).await {
             Ok(prs) => {
-                progress.line(&format!("{}: {} open PR(s) listed", s.title, prs.len()));
+                progress.line(&format!(
+                    "{}: {} listed",
+                    s.title,
+                    crate::plural::count(prs.len(), "open PR")
+                ));
                 listed.push(Ok(prs));
             }
             Err(e) if e.is_credentials() => return Err(e),

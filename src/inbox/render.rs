@@ -190,8 +190,8 @@ fn markdown_of(inbox: &Inbox, section: Option<&str>) -> String {
         inbox.rows.iter().partition(|r| needs_attention(r));
     let _ = writeln!(
         out,
-        "{} open PR(s), {} need attention{}.\n",
-        inbox.rows.len(),
+        "{}, {} need attention{}.\n",
+        crate::plural::count(inbox.rows.len(), "open PR"),
         attention.len(),
         if inbox.complete() {
             ""

@@ -158,7 +158,7 @@ async fn a_review_summary_trigger_is_answered_through_the_review_and_idempotentl
     }
     // The cutoff left out the later conversation comment, the inline comment a second after
     // the review, the later reply and so their whole thread.
-    assert!(err.contains("4 later or edited item(s) left out"), "{err}");
+    assert!(err.contains("4 later or edited items left out"), "{err}");
     // The same delivery again updates the same comment; the metadata names the review.
     let out = exited_0(event(&env, &gh, &llm, "pull_request_review", &p, &[]).await);
     assert!(stderr(&out).contains("posted: updated"), "{}", stderr(&out));

@@ -195,7 +195,7 @@ fn viewed_marks_go_to_the_outbox_offline_and_state_show_lists_them() {
         ],
     ));
     assert!(
-        out.contains("2 file(s) marked viewed in the outbox"),
+        out.contains("2 files marked viewed in the outbox"),
         "{out}"
     );
     ok(run(&env, &["file", "unviewed", DEMO, "docs/retry.md"]));
@@ -215,7 +215,7 @@ fn viewed_marks_go_to_the_outbox_offline_and_state_show_lists_them() {
     assert_eq!(actions[2]["viewed"], false);
     let md = ok(run(&env, &["state", "show", DEMO]));
     assert!(
-        md.contains("3 offline viewed mark(s) in the outbox"),
+        md.contains("3 offline viewed marks in the outbox"),
         "{md}"
     );
     let bad = run(&env, &["file", "viewed", DEMO, "nope.rs"]);

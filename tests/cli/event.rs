@@ -123,7 +123,7 @@ async fn a_member_trigger_reviews_with_the_cutoff_a_contributor_trigger_does_not
     );
     fake.add_comment("octocat", "NONE", "after", "2024-06-03T00:00:00Z");
     let out = exited_0(event(&env, &gh, &llm, "issue_comment", &p, &["--format", "json"]).await);
-    assert!(stderr(&out).contains("1 later or edited item(s) left out"));
+    assert!(stderr(&out).contains("1 later or edited item left out"));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["mode"], "full");
     assert_eq!(v["triggerComment"], id);

@@ -362,7 +362,7 @@ fn state_show_and_clear() {
             .is_some_and(|h| h.len() == 16)
     );
     let md = stdout(&run(&env, &["state", "show"]));
-    assert!(md.contains("18 seen marker(s)"), "{md}");
+    assert!(md.contains("18 seen markers"), "{md}");
     let clear = run(&env, &["state", "clear"]);
     assert!(
         stdout(&clear).contains("18 seen marker"),

@@ -154,6 +154,6 @@ async fn a_state_dir_that_cannot_be_written_is_not_success() {
             "{blocked}: the review is printed"
         );
         assert!(err.contains(blocked), "{blocked}: names the file: {err}");
-        assert!(err.contains("failed 1 time(s)"), "{blocked}: {err}");
+        assert!(err.contains("failed 1 time "), "{blocked}: {err}");
     }
 }

@@ -124,7 +124,7 @@ async fn a_queue_of_150_prs_in_at_most_30_requests_with_exact_counts() {
     let lines = std::fs::read_to_string(&progress_file).unwrap();
     let lines: Vec<&str> = lines.lines().collect();
     assert_eq!(lines.len(), 151, "{lines:?}");
-    assert_eq!(lines[0], "acme/widgets: 150 open PR(s) listed");
+    assert_eq!(lines[0], "acme/widgets: 150 open PRs listed");
     assert!(
         lines[150].starts_with("[150/150] acme/widgets#"),
         "{}",

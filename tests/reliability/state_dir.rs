@@ -353,7 +353,7 @@ fn markers_of_items_gone_are_not_read_and_prune_removes_them() {
 
     let said = stdout(&ok(run(&env, &["state", "prune"])));
     assert!(
-        said.contains("501 seen marker(s) and 3 kept text(s)"),
+        said.contains("501 seen markers and 3 kept texts"),
         "{said}"
     );
     let left = tree(&seen);
@@ -371,7 +371,7 @@ fn markers_of_items_gone_are_not_read_and_prune_removes_them() {
     );
     let again = stdout(&ok(run(&env, &["state", "prune"])));
     assert!(
-        again.contains(": 0 seen marker(s) and 0 kept text(s)"),
+        again.contains(": 0 seen markers and 0 kept texts"),
         "{again}"
     );
 }
@@ -416,7 +416,7 @@ async fn prune_of_a_live_pr_needs_the_whole_pr() {
 
     *fake.state.partial_reviews_error.lock().expect("lock") = false;
     let said = stdout(&ok(live(&env, &server, &["state", "prune", &pr])));
-    assert!(said.contains("5 seen marker(s)"), "{said}");
+    assert!(said.contains("5 seen markers"), "{said}");
     assert_eq!(markers(), items);
     assert_eq!(
         ledger.load_seen(&pr_coords).expect("load").markers.len(),

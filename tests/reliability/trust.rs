@@ -278,7 +278,7 @@ async fn eight_concurrent_offline_replies_are_all_kept_and_listed() {
     let md = state_show(&env, &demo, false);
     let md = stdout(&md);
     assert!(
-        md.contains("8 offline thread action(s) in the outbox"),
+        md.contains("8 offline thread actions in the outbox"),
         "{md}"
     );
     for b in &bodies {

@@ -182,7 +182,7 @@ async fn a_trigger_comment_cuts_off_sets_the_mode_and_is_idempotent() {
     assert_eq!(v["mode"], "full", "`/review all` asks for a full review");
     assert_eq!(v["triggerComment"], trigger);
     assert_eq!(v["posted"]["action"], "created");
-    assert!(stderr(&first).contains("1 later or edited item(s) left out"));
+    assert!(stderr(&first).contains("1 later or edited item left out"));
     let body = &fake.own_reviews()[0].1;
     assert!(body.contains(&format!("\"triggerComment\":{trigger}")));
 
