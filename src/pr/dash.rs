@@ -386,15 +386,18 @@ impl CheckRun {
     }
 }
 
-/// `1m 05s`, `42s`, `2h 03m`.
+/// `1m 05s`, `42s`, `2h 03m`, `11d 10h` (a check pending for days reads in days, not as
+/// `274h 37m`).
 pub fn duration_text(secs: i64) -> String {
     let secs = secs.max(0);
     if secs < 60 {
         format!("{secs}s")
     } else if secs < 3600 {
         format!("{}m {:02}s", secs / 60, secs % 60)
-    } else {
+    } else if secs < 2 * 86_400 {
         format!("{}h {:02}m", secs / 3600, (secs % 3600) / 60)
+    } else {
+        format!("{}d {}h", secs / 86_400, (secs % 86_400) / 3600)
     }
 }
 
@@ -583,5 +586,7 @@ mod tests {
         assert_eq!(duration_text(42), "42s");
         assert_eq!(duration_text(65), "1m 05s");
         assert_eq!(duration_text(7380), "2h 03m");
+        assert_eq!(duration_text(47 * 3600 + 59 * 60), "47h 59m");
+        assert_eq!(duration_text(274 * 3600 + 37 * 60), "11d 10h");
     }
 }

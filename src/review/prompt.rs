@@ -715,7 +715,8 @@ fn file_diffs(pr: &PrMeta) -> (Vec<FileDiff>, usize, usize, Vec<String>) {
                         (_, 0) => s.text,
                         (text, n) => {
                             lines_cut.push(format!(
-                                "{path}: {n} line(s) over {} characters cut",
+                                "{path}: {} over {} characters cut",
+                                crate::plural::count(n, "line"),
                                 thousands(MAX_LINE_CHARS)
                             ));
                             text.into_owned()
@@ -828,12 +829,12 @@ mod tests {
             vec![
                 "the PR title was shortened to its first 1,000 of 300,000 characters".to_owned(),
                 "the PR body was shortened to its first 20,000 of 10,000,000 characters".to_owned(),
-                "dist/app.min.js: 1 line(s) over 4,000 characters cut".to_owned(),
+                "dist/app.min.js: 1 line over 4,000 characters cut".to_owned(),
             ]
         );
         let said = plan.report.cut_summary().unwrap_or_default();
         assert!(
-            said.contains("dist/app.min.js: 1 line(s) over 4,000 characters cut"),
+            said.contains("dist/app.min.js: 1 line over 4,000 characters cut"),
             "{said}"
         );
         // The rest of the diff is whole.

@@ -194,10 +194,7 @@ fn viewed_marks_go_to_the_outbox_offline_and_state_show_lists_them() {
             "src/client/retry.rs",
         ],
     ));
-    assert!(
-        out.contains("2 files marked viewed in the outbox"),
-        "{out}"
-    );
+    assert!(out.contains("2 files marked viewed in the outbox"), "{out}");
     ok(run(&env, &["file", "unviewed", DEMO, "docs/retry.md"]));
     let v = json_of(run(&env, &["files", DEMO, "--format", "json"]));
     let viewed: Vec<(&str, &str)> = v["files"]
@@ -214,10 +211,7 @@ fn viewed_marks_go_to_the_outbox_offline_and_state_show_lists_them() {
     assert_eq!(actions[2]["path"], "docs/retry.md");
     assert_eq!(actions[2]["viewed"], false);
     let md = ok(run(&env, &["state", "show", DEMO]));
-    assert!(
-        md.contains("3 offline viewed marks in the outbox"),
-        "{md}"
-    );
+    assert!(md.contains("3 offline viewed marks in the outbox"), "{md}");
     let bad = run(&env, &["file", "viewed", DEMO, "nope.rs"]);
     assert_eq!(bad.status.code(), Some(2));
 }

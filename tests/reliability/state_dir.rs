@@ -352,10 +352,7 @@ fn markers_of_items_gone_are_not_read_and_prune_removes_them() {
     std::fs::write(seen.join("notes.json"), "not a marker").expect("write");
 
     let said = stdout(&ok(run(&env, &["state", "prune"])));
-    assert!(
-        said.contains("501 seen markers and 3 kept texts"),
-        "{said}"
-    );
+    assert!(said.contains("501 seen markers and 3 kept texts"), "{said}");
     let left = tree(&seen);
     assert_eq!(
         left.len(),

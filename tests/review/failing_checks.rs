@@ -38,6 +38,18 @@ fn checks() -> Vec<Value> {
     ]
 }
 
+/// `review PR --format json` against the live fakes.
+async fn review_json(live: &Live) -> std::process::Output {
+    support::live_run(
+        &live.env,
+        &live.gh.uri(),
+        TOKEN,
+        &live.llm,
+        &["review", &pr_ref(NUMBER), "--format", "json"],
+    )
+    .await
+}
+
 /// The user message of every chat request the stand-in LLM received.
 async fn prompts(llm: &StandInLlm) -> Vec<String> {
     llm.requests()
@@ -72,14 +84,7 @@ fn block(prompt: &str) -> Option<&str> {
 async fn a_live_review_gives_every_aspect_the_failing_checks_and_their_annotations() {
     let live = Live::start(support::fake_github::FakePr::with_labels(&[])).await;
     live.fake.set_checks(checks());
-    let out = support::live_run(
-        &live.env,
-        &live.gh.uri(),
-        TOKEN,
-        &live.llm,
-        &["review", &pr_ref(NUMBER), "--format", "json"],
-    )
-    .await;
+    let out = review_json(&live).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let all = prompts(&live.llm).await;
     assert!(all.len() >= 6, "every aspect was asked: {}", all.len());
@@ -125,14 +130,7 @@ async fn a_live_review_gives_every_aspect_the_failing_checks_and_their_annotatio
 async fn no_failing_check_gives_no_block() {
     let live = Live::start(support::fake_github::FakePr::with_labels(&[])).await;
     live.fake.set_checks(vec![checks()[1].clone()]);
-    let out = support::live_run(
-        &live.env,
-        &live.gh.uri(),
-        TOKEN,
-        &live.llm,
-        &["review", &pr_ref(NUMBER), "--format", "json"],
-    )
-    .await;
+    let out = review_json(&live).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let all = prompts(&live.llm).await;
     assert!(!all.is_empty());
@@ -154,14 +152,7 @@ async fn checks_that_cannot_be_read_are_said_and_the_review_goes_on() {
                 {"type": "FORBIDDEN", "message": "Resource not accessible by integration"}]}))
         })
     }));
-    let out = support::live_run(
-        &live.env,
-        &live.gh.uri(),
-        TOKEN,
-        &live.llm,
-        &["review", &pr_ref(NUMBER), "--format", "json"],
-    )
-    .await;
+    let out = review_json(&live).await;
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("the head commit's checks could not be read"),
