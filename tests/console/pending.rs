@@ -262,3 +262,30 @@ fn approving_asks_with_a_confirmation_that_names_it_and_only_y_approves() {
     assert_eq!(reviews.len(), 1);
     assert_eq!(reviews[0].event, "APPROVE");
 }
+
+/// An empty pending review names the keys that add to it as the keymap binds them: a rebound
+/// key is the one the hint names.
+#[test]
+fn the_empty_pending_review_names_its_keys_as_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::demo(dir.path(), 140, 30).unwrap();
+    h.draw();
+    h.press("P");
+    let s = h.screen();
+    assert!(
+        s.contains(
+            "in a file's diff (F, Enter) c comments on the line, V selects lines, S suggests"
+        ),
+        "{s}"
+    );
+    h.press("q");
+    let loaded = pr_shepherd::config::Config::parse(
+        "[keys]\nselect_lines = \"ctrl-v\"\nsuggest = \"ctrl-s\"\n",
+        std::path::Path::new("c.toml"),
+    )
+    .unwrap();
+    h.keymap = pr_shepherd::tui::keymap::Keymap::new(&loaded.keys);
+    h.press("P");
+    let s = h.screen();
+    assert!(s.contains("Ctrl-v selects lines, Ctrl-s suggests"), "{s}");
+}

@@ -37,10 +37,21 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     let mut lines: Vec<Line<'static>> = Vec::new();
     match &s.review {
         None => lines.push(Line::styled("reading the pending review…", theme.dim)),
-        Some(r) if r.comments.is_empty() => lines.push(Line::styled(
-            "no pending comments: in a file's diff (F, Enter) c comments on the line, V selects lines, S suggests",
-            theme.dim,
-        )),
+        Some(r) if r.comments.is_empty() => {
+            // The keys as the keymap binds them, so a rebound key is the one named here.
+            let k = |c| view.keymap.keys_label(c);
+            lines.push(Line::styled(
+                format!(
+                    "no pending comments: in a file's diff ({}, {}) {} comments on the line, {} selects lines, {} suggests",
+                    k(KeyCommand::Files),
+                    k(KeyCommand::Toggle),
+                    k(KeyCommand::Reply),
+                    k(KeyCommand::SelectLines),
+                    k(KeyCommand::Suggest)
+                ),
+                theme.dim,
+            ))
+        }
         Some(r) => {
             let posted = r.to_post().count();
             lines.push(Line::styled(
