@@ -268,16 +268,15 @@ fn approving_asks_with_a_confirmation_that_names_it_and_only_y_approves() {
 #[test]
 fn the_empty_pending_review_names_its_keys_as_bound() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::demo(dir.path(), 140, 30).unwrap();
+    let mut h = Harness::demo(dir.path(), 80, 24).unwrap();
     h.draw();
     h.press("P");
     let s = h.screen();
     assert!(
-        s.contains(
-            "in a file's diff (F, Enter) c comments on the line, V selects lines, S suggests"
-        ),
+        s.contains("In a file's diff (F, Enter): c comments on the line,"),
         "{s}"
     );
+    assert!(s.contains("V selects lines, S suggests."), "{s}");
     h.press("q");
     let loaded = pr_shepherd::config::Config::parse(
         "[keys]\nselect_lines = \"ctrl-v\"\nsuggest = \"ctrl-s\"\n",

@@ -36,6 +36,24 @@ fn doc_of(o: &Output) -> Value {
     serde_json::from_slice(&o.stdout).unwrap()
 }
 
+/// `inbox --format json` through `cmd` lists the bundled fixtures and asks GitHub nothing.
+async fn assert_bundled_and_silent(
+    mut cmd: tokio::process::Command,
+    server: &MockServer,
+    fake: &FakeInbox,
+) {
+    let o = cmd
+        .arg("--api-url")
+        .arg(server.uri())
+        .args(["inbox", "--format", "json", "--quiet"])
+        .output()
+        .await
+        .unwrap();
+    let doc = doc_of(&o);
+    assert_eq!(doc["source"], "bundled fixtures");
+    assert_eq!(fake.requests(), 0);
+}
+
 /// Section title → the numbers of its rows, in order.
 fn sections(doc: &Value) -> Vec<(String, Vec<u64>)> {
     doc["sections"]
@@ -332,17 +350,7 @@ async fn a_failing_search_is_its_own_sections_problem_and_the_others_still_list(
 async fn without_credentials_the_inbox_is_the_bundled_fixtures_and_asks_nothing() {
     let (server, fake) = twelve().await;
     let env = TestEnv::new();
-    let o = env
-        .bin_async()
-        .arg("--api-url")
-        .arg(server.uri())
-        .args(["inbox", "--format", "json", "--quiet"])
-        .output()
-        .await
-        .unwrap();
-    let doc = doc_of(&o);
-    assert_eq!(doc["source"], "bundled fixtures");
-    assert_eq!(fake.requests(), 0);
+    assert_bundled_and_silent(env.bin_async(), &server, &fake).await;
 }
 
 /// A logged-in `gh` alone does not make the inbox without an argument live: `cargo run` on a
@@ -363,16 +371,7 @@ async fn a_logged_in_gh_alone_keeps_the_bundled_fixtures() {
         bin.display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let o = env
-        .bin_async()
-        .env("PATH", path)
-        .arg("--api-url")
-        .arg(server.uri())
-        .args(["inbox", "--format", "json", "--quiet"])
-        .output()
-        .await
-        .unwrap();
-    let doc = doc_of(&o);
-    assert_eq!(doc["source"], "bundled fixtures");
-    assert_eq!(fake.requests(), 0);
+    let mut cmd = env.bin_async();
+    cmd.env("PATH", path);
+    assert_bundled_and_silent(cmd, &server, &fake).await;
 }

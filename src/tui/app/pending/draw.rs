@@ -40,17 +40,23 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
         Some(r) if r.comments.is_empty() => {
             // The keys as the keymap binds them, so a rebound key is the one named here.
             let k = |c| view.keymap.keys_label(c);
-            lines.push(Line::styled(
+            // Three short lines, so the hint fits at 80 columns.
+            for line in [
+                "no pending comments.".to_owned(),
                 format!(
-                    "no pending comments: in a file's diff ({}, {}) {} comments on the line, {} selects lines, {} suggests",
+                    "In a file's diff ({}, {}): {} comments on the line,",
                     k(KeyCommand::Files),
                     k(KeyCommand::Toggle),
-                    k(KeyCommand::Reply),
+                    k(KeyCommand::Reply)
+                ),
+                format!(
+                    "{} selects lines, {} suggests.",
                     k(KeyCommand::SelectLines),
                     k(KeyCommand::Suggest)
                 ),
-                theme.dim,
-            ))
+            ] {
+                lines.push(Line::styled(line, theme.dim));
+            }
         }
         Some(r) => {
             let posted = r.to_post().count();
