@@ -106,11 +106,12 @@ fn a_six_aspect_review_of_the_demo_against_a_real_llama_server() {
         return;
     };
     // One aspect at a time: an aspect's timeout then counts its own call, not the server's queue
-    // (on two cores the six prompts are computed one after another anyway). 512 output tokens:
-    // the findings schema asks every finding for `rule`, `id`, `confidence` and `evidence` too,
-    // and the tiny model's answers were cut at 256 and again at 512.
+    // (on two cores the six prompts are computed one after another anyway). 1024 output tokens:
+    // the findings schema asks every finding for `rule`, `id`, `confidence` and `evidence` too;
+    // the tiny model's answers were cut at 256 and again at 512, and since the demo's failing
+    // check is in the prompt, one aspect's answer was once cut at 512 and again at 1024.
     let env = TestEnv::with_config(
-        "[review]\nmodel = \"tiny\"\nmax_output_tokens = 512\nconcurrency = 1\naspect_timeout_secs = 900\noverall_timeout_secs = 1100\nretries = 2\n",
+        "[review]\nmodel = \"tiny\"\nmax_output_tokens = 1024\nconcurrency = 1\naspect_timeout_secs = 900\noverall_timeout_secs = 1100\nretries = 2\n",
     );
     let (mut server, port) = start(&dir, &env);
     wait_ready(port, &mut server, &env);
