@@ -6,14 +6,13 @@
 use crate::support;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use pr_shepherd::code::pending::{CommentKind, DraftState};
 use pr_shepherd::code::{LineSelection, parse};
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::{PrCoords, Snapshot};
 use pr_shepherd::review::ReviewRun;
-use pr_shepherd::source::github::{FetchOptions, GitHub};
+use pr_shepherd::source::github::GitHub;
 use pr_shepherd::tui::app::{InputMode, PendingScreen, compose_line_comment};
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::review::{Confirm, SubmitAs};
@@ -33,18 +32,8 @@ fn coords() -> PrCoords {
 }
 
 fn client(uri: &str) -> GitHub {
-    let opts = FetchOptions {
-        max_attempts: 2,
-        backoff: Duration::from_millis(5),
-        max_backoff: Duration::from_millis(20),
-        max_rate_limit_wait: Duration::from_secs(1),
-        timeout: Duration::from_secs(5),
-        deadline: Duration::from_secs(30),
-        concurrency: 2,
-        notify: None,
-        ..FetchOptions::default()
-    };
-    support::github_client::loopback_github(uri, TOKEN, opts).expect("client")
+    support::github_client::loopback_github(uri, TOKEN, support::github_client::quick_options())
+        .expect("client")
 }
 
 /// A stored review run with three findings on lines of `src/mod1.rs`'s diff (right side 2, 3, 4).

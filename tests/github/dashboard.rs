@@ -11,6 +11,27 @@ use support::stderr;
 
 const TOKEN: &str = "ghp_DashboardLoopbackToken0123456789ab";
 
+/// `inbox OWNER/REPO --format json` of the loopback repository through `cmd`, with the token:
+/// the JSON document, after checking it succeeded.
+pub(crate) async fn live_repo_inbox(mut cmd: tokio::process::Command, github: &str) -> Value {
+    let o = cmd
+        .env("GH_TOKEN", TOKEN)
+        .arg("--api-url")
+        .arg(github)
+        .args([
+            "inbox",
+            &format!("{OWNER}/{REPO}"),
+            "--format",
+            "json",
+            "--quiet",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
 /// What PR `n` must say, written from the fake's description (not from its code).
 fn expected(n: u64) -> Value {
     let checks = match n % 6 {
@@ -47,24 +68,9 @@ async fn the_inbox_json_reports_checks_decisions_requests_and_size_of_150_prs_wi
     let (server, fake) = FakeInbox::start(queue(150)).await;
     fake.with_dashboard();
     let env = TestEnv::new();
-    let o = env
-        .bin_async()
-        .env("GH_TOKEN", TOKEN)
-        .env("PR_SHEPHERD_HTTP_BACKOFF_MS", "1")
-        .arg("--api-url")
-        .arg(server.uri())
-        .args([
-            "inbox",
-            &format!("{OWNER}/{REPO}"),
-            "--format",
-            "json",
-            "--quiet",
-        ])
-        .output()
-        .await
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let mut cmd = env.bin_async();
+    cmd.env("PR_SHEPHERD_HTTP_BACKOFF_MS", "1");
+    let doc = live_repo_inbox(cmd, &server.uri()).await;
     let prs = doc["prs"].as_array().unwrap();
     assert_eq!(prs.len(), 150);
     for pr in prs {
@@ -92,23 +98,7 @@ async fn the_inbox_json_reports_checks_decisions_requests_and_size_of_150_prs_wi
 async fn without_team_requests_the_teams_are_not_asked() {
     let (server, fake) = FakeInbox::start(queue(12)).await;
     let env = TestEnv::new();
-    let o = env
-        .bin_async()
-        .env("GH_TOKEN", TOKEN)
-        .arg("--api-url")
-        .arg(server.uri())
-        .args([
-            "inbox",
-            &format!("{OWNER}/{REPO}"),
-            "--format",
-            "json",
-            "--quiet",
-        ])
-        .output()
-        .await
-        .unwrap();
-    assert!(o.status.success(), "{}", stderr(&o));
-    let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let doc = live_repo_inbox(env.bin_async(), &server.uri()).await;
     for pr in doc["prs"].as_array().unwrap() {
         assert_eq!(pr["reviewRequested"], "none");
         assert_eq!(pr["checks"]["state"], "none");

@@ -24,6 +24,11 @@ const FIELDS: [&str; 6] = [
 fn row_of(o: &std::process::Output, n: u64) -> Value {
     assert!(o.status.success(), "{}", stderr(o));
     let doc: Value = serde_json::from_slice(&o.stdout).unwrap();
+    row_in(&doc, n)
+}
+
+/// The PR row with number `n` of an inbox document.
+fn row_in(doc: &Value, n: u64) -> Value {
     doc["prs"]
         .as_array()
         .and_then(|prs| prs.iter().find(|p| p["number"] == n).cloned())
@@ -36,20 +41,8 @@ async fn live_inbox_row(n: u64) -> Value {
     let (server, fake) = FakeInbox::start(fake_inbox::queue(30)).await;
     fake.with_dashboard();
     let env = TestEnv::new();
-    let o = env
-        .bin_async()
-        .env("GH_TOKEN", TOKEN)
-        .arg("--api-url")
-        .arg(server.uri())
-        .args([
-            "inbox",
-            &format!("{}/{}", fake_inbox::OWNER, fake_inbox::REPO),
-        ])
-        .args(["--format", "json", "--quiet"])
-        .output()
-        .await
-        .unwrap();
-    row_of(&o, n)
+    let doc = super::dashboard::live_repo_inbox(env.bin_async(), &server.uri()).await;
+    row_in(&doc, n)
 }
 
 #[tokio::test]

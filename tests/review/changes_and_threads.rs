@@ -405,11 +405,9 @@ async fn a_locked_pr_gives_githubs_reason_and_exit_1() {
 #[test]
 fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     use std::sync::Arc;
-    use std::time::Duration;
 
     use pr_shepherd::ledger::Ledger;
     use pr_shepherd::pr::{Item, PrCoords};
-    use pr_shepherd::source::github::FetchOptions;
     use pr_shepherd::tui::harness::Harness;
     use pr_shepherd::tui::theme::Theme;
     use pr_shepherd::tui::{Live, Remote};
@@ -417,17 +415,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (server, fake) = rt.block_on(FakeGitHub::start(small_pr()));
     let client = || {
-        let opts = FetchOptions {
-            max_attempts: 2,
-            backoff: Duration::from_millis(5),
-            max_backoff: Duration::from_millis(20),
-            max_rate_limit_wait: Duration::from_secs(1),
-            timeout: Duration::from_secs(5),
-            deadline: Duration::from_secs(30),
-            concurrency: 2,
-            notify: None,
-            ..FetchOptions::default()
-        };
+        let opts = support::github_client::quick_options();
         support::github_client::loopback_github(&server.uri(), TOKEN, opts).expect("client")
     };
     let coords = PrCoords {

@@ -16,3 +16,19 @@ pub fn loopback_github(uri: &str, token: &str, opts: FetchOptions) -> Option<Git
     )
     .ok()
 }
+
+/// Options for tests of the console's live writes: two attempts, millisecond backoffs, a
+/// one-second rate-limit wait, so a fault costs milliseconds, not the defaults' seconds.
+pub fn quick_options() -> FetchOptions {
+    FetchOptions {
+        max_attempts: 2,
+        backoff: std::time::Duration::from_millis(5),
+        max_backoff: std::time::Duration::from_millis(20),
+        max_rate_limit_wait: std::time::Duration::from_secs(1),
+        timeout: std::time::Duration::from_secs(5),
+        deadline: std::time::Duration::from_secs(30),
+        concurrency: 2,
+        notify: None,
+        ..FetchOptions::default()
+    }
+}
