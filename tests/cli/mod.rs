@@ -4,6 +4,7 @@ mod automation;
 mod check_run;
 mod checks;
 mod code;
+mod code_history;
 mod event;
 mod event_decisions;
 mod github;

@@ -3,6 +3,7 @@
 mod changes;
 mod checks;
 mod code;
+mod code_history;
 mod dashboard;
 mod defects;
 mod e2e;

@@ -131,6 +131,8 @@ struct GqlThread {
     path: String,
     line: Option<u32>,
     original_line: Option<u32>,
+    #[serde(default)]
+    diff_side: Option<crate::pr::DiffSide>,
     comments: Conn<GqlComment>,
 }
 
@@ -432,6 +434,7 @@ fn assemble(
             path: t.path,
             line: t.line,
             original_line: t.original_line,
+            side: t.diff_side,
             outdated: t.is_outdated,
             resolved: t.is_resolved,
             comments,
