@@ -362,6 +362,48 @@ mod tests {
     }
 
     #[test]
+    fn a_dropped_file_is_gone_with_its_viewed_mark_and_moved_lines_are_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path());
+        let mut a = file("a.rs", "@@ -1,2 +1,2 @@\n x\n-y\n+z");
+        a.viewed = ViewedState::Viewed;
+        let b = file("b.rs", "@@ -1 +1 @@\n-p\n+q");
+        let paths = vec!["a.rs".to_owned(), "b.rs".to_owned(), "c.rs".to_owned()];
+        // Nothing looked at yet: a viewed mark has nothing to be noted with.
+        ledger.note_viewed(&coords(), &["b.rs".into()], true).unwrap();
+        assert!(ledger.code_look(&coords()).unwrap().viewed.is_empty());
+        ledger.record_shown(&coords(), &[&a, &b], &paths, 1).unwrap();
+        ledger.note_viewed(&coords(), &["b.rs".into()], true).unwrap();
+        let look = ledger.code_look(&coords()).unwrap();
+        let moved = file("a.rs", "@@ -11,2 +11,2 @@\n x\n-y\n+z");
+        assert!(look.lines_moved(&moved));
+        assert!(!look.lines_moved(&a), "the same text");
+        assert!(!look.lines_moved(&file("a.rs", "@@ -11,2 +11,2 @@\n x\n-y\n+w")));
+        // At the next head only a.rs is left.
+        let gone = look.gone(&[moved]);
+        assert_eq!(
+            gone,
+            vec![
+                GoneFile {
+                    path: "b.rs".into(),
+                    seen: true,
+                    viewed: true
+                },
+                GoneFile {
+                    path: "c.rs".into(),
+                    seen: false,
+                    viewed: false
+                },
+            ]
+        );
+        assert_eq!(gone[1].sentence(), "you had not looked at it");
+        // A rename keeps the file in the PR.
+        let mut renamed = file("d.rs", "@@ -1 +1 @@\n-p\n+q");
+        renamed.previous_path = Some("b.rs".into());
+        assert_eq!(look.gone(&[a.clone(), renamed]).len(), 1);
+    }
+
+    #[test]
     fn a_record_never_moves_back_and_listing_marks_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::new(dir.path());
