@@ -462,9 +462,11 @@ impl Item {
     /// `path:line` for threads (`path` alone when GitHub no longer has a line).
     pub fn location(&self) -> Option<String> {
         match self {
-            Item::Thread(t) => Some(match t.line.or(t.original_line) {
-                Some(l) => format!("{}:{l}", t.path),
-                None => t.path.clone(),
+            Item::Thread(t) => Some(match (t.line.or(t.original_line), t.side) {
+                // A line of the old file (a removed line, or a context line counted there).
+                (Some(l), Some(DiffSide::Left)) => format!("{}:{l} (old side)", t.path),
+                (Some(l), _) => format!("{}:{l}", t.path),
+                (None, _) => t.path.clone(),
             }),
             _ => None,
         }
@@ -660,5 +662,13 @@ mod tests {
         assert!(s.minimized && s.outdated && s.resolved);
         assert_eq!(s.minimized_reason.as_deref(), Some("spam"));
         assert_eq!(item.location().as_deref(), Some("a:9"));
+        let Item::Thread(mut left) = item else {
+            unreachable!()
+        };
+        left.side = Some(DiffSide::Left);
+        assert_eq!(
+            Item::Thread(left).location().as_deref(),
+            Some("a:9 (old side)")
+        );
     }
 }
