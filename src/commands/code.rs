@@ -232,7 +232,9 @@ pub(super) async fn file(ctx: &Context, cmd: FileCommand) -> Result<(), CliError
 /// made, so a failure to note it is only said.
 fn note_viewed(ledger: &Ledger, coords: &crate::pr::PrCoords, paths: &[String], viewed: bool) {
     if let Err(e) = ledger.note_viewed(coords, paths, viewed) {
-        crate::progress::note(&format!("the viewed marks were made, but not noted with your last look: {e}"));
+        crate::progress::note(&format!(
+            "the viewed marks were made, but not noted with your last look: {e}"
+        ));
     }
 }
 

@@ -370,10 +370,16 @@ mod tests {
         let b = file("b.rs", "@@ -1 +1 @@\n-p\n+q");
         let paths = vec!["a.rs".to_owned(), "b.rs".to_owned(), "c.rs".to_owned()];
         // Nothing looked at yet: a viewed mark has nothing to be noted with.
-        ledger.note_viewed(&coords(), &["b.rs".into()], true).unwrap();
+        ledger
+            .note_viewed(&coords(), &["b.rs".into()], true)
+            .unwrap();
         assert!(ledger.code_look(&coords()).unwrap().viewed.is_empty());
-        ledger.record_shown(&coords(), &[&a, &b], &paths, 1).unwrap();
-        ledger.note_viewed(&coords(), &["b.rs".into()], true).unwrap();
+        ledger
+            .record_shown(&coords(), &[&a, &b], &paths, 1)
+            .unwrap();
+        ledger
+            .note_viewed(&coords(), &["b.rs".into()], true)
+            .unwrap();
         let look = ledger.code_look(&coords()).unwrap();
         let moved = file("a.rs", "@@ -11,2 +11,2 @@\n x\n-y\n+z");
         assert!(look.lines_moved(&moved));

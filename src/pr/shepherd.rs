@@ -56,11 +56,7 @@ pub fn without_markers(body: &str) -> Cow<'_, str> {
     if !cut {
         return Cow::Borrowed(body);
     }
-    Cow::Owned(
-        out.trim_end()
-            .trim_start_matches(['\n', '\r'])
-            .to_owned(),
-    )
+    Cow::Owned(out.trim_end().trim_start_matches(['\n', '\r']).to_owned())
 }
 
 /// Offline (fixtures, the bundled inbox), the account whose `## PR Shepherd Review` comments are

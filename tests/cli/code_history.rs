@@ -78,9 +78,11 @@ fn files_after_a_force_push_say_what_was_dropped_and_what_only_moved() {
     let fx = fixture(&env, &hist);
     let fx = fx.to_str().unwrap();
     looked_at_h1(&env, fx);
-    let v: Value =
-        serde_json::from_str(&run(&env, &["files", fx, "--step", "1", "--format", "json"]))
-            .unwrap();
+    let v: Value = serde_json::from_str(&run(
+        &env,
+        &["files", fx, "--step", "1", "--format", "json"],
+    ))
+    .unwrap();
     assert_eq!(
         v["noLongerInPr"],
         json!([{
@@ -150,7 +152,9 @@ fn diff_since_last_look_after_a_force_push_says_what_was_dropped_and_what_only_m
                 "{out}"
             );
             assert!(
-                out.contains(&format!("modified · +1 -1 · {MOVED} · since your last look: unchanged")),
+                out.contains(&format!(
+                    "modified · +1 -1 · {MOVED} · since your last look: unchanged"
+                )),
                 "{out}"
             );
         }

@@ -17,17 +17,17 @@ use support::history::{
     ADDED_LINE, CONTEXT_LINE, DROPPED, History, LIB, LIB_LINE_H1, LIB_LINE_H2, REMOVED_LINE, WALK,
 };
 
-/// A review thread by @maya-chen on `path`.
+/// A review thread by @maya-chen on `path`; outdated when it is on no `line` now.
 fn thread(
     id: &str,
     path: &str,
     side: &str,
     line: Option<u32>,
     original: u32,
-    outdated: bool,
     hunk: &str,
     body: &str,
 ) -> Item {
+    let outdated = line.is_none();
     serde_json::from_value(json!({
         "kind": "thread",
         "id": id,
@@ -118,7 +118,6 @@ fn threads_on_the_old_side_sit_under_their_old_rows() {
             "LEFT",
             Some(removed),
             removed,
-            false,
             "",
             "On the removed line.",
         ),
@@ -128,7 +127,6 @@ fn threads_on_the_old_side_sit_under_their_old_rows() {
             "LEFT",
             Some(ctx_old),
             ctx_old,
-            false,
             "",
             "On the context row, old side.",
         ),
@@ -138,7 +136,6 @@ fn threads_on_the_old_side_sit_under_their_old_rows() {
             "RIGHT",
             Some(added),
             added,
-            false,
             "",
             "On the added line.",
         ),
@@ -198,7 +195,6 @@ fn an_outdated_thread_is_shown_with_the_code_it_was_written_on() {
         "RIGHT",
         None,
         line,
-        true,
         &hunk,
         "Why 100?",
     )];
@@ -310,7 +306,6 @@ fn the_console_never_shows_its_own_hidden_markers() {
             "RIGHT",
             Some(line),
             line,
-            false,
             "",
             "Check the bound.\n\n<!-- pr-shepherd:finding PS-00000000ff -->",
         ),

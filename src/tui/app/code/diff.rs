@@ -126,7 +126,9 @@ fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
         let place = if t.outdated {
             match t.original_line {
                 Some(l) => {
-                    format!("outdated: written on line {l}{word} of an earlier version, shown below")
+                    format!(
+                        "outdated: written on line {l}{word} of an earlier version, shown below"
+                    )
                 }
                 None => "outdated: written on an earlier version, shown below".to_owned(),
             }
@@ -143,10 +145,7 @@ fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
 
 /// The tail of an outdated thread's own hunk (GitHub's `diffHunk` ends at the commented line).
 fn written_on(hunk: &str) -> Vec<String> {
-    let lines: Vec<&str> = hunk
-        .lines()
-        .filter(|l| !l.starts_with("@@"))
-        .collect();
+    let lines: Vec<&str> = hunk.lines().filter(|l| !l.starts_with("@@")).collect();
     let skip = lines.len().saturating_sub(WRITTEN_ON_LINES);
     lines[skip..].iter().map(|l| (*l).to_owned()).collect()
 }

@@ -345,9 +345,7 @@ impl ItemList {
             Item::Comment(c) if self.own.contains(&c.id) => {
                 vec![(
                     c.id.as_str(),
-                    crate::pr::without_markers(
-                        crate::review::outcome::visible(&c.body).trim_end(),
-                    ),
+                    crate::pr::without_markers(crate::review::outcome::visible(&c.body).trim_end()),
                 )]
             }
             Item::Comment(Comment { id, body, .. }) | Item::Review(Review { id, body, .. }) => {
