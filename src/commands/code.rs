@@ -9,7 +9,7 @@ use crate::code::{SinceLastLook, interdiff};
 use crate::error::CliError;
 use crate::ledger::{CodeLook, Ledger};
 use crate::output::files::{
-    DiffEntry, FindingMark, Shown, diff_json, diff_markdown, files_json, files_markdown,
+    DiffEntry, FindingMark, Shown, diff_json, diff_markdown, files_json, files_markdown, gone,
     latest_findings, rows,
 };
 use crate::pr::{ChangedFile, DEFAULT_IDENTITY, Snapshot};
@@ -60,7 +60,7 @@ pub(super) async fn files(ctx: &Context, args: FilesArgs) -> Result<(), CliError
     let l = load(ctx, &args.pr, args.step).await?;
     let marks = findings(ctx, &l).await?;
     let rows = rows(&l.snapshot, &l.look, &marks);
-    let gone = l.look.gone(&l.snapshot.pr.files);
+    let gone = gone(&l.snapshot, &l.look);
     let text = match args.format {
         Format::Md => files_markdown(&l.snapshot, &rows, &gone),
         Format::Json => json_text(&files_json(&l.snapshot, &rows, &gone)),
@@ -144,7 +144,7 @@ pub(super) async fn diff(ctx: &Context, args: DiffArgs) -> Result<(), CliError> 
         .collect();
     // What the last look had and the PR has not now: said with what changed since.
     let gone = if args.since_last_look && args.paths.is_empty() {
-        l.look.gone(&l.snapshot.pr.files)
+        gone(&l.snapshot, &l.look)
     } else {
         Vec::new()
     };

@@ -108,6 +108,15 @@ pub fn viewed_words(viewed: ViewedState, moved: bool) -> &'static str {
 /// `no longer in this PR`: a file the PR had at your last look and has not now.
 pub const NO_LONGER: &str = "no longer in this PR";
 
+/// The files the PR had at your last look and has not now; none when the file list is not
+/// whole (GitHub's limit, a failed fetch): a file missing from it is not known to be gone.
+pub fn gone(snapshot: &Snapshot, look: &CodeLook) -> Vec<GoneFile> {
+    if !notes(snapshot).is_empty() {
+        return Vec::new();
+    }
+    look.gone(&snapshot.pr.files)
+}
+
 fn gone_json(gone: &[GoneFile]) -> Value {
     gone.iter()
         .map(|g| {

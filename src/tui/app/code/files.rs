@@ -13,7 +13,7 @@ use ratatui::widgets::Paragraph;
 use super::{DiffScreen, footer, framed, help_entries};
 use crate::code::SinceLastLook;
 use crate::ledger::{CodeLook, GoneFile};
-use crate::output::files::{NO_LONGER, notes, rows, viewed_words};
+use crate::output::files::{NO_LONGER, gone, notes, rows, viewed_words};
 use crate::pr::{ChangedFile, Snapshot, ViewedState};
 use crate::sanitize::one_line;
 use crate::tui::app::action::{Action, CodeLoad, Drawn};
@@ -110,7 +110,7 @@ impl FilesScreen {
             })
             .collect();
         self.state = state;
-        self.gone = look.gone(&self.snapshot.pr.files);
+        self.gone = gone(&self.snapshot, look);
     }
 
     /// The files the PR had at your last look and has not now.
