@@ -1197,6 +1197,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_thread_says_its_side() {
+        let thread = |side: &str| -> GqlThread {
+            serde_json::from_str(&format!(
+                r#"{{"id": "PRRT_1", "isResolved": false, "isOutdated": false, "path": "a.rs",
+                "line": 25, "originalLine": 25, {side}
+                "comments": {{"pageInfo": {{"hasNextPage": false, "endCursor": null}}, "nodes": []}}}}"#
+            ))
+            .unwrap()
+        };
+        assert_eq!(
+            thread(r#""diffSide": "LEFT","#).diff_side,
+            Some(crate::pr::DiffSide::Left)
+        );
+        assert_eq!(
+            thread(r#""diffSide": "RIGHT","#).diff_side,
+            Some(crate::pr::DiffSide::Right)
+        );
+        assert_eq!(thread("").diff_side, None);
+    }
+
+    #[test]
     fn bot_and_ghost_authors() {
         let bot = GqlActor {
             typename: "Bot".into(),
