@@ -12,5 +12,6 @@ mod inbox;
 mod install;
 mod items;
 mod pending;
+mod pending_follow;
 mod review;
 mod watch;

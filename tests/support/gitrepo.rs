@@ -224,7 +224,7 @@ impl RebasedPr {
     }
 }
 
-/// `src/walk.rs` at the base: a walker with a stack, 30-odd lines.
+/// `src/walk.rs` at the base: a walker with a stack, 40-odd lines.
 pub const WALK: &str = "use std::sync::{Arc, Mutex};
 
 pub struct Walker {
@@ -248,6 +248,16 @@ impl Walker {
             println!(\"{entry}\");
         }
         println!(\"{seen} entries\");
+    }
+
+    pub fn depth(&self) -> usize {
+        let mut depth = 0;
+        for part in self.root.split('/') {
+            if !part.is_empty() {
+                depth += 1;
+            }
+        }
+        depth
     }
 
     pub fn threads(&self) -> usize {
