@@ -497,10 +497,12 @@ impl PendingReview {
         Ok(())
     }
 
-    /// Removes the comments `posted` (they went with a submitted review) and the body (it went
-    /// too); everything else stays: drafts still to decide, dropped drafts, comments held back.
+    /// Removes the comments `posted` (they went with a submitted review), the drafts the
+    /// maintainer dropped, and the body (it went too); everything else stays: drafts still to
+    /// decide, comments held back.
     pub fn remove_posted(&mut self, posted: &[String]) {
-        self.comments.retain(|c| !posted.contains(&c.id));
+        self.comments
+            .retain(|c| !posted.contains(&c.id) && c.state != DraftState::Dropped);
         self.body.clear();
     }
 

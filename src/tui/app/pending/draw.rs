@@ -171,7 +171,11 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                                 let text = if lines.is_empty() {
                                     "(not recorded)".to_owned()
                                 } else {
-                                    lines.iter().map(|l| one_line(l)).collect::<Vec<_>>().join(" ⏎ ")
+                                    lines
+                                        .iter()
+                                        .map(|l| sanitize(l).replace('\t', "    "))
+                                        .collect::<Vec<_>>()
+                                        .join(" ⏎ ")
                                 };
                                 fit(Line::styled(format!("{label}: {text}"), theme.dim), width)
                             };
