@@ -812,7 +812,9 @@ fn follow_one(c: &mut PendingComment, anchor: &Anchor, head: &str, patch: Option
         Some(f) => (f.from.clone(), f.from_head.clone(), f.was.clone()),
         None => (c.place(), anchor.head_sha.clone(), anchor.text.clone()),
     };
-    let seq = patch.map(|p| side_lines(p, anchor.side)).unwrap_or_default();
+    let seq = patch
+        .map(|p| side_lines(p, anchor.side))
+        .unwrap_or_default();
     let found = if anchor.text.is_empty() {
         // Its text was not recorded: where it was, if that is still a place in the diff.
         let j = seq.iter().position(|s| s.line == anchor.line);
@@ -1058,12 +1060,19 @@ mod tests {
         assert_eq!(c.line, 32);
         let f = c.followed.as_ref().unwrap();
         assert_eq!(f.state, FollowState::Outdated);
-        assert_eq!((f.was.clone(), f.now.clone()), (vec!["+C".to_owned()], vec!["+K".to_owned()]));
+        assert_eq!(
+            (f.was.clone(), f.now.clone()),
+            (vec!["+C".to_owned()], vec!["+K".to_owned()])
+        );
         assert!(c.needs_decision());
         r.keep("c1").unwrap();
         let c = r.get("c1").unwrap();
         assert!(!c.needs_decision());
-        assert!(c.follow_said().unwrap().contains("kept at :32"), "{:?}", c.follow_said());
+        assert!(
+            c.follow_said().unwrap().contains("kept at :32"),
+            "{:?}",
+            c.follow_said()
+        );
     }
 
     #[test]
@@ -1073,7 +1082,11 @@ mod tests {
         r.follow("h2", &patches(without));
         let c = r.get("c1").unwrap();
         assert_eq!(c.followed.as_ref().unwrap().state, FollowState::Gone);
-        assert!(c.follow_said().unwrap().starts_with("gone: its lines (f.rs:13 at h1)"));
+        assert!(
+            c.follow_said()
+                .unwrap()
+                .starts_with("gone: its lines (f.rs:13 at h1)")
+        );
         assert!(matches!(r.keep("c1"), Err(PendingError::Gone { .. })));
         r.follow("h3", &patches(&H1.replace("+10,7", "+11,7")));
         let c = r.get("c1").unwrap();
@@ -1091,17 +1104,32 @@ mod tests {
         let blank = "@@ -1,3 +1,4 @@\n a\n+\n b\n c";
         let mut r = written_on(blank, None, 2);
         r.follow("h2", &patches("@@ -1,2 +1,3 @@\n q\n+\n r"));
-        assert_eq!(r.get("c1").unwrap().followed.as_ref().unwrap().state, FollowState::Gone);
+        assert_eq!(
+            r.get("c1").unwrap().followed.as_ref().unwrap().state,
+            FollowState::Gone
+        );
     }
 
     #[test]
     fn a_comment_from_before_lines_were_kept_is_outdated_when_the_head_moved() {
         let mut r = PendingReview::default();
-        r.add("f.rs", Side::Right, None, 12, "old", CommentKind::Comment, None).unwrap();
+        r.add(
+            "f.rs",
+            Side::Right,
+            None,
+            12,
+            "old",
+            CommentKind::Comment,
+            None,
+        )
+        .unwrap();
         r.head_sha = "h1".to_owned();
         // The same head: its lines are read now.
         r.follow("h1", &patches(H1));
-        assert_eq!(r.get("c1").unwrap().written.as_ref().unwrap().text, vec!["+C"]);
+        assert_eq!(
+            r.get("c1").unwrap().written.as_ref().unwrap().text,
+            vec!["+C"]
+        );
         let mut old = r.clone();
         old.comments[0].written = None;
         old.follow("h2", &patches(H1));
@@ -1128,8 +1156,14 @@ mod tests {
                 Some(&parse(two)),
             )
             .unwrap_err();
-        assert!(matches!(e, PendingError::DifferentHunks { start: 2, line: 11, .. }));
+        assert!(matches!(
+            e,
+            PendingError::DifferentHunks {
+                start: 2,
+                line: 11,
+                ..
+            }
+        ));
         assert!(e.to_string().contains("same hunk as the line"), "{e}");
     }
-
 }

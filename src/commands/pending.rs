@@ -235,8 +235,8 @@ async fn send(
     } = how;
     let coords = snapshot.pr.coords();
     let before = pending.clone();
-    let moved = settle(pending, &parsed_patches(snapshot), fold, keep_outdated)
-        .map_err(submit_error)?;
+    let moved =
+        settle(pending, &parsed_patches(snapshot), fold, keep_outdated).map_err(submit_error)?;
     if *pending != before {
         save(ledger, snapshot, pending)?;
     }
@@ -253,12 +253,9 @@ async fn send(
                 // Name the comments GitHub refused: by position when it says, else by reading
                 // the PR again and checking each.
                 let named = match super::live::fetch(ctx, &coords).await {
-                    Ok(now) => refused_comments(
-                        pending,
-                        &reason,
-                        &parsed_patches(&now),
-                        &now.pr.head_sha,
-                    ),
+                    Ok(now) => {
+                        refused_comments(pending, &reason, &parsed_patches(&now), &now.pr.head_sha)
+                    }
                     Err(_) => refused_comments(pending, &reason, &parsed_patches(snapshot), ""),
                 };
                 return Err(submit_error(SubmitError::RefusedComments { reason, named }));

@@ -236,10 +236,7 @@ pub fn fold_into_body(pending: &mut PendingReview, ids: &[String]) {
         if ids.contains(&c.id) && c.state.is_posted() {
             let head = match &c.followed {
                 Some(f) if f.state == FollowState::Outdated => {
-                    let mut s = format!(
-                        "**{}** (its lines changed since it was written",
-                        f.from
-                    );
+                    let mut s = format!("**{}** (its lines changed since it was written", f.from);
                     if !f.from_head.is_empty() {
                         s.push_str(&format!(
                             " at {}",
@@ -322,7 +319,10 @@ pub fn refused_comments(
     let at = if head.is_empty() || head == pending.head_sha {
         String::new()
     } else {
-        format!(" at the new head {}", head.chars().take(7).collect::<String>())
+        format!(
+            " at the new head {}",
+            head.chars().take(7).collect::<String>()
+        )
     };
     posted
         .iter()
@@ -368,7 +368,10 @@ pub fn load_with_drafts(
     pending.follow(head, &patches);
     let (runs, _) = ledger.load_runs::<crate::review::ReviewRun>(&coords)?;
     // A run's line numbers are its head's: proposed on this head's lines only when it is.
-    if let Some(run) = runs.last().filter(|r| r.head_sha.is_empty() || r.head_sha == *head) {
+    if let Some(run) = runs
+        .last()
+        .filter(|r| r.head_sha.is_empty() || r.head_sha == *head)
+    {
         crate::review::inline::propose_drafts(&mut pending, run.findings(), snapshot);
     }
     pending.anchor_new(head, &patches);

@@ -82,10 +82,18 @@ fn pending_comments_follow_their_lines_across_a_real_rebase_and_force_push() {
     let renamed1 = git.line_of(h1, "src/new_name.rs", "    \"new\"", 0);
     let start = stack1.to_string();
     for (path, line, more) in [
-        (WALK, push1, vec!["--start-line", &start, "--body", "Why a mutex?"]),
+        (
+            WALK,
+            push1,
+            vec!["--start-line", &start, "--body", "Why a mutex?"],
+        ),
         (WALK, print1, vec!["--body", "Say what it is."]),
         (WALK, root1, vec!["--body", "Return a Path?"]),
-        (WALK, old1, vec!["--side", "LEFT", "--body", "Was a Vec enough?"]),
+        (
+            WALK,
+            old1,
+            vec!["--side", "LEFT", "--body", "Was a Vec enough?"],
+        ),
         ("src/tabs.c", tab1, vec!["--body", "Why 2?"]),
         ("crlf.txt", crlf1, vec!["--body", "Shouting?"]),
         ("src/new_name.rs", renamed1, vec!["--body", "Good name."]),
@@ -131,8 +139,14 @@ fn pending_comments_follow_their_lines_across_a_real_rebase_and_force_push() {
         place("c2"),
         right(None, git.line_of(h2, WALK, PRINT_H2, 0), "outdated")
     );
-    assert_eq!(comment(&list, "c2")["followed"]["was"], json!([format!("+{PRINT_H1}")]));
-    assert_eq!(comment(&list, "c2")["followed"]["now"], json!([format!("+{PRINT_H2}")]));
+    assert_eq!(
+        comment(&list, "c2")["followed"]["was"],
+        json!([format!("+{PRINT_H1}")])
+    );
+    assert_eq!(
+        comment(&list, "c2")["followed"]["now"],
+        json!([format!("+{PRINT_H2}")])
+    );
     assert_eq!(place("c3").3, "gone");
     assert_eq!(
         place("c4"),
@@ -145,22 +159,41 @@ fn pending_comments_follow_their_lines_across_a_real_rebase_and_force_push() {
     );
     assert_eq!(
         place("c5"),
-        right(None, git.line_of(h2, "src/tabs.c", "\tint a = 2;", 0), "moved")
+        right(
+            None,
+            git.line_of(h2, "src/tabs.c", "\tint a = 2;", 0),
+            "moved"
+        )
     );
-    assert_eq!(place("c6"), right(None, crlf1, ""), "the CRLF file did not move");
-    assert_eq!(place("c7"), right(None, renamed1, ""), "nor the renamed one");
+    assert_eq!(
+        place("c6"),
+        right(None, crlf1, ""),
+        "the CRLF file did not move"
+    );
+    assert_eq!(
+        place("c7"),
+        right(None, renamed1, ""),
+        "nor the renamed one"
+    );
     assert_eq!(comment(&list, "c1")["written"]["headSha"], h2.as_str());
     let md = stdout(&run(&env, &["pending", "list", &f]));
     assert!(
-        md.contains(&format!("moved src/walk.rs:{stack1}-{push1} → :{stack2}-{push2}")),
+        md.contains(&format!(
+            "moved src/walk.rs:{stack1}-{push1} → :{stack2}-{push2}"
+        )),
         "{md}"
     );
     assert!(
-        md.contains("**outdated**") && md.contains("walked: {entry}") && md.contains("entry: {entry}"),
+        md.contains("**outdated**")
+            && md.contains("walked: {entry}")
+            && md.contains("entry: {entry}"),
         "{md}"
     );
     assert!(
-        md.contains(&format!("gone: its lines (src/walk.rs:{root1} at {})", &h1[..7])),
+        md.contains(&format!(
+            "gone: its lines (src/walk.rs:{root1} at {})",
+            &h1[..7]
+        )),
         "{md}"
     );
 
@@ -192,14 +225,21 @@ fn pending_comments_follow_their_lines_across_a_real_rebase_and_force_push() {
     let done = stdout_json(&out);
     let said: Vec<String> = done["moved"]
         .as_array()
-        .map(|m| m.iter().filter_map(|s| s.as_str().map(str::to_owned)).collect())
+        .map(|m| {
+            m.iter()
+                .filter_map(|s| s.as_str().map(str::to_owned))
+                .collect()
+        })
         .unwrap_or_default();
     assert!(
-        said.contains(&format!("c1 moved src/walk.rs:{stack1}-{push1} → :{stack2}-{push2}")),
+        said.contains(&format!(
+            "c1 moved src/walk.rs:{stack1}-{push1} → :{stack2}-{push2}"
+        )),
         "{said:?}"
     );
     assert!(
-        said.iter().any(|s| s.starts_with("c2 outdated") && s.contains("kept at")),
+        said.iter()
+            .any(|s| s.starts_with("c2 outdated") && s.contains("kept at")),
         "{said:?}"
     );
     let outbox: Value = serde_json::from_slice(
@@ -224,7 +264,12 @@ fn pending_comments_follow_their_lines_across_a_real_rebase_and_force_push() {
         })
         .unwrap_or_default();
     let w = |p: &str, side: &str, s: Option<u32>, l: u32| {
-        (p.to_owned(), side.to_owned(), s.map(u64::from), u64::from(l))
+        (
+            p.to_owned(),
+            side.to_owned(),
+            s.map(u64::from),
+            u64::from(l),
+        )
     };
     assert_eq!(
         sent,
@@ -232,7 +277,12 @@ fn pending_comments_follow_their_lines_across_a_real_rebase_and_force_push() {
             w(WALK, "RIGHT", Some(stack2), push2),
             w(WALK, "RIGHT", None, git.line_of(h2, WALK, PRINT_H2, 0)),
             w(WALK, "LEFT", None, git.line_of(b2, WALK, OLD_STACK, 0)),
-            w("src/tabs.c", "RIGHT", None, git.line_of(h2, "src/tabs.c", "\tint a = 2;", 0)),
+            w(
+                "src/tabs.c",
+                "RIGHT",
+                None,
+                git.line_of(h2, "src/tabs.c", "\tint a = 2;", 0)
+            ),
             w("crlf.txt", "RIGHT", None, crlf1),
             w("src/new_name.rs", "RIGHT", None, renamed1),
         ],
@@ -307,7 +357,9 @@ async fn findings_drafts_follow_their_lines_and_an_outdated_one_is_kept_only_whe
     );
     let out = run(
         &env,
-        &["pending", "submit", &f, "--event", "comment", "--format", "json"],
+        &[
+            "pending", "submit", &f, "--event", "comment", "--format", "json",
+        ],
     );
     ok(&out);
     let done = stdout_json(&out);

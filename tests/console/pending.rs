@@ -364,7 +364,11 @@ fn after_a_force_push_the_pending_screen_shows_moved_and_outdated_comments_and_p
         }
         other => panic!("no confirmation: {other:?}"),
     }
-    assert!(h.screen().contains("moved src/mod0.rs:3 → :11"), "{}", h.screen());
+    assert!(
+        h.screen().contains("moved src/mod0.rs:3 → :11"),
+        "{}",
+        h.screen()
+    );
     h.press("y");
     let reviews = fake.reviews();
     assert_eq!(reviews.len(), 1);
@@ -375,7 +379,10 @@ fn after_a_force_push_the_pending_screen_shows_moved_and_outdated_comments_and_p
         .collect();
     assert_eq!(
         lines,
-        vec![("src/mod0.rs".to_owned(), 11), ("src/mod1.rs".to_owned(), 4)]
+        vec![
+            ("src/mod0.rs".to_owned(), 11),
+            ("src/mod1.rs".to_owned(), 4)
+        ]
     );
     // The drafts nobody decided on stay pending.
     let left = Ledger::new(dir.path()).load_pending(&coords()).unwrap();

@@ -197,7 +197,12 @@ impl GitRepo {
 /// newline; `None` for a binary file (no hunks).
 fn github_patch(diff: &str) -> Option<String> {
     let start = diff.find("\n@@ ").map(|i| i + 1)?;
-    Some(diff[start..].strip_suffix('\n').unwrap_or(&diff[start..]).to_owned())
+    Some(
+        diff[start..]
+            .strip_suffix('\n')
+            .unwrap_or(&diff[start..])
+            .to_owned(),
+    )
 }
 
 /// The shared story: a PR before and after a force-push that rebased it onto upstream commits
@@ -312,7 +317,10 @@ pub fn rebased_pr() -> RebasedPr {
         "src/new_name.rs",
         "pub fn name() -> &'static str {\n    \"new\"\n}\n\npub fn keep() {}\n",
     );
-    repo.write("assets/logo.png", [0x89u8, b'P', b'N', b'G', 0, 1, 2, 0, 255]);
+    repo.write(
+        "assets/logo.png",
+        [0x89u8, b'P', b'N', b'G', 0, 1, 2, 0, 255],
+    );
     repo.commit("walk: share the stack");
     // Second PR commit: the loop body and a new method.
     let second = WALK
@@ -350,7 +358,10 @@ pub fn rebased_pr() -> RebasedPr {
     repo.git(&["rebase", "-q", "main"]);
     let amended = repo
         .git(&["show", "HEAD:src/walk.rs"])
-        .replace("    pub fn root(&self) -> &str {\n        &self.root\n    }\n\n", "")
+        .replace(
+            "    pub fn root(&self) -> &str {\n        &self.root\n    }\n\n",
+            "",
+        )
         .replace(
             "            println!(\"entry: {entry}\");\n",
             "            println!(\"walked: {entry}\");\n",

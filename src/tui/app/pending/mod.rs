@@ -31,9 +31,7 @@ use super::screen::{Ctx, Handled, Screen, View};
 use crate::code::LineSelection;
 use crate::code::pending::{PendingReview, suggestion_body};
 use crate::pr::{PrCoords, Snapshot};
-use crate::publish::review::{
-    ConsoleApproval, Event, fold_into_body, lines_gone, moved, outdated,
-};
+use crate::publish::review::{ConsoleApproval, Event, fold_into_body, lines_gone, moved, outdated};
 use crate::review::inline::parsed_patches;
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
@@ -251,7 +249,11 @@ impl PendingScreen {
         if gone.is_empty() && stale.is_empty() {
             return ctx.say("every comment is on a line of the diff: nothing to fold");
         }
-        let ids: Vec<String> = gone.iter().chain(&stale).map(|(id, _)| id.clone()).collect();
+        let ids: Vec<String> = gone
+            .iter()
+            .chain(&stale)
+            .map(|(id, _)| id.clone())
+            .collect();
         fold_into_body(review, &ids);
         self.selected = self.selected.min(review.comments.len().saturating_sub(1));
         ctx.say(format!("folded {} into the review's body", ids.join(", ")));
