@@ -265,7 +265,7 @@ fn place_error(patch: &ParsedPatch, start: Option<u32>, addr: LineAddr) -> Optio
     let Some(end) = patch.find(addr) else {
         return Some(PlaceError::NotInDiff);
     };
-    let Some(s) = start else { return None };
+    let s = start?;
     let Some(first) = patch.find(LineAddr {
         side: addr.side,
         line: s,

@@ -652,6 +652,45 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_review_names_its_comment_by_position_or_by_checking_each() {
+        let p = pending();
+        let patches: HashMap<String, ParsedPatch> = [(
+            "a.rs".to_owned(),
+            parse("@@ -1,3 +1,5 @@\n a\n-b\n+B\n+C\n+D\n c"),
+        )]
+        .into();
+        assert_eq!(
+            refused_comments(
+                &p,
+                "Validation Failed: comments[1].line invalid",
+                &patches,
+                ""
+            ),
+            vec!["c2 at a.rs:2 (old)".to_owned()]
+        );
+        let now: HashMap<String, ParsedPatch> =
+            [("a.rs".to_owned(), parse("@@ -1,2 +1,2 @@\n a\n-b\n+B"))].into();
+        assert_eq!(
+            refused_comments(&p, "Line could not be resolved", &now, "ffff0000"),
+            vec!["c1 at a.rs:2-4 (not a line of the diff at the new head ffff000)".to_owned()]
+        );
+        assert!(refused_comments(&p, "Line could not be resolved", &patches, "").is_empty());
+    }
+
+    #[test]
+    fn a_body_given_goes_first_and_what_was_folded_follows_it() {
+        let mut p = pending();
+        fold_into_body(&mut p, &["c1".to_owned()]);
+        let req = ReviewRequest::of(&p, "h", Event::Comment, "Two things.");
+        assert!(
+            req.body.starts_with("Two things.\n\n**a.rs:2-4**"),
+            "{}",
+            req.body
+        );
+        assert!(req.body.contains("range"), "{}", req.body);
+    }
+
+    #[test]
     fn a_key_is_read_back_from_a_body() {
         let req = ReviewRequest::of(&PendingReview::default(), "h", Event::Comment, "");
         assert!(req.body.starts_with(REVIEW_MARKER_PREFIX), "{}", req.body);
