@@ -67,6 +67,30 @@ fn comment<'a>(list: &'a Value, id: &str) -> &'a Value {
 fn pending_comments_follow_their_lines_across_a_real_rebase_and_force_push() {
     let story = rebased_pr();
     let git = &story.repo;
+    // The files as GitHub lists them: the rename with its old path, the binary without a
+    // patch, the CRLF file's line endings and the tabs kept in its patch.
+    let files = story.files1();
+    let file = |p: &str| {
+        files
+            .iter()
+            .find(|f| f["path"] == p)
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(file("src/new_name.rs")["status"], "renamed");
+    assert_eq!(file("src/new_name.rs")["previousPath"], "src/old_name.rs");
+    assert_eq!(file("assets/logo.png")["status"], "added");
+    assert!(file("assets/logo.png").get("patch").is_none());
+    assert!(
+        file("crlf.txt")["patch"]
+            .as_str()
+            .is_some_and(|p| p.contains("+THREE\r\n"))
+    );
+    assert!(
+        file("src/tabs.c")["patch"]
+            .as_str()
+            .is_some_and(|p| p.contains("+\tint a = 2;"))
+    );
     let env = TestEnv::new();
     let fixture = at(&env, &story, 1);
     let f = fixture.to_str().unwrap_or("").to_owned();
