@@ -13,5 +13,6 @@ mod inbox;
 mod install;
 mod items;
 mod pending;
+mod pending_follow;
 mod review;
 mod watch;

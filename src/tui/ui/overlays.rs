@@ -177,17 +177,22 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
                 SubmitAs::RequestChanges => " Request changes? ",
                 SubmitAs::Comment => " Submit the review? ",
             },
-            vec![
-                format!("Submit as: {}", ask.how.said()),
-                format!("Target: {}", one_line(&ask.target)),
-                format!("Line comments: {}", ask.comments),
-                format!("To: {}", one_line(&ask.destination)),
-                String::new(),
-                match ask.how {
+            {
+                let mut lines = vec![
+                    format!("Submit as: {}", ask.how.said()),
+                    format!("Target: {}", one_line(&ask.target)),
+                    format!("Line comments: {}", ask.comments),
+                    format!("To: {}", one_line(&ask.destination)),
+                ];
+                // Comments that go where their lines moved since they were written, said.
+                lines.extend(ask.moved.iter().map(|m| format!("· {}", one_line(m))));
+                lines.push(String::new());
+                lines.push(match ask.how {
                     SubmitAs::Approve => "y approves the PR · any other key cancels".to_owned(),
                     _ => format!("y submits ({}) · any other key cancels", ask.how.said()),
-                },
-            ],
+                });
+                lines
+            },
         ),
         Confirm::Refused(why) => (
             " Not posting ",
