@@ -131,10 +131,15 @@ pub(crate) fn report(inline: &InlineOutcome) -> Option<String> {
     let p = &inline.plan;
     let posted = match &inline.review {
         Some(r) => format!(
-            "{} inline comment{} in review {} ({})",
+            "{} inline comment{} in review {}{} ({})",
             p.post.len(),
             if p.post.len() == 1 { "" } else { "s" },
             r.review_id,
+            if r.earlier {
+                ", made by an earlier try: found, not sent again"
+            } else {
+                ""
+            },
             r.location
         ),
         None => "no new inline comment".to_owned(),

@@ -220,23 +220,29 @@ async fn send(
     Ok(done)
 }
 
-/// How a submission is said.
+/// How a submission is said: "submitted" only when this run sent it; a review an earlier try
+/// had made is "found, not sent again".
 fn submitted_line(done: &Submitted) -> String {
-    let how = if done.offline {
-        " (offline: the request is in the outbox)"
-    } else if done.earlier {
-        " (made by an earlier try whose answer was lost; found, not sent again)"
-    } else {
-        ""
-    };
-    format!(
-        "submitted review {} ({}, {} comment{}){how}: {}\n",
+    let what = format!(
+        "review {} ({}, {} comment{})",
         one_line(&done.review_id),
         done.event.to_lowercase().replace('_', " "),
         done.comments,
         if done.comments == 1 { "" } else { "s" },
-        one_line(&done.location)
-    )
+    );
+    let at = one_line(&done.location);
+    match (done.earlier, done.offline) {
+        (false, false) => format!("submitted {what}: {at}\n"),
+        (false, true) => {
+            format!("submitted {what} (offline: the request is in the outbox): {at}\n")
+        }
+        (true, false) => format!(
+            "found, not sent again: {what}, made by an earlier try (its answer lost, or the same review sent before): {at}\n"
+        ),
+        (true, true) => format!(
+            "found, not sent again: {what}, in the outbox already from an earlier try: {at}\n"
+        ),
+    }
 }
 
 async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> {

@@ -13,14 +13,42 @@
 
 use crate::support;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use pr_shepherd::review::Aspect;
 use pr_shepherd::review::prior::finding_id;
 use serde_json::json;
 use support::env::TestEnv;
-use support::fake_github::{FakeGitHub, FakePr, NUMBER, pr_ref};
+use support::fake_github::{FakeGitHub, FakePr, NUMBER, pr_ref, pr_state_dir};
 use support::llm::{StandInLlm, magic_number};
 use support::webhook::TOKEN;
-use support::{live_run, stderr, stdout, stdout_json};
+use support::{Live, live_run, stderr, stdout, stdout_json};
+use wiremock::ResponseTemplate;
+
+/// The binary against the fake with `args` (not a review: no model).
+async fn run(live: &Live, args: &[&str]) -> std::process::Output {
+    live.env
+        .bin_async()
+        .env("GH_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", live.gh.uri())
+        .args(args)
+        .output()
+        .await
+        .expect("run pr-shepherd")
+}
+
+/// The submit intents left in the state dir.
+fn intents(live: &Live) -> Vec<String> {
+    std::fs::read_dir(pr_state_dir(&live.env.state()))
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| e.file_name().to_str().map(str::to_owned))
+                .filter(|n| n.starts_with("review-intent-"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
 
 fn exit_0(o: &std::process::Output) {
     assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(o), stderr(o));
@@ -74,4 +102,118 @@ async fn a_finding_that_says_the_others_are_fixed_marks_nothing_addressed() {
     );
     let summary = fake.own_reviews().pop().map(|(_, b)| b).unwrap_or_default();
     assert!(!summary.contains("marked as addressing it"), "{summary}");
+}
+
+/// Failed before (two reviews): the first submit's answer was lost and the PR's reviews could
+/// not be read again, so it failed not knowing; after a push the retry's hidden key (which
+/// hashes the head) was new, it found nothing under it and sent the review a second time.
+#[tokio::test]
+async fn a_submit_whose_answer_was_lost_retried_after_a_push_is_found_not_sent_again() {
+    let live = Live::start(FakePr::with_labels(&[])).await;
+    let pr = pr_ref(NUMBER);
+    let add = [
+        "pending",
+        "add",
+        &pr,
+        "--path",
+        "src/mod1.rs",
+        "--line",
+        "3",
+        "--body",
+        "Why twice?",
+    ];
+    exit_0(&run(&live, &add).await);
+    // GitHub stores the review but its answer is lost, and from then on the PR's reviews cannot
+    // be listed: the submit ends not knowing whether the review was made.
+    let stored = Arc::new(AtomicBool::new(false));
+    let seen_store = stored.clone();
+    live.fake.set_fault(Box::new(move |_, s| {
+        if s.kind == "create-review" {
+            seen_store.store(true, Ordering::SeqCst);
+            return None;
+        }
+        (s.kind == "list-reviews" && seen_store.load(Ordering::SeqCst))
+            .then(|| ResponseTemplate::new(502).set_body_json(json!({"message": "Server Error"})))
+    }));
+    live.fake.fail_reviews_after_store(1);
+    let submit = ["pending", "submit", &pr, "--event", "comment"];
+    let first = run(&live, &submit).await;
+    assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
+    assert_eq!(live.fake.reviews().len(), 1, "GitHub made the review");
+    assert_eq!(
+        intents(&live).len(),
+        1,
+        "its outcome unknown, the intent stays"
+    );
+
+    // A push (every SHA new, the lines where they were); GitHub answers again.
+    live.fake
+        .force_push("ffffffffffffffffffffffffffffffffffffffff", &[]);
+    live.fake.set_fault(Box::new(|_, _| None));
+    let retry = run(&live, &submit).await;
+    exit_0(&retry);
+    let reviews = live.fake.reviews();
+    assert_eq!(reviews.len(), 1, "one review: {reviews:?}");
+    assert!(
+        stdout(&retry).contains("found, not sent again") && !stdout(&retry).contains("submitted"),
+        "{}",
+        stdout(&retry)
+    );
+    assert!(intents(&live).is_empty(), "the outcome is known");
+    // The pending review is gone: there is nothing left to submit.
+    let again = run(&live, &submit).await;
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert_eq!(live.fake.reviews().len(), 1);
+}
+
+/// Failed before: the second submit found the first's review (the same key at the same head)
+/// and sent nothing, but printed "submitted review …" as if it had.
+#[tokio::test]
+async fn a_second_identical_submit_says_found_not_sent_again() {
+    let live = Live::start(FakePr::with_labels(&[])).await;
+    let pr = pr_ref(NUMBER);
+    let add = [
+        "pending",
+        "add",
+        &pr,
+        "--path",
+        "src/mod1.rs",
+        "--line",
+        "3",
+        "--body",
+        "Why twice?",
+    ];
+    let submit = ["pending", "submit", &pr, "--event", "comment"];
+    exit_0(&run(&live, &add).await);
+    let first = run(&live, &submit).await;
+    exit_0(&first);
+    assert!(
+        stdout(&first).starts_with("submitted review 80 (comment, 1 comment)"),
+        "{}",
+        stdout(&first)
+    );
+    exit_0(&run(&live, &add).await);
+    let second = run(&live, &submit).await;
+    exit_0(&second);
+    assert_eq!(live.fake.reviews().len(), 1, "one review");
+    let said = stdout(&second);
+    assert!(
+        said.starts_with("found, not sent again: review 80 (comment, 1 comment)")
+            && !said.contains("submitted"),
+        "{said}"
+    );
+    // JSON says it too.
+    exit_0(&run(&live, &add).await);
+    let json = run(
+        &live,
+        &[
+            "pending", "submit", &pr, "--event", "comment", "--format", "json",
+        ],
+    )
+    .await;
+    exit_0(&json);
+    let v = stdout_json(&json);
+    assert_eq!(v["earlier"], true, "{v}");
+    assert_eq!(v["reviewId"], "80", "{v}");
+    assert_eq!(live.fake.reviews().len(), 1);
 }
