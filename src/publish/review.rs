@@ -430,6 +430,26 @@ pub async fn submit_live_within(
     Err(last.unwrap_or_else(|| SubmitError::Refused("no attempt was made".to_owned())))
 }
 
+/// Removes one own inline comment (REST `DELETE /repos/{o}/{r}/pulls/comments/{id}`): a second
+/// copy of a finding that another run posted inline at the same time. Gone already (a retried
+/// delete, or the other run removed it) is what was asked for.
+pub async fn remove_inline_comment(gh: &GitHub, pr: &PrCoords, db_id: u64) -> Result<(), String> {
+    let path = format!("/repos/{}/{}/pulls/comments/{db_id}", pr.owner, pr.repo);
+    let what = "removing an inline comment posted twice";
+    let resp = gh
+        .rest_raw(reqwest::Method::DELETE, &path, None, what)
+        .await
+        .map_err(|e| e.to_string())?;
+    if resp.status.is_success() || resp.status == reqwest::StatusCode::NOT_FOUND {
+        return Ok(());
+    }
+    Err(format!(
+        "{what}: GitHub answered {}: {}",
+        resp.status.as_u16(),
+        crate::sanitize::one_line(&resp.message())
+    ))
+}
+
 /// Offline: the exact request goes to the PR's review outbox (once, by its key).
 pub fn submit_offline(
     ledger: &Ledger,

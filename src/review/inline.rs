@@ -74,6 +74,71 @@ pub fn posted_inline(
     out
 }
 
+/// A review comment's database id, read from its URL (`…#discussion_r<digits>`): what REST
+/// names it by.
+pub fn review_comment_db_id(url: &str) -> Option<u64> {
+    let (_, digits) = url.rsplit_once("#discussion_r")?;
+    digits.parse().ok()
+}
+
+/// The own inline comments on the PR (thread roots by `identity` carrying a finding id), each
+/// as (finding id, node id, database id), oldest first: by time, then by database id, so every
+/// run that reads the same PR orders them alike.
+fn own_inline_comments(snapshot: &Snapshot, identity: &str) -> Vec<(String, String, u64)> {
+    let mut out: Vec<(chrono::DateTime<chrono::Utc>, u64, String, String)> = Vec::new();
+    for item in &snapshot.items {
+        let Item::Thread(t) = item else { continue };
+        let Some(root) = t.comments.first() else {
+            continue;
+        };
+        if !root.author.login.eq_ignore_ascii_case(identity) {
+            continue;
+        }
+        let (Some(id), Some(db)) = (marked_finding(&root.body), review_comment_db_id(&root.url))
+        else {
+            continue;
+        };
+        out.push((root.created_at, db, id.to_owned(), root.id.clone()));
+    }
+    out.sort();
+    out.into_iter()
+        .map(|(_, db, f, node)| (f, node, db))
+        .collect()
+}
+
+/// The node ids of the own inline comments on the PR (thread roots by `identity` carrying a
+/// finding id): what was there before a post, so the look after it knows what is new.
+pub fn own_inline_ids(snapshot: &Snapshot, identity: &str) -> std::collections::BTreeSet<String> {
+    own_inline_comments(snapshot, identity)
+        .into_iter()
+        .map(|(_, node, _)| node)
+        .collect()
+}
+
+/// After posting `posted` (finding ids) inline: the same findings posted inline at the same
+/// time by another run (a second own comment with the same finding id, not among `before`, the
+/// own inline comments read before sending). For each such finding the oldest comment stays —
+/// every run decides alike — and the newer ones made meanwhile are returned, as (finding id,
+/// database id), to be removed.
+pub fn made_twice(
+    snapshot: &Snapshot,
+    identity: &str,
+    posted: &[String],
+    before: &std::collections::BTreeSet<String>,
+) -> Vec<(String, u64)> {
+    let all = own_inline_comments(snapshot, identity);
+    let mut out = Vec::new();
+    for id in posted {
+        let same: Vec<&(String, String, u64)> = all.iter().filter(|(f, _, _)| f == id).collect();
+        for (f, node, db) in same.iter().skip(1) {
+            if !before.contains(node) {
+                out.push((f.clone(), *db));
+            }
+        }
+    }
+    out
+}
+
 /// One inline comment to post.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -217,3 +217,76 @@ async fn a_second_identical_submit_says_found_not_sent_again() {
     assert_eq!(v["reviewId"], "80", "{v}");
     assert_eq!(live.fake.reviews().len(), 1);
 }
+
+/// `review PR --post --inline --format json` by `env`'s own process (its own state dir).
+fn review_inline(
+    env: &TestEnv,
+    gh: &wiremock::MockServer,
+    llm: &StandInLlm,
+) -> impl Future<Output = std::process::Output> {
+    let pr = pr_ref(NUMBER);
+    let mut c = env.bin_async();
+    c.env("GH_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", gh.uri())
+        .env("OPENAI_API_KEY", "sk-test-0123456789")
+        .args(["review", &pr, "--post", "--inline", "--format", "json"])
+        .args(llm.args())
+        .kill_on_drop(true);
+    async move { c.output().await.expect("run pr-shepherd") }
+}
+
+/// Failed before (every finding inline twice): two runs that share no state dir (so no lock)
+/// planned their inline comments from the PR as they read it at the start, and each posted them
+/// all. Now each reads the PR's inline comments again right before sending, and leaves out the
+/// findings already there by their ids.
+#[tokio::test]
+async fn two_concurrent_inline_reviews_without_a_shared_state_dir_post_each_finding_once() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    // Both runs look for the summary comment at once, so they reach the inline review together;
+    // and the first two looks for an earlier inline review are answered (none) only after a
+    // second, so both send theirs at the same time.
+    *fake.state.list_delay.lock().unwrap() = Some(std::time::Duration::from_secs(1));
+    let looks = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = looks.clone();
+    fake.set_fault(Box::new(move |_, s| {
+        (s.kind == "list-reviews" && counted.fetch_add(1, Ordering::SeqCst) < 2).then(|| {
+            ResponseTemplate::new(200)
+                .set_body_json(json!([]))
+                .set_delay(std::time::Duration::from_secs(1))
+        })
+    }));
+    let envs = [TestEnv::new(), TestEnv::new()];
+    let outs = futures::future::join_all(envs.iter().map(|e| review_inline(e, &gh, &llm))).await;
+    for o in &outs {
+        exit_0(o);
+    }
+    let mut ids: Vec<String> = fake
+        .reviews()
+        .iter()
+        .flat_map(|r| r.comments.iter())
+        .filter_map(|c| pr_shepherd::code::pending::marked_finding(&c.body).map(str::to_owned))
+        .collect();
+    let all = ids.len();
+    ids.sort();
+    ids.dedup();
+    assert_eq!(ids.len(), Aspect::ALL.len(), "{ids:?}");
+    assert_eq!(
+        all,
+        ids.len(),
+        "each finding inline once: {:?}",
+        fake.reviews()
+    );
+    // Both sent theirs at once; only the newer review's copies were removed, and the first
+    // review keeps all of them.
+    let reviews = fake.reviews();
+    assert_eq!(reviews.len(), 2, "both sent: {reviews:?}");
+    assert!(reviews[1].comments.is_empty(), "{reviews:?}");
+    assert_eq!(reviews[0].comments.len(), Aspect::ALL.len(), "{reviews:?}");
+    assert!(
+        fake.seen()
+            .iter()
+            .filter(|s| s.kind == "delete-review-comment")
+            .all(|s| !s.path.ends_with(&format!("/{}", reviews[0].comments[0].id))),
+    );
+}
