@@ -216,3 +216,83 @@ pub fn propose_drafts<'f>(
     }
     added
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::pending::finding_marker;
+    use crate::pr::{Association, Author, Comment, PrMeta, Thread};
+
+    fn root(db: u64, login: &str, finding: &str, minute: i64) -> Item {
+        Item::Thread(Thread {
+            id: format!("PRRT_{db}"),
+            path: "a.rs".into(),
+            line: Some(3),
+            original_line: Some(3),
+            diff_hunk: String::new(),
+            outdated: false,
+            resolved: false,
+            comments: vec![Comment {
+                id: format!("PRRC_{db}"),
+                author: Author {
+                    login: login.into(),
+                    association: Association::Member,
+                    bot: false,
+                },
+                created_at: chrono::DateTime::from_timestamp(1_764_000_000 + minute * 60, 0)
+                    .unwrap_or_default(),
+                last_edited_at: None,
+                url: format!("https://github.com/o/r/pull/1#discussion_r{db}"),
+                body: format!("m\n\n{}", finding_marker(finding)),
+                minimized: false,
+                minimized_reason: None,
+            }],
+        })
+    }
+
+    fn snap(items: Vec<Item>) -> Snapshot {
+        let pr: PrMeta = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .pr;
+        Snapshot {
+            pr,
+            items,
+            incomplete: vec![],
+            notes: vec![],
+            origin: crate::pr::Origin::Live,
+        }
+    }
+
+    #[test]
+    fn of_one_finding_posted_twice_at_once_the_oldest_stays() {
+        let (x, y) = ("PS-00000000aa", "PS-00000000bb");
+        assert_eq!(
+            review_comment_db_id("https://x/pull/1#discussion_r42"),
+            Some(42)
+        );
+        assert_eq!(
+            review_comment_db_id("https://x/pull/1#issuecomment-42"),
+            None
+        );
+        let before = snap(vec![root(5, "me", y, 0)]);
+        let before = own_inline_ids(&before, "me");
+        // At the same minute, 810 after 800: every run keeps 800. Someone else's lookalike and
+        // what was there before sending are never removed.
+        let now = snap(vec![
+            root(810, "me", x, 1),
+            root(800, "Me", x, 1),
+            root(5, "me", y, 0),
+            root(820, "me", y, 1),
+            root(700, "mallory", x, 0),
+        ]);
+        let posted = vec![x.to_owned(), y.to_owned()];
+        assert_eq!(
+            made_twice(&now, "me", &posted, &before),
+            vec![(x.to_owned(), 810), (y.to_owned(), 820)]
+        );
+        assert!(made_twice(&now, "me", &[], &before).is_empty());
+    }
+}
