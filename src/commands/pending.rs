@@ -14,8 +14,8 @@ use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, fold_into_body, lines_gone, load_with_drafts,
-    submit_live, submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, find_earlier, fold_into_body, lines_gone,
+    load_with_drafts, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
 use crate::sanitize::one_line;
@@ -188,6 +188,19 @@ async fn send(
     let Submission { event, body, fold } = how;
     let coords = snapshot.pr.coords();
     let gone = lines_gone(pending, &parsed_patches(snapshot));
+    if !gone.is_empty() && live {
+        // A push since an earlier try whose answer was lost: that review is found, not
+        // refused for its lines, folded and sent again.
+        let req = ReviewRequest::of(pending, &snapshot.pr.head_sha, event, body);
+        let gh = super::live::client(ctx, &coords).await?;
+        let viewer = gh.viewer_login().await?;
+        if let Some(done) = find_earlier(&gh, &coords, &viewer, &req)
+            .await
+            .map_err(submit_error)?
+        {
+            return discard_after(ledger, &coords, done);
+        }
+    }
     if !gone.is_empty() {
         if !fold {
             return Err(submit_error(SubmitError::LinesGone(gone)));
@@ -210,7 +223,16 @@ async fn send(
         submit_offline(ledger, &coords, &req, chrono::Utc::now().timestamp())
             .map_err(submit_error)?
     };
-    if let Err(e) = ledger.discard_pending(&coords) {
+    discard_after(ledger, &coords, done)
+}
+
+/// The pending review is removed once the review exists.
+fn discard_after(
+    ledger: &Ledger,
+    coords: &crate::pr::PrCoords,
+    done: Submitted,
+) -> Result<Submitted, CliError> {
+    if let Err(e) = ledger.discard_pending(coords) {
         return Err(CliError::runtime(format!(
             "the review was submitted ({}), but the pending review could not be removed: {e}; \
              remove it with `state clear` before submitting again",

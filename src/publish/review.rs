@@ -317,6 +317,59 @@ async fn find_submitted(
     }))
 }
 
+/// `key` and the key an earlier try of the review `content` sent as `own_login`, if its intent
+/// is in `ledger`.
+fn keys_to_look_for(
+    ledger: Option<&Ledger>,
+    pr: &PrCoords,
+    own_login: &str,
+    content: &str,
+    key: &str,
+) -> Result<Vec<String>, LedgerError> {
+    let mut keys = vec![key.to_owned()];
+    if let Some(l) = ledger
+        && let Some(i) = l.review_intent(pr, content)?
+        && (i.login.is_empty() || i.login.eq_ignore_ascii_case(own_login))
+        && !keys.contains(&i.key)
+    {
+        keys.push(i.key);
+    }
+    Ok(keys)
+}
+
+/// Whether an earlier try of `req` (its intent in the client's state dir, at any head) made the
+/// review: looked for before a submission is refused for lines that left the diff since (a
+/// push after a lost answer), so the review made then is reported, not folded and sent again.
+pub async fn find_earlier(
+    gh: &GitHub,
+    pr: &PrCoords,
+    own_login: &str,
+    req: &ReviewRequest,
+) -> Result<Option<Submitted>, SubmitError> {
+    let Some(ledger) = gh.state_dir().map(Ledger::new) else {
+        return Ok(None);
+    };
+    let content = req.content_at_any_head();
+    if ledger.review_intent(pr, &content)?.is_none() {
+        return Ok(None);
+    }
+    let _turn = super::take_turn(&ledger, pr, super::POST_LOCK_WAIT).await?;
+    let key = req.key().unwrap_or_default();
+    let keys = keys_to_look_for(Some(&ledger), pr, own_login, &content, key)?;
+    let Some(r) = find_submitted(gh, pr, own_login, &keys).await? else {
+        return Ok(None);
+    };
+    ledger.clear_review_intent(pr, &content)?;
+    Ok(Some(Submitted {
+        review_id: r.id.to_string(),
+        location: r.html_url,
+        comments: req.comments.len(),
+        event: req.event.clone(),
+        earlier: true,
+        offline: false,
+    }))
+}
+
 /// Submits `req` to the PR as `own_login`, with up to `attempts` tries, never twice: each try
 /// looks for the review by its key first. Holds the PR's post lock in the client's state dir.
 pub async fn submit_live(
@@ -349,14 +402,7 @@ pub async fn submit_live_within(
     // An earlier try of this review (another run, perhaps at another head) may have made it:
     // its key is looked for too.
     let content = req.content_at_any_head();
-    let mut keys = vec![key.clone()];
-    if let Some(l) = &ledger
-        && let Some(i) = l.review_intent(pr, &content)?
-        && (i.login.is_empty() || i.login.eq_ignore_ascii_case(own_login))
-        && !keys.contains(&i.key)
-    {
-        keys.push(i.key);
-    }
+    let keys = keys_to_look_for(ledger.as_ref(), pr, own_login, &content, &key)?;
     let settled = || -> Result<(), SubmitError> {
         match &ledger {
             Some(l) => Ok(l.clear_review_intent(pr, &content)?),

@@ -290,3 +290,56 @@ async fn two_concurrent_inline_reviews_without_a_shared_state_dir_post_each_find
             .all(|s| !s.path.ends_with(&format!("/{}", reviews[0].comments[0].id))),
     );
 }
+
+/// Failed before (exit 2, "fold them"): after a lost answer, a push moved the comment's line out
+/// of the diff, and the retry refused the review for it — the review GitHub had made was never
+/// looked for, and folding the line into the body would have sent a second one.
+#[tokio::test]
+async fn a_lost_submit_whose_line_left_the_diff_in_a_push_is_found_not_refused() {
+    let live = Live::start(FakePr::with_labels(&[])).await;
+    let pr = pr_ref(NUMBER);
+    let add = [
+        "pending",
+        "add",
+        &pr,
+        "--path",
+        "src/mod1.rs",
+        "--line",
+        "3",
+        "--body",
+        "Why twice?",
+    ];
+    exit_0(&run(&live, &add).await);
+    let stored = Arc::new(AtomicBool::new(false));
+    let seen_store = stored.clone();
+    live.fake.set_fault(Box::new(move |_, s| {
+        if s.kind == "create-review" {
+            seen_store.store(true, Ordering::SeqCst);
+            return None;
+        }
+        (s.kind == "list-reviews" && seen_store.load(Ordering::SeqCst))
+            .then(|| ResponseTemplate::new(502).set_body_json(json!({"message": "Server Error"})))
+    }));
+    live.fake.fail_reviews_after_store(1);
+    let submit = ["pending", "submit", &pr, "--event", "comment"];
+    assert_eq!(run(&live, &submit).await.status.code(), Some(1));
+    assert_eq!(live.fake.reviews().len(), 1, "GitHub made the review");
+    // A push that shortens the patch: line 3 is no longer in the diff.
+    live.fake.force_push(
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+        &[(
+            "src/mod1.rs",
+            "@@ -1,2 +1,2 @@\n fn f1() {\n-    old();\n+    new();",
+        )],
+    );
+    live.fake.set_fault(Box::new(|_, _| None));
+    let retry = run(&live, &submit).await;
+    exit_0(&retry);
+    assert!(
+        stdout(&retry).starts_with("found, not sent again: review 80"),
+        "{}",
+        stdout(&retry)
+    );
+    assert_eq!(live.fake.reviews().len(), 1);
+    assert!(intents(&live).is_empty());
+}

@@ -8,8 +8,8 @@ use crate::code::pending::PendingReview;
 use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, lines_gone, load_with_drafts, submit_live,
-    submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, find_earlier, lines_gone, load_with_drafts,
+    submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
 use crate::tui::app::Action;
@@ -48,10 +48,24 @@ pub async fn submit(
                 .fetch_snapshot(&pr)
                 .await
                 .map_err(|e| e.to_string())?;
-            let req = checked(review, &current, event)?;
-            submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS)
-                .await
-                .map_err(|e| e.to_string())?
+            let earlier = if lines_gone(review, &parsed_patches(&current)).is_empty() {
+                None
+            } else {
+                // A push since an earlier try whose answer was lost: found, not refused.
+                let req = ReviewRequest::of(review, &current.pr.head_sha, event, "");
+                find_earlier(&live.gh, &pr, &live.own_login, &req)
+                    .await
+                    .map_err(|e| e.to_string())?
+            };
+            match earlier {
+                Some(done) => done,
+                None => {
+                    let req = checked(review, &current, event)?;
+                    submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS)
+                        .await
+                        .map_err(|e| e.to_string())?
+                }
+            }
         }
         None => {
             let req = checked(review, snapshot, event)?;
