@@ -107,6 +107,29 @@ impl Ledger {
         }
     }
 
+    /// The review intents of the PR whose outcome is still unknown (for `state show`), oldest
+    /// first; unreadable ones are left out.
+    pub fn review_intents(&self, pr: &PrCoords) -> Result<Vec<ReviewIntent>, LedgerError> {
+        let dir = self.pr_dir_to_read(pr)?;
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(LedgerError::io("read", &dir)(e)),
+        };
+        let mut out: Vec<ReviewIntent> = entries
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| n.starts_with(REVIEW_INTENT_PREFIX) && n.ends_with(".json"))
+            })
+            .filter_map(|e| read_json::<ReviewIntent>(e.path(), "read the review intent").ok())
+            .flatten()
+            .collect();
+        out.sort_by(|a, b| (a.at, &a.key).cmp(&(b.at, &b.key)));
+        Ok(out)
+    }
+
     fn pending_path(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
         Ok(self.pr_dir(pr)?.join("pending.json"))
     }
@@ -208,10 +231,12 @@ mod tests {
             at: 1,
         };
         l.record_review_intent(&coords(), "c1", &i).unwrap();
+        assert_eq!(l.review_intents(&coords()).unwrap(), vec![i.clone()]);
         assert_eq!(l.review_intent(&coords(), "c1").unwrap(), Some(i));
         assert_eq!(l.review_intent(&coords(), "c2").unwrap(), None);
         l.clear_review_intent(&coords(), "c1").unwrap();
         assert_eq!(l.review_intent(&coords(), "c1").unwrap(), None);
+        assert!(l.review_intents(&coords()).unwrap().is_empty());
         l.clear_review_intent(&coords(), "c1").unwrap();
     }
 

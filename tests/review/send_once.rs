@@ -145,6 +145,11 @@ async fn a_submit_whose_answer_was_lost_retried_after_a_push_is_found_not_sent_a
         1,
         "its outcome unknown, the intent stays"
     );
+    let state = run(&live, &["state", "show", &pr, "--format", "json"]).await;
+    exit_0(&state);
+    let listed = stdout_json(&state)["reviewIntents"].clone();
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed[0]["login"], "monalisa");
 
     // A push (every SHA new, the lines where they were); GitHub answers again.
     live.fake
