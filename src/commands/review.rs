@@ -582,7 +582,7 @@ pub(crate) async fn execute_then(
     let run = run_with_progress(&prepared, quiet).await;
     if run.cancelled {
         return Err(CliError::runtime(
-            "review cancelled; nothing was printed or saved",
+            "review cancelled; nothing was printed or saved (what its calls spent is recorded for the daily budget)",
         ));
     }
     let coords = snapshot.pr.coords();
