@@ -25,7 +25,8 @@ pub use fingerprint::{
 pub use recorded::{LlmRecordings, RecordedAnswer};
 pub use reference::{ACCEPTED_FORMS, PrCoords, PrRef, RefError, validate_owner, validate_repo};
 pub use shepherd::{
-    DEFAULT_IDENTITY, OutboxComment, PARTIAL_MARK, REVIEW_HEADER, is_partial, is_review_body,
+    DEFAULT_IDENTITY, INCOMPLETE_NOTE, OutboxComment, PARTIAL_MARK, REVIEW_HEADER, is_incomplete,
+    is_partial, is_review_body,
 };
 
 use chrono::{DateTime, Utc};

@@ -17,6 +17,17 @@ pub fn is_partial(body: &str) -> bool {
     body.contains(PARTIAL_MARK)
 }
 
+/// The line that opens an incomplete review's note (an aspect failed or timed out, or the run
+/// was stopped): the composer writes it, at the start of a line, only for such a review.
+pub const INCOMPLETE_NOTE: &str = "> **Incomplete review:**";
+
+/// Whether a review body says it is not whole: its incomplete note, or the partial mark. A
+/// complete posted review is never replaced by such a body unless asked
+/// (`--post-incomplete`).
+pub fn is_incomplete(body: &str) -> bool {
+    is_partial(body) || body.lines().any(|l| l.starts_with(INCOMPLETE_NOTE))
+}
+
 /// Offline (fixtures, the bundled inbox), the account whose `## PR Shepherd Review` comments are
 /// Shepherd's own; live it is the credentials' account. `review --identity` and the console
 /// default to it.
