@@ -692,9 +692,8 @@ pub(crate) async fn execute_then(
                 .as_deref()
                 .or(outcome.note.as_deref())
                 .filter(|_| outcome.posted.is_none());
-            let extras = extras.chain(
-                not_posted.map(|why| ("notPosted", serde_json::Value::from(one_line(why)))),
-            );
+            let extras = extras
+                .chain(not_posted.map(|why| ("notPosted", serde_json::Value::from(one_line(why)))));
             let doc = review_json(&run, &agg, &body, &outcome.posted, &fitted, extras)?;
             match &inline_outcome {
                 Some(i) => super::inline::with_json(&doc, i)?,

@@ -60,4 +60,18 @@ mod tests {
         assert!(!is_review_body("## Claude Code Review"));
         assert!(!is_review_body("thanks\n## PR Shepherd Review"));
     }
+
+    #[test]
+    fn an_incomplete_body_is_told_by_its_note_at_a_line_start_or_the_partial_mark() {
+        let head = "## PR Shepherd Review\n\n**Findings:** 0\n\n";
+        assert!(is_incomplete(&format!(
+            "{head}> **Incomplete review:** perf failed.\n"
+        )));
+        assert!(is_incomplete(&format!("{head}{PARTIAL_MARK}\n")));
+        assert!(!is_incomplete(head));
+        // Quoted inside a finding's line, it is not the composer's note.
+        assert!(!is_incomplete(&format!(
+            "{head}- **Suggestion** `a.rs` — says > **Incomplete review:** here\n"
+        )));
+    }
 }
