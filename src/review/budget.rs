@@ -188,7 +188,7 @@ impl Budget {
             None => {
                 let daily = (report.daily_max_input_tokens, report.daily_max_cost);
                 let checked = (daily.0.is_some() || daily.1.is_some())
-                    .then(|| move |d: &DaySpend| daily_fits(daily, d, tokens, cost));
+                    .then_some(move |d: &DaySpend| daily_fits(daily, d, tokens, cost));
                 match self.log_checked(&place, checked) {
                     Ok(logged) => {
                         place.logged = logged;
