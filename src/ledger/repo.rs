@@ -3,7 +3,7 @@
 //! ```text
 //! <state>/repos/<owner>/<repo>/decisions.jsonl  what became of each finding (decisions.rs)
 //! <state>/repos/<owner>/<repo>/lessons.json     the maintainer's lessons (lessons.rs)
-//! <state>/repos/<owner>/<repo>/spend.jsonl      what each review run spent (spend.rs)
+//! <state>/repos/<owner>/<repo>/spend.jsonl      what each LLM call reserved and spent (spend.rs)
 //! <state>/repos/<owner>/<repo>/repo.lock        held while one of them is written
 //! ```
 //!
@@ -192,32 +192,7 @@ impl Ledger {
         if lines.is_empty() {
             return Ok(());
         }
-        self.with_repo_lock(repo, |dir| {
-            let path = dir.join(name);
-            let mut text = String::new();
-            for l in lines {
-                let one = serde_json::to_string(l).map_err(|e| LedgerError::Io {
-                    action: "encode",
-                    path: path.clone(),
-                    source: std::io::Error::other(e),
-                })?;
-                text.push_str(&one);
-                text.push('\n');
-            }
-            // A torn line left by a killed writer goes first (nobody else writes while the lock
-            // is held), so it never ends up between whole lines.
-            drop_torn_tail(&path)?;
-            let mut file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(LedgerError::io("open", &path))?;
-            file.write_all(text.as_bytes())
-                .and_then(|()| file.sync_data())
-                .map_err(LedgerError::io("write", &path))?;
-            tracing::debug!(path = %path.display(), lines = lines.len(), "state append");
-            Ok(())
-        })
+        self.with_repo_lock(repo, |dir| append_held(dir, name, lines))
     }
 
     /// Every line of the repository's log `name` (none when there is no log). A torn last line
@@ -235,6 +210,42 @@ impl Ledger {
         };
         parse_lines(&text, &path)
     }
+}
+
+/// Appends `lines` to the log `name` in the repository folder `dir`, whose lock the caller holds
+/// ([`Ledger::with_repo_lock`]), and syncs them before returning.
+pub(crate) fn append_held<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    lines: &[T],
+) -> Result<(), LedgerError> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let path = dir.join(name);
+    let mut text = String::new();
+    for l in lines {
+        let one = serde_json::to_string(l).map_err(|e| LedgerError::Io {
+            action: "encode",
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        text.push_str(&one);
+        text.push('\n');
+    }
+    // A torn line left by a killed writer goes first (nobody else writes while the lock
+    // is held), so it never ends up between whole lines.
+    drop_torn_tail(&path)?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(LedgerError::io("open", &path))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_data())
+        .map_err(LedgerError::io("write", &path))?;
+    tracing::debug!(path = %path.display(), lines = lines.len(), "state append");
+    Ok(())
 }
 
 /// Cuts a log back to its last whole line (a writer killed mid-line left the rest).
