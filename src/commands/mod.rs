@@ -248,7 +248,8 @@ pub(crate) fn emit_in(format: crate::cli::Format, text: &str) -> Result<(), CliE
 }
 
 fn emit_as(text: &str, kind: crate::output::safe::Kind) -> Result<(), CliError> {
-    write_safe(text, kind).map_err(|e| CliError::runtime(format!("could not write the output: {e}")))
+    write_safe(text, kind)
+        .map_err(|e| CliError::runtime(format!("could not write the output: {e}")))
 }
 
 /// The pass an output of `format` gets on its way out ([`crate::output::safe::Kind`]).

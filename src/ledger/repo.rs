@@ -415,7 +415,10 @@ mod tests {
         l.append_lines(&r, "log.jsonl", &[Line { n: 3 }]).unwrap();
         let read: Vec<Line> = l.read_lines(&r, "log.jsonl").unwrap();
         assert_eq!(read, [Line { n: 1 }, Line { n: 3 }]);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"n\":1}\n{\"n\":3}\n");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"n\":1}\n{\"n\":3}\n"
+        );
         // A writer killed after a whole record, before its newline: the record stays.
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"{\"n\":4}").unwrap();

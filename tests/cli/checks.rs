@@ -175,7 +175,9 @@ async fn a_job_log_over_the_answer_limit_shows_its_tail() {
     .mount(&server)
     .await;
     let doc = live_checks_json(&server, &[("PR_SHEPHERD_HTTP_MAX_ANSWER_MB", "1")]).await;
-    let tail = doc["checks"][0]["logTail"].as_str().unwrap_or_else(|| panic!("{doc:#}"));
+    let tail = doc["checks"][0]["logTail"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{doc:#}"));
     assert!(tail.ends_with("error: THE-VERY-END"), "{tail}");
 }
 
@@ -215,14 +217,24 @@ async fn an_actions_job_is_known_by_its_details_url_and_its_app() {
             .unwrap_or_else(|| panic!("{n}: {doc:#}"))
     };
     assert_eq!(by_name("test")["workflowRunId"], 9001, "{doc:#}");
-    assert!(by_name("test")["logTail"].as_str().is_some_and(|t| t.contains("test failed")));
+    assert!(
+        by_name("test")["logTail"]
+            .as_str()
+            .is_some_and(|t| t.contains("test failed"))
+    );
     assert_eq!(by_name("lint")["workflowRunId"], 9002, "{doc:#}");
     // The re-run names both workflow runs.
     let env = TestEnv::new();
     let asked = env
         .bin_async()
         .env("GH_TOKEN", TOKEN)
-        .args(["--api-url", &server.uri(), "checks", "acme/rivet#482", "--rerun-failed"])
+        .args([
+            "--api-url",
+            &server.uri(),
+            "checks",
+            "acme/rivet#482",
+            "--rerun-failed",
+        ])
         .output()
         .await
         .unwrap();

@@ -319,12 +319,16 @@ fn live_a_log_over_the_answer_limit_shows_its_tail_and_an_unreadable_one_says_wh
     rt.block_on(
         wiremock::Mock::given(wiremock::matchers::path_regex("/actions/jobs/31002/logs$"))
             .respond_with(
-                wiremock::ResponseTemplate::new(410).set_body_json(serde_json::json!({"message": "Gone"})),
+                wiremock::ResponseTemplate::new(410)
+                    .set_body_json(serde_json::json!({"message": "Gone"})),
             )
             .with_priority(1)
             .mount(&server),
     );
     let s = opened_failing_job(&rt, &server, 64 * 1024);
-    assert!(s.contains("the job's log could not be read: expired or deleted"), "{s}");
+    assert!(
+        s.contains("the job's log could not be read: expired or deleted"),
+        "{s}"
+    );
     assert!(!s.contains("no permission"), "{s}");
 }

@@ -587,7 +587,11 @@ fn a_runaway_finding_keeps_the_decisions_log_small_and_a_torn_record_of_any_size
         .as_array()
         .into_iter()
         .flatten()
-        .find(|x| x["message"].as_str().is_some_and(|m| m.starts_with("Runaway")))
+        .find(|x| {
+            x["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("Runaway"))
+        })
         .and_then(|x| x["id"].as_str())
         .unwrap_or_else(|| panic!("no runaway finding"))
         .to_owned();
@@ -662,8 +666,10 @@ fn poison(v: &mut Value, evil: &str) {
         for f in files.iter_mut() {
             in_patch(&mut f["patch"]);
         }
-        files.push(json!({"path": format!("docs/{line_evil}.md"), "status": "added",
-            "additions": 1, "deletions": 0, "patch": format!("@@ -0,0 +1 @@\n+{line_evil}")}));
+        files.push(
+            json!({"path": format!("docs/{line_evil}.md"), "status": "added",
+            "additions": 1, "deletions": 0, "patch": format!("@@ -0,0 +1 @@\n+{line_evil}")}),
+        );
     }
     if let Some(steps) = v["steps"].as_array_mut() {
         for step in steps {
@@ -729,7 +735,11 @@ fn formatted_subcommands() -> std::collections::BTreeSet<String> {
     use clap::CommandFactory;
     fn walk(cmd: &clap::Command, path: &str, out: &mut std::collections::BTreeSet<String>) {
         for sub in cmd.get_subcommands() {
-            let here = format!("{path}{}{}", if path.is_empty() { "" } else { " " }, sub.get_name());
+            let here = format!(
+                "{path}{}{}",
+                if path.is_empty() { "" } else { " " },
+                sub.get_name()
+            );
             if sub.get_arguments().any(|a| a.get_id() == "format") {
                 out.insert(here.clone());
             }
@@ -807,10 +817,9 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
                 );
             }
         }
-        covered.borrow_mut().insert((
-            args[..words].join(" "),
-            if json { "json" } else { "md" },
-        ));
+        covered
+            .borrow_mut()
+            .insert((args[..words].join(" "), if json { "json" } else { "md" }));
         out
     };
     run(1, &["items", &f, "--peek"]);
@@ -828,13 +837,35 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
     run(1, &["diff", &f, "--format", "json"]);
     // The push of step 2 changes the patch the diffs above showed: an interdiff.
     run(1, &["diff", &f, "--step", "2", "--since-last-look"]);
-    run(1, &["diff", &f, "--step", "2", "--since-last-look", "--format", "json"]);
+    run(
+        1,
+        &[
+            "diff",
+            &f,
+            "--step",
+            "2",
+            "--since-last-look",
+            "--format",
+            "json",
+        ],
+    );
     run(2, &["thread", "reply", &f, &thread_id, "--body", "Thanks."]);
-    run(2, &["thread", "reply", &f, &thread_id, "--body", "Thanks.", "--format", "json"]);
+    run(
+        2,
+        &[
+            "thread", "reply", &f, &thread_id, "--body", "Thanks.", "--format", "json",
+        ],
+    );
     run(2, &["thread", "resolve", &f, &thread_id]);
     run(2, &["thread", "unresolve", &f, &thread_id]);
-    run(2, &["thread", "resolve", &f, &thread_id, "--format", "json"]);
-    run(2, &["thread", "unresolve", &f, &thread_id, "--format", "json"]);
+    run(
+        2,
+        &["thread", "resolve", &f, &thread_id, "--format", "json"],
+    );
+    run(
+        2,
+        &["thread", "unresolve", &f, &thread_id, "--format", "json"],
+    );
     run(1, &["review", &f]);
     let doc: Value = serde_json::from_str(&run(1, &["review", &f, "--format", "json"])).unwrap();
     let ids: Vec<String> = doc["findings"]
@@ -844,18 +875,52 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
         .filter_map(|x| x["id"].as_str().map(str::to_owned))
         .collect();
     assert!(ids.len() >= 2, "{doc:#}");
-    run(2, &["finding", "dismiss", &f, &ids[0], "--reason", &reason, "--repo"]);
-    run(2, &["finding", "dismiss", &f, &ids[1], "--reason", &reason, "--repo", "--format", "json"]);
+    run(
+        2,
+        &[
+            "finding", "dismiss", &f, &ids[0], "--reason", &reason, "--repo",
+        ],
+    );
+    run(
+        2,
+        &[
+            "finding", "dismiss", &f, &ids[1], "--reason", &reason, "--repo", "--format", "json",
+        ],
+    );
     run(2, &["lessons", "list", "acme/rivet"]);
     run(2, &["lessons", "list", "acme/rivet", "--format", "json"]);
     run(1, &["stats", "acme/rivet"]);
     run(1, &["stats", "acme/rivet", "--format", "json"]);
     for format in ["md", "json"] {
-        let add = ["pending", "add", &f, "--path", "src/client/retry.rs", "--line", "3"];
+        let add = [
+            "pending",
+            "add",
+            &f,
+            "--path",
+            "src/client/retry.rs",
+            "--line",
+            "3",
+        ];
         run(2, &[&add[..], &["--body", &body]].concat());
         run(2, &["pending", "list", &f, "--format", format]);
-        run(2, &["pending", "submit", &f, "--event", "comment", "--body", &body, "--format", format]);
-        run(1, &["event", "--event-name", "pull_request", "--event-path", &event, "--format", format]);
+        run(
+            2,
+            &[
+                "pending", "submit", &f, "--event", "comment", "--body", &body, "--format", format,
+            ],
+        );
+        run(
+            1,
+            &[
+                "event",
+                "--event-name",
+                "pull_request",
+                "--event-path",
+                &event,
+                "--format",
+                format,
+            ],
+        );
     }
     // Every subcommand with --format ran in both formats.
     let want: std::collections::BTreeSet<(String, &str)> = formatted_subcommands()
@@ -864,7 +929,10 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
         .collect();
     let covered = covered.into_inner();
     let missing: Vec<_> = want.difference(&covered).collect();
-    assert!(missing.is_empty(), "not run on the hostile fixture: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "not run on the hostile fixture: {missing:?}"
+    );
 }
 
 #[test]

@@ -246,7 +246,8 @@ async fn a_head_commit_github_does_not_know_is_said_as_the_reason() {
     let v = stdout_json(&out);
     let why = v["checksError"].as_str().unwrap_or_default();
     assert!(
-        why.contains("the head commit ") && why.contains("was not found (force-pushed, or not yet visible)"),
+        why.contains("the head commit ")
+            && why.contains("was not found (force-pushed, or not yet visible)"),
         "{v}"
     );
     assert!(!why.trim_end().ends_with(':'), "{why}");

@@ -274,12 +274,18 @@ mod tests {
         let page = Some("https://github.com/acme/rivet/runs/31002");
         let job = Some("https://github.com/acme/rivet/actions/runs/9001/job/31002");
         // GitHub's html_url is the check run's page; details_url names the job.
-        assert_eq!(actions_job(Some("github-actions"), &[page, job]), (true, Some(9001)));
+        assert_eq!(
+            actions_job(Some("github-actions"), &[page, job]),
+            (true, Some(9001))
+        );
         // No app in the answer: the job's URL says it.
         assert_eq!(actions_job(None, &[page, job]), (true, Some(9001)));
         assert_eq!(actions_job(Some(""), &[None, job]), (true, Some(9001)));
         // The Actions app without a job URL: an Actions job, its workflow run unknown.
-        assert_eq!(actions_job(Some("github-actions"), &[page, None]), (true, None));
+        assert_eq!(
+            actions_job(Some("github-actions"), &[page, None]),
+            (true, None)
+        );
         // Another app's check pointing at an Actions URL is not an Actions job.
         assert_eq!(actions_job(Some("circleci"), &[job, None]), (false, None));
         assert_eq!(actions_job(None, &[page, None]), (false, None));
