@@ -798,12 +798,15 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
             all_output(&o)
         );
         if let Some((at, c)) = first_hazard(&out) {
-            let from = out.floor_char_boundary(at.saturating_sub(60));
-            let to = out.ceil_char_boundary((at + 20).min(out.len()));
+            let before: Vec<char> = out[..at].chars().rev().take(60).collect();
+            let around: String = before
+                .into_iter()
+                .rev()
+                .chain(out[at..].chars().take(20))
+                .collect();
             panic!(
-                "{args:?} printed U+{:04X} raw at byte {at}: {:?}",
-                c as u32,
-                &out[from..to]
+                "{args:?} printed U+{:04X} raw at byte {at}: {around:?}",
+                c as u32
             );
         }
         let json = args.windows(2).any(|w| w == ["--format", "json"]);

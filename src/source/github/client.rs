@@ -214,7 +214,9 @@ impl Transport {
     }
 
     /// [`Transport::send_with`] within the overall `deadline` of a fetch (which a rate-limit
-    /// wait moves by its own length): no attempt starts or runs past it.
+    /// wait moves by its own length): no attempt starts or runs past it; `keep` says how much of
+    /// the answer is read.
+    #[allow(clippy::too_many_arguments)] // one request's parts, and how much of its answer to keep
     async fn send_until(
         &self,
         method: Method,
