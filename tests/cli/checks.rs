@@ -223,6 +223,15 @@ async fn an_actions_job_is_known_by_its_details_url_and_its_app() {
             .is_some_and(|t| t.contains("test failed"))
     );
     assert_eq!(by_name("lint")["workflowRunId"], 9002, "{doc:#}");
+    // Its log is gone (the loopback answers 404): said why, not left blank.
+    assert_eq!(by_name("lint")["logTail"], Value::Null);
+    assert!(
+        by_name("lint")["logError"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("expired or deleted")),
+        "{doc:#}"
+    );
+    assert_eq!(by_name("test")["logError"], Value::Null);
     // The re-run names both workflow runs.
     let env = TestEnv::new();
     let asked = env

@@ -100,10 +100,17 @@ fn repo_path(c: &PrCoords) -> String {
     format!("/repos/{}/{}", c.owner, c.repo)
 }
 
+/// Why a failing job's log could not be read, by its check run's id.
+pub type LogErrors = std::collections::BTreeMap<u64, String>;
+
 /// Every check run and commit status at `sha`, with the failing runs' annotations and, for a
-/// failing Actions job, its log tail. A log that cannot be read leaves `log_tail` empty (its
-/// absence is said by the caller); the lists themselves must be read whole.
-pub async fn fetch(gh: &GitHub, c: &PrCoords, sha: &str) -> Result<Vec<CheckRun>, GitHubError> {
+/// failing Actions job, its log tail. A log that cannot be read leaves `log_tail` empty and
+/// says why in the [`LogErrors`]; the lists themselves must be read whole.
+pub async fn fetch(
+    gh: &GitHub,
+    c: &PrCoords,
+    sha: &str,
+) -> Result<(Vec<CheckRun>, LogErrors), GitHubError> {
     list(gh, c, sha, true).await
 }
 
@@ -114,7 +121,7 @@ pub async fn fetch_listed(
     c: &PrCoords,
     sha: &str,
 ) -> Result<Vec<CheckRun>, GitHubError> {
-    list(gh, c, sha, false).await
+    Ok(list(gh, c, sha, false).await?.0)
 }
 
 async fn list(
@@ -122,8 +129,9 @@ async fn list(
     c: &PrCoords,
     sha: &str,
     logs: bool,
-) -> Result<Vec<CheckRun>, GitHubError> {
+) -> Result<(Vec<CheckRun>, LogErrors), GitHubError> {
     let base = repo_path(c);
+    let mut log_errors = LogErrors::new();
     let page: RunsPage = gh
         .get_json(
             &format!("{base}/commits/{sha}/check-runs?per_page=100"),
@@ -162,7 +170,12 @@ async fn list(
                 run.annotations = annotations(gh, c, r.id).await?;
             }
             if actions && logs {
-                run.log_tail = job_log(gh, c, r.id).await.ok();
+                match job_log(gh, c, r.id).await {
+                    Ok(tail) => run.log_tail = Some(tail),
+                    Err(why) => {
+                        log_errors.insert(r.id, why);
+                    }
+                }
             }
         }
         out.push(run);
@@ -182,7 +195,7 @@ async fn list(
             log_tail: None,
         });
     }
-    Ok(out)
+    Ok((out, log_errors))
 }
 
 async fn annotations(gh: &GitHub, c: &PrCoords, id: u64) -> Result<Vec<Annotation>, GitHubError> {
