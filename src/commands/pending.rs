@@ -187,6 +187,11 @@ async fn send(
 ) -> Result<Submitted, CliError> {
     let Submission { event, body, fold } = how;
     let coords = snapshot.pr.coords();
+    if live {
+        // Read from a partial answer, what the review is checked against may be what is missing.
+        crate::publish::whole_answer(snapshot, "this review is on the PR already")
+            .map_err(|e| CliError::runtime(e.to_string()))?;
+    }
     let gone = lines_gone(pending, &parsed_patches(snapshot));
     if !gone.is_empty() {
         if !fold {

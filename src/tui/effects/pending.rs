@@ -48,6 +48,8 @@ pub async fn submit(
                 .fetch_snapshot(&pr)
                 .await
                 .map_err(|e| e.to_string())?;
+            crate::publish::whole_answer(&current, "this review is on the PR already")
+                .map_err(|e| e.to_string())?;
             let req = checked(review, &current, event)?;
             submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS)
                 .await
