@@ -208,3 +208,88 @@ async fn items_show_what_arrived_with_a_note_that_the_answer_was_partial() {
     assert!(all.contains("Conversation comment 2"), "{all}");
     assert!(!all.contains("Conversation comment 1\n"), "{all}");
 }
+
+/// The console's submission reads the PR again before it sends: failed before, a partial answer
+/// there was taken as whole and the review went out.
+#[test]
+fn the_console_does_not_submit_a_pending_review_from_a_partial_answer() {
+    use pr_shepherd::code::Side;
+    use pr_shepherd::code::pending::{CommentKind, PendingReview};
+    use pr_shepherd::ledger::Ledger;
+    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::harness::Harness;
+    use pr_shepherd::tui::review::Confirm;
+    use pr_shepherd::tui::theme::Theme;
+    use pr_shepherd::tui::{Live, Remote};
+    use std::sync::Arc;
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::with_labels(&[])));
+    let own = fake.add_comment("monalisa", "MEMBER", "Looking.", "2026-12-01T10:00:00Z");
+    let client = || {
+        support::github_client::loopback_github(
+            &server.uri(),
+            TOKEN,
+            support::github_client::quick_options(),
+        )
+        .expect("client")
+    };
+    let coords = pr_shepherd::pr::PrCoords {
+        host: None,
+        owner: support::fake_github::OWNER.into(),
+        repo: support::fake_github::REPO.into(),
+        number: NUMBER,
+    };
+    let snapshot = rt.block_on(client().fetch_snapshot(&coords)).unwrap();
+    drop(rt);
+    let dir = tempfile::tempdir().unwrap();
+    let mut pending = PendingReview::default();
+    pending
+        .add(
+            "src/mod1.rs",
+            Side::Right,
+            None,
+            3,
+            "Why twice?",
+            CommentKind::Comment,
+            None,
+        )
+        .unwrap();
+    Ledger::new(dir.path())
+        .save_pending(&coords, &pending)
+        .unwrap();
+    let mut h = Harness::new(
+        snapshot,
+        None,
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        120,
+        40,
+    )
+    .unwrap();
+    h.set_remote(Remote::GitHub(Live {
+        gh: Arc::new(client()),
+        own_login: "monalisa".into(),
+    }));
+    h.draw();
+    *fake.state.null_nodes.lock().unwrap() = vec![format!("IC_kwDOX{own:08}")];
+    h.press("P X");
+    assert!(
+        matches!(h.app.mode(), InputMode::Confirm(Confirm::Submit(_))),
+        "{:?}",
+        h.app.mode()
+    );
+    h.press("y");
+    assert!(fake.reviews().is_empty(), "nothing was sent");
+    let said = h.app.notice().unwrap_or("").to_owned();
+    assert!(said.contains("was partial") && said.contains(WHY), "{said}");
+    assert_eq!(
+        Ledger::new(dir.path())
+            .load_pending(&coords)
+            .unwrap()
+            .comments
+            .len(),
+        1,
+        "the pending review is kept"
+    );
+}
