@@ -293,3 +293,63 @@ fn the_console_does_not_submit_a_pending_review_from_a_partial_answer() {
         "the pending review is kept"
     );
 }
+
+/// The console's post dialog for a review composed from a partial answer is refused, saying
+/// why: the earlier Shepherd review may be what is missing. Failed before: the dialog offered
+/// the post.
+#[test]
+fn the_console_refuses_to_post_a_review_composed_from_a_partial_answer() {
+    use pr_shepherd::ledger::Ledger;
+    use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
+    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::harness::Harness;
+    use pr_shepherd::tui::review::Confirm;
+    use pr_shepherd::tui::theme::Theme;
+    use pr_shepherd::tui::{Live, Remote};
+    use std::sync::Arc;
+
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::with_labels(&[])));
+    drop(rt);
+    let f = Fixture::parse(DEMO_FIXTURE, std::path::Path::new("demo.json")).unwrap();
+    let mut snapshot = f.snapshot_at(0).unwrap();
+    snapshot.incomplete.push(format!(
+        "GitHub answered with errors: {WHY} (at repository.pullRequest.comments.nodes.3)"
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::new(
+        snapshot,
+        Some(f),
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        120,
+        40,
+    )
+    .unwrap();
+    let gh = support::github_client::loopback_github(
+        &server.uri(),
+        TOKEN,
+        support::github_client::quick_options(),
+    )
+    .expect("client");
+    h.set_remote(Remote::GitHub(Live {
+        gh: Arc::new(gh),
+        own_login: "monalisa".into(),
+    }));
+    h.draw();
+    h.press("r");
+    h.press("p");
+    let InputMode::Confirm(Confirm::Refused(why)) = h.app.mode() else {
+        panic!("no refusal: {:?}", h.app.mode())
+    };
+    assert!(why.contains("was partial") && why.contains(WHY), "{why}");
+    assert!(
+        why.contains("whether there is an earlier Shepherd review"),
+        "{why}"
+    );
+    h.press("y");
+    assert_eq!(
+        count(&fake, "create-comment") + count(&fake, "update-comment"),
+        0
+    );
+}
