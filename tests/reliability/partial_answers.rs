@@ -353,3 +353,43 @@ fn the_console_refuses_to_post_a_review_composed_from_a_partial_answer() {
         0
     );
 }
+
+/// `watch --post` does not review (nor spend the model's time) a PR GitHub answers only in part,
+/// says so, and asks again next tick. Failed before: each tick ran the review on the model and
+/// posted it (with the summary guard alone: ran it, then refused to post).
+#[tokio::test]
+async fn watch_does_not_review_a_pr_answered_in_part() {
+    let (gh, fake) = FakeGitHub::start(FakePr {
+        files: 2,
+        ..FakePr::generate(2, 2, 3, 1, 2)
+    })
+    .await;
+    fake.set_author("octocat", "MEMBER");
+    *fake.state.null_nodes.lock().unwrap() = vec!["IC_kwDOA00001".to_owned()];
+    let llm = StandInLlm::answering(vec![support::llm::magic_number()]).await;
+    let env = TestEnv::new();
+    let out = env
+        .bin_async()
+        .env("GH_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", gh.uri())
+        .env("OPENAI_API_KEY", "sk-test-0123456789")
+        .args([
+            "watch",
+            &format!(
+                "{}/{}",
+                support::fake_github::OWNER,
+                support::fake_github::REPO
+            ),
+        ])
+        .args(["--interval", "0s", "--ticks", "2", "--post"])
+        .args(llm.args())
+        .output()
+        .await
+        .unwrap();
+    let e = stderr(&out);
+    assert_eq!(e.matches("was partial").count(), 2, "{e}");
+    assert!(e.contains("not reviewed this tick"), "{e}");
+    assert!(llm.requests().await.is_empty(), "the model was not asked");
+    assert!(fake.own_reviews().is_empty());
+    assert_eq!(count(&fake, "create-comment"), 0);
+}
