@@ -710,15 +710,6 @@ impl Job {
             () = tokio::time::sleep_until(deadline) => Ended::TimedOut(which),
             r = self.client.complete_observed(prompt, &progress) => Ended::Answer(r),
         };
-        // The first timeout on the server (an answer it never began, as a server that serves
-        // one request at a time keeps a queued one): the calls still to come go one at a time,
-        // so their limits count from their turn.
-        if matches!(ended, Ended::TimedOut(which) if which != overall) {
-            self.run.lower(
-                1,
-                "a call reached the per-aspect timeout; the server may serve one request at a time",
-            );
-        }
         // Learnt before the gates this call warms open: the calls waiting on them then plan
         // their diff with a budget that fits instead of overflowing too.
         if let Ended::Answer(Err(LlmError::ContextOverflow {

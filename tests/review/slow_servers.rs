@@ -111,10 +111,10 @@ async fn an_answer_that_goes_silent_fails_after_the_idle_timeout() {
 }
 
 /// Like llama.cpp's server with one slot: headers at once, then each request waits for the one
-/// before it. Failed before: every request waited its turn side by side (the run never learnt
-/// the server serves one at a time, and with a per-aspect limit shorter than the queue the last
-/// aspects timed out). Now the first request that sends nothing for the idle timeout is given up
-/// and asked again one at a time, the run says it lowered its concurrency, and all six finish.
+/// before it. Failed before: every request waited its turn side by side, each aspect's clock
+/// running, and the run never learnt the server serves one at a time. Now the first request that
+/// sends nothing for the idle timeout is given up and asked again one at a time (its wait then in
+/// the run's own queue), the run says it lowered its concurrency, and all six finish.
 #[tokio::test]
 async fn at_a_server_that_serves_one_at_a_time_the_first_silence_lowers_concurrency_and_all_finish()
 {
