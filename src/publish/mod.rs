@@ -275,6 +275,36 @@ mod tests {
 
     use super::*;
 
+    #[test]
+    fn a_partial_answer_is_named_with_its_reasons_sanitized_and_bounded() {
+        let f = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo.json"),
+        )
+        .unwrap();
+        let mut snapshot = f.snapshot_at(0).unwrap();
+        assert_eq!(whole_answer(&snapshot, "x"), Ok(()));
+        snapshot
+            .incomplete
+            .push("GitHub answered with errors: evil\u{1b}[2J\nline".to_owned());
+        snapshot.incomplete.push("y".repeat(2000));
+        let e = whole_answer(&snapshot, "the reply was posted already")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("GitHub's answer for acme/rivet#482 was partial ("),
+            "{e}"
+        );
+        assert!(e.contains("evil"), "{e}");
+        assert!(!e.contains('\u{1b}') && !e.contains('\n'), "{e}");
+        assert!(
+            e.contains("whether the reply was posted already cannot be told"),
+            "{e}"
+        );
+        assert!(e.contains("nothing was sent"), "{e}");
+        assert!(e.chars().count() < 900, "{}", e.chars().count());
+    }
+
     /// A store whose first `fail_creates` creates succeed on the server but lose their answer,
     /// and whose next `racing_creates` creates find that another run created one just before.
     #[derive(Default)]
