@@ -268,7 +268,10 @@ pub(super) async fn run(
     let mut seen = ledger.load_seen(&coords)?;
     ledger.attach_kept(&coords, &snapshot, &mut seen);
     let marks = if !snapshot.is_complete() {
-        Err("the snapshot is incomplete".to_owned())
+        Err(format!(
+            "the snapshot is incomplete ({})",
+            snapshot.incomplete.join("; ")
+        ))
     } else {
         ledger.check_writable(&coords).map_err(|e| e.to_string())
     };

@@ -235,6 +235,9 @@ async fn send(
     } = how;
     let coords = snapshot.pr.coords();
     let gh = if live {
+        // Read from a partial answer, what the review is checked against may be what is missing.
+        crate::publish::whole_answer(snapshot, "this review is on the PR already")
+            .map_err(|e| CliError::runtime(e.to_string()))?;
         let gh = super::live::client(ctx, &coords).await?;
         let viewer = gh.viewer_login().await?;
         // A push since an earlier try whose answer was lost: the review made then is found

@@ -625,6 +625,15 @@ pub(crate) async fn execute_then(
     // A review the budget stopped is partial: never posted as if it were whole.
     let post = match (post, run.context.budget_stop()) {
         (Posting::No, _) => Posting::No,
+        // Read from a partial answer, the earlier Shepherd review (what this one builds on and
+        // replaces) may be what is missing.
+        (Posting::GitHub(_), _) if !snapshot.is_complete() => Posting::Blocked {
+            reason: crate::publish::whole_answer(&snapshot, "there is an earlier Shepherd review")
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default(),
+            fatal: true,
+        },
         (_, Some(why)) => Posting::Blocked {
             reason: format!(
                 "the budget stopped the review before it was whole ({why}); a partial review is never posted"
