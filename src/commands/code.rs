@@ -14,7 +14,7 @@ use crate::output::files::{
 };
 use crate::pr::{ChangedFile, DEFAULT_IDENTITY, Snapshot};
 use crate::sanitize::one_line;
-use crate::source::{self, Target};
+use crate::source::Target;
 
 /// The PR as a command sees it: the snapshot (offline viewed marks applied), whether it is
 /// live, the last look at its code and the latest Shepherd findings.
@@ -26,7 +26,7 @@ struct Loaded {
 }
 
 async fn load(ctx: &Context, pr: &str, step: Option<usize>) -> Result<Loaded, CliError> {
-    let target = source::resolve(Some(pr))?;
+    let target = ctx.resolve(Some(pr))?;
     let live = matches!(target, Target::Live(_));
     let mut snapshot = super::load_snapshot(ctx, target, step).await?;
     let coords = snapshot.pr.coords();
