@@ -138,7 +138,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::NextNew,
         "next_new",
         &["]"],
-        "next new or edited item (round to the first past the last, said)",
+        "next new or edited item",
     ),
     (
         KeyCommand::PrevNew,
