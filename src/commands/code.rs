@@ -183,7 +183,11 @@ pub(super) async fn file(ctx: &Context, cmd: FileCommand) -> Result<(), CliError
         ))
     } else {
         let now = chrono::Utc::now().timestamp();
-        let (_, path) = l.ledger.push_viewed(&coords, &paths, viewed, now)?;
+        let keys = files
+            .iter()
+            .map(|f| (f.path.clone(), crate::code::look::patch_key(f)))
+            .collect();
+        let (_, path) = l.ledger.push_viewed(&coords, &paths, &keys, viewed, now)?;
         super::emit(&format!(
             "Offline (a fixture): {} marked {word} in the outbox {}: {}\n",
             crate::plural::count(paths.len(), "file"),
