@@ -24,7 +24,7 @@ use crate::review::{ReviewEvent, ReviewRun, compose, condense};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 use crate::source::github::is_org_member;
-use crate::source::{self, Fixture, Target};
+use crate::source::{Fixture, Target};
 
 impl LlmOptions {
     /// The settings overrides these flags stand for.
@@ -46,7 +46,7 @@ impl LlmOptions {
 }
 
 pub(super) async fn run(ctx: &Context, args: ReviewArgs) -> Result<(), CliError> {
-    let target = source::resolve(args.pr.as_deref())?;
+    let target = ctx.resolve(args.pr.as_deref())?;
     let ledger = ctx.ledger()?;
     match target {
         Target::Fixture(f) => review_fixture(ctx, &args, f, &ledger).await,
