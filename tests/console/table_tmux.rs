@@ -73,7 +73,7 @@ fn the_inbox_table_in_tmux_shows_the_columns_that_fit_at_80_120_and_200() {
         ],
         "{screen}"
     );
-    assert!(screen.contains("+113 −5 5f"), "{screen}");
+    assert!(screen.contains("+111 −4 5f"), "{screen}");
 
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
