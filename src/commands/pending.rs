@@ -15,7 +15,7 @@ use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::publish::review::{
     Event, ReviewRequest, SubmitError, Submitted, fold_into_body, lines_gone, load_with_drafts,
-    submit_live, submit_offline,
+    record_submitted, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
 use crate::sanitize::one_line;
@@ -210,6 +210,11 @@ async fn send(
         submit_offline(ledger, &coords, &req, chrono::Utc::now().timestamp())
             .map_err(submit_error)?
     };
+    if let Err(e) = record_submitted(ledger, &coords, pending, chrono::Utc::now().timestamp()) {
+        crate::progress::note(&format!(
+            "the review was submitted, but what it decided of the findings was not recorded: {e}"
+        ));
+    }
     if let Err(e) = ledger.discard_pending(&coords) {
         return Err(CliError::runtime(format!(
             "the review was submitted ({}), but the pending review could not be removed: {e}; \

@@ -546,6 +546,8 @@ pub struct SubmitAsk {
     pub comments: usize,
     /// Where it goes: "GitHub, as @login" or "the outbox".
     pub destination: String,
+    /// Findings' drafts still to decide: they stay out of the review (and stay pending).
+    pub undecided: usize,
 }
 
 /// What a confirmed thread action will do, naming its target.

@@ -4,6 +4,7 @@ mod changes;
 mod checks;
 mod code;
 mod dashboard;
+mod decided;
 mod defects;
 mod e2e;
 mod inbox;

@@ -8,8 +8,8 @@ use crate::code::pending::PendingReview;
 use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, lines_gone, load_with_drafts, submit_live,
-    submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, lines_gone, load_with_drafts, record_submitted,
+    submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
 use crate::tui::app::Action;
@@ -58,6 +58,14 @@ pub async fn submit(
             submit_offline(ledger, &pr, &req, now).map_err(|e| e.to_string())?
         }
     };
+    // The drafts kept, edited and dropped are decided: never proposed again.
+    let mut done = done;
+    if let Err(e) = record_submitted(ledger, &pr, review, now) {
+        done.location = format!(
+            "{} (what it decided of the findings was not recorded: {e})",
+            done.location
+        );
+    }
     if let Err(e) = ledger.discard_pending(&pr) {
         return Ok(Submitted {
             location: format!(
