@@ -252,6 +252,11 @@ async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> 
     let (snapshot, live) = load(ctx, &args.pr).await?;
     let ledger = ctx.ledger()?;
     let mut pending = open(&ledger, &snapshot)?;
+    let undecided = pending
+        .comments
+        .iter()
+        .filter(|c| c.state == crate::code::pending::DraftState::Proposed)
+        .count();
     let body = args.body.unwrap_or_default();
     let done = send(
         ctx,
@@ -266,6 +271,13 @@ async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> 
         },
     )
     .await?;
+    if undecided > 0 {
+        // Headless nothing is asked: said, and left for the console (or `pending drop`).
+        crate::progress::note(&format!(
+            "{} from findings still to decide left out of this review (keep them in the console, or `pending drop`)",
+            crate::plural::count(undecided, "draft")
+        ));
+    }
     match args.format {
         Format::Md => super::emit(&submitted_line(&done)),
         Format::Json => super::emit_in(

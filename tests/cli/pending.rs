@@ -432,7 +432,7 @@ fn state_show_lists_the_review_draft_the_reply_the_pending_review_and_the_outbox
     let env = support::env::TestEnv::new();
     let demo = support::demo_fixture();
     let coords = demo.pr.coords();
-    let ledger = pr_shepherd::ledger::Ledger::new(&env.state());
+    let ledger = pr_shepherd::ledger::Ledger::new(env.state());
     ledger
         .save_draft(
             &coords,
@@ -496,4 +496,45 @@ fn state_show_lists_the_review_draft_the_reply_the_pending_review_and_the_outbox
     assert_eq!(v["replyDraft"]["threadId"], "PRRT_kwDOKq3xZs5hQ1bB", "{v}");
     assert_eq!(v["pendingReview"]["comments"][0]["id"], "c1", "{v}");
     assert!(v["outboxComment"]["commentId"].is_string(), "{v}");
+}
+
+#[test]
+fn pending_submit_says_how_many_undecided_drafts_it_leaves_out() {
+    let env = support::env::TestEnv::new();
+    demo_run(&env, &["review", "assets/fixtures/demo.json"]);
+    let undecided = listed_drafts(&env).len();
+    assert!(undecided > 0);
+    demo_run(
+        &env,
+        &[
+            "pending",
+            "add",
+            "assets/fixtures/demo.json",
+            "--path",
+            "src/client/mod.rs",
+            "--line",
+            "2",
+            "--body",
+            "why a module?",
+        ],
+    );
+    let out = demo_run(
+        &env,
+        &[
+            "pending",
+            "submit",
+            "assets/fixtures/demo.json",
+            "--event",
+            "comment",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{undecided} drafts from findings still to decide left out of this review"
+        )),
+        "{err}"
+    );
+    // Still to decide: proposed again.
+    assert_eq!(listed_drafts(&env).len(), undecided);
 }
