@@ -738,8 +738,12 @@ checks the place against GitHub's rules at the PR's head (the line in the diff o
 range needs --start-line before --line); a suggestion is a ```suggestion block. `submit` sends
 one review with every kept comment in one request at the PR's current head, never twice (a retry
 finds the first by a hidden key); a comment whose line left the diff is named, and --fold moves
-it into the review's body. Offline (fixtures) the exact request goes to <pr>/outbox/reviews.json
-(`state show` lists it). There is no approve here: approving is only the console's, confirmed.";
+it into the review's body. Each comment remembers the head and the lines it was written on: after
+a push it moves with its lines (said when submitted), is outdated when they changed (posted at
+their new place only once kept: `keep`, or `submit --keep-outdated`) or gone when they left the
+diff; `list` shows which. Comments not posted stay pending. Offline (fixtures) the exact request
+goes to <pr>/outbox/reviews.json (`state show` lists it). There is no approve here: approving is
+only the console's, confirmed.";
 
 #[derive(Debug, Subcommand)]
 pub enum PendingCommand {
@@ -756,6 +760,15 @@ pub enum PendingCommand {
     },
     /// Remove a comment (a finding's draft is marked dropped).
     Drop {
+        /// OWNER/REPO#N, a PR URL, or a fixture path.
+        #[arg(value_name = "PR")]
+        pr: String,
+        /// The comment's id (`c1`, … as `pending list` shows it).
+        #[arg(value_name = "ID")]
+        id: String,
+    },
+    /// Keep a comment: a finding's draft, or an outdated comment as it is at its new place.
+    Keep {
         /// OWNER/REPO#N, a PR URL, or a fixture path.
         #[arg(value_name = "PR")]
         pr: String,
@@ -808,9 +821,13 @@ pub struct PendingSubmitArgs {
     /// The review's body (default: the pending review's own body).
     #[arg(long, value_name = "T")]
     pub body: Option<String>,
-    /// Move comments whose line left the diff into the review's body instead of refusing.
+    /// Move comments whose line left the diff, or whose lines changed since they were written
+    /// (outdated, not kept), into the review's body instead of refusing.
     #[arg(long)]
     pub fold: bool,
+    /// Keep every outdated comment as it is at its new place (as `pending keep` does each).
+    #[arg(long)]
+    pub keep_outdated: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Md)]
     pub format: Format,

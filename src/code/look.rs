@@ -61,6 +61,13 @@ pub fn content_key(file: &ChangedFile) -> String {
     }
 }
 
+/// The key of a file's patch text exactly as sent, hunk line numbers included (`None` without a
+/// patch): with the same [`content_key`], a different exact key is the same change moved by a
+/// rebase.
+pub fn exact_key(file: &ChangedFile) -> Option<String> {
+    file.patch.as_deref().map(|p| sha256_hex(p.as_bytes()))
+}
+
 /// What the file is since the last look: `seen_key` is the key of the patch last shown of it
 /// (`None`: never shown); `looked_before` says the PR's code was looked at before, and
 /// `was_there` that this path was among the PR's files then.
@@ -88,6 +95,7 @@ mod tests {
         let moved = ChangedFile::new("a.rs", Some("@@ -30,2 +41,2 @@\n x\n-y\n+z\n".into()));
         let changed = ChangedFile::new("a.rs", Some("@@ -1,2 +1,2 @@\n x\n-y\n+w".into()));
         assert_eq!(content_key(&a), content_key(&moved));
+        assert_ne!(exact_key(&a), exact_key(&moved), "the lines moved");
         assert_ne!(content_key(&a), content_key(&changed));
         let mut bin = ChangedFile::new("logo.png", None);
         let k = content_key(&bin);

@@ -12,5 +12,5 @@ pub mod patch;
 pub mod pending;
 
 pub use interdiff::{InterLine, Interdiff, interdiff};
-pub use look::{SinceLastLook, content_key, since_last_look};
+pub use look::{SinceLastLook, content_key, exact_key, since_last_look};
 pub use patch::{Hunk, LineAddr, LineKind, LineSelection, ParsedPatch, PatchLine, Side, parse};

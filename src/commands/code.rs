@@ -9,7 +9,7 @@ use crate::code::{SinceLastLook, interdiff};
 use crate::error::CliError;
 use crate::ledger::{CodeLook, Ledger};
 use crate::output::files::{
-    DiffEntry, FindingMark, Shown, diff_json, diff_markdown, files_json, files_markdown,
+    DiffEntry, FindingMark, Shown, diff_json, diff_markdown, files_json, files_markdown, gone,
     latest_findings, rows,
 };
 use crate::pr::{ChangedFile, DEFAULT_IDENTITY, Snapshot};
@@ -60,9 +60,10 @@ pub(super) async fn files(ctx: &Context, args: FilesArgs) -> Result<(), CliError
     let l = load(ctx, &args.pr, args.step).await?;
     let marks = findings(ctx, &l).await?;
     let rows = rows(&l.snapshot, &l.look, &marks);
+    let gone = gone(&l.snapshot, &l.look);
     let text = match args.format {
-        Format::Md => files_markdown(&l.snapshot, &rows),
-        Format::Json => json_text(&files_json(&l.snapshot, &rows)),
+        Format::Md => files_markdown(&l.snapshot, &rows, &gone),
+        Format::Json => json_text(&files_json(&l.snapshot, &rows, &gone)),
     };
     super::emit(&text)
 }
@@ -73,16 +74,32 @@ fn json_text(v: &serde_json::Value) -> String {
     s
 }
 
-/// The files `paths` name (all when empty), in the PR's order; an unknown path is exit 2.
-fn chosen<'s>(snapshot: &'s Snapshot, paths: &[String]) -> Result<Vec<&'s ChangedFile>, CliError> {
+/// The files `paths` name (all when empty), in the PR's order; an unknown path is exit 2 (one
+/// the PR had at your last look says so).
+fn chosen<'s>(
+    snapshot: &'s Snapshot,
+    look: &CodeLook,
+    paths: &[String],
+) -> Result<Vec<&'s ChangedFile>, CliError> {
     let files = &snapshot.pr.files;
     if paths.is_empty() {
         return Ok(files.iter().collect());
     }
     if let Some(unknown) = paths.iter().find(|p| !files.iter().any(|f| &f.path == *p)) {
         let pr = &snapshot.pr;
+        let gone = look
+            .gone(files)
+            .into_iter()
+            .find(|g| g.path == *unknown)
+            .map_or(String::new(), |g| {
+                format!(
+                    " ({}: it was at your last look; {})",
+                    crate::output::files::NO_LONGER,
+                    g.sentence()
+                )
+            });
         return Err(CliError::usage(format!(
-            "{}/{}#{} does not change `{}`; `pr-shepherd files` lists its files",
+            "{}/{}#{} does not change `{}`{gone}; `pr-shepherd files` lists its files",
             pr.owner,
             pr.repo,
             pr.number,
@@ -95,7 +112,7 @@ fn chosen<'s>(snapshot: &'s Snapshot, paths: &[String]) -> Result<Vec<&'s Change
 pub(super) async fn diff(ctx: &Context, args: DiffArgs) -> Result<(), CliError> {
     let l = load(ctx, &args.pr, args.step).await?;
     let coords = l.snapshot.pr.coords();
-    let chosen = chosen(&l.snapshot, &args.paths)?;
+    let chosen = chosen(&l.snapshot, &l.look, &args.paths)?;
     let entries: Vec<DiffEntry<'_>> = chosen
         .into_iter()
         .map(|file| {
@@ -117,12 +134,28 @@ pub(super) async fn diff(ctx: &Context, args: DiffArgs) -> Result<(), CliError> 
                     SinceLastLook::New | SinceLastLook::NeverSeen => Shown::Patch,
                 }
             };
-            DiffEntry { file, since, shown }
+            DiffEntry {
+                file,
+                since,
+                moved: l.look.lines_moved(file),
+                shown,
+            }
         })
         .collect();
+    // What the last look had and the PR has not now: said with what changed since.
+    let gone = if args.since_last_look && args.paths.is_empty() {
+        gone(&l.snapshot, &l.look)
+    } else {
+        Vec::new()
+    };
     let text = match args.format {
-        Format::Md => diff_markdown(&l.snapshot, &entries, args.since_last_look),
-        Format::Json => json_text(&diff_json(&l.snapshot, &entries, args.since_last_look)),
+        Format::Md => diff_markdown(&l.snapshot, &entries, &gone, args.since_last_look),
+        Format::Json => json_text(&diff_json(
+            &l.snapshot,
+            &entries,
+            &gone,
+            args.since_last_look,
+        )),
     };
     // Deliver first; only what was written and flushed is recorded as seen.
     let mut out = std::io::stdout().lock();
@@ -158,7 +191,7 @@ pub(super) async fn file(ctx: &Context, cmd: FileCommand) -> Result<(), CliError
     };
     let l = load(ctx, &args.pr, args.step).await?;
     let coords = l.snapshot.pr.coords();
-    let files = chosen(&l.snapshot, &args.paths)?;
+    let files = chosen(&l.snapshot, &l.look, &args.paths)?;
     let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
     let word = if viewed { "viewed" } else { "not viewed" };
     if l.live {
@@ -176,6 +209,7 @@ pub(super) async fn file(ctx: &Context, cmd: FileCommand) -> Result<(), CliError
                     paths.get(done).map_or(String::new(), |p| one_line(p))
                 ))
             })?;
+        note_viewed(&l.ledger, &coords, &paths, viewed);
         super::emit(&format!(
             "Marked {} {word} on {coords}: {}\n",
             crate::plural::count(paths.len(), "file"),
@@ -184,12 +218,23 @@ pub(super) async fn file(ctx: &Context, cmd: FileCommand) -> Result<(), CliError
     } else {
         let now = chrono::Utc::now().timestamp();
         let (_, path) = l.ledger.push_viewed(&coords, &paths, viewed, now)?;
+        note_viewed(&l.ledger, &coords, &paths, viewed);
         super::emit(&format!(
             "Offline (a fixture): {} marked {word} in the outbox {}: {}\n",
             crate::plural::count(paths.len(), "file"),
             path.display(),
             list(&paths)
         ))
+    }
+}
+
+/// The marks, noted with the last look (for a file a later push drops); the mark itself is
+/// made, so a failure to note it is only said.
+fn note_viewed(ledger: &Ledger, coords: &crate::pr::PrCoords, paths: &[String], viewed: bool) {
+    if let Err(e) = ledger.note_viewed(coords, paths, viewed) {
+        crate::progress::note(&format!(
+            "the viewed marks were made, but not noted with your last look: {e}"
+        ));
     }
 }
 

@@ -8,14 +8,16 @@
 
 use super::Context;
 use crate::cli::{Format, PendingAddArgs, PendingCommand, PendingSubmitArgs};
-use crate::code::pending::{CommentKind, PendingReview, suggestion_body};
+use crate::code::pending::{
+    CommentKind, DraftState, FollowState, PendingReview, code_block, suggestion_body,
+};
 use crate::code::{ParsedPatch, Side};
 use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, fold_into_body, lines_gone, load_with_drafts,
-    record_submitted, submit_live, submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, load_with_drafts, record_submitted,
+    refused_comments, settle, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
 use crate::sanitize::one_line;
@@ -29,6 +31,7 @@ pub(super) async fn run(ctx: &Context, cmd: PendingCommand) -> Result<(), CliErr
         PendingCommand::Add(args) => add(ctx, args).await,
         PendingCommand::List { pr, format } => list(ctx, &pr, format).await,
         PendingCommand::Drop { pr, id } => drop_one(ctx, &pr, &id).await,
+        PendingCommand::Keep { pr, id } => keep_one(ctx, &pr, &id).await,
         PendingCommand::Submit(args) => submit(ctx, args).await,
     }
 }
@@ -86,6 +89,7 @@ async fn add(ctx: &Context, args: PendingAddArgs) -> Result<(), CliError> {
             Some(patch),
         )
         .map_err(|e| CliError::usage(e.to_string()))?;
+    pending.anchor(&id, patch, &snapshot.pr.head_sha);
     save(&ledger, &snapshot, &mut pending)?;
     let place = pending.get(&id).map(|c| c.place()).unwrap_or_default();
     super::emit(&format!(
@@ -103,7 +107,7 @@ fn markdown(pending: &PendingReview) -> String {
     }
     for c in &pending.comments {
         s.push_str(&format!(
-            "- **{}** `{}` {} ({}){}\n",
+            "- **{}** `{}` {} ({}){}{}\n",
             c.id,
             c.place(),
             c.kind.as_str(),
@@ -111,8 +115,29 @@ fn markdown(pending: &PendingReview) -> String {
             c.finding_id
                 .as_deref()
                 .map(|f| format!(" {f}"))
+                .unwrap_or_default(),
+            c.followed
+                .as_ref()
+                .map(|f| format!(" **{}**", f.state.as_str()))
                 .unwrap_or_default()
         ));
+        if let (Some(said), Some(f)) = (c.follow_said(), c.followed.as_ref()) {
+            s.push_str(&format!("  - {said}\n"));
+            if f.state != FollowState::Moved {
+                let block = |label: &str, lines: &[String]| {
+                    if lines.is_empty() {
+                        format!("  - {label}: (not recorded)\n")
+                    } else {
+                        let code = code_block(lines).replace('\n', "\n    ");
+                        format!("  - {label}:\n\n    {code}\n\n")
+                    }
+                };
+                s.push_str(&block("written on", &f.was));
+                if f.state == FollowState::Outdated {
+                    s.push_str(&block("now", &f.now));
+                }
+            }
+        }
         for line in c.body.lines() {
             s.push_str("  > ");
             s.push_str(line);
@@ -157,26 +182,43 @@ async fn drop_one(ctx: &Context, pr: &str, id: &str) -> Result<(), CliError> {
     super::emit(&format!("dropped {}\n", one_line(id)))
 }
 
+async fn keep_one(ctx: &Context, pr: &str, id: &str) -> Result<(), CliError> {
+    let (snapshot, _) = load(ctx, pr).await?;
+    let ledger = ctx.ledger()?;
+    let mut pending = open(&ledger, &snapshot)?;
+    pending
+        .keep(id)
+        .map_err(|e| CliError::usage(format!("{e} (`pending list` shows the ids)")))?;
+    save(&ledger, &snapshot, &mut pending)?;
+    let place = pending.get(id).map(|c| c.place()).unwrap_or_default();
+    super::emit(&format!("kept {} at {}\n", one_line(id), one_line(&place)))
+}
+
 /// A failed submission as a CLI error: a refused line is bad input (exit 2), the rest runtime.
 fn submit_error(e: SubmitError) -> CliError {
     match e {
-        SubmitError::Empty | SubmitError::LinesGone(_) | SubmitError::Refused(_) => {
-            CliError::usage(e.to_string())
-        }
+        SubmitError::Empty
+        | SubmitError::LinesGone(_)
+        | SubmitError::Outdated(_)
+        | SubmitError::Refused(_)
+        | SubmitError::RefusedComments { .. } => CliError::usage(e.to_string()),
         e => CliError::runtime(e.to_string()),
     }
 }
 
-/// How a review is submitted: its event, the body given, and whether lines that left the diff
-/// are folded into the body.
+/// How a review is submitted: its event, the body given, whether lines that left the diff or
+/// changed are folded into the body, and whether outdated comments are kept at their new place.
 struct Submission<'a> {
     event: Event,
     body: &'a str,
     fold: bool,
+    keep_outdated: bool,
 }
 
-/// Submits `pending` at the snapshot's head, live or to the outbox; the pending review is
-/// removed once the review exists. Lines that left the diff are refused, or folded with `fold`.
+/// Submits `pending` at the snapshot's head, live or to the outbox; once the review exists, the
+/// comments it posted leave the pending review and the rest stay. Lines that left the diff and
+/// outdated comments are refused, or folded with `fold` (outdated ones kept with
+/// `keep_outdated`); comments that moved with their lines are said.
 async fn send(
     ctx: &Context,
     ledger: &Ledger,
@@ -185,27 +227,41 @@ async fn send(
     pending: &mut PendingReview,
     how: Submission<'_>,
 ) -> Result<Submitted, CliError> {
-    let Submission { event, body, fold } = how;
+    let Submission {
+        event,
+        body,
+        fold,
+        keep_outdated,
+    } = how;
     let coords = snapshot.pr.coords();
-    let gone = lines_gone(pending, &parsed_patches(snapshot));
-    if !gone.is_empty() {
-        if !fold {
-            return Err(submit_error(SubmitError::LinesGone(gone)));
-        }
-        let ids: Vec<String> = gone.into_iter().map(|(id, _)| id).collect();
-        fold_into_body(pending, &ids);
+    let before = pending.clone();
+    let moved =
+        settle(pending, &parsed_patches(snapshot), fold, keep_outdated).map_err(submit_error)?;
+    if *pending != before {
         save(ledger, snapshot, pending)?;
     }
     if pending.is_empty() && body.trim().is_empty() {
         return Err(submit_error(SubmitError::Empty));
     }
     let req = ReviewRequest::of(pending, &snapshot.pr.head_sha, event, body);
-    let done = if live {
+    let mut done = if live {
         let gh = super::live::client(ctx, &coords).await?;
         let viewer = gh.viewer_login().await?;
-        submit_live(&gh, &coords, &viewer, &req, SUBMIT_ATTEMPTS)
-            .await
-            .map_err(submit_error)?
+        match submit_live(&gh, &coords, &viewer, &req, SUBMIT_ATTEMPTS).await {
+            Ok(done) => done,
+            Err(SubmitError::Refused(reason)) => {
+                // Name the comments GitHub refused: by position when it says, else by reading
+                // the PR again and checking each.
+                let named = match super::live::fetch(ctx, &coords).await {
+                    Ok(now) => {
+                        refused_comments(pending, &reason, &parsed_patches(&now), &now.pr.head_sha)
+                    }
+                    Err(_) => refused_comments(pending, &reason, &parsed_patches(snapshot), ""),
+                };
+                return Err(submit_error(SubmitError::RefusedComments { reason, named }));
+            }
+            Err(e) => return Err(submit_error(e)),
+        }
     } else {
         submit_offline(ledger, &coords, &req, chrono::Utc::now().timestamp())
             .map_err(submit_error)?
@@ -215,9 +271,24 @@ async fn send(
             "the review was submitted, but what it decided of the findings was not recorded: {e}"
         ));
     }
-    if let Err(e) = ledger.discard_pending(&coords) {
+    let posted: Vec<String> = pending.to_post().map(|c| c.id.clone()).collect();
+    pending.remove_posted(&posted);
+    done.moved = moved;
+    done.still_pending = pending
+        .comments
+        .iter()
+        .filter(|c| c.state != DraftState::Dropped)
+        .map(|c| c.id.clone())
+        .collect();
+    let kept = if pending.comments.is_empty() {
+        ledger.discard_pending(&coords).map(|_| ())
+    } else {
+        pending.saved_at = chrono::Utc::now().timestamp();
+        ledger.save_pending(&coords, pending)
+    };
+    if let Err(e) = kept {
         return Err(CliError::runtime(format!(
-            "the review was submitted ({}), but the pending review could not be removed: {e}; \
+            "the review was submitted ({}), but the pending review could not be updated: {e}; \
              remove it with `state clear` before submitting again",
             one_line(&done.location)
         )));
@@ -234,14 +305,24 @@ fn submitted_line(done: &Submitted) -> String {
     } else {
         ""
     };
-    format!(
+    let mut s = format!(
         "submitted review {} ({}, {} comment{}){how}: {}\n",
         one_line(&done.review_id),
         done.event.to_lowercase().replace('_', " "),
         done.comments,
         if done.comments == 1 { "" } else { "s" },
         one_line(&done.location)
-    )
+    );
+    for m in &done.moved {
+        s.push_str(&format!("  {}\n", one_line(m)));
+    }
+    if !done.still_pending.is_empty() {
+        s.push_str(&format!(
+            "still pending (not posted): {}\n",
+            one_line(&done.still_pending.join(", "))
+        ));
+    }
+    s
 }
 
 async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> {
@@ -268,6 +349,7 @@ async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> 
             event,
             body: &body,
             fold: args.fold,
+            keep_outdated: args.keep_outdated,
         },
     )
     .await?;

@@ -597,6 +597,7 @@ mod tests {
             path: "a.rs".into(),
             line: Some(1),
             original_line: Some(1),
+            side: None,
             diff_hunk: String::new(),
             outdated: false,
             resolved: false,

@@ -16,15 +16,15 @@
 //! recording at the same moment can lose one's records (the file then says `changed` or
 //! `never-seen` again: the safe direction; nothing is hidden).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use super::threads::read_json;
 use super::{Ledger, LedgerError, write_atomic};
-use crate::code::{SinceLastLook, content_key, since_last_look};
-use crate::pr::{ChangedFile, PrCoords};
+use crate::code::{SinceLastLook, content_key, exact_key, since_last_look};
+use crate::pr::{ChangedFile, PrCoords, ViewedState};
 
 /// The folder of code looks inside a PR's state folder.
 pub const CODE_DIR: &str = "code";
@@ -44,6 +44,33 @@ pub struct ShownPatch {
     pub at: i64,
     /// Whether the patch itself is kept (`<key>.patch`).
     pub kept: bool,
+    /// The key of its exact text, hunk line numbers included (`code::exact_key`); absent in
+    /// records made before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exact: Option<String>,
+}
+
+/// A file that was among the PR's files at the last look and is not any more (a force-push
+/// dropped the commits that changed it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GoneFile {
+    pub path: String,
+    /// Its patch was shown at a look.
+    pub seen: bool,
+    /// It was marked viewed (on GitHub or in the outbox) as far as the looks know.
+    pub viewed: bool,
+}
+
+impl GoneFile {
+    /// `you had marked it viewed`, `you had seen its patch, not marked it viewed`, or `you had
+    /// not looked at it`.
+    pub fn sentence(&self) -> &'static str {
+        match (self.viewed, self.seen) {
+            (true, _) => "you had marked it viewed",
+            (false, true) => "you had seen its patch, not marked it viewed",
+            (false, false) => "you had not looked at it",
+        }
+    }
 }
 
 /// The last look at a PR's code.
@@ -54,6 +81,10 @@ pub struct CodeLook {
     /// The PR's files at the latest look.
     #[serde(default)]
     pub paths: Vec<String>,
+    /// The files known to be marked viewed: shown while viewed (or dismissed), or marked through
+    /// pr-shepherd (`file viewed`, the console) since.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub viewed: BTreeSet<String>,
 }
 
 impl CodeLook {
@@ -74,6 +105,46 @@ impl CodeLook {
             looked,
             was_there,
         )
+    }
+
+    /// Whether `file` is the patch last shown of it moved by a rebase: the same change
+    /// (unchanged since the last look) with other hunk line numbers. GitHub dismisses a viewed
+    /// mark for that alone.
+    pub fn lines_moved(&self, file: &ChangedFile) -> bool {
+        if self.since(file) != SinceLastLook::Unchanged {
+            return false;
+        }
+        let seen = self
+            .files
+            .get(&file.path)
+            .or_else(|| file.previous_path.as_ref().and_then(|p| self.files.get(p)));
+        match (seen.and_then(|s| s.exact.as_deref()), exact_key(file)) {
+            (Some(then), Some(now)) => then != now,
+            _ => false,
+        }
+    }
+
+    /// The files of the PR at the last look that `files` (the PR's files now, renames
+    /// followed) no longer has, in the order they were listed.
+    pub fn gone(&self, files: &[ChangedFile]) -> Vec<GoneFile> {
+        let now: std::collections::HashSet<&str> = files
+            .iter()
+            .flat_map(|f| std::iter::once(f.path.as_str()).chain(f.previous_path.as_deref()))
+            .collect();
+        // Records made before the list was kept: the files shown then.
+        let then: Vec<&String> = if self.paths.is_empty() {
+            self.files.keys().collect()
+        } else {
+            self.paths.iter().collect()
+        };
+        then.into_iter()
+            .filter(|p| !now.contains(p.as_str()))
+            .map(|p| GoneFile {
+                path: p.clone(),
+                seen: self.files.contains_key(p),
+                viewed: self.viewed.contains(p),
+            })
+            .collect()
     }
 
     /// How many of `files` are new or changed since the last look (none when there was none).
@@ -160,12 +231,16 @@ impl Ledger {
                 }
                 _ => false,
             };
+            if matches!(file.viewed, ViewedState::Viewed | ViewedState::Dismissed) {
+                look.viewed.insert(file.path.clone());
+            }
             let old = look.files.insert(
                 file.path.clone(),
                 ShownPatch {
                     key: key.clone(),
                     at: now,
                     kept,
+                    exact: exact_key(file),
                 },
             );
             written += 1;
@@ -186,6 +261,31 @@ impl Ledger {
         let bytes = serde_json::to_vec(&look).unwrap_or_default();
         write_atomic(&dir.join(LOOKS_FILE), &bytes)?;
         Ok(written)
+    }
+
+    /// Notes that `paths` were marked viewed (or not), for the files a force-push later drops
+    /// ([`CodeLook::gone`]). Marks no patch seen. Nothing to note when the PR's code was never
+    /// looked at.
+    pub fn note_viewed(
+        &self,
+        pr: &PrCoords,
+        paths: &[String],
+        viewed: bool,
+    ) -> Result<(), LedgerError> {
+        let dir = self.code_dir(pr)?;
+        let mut look = self.code_look(pr)?;
+        if look.files.is_empty() && look.paths.is_empty() {
+            return Ok(());
+        }
+        for p in paths {
+            if viewed {
+                look.viewed.insert(p.clone());
+            } else {
+                look.viewed.remove(p);
+            }
+        }
+        let bytes = serde_json::to_vec(&look).unwrap_or_default();
+        write_atomic(&dir.join(LOOKS_FILE), &bytes)
     }
 
     /// Forgets the last look at the PR's code (with the seen markers, `state clear`).
@@ -259,6 +359,54 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().ends_with(".patch"))
             .count();
         assert_eq!(blobs, 1);
+    }
+
+    #[test]
+    fn a_dropped_file_is_gone_with_its_viewed_mark_and_moved_lines_are_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let ledger = Ledger::new(dir.path());
+        let mut a = file("a.rs", "@@ -1,2 +1,2 @@\n x\n-y\n+z");
+        a.viewed = ViewedState::Viewed;
+        let b = file("b.rs", "@@ -1 +1 @@\n-p\n+q");
+        let paths = vec!["a.rs".to_owned(), "b.rs".to_owned(), "c.rs".to_owned()];
+        // Nothing looked at yet: a viewed mark has nothing to be noted with.
+        ledger
+            .note_viewed(&coords(), &["b.rs".into()], true)
+            .unwrap();
+        assert!(ledger.code_look(&coords()).unwrap().viewed.is_empty());
+        ledger
+            .record_shown(&coords(), &[&a, &b], &paths, 1)
+            .unwrap();
+        ledger
+            .note_viewed(&coords(), &["b.rs".into()], true)
+            .unwrap();
+        let look = ledger.code_look(&coords()).unwrap();
+        let moved = file("a.rs", "@@ -11,2 +11,2 @@\n x\n-y\n+z");
+        assert!(look.lines_moved(&moved));
+        assert!(!look.lines_moved(&a), "the same text");
+        assert!(!look.lines_moved(&file("a.rs", "@@ -11,2 +11,2 @@\n x\n-y\n+w")));
+        // At the next head only a.rs is left.
+        let gone = look.gone(&[moved]);
+        assert_eq!(
+            gone,
+            vec![
+                GoneFile {
+                    path: "b.rs".into(),
+                    seen: true,
+                    viewed: true
+                },
+                GoneFile {
+                    path: "c.rs".into(),
+                    seen: false,
+                    viewed: false
+                },
+            ]
+        );
+        assert_eq!(gone[1].sentence(), "you had not looked at it");
+        // A rename keeps the file in the PR.
+        let mut renamed = file("d.rs", "@@ -1 +1 @@\n-p\n+q");
+        renamed.previous_path = Some("b.rs".into());
+        assert_eq!(look.gone(&[a.clone(), renamed]).len(), 1);
     }
 
     #[test]

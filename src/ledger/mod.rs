@@ -63,7 +63,7 @@ use thiserror::Error;
 
 use crate::pr::{PrCoords, RefError};
 
-pub use code::{CODE_DIR, CodeLook, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
+pub use code::{CODE_DIR, CodeLook, GoneFile, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
 pub use decisions::{DECISIONS_FILE, Decision, DecisionKind};
 pub use draft::{Draft, UnsentFiles};
 pub use kept::{KEPT_DIR, KEPT_LOG, KeptComment, KeptText, MAX_KEPT_CHARS};

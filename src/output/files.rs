@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use crate::code::{Interdiff, SinceLastLook};
-use crate::ledger::CodeLook;
-use crate::pr::{ChangedFile, Item, NoPatch, OutboxComment, Snapshot, files_cut_note};
+use crate::ledger::{CodeLook, GoneFile};
+use crate::pr::{ChangedFile, Item, NoPatch, OutboxComment, Snapshot, ViewedState, files_cut_note};
 use crate::review::prior::{MetaFinding, prior_reviews};
 use crate::sanitize::{one_line, sanitize};
 
@@ -55,6 +55,8 @@ pub fn latest_findings(
 pub struct FileRow<'a> {
     pub file: &'a ChangedFile,
     pub since: SinceLastLook,
+    /// The patch last shown, moved by a rebase (same change, other line numbers).
+    pub moved: bool,
     pub threads: usize,
     pub findings: usize,
 }
@@ -82,10 +84,68 @@ pub fn rows<'a>(
         .map(|file| FileRow {
             file,
             since: look.since(file),
+            moved: look.lines_moved(file),
             threads: threads.get(file.path.as_str()).copied().unwrap_or(0),
             findings: per_file.get(file.path.as_str()).copied().unwrap_or(0),
         })
         .collect()
+}
+
+/// What GitHub dismissed only because a rebase moved the file's lines: the patch you last saw,
+/// unchanged but for its hunk line numbers.
+pub const DISMISSED_MOVED: &str =
+    "dismissed by GitHub (lines moved, code unchanged since your last look)";
+
+/// The viewed state as said to the maintainer: GitHub's word, or [`DISMISSED_MOVED`] when a
+/// viewed file was dismissed only because its lines moved (`moved`).
+pub fn viewed_words(viewed: ViewedState, moved: bool) -> &'static str {
+    match viewed {
+        ViewedState::Dismissed if moved => DISMISSED_MOVED,
+        v => v.as_str(),
+    }
+}
+
+/// `no longer in this PR`: a file the PR had at your last look and has not now.
+pub const NO_LONGER: &str = "no longer in this PR";
+
+/// The files the PR had at your last look and has not now; none when the file list is not
+/// whole (GitHub's limit, a failed fetch): a file missing from it is not known to be gone.
+pub fn gone(snapshot: &Snapshot, look: &CodeLook) -> Vec<GoneFile> {
+    if !notes(snapshot).is_empty() {
+        return Vec::new();
+    }
+    look.gone(&snapshot.pr.files)
+}
+
+fn gone_json(gone: &[GoneFile]) -> Value {
+    gone.iter()
+        .map(|g| {
+            json!({
+                "path": g.path,
+                "seen": g.seen,
+                "viewed": g.viewed,
+                "said": format!("{NO_LONGER}; {}", g.sentence()),
+            })
+        })
+        .collect()
+}
+
+fn gone_markdown(out: &mut String, gone: &[GoneFile]) {
+    if gone.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n## No longer in this PR\n\nIn the PR at your last look, not now (a push dropped them):\n"
+    );
+    for g in gone {
+        let _ = writeln!(
+            out,
+            "- `{}`: {NO_LONGER}; {}",
+            md_cell(&g.path),
+            g.sentence()
+        );
+    }
 }
 
 /// What the file list cannot say whole: GitHub's file limit, a failed fetch.
@@ -120,7 +180,7 @@ fn no_patch_json(file: &ChangedFile) -> Value {
 }
 
 /// `files --format json`.
-pub fn files_json(snapshot: &Snapshot, rows: &[FileRow<'_>]) -> Value {
+pub fn files_json(snapshot: &Snapshot, rows: &[FileRow<'_>], gone: &[GoneFile]) -> Value {
     let files: Vec<Value> = rows
         .iter()
         .map(|r| {
@@ -131,6 +191,8 @@ pub fn files_json(snapshot: &Snapshot, rows: &[FileRow<'_>]) -> Value {
                 "additions": r.file.additions,
                 "deletions": r.file.deletions,
                 "viewed": r.file.viewed.as_str(),
+                "linesMovedOnly": r.moved,
+                "viewedSaid": viewed_words(r.file.viewed, r.moved),
                 "threads": r.threads,
                 "findings": r.findings,
                 "changedSinceLastLook": r.since.as_str(),
@@ -146,11 +208,12 @@ pub fn files_json(snapshot: &Snapshot, rows: &[FileRow<'_>]) -> Value {
         "changedSinceLastLook": changed,
         "notes": notes(snapshot),
         "files": files,
+        "noLongerInPr": gone_json(gone),
     })
 }
 
 /// `files` as Markdown: one table row per file.
-pub fn files_markdown(snapshot: &Snapshot, rows: &[FileRow<'_>]) -> String {
+pub fn files_markdown(snapshot: &Snapshot, rows: &[FileRow<'_>], gone: &[GoneFile]) -> String {
     let pr = &snapshot.pr;
     let mut out = String::new();
     let changed = rows.iter().filter(|r| r.since.needs_look()).count();
@@ -158,9 +221,14 @@ pub fn files_markdown(snapshot: &Snapshot, rows: &[FileRow<'_>]) -> String {
         .iter()
         .filter(|r| r.file.viewed == crate::pr::ViewedState::Viewed)
         .count();
+    let gone_count = if gone.is_empty() {
+        String::new()
+    } else {
+        format!(", {} {NO_LONGER}", gone.len())
+    };
     let _ = writeln!(
         out,
-        "# {}/{}#{}: {} files ({} viewed, {} changed since your last look)\n",
+        "# {}/{}#{}: {} files ({} viewed, {} changed since your last look{gone_count})\n",
         sanitize(&pr.owner),
         sanitize(&pr.repo),
         pr.number,
@@ -173,6 +241,7 @@ pub fn files_markdown(snapshot: &Snapshot, rows: &[FileRow<'_>]) -> String {
     }
     if rows.is_empty() {
         out.push_str("No changed files.\n");
+        gone_markdown(&mut out, gone);
         return out;
     }
     out.push_str("| file | change | +/- | viewed | threads | findings | since your last look |\n");
@@ -193,12 +262,13 @@ pub fn files_markdown(snapshot: &Snapshot, rows: &[FileRow<'_>]) -> String {
             "| {name} | {change} | +{} -{} | {} | {} | {} | {} |",
             r.file.additions,
             r.file.deletions,
-            r.file.viewed.as_str(),
+            viewed_words(r.file.viewed, r.moved),
             r.threads,
             r.findings,
             r.since.as_str()
         );
     }
+    gone_markdown(&mut out, gone);
     out
 }
 
@@ -224,6 +294,8 @@ pub enum Shown {
 pub struct DiffEntry<'a> {
     pub file: &'a ChangedFile,
     pub since: SinceLastLook,
+    /// The patch last shown, moved by a rebase (same change, other line numbers).
+    pub moved: bool,
     pub shown: Shown,
 }
 
@@ -250,7 +322,12 @@ fn fence_for(text: &str) -> String {
 }
 
 /// `diff` as Markdown: each file's patch (or interdiff) in a fence long enough for its content.
-pub fn diff_markdown(snapshot: &Snapshot, entries: &[DiffEntry<'_>], since: bool) -> String {
+pub fn diff_markdown(
+    snapshot: &Snapshot,
+    entries: &[DiffEntry<'_>],
+    gone: &[GoneFile],
+    since: bool,
+) -> String {
     let pr = &snapshot.pr;
     let mut out = String::new();
     let _ = writeln!(
@@ -280,12 +357,16 @@ pub fn diff_markdown(snapshot: &Snapshot, entries: &[DiffEntry<'_>], since: bool
             f.change_type().as_str(),
             f.additions,
             f.deletions,
-            f.viewed.as_str(),
+            viewed_words(f.viewed, e.moved),
             e.since.as_str()
         );
         let body = match (&e.shown, &f.patch) {
             (Shown::Unchanged, _) => {
-                out.push_str("_Unchanged since your last look._\n\n");
+                out.push_str(if e.moved {
+                    "_Unchanged since your last look (a rebase moved its lines)._\n\n"
+                } else {
+                    "_Unchanged since your last look._\n\n"
+                });
                 continue;
             }
             (_, None) => {
@@ -318,14 +399,20 @@ pub fn diff_markdown(snapshot: &Snapshot, entries: &[DiffEntry<'_>], since: bool
             body.trim_end_matches('\n')
         );
     }
-    if entries.is_empty() {
+    if entries.is_empty() && gone.is_empty() {
         out.push_str("No files to show.\n");
     }
+    gone_markdown(&mut out, gone);
     out
 }
 
 /// `diff --format json`.
-pub fn diff_json(snapshot: &Snapshot, entries: &[DiffEntry<'_>], since: bool) -> Value {
+pub fn diff_json(
+    snapshot: &Snapshot,
+    entries: &[DiffEntry<'_>],
+    gone: &[GoneFile],
+    since: bool,
+) -> Value {
     let files: Vec<Value> = entries
         .iter()
         .map(|e| {
@@ -348,6 +435,8 @@ pub fn diff_json(snapshot: &Snapshot, entries: &[DiffEntry<'_>], since: bool) ->
                 "additions": f.additions,
                 "deletions": f.deletions,
                 "viewed": f.viewed.as_str(),
+                "linesMovedOnly": e.moved,
+                "viewedSaid": viewed_words(f.viewed, e.moved),
                 "changedSinceLastLook": e.since.as_str(),
                 "shown": match e.shown {
                     Shown::Unchanged => "nothing",
@@ -365,6 +454,7 @@ pub fn diff_json(snapshot: &Snapshot, entries: &[DiffEntry<'_>], since: bool) ->
         "sinceLastLook": since,
         "notes": notes(snapshot),
         "files": files,
+        "noLongerInPr": gone_json(gone),
     })
 }
 

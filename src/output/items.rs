@@ -453,6 +453,9 @@ struct ItemOut<'a> {
     path: Option<&'a str>,
     line: Option<u32>,
     original_line: Option<u32>,
+    /// The side `line` counts in (threads, when GitHub said it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diff_side: Option<crate::pr::DiffSide>,
     diff_hunk: Option<&'a str>,
     review_state: Option<&'static str>,
     body: &'a str,
@@ -503,15 +506,16 @@ impl Serialize for CommentsOut<'_> {
 }
 
 fn item_out<'a>(item: &'a Item, t: &'a Triaged, opts: &ListingOptions) -> ItemOut<'a> {
-    let (path, line, original_line, diff_hunk, comments) = match item {
+    let (path, line, original_line, diff_side, diff_hunk, comments) = match item {
         Item::Thread(th) => (
             Some(th.path.as_str()),
             th.line,
             th.original_line,
+            th.side,
             Some(th.diff_hunk.as_str()),
             CommentsOut(&th.comments),
         ),
-        _ => (None, None, None, None, CommentsOut(&[])),
+        _ => (None, None, None, None, None, CommentsOut(&[])),
     };
     let author = item.author();
     ItemOut {
@@ -531,6 +535,7 @@ fn item_out<'a>(item: &'a Item, t: &'a Triaged, opts: &ListingOptions) -> ItemOu
         path,
         line,
         original_line,
+        diff_side,
         diff_hunk,
         review_state: item.review_state().map(|s| s.as_str()),
         body: item.body(),

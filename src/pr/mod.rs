@@ -25,7 +25,8 @@ pub use fingerprint::{
 pub use recorded::{LlmRecordings, RecordedAnswer};
 pub use reference::{ACCEPTED_FORMS, PrCoords, PrRef, RefError, validate_owner, validate_repo};
 pub use shepherd::{
-    DEFAULT_IDENTITY, OutboxComment, PARTIAL_MARK, REVIEW_HEADER, is_partial, is_review_body,
+    DEFAULT_IDENTITY, MARKER_OPEN, OutboxComment, PARTIAL_MARK, REVIEW_HEADER, is_partial,
+    is_review_body, without_markers,
 };
 
 use chrono::{DateTime, Utc};
@@ -137,6 +138,11 @@ pub struct Thread {
     /// The line the thread was first made on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub original_line: Option<u32>,
+    /// Which file of the diff `line` and `original_line` count in (GitHub's `diffSide`): the old
+    /// file for a thread on a removed line or on the old side of a context line. `None` (an old
+    /// record, a fixture that does not say): the new file, as GitHub's default.
+    #[serde(default, rename = "diffSide", skip_serializing_if = "Option::is_none")]
+    pub side: Option<DiffSide>,
     /// The diff hunk the thread points at (GitHub's `diffHunk` of its first comment).
     #[serde(default)]
     pub diff_hunk: String,
@@ -145,6 +151,16 @@ pub struct Thread {
     #[serde(default)]
     pub resolved: bool,
     pub comments: Vec<Comment>,
+}
+
+/// Which file of a diff a review thread's line numbers count in (GitHub's `DiffSide`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum DiffSide {
+    /// The file before the change (removed and context lines).
+    Left,
+    /// The file after the change (added and context lines).
+    Right,
 }
 
 /// A review summary: the body a reviewer submitted with their verdict (may be empty).
@@ -446,9 +462,11 @@ impl Item {
     /// `path:line` for threads (`path` alone when GitHub no longer has a line).
     pub fn location(&self) -> Option<String> {
         match self {
-            Item::Thread(t) => Some(match t.line.or(t.original_line) {
-                Some(l) => format!("{}:{l}", t.path),
-                None => t.path.clone(),
+            Item::Thread(t) => Some(match (t.line.or(t.original_line), t.side) {
+                // A line of the old file (a removed line, or a context line counted there).
+                (Some(l), Some(DiffSide::Left)) => format!("{}:{l} (old side)", t.path),
+                (Some(l), _) => format!("{}:{l}", t.path),
+                (None, _) => t.path.clone(),
             }),
             _ => None,
         }
@@ -601,6 +619,7 @@ mod tests {
             path: "src/a.rs".into(),
             line: Some(3),
             original_line: Some(3),
+            side: None,
             diff_hunk: String::new(),
             outdated: false,
             resolved: false,
@@ -632,6 +651,7 @@ mod tests {
             path: "a".into(),
             line: None,
             original_line: Some(9),
+            side: None,
             diff_hunk: String::new(),
             outdated: true,
             resolved: true,
@@ -642,5 +662,13 @@ mod tests {
         assert!(s.minimized && s.outdated && s.resolved);
         assert_eq!(s.minimized_reason.as_deref(), Some("spam"));
         assert_eq!(item.location().as_deref(), Some("a:9"));
+        let Item::Thread(mut left) = item else {
+            unreachable!()
+        };
+        left.side = Some(DiffSide::Left);
+        assert_eq!(
+            Item::Thread(left).location().as_deref(),
+            Some("a:9 (old side)")
+        );
     }
 }

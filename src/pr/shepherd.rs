@@ -2,6 +2,8 @@
 //! outbox stand-in for the posted comment. Shared by `source` (finding the comment on GitHub),
 //! `ledger` (storing the outbox), `review` (reading prior reviews) and `publish` (posting).
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 /// The first line of every Shepherd review.
@@ -15,6 +17,46 @@ pub const PARTIAL_MARK: &str = "<!-- pr-shepherd:partial -->";
 /// Whether a review body is marked partial.
 pub fn is_partial(body: &str) -> bool {
     body.contains(PARTIAL_MARK)
+}
+
+/// How every hidden marker pr-shepherd writes into a body begins (`meta`, `review`, `finding`,
+/// `partial`).
+pub const MARKER_OPEN: &str = "<!-- pr-shepherd:";
+
+/// The kinds of hidden marker pr-shepherd writes, as they follow [`MARKER_OPEN`].
+const MARKER_KINDS: &[&str] = &["meta ", "review ", "finding ", "partial "];
+
+/// `body` as GitHub shows it, as far as pr-shepherd's own hidden markers go: every closed
+/// `<!-- pr-shepherd:meta|review|finding|partial … -->` taken out (and the blank lines it leaves
+/// at the ends). Anything else, an unclosed marker included, stays as it is: a body never loses
+/// more than the markers.
+pub fn without_markers(body: &str) -> Cow<'_, str> {
+    if !body.contains(MARKER_OPEN) {
+        return Cow::Borrowed(body);
+    }
+    let mut out = String::with_capacity(body.len());
+    let mut rest = body;
+    let mut cut = false;
+    while let Some(i) = rest.find(MARKER_OPEN) {
+        let after = &rest[i + MARKER_OPEN.len()..];
+        let known = MARKER_KINDS.iter().any(|k| after.starts_with(k));
+        match after.find("-->").filter(|_| known) {
+            Some(end) => {
+                out.push_str(&rest[..i]);
+                rest = &after[end + 3..];
+                cut = true;
+            }
+            None => {
+                out.push_str(&rest[..i + MARKER_OPEN.len()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    if !cut {
+        return Cow::Borrowed(body);
+    }
+    Cow::Owned(out.trim_end().trim_start_matches(['\n', '\r']).to_owned())
 }
 
 /// Offline (fixtures, the bundled inbox), the account whose `## PR Shepherd Review` comments are
@@ -42,6 +84,26 @@ pub struct OutboxComment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hidden_markers_are_taken_out_and_nothing_else() {
+        let review = "Looks good.\n\n<!-- pr-shepherd:review 0123abcd -->";
+        assert_eq!(without_markers(review), "Looks good.");
+        assert_eq!(without_markers("<!-- pr-shepherd:review 0123abcd -->"), "");
+        let inline = "Check the bound.\n\n<!-- pr-shepherd:finding PS-00000000ff -->\n";
+        assert_eq!(without_markers(inline), "Check the bound.");
+        let own = "## PR Shepherd Review\nok\n<!-- pr-shepherd:partial -->\n<!-- pr-shepherd:meta {\"a\":1} -->";
+        assert_eq!(without_markers(own), "## PR Shepherd Review\nok");
+        // Other comments, unknown kinds and an unclosed marker stay.
+        for kept in [
+            "a <!-- note --> b",
+            "<!-- pr-shepherd:other x -->",
+            "x <!-- pr-shepherd:meta {",
+        ] {
+            assert_eq!(without_markers(kept), kept);
+        }
+        assert!(matches!(without_markers("plain"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn a_review_body_starts_with_the_header() {

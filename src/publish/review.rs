@@ -28,7 +28,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::code::pending::PendingReview;
+use crate::code::pending::{FollowState, PendingReview};
 use crate::code::{LineAddr, ParsedPatch, Side};
 use crate::ledger::{Ledger, LedgerError, OutboxReview};
 use crate::pr::{PrCoords, sha256_hex};
@@ -118,11 +118,13 @@ impl ReviewRequest {
                 start_side: c.start_line.map(|_| c.side),
             })
             .collect();
-        let text = if body.trim().is_empty() {
-            pending.body.trim().to_owned()
-        } else {
-            body.trim().to_owned()
-        };
+        // The body given first, then the pending review's own (the comments folded into it):
+        // nothing folded is left out because a body was given.
+        let text = [body.trim(), pending.body.trim()]
+            .into_iter()
+            .filter(|t| !t.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n");
         let mut req = ReviewRequest {
             commit_id: head_sha.to_owned(),
             body: text,
@@ -156,7 +158,8 @@ pub fn review_key(body: &str) -> Option<&str> {
 }
 
 /// The pending comments (their ids, with their place) whose lines are not in the diff at the
-/// PR's current head: GitHub would refuse the review for them.
+/// PR's current head, or whose lines are gone since they were written: GitHub would refuse the
+/// review for them, or take them on lines they were not written on.
 pub fn lines_gone(
     pending: &PendingReview,
     patches: &HashMap<String, ParsedPatch>,
@@ -164,31 +167,92 @@ pub fn lines_gone(
     pending
         .to_post()
         .filter(|c| {
-            patches.get(&c.path).is_none_or(|p| {
-                !crate::code::pending::in_diff(
-                    p,
-                    c.start_line,
-                    LineAddr {
-                        side: c.side,
-                        line: c.line,
-                    },
-                )
-            })
+            c.followed
+                .as_ref()
+                .is_some_and(|f| f.state == FollowState::Gone)
+                || patches.get(&c.path).is_none_or(|p| {
+                    !crate::code::pending::in_diff(
+                        p,
+                        c.start_line,
+                        LineAddr {
+                            side: c.side,
+                            line: c.line,
+                        },
+                    )
+                })
         })
         .map(|c| (c.id.clone(), c.place()))
         .collect()
 }
 
-/// Moves the comments `ids` out of the lines and into the review's body, each under its place.
+/// The pending comments to post whose lines changed since they were written and that the
+/// maintainer has not kept at their new place: (id, place now and what changed).
+pub fn outdated(pending: &PendingReview) -> Vec<(String, String)> {
+    pending
+        .to_post()
+        .filter_map(|c| {
+            let f = c.followed.as_ref()?;
+            (f.state == FollowState::Outdated && !f.kept).then(|| {
+                let first = |l: &[String]| {
+                    l.first()
+                        .map(|t| format!("`{}`", crate::sanitize::one_line(t)))
+                        .unwrap_or_else(|| "(not recorded)".to_owned())
+                };
+                (
+                    c.id.clone(),
+                    format!(
+                        "{} (written on {}: {}; now {})",
+                        c.place(),
+                        f.from,
+                        first(&f.was),
+                        first(&f.now)
+                    ),
+                )
+            })
+        })
+        .collect()
+}
+
+/// How each comment to post that does not go where it was written is said: `c2 moved
+/// src/x.rs:10 → :14`, `c3 outdated (…), kept at :14`.
+pub fn moved(pending: &PendingReview) -> Vec<String> {
+    pending
+        .to_post()
+        .filter(|c| {
+            c.followed
+                .as_ref()
+                .is_some_and(|f| f.state == FollowState::Moved || f.kept)
+        })
+        .filter_map(|c| Some(format!("{} {}", c.id, c.follow_said()?)))
+        .collect()
+}
+
+/// Moves the comments `ids` out of the lines and into the review's body, each under the place
+/// it was written at: a comment whose line left the diff, or whose lines changed (with the code
+/// it was written on).
 pub fn fold_into_body(pending: &mut PendingReview, ids: &[String]) {
     let mut folded = Vec::new();
     pending.comments.retain(|c| {
         if ids.contains(&c.id) && c.state.is_posted() {
-            folded.push(format!(
-                "**{}** (its line left the diff)\n\n{}",
-                c.place(),
-                c.posted_body()
-            ));
+            let head = match &c.followed {
+                Some(f) if f.state == FollowState::Outdated => {
+                    let mut s = format!("**{}** (its lines changed since it was written", f.from);
+                    if !f.from_head.is_empty() {
+                        s.push_str(&format!(
+                            " at {}",
+                            f.from_head.chars().take(7).collect::<String>()
+                        ));
+                    }
+                    s.push(')');
+                    if !f.was.is_empty() {
+                        s.push_str("\n\n");
+                        s.push_str(&crate::code::pending::code_block(&f.was));
+                    }
+                    s
+                }
+                _ => format!("**{}** (its line left the diff)", c.place()),
+            };
+            folded.push(format!("{head}\n\n{}", c.posted_body()));
             false
         } else {
             true
@@ -202,6 +266,93 @@ pub fn fold_into_body(pending: &mut PendingReview, ids: &[String]) {
     }
 }
 
+/// What stops a submission before anything is sent, unless folded (`fold`) or kept
+/// (`keep_outdated`): comments whose lines are gone, outdated comments not kept. With `fold`
+/// they go into the body; with `keep_outdated` outdated comments are kept at their new place.
+/// Returns how the comments that moved are said.
+pub fn settle(
+    pending: &mut PendingReview,
+    patches: &HashMap<String, ParsedPatch>,
+    fold: bool,
+    keep_outdated: bool,
+) -> Result<Vec<String>, SubmitError> {
+    if keep_outdated {
+        for (id, _) in outdated(pending) {
+            // Outdated comments are never gone: keeping them cannot fail.
+            let _ = pending.keep(&id);
+        }
+    }
+    let gone = lines_gone(pending, patches);
+    let stale = outdated(pending);
+    if !fold {
+        if !gone.is_empty() {
+            return Err(SubmitError::LinesGone(gone));
+        }
+        if !stale.is_empty() {
+            return Err(SubmitError::Outdated(stale));
+        }
+    } else {
+        let ids: Vec<String> = gone.into_iter().chain(stale).map(|(id, _)| id).collect();
+        fold_into_body(pending, &ids);
+    }
+    Ok(moved(pending))
+}
+
+/// The comments of `pending` GitHub refused in a 422 with `message`, as `c3 at path:line (why)`:
+/// those it names by position (`comments[2]`), else those that are not on a line of the diff
+/// at the PR's head as read again (`patches`, at `head`).
+pub fn refused_comments(
+    pending: &PendingReview,
+    message: &str,
+    patches: &HashMap<String, ParsedPatch>,
+    head: &str,
+) -> Vec<String> {
+    let posted: Vec<_> = pending.to_post().collect();
+    let named: Vec<String> = positions(message)
+        .into_iter()
+        .filter_map(|i| posted.get(i))
+        .map(|c| format!("{} at {}", c.id, c.place()))
+        .collect();
+    if !named.is_empty() {
+        return named;
+    }
+    let at = if head.is_empty() || head == pending.head_sha {
+        String::new()
+    } else {
+        format!(
+            " at the new head {}",
+            head.chars().take(7).collect::<String>()
+        )
+    };
+    posted
+        .iter()
+        .filter_map(|c| {
+            let why = match patches.get(&c.path) {
+                None => "its file has no patch in the PR now".to_owned(),
+                Some(p) => crate::code::pending::refusal(p, c)?,
+            };
+            Some(format!("{} at {} ({why}{at})", c.id, c.place()))
+        })
+        .collect()
+}
+
+/// The comment positions a 422 message names (`comments[2]`), if any.
+fn positions(message: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut rest = message;
+    while let Some(i) = rest.find("comments[") {
+        rest = &rest[i + "comments[".len()..];
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        if let Ok(n) = digits.parse::<usize>()
+            && rest[digits.len()..].starts_with(']')
+            && !out.contains(&n)
+        {
+            out.push(n);
+        }
+    }
+    out
+}
+
 /// The PR's pending review with the latest stored run's findings on diff lines proposed in it
 /// as drafts (those already there, kept, edited or dropped, stay as they are), derived from the
 /// decisions recorded for the PR: a finding dismissed, made a lesson, posted, kept or dropped
@@ -213,11 +364,21 @@ pub fn load_with_drafts(
 ) -> Result<PendingReview, LedgerError> {
     let coords = snapshot.pr.coords();
     let mut pending = ledger.load_pending(&coords)?;
+    // Comments written at another head follow their lines to this one first.
+    let head = &snapshot.pr.head_sha;
+    let patches = crate::review::inline::parsed_patches(snapshot);
+    pending.follow(head, &patches);
     let (runs, _) = ledger.load_runs::<crate::review::ReviewRun>(&coords)?;
     let decisions = ledger.decisions(&crate::ledger::RepoId::of(&coords))?;
     let settled = crate::review::outcome::settled(&decisions, coords.number);
-    let findings = runs.last().into_iter().flat_map(|r| r.findings());
+    // A run's line numbers are its head's: proposed on this head's lines only when it is.
+    let findings = runs
+        .last()
+        .filter(|r| r.head_sha.is_empty() || r.head_sha == *head)
+        .into_iter()
+        .flat_map(|r| r.findings());
     crate::review::inline::propose_drafts(&mut pending, findings, snapshot, &settled);
+    pending.anchor_new(head, &patches);
     if pending.head_sha.is_empty() {
         pending.head_sha = snapshot.pr.head_sha.clone();
     }
@@ -257,6 +418,13 @@ pub struct Submitted {
     pub earlier: bool,
     /// Offline: held in the outbox.
     pub offline: bool,
+    /// The comments posted where they were not written, said (`c2 moved src/x.rs:10 → :14`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub moved: Vec<String>,
+    /// The comments that stay in the pending review (not posted: drafts still to decide,
+    /// dropped drafts).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub still_pending: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -270,8 +438,23 @@ pub enum SubmitError {
         .0.iter().map(|(id, place)| format!("{id} at {place}")).collect::<Vec<_>>().join(", ")
     )]
     LinesGone(Vec<(String, String)>),
+    #[error(
+        "{} of the comments {} outdated, {} lines changed since {} written: {}; keep {} at {} new place (`pending keep PR ID`, `pending submit --keep-outdated`, or keep in the pending review screen), fold {} into the review's body (`--fold`) or drop {}",
+        .0.len(),
+        if .0.len() == 1 { "is" } else { "are" },
+        if .0.len() == 1 { "its" } else { "their" },
+        if .0.len() == 1 { "it was" } else { "they were" },
+        .0.iter().map(|(id, place)| format!("{id} at {place}")).collect::<Vec<_>>().join(", "),
+        if .0.len() == 1 { "it" } else { "each" },
+        if .0.len() == 1 { "its" } else { "their" },
+        if .0.len() == 1 { "it" } else { "them" },
+        if .0.len() == 1 { "it" } else { "them" },
+    )]
+    Outdated(Vec<(String, String)>),
     #[error("GitHub refused the review: {0}")]
     Refused(String),
+    #[error("GitHub refused the review ({reason}): {}", if named.is_empty() { "no comment could be named: each is on a line of the diff as read again".to_owned() } else { named.join(", ") })]
+    RefusedComments { reason: String, named: Vec<String> },
     #[error(transparent)]
     GitHub(#[from] GitHubError),
     #[error(transparent)]
@@ -354,6 +537,8 @@ pub async fn submit_live_within(
         event: req.event.clone(),
         earlier,
         offline: false,
+        moved: Vec::new(),
+        still_pending: Vec::new(),
     };
     let body = serde_json::to_value(req).unwrap_or(Value::Null);
     let mut last: Option<SubmitError> = None;
@@ -412,6 +597,8 @@ pub fn submit_offline(
         event: req.event.clone(),
         earlier: !added,
         offline: true,
+        moved: Vec::new(),
+        still_pending: Vec::new(),
     })
 }
 
@@ -486,6 +673,45 @@ mod tests {
             "{}",
             p.body
         );
+    }
+
+    #[test]
+    fn a_refused_review_names_its_comment_by_position_or_by_checking_each() {
+        let p = pending();
+        let patches: HashMap<String, ParsedPatch> = [(
+            "a.rs".to_owned(),
+            parse("@@ -1,3 +1,5 @@\n a\n-b\n+B\n+C\n+D\n c"),
+        )]
+        .into();
+        assert_eq!(
+            refused_comments(
+                &p,
+                "Validation Failed: comments[1].line invalid",
+                &patches,
+                ""
+            ),
+            vec!["c2 at a.rs:2 (old)".to_owned()]
+        );
+        let now: HashMap<String, ParsedPatch> =
+            [("a.rs".to_owned(), parse("@@ -1,2 +1,2 @@\n a\n-b\n+B"))].into();
+        assert_eq!(
+            refused_comments(&p, "Line could not be resolved", &now, "ffff0000"),
+            vec!["c1 at a.rs:2-4 (not a line of the diff at the new head ffff000)".to_owned()]
+        );
+        assert!(refused_comments(&p, "Line could not be resolved", &patches, "").is_empty());
+    }
+
+    #[test]
+    fn a_body_given_goes_first_and_what_was_folded_follows_it() {
+        let mut p = pending();
+        fold_into_body(&mut p, &["c1".to_owned()]);
+        let req = ReviewRequest::of(&p, "h", Event::Comment, "Two things.");
+        assert!(
+            req.body.starts_with("Two things.\n\n**a.rs:2-4**"),
+            "{}",
+            req.body
+        );
+        assert!(req.body.contains("range"), "{}", req.body);
     }
 
     #[test]

@@ -130,6 +130,7 @@ mod tests {
             path: "src/a.rs".into(),
             line: Some(41),
             original_line: Some(40),
+            side: None,
             diff_hunk: String::new(),
             outdated: false,
             resolved,

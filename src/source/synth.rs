@@ -157,6 +157,7 @@ pub fn synth(spec: SynthSpec) -> Fixture {
             path: file.path.clone(),
             line: (!outdated).then_some(line),
             original_line: Some(line),
+            side: None,
             diff_hunk: file.patch.clone().unwrap_or_default(),
             outdated,
             resolved: rng.below(4) == 0,

@@ -548,6 +548,8 @@ pub struct SubmitAsk {
     pub destination: String,
     /// Findings' drafts still to decide: they stay out of the review (and stay pending).
     pub undecided: usize,
+    /// The comments that go where their lines moved, said (`c2 moved src/x.rs:10 → :14`).
+    pub moved: Vec<String>,
 }
 
 /// What a confirmed thread action will do, naming its target.

@@ -355,6 +355,100 @@ async fn offline_the_outbox_holds_the_exact_review_request_and_state_show_lists_
     );
 }
 
+#[tokio::test]
+async fn fold_with_a_body_keeps_the_folded_comments_and_undecided_drafts_stay_pending() {
+    let live = Live::start(FakePr::with_labels(&[])).await;
+    let pr = pr_ref(NUMBER);
+    let ok = |o: &std::process::Output| assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    // A review run: its finding on src/mod1.rs:3 is proposed as a draft in each aspect's name.
+    ok(&run(&live, &["review", &pr]).await);
+    ok(&add(&live, &pr, "src/mod1.rs", "4", &["--body", "again()?"]).await);
+    let out = run(&live, &["pending", "list", &pr, "--format", "json"]).await;
+    let drafts = stdout_json(&out)["comments"]
+        .as_array()
+        .map(|cs| cs.iter().filter(|c| c["kind"] == "finding").count())
+        .unwrap_or(0);
+    assert!(drafts > 0);
+    // A push that shortens the patch: the comment's line and the drafts' are gone.
+    live.fake.force_push(
+        "eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee",
+        &[(
+            "src/mod1.rs",
+            "@@ -1,2 +1,2 @@\n fn f1() {\n-    old();\n+    new();",
+        )],
+    );
+    let out = run(
+        &live,
+        &[
+            "pending",
+            "submit",
+            &pr,
+            "--event",
+            "comment",
+            "--fold",
+            "--body",
+            "Two things.",
+        ],
+    )
+    .await;
+    ok(&out);
+    let reviews = live.fake.reviews();
+    assert_eq!(reviews.len(), 1);
+    let body = &reviews[0].body;
+    assert!(body.starts_with("Two things."), "{body}");
+    assert!(
+        body.contains("**src/mod1.rs:4** (its line left the diff)") && body.contains("again()?"),
+        "the folded comment goes with the body given: {body}"
+    );
+    // The drafts nobody decided on were not posted, and are still pending.
+    let out = run(&live, &["pending", "list", &pr, "--format", "json"]).await;
+    ok(&out);
+    let left = stdout_json(&out);
+    let comments = left["comments"].as_array().cloned().unwrap_or_default();
+    assert_eq!(comments.len(), drafts, "{left}");
+    assert!(
+        comments
+            .iter()
+            .all(|c| c["kind"] == "finding" && c["state"] == "proposed"),
+        "{left}"
+    );
+    assert_eq!(left["body"], "", "the body went with the review");
+}
+
+#[tokio::test]
+async fn a_review_github_refuses_names_the_comment_it_refused() {
+    let live = Live::start(FakePr::with_labels(&[])).await;
+    let pr = pr_ref(NUMBER);
+    let ok = |o: &std::process::Output| assert_eq!(o.status.code(), Some(0), "{}", stderr(o));
+    ok(&add(&live, &pr, "src/mod1.rs", "3", &["--body", "Why twice?"]).await);
+    ok(&add(&live, &pr, "src/mod0.rs", "4", &["--body", "again()?"]).await);
+    // A push lands while the review is on its way: GitHub checks it against the new patch,
+    // where src/mod0.rs:4 is no line, and refuses the whole review without saying which.
+    let fake = live.fake.clone();
+    live.fake.set_fault(Box::new(move |_, seen| {
+        if seen.kind == "create-review" {
+            fake.set_patch(
+                "src/mod0.rs",
+                Some("@@ -1,2 +1,2 @@\n fn f0() {\n-    old();\n+    new();"),
+            );
+        }
+        None
+    }));
+    let out = run(&live, &["pending", "submit", &pr, "--event", "comment"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("Line could not be resolved"), "{err}");
+    assert!(err.contains("c2 at src/mod0.rs:4"), "{err}");
+    assert!(!err.contains("c1 at"), "{err}");
+    assert!(live.fake.reviews().is_empty());
+    // Nothing was lost: both comments are still pending.
+    let out = run(&live, &["pending", "list", &pr, "--format", "json"]).await;
+    assert_eq!(
+        stdout_json(&out)["comments"].as_array().map(Vec::len),
+        Some(2)
+    );
+}
+
 /// The demo offline through the binary, the state dir kept between runs.
 fn demo_run(env: &support::env::TestEnv, args: &[&str]) -> std::process::Output {
     let out = env.bin().args(args).output().unwrap();

@@ -187,7 +187,11 @@ fn a_selection_across_the_old_and_new_side_is_no_selection() {
     assert_eq!(h.app.diff_path(), Some("src/client/mod.rs"));
     let screen = h.screen();
     let lines: Vec<&str> = screen.lines().collect();
-    let removed = lines.iter().position(|l| l.contains("-pub const")).unwrap();
+    // The diff's row (not the outdated thread's own hunk shown above the diff).
+    let removed = lines
+        .iter()
+        .position(|l| l.contains("-pub const") && !l.contains('┆'))
+        .unwrap();
     let first = lines.iter().position(|l| l.starts_with('▶')).unwrap();
     for _ in first..removed {
         h.press("j");

@@ -3,6 +3,7 @@
 mod changes;
 mod checks;
 mod code;
+mod code_history;
 mod dashboard;
 mod decided;
 mod defects;

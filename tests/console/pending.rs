@@ -285,3 +285,117 @@ fn the_empty_pending_review_names_its_keys_as_bound() {
     let s = h.screen();
     assert!(s.contains("Ctrl-v selects lines, Ctrl-s suggests"), "{s}");
 }
+
+/// A pending review written at one head, opened after a force-push: the comment whose lines
+/// moved says where from and to, the one whose lines changed shows both texts and is posted
+/// only once kept (one key); the confirmation names the moved one.
+#[test]
+fn after_a_force_push_the_pending_screen_shows_moved_and_outdated_comments_and_posts_them_only_when_said()
+ {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::with_labels(&[])));
+    drop(rt);
+    let dir = tempfile::tempdir().unwrap();
+    let (mut h, snapshot) = console(&server.uri(), dir.path());
+    h.press("P");
+    for (path, line, text) in [
+        ("src/mod0.rs", 3, "Why more()?"),
+        ("src/mod1.rs", 4, "again() again?"),
+    ] {
+        let sel = selection(&snapshot, path, line..=line);
+        h.app
+            .open_screen(compose_line_comment(&snapshot, sel, false));
+        h.draw();
+        h.type_text(text);
+        h.press("Esc");
+    }
+    assert_eq!(h.app.pending_review().map(|r| r.to_post().count()), Some(2));
+
+    // The push: src/mod0.rs's change moves 8 lines down, src/mod1.rs's last line changes.
+    fake.force_push(
+        "0123456789abcdef0123456789abcdef01234567",
+        &[
+            (
+                "src/mod0.rs",
+                "@@ -5,2 +9,4 @@\n fn f0() {\n-    old();\n+    new();\n+    more();\n+    again();\n }",
+            ),
+            (
+                "src/mod1.rs",
+                "@@ -1,2 +1,4 @@\n fn f1() {\n-    old();\n+    new();\n+    more();\n+    AGAIN();\n }",
+            ),
+        ],
+    );
+    let (mut h, _) = console(&server.uri(), dir.path());
+    h.press("P");
+    let r = h.app.pending_review().expect("read").clone();
+    let own: Vec<_> = r
+        .comments
+        .iter()
+        .filter(|c| c.kind == CommentKind::Comment)
+        .collect();
+    assert_eq!((own[0].line, own[1].line), (11, 4));
+    let screen = h.screen();
+    assert!(screen.contains("moved src/mod0.rs:11"), "{screen}");
+    assert!(screen.contains("outdated src/mod1.rs:4"), "{screen}");
+    // Submitting is refused while the outdated comment is not kept.
+    h.press("p");
+    assert!(
+        matches!(h.app.mode(), InputMode::Confirm(Confirm::Refused(why)) if why.contains("outdated") && why.contains(&format!("{} at src/mod1.rs:4", own[1].id))),
+        "{:?}",
+        h.app.mode()
+    );
+    h.press("n");
+    // Its detail shows what it was written on and what is there now.
+    h.press("G");
+    let screen = h.screen();
+    assert!(
+        screen.contains("was: +    again();") && screen.contains("now: +    AGAIN();"),
+        "{screen}"
+    );
+    h.press("Enter");
+    assert!(
+        h.app
+            .pending_review()
+            .and_then(|r| r.get(&own[1].id))
+            .and_then(|c| c.followed.as_ref())
+            .is_some_and(|f| f.kept)
+    );
+    h.press("p");
+    match h.app.mode() {
+        InputMode::Confirm(Confirm::Submit(ask)) => {
+            assert!(
+                ask.moved
+                    .contains(&format!("{} moved src/mod0.rs:3 → :11", own[0].id)),
+                "{:?}",
+                ask.moved
+            );
+        }
+        other => panic!("no confirmation: {other:?}"),
+    }
+    assert!(
+        h.screen().contains("moved src/mod0.rs:3 → :11"),
+        "{}",
+        h.screen()
+    );
+    h.press("y");
+    let reviews = fake.reviews();
+    assert_eq!(reviews.len(), 1);
+    let lines: Vec<(String, u32)> = reviews[0]
+        .comments
+        .iter()
+        .map(|c| (c.path.clone(), c.line))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![
+            ("src/mod0.rs".to_owned(), 11),
+            ("src/mod1.rs".to_owned(), 4)
+        ]
+    );
+    // The drafts nobody decided on stay pending.
+    let left = Ledger::new(dir.path()).load_pending(&coords()).unwrap();
+    assert!(
+        !left.comments.is_empty() && left.comments.iter().all(|c| c.kind == CommentKind::Finding),
+        "{left:?}"
+    );
+}

@@ -60,6 +60,7 @@ fn build(specs: Vec<(u8, bool, bool, usize, String, usize)>) -> Snapshot {
                     path: "src/lib.rs".into(),
                     line: (!outdated).then_some(3),
                     original_line: Some(3),
+                    side: None,
                     diff_hunk: "@@ -1 +1 @@\n-a\n+b".into(),
                     outdated,
                     resolved,

@@ -10,6 +10,8 @@ pub mod fake_inbox;
 pub mod fake_llm;
 pub mod fake_reviews;
 pub mod github_client;
+pub mod gitrepo;
+pub mod history;
 pub mod llm;
 pub mod request_log;
 pub mod webhook;

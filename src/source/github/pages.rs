@@ -131,6 +131,8 @@ struct GqlThread {
     path: String,
     line: Option<u32>,
     original_line: Option<u32>,
+    #[serde(default)]
+    diff_side: Option<crate::pr::DiffSide>,
     comments: Conn<GqlComment>,
 }
 
@@ -432,6 +434,7 @@ fn assemble(
             path: t.path,
             line: t.line,
             original_line: t.original_line,
+            side: t.diff_side,
             outdated: t.is_outdated,
             resolved: t.is_resolved,
             comments,
@@ -1192,6 +1195,27 @@ fn per_thread(reply: &GraphqlReply, n: usize) -> Result<Vec<ThreadPage>, GitHubE
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_says_its_side() {
+        let thread = |side: &str| -> GqlThread {
+            serde_json::from_str(&format!(
+                r#"{{"id": "PRRT_1", "isResolved": false, "isOutdated": false, "path": "a.rs",
+                "line": 25, "originalLine": 25, {side}
+                "comments": {{"pageInfo": {{"hasNextPage": false, "endCursor": null}}, "nodes": []}}}}"#
+            ))
+            .unwrap()
+        };
+        assert_eq!(
+            thread(r#""diffSide": "LEFT","#).diff_side,
+            Some(crate::pr::DiffSide::Left)
+        );
+        assert_eq!(
+            thread(r#""diffSide": "RIGHT","#).diff_side,
+            Some(crate::pr::DiffSide::Right)
+        );
+        assert_eq!(thread("").diff_side, None);
+    }
 
     #[test]
     fn bot_and_ghost_authors() {

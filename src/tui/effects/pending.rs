@@ -2,14 +2,14 @@
 //! it on the ledger lane; submit it on the send lane through `publish::review`, exactly as
 //! `pending submit` does — live as the credentials' account at the PR's current head (fetched
 //! again, so a line that left the diff since is named before anything is sent), offline into
-//! the review outbox. The pending review is removed once the review exists.
+//! the review outbox. Once the review exists, what it posted leaves the pending review.
 
-use crate::code::pending::PendingReview;
+use crate::code::pending::{DraftState, PendingReview};
 use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, lines_gone, load_with_drafts, record_submitted,
-    submit_live, submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, load_with_drafts, record_submitted,
+    refused_comments, settle, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
 use crate::tui::app::Action;
@@ -31,7 +31,10 @@ pub fn save(ledger: &Ledger, pr: &PrCoords, mut review: Box<PendingReview>, now:
     Action::PendingSaved(ledger.save_pending(pr, &review).map_err(|e| e.to_string()))
 }
 
-/// Submits `review` where the session's remote says.
+/// Submits `review` where the session's remote says. Live, the PR is read again and the
+/// comments follow their lines to its head first; whatever moved is said, whatever changed or
+/// left the diff stops the submission. Once the review exists, the comments it posted leave the
+/// pending review and the rest stay.
 pub async fn submit(
     remote: &Remote,
     ledger: &Ledger,
@@ -41,35 +44,61 @@ pub async fn submit(
     now: i64,
 ) -> Result<Submitted, String> {
     let pr = snapshot.pr.coords();
-    let done = match remote.live() {
+    let mut review = review.clone();
+    let (mut done, moved) = match remote.live() {
         Some(live) => {
             let current = live
                 .gh
                 .fetch_snapshot(&pr)
                 .await
                 .map_err(|e| e.to_string())?;
-            let req = checked(review, &current, event)?;
-            submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS)
-                .await
-                .map_err(|e| e.to_string())?
+            let (req, moved) = checked(&mut review, &current, event)?;
+            match submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS).await {
+                Ok(done) => (done, moved),
+                Err(SubmitError::Refused(reason)) => {
+                    let named = refused_comments(
+                        &review,
+                        &reason,
+                        &parsed_patches(&current),
+                        &current.pr.head_sha,
+                    );
+                    return Err(SubmitError::RefusedComments { reason, named }.to_string());
+                }
+                Err(e) => return Err(e.to_string()),
+            }
         }
         None => {
-            let req = checked(review, snapshot, event)?;
-            submit_offline(ledger, &pr, &req, now).map_err(|e| e.to_string())?
+            let (req, moved) = checked(&mut review, snapshot, event)?;
+            let done = submit_offline(ledger, &pr, &req, now).map_err(|e| e.to_string())?;
+            (done, moved)
         }
     };
     // The drafts kept, edited and dropped are decided: never proposed again.
-    let mut done = done;
-    if let Err(e) = record_submitted(ledger, &pr, review, now) {
+    if let Err(e) = record_submitted(ledger, &pr, &review, now) {
         done.location = format!(
             "{} (what it decided of the findings was not recorded: {e})",
             done.location
         );
     }
-    if let Err(e) = ledger.discard_pending(&pr) {
+    done.moved = moved;
+    let posted: Vec<String> = review.to_post().map(|c| c.id.clone()).collect();
+    review.remove_posted(&posted);
+    done.still_pending = review
+        .comments
+        .iter()
+        .filter(|c| c.state != DraftState::Dropped)
+        .map(|c| c.id.clone())
+        .collect();
+    let kept = if review.comments.is_empty() {
+        ledger.discard_pending(&pr).map(|_| ())
+    } else {
+        review.saved_at = now;
+        ledger.save_pending(&pr, &review)
+    };
+    if let Err(e) = kept {
         return Ok(Submitted {
             location: format!(
-                "{} (the pending review could not be removed: {e})",
+                "{} (the pending review could not be updated: {e})",
                 done.location
             ),
             ..done
@@ -78,18 +107,21 @@ pub async fn submit(
     Ok(done)
 }
 
-/// The request at `snapshot`'s head, or why not: nothing to submit, or lines gone.
+/// The request at `snapshot`'s head, with how the comments that moved are said, or why not:
+/// nothing to submit, lines gone, outdated comments not kept.
 fn checked(
-    review: &PendingReview,
+    review: &mut PendingReview,
     snapshot: &Snapshot,
     event: Event,
-) -> Result<ReviewRequest, String> {
+) -> Result<(ReviewRequest, Vec<String>), String> {
+    let patches = parsed_patches(snapshot);
+    review.follow(&snapshot.pr.head_sha, &patches);
     if review.is_empty() {
         return Err(SubmitError::Empty.to_string());
     }
-    let gone = lines_gone(review, &parsed_patches(snapshot));
-    if !gone.is_empty() {
-        return Err(SubmitError::LinesGone(gone).to_string());
-    }
-    Ok(ReviewRequest::of(review, &snapshot.pr.head_sha, event, ""))
+    let moved = settle(review, &patches, false, false).map_err(|e| e.to_string())?;
+    Ok((
+        ReviewRequest::of(review, &snapshot.pr.head_sha, event, ""),
+        moved,
+    ))
 }

@@ -211,7 +211,7 @@ pub async fn set_viewed(
     viewed: bool,
     now: i64,
 ) -> Result<String, String> {
-    match remote.live() {
+    let done = match remote.live() {
         None => ledger
             .push_viewed(pr, paths, viewed, now)
             .map(|(_, path)| format!("the outbox {}", path.display()))
@@ -225,7 +225,12 @@ pub async fn set_viewed(
                 0 => e.to_string(),
                 n => format!("{e} (the first {n} were marked)"),
             }),
-    }
+    }?;
+    // Noted with the last look, for a file a later push drops; the mark is made either way.
+    Ok(match ledger.note_viewed(pr, paths, viewed) {
+        Ok(()) => done,
+        Err(e) => format!("{done} (not noted with your last look: {e})"),
+    })
 }
 
 /// Re-runs the failed jobs of the workflow runs `runs` on GitHub (live only: a fixture's checks

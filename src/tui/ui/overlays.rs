@@ -178,6 +178,8 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
                 format!("Line comments: {}", ask.comments),
                 format!("To: {}", one_line(&ask.destination)),
             ];
+            // Comments that go where their lines moved since they were written, said.
+            lines.extend(ask.moved.iter().map(|m| format!("· {}", one_line(m))));
             // Undecided drafts are named: kept out of this review, or decided first.
             if ask.undecided > 0 {
                 lines.push(format!(

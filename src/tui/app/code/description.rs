@@ -102,8 +102,13 @@ impl DescriptionScreen {
             ]),
             Line::default(),
         ];
-        // The one place the description's body is rendered.
-        (self.render_body)(&pr.body, width, theme, &mut out);
+        // The one place the description's body is rendered (without pr-shepherd's markers).
+        (self.render_body)(
+            &crate::pr::without_markers(&pr.body),
+            width,
+            theme,
+            &mut out,
+        );
         out
     }
 }

@@ -1,5 +1,7 @@
 //! One file's diff: unified, syntax-highlighted off the draw path, the review threads under the
-//! lines they are on (outdated ones at their original line, marked) and the latest Shepherd
+//! lines they are on (on their side: an old-side thread under the old row with its number, a
+//! new-side one under the new row; an outdated one above the diff with the code it was written
+//! on, its own hunk, never beside whatever line now has its old number) and the latest Shepherd
 //! findings on theirs; jumps between hunks and between threads and findings; large and
 //! generated files collapsed until asked, binary files named; the interdiff since your last look
 //! on a key. A cursor line and a selection of lines give the [`LineSelection`] a line comment is
@@ -17,9 +19,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{footer, help_entries, scrolled};
-use crate::code::patch::{LineKind, LineSelection, ParsedPatch, Side, parse};
+use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
-use crate::pr::{ChangedFile, Item, NoPatch, Snapshot};
+use crate::pr::{ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, without_markers};
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::action::{Action, CodeLoad, Drawn};
 use crate::tui::app::effect::Effect;
@@ -79,6 +81,73 @@ enum RowKind {
     Hunk(usize),
     Line(usize),
     Note(Note),
+    /// A line of the code an outdated thread was written on (its own `diffHunk`), with its
+    /// `+`/`-`/` ` prefix.
+    Old(String),
+}
+
+/// Lines of an outdated thread's own hunk shown under it: the commented line and those above.
+const WRITTEN_ON_LINES: usize = 4;
+
+/// A thread's note and the patch line it sits under: a thread on the old side (GitHub's
+/// `LEFT`) under the old-side row with its number (a removed or a context row), one on the new
+/// side under the new-side row; an outdated one under none (it is shown with its own hunk).
+fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
+    let mut text = match t.comments.first() {
+        Some(c) => format!(
+            "thread @{}: {}",
+            one_line(&c.author.login),
+            one_line(without_markers(&c.body).lines().next().unwrap_or(""))
+        ),
+        None => "thread".to_owned(),
+    };
+    if t.comments.len() > 1 {
+        text.push_str(&format!(" (+{} repl{})", t.comments.len() - 1, {
+            if t.comments.len() == 2 { "y" } else { "ies" }
+        }));
+    }
+    let side = match t.side {
+        Some(DiffSide::Left) => Side::Left,
+        Some(DiffSide::Right) | None => Side::Right,
+    };
+    let word = match side {
+        Side::Left => " (old side)",
+        Side::Right => "",
+    };
+    let at = if t.outdated {
+        None
+    } else {
+        t.line.and_then(|line| parsed.find(LineAddr { side, line }))
+    };
+    if t.resolved {
+        text.push_str(" · resolved");
+    }
+    if at.is_none() {
+        let place = if t.outdated {
+            match t.original_line {
+                Some(l) => {
+                    format!(
+                        "outdated: written on line {l}{word} of an earlier version, shown below"
+                    )
+                }
+                None => "outdated: written on an earlier version, shown below".to_owned(),
+            }
+        } else {
+            match t.line.or(t.original_line) {
+                Some(l) => format!("line {l}{word}, not in this diff"),
+                None => "on no line".to_owned(),
+            }
+        };
+        text.push_str(&format!(" · {place}"));
+    }
+    (text, at)
+}
+
+/// The tail of an outdated thread's own hunk (GitHub's `diffHunk` ends at the commented line).
+fn written_on(hunk: &str) -> Vec<String> {
+    let lines: Vec<&str> = hunk.lines().filter(|l| !l.starts_with("@@")).collect();
+    let skip = lines.len().saturating_sub(WRITTEN_ON_LINES);
+    lines[skip..].iter().map(|l| (*l).to_owned()).collect()
 }
 
 /// The parsed patch of the file shown and its rows (built once, when it is first shown).
@@ -185,7 +254,7 @@ impl DiffScreen {
         };
         let parsed = parse(patch);
         let mut under: Vec<Vec<Note>> = vec![Vec::new(); parsed.lines.len()];
-        let mut unplaced: Vec<Note> = Vec::new();
+        let mut unplaced: Vec<RowKind> = Vec::new();
         let right = |line: u32| {
             parsed
                 .lines
@@ -197,50 +266,20 @@ impl DiffScreen {
             if t.path != file.path {
                 continue;
             }
-            let first = t.comments.first();
-            let mut text = match first {
-                Some(c) => format!(
-                    "thread @{}: {}",
-                    one_line(&c.author.login),
-                    one_line(c.body.lines().next().unwrap_or(""))
-                ),
-                None => "thread".to_owned(),
-            };
-            if t.comments.len() > 1 {
-                text.push_str(&format!(" (+{} repl{})", t.comments.len() - 1, {
-                    if t.comments.len() == 2 { "y" } else { "ies" }
-                }));
-            }
-            let at = if t.outdated {
-                t.original_line.and_then(right).inspect(|_| {
-                    text.push_str(&format!(
-                        " · outdated: at its original line {}",
-                        t.original_line.unwrap_or(0)
-                    ));
-                })
-            } else {
-                t.line.and_then(right)
-            };
-            if t.resolved {
-                text.push_str(" · resolved");
-            }
+            let (text, at) = thread_note(t, &parsed);
             let note = Note {
                 finding: false,
                 text,
             };
             match at {
                 Some(i) => under[i].push(note),
-                None => unplaced.push(Note {
-                    text: format!(
-                        "{} · {}",
-                        note.text,
-                        match t.line.or(t.original_line) {
-                            Some(l) => format!("line {l}, not in this diff"),
-                            None => "on no line".to_owned(),
-                        }
-                    ),
-                    ..note
-                }),
+                None => {
+                    unplaced.push(RowKind::Note(note));
+                    if t.outdated {
+                        // Shown with the code it was written on, never beside today's line.
+                        unplaced.extend(written_on(&t.diff_hunk).into_iter().map(RowKind::Old));
+                    }
+                }
             }
         }
         for f in &self.load.findings {
@@ -257,7 +296,7 @@ impl DiffScreen {
             };
             match f.line.and_then(right) {
                 Some(i) => under[i].push(note),
-                None => unplaced.push(Note {
+                None => unplaced.push(RowKind::Note(Note {
                     text: format!(
                         "{} · {}",
                         note.text,
@@ -267,10 +306,10 @@ impl DiffScreen {
                         }
                     ),
                     ..note
-                }),
+                })),
             }
         }
-        let mut rows: Vec<RowKind> = unplaced.into_iter().map(RowKind::Note).collect();
+        let mut rows: Vec<RowKind> = unplaced;
         let mut row_of = vec![0; parsed.lines.len()];
         let mut noted = Vec::new();
         let mut source = String::with_capacity(patch.len() + parsed.lines.len());
@@ -464,7 +503,13 @@ impl DiffScreen {
             format!(" · +{} −{}", f.additions, f.deletions),
             theme.dim,
         ));
-        first.push(Span::styled(format!(" · {}", f.viewed.as_str()), theme.dim));
+        first.push(Span::styled(
+            format!(
+                " · {}",
+                crate::output::files::viewed_words(f.viewed, self.load.look.lines_moved(f))
+            ),
+            theme.dim,
+        ));
         let since = match self.since {
             SinceLastLook::Changed => ("changed since your last look", theme.badge_edited),
             SinceLastLook::New => ("new since your last look", theme.badge_new),
@@ -608,6 +653,17 @@ impl DiffScreen {
                         None => spans.push(Span::raw(sanitize(&pl.text).replace('\t', "    "))),
                     }
                     Line::from(spans)
+                }
+                RowKind::Old(text) => {
+                    let style = match text.chars().next() {
+                        Some('+') => theme.diff_added,
+                        Some('-') => theme.diff_removed,
+                        _ => theme.diff_context,
+                    };
+                    Line::from(vec![
+                        Span::styled("              ┆ ", theme.author),
+                        Span::styled(clean(text), style),
+                    ])
                 }
                 RowKind::Note(n) => Line::styled(
                     format!("              ┆ {}", n.text),

@@ -12,8 +12,8 @@ use ratatui::widgets::Paragraph;
 
 use super::{DiffScreen, footer, framed, help_entries};
 use crate::code::SinceLastLook;
-use crate::ledger::CodeLook;
-use crate::output::files::{notes, rows};
+use crate::ledger::{CodeLook, GoneFile};
+use crate::output::files::{NO_LONGER, gone, notes, rows, viewed_words};
 use crate::pr::{ChangedFile, Snapshot, ViewedState};
 use crate::sanitize::one_line;
 use crate::tui::app::action::{Action, CodeLoad, Drawn};
@@ -49,6 +49,9 @@ pub struct FileState {
     pub findings: usize,
     /// Its patch was shown (and recorded) in this visit.
     pub seen_now: bool,
+    /// The patch last shown, moved by a rebase (same change, other line numbers): GitHub's
+    /// dismissal of a viewed mark was for that alone.
+    pub moved: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -61,6 +64,8 @@ pub struct FilesScreen {
     selected: usize,
     /// Viewed marks asked for and not answered yet.
     pending: HashSet<String>,
+    /// The files the PR had at your last look and has not now.
+    gone: Vec<GoneFile>,
     height: usize,
 }
 
@@ -72,6 +77,7 @@ impl FilesScreen {
             state: Vec::new(),
             selected: 0,
             pending: HashSet::new(),
+            gone: Vec::new(),
             height: 0,
         };
         s.count(&CodeLook::default(), &[], &HashMap::new());
@@ -100,9 +106,16 @@ impl FilesScreen {
                 threads: r.threads,
                 findings: r.findings,
                 seen_now: seen_now.contains(r.file.path.as_str()),
+                moved: r.moved,
             })
             .collect();
         self.state = state;
+        self.gone = gone(&self.snapshot, look);
+    }
+
+    /// The files the PR had at your last look and has not now.
+    pub fn gone(&self) -> &[GoneFile] {
+        &self.gone
     }
 
     pub fn files(&self) -> &[ChangedFile] {
@@ -180,6 +193,8 @@ impl FilesScreen {
         let mark = if i == self.selected { "▶ " } else { "  " };
         let (viewed, vstyle) = match st.viewed {
             ViewedState::Viewed => ("✓ viewed   ", theme.seen),
+            // Dismissed by GitHub only because a rebase moved its lines.
+            ViewedState::Dismissed if st.moved => ("~ moved    ", theme.badge_unchanged),
             ViewedState::Dismissed => ("! dismissed", theme.badge_edited),
             ViewedState::Unviewed => ("  unviewed ", theme.dim),
         };
@@ -268,7 +283,20 @@ impl FilesScreen {
         if !parts.is_empty() {
             out.push_str(&format!(" · since your last look: {}", parts.join(", ")));
         }
+        if !self.gone.is_empty() {
+            out.push_str(&format!(" · {} {NO_LONGER}", self.gone.len()));
+        }
         out
+    }
+
+    /// A file the PR had at your last look and has not now (not selectable).
+    fn gone_row(g: &GoneFile, theme: &Theme) -> Line<'static> {
+        Line::from(vec![
+            Span::styled("  ✗ ", theme.badge_edited),
+            Span::styled(format!("{NO_LONGER} "), theme.badge_edited),
+            Span::styled(one_line(&g.path), theme.text),
+            Span::styled(format!("  {}", g.sentence()), theme.dim),
+        ])
     }
 }
 
@@ -420,6 +448,10 @@ impl Screen for FilesScreen {
         if self.state.is_empty() {
             lines.push(Line::styled("this PR changes no files", theme.dim));
         }
+        let room = usize::from(inner.height).saturating_sub(lines.len());
+        for g in self.gone.iter().take(room) {
+            lines.push(fit(Self::gone_row(g, theme), width));
+        }
         frame.render_widget(Paragraph::new(lines), inner);
         // The selected file, said whole.
         let about = self.snapshot.pr.files.get(self.selected).map(|f| {
@@ -429,6 +461,11 @@ impl Screen for FilesScreen {
             }
             if let Some(why) = f.no_patch() {
                 s.push_str(&format!(" · {}", why.sentence()));
+            }
+            if let Some(st) = self.state.get(self.selected)
+                && st.viewed == ViewedState::Dismissed
+            {
+                s.push_str(&format!(" · {}", viewed_words(st.viewed, st.moved)));
             }
             if f.looks_generated() {
                 s.push_str(" · generated: collapsed in the diff");

@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::{PendingEdit, PendingScreen};
-use crate::code::pending::DraftState;
+use crate::code::pending::{DraftState, FollowState};
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::action::Drawn;
 use crate::tui::app::dialogs::InputMode;
@@ -82,13 +82,25 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     DraftState::Dropped | DraftState::Posted => theme.seen,
                 };
                 let first = c.body.lines().next().unwrap_or("");
-                let line = Line::from(vec![
+                let mut spans = vec![
                     Span::styled(format!("{:<4}", c.id), theme.key),
                     Span::styled(format!("{:<10}", c.kind.as_str()), theme.dim),
                     Span::styled(format!("{:<9}", c.state.as_str()), state_style),
-                    Span::styled(format!("{}  ", one_line(&c.place())), theme.location),
-                    Span::styled(one_line(first), theme.text),
-                ]);
+                ];
+                // Written at an earlier head: whether its lines moved, changed or left.
+                if let Some(f) = &c.followed {
+                    let kept = if f.kept { " kept" } else { "" };
+                    spans.push(Span::styled(
+                        format!("{}{kept} ", f.state.as_str()),
+                        theme.badge_outdated,
+                    ));
+                }
+                spans.push(Span::styled(
+                    format!("{}  ", one_line(&c.place())),
+                    theme.location,
+                ));
+                spans.push(Span::styled(one_line(first), theme.text));
+                let line = Line::from(spans);
                 let line = if i == s.selected {
                     line.style(theme.selection)
                 } else {
@@ -149,6 +161,30 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                         ),
                         theme.location,
                     )];
+                    if let (Some(said), Some(f)) = (c.follow_said(), &c.followed) {
+                        v.push(fit(
+                            Line::styled(one_line(&said), theme.badge_outdated),
+                            width,
+                        ));
+                        if f.state != FollowState::Moved {
+                            let shown = |label: &str, lines: &[String]| {
+                                let text = if lines.is_empty() {
+                                    "(not recorded)".to_owned()
+                                } else {
+                                    lines
+                                        .iter()
+                                        .map(|l| sanitize(l).replace('\t', "    "))
+                                        .collect::<Vec<_>>()
+                                        .join(" ⏎ ")
+                                };
+                                fit(Line::styled(format!("{label}: {text}"), theme.dim), width)
+                            };
+                            v.push(shown("was", &f.was));
+                            if f.state == FollowState::Outdated {
+                                v.push(shown("now", &f.now));
+                            }
+                        }
+                    }
                     v.extend(
                         sanitize(&c.body)
                             .lines()

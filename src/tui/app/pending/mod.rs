@@ -6,7 +6,9 @@
 //!   ```` ```suggestion ```` block prefilled with the lines; `Esc` adds it (saved at once);
 //! - **the list**: each comment with its place, kind and state; `Enter` keeps a finding's draft,
 //!   `e` edits, `d` drops a draft (or deletes an own comment); `F` folds comments whose line left
-//!   the diff into the review's body;
+//!   the diff (or whose lines changed) into the review's body; a comment written at an earlier
+//!   head shows whether its lines moved, changed (outdated: `Enter` keeps it at its new place)
+//!   or left the diff;
 //! - **submit**: `p` as a comment, `X` requesting changes, `A` approving — each asks first, with
 //!   a confirmation that names it. Approving exists only here: the confirmation is the only place
 //!   a [`ConsoleApproval`] is made.
@@ -29,7 +31,7 @@ use super::screen::{Ctx, Handled, Screen, View};
 use crate::code::LineSelection;
 use crate::code::pending::{PendingReview, suggestion_body};
 use crate::pr::{PrCoords, Snapshot};
-use crate::publish::review::{ConsoleApproval, Event, fold_into_body, lines_gone};
+use crate::publish::review::{ConsoleApproval, Event, fold_into_body, lines_gone, moved, outdated};
 use crate::review::inline::parsed_patches;
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
@@ -183,6 +185,10 @@ impl PendingScreen {
                     return;
                 }
                 review.add_selection(&sel, &text, suggestion).map(|id| {
+                    // It remembers the lines it was written on, to follow them across a push.
+                    if let Some(patch) = parsed_patches(&self.snapshot).get(&sel.path) {
+                        review.anchor(&id, patch, &self.snapshot.pr.head_sha);
+                    }
                     let place = review.get(&id).map(|c| c.place()).unwrap_or_default();
                     self.selected = review.comments.len().saturating_sub(1);
                     format!(
@@ -221,6 +227,14 @@ impl PendingScreen {
             ));
             return;
         }
+        // An outdated comment is posted only once kept (or folded, or dropped).
+        let stale = outdated(review);
+        if !stale.is_empty() {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(
+                crate::publish::review::SubmitError::Outdated(stale).to_string(),
+            ));
+            return;
+        }
         let p = &self.snapshot.pr;
         let destination = match ctx.session.remote.live() {
             Some(live) => format!("GitHub, as @{}", live.own_login),
@@ -232,6 +246,7 @@ impl PendingScreen {
             comments: review.to_post().count(),
             destination,
             undecided: undecided(review),
+            moved: moved(review),
         }));
     }
 
@@ -240,10 +255,15 @@ impl PendingScreen {
             return;
         };
         let gone = lines_gone(review, &parsed_patches(&self.snapshot));
-        if gone.is_empty() {
+        let stale = outdated(review);
+        if gone.is_empty() && stale.is_empty() {
             return ctx.say("every comment is on a line of the diff: nothing to fold");
         }
-        let ids: Vec<String> = gone.iter().map(|(id, _)| id.clone()).collect();
+        let ids: Vec<String> = gone
+            .iter()
+            .chain(&stale)
+            .map(|(id, _)| id.clone())
+            .collect();
         fold_into_body(review, &ids);
         self.selected = self.selected.min(review.comments.len().saturating_sub(1));
         ctx.say(format!("folded {} into the review's body", ids.join(", ")));
@@ -428,10 +448,12 @@ impl Screen for PendingScreen {
                         );
                         ctx.say(said.clone());
                         self.submitted = Some(said);
-                        self.review = Some(PendingReview {
-                            head_sha: self.snapshot.pr.head_sha.clone(),
-                            ..PendingReview::default()
-                        });
+                        // What was posted leaves; what was not (drafts to decide) stays, as the
+                        // effect saved it.
+                        if let Some(r) = self.review.as_mut() {
+                            let posted: Vec<String> = r.to_post().map(|c| c.id.clone()).collect();
+                            r.remove_posted(&posted);
+                        }
                         self.selected = 0;
                     }
                     Err(why) => ctx.say(format!("not submitted: {}", one_line(&why))),
@@ -464,7 +486,8 @@ impl Screen for PendingScreen {
             ),
             (
                 k(KeyCommand::Toggle),
-                "keep the selected finding's draft (posted with the review)".to_owned(),
+                "keep the selected finding's draft, or an outdated comment at its new place"
+                    .to_owned(),
             ),
             (
                 k(KeyCommand::Edit),
@@ -476,7 +499,8 @@ impl Screen for PendingScreen {
             ),
             (
                 "F".to_owned(),
-                "fold comments whose line left the diff into the review's body".to_owned(),
+                "fold comments whose lines left the diff or changed into the review's body"
+                    .to_owned(),
             ),
             (
                 k(KeyCommand::Post),

@@ -173,11 +173,13 @@ fn body_or_diff(
     theme: &Theme,
     out: &mut Vec<Line<'static>>,
 ) {
+    // pr-shepherd's own hidden markers are never shown (GitHub hides them too).
+    let body = crate::pr::without_markers(body);
     match before {
-        Some(before) => diff_lines(before, body, theme, out),
-        None => match list.cached_markdown(id, body, width) {
+        Some(before) => diff_lines(&crate::pr::without_markers(before), &body, theme, out),
+        None => match list.cached_markdown(id, &body, width) {
             Some(lines) => out.extend(lines.iter().cloned()),
-            None => body_lines(body, width, theme, out),
+            None => body_lines(&body, width, theme, out),
         },
     }
 }

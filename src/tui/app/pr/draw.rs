@@ -297,15 +297,16 @@ fn item_line(
     let used: usize = spans.iter().map(Span::width).sum();
     let room = width.saturating_sub(used + 2);
     if room > 3 {
-        let body = if screen.list.is_own(idx) {
+        // Without pr-shepherd's hidden markers (Shepherd's own review: its metadata too).
+        let body = crate::pr::without_markers(if screen.list.is_own(idx) {
             crate::review::outcome::visible(item.body())
         } else {
             item.body()
-        };
+        });
         let text = if body.trim().is_empty() {
             "(no body)".to_owned()
         } else {
-            excerpt(body, room)
+            excerpt(&body, room)
         };
         let hit = query.is_some_and(|q| ItemList::matches(item, q));
         spans.push(Span::raw("  "));

@@ -325,7 +325,7 @@ impl ItemList {
     /// The bodies item `idx` shows rendered from Markdown, by comment id: a thread's comments, a
     /// comment (Shepherd's own without its hidden metadata), a review summary; a body shown as a
     /// diff against the text last seen is not among them.
-    pub fn markdown_bodies(&self, idx: usize) -> Vec<(&str, &str)> {
+    pub fn markdown_bodies(&self, idx: usize) -> Vec<(&str, std::borrow::Cow<'_, str>)> {
         let Some(item) = self.snapshot.items.get(idx) else {
             return Vec::new();
         };
@@ -340,19 +340,19 @@ impl ItemList {
                         .and_then(|ch| ch.previous_comment_body(&c.id))
                         .is_none()
                 })
-                .map(|c| (c.id.as_str(), c.body.as_str()))
+                .map(|c| (c.id.as_str(), crate::pr::without_markers(&c.body)))
                 .collect(),
             Item::Comment(c) if self.own.contains(&c.id) => {
                 vec![(
                     c.id.as_str(),
-                    crate::review::outcome::visible(&c.body).trim_end(),
+                    crate::pr::without_markers(crate::review::outcome::visible(&c.body).trim_end()),
                 )]
             }
             Item::Comment(Comment { id, body, .. }) | Item::Review(Review { id, body, .. }) => {
                 if changes.is_some_and(|ch| ch.previous_body.is_some()) {
                     Vec::new()
                 } else {
-                    vec![(id.as_str(), body.as_str())]
+                    vec![(id.as_str(), crate::pr::without_markers(body))]
                 }
             }
         }
@@ -389,7 +389,7 @@ impl ItemList {
             .markdown_bodies(idx)
             .into_iter()
             .filter(|(id, body)| self.cached_markdown(id, body, width).is_none())
-            .map(|(id, body)| (id.to_owned(), body.to_owned()))
+            .map(|(id, body)| (id.to_owned(), body.into_owned()))
             .collect();
         if self.markdown.len() + missing.len() > MARKDOWN_CACHED {
             self.markdown.clear();
