@@ -3,6 +3,11 @@
 //! comment), each carrying its finding id. A finding already on the PR as an own inline comment
 //! (by that id, whatever the SHAs) is not posted again; one whose line is not in the diff stays
 //! in the summary only ([`crate::review::inline::plan`]).
+//!
+//! Live, the PR is read again right before sending (as the summary's upsert looks right before
+//! it posts), so a finding another run posted inline meanwhile is left out; and once more after
+//! sending, so that of the same finding posted at the same time by runs that share no state dir
+//! (no lock) the oldest comment stays and the newer are removed — every run decides alike.
 
 use std::collections::BTreeSet;
 
@@ -54,6 +59,67 @@ pub(crate) enum Where<'a> {
     Outbox,
 }
 
+/// Leaves out of `plan` the findings already on the PR as own inline comments, read from GitHub
+/// again right before sending; returns the own inline comments read then (by node id).
+async fn look_again(
+    store: &GitHubComments<'_>,
+    identity: &str,
+    plan: &mut InlinePlan,
+) -> Result<BTreeSet<String>, String> {
+    let now = store
+        .gh
+        .fetch_snapshot(&store.pr)
+        .await
+        .map_err(|e| format!("the PR's inline comments could not be read again: {e}"))?;
+    let there = crate::review::inline::posted_inline(&now, identity);
+    let (again, fresh): (Vec<_>, Vec<_>) = std::mem::take(&mut plan.post)
+        .into_iter()
+        .partition(|p| there.contains_key(&p.finding_id));
+    plan.already.extend(again.into_iter().map(|p| p.finding_id));
+    plan.post = fresh;
+    Ok(crate::review::inline::own_inline_ids(&now, identity))
+}
+
+/// After sending: the same findings posted inline at the same time by another run keep only
+/// their oldest comment (see the module docs); those of this run that gave way count as already
+/// on the PR. A failed look changes nothing (the comments are posted).
+async fn settle(
+    store: &GitHubComments<'_>,
+    identity: &str,
+    before: &BTreeSet<String>,
+    out: &mut InlineOutcome,
+) {
+    let Ok(now) = store.gh.fetch_snapshot(&store.pr).await else {
+        tracing::debug!("the look after posting the inline comments failed");
+        return;
+    };
+    let posted: Vec<String> = out.plan.post.iter().map(|p| p.finding_id.clone()).collect();
+    let twice = crate::review::inline::made_twice(&now, identity, &posted, before);
+    let mut failed = Vec::new();
+    let mut gave_way = BTreeSet::new();
+    for (finding, db) in twice {
+        match crate::publish::review::remove_inline_comment(store.gh, &store.pr, db).await {
+            Ok(()) => {
+                gave_way.insert(finding);
+            }
+            Err(e) => failed.push(e),
+        }
+    }
+    let (gone, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut out.plan.post)
+        .into_iter()
+        .partition(|p| gave_way.contains(&p.finding_id));
+    out.plan.post = kept;
+    out.plan
+        .already
+        .extend(gone.into_iter().map(|p| p.finding_id));
+    if !failed.is_empty() {
+        out.error = Some(format!(
+            "another run posted the same findings inline at the same time, and removing the second copies failed: {}",
+            failed.join("; ")
+        ));
+    }
+}
+
 /// Posts the run's new findings on diff lines as one review where the summary went.
 pub(crate) async fn post(
     posting: Where<'_>,
@@ -79,6 +145,20 @@ pub(crate) async fn post(
     if out.plan.post.is_empty() {
         return out;
     }
+    // Live: the second look, right before sending.
+    let before = match &posting {
+        Where::GitHub(store) => match look_again(store, identity, &mut out.plan).await {
+            Ok(before) => Some(before),
+            Err(e) => {
+                out.error = Some(format!("the inline comments were not posted: {e}"));
+                return out;
+            }
+        },
+        Where::Outbox => None,
+    };
+    if out.plan.post.is_empty() {
+        return out;
+    }
     let mut pending = PendingReview::default();
     for f in &out.plan.post {
         let at = LineAddr {
@@ -99,7 +179,7 @@ pub(crate) async fn post(
         if n == 1 { "" } else { "s" },
     );
     let req = ReviewRequest::of(&pending, &snapshot.pr.head_sha, Event::Comment, &body);
-    let result = match posting {
+    let result = match &posting {
         Where::GitHub(store) => submit_live(store.gh, &store.pr, &store.own_login, &req, 3).await,
         Where::Outbox => submit_offline(
             ledger,
@@ -109,7 +189,13 @@ pub(crate) async fn post(
         ),
     };
     match result {
-        Ok(done) => out.review = Some(done),
+        Ok(done) => {
+            let sent = !done.earlier;
+            out.review = Some(done);
+            if let (Where::GitHub(store), Some(before), true) = (&posting, &before, sent) {
+                settle(store, identity, before, &mut out).await;
+            }
+        }
         Err(e) => out.error = Some(format!("the inline comments were not posted: {e}")),
     }
     out
@@ -131,10 +217,15 @@ pub(crate) fn report(inline: &InlineOutcome) -> Option<String> {
     let p = &inline.plan;
     let posted = match &inline.review {
         Some(r) => format!(
-            "{} inline comment{} in review {} ({})",
+            "{} inline comment{} in review {}{} ({})",
             p.post.len(),
             if p.post.len() == 1 { "" } else { "s" },
             r.review_id,
+            if r.earlier {
+                ", made by an earlier try: found, not sent again"
+            } else {
+                ""
+            },
             r.location
         ),
         None => "no new inline comment".to_owned(),

@@ -16,7 +16,7 @@ use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, load_with_drafts, record_submitted,
+    Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
     refused_comments, settle, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
@@ -234,6 +234,23 @@ async fn send(
         keep_outdated,
     } = how;
     let coords = snapshot.pr.coords();
+    let gh = if live {
+        let gh = super::live::client(ctx, &coords).await?;
+        let viewer = gh.viewer_login().await?;
+        // A push since an earlier try whose answer was lost: the review made then is found
+        // (whatever became of its lines since), not refused for them, folded and sent again.
+        let earlier = ReviewRequest::of(pending, &snapshot.pr.head_sha, event, body);
+        if let Some(done) = find_earlier(&gh, &coords, &viewer, &earlier)
+            .await
+            .map_err(submit_error)?
+        {
+            let posted: Vec<String> = pending.to_post().map(|c| c.id.clone()).collect();
+            return finish(ledger, &coords, pending, &posted, done);
+        }
+        Some((gh, viewer))
+    } else {
+        None
+    };
     let before = pending.clone();
     let moved =
         settle(pending, &parsed_patches(snapshot), fold, keep_outdated).map_err(submit_error)?;
@@ -244,10 +261,8 @@ async fn send(
         return Err(submit_error(SubmitError::Empty));
     }
     let req = ReviewRequest::of(pending, &snapshot.pr.head_sha, event, body);
-    let mut done = if live {
-        let gh = super::live::client(ctx, &coords).await?;
-        let viewer = gh.viewer_login().await?;
-        match submit_live(&gh, &coords, &viewer, &req, SUBMIT_ATTEMPTS).await {
+    let mut done = match &gh {
+        Some((gh, viewer)) => match submit_live(gh, &coords, viewer, &req, SUBMIT_ATTEMPTS).await {
             Ok(done) => done,
             Err(SubmitError::Refused(reason)) => {
                 // Name the comments GitHub refused: by position when it says, else by reading
@@ -261,19 +276,31 @@ async fn send(
                 return Err(submit_error(SubmitError::RefusedComments { reason, named }));
             }
             Err(e) => return Err(submit_error(e)),
-        }
-    } else {
-        submit_offline(ledger, &coords, &req, chrono::Utc::now().timestamp())
-            .map_err(submit_error)?
+        },
+        None => submit_offline(ledger, &coords, &req, chrono::Utc::now().timestamp())
+            .map_err(submit_error)?,
     };
-    if let Err(e) = record_submitted(ledger, &coords, pending, chrono::Utc::now().timestamp()) {
+    done.moved = moved;
+    let posted: Vec<String> = pending.to_post().map(|c| c.id.clone()).collect();
+    finish(ledger, &coords, pending, &posted, done)
+}
+
+/// Once the review exists: what it posted (`posted`) leaves the pending review, the rest stays
+/// (said as still pending); an empty pending review is removed.
+fn finish(
+    ledger: &Ledger,
+    coords: &crate::pr::PrCoords,
+    pending: &mut PendingReview,
+    posted: &[String],
+    mut done: Submitted,
+) -> Result<Submitted, CliError> {
+    // The drafts kept, edited and dropped are decided: never proposed again.
+    if let Err(e) = record_submitted(ledger, coords, pending, chrono::Utc::now().timestamp()) {
         crate::progress::note(&format!(
             "the review was submitted, but what it decided of the findings was not recorded: {e}"
         ));
     }
-    let posted: Vec<String> = pending.to_post().map(|c| c.id.clone()).collect();
-    pending.remove_posted(&posted);
-    done.moved = moved;
+    pending.remove_posted(posted);
     done.still_pending = pending
         .comments
         .iter()
@@ -281,10 +308,10 @@ async fn send(
         .map(|c| c.id.clone())
         .collect();
     let kept = if pending.comments.is_empty() {
-        ledger.discard_pending(&coords).map(|_| ())
+        ledger.discard_pending(coords).map(|_| ())
     } else {
         pending.saved_at = chrono::Utc::now().timestamp();
-        ledger.save_pending(&coords, pending)
+        ledger.save_pending(coords, pending)
     };
     if let Err(e) = kept {
         return Err(CliError::runtime(format!(
@@ -296,23 +323,29 @@ async fn send(
     Ok(done)
 }
 
-/// How a submission is said.
+/// How a submission is said: "submitted" only when this run sent it; a review an earlier try
+/// had made is "found, not sent again".
 fn submitted_line(done: &Submitted) -> String {
-    let how = if done.offline {
-        " (offline: the request is in the outbox)"
-    } else if done.earlier {
-        " (made by an earlier try whose answer was lost; found, not sent again)"
-    } else {
-        ""
-    };
-    let mut s = format!(
-        "submitted review {} ({}, {} comment{}){how}: {}\n",
+    let what = format!(
+        "review {} ({}, {} comment{})",
         one_line(&done.review_id),
         done.event.to_lowercase().replace('_', " "),
         done.comments,
         if done.comments == 1 { "" } else { "s" },
-        one_line(&done.location)
     );
+    let at = one_line(&done.location);
+    let mut s = match (done.earlier, done.offline) {
+        (false, false) => format!("submitted {what}: {at}\n"),
+        (false, true) => {
+            format!("submitted {what} (offline: the request is in the outbox): {at}\n")
+        }
+        (true, false) => format!(
+            "found, not sent again: {what}, made by an earlier try (its answer lost, or the same review sent before): {at}\n"
+        ),
+        (true, true) => format!(
+            "found, not sent again: {what}, in the outbox already from an earlier try: {at}\n"
+        ),
+    };
     for m in &done.moved {
         s.push_str(&format!("  {}\n", one_line(m)));
     }

@@ -34,6 +34,7 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
             // and the live replies whose outcome is not known yet.
             let actions = ledger.thread_outbox(&coords)?.actions;
             let intents = ledger.reply_intents(&coords)?;
+            let review_intents = ledger.review_intents(&coords)?;
             let viewed = ledger.viewed_outbox(&coords)?.actions;
             let look = ledger.code_look(&coords)?;
             let reviews = ledger.review_outbox(&coords)?;
@@ -81,6 +82,7 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                             "threadId": i.thread_id, "login": i.login, "bodyHash": i.body_hash,
                             "at": i.at,
                         })).collect::<Vec<_>>(),
+                        "reviewIntents": review_intents,
                     });
                     let _ = writeln!(
                         out,
@@ -141,6 +143,7 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                     write_viewed_md(&mut out, &viewed, &look);
                     write_unsent_md(&mut out, &unsent, &dir);
                     write_reviews_md(&mut out, &reviews, &pending, &dir);
+                    write_review_intents_md(&mut out, &review_intents);
                 }
             }
             super::emit_in(format, &out)
@@ -216,6 +219,31 @@ async fn prune(ctx: &Context, ledger: &Ledger, pr: Option<&str>) -> Result<(), C
         crate::plural::count(texts, "kept text"),
         crate::plural::count(snapshot.items.len(), "item")
     ))
+}
+
+/// The live review submissions whose outcome is not known, as Markdown (nothing when none).
+fn write_review_intents_md(out: &mut String, intents: &[crate::ledger::ReviewIntent]) {
+    if intents.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "\n{} whose outcome is not known (the run stopped before GitHub's answer); \
+         submitting the same review again — after a push too — looks on GitHub first and sends \
+         only if it is not there:\n",
+        crate::plural::count(intents.len(), "live review submission")
+    );
+    for i in intents {
+        let when = DateTime::<Utc>::from_timestamp(i.at, 0)
+            .map_or_else(|| i.at.to_string(), |t| t.to_rfc3339());
+        let _ = writeln!(
+            out,
+            "- key `{}` at `{}` as @{} since {when}",
+            sanitize(&i.key),
+            sanitize(&i.commit_id),
+            sanitize(&i.login)
+        );
+    }
 }
 
 /// The offline thread actions and the pending reply intents, as Markdown (nothing when there are

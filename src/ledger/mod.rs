@@ -13,6 +13,8 @@
 //! <pr>/reply-draft.json              the console's unposted thread reply (threads.rs)
 //! <pr>/reply-intent-<sha256-hex>.json  a live reply about to be sent, until its outcome is
 //!                                    known (threads.rs)
+//! <pr>/review-intent-<sha256-hex>.json a live review about to be submitted, until its outcome
+//!                                    is known (pending.rs)
 //! <pr>/post.lock                     held while a run posts to the PR (lock.rs)
 //! <pr>/outbox/threads.lock           held while a run appends to the thread outbox (lock.rs)
 //! <pr>/runs/<run-id>.json            stored runs: review runs (runs.rs)
@@ -71,7 +73,7 @@ pub use layout::{OldFolder, PRS_DIR, readings as old_name_readings};
 pub use lessons::{LESSONS_FILE, Lesson, MAX_LESSONS, lesson_id};
 pub use lock::{Busy, Holder, Lock, PrLock, next_pause};
 pub use marker::Marker;
-pub use pending::OutboxReview;
+pub use pending::{OutboxReview, ReviewIntent};
 pub use repo::{REPO_LOCK_WAIT, RepoId};
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};

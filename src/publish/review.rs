@@ -12,7 +12,12 @@
 //! request), and every try first lists the PR's reviews by the own account and looks for it; a
 //! create whose answer was lost (a timeout, a 502) is found by the next try's look and not sent
 //! again. The PR's post lock is held from the look to the create, as for the Shepherd comment,
-//! so two runs on one machine take turns.
+//! so two runs on one machine take turns. The key hashes the commit too, so across a push the
+//! same review has a new key: before sending, a submit intent is recorded in the state dir
+//! (`ledger::ReviewIntent`, named by the review's content at any head, holding the key sent),
+//! and removed once the outcome is known; a later try of the same review — after a push too —
+//! looks for that earlier key as well, and a review found so is reported as made by an earlier
+//! try (found, not sent again), never sent twice.
 //!
 //! **A line that left the diff.** Before sending, each comment's place is checked against the
 //! PR's patches at the current head ([`lines_gone`]); those that are not in the diff any more are
@@ -30,7 +35,7 @@ use serde_json::Value;
 
 use crate::code::pending::{FollowState, PendingReview};
 use crate::code::{LineAddr, ParsedPatch, Side};
-use crate::ledger::{Ledger, LedgerError, OutboxReview};
+use crate::ledger::{Ledger, LedgerError, OutboxReview, ReviewIntent};
 use crate::pr::{PrCoords, sha256_hex};
 use crate::source::github::{GitHub, GitHubError};
 
@@ -146,6 +151,25 @@ impl ReviewRequest {
     /// The hidden key in the body.
     pub fn key(&self) -> Option<&str> {
         review_key(&self.body)
+    }
+
+    /// A hash of what the review says, whatever head it is sent at and wherever its comments'
+    /// lines went since (a push moves them: `code::pending` follows them): the name of its
+    /// submit intent, so a retry after a push finds the key an earlier try sent.
+    pub fn content_at_any_head(&self) -> String {
+        let mut c = self.clone();
+        c.commit_id.clear();
+        if let Some(at) = c.body.rfind(REVIEW_MARKER_PREFIX) {
+            c.body.truncate(at);
+            c.body.truncate(c.body.trim_end().len());
+        }
+        for w in &mut c.comments {
+            w.line = 0;
+            w.start_line = None;
+            w.start_side = None;
+        }
+        let bytes = serde_json::to_vec(&c).unwrap_or_default();
+        sha256_hex(&bytes)
     }
 }
 
@@ -480,12 +504,12 @@ fn reviews_path(pr: &PrCoords) -> String {
     )
 }
 
-/// The own review whose body carries `key`, if one is on the PR.
+/// The own review whose body carries one of `keys`, if one is on the PR (at any head).
 async fn find_submitted(
     gh: &GitHub,
     pr: &PrCoords,
     own_login: &str,
-    key: &str,
+    keys: &[String],
 ) -> Result<Option<RestReview>, GitHubError> {
     let all: Vec<RestReview> = gh
         .get_all(
@@ -498,7 +522,65 @@ async fn find_submitted(
         r.user
             .as_ref()
             .is_some_and(|u| u.login.eq_ignore_ascii_case(own_login))
-            && r.body.as_deref().and_then(review_key) == Some(key)
+            && r.body
+                .as_deref()
+                .and_then(review_key)
+                .is_some_and(|k| keys.iter().any(|key| key == k))
+    }))
+}
+
+/// `key` and the key an earlier try of the review `content` sent as `own_login`, if its intent
+/// is in `ledger`.
+fn keys_to_look_for(
+    ledger: Option<&Ledger>,
+    pr: &PrCoords,
+    own_login: &str,
+    content: &str,
+    key: &str,
+) -> Result<Vec<String>, LedgerError> {
+    let mut keys = vec![key.to_owned()];
+    if let Some(l) = ledger
+        && let Some(i) = l.review_intent(pr, content)?
+        && (i.login.is_empty() || i.login.eq_ignore_ascii_case(own_login))
+        && !keys.contains(&i.key)
+    {
+        keys.push(i.key);
+    }
+    Ok(keys)
+}
+
+/// Whether an earlier try of `req` (its intent in the client's state dir, at any head) made the
+/// review: looked for before a submission is refused for lines that left the diff since (a
+/// push after a lost answer), so the review made then is reported, not folded and sent again.
+pub async fn find_earlier(
+    gh: &GitHub,
+    pr: &PrCoords,
+    own_login: &str,
+    req: &ReviewRequest,
+) -> Result<Option<Submitted>, SubmitError> {
+    let Some(ledger) = gh.state_dir().map(Ledger::new) else {
+        return Ok(None);
+    };
+    let content = req.content_at_any_head();
+    if ledger.review_intent(pr, &content)?.is_none() {
+        return Ok(None);
+    }
+    let _turn = super::take_turn(&ledger, pr, super::POST_LOCK_WAIT).await?;
+    let key = req.key().unwrap_or_default();
+    let keys = keys_to_look_for(Some(&ledger), pr, own_login, &content, key)?;
+    let Some(r) = find_submitted(gh, pr, own_login, &keys).await? else {
+        return Ok(None);
+    };
+    ledger.clear_review_intent(pr, &content)?;
+    Ok(Some(Submitted {
+        review_id: r.id.to_string(),
+        location: r.html_url,
+        comments: req.comments.len(),
+        event: req.event.clone(),
+        earlier: true,
+        offline: false,
+        moved: Vec::new(),
+        still_pending: Vec::new(),
     }))
 }
 
@@ -526,9 +608,20 @@ pub async fn submit_live_within(
     let Some(key) = req.key().map(str::to_owned) else {
         return Err(SubmitError::Refused("the review carries no key".to_owned()));
     };
-    let _turn = match gh.state_dir() {
-        Some(dir) => Some(super::take_turn(&Ledger::new(dir), pr, wait).await?),
+    let ledger = gh.state_dir().map(Ledger::new);
+    let _turn = match &ledger {
+        Some(l) => Some(super::take_turn(l, pr, wait).await?),
         None => None,
+    };
+    // An earlier try of this review (another run, perhaps at another head) may have made it:
+    // its key is looked for too.
+    let content = req.content_at_any_head();
+    let keys = keys_to_look_for(ledger.as_ref(), pr, own_login, &content, &key)?;
+    let settled = || -> Result<(), SubmitError> {
+        match &ledger {
+            Some(l) => Ok(l.clear_review_intent(pr, &content)?),
+            None => Ok(()),
+        }
     };
     let done = |r: RestReview, earlier: bool| Submitted {
         review_id: r.id.to_string(),
@@ -542,33 +635,81 @@ pub async fn submit_live_within(
     };
     let body = serde_json::to_value(req).unwrap_or(Value::Null);
     let mut last: Option<SubmitError> = None;
+    let mut recorded = false;
     for _ in 0..attempts.max(1) {
-        match find_submitted(gh, pr, own_login, &key).await {
-            Ok(Some(r)) => return Ok(done(r, last.is_some())),
+        match find_submitted(gh, pr, own_login, &keys).await {
+            // Made by an earlier try (this run's, whose answer was lost, or another run's).
+            Ok(Some(r)) => {
+                settled()?;
+                return Ok(done(r, true));
+            }
             Ok(None) => {}
             Err(e) => {
                 last = Some(e.into());
                 continue;
             }
         }
+        if !recorded && let Some(l) = &ledger {
+            l.record_review_intent(
+                pr,
+                &content,
+                &ReviewIntent {
+                    key: key.clone(),
+                    commit_id: req.commit_id.clone(),
+                    login: own_login.to_owned(),
+                    at: chrono::Utc::now().timestamp(),
+                },
+            )?;
+            recorded = true;
+        }
         match gh
             .post_json_once::<Value, RestReview>(&reviews_path(pr), &body, "submitting the review")
             .await
         {
-            Ok(r) => return Ok(done(r, false)),
+            Ok(r) => {
+                settled()?;
+                return Ok(done(r, false));
+            }
             Err(GitHubError::Http {
                 status: 422,
                 message,
                 ..
-            }) => return Err(SubmitError::Refused(crate::sanitize::one_line(&message))),
-            // May have reached GitHub: the next try looks before it sends.
+            }) => {
+                settled()?;
+                return Err(SubmitError::Refused(crate::sanitize::one_line(&message)));
+            }
+            // May have reached GitHub: the next try looks before it sends, and so does the next
+            // run (the intent stays).
             Err(
                 e @ (GitHubError::Unavailable { .. } | GitHubError::Http { status: 500.., .. }),
             ) => last = Some(e.into()),
-            Err(e) => return Err(e.into()),
+            Err(e) => {
+                settled()?;
+                return Err(e.into());
+            }
         }
     }
     Err(last.unwrap_or_else(|| SubmitError::Refused("no attempt was made".to_owned())))
+}
+
+/// Removes one own inline comment (REST `DELETE /repos/{o}/{r}/pulls/comments/{id}`): a second
+/// copy of a finding that another run posted inline at the same time. Gone already (a retried
+/// delete, or the other run removed it) is what was asked for.
+pub async fn remove_inline_comment(gh: &GitHub, pr: &PrCoords, db_id: u64) -> Result<(), String> {
+    let path = format!("/repos/{}/{}/pulls/comments/{db_id}", pr.owner, pr.repo);
+    let what = "removing an inline comment posted twice";
+    let resp = gh
+        .rest_raw(reqwest::Method::DELETE, &path, None, what)
+        .await
+        .map_err(|e| e.to_string())?;
+    if resp.status.is_success() || resp.status == reqwest::StatusCode::NOT_FOUND {
+        return Ok(());
+    }
+    Err(format!(
+        "{what}: GitHub answered {}: {}",
+        resp.status.as_u16(),
+        crate::sanitize::one_line(&resp.message())
+    ))
 }
 
 /// Offline: the exact request goes to the PR's review outbox (once, by its key).
@@ -712,6 +853,23 @@ mod tests {
             req.body
         );
         assert!(req.body.contains("range"), "{}", req.body);
+    }
+
+    #[test]
+    fn the_content_at_any_head_is_the_same_across_a_push_and_differs_with_what_is_said() {
+        let at = |head: &str, body: &str| ReviewRequest::of(&pending(), head, Event::Comment, body);
+        let (a, b) = (at("h1", "see"), at("h2", "see"));
+        assert_ne!(a.key(), b.key(), "the hidden key names the head");
+        assert_eq!(a.content_at_any_head(), b.content_at_any_head());
+        assert_ne!(
+            a.content_at_any_head(),
+            at("h1", "other").content_at_any_head()
+        );
+        let empty = |head: &str| {
+            ReviewRequest::of(&PendingReview::default(), head, Event::Comment, "")
+                .content_at_any_head()
+        };
+        assert_eq!(empty("h1"), empty("h2"));
     }
 
     #[test]

@@ -34,8 +34,7 @@ pub use super::prior::{ReplyTrust, Trusted};
 use crate::pr::is_review_body;
 use crate::pr::{Comment, Item, Snapshot};
 
-/// The literal marker that ends a reply written when addressing feedback.
-pub const DEFAULT_REPLY_MARKER: &str = "— AI Coding Agent";
+pub use super::findings::DEFAULT_REPLY_MARKER;
 
 /// Why a finding counts as addressed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -155,17 +154,38 @@ fn without_spans(text: &str) -> String {
     out
 }
 
+/// Whether `c` is Shepherd's own writing, whose words may be the model's and so never count as a
+/// marker reply: a Shepherd review body (the summary), or — by the credentials' own identity
+/// (`trust.shepherd_login`) — a thread's first comment (an inline comment Shepherd posted) or a
+/// comment carrying Shepherd's hidden metadata (`<!-- pr-shepherd:…`). The own account's other
+/// comments (a reply written by hand, or by a coding agent sharing the account) still count.
+fn is_shepherds_writing(c: &Comment, trust: &ReplyTrust, thread_root: bool) -> bool {
+    if is_review_body(&c.body) {
+        return true;
+    }
+    let own = trust
+        .shepherd_login
+        .as_deref()
+        .is_some_and(|l| !l.is_empty() && c.author.login.eq_ignore_ascii_case(l));
+    own && (thread_root || c.body.contains(HIDDEN_METADATA_PREFIX))
+}
+
+/// What every hidden marker Shepherd writes into a comment starts with (the review's metadata,
+/// a finding id on an inline comment, a submitted review's key).
+const HIDDEN_METADATA_PREFIX: &str = "<!-- pr-shepherd:";
+
 /// Finds marker replies: every conversation comment and thread comment (not Shepherd's own
-/// reviews) whose own words ([`own_words`]) end with `marker` marks the finding ids its own words
-/// mention as addressed — when its author is one `trust` trusts and it is not minimized.
+/// writing: [`is_shepherds_writing`]) whose own words ([`own_words`]) end with `marker` marks
+/// the finding ids its own words mention as addressed — when its author is one `trust` trusts
+/// and it is not minimized.
 pub fn addressed_by_replies(
     snapshot: &Snapshot,
     marker: &str,
     trust: &ReplyTrust,
 ) -> HashMap<String, AddressedBy> {
     let mut out = HashMap::new();
-    let mut consider = |c: &Comment| {
-        if c.minimized || is_review_body(&c.body) {
+    let mut consider = |c: &Comment, thread_root: bool| {
+        if c.minimized || is_shepherds_writing(c, trust, thread_root) {
             return;
         }
         let Some(trusted) = trust.trusts(&c.author) else {
@@ -187,8 +207,12 @@ pub fn addressed_by_replies(
     };
     for item in &snapshot.items {
         match item {
-            Item::Comment(c) => consider(c),
-            Item::Thread(t) => t.comments.iter().for_each(&mut consider),
+            Item::Comment(c) => consider(c, false),
+            Item::Thread(t) => {
+                for (i, c) in t.comments.iter().enumerate() {
+                    consider(c, i == 0);
+                }
+            }
             Item::Review(_) => {}
         }
     }
@@ -223,7 +247,10 @@ fn addressed_in_inline_threads(
             continue;
         };
         let found = replies.iter().find_map(|c| {
-            if c.minimized || !own_words(&c.body).trim_end().ends_with(marker) {
+            if c.minimized
+                || is_shepherds_writing(c, trust, false)
+                || !own_words(&c.body).trim_end().ends_with(marker)
+            {
                 return None;
             }
             let trusted = trust.trusts(&c.author)?;

@@ -254,6 +254,55 @@ pub fn finding_id(aspect: Aspect, file: &str, message: &str) -> String {
     super::prior::finding_id(aspect.as_str(), file, message)
 }
 
+/// The literal marker that ends a reply written when addressing feedback.
+pub const DEFAULT_REPLY_MARKER: &str = "— AI Coding Agent";
+
+/// Model text (a finding's message, suggested fix, rule; a verifier's evidence) made unable to
+/// read as a marker reply once posted: when `fields` together hold every word of `marker` and its
+/// key character (its first one that is not whitespace nor part of a character reference; `—`
+/// for the default), every occurrence of that character in them is written as a numeric
+/// character reference (`&#8212;`). GitHub renders it as the character, while the raw text —
+/// what the classification reads — never holds the marker, however quotes, code spans or
+/// comments would be cut out of it (`classify::own_words` only removes text and adds spaces).
+/// Returns whether anything was changed.
+pub fn defuse_marker(fields: &mut [&mut String], marker: &str) -> bool {
+    let Some(key) = marker
+        .trim()
+        .chars()
+        .find(|c| !c.is_whitespace() && !c.is_ascii_digit() && !matches!(c, '&' | '#' | ';'))
+    else {
+        return false;
+    };
+    let joined: String = fields
+        .iter()
+        .map(|f| f.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let words_there = marker
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .all(|w| joined.contains(w));
+    if !words_there || !joined.contains(key) {
+        return false;
+    }
+    let reference = format!("&#{};", key as u32);
+    for f in fields.iter_mut() {
+        if f.contains(key) {
+            **f = f.replace(key, &reference);
+        }
+    }
+    true
+}
+
+/// A finding's model-written text, defused ([`defuse_marker`]) against the default marker, the
+/// pieces together (an inline comment joins them).
+fn defuse_model_text(message: &mut String, fix: &mut Option<String>, rule: &mut Option<String>) {
+    let mut fields: Vec<&mut String> = vec![message];
+    fields.extend(fix.as_mut());
+    fields.extend(rule.as_mut());
+    defuse_marker(&mut fields, DEFAULT_REPLY_MARKER);
+}
+
 /// How many `{` positions of a reply are tried as the start of the object (a bound on the work a
 /// brace-heavy reply can cause).
 const MAX_OBJECT_STARTS: usize = 512;
@@ -412,6 +461,10 @@ pub fn parse_reply(
                         .and_then(|v| v.as_str())
                         .map(|s| strip_untrusted(s).text.trim().to_owned())
                         .filter(|s| !s.is_empty())
+                        .map(|mut s| {
+                            defuse_marker(&mut [&mut s], DEFAULT_REPLY_MARKER);
+                            s
+                        })
                 };
                 parsed.rejected.push(Rejected {
                     index,
@@ -481,6 +534,8 @@ fn parse_one(
         },
     };
     let outside_diff = !diff_files.contains(file.as_str());
+    let (mut message, mut suggested_fix, mut rule) = (message, suggested_fix, rule);
+    defuse_model_text(&mut message, &mut suggested_fix, &mut rule);
     let finding = Finding {
         id: finding_id(aspect, &file, &message),
         aspect,

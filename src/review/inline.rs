@@ -75,6 +75,71 @@ pub fn posted_inline(
     out
 }
 
+/// A review comment's database id, read from its URL (`…#discussion_r<digits>`): what REST
+/// names it by.
+pub fn review_comment_db_id(url: &str) -> Option<u64> {
+    let (_, digits) = url.rsplit_once("#discussion_r")?;
+    digits.parse().ok()
+}
+
+/// The own inline comments on the PR (thread roots by `identity` carrying a finding id), each
+/// as (finding id, node id, database id), oldest first: by time, then by database id, so every
+/// run that reads the same PR orders them alike.
+fn own_inline_comments(snapshot: &Snapshot, identity: &str) -> Vec<(String, String, u64)> {
+    let mut out: Vec<(chrono::DateTime<chrono::Utc>, u64, String, String)> = Vec::new();
+    for item in &snapshot.items {
+        let Item::Thread(t) = item else { continue };
+        let Some(root) = t.comments.first() else {
+            continue;
+        };
+        if !root.author.login.eq_ignore_ascii_case(identity) {
+            continue;
+        }
+        let (Some(id), Some(db)) = (marked_finding(&root.body), review_comment_db_id(&root.url))
+        else {
+            continue;
+        };
+        out.push((root.created_at, db, id.to_owned(), root.id.clone()));
+    }
+    out.sort();
+    out.into_iter()
+        .map(|(_, db, f, node)| (f, node, db))
+        .collect()
+}
+
+/// The node ids of the own inline comments on the PR (thread roots by `identity` carrying a
+/// finding id): what was there before a post, so the look after it knows what is new.
+pub fn own_inline_ids(snapshot: &Snapshot, identity: &str) -> std::collections::BTreeSet<String> {
+    own_inline_comments(snapshot, identity)
+        .into_iter()
+        .map(|(_, node, _)| node)
+        .collect()
+}
+
+/// After posting `posted` (finding ids) inline: the same findings posted inline at the same
+/// time by another run (a second own comment with the same finding id, not among `before`, the
+/// own inline comments read before sending). For each such finding the oldest comment stays —
+/// every run decides alike — and the newer ones made meanwhile are returned, as (finding id,
+/// database id), to be removed.
+pub fn made_twice(
+    snapshot: &Snapshot,
+    identity: &str,
+    posted: &[String],
+    before: &std::collections::BTreeSet<String>,
+) -> Vec<(String, u64)> {
+    let all = own_inline_comments(snapshot, identity);
+    let mut out = Vec::new();
+    for id in posted {
+        let same: Vec<&(String, String, u64)> = all.iter().filter(|(f, _, _)| f == id).collect();
+        for (f, node, db) in same.iter().skip(1) {
+            if !before.contains(node) {
+                out.push((f.clone(), *db));
+            }
+        }
+    }
+    out
+}
+
 /// One inline comment to post.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -173,4 +238,85 @@ pub fn propose_drafts<'f>(
         }
     }
     added
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::pending::finding_marker;
+    use crate::pr::{Association, Author, Comment, PrMeta, Thread};
+
+    fn root(db: u64, login: &str, finding: &str, minute: i64) -> Item {
+        Item::Thread(Thread {
+            side: None,
+            id: format!("PRRT_{db}"),
+            path: "a.rs".into(),
+            line: Some(3),
+            original_line: Some(3),
+            diff_hunk: String::new(),
+            outdated: false,
+            resolved: false,
+            comments: vec![Comment {
+                id: format!("PRRC_{db}"),
+                author: Author {
+                    login: login.into(),
+                    association: Association::Member,
+                    bot: false,
+                },
+                created_at: chrono::DateTime::from_timestamp(1_764_000_000 + minute * 60, 0)
+                    .unwrap_or_default(),
+                last_edited_at: None,
+                url: format!("https://github.com/o/r/pull/1#discussion_r{db}"),
+                body: format!("m\n\n{}", finding_marker(finding)),
+                minimized: false,
+                minimized_reason: None,
+            }],
+        })
+    }
+
+    fn snap(items: Vec<Item>) -> Snapshot {
+        let pr: PrMeta = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo"),
+        )
+        .unwrap()
+        .pr;
+        Snapshot {
+            pr,
+            items,
+            incomplete: vec![],
+            notes: vec![],
+            origin: crate::pr::Origin::Live,
+        }
+    }
+
+    #[test]
+    fn of_one_finding_posted_twice_at_once_the_oldest_stays() {
+        let (x, y) = ("PS-00000000aa", "PS-00000000bb");
+        assert_eq!(
+            review_comment_db_id("https://x/pull/1#discussion_r42"),
+            Some(42)
+        );
+        assert_eq!(
+            review_comment_db_id("https://x/pull/1#issuecomment-42"),
+            None
+        );
+        let before = snap(vec![root(5, "me", y, 0)]);
+        let before = own_inline_ids(&before, "me");
+        // At the same minute, 810 after 800: every run keeps 800. Someone else's lookalike and
+        // what was there before sending are never removed.
+        let now = snap(vec![
+            root(810, "me", x, 1),
+            root(800, "Me", x, 1),
+            root(5, "me", y, 0),
+            root(820, "me", y, 1),
+            root(700, "mallory", x, 0),
+        ]);
+        let posted = vec![x.to_owned(), y.to_owned()];
+        assert_eq!(
+            made_twice(&now, "me", &posted, &before),
+            vec![(x.to_owned(), 810), (y.to_owned(), 820)]
+        );
+        assert!(made_twice(&now, "me", &[], &before).is_empty());
+    }
 }

@@ -256,7 +256,14 @@ pub fn judge(
                     if evidence_in_diff(e, patch) {
                         Judgement::Confirmed(Verdict {
                             confidence: c,
-                            evidence: e.trim().to_owned(),
+                            evidence: {
+                                let mut e = e.trim().to_owned();
+                                super::findings::defuse_marker(
+                                    &mut [&mut e],
+                                    super::findings::DEFAULT_REPLY_MARKER,
+                                );
+                                e
+                            },
                         })
                     } else {
                         held(Unconfirmed::EvidenceNotInDiff, Some(c), Some(e.clone()))

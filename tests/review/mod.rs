@@ -11,4 +11,5 @@ mod gates;
 mod llama_server;
 mod local_servers;
 mod post;
+mod send_once;
 mod stream;

@@ -1,4 +1,5 @@
-//! The loopback GitHub's pull request reviews (REST `GET`/`POST /repos/{o}/{r}/pulls/{n}/reviews`)
+//! The loopback GitHub's pull request reviews (REST `GET`/`POST /repos/{o}/{r}/pulls/{n}/reviews`,
+//! and `DELETE /repos/{o}/{r}/pulls/comments/{id}` for one of their comments)
 //! with GitHub's rules for their line comments: the path must be a changed file with a patch,
 //! the `side` must be `LEFT` or `RIGHT`, the line must be a line of the diff on that side, and a
 //! multi-line comment needs `start_line < line` with `start_side` the same side; otherwise the
@@ -237,6 +238,43 @@ impl Respond for ReviewsResponder {
     }
 }
 
+/// `DELETE /repos/{o}/{r}/pulls/comments/{id}`: removes a stored review's comment (and so its
+/// thread); 404 when there is none by that id.
+struct DeleteCommentResponder(Arc<State>);
+
+impl Respond for DeleteCommentResponder {
+    fn respond(&self, req: &Request) -> ResponseTemplate {
+        let st = &self.0;
+        let p = req.url.path().to_owned();
+        let seen = Seen {
+            kind: "delete-review-comment",
+            variables: Value::Null,
+            authorization: req
+                .headers
+                .get("authorization")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned),
+            path: p.clone(),
+        };
+        if let (_, Some(t)) = st.log.record(&seen) {
+            return t;
+        }
+        let id: Option<u64> = p.rsplit('/').next().and_then(|x| x.parse().ok());
+        let mut all = st.reviews_posted.lock().unwrap();
+        let mut found = false;
+        for r in all.iter_mut() {
+            let n = r.comments.len();
+            r.comments.retain(|c| Some(c.id) != id);
+            found |= r.comments.len() != n;
+        }
+        if found {
+            ResponseTemplate::new(204)
+        } else {
+            ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+        }
+    }
+}
+
 /// The review threads the stored reviews' comments make (for the GraphQL answers).
 pub fn posted_threads(st: &State) -> Vec<FThread> {
     st.reviews_posted
@@ -278,6 +316,13 @@ impl FakeGitHub {
                 .mount(server)
                 .await;
         }
+        Mock::given(method("DELETE"))
+            .and(path_regex(format!(
+                r"^{api_prefix}/repos/[^/]+/[^/]+/pulls/comments/\d+$"
+            )))
+            .respond_with(DeleteCommentResponder(self.state.clone()))
+            .mount(server)
+            .await;
     }
 
     /// The reviews stored so far, oldest first.

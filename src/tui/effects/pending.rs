@@ -8,7 +8,7 @@ use crate::code::pending::{DraftState, PendingReview};
 use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, load_with_drafts, record_submitted,
+    Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
     refused_comments, settle, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
@@ -52,19 +52,29 @@ pub async fn submit(
                 .fetch_snapshot(&pr)
                 .await
                 .map_err(|e| e.to_string())?;
-            let (req, moved) = checked(&mut review, &current, event)?;
-            match submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS).await {
-                Ok(done) => (done, moved),
-                Err(SubmitError::Refused(reason)) => {
-                    let named = refused_comments(
-                        &review,
-                        &reason,
-                        &parsed_patches(&current),
-                        &current.pr.head_sha,
-                    );
-                    return Err(SubmitError::RefusedComments { reason, named }.to_string());
+            // A push since an earlier try whose answer was lost: the review made then is
+            // found (wherever its lines went since), not refused for them and sent again.
+            let earlier = ReviewRequest::of(&review, &current.pr.head_sha, event, "");
+            let found = find_earlier(&live.gh, &pr, &live.own_login, &earlier)
+                .await
+                .map_err(|e| e.to_string())?;
+            if let Some(done) = found {
+                (done, Vec::new())
+            } else {
+                let (req, moved) = checked(&mut review, &current, event)?;
+                match submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS).await {
+                    Ok(done) => (done, moved),
+                    Err(SubmitError::Refused(reason)) => {
+                        let named = refused_comments(
+                            &review,
+                            &reason,
+                            &parsed_patches(&current),
+                            &current.pr.head_sha,
+                        );
+                        return Err(SubmitError::RefusedComments { reason, named }.to_string());
+                    }
+                    Err(e) => return Err(e.to_string()),
                 }
-                Err(e) => return Err(e.to_string()),
             }
         }
         None => {

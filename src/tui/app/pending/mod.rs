@@ -440,10 +440,21 @@ impl Screen for PendingScreen {
                 self.submitting = false;
                 match result {
                     Ok(done) => {
+                        // A review an earlier try had made is found, never "submitted" again.
                         let said = format!(
-                            "submitted ({}, {}): {}",
+                            "{} ({}, {}{}): {}",
+                            if done.earlier {
+                                "found, not sent again"
+                            } else {
+                                "submitted"
+                            },
                             done.event.to_lowercase().replace('_', " "),
                             crate::output::plural::count(done.comments, "comment"),
+                            if done.earlier {
+                                "; made by an earlier try"
+                            } else {
+                                ""
+                            },
                             one_line(&done.location)
                         );
                         ctx.say(said.clone());
