@@ -478,6 +478,10 @@ pub struct EventArgs {
     /// Print the decision and the review; post nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Post an incomplete review (an aspect failed or timed out) also over a complete review
+    /// posted earlier. Without it that review is printed, not posted (exit 3).
+    #[arg(long, conflicts_with = "dry_run")]
+    pub post_incomplete: bool,
     /// The account whose `## PR Shepherd Review` comments are Shepherd's (default: the identity of
     /// the credentials; with Actions' GITHUB_TOKEN that is `github-actions[bot]`).
     #[arg(long, env = "PR_SHEPHERD_IDENTITY", value_name = "LOGIN")]
@@ -544,6 +548,10 @@ pub struct WatchArgs {
     /// Post the reviews (without it they are printed only).
     #[arg(long)]
     pub post: bool,
+    /// With --post: post an incomplete review (an aspect failed or timed out) also over a
+    /// complete review posted earlier. Without it that review is printed, not posted.
+    #[arg(long, requires = "post")]
+    pub post_incomplete: bool,
     /// The account whose `## PR Shepherd Review` comments are Shepherd's (default: the identity of
     /// the credentials).
     #[arg(long, env = "PR_SHEPHERD_IDENTITY", value_name = "LOGIN")]
@@ -714,6 +722,10 @@ pub struct ReviewArgs {
     /// (event comment), each carrying its finding id; one already on the PR is not posted again.
     #[arg(long, requires = "post")]
     pub inline: bool,
+    /// With --post: post an incomplete review (an aspect failed or timed out) also over a
+    /// complete review posted earlier. Without it that review is printed, not posted (exit 3).
+    #[arg(long, requires = "post")]
+    pub post_incomplete: bool,
     /// Offline: the account whose earlier `## PR Shepherd Review` comments count as Shepherd's
     /// (live, it is the account of the credentials).
     #[arg(long, value_name = "LOGIN", default_value = crate::pr::DEFAULT_IDENTITY)]

@@ -455,7 +455,7 @@ pub const SETTINGS: &[Setting] = &[
         },
         flag: None,
         example: "2000000",
-        description: "the most input tokens the runs of one repository may send in a UTC day, counted in the state dir (`repos/<owner>/<repo>/spend.jsonl`; runs at the same time each see what finished before they started)",
+        description: "the most input tokens the runs of one repository may send in a UTC day, counted in the state dir (`repos/<owner>/<repo>/spend.jsonl`): each call is reserved there at its estimate before it is made, under the repository's lock, so runs at the same time share the cap, and settled with its real usage when it ends (a killed run's reservation stays counted)",
     },
     Setting {
         key: "review.daily_max_cost",

@@ -22,6 +22,8 @@ struct Shown {
     runs: Vec<CheckRun>,
     /// Ids of annotations never shown before.
     new: BTreeSet<String>,
+    /// Why a failing job's log could not be read, by check run id.
+    log_errors: crate::source::github::checks::LogErrors,
 }
 
 #[derive(serde::Deserialize)]
@@ -36,11 +38,11 @@ struct HeadRef {
 
 pub(super) async fn run(ctx: &Context, args: ChecksArgs) -> Result<(), CliError> {
     let target = source::resolve(Some(&args.pr))?;
-    let (coords, head_sha, runs, gh) = match target {
+    let (coords, head_sha, (runs, log_errors), gh) = match target {
         Target::Fixture(f) => (
             f.pr.coords(),
             f.pr.head_sha.clone(),
-            f.dashboard.check_runs.clone(),
+            (f.dashboard.check_runs.clone(), Default::default()),
             None,
         ),
         Target::Live(coords) => {
@@ -70,6 +72,7 @@ pub(super) async fn run(ctx: &Context, args: ChecksArgs) -> Result<(), CliError>
         head_sha,
         runs,
         new,
+        log_errors,
     };
     let now = chrono::Utc::now();
     let text = match args.format {
@@ -175,6 +178,7 @@ fn to_json(s: &Shown, now: chrono::DateTime<chrono::Utc>) -> Value {
                 })
             }).collect::<Vec<_>>(),
             "logTail": r.log_tail,
+            "logError": r.id.and_then(|id| s.log_errors.get(&id)),
         })).collect::<Vec<_>>(),
     })
 }
@@ -243,10 +247,19 @@ fn markdown(s: &Shown, now: chrono::DateTime<chrono::Utc>) -> String {
                     }
                     out.push_str("  ```\n\n");
                 }
-                None if r.workflow_run_id.is_some() => {
-                    out.push_str("  (the job's log could not be read)\n");
-                }
-                None => {}
+                None => match r.id.and_then(|id| s.log_errors.get(&id)) {
+                    Some(why) => {
+                        let _ = writeln!(
+                            out,
+                            "  (the job's log could not be read: {})",
+                            one_line(why)
+                        );
+                    }
+                    None if r.workflow_run_id.is_some() => {
+                        out.push_str("  (the job's log could not be read)\n");
+                    }
+                    None => {}
+                },
             }
         }
     }

@@ -1,8 +1,6 @@
 //! `pr-shepherd files PR`, `pr-shepherd diff PR [PATH…] [--since-last-look]` and
 //! `pr-shepherd file viewed|unviewed PR PATH…`: the PR's code, headless.
 
-use std::io::Write;
-
 use super::Context;
 use crate::cli::{DiffArgs, FileCommand, FileMarkArgs, FilesArgs, Format};
 use crate::code::{SinceLastLook, interdiff};
@@ -65,7 +63,7 @@ pub(super) async fn files(ctx: &Context, args: FilesArgs) -> Result<(), CliError
         Format::Md => files_markdown(&l.snapshot, &rows, &gone),
         Format::Json => json_text(&files_json(&l.snapshot, &rows, &gone)),
     };
-    super::emit(&text)
+    super::emit_in(args.format, &text)
 }
 
 fn json_text(v: &serde_json::Value) -> String {
@@ -157,16 +155,13 @@ pub(super) async fn diff(ctx: &Context, args: DiffArgs) -> Result<(), CliError> 
             args.since_last_look,
         )),
     };
-    // Deliver first; only what was written and flushed is recorded as seen.
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| {
-            CliError::runtime(format!(
-                "could not write the diff ({e}); nothing was recorded as seen"
-            ))
-        })?;
-    drop(out);
+    // Deliver first (terminal-safe, as every output: a patch is the PR author's text); only
+    // what was written and flushed is recorded as seen.
+    super::write_safe(&text, super::kind_of(args.format)).map_err(|e| {
+        CliError::runtime(format!(
+            "could not write the diff ({e}); nothing was recorded as seen"
+        ))
+    })?;
     let shown: Vec<&ChangedFile> = entries
         .iter()
         .filter(|e| e.shows_current())

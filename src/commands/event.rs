@@ -290,6 +290,7 @@ async fn review_and_post(
     review.extra_json = Some(("decision", r.decision));
     review.quiet = args.quiet;
     review.inline = ctx.review_settings().inline;
+    review.post_incomplete = args.post_incomplete;
     let automation = ctx.automation();
     if !automation.check {
         return execute_then(ctx, review, &mut ()).await.map(|_| ());

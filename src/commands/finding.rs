@@ -97,7 +97,7 @@ pub(super) async fn run(ctx: &Context, cmd: FindingCommand) -> Result<(), CliErr
             s
         }
     };
-    super::emit(&text)
+    super::emit_in(format, &text)
 }
 
 /// The finding in the PR's review runs, newest first (raised or held back).

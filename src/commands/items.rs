@@ -105,11 +105,7 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
     };
     // Deliver first; only a listing that was written and flushed without error marks anything.
     // Terminal-safe on the way out, whatever a field holds (`output::safe`).
-    let kind = match args.format {
-        Format::Md => crate::output::safe::Kind::Text,
-        Format::Json => crate::output::safe::Kind::Json,
-    };
-    let stdout = crate::output::safe::SafeWriter::new(std::io::stdout().lock(), kind);
+    let stdout = super::safe_stdout(super::kind_of(args.format));
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout);
     let delivered = match args.format {
         Format::Md => write_markdown(&mut out, &snapshot, &triaged, &opts),

@@ -55,7 +55,7 @@ pub(super) fn run(ctx: &Context, cmd: LessonsCommand) -> Result<(), CliError> {
                     s
                 }
             };
-            super::emit(&text)
+            super::emit_in(format, &text)
         }
         LessonsCommand::Drop { repo, id } => {
             let repo = repo_of(&repo)?;

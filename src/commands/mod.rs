@@ -248,10 +248,35 @@ pub(crate) fn emit_in(format: crate::cli::Format, text: &str) -> Result<(), CliE
 }
 
 fn emit_as(text: &str, kind: crate::output::safe::Kind) -> Result<(), CliError> {
+    write_safe(text, kind)
+        .map_err(|e| CliError::runtime(format!("could not write the output: {e}")))
+}
+
+/// The pass an output of `format` gets on its way out ([`crate::output::safe::Kind`]).
+pub(crate) fn kind_of(format: crate::cli::Format) -> crate::output::safe::Kind {
+    match format {
+        crate::cli::Format::Json => crate::output::safe::Kind::Json,
+        crate::cli::Format::Md => crate::output::safe::Kind::Text,
+    }
+}
+
+/// The one place a command writes a whole text to standard output: through
+/// [`crate::output::safe`] as `kind`, then flushed. A command that must tell a failed write
+/// apart (`diff` records what it showed only once it is out) calls this; the rest call
+/// [`emit`], [`emit_json`] or [`emit_in`]. A unit test below keeps every other file of `src/`
+/// (the console's terminal aside) from writing to stdout.
+pub(crate) fn write_safe(text: &str, kind: crate::output::safe::Kind) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(crate::output::safe::safe(text, kind).as_bytes())
         .and_then(|()| out.flush())
-        .map_err(|e| CliError::runtime(format!("could not write the output: {e}")))
+}
+
+/// Standard output for a command that streams (the `items` listing): every byte passes through
+/// [`crate::output::safe::SafeWriter`] as `kind`.
+pub(crate) fn safe_stdout(
+    kind: crate::output::safe::Kind,
+) -> crate::output::safe::SafeWriter<std::io::StdoutLock<'static>> {
+    crate::output::safe::SafeWriter::new(std::io::stdout().lock(), kind)
 }
 
 #[cfg(test)]
@@ -274,6 +299,37 @@ mod tests {
                 out.push((rel.to_string_lossy().replace('\\', "/"), text));
             }
         }
+    }
+
+    #[test]
+    fn only_the_safe_pass_writes_to_stdout() {
+        // Every output reaches stdout through `write_safe` or `safe_stdout` (both in this
+        // file): a command that wrote on its own could forget the terminal-safe pass (issue 40:
+        // `diff --format json` did). The console draws on the terminal itself (`tui/`).
+        let needles = ["stdout()", "print!(", "println!("];
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &src, &mut files);
+        assert!(files.len() > 50, "only {} files read", files.len());
+        let writers: Vec<String> = files
+            .iter()
+            .filter(|(rel, _)| rel != "commands/mod.rs" && !rel.starts_with("tui/"))
+            .flat_map(|(rel, text)| {
+                text.lines()
+                    .filter(|l| {
+                        let code = l.split("//").next().unwrap_or_default();
+                        needles.iter().any(|n| code.contains(n))
+                            && !code.contains("stdout().is_terminal()")
+                            && !code.contains("eprint")
+                    })
+                    .map(move |l| format!("{rel}: {}", l.trim()))
+            })
+            .collect();
+        assert!(
+            writers.is_empty(),
+            "these lines write to stdout past the terminal-safe pass; use commands::emit_in, \
+             write_safe or safe_stdout: {writers:#?}"
+        );
     }
 
     #[test]

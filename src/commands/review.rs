@@ -11,7 +11,7 @@ use crate::cli::{Format, LlmOptions, ReviewArgs};
 use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::policy::{self, GateDecision, Mode};
-use crate::pr::{OutboxComment, PrCoords, Snapshot};
+use crate::pr::{OutboxComment, PrCoords, Snapshot, is_incomplete, is_review_body};
 use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
 use crate::review::aggregate::{AggregateRequest, aggregate};
@@ -106,6 +106,7 @@ async fn review_fixture(
     .build()?;
     review.quiet = args.quiet;
     review.inline = args.inline;
+    review.post_incomplete = args.post_incomplete;
     execute(ctx, review).await.map(|_| ())
 }
 
@@ -146,6 +147,7 @@ async fn review_live(
     .build()?;
     review.quiet = args.quiet;
     review.inline = args.inline;
+    review.post_incomplete = args.post_incomplete;
     execute(ctx, review).await.map(|_| ())
 }
 
@@ -337,6 +339,7 @@ impl<'a> ReviewSetup<'a> {
             extra_json: None,
             quiet: false,
             inline: false,
+            post_incomplete: false,
             base,
             checks,
         })
@@ -482,6 +485,8 @@ pub(crate) struct HeadlessReview<'a> {
     /// With the post: the findings on diff lines as inline comments of one review
     /// (`review --inline`, `[review] inline` for `event` and `watch`).
     pub inline: bool,
+    /// `--post-incomplete`: an incomplete review is posted also over a complete one.
+    pub post_incomplete: bool,
 }
 
 /// What posting did: the post, or why not (an error fails the command, a note does not).
@@ -555,7 +560,10 @@ pub(crate) async fn execute_then(
         base,
         checks,
         inline,
+        post_incomplete,
     } = review;
+    // The comment a post would replace, read before the outbox goes to the flow.
+    let replaced = replaced_review(&post, &snapshot, &identity, outbox.as_ref());
     let mut prepared = flow::prepare(ReviewRequest {
         settings: ctx.review_settings(),
         llm_env: &ctx.llm_env,
@@ -582,7 +590,7 @@ pub(crate) async fn execute_then(
     let run = run_with_progress(&prepared, quiet).await;
     if run.cancelled {
         return Err(CliError::runtime(
-            "review cancelled; nothing was printed or saved",
+            "review cancelled; nothing was printed or saved (what its calls spent is recorded for the daily budget)",
         ));
     }
     let coords = snapshot.pr.coords();
@@ -625,6 +633,21 @@ pub(crate) async fn execute_then(
         },
         (post, None) => post,
     };
+    // An incomplete review never replaces a complete one unless asked (`--post-incomplete`).
+    let post = match (post, replaced) {
+        (Posting::Outbox | Posting::GitHub(_), Some(earlier))
+            if run.is_incomplete() && !post_incomplete =>
+        {
+            Posting::Blocked {
+                reason: format!(
+                    "the review is incomplete ({}) and would replace the complete review at {earlier}; --post-incomplete posts it anyway",
+                    not_done(&run)
+                ),
+                fatal: false,
+            }
+        }
+        (post, _) => post,
+    };
 
     // Post before printing, so the output can say what happened. Ctrl-C still stops it: the
     // run's handler stays installed for the process, so it is listened to here too.
@@ -664,6 +687,13 @@ pub(crate) async fn execute_then(
     let text = match format {
         Format::Md => body.clone(),
         Format::Json => {
+            let not_posted = outcome
+                .error
+                .as_deref()
+                .or(outcome.note.as_deref())
+                .filter(|_| outcome.posted.is_none());
+            let extras = extras
+                .chain(not_posted.map(|why| ("notPosted", serde_json::Value::from(one_line(why)))));
             let doc = review_json(&run, &agg, &body, &outcome.posted, &fitted, extras)?;
             match &inline_outcome {
                 Some(i) => super::inline::with_json(&doc, i)?,
@@ -844,25 +874,62 @@ fn report_post(outcome: &PostOutcome, fitted: &condense::Fitted) {
     }
 }
 
+/// Where a post would go when it replaces a complete review: the comment's URL (live: the newest
+/// own Shepherd comment on the PR, the one an upsert updates), or the outbox offline. `None`
+/// when there is none, or when the review there is itself incomplete (posting over it is what
+/// happened before: an incomplete first review is posted, and so is one over an incomplete one).
+fn replaced_review(
+    post: &Posting<'_>,
+    snapshot: &Snapshot,
+    identity: &str,
+    outbox: Option<&OutboxComment>,
+) -> Option<String> {
+    let complete = |body: &str| is_review_body(body) && !is_incomplete(body);
+    match post {
+        Posting::Outbox => outbox
+            .filter(|c| complete(&c.body))
+            .map(|c| format!("{} (the outbox)", c.comment_id)),
+        Posting::GitHub(_) => snapshot
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                crate::pr::Item::Comment(c)
+                    if is_review_body(&c.body) && c.author.login.eq_ignore_ascii_case(identity) =>
+                {
+                    Some(c)
+                }
+                _ => None,
+            })
+            .max_by_key(|c| c.created_at)
+            .filter(|c| complete(&c.body))
+            .map(|c| one_line(&c.url)),
+        Posting::No | Posting::Blocked { .. } => None,
+    }
+}
+
+/// The aspects that failed or timed out, said (`security failed, perf timed out`).
+fn not_done(run: &ReviewRun) -> String {
+    run.aspects
+        .iter()
+        .filter(|a| a.is_incomplete())
+        .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Exit 3 when an aspect failed or timed out (the review was printed all the same).
 fn incomplete_error(run: &ReviewRun) -> Option<CliError> {
     if !run.is_incomplete() {
         return None;
     }
-    let which: Vec<String> = run
-        .aspects
-        .iter()
-        .filter(|a| a.is_incomplete())
-        .map(|a| format!("{} {}", a.aspect, a.state.as_str().replace('_', " ")))
-        .collect();
+    let which = not_done(run);
     let budget = run
         .context
         .budget_stop()
         .map(|why| format!(" — stopped by the budget: {why}; nothing was posted"))
         .unwrap_or_default();
     Some(CliError::incomplete(format!(
-        "the review is incomplete: {}{budget}",
-        which.join(", ")
+        "the review is incomplete: {which}{budget}"
     )))
 }
 

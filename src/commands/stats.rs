@@ -63,5 +63,5 @@ pub(super) fn run(ctx: &Context, args: StatsArgs) -> Result<(), CliError> {
             .collect::<Vec<_>>()
             .join("\n"),
     };
-    super::emit(&text)
+    super::emit_in(args.format, &text)
 }

@@ -415,6 +415,7 @@ impl Watcher<'_> {
         .build()?;
         review.quiet = self.args.quiet;
         review.inline = self.ctx.review_settings().inline;
+        review.post_incomplete = self.args.post_incomplete;
         // Shepherd's own check on the head, with `--post` and `[automation] check`.
         let automation = self.ctx.automation();
         let result = if self.args.post && automation.check {

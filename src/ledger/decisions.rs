@@ -88,6 +88,35 @@ pub struct Decision {
     /// Proposed: the tokens of the aspect's calls that proposed it, shared among its findings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokens: Option<u64>,
+    /// The fields cut to fit a record's bound (`message`, `terms`, …; see
+    /// [`Decision::bounded`]), when any was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cut: Vec<String>,
+}
+
+/// Bytes a record keeps of its message or reason (cut at a character, `…` added).
+pub const MAX_TEXT_BYTES: usize = 8 * 1024;
+/// Bytes a record keeps of a name (the finding's id, aspect, file, run, who decided).
+pub const MAX_NAME_BYTES: usize = 512;
+/// Terms a dismissal's fingerprint keeps (the first ones, in their sorted order: a finding's
+/// whole list still matches the kept ones, see `pr::fingerprint::similar_terms`).
+pub const MAX_TERMS: usize = 256;
+/// Bytes a record keeps of one term.
+pub const MAX_TERM_BYTES: usize = 64;
+
+/// Cuts `text` to at most `max` bytes at a character boundary (the cut ends in `…`); true when
+/// it was cut.
+fn cut_text(text: &mut String, max: usize) -> bool {
+    if text.len() <= max {
+        return false;
+    }
+    let mut end = max.saturating_sub('…'.len_utf8());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.truncate(end);
+    text.push('…');
+    true
 }
 
 impl Decision {
@@ -106,18 +135,63 @@ impl Decision {
             message: None,
             lesson: false,
             tokens: None,
+            cut: Vec::new(),
         }
+    }
+
+    /// The decision as a record keeps it: every text within its bound ([`MAX_TEXT_BYTES`],
+    /// [`MAX_NAME_BYTES`], [`MAX_TERMS`] of [`MAX_TERM_BYTES`]), each field that was cut named in
+    /// `cut`. A model's finding can be megabytes long; the log's lines stay small, so a line torn
+    /// by a killed writer is always found and dropped, and reading the log stays cheap.
+    pub fn bounded(mut self) -> Decision {
+        let mut cut = std::mem::take(&mut self.cut);
+        let mut note = |field: &str, was_cut: bool| {
+            if was_cut && !cut.iter().any(|c| c == field) {
+                cut.push(field.to_owned());
+            }
+        };
+        note("finding", cut_text(&mut self.finding, MAX_NAME_BYTES));
+        note("aspect", cut_text(&mut self.aspect, MAX_NAME_BYTES));
+        for (field, name) in [("run", &mut self.run), ("by", &mut self.by)] {
+            if let Some(v) = name.as_mut() {
+                note(field, cut_text(v, MAX_NAME_BYTES));
+            }
+        }
+        if let Some(r) = self.reason.as_mut() {
+            note("reason", cut_text(r, MAX_TEXT_BYTES));
+        }
+        if let Some(m) = self.message.as_mut() {
+            note("message", cut_text(m, MAX_TEXT_BYTES));
+        }
+        if let Some(fp) = self.fingerprint.as_mut() {
+            note("file", cut_text(&mut fp.file, MAX_NAME_BYTES));
+            note("aspect", cut_text(&mut fp.aspect, MAX_NAME_BYTES));
+            let mut terms_cut = fp.terms.len() > MAX_TERMS;
+            fp.terms.truncate(MAX_TERMS);
+            for t in &mut fp.terms {
+                terms_cut |= cut_text(t, MAX_TERM_BYTES);
+            }
+            if terms_cut {
+                fp.terms.sort();
+                fp.terms.dedup();
+            }
+            note("terms", terms_cut);
+        }
+        self.cut = cut;
+        self
     }
 }
 
 impl Ledger {
-    /// Appends decisions to the repository's log (fsynced before it returns).
+    /// Appends decisions to the repository's log (fsynced before it returns), each
+    /// [`Decision::bounded`].
     pub fn record_decisions(
         &self,
         repo: &RepoId,
         decisions: &[Decision],
     ) -> Result<(), LedgerError> {
-        self.append_lines(repo, DECISIONS_FILE, decisions)
+        let bounded: Vec<Decision> = decisions.iter().cloned().map(Decision::bounded).collect();
+        self.append_lines(repo, DECISIONS_FILE, &bounded)
     }
 
     /// Every decision recorded for the repository, in the order they were made.
@@ -167,5 +241,37 @@ mod tests {
             std::fs::read_to_string(l.repo_dir(&RepoId::of(&pr)).unwrap().join(DECISIONS_FILE))
                 .unwrap();
         assert!(text.starts_with(r#"{"at":1,"pr":7,"finding":"PS-0000000001","aspect":"perf","kind":"dismissed","reason":"intended","fingerprint":{"#), "{text}");
+    }
+
+    #[test]
+    fn a_huge_dismissal_is_kept_bounded_and_says_what_was_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Ledger::new(dir.path());
+        let pr = coords("rivet", 7);
+        // 1.7 MB of distinct words, as a model's runaway finding.
+        let message: String = (0..200_000).map(|i| format!("w{i}ord ")).collect();
+        // As `review::outcome::dismissal` makes it.
+        let mut d = Decision::new(1, 7, "PS-0000000009", "perf", DecisionKind::Dismissed);
+        d.by = Some("maintainer".into());
+        d.reason = Some("why ".repeat(10_000));
+        d.fingerprint = Some(Fingerprint::of("perf", "a.rs", Some(3), &message));
+        d.message = Some(message.clone());
+        let full = d.fingerprint.clone().unwrap();
+        assert!(full.terms.len() > MAX_TERMS);
+        l.record_decisions(&RepoId::of(&pr), &[d]).unwrap();
+        let path = l.repo_dir(&RepoId::of(&pr)).unwrap().join(DECISIONS_FILE);
+        let size = std::fs::metadata(&path).unwrap().len();
+        assert!(size < 64 * 1024, "{size} bytes");
+        let back = l.dismissals(&pr).unwrap();
+        assert_eq!(back.len(), 1);
+        let kept = &back[0];
+        assert_eq!(kept.cut, ["reason", "message", "terms"]);
+        assert!(kept.message.as_deref().unwrap().ends_with('…'));
+        assert!(message.starts_with(kept.message.as_deref().unwrap().trim_end_matches('…')));
+        // The kept terms still recognize the finding in full.
+        assert!(kept.fingerprint.as_ref().unwrap().matches(&full));
+        // A small decision is written as it is.
+        let small = Decision::new(1, 7, "PS-1", "perf", DecisionKind::Proposed);
+        assert_eq!(small.clone().bounded(), small);
     }
 }

@@ -28,7 +28,7 @@
 //! <state>/repos/<owner>/<repo>/decisions.jsonl  per repository: what became of each finding,
 //!                                              dismissals included (decisions.rs)
 //! <state>/repos/<owner>/<repo>/lessons.json    the maintainer's lessons (lessons.rs)
-//! <state>/repos/<owner>/<repo>/spend.jsonl     what each review run spent (spend.rs)
+//! <state>/repos/<owner>/<repo>/spend.jsonl     what each LLM call reserved and spent (spend.rs)
 //! <state>/repos/<owner>/<repo>/repo.lock       held while one of those is written (repo.rs)
 //! ```
 //!
@@ -77,7 +77,7 @@ pub use pending::{OutboxReview, ReviewIntent};
 pub use repo::{REPO_LOCK_WAIT, RepoId};
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
-pub use spend::{DaySpend, SPEND_FILE, Spend};
+pub use spend::{DaySpend, SPEND_FILE, Spend, SpendKind, counted, runs as spend_runs};
 pub use threads::{
     ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind, ThreadOutbox,
     normalized_reply, reply_body_hash,

@@ -3,7 +3,7 @@
 //! ```text
 //! <state>/repos/<owner>/<repo>/decisions.jsonl  what became of each finding (decisions.rs)
 //! <state>/repos/<owner>/<repo>/lessons.json     the maintainer's lessons (lessons.rs)
-//! <state>/repos/<owner>/<repo>/spend.jsonl      what each review run spent (spend.rs)
+//! <state>/repos/<owner>/<repo>/spend.jsonl      what each LLM call reserved and spent (spend.rs)
 //! <state>/repos/<owner>/<repo>/repo.lock        held while one of them is written
 //! ```
 //!
@@ -11,7 +11,9 @@
 //! named by owner and repository separately, so two repositories never share one. The logs are
 //! append-only JSON lines: a line is appended whole under the repository's lock and fsynced
 //! before the write is acknowledged; a reader skips a torn last line (a writer killed mid-line)
-//! and refuses a broken line anywhere else, naming the file and line.
+//! and refuses a broken line anywhere else, naming the file and line. An append first ends the
+//! log with a whole line (`end_torn_tail`): a torn last line of any length is dropped, one that
+//! parses whole gets its newline, so nothing is ever appended after an unterminated line.
 
 use std::fs::{OpenOptions, TryLockError};
 use std::io::Write;
@@ -192,32 +194,7 @@ impl Ledger {
         if lines.is_empty() {
             return Ok(());
         }
-        self.with_repo_lock(repo, |dir| {
-            let path = dir.join(name);
-            let mut text = String::new();
-            for l in lines {
-                let one = serde_json::to_string(l).map_err(|e| LedgerError::Io {
-                    action: "encode",
-                    path: path.clone(),
-                    source: std::io::Error::other(e),
-                })?;
-                text.push_str(&one);
-                text.push('\n');
-            }
-            // A torn line left by a killed writer goes first (nobody else writes while the lock
-            // is held), so it never ends up between whole lines.
-            drop_torn_tail(&path)?;
-            let mut file = OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(&path)
-                .map_err(LedgerError::io("open", &path))?;
-            file.write_all(text.as_bytes())
-                .and_then(|()| file.sync_data())
-                .map_err(LedgerError::io("write", &path))?;
-            tracing::debug!(path = %path.display(), lines = lines.len(), "state append");
-            Ok(())
-        })
+        self.with_repo_lock(repo, |dir| append_held(dir, name, lines))
     }
 
     /// Every line of the repository's log `name` (none when there is no log). A torn last line
@@ -237,8 +214,51 @@ impl Ledger {
     }
 }
 
-/// Cuts a log back to its last whole line (a writer killed mid-line left the rest).
-fn drop_torn_tail(path: &Path) -> Result<(), LedgerError> {
+/// Appends `lines` to the log `name` in the repository folder `dir`, whose lock the caller holds
+/// ([`Ledger::with_repo_lock`]), and syncs them before returning.
+pub(crate) fn append_held<T: Serialize>(
+    dir: &Path,
+    name: &str,
+    lines: &[T],
+) -> Result<(), LedgerError> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let path = dir.join(name);
+    let mut text = String::new();
+    for l in lines {
+        let one = serde_json::to_string(l).map_err(|e| LedgerError::Io {
+            action: "encode",
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        text.push_str(&one);
+        text.push('\n');
+    }
+    // A line left without its newline by a killed writer is ended or dropped first (nobody
+    // else writes while the lock is held), so an append never glues onto it.
+    end_torn_tail(&path)?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .map_err(LedgerError::io("open", &path))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_data())
+        .map_err(LedgerError::io("write", &path))?;
+    tracing::debug!(path = %path.display(), lines = lines.len(), "state append");
+    Ok(())
+}
+
+/// A last line longer than this is never a record (records are bounded far below it, and were
+/// never near it): it is cut off without being read.
+const MAX_LINE_BYTES: u64 = 64 << 20;
+
+/// Ends the log with a whole line before an append (nobody else writes while the repository's
+/// lock is held), so nothing is ever appended after an unterminated line: a last line without
+/// its newline (a writer killed before it) that parses whole is a record and gets its newline;
+/// one that does not (killed mid-line) is cut off, however long it is.
+fn end_torn_tail(path: &Path) -> Result<(), LedgerError> {
     use std::io::{Read, Seek, SeekFrom};
     let mut f = match OpenOptions::new().read(true).write(true).open(path) {
         Ok(f) => f,
@@ -246,22 +266,47 @@ fn drop_torn_tail(path: &Path) -> Result<(), LedgerError> {
         Err(e) => return Err(LedgerError::io("open", path)(e)),
     };
     let len = f.metadata().map_err(LedgerError::io("read", path))?.len();
-    // Records are small: the last whole line ends within the last MiB.
-    let window = len.min(1 << 20);
-    let mut tail = vec![0u8; usize::try_from(window).unwrap_or(0)];
-    f.seek(SeekFrom::Start(len - window))
-        .and_then(|_| f.read_exact(&mut tail))
-        .map_err(LedgerError::io("read", path))?;
-    if tail.last().is_none_or(|b| *b == b'\n') {
+    let read_at = |f: &mut std::fs::File, at: u64, buf: &mut [u8]| {
+        f.seek(SeekFrom::Start(at)).and_then(|_| f.read_exact(buf))
+    };
+    if len == 0 {
         return Ok(());
     }
-    let keep = match tail.iter().rposition(|b| *b == b'\n') {
-        Some(i) => len - window + i as u64 + 1,
-        None if window == len => 0,
-        None => return Ok(()),
+    let mut last = [0u8; 1];
+    read_at(&mut f, len - 1, &mut last).map_err(LedgerError::io("read", path))?;
+    if last[0] == b'\n' {
+        return Ok(());
+    }
+    // The start of the last line: after the last newline, looked for a chunk at a time from
+    // the end (a torn line can be longer than any window).
+    const CHUNK: u64 = 64 << 10;
+    let mut end = len;
+    let start = loop {
+        let from = end.saturating_sub(CHUNK);
+        let mut chunk = vec![0u8; usize::try_from(end - from).unwrap_or(0)];
+        read_at(&mut f, from, &mut chunk).map_err(LedgerError::io("read", path))?;
+        if let Some(i) = chunk.iter().rposition(|b| *b == b'\n') {
+            break from + i as u64 + 1;
+        }
+        if from == 0 {
+            break 0;
+        }
+        end = from;
     };
-    f.set_len(keep).map_err(LedgerError::io("write", path))?;
-    tracing::debug!(path = %path.display(), from = len, to = keep, "torn line dropped");
+    let whole = len - start <= MAX_LINE_BYTES && {
+        let mut line = vec![0u8; usize::try_from(len - start).unwrap_or(0)];
+        read_at(&mut f, start, &mut line).map_err(LedgerError::io("read", path))?;
+        serde_json::from_slice::<serde::de::IgnoredAny>(&line).is_ok()
+    };
+    if whole {
+        f.seek(SeekFrom::End(0))
+            .and_then(|_| f.write_all(b"\n"))
+            .map_err(LedgerError::io("write", path))?;
+        tracing::debug!(path = %path.display(), "a whole last line got its newline");
+    } else {
+        f.set_len(start).map_err(LedgerError::io("write", path))?;
+        tracing::debug!(path = %path.display(), from = len, to = start, "torn line dropped");
+    }
     Ok(())
 }
 
@@ -364,6 +409,38 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    #[test]
+    fn a_torn_line_of_any_length_is_dropped_and_a_whole_one_gets_its_newline() {
+        let dir = tempfile::tempdir().unwrap();
+        let l = Ledger::new(dir.path());
+        let r = repo("acme", "rivet");
+        l.append_lines(&r, "log.jsonl", &[Line { n: 1 }]).unwrap();
+        let path = l.repo_dir(&r).unwrap().join("log.jsonl");
+        // A writer killed 3 MB into a record: no newline within the last MiB.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"n\":2,\"pad\":\"").unwrap();
+        f.write_all(&vec![b'x'; 3 << 20]).unwrap();
+        drop(f);
+        l.append_lines(&r, "log.jsonl", &[Line { n: 3 }]).unwrap();
+        let read: Vec<Line> = l.read_lines(&r, "log.jsonl").unwrap();
+        assert_eq!(read, [Line { n: 1 }, Line { n: 3 }]);
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"n\":1}\n{\"n\":3}\n"
+        );
+        // A writer killed after a whole record, before its newline: the record stays.
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"n\":4}").unwrap();
+        drop(f);
+        l.append_lines(&r, "log.jsonl", &[Line { n: 5 }]).unwrap();
+        let read: Vec<Line> = l.read_lines(&r, "log.jsonl").unwrap();
+        assert_eq!(read, [1, 3, 4, 5].map(|n| Line { n }));
+        // A log that is one torn line, nothing before it.
+        std::fs::write(&path, "{\"n\":").unwrap();
+        l.append_lines(&r, "log.jsonl", &[Line { n: 6 }]).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{\"n\":6}\n");
     }
 
     #[test]

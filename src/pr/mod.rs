@@ -25,8 +25,8 @@ pub use fingerprint::{
 pub use recorded::{LlmRecordings, RecordedAnswer};
 pub use reference::{ACCEPTED_FORMS, PrCoords, PrRef, RefError, validate_owner, validate_repo};
 pub use shepherd::{
-    DEFAULT_IDENTITY, MARKER_OPEN, OutboxComment, PARTIAL_MARK, REVIEW_HEADER, is_partial,
-    is_review_body, without_markers,
+    DEFAULT_IDENTITY, INCOMPLETE_NOTE, MARKER_OPEN, OutboxComment, PARTIAL_MARK, REVIEW_HEADER,
+    is_incomplete, is_partial, is_review_body, without_markers,
 };
 
 use chrono::{DateTime, Utc};

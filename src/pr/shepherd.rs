@@ -59,6 +59,17 @@ pub fn without_markers(body: &str) -> Cow<'_, str> {
     Cow::Owned(out.trim_end().trim_start_matches(['\n', '\r']).to_owned())
 }
 
+/// The line that opens an incomplete review's note (an aspect failed or timed out, or the run
+/// was stopped): the composer writes it, at the start of a line, only for such a review.
+pub const INCOMPLETE_NOTE: &str = "> **Incomplete review:**";
+
+/// Whether a review body says it is not whole: its incomplete note, or the partial mark. A
+/// complete posted review is never replaced by such a body unless asked
+/// (`--post-incomplete`).
+pub fn is_incomplete(body: &str) -> bool {
+    is_partial(body) || body.lines().any(|l| l.starts_with(INCOMPLETE_NOTE))
+}
+
 /// Offline (fixtures, the bundled inbox), the account whose `## PR Shepherd Review` comments are
 /// Shepherd's own; live it is the credentials' account. `review --identity` and the console
 /// default to it.
@@ -110,5 +121,19 @@ mod tests {
         assert!(is_review_body("  ## PR Shepherd Review\nbody"));
         assert!(!is_review_body("## Claude Code Review"));
         assert!(!is_review_body("thanks\n## PR Shepherd Review"));
+    }
+
+    #[test]
+    fn an_incomplete_body_is_told_by_its_note_at_a_line_start_or_the_partial_mark() {
+        let head = "## PR Shepherd Review\n\n**Findings:** 0\n\n";
+        assert!(is_incomplete(&format!(
+            "{head}> **Incomplete review:** perf failed.\n"
+        )));
+        assert!(is_incomplete(&format!("{head}{PARTIAL_MARK}\n")));
+        assert!(!is_incomplete(head));
+        // Quoted inside a finding's line, it is not the composer's note.
+        assert!(!is_incomplete(&format!(
+            "{head}- **Suggestion** `a.rs` — says > **Incomplete review:** here\n"
+        )));
     }
 }

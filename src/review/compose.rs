@@ -422,7 +422,8 @@ impl Writer<'_> {
         let not_done = not_done(run);
         if run.is_incomplete() || run.cancelled {
             self.s.push_str(&format!(
-                "> **Incomplete review:** {}. Findings of those aspects are missing; this is not a clean bill of health.\n\n",
+                "{} {}. Findings of those aspects are missing; this is not a clean bill of health.\n\n",
+                crate::pr::INCOMPLETE_NOTE,
                 not_done.join(", ")
             ));
         } else if !not_done.is_empty() {

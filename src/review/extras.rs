@@ -22,6 +22,9 @@ pub struct RunExtras {
     pub budget: Arc<Budget>,
     /// What the run records of all this (the budget's report is added at its end).
     pub record: RunContext,
+    /// The run's id, when it is known before the run (its calls' lines in the spend log carry
+    /// it); else the runner makes one.
+    pub run_id: Option<String>,
 }
 
 impl Default for RunExtras {
@@ -32,6 +35,7 @@ impl Default for RunExtras {
             verify: None,
             budget: Arc::new(Budget::unlimited()),
             record: RunContext::default(),
+            run_id: None,
         }
     }
 }

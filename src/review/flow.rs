@@ -36,7 +36,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::aggregate::choose_mode;
-use super::budget::{Budget, SpentToday};
+use super::budget::{Budget, SpendLog, SpentToday};
 use super::context::PromptContext;
 use super::extras::RunExtras;
 use super::failing::{self, ChecksSource, FailingChecks};
@@ -46,12 +46,12 @@ use super::others::{Remark, remarks};
 use super::outcome::run_decisions;
 use super::prior::{MetaFinding, PriorReviews, prior_reviews};
 use super::prompt::{Prompts, strip_untrusted};
-use super::run::{ReviewRun, RunContext};
+use super::run::{ReviewRun, RunContext, new_run_id};
 use super::runner::{ReviewEvent, run_review_with};
 use super::screen::{Dismissal, Screen, lesson_line};
 use super::settings::{BackendKind, Overrides, ReviewSettings, SettingsError};
 use super::verify::VerifySetup;
-use crate::ledger::{Ledger, Lesson, RepoId, Spend};
+use crate::ledger::{Ledger, Lesson, RepoId};
 use crate::policy::Mode;
 use crate::pr::OutboxComment;
 use crate::pr::{PrMeta, Snapshot};
@@ -252,6 +252,17 @@ impl PreparedReview {
     /// What the run is given besides the PR: its prompts' context, the screening, the verifier
     /// and the budget.
     pub fn extras(&self) -> RunExtras {
+        let run_id = new_run_id(chrono::Utc::now());
+        let mut budget = Budget::new(&self.settings, self.spent_today);
+        if let Some(l) = &self.state {
+            let coords = self.pr.coords();
+            budget = budget.logged(SpendLog {
+                ledger: l.clone(),
+                repo: RepoId::of(&coords),
+                pr: coords.number,
+                run: run_id.clone(),
+            });
+        }
         let mut context = PromptContext::default();
         self.guidance.fill(&mut context, &self.pr);
         context.lessons = self.lessons.iter().map(lesson_line).collect();
@@ -292,36 +303,46 @@ impl PreparedReview {
                 others: self.others.clone(),
             },
             verify,
-            budget: Arc::new(Budget::new(&self.settings, self.spent_today)),
+            budget: Arc::new(budget),
+            run_id: Some(run_id),
         }
     }
 
-    /// Runs the six aspects to their end (or until `cancel`), reporting on `events`, then
-    /// records what the run spent and proposed in the state dir (what could not be recorded is
-    /// said in `context.unrecorded`). Prompts carry the PR's metadata and diff and the run's
+    /// Runs the six aspects to their end (or until `cancel`), reporting on `events`; each call
+    /// is reserved and settled in the state dir's spend log as it goes, and what the run
+    /// proposed is recorded there at its end (what could not be recorded is said in
+    /// `context.unrecorded`). Prompts carry the PR's metadata and diff and the run's
     /// context (guidance, lessons, other reviewers' remarks): never a trigger's text.
     pub async fn run(
         &self,
         events: mpsc::UnboundedSender<ReviewEvent>,
         cancel: CancellationToken,
     ) -> ReviewRun {
+        let extras = Arc::new(self.extras());
         let mut run = run_review_with(
             self.pr.clone(),
             &self.settings,
             self.client.clone(),
             self.prompts.clone(),
             self.prior_findings.clone(),
-            Arc::new(self.extras()),
+            extras.clone(),
             events,
             cancel,
         )
         .await;
+        // What each call spent is already in the spend log (written as the call ended, also in
+        // a cancelled run); what the run proposed is recorded once it ran to its end.
+        if let Some(e) = extras.budget.unrecorded() {
+            run.context.unrecorded = Some(format!(
+                "the run's spend was not all recorded in the state dir: {e}"
+            ));
+        }
         if !run.cancelled
             && let Some(l) = &self.state
             && let Err(e) = self.record(l, &run)
         {
             run.context.unrecorded = Some(format!(
-                "the run's spend and findings were not recorded in the state dir: {e}"
+                "the run's findings were not recorded in the state dir: {e}"
             ));
         }
         run
@@ -329,32 +350,11 @@ impl PreparedReview {
 
     fn record(&self, l: &Ledger, run: &ReviewRun) -> Result<(), crate::ledger::LedgerError> {
         let coords = self.pr.coords();
-        let repo = RepoId::of(&coords);
         let now = chrono::Utc::now();
-        let (input, output) = run.tokens();
-        l.record_spend(
-            &repo,
-            &Spend {
-                at: now.timestamp(),
-                day: now.format("%Y-%m-%d").to_string(),
-                pr: coords.number,
-                run: run.run_id.clone(),
-                input_tokens: input,
-                output_tokens: output,
-                cost: run.estimated_cost(),
-                aspects: run
-                    .aspects
-                    .iter()
-                    .map(|a| {
-                        (
-                            a.aspect.as_str().to_owned(),
-                            a.tokens.input.unwrap_or(0) + a.tokens.output.unwrap_or(0),
-                        )
-                    })
-                    .collect(),
-            },
-        )?;
-        l.record_decisions(&repo, &run_decisions(run, coords.number, now.timestamp()))
+        l.record_decisions(
+            &RepoId::of(&coords),
+            &run_decisions(run, coords.number, now.timestamp()),
+        )
     }
 }
 

@@ -251,7 +251,9 @@ pub struct BudgetReport {
     pub daily_max_input_tokens: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub daily_max_cost: Option<f64>,
-    /// Spent on the repository earlier the same UTC day (by runs that ended before this one).
+    /// Spent on the repository the same UTC day when the run began (every run's calls in the
+    /// state dir's spend log, those in flight at their estimate). With the state dir each call is
+    /// checked against the log as it is then, not against this.
     #[serde(default)]
     pub spent_today_input_tokens: u64,
     #[serde(default)]

@@ -219,7 +219,10 @@ pub async fn run_review_with(
     let notes = std::mem::take(&mut *lock(&shared_state.notes));
     let concurrency_lowered = lock(&shared_state.lowered).take();
     let run = ReviewRun {
-        run_id: new_run_id(started_at),
+        run_id: extras
+            .run_id
+            .clone()
+            .unwrap_or_else(|| new_run_id(started_at)),
         pr: format!("{}/{}#{}", pr.owner, pr.repo, pr.number),
         head_sha: pr.head_sha.clone(),
         backend: client.kind().as_str().to_owned(),
@@ -700,9 +703,14 @@ impl Job {
         // above: a call not sent reserves nothing).
         let chars =
             prompt.system.len() + prompt.data.len() + prompt.diff_text.len() + prompt.task.len();
-        let place = match self.extras.budget.reserve(chars) {
-            Ok(p) => p,
-            Err(why) => return Ended::Budget(why),
+        // With the state dir the reservation is read and written there (under the repository's
+        // lock), off the async threads.
+        let budget = self.extras.budget.clone();
+        let aspect = self.aspect.as_str();
+        let place = match tokio::task::spawn_blocking(move || budget.reserve(aspect, chars)).await {
+            Ok(Ok(p)) => p,
+            Ok(Err(why)) => return Ended::Budget(why),
+            Err(e) => return Ended::Budget(format!("the budget could not be checked: {e}")),
         };
         let ended = tokio::select! {
             biased;
@@ -732,10 +740,17 @@ impl Job {
         drop(progress);
         // What the call's answers spent (every answer, also of a call that failed later) replaces
         // its estimate; with no answer read the estimate stays.
+        // Settled also when the call was cut, timed out or cancelled: what it spent is written
+        // as it ends, not only with the run.
         let used = *lock(spent);
-        self.extras
-            .budget
-            .settle(place, (used.answers > 0).then_some(&used.tokens));
+        let budget = self.extras.budget.clone();
+        let settled = tokio::task::spawn_blocking(move || {
+            budget.settle(place, (used.answers > 0).then_some(&used.tokens));
+        })
+        .await;
+        if let Err(e) = settled {
+            tracing::debug!(error = %e, "a call's spend was not settled");
+        }
         ended
     }
 
@@ -780,6 +795,9 @@ impl Job {
                                 ..Default::default()
                             };
                             lock(&spent).answered(&tokens);
+                            self.extras
+                                .budget
+                                .record_answered(self.aspect.as_str(), &tokens);
                             Ended::Answer(Ok(Completion {
                                 text: a.reply.clone(),
                                 tokens,

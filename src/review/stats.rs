@@ -135,9 +135,8 @@ pub fn compute(repository: &str, decisions: &[Decision], spend: &[Spend], since:
             per.entry(a).or_default().add(d);
         }
     }
-    let mut runs = 0;
+    let runs = crate::ledger::spend_runs(spend.iter().filter(|s| s.at >= since));
     for s in spend.iter().filter(|s| s.at >= since) {
-        runs += 1;
         prs.insert(s.pr);
         all.tokens += s.input_tokens + s.output_tokens;
         for (name, t) in &s.aspects {
@@ -258,6 +257,7 @@ mod tests {
             output_tokens: 100,
             cost: None,
             aspects: [("perf".to_owned(), perf), ("tests".to_owned(), tests)].into(),
+            ..Spend::default()
         }
     }
 

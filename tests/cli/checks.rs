@@ -1,6 +1,7 @@
 //! `pr-shepherd checks PR`: a fixture's checks and a live PR's over a loopback GitHub speaking
 //! the REST check-runs, statuses, annotations and job-logs formats; an annotation shown once
-//! is not new the second time; re-running failed jobs asks first and then sends one request.
+//! is not new the second time; re-running failed jobs asks first and then sends one request; a
+//! log over the answer limit shows its tail; an Actions job is known by its app and details URL.
 
 use crate::support;
 
@@ -151,4 +152,117 @@ async fn rerun_asks_first_then_sends_one_request() {
         post.url.path(),
         "/repos/acme/rivet/actions/runs/9001/rerun-failed-jobs"
     );
+}
+
+/// `checks acme/rivet#482 --format json` against `server`, with more environment.
+async fn live_checks_json(server: &wiremock::MockServer, vars: &[(&str, &str)]) -> Value {
+    let env = TestEnv::new();
+    let o = env
+        .bin_async()
+        .env("GH_TOKEN", TOKEN)
+        .envs(vars.iter().copied())
+        .args([
+            "--api-url",
+            &server.uri(),
+            "checks",
+            "acme/rivet#482",
+            "--format",
+            "json",
+        ])
+        .output()
+        .await
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn a_job_log_over_the_answer_limit_shows_its_tail() {
+    let server = checks_loopback().await;
+    // 3 MiB of log against a 1 MiB answer limit: only its tail is kept while it is read.
+    let log = "2026-11-20T09:16:00.0000000Z step line of a long build\n".repeat(60_000)
+        + "2026-11-20T09:16:05.0000000Z error: THE-VERY-END\n";
+    assert!(log.len() > 3 << 20);
+    wiremock::Mock::given(wiremock::matchers::path(
+        "/repos/acme/rivet/actions/jobs/31002/logs",
+    ))
+    .respond_with(wiremock::ResponseTemplate::new(200).set_body_string(log))
+    .with_priority(1)
+    .mount(&server)
+    .await;
+    let doc = live_checks_json(&server, &[("PR_SHEPHERD_HTTP_MAX_ANSWER_MB", "1")]).await;
+    let tail = doc["checks"][0]["logTail"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{doc:#}"));
+    assert!(tail.ends_with("error: THE-VERY-END"), "{tail}");
+}
+
+#[tokio::test]
+async fn an_actions_job_is_known_by_its_details_url_and_its_app() {
+    let server = checks_loopback().await;
+    // GitHub's html_url of a check run is its own page; the job's URL is details_url. The
+    // second failing job's answer has no app at all.
+    wiremock::Mock::given(wiremock::matchers::path(format!(
+        "/repos/acme/rivet/commits/{}/check-runs",
+        support::fake_github::CHECKS_SHA
+    )))
+    .respond_with(wiremock::ResponseTemplate::new(200).set_body_json(json!({
+        "total_count": 2,
+        "check_runs": [
+            {"id": 31002, "name": "test", "status": "completed", "conclusion": "failure",
+             "html_url": "https://github.com/acme/rivet/runs/31002",
+             "details_url": "https://github.com/acme/rivet/actions/runs/9001/job/31002",
+             "output": {"annotations_count": 0}, "app": {"slug": "github-actions"}},
+            {"id": 31004, "name": "lint", "status": "completed", "conclusion": "failure",
+             "html_url": "https://github.com/acme/rivet/runs/31004",
+             "details_url": "https://github.com/acme/rivet/actions/runs/9002/job/31004",
+             "output": {"annotations_count": 0}, "app": null}
+        ]
+    })))
+    .with_priority(1)
+    .mount(&server)
+    .await;
+    let doc = live_checks_json(&server, &[]).await;
+    let by_name = |n: &str| {
+        doc["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == n)
+            .cloned()
+            .unwrap_or_else(|| panic!("{n}: {doc:#}"))
+    };
+    assert_eq!(by_name("test")["workflowRunId"], 9001, "{doc:#}");
+    assert!(
+        by_name("test")["logTail"]
+            .as_str()
+            .is_some_and(|t| t.contains("test failed"))
+    );
+    assert_eq!(by_name("lint")["workflowRunId"], 9002, "{doc:#}");
+    // Its log is gone (the loopback answers 404): said why, not left blank.
+    assert_eq!(by_name("lint")["logTail"], Value::Null);
+    assert!(
+        by_name("lint")["logError"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("expired or deleted")),
+        "{doc:#}"
+    );
+    assert_eq!(by_name("test")["logError"], Value::Null);
+    // The re-run names both workflow runs.
+    let env = TestEnv::new();
+    let asked = env
+        .bin_async()
+        .env("GH_TOKEN", TOKEN)
+        .args([
+            "--api-url",
+            &server.uri(),
+            "checks",
+            "acme/rivet#482",
+            "--rerun-failed",
+        ])
+        .output()
+        .await
+        .unwrap();
+    let err = stderr(&asked);
+    assert!(err.contains("9001") && err.contains("9002"), "{err}");
 }

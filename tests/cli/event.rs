@@ -208,3 +208,37 @@ async fn a_run_that_cannot_be_saved_is_not_success() {
     assert!(err.contains("its run was not saved"), "{err}");
     assert_eq!(fake.own_reviews().len(), 1);
 }
+
+/// Failed before it was fixed (a push with the model down replaced the posted review by an empty
+/// incomplete one): `event` posts an incomplete review over a complete one only with
+/// `--post-incomplete`, and says why it did not in the JSON (`notPosted`) and on stderr.
+#[tokio::test]
+async fn a_push_with_the_model_down_leaves_the_complete_review_unless_asked() {
+    let Live { gh, fake, llm, env } = Live::start(FakePr::with_labels(&[])).await;
+    fake.set_author("octocat", "MEMBER");
+    let p = payload(env.root(), "pull_request/opened.payload.json", |_| {});
+    exited_0(event(&env, &gh, &llm, "pull_request", &p, &[]).await);
+    let complete = fake.own_reviews();
+    assert_eq!(complete.len(), 1);
+    // The model answers nothing but 404 now.
+    let down = support::llm::StandInLlm {
+        server: wiremock::MockServer::start().await,
+    };
+    let p = payload(env.root(), "pull_request/synchronize.payload.json", |_| {});
+    let out = event(&env, &gh, &down, "pull_request", &p, &["--format", "json"]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["posted"], Value::Null, "{v}");
+    assert!(
+        v["notPosted"]
+            .as_str()
+            .is_some_and(|w| w.contains("--post-incomplete")),
+        "{v}"
+    );
+    assert!(stderr(&out).contains("not posted: the review is incomplete"));
+    assert_eq!(fake.own_reviews(), complete);
+    let out = event(&env, &gh, &down, "pull_request", &p, &["--post-incomplete"]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(stderr(&out).contains("posted: updated"), "{}", stderr(&out));
+    assert!(fake.own_reviews()[0].1.contains("Incomplete review"));
+}

@@ -1,6 +1,7 @@
 //! `pr-shepherd watch` for a bounded number of ticks (`--ticks N --interval 0s`: no real
 //! sleeping) against the loopback GitHub: a new head is reviewed once, a settling PR gets no
-//! review and no seen markers until the window closes, a trigger is answered once.
+//! review and no seen markers until the window closes, a trigger is answered once, and a new head
+//! reviewed with the model down leaves a complete review in place unless `--post-incomplete`.
 
 use crate::support;
 
@@ -156,4 +157,42 @@ async fn a_state_dir_that_cannot_be_written_is_not_success() {
         assert!(err.contains(blocked), "{blocked}: names the file: {err}");
         assert!(err.contains("failed 1 time "), "{blocked}: {err}");
     }
+}
+
+/// Failed before it was fixed (a new head reviewed with the model down replaced the posted
+/// review by an empty incomplete one): `watch --post` leaves a complete review in place and says
+/// so; `--post-incomplete` posts over it.
+#[tokio::test]
+async fn a_new_head_with_the_model_down_leaves_the_complete_review_unless_asked() {
+    let (gh, fake) = FakeGitHub::start(team_pr()).await;
+    fake.set_author("octocat", "MEMBER");
+    let llm = StandInLlm::answering(vec![magic_number()]).await;
+    let env = TestEnv::with_config("[review]\nretries = 0\n");
+    let out = watch(&env, &gh, &llm, &["--ticks", "1", "--post"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let complete = fake.own_reviews();
+    assert_eq!(complete.len(), 1);
+    // The model answers nothing but 404 now; a push brings a new head.
+    let down = StandInLlm {
+        server: MockServer::start().await,
+    };
+    fake.force_push("1111111111111111111111111111111111111111", &[]);
+    let out = watch(&env, &gh, &down, &["--ticks", "1", "--post"]).await;
+    assert!(
+        stderr(&out).contains("not posted: the review is incomplete")
+            && stderr(&out).contains("--post-incomplete"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(fake.own_reviews(), complete);
+    fake.force_push("2222222222222222222222222222222222222222", &[]);
+    let out = watch(
+        &env,
+        &gh,
+        &down,
+        &["--ticks", "1", "--post", "--post-incomplete"],
+    )
+    .await;
+    assert!(stderr(&out).contains("posted: updated"), "{}", stderr(&out));
+    assert!(fake.own_reviews()[0].1.contains("Incomplete review"));
 }

@@ -2,7 +2,8 @@
 //! run opened with its annotations and log tail; an annotation `NEW` the first time it is shown
 //! and not the second (the seen markers headless `checks` uses); the re-run of the failed jobs
 //! refused offline and, live against a loopback GitHub, asked first and then sent as exactly one
-//! POST, after which the checks are read again.
+//! POST, after which the checks are read again; a log over the answer limit shows its tail, and
+//! one that cannot be read says why.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -258,4 +259,76 @@ fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_ag
     assert!(!h.screen().contains("ghp_consoleChecksToken"));
     drop(h);
     drop(rt);
+}
+
+/// The console over `server` with answers limited to `max_answer_bytes`, the checks screen
+/// opened on the failing job (its log read), scrolled to the end.
+fn opened_failing_job(
+    rt: &tokio::runtime::Runtime,
+    server: &MockServer,
+    max_answer_bytes: usize,
+) -> String {
+    let opts = FetchOptions {
+        timeout: Duration::from_secs(5),
+        deadline: Duration::from_secs(30),
+        max_answer_bytes,
+        ..FetchOptions::default()
+    };
+    let gh = support::github_client::loopback_github(&server.uri(), "ghp_consoleChecksToken", opts)
+        .expect("client");
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::new(
+        demo_fixture().snapshot_at(0).unwrap(),
+        None,
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        120,
+        30,
+    )
+    .unwrap();
+    h.set_remote(Remote::GitHub(Live {
+        gh: Arc::new(gh),
+        own_login: "monalisa".into(),
+    }));
+    h.draw();
+    h.press("K");
+    h.press("Enter");
+    assert_eq!(count(rt, server, "GET", "/logs"), 1);
+    h.press("G");
+    h.screen()
+}
+
+#[test]
+fn live_a_log_over_the_answer_limit_shows_its_tail_and_an_unreadable_one_says_why() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(checks_loopback());
+    // 2 MiB of log against a 64 KiB answer limit: only its tail is kept while it is read.
+    let log = "step line of a long build\n".repeat(80_000) + "error: THE-VERY-END\n";
+    rt.block_on(
+        wiremock::Mock::given(wiremock::matchers::path_regex("/actions/jobs/31002/logs$"))
+            .respond_with(wiremock::ResponseTemplate::new(200).set_body_string(log))
+            .with_priority(1)
+            .mount(&server),
+    );
+    let s = opened_failing_job(&rt, &server, 64 * 1024);
+    assert!(s.contains("step line of a long build"), "{s}");
+    assert!(s.contains("error: THE-VERY-END"), "{s}");
+
+    // An expired log (GitHub answers 410) is said as such, not as a missing permission.
+    let server = rt.block_on(checks_loopback());
+    rt.block_on(
+        wiremock::Mock::given(wiremock::matchers::path_regex("/actions/jobs/31002/logs$"))
+            .respond_with(
+                wiremock::ResponseTemplate::new(410)
+                    .set_body_json(serde_json::json!({"message": "Gone"})),
+            )
+            .with_priority(1)
+            .mount(&server),
+    );
+    let s = opened_failing_job(&rt, &server, 64 * 1024);
+    assert!(
+        s.contains("the job's log could not be read: expired or deleted"),
+        "{s}"
+    );
+    assert!(!s.contains("no permission"), "{s}");
 }

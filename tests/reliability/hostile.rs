@@ -1,8 +1,9 @@
 //! Hostile sizes and hostile text, against the fault-injecting loopback GitHub and through the
 //! real binary: answers over the size limit, repeated cursors, items sent twice, a repository of
 //! 5,200 open PRs, a thread past its comment bound, a 401 halfway through the pages, the
-//! rate-limit wait cap, `man --dir` over a symlink, merged findings, and output of every format
-//! with control, bidi and zero-width characters in every field.
+//! rate-limit wait cap, `man --dir` over a symlink, merged findings, a runaway finding in the
+//! decisions log (bounded records, a torn record of any size dropped), and output of every
+//! subcommand and format with control, bidi and zero-width characters in every field.
 
 use crate::support;
 
@@ -548,17 +549,153 @@ fn findings_that_differ_only_in_numbers_are_merged_and_counted() {
     );
 }
 
+// ---- a runaway finding in the decisions log --------------------------------------------------
+
+/// The repository's decisions log in `env`'s state dir.
+fn decisions_log(env: &TestEnv) -> std::path::PathBuf {
+    env.state().join("repos/acme/rivet/decisions.jsonl")
+}
+
+#[test]
+fn a_runaway_finding_keeps_the_decisions_log_small_and_a_torn_record_of_any_size_is_dropped() {
+    let env = TestEnv::new();
+    // 1.7 MB of distinct words in one finding's message, as a runaway model writes it.
+    let huge: String = (0..200_000).map(|i| format!("w{i}ord ")).collect();
+    let fixture = support::demo_with(&env, |v| {
+        let reply = json!({"findings": [{"severity": "important", "file": "src/client/retry.rs",
+            "line": 3, "message": format!("Runaway {huge}")}]});
+        v["llm"]["answers"][0]["reply"] = json!(reply.to_string());
+    });
+    let f = fixture.display().to_string();
+    let run = |args: &[&str]| -> Output {
+        let o = env.bin().args(args).output().unwrap();
+        assert!(
+            matches!(o.status.code(), Some(0 | 3)),
+            "{args:?}: {}",
+            all_output(&o).chars().take(2000).collect::<String>()
+        );
+        o
+    };
+    let doc = json_of(&run(&["review", &f, "--format", "json"]));
+    let ids: Vec<String> = doc["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x["id"].as_str().map(str::to_owned))
+        .collect();
+    let runaway = doc["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|x| {
+            x["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("Runaway"))
+        })
+        .and_then(|x| x["id"].as_str())
+        .unwrap_or_else(|| panic!("no runaway finding"))
+        .to_owned();
+    run(&["finding", "dismiss", &f, &runaway, "--reason", "noise"]);
+    // What the record keeps is bounded, and says it was cut.
+    let log = decisions_log(&env);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let longest = text.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 64 * 1024, "a record of {longest} bytes");
+    let dismissed: Value = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|d| d["kind"] == "dismissed")
+        .unwrap();
+    assert_eq!(dismissed["cut"], json!(["message", "terms"]), "{dismissed}");
+
+    // A writer killed in the middle of a record as large as one was before the bound (3.4 MB,
+    // no newline within the last MiB): the next run's append drops it, reading goes on.
+    let torn = format!(
+        "{{\"at\":1,\"pr\":482,\"finding\":\"{runaway}\",\"aspect\":\"correctness\",\"kind\":\"dismissed\",\"message\":\"{}",
+        "w".repeat(3_400_000)
+    );
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(&mut file, torn.as_bytes()).unwrap();
+    drop(file);
+    run(&["stats", "acme/rivet", "--format", "json"]);
+    run(&["review", &f, "--format", "json"]);
+    run(&["stats", "acme/rivet", "--format", "json"]);
+    run(&["review", &f]);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(!text.contains("wwwwwwww"), "the torn record is gone");
+    assert!(text.ends_with('\n'));
+
+    // A writer killed after a whole record, before its newline: the record is kept, ended.
+    let whole = format!(
+        "{{\"at\":2,\"pr\":482,\"finding\":\"{}\",\"aspect\":\"security\",\"kind\":\"dismissed\",\"by\":\"maintainer\",\"reason\":\"WHOLE-BUT-UNENDED\"}}",
+        ids.iter().find(|i| **i != runaway).unwrap()
+    );
+    let mut file = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    std::io::Write::write_all(&mut file, whole.as_bytes()).unwrap();
+    drop(file);
+    run(&["review", &f, "--format", "json"]);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text.lines().any(|l| l == whole),
+        "the whole record was dropped or glued"
+    );
+    let stats = json_of(&run(&["stats", "acme/rivet", "--format", "json"]));
+    assert!(stats.to_string().contains("dismissed"), "{stats}");
+}
+
 // ---- terminal-safe output of every format ----------------------------------------------------
 
 /// Puts `evil` into every string a fixture's reader shows: the title, body, labels and author,
-/// every item's body, author, URL and path, minimized reasons, and the recorded findings'
-/// messages.
+/// every item's body, author, URL and path, minimized reasons, the recorded findings' messages,
+/// the changed files' patches (every step's) and a file named with it, and the checks' names,
+/// URLs, annotations and log tails.
 fn poison(v: &mut Value, evil: &str) {
+    // A patch holds one line per line: a raw line break in it would be another line.
+    let line_evil = evil.replace(['\n', '\r'], " ");
+    let in_patch = |p: &mut Value| {
+        if let Some(text) = p.as_str() {
+            *p = json!(text.replace("retry", &format!("retry{line_evil}")));
+        }
+    };
     v["pr"]["title"] = json!(format!("Title {evil}"));
     v["pr"]["body"] = json!(format!("Body {evil}\nline two {evil}"));
     v["pr"]["labels"] = json!([format!("label{evil}")]);
     v["pr"]["author"]["login"] = json!(format!("author{evil}"));
     v["pr"]["headRef"] = json!(format!("topic{evil}"));
+    if let Some(files) = v["pr"]["files"].as_array_mut() {
+        for f in files.iter_mut() {
+            in_patch(&mut f["patch"]);
+        }
+        files.push(
+            json!({"path": format!("docs/{line_evil}.md"), "status": "added",
+            "additions": 1, "deletions": 0, "patch": format!("@@ -0,0 +1 @@\n+{line_evil}")}),
+        );
+    }
+    if let Some(steps) = v["steps"].as_array_mut() {
+        for step in steps {
+            let changes = step.get_mut("changes").and_then(Value::as_array_mut);
+            for change in changes.into_iter().flatten() {
+                let patches = change.get_mut("patches").and_then(Value::as_array_mut);
+                for p in patches.into_iter().flatten() {
+                    in_patch(&mut p["patch"]);
+                }
+            }
+        }
+    }
+    if let Some(runs) = v["dashboard"]["checkRuns"].as_array_mut() {
+        for r in runs {
+            r["name"] = json!(format!("{}{evil}", r["name"].as_str().unwrap_or_default()));
+            if r.get("logTail").is_some() {
+                r["logTail"] = json!(format!("step {evil}\nerror: {evil}"));
+            }
+            let annotations = r.get_mut("annotations").and_then(Value::as_array_mut);
+            for a in annotations.into_iter().flatten() {
+                a["message"] = json!(format!("failed {evil}"));
+                a["title"] = json!(format!("title{evil}"));
+                a["path"] = json!(format!("src/{line_evil}.rs"));
+            }
+        }
+    }
     let poison_comment = |c: &mut Value, evil: &str| {
         c["body"] = json!(format!("said {evil}"));
         c["author"]["login"] = json!(format!("login{evil}"));
@@ -592,7 +729,30 @@ fn first_hazard(text: &str) -> Option<(usize, char)> {
     text.char_indices().find(|(_, c)| is_hazard(*c))
 }
 
-/// Every output of every format on the poisoned fixture: no raw hazard in any of them, and the
+/// Every subcommand that takes `--format md|json`, as its words (`thread reply`), read from the
+/// command line's definition: a new one fails the test below until it is run there.
+fn formatted_subcommands() -> std::collections::BTreeSet<String> {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: &str, out: &mut std::collections::BTreeSet<String>) {
+        for sub in cmd.get_subcommands() {
+            let here = format!(
+                "{path}{}{}",
+                if path.is_empty() { "" } else { " " },
+                sub.get_name()
+            );
+            if sub.get_arguments().any(|a| a.get_id() == "format") {
+                out.insert(here.clone());
+            }
+            walk(sub, &here, out);
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    walk(&pr_shepherd::cli::Cli::command(), "", &mut out);
+    out
+}
+
+/// Every output of every format on the poisoned fixture — every subcommand with `--format`, in
+/// Markdown and in JSON, `diff --since-last-look` too — carries no raw hazard on stdout, and the
 /// JSON ones still hold the very same text.
 fn assert_every_output_is_terminal_safe(evil: &str) {
     let env = TestEnv::new();
@@ -602,6 +762,8 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::copy(&fixture, dir.join("pr.json")).unwrap();
     let d = dir.display().to_string();
+    // A command-line argument cannot hold NUL.
+    let arg_evil = evil.replace('\0', "");
     let thread_id = {
         let v: Value = serde_json::from_slice(&std::fs::read(&fixture).unwrap()).unwrap();
         v["items"]
@@ -613,21 +775,22 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
             .unwrap()
             .to_owned()
     };
-    let runs: Vec<Vec<&str>> = vec![
-        vec!["items", &f, "--peek"],
-        vec!["items", &f, "--format", "json"],
-        vec!["items", &f, "--all"],
-        vec!["state", "show", &f],
-        vec!["state", "show", &f, "--format", "json"],
-        vec!["inbox", &d],
-        vec!["inbox", &d, "--format", "json"],
-        vec!["thread", "reply", &f, &thread_id, "--body", "Thanks."],
-        vec!["thread", "resolve", &f, &thread_id, "--format", "json"],
-        vec!["review", &f],
-        vec!["review", &f, "--format", "json"],
-    ];
-    for args in runs {
-        let o = env.bin().args(&args).output().unwrap();
+    let event = env.root().join("event.json");
+    std::fs::write(
+        &event,
+        json!({"action": format!("unknown-action{evil}"), "number": 482,
+               "repository": {"full_name": "acme/rivet", "name": "rivet", "owner": {"login": "acme"}},
+               "pull_request": {"number": 482, "title": evil, "body": evil}})
+        .to_string(),
+    )
+    .unwrap();
+    let event = event.display().to_string();
+    let reason = format!("intended {arg_evil}");
+    let body = format!("nit {arg_evil}");
+    let covered = std::cell::RefCell::new(std::collections::BTreeSet::new());
+    // Runs `args` (whose first `words` are the subcommand), checks its stdout, returns it.
+    let run = |words: usize, args: &[&str]| -> String {
+        let o = env.bin().args(args).output().unwrap();
         let out = stdout(&o);
         assert!(
             o.status.success() || o.status.code() == Some(3),
@@ -635,13 +798,19 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
             all_output(&o)
         );
         if let Some((at, c)) = first_hazard(&out) {
+            let before: Vec<char> = out[..at].chars().rev().take(60).collect();
+            let around: String = before
+                .into_iter()
+                .rev()
+                .chain(out[at..].chars().take(20))
+                .collect();
             panic!(
-                "{args:?} printed U+{:04X} raw at byte {at}: {:?}",
-                c as u32,
-                &out[at.saturating_sub(60)..(at + 20).min(out.len())]
+                "{args:?} printed U+{:04X} raw at byte {at}: {around:?}",
+                c as u32
             );
         }
-        if args.contains(&"json") {
+        let json = args.windows(2).any(|w| w == ["--format", "json"]);
+        if json && !out.is_empty() {
             let doc: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}"));
             if args[0] == "items" {
                 assert_eq!(
@@ -651,7 +820,122 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
                 );
             }
         }
+        covered
+            .borrow_mut()
+            .insert((args[..words].join(" "), if json { "json" } else { "md" }));
+        out
+    };
+    run(1, &["items", &f, "--peek"]);
+    run(1, &["items", &f, "--format", "json"]);
+    run(1, &["items", &f, "--all"]);
+    run(2, &["state", "show", &f]);
+    run(2, &["state", "show", &f, "--format", "json"]);
+    run(1, &["inbox", &d]);
+    run(1, &["inbox", &d, "--format", "json"]);
+    run(1, &["files", &f]);
+    run(1, &["files", &f, "--format", "json"]);
+    run(1, &["checks", &f]);
+    run(1, &["checks", &f, "--format", "json"]);
+    run(1, &["diff", &f]);
+    run(1, &["diff", &f, "--format", "json"]);
+    // The push of step 2 changes the patch the diffs above showed: an interdiff.
+    run(1, &["diff", &f, "--step", "2", "--since-last-look"]);
+    run(
+        1,
+        &[
+            "diff",
+            &f,
+            "--step",
+            "2",
+            "--since-last-look",
+            "--format",
+            "json",
+        ],
+    );
+    run(2, &["thread", "reply", &f, &thread_id, "--body", "Thanks."]);
+    run(
+        2,
+        &[
+            "thread", "reply", &f, &thread_id, "--body", "Thanks.", "--format", "json",
+        ],
+    );
+    run(2, &["thread", "resolve", &f, &thread_id]);
+    run(2, &["thread", "unresolve", &f, &thread_id]);
+    run(
+        2,
+        &["thread", "resolve", &f, &thread_id, "--format", "json"],
+    );
+    run(
+        2,
+        &["thread", "unresolve", &f, &thread_id, "--format", "json"],
+    );
+    run(1, &["review", &f]);
+    let doc: Value = serde_json::from_str(&run(1, &["review", &f, "--format", "json"])).unwrap();
+    let ids: Vec<String> = doc["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|x| x["id"].as_str().map(str::to_owned))
+        .collect();
+    assert!(ids.len() >= 2, "{doc:#}");
+    run(
+        2,
+        &[
+            "finding", "dismiss", &f, &ids[0], "--reason", &reason, "--repo",
+        ],
+    );
+    run(
+        2,
+        &[
+            "finding", "dismiss", &f, &ids[1], "--reason", &reason, "--repo", "--format", "json",
+        ],
+    );
+    run(2, &["lessons", "list", "acme/rivet"]);
+    run(2, &["lessons", "list", "acme/rivet", "--format", "json"]);
+    run(1, &["stats", "acme/rivet"]);
+    run(1, &["stats", "acme/rivet", "--format", "json"]);
+    for format in ["md", "json"] {
+        let add = [
+            "pending",
+            "add",
+            &f,
+            "--path",
+            "src/client/retry.rs",
+            "--line",
+            "3",
+        ];
+        run(2, &[&add[..], &["--body", &body]].concat());
+        run(2, &["pending", "list", &f, "--format", format]);
+        run(
+            2,
+            &[
+                "pending", "submit", &f, "--event", "comment", "--body", &body, "--format", format,
+            ],
+        );
+        run(
+            1,
+            &[
+                "event",
+                "--event-name",
+                "pull_request",
+                "--event-path",
+                &event,
+                "--format",
+                format,
+            ],
+        );
     }
+    // Every subcommand with --format ran in both formats.
+    let want: std::collections::BTreeSet<(String, &str)> = formatted_subcommands()
+        .into_iter()
+        .flat_map(|c| [(c.clone(), "md"), (c, "json")])
+        .collect();
+    let covered = covered.into_inner();
+    let missing: Vec<_> = want.difference(&covered).collect();
+    assert!(
+        missing.is_empty(),
+        "not run on the hostile fixture: {missing:?}"
+    );
 }
 
 #[test]

@@ -228,3 +228,27 @@ async fn a_fixtures_recorded_failing_checks_reach_the_prompts_offline() {
         "{body}"
     );
 }
+
+#[tokio::test]
+async fn a_head_commit_github_does_not_know_is_said_as_the_reason() {
+    let live = Live::start(support::fake_github::FakePr::with_labels(&[])).await;
+    live.fake.set_checks(checks());
+    // The commit was force-pushed away (or is not visible yet): `object(oid:)` is null, with
+    // no error at all.
+    live.fake.set_fault(Box::new(|_, s| {
+        (s.kind == "checks").then(|| {
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"data": {"repository": {"object": null}}}))
+        })
+    }));
+    let out = review_json(&live).await;
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v = stdout_json(&out);
+    let why = v["checksError"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("the head commit ")
+            && why.contains("was not found (force-pushed, or not yet visible)"),
+        "{v}"
+    );
+    assert!(!why.trim_end().ends_with(':'), "{why}");
+}

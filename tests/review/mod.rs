@@ -1,6 +1,7 @@
-//! The review engine: LLM backends, findings worth reading (dismissals, lessons, guidance, others' remarks, the verifier, the budget, stats), and their answers, streaming, condensing, posting, classification against earlier reviews, the surfacing gates.
+//! The review engine: LLM backends, findings worth reading (dismissals, lessons, guidance, others' remarks, the verifier, the budget (also across processes and kills), stats), and their answers, streaming, condensing, posting, classification against earlier reviews, the surfacing gates.
 
 mod answers;
+mod budget;
 mod bundled;
 mod changes_and_threads;
 mod condense;

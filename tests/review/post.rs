@@ -1,6 +1,7 @@
 //! `review PR --post` against a live (loopback) GitHub: create, update, lookalikes untouched, a
 //! lost create answer then retry → one comment, `no-shepherd`, and `--trigger-comment` (cutoff,
-//! mode, refusal, idempotency, the body never reaching a prompt).
+//! mode, refusal, idempotency, the body never reaching a prompt), and an incomplete review never
+//! replacing a complete one unless asked (`--post-incomplete`).
 
 use crate::support;
 
@@ -265,4 +266,72 @@ async fn a_trigger_by_node_id_works_and_a_contributor_trigger_is_refused() {
     )
     .await;
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// `review PR --post --format json` with the model down (nothing listens at its URL), plus
+/// `extra` flags.
+async fn post_with_the_model_down(env: &TestEnv, gh: &MockServer, extra: &[&str]) -> Output {
+    let down = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/v1", down.local_addr().expect("addr"));
+    drop(down);
+    env.bin_async()
+        .env("GH_TOKEN", TOKEN)
+        .env("GITHUB_API_URL", gh.uri())
+        .env("OPENAI_API_KEY", "sk-test-0123456789")
+        .args(["review", &pr_ref(NUMBER), "--post", "--format", "json"])
+        .args(["--llm", "openai", "--llm-url", &url])
+        .args(extra)
+        .output()
+        .await
+        .expect("run pr-shepherd")
+}
+
+/// Failed before it was fixed (a headless `--post` with the model down replaced the visible
+/// review by "Findings: 0 … Incomplete review"): an incomplete review is posted over a complete
+/// one only with `--post-incomplete`; without it, it is printed (exit 3), stderr and the JSON say
+/// why it was not posted, and the complete review stays. A first review, or one over an
+/// incomplete review, is posted as before.
+#[tokio::test]
+async fn an_incomplete_review_never_replaces_a_complete_one_unless_asked() {
+    let (gh, fake) = FakeGitHub::start(FakePr::with_labels(&[])).await;
+    let llm = StandInLlm::answering(vec![unhandled_error()]).await;
+    let env = TestEnv::with_config("[review]\nretries = 0\n");
+    // No review on the PR yet: an incomplete first review is posted (and exits 3).
+    let first = post_with_the_model_down(&env, &gh, &[]).await;
+    assert_eq!(first.status.code(), Some(3), "{}", stderr(&first));
+    assert_eq!(stdout_json(&first)["posted"]["action"], "created");
+    assert!(fake.own_reviews()[0].1.contains("Incomplete review"));
+    // A complete review replaces it.
+    let complete = post_json(&env, &gh, &llm).await;
+    assert_eq!(complete["posted"]["action"], "updated");
+    let own = fake.own_reviews();
+    assert_eq!(own.len(), 1);
+    assert!(!own[0].1.contains("Incomplete review"), "{}", own[0].1);
+    let complete_body = own[0].1.clone();
+
+    // The model is down again: the complete review stays.
+    let down = post_with_the_model_down(&env, &gh, &[]).await;
+    assert_eq!(down.status.code(), Some(3), "{}", stderr(&down));
+    let v = stdout_json(&down);
+    assert_eq!(v["posted"], Value::Null, "{v}");
+    assert_eq!(v["complete"], false);
+    let why = v["notPosted"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("incomplete") && why.contains("--post-incomplete"),
+        "{v}"
+    );
+    let err = stderr(&down);
+    assert!(
+        err.contains("not posted: the review is incomplete") && err.contains("--post-incomplete"),
+        "{err}"
+    );
+    assert_eq!(fake.own_reviews(), vec![(own[0].0, complete_body.clone())]);
+
+    // Asked for: it replaces it.
+    let asked = post_with_the_model_down(&env, &gh, &["--post-incomplete"]).await;
+    assert_eq!(asked.status.code(), Some(3), "{}", stderr(&asked));
+    assert_eq!(stdout_json(&asked)["posted"]["action"], "updated");
+    let own = fake.own_reviews();
+    assert_eq!(own.len(), 1);
+    assert!(own[0].1.contains("Incomplete review"), "{}", own[0].1);
 }

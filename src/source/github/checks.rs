@@ -77,6 +77,19 @@ struct RestAnnotation {
     message: Option<String>,
 }
 
+/// Whether a check run is an Actions job, and its workflow run: the app that made it says so
+/// (`github-actions`), or — without an app — a URL of a workflow run's job does; the workflow
+/// run is read from the first of `urls` that names one (GitHub's `html_url` is often the check
+/// run's own page, `…/runs/{id}`, while `details_url` names the job).
+fn actions_job(app: Option<&str>, urls: &[Option<&str>]) -> (bool, Option<u64>) {
+    let run = urls.iter().flatten().find_map(|u| workflow_run_of(u));
+    let actions = match app {
+        Some(slug) if !slug.is_empty() => slug == "github-actions",
+        _ => run.is_some(),
+    };
+    (actions, run.filter(|_| actions))
+}
+
 /// The workflow run an Actions job's URL names (`…/actions/runs/{run}/job/{job}`).
 pub fn workflow_run_of(url: &str) -> Option<u64> {
     let (_, rest) = url.split_once("/actions/runs/")?;
@@ -87,10 +100,17 @@ fn repo_path(c: &PrCoords) -> String {
     format!("/repos/{}/{}", c.owner, c.repo)
 }
 
+/// Why a failing job's log could not be read, by its check run's id.
+pub type LogErrors = std::collections::BTreeMap<u64, String>;
+
 /// Every check run and commit status at `sha`, with the failing runs' annotations and, for a
-/// failing Actions job, its log tail. A log that cannot be read leaves `log_tail` empty (its
-/// absence is said by the caller); the lists themselves must be read whole.
-pub async fn fetch(gh: &GitHub, c: &PrCoords, sha: &str) -> Result<Vec<CheckRun>, GitHubError> {
+/// failing Actions job, its log tail. A log that cannot be read leaves `log_tail` empty and
+/// says why in the [`LogErrors`]; the lists themselves must be read whole.
+pub async fn fetch(
+    gh: &GitHub,
+    c: &PrCoords,
+    sha: &str,
+) -> Result<(Vec<CheckRun>, LogErrors), GitHubError> {
     list(gh, c, sha, true).await
 }
 
@@ -101,7 +121,7 @@ pub async fn fetch_listed(
     c: &PrCoords,
     sha: &str,
 ) -> Result<Vec<CheckRun>, GitHubError> {
-    list(gh, c, sha, false).await
+    Ok(list(gh, c, sha, false).await?.0)
 }
 
 async fn list(
@@ -109,8 +129,9 @@ async fn list(
     c: &PrCoords,
     sha: &str,
     logs: bool,
-) -> Result<Vec<CheckRun>, GitHubError> {
+) -> Result<(Vec<CheckRun>, LogErrors), GitHubError> {
     let base = repo_path(c);
+    let mut log_errors = LogErrors::new();
     let page: RunsPage = gh
         .get_json(
             &format!("{base}/commits/{sha}/check-runs?per_page=100"),
@@ -127,12 +148,10 @@ async fn list(
     for r in page.check_runs {
         let state = CheckState::of_check_run(&r.status, r.conclusion.as_deref());
         let url = r.html_url.clone().or(r.details_url.clone());
-        let actions = r.app.as_ref().is_some_and(|a| a.slug == "github-actions");
-        let workflow_run_id = if actions {
-            url.as_deref().and_then(workflow_run_of)
-        } else {
-            None
-        };
+        let (actions, workflow_run_id) = actions_job(
+            r.app.as_ref().map(|a| a.slug.as_str()),
+            &[r.html_url.as_deref(), r.details_url.as_deref()],
+        );
         let mut run = CheckRun {
             name: r.name,
             kind: CheckKind::Run,
@@ -151,7 +170,12 @@ async fn list(
                 run.annotations = annotations(gh, c, r.id).await?;
             }
             if actions && logs {
-                run.log_tail = job_log(gh, c, r.id).await;
+                match job_log(gh, c, r.id).await {
+                    Ok(tail) => run.log_tail = Some(tail),
+                    Err(why) => {
+                        log_errors.insert(r.id, why);
+                    }
+                }
             }
         }
         out.push(run);
@@ -171,7 +195,7 @@ async fn list(
             log_tail: None,
         });
     }
-    Ok(out)
+    Ok((out, log_errors))
 }
 
 async fn annotations(gh: &GitHub, c: &PrCoords, id: u64) -> Result<Vec<Annotation>, GitHubError> {
@@ -198,22 +222,27 @@ async fn annotations(gh: &GitHub, c: &PrCoords, id: u64) -> Result<Vec<Annotatio
 }
 
 /// The tail of an Actions job's log, bounded and sanitized
-/// ([`bounded_log_tail`](crate::pr::checks::bounded_log_tail)); `None` when it cannot be read
-/// (expired, no permission).
-pub async fn job_log(gh: &GitHub, c: &PrCoords, job: u64) -> Option<String> {
+/// ([`bounded_log_tail`](crate::pr::checks::bounded_log_tail)); only the log's last
+/// [`MAX_LOG_BYTES`] are kept while it is read, so a log of any length shows its tail. An `Err`
+/// says why it cannot be read (expired or deleted, no permission, GitHub's error).
+pub async fn job_log(gh: &GitHub, c: &PrCoords, job: u64) -> Result<String, String> {
+    let what = "a failing job's log";
     let resp = gh
-        .rest_raw(
-            Method::GET,
+        .get_tail(
             &format!("{}/actions/jobs/{job}/logs", repo_path(c)),
-            None,
-            "a failing job's log",
+            what,
+            MAX_LOG_BYTES,
         )
         .await
-        .ok()?;
+        .map_err(|e| e.to_string())?;
     if !resp.status.is_success() {
-        return None;
+        return Err(match resp.status.as_u16() {
+            404 | 410 => "expired or deleted (GitHub keeps logs for a limited time)".to_owned(),
+            403 => format!("no permission: {}", resp.message()),
+            _ => super::client::http_error(&resp, what).to_string(),
+        });
     }
-    Some(crate::pr::checks::bounded_log_tail(
+    Ok(crate::pr::checks::bounded_log_tail(
         &resp.body,
         crate::sanitize::one_line,
     ))
@@ -251,6 +280,28 @@ mod tests {
             Some(9001)
         );
         assert_eq!(workflow_run_of("https://ci.example.com/build/4"), None);
+    }
+
+    #[test]
+    fn an_actions_job_is_known_by_its_app_or_its_details_url() {
+        let page = Some("https://github.com/acme/rivet/runs/31002");
+        let job = Some("https://github.com/acme/rivet/actions/runs/9001/job/31002");
+        // GitHub's html_url is the check run's page; details_url names the job.
+        assert_eq!(
+            actions_job(Some("github-actions"), &[page, job]),
+            (true, Some(9001))
+        );
+        // No app in the answer: the job's URL says it.
+        assert_eq!(actions_job(None, &[page, job]), (true, Some(9001)));
+        assert_eq!(actions_job(Some(""), &[None, job]), (true, Some(9001)));
+        // The Actions app without a job URL: an Actions job, its workflow run unknown.
+        assert_eq!(
+            actions_job(Some("github-actions"), &[page, None]),
+            (true, None)
+        );
+        // Another app's check pointing at an Actions URL is not an Actions job.
+        assert_eq!(actions_job(Some("circleci"), &[job, None]), (false, None));
+        assert_eq!(actions_job(None, &[page, None]), (false, None));
     }
 }
 
@@ -349,17 +400,20 @@ fn check_of_context(n: GqlContext) -> Option<CheckRun> {
         "CheckRun" => {
             let status = n.status.unwrap_or_default();
             let state = CheckState::of_check_run(&status, n.conclusion.as_deref());
-            let actions = n
-                .check_suite
-                .as_ref()
-                .and_then(|s| s.app.as_ref())
-                .is_some_and(|a| a.slug == "github-actions");
+            let (actions, from_urls) = actions_job(
+                n.check_suite
+                    .as_ref()
+                    .and_then(|s| s.app.as_ref())
+                    .map(|a| a.slug.as_str()),
+                &[n.permalink.as_deref(), n.details_url.as_deref()],
+            );
             let workflow_run_id = n
                 .check_suite
                 .as_ref()
                 .and_then(|s| s.workflow_run.as_ref())
                 .and_then(|w| w.database_id)
-                .filter(|_| actions);
+                .filter(|_| actions)
+                .or(from_urls);
             let annotations = n
                 .annotations
                 .map(|a| a.nodes.into_iter().flatten().map(annotation_of).collect())
@@ -446,10 +500,7 @@ pub async fn fetch_in_one_request(
         .and_then(|d| d.pointer("/repository/object"))
         .filter(|o| !o.is_null())
         .ok_or_else(|| {
-            GitHubError::Graphql(format!(
-                "{what}: {}",
-                super::client::errors_text(&reply.errors)
-            ))
+            GitHubError::Graphql(format!("{what}: {}", missing_commit(&reply, c, sha)))
         })?;
     let contexts = match object.pointer("/statusCheckRollup/contexts") {
         None | Some(serde_json::Value::Null) => return Ok(HeadChecks::default()),
@@ -466,6 +517,25 @@ pub async fn fetch_in_one_request(
         unread: contexts.total_count.saturating_sub(runs.len()),
         runs,
     })
+}
+
+/// Why an answer holds no commit: GitHub's errors when it sent any, else what is missing — the
+/// repository, or the commit (force-pushed away, or not yet visible to GitHub's API).
+fn missing_commit(reply: &super::GraphqlReply, c: &PrCoords, sha: &str) -> String {
+    if !reply.errors.is_empty() {
+        return super::client::errors_text(&reply.errors);
+    }
+    let repository = reply.data.as_ref().and_then(|d| d.get("repository"));
+    if repository.is_none_or(serde_json::Value::is_null) {
+        return format!(
+            "the repository {}/{} was not found (or the credentials cannot see it)",
+            c.owner, c.repo
+        );
+    }
+    format!(
+        "the head commit {} was not found (force-pushed, or not yet visible)",
+        crate::sanitize::one_line(&sha.chars().take(12).collect::<String>())
+    )
 }
 
 #[cfg(test)]

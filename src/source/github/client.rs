@@ -186,12 +186,37 @@ impl Transport {
         max_attempts: u32,
     ) -> Result<RawResponse, GitHubError> {
         let deadline = Instant::now() + self.opts.deadline;
-        self.send_until(method, url, body, what, max_attempts, deadline)
+        self.send_until(method, url, body, what, max_attempts, deadline, Keep::Whole)
             .await
     }
 
+    /// [`Transport::send`] keeping only the last `keep` bytes of the answer's body, however long
+    /// it is (a job's log: its tail is what is shown): the body is read through a bounded
+    /// buffer, never whole, and the answer-size limit does not refuse it.
+    pub(super) async fn send_tail(
+        &self,
+        method: Method,
+        url: &str,
+        what: &str,
+        keep: usize,
+    ) -> Result<RawResponse, GitHubError> {
+        let deadline = Instant::now() + self.opts.deadline;
+        self.send_until(
+            method,
+            url,
+            None,
+            what,
+            self.opts.max_attempts,
+            deadline,
+            Keep::Tail(keep),
+        )
+        .await
+    }
+
     /// [`Transport::send_with`] within the overall `deadline` of a fetch (which a rate-limit
-    /// wait moves by its own length): no attempt starts or runs past it.
+    /// wait moves by its own length): no attempt starts or runs past it; `keep` says how much of
+    /// the answer is read.
+    #[allow(clippy::too_many_arguments)] // one request's parts, and how much of its answer to keep
     async fn send_until(
         &self,
         method: Method,
@@ -200,6 +225,7 @@ impl Transport {
         what: &str,
         max_attempts: u32,
         mut deadline: Instant,
+        keep: Keep,
     ) -> Result<RawResponse, GitHubError> {
         let max_attempts = max_attempts.max(1);
         let mut attempt = 0u32;
@@ -212,7 +238,7 @@ impl Transport {
             let request = self.authorized(&method, url, body).await?;
             self.requests.fetch_add(1, Ordering::Relaxed);
             let sent = Instant::now();
-            let read = read_response(request, self.opts.max_answer_bytes);
+            let read = read_response(request, self.opts.max_answer_bytes, keep);
             let Ok(answer) = tokio::time::timeout_at(deadline, read).await else {
                 tracing::debug!(
                     %method,
@@ -460,6 +486,7 @@ impl Transport {
                     what,
                     self.opts.max_attempts,
                     deadline,
+                    Keep::Whole,
                 )
                 .await?;
             if !resp.status.is_success() {
@@ -594,18 +621,42 @@ impl std::fmt::Display for ReadFailure {
     }
 }
 
+/// How much of an answer's body is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Keep {
+    /// All of it, within the answer-size limit.
+    Whole,
+    /// Its last `n` bytes, however long it is.
+    Tail(usize),
+}
+
 /// Sends the request and reads the answer, at most `limit` bytes of it: a `Content-Length` over
 /// the limit is refused before the body is read, and a body that grows past it is dropped as
-/// soon as it does, so a hostile answer costs at most `limit` bytes of memory.
+/// soon as it does, so a hostile answer costs at most `limit` bytes of memory. With
+/// [`Keep::Tail`] the body is read to its end, keeping only its last bytes (at most twice that
+/// many held at once), and is never too large.
 async fn read_response(
     request: reqwest::RequestBuilder,
     limit: usize,
+    keep: Keep,
 ) -> Result<RawResponse, ReadFailure> {
     let transport = |e: reqwest::Error| ReadFailure::Transport(transport_text(&e));
     let mut resp = request.send().await.map_err(transport)?;
     let status = resp.status();
     let headers = resp.headers().clone();
     let declared = resp.content_length().and_then(|n| usize::try_from(n).ok());
+    if let Keep::Tail(n) = keep {
+        let mut body = Vec::with_capacity(declared.unwrap_or(0).min(n));
+        while let Some(chunk) = resp.chunk().await.map_err(transport)? {
+            keep_tail(&mut body, &chunk, n);
+        }
+        trim_tail(&mut body, n);
+        return Ok(RawResponse {
+            status,
+            headers,
+            body,
+        });
+    }
     if declared.is_some_and(|n| n > limit) {
         return Err(ReadFailure::TooLarge);
     }
@@ -621,6 +672,27 @@ async fn read_response(
         headers,
         body,
     })
+}
+
+/// Appends `chunk` to `tail`, which keeps only the last `keep` bytes read (the front is dropped
+/// once `tail` holds twice that, so each byte is moved at most once on average).
+fn keep_tail(tail: &mut Vec<u8>, chunk: &[u8], keep: usize) {
+    if chunk.len() >= keep {
+        tail.clear();
+        tail.extend_from_slice(&chunk[chunk.len() - keep..]);
+        return;
+    }
+    tail.extend_from_slice(chunk);
+    if tail.len() >= keep.saturating_mul(2) {
+        trim_tail(tail, keep);
+    }
+}
+
+/// Drops the front of `tail` down to its last `keep` bytes.
+fn trim_tail(tail: &mut Vec<u8>, keep: usize) {
+    if tail.len() > keep {
+        tail.drain(..tail.len() - keep);
+    }
 }
 
 /// An answer that is not a success, as an error naming the request.
@@ -714,6 +786,24 @@ pub(super) fn errors_text(errors: &[GraphqlError]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tail_keeps_the_last_bytes_whatever_the_chunks() {
+        let text: Vec<u8> = (0..10_000u32).map(|i| (i % 251) as u8).collect();
+        for chunk in [1, 7, 99, 100, 101, 4096, 20_000] {
+            let mut tail = Vec::new();
+            for c in text.chunks(chunk) {
+                keep_tail(&mut tail, c, 100);
+                assert!(tail.len() < 200, "held {}", tail.len());
+            }
+            trim_tail(&mut tail, 100);
+            assert_eq!(tail, text[text.len() - 100..], "chunks of {chunk}");
+        }
+        let mut short = Vec::new();
+        keep_tail(&mut short, b"abc", 100);
+        trim_tail(&mut short, 100);
+        assert_eq!(short, b"abc");
+    }
 
     #[test]
     fn reads_rate_limit_headers() {

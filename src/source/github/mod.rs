@@ -562,6 +562,19 @@ impl GitHub {
         resp.json(what)
     }
 
+    /// A GET of `path` under the API base keeping only the last `keep` bytes of the answer,
+    /// however long it is (a job's log); any final status is returned.
+    pub async fn get_tail(
+        &self,
+        path: &str,
+        what: &str,
+        keep: usize,
+    ) -> Result<RawResponse, GitHubError> {
+        self.transport
+            .send_tail(Method::GET, &self.endpoints.rest(path), what, keep)
+            .await
+    }
+
     /// A REST request to `path` under the API base; any final status is returned.
     pub async fn rest_raw(
         &self,

@@ -221,11 +221,11 @@ pub enum Action {
         pr: PrCoords,
         result: Result<Box<ChecksLoad>, String>,
     },
-    /// The tail of job `job`'s log (`None`: it could not be read).
+    /// The tail of job `job`'s log, or why it could not be read.
     JobLogLoaded {
         pr: PrCoords,
         job: u64,
-        tail: Option<String>,
+        tail: Result<String, String>,
     },
     /// These annotations were marked seen, or why not.
     ChecksSeen {

@@ -298,10 +298,14 @@ fn detail(
                 }
             }
             Some(Log::Reading) => out.push(Line::styled("log tail: reading…", theme.dim)),
-            Some(Log::Unreadable) => out.push(Line::styled(
-                "the job's log could not be read (expired, or no permission)",
-                theme.dim,
-            )),
+            Some(Log::Unreadable(why)) => wrap(
+                Line::styled(
+                    format!("the job's log could not be read: {}", one_line(&why)),
+                    theme.dim,
+                ),
+                width,
+                &mut out,
+            ),
             None if matches!(s.loaded, Loaded::Read { offline: true, .. }) => {
                 out.push(Line::styled("the fixture has no log tail", theme.dim))
             }

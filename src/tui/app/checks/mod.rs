@@ -59,7 +59,8 @@ const ANNOTATIONS_AT: usize = 2;
 enum Log {
     Reading,
     Read(String),
-    Unreadable,
+    /// Why it could not be read.
+    Unreadable(String),
 }
 
 /// What was read of the checks.
@@ -348,7 +349,7 @@ impl Screen for ChecksScreen {
             }
             Action::JobLogLoaded { pr, job, tail } if mine(&pr) => {
                 self.logs
-                    .insert(job, tail.map_or(Log::Unreadable, Log::Read));
+                    .insert(job, tail.map_or_else(Log::Unreadable, Log::Read));
                 None
             }
             Action::ChecksSeen { pr, ids, result } if mine(&pr) => {
