@@ -53,6 +53,11 @@ pub struct Cli {
     #[arg(short, long, global = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
+    /// The bundled demo PRs by their names (acme/rivet#482, #471, #497, or `demo`) even with
+    /// GitHub credentials in the environment; without credentials they always are.
+    #[arg(long, global = true)]
+    pub demo: bool,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 

@@ -269,6 +269,17 @@ pub const SETTINGS: &[Setting] = &[
         description: "wall-clock limit for the whole review",
     },
     Setting {
+        key: "review.idle_timeout",
+        ty: Type::Seconds,
+        default: Default::Value,
+        allowed: Allowed::Seconds {
+            max: MAX_TIMEOUT_SECS,
+        },
+        flag: None,
+        example: "300.0",
+        description: "the longest silence inside an HTTP backend's answer that has begun: from the first byte (a streamed answer's headers, a whole answer's first byte of body) no byte for this long gives that attempt up, retried like a cut stream, and the first such silence makes the run go one call at a time; before the first byte only the per-aspect and overall limits count, so a request queued by a server that serves one at a time is not cut for waiting, and a stream still producing tokens never is",
+    },
+    Setting {
         key: "review.retries",
         ty: Type::Integer,
         default: Default::Value,

@@ -36,6 +36,16 @@ impl SinceLastLook {
     }
 }
 
+/// The key of a file's patch exactly as it is (hunk headers and line numbers included): what an
+/// offline viewed mark remembers, so a later patch that differs in any way dismisses it, as
+/// GitHub does.
+pub fn patch_key(file: &ChangedFile) -> String {
+    match &file.patch {
+        Some(p) => sha256_hex(p.as_bytes()),
+        None => content_key(file),
+    }
+}
+
 /// The content key of a file's patch: SHA-256 of its normalized lines (hunk headers without
 /// line numbers), so the same change after a rebase has the same key. A file without a patch is
 /// keyed by why there is none and its counts, so a binary file that changed size changes key.

@@ -13,7 +13,7 @@ use crate::cli::{ChecksArgs, Format};
 use crate::error::CliError;
 use crate::pr::{CheckRun, CheckState, ChecksSummary, PrCoords, checks, duration_text};
 use crate::sanitize::one_line;
-use crate::source::{self, Target};
+use crate::source::Target;
 
 /// The checks of one PR, as shown.
 struct Shown {
@@ -37,7 +37,7 @@ struct HeadRef {
 }
 
 pub(super) async fn run(ctx: &Context, args: ChecksArgs) -> Result<(), CliError> {
-    let target = source::resolve(Some(&args.pr))?;
+    let target = ctx.resolve(Some(&args.pr))?;
     let (coords, head_sha, (runs, log_errors), gh) = match target {
         Target::Fixture(f) => (
             f.pr.coords(),

@@ -12,7 +12,7 @@ use crate::output::files::{
 };
 use crate::pr::{ChangedFile, DEFAULT_IDENTITY, Snapshot};
 use crate::sanitize::one_line;
-use crate::source::{self, Target};
+use crate::source::Target;
 
 /// The PR as a command sees it: the snapshot (offline viewed marks applied), whether it is
 /// live, the last look at its code and the latest Shepherd findings.
@@ -24,7 +24,7 @@ struct Loaded {
 }
 
 async fn load(ctx: &Context, pr: &str, step: Option<usize>) -> Result<Loaded, CliError> {
-    let target = source::resolve(Some(pr))?;
+    let target = ctx.resolve(Some(pr))?;
     let live = matches!(target, Target::Live(_));
     let mut snapshot = super::load_snapshot(ctx, target, step).await?;
     let coords = snapshot.pr.coords();
@@ -212,7 +212,11 @@ pub(super) async fn file(ctx: &Context, cmd: FileCommand) -> Result<(), CliError
         ))
     } else {
         let now = chrono::Utc::now().timestamp();
-        let (_, path) = l.ledger.push_viewed(&coords, &paths, viewed, now)?;
+        let keys = files
+            .iter()
+            .map(|f| (f.path.clone(), crate::code::look::patch_key(f)))
+            .collect();
+        let (_, path) = l.ledger.push_viewed(&coords, &paths, &keys, viewed, now)?;
         note_viewed(&l.ledger, &coords, &paths, viewed);
         super::emit(&format!(
             "Offline (a fixture): {} marked {word} in the outbox {}: {}\n",

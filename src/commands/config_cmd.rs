@@ -491,7 +491,7 @@ mod tests {
         assert!(text.contains("concurrency = 2  # file"), "{text}");
         assert!(text.contains("retries = 2  # default"), "{text}");
         assert!(
-            text.contains("overall_timeout_secs = 300.0  # default"),
+            text.contains("overall_timeout_secs = 900.0  # default"),
             "{text}"
         );
         assert!(

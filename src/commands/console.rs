@@ -6,7 +6,7 @@ use super::Context;
 use super::inbox::InboxSpec;
 use crate::error::{CliError, ErrorKind};
 use crate::inbox::DEFAULT_IDENTITY;
-use crate::source::{self, Target};
+use crate::source::Target;
 use crate::tui::app::InboxScreen;
 use crate::tui::effects::inbox::{InboxLink, TabSource};
 use crate::tui::theme::ThemeError;
@@ -238,7 +238,7 @@ pub(super) async fn run(
         return Ok(());
     }
 
-    let target = source::resolve(pr)?;
+    let target = ctx.resolve(pr)?;
     // The console keeps the fixture for stepping through its history.
     let fixture = match &target {
         Target::Fixture(f) => Some((**f).clone()),
@@ -268,7 +268,10 @@ pub(super) async fn run(
     let mut seen = ledger.load_seen(&coords)?;
     ledger.attach_kept(&coords, &snapshot, &mut seen);
     let marks = if !snapshot.is_complete() {
-        Err("the snapshot is incomplete".to_owned())
+        Err(format!(
+            "the snapshot is incomplete ({})",
+            snapshot.incomplete.join("; ")
+        ))
     } else {
         ledger.check_writable(&coords).map_err(|e| e.to_string())
     };

@@ -12,7 +12,7 @@ use crate::pr::PrCoords;
 use crate::review::ReviewRun;
 use crate::review::prior::{MetaFinding, prior_reviews};
 use crate::sanitize::one_line;
-use crate::source::{self, Target};
+use crate::source::Target;
 
 /// The longest reason kept, in characters.
 pub const MAX_REASON_CHARS: usize = 1_000;
@@ -45,7 +45,7 @@ pub(super) async fn run(ctx: &Context, cmd: FindingCommand) -> Result<(), CliErr
         )));
     }
     let ledger = ctx.ledger()?;
-    let target = source::resolve(Some(&pr))?;
+    let target = ctx.resolve(Some(&pr))?;
     let coords = target.coords();
     let found = match in_runs(&ledger, &coords, &id)? {
         Some(f) => f,

@@ -138,7 +138,7 @@ pub(crate) fn offline(
 /// asking GitHub or running anything: whether the inbox without an argument is live. A
 /// logged-in `gh` alone does not make it live (it would turn `cargo run` away from the demo for
 /// anyone with `gh` installed); `OWNER/REPO` and sections still use it.
-fn token_present(ctx: &Context) -> bool {
+pub(crate) fn token_present(ctx: &Context) -> bool {
     let env = &ctx.credentials;
     env.gh_token.is_some()
         || env.github_token.is_some()
@@ -153,6 +153,7 @@ pub(crate) fn with_defaults(ctx: &Context, spec: InboxSpec) -> InboxSpec {
     if spec == InboxSpec::Bundled
         && ctx.config.config.inbox.sections.is_empty()
         && token_present(ctx)
+        && !ctx.demo
     {
         InboxSpec::Defaults
     } else {

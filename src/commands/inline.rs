@@ -129,6 +129,15 @@ pub(crate) async fn post(
     run: &ReviewRun,
     agg: &Aggregate,
 ) -> InlineOutcome {
+    // Read from a partial answer, a finding already posted inline may be what is missing.
+    if matches!(posting, Where::GitHub(_))
+        && let Err(e) = crate::publish::whole_answer(snapshot, "a finding is on the PR already")
+    {
+        return InlineOutcome {
+            error: Some(format!("the inline comments were not posted: {e}")),
+            ..InlineOutcome::default()
+        };
+    }
     let mut plan = plan(run.findings(), agg, snapshot, identity);
     if matches!(posting, Where::Outbox) {
         let earlier = in_outbox(ledger, snapshot);

@@ -14,9 +14,10 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
     let ledger = ctx.ledger();
     // The derived index of the markers is read while the fixture is parsed (it needs only the
     // PR's coordinates); the markers of the PR's items are looked up once its items are known.
-    let (target, early) = source::resolve_overlapped(args.pr.as_deref(), |coords| {
-        ledger.as_ref().ok().map(|l| l.prefetch_seen(coords))
-    })?;
+    let (target, early) =
+        source::resolve_overlapped(args.pr.as_deref(), ctx.bundled(), |coords| {
+            ledger.as_ref().ok().map(|l| l.prefetch_seen(coords))
+        })?;
     // Whose `## PR Shepherd Review` comments are Shepherd's own: offline the default identity,
     // live the credentials' account (as `review` and the console decide it).
     // A fixture's later versions of its items: at an earlier step a marker of one of them is

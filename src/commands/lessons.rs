@@ -17,7 +17,8 @@ pub(super) fn repo_of(text: &str) -> Result<RepoId, CliError> {
     {
         return Ok(r);
     }
-    let target = crate::source::resolve(Some(text))?;
+    // Only the coordinates are used: a bundled PR and the live one have the same.
+    let target = crate::source::resolve(Some(text), crate::source::Bundled::ByName)?;
     Ok(RepoId::of(&target.coords()))
 }
 

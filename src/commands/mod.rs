@@ -69,6 +69,8 @@ pub struct Context {
     /// `NO_COLOR` is set), resolved for every command so a misspelt name is exit 2 everywhere,
     /// not only in the console.
     pub theme: Theme,
+    /// `--demo`: the bundled PRs by name even with credentials (see [`Context::bundled`]).
+    pub demo: bool,
 }
 
 /// The endpoint flags as given; [`crate::source::github::Endpoints::resolve`] turns them (and a
@@ -146,7 +148,27 @@ impl Context {
             editor: ["VISUAL", "EDITOR"]
                 .into_iter()
                 .find_map(|k| var(k).filter(|v| !v.trim().is_empty())),
+            demo: cli.demo,
         })
+    }
+
+    /// Whether the bundled PRs' names (`acme/rivet#482`, …) name the bundled fixtures: with
+    /// `--demo`, or without a token in the environment (the same test as the inbox's: without
+    /// one, the inbox shows the bundled PRs, so their names open them).
+    pub fn bundled(&self) -> crate::source::Bundled {
+        if self.demo || !inbox::token_present(self) {
+            crate::source::Bundled::ByName
+        } else {
+            crate::source::Bundled::GitHubFirst
+        }
+    }
+
+    /// A PR argument resolved ([`crate::source::resolve`]) with this run's [`Context::bundled`].
+    pub fn resolve(
+        &self,
+        pr: Option<&str>,
+    ) -> Result<crate::source::Target, crate::source::TargetError> {
+        crate::source::resolve(pr, self.bundled())
     }
 
     /// The review settings of the config file (`[review]`), or the defaults without one.

@@ -21,7 +21,7 @@ use crate::publish::review::{
 };
 use crate::review::inline::parsed_patches;
 use crate::sanitize::one_line;
-use crate::source::{self, Target};
+use crate::source::Target;
 
 /// Tries for a live submission (each looks for the review before sending again).
 const SUBMIT_ATTEMPTS: u32 = 3;
@@ -38,7 +38,7 @@ pub(super) async fn run(ctx: &Context, cmd: PendingCommand) -> Result<(), CliErr
 
 /// The PR as it is now (live: fetched; a fixture: its initial snapshot) and whether it is live.
 async fn load(ctx: &Context, pr: &str) -> Result<(Snapshot, bool), CliError> {
-    let target = source::resolve(Some(pr))?;
+    let target = ctx.resolve(Some(pr))?;
     let live = matches!(target, Target::Live(_));
     Ok((super::load_snapshot(ctx, target, None).await?, live))
 }
@@ -235,6 +235,9 @@ async fn send(
     } = how;
     let coords = snapshot.pr.coords();
     let gh = if live {
+        // Read from a partial answer, what the review is checked against may be what is missing.
+        crate::publish::whole_answer(snapshot, "this review is on the PR already")
+            .map_err(|e| CliError::runtime(e.to_string()))?;
         let gh = super::live::client(ctx, &coords).await?;
         let viewer = gh.viewer_login().await?;
         // A push since an earlier try whose answer was lost: the review made then is found

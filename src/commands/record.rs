@@ -8,10 +8,12 @@ use crate::cli::RecordArgs;
 use crate::error::CliError;
 use crate::pr::{Dash, PrCoords, Reviewer};
 use crate::source::github::{GitHub, batch, checks};
-use crate::source::{self, Fixture, Target};
+use crate::source::{Fixture, Target};
 
 pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError> {
-    let coords = match source::resolve(Some(&args.pr))? {
+    // `record` reads GitHub: a bundled PR's name is GitHub's here.
+    let coords = match crate::source::resolve(Some(&args.pr), crate::source::Bundled::GitHubFirst)?
+    {
         Target::Live(c) => c,
         Target::Fixture(_) => {
             return Err(CliError::usage(format!(

@@ -24,7 +24,7 @@ use crate::review::{ReviewEvent, ReviewRun, compose, condense};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 use crate::source::github::is_org_member;
-use crate::source::{self, Fixture, Target};
+use crate::source::{Fixture, Target};
 
 impl LlmOptions {
     /// The settings overrides these flags stand for.
@@ -46,7 +46,7 @@ impl LlmOptions {
 }
 
 pub(super) async fn run(ctx: &Context, args: ReviewArgs) -> Result<(), CliError> {
-    let target = source::resolve(args.pr.as_deref())?;
+    let target = ctx.resolve(args.pr.as_deref())?;
     let ledger = ctx.ledger()?;
     match target {
         Target::Fixture(f) => review_fixture(ctx, &args, f, &ledger).await,
@@ -625,6 +625,15 @@ pub(crate) async fn execute_then(
     // A review the budget stopped is partial: never posted as if it were whole.
     let post = match (post, run.context.budget_stop()) {
         (Posting::No, _) => Posting::No,
+        // Read from a partial answer, the earlier Shepherd review (what this one builds on and
+        // replaces) may be what is missing.
+        (Posting::GitHub(_), _) if !snapshot.is_complete() => Posting::Blocked {
+            reason: crate::publish::whole_answer(&snapshot, "there is an earlier Shepherd review")
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default(),
+            fatal: true,
+        },
         (_, Some(why)) => Posting::Blocked {
             reason: format!(
                 "the budget stopped the review before it was whole ({why}); a partial review is never posted"

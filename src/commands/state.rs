@@ -10,14 +10,14 @@ use crate::cli::{Format, StateCommand};
 use crate::error::CliError;
 use crate::ledger::{Ledger, OldFolder};
 use crate::sanitize::sanitize;
-use crate::source::{self, Target};
+use crate::source::Target;
 
 pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError> {
     let ledger = ctx.ledger()?;
     match cmd {
         StateCommand::Prune { pr } => prune(ctx, &ledger, pr.as_deref()).await,
         StateCommand::Show { pr, format } => {
-            let target = source::resolve(pr.as_deref())?;
+            let target = ctx.resolve(pr.as_deref())?;
             let coords = target.coords();
             let dir = ledger.pr_dir(&coords)?;
             let seen = ledger.load_seen(&coords)?;
@@ -149,7 +149,7 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
             super::emit_in(format, &out)
         }
         StateCommand::Clear { pr, all, yes } => {
-            let coords = source::resolve(pr.as_deref())?.coords();
+            let coords = ctx.resolve(pr.as_deref())?.coords();
             if !all {
                 let removed = ledger.forget_seen(&coords)?;
                 let kept = if ledger.has_draft(&coords)? {
@@ -195,7 +195,7 @@ fn unmoved_note(old: &OldFolder) -> String {
 /// `state prune`: reads the PR (a fixture's latest step, or GitHub, completely) and removes the
 /// markers and kept texts of the items it no longer has.
 async fn prune(ctx: &Context, ledger: &Ledger, pr: Option<&str>) -> Result<(), CliError> {
-    let target = source::resolve(pr)?;
+    let target = ctx.resolve(pr)?;
     let snapshot = match target {
         Target::Fixture(f) => {
             let latest = f.steps.len();

@@ -10,7 +10,7 @@ use crate::pr::{Item, Snapshot, Thread};
 use crate::publish::threads::{act_live, act_offline};
 use crate::publish::{ThreadDo, ThreadDone, ThreadError, check_reply, record_own_reply};
 use crate::sanitize::one_line;
-use crate::source::{self, Target};
+use crate::source::Target;
 
 /// Tries for a live reply (each looks at the thread before sending again).
 const REPLY_ATTEMPTS: u32 = 3;
@@ -42,7 +42,7 @@ pub(super) async fn run(ctx: &Context, cmd: ThreadCommand) -> Result<(), CliErro
         step,
         format,
     } = target;
-    let resolved = source::resolve(Some(&pr))?;
+    let resolved = ctx.resolve(Some(&pr))?;
     let live = matches!(resolved, Target::Live(_));
     let snapshot = super::load_snapshot(ctx, resolved, step).await?;
     let thread = find_thread(&snapshot, &thread_id)?.clone();

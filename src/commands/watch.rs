@@ -345,6 +345,17 @@ impl Watcher<'_> {
             TickAction::Review => (Some(Invocation::Automatic), None),
             TickAction::Trigger(r) => (Some(Invocation::Trigger), Some(r)),
         };
+        // A review posted from a partial answer could not know its earlier one (it may be what
+        // is missing): not run at all (no model's time spent), asked again next tick.
+        if how.is_some()
+            && self.args.post
+            && let Err(e) =
+                crate::publish::whole_answer(&snapshot, "there is an earlier Shepherd review")
+        {
+            return Err(CliError::runtime(format!(
+                "{e}; not reviewed this tick, asked again on the next"
+            )));
+        }
         if let Some(how) = how
             && self
                 .review_if_gates_allow(coords, &snapshot, how, trigger)

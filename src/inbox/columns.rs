@@ -135,7 +135,7 @@ pub fn cell(r: &Row, col: Column, now: i64) -> String {
                 (0, 0) => format!("{total} seen"),
                 (n, 0) => format!("{n} new"),
                 (0, e) => format!("{e} edited"),
-                (n, e) => format!("{n}n {e}e"),
+                (n, e) => format!("{n} new {e} edited"),
             },
             Counts::Loading => "…".to_owned(),
             // Why is said once, in the header.
@@ -165,7 +165,7 @@ pub fn cell(r: &Row, col: Column, now: i64) -> String {
         Column::Author => one_line(&format!(
             "@{} {}",
             l.author.login,
-            if r.team { "team" } else { "comm" }
+            if r.team { "team" } else { "community" }
         )),
         Column::Labels => one_line(&l.labels.join(",")),
     }

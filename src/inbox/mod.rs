@@ -23,22 +23,12 @@ use crate::ledger::Ledger;
 use crate::policy::{self, GateConfig, Invocation, Membership};
 use crate::pr::{OutboxComment, PrCoords, PrMeta, Snapshot};
 use crate::review::prior::prior_reviews;
-use crate::source::{DEMO_FIXTURE, Fixture, FixtureError};
+use crate::source::{Fixture, FixtureError};
 use crate::triage::{counts, triage};
 
 /// The fixtures shown by `pr-shepherd` / `pr-shepherd inbox` without an argument and without
-/// configured sections: (name shown, text). Embedded, so an installed binary has them too.
-pub const BUNDLED: &[(&str, &str)] = &[
-    ("assets/fixtures/demo.json", DEMO_FIXTURE),
-    (
-        "assets/fixtures/community.json",
-        include_str!("../../assets/fixtures/community.json"),
-    ),
-    (
-        "assets/fixtures/history.json",
-        include_str!("../../assets/fixtures/history.json"),
-    ),
-];
+/// configured sections (see [`crate::source::BUNDLED`]).
+pub use crate::source::BUNDLED;
 
 /// Offline, the account whose `## PR Shepherd Review` comments are Shepherd's (as `review`).
 pub use crate::pr::DEFAULT_IDENTITY;

@@ -1,4 +1,5 @@
 use super::*;
+use crate::source::DEMO_FIXTURE;
 
 fn ledger() -> (tempfile::TempDir, Ledger) {
     let dir = tempfile::tempdir().unwrap();

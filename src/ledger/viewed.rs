@@ -3,11 +3,13 @@
 //! `unmarkFileAsViewed`), in order.
 //!
 //! ```text
-//! <pr>/outbox/viewed.json   {"actions": [{"id", "path", "viewed", "at"}]}
+//! <pr>/outbox/viewed.json   {"actions": [{"id", "path", "viewed", "at", "patchKey"}]}
 //! ```
 //!
 //! Appends take the PR's outbox lock (the thread outbox's), so concurrent runs each add theirs.
-//! Reading a fixture, the latest action per path is the file's viewed state.
+//! Reading a fixture, the latest action per path is the file's viewed state; a file marked
+//! viewed whose patch is no longer the one it was marked at reads as dismissed, as GitHub
+//! unchecks a viewed file that changed.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -29,6 +31,10 @@ pub struct ViewedAction {
     pub viewed: bool,
     /// Unix seconds.
     pub at: i64,
+    /// The patch's key when it was marked ([`crate::code::look::patch_key`]); marks made before
+    /// this was kept have none and stay as they were.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patch_key: Option<String>,
 }
 
 /// The outbox file of viewed marks.
@@ -39,19 +45,18 @@ pub struct ViewedOutbox {
 
 impl ViewedOutbox {
     /// The files with the outbox's latest mark per path applied (a file marked viewed offline
-    /// reads as viewed; unmarked, as unviewed).
+    /// reads as viewed — or dismissed, when its patch changed since; unmarked, as unviewed).
     pub fn apply(&self, files: &mut [ChangedFile]) {
-        let latest: HashMap<&str, bool> = self
-            .actions
-            .iter()
-            .map(|a| (a.path.as_str(), a.viewed))
-            .collect();
+        let latest: HashMap<&str, &ViewedAction> =
+            self.actions.iter().map(|a| (a.path.as_str(), a)).collect();
         for f in files {
-            if let Some(v) = latest.get(f.path.as_str()) {
-                f.viewed = if *v {
-                    ViewedState::Viewed
-                } else {
-                    ViewedState::Unviewed
+            if let Some(a) = latest.get(f.path.as_str()) {
+                f.viewed = match (&a.viewed, &a.patch_key) {
+                    (false, _) => ViewedState::Unviewed,
+                    (true, Some(k)) if *k != crate::code::look::patch_key(f) => {
+                        ViewedState::Dismissed
+                    }
+                    (true, _) => ViewedState::Viewed,
                 };
             }
         }
@@ -69,11 +74,13 @@ impl Ledger {
         Ok(read_json(self.viewed_outbox_path(pr)?, "read the viewed outbox")?.unwrap_or_default())
     }
 
-    /// Appends one mark per path (durably); returns them and the file.
+    /// Appends one mark per path (durably), each with its patch's key when known (`keys`,
+    /// path → [`crate::code::look::patch_key`]); returns them and the file.
     pub fn push_viewed(
         &self,
         pr: &PrCoords,
         paths: &[String],
+        keys: &HashMap<String, String>,
         viewed: bool,
         at: i64,
     ) -> Result<(Vec<ViewedAction>, PathBuf), LedgerError> {
@@ -90,6 +97,7 @@ impl Ledger {
                 path: p.clone(),
                 viewed,
                 at,
+                patch_key: keys.get(p).cloned(),
             };
             outbox.actions.push(a.clone());
             added.push(a);
@@ -112,9 +120,17 @@ mod tests {
         let ledger = Ledger::new(dir.path());
         let pr = crate::ledger::test_coords(3);
         ledger
-            .push_viewed(&pr, &["a.rs".into(), "b.rs".into()], true, 1)
+            .push_viewed(
+                &pr,
+                &["a.rs".into(), "b.rs".into()],
+                &HashMap::new(),
+                true,
+                1,
+            )
             .unwrap();
-        let (added, _) = ledger.push_viewed(&pr, &["a.rs".into()], false, 2).unwrap();
+        let (added, _) = ledger
+            .push_viewed(&pr, &["a.rs".into()], &HashMap::new(), false, 2)
+            .unwrap();
         assert_eq!(added[0].id, "outbox-viewed-3");
         let outbox = ledger.viewed_outbox(&pr).unwrap();
         let mut files = vec![

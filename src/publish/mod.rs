@@ -38,7 +38,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::ledger::{Ledger, LedgerError, Lock, PrLock, next_pause};
-use crate::pr::{PrCoords, is_partial, is_review_body};
+use crate::pr::{PrCoords, Snapshot, is_partial, is_review_body};
 
 /// How long a post waits for another run's post to the same PR (a look, a create and a second
 /// look, each a request with its retries) before it gives up with a message naming that run.
@@ -85,6 +85,44 @@ pub enum PostError {
         kept: String,
         reason: String,
     },
+}
+
+/// A snapshot GitHub answered only in part (errors beside its data — a comment or review
+/// resolved to `null` —, or a page that failed for good): what is missing may be the very thing
+/// a check looks for. No check that decides whether something was already posted concludes
+/// "absent" from it: it stops with this error, and nothing is sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "GitHub's answer for {pr} was partial ({reasons}): whether {what} cannot be told from it, so nothing was sent; run it again when GitHub answers whole"
+)]
+pub struct PartialAnswer {
+    pub pr: String,
+    /// What could not be told, as "the reply was posted already".
+    pub what: String,
+    /// Why the answer was partial, sanitized, on one line.
+    pub reasons: String,
+}
+
+/// `Ok` when `snapshot` is whole; else [`PartialAnswer`] saying that `what` cannot be told.
+pub fn whole_answer(snapshot: &Snapshot, what: &str) -> Result<(), PartialAnswer> {
+    if snapshot.is_complete() {
+        return Ok(());
+    }
+    let mut reasons: String = snapshot
+        .incomplete
+        .iter()
+        .take(3)
+        .map(|r| crate::sanitize::one_line(r))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if reasons.chars().count() > 600 {
+        reasons = reasons.chars().take(600).collect::<String>() + "…";
+    }
+    Err(PartialAnswer {
+        pr: snapshot.pr.coords().to_string(),
+        what: what.to_owned(),
+        reasons,
+    })
 }
 
 /// Where the Shepherd comment lives: GitHub, or the offline outbox.
@@ -236,6 +274,36 @@ mod tests {
     use std::cell::RefCell;
 
     use super::*;
+
+    #[test]
+    fn a_partial_answer_is_named_with_its_reasons_sanitized_and_bounded() {
+        let f = crate::source::Fixture::parse(
+            crate::source::DEMO_FIXTURE,
+            std::path::Path::new("demo.json"),
+        )
+        .unwrap();
+        let mut snapshot = f.snapshot_at(0).unwrap();
+        assert_eq!(whole_answer(&snapshot, "x"), Ok(()));
+        snapshot
+            .incomplete
+            .push("GitHub answered with errors: evil\u{1b}[2J\nline".to_owned());
+        snapshot.incomplete.push("y".repeat(2000));
+        let e = whole_answer(&snapshot, "the reply was posted already")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("GitHub's answer for acme/rivet#482 was partial ("),
+            "{e}"
+        );
+        assert!(e.contains("evil"), "{e}");
+        assert!(!e.contains('\u{1b}') && !e.contains('\n'), "{e}");
+        assert!(
+            e.contains("whether the reply was posted already cannot be told"),
+            "{e}"
+        );
+        assert!(e.contains("nothing was sent"), "{e}");
+        assert!(e.chars().count() < 900, "{}", e.chars().count());
+    }
 
     /// A store whose first `fail_creates` creates succeed on the server but lose their answer,
     /// and whose next `racing_creates` creates find that another run created one just before.

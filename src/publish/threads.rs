@@ -72,6 +72,9 @@ pub enum ThreadError {
     GitHub(#[from] GitHubError),
     #[error(transparent)]
     Ledger(#[from] LedgerError),
+    /// The thread was read from a partial answer: whether the reply is there cannot be told.
+    #[error(transparent)]
+    Partial(#[from] crate::publish::PartialAnswer),
 }
 
 /// Why a reply body cannot be sent, checked before anything is asked or sent: empty, or over
@@ -274,11 +277,13 @@ async fn reply_live(
     }
     let outcome = send_reply(gh, pr, thread, &before, body, viewer, attempts).await;
     if let Some(i) = &intents {
-        // Known: posted, or refused by GitHub. Unknown (it may have reached GitHub): the intent
-        // stays, so the next run looks first.
+        // Known: posted, or refused by GitHub. Unknown (it may have reached GitHub, or GitHub's
+        // answer was partial when it was looked for): the intent stays, so the next run looks
+        // first.
         let known = match &outcome {
             Ok(_) => true,
             Err(ThreadError::GitHub(e)) => !maybe_done(e),
+            Err(ThreadError::Partial(_)) => false,
             Err(_) => true,
         };
         if known {
@@ -326,19 +331,18 @@ async fn send_reply(
                     _ => Err(refused(what, &reply)),
                 };
             }
-            Err(e) if maybe_done(&e) => last = Some(e),
+            Err(e) if maybe_done(&e) => last = Some(e.into()),
             Err(e) => return Err(e.into()),
         }
     }
-    Err(last
-        .map(ThreadError::from)
-        .unwrap_or_else(|| ThreadError::Refused {
-            what: what.to_owned(),
-            reason: "no attempt was made".to_owned(),
-        }))
+    Err(last.unwrap_or_else(|| ThreadError::Refused {
+        what: what.to_owned(),
+        reason: "no attempt was made".to_owned(),
+    }))
 }
 
-/// A reply by `viewer` with `body` in thread `thread_id` that is not one of `before`.
+/// A reply by `viewer` with `body` in thread `thread_id` that is not one of `before`. A partial
+/// answer from GitHub is an error, never "not there": the reply may be what is missing.
 async fn find_own_reply(
     gh: &GitHub,
     pr: &PrCoords,
@@ -346,8 +350,9 @@ async fn find_own_reply(
     before: &[String],
     body: &str,
     viewer: &str,
-) -> Result<Option<Comment>, GitHubError> {
+) -> Result<Option<Comment>, ThreadError> {
     let now = gh.fetch_snapshot(pr).await?;
+    crate::publish::whole_answer(&now, "the reply was posted already")?;
     let Some(Item::Thread(t)) = now.find(thread_id) else {
         return Ok(None);
     };

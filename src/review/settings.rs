@@ -180,10 +180,14 @@ pub struct ReviewSettings {
     pub command_env: Vec<String>,
     /// How many aspects run at once.
     pub concurrency: usize,
-    /// Wall-clock limit per aspect (one LLM call, retries included).
+    /// Wall-clock limit per aspect (one LLM call, retries included): the ceiling, also for a
+    /// request a server that serves one at a time keeps waiting with no byte sent.
     pub aspect_timeout_secs: f64,
     /// Wall-clock limit for the whole run.
     pub overall_timeout_secs: f64,
+    /// The longest silence inside an HTTP answer that has begun (no byte of a stream for this
+    /// long fails that attempt); see `llm::http::HttpBackend::post`.
+    pub idle_timeout: f64,
     /// Extra attempts after an HTTP 429 / 5xx or a connection failure.
     pub retries: u32,
     /// Backoff before retry n is `retry_backoff_ms * 2^n` (a `Retry-After` header wins, up to 30 s).
@@ -251,8 +255,12 @@ impl Default for ReviewSettings {
             command: Vec::new(),
             command_env: Vec::new(),
             concurrency: 6,
-            aspect_timeout_secs: 300.0,
-            overall_timeout_secs: 300.0,
+            // Ceilings, not the stall detector (idle_timeout is): six aspects that take 78 s
+            // alone on two cores wait for each other's answers at a server that serves one
+            // request at a time, several times that on a loaded machine.
+            aspect_timeout_secs: 900.0,
+            overall_timeout_secs: 900.0,
+            idle_timeout: 120.0,
             retries: 2,
             retry_backoff_ms: 500,
             max_output_tokens: 4096,
@@ -362,6 +370,7 @@ impl ReviewSettings {
         in_range("concurrency", "concurrency", self.concurrency)?;
         positive_seconds("aspect_timeout_secs", self.aspect_timeout_secs)?;
         positive_seconds("overall_timeout_secs", self.overall_timeout_secs)?;
+        positive_seconds("idle_timeout", self.idle_timeout)?;
         in_range("retries", "retries", self.retries)?;
         in_range(
             "retry_backoff_ms",
@@ -511,6 +520,10 @@ impl ReviewSettings {
         Duration::from_secs_f64(self.overall_timeout_secs.clamp(0.001, 1e7))
     }
 
+    pub fn idle_timeout(&self) -> Duration {
+        Duration::from_secs_f64(self.idle_timeout.clamp(0.001, 1e7))
+    }
+
     pub fn diff_budget(&self, aspect: Aspect) -> usize {
         self.diff_budgets
             .get(&aspect)
@@ -596,7 +609,8 @@ mod tests {
         let s: ReviewSettings = toml::from_str("").unwrap();
         assert_eq!(s, ReviewSettings::default());
         assert_eq!(s.concurrency, 6);
-        assert_eq!(s.overall_timeout(), Duration::from_secs(300));
+        assert_eq!(s.overall_timeout(), Duration::from_secs(900));
+        assert_eq!(s.idle_timeout(), Duration::from_secs(120));
         assert!(s.skip.is_empty(), "default: never skip");
         s.validate().unwrap();
     }

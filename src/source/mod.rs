@@ -34,17 +34,78 @@ pub enum TargetError {
     Fixture(#[from] FixtureError),
 }
 
+/// The fixtures bundled with the binary: (name shown, text). Embedded, so an installed binary
+/// has them too. The first is the demo; the inbox without sections shows them all, and while
+/// [`Bundled::ByName`] holds, their `OWNER/REPO#N` (and `demo`) name them.
+pub const BUNDLED: &[(&str, &str)] = &[
+    ("assets/fixtures/demo.json", DEMO_FIXTURE),
+    (
+        "assets/fixtures/community.json",
+        include_str!("../../assets/fixtures/community.json"),
+    ),
+    (
+        "assets/fixtures/history.json",
+        include_str!("../../assets/fixtures/history.json"),
+    ),
+];
+
+/// Whether the bundled PRs' names (`acme/rivet#482`, its URL, `demo`) name the bundled
+/// fixtures: yes without GitHub credentials in the environment, or with `--demo`; with
+/// credentials they are GitHub's (`demo` is the demo either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bundled {
+    ByName,
+    GitHubFirst,
+}
+
+/// The index in [`BUNDLED`] of the bundled fixture whose PR has these coordinates.
+pub fn bundled_index(coords: &PrCoords) -> Option<usize> {
+    BUNDLED
+        .iter()
+        .position(|(_, text)| fixture::peek_coords(text).is_some_and(|c| c == *coords))
+}
+
+/// The bundled fixture at `index` in [`BUNDLED`], parsed.
+pub fn bundled_fixture(index: usize) -> Result<Fixture, FixtureError> {
+    let (name, text) = BUNDLED.get(index).copied().unwrap_or(BUNDLED[0]);
+    let shown = if index == 0 {
+        DEMO_PATH.to_owned()
+    } else {
+        format!("{name} (bundled)")
+    };
+    Fixture::parse(text, Path::new(&shown))
+}
+
+/// The bundled fixture a PR argument names, if any: `demo` (unless a file of that name is
+/// there), or, with [`Bundled::ByName`], a bundled PR's `OWNER/REPO#N` or URL.
+fn bundled_named(s: &str, bundled: Bundled) -> Option<usize> {
+    let trimmed = s.trim();
+    if trimmed.eq_ignore_ascii_case("demo") && !Path::new(trimmed).exists() {
+        return Some(0);
+    }
+    if bundled != Bundled::ByName {
+        return None;
+    }
+    match PrRef::parse(trimmed) {
+        Ok(PrRef::GitHub(coords)) => bundled_index(&coords),
+        _ => None,
+    }
+}
+
 /// Resolves a PR argument; `None` is the bundled demo. Fixtures are loaded and validated here.
-pub fn resolve(pr: Option<&str>) -> Result<Target, TargetError> {
+/// `bundled` says whether the bundled PRs' names are theirs (see [`Bundled`]).
+pub fn resolve(pr: Option<&str>, bundled: Bundled) -> Result<Target, TargetError> {
     match pr {
-        None => Ok(Target::Fixture(Box::new(Fixture::parse(
-            DEMO_FIXTURE,
-            Path::new(DEMO_PATH),
-        )?))),
-        Some(s) => match PrRef::parse(s)? {
-            PrRef::Fixture(path) => Ok(Target::Fixture(Box::new(Fixture::load(&path)?))),
-            PrRef::GitHub(coords) => Ok(Target::Live(coords)),
-        },
+        None => Ok(Target::Fixture(Box::new(bundled_fixture(0)?))),
+        Some(s) => {
+            if let Some(i) = bundled_named(s, bundled) {
+                return Ok(Target::Fixture(Box::new(bundled_fixture(i)?)));
+            }
+            match PrRef::parse(s)? {
+                PrRef::Fixture(path) => Ok(Target::Fixture(Box::new(Fixture::load(&path)?))),
+                PrRef::GitHub(coords) => Ok(Target::Live(coords)),
+            }
+        }
     }
 }
 
@@ -56,8 +117,16 @@ pub fn resolve(pr: Option<&str>) -> Result<Target, TargetError> {
 /// snapshot's.
 pub fn resolve_overlapped<T: Send>(
     pr: Option<&str>,
+    bundled: Bundled,
     early: impl FnOnce(&PrCoords) -> T + Send,
 ) -> Result<(Target, Option<(PrCoords, T)>), TargetError> {
+    if let Some(i) = pr
+        .and_then(|s| bundled_named(s, bundled))
+        .filter(|i| *i > 0)
+    {
+        return Ok((Target::Fixture(Box::new(bundled_fixture(i)?)), None));
+    }
+    let pr = pr.filter(|s| bundled_named(s, bundled) != Some(0));
     match pr {
         None => {
             let coords = fixture::peek_coords(DEMO_FIXTURE);

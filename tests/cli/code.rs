@@ -352,3 +352,51 @@ fn the_inbox_row_counts_files_changed_since_the_last_look() {
     std::fs::write(&fixture, v.to_string()).unwrap();
     assert_eq!(count(&env), json!(1));
 }
+
+#[test]
+fn an_offline_viewed_file_whose_patch_changed_reads_dismissed_as_on_github() {
+    let env = TestEnv::new();
+    let paths: Vec<String> = {
+        let v = json_of(run(&env, &["files", DEMO, "--format", "json"]));
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["path"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let mut args = vec!["file", "viewed", DEMO];
+    args.extend(paths.iter().map(String::as_str));
+    ok(run(&env, &args));
+    let viewed = |step: &str| -> Vec<(String, String)> {
+        let v = json_of(run(
+            &env,
+            &["files", DEMO, "--step", step, "--format", "json"],
+        ));
+        v["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                (
+                    f["path"].as_str().unwrap().to_owned(),
+                    f["viewed"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    assert!(viewed("0").iter().all(|(_, v)| v == "viewed"));
+    // Step 2 changed retry.rs only: GitHub unchecks it, the others stay viewed.
+    let after = viewed("2");
+    assert_eq!(
+        after[0],
+        ("src/client/retry.rs".to_owned(), "dismissed".to_owned())
+    );
+    assert!(after[1..].iter().all(|(_, v)| v == "viewed"), "{after:?}");
+    // Marked again at the new patch, it is viewed.
+    ok(run(
+        &env,
+        &["file", "viewed", DEMO, "--step", "2", "src/client/retry.rs"],
+    ));
+    assert!(viewed("2").iter().all(|(_, v)| v == "viewed"));
+}

@@ -1,6 +1,7 @@
 //! The headless commands run as a user runs them: items, inbox, review, event, watch, github, install, automation, checks, Shepherd's own check run, code (files, diff, file viewed).
 
 mod automation;
+mod bundled_names;
 mod check_run;
 mod checks;
 mod code;

@@ -498,3 +498,27 @@ fn live_viewed_through_graphql_and_a_force_push_changes_exactly_one_file() {
     drop(h);
     drop(rt);
 }
+
+/// The diff's header says what the files screen says: viewed or not, and "seen now" once a
+/// frame showed the patch; `t` marks the file viewed from the diff, and the files hear it.
+#[test]
+fn the_diff_header_agrees_with_the_files_and_t_marks_viewed_from_the_diff() {
+    let (mut h, _d) = demo_harness(120, 30);
+    h.draw();
+    h.press("F Enter");
+    assert_eq!(h.app.diff_path(), Some("src/client/retry.rs"));
+    h.draw();
+    let header: String = h.screen().lines().take(4).collect::<Vec<_>>().join("\n");
+    assert!(header.contains("unviewed"), "{header}");
+    assert!(header.contains("seen now"), "{header}");
+    assert!(!header.contains("never seen"), "{header}");
+    h.press("t");
+    h.draw();
+    let header: String = h.screen().lines().take(4).collect::<Vec<_>>().join("\n");
+    assert!(header.contains(" · viewed"), "{header}");
+    h.press("q");
+    assert_eq!(h.app.stack(), vec!["PR", "files"]);
+    let files = h.app.files();
+    assert_eq!(files[0].1.viewed, ViewedState::Viewed);
+    assert!(files[0].1.seen_now);
+}

@@ -27,33 +27,42 @@ fn header(screen: &str) -> String {
 }
 
 #[test]
-fn at_80_columns_the_table_keeps_checks_review_and_requests() {
+fn at_80_columns_the_table_keeps_the_checks_and_half_the_row_for_the_title() {
     let (mut h, _d) = bundled(80, 12);
     h.draw();
     let screen = h.screen();
     let head = header(&screen);
-    for col in ["PR", "unseen", "title", "checks", "review", "asks"] {
+    for col in ["PR", "unseen", "title", "checks"] {
         assert!(head.contains(col), "{col}: {screen}");
     }
+    // The title has at least half the row: from its header word to the next column's.
+    let title_at = head.find("title").unwrap();
+    let checks_at = head.find("checks").unwrap();
+    assert!(head[title_at..checks_at].chars().count() >= 40, "{screen}");
     assert!(screen.contains("✗1 …1 ✓2"), "{screen}");
     insta::assert_snapshot!("dashboard_80", screen);
 }
 
 #[test]
-fn at_120_columns_the_table_adds_the_gate_and_the_author() {
+fn at_120_columns_the_table_adds_review_asks_and_shepherd_and_the_title_reads_whole() {
     let (mut h, _d) = bundled(120, 12);
     h.draw();
     let screen = h.screen();
     let head = header(&screen);
-    for col in ["checks", "review", "asks", "gate", "author"] {
+    for col in ["checks", "review", "asks", "shepherd"] {
         assert!(head.contains(col), "{col}: {screen}");
     }
+    // The title keeps at least half the row (it had 17 cells before: `docs: fix the ty…`).
+    assert!(
+        screen.contains("docs: fix the typo in the retry guide"),
+        "{screen}"
+    );
     insta::assert_snapshot!("dashboard_120", screen);
 }
 
 #[test]
-fn at_200_columns_every_column_shows() {
-    let (mut h, _d) = bundled(200, 12);
+fn at_260_columns_every_column_shows() {
+    let (mut h, _d) = bundled(260, 12);
     h.draw();
     let screen = h.screen();
     let head = header(&screen);
@@ -64,5 +73,5 @@ fn at_200_columns_every_column_shows() {
         assert!(head.contains(col), "{col}: {screen}");
     }
     assert!(screen.contains("+111 −4 5f"), "{screen}");
-    insta::assert_snapshot!("dashboard_200", screen);
+    insta::assert_snapshot!("dashboard_260", screen);
 }

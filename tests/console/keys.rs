@@ -658,3 +658,27 @@ fn no_shepherd_label_refuses_the_post() {
             .is_none()
     );
 }
+
+#[test]
+fn next_new_wraps_round_to_earlier_unseen_items_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 100, 30);
+    h.draw();
+    // From the last row, `]` has nothing ahead: round to the first new-or-edited item, said.
+    h.press("G");
+    let bottom = h.app.selected_row().unwrap();
+    h.press("]");
+    let first = h.app.selected_row().unwrap();
+    assert!(first < bottom, "{first} {bottom}");
+    assert_eq!(
+        h.app.notice(),
+        Some("wrapped to the top: the first new or edited item")
+    );
+    // And `[` from there goes round to the last one.
+    h.press("[");
+    assert!(h.app.selected_row().unwrap() > first);
+    assert_eq!(
+        h.app.notice(),
+        Some("wrapped to the bottom: the last new or edited item")
+    );
+}

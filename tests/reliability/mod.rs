@@ -4,5 +4,6 @@ mod fuzz;
 mod hardening;
 mod hardening_io;
 mod hostile;
+mod partial_answers;
 mod state_dir;
 mod trust;

@@ -13,4 +13,5 @@ mod llama_server;
 mod local_servers;
 mod post;
 mod send_once;
+mod slow_servers;
 mod stream;

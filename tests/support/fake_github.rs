@@ -242,6 +242,10 @@ pub struct State {
     pub log: RequestLog<Seen>,
     /// Errors added to every `pr` answer (partial data) when set.
     pub partial_reviews_error: Mutex<bool>,
+    /// Ids of comments, reviews and threads that every `pr` answer gives as `null` nodes, each
+    /// with an error at its path beside the data (a partial answer, as GitHub gives when a node
+    /// cannot be resolved).
+    pub null_nodes: Mutex<Vec<String>>,
     /// Conversation comments beyond `pr.comments` (seeded by tests or created through REST),
     /// with their database ids; they appear in GraphQL answers and REST lists alike.
     pub extra_comments: Mutex<Vec<(u64, FComment)>>,
@@ -318,6 +322,7 @@ impl FakeGitHub {
                 api_base: Mutex::new(String::new()),
                 log: RequestLog::default(),
                 partial_reviews_error: Mutex::new(false),
+                null_nodes: Mutex::new(Vec::new()),
                 extra_comments: Mutex::new(Vec::new()),
                 author: Mutex::new(("octocat".to_owned(), "CONTRIBUTOR".to_owned())),
                 org_members: Mutex::new(Vec::new()),
@@ -1000,6 +1005,54 @@ fn rate_limit() -> Value {
     json!({"cost": 1, "remaining": 4990, "resetAt": "2030-01-01T00:00:00Z"})
 }
 
+/// Replaces the nodes named in [`State::null_nodes`] with `null`, each with GitHub's error at
+/// its path (`repository.pullRequest.comments.nodes.3`).
+fn null_nodes(st: &State, p: &mut Value, errors: &mut Vec<Value>) {
+    let ids = st.null_nodes.lock().unwrap().clone();
+    if ids.is_empty() {
+        return;
+    }
+    let mut null_in = |nodes: &mut Value, path: Vec<Value>| {
+        for (i, node) in nodes.as_array_mut().into_iter().flatten().enumerate() {
+            let id = node["id"].as_str().unwrap_or("").to_owned();
+            if ids.contains(&id) {
+                *node = Value::Null;
+                let mut at = path.clone();
+                at.extend([json!("nodes"), json!(i)]);
+                errors.push(json!({
+                    "type": "FORBIDDEN",
+                    "path": at,
+                    "locations": [{"line": 41, "column": 9}],
+                    "message": "Resource not accessible by integration",
+                }));
+            }
+        }
+    };
+    let base = || vec![json!("repository"), json!("pullRequest")];
+    for conn in ["comments", "reviews", "reviewThreads"] {
+        if !p[conn].is_null() {
+            let mut path = base();
+            path.push(json!(conn));
+            null_in(&mut p[conn]["nodes"], path);
+        }
+    }
+    if let Some(threads) = p["reviewThreads"]["nodes"].as_array_mut() {
+        for (t, thread) in threads.iter_mut().enumerate() {
+            if thread.is_null() {
+                continue;
+            }
+            let mut path = base();
+            path.extend([
+                json!("reviewThreads"),
+                json!("nodes"),
+                json!(t),
+                json!("comments"),
+            ]);
+            null_in(&mut thread["comments"]["nodes"], path);
+        }
+    }
+}
+
 fn pr_answer(st: &State, v: &Value) -> Value {
     let pr = &st.pr;
     let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
@@ -1107,6 +1160,7 @@ fn pr_answer(st: &State, v: &Value) -> Value {
             });
         }
     }
+    null_nodes(st, &mut p, &mut errors);
     let mut repo = json!({"pullRequest": p});
     if flag("withMeta") {
         repo["issueOrPullRequest"] = json!({"__typename": "PullRequest"});

@@ -59,6 +59,10 @@ pub struct Behaviour {
     /// With `n_ctx`: refuse in OpenAI's `context_length_exceeded` shape instead, and have no
     /// `/props` (the size is in the message only).
     pub openai_overflow: bool,
+    /// Like llama.cpp's server with one slot: requests are answered one at a time, in arrival
+    /// order. A streamed request gets its response headers at once and then nothing until its
+    /// turn; one whose client gave up meanwhile is dropped unanswered.
+    pub one_at_a_time: bool,
 }
 
 /// The most an endless answer sends (far over any client's bound).
@@ -79,6 +83,7 @@ impl Behaviour {
             stream_usage: true,
             n_ctx: None,
             openai_overflow: false,
+            one_at_a_time: false,
         }
     }
 }
@@ -121,6 +126,8 @@ struct State {
     in_flight: usize,
     /// `GET /props` requests.
     props: usize,
+    /// Requests whose client gave up while they waited for their turn (`one_at_a_time`).
+    abandoned: usize,
 }
 
 pub struct FakeLlm {
@@ -148,11 +155,12 @@ impl FakeLlm {
         let addr = listener.local_addr().unwrap();
         let state = Arc::new(Mutex::new(State::default()));
         let (st, b) = (state.clone(), behaviour.clone());
+        let turn = Arc::new(tokio::sync::Mutex::new(()));
         let task = tokio::spawn(async move {
             while let Ok((sock, _)) = listener.accept().await {
-                let (st, b) = (st.clone(), b.clone());
+                let (st, b, turn) = (st.clone(), b.clone(), turn.clone());
                 tokio::spawn(async move {
-                    let _ = serve(sock, &b, &st).await;
+                    let _ = serve(sock, &b, &st, &turn).await;
                 });
             }
         });
@@ -185,6 +193,11 @@ impl FakeLlm {
     /// How often `GET /props` was asked.
     pub fn props_asked(&self) -> usize {
         self.state.lock().unwrap().props
+    }
+
+    /// Requests whose client gave up while they waited for their turn (`one_at_a_time`).
+    pub fn abandoned(&self) -> usize {
+        self.state.lock().unwrap().abandoned
     }
 }
 
@@ -370,7 +383,12 @@ async fn endless(sock: &mut TcpStream, head: &str, chunk: &str) -> usize {
     written
 }
 
-async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io::Result<()> {
+async fn serve(
+    mut sock: TcpStream,
+    b: &Behaviour,
+    st: &Mutex<State>,
+    turn: &Arc<tokio::sync::Mutex<()>>,
+) -> std::io::Result<()> {
     let Some(req) = read_request(&mut sock).await else {
         return Ok(());
     };
@@ -387,6 +405,26 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
     }
     let body = req.body;
     let streamed = body.get("stream").and_then(|s| s.as_bool()) == Some(true);
+    // One at a time: the headers now (streamed), the answer at its turn.
+    let mut head_sent = false;
+    let _turn = if b.one_at_a_time {
+        if streamed {
+            sock.write_all(STREAM_HEAD).await?;
+            sock.flush().await?;
+            head_sent = true;
+        }
+        let mut probe = [0u8; 1];
+        tokio::select! {
+            t = turn.clone().lock_owned() => Some(t),
+            // The client closed the connection while it waited.
+            _ = sock.read(&mut probe) => {
+                st.lock().unwrap().abandoned += 1;
+                return Ok(());
+            }
+        }
+    } else {
+        None
+    };
     let has_cache_fields =
         body.get("prompt_cache_key").is_some() || blocks(&body).iter().any(|(_, marked)| *marked);
     if b.reject_cache_fields && has_cache_fields {
@@ -451,8 +489,10 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
     tokio::time::sleep(b.first_byte).await;
     let head_first = streamed && !b.endless && !b.prefill.is_zero();
     if head_first {
-        sock.write_all(STREAM_HEAD).await?;
-        sock.flush().await?;
+        if !head_sent {
+            sock.write_all(STREAM_HEAD).await?;
+            sock.flush().await?;
+        }
         tokio::time::sleep(b.prefill).await;
     }
     {
@@ -516,7 +556,7 @@ async fn serve(mut sock: TcpStream, b: &Behaviour, st: &Mutex<State>) -> std::io
         .to_string();
         return respond(&mut sock, "200 OK", &answer).await;
     }
-    if !head_first {
+    if !head_first && !head_sent {
         sock.write_all(STREAM_HEAD).await?;
     }
     let parts = chunks_of(&b.reply, 8);

@@ -82,6 +82,13 @@ impl AnthropicClient {
         self.http.stream
     }
 
+    /// The longest silence inside an answer that has begun (`[review] idle_timeout`; see
+    /// `HttpBackend::post`).
+    pub fn idle_timeout(mut self, idle: std::time::Duration) -> AnthropicClient {
+        self.http.idle = idle;
+        self
+    }
+
     /// Asks for the findings object as `[review] structured_output` says; with `auto`, starts
     /// where an earlier run found this server answers, as remembered in `state_dir` (`None`:
     /// nothing is remembered).

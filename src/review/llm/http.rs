@@ -34,6 +34,10 @@ impl Default for RetryPolicy {
     }
 }
 
+/// The longest silence inside an answer that has begun, unless the settings say otherwise
+/// (`[review] idle_timeout`).
+pub const DEFAULT_IDLE: Duration = Duration::from_secs(120);
+
 /// The most bytes of an error answer that are read (its reason is at the start).
 const MAX_ERROR_BYTES: usize = 64 * 1024;
 
@@ -160,6 +164,8 @@ pub(super) struct HttpBackend {
     retry: RetryPolicy,
     /// Stream answers (server-sent events).
     pub(super) stream: bool,
+    /// The longest silence inside an answer that has begun (see [`HttpBackend::post`]).
+    pub(super) idle: Duration,
     /// Send the prompt-cache field; cleared for the rest of the run when the endpoint refuses it.
     cache: Arc<AtomicBool>,
     /// The rung of the structured-output ladder this server takes.
@@ -229,6 +235,25 @@ impl StreamGate {
         }
     }
 
+    /// An answer went silent for `idle` (the first timeout on this server): from now on one
+    /// request at a time. Returns why, when this silence decided it.
+    pub(super) fn went_silent(&self, idle: Duration) -> Option<String> {
+        let mut s = self.lock();
+        if s.one_at_a_time {
+            return None;
+        }
+        s.one_at_a_time = true;
+        Some(format!(
+            "an answer sent nothing for {} (idle_timeout){}",
+            seconds(idle),
+            if s.in_flight > 1 {
+                " while other requests were in flight"
+            } else {
+                ""
+            }
+        ))
+    }
+
     /// A stream of a request in flight broke. Returns why the backend now goes one request at a
     /// time, when this break decided it.
     pub(super) fn broke(&self) -> Option<String> {
@@ -268,6 +293,7 @@ impl HttpBackend {
             headers,
             retry,
             stream: false,
+            idle: DEFAULT_IDLE,
             cache: Arc::new(AtomicBool::new(true)),
             shape: ShapeMemory::new(wire, StructuredOutput::Auto, None),
             servers: None,
@@ -406,6 +432,7 @@ impl HttpBackend {
         whole: fn(&serde_json::Value) -> Result<Completion, LlmError>,
     ) -> Result<Completion, LlmError> {
         let provider = self.provider;
+        let idle = self.idle;
         if !self.stream {
             let answer = self
                 .post(
@@ -413,9 +440,7 @@ impl HttpBackend {
                     body,
                     shape,
                     events,
-                    move |resp, attempt| async move {
-                        read_json(resp, provider, attempt).await.map(Answer::Done)
-                    },
+                    move |resp, attempt| async move { read_json(resp, provider, attempt, idle).await },
                 )
                 .await?;
             events.began();
@@ -436,17 +461,22 @@ impl HttpBackend {
                         .and_then(|v| v.to_str().ok())
                         .is_some_and(|v| v.contains("application/json"));
                     if is_json {
-                        let answer = read_json(resp, provider, attempt).await?;
+                        let answer = match read_json(resp, provider, attempt, idle).await? {
+                            Answer::Done(answer) => answer,
+                            Answer::Cut(why) => return Ok(Answer::Cut(why)),
+                            Answer::Silent(why) => return Ok(Answer::Silent(why)),
+                        };
                         events.began();
                         return whole(&answer).map(Answer::Done);
                     }
-                    match read_stream::<C>(&mut resp, events).await {
+                    match read_stream::<C>(&mut resp, events, idle).await {
                         Ok(done) => Ok(Answer::Done(done)),
                         Err(StreamEnd::Fatal(detail)) => {
                             Err(LlmError::Protocol { provider, detail })
                         }
                         Err(StreamEnd::TooLarge) => Err(too_large(provider, true)),
                         Err(StreamEnd::Cut(why)) => Ok(Answer::Cut(why)),
+                        Err(StreamEnd::Silent(why)) => Ok(Answer::Silent(why)),
                     }
                 },
             )
@@ -465,6 +495,17 @@ impl HttpBackend {
     /// Every attempt goes through the backend's [`StreamGate`]: when streams keep breaking while
     /// other requests are in flight, the gate lets one request go at a time for the rest of the
     /// run, and `events` hears of it.
+    ///
+    /// **Time counts silence.** Until an answer's first byte a call waits as long as its
+    /// aspect's limits allow (`aspect_timeout_secs`, `overall_timeout_secs`, in the runner): a
+    /// server that serves one request at a time holds a queued request there, sending nothing,
+    /// and that is waiting, not failing. The first byte is a streamed answer's headers, or a
+    /// whole answer's first byte of body (written when the answer is done). From it on, no byte
+    /// for `idle` (`[review] idle_timeout`) gives the attempt up as silent: a stream still
+    /// producing tokens never is, however long it takes. A silent attempt is retried like a cut
+    /// stream, and the first silence on a server makes it go one request at a time for the rest
+    /// of the run (as broken streams do): a server that sent headers and then nothing is most
+    /// likely busy with another request.
     async fn post<T, F, Fut>(
         &self,
         stream: bool,
@@ -563,11 +604,12 @@ impl HttpBackend {
                 tokio::time::sleep(wait).await;
                 continue;
             }
-            let why = match read(resp, attempt).await? {
+            let (why, lowered) = match read(resp, attempt).await? {
                 Answer::Done(done) => return Ok(done),
-                Answer::Cut(why) => why,
+                Answer::Cut(why) => (why, self.gate.broke()),
+                Answer::Silent(why) => (why, self.gate.went_silent(self.idle)),
             };
-            if let Some(lowered) = self.gate.broke() {
+            if let Some(lowered) = lowered {
                 tracing::info!(provider, "{lowered}");
                 events.lowered_concurrency(1, &lowered);
             }
@@ -609,7 +651,9 @@ impl HttpBackend {
             if !resp.status().is_success() {
                 return None;
             }
-            let body = read_body(&mut resp, MAX_ERROR_BYTES * 4).await.ok()?;
+            let body = read_body(&mut resp, MAX_ERROR_BYTES * 4, PROPS_TIMEOUT)
+                .await
+                .ok()?;
             context::n_ctx_of_props(&serde_json::from_slice(&body).ok()?)
         };
         let n = tokio::time::timeout(PROPS_TIMEOUT, asked)
@@ -644,6 +688,8 @@ enum Answer<T> {
     Done(T),
     /// Cut before its end (why): worth another attempt.
     Cut(String),
+    /// Begun, then nothing for the idle timeout (why): worth another attempt, one at a time.
+    Silent(String),
 }
 
 /// Why a body could not be read whole.
@@ -652,11 +698,30 @@ enum BodyError {
     TooLarge,
     /// The connection broke.
     Broken(String),
+    /// Nothing came for the idle timeout after the first byte (why).
+    Silent(String),
+}
+
+/// `n` seconds as said in messages: `120 s`, `0.5 s`.
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// Why an answer that had begun was given up: `idle` without a byte after `read` bytes.
+fn silent_for(idle: Duration, read: usize) -> String {
+    format!(
+        "the answer sent nothing for {} after {read} bytes (idle_timeout)",
+        seconds(idle)
+    )
 }
 
 /// Reads a body of at most `limit` bytes: a longer one (by its `Content-Length` or as it
-/// arrives) is not read further.
-async fn read_body(resp: &mut reqwest::Response, limit: usize) -> Result<Vec<u8>, BodyError> {
+/// arrives) is not read further. After its first byte, a gap of `idle` ends it as silent.
+async fn read_body(
+    resp: &mut reqwest::Response,
+    limit: usize,
+    idle: Duration,
+) -> Result<Vec<u8>, BodyError> {
     if resp
         .content_length()
         .is_some_and(|n| n > u64::try_from(limit).unwrap_or(u64::MAX))
@@ -664,11 +729,20 @@ async fn read_body(resp: &mut reqwest::Response, limit: usize) -> Result<Vec<u8>
         return Err(BodyError::TooLarge);
     }
     let mut body = Vec::new();
-    while let Some(bytes) = resp
-        .chunk()
-        .await
-        .map_err(|e| BodyError::Broken(snippet(&e.to_string())))?
-    {
+    loop {
+        // The first byte of a whole answer comes when it is written: waited for as long as the
+        // call may take.
+        let chunk = if body.is_empty() {
+            Ok(resp.chunk().await)
+        } else {
+            tokio::time::timeout(idle, resp.chunk()).await
+        };
+        let Ok(chunk) = chunk else {
+            return Err(BodyError::Silent(silent_for(idle, body.len())));
+        };
+        let Some(bytes) = chunk.map_err(|e| BodyError::Broken(snippet(&e.to_string())))? else {
+            break;
+        };
         if body.len() + bytes.len() > limit {
             return Err(BodyError::TooLarge);
         }
@@ -703,14 +777,16 @@ fn too_large(provider: &'static str, streamed: bool) -> LlmError {
 }
 
 /// Reads a whole answer as JSON, at most [`MAX_ANSWER_BYTES`] (attempt `attempt`, for the
-/// error).
+/// error); one that goes silent for `idle` after its first byte is [`Answer::Silent`].
 async fn read_json(
     mut resp: reqwest::Response,
     provider: &'static str,
     attempt: u32,
-) -> Result<serde_json::Value, LlmError> {
-    let body = match read_body(&mut resp, MAX_ANSWER_BYTES).await {
+    idle: Duration,
+) -> Result<Answer<serde_json::Value>, LlmError> {
+    let body = match read_body(&mut resp, MAX_ANSWER_BYTES, idle).await {
         Ok(body) => body,
+        Err(BodyError::Silent(why)) => return Ok(Answer::Silent(why)),
         Err(BodyError::TooLarge) => return Err(too_large(provider, false)),
         Err(BodyError::Broken(detail)) => {
             return Err(LlmError::Transport {
@@ -720,13 +796,15 @@ async fn read_json(
             });
         }
     };
-    serde_json::from_slice(&body).map_err(|e| LlmError::Protocol {
-        provider,
-        detail: format!(
-            "the answer is not JSON ({e}): {}",
-            snippet(&String::from_utf8_lossy(&body))
-        ),
-    })
+    serde_json::from_slice(&body)
+        .map(Answer::Done)
+        .map_err(|e| LlmError::Protocol {
+            provider,
+            detail: format!(
+                "the answer is not JSON ({e}): {}",
+                snippet(&String::from_utf8_lossy(&body))
+            ),
+        })
 }
 
 /// Whether `err` is an endpoint refusing a prompt-cache field (`cache_control`,
@@ -781,21 +859,28 @@ enum StreamEnd {
     Cut(String),
     /// Not worth another attempt.
     Fatal(String),
+    /// Nothing came for the idle timeout (why): worth another attempt, one at a time.
+    Silent(String),
     /// More than [`MAX_ANSWER_BYTES`]: not read further, not asked again.
     TooLarge,
 }
 
-/// Reads one streamed answer to its end.
+/// Reads one streamed answer to its end. The headers were its first byte: from them on, a gap
+/// of `idle` ends it as silent.
 async fn read_stream<C: Collector>(
     resp: &mut reqwest::Response,
     events: &dyn CallEvents,
+    idle: Duration,
 ) -> Result<Completion, StreamEnd> {
     let mut parser = SseParser::default();
     let mut collector = C::default();
     let mut read = 0usize;
     let mut began = false;
     loop {
-        let bytes = match resp.chunk().await {
+        let Ok(chunk) = tokio::time::timeout(idle, resp.chunk()).await else {
+            return Err(StreamEnd::Silent(silent_for(idle, read)));
+        };
+        let bytes = match chunk {
             Ok(Some(b)) => b,
             Ok(None) => break,
             Err(e) => {

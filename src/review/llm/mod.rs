@@ -372,6 +372,7 @@ impl LlmClient {
                         retry,
                     )?
                     .streaming(settings.stream)
+                    .idle_timeout(settings.idle_timeout())
                     .structured(settings.structured_output, env.state_dir.as_deref()),
                 )
             }
@@ -393,6 +394,7 @@ impl LlmClient {
                         retry,
                     )?
                     .streaming(settings.stream)
+                    .idle_timeout(settings.idle_timeout())
                     .structured(settings.structured_output, env.state_dir.as_deref()),
                 )
             }

@@ -142,6 +142,8 @@ pub enum Effect {
     SetViewed {
         pr: PrCoords,
         paths: Vec<String>,
+        /// Each path's patch key (`code::look::patch_key`): an offline mark remembers it.
+        keys: std::collections::HashMap<String, String>,
         viewed: bool,
     },
     /// Read the checks at `head_sha` for the checks screen (live: GitHub's check runs and

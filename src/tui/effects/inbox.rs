@@ -94,7 +94,10 @@ fn opened_pr(ledger: &Ledger, snapshot: Snapshot) -> Result<Box<OpenedPr>, Strin
     let marks = if snapshot.is_complete() {
         ledger.check_writable(&coords).map_err(|e| e.to_string())
     } else {
-        Err("the snapshot is incomplete".to_owned())
+        Err(format!(
+            "the snapshot is incomplete ({})",
+            snapshot.incomplete.join("; ")
+        ))
     };
     Ok(Box::new(OpenedPr {
         snapshot,

@@ -178,8 +178,13 @@ impl EffectRunner {
                 result: remote::rerun_failed(remote, &pr, &runs).await,
                 pr,
             }),
-            Effect::SetViewed { pr, paths, viewed } => send(Action::ViewedSet {
-                result: remote::set_viewed(remote, l, &pr, &paths, viewed, now).await,
+            Effect::SetViewed {
+                pr,
+                paths,
+                keys,
+                viewed,
+            } => send(Action::ViewedSet {
+                result: remote::set_viewed(remote, l, &pr, &paths, &keys, viewed, now).await,
                 paths,
                 viewed,
             }),

@@ -52,6 +52,8 @@ pub async fn submit(
                 .fetch_snapshot(&pr)
                 .await
                 .map_err(|e| e.to_string())?;
+            crate::publish::whole_answer(&current, "this review is on the PR already")
+                .map_err(|e| e.to_string())?;
             // A push since an earlier try whose answer was lost: the review made then is
             // found (wherever its lines went since), not refused for them and sent again.
             let earlier = ReviewRequest::of(&review, &current.pr.head_sha, event, "");

@@ -208,12 +208,13 @@ pub async fn set_viewed(
     ledger: &Ledger,
     pr: &PrCoords,
     paths: &[String],
+    keys: &std::collections::HashMap<String, String>,
     viewed: bool,
     now: i64,
 ) -> Result<String, String> {
     let done = match remote.live() {
         None => ledger
-            .push_viewed(pr, paths, viewed, now)
+            .push_viewed(pr, paths, keys, viewed, now)
             .map(|(_, path)| format!("the outbox {}", path.display()))
             .map_err(|e| e.to_string()),
         Some(live) => live

@@ -21,7 +21,9 @@ use ratatui::widgets::Paragraph;
 use super::{footer, help_entries, scrolled};
 use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
-use crate::pr::{ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, without_markers};
+use crate::pr::{
+    ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
+};
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::action::{Action, CodeLoad, Drawn};
 use crate::tui::app::effect::Effect;
@@ -65,6 +67,10 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (
         KeyCommand::Suggest,
         "suggest a change on the line or the selected lines",
+    ),
+    (
+        KeyCommand::ToggleViewed,
+        "mark the file viewed / not viewed",
     ),
 ];
 
@@ -169,6 +175,12 @@ pub struct DiffScreen {
     load: Arc<CodeLoad>,
     index: usize,
     since: SinceLastLook,
+    /// The file's viewed state as the files screen knows it, kept up to date here.
+    viewed: ViewedState,
+    /// A viewed mark is on its way.
+    viewed_pending: bool,
+    /// Its patch was shown and recorded in this visit (the files screen's "seen now").
+    seen_now: bool,
     /// Why the file is collapsed until asked (None: shown).
     collapsed: Option<&'static str>,
     view: Option<PatchView>,
@@ -187,14 +199,23 @@ pub struct DiffScreen {
 }
 
 impl DiffScreen {
-    /// The diff of file `index` of `snapshot`, which is `since` since your last look.
+    /// The diff of file `index` of `snapshot`, which is `since` since your last look, `viewed`
+    /// and (`seen_now`) already shown in this visit, as the files screen says.
     pub fn new(
         snapshot: Arc<Snapshot>,
         load: Arc<CodeLoad>,
         index: usize,
         since: SinceLastLook,
     ) -> DiffScreen {
+        let viewed = snapshot
+            .pr
+            .files
+            .get(index)
+            .map_or(ViewedState::Unviewed, |f| f.viewed);
         let mut s = DiffScreen {
+            viewed,
+            viewed_pending: false,
+            seen_now: false,
             snapshot,
             load,
             index,
@@ -488,6 +509,40 @@ impl DiffScreen {
         }
     }
 
+    /// `t`: the file viewed or not, as on the files screen (which hears the result too).
+    fn toggle_viewed(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(file) = self.file() else {
+            ctx.say("no such file");
+            return;
+        };
+        if self.viewed_pending {
+            ctx.say(format!(
+                "{}: a viewed mark is on its way",
+                one_line(&file.path)
+            ));
+            return;
+        }
+        let eff = Effect::SetViewed {
+            pr: self.snapshot.pr.coords(),
+            paths: vec![file.path.clone()],
+            keys: std::collections::HashMap::from([(
+                file.path.clone(),
+                crate::code::look::patch_key(file),
+            )]),
+            viewed: self.viewed != ViewedState::Viewed,
+        };
+        self.viewed_pending = true;
+        ctx.fx.push(eff);
+    }
+
+    /// The file's viewed state and whether it was shown in this visit, as the files screen
+    /// lists them (the snapshot's may be older).
+    pub fn as_listed(mut self, viewed: ViewedState, seen_now: bool) -> DiffScreen {
+        self.viewed = viewed;
+        self.seen_now = seen_now;
+        self
+    }
+
     fn header(&self, theme: &Theme) -> Vec<Line<'static>> {
         let Some(f) = self.file() else {
             return vec![Line::styled("no such file", theme.dim)];
@@ -503,20 +558,29 @@ impl DiffScreen {
             format!(" · +{} −{}", f.additions, f.deletions),
             theme.dim,
         ));
+        let viewed_style = match self.viewed {
+            ViewedState::Viewed => theme.seen,
+            ViewedState::Dismissed => theme.badge_edited,
+            ViewedState::Unviewed => theme.dim,
+        };
         first.push(Span::styled(
             format!(
                 " · {}",
-                crate::output::files::viewed_words(f.viewed, self.load.look.lines_moved(f))
+                crate::output::files::viewed_words(self.viewed, self.load.look.lines_moved(f))
             ),
-            theme.dim,
+            viewed_style,
         ));
         let since = match self.since {
+            SinceLastLook::NeverSeen if self.seen_now => ("seen now", theme.seen),
             SinceLastLook::Changed => ("changed since your last look", theme.badge_edited),
             SinceLastLook::New => ("new since your last look", theme.badge_new),
             SinceLastLook::Unchanged => ("unchanged since your last look", theme.badge_unchanged),
             SinceLastLook::NeverSeen => ("never seen", theme.dim),
         };
         let mut second = vec![Span::styled(since.0, since.1)];
+        if self.seen_now && self.since != SinceLastLook::NeverSeen {
+            second.push(Span::styled(" · seen now", theme.seen));
+        }
         if self.interdiff_on {
             second.push(Span::styled(
                 " · the interdiff: what changed between the patch you saw and the patch now",
@@ -779,6 +843,10 @@ impl Screen for DiffScreen {
             self.anchor = None;
             return Handled::Consumed;
         }
+        if cmd == KeyCommand::ToggleViewed {
+            self.toggle_viewed(ctx);
+            return Handled::Consumed;
+        }
         if self.patch_command(cmd, ctx) {
             return Handled::Consumed;
         }
@@ -797,6 +865,29 @@ impl Screen for DiffScreen {
             Action::Highlighted { key, lines } if key == self.key_for_highlight() => {
                 self.highlighted = Some(lines);
                 None
+            }
+            // Seen and viewed here too; the files screen below hears them as well.
+            Action::ShownRecorded {
+                ref paths,
+                result: Ok(_),
+            } if self.file().is_some_and(|f| paths.contains(&f.path)) => {
+                self.seen_now = true;
+                Some(action)
+            }
+            Action::ViewedSet {
+                ref paths,
+                viewed,
+                ref result,
+            } if self.file().is_some_and(|f| paths.contains(&f.path)) => {
+                self.viewed_pending = false;
+                if result.is_ok() {
+                    self.viewed = if viewed {
+                        ViewedState::Viewed
+                    } else {
+                        ViewedState::Unviewed
+                    };
+                }
+                Some(action)
             }
             other => Some(other),
         }

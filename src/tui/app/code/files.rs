@@ -168,6 +168,7 @@ impl FilesScreen {
         ctx.fx.push(Effect::SetViewed {
             pr: self.snapshot.pr.coords(),
             paths: vec![file.path.clone()],
+            keys: HashMap::from([(file.path.clone(), crate::code::look::patch_key(file))]),
             viewed: st.viewed != ViewedState::Viewed,
         });
     }
@@ -181,12 +182,15 @@ impl FilesScreen {
             ctx.say("the files are still being read");
             return;
         };
-        ctx.open(Box::new(DiffScreen::new(
-            Arc::clone(&self.snapshot),
-            Arc::clone(load),
-            self.selected,
-            st.since,
-        )));
+        ctx.open(Box::new(
+            DiffScreen::new(
+                Arc::clone(&self.snapshot),
+                Arc::clone(load),
+                self.selected,
+                st.since,
+            )
+            .as_listed(st.viewed, st.seen_now),
+        ));
     }
 
     fn row(&self, i: usize, file: &ChangedFile, st: &FileState, theme: &Theme) -> Line<'static> {

@@ -151,9 +151,20 @@ pub(super) fn draw(
                 .filter_map(|&i| t.rows.get(i))
                 .collect();
             let now = view.session.now;
-            let shown = table::choose(&cols, &on_screen, inner.width, now);
+            let progress_of = |r: &InboxRow| {
+                view.background
+                    .iter()
+                    .find(|(c, _)| c == &r.listed.coords)
+                    .map(|(_, p)| p.as_str())
+            };
+            let row_tags: Vec<Vec<String>> = on_screen
+                .iter()
+                .map(|r| table::tags(r, progress_of(r)))
+                .collect();
+            let tags_w = table::tags_width(row_tags.iter().map(Vec::as_slice));
+            let layout = table::choose(&cols, &on_screen, inner.width, now, tags_w);
             if !visible.is_empty() {
-                lines.push(table::header_line(&shown, theme));
+                lines.push(table::header_line(&layout, theme));
                 header = 1;
             }
             for (pos, &i) in visible
@@ -163,18 +174,13 @@ pub(super) fn draw(
                 .take(height.saturating_sub(1))
             {
                 let Some(r) = t.rows.get(i) else { continue };
-                let progress = view
-                    .background
-                    .iter()
-                    .find(|(c, _)| c == &r.listed.coords)
-                    .map(|(_, p)| p.as_str());
                 let open = inbox.open.as_ref() == Some(&r.listed.coords);
                 lines.push(table::row_line(
                     r,
-                    &shown,
+                    &layout,
                     pos == inbox.selected,
                     open,
-                    progress,
+                    &table::tags(r, progress_of(r)),
                     now,
                     theme,
                 ));

@@ -691,8 +691,57 @@ impl Screen for InboxScreen {
                 "click selects a PR or a tab · the wheel moves the selection",
             ),
             (
-                "row".to_owned(),
-                "[review …] a review running on that PR (it goes on while others are read)",
+                "PR".to_owned(),
+                "column: owner/repo#number (▶ selected, ↩ the PR left open)",
+            ),
+            (
+                "unseen".to_owned(),
+                "column: items new or edited since you last looked ('N seen': none; … counting)",
+            ),
+            (
+                "title".to_owned(),
+                "column: the PR's title ([draft] first); it keeps at least half the row",
+            ),
+            (
+                table::TAGS_HEADER.to_owned(),
+                "column: [review …] a review running behind (it goes on while others are read) · N files changed since your last look",
+            ),
+            (
+                "checks".to_owned(),
+                "column: checks at the head: ✗ failing, … pending, ✓ passing, ○ neutral",
+            ),
+            (
+                "review".to_owned(),
+                "column: GitHub's decision: approved, changes (requested), required",
+            ),
+            (
+                "asks".to_owned(),
+                "column: a review is asked of you (you) or of a team of yours (team)",
+            ),
+            (
+                "size".to_owned(),
+                "column: +added −deleted lines, files changed (f)",
+            ),
+            (
+                "age".to_owned(),
+                "column: time since the PR was last updated",
+            ),
+            (
+                "shepherd".to_owned(),
+                "column: Shepherd's review: current (at the head), stale (the head moved), none",
+            ),
+            (
+                "gate".to_owned(),
+                "column: may Shepherd review it: allowed, needs-label, paused, refused ([gates])",
+            ),
+            (
+                "author".to_owned(),
+                "column: @login, team (a member) or community",
+            ),
+            ("labels".to_owned(), "column: the PR's labels"),
+            (
+                "sort".to_owned(),
+                "the header names the order the rows are in (the sort key above changes it)",
             ),
         ];
         entries

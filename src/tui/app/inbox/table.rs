@@ -1,5 +1,5 @@
-//! The inbox as a table: which columns fit a width (the title shrinks first, then columns go,
-//! least needed first), the header, and one row's cells styled. Pure: the column data is
+//! The inbox as a table: which columns fit a width (the title keeps at least half the row;
+//! columns go, least needed first, until it has it), the header, and one row's cells styled. Pure: the column data is
 //! `inbox::columns`; drawing is `draw.rs`, which calls [`header_line`] and [`row_line`].
 
 use ratatui::style::Style;
@@ -11,24 +11,78 @@ use crate::inbox::{Counts, GateReview, Row, ShepherdState};
 use crate::pr::{CheckState, ReviewDecision, ReviewRequested};
 use crate::tui::theme::Theme;
 
-/// The title never shrinks below this; past it, columns are dropped.
+/// The title never shrinks below this, nor below half the row; past it, columns are dropped.
 pub const TITLE_MIN: u16 = 16;
 /// The selection marker before each row.
 const MARKER: u16 = 2;
+/// The most the tags column takes (`[review 3/6 …] · 2 files changed`).
+const TAGS_CAP: u16 = 34;
+/// The tags column's header word.
+pub const TAGS_HEADER: &str = "tags";
 
-/// Columns dropped when the width is short, first dropped first; the PR and the title stay.
-const DROP_ORDER: &[Column] = &[
-    Column::Labels,
-    Column::Size,
-    Column::Shepherd,
-    Column::Updated,
-    Column::Author,
-    Column::Gate,
-    Column::Requested,
-    Column::Review,
-    Column::Unseen,
-    Column::Checks,
+/// What goes when the width is short, first dropped first (`None`: the tags column, whose tags
+/// then go before the title); the PR and the title stay.
+const DROP_ORDER: &[Option<Column>] = &[
+    Some(Column::Labels),
+    Some(Column::Size),
+    Some(Column::Updated),
+    Some(Column::Author),
+    None,
+    Some(Column::Gate),
+    Some(Column::Requested),
+    Some(Column::Shepherd),
+    Some(Column::Review),
+    Some(Column::Unseen),
+    Some(Column::Checks),
 ];
+
+/// The columns shown and their widths, and the tags column's width (0: not shown, the tags go
+/// before the title).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    pub shown: Vec<(Column, u16)>,
+    pub tags: u16,
+}
+
+/// A row's tags: a review running behind (`progress`) and the files changed since your last
+/// look, each once.
+pub fn tags(r: &Row, progress: Option<&str>) -> Vec<String> {
+    // Known only where the PR's patches were read (offline; live once the PR was opened).
+    let files = r
+        .files_changed
+        .filter(|n| *n > 0)
+        .map(|n| format!("{n} file{} changed", if n == 1 { "" } else { "s" }));
+    progress
+        .map(crate::sanitize::one_line)
+        .into_iter()
+        .chain(files)
+        .collect()
+}
+
+/// The tags as one cell: `[review 2/6] · 1 file changed`.
+fn tags_cell(tags: &[String]) -> String {
+    if tags.is_empty() {
+        String::new()
+    } else {
+        format!("[{}]", tags.join(" · "))
+    }
+}
+
+/// The width the tags column wants for these tag lists (0 when no row has a tag).
+pub fn tags_width<'a>(rows: impl IntoIterator<Item = &'a [String]>) -> u16 {
+    let widest = rows
+        .into_iter()
+        .map(|t| tags_cell(t).width())
+        .max()
+        .unwrap_or(0);
+    if widest == 0 {
+        0
+    } else {
+        u16::try_from(widest.max(TAGS_HEADER.width()))
+            .unwrap_or(u16::MAX)
+            .min(TAGS_CAP)
+    }
+}
 
 /// The header's word.
 pub fn header(col: Column) -> &'static str {
@@ -52,7 +106,7 @@ pub fn header(col: Column) -> &'static str {
 fn cap(col: Column) -> u16 {
     match col {
         Column::Pr => 26,
-        Column::Unseen => 10,
+        Column::Unseen => 16,
         Column::Checks => 12,
         Column::Review => 8,
         Column::Requested => 4,
@@ -60,7 +114,7 @@ fn cap(col: Column) -> u16 {
         Column::Updated => 4,
         Column::Shepherd => 8,
         Column::Gate => 11,
-        Column::Author => 18,
+        Column::Author => 24,
         Column::Labels => 16,
         Column::Title => u16::MAX,
     }
@@ -78,9 +132,11 @@ fn natural(col: Column, rows: &[&Row], now: i64) -> u16 {
 }
 
 /// The columns shown at `width` and each one's width: every configured column at its natural
-/// width and the title the rest; when that leaves the title less than [`TITLE_MIN`], columns
-/// go in [`DROP_ORDER`] until it has it (or only the PR and the title are left).
-pub fn choose(cols: &[Column], rows: &[&Row], width: u16, now: i64) -> Vec<(Column, u16)> {
+/// width, the tags column (`tags` wide, 0 for none) after the title, and the title the rest;
+/// when that leaves the title less than half the row (or than its widest cell, when that is
+/// less; never less than [`TITLE_MIN`]), columns go in [`DROP_ORDER`] until it has it (or only
+/// the PR and the title are left).
+pub fn choose(cols: &[Column], rows: &[&Row], width: u16, now: i64, tags: u16) -> Layout {
     let mut shown: Vec<(Column, u16)> = cols
         .iter()
         .map(|&c| {
@@ -94,26 +150,38 @@ pub fn choose(cols: &[Column], rows: &[&Row], width: u16, now: i64) -> Vec<(Colu
             )
         })
         .collect();
-    let fixed = |shown: &[(Column, u16)]| -> u16 {
+    let mut tags = tags;
+    let fixed = |shown: &[(Column, u16)], tags: u16| -> u16 {
+        let tags = if tags == 0 { 0 } else { tags.saturating_add(1) };
         shown
             .iter()
             .filter(|(c, _)| *c != Column::Title)
             .map(|(_, w)| w.saturating_add(1))
-            .fold(MARKER, u16::saturating_add)
+            .fold(MARKER.saturating_add(tags), u16::saturating_add)
     };
+    // Half the row, or less when every title on screen is shorter: no column goes for room the
+    // titles would not use.
+    let widest_title = natural(Column::Title, rows, now);
+    let title_min = TITLE_MIN.max((width / 2).min(widest_title));
     for drop in DROP_ORDER {
-        if width.saturating_sub(fixed(&shown)) >= TITLE_MIN {
+        if width.saturating_sub(fixed(&shown, tags)) >= title_min {
             break;
         }
-        shown.retain(|(c, _)| c != drop);
+        match drop {
+            Some(drop) => shown.retain(|(c, _)| c != drop),
+            None => tags = 0,
+        }
     }
-    let rest = width.saturating_sub(fixed(&shown));
+    let rest = width.saturating_sub(fixed(&shown, tags));
     for (c, w) in &mut shown {
         if *c == Column::Title {
             *w = rest;
         }
     }
-    shown
+    if !shown.iter().any(|(c, _)| *c == Column::Title) {
+        tags = 0;
+    }
+    Layout { shown, tags }
 }
 
 /// `text` cut or padded to exactly `w` cells (a cut ends in `…`).
@@ -141,11 +209,15 @@ fn pad(text: &str, w: u16) -> String {
 }
 
 /// The header line over the rows.
-pub fn header_line(shown: &[(Column, u16)], theme: &Theme) -> Line<'static> {
+pub fn header_line(layout: &Layout, theme: &Theme) -> Line<'static> {
     let mut spans = vec![Span::raw(pad("", MARKER))];
-    for (c, w) in shown {
+    for (c, w) in &layout.shown {
         spans.push(Span::styled(pad(header(*c), *w), theme.header));
         spans.push(Span::raw(" "));
+        if *c == Column::Title && layout.tags > 0 {
+            spans.push(Span::styled(pad(TAGS_HEADER, layout.tags), theme.header));
+            spans.push(Span::raw(" "));
+        }
     }
     Line::from(spans)
 }
@@ -196,15 +268,15 @@ fn style(r: &Row, col: Column, selected: bool, theme: &Theme) -> Style {
     }
 }
 
-/// One row: the marker (`▶` selected, `↩` the PR left open behind), then its cells. `progress`
-/// (a review running behind) and the files changed since your last look go before the title,
-/// in brackets.
+/// One row: the marker (`▶` selected, `↩` the PR left open behind), then its cells. Its `tags`
+/// (a review running behind, the files changed since your last look) have their own column
+/// after the title; where the width left none, they go before the title, which is cut for them.
 pub fn row_line(
     r: &Row,
-    shown: &[(Column, u16)],
+    layout: &Layout,
     selected: bool,
     open: bool,
-    progress: Option<&str>,
+    tags: &[String],
     now: i64,
     theme: &Theme,
 ) -> Line<'static> {
@@ -216,20 +288,10 @@ pub fn row_line(
         "  "
     };
     let mut spans = vec![Span::styled(marker, theme.key)];
-    // Known only where the PR's patches were read (offline; live once the PR was opened).
-    let files = r
-        .files_changed
-        .filter(|n| *n > 0)
-        .map(|n| format!("{n} file{} changed", if n == 1 { "" } else { "s" }));
-    let before_title: Vec<String> = progress
-        .map(crate::sanitize::one_line)
-        .into_iter()
-        .chain(files)
-        .collect();
-    for &(c, w) in shown {
-        if c == Column::Title && !before_title.is_empty() {
-            // What runs behind goes before the title, which is cut to make room.
-            let p = format!("[{}] ", before_title.join(" · "));
+    let tag_text = tags_cell(tags);
+    for &(c, w) in &layout.shown {
+        if c == Column::Title && layout.tags == 0 && !tag_text.is_empty() {
+            let p = format!("{tag_text} ");
             let pw = u16::try_from(p.width()).unwrap_or(u16::MAX).min(w);
             spans.push(Span::styled(pad(&p, pw), theme.notice));
             spans.push(Span::styled(
@@ -244,6 +306,10 @@ pub fn row_line(
             style(r, c, selected, theme),
         ));
         spans.push(Span::raw(" "));
+        if c == Column::Title && layout.tags > 0 {
+            spans.push(Span::styled(pad(&tag_text, layout.tags), theme.notice));
+            spans.push(Span::raw(" "));
+        }
     }
     Line::from(spans)
 }
@@ -263,15 +329,36 @@ mod tests {
 
     #[test]
     fn a_narrow_width_drops_columns_least_needed_first_and_keeps_pr_and_title() {
-        let wide = choose(ALL, &[], 400, 0);
+        let wide = choose(ALL, &[], 400, 0, 0).shown;
         assert_eq!(wide.len(), ALL.len());
-        let narrow = choose(ALL, &[], 60, 0);
+        let narrow = choose(ALL, &[], 60, 0, 0).shown;
         let cols: Vec<Column> = narrow.iter().map(|(c, _)| *c).collect();
         assert!(cols.contains(&Column::Pr) && cols.contains(&Column::Title));
         assert!(!cols.contains(&Column::Labels));
         let total: u16 = narrow.iter().map(|(_, w)| w + 1).sum::<u16>() + MARKER;
         assert!(total <= 61, "{narrow:?}");
-        let tiny = choose(ALL, &[], 10, 0);
+        let tiny = choose(ALL, &[], 10, 0, 0).shown;
         assert_eq!(tiny.len(), 2);
+    }
+
+    #[test]
+    fn the_title_keeps_at_least_half_the_row_and_the_tags_their_own_column() {
+        for width in [80u16, 120, 160, 200] {
+            let layout = choose(ALL, &[], width, 0, 20);
+            let title = layout
+                .shown
+                .iter()
+                .find(|(c, _)| *c == Column::Title)
+                .map(|(_, w)| *w)
+                .unwrap();
+            assert!(title >= width / 2, "{width}: {layout:?}");
+            let total: u16 = layout.shown.iter().map(|(_, w)| w + 1).sum::<u16>()
+                + MARKER
+                + if layout.tags > 0 { layout.tags + 1 } else { 0 };
+            assert!(total <= width + 1, "{width}: {layout:?}");
+        }
+        // Wide enough, the tags have their own column; too narrow, they go before the title.
+        assert_eq!(choose(ALL, &[], 200, 0, 20).tags, 20);
+        assert_eq!(choose(ALL, &[], 40, 0, 20).tags, 0);
     }
 }

@@ -725,16 +725,44 @@ impl ItemList {
             Row::Item(i) => list.freshness(*i).needs_attention() && !list.is_own(*i),
             Row::Group(_) => false,
         };
-        let found = if forward {
-            (self.selected + 1..self.rows.len()).find(|&r| wanted(self, &self.rows[r]))
+        let n = self.rows.len();
+        let ahead = if forward {
+            (self.selected + 1..n).find(|&r| wanted(self, &self.rows[r]))
         } else {
             (0..self.selected)
                 .rev()
                 .find(|&r| wanted(self, &self.rows[r]))
         };
-        match found {
-            Some(r) => self.select(r),
-            None => ctx.say("no more new or edited items"),
+        if let Some(r) = ahead {
+            self.select(r);
+            return;
+        }
+        // Past the last (or the first) one, go round from the other end, saying so: an earlier
+        // unseen item is never left behind.
+        let around = if forward {
+            (0..self.selected.min(n)).find(|&r| wanted(self, &self.rows[r]))
+        } else {
+            (self.selected + 1..n)
+                .rev()
+                .find(|&r| wanted(self, &self.rows[r]))
+        };
+        match around {
+            Some(r) => {
+                self.select(r);
+                ctx.say(if forward {
+                    "wrapped to the top: the first new or edited item"
+                } else {
+                    "wrapped to the bottom: the last new or edited item"
+                });
+            }
+            None if self
+                .rows
+                .get(self.selected)
+                .is_some_and(|r| wanted(self, r)) =>
+            {
+                ctx.say("no other new or edited item")
+            }
+            None => ctx.say("no new or edited items"),
         }
     }
 

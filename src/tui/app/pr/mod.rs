@@ -514,7 +514,17 @@ impl PrScreen {
             } => self.desk.externally_edited(result, snap, ctx),
             Action::DraftSaved(r) => self.desk.draft_saved(r, ctx),
             Action::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
-            Action::PostPlanned(plan) => self.desk.post_planned(plan, ctx),
+            Action::PostPlanned(plan) => {
+                // Read from a partial answer, the earlier Shepherd review (what the review
+                // builds on and replaces) may be what is missing: refused, saying why.
+                let whole =
+                    crate::publish::whole_answer(snap, "there is an earlier Shepherd review");
+                let plan = match (ctx.session.remote.live(), whole) {
+                    (Some(_), Err(e)) => Err(e.to_string()),
+                    _ => plan,
+                };
+                self.desk.post_planned(plan, ctx)
+            }
             Action::Posted(r) => {
                 let done = r.is_ok();
                 self.desk.posted(r, snap, ctx);
