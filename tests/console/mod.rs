@@ -5,6 +5,7 @@ mod checks;
 mod code;
 mod code_history;
 mod dashboard;
+mod decided;
 mod defects;
 mod e2e;
 mod inbox;
