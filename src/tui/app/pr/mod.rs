@@ -209,9 +209,20 @@ impl PrScreen {
         } else {
             cmd
         };
+        // An opened finding has the keys until it is closed.
+        if self.desk.opened.is_some() {
+            let size = self.pane_size();
+            return self
+                .desk
+                .finding_command(cmd, &self.list.snapshot, size, ctx);
+        }
         let review_pane = self.list.focus == Focus::Detail && self.desk.pane == Pane::Review;
         if review_pane {
             if self.desk.pane_command(cmd, self.pane_size()) {
+                return Handled::Consumed;
+            }
+            if cmd == KeyCommand::Toggle {
+                self.desk.open_finding(ctx);
                 return Handled::Consumed;
             }
             // The findings have the keys: nothing acts on the list hidden behind them.
@@ -711,6 +722,9 @@ impl Screen for PrScreen {
     /// Every key of the keymap (the PR screen answers them all), then the dialogs' keys and how
     /// the screen is left for the inbox.
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        if self.desk.opened.is_some() {
+            return review_pane::finding_help(keymap);
+        }
         let mut entries: Vec<(String, String)> = COMMANDS
             .iter()
             // The code and checks screens' keys are in their own help, the inbox's sort in the
