@@ -7,6 +7,7 @@ mod code_history;
 mod dashboard;
 mod defects;
 mod e2e;
+mod findings;
 mod inbox;
 mod keys;
 mod markdown_cache;

@@ -55,6 +55,8 @@ pub struct ReviewDesk {
     /// `Enter` opened the finding under the cursor whole (its keys: dismiss, lesson, keep,
     /// jump to its line); how far it is scrolled.
     pub opened: Option<usize>,
+    /// The next frame scrolls the review pane to the finding cursor (see `follow_finding`).
+    pub follow: bool,
     /// What was posted this session (shown in the review pane).
     pub posted: Option<String>,
     /// A confirmed post is on its way (the loop keeps running; a second post waits).
@@ -76,7 +78,6 @@ pub struct ReviewDesk {
 /// Geometry the review pane scrolls in (from the last drawn frame).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct PaneSize {
-    pub height: u16,
     pub max_scroll: usize,
     pub half_page: usize,
 }
@@ -94,6 +95,7 @@ impl ReviewDesk {
             review_scroll: 0,
             finding_sel: 0,
             opened: None,
+            follow: false,
             posted: None,
             posting: false,
             progress: None,
@@ -147,11 +149,11 @@ impl ReviewDesk {
                     .as_ref()
                     .map_or(0, |c| c.run.findings().count());
                 self.finding_sel = (self.finding_sel + 1).min(n.saturating_sub(1));
-                self.follow_finding(size.height);
+                self.follow_finding();
             }
             KeyCommand::Up => {
                 self.finding_sel = self.finding_sel.saturating_sub(1);
-                self.follow_finding(size.height);
+                self.follow_finding();
             }
             KeyCommand::Top => self.review_scroll = 0,
             KeyCommand::Bottom => self.review_scroll = size.max_scroll,
@@ -166,10 +168,10 @@ impl ReviewDesk {
         true
     }
 
-    /// Keeps the finding cursor on screen (findings are listed one per line near the top).
-    fn follow_finding(&mut self, height: u16) {
-        let h = usize::from(height.max(1));
-        self.review_scroll = self.finding_sel.saturating_sub(h / 2);
+    /// Keeps the finding cursor on screen: the next frame scrolls to it (a finding takes as many
+    /// lines as its words need there) and reports where, which becomes the pane's scroll.
+    fn follow_finding(&mut self) {
+        self.follow = true;
     }
 
     /// The review commands (`r`, `R`, `A`, `v`, `e`, `p`, `d`, `x`). False: not one of them.

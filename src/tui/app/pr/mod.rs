@@ -194,7 +194,6 @@ impl PrScreen {
 
     fn pane_size(&self) -> PaneSize {
         PaneSize {
-            height: self.list.last.detail_height,
             max_scroll: self.list.max_detail_scroll(),
             half_page: self.list.half_page(false),
         }
@@ -671,6 +670,10 @@ impl Screen for PrScreen {
 
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.list.drawn(d);
+        // The review pane scrolled to the finding cursor: that is its scroll from now on.
+        if std::mem::take(&mut self.desk.follow) && self.desk.pane == Pane::Review {
+            self.desk.review_scroll = d.detail_scroll;
+        }
         self.fill_markdown(ctx);
         // The frame is on screen: only now may what it showed be marked seen, and only once it
         // stayed long enough to be read (skimming past with `j` marks nothing).

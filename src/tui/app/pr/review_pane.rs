@@ -80,13 +80,13 @@ pub(super) fn draw_aspects(
 }
 
 /// The review pane: status, the findings (cursor for `a`), and the body exactly as it will be
-/// posted.
+/// posted. Returns (shown item, height, total lines, the scroll it used).
 pub(super) fn draw_review(
     frame: &mut Frame,
     area: Rect,
     screen: &PrScreen,
     view: &View<'_>,
-) -> (Option<usize>, u16, usize) {
+) -> (Option<usize>, u16, usize, usize) {
     let theme = view.theme;
     let focused = screen.list.focus == Focus::Detail;
     let block = bordered(
@@ -97,8 +97,10 @@ pub(super) fn draw_review(
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(d) = &screen.desk.draft else {
-        return (None, inner.height, 0);
+        return (None, inner.height, 0, screen.desk.review_scroll);
     };
+    // Where the selected finding's first line is (the pane follows it after j/k).
+    let mut sel_at = None;
     let mut lines = Vec::new();
     if let Some(at) = d.restored {
         lines.push(Line::styled(
@@ -166,6 +168,7 @@ pub(super) fn draw_review(
         for (i, (_, severity, label)) in rows.iter().enumerate() {
             let colour = severity_style(theme, *severity);
             let (mark, style) = if i == screen.desk.finding_sel {
+                sel_at = Some(lines.len());
                 ("▸ ", colour.patch(theme.selection))
             } else {
                 ("  ", colour)
@@ -207,8 +210,23 @@ pub(super) fn draw_review(
         };
         lines.push(Line::styled(sanitize(l).into_owned(), style));
     }
-    let (h, total) = draw_scrolled(frame, inner, lines, screen.desk.review_scroll);
-    (None, h, total)
+    let scroll = match sel_at.filter(|_| screen.desk.follow) {
+        Some(at) => {
+            let width = usize::from(inner.width);
+            let above: usize = lines[..at]
+                .iter()
+                .map(|l| {
+                    let mut rows = Vec::new();
+                    wrap(l.clone(), width, &mut rows);
+                    rows.len()
+                })
+                .sum();
+            above.saturating_sub(usize::from(inner.height) / 3)
+        }
+        None => screen.desk.review_scroll,
+    };
+    let (h, total) = draw_scrolled(frame, inner, lines, scroll);
+    (None, h, total, scroll.min(total.saturating_sub(usize::from(h))))
 }
 
 pub(super) fn draw_editor(
