@@ -108,8 +108,11 @@ fn d_on_the_opened_finding_dismisses_it() {
     select_finding(&mut h, LONG);
     let before = h.app.composed().unwrap().finding_rows().len();
     h.press("Enter");
+    assert_eq!(h.app.opened_finding().map(|f| f.id.as_str()), Some(LONG));
     h.press("D");
     assert!(matches!(h.app.mode(), InputMode::Search { .. }), "{:?}", h.app.mode());
+    // The reason is asked with the finding still whole on screen.
+    assert!(h.screen().contains(&format!("Finding {LONG}")), "{}", h.screen());
     h.type_text("the proxy never answers 429 twice");
     h.press("Enter");
     let rows = h.app.composed().unwrap().finding_rows();
