@@ -743,7 +743,7 @@ impl Screen for PrScreen {
             ("Ctrl-c", "quit from anywhere".to_owned()),
             ("search", "type · Backspace · Enter · Esc".to_owned()),
             ("filter", "n/e/u · r/o/m hide · a all".to_owned()),
-            ("review pane", "Tab, then j/k pick a finding".to_owned()),
+            ("review pane", "Tab, then j/k pick a finding, Enter opens it whole".to_owned()),
             ("editor", "type · arrows · ctrl-z/ctrl-r undo/redo · ctrl-o $VISUAL/$EDITOR · Esc done (autosaved)".to_owned()),
             (
                 "inbox",
