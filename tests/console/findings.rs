@@ -63,7 +63,10 @@ fn the_finding_picker_wraps_findings_instead_of_cutting_them() {
         let (h, _dir) = reviewed(w, hh);
         let screen = h.screen();
         let picker = pane(&screen);
-        assert!(!picker.contains('…'), "a finding cut at {w}x{hh}:\n{screen}");
+        assert!(
+            !picker.contains('…'),
+            "a finding cut at {w}x{hh}:\n{screen}"
+        );
         // The first finding, whole, across its lines.
         let first = &h.app.composed().unwrap().finding_rows()[0].1;
         assert!(words(&picker).contains(&words(first)), "{first}\n{screen}");
@@ -83,10 +86,7 @@ fn enter_opens_a_long_finding_whole_with_its_suggested_fix() {
         assert_eq!(f.id, LONG);
         let screen = h.screen();
         let shown = words(&screen);
-        assert!(
-            shown.contains("critical · correctness · new"),
-            "{screen}"
-        );
+        assert!(shown.contains("critical · correctness · new"), "{screen}");
         assert!(shown.contains("src/client/retry.rs:41"), "{screen}");
         assert!(shown.contains(&words(&f.message)), "message cut:\n{screen}");
         let fix = f.suggested_fix.as_deref().unwrap();
@@ -96,7 +96,11 @@ fn enter_opens_a_long_finding_whole_with_its_suggested_fix() {
         insta::assert_snapshot!(format!("finding_opened_{w}x{hh}"), screen);
         h.press("Esc");
         assert!(h.app.opened_finding().is_none());
-        assert!(h.screen().contains("▸ critical [new] The `Ok(resp)"), "{}", h.screen());
+        assert!(
+            h.screen().contains("▸ critical [new] The `Ok(resp)"),
+            "{}",
+            h.screen()
+        );
     }
 }
 
@@ -110,9 +114,17 @@ fn d_on_the_opened_finding_dismisses_it() {
     h.press("Enter");
     assert_eq!(h.app.opened_finding().map(|f| f.id.as_str()), Some(LONG));
     h.press("D");
-    assert!(matches!(h.app.mode(), InputMode::Search { .. }), "{:?}", h.app.mode());
+    assert!(
+        matches!(h.app.mode(), InputMode::Search { .. }),
+        "{:?}",
+        h.app.mode()
+    );
     // The reason is asked with the finding still whole on screen.
-    assert!(h.screen().contains(&format!("Finding {LONG}")), "{}", h.screen());
+    assert!(
+        h.screen().contains(&format!("Finding {LONG}")),
+        "{}",
+        h.screen()
+    );
     h.type_text("the proxy never answers 429 twice");
     h.press("Enter");
     let rows = h.app.composed().unwrap().finding_rows();
@@ -139,7 +151,11 @@ fn the_opened_finding_jumps_to_its_line_and_keeps() {
     assert_eq!(h.app.opened_finding().map(|f| f.id.as_str()), Some(LONG));
     h.press("Enter");
     assert!(h.app.opened_finding().is_none());
-    assert!(h.app.notice().unwrap_or("").contains("kept"), "{:?}", h.app.notice());
+    assert!(
+        h.app.notice().unwrap_or("").contains("kept"),
+        "{:?}",
+        h.app.notice()
+    );
     assert_eq!(h.app.composed().unwrap().finding_rows().len(), 18);
 }
 
@@ -172,4 +188,28 @@ fn the_pending_reviews_comment_wraps() {
     let first = c.body.lines().next().unwrap();
     assert!(words(&screen).contains(&words(first)), "{first}\n{screen}");
     insta::assert_snapshot!("pending_comment_wraps_80x24", screen);
+}
+
+/// A comment longer than its pane scrolls there (`Ctrl-d`): the end of a finding's draft, its
+/// suggested fix's last words, comes into view at 80×24.
+#[test]
+fn the_pending_reviews_comment_scrolls_to_its_end() {
+    let (mut h, _dir) = reviewed(80, 24);
+    h.press("Tab");
+    h.press("P");
+    let review = h.app.pending_review().expect("read");
+    let c = &review.comments[h.app.pending().unwrap().selected()];
+    let last = c
+        .body
+        .lines()
+        .rfind(|l| !l.trim().is_empty())
+        .unwrap()
+        .to_owned();
+    assert!(
+        !words(&h.screen()).contains(&words(&last)),
+        "already whole: {last}"
+    );
+    h.press("ctrl-d");
+    let shown = words(&h.screen());
+    assert!(shown.contains(&words(&last)), "{last}: {}", h.screen());
 }

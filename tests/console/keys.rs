@@ -396,7 +396,11 @@ fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
         }
         h.press("ctrl-d");
     }
-    assert!(h.screen().contains("## PR Shepherd Review"), "{}", h.screen());
+    assert!(
+        h.screen().contains("## PR Shepherd Review"),
+        "{}",
+        h.screen()
+    );
     h.press("Tab");
     assert_eq!(h.app.pane(), Some(Pane::Review));
     // The list stays usable while the pane is open.

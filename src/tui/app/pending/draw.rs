@@ -118,7 +118,8 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     let shown: Vec<Line<'static>> = lines.into_iter().skip(skip).collect();
     frame.render_widget(Paragraph::new(shown), inner);
 
-    // The editor on a comment, else the selected comment's text.
+    // The editor on a comment, else the selected comment's text (its height and lines).
+    let mut comment = (0, 0);
     match (&s.editing, view.mode) {
         (Some(e), InputMode::Edit) => {
             let what = match &e.target {
@@ -198,7 +199,14 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     v
                 })
                 .unwrap_or_default();
-            frame.render_widget(Paragraph::new(body), inner);
+            comment = (inner.height, body.len());
+            let skip = s
+                .comment_scroll
+                .min(body.len().saturating_sub(usize::from(inner.height)));
+            frame.render_widget(
+                Paragraph::new(body.into_iter().skip(skip).collect::<Vec<_>>()),
+                inner,
+            );
         }
     }
 
@@ -227,6 +235,8 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     frame.render_widget(Paragraph::new(Line::from(foot)), footer);
     Drawn {
         list_height: inner.height,
+        detail_height: comment.0,
+        detail_lines: comment.1,
         list_area,
         detail_area,
         ..Drawn::default()

@@ -10,8 +10,8 @@ use super::PrScreen;
 use super::list::Focus;
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::screen::View;
-use crate::tui::review::{AspectView, size_line};
 use crate::tui::keymap::{KeyCommand, Keymap};
+use crate::tui::review::{AspectView, size_line};
 use crate::tui::theme::Theme;
 use crate::tui::ui::{ago, bordered, draw_scrolled, wrap};
 
@@ -226,7 +226,12 @@ pub(super) fn draw_review(
         None => screen.desk.review_scroll,
     };
     let (h, total) = draw_scrolled(frame, inner, lines, scroll);
-    (None, h, total, scroll.min(total.saturating_sub(usize::from(h))))
+    (
+        None,
+        h,
+        total,
+        scroll.min(total.saturating_sub(usize::from(h))),
+    )
 }
 
 pub(super) fn draw_editor(
