@@ -213,3 +213,34 @@ fn the_pending_reviews_comment_scrolls_to_its_end() {
     let shown = words(&h.screen());
     assert!(shown.contains(&words(&last)), "{last}: {}", h.screen());
 }
+
+/// A verified finding with a rule opens with them: the rule, the verifier's confidence and its
+/// evidence — sanitized, as everything a model wrote (no escape sequence reaches the terminal).
+#[test]
+fn the_opened_finding_shows_rule_confidence_and_evidence_sanitized() {
+    let (mut h, _dir) = reviewed(120, 35);
+    select_finding(&mut h, LONG);
+    {
+        let composed = h.app.pr_mut().unwrap().desk.composed.as_mut().unwrap();
+        let f = composed
+            .run
+            .aspects
+            .iter_mut()
+            .flat_map(|a| a.findings.iter_mut())
+            .find(|f| f.id == LONG)
+            .unwrap();
+        f.rule = Some("AGENTS.md § Retries".into());
+        f.verified = Some(pr_shepherd::review::findings::Verdict {
+            confidence: 92,
+            evidence: "line 41 loops on 429 \u{1b}[31mwithout\u{1b}[0m a bound".into(),
+        });
+    }
+    h.press("Enter");
+    let screen = h.screen();
+    let shown = words(&screen);
+    assert!(shown.contains("Rule AGENTS.md § Retries"), "{screen}");
+    assert!(shown.contains("Verified · confidence 92"), "{screen}");
+    assert!(shown.contains("line 41 loops on 429"), "{screen}");
+    assert!(shown.contains("a bound"), "{screen}");
+    assert!(!screen.contains('\u{1b}'), "{screen:?}");
+}
