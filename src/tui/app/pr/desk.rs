@@ -741,13 +741,16 @@ impl ReviewDesk {
                     f.id
                 ));
             }
-            KeyCommand::Files => match &f.line {
-                _ if !snap.pr.files.iter().any(|c| c.path == f.file) => ctx.say(format!(
-                    "{} is not among the PR's changed files",
-                    crate::sanitize::one_line(&f.file)
-                )),
-                line => crate::tui::app::code::open_files_at(snap, &f.file, *line, ctx),
-            },
+            KeyCommand::Files => {
+                if snap.pr.files.iter().any(|c| c.path == f.file) {
+                    crate::tui::app::code::open_files_at(snap, &f.file, f.line, ctx);
+                } else {
+                    ctx.say(format!(
+                        "{} is not among the PR's changed files",
+                        crate::sanitize::one_line(&f.file)
+                    ));
+                }
+            }
             KeyCommand::Back | KeyCommand::Quit => self.opened = None,
             KeyCommand::Help | KeyCommand::QuitAll | KeyCommand::Messages => {
                 return Handled::NotConsumed;

@@ -358,6 +358,15 @@ impl PrScreen {
     fn mouse_detail(&mut self, kind: MouseKind) {
         let down = kind == MouseKind::ScrollDown;
         let max = self.list.max_detail_scroll();
+        if let Some(s) = self.desk.opened {
+            // The opened finding scrolls under the wheel.
+            self.desk.opened = Some(match kind {
+                MouseKind::ScrollDown => (s + 3).min(max),
+                MouseKind::ScrollUp => s.saturating_sub(3),
+                MouseKind::Click => s,
+            });
+            return;
+        }
         match (kind, self.desk.pane) {
             (MouseKind::Click, _) => self.list.focus = Focus::Detail,
             (_, Pane::Review) => {

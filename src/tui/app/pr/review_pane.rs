@@ -1,4 +1,5 @@
-//! The review desk's panes: aspects of the run, the composed review, the draft editor.
+//! The review desk's panes: aspects of the run, the composed review, the draft editor, and a
+//! finding opened whole (`Enter` in the picker) with its keys.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
