@@ -388,7 +388,20 @@ fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
         "{screen}"
     );
     assert!(screen.contains("Review — exactly as it will be posted"));
-    assert!(screen.contains("## PR Shepherd Review"), "{screen}");
+    // The body is below the findings (each wrapped whole): scrolling the pane reaches it.
+    h.press("Tab");
+    for _ in 0..20 {
+        if h.screen().contains("## PR Shepherd Review") {
+            break;
+        }
+        h.press("ctrl-d");
+    }
+    assert!(
+        h.screen().contains("## PR Shepherd Review"),
+        "{}",
+        h.screen()
+    );
+    h.press("Tab");
     assert_eq!(h.app.pane(), Some(Pane::Review));
     // The list stays usable while the pane is open.
     let before = h.app.selected_row().unwrap();

@@ -8,6 +8,7 @@ mod dashboard;
 mod decided;
 mod defects;
 mod e2e;
+mod findings;
 mod inbox;
 mod keys;
 mod markdown_cache;

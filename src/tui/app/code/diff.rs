@@ -387,6 +387,22 @@ impl DiffScreen {
         format!("code-diff\u{0}{pr}\u{0}{path}")
     }
 
+    /// The cursor on the new side's `line` (a finding's place), a few lines of context above
+    /// it; false (the cursor left at the top) when the diff does not show that line.
+    pub fn at_line(mut self, line: u32) -> (DiffScreen, bool) {
+        let at = self.view.as_ref().and_then(|v| {
+            v.parsed
+                .lines
+                .iter()
+                .position(|l| l.kind != LineKind::Removed && l.new == Some(line))
+        });
+        if let Some(i) = at {
+            self.move_to(i);
+            self.scroll = self.scroll.saturating_sub(3);
+        }
+        (self, at.is_some())
+    }
+
     fn move_to(&mut self, line: usize) {
         let Some(v) = &self.view else { return };
         self.cursor = line.min(v.parsed.lines.len().saturating_sub(1));

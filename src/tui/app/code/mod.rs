@@ -63,6 +63,17 @@ pub fn open_files(snapshot: &Snapshot, ctx: &mut Ctx<'_>) {
     ctx.open(Box::new(FilesScreen::new(Arc::new(snapshot.clone()))));
 }
 
+/// Opens the changed files of `snapshot`'s PR as [`open_files`] does, then, once they are
+/// read, the diff of `path` with the cursor on `line` (a finding's place).
+pub fn open_files_at(snapshot: &Snapshot, path: &str, line: Option<u32>, ctx: &mut Ctx<'_>) {
+    ctx.fx.push(Effect::LoadCode {
+        snapshot: Box::new(snapshot.clone()),
+    });
+    ctx.open(Box::new(
+        FilesScreen::new(Arc::new(snapshot.clone())).aimed_at(path, line),
+    ));
+}
+
 /// Draws the screen's frame, titled with the PR and `what`; the area inside it.
 pub(super) fn framed(
     frame: &mut Frame,

@@ -13,7 +13,7 @@ use crate::tui::app::action::Drawn;
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::screen::View;
 use crate::tui::keymap::KeyCommand;
-use crate::tui::ui::{bordered, fit, key_hint};
+use crate::tui::ui::{bordered, fit, key_hint, wrap};
 
 pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
     let theme = view.theme;
@@ -118,7 +118,8 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     let shown: Vec<Line<'static>> = lines.into_iter().skip(skip).collect();
     frame.render_widget(Paragraph::new(shown), inner);
 
-    // The editor on a comment, else the selected comment's text.
+    // The editor on a comment, else the selected comment's text (its height and lines).
+    let mut comment = (0, 0);
     match (&s.editing, view.mode) {
         (Some(e), InputMode::Edit) => {
             let what = match &e.target {
@@ -144,6 +145,7 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
             let block = bordered(" Comment ".to_owned(), false, theme);
             let inner = block.inner(detail_area);
             frame.render_widget(block, detail_area);
+            let detail_width = usize::from(inner.width);
             let body: Vec<Line<'static>> = s
                 .review
                 .as_ref()
@@ -162,10 +164,11 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                         theme.location,
                     )];
                     if let (Some(said), Some(f)) = (c.follow_said(), &c.followed) {
-                        v.push(fit(
+                        wrap(
                             Line::styled(one_line(&said), theme.badge_outdated),
-                            width,
-                        ));
+                            detail_width,
+                            &mut v,
+                        );
                         if f.state != FollowState::Moved {
                             let shown = |label: &str, lines: &[String]| {
                                 let text = if lines.is_empty() {
@@ -177,23 +180,33 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                                         .collect::<Vec<_>>()
                                         .join(" ⏎ ")
                                 };
-                                fit(Line::styled(format!("{label}: {text}"), theme.dim), width)
+                                Line::styled(format!("{label}: {text}"), theme.dim)
                             };
-                            v.push(shown("was", &f.was));
+                            wrap(shown("was", &f.was), detail_width, &mut v);
                             if f.state == FollowState::Outdated {
-                                v.push(shown("now", &f.now));
+                                wrap(shown("now", &f.now), detail_width, &mut v);
                             }
                         }
                     }
-                    v.extend(
-                        sanitize(&c.body)
-                            .lines()
-                            .map(|l| fit(Line::styled(l.to_owned(), theme.text), width)),
-                    );
+                    // Wrapped, never cut: the whole comment is read here.
+                    for l in sanitize(&c.body).lines() {
+                        wrap(
+                            Line::styled(l.replace('\t', "    "), theme.text),
+                            detail_width,
+                            &mut v,
+                        );
+                    }
                     v
                 })
                 .unwrap_or_default();
-            frame.render_widget(Paragraph::new(body), inner);
+            comment = (inner.height, body.len());
+            let skip = s
+                .comment_scroll
+                .min(body.len().saturating_sub(usize::from(inner.height)));
+            frame.render_widget(
+                Paragraph::new(body.into_iter().skip(skip).collect::<Vec<_>>()),
+                inner,
+            );
         }
     }
 
@@ -222,6 +235,8 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     frame.render_widget(Paragraph::new(Line::from(foot)), footer);
     Drawn {
         list_height: inner.height,
+        detail_height: comment.0,
+        detail_lines: comment.1,
         list_area,
         detail_area,
         ..Drawn::default()

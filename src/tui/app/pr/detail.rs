@@ -393,7 +393,7 @@ pub(super) fn draw_detail(
             return with(draw_aspects(frame, area, screen, theme));
         }
         Pane::Review if screen.desk.draft.is_some() => {
-            return with(draw_review(frame, area, screen, view));
+            return draw_review(frame, area, screen, view);
         }
         _ => {}
     }
