@@ -526,3 +526,28 @@ fn review_pane_size_line_and_an_over_limit_draft() {
         "not posting: the draft is 65,537 / 65,536 characters, 1 over GitHub's limit; shorten it (e)"
     );
 }
+
+/// At 80×24 every screen's footer keeps `? help` (and the way back): the other hints go first.
+#[test]
+fn footers_keep_help_at_80x24() {
+    let (mut h, _d) = demo_harness(80, 24);
+    h.draw();
+    let last = |h: &Harness| h.screen().lines().last().unwrap_or_default().to_owned();
+    assert!(last(&h).contains("? help"), "PR list: {}", h.screen());
+    assert!(last(&h).contains("q quit"), "PR list: {}", h.screen());
+    h.press("Tab");
+    h.draw();
+    assert!(last(&h).contains("? help"), "PR detail: {}", h.screen());
+    h.press("Tab");
+    h.press("P");
+    h.draw();
+    insta::assert_snapshot!("pending_80x24", h.screen());
+    assert!(last(&h).contains("? help"), "pending: {}", h.screen());
+    assert!(last(&h).contains("q back"), "pending: {}", h.screen());
+    h.press("q F");
+    h.draw();
+    assert!(last(&h).contains("? help"), "files: {}", h.screen());
+    h.press("Enter");
+    h.draw();
+    assert!(last(&h).contains("? help"), "diff: {}", h.screen());
+}
