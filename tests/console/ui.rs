@@ -551,3 +551,33 @@ fn footers_keep_help_at_80x24() {
     h.draw();
     assert!(last(&h).contains("? help"), "diff: {}", h.screen());
 }
+
+/// Zooming a thread's 56-line hunk keeps the commented line (the hunk's last) in view, near the
+/// middle of the pane, rather than jumping to the hunk's top.
+#[test]
+fn zoom_keeps_the_commented_line_in_view() {
+    let (mut h, _d) = demo_harness(80, 24);
+    h.draw();
+    select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
+    h.press("Tab");
+    h.draw();
+    h.press("Enter");
+    h.draw();
+    let screen = h.screen();
+    assert!(!screen.contains("earlier lines"), "zoomed: {screen}");
+    let rows: Vec<&str> = screen.lines().collect();
+    let at = rows
+        .iter()
+        .position(|l| l.contains("+        attempt += 1;"))
+        .unwrap_or_else(|| panic!("the commented line is out of view: {screen}"));
+    // Zoomed, the detail pane is the body (rows 3..23): the line sits in its middle half.
+    assert!((7..=18).contains(&at), "row {at}: {screen}");
+    // Zooming out keeps it in view too.
+    h.press("Enter");
+    h.draw();
+    assert!(
+        h.screen().contains("+        attempt += 1;"),
+        "{}",
+        h.screen()
+    );
+}

@@ -436,9 +436,13 @@ pub(super) fn draw_detail(
     let mut wrapped = Vec::new();
     let (lines, anchor, hunk_lines) = detail_lines_at(screen, idx, view, inner.width, theme);
     let mut anchor_at = None;
+    let mut commented_at = None;
     for (i, l) in lines.into_iter().enumerate() {
         if anchor == Some(i) {
             anchor_at = Some(wrapped.len());
+        }
+        if !hunk_lines.is_empty() && i + 1 == hunk_lines.end {
+            commented_at = Some(wrapped.len());
         }
         if hunk_lines.contains(&i) {
             wrap_diff(l, usize::from(inner.width), &mut wrapped);
@@ -450,8 +454,10 @@ pub(super) fn draw_detail(
     let h = usize::from(inner.height);
     let max_scroll = total.saturating_sub(h);
     // Freshly opened: a thread with new replies opens at the first one.
-    let wanted = match anchor_at {
-        Some(a) if screen.list.open_at_anchor => a,
+    // Zoomed in or out: the commented line (the hunk's last) near the middle.
+    let wanted = match (anchor_at, commented_at) {
+        (_, Some(c)) if screen.list.centre_commented_line => c.saturating_sub(h / 2),
+        (Some(a), _) if screen.list.open_at_anchor => a,
         _ => screen.list.detail_scroll,
     };
     let scroll = wanted.min(max_scroll);
