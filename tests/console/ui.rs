@@ -581,3 +581,12 @@ fn zoom_keeps_the_commented_line_in_view() {
         h.screen()
     );
 }
+
+/// A thread whose hunk is one line longer than the shown tail says "1 earlier line".
+#[test]
+fn one_earlier_line_is_singular() {
+    let (mut h, _d) = demo_harness(120, 40);
+    let screen = shown(&mut h, "PRRT_kwDOKq3xZs5hQ1eE");
+    assert!(screen.contains("⋯ 1 earlier line of the hunk"), "{screen}");
+    assert!(!screen.contains("1 earlier lines"), "{screen}");
+}

@@ -25,6 +25,14 @@ use crate::tui::ui::{ago, bordered, draw_scrolled, wrap, wrap_diff};
 /// Lines of a thread's diff hunk shown above the comments (all of it when zoomed).
 pub const HUNK_TAIL: usize = 8;
 
+/// The line that stands for the hunk's lines above its shown tail: "⋯ 1 earlier line …".
+fn earlier_lines(skip: usize) -> String {
+    format!(
+        "⋯ {} of the hunk (Enter shows all)",
+        crate::plural::count(skip, "earlier line")
+    )
+}
+
 /// "team" or "community", as the gates count the author (one decision: `policy::team_of`).
 pub(super) fn association_label(a: Association, gates: &GateConfig) -> &'static str {
     crate::policy::side_label(a, gates)
@@ -262,10 +270,7 @@ fn detail_lines_anchored(
                     hunk.len().saturating_sub(HUNK_TAIL)
                 };
                 if skip > 0 {
-                    out.push(Line::styled(
-                        format!("⋯ {skip} earlier lines of the hunk (Enter shows all)"),
-                        theme.dim,
-                    ));
+                    out.push(Line::styled(earlier_lines(skip), theme.dim));
                 }
                 let start = out.len();
                 out.extend(hunk.into_iter().skip(skip));
@@ -476,4 +481,21 @@ pub(super) fn draw_detail(
         frame.render_widget(Paragraph::new(Span::styled(label, theme.dim)), r);
     }
     (Some(idx), inner.height, total, scroll)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::earlier_lines;
+
+    #[test]
+    fn the_earlier_lines_are_counted_in_words() {
+        assert_eq!(
+            earlier_lines(1),
+            "⋯ 1 earlier line of the hunk (Enter shows all)"
+        );
+        assert_eq!(
+            earlier_lines(48),
+            "⋯ 48 earlier lines of the hunk (Enter shows all)"
+        );
+    }
 }
