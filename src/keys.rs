@@ -45,6 +45,7 @@ pub enum KeyCommand {
     PendingReview,
     Refresh,
     Sort,
+    SortReverse,
     FocusBack,
     Description,
     Files,
@@ -266,7 +267,13 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::Sort,
         "sort",
         &["s"],
-        "inbox: next sort order (attention, updated, unseen, then by each column)",
+        "inbox: next sort order (attention, updated, unseen, then by each other column)",
+    ),
+    (
+        KeyCommand::SortReverse,
+        "sort_reverse",
+        &["O"],
+        "inbox: reverse the sort order (the header's ↓ becomes ↑)",
     ),
     (
         KeyCommand::FocusBack,

@@ -136,11 +136,11 @@ fn an_unsent_reply_survives_a_crash() {
         30,
     )
     .unwrap();
+    // The notice names the thread the reply belongs to: its place and its author.
+    let notice = h.app.notice().unwrap_or("").to_owned();
     assert!(
-        h.app
-            .notice()
-            .unwrap_or("")
-            .contains("restored the unsent reply")
+        notice.contains("restored the unsent reply to src/client/retry.rs:29 (@rajesh-k)"),
+        "{notice}"
     );
     select_id(&mut h, JITTER);
     h.press("c");

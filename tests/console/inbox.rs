@@ -144,8 +144,8 @@ fn sort_goes_on_through_the_columns_keeping_the_selection() {
         "{rows:#?}"
     );
     assert_eq!(h.app.inbox_selected().unwrap().listed.coords, kept);
-    // Every column after checks (the title is before it), then attention again.
-    let after_checks = ALL.len() - 1 - ALL.iter().position(|c| *c == Column::Checks).unwrap();
+    // Every column after checks but age (sorted as the `updated` order is), then attention.
+    let after_checks = ALL.len() - 1 - ALL.iter().position(|c| *c == Column::Checks).unwrap() - 1;
     let mut presses = 0;
     while h.app.inbox().unwrap().sort_column.is_some() {
         h.press("s");
@@ -155,6 +155,32 @@ fn sort_goes_on_through_the_columns_keeping_the_selection() {
     h.draw();
     assert!(h.screen().contains("sort: attention"), "{}", h.screen());
     assert_eq!(h.app.inbox_selected().unwrap().listed.coords, kept);
+}
+
+/// The reverse key turns the rows round; the header's arrow says which way they go.
+#[test]
+fn the_sort_reverses_and_the_header_says_so() {
+    let (mut h, _d) = bundled(120, 20);
+    h.draw();
+    h.press("s");
+    assert!(h.screen().contains("sort: updated ↓"), "{}", h.screen());
+    let down: Vec<_> = h
+        .app
+        .inbox_rows(0)
+        .iter()
+        .map(|r| r.listed.coords.clone())
+        .collect();
+    h.press("O");
+    assert!(h.screen().contains("sort: updated ↑"), "{}", h.screen());
+    let up: Vec<_> = h
+        .app
+        .inbox_rows(0)
+        .iter()
+        .map(|r| r.listed.coords.clone())
+        .collect();
+    assert_eq!(up, down.into_iter().rev().collect::<Vec<_>>());
+    h.press("O");
+    assert!(h.screen().contains("sort: updated ↓"), "{}", h.screen());
 }
 
 /// A triage session opens PR after PR from the inbox, in any order: the PR screen's header line

@@ -87,8 +87,9 @@ fn navigation_keys() {
     // Enter on an item zooms the detail; Esc unzooms; q quits.
     h.press("j Enter");
     assert!(h.app.zoomed());
+    // The whole hunk, around the commented line (its top may be above the pane).
     assert!(
-        h.screen().contains("@@"),
+        !h.screen().contains("earlier line"),
         "zoomed thread shows the whole hunk"
     );
     h.press("Esc");
@@ -526,6 +527,23 @@ fn discard_removes_the_draft_and_posts_nothing() {
             .is_none()
     );
     assert!(h.screen().contains("draft discarded; nothing was posted"));
+}
+
+/// A restored draft's age is its real age, kept up to date by the console's clock: "saved just
+/// now" does not stick while minutes pass.
+#[test]
+fn a_restored_drafts_age_follows_the_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut h = reviewed(dir.path());
+        h.press("e Down");
+        h.type_text("Unsaved thought");
+    }
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    assert!(h.screen().contains("saved just now"), "{}", h.screen());
+    h.tick((TEST_NOW + 300) * 1000);
+    assert!(h.screen().contains("saved 5m ago"), "{}", h.screen());
 }
 
 #[test]

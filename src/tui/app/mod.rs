@@ -276,6 +276,9 @@ impl App {
             },
             Action::Tick { now_ms } => {
                 self.clock_ms = now_ms;
+                // Relative times and saved-at stamps follow the clock (never backwards: a
+                // test's injected clock may start below the session's fixed now).
+                self.session.now = self.session.now.max(now_ms.div_euclid(1000));
                 for at in 0..self.stack.len() {
                     let mut ctx = ctx!(self, &mut fx);
                     self.stack[at].tick(now_ms, &mut ctx);

@@ -103,6 +103,34 @@ pub fn fit(mut line: Line<'static>, width: usize) -> Line<'static> {
     Line::from(spans).style(style)
 }
 
+/// A footer's key hints (span pairs as [`key_hint`] writes them) within `width`: when they do
+/// not fit, the hints other than help, quit and back go first, from the right, so a narrow
+/// terminal still shows `? help` and the way out.
+pub fn fit_hints(line: Line<'static>, keymap: &Keymap, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let keep = [KeyCommand::Help, KeyCommand::Quit, KeyCommand::Back].map(|c| keymap.keys_label(c));
+    let style = line.style;
+    let mut pairs: Vec<Vec<Span<'static>>> = line
+        .spans
+        .chunks(2)
+        .map(<[Span<'static>]>::to_vec)
+        .collect();
+    let width_of =
+        |pairs: &[Vec<Span<'static>>]| -> usize { pairs.iter().flatten().map(Span::width).sum() };
+    while width_of(&pairs) > width {
+        let Some(i) = pairs
+            .iter()
+            .rposition(|p| p.len() == 2 && !keep.iter().any(|k| *k == p[0].content))
+        else {
+            break;
+        };
+        pairs.remove(i);
+    }
+    fit(Line::from(pairs.concat()).style(style), width)
+}
+
 /// `j/↓ what` for a footer, with the keys the keymap binds.
 pub fn key_hint(
     keymap: &Keymap,

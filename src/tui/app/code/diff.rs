@@ -974,6 +974,7 @@ impl Screen for DiffScreen {
                 (KeyCommand::SelectLines, "select"),
                 (KeyCommand::Reply, "comment"),
             ],
+            foot_area.width,
         );
         frame.render_widget(Paragraph::new(fit(foot, width)), foot_area);
         Drawn {

@@ -526,6 +526,7 @@ impl Screen for FilesScreen {
                 (KeyCommand::NextUnviewed, "next unviewed"),
                 (KeyCommand::NextChanged, "next changed"),
             ],
+            foot_area.width,
         );
         frame.render_widget(Paragraph::new(foot), foot_area);
         Drawn {

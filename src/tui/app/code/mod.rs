@@ -31,7 +31,7 @@ use crate::pr::Snapshot;
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{bordered, key_hint};
+use crate::tui::ui::{bordered, fit_hints, key_hint};
 
 /// The commands only the files and diff screens answer (listed in their `?`, not the PR's).
 pub const OWN_COMMANDS: &[KeyCommand] = &[
@@ -98,11 +98,16 @@ pub(super) fn framed(
     inner
 }
 
-/// The footer: the notice when there is one (no dialog open), else the key hints of `cmds`.
-pub(super) fn footer(view: &View<'_>, cmds: &[(KeyCommand, &str)]) -> Line<'static> {
+/// The footer: the notice when there is one (no dialog open), else the key hints of `cmds`
+/// within `width` (help and back kept).
+pub(super) fn footer(view: &View<'_>, cmds: &[(KeyCommand, &str)], width: u16) -> Line<'static> {
     match (view.mode, view.notice) {
         (InputMode::Normal, Some(n)) => Line::styled(one_line(n), view.theme.notice),
-        _ => hints(view.keymap, view.theme, cmds),
+        _ => fit_hints(
+            hints(view.keymap, view.theme, cmds),
+            view.keymap,
+            usize::from(width),
+        ),
     }
 }
 

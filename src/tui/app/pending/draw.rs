@@ -13,7 +13,7 @@ use crate::tui::app::action::Drawn;
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::screen::View;
 use crate::tui::keymap::KeyCommand;
-use crate::tui::ui::{bordered, fit, key_hint, wrap};
+use crate::tui::ui::{bordered, fit, fit_hints, key_hint, wrap};
 
 pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
     let theme = view.theme;
@@ -232,7 +232,11 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
             spans
         }
     };
-    frame.render_widget(Paragraph::new(Line::from(foot)), footer);
+    let foot = match view.notice {
+        Some(_) => Line::from(foot),
+        None => fit_hints(Line::from(foot), view.keymap, usize::from(footer.width)),
+    };
+    frame.render_widget(Paragraph::new(foot), footer);
     Drawn {
         list_height: inner.height,
         detail_height: comment.0,

@@ -25,6 +25,14 @@ use crate::tui::ui::{ago, bordered, draw_scrolled, wrap, wrap_diff};
 /// Lines of a thread's diff hunk shown above the comments (all of it when zoomed).
 pub const HUNK_TAIL: usize = 8;
 
+/// The line that stands for the hunk's lines above its shown tail: "⋯ 1 earlier line …".
+fn earlier_lines(skip: usize) -> String {
+    format!(
+        "⋯ {} of the hunk (Enter shows all)",
+        crate::plural::count(skip, "earlier line")
+    )
+}
+
 /// "team" or "community", as the gates count the author (one decision: `policy::team_of`).
 pub(super) fn association_label(a: Association, gates: &GateConfig) -> &'static str {
     crate::policy::side_label(a, gates)
@@ -262,10 +270,7 @@ fn detail_lines_anchored(
                     hunk.len().saturating_sub(HUNK_TAIL)
                 };
                 if skip > 0 {
-                    out.push(Line::styled(
-                        format!("⋯ {skip} earlier lines of the hunk (Enter shows all)"),
-                        theme.dim,
-                    ));
+                    out.push(Line::styled(earlier_lines(skip), theme.dim));
                 }
                 let start = out.len();
                 out.extend(hunk.into_iter().skip(skip));
@@ -436,9 +441,13 @@ pub(super) fn draw_detail(
     let mut wrapped = Vec::new();
     let (lines, anchor, hunk_lines) = detail_lines_at(screen, idx, view, inner.width, theme);
     let mut anchor_at = None;
+    let mut commented_at = None;
     for (i, l) in lines.into_iter().enumerate() {
         if anchor == Some(i) {
             anchor_at = Some(wrapped.len());
+        }
+        if !hunk_lines.is_empty() && i + 1 == hunk_lines.end {
+            commented_at = Some(wrapped.len());
         }
         if hunk_lines.contains(&i) {
             wrap_diff(l, usize::from(inner.width), &mut wrapped);
@@ -450,8 +459,10 @@ pub(super) fn draw_detail(
     let h = usize::from(inner.height);
     let max_scroll = total.saturating_sub(h);
     // Freshly opened: a thread with new replies opens at the first one.
-    let wanted = match anchor_at {
-        Some(a) if screen.list.open_at_anchor => a,
+    // Zoomed in or out: the commented line (the hunk's last) near the middle.
+    let wanted = match (anchor_at, commented_at) {
+        (_, Some(c)) if screen.list.centre_commented_line => c.saturating_sub(h / 2),
+        (Some(a), _) if screen.list.open_at_anchor => a,
         _ => screen.list.detail_scroll,
     };
     let scroll = wanted.min(max_scroll);
@@ -470,4 +481,21 @@ pub(super) fn draw_detail(
         frame.render_widget(Paragraph::new(Span::styled(label, theme.dim)), r);
     }
     (Some(idx), inner.height, total, scroll)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::earlier_lines;
+
+    #[test]
+    fn the_earlier_lines_are_counted_in_words() {
+        assert_eq!(
+            earlier_lines(1),
+            "⋯ 1 earlier line of the hunk (Enter shows all)"
+        );
+        assert_eq!(
+            earlier_lines(48),
+            "⋯ 48 earlier lines of the hunk (Enter shows all)"
+        );
+    }
 }

@@ -20,7 +20,7 @@ use crate::tui::app::screen::View;
 use crate::tui::keymap::KeyCommand;
 use crate::tui::review::Confirm;
 use crate::tui::theme::Theme;
-use crate::tui::ui::{bordered, centered, fit, key_hint};
+use crate::tui::ui::{bordered, centered, fit, fit_hints, key_hint};
 
 /// Draws the PR screen (header, list, detail, footer, and the filter dialog when open) and
 /// reports what it showed.
@@ -498,7 +498,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
     // A status message gets the room the hints leave (at least two fifths of the line), cut
     // with … when longer, so it never pushes the hints off.
     let width = usize::from(area.width);
-    let hints = Line::from(spans);
+    let notice_room = notice.as_ref().map_or(0, |n| n.width().min(width * 2 / 5));
+    let hints = fit_hints(Line::from(spans), keymap, width.saturating_sub(notice_room));
     let mut line = Vec::new();
     if let Some(n) = notice {
         let room = width.saturating_sub(hints.width()).max(width * 2 / 5);

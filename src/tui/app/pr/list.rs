@@ -170,6 +170,9 @@ pub struct ItemList {
     /// The selection changed and no frame has shown it yet: the detail opens at the item's
     /// anchor (a thread's first new reply) rather than at the top.
     pub open_at_anchor: bool,
+    /// The zoom changed and no frame has shown it yet: the detail scrolls so that a thread's
+    /// commented line (its hunk's last) sits near the middle of the pane.
+    pub centre_commented_line: bool,
     pub filter: Filter,
     pub collapsed: [bool; 3],
     /// Items per group that pass the filter (collapsed groups included).
@@ -213,6 +216,7 @@ impl ItemList {
             zoom: false,
             detail_scroll: 0,
             open_at_anchor: true,
+            centre_commented_line: false,
             filter: Filter::default(),
             collapsed: [false; 3],
             listed: [0; 3],
@@ -315,7 +319,8 @@ impl ItemList {
     /// A frame was drawn: keep the selection and scroll inside the panes it had.
     pub(super) fn drawn(&mut self, d: Drawn) {
         self.last = d;
-        if std::mem::take(&mut self.open_at_anchor) {
+        let centred = std::mem::take(&mut self.centre_commented_line);
+        if std::mem::take(&mut self.open_at_anchor) || centred {
             self.detail_scroll = d.detail_scroll;
         }
         self.ensure_visible();
@@ -686,7 +691,10 @@ impl ItemList {
                         self.opened.insert(item.id().to_owned());
                     }
                 }
-                Some(Row::Item(_)) => self.zoom = !self.zoom,
+                Some(Row::Item(_)) => {
+                    self.zoom = !self.zoom;
+                    self.centre_commented_line = true;
+                }
                 None => {}
             },
             KeyCommand::NextMatch | KeyCommand::PrevMatch => {

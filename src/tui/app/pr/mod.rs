@@ -418,6 +418,7 @@ impl PrScreen {
         let list = &mut self.list;
         if list.zoom {
             list.zoom = false;
+            list.centre_commented_line = true;
         } else if list.focus == Focus::Detail {
             list.focus = Focus::List;
         } else if self.desk.pane != Pane::Item {

@@ -141,7 +141,12 @@ impl ThreadDesk {
             target: describe(t, &list.snapshot),
             editor: crate::tui::editor::area(&sanitize(&d.body)),
         });
-        ctx.say("restored the unsent reply: select its thread and press c");
+        let item = Item::Thread(t.clone());
+        ctx.say(format!(
+            "restored the unsent reply to {} (@{}): select that thread and press c",
+            one_line(&item.location().unwrap_or_default()),
+            one_line(item.login())
+        ));
     }
 
     /// A key for the composer; every change is saved at once (it survives a crash).
