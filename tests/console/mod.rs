@@ -6,6 +6,7 @@ mod code;
 mod code_history;
 mod dashboard;
 mod defects;
+mod diff_review;
 mod e2e;
 mod inbox;
 mod keys;

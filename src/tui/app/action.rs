@@ -89,6 +89,9 @@ pub enum Action {
         action: Box<Action>,
     },
     Command(KeyCommand),
+    /// A key bound to two commands no screen answers both of (`n`: the next search match, or
+    /// in the diff the next file): the first, or the second where the first is not answered.
+    SharedKey(KeyCommand, KeyCommand),
     /// The console's clock (milliseconds since the Unix epoch; tests inject it): the dwell
     /// before a shown item counts as seen, the inbox's refresh interval.
     Tick {

@@ -48,6 +48,8 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::PrevHunk, "previous hunk"),
     (KeyCommand::NextNew, "next thread or finding"),
     (KeyCommand::PrevNew, "previous thread or finding"),
+    (KeyCommand::NextFile, "the PR's next file"),
+    (KeyCommand::PrevFile, "the PR's previous file"),
     (
         KeyCommand::Toggle,
         "show a collapsed (large or generated) file",
@@ -196,6 +198,16 @@ pub struct DiffScreen {
     inter_max: usize,
     height: usize,
     recorded: bool,
+    /// What this diff learnt of the PR's files while going from one to the next (`n`/`N`):
+    /// their viewed marks set and the patches shown, by path.
+    visited: Visited,
+}
+
+/// The viewed marks set and the files shown in this diff, kept across `n`/`N`.
+#[derive(Debug, Clone, Default)]
+struct Visited {
+    viewed: std::collections::HashMap<String, ViewedState>,
+    seen: std::collections::HashSet<String>,
 }
 
 impl DiffScreen {
@@ -233,6 +245,7 @@ impl DiffScreen {
             inter_max: 0,
             height: 0,
             recorded: false,
+            visited: Visited::default(),
         };
         if let Some(f) = s.file() {
             let lines = f.patch.as_deref().map_or(0, |p| p.lines().count());
@@ -507,6 +520,55 @@ impl DiffScreen {
             }
             _ => ctx.say("changed since your last look, but the patch shown then was not kept"),
         }
+    }
+
+    /// `n` / `N`: the PR's next (`forward`) or previous file, in the files screen's order, as
+    /// that screen would open it (what is known of it since your last look, viewed or not).
+    fn go_file(&mut self, forward: bool, ctx: &mut Ctx<'_>) {
+        let n = self.snapshot.pr.files.len();
+        let to = if forward {
+            (self.index + 1 < n).then_some(self.index + 1)
+        } else {
+            self.index.checked_sub(1)
+        };
+        let Some(to) = to else {
+            ctx.say(if forward {
+                "the last file of the PR"
+            } else {
+                "the first file of the PR"
+            });
+            return;
+        };
+        let Some(file) = self.snapshot.pr.files.get(to) else {
+            return;
+        };
+        let mut visited = std::mem::take(&mut self.visited);
+        if let Some(f) = self.file() {
+            visited.viewed.insert(f.path.clone(), self.viewed);
+            if self.seen_now {
+                visited.seen.insert(f.path.clone());
+            }
+        }
+        let since = self.load.look.since(file);
+        let viewed = visited
+            .viewed
+            .get(&file.path)
+            .or_else(|| self.load.viewed.get(&file.path))
+            .copied()
+            .unwrap_or(file.viewed);
+        let seen_now = visited.seen.contains(&file.path);
+        let said = format!("file {} of {n}: {}", to + 1, one_line(&file.path));
+        let mut next = DiffScreen::new(
+            Arc::clone(&self.snapshot),
+            Arc::clone(&self.load),
+            to,
+            since,
+        )
+        .as_listed(viewed, seen_now);
+        next.visited = visited;
+        next.height = self.height;
+        *self = next;
+        ctx.say(said);
     }
 
     /// `t`: the file viewed or not, as on the files screen (which hears the result too).
@@ -816,6 +878,10 @@ impl Screen for DiffScreen {
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        if matches!(cmd, KeyCommand::NextFile | KeyCommand::PrevFile) {
+            self.go_file(cmd == KeyCommand::NextFile, ctx);
+            return Handled::Consumed;
+        }
         if cmd == KeyCommand::Interdiff {
             self.toggle_interdiff(ctx);
             return Handled::Consumed;

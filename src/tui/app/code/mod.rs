@@ -40,6 +40,8 @@ pub const OWN_COMMANDS: &[KeyCommand] = &[
     KeyCommand::NextChanged,
     KeyCommand::NextHunk,
     KeyCommand::PrevHunk,
+    KeyCommand::NextFile,
+    KeyCommand::PrevFile,
     KeyCommand::Interdiff,
     KeyCommand::SelectLines,
     KeyCommand::Suggest,

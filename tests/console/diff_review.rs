@@ -1,0 +1,71 @@
+//! The diff as the place you review: the PR's next and previous file on a key, the pending
+//! review's comments under their lines, a thread opened whole from its line.
+
+use std::collections::HashMap;
+
+use pr_shepherd::tui::keymap::{Key, KeyCommand, Keymap};
+use support::console::demo_harness;
+
+use crate::support;
+
+/// `n` / `N` go to the PR's next and previous file in the diff (the files screen's order),
+/// saying which; at either end they say so and stay. Failed before: `n` was the search's next
+/// match, which the diff does not answer: nothing happened.
+#[test]
+fn n_and_shift_n_go_to_the_next_and_previous_file_in_the_diff() {
+    let (mut h, _d) = demo_harness(120, 30);
+    h.draw();
+    h.press("F Enter");
+    let paths: Vec<String> = h.app.files().into_iter().map(|(p, _)| p).collect();
+    assert_eq!(h.app.diff_path(), Some(paths[0].as_str()));
+    h.press("n");
+    assert_eq!(h.app.diff_path(), Some(paths[1].as_str()));
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
+    let notice = h.app.notice().unwrap_or_default().to_owned();
+    assert!(notice.contains(&format!("file 2 of {}", paths.len())), "{notice}");
+    h.draw();
+    assert!(h.screen().contains(paths[1].as_str()), "{}", h.screen());
+    h.press("N");
+    assert_eq!(h.app.diff_path(), Some(paths[0].as_str()));
+    h.press("N");
+    assert_eq!(h.app.diff_path(), Some(paths[0].as_str()));
+    assert_eq!(h.app.notice(), Some("the first file of the PR"));
+    for _ in 1..paths.len() {
+        h.press("n");
+    }
+    assert_eq!(h.app.diff_path(), paths.last().map(String::as_str));
+    h.press("n");
+    assert_eq!(h.app.notice(), Some("the last file of the PR"));
+    // Back on the files screen, as before.
+    h.press("q");
+    assert_eq!(h.app.stack(), vec!["PR", "files"]);
+}
+
+/// `[keys] next_file` rebinds it; `n` then stays the search's alone (and does nothing here).
+#[test]
+fn next_file_is_rebindable_and_n_still_searches_elsewhere() {
+    let (mut h, _d) = demo_harness(120, 30);
+    h.keymap = Keymap::new(&HashMap::from([(
+        KeyCommand::NextFile,
+        vec![Key::parse(")").unwrap()],
+    )]));
+    h.draw();
+    h.press("F Enter");
+    let paths: Vec<String> = h.app.files().into_iter().map(|(p, _)| p).collect();
+    h.press("n");
+    assert_eq!(h.app.diff_path(), Some(paths[0].as_str()));
+    h.press(")");
+    assert_eq!(h.app.diff_path(), Some(paths[1].as_str()));
+    // The defaults share `n` between the search and the diff, and nothing else.
+    let km = Keymap::default();
+    assert_eq!(km.keys_label(KeyCommand::NextFile), "n");
+    assert_eq!(km.keys_label(KeyCommand::NextMatch), "n");
+    pr_shepherd::keys::check_bindings(&HashMap::new()).unwrap();
+    // Binding another command to `n` is still refused.
+    let err =
+        pr_shepherd::keys::check_bindings(&HashMap::from([(KeyCommand::Down, vec![
+            Key::parse("n").unwrap(),
+        ])]))
+        .unwrap_err();
+    assert_eq!(err.0, "down");
+}
