@@ -69,3 +69,66 @@ fn next_file_is_rebindable_and_n_still_searches_elsewhere() {
         .unwrap_err();
     assert_eq!(err.0, "down");
 }
+
+/// The demo's Shepherd review run and posted to the outbox: its findings are the latest, and
+/// proposed as drafts in the pending review.
+fn reviewed_and_posted(h: &mut pr_shepherd::tui::harness::Harness) {
+    h.draw();
+    h.press("r");
+    h.press("p");
+    h.press("y");
+    h.press("q");
+}
+
+/// The pending review's comments sit under their lines in the diff, marked pending (a comment
+/// written from the diff as soon as the diff is back, a finding's draft with its severity and
+/// that it is still to decide, shown once), and after a relaunch, read from disk. Failed
+/// before: the diff showed no pending comment at all.
+#[test]
+fn pending_comments_and_finding_drafts_show_under_their_lines_in_the_diff() {
+    let (mut h, d) = demo_harness(120, 30);
+    reviewed_and_posted(&mut h);
+    h.press("F Enter j j j");
+    let sel = h.app.diff_selection().unwrap();
+    h.press("c");
+    h.draw();
+    h.type_text("Why an empty line here?");
+    h.press("Esc");
+    h.draw();
+    h.press("q");
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
+    h.draw();
+    let screen = h.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains(" pending c") && l.contains("┆ comment: Why an empty line here?"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    // Under its line (the cursor's, where it was written).
+    assert!(lines[at - 1].starts_with('▶'), "{screen}");
+    assert!(
+        lines[at - 1].contains(&format!(" {} ", sel.end.line)),
+        "{screen}"
+    );
+    // A finding's draft, once, marked undecided.
+    h.press("g ]");
+    let screen = h.screen();
+    let drafts: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.contains("┆ finding (suggestion): The public fields"))
+        .collect();
+    assert_eq!(drafts.len(), 1, "{screen}");
+    assert!(drafts[0].trim_start().starts_with("to decide c"), "{screen}");
+    insta::assert_snapshot!("diff_review_pending_120x30", screen);
+    // A relaunch reads it from disk.
+    drop(h);
+    let mut h = support::console::open(d.path(), 120, 30);
+    h.draw();
+    h.press("F Enter");
+    h.draw();
+    assert!(
+        h.screen().contains("comment: Why an empty line here?"),
+        "{}",
+        h.screen()
+    );
+}

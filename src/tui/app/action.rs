@@ -200,6 +200,11 @@ pub enum Action {
     /// The pending review, read from the ledger with the latest findings proposed as drafts.
     PendingLoaded(Result<Box<crate::code::pending::PendingReview>, String>),
     PendingSaved(Result<(), String>),
+    /// The pending review of `pr`, read for the diff (or why not).
+    DiffPendingLoaded {
+        pr: PrCoords,
+        result: Result<Box<crate::code::pending::PendingReview>, String>,
+    },
     /// A submitted pending review (or why not).
     ReviewSubmitted(Result<crate::publish::review::Submitted, String>),
     /// The PR on a PR screen fetched afresh (or why not): the screen is refreshed in place.

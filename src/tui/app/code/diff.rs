@@ -2,7 +2,8 @@
 //! lines they are on (on their side: an old-side thread under the old row with its number, a
 //! new-side one under the new row; an outdated one above the diff with the code it was written
 //! on, its own hunk, never beside whatever line now has its old number) and the latest Shepherd
-//! findings on theirs; jumps between hunks and between threads and findings; large and
+//! findings on theirs, the pending review's comments on theirs (marked pending, a finding's
+//! draft not decided yet marked so); jumps between hunks and between threads and findings; large and
 //! generated files collapsed until asked, binary files named; the interdiff since your last look
 //! on a key. A cursor line and a selection of lines give the [`LineSelection`] a line comment is
 //! written on ([`DiffScreen::selection`]).
@@ -20,6 +21,8 @@ use ratatui::widgets::Paragraph;
 
 use super::{footer, help_entries, scrolled};
 use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
+use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
+use crate::output::files::FindingMark;
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
 use crate::pr::{
     ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
@@ -76,10 +79,23 @@ const KEYS: &[(KeyCommand, &str)] = &[
     ),
 ];
 
-/// A thread or a finding, under its line (or above the diff when it is on none).
+/// What a note under a line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    Thread,
+    Finding,
+    /// A comment of the pending review (the maintainer's, or a finding's draft): not sent yet.
+    Pending,
+}
+
+/// A thread, a finding or a pending comment, under its line (or above the diff when it is on
+/// none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
-    pub finding: bool,
+    pub kind: NoteKind,
+    /// In the gutter before it: `pending c2` (a pending comment), `to decide c3` (a finding's
+    /// draft not decided yet).
+    pub label: String,
     pub text: String,
 }
 
@@ -151,6 +167,57 @@ fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
     (text, at)
 }
 
+/// A pending comment's gutter label and note: `pending c2` · `comment: Why …`, a suggestion's
+/// first suggested line; a finding's draft as its finding is shown (`mark`), labelled
+/// `to decide c3` until it is kept or edited.
+fn pending_note(c: &PendingComment, mark: Option<&FindingMark>) -> (String, String) {
+    let first = |body: &str| {
+        one_line(
+            without_markers(body)
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or(""),
+        )
+    };
+    let what = match c.kind {
+        CommentKind::Comment => format!("comment: {}", first(&c.body)),
+        CommentKind::Suggestion => {
+            // The suggested code, not the fence that carries it.
+            let code = c
+                .body
+                .lines()
+                .skip_while(|l| !l.trim_start().starts_with("```suggestion"))
+                .skip(1)
+                .take_while(|l| !l.trim_start().starts_with("```"))
+                .find(|l| !l.trim().is_empty())
+                .map(one_line)
+                .unwrap_or_default();
+            if code.is_empty() {
+                format!("suggestion: {}", first(&c.body))
+            } else {
+                format!("suggestion: {}", code.trim())
+            }
+        }
+        CommentKind::Finding => match mark {
+            Some(f) => format!(
+                "finding ({}): {}",
+                one_line(&f.severity),
+                one_line(&f.message)
+            ),
+            None => format!("finding: {}", first(&c.body)),
+        },
+    };
+    let lines = match c.start_line {
+        Some(s) => format!("lines {s}–{}: ", c.line),
+        None => String::new(),
+    };
+    let label = match c.state {
+        DraftState::Proposed => format!("to decide {}", one_line(&c.id)),
+        _ => format!("pending {}", one_line(&c.id)),
+    };
+    (label, format!("{lines}{what}"))
+}
+
 /// The tail of an outdated thread's own hunk (GitHub's `diffHunk` ends at the commented line).
 fn written_on(hunk: &str) -> Vec<String> {
     let lines: Vec<&str> = hunk.lines().filter(|l| !l.starts_with("@@")).collect();
@@ -198,6 +265,10 @@ pub struct DiffScreen {
     inter_max: usize,
     height: usize,
     recorded: bool,
+    /// The pending review, once read (its comments are shown under their lines).
+    pending: Option<Arc<PendingReview>>,
+    /// The pending review was asked for (asked again when the diff is back from the composer).
+    pending_asked: bool,
     /// What this diff learnt of the PR's files while going from one to the next (`n`/`N`):
     /// their viewed marks set and the patches shown, by path.
     visited: Visited,
@@ -246,6 +317,8 @@ impl DiffScreen {
             height: 0,
             recorded: false,
             visited: Visited::default(),
+            pending: None,
+            pending_asked: false,
         };
         if let Some(f) = s.file() {
             let lines = f.patch.as_deref().map_or(0, |p| p.lines().count());
@@ -302,7 +375,8 @@ impl DiffScreen {
             }
             let (text, at) = thread_note(t, &parsed);
             let note = Note {
-                finding: false,
+                kind: NoteKind::Thread,
+                label: String::new(),
                 text,
             };
             match at {
@@ -316,12 +390,62 @@ impl DiffScreen {
                 }
             }
         }
+        // The pending review's comments on this file, not dropped; a finding with its draft
+        // there is shown once, as the draft.
+        let pending: Vec<&PendingComment> = self
+            .pending
+            .as_ref()
+            .map(|r| {
+                r.comments
+                    .iter()
+                    .filter(|c| c.path == file.path && c.state != DraftState::Dropped)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for c in &pending {
+            let mark = c
+                .finding_id
+                .as_deref()
+                .and_then(|id| self.load.findings.iter().find(|f| f.id == id));
+            let (label, mut text) = pending_note(c, mark);
+            let at = if c.needs_decision() {
+                None
+            } else {
+                parsed.find(LineAddr {
+                    side: c.side,
+                    line: c.line,
+                })
+            };
+            match at {
+                Some(i) => under[i].push(Note {
+                    kind: NoteKind::Pending,
+                    label,
+                    text,
+                }),
+                None => {
+                    let place = c
+                        .follow_said()
+                        .unwrap_or_else(|| format!("line {}, not in this diff", c.lines_label()));
+                    text.push_str(&format!(" · {}", one_line(&place)));
+                    unplaced.push(RowKind::Note(Note {
+                        kind: NoteKind::Pending,
+                        label,
+                        text,
+                    }));
+                }
+            }
+        }
         for f in &self.load.findings {
-            if f.file != file.path {
+            if f.file != file.path
+                || pending
+                    .iter()
+                    .any(|c| c.finding_id.as_deref() == Some(f.id.as_str()))
+            {
                 continue;
             }
             let note = Note {
-                finding: true,
+                label: String::new(),
+                kind: NoteKind::Finding,
                 text: format!(
                     "finding ({}): {}",
                     one_line(&f.severity),
@@ -476,6 +600,8 @@ impl DiffScreen {
                     Some(sel) => {
                         let suggestion = cmd == KeyCommand::Suggest;
                         self.anchor = None;
+                        // Read again once the diff is back on top: the comment is in it.
+                        self.pending_asked = false;
                         ctx.open(crate::tui::app::compose_line_comment(
                             &self.snapshot,
                             sel,
@@ -567,8 +693,22 @@ impl DiffScreen {
         .as_listed(viewed, seen_now);
         next.visited = visited;
         next.height = self.height;
+        next.pending_asked = self.pending_asked;
+        if let Some(p) = self.pending.take() {
+            next.set_pending(p);
+        }
         *self = next;
         ctx.say(said);
+    }
+
+    /// The pending review read: its comments go under their lines (the cursor stays on its line).
+    fn set_pending(&mut self, review: Arc<PendingReview>) {
+        self.pending = Some(review);
+        if self.view.is_some() {
+            let cursor = self.cursor;
+            self.build();
+            self.move_to(cursor);
+        }
     }
 
     /// `t`: the file viewed or not, as on the files screen (which hears the result too).
@@ -791,14 +931,18 @@ impl DiffScreen {
                         Span::styled(clean(text), style),
                     ])
                 }
-                RowKind::Note(n) => Line::styled(
-                    format!("              ┆ {}", n.text),
-                    if n.finding {
-                        theme.badge_edited
-                    } else {
-                        theme.author
-                    },
-                ),
+                RowKind::Note(n) => {
+                    let style = match n.kind {
+                        NoteKind::Finding => theme.badge_edited,
+                        NoteKind::Thread => theme.author,
+                        NoteKind::Pending if n.text.starts_with("finding") => theme.badge_edited,
+                        NoteKind::Pending => theme.text,
+                    };
+                    Line::from(vec![
+                        Span::styled(format!("{:>13} ", n.label), theme.badge_new),
+                        Span::styled(format!("┆ {}", n.text), style),
+                    ])
+                }
             };
             out.push(fit(line, width));
         }
@@ -926,8 +1070,18 @@ impl Screen for DiffScreen {
         Handled::NotConsumed
     }
 
-    fn event(&mut self, action: Action, _ctx: &mut Ctx<'_>) -> Option<Action> {
+    fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
         match action {
+            Action::DiffPendingLoaded { pr, result } if pr == self.snapshot.pr.coords() => {
+                match result {
+                    Ok(review) => self.set_pending(Arc::new(*review)),
+                    Err(e) => ctx.say(format!(
+                        "the pending review cannot be read: {}",
+                        one_line(&e)
+                    )),
+                }
+                None
+            }
             Action::Highlighted { key, lines } if key == self.key_for_highlight() => {
                 self.highlighted = Some(lines);
                 None
@@ -963,6 +1117,12 @@ impl Screen for DiffScreen {
     /// highlighter is asked for the patch shown.
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.height = usize::from(d.detail_height);
+        if !self.pending_asked {
+            self.pending_asked = true;
+            ctx.fx.push(Effect::LoadDiffPending {
+                snapshot: Box::new((*self.snapshot).clone()),
+            });
+        }
         if self.interdiff_on {
             self.inter_max = d.detail_lines.saturating_sub(self.height);
         }
