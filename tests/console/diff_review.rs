@@ -132,3 +132,64 @@ fn pending_comments_and_finding_drafts_show_under_their_lines_in_the_diff() {
         h.screen()
     );
 }
+
+/// `Enter` on a thread's line opens it whole (every comment), and it is replied to and resolved
+/// from there with the PR screen's composer and questions, into the outbox offline. Failed
+/// before: `Enter` on the line only said "the whole file is shown".
+#[test]
+fn enter_on_a_threads_line_opens_it_whole_to_reply_and_resolve() {
+    let (mut h, d) = demo_harness(120, 40);
+    h.draw();
+    h.press("F Enter");
+    let line = |h: &pr_shepherd::tui::harness::Harness| h.app.diff_selection().unwrap().end.line;
+    while line(&h) < 29 {
+        let before = line(&h);
+        h.press("]");
+        assert!(line(&h) > before, "] moves on");
+    }
+    h.press("Enter");
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff", "thread"]);
+    let screen = h.screen();
+    assert!(screen.contains("src/client/retry.rs:29"), "{screen}");
+    assert!(screen.contains("@rajesh-k"), "{screen}");
+    assert!(screen.contains("No jitter here."), "{screen}");
+    insta::assert_snapshot!("diff_review_thread_120x40", screen);
+    // Reply: the PR screen's composer and question.
+    h.press("c");
+    h.type_text("Jitter added at the call site.");
+    h.press("ctrl-s");
+    assert!(h.screen().contains("Post this reply?"), "{}", h.screen());
+    h.press("y");
+    assert!(
+        h.app.notice().unwrap_or("").starts_with("replied"),
+        "{:?}",
+        h.app.notice()
+    );
+    let outbox = support::demo_dir(d.path()).join("outbox/threads.json");
+    let actions: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&outbox).unwrap()).unwrap();
+    assert_eq!(actions["actions"][0]["kind"], "reply");
+    assert_eq!(
+        actions["actions"][0]["body"],
+        "Jitter added at the call site."
+    );
+    // Resolve, asked first.
+    h.press("x");
+    h.press("y");
+    assert!(
+        h.app.notice().unwrap_or("").starts_with("resolved"),
+        "{:?}",
+        h.app.notice()
+    );
+    let actions: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&outbox).unwrap()).unwrap();
+    assert_eq!(actions["actions"][1]["kind"], "resolve");
+    h.draw();
+    assert!(
+        h.screen().contains("4 comments · resolved"),
+        "{}",
+        h.screen()
+    );
+    h.press("q");
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
+}

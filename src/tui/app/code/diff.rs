@@ -55,7 +55,7 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::PrevFile, "the PR's previous file"),
     (
         KeyCommand::Toggle,
-        "show a collapsed (large or generated) file",
+        "open the thread on the line whole (reply, resolve); show a collapsed file",
     ),
     (
         KeyCommand::Interdiff,
@@ -97,6 +97,8 @@ pub struct Note {
     /// draft not decided yet).
     pub label: String,
     pub text: String,
+    /// The thread's id (a thread's note): `Enter` on its line opens it whole.
+    pub thread: Option<String>,
 }
 
 /// One row of the diff as drawn.
@@ -378,6 +380,7 @@ impl DiffScreen {
                 kind: NoteKind::Thread,
                 label: String::new(),
                 text,
+                thread: Some(t.id.clone()),
             };
             match at {
                 Some(i) => under[i].push(note),
@@ -421,6 +424,7 @@ impl DiffScreen {
                     kind: NoteKind::Pending,
                     label,
                     text,
+                    thread: None,
                 }),
                 None => {
                     let place = c
@@ -431,6 +435,7 @@ impl DiffScreen {
                         kind: NoteKind::Pending,
                         label,
                         text,
+                        thread: None,
                     }));
                 }
             }
@@ -445,6 +450,7 @@ impl DiffScreen {
             }
             let note = Note {
                 label: String::new(),
+                thread: None,
                 kind: NoteKind::Finding,
                 text: format!(
                     "finding ({}): {}",
@@ -699,6 +705,19 @@ impl DiffScreen {
         }
         *self = next;
         ctx.say(said);
+    }
+
+    /// The first thread under the cursor's line, if one is.
+    fn thread_at_cursor(&self) -> Option<String> {
+        let v = self.view.as_ref()?;
+        let row = *v.row_of.get(self.cursor)?;
+        v.rows[row + 1..]
+            .iter()
+            .map_while(|r| match r {
+                RowKind::Note(n) => Some(n),
+                _ => None,
+            })
+            .find_map(|n| n.thread.clone())
     }
 
     /// The pending review read: its comments go under their lines (the cursor stays on its line).
@@ -1044,8 +1063,14 @@ impl Screen for DiffScreen {
         if cmd == KeyCommand::Toggle {
             if self.collapsed.take().is_some() {
                 self.build();
+            } else if let Some(id) = self.thread_at_cursor() {
+                ctx.open(Box::new(crate::tui::app::pr::ThreadScreen::new(
+                    &self.snapshot,
+                    &id,
+                    ctx.session.identity(),
+                )));
             } else {
-                ctx.say("the whole file is shown");
+                ctx.say("the whole file is shown (Enter on a thread's line opens the thread)");
             }
             return Handled::Consumed;
         }

@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! PrScreen ──i──▶ DescriptionScreen ──F──▶ FilesScreen ──Enter──▶ DiffScreen
+//!                                                               ──Enter──▶ ThreadScreen
 //!          ──F──────────────────────────▶ FilesScreen
 //! ```
 
