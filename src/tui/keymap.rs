@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
-pub use crate::keys::{COMMANDS, Key, KeyCommand, command_by_name};
 use crate::keys::may_share;
+pub use crate::keys::{COMMANDS, Key, KeyCommand, command_by_name};
 
 /// The active bindings.
 #[derive(Debug, Clone)]
@@ -158,5 +158,25 @@ mod tests {
             km.command(&ev(KeyCode::Char('j'), KeyModifiers::NONE)),
             None
         );
+    }
+
+    /// `n`/`N` run the search's command and, where it is not answered, the diff's next file;
+    /// rebinding one of them leaves the key to the other alone.
+    #[test]
+    fn a_shared_key_offers_its_second_command() {
+        let n = ev(KeyCode::Char('n'), KeyModifiers::NONE);
+        let km = Keymap::default();
+        assert_eq!(km.command(&n), Some(KeyCommand::NextMatch));
+        assert_eq!(km.also(&n), Some(KeyCommand::NextFile));
+        let mut o = HashMap::new();
+        o.insert(KeyCommand::NextFile, vec![Key::parse(")").unwrap()]);
+        let km = Keymap::new(&o);
+        assert_eq!(km.command(&n), Some(KeyCommand::NextMatch));
+        assert_eq!(km.also(&n), None);
+        let mut o = HashMap::new();
+        o.insert(KeyCommand::NextMatch, vec![Key::parse("ctrl-n").unwrap()]);
+        let km = Keymap::new(&o);
+        assert_eq!(km.command(&n), Some(KeyCommand::NextFile));
+        assert_eq!(km.also(&n), None);
     }
 }

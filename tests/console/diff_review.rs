@@ -22,7 +22,10 @@ fn n_and_shift_n_go_to_the_next_and_previous_file_in_the_diff() {
     assert_eq!(h.app.diff_path(), Some(paths[1].as_str()));
     assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
     let notice = h.app.notice().unwrap_or_default().to_owned();
-    assert!(notice.contains(&format!("file 2 of {}", paths.len())), "{notice}");
+    assert!(
+        notice.contains(&format!("file 2 of {}", paths.len())),
+        "{notice}"
+    );
     h.draw();
     assert!(h.screen().contains(paths[1].as_str()), "{}", h.screen());
     h.press("N");
@@ -62,11 +65,11 @@ fn next_file_is_rebindable_and_n_still_searches_elsewhere() {
     assert_eq!(km.keys_label(KeyCommand::NextMatch), "n");
     pr_shepherd::keys::check_bindings(&HashMap::new()).unwrap();
     // Binding another command to `n` is still refused.
-    let err =
-        pr_shepherd::keys::check_bindings(&HashMap::from([(KeyCommand::Down, vec![
-            Key::parse("n").unwrap(),
-        ])]))
-        .unwrap_err();
+    let err = pr_shepherd::keys::check_bindings(&HashMap::from([(
+        KeyCommand::Down,
+        vec![Key::parse("n").unwrap()],
+    )]))
+    .unwrap_err();
     assert_eq!(err.0, "down");
 }
 
@@ -118,7 +121,10 @@ fn pending_comments_and_finding_drafts_show_under_their_lines_in_the_diff() {
         .filter(|l| l.contains("┆ finding (suggestion): The public fields"))
         .collect();
     assert_eq!(drafts.len(), 1, "{screen}");
-    assert!(drafts[0].trim_start().starts_with("to decide c"), "{screen}");
+    assert!(
+        drafts[0].trim_start().starts_with("to decide c"),
+        "{screen}"
+    );
     insta::assert_snapshot!("diff_review_pending_120x30", screen);
     // A relaunch reads it from disk.
     drop(h);

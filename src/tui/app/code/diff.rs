@@ -22,8 +22,8 @@ use ratatui::widgets::Paragraph;
 use super::{footer, help_entries, scrolled};
 use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
 use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
-use crate::output::files::FindingMark;
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
+use crate::output::files::FindingMark;
 use crate::pr::{
     ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
 };

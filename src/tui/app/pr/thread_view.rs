@@ -64,7 +64,10 @@ impl ThreadScreen {
     fn lines(&self, view: &View<'_>) -> Vec<Line<'static>> {
         let theme = view.theme;
         let Some(t) = self.thread() else {
-            return vec![Line::styled("the thread is no longer on this PR", theme.dim)];
+            return vec![Line::styled(
+                "the thread is no longer on this PR",
+                theme.dim,
+            )];
         };
         let item = Item::Thread(t.clone());
         let mut state = Vec::new();
@@ -194,8 +197,8 @@ impl Screen for ThreadScreen {
             Layout::vertical([Constraint::Min(1), Constraint::Length(1)]).areas(area);
         let composing = *view.mode == InputMode::Reply && self.threads.reply.is_some();
         let (thread_area, composer) = if composing {
-            let [a, b] = Layout::vertical([Constraint::Percentage(55), Constraint::Min(3)])
-                .areas(body);
+            let [a, b] =
+                Layout::vertical([Constraint::Percentage(55), Constraint::Min(3)]).areas(body);
             (a, Some(b))
         } else {
             (body, None)
@@ -255,7 +258,10 @@ impl Screen for ThreadScreen {
                 "reply (composer: ctrl-s sends, asks first)".to_owned(),
             ),
             (k(KeyCommand::Resolve), "resolve (asks first)".to_owned()),
-            (k(KeyCommand::Unresolve), "unresolve (asks first)".to_owned()),
+            (
+                k(KeyCommand::Unresolve),
+                "unresolve (asks first)".to_owned(),
+            ),
             (k(KeyCommand::Quit), "back to the diff".to_owned()),
         ]
     }
