@@ -54,6 +54,8 @@ pub enum KeyCommand {
     NextChanged,
     NextHunk,
     PrevHunk,
+    NextFile,
+    PrevFile,
     Interdiff,
     SelectLines,
     Suggest,
@@ -319,6 +321,18 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "diff: previous hunk",
     ),
     (
+        KeyCommand::NextFile,
+        "next_file",
+        &["n"],
+        "diff: the PR's next file (shares its key with next_match: no search there)",
+    ),
+    (
+        KeyCommand::PrevFile,
+        "prev_file",
+        &["N"],
+        "diff: the PR's previous file (shares its key with prev_match)",
+    ),
+    (
         KeyCommand::Interdiff,
         "interdiff",
         &["I"],
@@ -476,6 +490,21 @@ impl Key {
     }
 }
 
+/// Pairs of commands that may share a key: no screen answers both (the diff has no search, the
+/// lists that search show no file's diff). The key runs the first; a screen that does not
+/// answer it is offered the second.
+pub const SHARED: &[(KeyCommand, KeyCommand)] = &[
+    (KeyCommand::NextMatch, KeyCommand::NextFile),
+    (KeyCommand::PrevMatch, KeyCommand::PrevFile),
+];
+
+/// Whether `a` and `b` may share a key (see [`SHARED`]).
+pub fn may_share(a: KeyCommand, b: KeyCommand) -> bool {
+    SHARED
+        .iter()
+        .any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b))
+}
+
 /// The config name of a command (`page_down`).
 pub fn command_name(cmd: KeyCommand) -> &'static str {
     COMMANDS.iter().find(|c| c.0 == cmd).map_or("?", |c| c.1)
@@ -502,7 +531,7 @@ pub fn check_bindings(
         };
         for key in keys {
             match holder.get(&key) {
-                Some((other, _)) if other == cmd => {}
+                Some((other, _)) if other == cmd || may_share(*other, *cmd) => {}
                 Some((other, other_overridden)) => {
                     let other_name = command_name(*other);
                     let why = if *other_overridden {

@@ -7,6 +7,7 @@ mod code_history;
 mod dashboard;
 mod decided;
 mod defects;
+mod diff_review;
 mod e2e;
 mod findings;
 mod inbox;

@@ -252,7 +252,8 @@ impl App {
             Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.ask_to_quit(&mut fx),
             Action::UnsentScanned(disk) => self.unsent_scanned(disk),
             Action::Notice(n) => self.notice = Some(n),
-            Action::Command(cmd) => self.command(cmd, &mut fx),
+            Action::Command(cmd) => self.command(cmd, None, &mut fx),
+            Action::SharedKey(cmd, second) => self.command(cmd, Some(second), &mut fx),
             a @ (Action::SearchInput(_)
             | Action::SearchBackspace
             | Action::SearchAccept
@@ -424,7 +425,8 @@ impl App {
 
     /// A command from the keymap: help answers it while open; else the screen on top, and what
     /// it does not consume the router answers.
-    fn command(&mut self, cmd: KeyCommand, fx: &mut Vec<Effect>) {
+    /// `cmd`, or where the screen on top does not answer it, `second` (a shared key's).
+    fn command(&mut self, cmd: KeyCommand, second: Option<KeyCommand>, fx: &mut Vec<Effect>) {
         if cmd != KeyCommand::Help || self.mode != InputMode::Help {
             self.notice = None;
         }
@@ -441,6 +443,11 @@ impl App {
             return;
         }
         if self.on_top(fx, |s, ctx| s.command(cmd, ctx)) == Handled::Consumed {
+            return;
+        }
+        if let Some(second) = second
+            && self.on_top(fx, |s, ctx| s.command(second, ctx)) == Handled::Consumed
+        {
             return;
         }
         match cmd {

@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! PrScreen ──i──▶ DescriptionScreen ──F──▶ FilesScreen ──Enter──▶ DiffScreen
+//!                                                               ──Enter──▶ ThreadScreen
 //!          ──F──────────────────────────▶ FilesScreen
 //! ```
 
@@ -40,6 +41,8 @@ pub const OWN_COMMANDS: &[KeyCommand] = &[
     KeyCommand::NextChanged,
     KeyCommand::NextHunk,
     KeyCommand::PrevHunk,
+    KeyCommand::NextFile,
+    KeyCommand::PrevFile,
     KeyCommand::Interdiff,
     KeyCommand::SelectLines,
     KeyCommand::Suggest,

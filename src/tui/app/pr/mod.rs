@@ -17,11 +17,13 @@ mod draw;
 mod list;
 mod marks;
 mod review_pane;
+mod thread_view;
 mod threads;
 
 pub use desk::{Pane, ReviewDesk, console_gate};
 pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
 pub use marks::Marks;
+pub use thread_view::ThreadScreen;
 pub use threads::{ReplyView, ThreadDesk};
 
 use ratatui::Frame;
