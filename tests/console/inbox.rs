@@ -710,7 +710,13 @@ fn a_pr_opened_from_the_inbox_shows_its_queued_thread_actions() {
     let pr = crate::support::demo_coords();
     let thread = "PRRT_kwDOKq3xZs5hQ1bB";
     ledger
-        .push_thread_action(&pr, ThreadActionKind::Reply, thread, Some("queued words"), 1)
+        .push_thread_action(
+            &pr,
+            ThreadActionKind::Reply,
+            thread,
+            Some("queued words"),
+            1,
+        )
         .unwrap();
     ledger
         .push_thread_action(&pr, ThreadActionKind::Resolve, thread, None, 2)

@@ -71,11 +71,10 @@ pub(super) fn badge_spans(
     // What is queued offline for GitHub says so: it is not there yet.
     if let Item::Thread(t) = item {
         match screen.list.queued_resolution(&t.id) {
-            Some(true) => badges.retain(|b| b != "RESOLVED"),
-            Some(false) | None => {}
-        }
-        match screen.list.queued_resolution(&t.id) {
-            Some(true) => badges.push("RESOLVING(queued)".to_owned()),
+            Some(true) => {
+                badges.retain(|b| b != "RESOLVED");
+                badges.push("RESOLVING(queued)".to_owned());
+            }
             Some(false) => badges.push("UNRESOLVING(queued)".to_owned()),
             None => {}
         }
