@@ -725,3 +725,44 @@ fn esc_in_the_inbox_clears_an_applied_search_then_the_filter() {
     h.press("Enter q");
     assert!(h.app.quitting(), "q quits with a search applied");
 }
+
+/// A PR opened from the inbox shows what its thread outbox queued offline: the reply under its
+/// thread marked queued, the resolve as RESOLVING(queued), counted resolved in the header.
+#[test]
+fn a_pr_opened_from_the_inbox_shows_its_queued_thread_actions() {
+    use pr_shepherd::ledger::ThreadActionKind;
+    let (mut h, dir) = bundled(120, 40);
+    let ledger = Ledger::new(dir.path());
+    let pr = crate::support::demo_coords();
+    let thread = "PRRT_kwDOKq3xZs5hQ1bB";
+    ledger
+        .push_thread_action(
+            &pr,
+            ThreadActionKind::Reply,
+            thread,
+            Some("queued words"),
+            1,
+        )
+        .unwrap();
+    ledger
+        .push_thread_action(&pr, ThreadActionKind::Resolve, thread, None, 2)
+        .unwrap();
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    crate::support::console::select_id(&mut h, thread);
+    let screen = h.screen();
+    assert!(screen.contains("RESOLVING(queued)"), "{screen}");
+    assert!(screen.contains("REPLY(queued)"), "{screen}");
+    match h.app.selected_item() {
+        Some(pr_shepherd::pr::Item::Thread(t)) => {
+            assert!(t.resolved);
+            let last = t.comments.last().unwrap();
+            assert_eq!(last.body, "queued words");
+            assert!(pr_shepherd::ledger::is_queued(&last.id));
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -310,6 +310,9 @@ pub struct SavedDrafts {
     /// The latest stored review run made for the draft's head: the restored draft's findings
     /// picker comes from it (none when no run was stored or none is readable).
     pub run: Option<Box<crate::review::ReviewRun>>,
+    /// The thread outbox: replies and resolutions queued offline, not yet on GitHub (shown as
+    /// queued on an offline session's threads).
+    pub queued: Result<Vec<crate::ledger::ThreadAction>, String>,
 }
 
 /// Which text the external editor was given.

@@ -34,7 +34,7 @@ use crate::tui::app::screen::{Ctx, Handled, Screen, View};
 use crate::tui::highlight::plain_hunk;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::fit;
+use crate::tui::ui::{fit, wrap_diff};
 
 /// A patch longer than this many lines is collapsed until asked.
 pub const LARGE_PATCH_LINES: usize = 2_000;
@@ -884,7 +884,29 @@ impl DiffScreen {
             return (vec![Line::styled(why, theme.dim)], 1, true);
         };
         let total = v.rows.len();
-        let scroll = self.scroll.min(total.saturating_sub(height.max(1)));
+        let mut scroll = self.scroll.min(total.saturating_sub(height.max(1)));
+        // A long line wraps under its gutter: the rows above the cursor may take more than one
+        // screen line each, so the view starts lower when the cursor would fall below it.
+        let room = width.saturating_sub(GUTTER);
+        let rows_of = |r: usize| match v.rows.get(r) {
+            Some(RowKind::Line(i)) => {
+                let pl = &v.parsed.lines[*i];
+                let mut tmp = Vec::new();
+                let text = format!("{}{}", prefix(pl.kind), clean(&pl.text));
+                wrap_diff(Line::raw(text), room, &mut tmp);
+                tmp.len().max(1)
+            }
+            _ => 1,
+        };
+        if let Some(&at) = v.row_of.get(self.cursor)
+            && at >= scroll
+        {
+            let mut used: usize = (scroll..=at).map(rows_of).sum();
+            while used > height.max(1) && scroll < at {
+                used -= rows_of(scroll);
+                scroll += 1;
+            }
+        }
         let sel = match self.anchor {
             Some(a) => a.min(self.cursor)..=a.max(self.cursor),
             None => self.cursor..=self.cursor,
@@ -913,7 +935,10 @@ impl DiffScreen {
             }
         };
         let mut out = Vec::with_capacity(height);
-        for row in v.rows.iter().skip(scroll).take(height) {
+        for row in v.rows.iter().skip(scroll) {
+            if out.len() >= height {
+                break;
+            }
             let line = match row {
                 RowKind::Hunk(h) => {
                     let hk = &v.parsed.hunks[*h];
@@ -938,22 +963,48 @@ impl DiffScreen {
                         " "
                     };
                     let num = |n: Option<u32>| n.map_or(String::new(), |n| n.to_string());
-                    let mut spans = vec![
-                        Span::styled(cur, theme.key),
-                        Span::styled(mark, theme.key),
-                        Span::styled(format!("{:>5} {:>5} ", num(pl.old), num(pl.new)), theme.dim),
-                    ];
-                    match lines.get(*i) {
-                        Some(l) => spans.extend(l.spans.iter().cloned().map(|s| {
-                            if l.style == Style::default() {
-                                s
-                            } else {
-                                s.patch_style(l.style)
-                            }
-                        })),
-                        None => spans.push(Span::raw(sanitize(&pl.text).replace('\t', "    "))),
+                    let content: Vec<Span<'static>> = match lines.get(*i) {
+                        Some(l) => l
+                            .spans
+                            .iter()
+                            .cloned()
+                            .map(|s| {
+                                if l.style == Style::default() {
+                                    s
+                                } else {
+                                    s.patch_style(l.style)
+                                }
+                            })
+                            .collect(),
+                        None => vec![Span::raw(format!("{}{}", prefix(pl.kind), clean(&pl.text)))],
+                    };
+                    // Wrapped, each continued row keeps the sign and the indentation, with a
+                    // mark where the line numbers are.
+                    let mut wrapped = Vec::new();
+                    wrap_diff(Line::from(content), room, &mut wrapped);
+                    for (k, row) in wrapped.into_iter().enumerate() {
+                        let mut spans = if k == 0 {
+                            vec![
+                                Span::styled(cur, theme.key),
+                                Span::styled(mark, theme.key),
+                                Span::styled(
+                                    format!("{:>5} {:>5} ", num(pl.old), num(pl.new)),
+                                    theme.dim,
+                                ),
+                            ]
+                        } else {
+                            vec![
+                                Span::styled(" ", theme.key),
+                                Span::styled(mark, theme.key),
+                                Span::styled(format!("{:>11} ", "↪"), theme.dim),
+                            ]
+                        };
+                        spans.extend(row.spans);
+                        if out.len() < height {
+                            out.push(fit(Line::from(spans), width));
+                        }
                     }
-                    Line::from(spans)
+                    continue;
                 }
                 RowKind::Old(text) => {
                     let style = match text.chars().next() {
@@ -1019,6 +1070,9 @@ impl DiffScreen {
         out
     }
 }
+
+/// The columns before a line's text: cursor, selection mark, old and new numbers.
+const GUTTER: usize = 14;
 
 fn clean(t: &str) -> String {
     sanitize(t).replace('\t', "    ")

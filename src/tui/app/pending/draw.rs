@@ -74,6 +74,19 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                 ),
                 theme.dim,
             ));
+            // Each column as wide as its longest value, and a space between columns.
+            let id_w = r.comments.iter().map(|c| c.id.len()).max().unwrap_or(0);
+            let kind_w = r.comments.iter().map(|c| c.kind.as_str().len()).max();
+            let state_w = r.comments.iter().map(|c| c.state.as_str().len()).max();
+            let (kind_w, state_w) = (kind_w.unwrap_or(0), state_w.unwrap_or(0));
+            // The places too, up to a third of the row (a longer one pushes its text right).
+            let place_w = r
+                .comments
+                .iter()
+                .map(|c| one_line(&c.place()).chars().count())
+                .max()
+                .unwrap_or(0)
+                .min(width / 3);
             for (i, c) in r.comments.iter().enumerate() {
                 let state_style = match c.state {
                     DraftState::Proposed => theme.badge_new,
@@ -81,11 +94,10 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     DraftState::Edited => theme.badge_edited,
                     DraftState::Dropped | DraftState::Posted => theme.seen,
                 };
-                let first = c.body.lines().next().unwrap_or("");
                 let mut spans = vec![
-                    Span::styled(format!("{:<4}", c.id), theme.key),
-                    Span::styled(format!("{:<10}", c.kind.as_str()), theme.dim),
-                    Span::styled(format!("{:<9}", c.state.as_str()), state_style),
+                    Span::styled(format!("{:<id_w$}  ", one_line(&c.id)), theme.key),
+                    Span::styled(format!("{:<kind_w$} ", c.kind.as_str()), theme.dim),
+                    Span::styled(format!("{:<state_w$} ", c.state.as_str()), state_style),
                 ];
                 // Written at an earlier head: whether its lines moved, changed or left.
                 if let Some(f) = &c.followed {
@@ -96,10 +108,10 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     ));
                 }
                 spans.push(Span::styled(
-                    format!("{}  ", one_line(&c.place())),
+                    format!("{:<place_w$}  ", one_line(&c.place())),
                     theme.location,
                 ));
-                spans.push(Span::styled(one_line(first), theme.text));
+                spans.push(Span::styled(one_line(&c.preview()), theme.text));
                 let line = Line::from(spans);
                 let line = if i == s.selected {
                     line.style(theme.selection)

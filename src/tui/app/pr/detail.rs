@@ -12,6 +12,7 @@ use super::PrScreen;
 use super::desk::Pane;
 use super::list::{Focus, ItemList};
 use super::review_pane::{draw_aspects, draw_editor, draw_review};
+use crate::ledger::is_queued;
 use crate::policy::GateConfig;
 use crate::pr::{Association, Comment, Item, ReviewState};
 use crate::sanitize::{one_line, sanitize};
@@ -44,7 +45,8 @@ fn badge_style(theme: &Theme, label: &str) -> Style {
         "EDITED" => theme.badge_edited,
         "UNCHANGED" => theme.badge_unchanged,
         "OUTDATED" => theme.badge_outdated,
-        "RESOLVED" => theme.badge_resolved,
+        "RESOLVED" | "RESOLVING" | "UNRESOLVING" => theme.badge_resolved,
+        "REPLY" => theme.notice,
         crate::output::items::SHEPHERD_BADGE => theme.badge_unchanged,
         _ => theme.badge_minimized,
     }
@@ -73,6 +75,20 @@ pub(super) fn badge_spans(
         && let Some(first) = badges.first_mut()
     {
         crate::output::items::SHEPHERD_BADGE.clone_into(first);
+    }
+    // What is queued offline for GitHub says so: it is not there yet.
+    if let Item::Thread(t) = item {
+        match screen.list.queued_resolution(&t.id) {
+            Some(true) => {
+                badges.retain(|b| b != "RESOLVED");
+                badges.push("RESOLVING(queued)".to_owned());
+            }
+            Some(false) => badges.push("UNRESOLVING(queued)".to_owned()),
+            None => {}
+        }
+        if t.comments.iter().any(|c| is_queued(&c.id)) {
+            badges.push("REPLY(queued)".to_owned());
+        }
     }
     for b in badges {
         let key = b.split('(').next().unwrap_or("").to_owned();
@@ -114,10 +130,14 @@ fn comment_header(c: &Comment, now: i64, gates: &GateConfig, theme: &Theme) -> L
             ),
             theme.dim,
         ),
-        Span::styled(
-            format!(" · {}", ago(c.created_at.timestamp(), now)),
-            theme.dim,
-        ),
+        if is_queued(&c.id) {
+            Span::styled(" · queued (offline), not on GitHub yet", theme.notice)
+        } else {
+            Span::styled(
+                format!(" · {}", ago(c.created_at.timestamp(), now)),
+                theme.dim,
+            )
+        },
     ];
     if let Some(e) = c.last_edited_at {
         spans.push(Span::styled(

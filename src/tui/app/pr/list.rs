@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ratatui::text::Line;
 
-use crate::ledger::{KeptText, Marker};
+use crate::ledger::{KeptText, Marker, ThreadAction, apply_queued, queued_resolution};
 use crate::pr::{Comment, Item, Origin, Review, Snapshot};
 use crate::triage::{Changes, Freshness, Triaged, changes, triage};
 use crate::tui::app::action::{Ahead, Drawn};
@@ -187,6 +187,9 @@ pub struct ItemList {
     pub ahead: Ahead,
     /// The account whose `## PR Shepherd Review` comments are the session's own.
     identity: String,
+    /// Thread actions queued offline (the thread outbox and this session's own), laid over
+    /// every snapshot shown: their replies marked queued, their resolutions as they will be.
+    pub queued: Vec<ThreadAction>,
     /// The ids of those comments in the snapshot (as `review::prior` recognises them): a
     /// look-alike by another account is not among them.
     pub own: HashSet<String>,
@@ -226,6 +229,7 @@ impl ItemList {
             ahead: HashMap::new(),
             opened: HashSet::new(),
             identity: identity.to_owned(),
+            queued: Vec::new(),
             own: HashSet::new(),
             markdown: HashMap::new(),
             pending_highlights: HashSet::new(),
@@ -264,9 +268,26 @@ impl ItemList {
         }
     }
 
+    /// Thread actions queued offline: shown on their threads from now on, and on every
+    /// snapshot after this one (the fixture never holds them).
+    pub(super) fn queue(&mut self, actions: Vec<ThreadAction>) {
+        if actions.is_empty() {
+            return;
+        }
+        self.queued.extend(actions);
+        apply_queued(&self.queued, &mut self.snapshot.items, &self.identity);
+        self.retriage();
+    }
+
+    /// Whether `thread_id`'s resolve or unresolve is queued, and which.
+    pub fn queued_resolution(&self, thread_id: &str) -> Option<bool> {
+        queued_resolution(&self.queued, thread_id)
+    }
+
     /// A new fixture step: its snapshot and the markers read afresh.
     pub(super) fn replace(&mut self, snapshot: Snapshot, markers: HashMap<String, Marker>) {
         self.snapshot = snapshot;
+        apply_queued(&self.queued, &mut self.snapshot.items, &self.identity);
         self.markers = markers;
         self.seen_now.clear();
         self.retriage();

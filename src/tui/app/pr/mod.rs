@@ -107,6 +107,13 @@ impl PrScreen {
     /// Brings back what this PR kept from an earlier session: its unsent thread reply and its
     /// review draft; an unreadable one is said, and the console goes on.
     pub fn restore_saved(&mut self, saved: SavedDrafts, ctx: &mut Ctx<'_>) {
+        // Offline, what is queued for GitHub shows on its threads, marked queued.
+        if ctx.session.remote.reads_outbox() {
+            match saved.queued {
+                Ok(q) => self.list.queue(q),
+                Err(e) => ctx.say(format!("the thread outbox is unreadable: {e}")),
+            }
+        }
         match saved.reply {
             Ok(Some(d)) => self.threads.restored(d, &self.list, ctx),
             Ok(None) => {}

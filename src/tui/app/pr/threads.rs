@@ -6,7 +6,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
 use super::list::ItemList;
-use crate::ledger::{ReplyDraft, ThreadActionKind};
+use crate::ledger::{QUEUED_PREFIX, ReplyDraft, ThreadAction, ThreadActionKind};
 use crate::pr::{Item, Snapshot, Thread};
 use crate::publish::{ThreadDo, check_reply};
 use crate::sanitize::{one_line, sanitize};
@@ -277,6 +277,21 @@ impl ThreadDesk {
         self.acting = false;
         match result {
             Ok(location) => {
+                // Offline the action waits in the outbox: its thread shows it queued at once.
+                if ctx.session.remote.reads_outbox() {
+                    let body = match kind {
+                        ThreadActionKind::Reply => self.reply.as_ref().map(|r| r.body()),
+                        _ => None,
+                    };
+                    let n = list.queued.len() + 1;
+                    list.queue(vec![ThreadAction {
+                        id: format!("{QUEUED_PREFIX}session-{n}"),
+                        kind,
+                        thread_id: thread_id.clone(),
+                        body,
+                        at: ctx.session.now,
+                    }]);
+                }
                 let done = match kind {
                     ThreadActionKind::Reply => {
                         self.reply = None;
