@@ -56,6 +56,12 @@ pub enum Effect {
         pr: PrCoords,
         body: String,
     },
+    /// Post `body` as a plain conversation comment on the PR, a new one every time (only ever
+    /// after the maintainer confirmed the dialog); offline into the comment outbox.
+    PostComment {
+        pr: PrCoords,
+        body: String,
+    },
     /// Load a PR chosen in the inbox for the PR screen.
     OpenPr(Box<Opener>),
     /// Fetch `pr` afresh (live: GitHub; offline: the fixture read again) for its screen, which
@@ -118,6 +124,8 @@ pub enum Effect {
         snapshot: Box<Snapshot>,
         review: Box<crate::code::pending::PendingReview>,
         event: crate::publish::review::Event,
+        /// The review's summary body the maintainer wrote before confirming.
+        body: String,
     },
     /// Read what the files and diff screens need beside the snapshot: the last look at the
     /// code, the patches shown then of the files changed since, the latest Shepherd findings
@@ -215,6 +223,7 @@ impl Effect {
             | Effect::LoadChecks { .. }
             | Effect::LoadJobLog { .. } => Lane::Fetch,
             Effect::Post { .. }
+            | Effect::PostComment { .. }
             | Effect::ThreadAct { .. }
             | Effect::SubmitReview { .. }
             | Effect::SetViewed { .. }
@@ -236,6 +245,7 @@ impl Effect {
             | Effect::DiscardDraft { pr }
             | Effect::PlanPost { pr, .. }
             | Effect::Post { pr, .. }
+            | Effect::PostComment { pr, .. }
             | Effect::SaveReplyDraft { pr, .. }
             | Effect::DiscardReplyDraft { pr }
             | Effect::RecordDecisions { pr, .. }

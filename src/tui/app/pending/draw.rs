@@ -134,6 +134,16 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     )
                 }
                 PendingEdit::Existing(id) => format!(" Edit {} · Esc done (saved) ", one_line(id)),
+                PendingEdit::Body(how) => format!(
+                    " The review's body ({}) · {} {} · Esc done, then asks ",
+                    how.said(),
+                    super::SWAP_SUMMARY_KEY,
+                    if s.summary.is_some() {
+                        "empty ⇄ Shepherd summary"
+                    } else {
+                        "(no Shepherd summary: no review draft)"
+                    }
+                ),
             };
             let block = bordered(what, true, theme);
             let inner = block.inner(detail_area);
@@ -209,7 +219,16 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
             ] {
                 key_hint(view.keymap, c, what, theme, &mut spans);
             }
-            for (k, what) in [("X", "request changes"), ("A", "approve"), ("F", "fold")] {
+            spans.push(Span::styled("X", theme.key));
+            spans.push(Span::styled(" request changes  ", theme.dim));
+            key_hint(
+                view.keymap,
+                KeyCommand::Approve,
+                "approve",
+                theme,
+                &mut spans,
+            );
+            for (k, what) in [("F", "fold")] {
                 spans.push(Span::styled(k, theme.key));
                 spans.push(Span::styled(format!(" {what}  "), theme.dim));
             }

@@ -501,6 +501,13 @@ impl PrScreen {
                 }
                 return None;
             }
+            Action::Commented(result) => {
+                // The session's own write: fetch the PR again so the comment shows.
+                if self.threads.commented(result, ctx) {
+                    self.refetch_after_write(ctx);
+                }
+                return None;
+            }
             Action::ExternallyEdited {
                 target: crate::tui::app::action::EditTarget::Reply,
                 result,
@@ -650,6 +657,7 @@ impl Screen for PrScreen {
         match c {
             Confirm::MarkAll { .. } => self.mark_all_confirmed(yes, ctx),
             Confirm::Thread(ask) => self.threads.confirmed(ask, yes, &self.list, ctx),
+            Confirm::Comment(ask) => self.threads.comment_confirmed(ask, yes, &self.list, ctx),
             c => self.desk.confirmed(c, yes, &self.list.snapshot, ctx),
         }
     }
@@ -713,12 +721,13 @@ impl Screen for PrScreen {
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
         let mut entries: Vec<(String, String)> = COMMANDS
             .iter()
-            // The code and checks screens' keys are in their own help, the inbox's sort in the
-            // inbox's.
+            // The code, checks and pending review screens' keys are in their own help, the
+            // inbox's sort in the inbox's.
             .filter(|(c, ..)| {
                 !super::code::OWN_COMMANDS.contains(c)
                     && !super::checks::OWN_COMMANDS.contains(c)
                     && *c != KeyCommand::Sort
+                    && *c != KeyCommand::Approve
             })
             .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
             .collect();
