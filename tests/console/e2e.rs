@@ -607,9 +607,7 @@ fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux()
     });
     // `p` opens the editor on the review's body (its title names the summary's key).
     tmux.keys(&["p"]);
-    tmux.wait_for("the body's editor", |s| {
-        s.contains("The review's body (comment)")
-    });
+    tmux.wait_for("the body's editor", |s| s.contains("Review body (comment)"));
     tmux.keys(&["Escape"]);
     let ask = tmux.wait_for("the confirmation", |s| s.contains("Submit the review?"));
     assert!(ask.contains("Line comments: 1"), "{ask}");

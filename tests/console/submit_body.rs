@@ -42,8 +42,11 @@ fn submitting_writes_the_reviews_body_in_the_editor_and_it_reaches_the_outbox() 
     assert_eq!(*h.app.mode(), InputMode::Edit, "the editor opens first");
     assert_eq!(body_in_editor(&h).as_deref(), Some(""), "empty by default");
     let s = h.screen();
-    assert!(s.contains("The review's body (comment)"), "{s}");
-    assert!(s.contains("ctrl-t empty ⇄ Shepherd summary"), "{s}");
+    assert!(s.contains("Review body (comment)"), "{s}");
+    assert!(
+        s.contains("ctrl-t empty ⇄ Shepherd summary · Esc asks"),
+        "{s}"
+    );
     // One key swaps in the Shepherd summary (the review draft, less its hidden lines) and back.
     h.press("ctrl-t");
     let summary = body_in_editor(&h).unwrap_or_default();

@@ -135,13 +135,12 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                 }
                 PendingEdit::Existing(id) => format!(" Edit {} · Esc done (saved) ", one_line(id)),
                 PendingEdit::Body(how) => format!(
-                    " The review's body ({}) · {} {} · Esc done, then asks ",
+                    " Review body ({}) · {} · Esc asks ",
                     how.said(),
-                    super::SWAP_SUMMARY_KEY,
                     if s.summary.is_some() {
-                        "empty ⇄ Shepherd summary"
+                        format!("{} empty ⇄ Shepherd summary", super::SWAP_SUMMARY_KEY)
                     } else {
-                        "(no Shepherd summary: no review draft)"
+                        "no Shepherd summary (no review draft)".to_owned()
                     }
                 ),
             };
@@ -228,10 +227,8 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                 theme,
                 &mut spans,
             );
-            for (k, what) in [("F", "fold")] {
-                spans.push(Span::styled(k, theme.key));
-                spans.push(Span::styled(format!(" {what}  "), theme.dim));
-            }
+            spans.push(Span::styled("F", theme.key));
+            spans.push(Span::styled(" fold  ", theme.dim));
             for (c, what) in [(KeyCommand::Help, "help"), (KeyCommand::Quit, "back")] {
                 key_hint(view.keymap, c, what, theme, &mut spans);
             }
