@@ -63,6 +63,8 @@ pub enum DraftState {
     Kept,
     Edited,
     Dropped,
+    /// The finding is already on the PR (posted in an earlier review): shown, never sent again.
+    Posted,
 }
 
 impl DraftState {
@@ -72,6 +74,7 @@ impl DraftState {
             DraftState::Kept => "kept",
             DraftState::Edited => "edited",
             DraftState::Dropped => "dropped",
+            DraftState::Posted => "posted",
         }
     }
 
@@ -187,6 +190,8 @@ pub enum PendingError {
     NotInDiff { place: String },
     #[error("no pending comment `{id}`")]
     NoSuchComment { id: String },
+    #[error("`{id}` is already on the PR: it is not posted again")]
+    AlreadyPosted { id: String },
     #[error(
         "{place}: the start line ({start}) and the line ({line}) are in different hunks, and GitHub refuses that (\"start line must be part of the same hunk as the line\"); comment on each hunk separately"
     )]
@@ -480,10 +485,29 @@ impl PendingReview {
             .ok_or_else(|| PendingError::NoSuchComment { id: id.to_owned() })
     }
 
+    /// Settles the undecided draft of a finding decided elsewhere (a dismissal, a lesson, an
+    /// earlier post or drop): a posted one shows as posted, the others leave the list. What the
+    /// maintainer decided here (kept, edited, dropped) stays as it is.
+    pub fn settle_finding(&mut self, finding_id: &str, posted: bool) {
+        let undecided = |c: &PendingComment| {
+            c.state == DraftState::Proposed && c.finding_id.as_deref() == Some(finding_id)
+        };
+        if posted {
+            for c in self.comments.iter_mut().filter(|c| undecided(c)) {
+                c.state = DraftState::Posted;
+            }
+        } else {
+            self.comments.retain(|c| !undecided(c));
+        }
+    }
+
     /// Keeps a finding's draft as it is; keeps an outdated comment as it is at its new place. A
     /// comment whose lines are gone cannot be kept on a line.
     pub fn keep(&mut self, id: &str) -> Result<(), PendingError> {
         let c = self.get_mut(id)?;
+        if c.state == DraftState::Posted {
+            return Err(PendingError::AlreadyPosted { id: id.to_owned() });
+        }
         if let Some(f) = c.followed.as_mut() {
             match f.state {
                 FollowState::Gone => return Err(PendingError::Gone { id: id.to_owned() }),
@@ -512,6 +536,9 @@ impl PendingReview {
             return Err(PendingError::Empty);
         }
         let c = self.get_mut(id)?;
+        if c.state == DraftState::Posted {
+            return Err(PendingError::AlreadyPosted { id: id.to_owned() });
+        }
         if c.body != body && c.kind == CommentKind::Finding {
             c.state = DraftState::Edited;
         } else if c.kind == CommentKind::Finding && c.state == DraftState::Proposed {
@@ -991,6 +1018,35 @@ mod tests {
             r.keep("c9"),
             Err(PendingError::NoSuchComment { .. })
         ));
+    }
+
+    #[test]
+    fn a_finding_decided_elsewhere_is_no_undecided_draft() {
+        let mut r = PendingReview::default();
+        let at = LineAddr {
+            side: Side::Right,
+            line: 3,
+        };
+        let a = r.propose_finding("PS-000000000a", "f.rs", at, "a").unwrap();
+        let b = r.propose_finding("PS-000000000b", "f.rs", at, "b").unwrap();
+        let c = r.propose_finding("PS-000000000c", "f.rs", at, "c").unwrap();
+        r.keep(&c).unwrap();
+        r.settle_finding("PS-000000000a", false);
+        r.settle_finding("PS-000000000b", true);
+        r.settle_finding("PS-000000000c", false);
+        assert!(r.get(&a).is_none(), "a dismissed finding leaves the list");
+        assert_eq!(r.get(&b).unwrap().state, DraftState::Posted);
+        assert_eq!(
+            r.get(&c).unwrap().state,
+            DraftState::Kept,
+            "kept here stays"
+        );
+        assert_eq!(r.to_post().count(), 1, "a posted draft is not sent again");
+        assert_eq!(
+            r.keep(&b),
+            Err(PendingError::AlreadyPosted { id: b.clone() })
+        );
+        assert!(r.edit(&b, "again").is_err());
     }
 
     #[test]

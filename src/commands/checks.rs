@@ -99,6 +99,13 @@ async fn rerun(
     gh: Option<&crate::source::github::GitHub>,
     yes: bool,
 ) -> Result<(), CliError> {
+    // A fixture is refused before anything else: asking for --yes first would promise a
+    // re-run that can never happen.
+    let Some(gh) = gh else {
+        return Err(CliError::usage(
+            "a fixture's checks cannot be re-run: name a live PR (OWNER/REPO#N)",
+        ));
+    };
     let targets: Vec<u64> = checks::rerun_targets(runs).iter().map(|t| t.run).collect();
     if targets.is_empty() {
         return Err(CliError::usage(format!(
@@ -122,11 +129,6 @@ async fn rerun(
             names.join(", ")
         )));
     }
-    let Some(gh) = gh else {
-        return Err(CliError::usage(
-            "a fixture's checks cannot be re-run: name a live PR (OWNER/REPO#N)",
-        ));
-    };
     for id in &targets {
         crate::source::github::checks::rerun_failed(gh, coords, *id).await?;
         crate::progress::Progress::stderr(false).line(&format!(

@@ -16,8 +16,8 @@ use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, refused_comments,
-    settle, submit_live, submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
+    refused_comments, settle, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
 use crate::sanitize::one_line;
@@ -297,6 +297,12 @@ fn finish(
     posted: &[String],
     mut done: Submitted,
 ) -> Result<Submitted, CliError> {
+    // The drafts kept, edited and dropped are decided: never proposed again.
+    if let Err(e) = record_submitted(ledger, coords, pending, chrono::Utc::now().timestamp()) {
+        crate::progress::note(&format!(
+            "the review was submitted, but what it decided of the findings was not recorded: {e}"
+        ));
+    }
     pending.remove_posted(posted);
     done.still_pending = pending
         .comments
@@ -363,6 +369,11 @@ async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> 
     let (snapshot, live) = load(ctx, &args.pr).await?;
     let ledger = ctx.ledger()?;
     let mut pending = open(&ledger, &snapshot)?;
+    let undecided = pending
+        .comments
+        .iter()
+        .filter(|c| c.state == crate::code::pending::DraftState::Proposed)
+        .count();
     let body = args.body.unwrap_or_default();
     let done = send(
         ctx,
@@ -378,6 +389,13 @@ async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> 
         },
     )
     .await?;
+    if undecided > 0 {
+        // Headless nothing is asked: said, and left for the console (or `pending drop`).
+        crate::progress::note(&format!(
+            "{} from findings still to decide left out of this review (keep them in the console, or `pending drop`)",
+            crate::plural::count(undecided, "draft")
+        ));
+    }
     match args.format {
         Format::Md => super::emit(&submitted_line(&done)),
         Format::Json => super::emit_in(

@@ -39,6 +39,12 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
             let look = ledger.code_look(&coords)?;
             let reviews = ledger.review_outbox(&coords)?;
             let pending = ledger.load_pending(&coords)?;
+            // The unsent work, each unreadable one said rather than failing the whole listing.
+            let unsent = Unsent {
+                draft: ledger.load_draft(&coords).map_err(|e| e.to_string()),
+                reply: ledger.load_reply_draft(&coords).map_err(|e| e.to_string()),
+                comment: ledger.outbox(&coords).map_err(|e| e.to_string()),
+            };
             let mut markers: Vec<_> = seen.markers.values().collect();
             markers.sort_by(|a, b| a.seen_at.cmp(&b.seen_at).then(a.id.cmp(&b.id)));
             let mut out = String::new();
@@ -61,6 +67,16 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                         "viewedOutbox": viewed,
                         "reviewOutbox": reviews,
                         "pendingComments": pending.comments.len(),
+                        "pendingReview": (!pending.comments.is_empty() || !pending.body.trim().is_empty()).then(|| json!({
+                            "headSha": pending.head_sha,
+                            "toPost": pending.to_post().count(),
+                            "savedAt": pending.saved_at,
+                            "body": pending.body,
+                            "comments": pending.comments,
+                        })),
+                        "draft": unsent.draft_json(),
+                        "replyDraft": unsent.reply_json(),
+                        "outboxComment": unsent.comment_json(),
                         "codeLook": {"files": look.files.len(), "keptPatches": look.files.values().filter(|f| f.kept).count()},
                         "replyIntents": intents.iter().map(|i| json!({
                             "threadId": i.thread_id, "login": i.login, "bodyHash": i.body_hash,
@@ -125,6 +141,7 @@ pub(super) async fn run(ctx: &Context, cmd: StateCommand) -> Result<(), CliError
                     }
                     write_outbox_md(&mut out, &actions, &intents);
                     write_viewed_md(&mut out, &viewed, &look);
+                    write_unsent_md(&mut out, &unsent, &dir);
                     write_reviews_md(&mut out, &reviews, &pending, &dir);
                     write_review_intents_md(&mut out, &review_intents);
                 }
@@ -378,9 +395,133 @@ fn write_reviews_md(
     if !pending.comments.is_empty() {
         let _ = writeln!(
             out,
-            "\nPending review: {}, {} to post (`pending list` shows them).",
+            "\nPending review: {}, {} to post (`pending list` shows them), in {}:\n\n| id | place | kind | state |\n|---|---|---|---|",
             crate::plural::count(pending.comments.len(), "comment"),
-            pending.to_post().count()
+            pending.to_post().count(),
+            dir.join("pending.json").display()
         );
+        for c in &pending.comments {
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {} | {} |",
+                sanitize(&c.id),
+                sanitize(&c.place()).replace('|', "\\|"),
+                c.kind.as_str(),
+                c.state.as_str()
+            );
+        }
+    } else if !pending.body.trim().is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPending review: no comments, a body of {} characters, in {}.",
+            pending.body.chars().count(),
+            dir.join("pending.json").display()
+        );
+    }
+}
+
+/// What the PR holds unsent besides the pending review: the console's review draft, its thread
+/// reply, and the Shepherd comment "posted" offline.
+struct Unsent {
+    draft: Result<Option<crate::ledger::Draft>, String>,
+    reply: Result<Option<crate::ledger::ReplyDraft>, String>,
+    comment: Result<Option<crate::pr::OutboxComment>, String>,
+}
+
+impl Unsent {
+    fn draft_json(&self) -> serde_json::Value {
+        match &self.draft {
+            Ok(Some(d)) => json!({
+                "headSha": d.head_sha, "savedAt": d.saved_at, "chars": d.body.chars().count(),
+            }),
+            Ok(None) => serde_json::Value::Null,
+            Err(e) => json!({ "error": e }),
+        }
+    }
+
+    fn reply_json(&self) -> serde_json::Value {
+        match &self.reply {
+            Ok(Some(r)) => json!({
+                "threadId": r.thread_id, "savedAt": r.saved_at, "chars": r.body.chars().count(),
+            }),
+            Ok(None) => serde_json::Value::Null,
+            Err(e) => json!({ "error": e }),
+        }
+    }
+
+    fn comment_json(&self) -> serde_json::Value {
+        match &self.comment {
+            Ok(Some(c)) => json!({
+                "commentId": c.comment_id, "createdAt": c.created_at, "updatedAt": c.updated_at,
+                "revisions": c.revisions, "chars": c.body.chars().count(),
+            }),
+            Ok(None) => serde_json::Value::Null,
+            Err(e) => json!({ "error": e }),
+        }
+    }
+}
+
+/// The review draft, the thread reply and the offline Shepherd comment, as Markdown (nothing
+/// for what is not there).
+fn write_unsent_md(out: &mut String, u: &Unsent, dir: &std::path::Path) {
+    let when = |t: i64| {
+        DateTime::<Utc>::from_timestamp(t, 0).map_or_else(|| t.to_string(), |t| t.to_rfc3339())
+    };
+    match &u.draft {
+        Ok(Some(d)) => {
+            let _ = writeln!(
+                out,
+                "\nUnposted review draft: {} characters for head `{}`, saved {} ({}; the console restores it).",
+                d.body.chars().count(),
+                sanitize(&d.head_sha.chars().take(12).collect::<String>()),
+                when(d.saved_at),
+                dir.join("draft.json").display()
+            );
+        }
+        Ok(None) => {}
+        Err(e) => {
+            let _ = writeln!(out, "\nThe review draft is unreadable: {}", sanitize(e));
+        }
+    }
+    match &u.reply {
+        Ok(Some(r)) => {
+            let _ = writeln!(
+                out,
+                "\nUnsent thread reply: {} characters to thread `{}`, saved {} ({}).",
+                r.body.chars().count(),
+                sanitize(&r.thread_id),
+                when(r.saved_at),
+                dir.join("reply-draft.json").display()
+            );
+        }
+        Ok(None) => {}
+        Err(e) => {
+            let _ = writeln!(
+                out,
+                "\nThe thread reply draft is unreadable: {}",
+                sanitize(e)
+            );
+        }
+    }
+    match &u.comment {
+        Ok(Some(c)) => {
+            let _ = writeln!(
+                out,
+                "\nShepherd comment posted offline: `{}`, {} characters, {}, last {} ({}).",
+                sanitize(&c.comment_id),
+                c.body.chars().count(),
+                crate::plural::count(c.revisions as usize, "revision"),
+                when(c.updated_at),
+                dir.join("outbox").join("comment.json").display()
+            );
+        }
+        Ok(None) => {}
+        Err(e) => {
+            let _ = writeln!(
+                out,
+                "\nThe offline Shepherd comment is unreadable: {}",
+                sanitize(e)
+            );
+        }
     }
 }

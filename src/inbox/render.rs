@@ -91,6 +91,24 @@ fn checks_json(d: &crate::pr::Dash) -> Value {
     }
 }
 
+/// The checks in words: `failing (1 failing, 2 passing)`, `passing (3 passing)`, `none`.
+fn checks_text(c: &crate::pr::ChecksSummary) -> String {
+    let Some(state) = c.overall() else {
+        return "none".to_owned();
+    };
+    let counts: Vec<String> = [
+        (c.failing, "failing"),
+        (c.pending, "pending"),
+        (c.passing, "passing"),
+        (c.neutral, "neutral"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, w)| format!("{n} {w}"))
+    .collect();
+    format!("{} ({})", state.as_str(), counts.join(", "))
+}
+
 /// `repo#N`, sanitized.
 pub fn short_ref(r: &Row) -> String {
     let c = &r.listed.coords;
@@ -147,6 +165,22 @@ fn line(out: &mut String, r: &Row, section: Option<&str>) {
     );
     if l.draft {
         out.push_str(" · draft");
+    }
+    // What the JSON has too: the checks, GitHub's review decision, the size and the last update.
+    if let Some(c) = l.dash.summary() {
+        let _ = write!(out, " · checks: {}", checks_text(&c));
+    }
+    if let Some(d) = l.dash.review_decision {
+        let _ = write!(out, " · decision: {}", d.as_str());
+    }
+    if let (Some(a), Some(d)) = (l.dash.additions, l.dash.deletions) {
+        let _ = write!(out, " · size: +{a} −{d}");
+        if let Some(f) = l.dash.changed_files {
+            let _ = write!(out, " in {}", crate::plural::count(f as usize, "file"));
+        }
+    }
+    if let Some(t) = l.updated_at {
+        let _ = write!(out, " · updated {}", t.format("%Y-%m-%d %H:%M UTC"));
     }
     if let Some(who) = requested_text(r) {
         let _ = write!(out, " · review requested: {who}");

@@ -23,7 +23,34 @@ pub struct Draft {
     pub saved_at: i64,
 }
 
+/// What a PR holds unsent in the state dir: its review draft, its thread reply, its pending
+/// review (read without changing the state dir, for the console's quit question).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UnsentFiles {
+    /// `draft.json` is there.
+    pub draft: bool,
+    /// `reply-draft.json` is there.
+    pub reply: bool,
+    /// `pending.json`, read.
+    pub pending: Option<crate::code::pending::PendingReview>,
+}
+
 impl Ledger {
+    /// What the PR at `pr` holds unsent on disk; a pending review that cannot be read is an
+    /// error (never silently nothing).
+    pub fn unsent_files(&self, pr: &PrCoords) -> Result<UnsentFiles, LedgerError> {
+        let dir = self.pr_dir_to_read(pr)?;
+        let there = |name: &str| std::fs::symlink_metadata(dir.join(name)).is_ok();
+        Ok(UnsentFiles {
+            draft: there("draft.json"),
+            reply: there("reply-draft.json"),
+            pending: super::threads::read_json(
+                dir.join("pending.json"),
+                "read the pending review",
+            )?,
+        })
+    }
+
     fn draft_path(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
         Ok(self.pr_dir(pr)?.join("draft.json"))
     }

@@ -71,7 +71,7 @@ use crate::pr::{PrCoords, RefError};
 pub use code::{CODE_DIR, CodeLook, GoneFile, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
 pub use conversation::OutboxPlainComment;
 pub use decisions::{DECISIONS_FILE, Decision, DecisionKind};
-pub use draft::Draft;
+pub use draft::{Draft, UnsentFiles};
 pub use kept::{KEPT_DIR, KEPT_LOG, KeptComment, KeptText, MAX_KEPT_CHARS};
 pub use layout::{OldFolder, PRS_DIR, readings as old_name_readings};
 pub use lessons::{LESSONS_FILE, Lesson, MAX_LESSONS, lesson_id};

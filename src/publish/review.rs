@@ -378,8 +378,10 @@ fn positions(message: &str) -> Vec<usize> {
 }
 
 /// The PR's pending review with the latest stored run's findings on diff lines proposed in it
-/// as drafts (those already there, kept, edited or dropped, stay as they are); its head is the
-/// snapshot's when it had none.
+/// as drafts (those already there, kept, edited or dropped, stay as they are), derived from the
+/// decisions recorded for the PR: a finding dismissed, made a lesson, posted, kept or dropped
+/// is never proposed again (a posted one is shown as posted); its head is the snapshot's when
+/// it had none.
 pub fn load_with_drafts(
     ledger: &Ledger,
     snapshot: &crate::pr::Snapshot,
@@ -391,18 +393,40 @@ pub fn load_with_drafts(
     let patches = crate::review::inline::parsed_patches(snapshot);
     pending.follow(head, &patches);
     let (runs, _) = ledger.load_runs::<crate::review::ReviewRun>(&coords)?;
+    let decisions = ledger.decisions(&crate::ledger::RepoId::of(&coords))?;
+    let settled = crate::review::outcome::settled(&decisions, coords.number);
     // A run's line numbers are its head's: proposed on this head's lines only when it is.
-    if let Some(run) = runs
+    let findings = runs
         .last()
         .filter(|r| r.head_sha.is_empty() || r.head_sha == *head)
-    {
-        crate::review::inline::propose_drafts(&mut pending, run.findings(), snapshot);
-    }
+        .into_iter()
+        .flat_map(|r| r.findings());
+    crate::review::inline::propose_drafts(&mut pending, findings, snapshot, &settled);
     pending.anchor_new(head, &patches);
     if pending.head_sha.is_empty() {
         pending.head_sha = snapshot.pr.head_sha.clone();
     }
     Ok(pending)
+}
+
+/// Records what a submitted pending review decided of its findings' drafts (posted and kept,
+/// posted and edited, dropped) in the repository's decisions, so none of them is proposed again
+/// as undecided; the aspects come from the PR's latest stored run.
+pub fn record_submitted(
+    ledger: &Ledger,
+    pr: &PrCoords,
+    review: &PendingReview,
+    at: i64,
+) -> Result<(), LedgerError> {
+    let run = ledger
+        .load_runs::<crate::review::ReviewRun>(pr)
+        .ok()
+        .and_then(|(runs, _)| runs.into_iter().last());
+    let decisions = crate::review::outcome::pending_decisions(review, run.as_ref(), pr.number, at);
+    if decisions.is_empty() {
+        return Ok(());
+    }
+    ledger.record_decisions(&crate::ledger::RepoId::of(pr), &decisions)
 }
 
 /// What a submission did.

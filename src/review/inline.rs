@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::aggregate::Aggregate;
 use super::findings::Finding;
+use super::outcome::Settled;
 use crate::code::pending::{PendingReview, marked_finding};
 use crate::code::{LineAddr, ParsedPatch, Side, parse};
 use crate::pr::{Item, Snapshot};
@@ -197,21 +198,43 @@ pub fn plan<'f>(
 }
 
 /// Proposes the latest findings on diff lines as drafts in the pending review (those already
-/// there, kept, edited or dropped, are left as they are). Returns how many were added.
+/// there, kept, edited or dropped, are left as they are). A finding decided elsewhere
+/// (`settled`: posted, dismissed, made a lesson, dropped) is never an undecided draft: a posted
+/// one is shown as posted, the others are not proposed (and leave the list if they were).
+/// Returns how many were added as undecided.
 pub fn propose_drafts<'f>(
     review: &mut PendingReview,
     findings: impl Iterator<Item = &'f Finding>,
     snapshot: &Snapshot,
+    settled: &BTreeMap<String, Settled>,
 ) -> usize {
+    let ids: Vec<String> = review
+        .comments
+        .iter()
+        .filter_map(|c| c.finding_id.clone())
+        .collect();
+    for id in ids {
+        if let Some(s) = settled.get(&id) {
+            review.settle_finding(&id, *s == Settled::Posted);
+        }
+    }
     let patches = parsed_patches(snapshot);
     let mut added = 0;
     for f in findings {
+        let settled = settled.get(&f.id);
+        if settled.is_some_and(|s| *s != Settled::Posted) {
+            continue;
+        }
         if let Some(at) = diff_line(f, &patches)
             && review
                 .propose_finding(&f.id, f.file.trim_start_matches("./"), at, &finding_text(f))
                 .is_some()
         {
-            added += 1;
+            if settled.is_some() {
+                review.settle_finding(&f.id, true);
+            } else {
+                added += 1;
+            }
         }
     }
     added

@@ -205,6 +205,79 @@ pub fn post_decisions(
     out
 }
 
+/// What was decided of a finding on a PR, by any of its decisions; a finding with none is still
+/// to decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// On the PR: posted (kept or edited first, or addressed since).
+    Posted,
+    /// Dismissed by the maintainer, or made a lesson.
+    Dismissed,
+    /// Dropped from a draft before posting.
+    Dropped,
+}
+
+/// The findings of PR `pr` that are decided, by id: posted before dismissed before dropped
+/// (what is on the PR stays on it whatever was said of it after).
+pub fn settled(decisions: &[Decision], pr: u64) -> std::collections::BTreeMap<String, Settled> {
+    let rank = |s: Settled| match s {
+        Settled::Posted => 2,
+        Settled::Dismissed => 1,
+        Settled::Dropped => 0,
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for d in decisions.iter().filter(|d| d.pr == pr) {
+        let s = match d.kind {
+            DecisionKind::Posted
+            | DecisionKind::Kept
+            | DecisionKind::Edited
+            | DecisionKind::Addressed => Settled::Posted,
+            DecisionKind::Dismissed => Settled::Dismissed,
+            DecisionKind::Dropped => Settled::Dropped,
+            DecisionKind::Proposed | DecisionKind::HeldBack => continue,
+        };
+        let e = out.entry(d.finding.clone()).or_insert(s);
+        if rank(s) > rank(*e) {
+            *e = s;
+        }
+    }
+    out
+}
+
+/// The decisions a submitted pending review makes of its findings' drafts: a kept one is
+/// posted and kept, an edited one posted and edited, a dropped one dropped; an undecided one
+/// makes none (it is proposed again). The aspect is the one `run` gives the finding.
+pub fn pending_decisions(
+    review: &crate::code::pending::PendingReview,
+    run: Option<&ReviewRun>,
+    pr: u64,
+    at: i64,
+) -> Vec<Decision> {
+    use crate::code::pending::DraftState;
+    let mut out = Vec::new();
+    for c in &review.comments {
+        let Some(id) = c.finding_id.as_deref() else {
+            continue;
+        };
+        let aspect = run
+            .and_then(|r| r.findings().find(|f| f.id == id))
+            .map_or("", |f| f.aspect.as_str());
+        let kinds: &[DecisionKind] = match c.state {
+            DraftState::Kept => &[DecisionKind::Posted, DecisionKind::Kept],
+            DraftState::Edited => &[DecisionKind::Posted, DecisionKind::Edited],
+            DraftState::Dropped => &[DecisionKind::Dropped],
+            DraftState::Proposed | DraftState::Posted => &[],
+        };
+        for kind in kinds {
+            let mut d = Decision::new(at, pr, id, aspect, *kind);
+            d.run = run.map(|r| r.run_id.clone());
+            d.by = Some("maintainer".to_owned());
+            out.push(d);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +349,72 @@ mod tests {
         assert_eq!(
             d[2].reason.as_deref(),
             Some("already raised by @coderabbitai[bot]")
+        );
+    }
+
+    #[test]
+    fn a_finding_is_settled_by_its_strongest_decision_on_its_pr() {
+        use DecisionKind::*;
+        let d = |pr, id: &str, kind| Decision::new(1, pr, id, "perf", kind);
+        let all = [
+            d(1, "A", Proposed),
+            d(1, "B", Dropped),
+            d(1, "B", Posted),
+            d(1, "C", Dismissed),
+            d(1, "D", Dropped),
+            d(1, "E", HeldBack),
+            d(1, "F", Edited),
+            d(2, "G", Dismissed),
+        ];
+        let s = settled(&all, 1);
+        assert_eq!(s.get("A"), None);
+        assert_eq!(s.get("B"), Some(&Settled::Posted));
+        assert_eq!(s.get("C"), Some(&Settled::Dismissed));
+        assert_eq!(s.get("D"), Some(&Settled::Dropped));
+        assert_eq!(s.get("E"), None);
+        assert_eq!(s.get("F"), Some(&Settled::Posted));
+        assert_eq!(s.get("G"), None, "another PR's");
+    }
+
+    #[test]
+    fn a_submitted_pending_review_decides_its_drafts_but_not_the_undecided_ones() {
+        use crate::code::{LineAddr, Side};
+        let (a, b, c, u) = (
+            finding("One."),
+            finding("Two."),
+            finding("Three."),
+            finding("Four."),
+        );
+        let r = run(vec![a.clone(), b.clone(), c.clone(), u.clone()], Vec::new());
+        let mut p = crate::code::pending::PendingReview::default();
+        let at = LineAddr {
+            side: Side::Right,
+            line: 3,
+        };
+        let ids: Vec<String> = [&a, &b, &c, &u]
+            .iter()
+            .map(|f| {
+                p.propose_finding(&f.id, "src/a.rs", at, &f.message)
+                    .unwrap()
+            })
+            .collect();
+        p.keep(&ids[0]).unwrap();
+        p.edit(&ids[1], "Two, better.").unwrap();
+        p.drop_comment(&ids[2]).unwrap();
+        let d = pending_decisions(&p, Some(&r), 1, 5);
+        let of = |id: &str| -> Vec<DecisionKind> {
+            d.iter()
+                .filter(|x| x.finding == id)
+                .map(|x| x.kind)
+                .collect()
+        };
+        assert_eq!(of(&a.id), [DecisionKind::Posted, DecisionKind::Kept]);
+        assert_eq!(of(&b.id), [DecisionKind::Posted, DecisionKind::Edited]);
+        assert_eq!(of(&c.id), [DecisionKind::Dropped]);
+        assert!(of(&u.id).is_empty());
+        assert!(
+            d.iter()
+                .all(|x| x.aspect == "perf" && x.run.as_deref() == Some("r1"))
         );
     }
 

@@ -43,6 +43,13 @@ pub struct Rates {
     pub tokens_per_kept: Option<f64>,
 }
 
+impl Rates {
+    /// Whether the maintainer decided anything yet: kept, edited, dropped, dismissed or posted.
+    pub fn decided(&self) -> bool {
+        self.kept + self.edited + self.dropped + self.dismissed + self.posted > 0
+    }
+}
+
 /// One repository's precision.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -102,7 +109,13 @@ impl Sets {
             held_back_by_dismissals: held("dismissal"),
             already_raised: held("others"),
             tokens: self.tokens,
-            kept_rate: ratio(kept.len() as f64, n(DecisionKind::Proposed)),
+            kept_rate: (kept.len()
+                + n(DecisionKind::Dropped)
+                + n(DecisionKind::Dismissed)
+                + n(DecisionKind::Posted)
+                > 0)
+            .then(|| ratio(kept.len() as f64, n(DecisionKind::Proposed)))
+            .flatten(),
             addressed_rate: ratio(addressed as f64, posted.len()),
             tokens_per_kept: ratio(self.tokens as f64, kept.len()),
         }
@@ -193,15 +206,27 @@ impl RepoStats {
         s
     }
 
-    /// One line for the console: the repository's kept and addressed rates.
+    /// One line for the console, counted from the decisions recorded: kept (edited), dropped
+    /// and dismissed of those proposed, addressed of those posted, and what later runs held back;
+    /// "no decisions yet" until the maintainer made one.
     pub fn line(&self) -> String {
         let o = &self.overall;
+        if !o.decided() {
+            return format!(
+                "precision in {}: no decisions yet ({} proposed)",
+                self.repository,
+                crate::plural::count(o.proposed, "finding")
+            );
+        }
         format!(
-            "precision in {}: kept {} of {} proposed ({}) · addressed {} of {} posted ({}) · held back {} by the verifier, {} by dismissals, {} already raised",
+            "precision in {}: kept {} of {} proposed ({}) · dismissed {} · dropped {} · edited {} · addressed {} of {} posted ({}) · held back {} by the verifier, {} by dismissals, {} already raised",
             self.repository,
             o.kept,
             o.proposed,
             percent(o.kept_rate),
+            o.dismissed,
+            o.dropped,
+            o.edited,
             o.addressed,
             o.posted,
             percent(o.addressed_rate),
@@ -348,5 +373,33 @@ mod tests {
         let empty = compute("acme/rivet", &decisions, &spend, i64::MAX);
         assert_eq!(empty.overall.kept_rate, None);
         assert!(empty.markdown(None).contains("| **All** | 0 | 0 (0) | – |"));
+        assert_eq!(
+            s.line(),
+            "precision in acme/rivet: kept 3 of 7 proposed (43%) · dismissed 1 · dropped 1 · edited 1 · addressed 1 of 3 posted (33%) · held back 1 by the verifier, 1 by dismissals, 1 already raised"
+        );
+    }
+
+    #[test]
+    fn a_fresh_review_has_no_decisions_yet_and_two_dismissals_are_counted_at_once() {
+        use DecisionKind::*;
+        let mut v: Vec<Decision> = (0..18)
+            .map(|i| d(1, &format!("F{i}"), "perf", Proposed, None))
+            .collect();
+        let fresh = compute("acme/rivet", &v, &[], 0);
+        assert_eq!(
+            fresh.line(),
+            "precision in acme/rivet: no decisions yet (18 findings proposed)"
+        );
+        assert_eq!(
+            fresh.overall.kept_rate, None,
+            "no precision before a decision"
+        );
+        v.push(d(1, "F0", "perf", Dismissed, Some("maintainer")));
+        v.push(d(1, "F1", "perf", Dismissed, Some("maintainer")));
+        let line = compute("acme/rivet", &v, &[], 0).line();
+        assert!(
+            line.contains("kept 0 of 18 proposed (0%) · dismissed 2 · dropped 0 · edited 0"),
+            "{line}"
+        );
     }
 }

@@ -558,6 +558,8 @@ pub struct SubmitAsk {
     pub comments: usize,
     /// Where it goes: "GitHub, as @login" or "the outbox".
     pub destination: String,
+    /// Findings' drafts still to decide: they stay out of the review (and stay pending).
+    pub undecided: usize,
     /// The comments that go where their lines moved, said (`c2 moved src/x.rs:10 → :14`).
     pub moved: Vec<String>,
     /// The review's summary body, as written in the editor before the question (may be empty).

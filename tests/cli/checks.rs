@@ -53,6 +53,22 @@ fn a_fixtures_failing_check_lists_its_annotations_once_as_new_and_its_log_tail()
     assert!(failing["logTail"].as_str().unwrap().contains("1 failed"));
 }
 
+/// A fixture's checks cannot be re-run: said at once, without asking for `--yes` first.
+#[test]
+fn rerun_on_a_fixture_is_refused_before_asking_for_yes() {
+    let env = TestEnv::new();
+    for args in [
+        vec!["checks", "--rerun-failed"],
+        vec!["checks", "--rerun-failed", "--yes"],
+    ] {
+        let out = env.bin().args(&args).arg(demo()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("a fixture's checks cannot be re-run"), "{err}");
+        assert!(!err.contains("--yes"), "no --yes asked for: {err}");
+    }
+}
+
 fn posts(reqs: &[wiremock::Request]) -> usize {
     reqs.iter().filter(|r| r.method.as_str() == "POST").count()
 }

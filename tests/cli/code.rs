@@ -62,7 +62,7 @@ fn files_lists_every_file_with_its_threads_and_viewed_state() {
     let retry = &files[0];
     assert_eq!(retry["path"], "src/client/retry.rs");
     assert_eq!(retry["changeType"], "added");
-    assert_eq!(retry["additions"], 58);
+    assert_eq!(retry["additions"], 57);
     assert_eq!(retry["threads"], 2);
     assert_eq!(retry["viewed"], "unviewed");
     assert_eq!(retry["changedSinceLastLook"], "never-seen");
@@ -74,7 +74,7 @@ fn files_lists_every_file_with_its_threads_and_viewed_state() {
     assert!(since(&again).iter().all(|(_, s)| s == "never-seen"));
     let md = ok(run(&env, &["files", DEMO]));
     assert!(
-        md.contains("| `src/client/retry.rs` | added | +58 -0 | unviewed | 2 | 0 | never-seen |"),
+        md.contains("| `src/client/retry.rs` | added | +57 -0 | unviewed | 2 | 0 | never-seen |"),
         "{md}"
     );
 }
@@ -84,7 +84,7 @@ fn a_rebase_with_one_changed_file_shows_exactly_that_file_changed_offline() {
     let env = TestEnv::new();
     // Every file's patch shown at step 0.
     let first = ok(run(&env, &["diff", DEMO]));
-    assert!(first.contains("```diff\n@@ -0,0 +1,58 @@"), "{first}");
+    assert!(first.contains("```diff\n@@ -0,0 +1,57 @@"), "{first}");
     // Step 2 rebased every commit (new head and base) and changed retry.rs only.
     let v = json_of(run(
         &env,

@@ -57,6 +57,40 @@ fn bundled_fixtures_without_an_argument() {
     assert!(text.contains("gate: needs-label"), "{text}");
 }
 
+/// The Markdown says what the JSON has of each PR: its checks, GitHub's review decision, its
+/// size and its last update.
+#[test]
+fn the_markdown_names_checks_decision_size_and_age_as_the_json_does() {
+    let env = TestEnv::new();
+    let doc = json(&env, &[]);
+    let text = stdout(&run(&env, &["inbox"]));
+    for p in doc["prs"].as_array().expect("prs") {
+        let number = p["number"].as_u64().unwrap_or(0);
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("acme/rivet#{number}**")))
+            .unwrap_or_else(|| panic!("#{number} not in {text}"));
+        if let Some(state) = p["checks"]["state"].as_str() {
+            assert!(line.contains(&format!("checks: {state} (")), "{line}");
+        }
+        if let Some(d) = p["reviewDecision"].as_str() {
+            assert!(line.contains(&format!("decision: {d}")), "{line}");
+        }
+        if let (Some(a), Some(d)) = (p["additions"].as_u64(), p["deletions"].as_u64()) {
+            assert!(line.contains(&format!("size: +{a} −{d}")), "{line}");
+        }
+        if let Some(at) = p["updatedAt"].as_str() {
+            // `2026-11-28T14:02:00Z` → `updated 2026-11-28 14:02 UTC`.
+            let said = format!("updated {} {} UTC", &at[..10], &at[11..16]);
+            assert!(line.contains(&said), "{line}");
+        }
+    }
+    let demo = pr(&doc, 482);
+    assert!(demo["checks"]["state"].is_string(), "{demo}");
+    assert!(demo["additions"].is_u64(), "{demo}");
+    assert!(demo["updatedAt"].is_string(), "{demo}");
+}
+
 #[test]
 fn counts_match_items_and_the_inbox_writes_nothing() {
     let env = TestEnv::new();

@@ -416,6 +416,39 @@ fn state_clear_keeps_the_draft_and_clear_all_asks() {
     assert!(o.status.success(), "{}", stderr(&o));
 }
 
+/// `fixture check` checks a fixture's patches against themselves: each hunk header against its
+/// lines, each file's additions and deletions against its patch; the bundled fixtures pass.
+#[test]
+fn fixture_check_refuses_patches_that_disagree_with_their_headers_or_counts() {
+    let env = TestEnv::new();
+    for name in ["demo.json", "community.json", "history.json"] {
+        let path = format!("{}/assets/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+        let o = run(&env, &["fixture", "check", &path]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+    }
+    let demo = std::fs::read_to_string(format!(
+        "{}/assets/fixtures/demo.json",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("demo");
+    let mut v: Value = serde_json::from_str(&demo).expect("json");
+    v["pr"]["files"][1]["patch"] =
+        Value::from("@@ -1,9 +1,14 @@\n mod http;\n+mod retry;\n-mod old;");
+    v["pr"]["files"][1]["additions"] = Value::from(40);
+    let p = write_fixture(&env.state(), "bad-patch.json", &v.to_string());
+    let o = run(&env, &["fixture", "check", p.to_str().expect("utf8")]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`src/client/mod.rs`: hunk `@@ -1,9 +1,14 @@` says 9 old and 14 new lines, it has 2 and 2"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`src/client/mod.rs`: says +40 −1, its patch adds 1 and removes 1 lines"),
+        "{err}"
+    );
+}
+
 #[test]
 fn synth_is_deterministic_and_valid() {
     let env = TestEnv::new();

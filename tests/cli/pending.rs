@@ -448,3 +448,187 @@ async fn a_review_github_refuses_names_the_comment_it_refused() {
         Some(2)
     );
 }
+
+/// The demo offline through the binary, the state dir kept between runs.
+fn demo_run(env: &support::env::TestEnv, args: &[&str]) -> std::process::Output {
+    let out = env.bin().args(args).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    out
+}
+
+/// The findings' drafts `pending list` shows, by finding id and state.
+fn listed_drafts(env: &support::env::TestEnv) -> Vec<(String, String)> {
+    let out = demo_run(
+        env,
+        &[
+            "pending",
+            "list",
+            "assets/fixtures/demo.json",
+            "--format",
+            "json",
+        ],
+    );
+    stdout_json(&out)["comments"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|c| {
+            Some((
+                c["findingId"].as_str()?.to_owned(),
+                c["state"].as_str()?.to_owned(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn pending_list_never_offers_a_dismissed_finding_and_shows_a_posted_one_as_posted() {
+    let env = support::env::TestEnv::new();
+    demo_run(
+        &env,
+        &["review", "assets/fixtures/demo.json", "--format", "json"],
+    );
+    let before = listed_drafts(&env);
+    assert!(before.len() >= 2, "{before:?}");
+    assert!(before.iter().all(|(_, s)| s == "proposed"), "{before:?}");
+    let dismissed = before[0].0.clone();
+    demo_run(
+        &env,
+        &[
+            "finding",
+            "dismiss",
+            "assets/fixtures/demo.json",
+            &dismissed,
+            "--reason",
+            "intended",
+        ],
+    );
+    let after = listed_drafts(&env);
+    assert!(!after.iter().any(|(f, _)| *f == dismissed), "{after:?}");
+    assert_eq!(after.len(), before.len() - 1, "{after:?}");
+    // Posted (offline) in the Shepherd comment: shown as posted, never proposed again.
+    demo_run(&env, &["review", "assets/fixtures/demo.json", "--post"]);
+    let posted = listed_drafts(&env);
+    assert!(!posted.is_empty());
+    assert!(!posted.iter().any(|(f, _)| *f == dismissed), "{posted:?}");
+    assert!(posted.iter().all(|(_, s)| s == "posted"), "{posted:?}");
+    let md = stdout(&demo_run(
+        &env,
+        &["pending", "list", "assets/fixtures/demo.json"],
+    ));
+    assert!(md.contains("finding (posted)"), "{md}");
+    assert!(!md.contains("(proposed)"), "{md}");
+}
+
+#[test]
+fn state_show_lists_the_review_draft_the_reply_the_pending_review_and_the_outbox() {
+    let env = support::env::TestEnv::new();
+    let demo = support::demo_fixture();
+    let coords = demo.pr.coords();
+    let ledger = pr_shepherd::ledger::Ledger::new(env.state());
+    ledger
+        .save_draft(
+            &coords,
+            &pr_shepherd::ledger::Draft {
+                body: "## PR Shepherd Review\n\nunposted".into(),
+                head_sha: demo.pr.head_sha.clone(),
+                saved_at: 1_700_000_000,
+            },
+        )
+        .unwrap();
+    ledger
+        .save_reply_draft(
+            &coords,
+            &pr_shepherd::ledger::ReplyDraft {
+                thread_id: "PRRT_kwDOKq3xZs5hQ1bB".into(),
+                body: "will do".into(),
+                saved_at: 1_700_000_000,
+            },
+        )
+        .unwrap();
+    demo_run(
+        &env,
+        &[
+            "pending",
+            "add",
+            "assets/fixtures/demo.json",
+            "--path",
+            "src/client/mod.rs",
+            "--line",
+            "2",
+            "--body",
+            "why a module?",
+        ],
+    );
+    demo_run(&env, &["review", "assets/fixtures/demo.json", "--post"]);
+    let md = stdout(&demo_run(
+        &env,
+        &["state", "show", "assets/fixtures/demo.json"],
+    ));
+    for said in [
+        "Unposted review draft: 31 characters",
+        "draft.json",
+        "Unsent thread reply: 7 characters to thread `PRRT_kwDOKq3xZs5hQ1bB`",
+        "Shepherd comment posted offline:",
+        "Pending review: 1 comment, 1 to post",
+        "| c1 | `src/client/mod.rs:2` | comment | kept |",
+    ] {
+        assert!(md.contains(said), "{said}: {md}");
+    }
+    let v = stdout_json(&demo_run(
+        &env,
+        &[
+            "state",
+            "show",
+            "assets/fixtures/demo.json",
+            "--format",
+            "json",
+        ],
+    ));
+    assert_eq!(v["draft"]["chars"], 31, "{v}");
+    assert_eq!(v["replyDraft"]["threadId"], "PRRT_kwDOKq3xZs5hQ1bB", "{v}");
+    assert_eq!(v["pendingReview"]["comments"][0]["id"], "c1", "{v}");
+    assert!(v["outboxComment"]["commentId"].is_string(), "{v}");
+}
+
+#[test]
+fn pending_submit_says_how_many_undecided_drafts_it_leaves_out() {
+    let env = support::env::TestEnv::new();
+    demo_run(&env, &["review", "assets/fixtures/demo.json"]);
+    let undecided = listed_drafts(&env).len();
+    assert!(undecided > 0);
+    demo_run(
+        &env,
+        &[
+            "pending",
+            "add",
+            "assets/fixtures/demo.json",
+            "--path",
+            "src/client/mod.rs",
+            "--line",
+            "2",
+            "--body",
+            "why a module?",
+        ],
+    );
+    let out = demo_run(
+        &env,
+        &[
+            "pending",
+            "submit",
+            "assets/fixtures/demo.json",
+            "--event",
+            "comment",
+        ],
+    );
+    let err = stderr(&out);
+    assert!(
+        err.contains(&format!(
+            "{undecided} drafts from findings still to decide left out of this review"
+        )),
+        "{err}"
+    );
+    // Still to decide: proposed again.
+    assert_eq!(listed_drafts(&env).len(), undecided);
+}

@@ -72,6 +72,6 @@ fn at_260_columns_every_column_shows() {
     ] {
         assert!(head.contains(col), "{col}: {screen}");
     }
-    assert!(screen.contains("+113 −5 5f"), "{screen}");
+    assert!(screen.contains("+111 −4 5f"), "{screen}");
     insta::assert_snapshot!("dashboard_260", screen);
 }

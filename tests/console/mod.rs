@@ -6,6 +6,7 @@ mod code;
 mod code_history;
 mod conversation_comment;
 mod dashboard;
+mod decided;
 mod defects;
 mod e2e;
 mod inbox;

@@ -245,10 +245,18 @@ fn approving_asks_with_a_confirmation_that_names_it_and_only_y_approves() {
     let screen = h.screen();
     assert!(screen.contains("APPROVE this pull request?"), "{screen}");
     assert!(screen.contains("y approves the PR"), "{screen}");
-    // Any other key cancels: nothing is sent.
+    // The two drafts not kept are named: left out, or decided first. Any other key goes back
+    // to decide them: nothing is sent.
+    assert!(
+        screen.contains("Undecided: 2 drafts from findings"),
+        "{screen}"
+    );
     h.press("n");
     assert!(fake.reviews().is_empty());
-    assert_eq!(h.app.notice(), Some("not submitted (approve)"));
+    assert_eq!(
+        h.app.notice(),
+        Some("not submitted: 2 drafts from findings still to decide (keep, edit or drop each)")
+    );
     h.press("ctrl-a Esc y");
     let reviews = fake.reviews();
     assert_eq!(reviews.len(), 1);

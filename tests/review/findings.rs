@@ -449,7 +449,7 @@ async fn a_finding_repeating_a_coderabbit_thread_is_marked_and_not_posted() {
         let fx = fixture(&env, "pr.json", |v| {
             v["items"].as_array_mut().unwrap().push(json!({
                 "kind": "thread", "id": "PRRT_coderabbit1", "path": "src/client/retry.rs",
-                "line": 40, "originalLine": 40, "diffHunk": "@@ -0,0 +1,58 @@", "outdated": false,
+                "line": 40, "originalLine": 40, "diffHunk": "@@ -0,0 +1,57 @@", "outdated": false,
                 "resolved": false,
                 "comments": [{
                     "id": "PRRC_coderabbit1", "author": {"login": "coderabbitai[bot]", "association": "NONE"},

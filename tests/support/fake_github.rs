@@ -706,7 +706,7 @@ fn patch_of(st: &State, i: usize) -> Option<String> {
     match st.patches.lock().unwrap().get(&file_path(i)) {
         Some(p) => p.clone(),
         None => Some(format!(
-            "@@ -1,2 +1,4 @@\n fn f{i}() {{\n-    old();\n+    new();\n+    more();\n+    again();\n }}"
+            "@@ -1,3 +1,5 @@\n fn f{i}() {{\n-    old();\n+    new();\n+    more();\n+    again();\n }}"
         )),
     }
 }

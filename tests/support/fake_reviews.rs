@@ -91,7 +91,7 @@ fn patch_now(st: &State, path: &str) -> Option<String> {
         .find(|i| file_path(*i) == path)
         .map(|i| {
             format!(
-                "@@ -1,2 +1,4 @@\n fn f{i}() {{\n-    old();\n+    new();\n+    more();\n+    again();\n }}"
+                "@@ -1,3 +1,5 @@\n fn f{i}() {{\n-    old();\n+    new();\n+    more();\n+    again();\n }}"
             )
         })
 }

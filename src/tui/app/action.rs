@@ -142,6 +142,8 @@ pub enum Action {
     Commented(Result<String, String>),
     /// Decisions about findings (a dismissal, a post's) were written: the notice, or why not.
     DecisionsRecorded(Result<String, String>),
+    /// What the session's PRs hold unsent in the state dir, read for the quit question.
+    UnsentScanned(Vec<super::unsent::UnsentWork>),
     /// The precision of the open PR's repository, as one line, or why it could not be read.
     StatsLoaded(Result<String, String>),
     /// A key for the draft editor.

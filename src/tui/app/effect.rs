@@ -62,6 +62,11 @@ pub enum Effect {
         pr: PrCoords,
         body: String,
     },
+    /// Read what `prs` hold unsent in the state dir (review drafts, replies, pending reviews),
+    /// for the quit question.
+    ScanUnsent {
+        prs: Vec<PrCoords>,
+    },
     /// Load a PR chosen in the inbox for the PR screen.
     OpenPr(Box<Opener>),
     /// Fetch `pr` afresh (live: GitHub; offline: the fixture read again) for its screen, which
@@ -210,6 +215,7 @@ impl Effect {
             | Effect::LoadPending { .. }
             | Effect::SavePending { .. }
             | Effect::RecordShown { .. }
+            | Effect::ScanUnsent { .. }
             | Effect::MarkChecksSeen { .. } => Lane::Ledger,
             Effect::Highlight { .. }
             | Effect::Open(_)
@@ -259,6 +265,7 @@ impl Effect {
             | Effect::OpenPr(_)
             | Effect::LoadInbox
             | Effect::Recount { .. }
+            | Effect::ScanUnsent { .. }
             // The pending review's and the external editor's results go to the screen that
             // asked, on top while they run (as before PR screens were kept side by side).
             | Effect::LoadPending { .. }

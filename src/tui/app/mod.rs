@@ -51,6 +51,7 @@ mod pending;
 mod pr;
 mod query;
 mod screen;
+pub mod unsent;
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
@@ -107,6 +108,12 @@ pub struct App {
     last_drawn: Drawn,
     /// The console's clock, from the last [`Action::Tick`] (milliseconds).
     clock_ms: i64,
+    /// The PRs whose screens were opened this session (the quit question looks at their unsent
+    /// work in the state dir, whether their screens are still alive or not).
+    visited: Vec<PrCoords>,
+    /// Quitting was asked and the state dir is being read for unsent work
+    /// ([`Effect::ScanUnsent`]); its answer asks or quits.
+    quit_scan: bool,
 }
 
 impl App {
@@ -123,6 +130,8 @@ impl App {
             help_scroll: 0,
             last_drawn: Drawn::default(),
             clock_ms: 0,
+            visited: Vec::new(),
+            quit_scan: false,
         }
     }
 
@@ -240,7 +249,8 @@ impl App {
     fn update_inner(&mut self, action: Action) -> Vec<Effect> {
         let mut fx = Vec::new();
         match action {
-            Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.ask_to_quit(),
+            Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.ask_to_quit(&mut fx),
+            Action::UnsentScanned(disk) => self.unsent_scanned(disk),
             Action::Notice(n) => self.notice = Some(n),
             Action::Command(cmd) => self.command(cmd, &mut fx),
             a @ (Action::SearchInput(_)
@@ -381,6 +391,11 @@ impl App {
                 // others close. A screen of the PR being
                 // opened is replaced by the new one.
                 let subject = screen.subject();
+                if let Some(pr) = &subject
+                    && !self.visited.contains(pr)
+                {
+                    self.visited.push(pr.clone());
+                }
                 let above: Vec<_> = self.stack.drain(at + 1..).collect();
                 self.kept.extend(above);
                 self.kept.retain(|s| {
@@ -447,11 +462,52 @@ impl App {
             .collect()
     }
 
-    /// Quits, or first asks when a review is running or something is unsent (naming it); asked
-    /// again while the question is open (a second Ctrl-c), it quits.
-    fn ask_to_quit(&mut self) {
-        let lost = self.at_stake();
-        if lost.is_empty() || matches!(self.mode, InputMode::Confirm(Confirm::Quit { .. })) {
+    /// The PRs of the session: those the screens alive show or list (the inbox's rows) and
+    /// those opened since the console started.
+    fn session_prs(&self) -> Vec<PrCoords> {
+        let mut prs: Vec<PrCoords> = Vec::new();
+        let alive = self
+            .stack
+            .iter()
+            .chain(&self.kept)
+            .flat_map(|s| s.session_prs());
+        for pr in alive.chain(self.visited.iter().cloned()) {
+            if !prs.contains(&pr) {
+                prs.push(pr);
+            }
+        }
+        prs
+    }
+
+    /// Quits, or first asks when a review is running or something is unsent (naming it): the
+    /// state dir is read first for what the session's PRs hold unsent (restored from an earlier
+    /// session or saved by screens since closed), and its answer asks or quits. Asked again
+    /// while the question is open or being prepared (a second Ctrl-c), it quits.
+    fn ask_to_quit(&mut self, fx: &mut Vec<Effect>) {
+        if self.quit_scan || matches!(self.mode, InputMode::Confirm(Confirm::Quit { .. })) {
+            self.quit = true;
+            return;
+        }
+        self.quit_scan = true;
+        fx.push(Effect::ScanUnsent {
+            prs: self.session_prs(),
+        });
+    }
+
+    /// What the state dir holds unsent, read for the quit question: with what the screens
+    /// alive say, asks (naming each thing), or quits when there is nothing.
+    fn unsent_scanned(&mut self, disk: Vec<unsent::UnsentWork>) {
+        if !std::mem::take(&mut self.quit_scan) {
+            return;
+        }
+        let alive = self
+            .stack
+            .iter()
+            .chain(&self.kept)
+            .map(|s| (s.subject(), s.holds_unsent(), s.at_stake()))
+            .collect();
+        let lost = unsent::merge(alive, &disk);
+        if lost.is_empty() {
             self.quit = true;
         } else {
             self.mode = InputMode::Confirm(Confirm::Quit { lost });
@@ -462,7 +518,7 @@ impl App {
     /// bottom (asking first when that would lose something).
     fn leave(&mut self, fx: &mut Vec<Effect>) {
         if self.stack.len() < 2 {
-            self.ask_to_quit();
+            self.ask_to_quit(fx);
             return;
         }
         self.quit = false;
@@ -733,7 +789,13 @@ mod tests {
         cmd(&mut app, KeyCommand::Back);
         assert!(!app.quitting());
         assert_eq!(app.notice(), Some(NOTHING_TO_CLOSE));
-        cmd(&mut app, KeyCommand::Quit);
+        let fx = cmd(&mut app, KeyCommand::Quit);
+        assert!(
+            matches!(fx.as_slice(), [Effect::ScanUnsent { prs }] if prs.len() == 1),
+            "{fx:?}"
+        );
+        assert!(!app.quitting(), "not before the state dir was read");
+        app.update(Action::UnsentScanned(Vec::new()));
         assert!(app.quitting());
     }
 

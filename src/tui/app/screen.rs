@@ -158,6 +158,18 @@ pub trait Screen: Any + std::fmt::Debug {
         Vec::new()
     }
 
+    /// The kinds of unsent work of its PR this screen holds in memory: for them its `at_stake`
+    /// is the truth, not what the state dir held when the quit question looked.
+    fn holds_unsent(&self) -> Vec<super::unsent::Unsent> {
+        Vec::new()
+    }
+
+    /// The PRs this screen shows or lists (the inbox: its rows), whose unsent work in the state
+    /// dir the quit question names.
+    fn session_prs(&self) -> Vec<PrCoords> {
+        self.subject().into_iter().collect()
+    }
+
     /// The selected row, for screens with a list.
     fn selected_row(&self) -> Option<usize> {
         None

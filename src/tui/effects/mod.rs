@@ -116,6 +116,7 @@ impl EffectRunner {
                 said,
             )),
             Effect::LoadStats { pr } => Some(ledger::load_stats(l, &pr)),
+            Effect::ScanUnsent { prs } => Some(ledger::scan_unsent(l, &prs)),
             Effect::LoadPending { snapshot } => Some(pending::load(l, &snapshot)),
             Effect::SavePending { pr, review } => Some(pending::save(l, &pr, review, now)),
             Effect::RecordShown { pr, files, all } => {

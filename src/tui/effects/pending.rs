@@ -8,8 +8,8 @@ use crate::code::pending::{DraftState, PendingReview};
 use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, refused_comments,
-    settle, submit_live, submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
+    refused_comments, settle, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
 use crate::tui::app::Action;
@@ -108,6 +108,13 @@ pub async fn submit(
             (done, moved)
         }
     };
+    // The drafts kept, edited and dropped are decided: never proposed again.
+    if let Err(e) = record_submitted(ledger, &pr, &review, now) {
+        done.location = format!(
+            "{} (what it decided of the findings was not recorded: {e})",
+            done.location
+        );
+    }
     done.moved = moved;
     let posted: Vec<String> = review.to_post().map(|c| c.id.clone()).collect();
     review.remove_posted(&posted);

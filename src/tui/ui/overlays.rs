@@ -171,33 +171,45 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
                 "y condenses · any other key keeps the draft".to_owned(),
             ],
         ),
-        Confirm::Submit(ask) => (
-            match ask.how {
-                SubmitAs::Approve => " APPROVE this pull request? ",
-                SubmitAs::RequestChanges => " Request changes? ",
-                SubmitAs::Comment => " Submit the review? ",
-            },
-            {
-                let mut lines = vec![
-                    format!("Submit as: {}", ask.how.said()),
-                    format!("Target: {}", one_line(&ask.target)),
-                    format!("Line comments: {}", ask.comments),
-                    match ask.body.trim().chars().count() {
-                        0 => "Body: none".to_owned(),
-                        n => format!("Body: {}", crate::output::plural::count(n, "character")),
-                    },
-                    format!("To: {}", one_line(&ask.destination)),
-                ];
-                // Comments that go where their lines moved since they were written, said.
-                lines.extend(ask.moved.iter().map(|m| format!("· {}", one_line(m))));
-                lines.push(String::new());
-                lines.push(match ask.how {
-                    SubmitAs::Approve => "y approves the PR · any other key cancels".to_owned(),
-                    _ => format!("y submits ({}) · any other key cancels", ask.how.said()),
-                });
-                lines
-            },
-        ),
+        Confirm::Submit(ask) => {
+            let mut lines = vec![
+                format!("Submit as: {}", ask.how.said()),
+                format!("Target: {}", one_line(&ask.target)),
+                format!("Line comments: {}", ask.comments),
+                match ask.body.trim().chars().count() {
+                    0 => "Body: none".to_owned(),
+                    n => format!("Body: {}", crate::output::plural::count(n, "character")),
+                },
+                format!("To: {}", one_line(&ask.destination)),
+            ];
+            // Comments that go where their lines moved since they were written, said.
+            lines.extend(ask.moved.iter().map(|m| format!("· {}", one_line(m))));
+            // Undecided drafts are named: kept out of this review, or decided first.
+            if ask.undecided > 0 {
+                lines.push(format!(
+                    "Undecided: {} from findings, left out of this review",
+                    super::count(ask.undecided, "draft", "drafts")
+                ));
+            }
+            lines.push(String::new());
+            let verb = match ask.how {
+                SubmitAs::Approve => "approves the PR".to_owned(),
+                _ => format!("submits ({})", ask.how.said()),
+            };
+            lines.push(if ask.undecided > 0 {
+                format!("y {verb} without them · any other key goes back to decide them")
+            } else {
+                format!("y {verb} · any other key cancels")
+            });
+            (
+                match ask.how {
+                    SubmitAs::Approve => " APPROVE this pull request? ",
+                    SubmitAs::RequestChanges => " Request changes? ",
+                    SubmitAs::Comment => " Submit the review? ",
+                },
+                lines,
+            )
+        }
         Confirm::Refused(why) => (
             " Not posting ",
             vec![one_line(why), String::new(), "any key closes".to_owned()],

@@ -537,6 +537,16 @@ impl Screen for InboxScreen {
         "inbox"
     }
 
+    fn session_prs(&self) -> Vec<PrCoords> {
+        let mut prs: Vec<PrCoords> = Vec::new();
+        for r in self.tabs.iter().flat_map(|t| &t.rows) {
+            if !prs.contains(&r.listed.coords) {
+                prs.push(r.listed.coords.clone());
+            }
+        }
+        prs
+    }
+
     fn selected_row(&self) -> Option<usize> {
         Some(self.selected)
     }

@@ -79,7 +79,7 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     DraftState::Proposed => theme.badge_new,
                     DraftState::Kept => theme.state_approved,
                     DraftState::Edited => theme.badge_edited,
-                    DraftState::Dropped => theme.seen,
+                    DraftState::Dropped | DraftState::Posted => theme.seen,
                 };
                 let first = c.body.lines().next().unwrap_or("");
                 let mut spans = vec![

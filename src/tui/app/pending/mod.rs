@@ -91,6 +91,15 @@ pub struct PendingScreen {
     summary: Option<String>,
 }
 
+/// How many of the review's findings' drafts are still to decide.
+pub fn undecided(review: &PendingReview) -> usize {
+    review
+        .comments
+        .iter()
+        .filter(|c| c.state == crate::code::pending::DraftState::Proposed)
+        .count()
+}
+
 /// The console entry point of the diff view: a comment (or with `suggestion` a suggestion) on
 /// `sel` of the PR in `snapshot`, in the editor, over the pending review screen.
 pub fn compose_line_comment(
@@ -278,6 +287,7 @@ impl PendingScreen {
             target: format!("{}/{}#{}", p.owner, p.repo, p.number),
             comments: review.to_post().count(),
             destination,
+            undecided: undecided(review),
             moved: moved(review),
             body,
         }));
@@ -349,6 +359,22 @@ impl Screen for PendingScreen {
         Some(self.selected)
     }
 
+    fn at_stake(&self) -> Vec<String> {
+        let Some(r) = &self.review else {
+            return Vec::new();
+        };
+        super::unsent::pending_said(&self.coords(), r.to_post().count(), undecided(r))
+            .into_iter()
+            .collect()
+    }
+
+    fn holds_unsent(&self) -> Vec<super::unsent::Unsent> {
+        match self.review {
+            Some(_) => vec![super::unsent::Unsent::Pending],
+            None => Vec::new(),
+        }
+    }
+
     fn key(&self, ev: &KeyEvent) -> Option<Action> {
         if ev
             .modifiers
@@ -417,6 +443,12 @@ impl Screen for PendingScreen {
 
     fn confirmed(&mut self, c: Confirm, yes: bool, ctx: &mut Ctx<'_>) {
         let Confirm::Submit(ask) = c else { return };
+        if !yes && ask.undecided > 0 {
+            return ctx.say(format!(
+                "not submitted: {} from findings still to decide (keep, edit or drop each)",
+                crate::output::plural::count(ask.undecided, "draft")
+            ));
+        }
         if !yes {
             return ctx.say(format!("not submitted ({})", ask.how.said()));
         }

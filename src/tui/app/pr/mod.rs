@@ -597,9 +597,7 @@ impl Screen for PrScreen {
             lost.push(format!("the review running on {pr} is cancelled"));
         }
         if self.desk.draft.is_some() && self.desk.posted.is_none() && !self.desk.posting {
-            lost.push(format!(
-                "the review draft of {pr} stays unposted (kept for next time)"
-            ));
+            lost.push(super::unsent::draft_said(&pr));
         }
         if self
             .threads
@@ -607,11 +605,22 @@ impl Screen for PrScreen {
             .as_ref()
             .is_some_and(|r| !r.body().trim().is_empty())
         {
-            lost.push(format!(
-                "the reply on {pr} stays unsent (kept for next time)"
-            ));
+            lost.push(super::unsent::reply_said(&pr));
         }
         lost
+    }
+
+    fn holds_unsent(&self) -> Vec<super::unsent::Unsent> {
+        // A draft or reply in memory (restored when it opened, or written since) is the truth;
+        // without one, the state dir speaks (a reply to a thread not on the PR stays there).
+        let mut held = Vec::new();
+        if self.desk.draft.is_some() {
+            held.push(super::unsent::Unsent::Draft);
+        }
+        if self.threads.reply.is_some() {
+            held.push(super::unsent::Unsent::Reply);
+        }
+        held
     }
 
     fn selected_row(&self) -> Option<usize> {
