@@ -175,3 +175,27 @@ fn a_comment_that_looks_like_the_shepherd_review_is_refused() {
             .is_empty()
     );
 }
+
+/// The comment lives only in the composer until it is posted: quitting names it.
+#[test]
+fn quitting_names_a_conversation_comment_being_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    h.press("w");
+    h.type_text(TEXT);
+    h.press("Esc Q");
+    let pr = coords(&h);
+    match h.app.mode() {
+        InputMode::Confirm(Confirm::Quit { lost }) => assert!(
+            lost.iter().any(|l| l
+                == &format!(
+                    "the conversation comment being written on {pr} is lost (it is not saved)"
+                )),
+            "{lost:?}"
+        ),
+        other => panic!("no quit question: {other:?}"),
+    }
+    h.press("n");
+    assert!(!h.app.quitting());
+}

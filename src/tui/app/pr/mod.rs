@@ -607,6 +607,15 @@ impl Screen for PrScreen {
         {
             lost.push(super::unsent::reply_said(&pr));
         }
+        // The conversation comment lives only in the composer until it is posted.
+        if self
+            .threads
+            .comment
+            .as_ref()
+            .is_some_and(|t| !t.lines().join("\n").trim().is_empty())
+        {
+            lost.push(super::unsent::comment_said(&pr));
+        }
         lost
     }
 
