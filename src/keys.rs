@@ -47,6 +47,7 @@ pub enum KeyCommand {
     Approve,
     Refresh,
     Sort,
+    SortReverse,
     FocusBack,
     Description,
     Files,
@@ -55,6 +56,8 @@ pub enum KeyCommand {
     NextChanged,
     NextHunk,
     PrevHunk,
+    NextFile,
+    PrevFile,
     Interdiff,
     SelectLines,
     Suggest,
@@ -280,7 +283,13 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::Sort,
         "sort",
         &["s"],
-        "inbox: next sort order (attention, updated, unseen, then by each column)",
+        "inbox: next sort order (attention, updated, unseen, then by each other column)",
+    ),
+    (
+        KeyCommand::SortReverse,
+        "sort_reverse",
+        &["O"],
+        "inbox: reverse the sort order (the header's ↓ becomes ↑)",
     ),
     (
         KeyCommand::FocusBack,
@@ -324,6 +333,18 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "prev_hunk",
         &["{"],
         "diff: previous hunk",
+    ),
+    (
+        KeyCommand::NextFile,
+        "next_file",
+        &["n"],
+        "diff: the PR's next file (shares its key with next_match: no search there)",
+    ),
+    (
+        KeyCommand::PrevFile,
+        "prev_file",
+        &["N"],
+        "diff: the PR's previous file (shares its key with prev_match)",
     ),
     (
         KeyCommand::Interdiff,
@@ -483,6 +504,21 @@ impl Key {
     }
 }
 
+/// Pairs of commands that may share a key: no screen answers both (the diff has no search, the
+/// lists that search show no file's diff). The key runs the first; a screen that does not
+/// answer it is offered the second.
+pub const SHARED: &[(KeyCommand, KeyCommand)] = &[
+    (KeyCommand::NextMatch, KeyCommand::NextFile),
+    (KeyCommand::PrevMatch, KeyCommand::PrevFile),
+];
+
+/// Whether `a` and `b` may share a key (see [`SHARED`]).
+pub fn may_share(a: KeyCommand, b: KeyCommand) -> bool {
+    SHARED
+        .iter()
+        .any(|&(x, y)| (x, y) == (a, b) || (y, x) == (a, b))
+}
+
 /// The config name of a command (`page_down`).
 pub fn command_name(cmd: KeyCommand) -> &'static str {
     COMMANDS.iter().find(|c| c.0 == cmd).map_or("?", |c| c.1)
@@ -509,7 +545,7 @@ pub fn check_bindings(
         };
         for key in keys {
             match holder.get(&key) {
-                Some((other, _)) if other == cmd => {}
+                Some((other, _)) if other == cmd || may_share(*other, *cmd) => {}
                 Some((other, other_overridden)) => {
                     let other_name = command_name(*other);
                     let why = if *other_overridden {

@@ -166,6 +166,35 @@ impl PendingComment {
         })
     }
 
+    /// One line to list it by: a suggestion by its first changed line (`suggest: let x = 2;`,
+    /// the fence never), else the first line of its text that is not a fence.
+    pub fn preview(&self) -> String {
+        if let Some(block) = suggestion_lines(&self.body) {
+            // Its lines as they were written on: the first one the suggestion changes.
+            let was: Vec<&str> = self
+                .written
+                .as_ref()
+                .map(|a| a.text.iter().map(|l| l.get(1..).unwrap_or("")).collect())
+                .unwrap_or_default();
+            let changed = block
+                .iter()
+                .enumerate()
+                .find(|(i, l)| was.get(*i) != Some(l))
+                .map(|(_, l)| *l);
+            return match changed.or(block.first().copied()) {
+                Some(l) if !l.trim().is_empty() => format!("suggest: {}", l.trim()),
+                Some(_) => "suggest: (a blank line)".to_owned(),
+                None => "suggest: delete the lines".to_owned(),
+            };
+        }
+        self.body
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with("```"))
+            .unwrap_or("")
+            .to_owned()
+    }
+
     /// The body as posted: a finding's draft carries its id in hidden metadata.
     pub fn posted_body(&self) -> String {
         match &self.finding_id {
@@ -235,6 +264,25 @@ pub fn suggestion_body(lines: &[String]) -> String {
     }
     s.push_str(&fence);
     s
+}
+
+/// The lines of the first ```` ```suggestion ```` block in `body` (fenced by three or more
+/// backticks), if it has one; an unclosed block runs to the end.
+fn suggestion_lines(body: &str) -> Option<Vec<&str>> {
+    let mut lines = body.lines();
+    let fence = lines.by_ref().find_map(|l| {
+        let t = l.trim_start();
+        let ticks = t.bytes().take_while(|b| *b == b'`').count();
+        (ticks >= 3 && t[ticks..].trim() == "suggestion").then(|| &t[..ticks])
+    })?;
+    Some(
+        lines
+            .take_while(|l| {
+                let t = l.trim();
+                !(t.starts_with(fence) && t.bytes().all(|b| b == b'`'))
+            })
+            .collect(),
+    )
 }
 
 /// `lines` in a fenced code block (a fence longer than any backtick run at their start).
@@ -967,6 +1015,40 @@ mod tests {
         assert_eq!(id, "c2", "a refused comment takes no id");
         assert_eq!(r.get("c2").unwrap().place(), "f.rs:2 (old)");
         assert_eq!(r.get("c1").unwrap().place(), "f.rs:2-4");
+    }
+
+    #[test]
+    fn a_suggestion_is_listed_by_its_first_changed_line_never_its_fence() {
+        let mut c = PendingComment {
+            id: "c2".to_owned(),
+            path: "src/a.rs".to_owned(),
+            side: Side::Right,
+            line: 11,
+            start_line: Some(10),
+            body: suggestion_body(&["let a = 1;".to_owned(), "let x = 2;".to_owned()]),
+            kind: CommentKind::Suggestion,
+            state: DraftState::Kept,
+            finding_id: None,
+            written: None,
+            followed: None,
+        };
+        // Not knowing the lines it was written on: its first line.
+        assert_eq!(c.preview(), "suggest: let a = 1;");
+        c.written = Some(Anchor {
+            head_sha: "h".to_owned(),
+            side: Side::Right,
+            start_line: Some(10),
+            line: 11,
+            text: vec!["+let a = 1;".to_owned(), "+let x = 1;".to_owned()],
+            before: Vec::new(),
+            after: Vec::new(),
+        });
+        assert_eq!(c.preview(), "suggest: let x = 2;");
+        c.body = "Better:\n````suggestion\n````".to_owned();
+        assert_eq!(c.preview(), "suggest: delete the lines");
+        c.body = "```rust\nlet y = 3;\n```".to_owned();
+        c.kind = CommentKind::Comment;
+        assert_eq!(c.preview(), "let y = 3;");
     }
 
     #[test]

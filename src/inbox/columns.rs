@@ -94,15 +94,23 @@ impl Column {
         out
     }
 
-    /// The next column to sort by (the columns `s` goes on to in the console), title excluded.
+    /// The next column to sort by (the columns `s` goes on to in the console): the title is
+    /// left out, and so are `unseen` and `updated`, which sort as the inbox's named orders of
+    /// the same name already do.
     pub fn next_sort(self) -> Column {
         let i = ALL.iter().position(|c| *c == self).unwrap_or(0);
         let next = ALL[(i + 1) % ALL.len()];
-        if next == Column::Title {
+        if next.sorts_as_a_named_order() {
             next.next_sort()
         } else {
             next
         }
+    }
+
+    /// Left out of the sort cycle: the title (alphabetical titles help nobody triage) and the
+    /// columns the named orders `unseen` and `updated` already sort by.
+    fn sorts_as_a_named_order(self) -> bool {
+        matches!(self, Column::Title | Column::Unseen | Column::Updated)
     }
 }
 
@@ -283,12 +291,20 @@ mod tests {
     }
 
     #[test]
-    fn the_sort_cycle_skips_the_title_and_comes_round() {
+    fn the_sort_cycle_skips_the_title_and_the_named_orders_and_comes_round() {
         let mut c = Column::Pr;
-        for _ in 0..ALL.len() - 1 {
+        let mut seen = vec![c];
+        loop {
             c = c.next_sort();
-            assert_ne!(c, Column::Title);
+            if c == Column::Pr {
+                break;
+            }
+            assert!(!seen.contains(&c), "{c:?} twice");
+            seen.push(c);
         }
-        assert_eq!(c, Column::Pr);
+        for skipped in [Column::Title, Column::Unseen, Column::Updated] {
+            assert!(!seen.contains(&skipped), "{skipped:?} in {seen:?}");
+        }
+        assert_eq!(seen.len(), ALL.len() - 3);
     }
 }

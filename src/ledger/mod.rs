@@ -83,8 +83,8 @@ pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
 pub use spend::{DaySpend, SPEND_FILE, Spend, SpendKind, counted, runs as spend_runs};
 pub use threads::{
-    ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind, ThreadOutbox,
-    normalized_reply, reply_body_hash,
+    QUEUED_PREFIX, ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind,
+    ThreadOutbox, apply_queued, is_queued, normalized_reply, queued_resolution, reply_body_hash,
 };
 pub use viewed::{ViewedAction, ViewedOutbox};
 

@@ -19,12 +19,13 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use chrono::DateTime;
 use sha2::{Digest, Sha256};
 
 use serde::{Deserialize, Serialize};
 
 use super::{Ledger, LedgerError, Lock, write_atomic_synced};
-use crate::pr::PrCoords;
+use crate::pr::{Association, Author, Comment, Item, PrCoords};
 
 /// What was done to a thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -64,6 +65,62 @@ pub struct ThreadAction {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ThreadOutbox {
     pub actions: Vec<ThreadAction>,
+}
+
+/// A queued (offline) reply stands in its thread under its action's id, which starts with this:
+/// what draws it says it is queued, not posted.
+pub const QUEUED_PREFIX: &str = "outbox-thread-";
+
+/// Whether `comment_id` is a queued reply's stand-in (see [`apply_queued`]).
+pub fn is_queued(comment_id: &str) -> bool {
+    comment_id.starts_with(QUEUED_PREFIX)
+}
+
+/// What the queued thread actions make of `items`, in their order: a reply stands at the end of
+/// its thread as a comment by `own` (its id the action's, see [`is_queued`]; never twice), a
+/// resolve or unresolve sets the thread's state. Actions on threads not in `items` are left.
+pub fn apply_queued(actions: &[ThreadAction], items: &mut [Item], own: &str) {
+    for a in actions {
+        let Some(t) = items.iter_mut().find_map(|i| match i {
+            Item::Thread(t) if t.id == a.thread_id => Some(t),
+            _ => None,
+        }) else {
+            continue;
+        };
+        match a.kind {
+            ThreadActionKind::Reply => {
+                if t.comments.iter().any(|c| c.id == a.id) {
+                    continue;
+                }
+                t.comments.push(Comment {
+                    id: a.id.clone(),
+                    author: Author {
+                        login: if own.is_empty() { "you" } else { own }.to_owned(),
+                        association: Association::Member,
+                        bot: false,
+                    },
+                    created_at: DateTime::from_timestamp(a.at, 0).unwrap_or_default(),
+                    last_edited_at: None,
+                    url: String::new(),
+                    body: a.body.clone().unwrap_or_default(),
+                    minimized: false,
+                    minimized_reason: None,
+                });
+            }
+            ThreadActionKind::Resolve => t.resolved = true,
+            ThreadActionKind::Unresolve => t.resolved = false,
+        }
+    }
+}
+
+/// The queued resolve or unresolve that decides `thread_id`'s state, if any (the last one).
+pub fn queued_resolution(actions: &[ThreadAction], thread_id: &str) -> Option<bool> {
+    actions.iter().rev().find_map(|a| match a.kind {
+        _ if a.thread_id != thread_id => None,
+        ThreadActionKind::Resolve => Some(true),
+        ThreadActionKind::Unresolve => Some(false),
+        ThreadActionKind::Reply => None,
+    })
 }
 
 /// The name of a reply intent's file in the PR folder starts with this.
@@ -296,6 +353,46 @@ mod tests {
 
     fn coords() -> PrCoords {
         crate::ledger::test_coords(3)
+    }
+
+    #[test]
+    fn queued_actions_are_laid_over_their_threads_once_in_order() {
+        let thread: Item = serde_json::from_value(serde_json::json!({
+            "kind": "thread", "id": "T1", "path": "a.rs", "comments": []
+        }))
+        .expect("a thread");
+        let mut items = vec![thread];
+        let act = |id: &str, kind, body: Option<&str>| ThreadAction {
+            id: id.to_owned(),
+            kind,
+            thread_id: "T1".to_owned(),
+            body: body.map(str::to_owned),
+            at: 1_700_000_000,
+        };
+        let actions = vec![
+            act("outbox-thread-1", ThreadActionKind::Reply, Some("on it")),
+            act("outbox-thread-2", ThreadActionKind::Resolve, None),
+            act("outbox-thread-3", ThreadActionKind::Reply, Some("x")),
+            act("outbox-thread-4", ThreadActionKind::Unresolve, None),
+            act("outbox-thread-5", ThreadActionKind::Resolve, None),
+        ];
+        apply_queued(&actions, &mut items, "me");
+        apply_queued(&actions, &mut items, "me");
+        let Item::Thread(t) = &items[0] else {
+            panic!("a thread")
+        };
+        assert!(t.resolved);
+        assert_eq!(t.comments.len(), 2, "each reply once");
+        assert!(t.comments.iter().all(|c| is_queued(&c.id)));
+        assert_eq!(
+            (
+                t.comments[0].author.login.as_str(),
+                t.comments[0].body.as_str()
+            ),
+            ("me", "on it")
+        );
+        assert_eq!(queued_resolution(&actions, "T1"), Some(true));
+        assert_eq!(queued_resolution(&actions, "T2"), None);
     }
 
     #[test]

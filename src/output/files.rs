@@ -28,7 +28,10 @@ impl From<MetaFinding> for FindingMark {
             id: f.id,
             file: f.file.trim_start_matches("./").to_owned(),
             line: f.line,
-            severity: f.severity,
+            // One severity vocabulary everywhere a finding shows: a model's "major" or "nit"
+            // reads as the contract's word, as the review pane and the pending review say it.
+            severity: crate::review::findings::Severity::read(&f.severity)
+                .map_or(f.severity, |(s, _)| s.as_str().to_owned()),
             message: f.message,
         }
     }
@@ -461,6 +464,21 @@ pub fn diff_json(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_finding_mark_speaks_the_consoles_severity_words() {
+        let mark = |severity: &str| {
+            FindingMark::from(MetaFinding {
+                severity: severity.to_owned(),
+                ..MetaFinding::default()
+            })
+            .severity
+        };
+        assert_eq!(mark("major"), "important");
+        assert_eq!(mark("nit"), "suggestion");
+        assert_eq!(mark("Critical"), "critical");
+        assert_eq!(mark("odd"), "odd");
+    }
 
     #[test]
     fn a_fence_outgrows_the_backticks_inside() {

@@ -5,12 +5,15 @@ use std::collections::HashMap;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use crate::keys::may_share;
 pub use crate::keys::{COMMANDS, Key, KeyCommand, command_by_name};
 
 /// The active bindings.
 #[derive(Debug, Clone)]
 pub struct Keymap {
     by_key: HashMap<Key, KeyCommand>,
+    /// A key's second command, when it is shared (see [`crate::keys::SHARED`]).
+    also: HashMap<Key, KeyCommand>,
     by_command: HashMap<KeyCommand, Vec<Key>>,
 }
 
@@ -23,7 +26,8 @@ impl Default for Keymap {
 impl Keymap {
     /// Defaults with `overrides` (already-parsed keys per command) replacing a command's keys.
     pub fn new(overrides: &HashMap<KeyCommand, Vec<Key>>) -> Keymap {
-        let mut by_key = HashMap::new();
+        let mut by_key: HashMap<Key, KeyCommand> = HashMap::new();
+        let mut also: HashMap<Key, KeyCommand> = HashMap::new();
         let mut by_command = HashMap::new();
         for (cmd, _, defaults, _) in COMMANDS {
             let keys: Vec<Key> = match overrides.get(cmd) {
@@ -38,15 +42,36 @@ impl Keymap {
                 continue;
             }
             for k in by_command.get(cmd).into_iter().flatten() {
-                by_key.entry(*k).or_insert(*cmd);
+                match by_key.get(k) {
+                    Some(first) if may_share(*first, *cmd) => {
+                        also.insert(*k, *cmd);
+                    }
+                    Some(_) => {}
+                    None => {
+                        by_key.insert(*k, *cmd);
+                    }
+                }
             }
         }
         for (cmd, keys) in overrides {
             for k in keys {
-                by_key.insert(*k, *cmd);
+                match by_key.insert(*k, *cmd) {
+                    Some(before) if before != *cmd && may_share(before, *cmd) => {
+                        also.insert(*k, before);
+                    }
+                    _ => {
+                        also.remove(k);
+                    }
+                }
             }
         }
-        Keymap { by_key, by_command }
+        // A shared key whose second command was bound elsewhere since is its first's alone.
+        also.retain(|k, cmd| by_command.get(cmd).is_some_and(|keys| keys.contains(k)));
+        Keymap {
+            by_key,
+            also,
+            by_command,
+        }
     }
 
     pub fn command(&self, ev: &KeyEvent) -> Option<KeyCommand> {
@@ -65,6 +90,12 @@ impl Keymap {
                 _ => None,
             }
         })
+    }
+
+    /// The key's second command when it is shared: offered to the screen that does not answer
+    /// the first ([`crate::keys::SHARED`]).
+    pub fn also(&self, ev: &KeyEvent) -> Option<KeyCommand> {
+        self.also.get(&Key::from_event(ev)).copied()
     }
 
     /// "j/↓" for the footer and help.
@@ -127,5 +158,25 @@ mod tests {
             km.command(&ev(KeyCode::Char('j'), KeyModifiers::NONE)),
             None
         );
+    }
+
+    /// `n`/`N` run the search's command and, where it is not answered, the diff's next file;
+    /// rebinding one of them leaves the key to the other alone.
+    #[test]
+    fn a_shared_key_offers_its_second_command() {
+        let n = ev(KeyCode::Char('n'), KeyModifiers::NONE);
+        let km = Keymap::default();
+        assert_eq!(km.command(&n), Some(KeyCommand::NextMatch));
+        assert_eq!(km.also(&n), Some(KeyCommand::NextFile));
+        let mut o = HashMap::new();
+        o.insert(KeyCommand::NextFile, vec![Key::parse(")").unwrap()]);
+        let km = Keymap::new(&o);
+        assert_eq!(km.command(&n), Some(KeyCommand::NextMatch));
+        assert_eq!(km.also(&n), None);
+        let mut o = HashMap::new();
+        o.insert(KeyCommand::NextMatch, vec![Key::parse("ctrl-n").unwrap()]);
+        let km = Keymap::new(&o);
+        assert_eq!(km.command(&n), Some(KeyCommand::NextFile));
+        assert_eq!(km.also(&n), None);
     }
 }

@@ -13,7 +13,8 @@ use crate::source::github::GitHub;
 /// What the screens of one console run share.
 #[derive(Debug, Clone, Default)]
 pub struct Session {
-    /// Unix seconds, for relative times ("3h ago"); fixed so drawing stays deterministic.
+    /// Unix seconds, for relative times ("3h ago"): the launch time, moved forward by the
+    /// console's clock ticks (drawing reads it, never the wall clock).
     pub now: i64,
     /// The config file's `[gates]`: the console applies them like `review` does.
     pub gates: GateConfig,

@@ -136,11 +136,11 @@ fn an_unsent_reply_survives_a_crash() {
         30,
     )
     .unwrap();
+    // The notice names the thread the reply belongs to: its place and its author.
+    let notice = h.app.notice().unwrap_or("").to_owned();
     assert!(
-        h.app
-            .notice()
-            .unwrap_or("")
-            .contains("restored the unsent reply")
+        notice.contains("restored the unsent reply to src/client/retry.rs:29 (@rajesh-k)"),
+        "{notice}"
     );
     select_id(&mut h, JITTER);
     h.press("c");
@@ -212,4 +212,84 @@ fn resolve_and_unresolve_ask_first_and_need_a_thread() {
     assert_eq!(actions[0]["kind"], "resolve");
     assert_eq!(actions[1]["kind"], "unresolve");
     assert!(!h.app.selected_item().is_some_and(|i| i.status().resolved));
+}
+
+/// Offline, a reply and a resolve wait in the outbox: the thread shows them queued at once (the
+/// reply under it, marked queued; the thread RESOLVING(queued)), and again after the PR is
+/// opened anew, where the header counts the thread resolved as the badge says.
+#[test]
+fn queued_replies_and_resolves_show_as_queued_and_again_after_reopening() {
+    let (mut h, dir) = after_a_look(120, 40);
+    select_id(&mut h, JITTER);
+    h.press("c");
+    h.type_text("On it: jitter at the call site.");
+    h.press("ctrl-s y");
+    h.press("x y");
+    h.draw();
+    assert_eq!(
+        last_reply(&h),
+        (
+            "pr-shepherd".to_owned(),
+            "On it: jitter at the call site.".to_owned()
+        )
+    );
+    // The detail's end: the reply, marked queued.
+    h.press("Tab G");
+    let screen = h.screen();
+    assert!(screen.contains("queued (offline)"), "{screen}");
+    assert!(
+        screen.contains("On it: jitter at the call site."),
+        "{screen}"
+    );
+    assert!(screen.contains("RESOLVING(queued)"), "{screen}");
+    let resolved = h.app.selected_item().map(|i| i.status().resolved);
+    assert_eq!(resolved, Some(true));
+    drop(h);
+
+    // Opened anew (a relaunch): the outbox is laid over the fixture again.
+    let f = Fixture::parse(DEMO_FIXTURE, Path::new("assets/fixtures/demo.json")).unwrap();
+    let mut h = Harness::new(
+        f.snapshot_at(1).unwrap(),
+        Some(f),
+        Ledger::new(dir.path()),
+        Theme::default_theme(),
+        120,
+        40,
+    )
+    .unwrap();
+    select_id(&mut h, JITTER);
+    h.draw();
+    assert_eq!(
+        last_reply(&h),
+        (
+            "pr-shepherd".to_owned(),
+            "On it: jitter at the call site.".to_owned()
+        )
+    );
+    h.press("Tab G");
+    let screen = h.screen();
+    assert!(screen.contains("queued (offline)"), "{screen}");
+    assert!(
+        screen.contains("On it: jitter at the call site."),
+        "{screen}"
+    );
+    assert!(screen.contains("RESOLVING(queued)"), "{screen}");
+    assert!(!screen.contains(" UNCHANGED  RESOLVED"), "{screen}");
+    assert_eq!(
+        h.app.selected_item().map(|i| i.status().resolved),
+        Some(true)
+    );
+    insta::assert_snapshot!("thread_queued_offline_120x40", screen);
+}
+
+/// The author and text of the selected thread's last comment.
+fn last_reply(h: &Harness) -> (String, String) {
+    match h.app.selected_item() {
+        Some(pr_shepherd::pr::Item::Thread(t)) => t
+            .comments
+            .last()
+            .map(|c| (c.author.login.clone(), c.body.clone()))
+            .unwrap_or_default(),
+        other => panic!("no thread selected: {other:?}"),
+    }
 }

@@ -522,3 +522,26 @@ fn the_diff_header_agrees_with_the_files_and_t_marks_viewed_from_the_diff() {
     assert_eq!(files[0].1.viewed, ViewedState::Viewed);
     assert!(files[0].1.seen_now);
 }
+
+/// A diff line longer than the row wraps under its gutter: the continued rows keep the `+` and
+/// the line's indentation, with `↪` where the line numbers are; the cursor stays in sight.
+#[test]
+fn a_long_diff_line_wraps_with_its_sign_and_indentation() {
+    let (mut h, _d) = demo_harness(80, 24);
+    h.draw();
+    h.press("F j j Enter");
+    assert_eq!(h.app.diff_path(), Some("bindings/python/rivet/client.py"));
+    let screen = h.screen();
+    assert!(
+        screen.contains("+        self._inner = _Client(base_url, timeout, max_attempts,"),
+        "{screen}"
+    );
+    assert!(screen.contains("↪ +        base_delay)"), "{screen}");
+    insta::assert_snapshot!("code_diff_wrapped_80x24", screen);
+    // Down past the bottom: the cursor's line stays on screen though the rows above it wrap.
+    for _ in 0..16 {
+        h.press("j");
+        let screen = h.screen();
+        assert!(screen.contains('▶'), "{screen}");
+    }
+}

@@ -155,7 +155,10 @@ fn keys_act_on_the_focused_findings_and_the_footer_follows_focus() {
     assert!(list_footer.contains("Tab findings"), "{list_footer}");
     h.press("Tab");
     let rows = h.app.row_count();
-    h.press("Enter ] [");
+    // Enter opens the finding under the cursor (Esc goes back to the findings).
+    h.press("Enter");
+    assert!(h.app.opened_finding().is_some());
+    h.press("Esc ] [");
     assert_eq!(h.app.row_count(), rows, "the hidden list is untouched");
     assert_eq!(h.app.selected_row(), Some(0));
     let f = footer(&h);

@@ -144,8 +144,8 @@ fn sort_goes_on_through_the_columns_keeping_the_selection() {
         "{rows:#?}"
     );
     assert_eq!(h.app.inbox_selected().unwrap().listed.coords, kept);
-    // Every column after checks (the title is before it), then attention again.
-    let after_checks = ALL.len() - 1 - ALL.iter().position(|c| *c == Column::Checks).unwrap();
+    // Every column after checks but age (sorted as the `updated` order is), then attention.
+    let after_checks = ALL.len() - 1 - ALL.iter().position(|c| *c == Column::Checks).unwrap() - 1;
     let mut presses = 0;
     while h.app.inbox().unwrap().sort_column.is_some() {
         h.press("s");
@@ -155,6 +155,32 @@ fn sort_goes_on_through_the_columns_keeping_the_selection() {
     h.draw();
     assert!(h.screen().contains("sort: attention"), "{}", h.screen());
     assert_eq!(h.app.inbox_selected().unwrap().listed.coords, kept);
+}
+
+/// The reverse key turns the rows round; the header's arrow says which way they go.
+#[test]
+fn the_sort_reverses_and_the_header_says_so() {
+    let (mut h, _d) = bundled(120, 20);
+    h.draw();
+    h.press("s");
+    assert!(h.screen().contains("sort: updated ↓"), "{}", h.screen());
+    let down: Vec<_> = h
+        .app
+        .inbox_rows(0)
+        .iter()
+        .map(|r| r.listed.coords.clone())
+        .collect();
+    h.press("O");
+    assert!(h.screen().contains("sort: updated ↑"), "{}", h.screen());
+    let up: Vec<_> = h
+        .app
+        .inbox_rows(0)
+        .iter()
+        .map(|r| r.listed.coords.clone())
+        .collect();
+    assert_eq!(up, down.into_iter().rev().collect::<Vec<_>>());
+    h.press("O");
+    assert!(h.screen().contains("sort: updated ↓"), "{}", h.screen());
 }
 
 /// A triage session opens PR after PR from the inbox, in any order: the PR screen's header line
@@ -698,4 +724,45 @@ fn esc_in_the_inbox_clears_an_applied_search_then_the_filter() {
     h.type_text("482");
     h.press("Enter q");
     assert!(h.app.quitting(), "q quits with a search applied");
+}
+
+/// A PR opened from the inbox shows what its thread outbox queued offline: the reply under its
+/// thread marked queued, the resolve as RESOLVING(queued), counted resolved in the header.
+#[test]
+fn a_pr_opened_from_the_inbox_shows_its_queued_thread_actions() {
+    use pr_shepherd::ledger::ThreadActionKind;
+    let (mut h, dir) = bundled(120, 40);
+    let ledger = Ledger::new(dir.path());
+    let pr = crate::support::demo_coords();
+    let thread = "PRRT_kwDOKq3xZs5hQ1bB";
+    ledger
+        .push_thread_action(
+            &pr,
+            ThreadActionKind::Reply,
+            thread,
+            Some("queued words"),
+            1,
+        )
+        .unwrap();
+    ledger
+        .push_thread_action(&pr, ThreadActionKind::Resolve, thread, None, 2)
+        .unwrap();
+    h.draw();
+    h.press("/");
+    h.type_text("482");
+    h.press("Enter Enter");
+    assert!(h.app.top_is::<PrScreen>(), "{}", h.screen());
+    crate::support::console::select_id(&mut h, thread);
+    let screen = h.screen();
+    assert!(screen.contains("RESOLVING(queued)"), "{screen}");
+    assert!(screen.contains("REPLY(queued)"), "{screen}");
+    match h.app.selected_item() {
+        Some(pr_shepherd::pr::Item::Thread(t)) => {
+            assert!(t.resolved);
+            let last = t.comments.last().unwrap();
+            assert_eq!(last.body, "queued words");
+            assert!(pr_shepherd::ledger::is_queued(&last.id));
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -87,8 +87,9 @@ fn navigation_keys() {
     // Enter on an item zooms the detail; Esc unzooms; q quits.
     h.press("j Enter");
     assert!(h.app.zoomed());
+    // The whole hunk, around the commented line (its top may be above the pane).
     assert!(
-        h.screen().contains("@@"),
+        !h.screen().contains("earlier line"),
         "zoomed thread shows the whole hunk"
     );
     h.press("Esc");
@@ -388,7 +389,20 @@ fn r_runs_the_review_and_shows_progress_and_the_aspects_panel() {
         "{screen}"
     );
     assert!(screen.contains("Review — exactly as it will be posted"));
-    assert!(screen.contains("## PR Shepherd Review"), "{screen}");
+    // The body is below the findings (each wrapped whole): scrolling the pane reaches it.
+    h.press("Tab");
+    for _ in 0..20 {
+        if h.screen().contains("## PR Shepherd Review") {
+            break;
+        }
+        h.press("ctrl-d");
+    }
+    assert!(
+        h.screen().contains("## PR Shepherd Review"),
+        "{}",
+        h.screen()
+    );
+    h.press("Tab");
     assert_eq!(h.app.pane(), Some(Pane::Review));
     // The list stays usable while the pane is open.
     let before = h.app.selected_row().unwrap();
@@ -513,6 +527,23 @@ fn discard_removes_the_draft_and_posts_nothing() {
             .is_none()
     );
     assert!(h.screen().contains("draft discarded; nothing was posted"));
+}
+
+/// A restored draft's age is its real age, kept up to date by the console's clock: "saved just
+/// now" does not stick while minutes pass.
+#[test]
+fn a_restored_drafts_age_follows_the_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut h = reviewed(dir.path());
+        h.press("e Down");
+        h.type_text("Unsaved thought");
+    }
+    let mut h = open(dir.path(), 120, 40);
+    h.draw();
+    assert!(h.screen().contains("saved just now"), "{}", h.screen());
+    h.tick((TEST_NOW + 300) * 1000);
+    assert!(h.screen().contains("saved 5m ago"), "{}", h.screen());
 }
 
 #[test]

@@ -402,3 +402,49 @@ fn after_a_force_push_the_pending_screen_shows_moved_and_outdated_comments_and_p
         "{left:?}"
     );
 }
+
+/// The pending list gives each column its own width with a space between (never
+/// `suggestionkept`), and lists a suggestion by the first line it changes, never by its fence.
+#[test]
+fn the_pending_list_keeps_its_columns_apart_and_lists_a_suggestion_by_its_changed_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::demo(dir.path(), 80, 24).unwrap();
+    h.draw();
+    let pr = support::console::coords(&h);
+    let head = h.app.pr_meta().unwrap().head_sha.clone();
+    let review: pr_shepherd::code::pending::PendingReview = serde_json::from_value(json!({
+        "headSha": head,
+        "body": "",
+        "lastId": 2,
+        "comments": [
+            {
+                "id": "c1", "path": "src/client/mod.rs", "side": "RIGHT", "line": 2,
+                "body": "Is retry public on purpose?", "kind": "comment", "state": "kept"
+            },
+            {
+                "id": "c2", "path": "src/client/mod.rs", "side": "RIGHT", "startLine": 5,
+                "line": 7, "kind": "suggestion", "state": "kept",
+                "body": "```suggestion\npub use retry::{with_retry, RetryPolicy};\n\npub const USER_AGENT: &str = \"rivet/1.0\";\n```",
+                "written": {
+                    "headSha": head, "side": "RIGHT", "startLine": 5, "line": 7,
+                    "text": [
+                        "+pub use retry::{with_retry, RetryPolicy};",
+                        " ",
+                        "+pub const USER_AGENT: &str = \"rivet/0.9\";"
+                    ]
+                }
+            }
+        ]
+    }))
+    .unwrap();
+    Ledger::new(dir.path()).save_pending(&pr, &review).unwrap();
+    h.press("P");
+    let s = h.screen();
+    assert!(!s.contains("suggestionkept"), "{s}");
+    assert!(!s.contains("```suggestion"), "{s}");
+    assert!(
+        s.contains("src/client/mod.rs:5-7  suggest: pub const USER_AGENT"),
+        "{s}"
+    );
+    insta::assert_snapshot!("pending_list_columns_80x24", s);
+}

@@ -527,3 +527,67 @@ fn review_pane_size_line_and_an_over_limit_draft() {
         "not posting: the draft is 65,537 / 65,536 characters, 1 over GitHub's limit; shorten it (e)"
     );
 }
+
+/// At 80×24 every screen's footer keeps `? help` (and the way back): the other hints go first.
+#[test]
+fn footers_keep_help_at_80x24() {
+    let (mut h, _d) = demo_harness(80, 24);
+    h.draw();
+    let last = |h: &Harness| h.screen().lines().last().unwrap_or_default().to_owned();
+    assert!(last(&h).contains("? help"), "PR list: {}", h.screen());
+    assert!(last(&h).contains("q quit"), "PR list: {}", h.screen());
+    h.press("Tab");
+    h.draw();
+    assert!(last(&h).contains("? help"), "PR detail: {}", h.screen());
+    h.press("Tab");
+    h.press("P");
+    h.draw();
+    insta::assert_snapshot!("pending_80x24", h.screen());
+    assert!(last(&h).contains("? help"), "pending: {}", h.screen());
+    assert!(last(&h).contains("q back"), "pending: {}", h.screen());
+    h.press("q F");
+    h.draw();
+    assert!(last(&h).contains("? help"), "files: {}", h.screen());
+    h.press("Enter");
+    h.draw();
+    assert!(last(&h).contains("? help"), "diff: {}", h.screen());
+}
+
+/// Zooming a thread's 56-line hunk keeps the commented line (the hunk's last) in view, near the
+/// middle of the pane, rather than jumping to the hunk's top.
+#[test]
+fn zoom_keeps_the_commented_line_in_view() {
+    let (mut h, _d) = demo_harness(80, 24);
+    h.draw();
+    select_id(&mut h, "PRRT_kwDOKq3xZs5hQ1aA");
+    h.press("Tab");
+    h.draw();
+    h.press("Enter");
+    h.draw();
+    let screen = h.screen();
+    assert!(!screen.contains("earlier lines"), "zoomed: {screen}");
+    let rows: Vec<&str> = screen.lines().collect();
+    let at = rows
+        .iter()
+        .position(|l| l.contains("+        attempt += 1;"))
+        .unwrap_or_else(|| panic!("the commented line is out of view: {screen}"));
+    // Zoomed, the detail pane is the body (rows 3..23): the line sits in its middle half.
+    assert!((7..=18).contains(&at), "row {at}: {screen}");
+    // Zooming out keeps it in view too.
+    h.press("Enter");
+    h.draw();
+    assert!(
+        h.screen().contains("+        attempt += 1;"),
+        "{}",
+        h.screen()
+    );
+}
+
+/// A thread whose hunk is one line longer than the shown tail says "1 earlier line".
+#[test]
+fn one_earlier_line_is_singular() {
+    let (mut h, _d) = demo_harness(120, 40);
+    let screen = shown(&mut h, "PRRT_kwDOKq3xZs5hQ1eE");
+    assert!(screen.contains("⋯ 1 earlier line of the hunk"), "{screen}");
+    assert!(!screen.contains("1 earlier lines"), "{screen}");
+}

@@ -225,3 +225,42 @@ fn config_reference_examples_are_valid_configs() {
         }
     }
 }
+
+/// The README's text captures of the console are the console's own snapshots: each fenced
+/// `text` block after a paragraph naming a `tests/console/snapshots/….snap` file is that
+/// snapshot's screen, so the pictures stay true when the screens change.
+#[test]
+fn readme_captures_are_the_console_snapshots() {
+    let md = std::fs::read_to_string("README.md").expect("README");
+    let mut named: Option<String> = None;
+    let mut block: Option<String> = None;
+    let mut checked = 0;
+    for line in md.lines() {
+        if let Some(b) = &mut block {
+            if line == "```" {
+                let path = named.take().expect("named");
+                let snap = std::fs::read_to_string(&path).expect("the named snapshot");
+                let screen = snap.splitn(3, "---\n").nth(2).expect("an insta snapshot");
+                assert_eq!(
+                    b.trim_end(),
+                    screen.trim_end(),
+                    "README's capture of {path}"
+                );
+                checked += 1;
+                block = None;
+            } else {
+                b.push_str(line);
+                b.push('\n');
+            }
+            continue;
+        }
+        if let Some(at) = line.find("tests/console/snapshots/") {
+            let rest = &line[at..];
+            let end = rest.find(".snap").expect("a .snap path") + ".snap".len();
+            named = Some(rest[..end].to_owned());
+        } else if line == "```text" && named.is_some() {
+            block = Some(String::new());
+        }
+    }
+    assert!(checked >= 2, "the inbox and the diff are shown");
+}

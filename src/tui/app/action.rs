@@ -89,6 +89,9 @@ pub enum Action {
         action: Box<Action>,
     },
     Command(KeyCommand),
+    /// A key bound to two commands no screen answers both of (`n`: the next search match, or
+    /// in the diff the next file): the first, or the second where the first is not answered.
+    SharedKey(KeyCommand, KeyCommand),
     /// The console's clock (milliseconds since the Unix epoch; tests inject it): the dwell
     /// before a shown item counts as seen, the inbox's refresh interval.
     Tick {
@@ -205,6 +208,11 @@ pub enum Action {
         summary: Option<String>,
     },
     PendingSaved(Result<(), String>),
+    /// The pending review of `pr`, read for the diff (or why not).
+    DiffPendingLoaded {
+        pr: PrCoords,
+        result: Result<Box<crate::code::pending::PendingReview>, String>,
+    },
     /// A submitted pending review (or why not).
     ReviewSubmitted(Result<crate::publish::review::Submitted, String>),
     /// The PR on a PR screen fetched afresh (or why not): the screen is refreshed in place.
@@ -308,6 +316,9 @@ pub struct SavedDrafts {
     /// The latest stored review run made for the draft's head: the restored draft's findings
     /// picker comes from it (none when no run was stored or none is readable).
     pub run: Option<Box<crate::review::ReviewRun>>,
+    /// The thread outbox: replies and resolutions queued offline, not yet on GitHub (shown as
+    /// queued on an offline session's threads).
+    pub queued: Result<Vec<crate::ledger::ThreadAction>, String>,
 }
 
 /// Which text the external editor was given.

@@ -69,7 +69,11 @@ impl InputMode {
                 KeyCode::Char('y') | KeyCode::Char('Y')
             ))),
             InputMode::Help | InputMode::Messages | InputMode::Normal => {
-                keymap.command(ev).map(Action::Command)
+                let cmd = keymap.command(ev)?;
+                Some(match keymap.also(ev) {
+                    Some(second) => Action::SharedKey(cmd, second),
+                    None => Action::Command(cmd),
+                })
             }
         }
     }

@@ -118,6 +118,11 @@ pub enum Effect {
     LoadPending {
         snapshot: Box<Snapshot>,
     },
+    /// Reads the pending review for the diff (its comments and findings' drafts under their
+    /// lines), as [`Effect::LoadPending`] does for the pending review screen.
+    LoadDiffPending {
+        snapshot: Box<Snapshot>,
+    },
     /// Saves the pending review (fsynced: the maintainer's work).
     SavePending {
         pr: PrCoords,
@@ -213,6 +218,7 @@ impl Effect {
             | Effect::RecordDecisions { .. }
             | Effect::LoadStats { .. }
             | Effect::LoadPending { .. }
+            | Effect::LoadDiffPending { .. }
             | Effect::SavePending { .. }
             | Effect::RecordShown { .. }
             | Effect::ScanUnsent { .. }
@@ -274,6 +280,7 @@ impl Effect {
             | Effect::ExternalEdit { .. }
             // The code screens' too: they sit on top of their PR screen while they wait.
             | Effect::LoadCode { .. }
+            | Effect::LoadDiffPending { .. }
             | Effect::RecordShown { .. }
             | Effect::SetViewed { .. }
             // The checks screen's likewise.

@@ -252,7 +252,8 @@ impl App {
             Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.ask_to_quit(&mut fx),
             Action::UnsentScanned(disk) => self.unsent_scanned(disk),
             Action::Notice(n) => self.notice = Some(n),
-            Action::Command(cmd) => self.command(cmd, &mut fx),
+            Action::Command(cmd) => self.command(cmd, None, &mut fx),
+            Action::SharedKey(cmd, second) => self.command(cmd, Some(second), &mut fx),
             a @ (Action::SearchInput(_)
             | Action::SearchBackspace
             | Action::SearchAccept
@@ -276,6 +277,9 @@ impl App {
             },
             Action::Tick { now_ms } => {
                 self.clock_ms = now_ms;
+                // Relative times and saved-at stamps follow the clock (never backwards: a
+                // test's injected clock may start below the session's fixed now).
+                self.session.now = self.session.now.max(now_ms.div_euclid(1000));
                 for at in 0..self.stack.len() {
                     let mut ctx = ctx!(self, &mut fx);
                     self.stack[at].tick(now_ms, &mut ctx);
@@ -421,7 +425,8 @@ impl App {
 
     /// A command from the keymap: help answers it while open; else the screen on top, and what
     /// it does not consume the router answers.
-    fn command(&mut self, cmd: KeyCommand, fx: &mut Vec<Effect>) {
+    /// `cmd`, or where the screen on top does not answer it, `second` (a shared key's).
+    fn command(&mut self, cmd: KeyCommand, second: Option<KeyCommand>, fx: &mut Vec<Effect>) {
         if cmd != KeyCommand::Help || self.mode != InputMode::Help {
             self.notice = None;
         }
@@ -438,6 +443,11 @@ impl App {
             return;
         }
         if self.on_top(fx, |s, ctx| s.command(cmd, ctx)) == Handled::Consumed {
+            return;
+        }
+        if let Some(second) = second
+            && self.on_top(fx, |s, ctx| s.command(second, ctx)) == Handled::Consumed
+        {
             return;
         }
         match cmd {

@@ -154,6 +154,12 @@ impl App {
         self.pr().map(|p| p.desk.review_scroll)
     }
 
+    /// The finding `Enter` opened whole in the review pane, if one is open.
+    pub fn opened_finding(&self) -> Option<&crate::review::findings::Finding> {
+        let desk = &self.pr()?.desk;
+        desk.opened.and(desk.selected_finding())
+    }
+
     /// `(step, steps)` of a fixture's history; `None` live.
     pub fn step(&self) -> Option<(usize, usize)> {
         self.pr()?.list.step()

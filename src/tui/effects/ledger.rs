@@ -109,6 +109,10 @@ pub fn saved_drafts(ledger: &Ledger, coords: &PrCoords) -> SavedDrafts {
         draft,
         reply: ledger.load_reply_draft(coords).map_err(|e| e.to_string()),
         run,
+        queued: ledger
+            .thread_outbox(coords)
+            .map(|o| o.actions)
+            .map_err(|e| e.to_string()),
     }
 }
 

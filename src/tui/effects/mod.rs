@@ -118,6 +118,7 @@ impl EffectRunner {
             Effect::LoadStats { pr } => Some(ledger::load_stats(l, &pr)),
             Effect::ScanUnsent { prs } => Some(ledger::scan_unsent(l, &prs)),
             Effect::LoadPending { snapshot } => Some(pending::load(l, &snapshot)),
+            Effect::LoadDiffPending { snapshot } => Some(pending::load_for_diff(l, &snapshot)),
             Effect::SavePending { pr, review } => Some(pending::save(l, &pr, review, now)),
             Effect::RecordShown { pr, files, all } => {
                 Some(code::record_shown(l, &pr, &files, &all, now))

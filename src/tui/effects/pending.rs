@@ -48,6 +48,16 @@ fn summary_of(body: &str) -> String {
         .to_owned()
 }
 
+/// The pending review as the diff shows it under its lines.
+pub fn load_for_diff(ledger: &Ledger, snapshot: &Snapshot) -> Action {
+    Action::DiffPendingLoaded {
+        pr: snapshot.pr.coords(),
+        result: load_with_drafts(ledger, snapshot)
+            .map(Box::new)
+            .map_err(|e| e.to_string()),
+    }
+}
+
 pub fn save(ledger: &Ledger, pr: &PrCoords, mut review: Box<PendingReview>, now: i64) -> Action {
     review.saved_at = now;
     Action::PendingSaved(ledger.save_pending(pr, &review).map_err(|e| e.to_string()))

@@ -103,6 +103,34 @@ pub fn fit(mut line: Line<'static>, width: usize) -> Line<'static> {
     Line::from(spans).style(style)
 }
 
+/// A footer's key hints (span pairs as [`key_hint`] writes them) within `width`: when they do
+/// not fit, the hints other than help, quit and back go first, from the right, so a narrow
+/// terminal still shows `? help` and the way out.
+pub fn fit_hints(line: Line<'static>, keymap: &Keymap, width: usize) -> Line<'static> {
+    if line.width() <= width {
+        return line;
+    }
+    let keep = [KeyCommand::Help, KeyCommand::Quit, KeyCommand::Back].map(|c| keymap.keys_label(c));
+    let style = line.style;
+    let mut pairs: Vec<Vec<Span<'static>>> = line
+        .spans
+        .chunks(2)
+        .map(<[Span<'static>]>::to_vec)
+        .collect();
+    let width_of =
+        |pairs: &[Vec<Span<'static>>]| -> usize { pairs.iter().flatten().map(Span::width).sum() };
+    while width_of(&pairs) > width {
+        let Some(i) = pairs
+            .iter()
+            .rposition(|p| p.len() == 2 && !keep.iter().any(|k| *k == p[0].content))
+        else {
+            break;
+        };
+        pairs.remove(i);
+    }
+    fit(Line::from(pairs.concat()).style(style), width)
+}
+
 /// `j/↓ what` for a footer, with the keys the keymap binds.
 pub fn key_hint(
     keymap: &Keymap,
@@ -161,7 +189,8 @@ pub fn ago(ts: i64, now: i64) -> String {
 
 /// Wraps a diff line (`+`, `-` or ` ` first) to `width` columns under its gutter: every row,
 /// the continued ones too, starts with the line's sign in its style, so a wrapped added line
-/// still reads as added. Other lines wrap as [`wrap`] does.
+/// still reads as added, and the continued rows keep the line's indentation (unless it would
+/// take half the row). Other lines wrap as [`wrap`] does.
 pub fn wrap_diff(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>) {
     let width = width.max(2);
     let first = line.spans.first().and_then(|s| s.content.chars().next());
@@ -178,10 +207,39 @@ pub fn wrap_diff(line: Line<'static>, width: usize, out: &mut Vec<Line<'static>>
     if let Some(head) = rest.first_mut() {
         head.content = head.content.chars().skip(1).collect::<String>().into();
     }
+    // The indentation after the sign, taken off the text and put before every row.
+    let indent = rest
+        .iter()
+        .flat_map(|s| s.content.chars())
+        .take_while(|c| *c == ' ')
+        .count();
+    let indent = if indent * 2 > width - 1 { 0 } else { indent };
+    let indent_style = rest
+        .iter()
+        .find(|s| !s.content.is_empty())
+        .map(|s| s.style)
+        .unwrap_or(gutter_style);
+    let mut left = indent;
+    for span in &mut rest {
+        if left == 0 {
+            break;
+        }
+        let n = span.content.chars().take(left).count();
+        span.content = span.content.chars().skip(n).collect::<String>().into();
+        left -= n;
+    }
+    rest.retain(|s| !s.content.is_empty());
     let mut rows = Vec::new();
-    wrap(Line::from(rest).style(line.style), width - 1, &mut rows);
+    wrap(
+        Line::from(rest).style(line.style),
+        (width - 1 - indent).max(1),
+        &mut rows,
+    );
     for row in rows {
         let mut spans = vec![Span::styled(sign.to_string(), gutter_style)];
+        if indent > 0 {
+            spans.push(Span::styled(" ".repeat(indent), indent_style));
+        }
         spans.extend(row.spans);
         out.push(Line::from(spans).style(line.style));
     }
@@ -319,6 +377,30 @@ mod tests {
         let mut out = Vec::new();
         wrap(Line::raw("a supercalifragilistic word"), 8, &mut out);
         assert_eq!(texts(&out), vec!["a superc", "alifragi", "listic ", "word"]);
+    }
+
+    /// A wrapped diff line keeps its sign and its indentation on every row.
+    #[test]
+    fn wrap_diff_keeps_the_sign_and_the_indentation_on_continued_rows() {
+        let mut out = Vec::new();
+        let line = Line::from(vec![
+            Span::styled("+    let total = ", theme_style()),
+            Span::raw("retries * delay + jitter;"),
+        ]);
+        wrap_diff(line, 24, &mut out);
+        assert_eq!(
+            texts(&out),
+            vec!["+    let total = retries ", "+    * delay + jitter;"]
+        );
+        assert_eq!(
+            out[1].spans[0].style,
+            theme_style(),
+            "the sign keeps its style"
+        );
+        // Indentation that would take half the row is not repeated.
+        let mut out = Vec::new();
+        wrap_diff(Line::raw(format!("-{}x y", " ".repeat(12))), 10, &mut out);
+        assert!(out.iter().all(|l| l.spans[0].content == "-"), "{out:?}");
     }
 
     fn theme_style() -> Style {

@@ -87,6 +87,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, s: &ChecksScreen, view: &View<
             (KeyCommand::Open, "browser"),
             (KeyCommand::Refresh, "refresh"),
         ],
+        foot_area.width,
     );
     frame.render_widget(Paragraph::new(foot), foot_area);
     drawn

@@ -204,7 +204,7 @@ impl Screen for DescriptionScreen {
             self.lines(usize::from(inner.width), theme),
             self.scroll,
         );
-        let foot = footer(view, KEYS);
+        let foot = footer(view, KEYS, foot_area.width);
         frame.render_widget(Paragraph::new(foot), foot_area);
         Drawn {
             detail_height: height,

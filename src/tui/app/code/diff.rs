@@ -2,7 +2,8 @@
 //! lines they are on (on their side: an old-side thread under the old row with its number, a
 //! new-side one under the new row; an outdated one above the diff with the code it was written
 //! on, its own hunk, never beside whatever line now has its old number) and the latest Shepherd
-//! findings on theirs; jumps between hunks and between threads and findings; large and
+//! findings on theirs, the pending review's comments on theirs (marked pending, a finding's
+//! draft not decided yet marked so); jumps between hunks and between threads and findings; large and
 //! generated files collapsed until asked, binary files named; the interdiff since your last look
 //! on a key. A cursor line and a selection of lines give the [`LineSelection`] a line comment is
 //! written on ([`DiffScreen::selection`]).
@@ -20,7 +21,9 @@ use ratatui::widgets::Paragraph;
 
 use super::{footer, help_entries, scrolled};
 use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
+use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
+use crate::output::files::FindingMark;
 use crate::pr::{
     ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
 };
@@ -31,7 +34,7 @@ use crate::tui::app::screen::{Ctx, Handled, Screen, View};
 use crate::tui::highlight::plain_hunk;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::fit;
+use crate::tui::ui::{fit, wrap_diff};
 
 /// A patch longer than this many lines is collapsed until asked.
 pub const LARGE_PATCH_LINES: usize = 2_000;
@@ -48,9 +51,11 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::PrevHunk, "previous hunk"),
     (KeyCommand::NextNew, "next thread or finding"),
     (KeyCommand::PrevNew, "previous thread or finding"),
+    (KeyCommand::NextFile, "the PR's next file"),
+    (KeyCommand::PrevFile, "the PR's previous file"),
     (
         KeyCommand::Toggle,
-        "show a collapsed (large or generated) file",
+        "open the thread on the line whole (reply, resolve); show a collapsed file",
     ),
     (
         KeyCommand::Interdiff,
@@ -74,11 +79,26 @@ const KEYS: &[(KeyCommand, &str)] = &[
     ),
 ];
 
-/// A thread or a finding, under its line (or above the diff when it is on none).
+/// What a note under a line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    Thread,
+    Finding,
+    /// A comment of the pending review (the maintainer's, or a finding's draft): not sent yet.
+    Pending,
+}
+
+/// A thread, a finding or a pending comment, under its line (or above the diff when it is on
+/// none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Note {
-    pub finding: bool,
+    pub kind: NoteKind,
+    /// In the gutter before it: `pending c2` (a pending comment), `to decide c3` (a finding's
+    /// draft not decided yet).
+    pub label: String,
     pub text: String,
+    /// The thread's id (a thread's note): `Enter` on its line opens it whole.
+    pub thread: Option<String>,
 }
 
 /// One row of the diff as drawn.
@@ -149,6 +169,57 @@ fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
     (text, at)
 }
 
+/// A pending comment's gutter label and note: `pending c2` · `comment: Why …`, a suggestion's
+/// first suggested line; a finding's draft as its finding is shown (`mark`), labelled
+/// `to decide c3` until it is kept or edited.
+fn pending_note(c: &PendingComment, mark: Option<&FindingMark>) -> (String, String) {
+    let first = |body: &str| {
+        one_line(
+            without_markers(body)
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or(""),
+        )
+    };
+    let what = match c.kind {
+        CommentKind::Comment => format!("comment: {}", first(&c.body)),
+        CommentKind::Suggestion => {
+            // The suggested code, not the fence that carries it.
+            let code = c
+                .body
+                .lines()
+                .skip_while(|l| !l.trim_start().starts_with("```suggestion"))
+                .skip(1)
+                .take_while(|l| !l.trim_start().starts_with("```"))
+                .find(|l| !l.trim().is_empty())
+                .map(one_line)
+                .unwrap_or_default();
+            if code.is_empty() {
+                format!("suggestion: {}", first(&c.body))
+            } else {
+                format!("suggestion: {}", code.trim())
+            }
+        }
+        CommentKind::Finding => match mark {
+            Some(f) => format!(
+                "finding ({}): {}",
+                one_line(&f.severity),
+                one_line(&f.message)
+            ),
+            None => format!("finding: {}", first(&c.body)),
+        },
+    };
+    let lines = match c.start_line {
+        Some(s) => format!("lines {s}–{}: ", c.line),
+        None => String::new(),
+    };
+    let label = match c.state {
+        DraftState::Proposed => format!("to decide {}", one_line(&c.id)),
+        _ => format!("pending {}", one_line(&c.id)),
+    };
+    (label, format!("{lines}{what}"))
+}
+
 /// The tail of an outdated thread's own hunk (GitHub's `diffHunk` ends at the commented line).
 fn written_on(hunk: &str) -> Vec<String> {
     let lines: Vec<&str> = hunk.lines().filter(|l| !l.starts_with("@@")).collect();
@@ -196,6 +267,20 @@ pub struct DiffScreen {
     inter_max: usize,
     height: usize,
     recorded: bool,
+    /// The pending review, once read (its comments are shown under their lines).
+    pending: Option<Arc<PendingReview>>,
+    /// The pending review was asked for (asked again when the diff is back from the composer).
+    pending_asked: bool,
+    /// What this diff learnt of the PR's files while going from one to the next (`n`/`N`):
+    /// their viewed marks set and the patches shown, by path.
+    visited: Visited,
+}
+
+/// The viewed marks set and the files shown in this diff, kept across `n`/`N`.
+#[derive(Debug, Clone, Default)]
+struct Visited {
+    viewed: std::collections::HashMap<String, ViewedState>,
+    seen: std::collections::HashSet<String>,
 }
 
 impl DiffScreen {
@@ -233,6 +318,9 @@ impl DiffScreen {
             inter_max: 0,
             height: 0,
             recorded: false,
+            visited: Visited::default(),
+            pending: None,
+            pending_asked: false,
         };
         if let Some(f) = s.file() {
             let lines = f.patch.as_deref().map_or(0, |p| p.lines().count());
@@ -289,8 +377,10 @@ impl DiffScreen {
             }
             let (text, at) = thread_note(t, &parsed);
             let note = Note {
-                finding: false,
+                kind: NoteKind::Thread,
+                label: String::new(),
                 text,
+                thread: Some(t.id.clone()),
             };
             match at {
                 Some(i) => under[i].push(note),
@@ -303,12 +393,65 @@ impl DiffScreen {
                 }
             }
         }
+        // The pending review's comments on this file, not dropped; a finding with its draft
+        // there is shown once, as the draft.
+        let pending: Vec<&PendingComment> = self
+            .pending
+            .as_ref()
+            .map(|r| {
+                r.comments
+                    .iter()
+                    .filter(|c| c.path == file.path && c.state != DraftState::Dropped)
+                    .collect()
+            })
+            .unwrap_or_default();
+        for c in &pending {
+            let mark = c
+                .finding_id
+                .as_deref()
+                .and_then(|id| self.load.findings.iter().find(|f| f.id == id));
+            let (label, mut text) = pending_note(c, mark);
+            let at = if c.needs_decision() {
+                None
+            } else {
+                parsed.find(LineAddr {
+                    side: c.side,
+                    line: c.line,
+                })
+            };
+            match at {
+                Some(i) => under[i].push(Note {
+                    kind: NoteKind::Pending,
+                    label,
+                    text,
+                    thread: None,
+                }),
+                None => {
+                    let place = c
+                        .follow_said()
+                        .unwrap_or_else(|| format!("line {}, not in this diff", c.lines_label()));
+                    text.push_str(&format!(" · {}", one_line(&place)));
+                    unplaced.push(RowKind::Note(Note {
+                        kind: NoteKind::Pending,
+                        label,
+                        text,
+                        thread: None,
+                    }));
+                }
+            }
+        }
         for f in &self.load.findings {
-            if f.file != file.path {
+            if f.file != file.path
+                || pending
+                    .iter()
+                    .any(|c| c.finding_id.as_deref() == Some(f.id.as_str()))
+            {
                 continue;
             }
             let note = Note {
-                finding: true,
+                label: String::new(),
+                thread: None,
+                kind: NoteKind::Finding,
                 text: format!(
                     "finding ({}): {}",
                     one_line(&f.severity),
@@ -387,6 +530,22 @@ impl DiffScreen {
         format!("code-diff\u{0}{pr}\u{0}{path}")
     }
 
+    /// The cursor on the new side's `line` (a finding's place), a few lines of context above
+    /// it; false (the cursor left at the top) when the diff does not show that line.
+    pub fn at_line(mut self, line: u32) -> (DiffScreen, bool) {
+        let at = self.view.as_ref().and_then(|v| {
+            v.parsed
+                .lines
+                .iter()
+                .position(|l| l.kind != LineKind::Removed && l.new == Some(line))
+        });
+        if let Some(i) = at {
+            self.move_to(i);
+            self.scroll = self.scroll.saturating_sub(3);
+        }
+        (self, at.is_some())
+    }
+
     fn move_to(&mut self, line: usize) {
         let Some(v) = &self.view else { return };
         self.cursor = line.min(v.parsed.lines.len().saturating_sub(1));
@@ -463,6 +622,8 @@ impl DiffScreen {
                     Some(sel) => {
                         let suggestion = cmd == KeyCommand::Suggest;
                         self.anchor = None;
+                        // Read again once the diff is back on top: the comment is in it.
+                        self.pending_asked = false;
                         ctx.open(crate::tui::app::compose_line_comment(
                             &self.snapshot,
                             sel,
@@ -506,6 +667,82 @@ impl DiffScreen {
                 self.inter_scroll = 0;
             }
             _ => ctx.say("changed since your last look, but the patch shown then was not kept"),
+        }
+    }
+
+    /// `n` / `N`: the PR's next (`forward`) or previous file, in the files screen's order, as
+    /// that screen would open it (what is known of it since your last look, viewed or not).
+    fn go_file(&mut self, forward: bool, ctx: &mut Ctx<'_>) {
+        let n = self.snapshot.pr.files.len();
+        let to = if forward {
+            (self.index + 1 < n).then_some(self.index + 1)
+        } else {
+            self.index.checked_sub(1)
+        };
+        let Some(to) = to else {
+            ctx.say(if forward {
+                "the last file of the PR"
+            } else {
+                "the first file of the PR"
+            });
+            return;
+        };
+        let Some(file) = self.snapshot.pr.files.get(to) else {
+            return;
+        };
+        let mut visited = std::mem::take(&mut self.visited);
+        if let Some(f) = self.file() {
+            visited.viewed.insert(f.path.clone(), self.viewed);
+            if self.seen_now {
+                visited.seen.insert(f.path.clone());
+            }
+        }
+        let since = self.load.look.since(file);
+        let viewed = visited
+            .viewed
+            .get(&file.path)
+            .or_else(|| self.load.viewed.get(&file.path))
+            .copied()
+            .unwrap_or(file.viewed);
+        let seen_now = visited.seen.contains(&file.path);
+        let said = format!("file {} of {n}: {}", to + 1, one_line(&file.path));
+        let mut next = DiffScreen::new(
+            Arc::clone(&self.snapshot),
+            Arc::clone(&self.load),
+            to,
+            since,
+        )
+        .as_listed(viewed, seen_now);
+        next.visited = visited;
+        next.height = self.height;
+        next.pending_asked = self.pending_asked;
+        if let Some(p) = self.pending.take() {
+            next.set_pending(p);
+        }
+        *self = next;
+        ctx.say(said);
+    }
+
+    /// The first thread under the cursor's line, if one is.
+    fn thread_at_cursor(&self) -> Option<String> {
+        let v = self.view.as_ref()?;
+        let row = *v.row_of.get(self.cursor)?;
+        v.rows[row + 1..]
+            .iter()
+            .map_while(|r| match r {
+                RowKind::Note(n) => Some(n),
+                _ => None,
+            })
+            .find_map(|n| n.thread.clone())
+    }
+
+    /// The pending review read: its comments go under their lines (the cursor stays on its line).
+    fn set_pending(&mut self, review: Arc<PendingReview>) {
+        self.pending = Some(review);
+        if self.view.is_some() {
+            let cursor = self.cursor;
+            self.build();
+            self.move_to(cursor);
         }
     }
 
@@ -647,7 +884,29 @@ impl DiffScreen {
             return (vec![Line::styled(why, theme.dim)], 1, true);
         };
         let total = v.rows.len();
-        let scroll = self.scroll.min(total.saturating_sub(height.max(1)));
+        let mut scroll = self.scroll.min(total.saturating_sub(height.max(1)));
+        // A long line wraps under its gutter: the rows above the cursor may take more than one
+        // screen line each, so the view starts lower when the cursor would fall below it.
+        let room = width.saturating_sub(GUTTER);
+        let rows_of = |r: usize| match v.rows.get(r) {
+            Some(RowKind::Line(i)) => {
+                let pl = &v.parsed.lines[*i];
+                let mut tmp = Vec::new();
+                let text = format!("{}{}", prefix(pl.kind), clean(&pl.text));
+                wrap_diff(Line::raw(text), room, &mut tmp);
+                tmp.len().max(1)
+            }
+            _ => 1,
+        };
+        if let Some(&at) = v.row_of.get(self.cursor)
+            && at >= scroll
+        {
+            let mut used: usize = (scroll..=at).map(rows_of).sum();
+            while used > height.max(1) && scroll < at {
+                used -= rows_of(scroll);
+                scroll += 1;
+            }
+        }
         let sel = match self.anchor {
             Some(a) => a.min(self.cursor)..=a.max(self.cursor),
             None => self.cursor..=self.cursor,
@@ -676,7 +935,10 @@ impl DiffScreen {
             }
         };
         let mut out = Vec::with_capacity(height);
-        for row in v.rows.iter().skip(scroll).take(height) {
+        for row in v.rows.iter().skip(scroll) {
+            if out.len() >= height {
+                break;
+            }
             let line = match row {
                 RowKind::Hunk(h) => {
                     let hk = &v.parsed.hunks[*h];
@@ -701,22 +963,48 @@ impl DiffScreen {
                         " "
                     };
                     let num = |n: Option<u32>| n.map_or(String::new(), |n| n.to_string());
-                    let mut spans = vec![
-                        Span::styled(cur, theme.key),
-                        Span::styled(mark, theme.key),
-                        Span::styled(format!("{:>5} {:>5} ", num(pl.old), num(pl.new)), theme.dim),
-                    ];
-                    match lines.get(*i) {
-                        Some(l) => spans.extend(l.spans.iter().cloned().map(|s| {
-                            if l.style == Style::default() {
-                                s
-                            } else {
-                                s.patch_style(l.style)
-                            }
-                        })),
-                        None => spans.push(Span::raw(sanitize(&pl.text).replace('\t', "    "))),
+                    let content: Vec<Span<'static>> = match lines.get(*i) {
+                        Some(l) => l
+                            .spans
+                            .iter()
+                            .cloned()
+                            .map(|s| {
+                                if l.style == Style::default() {
+                                    s
+                                } else {
+                                    s.patch_style(l.style)
+                                }
+                            })
+                            .collect(),
+                        None => vec![Span::raw(format!("{}{}", prefix(pl.kind), clean(&pl.text)))],
+                    };
+                    // Wrapped, each continued row keeps the sign and the indentation, with a
+                    // mark where the line numbers are.
+                    let mut wrapped = Vec::new();
+                    wrap_diff(Line::from(content), room, &mut wrapped);
+                    for (k, row) in wrapped.into_iter().enumerate() {
+                        let mut spans = if k == 0 {
+                            vec![
+                                Span::styled(cur, theme.key),
+                                Span::styled(mark, theme.key),
+                                Span::styled(
+                                    format!("{:>5} {:>5} ", num(pl.old), num(pl.new)),
+                                    theme.dim,
+                                ),
+                            ]
+                        } else {
+                            vec![
+                                Span::styled(" ", theme.key),
+                                Span::styled(mark, theme.key),
+                                Span::styled(format!("{:>11} ", "↪"), theme.dim),
+                            ]
+                        };
+                        spans.extend(row.spans);
+                        if out.len() < height {
+                            out.push(fit(Line::from(spans), width));
+                        }
                     }
-                    Line::from(spans)
+                    continue;
                 }
                 RowKind::Old(text) => {
                     let style = match text.chars().next() {
@@ -729,14 +1017,18 @@ impl DiffScreen {
                         Span::styled(clean(text), style),
                     ])
                 }
-                RowKind::Note(n) => Line::styled(
-                    format!("              ┆ {}", n.text),
-                    if n.finding {
-                        theme.badge_edited
-                    } else {
-                        theme.author
-                    },
-                ),
+                RowKind::Note(n) => {
+                    let style = match n.kind {
+                        NoteKind::Finding => theme.badge_edited,
+                        NoteKind::Thread => theme.author,
+                        NoteKind::Pending if n.text.starts_with("finding") => theme.badge_edited,
+                        NoteKind::Pending => theme.text,
+                    };
+                    Line::from(vec![
+                        Span::styled(format!("{:>13} ", n.label), theme.badge_new),
+                        Span::styled(format!("┆ {}", n.text), style),
+                    ])
+                }
             };
             out.push(fit(line, width));
         }
@@ -779,6 +1071,9 @@ impl DiffScreen {
     }
 }
 
+/// The columns before a line's text: cursor, selection mark, old and new numbers.
+const GUTTER: usize = 14;
+
 fn clean(t: &str) -> String {
     sanitize(t).replace('\t', "    ")
 }
@@ -816,6 +1111,10 @@ impl Screen for DiffScreen {
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        if matches!(cmd, KeyCommand::NextFile | KeyCommand::PrevFile) {
+            self.go_file(cmd == KeyCommand::NextFile, ctx);
+            return Handled::Consumed;
+        }
         if cmd == KeyCommand::Interdiff {
             self.toggle_interdiff(ctx);
             return Handled::Consumed;
@@ -834,8 +1133,14 @@ impl Screen for DiffScreen {
         if cmd == KeyCommand::Toggle {
             if self.collapsed.take().is_some() {
                 self.build();
+            } else if let Some(id) = self.thread_at_cursor() {
+                ctx.open(Box::new(crate::tui::app::pr::ThreadScreen::new(
+                    &self.snapshot,
+                    &id,
+                    ctx.session.identity(),
+                )));
             } else {
-                ctx.say("the whole file is shown");
+                ctx.say("the whole file is shown (Enter on a thread's line opens the thread)");
             }
             return Handled::Consumed;
         }
@@ -860,8 +1165,18 @@ impl Screen for DiffScreen {
         Handled::NotConsumed
     }
 
-    fn event(&mut self, action: Action, _ctx: &mut Ctx<'_>) -> Option<Action> {
+    fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
         match action {
+            Action::DiffPendingLoaded { pr, result } if pr == self.snapshot.pr.coords() => {
+                match result {
+                    Ok(review) => self.set_pending(Arc::new(*review)),
+                    Err(e) => ctx.say(format!(
+                        "the pending review cannot be read: {}",
+                        one_line(&e)
+                    )),
+                }
+                None
+            }
             Action::Highlighted { key, lines } if key == self.key_for_highlight() => {
                 self.highlighted = Some(lines);
                 None
@@ -897,6 +1212,12 @@ impl Screen for DiffScreen {
     /// highlighter is asked for the patch shown.
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.height = usize::from(d.detail_height);
+        if !self.pending_asked {
+            self.pending_asked = true;
+            ctx.fx.push(Effect::LoadDiffPending {
+                snapshot: Box::new((*self.snapshot).clone()),
+            });
+        }
         if self.interdiff_on {
             self.inter_max = d.detail_lines.saturating_sub(self.height);
         }
@@ -958,6 +1279,7 @@ impl Screen for DiffScreen {
                 (KeyCommand::SelectLines, "select"),
                 (KeyCommand::Reply, "comment"),
             ],
+            foot_area.width,
         );
         frame.render_widget(Paragraph::new(fit(foot, width)), foot_area);
         Drawn {

@@ -67,6 +67,8 @@ pub struct FilesScreen {
     /// The files the PR had at your last look and has not now.
     gone: Vec<GoneFile>,
     height: usize,
+    /// The diff to open once the files are read: a path and the line for the cursor.
+    aim: Option<(String, Option<u32>)>,
 }
 
 impl FilesScreen {
@@ -79,9 +81,16 @@ impl FilesScreen {
             pending: HashSet::new(),
             gone: Vec::new(),
             height: 0,
+            aim: None,
         };
         s.count(&CodeLook::default(), &[], &HashMap::new());
         s
+    }
+
+    /// Opens the diff of `path` at `line` once the files are read (a finding's jump).
+    pub fn aimed_at(mut self, path: &str, line: Option<u32>) -> FilesScreen {
+        self.aim = Some((path.to_owned(), line));
+        self
     }
 
     /// The per-file numbers, with the rows `files` prints (one counting for both).
@@ -174,6 +183,11 @@ impl FilesScreen {
     }
 
     fn open_diff(&mut self, ctx: &mut Ctx<'_>) {
+        self.open_diff_at(None, ctx);
+    }
+
+    /// The selected file's diff, its cursor on the new side's `line` when given.
+    fn open_diff_at(&mut self, line: Option<u32>, ctx: &mut Ctx<'_>) {
         let Some(st) = self.state.get(self.selected) else {
             ctx.say("no file selected");
             return;
@@ -182,15 +196,24 @@ impl FilesScreen {
             ctx.say("the files are still being read");
             return;
         };
-        ctx.open(Box::new(
-            DiffScreen::new(
-                Arc::clone(&self.snapshot),
-                Arc::clone(load),
-                self.selected,
-                st.since,
-            )
-            .as_listed(st.viewed, st.seen_now),
-        ));
+        let diff = DiffScreen::new(
+            Arc::clone(&self.snapshot),
+            Arc::clone(load),
+            self.selected,
+            st.since,
+        )
+        .as_listed(st.viewed, st.seen_now);
+        let diff = match line {
+            Some(l) => {
+                let (diff, found) = diff.at_line(l);
+                if !found {
+                    ctx.say(format!("line {l} is not in this diff"));
+                }
+                diff
+            }
+            None => diff,
+        };
+        ctx.open(Box::new(diff));
     }
 
     fn row(&self, i: usize, file: &ChangedFile, st: &FileState, theme: &Theme) -> Line<'static> {
@@ -356,6 +379,18 @@ impl Screen for FilesScreen {
                 let load = Arc::new(*load);
                 self.count(&load.look, &load.findings, &load.viewed);
                 self.load = Some(load);
+                if let Some((path, line)) = self.aim.take() {
+                    match self.snapshot.pr.files.iter().position(|f| f.path == path) {
+                        Some(i) => {
+                            self.select(i);
+                            self.open_diff_at(line, ctx);
+                        }
+                        None => ctx.say(format!(
+                            "{} is not among the PR's changed files",
+                            one_line(&path)
+                        )),
+                    }
+                }
                 None
             }
             Action::CodeLoaded(Err(e)) if self.load.is_none() => {
@@ -491,6 +526,7 @@ impl Screen for FilesScreen {
                 (KeyCommand::NextUnviewed, "next unviewed"),
                 (KeyCommand::NextChanged, "next changed"),
             ],
+            foot_area.width,
         );
         frame.render_widget(Paragraph::new(foot), foot_area);
         Drawn {

@@ -6,6 +6,7 @@
 //!
 //! ```text
 //! PrScreen ──i──▶ DescriptionScreen ──F──▶ FilesScreen ──Enter──▶ DiffScreen
+//!                                                               ──Enter──▶ ThreadScreen
 //!          ──F──────────────────────────▶ FilesScreen
 //! ```
 
@@ -31,7 +32,7 @@ use crate::pr::Snapshot;
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{bordered, key_hint};
+use crate::tui::ui::{bordered, fit_hints, key_hint};
 
 /// The commands only the files and diff screens answer (listed in their `?`, not the PR's).
 pub const OWN_COMMANDS: &[KeyCommand] = &[
@@ -40,6 +41,8 @@ pub const OWN_COMMANDS: &[KeyCommand] = &[
     KeyCommand::NextChanged,
     KeyCommand::NextHunk,
     KeyCommand::PrevHunk,
+    KeyCommand::NextFile,
+    KeyCommand::PrevFile,
     KeyCommand::Interdiff,
     KeyCommand::SelectLines,
     KeyCommand::Suggest,
@@ -61,6 +64,17 @@ pub fn open_files(snapshot: &Snapshot, ctx: &mut Ctx<'_>) {
         snapshot: Box::new(snapshot.clone()),
     });
     ctx.open(Box::new(FilesScreen::new(Arc::new(snapshot.clone()))));
+}
+
+/// Opens the changed files of `snapshot`'s PR as [`open_files`] does, then, once they are
+/// read, the diff of `path` with the cursor on `line` (a finding's place).
+pub fn open_files_at(snapshot: &Snapshot, path: &str, line: Option<u32>, ctx: &mut Ctx<'_>) {
+    ctx.fx.push(Effect::LoadCode {
+        snapshot: Box::new(snapshot.clone()),
+    });
+    ctx.open(Box::new(
+        FilesScreen::new(Arc::new(snapshot.clone())).aimed_at(path, line),
+    ));
 }
 
 /// Draws the screen's frame, titled with the PR and `what`; the area inside it.
@@ -87,11 +101,16 @@ pub(super) fn framed(
     inner
 }
 
-/// The footer: the notice when there is one (no dialog open), else the key hints of `cmds`.
-pub(super) fn footer(view: &View<'_>, cmds: &[(KeyCommand, &str)]) -> Line<'static> {
+/// The footer: the notice when there is one (no dialog open), else the key hints of `cmds`
+/// within `width` (help and back kept).
+pub(super) fn footer(view: &View<'_>, cmds: &[(KeyCommand, &str)], width: u16) -> Line<'static> {
     match (view.mode, view.notice) {
         (InputMode::Normal, Some(n)) => Line::styled(one_line(n), view.theme.notice),
-        _ => hints(view.keymap, view.theme, cmds),
+        _ => fit_hints(
+            hints(view.keymap, view.theme, cmds),
+            view.keymap,
+            usize::from(width),
+        ),
     }
 }
 

@@ -21,16 +21,20 @@ use crate::inbox::{
 use crate::pr::PrCoords;
 use crate::tui::keymap::{KeyCommand, Keymap};
 
-/// Sorts rows by the order, or by the column when one is chosen.
-fn order(rows: &mut [Row], (by, col): (SortBy, Option<Column>)) {
+/// Sorts rows by the order, or by the column when one is chosen; reversed (`↑`) on request.
+fn order(rows: &mut [Row], (by, col, reversed): (SortBy, Option<Column>, bool)) {
     match col {
         Some(c) => columns::sort_by_column(rows, c),
         None => sort_rows(rows, by),
     }
+    if reversed {
+        rows.reverse();
+    }
 }
 
 /// The sort after `(by, col)` in `s`'s cycle: the three orders, then the columns from the
-/// first (title skipped), then the first order again.
+/// first (the title and the columns the orders already sort by skipped), then the first order
+/// again.
 fn next_sort(by: SortBy, col: Option<Column>) -> (SortBy, Option<Column>) {
     let first = columns::ALL[0];
     match col {
@@ -132,6 +136,8 @@ pub struct InboxScreen {
     pub sort: SortBy,
     /// Sorted by a table column instead (`s` goes on from the three orders to the columns).
     pub sort_column: Option<Column>,
+    /// The order reversed (`sort_reverse`): the header's `↓` reads `↑`.
+    pub sort_reversed: bool,
     pub filter: InboxFilter,
     /// The search text (`/`): rows whose repo#N, title, author or labels contain it.
     pub search: String,
@@ -153,6 +159,7 @@ impl InboxScreen {
             offset: 0,
             sort: SortBy::Attention,
             sort_column: None,
+            sort_reversed: false,
             filter: InboxFilter::All,
             search: String::new(),
             open: None,
@@ -235,7 +242,7 @@ impl InboxScreen {
 
     fn resort(&mut self) {
         let keep = self.selected_row().map(|r| r.listed.coords.clone());
-        let by = (self.sort, self.sort_column);
+        let by = (self.sort, self.sort_column, self.sort_reversed);
         for t in &mut self.tabs {
             order(&mut t.rows, by);
         }
@@ -293,6 +300,11 @@ impl InboxScreen {
             KeyCommand::Focus => self.switch_tab(self.tab + 1),
             KeyCommand::FocusBack => self.switch_tab(self.tab + self.tabs.len().saturating_sub(1)),
             KeyCommand::Sort => self.cycle_sort(ctx),
+            KeyCommand::SortReverse => {
+                self.sort_reversed = !self.sort_reversed;
+                self.resort();
+                ctx.say(format!("sorted by {}", self.sort_label()));
+            }
             // The review key reloads here (there is no review to run in the inbox), as does
             // the refresh key.
             KeyCommand::Review | KeyCommand::Refresh => self.reload(ctx),
@@ -389,19 +401,21 @@ impl InboxScreen {
         self.clamp();
     }
 
-    /// `s`: the next sort order: attention, updated, unseen, then each table column (title
-    /// excluded) and round to attention. The selected PR stays selected.
+    /// `s`: the next sort order: attention, updated, unseen, then each table column (the title,
+    /// unseen and age excluded: sorted as the orders already sort) and round to attention. The selected PR stays selected.
     fn cycle_sort(&mut self, ctx: &mut Ctx<'_>) {
         (self.sort, self.sort_column) = next_sort(self.sort, self.sort_column);
         self.resort();
         ctx.say(format!("sorted by {}", self.sort_label()));
     }
 
-    /// What the header says the rows are sorted by: `attention`, or a column's header word.
+    /// What the header says the rows are sorted by: `attention ↓`, or a column's header word,
+    /// with `↑` when reversed.
     pub fn sort_label(&self) -> String {
+        let arrow = if self.sort_reversed { "↑" } else { "↓" };
         match self.sort_column {
-            Some(c) => format!("{} column", table::header(c)),
-            None => self.sort.label().to_owned(),
+            Some(c) => format!("{} column {arrow}", table::header(c)),
+            None => format!("{} {arrow}", self.sort.label()),
         }
     }
 
@@ -416,7 +430,7 @@ impl InboxScreen {
     /// A fresh list for tab `tab` (counts may still be loading).
     pub fn listed(&mut self, tab: usize, result: Result<(Vec<Row>, Vec<String>), String>) {
         let keep = self.selected_row().map(|r| r.listed.coords.clone());
-        let by = (self.sort, self.sort_column);
+        let by = (self.sort, self.sort_column, self.sort_reversed);
         if let Some(t) = self.tabs.get_mut(tab) {
             match result {
                 Ok((mut rows, problems)) => {
@@ -441,7 +455,7 @@ impl InboxScreen {
     /// on them), the selection staying on its PR.
     pub fn counted(&mut self, tab: usize, rows: Vec<Row>, finished: bool) {
         let keep = self.selected_row().map(|r| r.listed.coords.clone());
-        let by = (self.sort, self.sort_column);
+        let by = (self.sort, self.sort_column, self.sort_reversed);
         if let Some(t) = self.tabs.get_mut(tab) {
             for row in rows {
                 if let Some(slot) = t
@@ -659,7 +673,11 @@ impl Screen for InboxScreen {
             ),
             (
                 k(KeyCommand::Sort),
-                "next sort order: attention, updated, unseen, then by each column (re-sorted as counts arrive)",
+                "next sort order: attention, updated, unseen, then by the other columns (re-sorted as counts arrive)",
+            ),
+            (
+                k(KeyCommand::SortReverse),
+                "reverse the sort order (the header's ↓ becomes ↑)",
             ),
             (
                 format!("{}/{}", k(KeyCommand::Review), k(KeyCommand::Refresh)),
@@ -741,12 +759,51 @@ impl Screen for InboxScreen {
             ("labels".to_owned(), "column: the PR's labels"),
             (
                 "sort".to_owned(),
-                "the header names the order the rows are in (the sort key above changes it)",
+                "the header names the order the rows are in, ↓ or reversed ↑ (the sort keys above change it)",
             ),
         ];
         entries
             .into_iter()
             .map(|(key, what)| (key, what.to_owned()))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `s` comes round through every order once: no two orders sort alike (the `unseen` and
+    /// `age` columns are the named orders `unseen` and `updated`).
+    #[test]
+    fn the_sort_cycle_has_no_duplicates() {
+        let start = (SortBy::default(), None);
+        let mut at = start;
+        let mut seen = vec![at];
+        loop {
+            at = next_sort(at.0, at.1);
+            if at == start {
+                break;
+            }
+            assert!(!seen.contains(&at), "{at:?} twice");
+            seen.push(at);
+        }
+        let cols: Vec<Column> = seen.iter().filter_map(|s| s.1).collect();
+        for dup in [Column::Title, Column::Unseen, Column::Updated] {
+            assert!(!cols.contains(&dup), "{dup:?} in {cols:?}");
+        }
+        assert_eq!(seen.len(), 3 + columns::ALL.len() - 3, "{seen:?}");
+    }
+
+    /// The reverse key turns the order round and the header's arrow with it.
+    #[test]
+    fn the_sort_reverses() {
+        let mut inbox = InboxScreen::new(Vec::new());
+        assert_eq!(inbox.sort_label(), "attention ↓");
+        inbox.sort_reversed = true;
+        inbox.sort = SortBy::Updated;
+        assert_eq!(inbox.sort_label(), "updated ↑");
+        inbox.sort_column = Some(Column::Checks);
+        assert_eq!(inbox.sort_label(), "checks column ↑");
     }
 }

@@ -13,7 +13,7 @@ use crate::tui::app::action::Drawn;
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::screen::View;
 use crate::tui::keymap::KeyCommand;
-use crate::tui::ui::{bordered, fit, key_hint};
+use crate::tui::ui::{bordered, fit, fit_hints, key_hint, wrap};
 
 pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
     let theme = view.theme;
@@ -74,6 +74,19 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                 ),
                 theme.dim,
             ));
+            // Each column as wide as its longest value, and a space between columns.
+            let id_w = r.comments.iter().map(|c| c.id.len()).max().unwrap_or(0);
+            let kind_w = r.comments.iter().map(|c| c.kind.as_str().len()).max();
+            let state_w = r.comments.iter().map(|c| c.state.as_str().len()).max();
+            let (kind_w, state_w) = (kind_w.unwrap_or(0), state_w.unwrap_or(0));
+            // The places too, up to a third of the row (a longer one pushes its text right).
+            let place_w = r
+                .comments
+                .iter()
+                .map(|c| one_line(&c.place()).chars().count())
+                .max()
+                .unwrap_or(0)
+                .min(width / 3);
             for (i, c) in r.comments.iter().enumerate() {
                 let state_style = match c.state {
                     DraftState::Proposed => theme.badge_new,
@@ -81,11 +94,10 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     DraftState::Edited => theme.badge_edited,
                     DraftState::Dropped | DraftState::Posted => theme.seen,
                 };
-                let first = c.body.lines().next().unwrap_or("");
                 let mut spans = vec![
-                    Span::styled(format!("{:<4}", c.id), theme.key),
-                    Span::styled(format!("{:<10}", c.kind.as_str()), theme.dim),
-                    Span::styled(format!("{:<9}", c.state.as_str()), state_style),
+                    Span::styled(format!("{:<id_w$}  ", one_line(&c.id)), theme.key),
+                    Span::styled(format!("{:<kind_w$} ", c.kind.as_str()), theme.dim),
+                    Span::styled(format!("{:<state_w$} ", c.state.as_str()), state_style),
                 ];
                 // Written at an earlier head: whether its lines moved, changed or left.
                 if let Some(f) = &c.followed {
@@ -96,10 +108,10 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     ));
                 }
                 spans.push(Span::styled(
-                    format!("{}  ", one_line(&c.place())),
+                    format!("{:<place_w$}  ", one_line(&c.place())),
                     theme.location,
                 ));
-                spans.push(Span::styled(one_line(first), theme.text));
+                spans.push(Span::styled(one_line(&c.preview()), theme.text));
                 let line = Line::from(spans);
                 let line = if i == s.selected {
                     line.style(theme.selection)
@@ -118,7 +130,8 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     let shown: Vec<Line<'static>> = lines.into_iter().skip(skip).collect();
     frame.render_widget(Paragraph::new(shown), inner);
 
-    // The editor on a comment, else the selected comment's text.
+    // The editor on a comment, else the selected comment's text (its height and lines).
+    let mut comment = (0, 0);
     match (&s.editing, view.mode) {
         (Some(e), InputMode::Edit) => {
             let what = match &e.target {
@@ -153,6 +166,7 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
             let block = bordered(" Comment ".to_owned(), false, theme);
             let inner = block.inner(detail_area);
             frame.render_widget(block, detail_area);
+            let detail_width = usize::from(inner.width);
             let body: Vec<Line<'static>> = s
                 .review
                 .as_ref()
@@ -171,10 +185,11 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                         theme.location,
                     )];
                     if let (Some(said), Some(f)) = (c.follow_said(), &c.followed) {
-                        v.push(fit(
+                        wrap(
                             Line::styled(one_line(&said), theme.badge_outdated),
-                            width,
-                        ));
+                            detail_width,
+                            &mut v,
+                        );
                         if f.state != FollowState::Moved {
                             let shown = |label: &str, lines: &[String]| {
                                 let text = if lines.is_empty() {
@@ -186,23 +201,33 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                                         .collect::<Vec<_>>()
                                         .join(" ⏎ ")
                                 };
-                                fit(Line::styled(format!("{label}: {text}"), theme.dim), width)
+                                Line::styled(format!("{label}: {text}"), theme.dim)
                             };
-                            v.push(shown("was", &f.was));
+                            wrap(shown("was", &f.was), detail_width, &mut v);
                             if f.state == FollowState::Outdated {
-                                v.push(shown("now", &f.now));
+                                wrap(shown("now", &f.now), detail_width, &mut v);
                             }
                         }
                     }
-                    v.extend(
-                        sanitize(&c.body)
-                            .lines()
-                            .map(|l| fit(Line::styled(l.to_owned(), theme.text), width)),
-                    );
+                    // Wrapped, never cut: the whole comment is read here.
+                    for l in sanitize(&c.body).lines() {
+                        wrap(
+                            Line::styled(l.replace('\t', "    "), theme.text),
+                            detail_width,
+                            &mut v,
+                        );
+                    }
                     v
                 })
                 .unwrap_or_default();
-            frame.render_widget(Paragraph::new(body), inner);
+            comment = (inner.height, body.len());
+            let skip = s
+                .comment_scroll
+                .min(body.len().saturating_sub(usize::from(inner.height)));
+            frame.render_widget(
+                Paragraph::new(body.into_iter().skip(skip).collect::<Vec<_>>()),
+                inner,
+            );
         }
     }
 
@@ -235,9 +260,15 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
             spans
         }
     };
-    frame.render_widget(Paragraph::new(Line::from(foot)), footer);
+    let foot = match view.notice {
+        Some(_) => Line::from(foot),
+        None => fit_hints(Line::from(foot), view.keymap, usize::from(footer.width)),
+    };
+    frame.render_widget(Paragraph::new(foot), footer);
     Drawn {
         list_height: inner.height,
+        detail_height: comment.0,
+        detail_lines: comment.1,
         list_area,
         detail_area,
         ..Drawn::default()

@@ -81,6 +81,11 @@ pub struct PendingScreen {
     review: Option<PendingReview>,
     load_asked: bool,
     selected: usize,
+    /// How far the selected comment's text is scrolled (`Ctrl-d`/`Ctrl-u`), and how far it can
+    /// be (from the last frame).
+    comment_scroll: usize,
+    comment_max: usize,
+    comment_half: usize,
     editing: Option<Editing>,
     /// A composer to open once the review is read.
     queued: Option<(LineSelection, bool)>,
@@ -119,6 +124,9 @@ impl PendingScreen {
             review: None,
             load_asked: false,
             selected: 0,
+            comment_scroll: 0,
+            comment_max: 0,
+            comment_half: 1,
             editing: None,
             queued: None,
             submitting: false,
@@ -390,7 +398,19 @@ impl Screen for PendingScreen {
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
         let n = self.review.as_ref().map_or(0, |r| r.comments.len());
+        if matches!(
+            cmd,
+            KeyCommand::Down | KeyCommand::Up | KeyCommand::Top | KeyCommand::Bottom
+        ) {
+            // Another comment: its text from the top.
+            self.comment_scroll = 0;
+        }
+        let half = self.comment_half;
         match cmd {
+            KeyCommand::PageDown => {
+                self.comment_scroll = (self.comment_scroll + half).min(self.comment_max)
+            }
+            KeyCommand::PageUp => self.comment_scroll = self.comment_scroll.saturating_sub(half),
             KeyCommand::Down => self.selected = (self.selected + 1).min(n.saturating_sub(1)),
             KeyCommand::Up => self.selected = self.selected.saturating_sub(1),
             KeyCommand::Top => self.selected = 0,
@@ -540,7 +560,10 @@ impl Screen for PendingScreen {
         None
     }
 
-    fn drawn(&mut self, _d: Drawn, ctx: &mut Ctx<'_>) {
+    fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
+        self.comment_max = d.detail_lines.saturating_sub(usize::from(d.detail_height));
+        self.comment_scroll = self.comment_scroll.min(self.comment_max);
+        self.comment_half = usize::from(d.detail_height / 2).max(1);
         if self.review.is_none() && !self.load_asked {
             self.load_asked = true;
             ctx.fx.push(Effect::LoadPending {
@@ -564,6 +587,10 @@ impl Screen for PendingScreen {
                 k(KeyCommand::Toggle),
                 "keep the selected finding's draft, or an outdated comment at its new place"
                     .to_owned(),
+            ),
+            (
+                format!("{}/{}", k(KeyCommand::PageDown), k(KeyCommand::PageUp)),
+                "scroll the selected comment's text".to_owned(),
             ),
             (
                 k(KeyCommand::Edit),

@@ -14,7 +14,7 @@ use crate::review::prior::PriorReviews;
 use crate::review::{ReviewEvent, ReviewRun};
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
-use crate::tui::app::screen::Ctx;
+use crate::tui::app::screen::{Ctx, Handled};
 use crate::tui::keymap::KeyCommand;
 use crate::tui::review::{Composed, Confirm, DraftView, PostPreview, RunView};
 
@@ -52,6 +52,11 @@ pub struct ReviewDesk {
     pub review_scroll: usize,
     /// The finding under the cursor in the review pane.
     pub finding_sel: usize,
+    /// `Enter` opened the finding under the cursor whole (its keys: dismiss, lesson, keep,
+    /// jump to its line); how far it is scrolled.
+    pub opened: Option<usize>,
+    /// The next frame scrolls the review pane to the finding cursor (see `follow_finding`).
+    pub follow: bool,
     /// What was posted this session (shown in the review pane).
     pub posted: Option<String>,
     /// A confirmed post is on its way (the loop keeps running; a second post waits).
@@ -73,7 +78,6 @@ pub struct ReviewDesk {
 /// Geometry the review pane scrolls in (from the last drawn frame).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct PaneSize {
-    pub height: u16,
     pub max_scroll: usize,
     pub half_page: usize,
 }
@@ -90,6 +94,8 @@ impl ReviewDesk {
             draft: None,
             review_scroll: 0,
             finding_sel: 0,
+            opened: None,
+            follow: false,
             posted: None,
             posting: false,
             progress: None,
@@ -143,11 +149,11 @@ impl ReviewDesk {
                     .as_ref()
                     .map_or(0, |c| c.run.findings().count());
                 self.finding_sel = (self.finding_sel + 1).min(n.saturating_sub(1));
-                self.follow_finding(size.height);
+                self.follow_finding();
             }
             KeyCommand::Up => {
                 self.finding_sel = self.finding_sel.saturating_sub(1);
-                self.follow_finding(size.height);
+                self.follow_finding();
             }
             KeyCommand::Top => self.review_scroll = 0,
             KeyCommand::Bottom => self.review_scroll = size.max_scroll,
@@ -162,10 +168,10 @@ impl ReviewDesk {
         true
     }
 
-    /// Keeps the finding cursor on screen (findings are listed one per line near the top).
-    fn follow_finding(&mut self, height: u16) {
-        let h = usize::from(height.max(1));
-        self.review_scroll = self.finding_sel.saturating_sub(h / 2);
+    /// Keeps the finding cursor on screen: the next frame scrolls to it (a finding takes as many
+    /// lines as its words need there) and reports where, which becomes the pane's scroll.
+    fn follow_finding(&mut self) {
+        self.follow = true;
     }
 
     /// The review commands (`r`, `R`, `A`, `v`, `e`, `p`, `d`, `x`). False: not one of them.
@@ -446,6 +452,7 @@ impl ReviewDesk {
         self.composed = Some(composed);
         self.posted = None;
         self.finding_sel = 0;
+        self.opened = None;
         self.review_scroll = 0;
         self.pane = Pane::Review;
         ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
@@ -483,6 +490,7 @@ impl ReviewDesk {
         }
         self.draft = Some(view);
         self.finding_sel = 0;
+        self.opened = None;
         self.review_scroll = 0;
         self.pane = Pane::Review;
         ctx.say("restored the unposted review draft");
@@ -681,6 +689,78 @@ impl ReviewDesk {
         self.refresh_progress();
     }
 
+    /// The finding under the cursor, as the run has it (the opened view shows it whole).
+    pub fn selected_finding(&self) -> Option<&crate::review::findings::Finding> {
+        let c = self.composed.as_ref()?;
+        crate::review::compose::posted_order(&c.run, &c.agg)
+            .into_iter()
+            .nth(self.finding_sel)
+    }
+
+    /// `Enter` on a finding: opens it whole.
+    pub(super) fn open_finding(&mut self, ctx: &mut Ctx<'_>) {
+        if self.selected_finding().is_some() {
+            self.opened = Some(0);
+        } else {
+            ctx.say("no finding selected");
+        }
+    }
+
+    /// The opened finding's keys: scroll, dismiss (`D`), lesson (`L`), keep (`Enter`), jump to
+    /// its line (`F`), mark addressed (`a`), back (`Esc`/`q`). `?` and the quit-all key are the
+    /// router's; the rest is said to have no meaning here.
+    pub(super) fn finding_command(
+        &mut self,
+        cmd: KeyCommand,
+        snap: &Snapshot,
+        size: PaneSize,
+        ctx: &mut Ctx<'_>,
+    ) -> Handled {
+        let Some(at) = self.opened else {
+            return Handled::NotConsumed;
+        };
+        let Some(f) = self.selected_finding().cloned() else {
+            self.opened = None;
+            return Handled::NotConsumed;
+        };
+        let (half, max) = (size.half_page.max(1), size.max_scroll);
+        match cmd {
+            KeyCommand::Down => self.opened = Some((at + 1).min(max)),
+            KeyCommand::Up => self.opened = Some(at.saturating_sub(1)),
+            KeyCommand::PageDown => self.opened = Some((at + half).min(max)),
+            KeyCommand::PageUp => self.opened = Some(at.saturating_sub(half)),
+            KeyCommand::Top => self.opened = Some(0),
+            KeyCommand::Bottom => self.opened = Some(max),
+            KeyCommand::Dismiss | KeyCommand::Lesson => {
+                self.ask_dismiss(cmd == KeyCommand::Lesson, ctx)
+            }
+            KeyCommand::MarkAddressed => self.mark_addressed(snap, ctx),
+            KeyCommand::Toggle => {
+                self.opened = None;
+                ctx.say(format!(
+                    "{} kept: it stays in the review as it will be posted",
+                    f.id
+                ));
+            }
+            KeyCommand::Files => {
+                if snap.pr.files.iter().any(|c| c.path == f.file) {
+                    crate::tui::app::code::open_files_at(snap, &f.file, f.line, ctx);
+                } else {
+                    ctx.say(format!(
+                        "{} is not among the PR's changed files",
+                        crate::sanitize::one_line(&f.file)
+                    ));
+                }
+            }
+            KeyCommand::Back | KeyCommand::Quit => self.opened = None,
+            KeyCommand::Help | KeyCommand::QuitAll | KeyCommand::Messages => {
+                return Handled::NotConsumed;
+            }
+            _ => ctx.say("the finding has the keys: Esc goes back to the findings"),
+        }
+        Handled::Consumed
+    }
+
     /// `D` (`lesson`: `L`): asks for the reason of dismissing the selected finding.
     fn ask_dismiss(&mut self, lesson: bool, ctx: &mut Ctx<'_>) {
         let Some(c) = self.composed.as_ref().filter(|_| self.pane == Pane::Review) else {
@@ -756,6 +836,8 @@ impl ReviewDesk {
             lesson: lesson_made.map(Box::new),
             said,
         });
+        // Decided: the opened finding gives way to the list.
+        self.opened = None;
         if edited {
             ctx.say(format!(
                 "{id} dismissed; the draft has your edits, so it is still in it: e removes it"

@@ -12,6 +12,7 @@ use super::PrScreen;
 use super::desk::Pane;
 use super::list::{Focus, ItemList};
 use super::review_pane::{draw_aspects, draw_editor, draw_review};
+use crate::ledger::is_queued;
 use crate::policy::GateConfig;
 use crate::pr::{Association, Comment, Item, ReviewState};
 use crate::sanitize::{one_line, sanitize};
@@ -25,6 +26,14 @@ use crate::tui::ui::{ago, bordered, draw_scrolled, wrap, wrap_diff};
 /// Lines of a thread's diff hunk shown above the comments (all of it when zoomed).
 pub const HUNK_TAIL: usize = 8;
 
+/// The line that stands for the hunk's lines above its shown tail: "⋯ 1 earlier line …".
+fn earlier_lines(skip: usize) -> String {
+    format!(
+        "⋯ {} of the hunk (Enter shows all)",
+        crate::plural::count(skip, "earlier line")
+    )
+}
+
 /// "team" or "community", as the gates count the author (one decision: `policy::team_of`).
 pub(super) fn association_label(a: Association, gates: &GateConfig) -> &'static str {
     crate::policy::side_label(a, gates)
@@ -36,7 +45,8 @@ fn badge_style(theme: &Theme, label: &str) -> Style {
         "EDITED" => theme.badge_edited,
         "UNCHANGED" => theme.badge_unchanged,
         "OUTDATED" => theme.badge_outdated,
-        "RESOLVED" => theme.badge_resolved,
+        "RESOLVED" | "RESOLVING" | "UNRESOLVING" => theme.badge_resolved,
+        "REPLY" => theme.notice,
         crate::output::items::SHEPHERD_BADGE => theme.badge_unchanged,
         _ => theme.badge_minimized,
     }
@@ -65,6 +75,20 @@ pub(super) fn badge_spans(
         && let Some(first) = badges.first_mut()
     {
         crate::output::items::SHEPHERD_BADGE.clone_into(first);
+    }
+    // What is queued offline for GitHub says so: it is not there yet.
+    if let Item::Thread(t) = item {
+        match screen.list.queued_resolution(&t.id) {
+            Some(true) => {
+                badges.retain(|b| b != "RESOLVED");
+                badges.push("RESOLVING(queued)".to_owned());
+            }
+            Some(false) => badges.push("UNRESOLVING(queued)".to_owned()),
+            None => {}
+        }
+        if t.comments.iter().any(|c| is_queued(&c.id)) {
+            badges.push("REPLY(queued)".to_owned());
+        }
     }
     for b in badges {
         let key = b.split('(').next().unwrap_or("").to_owned();
@@ -106,10 +130,14 @@ fn comment_header(c: &Comment, now: i64, gates: &GateConfig, theme: &Theme) -> L
             ),
             theme.dim,
         ),
-        Span::styled(
-            format!(" · {}", ago(c.created_at.timestamp(), now)),
-            theme.dim,
-        ),
+        if is_queued(&c.id) {
+            Span::styled(" · queued (offline), not on GitHub yet", theme.notice)
+        } else {
+            Span::styled(
+                format!(" · {}", ago(c.created_at.timestamp(), now)),
+                theme.dim,
+            )
+        },
     ];
     if let Some(e) = c.last_edited_at {
         spans.push(Span::styled(
@@ -262,10 +290,7 @@ fn detail_lines_anchored(
                     hunk.len().saturating_sub(HUNK_TAIL)
                 };
                 if skip > 0 {
-                    out.push(Line::styled(
-                        format!("⋯ {skip} earlier lines of the hunk (Enter shows all)"),
-                        theme.dim,
-                    ));
+                    out.push(Line::styled(earlier_lines(skip), theme.dim));
                 }
                 let start = out.len();
                 out.extend(hunk.into_iter().skip(skip));
@@ -390,7 +415,7 @@ pub(super) fn draw_detail(
             return with(draw_aspects(frame, area, screen, theme));
         }
         Pane::Review if screen.desk.draft.is_some() => {
-            return with(draw_review(frame, area, screen, view));
+            return draw_review(frame, area, screen, view);
         }
         _ => {}
     }
@@ -433,9 +458,13 @@ pub(super) fn draw_detail(
     let mut wrapped = Vec::new();
     let (lines, anchor, hunk_lines) = detail_lines_at(screen, idx, view, inner.width, theme);
     let mut anchor_at = None;
+    let mut commented_at = None;
     for (i, l) in lines.into_iter().enumerate() {
         if anchor == Some(i) {
             anchor_at = Some(wrapped.len());
+        }
+        if !hunk_lines.is_empty() && i + 1 == hunk_lines.end {
+            commented_at = Some(wrapped.len());
         }
         if hunk_lines.contains(&i) {
             wrap_diff(l, usize::from(inner.width), &mut wrapped);
@@ -447,8 +476,10 @@ pub(super) fn draw_detail(
     let h = usize::from(inner.height);
     let max_scroll = total.saturating_sub(h);
     // Freshly opened: a thread with new replies opens at the first one.
-    let wanted = match anchor_at {
-        Some(a) if screen.list.open_at_anchor => a,
+    // Zoomed in or out: the commented line (the hunk's last) near the middle.
+    let wanted = match (anchor_at, commented_at) {
+        (_, Some(c)) if screen.list.centre_commented_line => c.saturating_sub(h / 2),
+        (Some(a), _) if screen.list.open_at_anchor => a,
         _ => screen.list.detail_scroll,
     };
     let scroll = wanted.min(max_scroll);
@@ -467,4 +498,21 @@ pub(super) fn draw_detail(
         frame.render_widget(Paragraph::new(Span::styled(label, theme.dim)), r);
     }
     (Some(idx), inner.height, total, scroll)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::earlier_lines;
+
+    #[test]
+    fn the_earlier_lines_are_counted_in_words() {
+        assert_eq!(
+            earlier_lines(1),
+            "⋯ 1 earlier line of the hunk (Enter shows all)"
+        );
+        assert_eq!(
+            earlier_lines(48),
+            "⋯ 48 earlier lines of the hunk (Enter shows all)"
+        );
+    }
 }

@@ -20,7 +20,7 @@ use crate::tui::app::screen::View;
 use crate::tui::keymap::KeyCommand;
 use crate::tui::review::Confirm;
 use crate::tui::theme::Theme;
-use crate::tui::ui::{bordered, centered, fit, key_hint};
+use crate::tui::ui::{bordered, centered, fit, fit_hints, key_hint};
 
 /// Draws the PR screen (header, list, detail, footer, and the filter dialog when open) and
 /// reports what it showed.
@@ -52,6 +52,17 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, pr: &PrScreen, view: &View<'_>
     };
 
     let mut drawn = Drawn::default();
+    if let Some(scroll) = pr.desk.opened {
+        // The opened finding takes the list's and the detail's room, whole at 80×24 too.
+        let (h, total) = super::review_pane::draw_finding(frame, body, pr, scroll, theme);
+        drawn.list_height = app_list_height_fallback(body);
+        drawn.detail_area = body;
+        drawn.detail_height = h;
+        drawn.detail_lines = total;
+        drawn.detail_scroll = scroll;
+        draw_footer(frame, footer, pr, view);
+        return drawn;
+    }
     if let Some(la) = list_area {
         let inner = draw_list(frame, la, pr, view);
         drawn.list_height = inner.height;
@@ -392,6 +403,22 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
         InputMode::Confirm(_) => {
             spans.push(Span::styled("y confirm · any other key cancels", theme.dim));
         }
+        InputMode::Normal if screen.desk.opened.is_some() => {
+            if let Some(n) = view.notice {
+                notice = Some(Span::styled(format!("{}  ", one_line(n)), theme.notice));
+            }
+            for (c, what) in [
+                (KeyCommand::Dismiss, "dismiss"),
+                (KeyCommand::Lesson, "lesson"),
+                (KeyCommand::Toggle, "keep"),
+                (KeyCommand::Files, "jump to line"),
+                (KeyCommand::Down, "scroll"),
+                (KeyCommand::Help, "help"),
+                (KeyCommand::Back, "back"),
+            ] {
+                key_hint(keymap, c, what, theme, &mut spans);
+            }
+        }
         InputMode::Normal if screen.desk.pane != Pane::Item => {
             if let Some(n) = view.notice {
                 notice = Some(Span::styled(format!("{}  ", one_line(n)), theme.notice));
@@ -477,7 +504,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
     // A status message gets the room the hints leave (at least two fifths of the line), cut
     // with … when longer, so it never pushes the hints off.
     let width = usize::from(area.width);
-    let hints = Line::from(spans);
+    let notice_room = notice.as_ref().map_or(0, |n| n.width().min(width * 2 / 5));
+    let hints = fit_hints(Line::from(spans), keymap, width.saturating_sub(notice_room));
     let mut line = Vec::new();
     if let Some(n) = notice {
         let room = width.saturating_sub(hints.width()).max(width * 2 / 5);

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ratatui::text::Line;
 
-use crate::ledger::{KeptText, Marker};
+use crate::ledger::{KeptText, Marker, ThreadAction, apply_queued, queued_resolution};
 use crate::pr::{Comment, Item, Origin, Review, Snapshot};
 use crate::triage::{Changes, Freshness, Triaged, changes, triage};
 use crate::tui::app::action::{Ahead, Drawn};
@@ -170,6 +170,9 @@ pub struct ItemList {
     /// The selection changed and no frame has shown it yet: the detail opens at the item's
     /// anchor (a thread's first new reply) rather than at the top.
     pub open_at_anchor: bool,
+    /// The zoom changed and no frame has shown it yet: the detail scrolls so that a thread's
+    /// commented line (its hunk's last) sits near the middle of the pane.
+    pub centre_commented_line: bool,
     pub filter: Filter,
     pub collapsed: [bool; 3],
     /// Items per group that pass the filter (collapsed groups included).
@@ -184,6 +187,9 @@ pub struct ItemList {
     pub ahead: Ahead,
     /// The account whose `## PR Shepherd Review` comments are the session's own.
     identity: String,
+    /// Thread actions queued offline (the thread outbox and this session's own), laid over
+    /// every snapshot shown: their replies marked queued, their resolutions as they will be.
+    pub queued: Vec<ThreadAction>,
     /// The ids of those comments in the snapshot (as `review::prior` recognises them): a
     /// look-alike by another account is not among them.
     pub own: HashSet<String>,
@@ -213,6 +219,7 @@ impl ItemList {
             zoom: false,
             detail_scroll: 0,
             open_at_anchor: true,
+            centre_commented_line: false,
             filter: Filter::default(),
             collapsed: [false; 3],
             listed: [0; 3],
@@ -222,6 +229,7 @@ impl ItemList {
             ahead: HashMap::new(),
             opened: HashSet::new(),
             identity: identity.to_owned(),
+            queued: Vec::new(),
             own: HashSet::new(),
             markdown: HashMap::new(),
             pending_highlights: HashSet::new(),
@@ -260,9 +268,26 @@ impl ItemList {
         }
     }
 
+    /// Thread actions queued offline: shown on their threads from now on, and on every
+    /// snapshot after this one (the fixture never holds them).
+    pub(super) fn queue(&mut self, actions: Vec<ThreadAction>) {
+        if actions.is_empty() {
+            return;
+        }
+        self.queued.extend(actions);
+        apply_queued(&self.queued, &mut self.snapshot.items, &self.identity);
+        self.retriage();
+    }
+
+    /// Whether `thread_id`'s resolve or unresolve is queued, and which.
+    pub fn queued_resolution(&self, thread_id: &str) -> Option<bool> {
+        queued_resolution(&self.queued, thread_id)
+    }
+
     /// A new fixture step: its snapshot and the markers read afresh.
     pub(super) fn replace(&mut self, snapshot: Snapshot, markers: HashMap<String, Marker>) {
         self.snapshot = snapshot;
+        apply_queued(&self.queued, &mut self.snapshot.items, &self.identity);
         self.markers = markers;
         self.seen_now.clear();
         self.retriage();
@@ -315,7 +340,8 @@ impl ItemList {
     /// A frame was drawn: keep the selection and scroll inside the panes it had.
     pub(super) fn drawn(&mut self, d: Drawn) {
         self.last = d;
-        if std::mem::take(&mut self.open_at_anchor) {
+        let centred = std::mem::take(&mut self.centre_commented_line);
+        if std::mem::take(&mut self.open_at_anchor) || centred {
             self.detail_scroll = d.detail_scroll;
         }
         self.ensure_visible();
@@ -686,7 +712,10 @@ impl ItemList {
                         self.opened.insert(item.id().to_owned());
                     }
                 }
-                Some(Row::Item(_)) => self.zoom = !self.zoom,
+                Some(Row::Item(_)) => {
+                    self.zoom = !self.zoom;
+                    self.centre_commented_line = true;
+                }
                 None => {}
             },
             KeyCommand::NextMatch | KeyCommand::PrevMatch => {

@@ -17,11 +17,13 @@ mod draw;
 mod list;
 mod marks;
 mod review_pane;
+mod thread_view;
 mod threads;
 
 pub use desk::{Pane, ReviewDesk, console_gate};
 pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
 pub use marks::Marks;
+pub use thread_view::ThreadScreen;
 pub use threads::{ReplyView, ThreadDesk};
 
 use ratatui::Frame;
@@ -105,6 +107,13 @@ impl PrScreen {
     /// Brings back what this PR kept from an earlier session: its unsent thread reply and its
     /// review draft; an unreadable one is said, and the console goes on.
     pub fn restore_saved(&mut self, saved: SavedDrafts, ctx: &mut Ctx<'_>) {
+        // Offline, what is queued for GitHub shows on its threads, marked queued.
+        if ctx.session.remote.reads_outbox() {
+            match saved.queued {
+                Ok(q) => self.list.queue(q),
+                Err(e) => ctx.say(format!("the thread outbox is unreadable: {e}")),
+            }
+        }
         match saved.reply {
             Ok(Some(d)) => self.threads.restored(d, &self.list, ctx),
             Ok(None) => {}
@@ -194,7 +203,6 @@ impl PrScreen {
 
     fn pane_size(&self) -> PaneSize {
         PaneSize {
-            height: self.list.last.detail_height,
             max_scroll: self.list.max_detail_scroll(),
             half_page: self.list.half_page(false),
         }
@@ -209,9 +217,20 @@ impl PrScreen {
         } else {
             cmd
         };
+        // An opened finding has the keys until it is closed.
+        if self.desk.opened.is_some() {
+            let size = self.pane_size();
+            return self
+                .desk
+                .finding_command(cmd, &self.list.snapshot, size, ctx);
+        }
         let review_pane = self.list.focus == Focus::Detail && self.desk.pane == Pane::Review;
         if review_pane {
             if self.desk.pane_command(cmd, self.pane_size()) {
+                return Handled::Consumed;
+            }
+            if cmd == KeyCommand::Toggle {
+                self.desk.open_finding(ctx);
                 return Handled::Consumed;
             }
             // The findings have the keys: nothing acts on the list hidden behind them.
@@ -348,6 +367,15 @@ impl PrScreen {
     fn mouse_detail(&mut self, kind: MouseKind) {
         let down = kind == MouseKind::ScrollDown;
         let max = self.list.max_detail_scroll();
+        if let Some(s) = self.desk.opened {
+            // The opened finding scrolls under the wheel.
+            self.desk.opened = Some(match kind {
+                MouseKind::ScrollDown => (s + 3).min(max),
+                MouseKind::ScrollUp => s.saturating_sub(3),
+                MouseKind::Click => s,
+            });
+            return;
+        }
         match (kind, self.desk.pane) {
             (MouseKind::Click, _) => self.list.focus = Focus::Detail,
             (_, Pane::Review) => {
@@ -399,6 +427,7 @@ impl PrScreen {
         let list = &mut self.list;
         if list.zoom {
             list.zoom = false;
+            list.centre_commented_line = true;
         } else if list.focus == Focus::Detail {
             list.focus = Focus::List;
         } else if self.desk.pane != Pane::Item {
@@ -686,6 +715,10 @@ impl Screen for PrScreen {
 
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.list.drawn(d);
+        // The review pane scrolled to the finding cursor: that is its scroll from now on.
+        if std::mem::take(&mut self.desk.follow) && self.desk.pane == Pane::Review {
+            self.desk.review_scroll = d.detail_scroll;
+        }
         self.fill_markdown(ctx);
         // The frame is on screen: only now may what it showed be marked seen, and only once it
         // stayed long enough to be read (skimming past with `j` marks nothing).
@@ -737,6 +770,9 @@ impl Screen for PrScreen {
     /// Every key of the keymap (the PR screen answers them all), then the dialogs' keys and how
     /// the screen is left for the inbox.
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        if self.desk.opened.is_some() {
+            return review_pane::finding_help(keymap);
+        }
         let mut entries: Vec<(String, String)> = COMMANDS
             .iter()
             // The code, checks and pending review screens' keys are in their own help, the
@@ -753,7 +789,7 @@ impl Screen for PrScreen {
             ("Ctrl-c", "quit from anywhere".to_owned()),
             ("search", "type · Backspace · Enter · Esc".to_owned()),
             ("filter", "n/e/u · r/o/m hide · a all".to_owned()),
-            ("review pane", "Tab, then j/k pick a finding".to_owned()),
+            ("review pane", "Tab, then j/k pick a finding, Enter opens it whole".to_owned()),
             ("editor", "type · arrows · ctrl-z/ctrl-r undo/redo · ctrl-o $VISUAL/$EDITOR · Esc done (autosaved)".to_owned()),
             (
                 "inbox",

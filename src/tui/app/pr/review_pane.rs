@@ -1,17 +1,20 @@
-//! The review desk's panes: aspects of the run, the composed review, the draft editor.
+//! The review desk's panes: aspects of the run, the composed review, the draft editor, and a
+//! finding opened whole (`Enter` in the picker) with its keys.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
+use ratatui::widgets::Clear;
 
 use super::PrScreen;
 use super::list::Focus;
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::screen::View;
+use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::review::{AspectView, size_line};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{ago, bordered, draw_scrolled};
+use crate::tui::ui::{ago, bordered, draw_scrolled, wrap};
 
 fn aspect_style(theme: &Theme, v: &AspectView) -> Style {
     match v {
@@ -78,13 +81,13 @@ pub(super) fn draw_aspects(
 }
 
 /// The review pane: status, the findings (cursor for `a`), and the body exactly as it will be
-/// posted.
+/// posted. Returns (shown item, height, total lines, the scroll it used).
 pub(super) fn draw_review(
     frame: &mut Frame,
     area: Rect,
     screen: &PrScreen,
     view: &View<'_>,
-) -> (Option<usize>, u16, usize) {
+) -> (Option<usize>, u16, usize, usize) {
     let theme = view.theme;
     let focused = screen.list.focus == Focus::Detail;
     let block = bordered(
@@ -95,8 +98,10 @@ pub(super) fn draw_review(
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(d) = &screen.desk.draft else {
-        return (None, inner.height, 0);
+        return (None, inner.height, 0, screen.desk.review_scroll);
     };
+    // Where the selected finding's first line is (the pane follows it after j/k).
+    let mut sel_at = None;
     let mut lines = Vec::new();
     if let Some(at) = d.restored {
         lines.push(Line::styled(
@@ -156,7 +161,7 @@ pub(super) fn draw_review(
         let rows = c.finding_views();
         lines.push(Line::styled(
             format!(
-                "Findings ({}) — Tab then j/k to pick, a marks addressed, D dismisses, L makes a lesson:",
+                "Findings ({}) — Tab then j/k to pick, Enter opens one, a marks addressed, D dismisses, L makes a lesson:",
                 rows.len()
             ),
             theme.group,
@@ -164,17 +169,21 @@ pub(super) fn draw_review(
         for (i, (_, severity, label)) in rows.iter().enumerate() {
             let colour = severity_style(theme, *severity);
             let (mark, style) = if i == screen.desk.finding_sel {
+                sel_at = Some(lines.len());
                 ("▸ ", colour.patch(theme.selection))
             } else {
                 ("  ", colour)
             };
-            // One line per finding (the body below has the full text).
-            let room = usize::from(inner.width).saturating_sub(3);
-            let mut shown: String = label.chars().take(room).collect();
-            if label.chars().count() > room {
-                shown.push('…');
+            // Each finding whole, wrapped under its mark (Enter opens it with its fix).
+            let room = usize::from(inner.width).saturating_sub(2);
+            let mut rows = Vec::new();
+            wrap(Line::styled(label.clone(), style), room, &mut rows);
+            for (k, row) in rows.into_iter().enumerate() {
+                let lead = if k == 0 { mark } else { "  " };
+                let mut spans = vec![Span::styled(lead, style)];
+                spans.extend(row.spans);
+                lines.push(Line::from(spans).style(style));
             }
-            lines.push(Line::styled(format!("{mark}{shown}"), style));
         }
         let held = c.held_back_rows();
         if !held.is_empty() {
@@ -202,8 +211,28 @@ pub(super) fn draw_review(
         };
         lines.push(Line::styled(sanitize(l).into_owned(), style));
     }
-    let (h, total) = draw_scrolled(frame, inner, lines, screen.desk.review_scroll);
-    (None, h, total)
+    let scroll = match sel_at.filter(|_| screen.desk.follow) {
+        Some(at) => {
+            let width = usize::from(inner.width);
+            let above: usize = lines[..at]
+                .iter()
+                .map(|l| {
+                    let mut rows = Vec::new();
+                    wrap(l.clone(), width, &mut rows);
+                    rows.len()
+                })
+                .sum();
+            above.saturating_sub(usize::from(inner.height) / 3)
+        }
+        None => screen.desk.review_scroll,
+    };
+    let (h, total) = draw_scrolled(frame, inner, lines, scroll);
+    (
+        None,
+        h,
+        total,
+        scroll.min(total.saturating_sub(usize::from(h))),
+    )
 }
 
 pub(super) fn draw_editor(
@@ -226,4 +255,102 @@ pub(super) fn draw_editor(
         frame.render_widget(&d.editor, inner);
     }
     (None, inner.height, 0)
+}
+
+/// The opened finding's keys (its `?`), as the keymap binds them.
+pub(super) fn finding_help(keymap: &Keymap) -> Vec<(String, String)> {
+    let k = |c| keymap.keys_label(c);
+    vec![
+        (
+            format!("{}/{}", k(KeyCommand::Down), k(KeyCommand::Up)),
+            "scroll the finding".to_owned(),
+        ),
+        (
+            k(KeyCommand::Dismiss),
+            "dismiss it with a reason: never proposed again on this PR".to_owned(),
+        ),
+        (
+            k(KeyCommand::Lesson),
+            "dismiss it for the whole repository (a lesson)".to_owned(),
+        ),
+        (
+            k(KeyCommand::Toggle),
+            "keep it: it stays in the review, back to the findings".to_owned(),
+        ),
+        (
+            k(KeyCommand::Files),
+            "jump to its line: the file's diff, the cursor on it".to_owned(),
+        ),
+        (
+            k(KeyCommand::MarkAddressed),
+            "mark it addressed (a finding of an earlier review)".to_owned(),
+        ),
+        (k(KeyCommand::Help), "this help".to_owned()),
+        (
+            format!("{}/{}", k(KeyCommand::Quit), k(KeyCommand::Back)),
+            "back to the findings".to_owned(),
+        ),
+    ]
+}
+
+/// The finding under the cursor, whole: severity, aspect, class, `file:line`, the message,
+/// the suggested fix, the rule and the verifier's confidence and evidence — all sanitized,
+/// wrapped, scrolled by `scroll`. Returns (height, total lines).
+pub(super) fn draw_finding(
+    frame: &mut Frame,
+    area: Rect,
+    screen: &PrScreen,
+    scroll: usize,
+    theme: &Theme,
+) -> (u16, usize) {
+    frame.render_widget(Clear, area);
+    let Some(f) = screen.desk.selected_finding() else {
+        return (0, 0);
+    };
+    let block = bordered(format!(" Finding {} ", one_line(&f.id)), true, theme);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let class = screen
+        .desk
+        .composed
+        .as_ref()
+        .and_then(|c| c.agg.class_of_id(&f.id))
+        .unwrap_or("addressed");
+    let at = f.line.map_or(String::new(), |l| format!(":{l}"));
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(f.severity.as_str(), severity_style(theme, f.severity)),
+            Span::styled(format!(" · {} · {class}", f.aspect), theme.dim),
+        ]),
+        Line::styled(format!("{}{at}", one_line(&f.file)), theme.location),
+    ];
+    if f.outside_diff {
+        lines.push(Line::styled(
+            "(the file is not among the PR's changed files)",
+            theme.dim,
+        ));
+    }
+    // A titled section: its text whole, line by line.
+    let section = |lines: &mut Vec<Line<'static>>, title: &str, text: &str| {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(title.to_owned(), theme.group));
+        for l in sanitize(text).lines() {
+            lines.push(Line::styled(l.replace('\t', "    "), theme.text));
+        }
+    };
+    section(&mut lines, "Message", &f.message);
+    if let Some(fix) = &f.suggested_fix {
+        section(&mut lines, "Suggested fix", fix);
+    }
+    if let Some(rule) = &f.rule {
+        section(&mut lines, "Rule", rule);
+    }
+    if let Some(v) = &f.verified {
+        section(
+            &mut lines,
+            &format!("Verified · confidence {}", v.confidence),
+            &v.evidence,
+        );
+    }
+    draw_scrolled(frame, inner, lines, scroll)
 }

@@ -11,7 +11,7 @@ use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
 use super::list::ItemList;
-use crate::ledger::{ReplyDraft, ThreadActionKind};
+use crate::ledger::{QUEUED_PREFIX, ReplyDraft, ThreadAction, ThreadActionKind};
 use crate::pr::{Item, Snapshot, Thread};
 use crate::publish::{ThreadDo, check_reply};
 use crate::sanitize::{one_line, sanitize};
@@ -260,7 +260,12 @@ impl ThreadDesk {
             target: describe(t, &list.snapshot),
             editor: crate::tui::editor::area(&sanitize(&d.body)),
         });
-        ctx.say("restored the unsent reply: select its thread and press c");
+        let item = Item::Thread(t.clone());
+        ctx.say(format!(
+            "restored the unsent reply to {} (@{}): select that thread and press c",
+            one_line(&item.location().unwrap_or_default()),
+            one_line(item.login())
+        ));
     }
 
     /// A key for the composer; every change is saved at once (it survives a crash).
@@ -423,6 +428,21 @@ impl ThreadDesk {
         self.acting = false;
         match result {
             Ok(location) => {
+                // Offline the action waits in the outbox: its thread shows it queued at once.
+                if ctx.session.remote.reads_outbox() {
+                    let body = match kind {
+                        ThreadActionKind::Reply => self.reply.as_ref().map(|r| r.body()),
+                        _ => None,
+                    };
+                    let n = list.queued.len() + 1;
+                    list.queue(vec![ThreadAction {
+                        id: format!("{QUEUED_PREFIX}session-{n}"),
+                        kind,
+                        thread_id: thread_id.clone(),
+                        body,
+                        at: ctx.session.now,
+                    }]);
+                }
                 let done = match kind {
                     ThreadActionKind::Reply => {
                         self.reply = None;
