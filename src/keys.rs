@@ -40,9 +40,11 @@ pub enum KeyCommand {
     Dismiss,
     Lesson,
     Reply,
+    Comment,
     Resolve,
     Unresolve,
     PendingReview,
+    Approve,
     Refresh,
     Sort,
     SortReverse,
@@ -242,6 +244,12 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "reply to the selected thread (composer: ctrl-s sends, asks first)",
     ),
     (
+        KeyCommand::Comment,
+        "comment",
+        &["w"],
+        "write a conversation comment on the PR (editor: ctrl-s posts, asks first)",
+    ),
+    (
         KeyCommand::Resolve,
         "resolve",
         &["x"],
@@ -258,6 +266,12 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "pending_review",
         &["P"],
         "the pending review: line comments, suggestions, findings' drafts; submit it",
+    ),
+    (
+        KeyCommand::Approve,
+        "approve",
+        &["ctrl-a"],
+        "pending review: submit approving the PR (asks first, naming it); no other screen uses its key",
     ),
     (
         KeyCommand::Refresh,

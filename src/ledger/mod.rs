@@ -23,6 +23,8 @@
 //! <pr>/pending.json                  the pending review: line comments, findings' drafts
 //!                                    (pending.rs)
 //! <pr>/outbox/reviews.json           offline submitted reviews, the exact requests (pending.rs)
+//! <pr>/outbox/comments.json          offline plain conversation comments, the exact requests
+//!                                    (conversation.rs)
 //! <pr>/watch.json                    what `watch` last reviewed and answered (written by
 //!                                    `commands::watch` through `write_atomic`)
 //! <state>/repos/<owner>/<repo>/decisions.jsonl  per repository: what became of each finding,
@@ -41,6 +43,7 @@
 //! what a run holds is the caller's type ([`StoredRun`]).
 
 mod code;
+mod conversation;
 mod decisions;
 mod draft;
 mod kept;
@@ -66,6 +69,7 @@ use thiserror::Error;
 use crate::pr::{PrCoords, RefError};
 
 pub use code::{CODE_DIR, CodeLook, GoneFile, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
+pub use conversation::OutboxPlainComment;
 pub use decisions::{DECISIONS_FILE, Decision, DecisionKind};
 pub use draft::{Draft, UnsentFiles};
 pub use kept::{KEPT_DIR, KEPT_LOG, KeptComment, KeptText, MAX_KEPT_CHARS};

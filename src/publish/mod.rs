@@ -17,12 +17,14 @@
 //! - `github.rs`: [`GitHubComments`], the store over a PR's conversation comments on GitHub;
 //! - `outbox.rs`: [`Outbox`], the offline store (a file in the ledger);
 //! - `threads.rs`: replying to, resolving and unresolving review threads;
+//! - `conversation.rs`: a plain conversation comment (never upserted, never the Shepherd one);
 //! - `review.rs`: submitting a pending review (line comments, findings) as one GitHub review;
 //! - `check_run.rs`: Shepherd's own `pr-shepherd` check run on the head (or a commit status).
 //!
 //! `publish` sits above `source` and `ledger` and uses both; neither knows about posting.
 
 pub mod check_run;
+pub mod conversation;
 mod github;
 mod outbox;
 pub mod review;

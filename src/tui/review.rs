@@ -508,6 +508,18 @@ pub enum Confirm {
     },
     /// Re-run the failed jobs of workflow runs (the checks screen).
     Rerun(RerunAsk),
+    /// Post a plain conversation comment on the PR.
+    Comment(CommentAsk),
+}
+
+/// What a confirmed conversation comment will do: on which PR, how long, where it goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentAsk {
+    /// `owner/repo#N`.
+    pub target: String,
+    pub body: String,
+    /// Where it goes: "GitHub, as …" or "the outbox …".
+    pub destination: String,
 }
 
 /// What a confirmed re-run will do: on which PR, which workflow runs and their failing checks.
@@ -550,6 +562,8 @@ pub struct SubmitAsk {
     pub undecided: usize,
     /// The comments that go where their lines moved, said (`c2 moved src/x.rs:10 → :14`).
     pub moved: Vec<String>,
+    /// The review's summary body, as written in the editor before the question (may be empty).
+    pub body: String,
 }
 
 /// What a confirmed thread action will do, naming its target.

@@ -126,7 +126,8 @@ fn a_dismissed_or_lesson_finding_is_not_offered_again_and_a_submitted_one_comes_
     );
 
     // Keep one, submit (offline): the confirmation says how many are left undecided.
-    h.press("g Enter p");
+    // `p` opens the editor on the review's body first; `Esc` asks.
+    h.press("g Enter p Esc");
     match h.app.mode() {
         InputMode::Confirm(Confirm::Submit(ask)) => {
             assert_eq!(ask.comments, 1);
@@ -330,7 +331,7 @@ fn stats_count_the_drop_and_the_edit_of_a_submitted_pending_review() {
     // Keep the first, edit the second, drop the third; submit.
     h.press("g Enter j e");
     h.type_text(" Really.");
-    h.press("Esc j d p y");
+    h.press("Esc j d p Esc y");
     assert!(
         h.app.pending().and_then(|p| p.submitted()).is_some(),
         "{}",

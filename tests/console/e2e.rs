@@ -605,7 +605,10 @@ fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux()
     tmux.wait_for("the pending list", |s| {
         s.contains("1 comment, 1 to post") && s.contains("retry.rs")
     });
+    // `p` opens the editor on the review's body (its title names the summary's key).
     tmux.keys(&["p"]);
+    tmux.wait_for("the body's editor", |s| s.contains("Review body (comment)"));
+    tmux.keys(&["Escape"]);
     let ask = tmux.wait_for("the confirmation", |s| s.contains("Submit the review?"));
     assert!(ask.contains("Line comments: 1"), "{ask}");
     tmux.keys(&["y"]);

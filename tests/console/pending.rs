@@ -181,7 +181,7 @@ fn a_console_pending_review_is_submitted_as_one_review_with_its_four_comments_ev
     // Submit requesting changes; GitHub stores it but the answer is lost (a timeout): the retry
     // finds it by its key and sends nothing again.
     fake.fail_reviews_after_store(1);
-    h.press("X");
+    h.press("X Esc");
     match h.app.mode() {
         InputMode::Confirm(Confirm::Submit(ask)) => {
             assert_eq!(ask.how, SubmitAs::RequestChanges);
@@ -236,7 +236,7 @@ fn approving_asks_with_a_confirmation_that_names_it_and_only_y_approves() {
     let dir = tempfile::tempdir().unwrap();
     let (mut h, _) = console(&server.uri(), dir.path());
     h.press("P g Enter");
-    h.press("A");
+    h.press("ctrl-a Esc");
     assert!(
         matches!(h.app.mode(), InputMode::Confirm(Confirm::Submit(a)) if a.how == SubmitAs::Approve),
         "{:?}",
@@ -257,7 +257,7 @@ fn approving_asks_with_a_confirmation_that_names_it_and_only_y_approves() {
         h.app.notice(),
         Some("not submitted: 2 drafts from findings still to decide (keep, edit or drop each)")
     );
-    h.press("A y");
+    h.press("ctrl-a Esc y");
     let reviews = fake.reviews();
     assert_eq!(reviews.len(), 1);
     assert_eq!(reviews[0].event, "APPROVE");
@@ -340,7 +340,7 @@ fn after_a_force_push_the_pending_screen_shows_moved_and_outdated_comments_and_p
     let screen = h.screen();
     assert!(screen.contains("moved src/mod0.rs:11"), "{screen}");
     assert!(screen.contains("outdated src/mod1.rs:4"), "{screen}");
-    // Submitting is refused while the outdated comment is not kept.
+    // Submitting is refused while the outdated comment is not kept (before the body's editor).
     h.press("p");
     assert!(
         matches!(h.app.mode(), InputMode::Confirm(Confirm::Refused(why)) if why.contains("outdated") && why.contains(&format!("{} at src/mod1.rs:4", own[1].id))),
@@ -363,7 +363,7 @@ fn after_a_force_push_the_pending_screen_shows_moved_and_outdated_comments_and_p
             .and_then(|c| c.followed.as_ref())
             .is_some_and(|f| f.kept)
     );
-    h.press("p");
+    h.press("p Esc");
     match h.app.mode() {
         InputMode::Confirm(Confirm::Submit(ask)) => {
             assert!(

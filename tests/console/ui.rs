@@ -85,6 +85,7 @@ fn help_overlay_lists_every_binding() {
             || help.starts_with("diff: ")
             || help.starts_with("inbox: ")
             || help.starts_with("checks: ")
+            || help.starts_with("pending review: ")
     };
     for (_, _, _, help) in pr_shepherd::tui::keymap::COMMANDS {
         if !own(help) {

@@ -273,7 +273,8 @@ fn the_console_does_not_submit_a_pending_review_from_a_partial_answer() {
     }));
     h.draw();
     *fake.state.null_nodes.lock().unwrap() = vec![format!("IC_kwDOX{own:08}")];
-    h.press("P X");
+    // `X` opens the review body's editor; `Esc` asks.
+    h.press("P X Esc");
     assert!(
         matches!(h.app.mode(), InputMode::Confirm(Confirm::Submit(_))),
         "{:?}",

@@ -141,6 +141,8 @@ pub enum Action {
     /// What a post would do (for the confirmation dialog), or why it cannot.
     PostPlanned(Result<PostPreview, String>),
     Posted(Result<Posted, String>),
+    /// A plain conversation comment was posted (where it can be seen), or why not.
+    Commented(Result<String, String>),
     /// Decisions about findings (a dismissal, a post's) were written: the notice, or why not.
     DecisionsRecorded(Result<String, String>),
     /// What the session's PRs hold unsent in the state dir, read for the quit question.
@@ -200,7 +202,11 @@ pub enum Action {
     /// A key of the pending review screen's own (keep, submit as …, fold).
     PendingKey(char),
     /// The pending review, read from the ledger with the latest findings proposed as drafts.
-    PendingLoaded(Result<Box<crate::code::pending::PendingReview>, String>),
+    PendingLoaded {
+        review: Result<Box<crate::code::pending::PendingReview>, String>,
+        /// The Shepherd summary (the PR's review draft), the body a submission may start from.
+        summary: Option<String>,
+    },
     PendingSaved(Result<(), String>),
     /// The pending review of `pr`, read for the diff (or why not).
     DiffPendingLoaded {

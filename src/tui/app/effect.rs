@@ -56,6 +56,12 @@ pub enum Effect {
         pr: PrCoords,
         body: String,
     },
+    /// Post `body` as a plain conversation comment on the PR, a new one every time (only ever
+    /// after the maintainer confirmed the dialog); offline into the comment outbox.
+    PostComment {
+        pr: PrCoords,
+        body: String,
+    },
     /// Read what `prs` hold unsent in the state dir (review drafts, replies, pending reviews),
     /// for the quit question.
     ScanUnsent {
@@ -128,6 +134,8 @@ pub enum Effect {
         snapshot: Box<Snapshot>,
         review: Box<crate::code::pending::PendingReview>,
         event: crate::publish::review::Event,
+        /// The review's summary body the maintainer wrote before confirming.
+        body: String,
     },
     /// Read what the files and diff screens need beside the snapshot: the last look at the
     /// code, the patches shown then of the files changed since, the latest Shepherd findings
@@ -227,6 +235,7 @@ impl Effect {
             | Effect::LoadChecks { .. }
             | Effect::LoadJobLog { .. } => Lane::Fetch,
             Effect::Post { .. }
+            | Effect::PostComment { .. }
             | Effect::ThreadAct { .. }
             | Effect::SubmitReview { .. }
             | Effect::SetViewed { .. }
@@ -248,6 +257,7 @@ impl Effect {
             | Effect::DiscardDraft { pr }
             | Effect::PlanPost { pr, .. }
             | Effect::Post { pr, .. }
+            | Effect::PostComment { pr, .. }
             | Effect::SaveReplyDraft { pr, .. }
             | Effect::DiscardReplyDraft { pr }
             | Effect::RecordDecisions { pr, .. }

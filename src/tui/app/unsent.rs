@@ -37,6 +37,11 @@ pub fn reply_said(pr: &PrCoords) -> String {
     format!("the reply on {pr} stays unsent (kept for next time)")
 }
 
+/// "the conversation comment being written on acme/rivet#471 is lost (it is not saved)".
+pub fn comment_said(pr: &PrCoords) -> String {
+    format!("the conversation comment being written on {pr} is lost (it is not saved)")
+}
+
 /// The pending review of `pr` with `comments` to submit and `undecided` findings' drafts:
 /// "the pending review of acme/rivet#471 stays unsubmitted: 2 comments, 3 finding drafts
 /// undecided (kept for next time)"; `None` when it holds neither.

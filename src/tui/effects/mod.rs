@@ -151,12 +151,16 @@ impl EffectRunner {
             Effect::Post { pr, body } => send(Action::Posted(
                 remote::post(remote, l, &pr, &body, now).await,
             )),
+            Effect::PostComment { pr, body } => send(Action::Commented(
+                remote::comment(remote, l, &pr, &body, now).await,
+            )),
             Effect::SubmitReview {
                 snapshot,
                 review,
                 event,
+                body,
             } => send(Action::ReviewSubmitted(
-                pending::submit(remote, l, &snapshot, &review, event, now).await,
+                pending::submit(remote, l, &snapshot, &review, event, &body, now).await,
             )),
             Effect::ThreadAct { pr, thread, what } => send(Action::ThreadActed {
                 thread_id: thread.id.clone(),

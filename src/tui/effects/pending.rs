@@ -19,11 +19,33 @@ use crate::tui::session::Remote;
 const ATTEMPTS: u32 = 3;
 
 pub fn load(ledger: &Ledger, snapshot: &Snapshot) -> Action {
-    Action::PendingLoaded(
-        load_with_drafts(ledger, snapshot)
+    // The Shepherd summary: the PR's review draft, less its hidden metadata (a draft that cannot
+    // be read offers none; the draft's own screen says why).
+    let summary = ledger
+        .load_draft(&snapshot.pr.coords())
+        .ok()
+        .flatten()
+        .map(|d| summary_of(&d.body))
+        .filter(|s| !s.trim().is_empty());
+    Action::PendingLoaded {
+        review: load_with_drafts(ledger, snapshot)
             .map(Box::new)
             .map_err(|e| e.to_string()),
-    )
+        summary,
+    }
+}
+
+/// A Shepherd comment's text as a review's body: without its hidden `<!-- … -->` lines.
+fn summary_of(body: &str) -> String {
+    body.lines()
+        .filter(|l| {
+            let t = l.trim();
+            !(t.starts_with("<!--") && t.ends_with("-->"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_owned()
 }
 
 /// The pending review as the diff shows it under its lines.
@@ -51,6 +73,7 @@ pub async fn submit(
     snapshot: &Snapshot,
     review: &PendingReview,
     event: Event,
+    body: &str,
     now: i64,
 ) -> Result<Submitted, String> {
     let pr = snapshot.pr.coords();
@@ -66,14 +89,14 @@ pub async fn submit(
                 .map_err(|e| e.to_string())?;
             // A push since an earlier try whose answer was lost: the review made then is
             // found (wherever its lines went since), not refused for them and sent again.
-            let earlier = ReviewRequest::of(&review, &current.pr.head_sha, event, "");
+            let earlier = ReviewRequest::of(&review, &current.pr.head_sha, event, body);
             let found = find_earlier(&live.gh, &pr, &live.own_login, &earlier)
                 .await
                 .map_err(|e| e.to_string())?;
             if let Some(done) = found {
                 (done, Vec::new())
             } else {
-                let (req, moved) = checked(&mut review, &current, event)?;
+                let (req, moved) = checked(&mut review, &current, event, body)?;
                 match submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS).await {
                     Ok(done) => (done, moved),
                     Err(SubmitError::Refused(reason)) => {
@@ -90,7 +113,7 @@ pub async fn submit(
             }
         }
         None => {
-            let (req, moved) = checked(&mut review, snapshot, event)?;
+            let (req, moved) = checked(&mut review, snapshot, event, body)?;
             let done = submit_offline(ledger, &pr, &req, now).map_err(|e| e.to_string())?;
             (done, moved)
         }
@@ -135,6 +158,7 @@ fn checked(
     review: &mut PendingReview,
     snapshot: &Snapshot,
     event: Event,
+    body: &str,
 ) -> Result<(ReviewRequest, Vec<String>), String> {
     let patches = parsed_patches(snapshot);
     review.follow(&snapshot.pr.head_sha, &patches);
@@ -143,7 +167,7 @@ fn checked(
     }
     let moved = settle(review, &patches, false, false).map_err(|e| e.to_string())?;
     Ok((
-        ReviewRequest::of(review, &snapshot.pr.head_sha, event, ""),
+        ReviewRequest::of(review, &snapshot.pr.head_sha, event, body),
         moved,
     ))
 }

@@ -31,6 +31,8 @@ trait Place: Send + Sync {
         thread: &'s Thread,
         what: &'s ThreadDo,
     ) -> BoxFuture<'s, Result<String, String>>;
+    /// Posts `body` as a new plain conversation comment (never upserted): where it can be seen.
+    fn comment<'s>(&'s self, body: &'s str) -> BoxFuture<'s, Result<String, String>>;
 }
 
 /// `remote` for the PR at `pr`. Offline: the outbox in the ledger; live: GitHub as the
@@ -93,6 +95,17 @@ pub async fn post(
     bind(remote, ledger, pr, now).upsert(body).await
 }
 
+/// Posts a plain conversation comment on the PR (only after the maintainer confirmed).
+pub async fn comment(
+    remote: &Remote,
+    ledger: &Ledger,
+    pr: &PrCoords,
+    body: &str,
+    now: i64,
+) -> Result<String, String> {
+    bind(remote, ledger, pr, now).comment(body).await
+}
+
 /// Replies to, resolves or unresolves a thread (only after the maintainer confirmed).
 pub async fn act(
     remote: &Remote,
@@ -149,6 +162,13 @@ impl Place for OutboxPlace<'_> {
             .map_err(|e| e.to_string());
         Box::pin(async move { done })
     }
+
+    fn comment<'s>(&'s self, body: &'s str) -> BoxFuture<'s, Result<String, String>> {
+        let o = &self.outbox;
+        let done = crate::publish::conversation::comment_offline(o.ledger, &o.pr, body, o.now)
+            .map(|path| format!("the outbox {path}"));
+        Box::pin(async move { done })
+    }
 }
 
 struct GitHubPlace<'a> {
@@ -197,6 +217,13 @@ impl Place for GitHubPlace<'_> {
                 return Ok(format!("{} (not recorded as seen: {e})", done.location));
             }
             Ok(done.location)
+        })
+    }
+
+    /// Live, as the credentials' account.
+    fn comment<'s>(&'s self, body: &'s str) -> BoxFuture<'s, Result<String, String>> {
+        Box::pin(async move {
+            crate::publish::conversation::comment_live(&self.live.gh, &self.comments.pr, body).await
         })
     }
 }

@@ -176,6 +176,10 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
                 format!("Submit as: {}", ask.how.said()),
                 format!("Target: {}", one_line(&ask.target)),
                 format!("Line comments: {}", ask.comments),
+                match ask.body.trim().chars().count() {
+                    0 => "Body: none".to_owned(),
+                    n => format!("Body: {}", crate::output::plural::count(n, "character")),
+                },
                 format!("To: {}", one_line(&ask.destination)),
             ];
             // Comments that go where their lines moved since they were written, said.
@@ -259,6 +263,20 @@ pub fn draw_confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
             lines.push("y confirms · any other key cancels".to_owned());
             (title, lines)
         }
+        Confirm::Comment(ask) => (
+            " Post this comment on the conversation? ",
+            vec![
+                format!("Target: {}", one_line(&ask.target)),
+                format!("To: {}", one_line(&ask.destination)),
+                format!(
+                    "Comment: {}, {} (a new comment, never an edit)",
+                    super::count(ask.body.chars().count(), "character", "characters"),
+                    super::count(ask.body.lines().count().max(1), "line", "lines")
+                ),
+                String::new(),
+                "y posts · any other key cancels (the comment is kept)".to_owned(),
+            ],
+        ),
     };
     let w = lines
         .iter()

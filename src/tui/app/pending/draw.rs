@@ -147,6 +147,15 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                     )
                 }
                 PendingEdit::Existing(id) => format!(" Edit {} · Esc done (saved) ", one_line(id)),
+                PendingEdit::Body(how) => format!(
+                    " Review body ({}) · {} · Esc asks ",
+                    how.said(),
+                    if s.summary.is_some() {
+                        format!("{} empty ⇄ Shepherd summary", super::SWAP_SUMMARY_KEY)
+                    } else {
+                        "no Shepherd summary (no review draft)".to_owned()
+                    }
+                ),
             };
             let block = bordered(what, true, theme);
             let inner = block.inner(detail_area);
@@ -234,10 +243,17 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
             ] {
                 key_hint(view.keymap, c, what, theme, &mut spans);
             }
-            for (k, what) in [("X", "request changes"), ("A", "approve"), ("F", "fold")] {
-                spans.push(Span::styled(k, theme.key));
-                spans.push(Span::styled(format!(" {what}  "), theme.dim));
-            }
+            spans.push(Span::styled("X", theme.key));
+            spans.push(Span::styled(" request changes  ", theme.dim));
+            key_hint(
+                view.keymap,
+                KeyCommand::Approve,
+                "approve",
+                theme,
+                &mut spans,
+            );
+            spans.push(Span::styled("F", theme.key));
+            spans.push(Span::styled(" fold  ", theme.dim));
             for (c, what) in [(KeyCommand::Help, "help"), (KeyCommand::Quit, "back")] {
                 key_hint(view.keymap, c, what, theme, &mut spans);
             }

@@ -9,9 +9,11 @@
 //!   the diff (or whose lines changed) into the review's body; a comment written at an earlier
 //!   head shows whether its lines moved, changed (outdated: `Enter` keeps it at its new place)
 //!   or left the diff;
-//! - **submit**: `p` as a comment, `X` requesting changes, `A` approving — each asks first, with
-//!   a confirmation that names it. Approving exists only here: the confirmation is the only place
-//!   a [`ConsoleApproval`] is made.
+//! - **submit**: `p` as a comment, `X` requesting changes, `ctrl-a` approving (a key no other
+//!   screen uses: `A` is the PR screen's aspects) — each first opens the editor on the review's
+//!   summary body (empty; `ctrl-t` swaps in the Shepherd summary, the PR's review draft, and
+//!   back), then asks, with a confirmation that names it. Approving exists only here: the
+//!   confirmation is the only place a [`ConsoleApproval`] is made.
 //!
 //! The screen is pure: it reads and saves the pending review and submits it through effects
 //! (`LoadPending`, `SavePending`, `SubmitReview`), whose results come back as actions.
@@ -33,7 +35,7 @@ use crate::code::pending::{PendingReview, suggestion_body};
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{ConsoleApproval, Event, fold_into_body, lines_gone, moved, outdated};
 use crate::review::inline::parsed_patches;
-use crate::sanitize::one_line;
+use crate::sanitize::{one_line, sanitize};
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::review::{Confirm, SubmitAs, SubmitAsk};
 
@@ -47,6 +49,15 @@ pub enum PendingEdit {
     },
     /// An existing comment, by id.
     Existing(String),
+    /// The review's summary body, before the submission is asked for as `SubmitAs`.
+    Body(SubmitAs),
+}
+
+/// The key that swaps the body editor's text between empty and the Shepherd summary.
+pub const SWAP_SUMMARY_KEY: &str = "ctrl-t";
+
+fn is_swap_summary_key(ev: &KeyEvent) -> bool {
+    ev.modifiers.contains(KeyModifiers::CONTROL) && ev.code == KeyCode::Char('t')
 }
 
 /// The editor open on a comment.
@@ -81,6 +92,8 @@ pub struct PendingScreen {
     submitting: bool,
     /// The last submission, in words.
     submitted: Option<String>,
+    /// The Shepherd summary (the PR's review draft), read with the pending review.
+    summary: Option<String>,
 }
 
 /// How many of the review's findings' drafts are still to decide.
@@ -118,6 +131,7 @@ impl PendingScreen {
             queued: None,
             submitting: false,
             submitted: None,
+            summary: None,
         }
     }
 
@@ -139,6 +153,11 @@ impl PendingScreen {
 
     pub fn submitted(&self) -> Option<&str> {
         self.submitted.as_deref()
+    }
+
+    /// The Shepherd summary a submission's body may start from.
+    pub fn summary(&self) -> Option<&str> {
+        self.summary.as_deref()
     }
 
     fn coords(&self) -> PrCoords {
@@ -207,6 +226,7 @@ impl PendingScreen {
                 })
             }
             PendingEdit::Existing(id) => review.edit(&id, &text).map(|()| format!("{id} edited")),
+            PendingEdit::Body(how) => return self.confirm_submit(how, text, ctx),
         };
         match done {
             Ok(said) => {
@@ -217,23 +237,36 @@ impl PendingScreen {
         }
     }
 
-    /// Asks to submit as `how`, naming it.
+    /// Submitting as `how`: what would refuse it is said first; then the editor opens on the
+    /// review's summary body (empty: `ctrl-t` swaps in the Shepherd summary), and its `Esc`
+    /// asks, naming the event.
     fn ask_submit(&mut self, how: SubmitAs, ctx: &mut Ctx<'_>) {
+        if self.refuse_submit(ctx) {
+            return;
+        }
+        self.open_editor(PendingEdit::Body(how), "", ctx);
+    }
+
+    /// True when the pending review cannot be submitted now (said, or shown as a refusal).
+    fn refuse_submit(&mut self, ctx: &mut Ctx<'_>) -> bool {
         let Some(review) = &self.review else {
-            return ctx.say("the pending review is still loading");
+            ctx.say("the pending review is still loading");
+            return true;
         };
         if self.submitting {
-            return ctx.say("a submission is on its way");
+            ctx.say("a submission is on its way");
+            return true;
         }
         if review.is_empty() {
-            return ctx.say("nothing to submit: keep a draft or write a comment first");
+            ctx.say("nothing to submit: keep a draft or write a comment first");
+            return true;
         }
         let gone = lines_gone(review, &parsed_patches(&self.snapshot));
         if !gone.is_empty() {
             *ctx.mode = InputMode::Confirm(Confirm::Refused(
                 crate::publish::review::SubmitError::LinesGone(gone).to_string(),
             ));
-            return;
+            return true;
         }
         // An outdated comment is posted only once kept (or folded, or dropped).
         let stale = outdated(review);
@@ -241,8 +274,17 @@ impl PendingScreen {
             *ctx.mode = InputMode::Confirm(Confirm::Refused(
                 crate::publish::review::SubmitError::Outdated(stale).to_string(),
             ));
+            return true;
+        }
+        false
+    }
+
+    /// The body is written: asks to submit as `how`, naming it.
+    fn confirm_submit(&mut self, how: SubmitAs, body: String, ctx: &mut Ctx<'_>) {
+        if self.refuse_submit(ctx) {
             return;
         }
+        let Some(review) = &self.review else { return };
         let p = &self.snapshot.pr;
         let destination = match ctx.session.remote.live() {
             Some(live) => format!("GitHub, as @{}", live.own_login),
@@ -255,6 +297,7 @@ impl PendingScreen {
             destination,
             undecided: undecided(review),
             moved: moved(review),
+            body,
         }));
     }
 
@@ -348,7 +391,7 @@ impl Screen for PendingScreen {
             return None;
         }
         match ev.code {
-            KeyCode::Char(c @ ('X' | 'A' | 'F')) => Some(Action::PendingKey(c)),
+            KeyCode::Char(c @ ('X' | 'F')) => Some(Action::PendingKey(c)),
             _ => None,
         }
     }
@@ -385,6 +428,8 @@ impl Screen for PendingScreen {
                 None => ctx.say("no pending comment selected"),
             },
             KeyCommand::Post => self.ask_submit(SubmitAs::Comment, ctx),
+            // Behind a key of its own (no other screen's): approving is never one slip away.
+            KeyCommand::Approve => self.ask_submit(SubmitAs::Approve, ctx),
             _ => return Handled::NotConsumed,
         }
         Handled::Consumed
@@ -394,6 +439,20 @@ impl Screen for PendingScreen {
         match action {
             Action::EditKey(ev) => {
                 if let Some(e) = self.editing.as_mut() {
+                    if matches!(e.target, PendingEdit::Body(_)) && is_swap_summary_key(&ev) {
+                        // Empty ⇄ the Shepherd summary (the maintainer's choice, either way).
+                        let text = match &self.summary {
+                            Some(s) if e.text().trim() != sanitize(s).trim() => {
+                                sanitize(s).into_owned()
+                            }
+                            Some(_) => String::new(),
+                            None => {
+                                return ctx.say("no Shepherd summary: the PR has no review draft");
+                            }
+                        };
+                        crate::tui::editor::replace(&mut e.editor, &text);
+                        return;
+                    }
                     crate::tui::editor::input(&mut e.editor, ev);
                 }
             }
@@ -426,6 +485,7 @@ impl Screen for PendingScreen {
             snapshot: Box::new(self.snapshot.clone()),
             review: Box::new(review.clone()),
             event,
+            body: ask.body,
         });
     }
 
@@ -433,17 +493,22 @@ impl Screen for PendingScreen {
         match action {
             Action::PendingKey(c) => match c {
                 'X' => self.ask_submit(SubmitAs::RequestChanges, ctx),
-                'A' => self.ask_submit(SubmitAs::Approve, ctx),
                 'F' => self.fold(ctx),
                 _ => {}
             },
-            Action::PendingLoaded(Ok(review)) => {
+            Action::PendingLoaded {
+                review: Ok(review),
+                summary,
+            } => {
                 self.review = Some(*review);
+                self.summary = summary;
                 if let Some((sel, suggestion)) = self.queued.take() {
                     self.compose(sel, suggestion, ctx);
                 }
             }
-            Action::PendingLoaded(Err(why)) => {
+            Action::PendingLoaded {
+                review: Err(why), ..
+            } => {
                 ctx.say(format!(
                     "the pending review cannot be read: {}",
                     one_line(&why)
@@ -549,8 +614,13 @@ impl Screen for PendingScreen {
                 "submit requesting changes (asks first)".to_owned(),
             ),
             (
-                "A".to_owned(),
+                k(KeyCommand::Approve),
                 "submit approving the PR (asks first, naming it)".to_owned(),
+            ),
+            (
+                SWAP_SUMMARY_KEY.to_owned(),
+                "submitting: the body's editor swaps empty ⇄ the Shepherd summary; Esc then asks"
+                    .to_owned(),
             ),
             (k(KeyCommand::Help), "this help".to_owned()),
             (

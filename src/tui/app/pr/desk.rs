@@ -681,7 +681,8 @@ impl ReviewDesk {
                 | Confirm::Thread(_)
                 | Confirm::Submit(_)
                 | Confirm::Quit { .. }
-                | Confirm::Rerun(_),
+                | Confirm::Rerun(_)
+                | Confirm::Comment(_),
                 _,
             ) => {}
         }

@@ -377,11 +377,12 @@ pub(super) fn draw_detail(
         return with(draw_editor(frame, area, screen, theme));
     }
     if *view.mode == InputMode::Reply
-        && let Some(r) = &screen.threads.reply
+        && let Some((editor, title)) = screen.threads.composing()
     {
         // The thread being answered stays in view above the composer (its latest comments).
         let mut composer = area;
         if area.height >= 14
+            && !screen.threads.on_comment
             && let Some(idx) = screen.list.selected_index()
         {
             let top_h = area.height * 11 / 20;
@@ -402,15 +403,11 @@ pub(super) fn draw_detail(
         }
         let block = Block::default()
             .borders(Borders::ALL)
-            .title(format!(
-                " Reply to {} · autosaved · ctrl-s send · {} $EDITOR · ctrl-z undo · Esc close ",
-                one_line(&r.target),
-                crate::tui::editor::EXTERNAL_KEY
-            ))
+            .title(title)
             .border_style(theme.border_focus);
         let inner = block.inner(composer);
         frame.render_widget(block, composer);
-        frame.render_widget(&r.editor, inner);
+        frame.render_widget(editor, inner);
         return (None, inner.height, 0, kept);
     }
     match screen.desk.pane {

@@ -385,6 +385,12 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
                 theme.dim,
             ));
         }
+        InputMode::Reply if screen.threads.on_comment => {
+            spans.push(Span::styled(
+                "commenting on the conversation · ctrl-s post (asks first) · ctrl-o $VISUAL/$EDITOR · ctrl-z undo · Esc close, kept",
+                theme.dim,
+            ));
+        }
         InputMode::Reply => {
             spans.push(Span::styled(
                 "replying · autosaved on every change · ctrl-s send (asks first) · ctrl-o $VISUAL/$EDITOR · ctrl-z undo · Esc close, kept",

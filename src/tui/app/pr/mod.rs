@@ -530,6 +530,13 @@ impl PrScreen {
                 }
                 return None;
             }
+            Action::Commented(result) => {
+                // The session's own write: fetch the PR again so the comment shows.
+                if self.threads.commented(result, ctx) {
+                    self.refetch_after_write(ctx);
+                }
+                return None;
+            }
             Action::ExternallyEdited {
                 target: crate::tui::app::action::EditTarget::Reply,
                 result,
@@ -629,6 +636,15 @@ impl Screen for PrScreen {
         {
             lost.push(super::unsent::reply_said(&pr));
         }
+        // The conversation comment lives only in the composer until it is posted.
+        if self
+            .threads
+            .comment
+            .as_ref()
+            .is_some_and(|t| !t.lines().join("\n").trim().is_empty())
+        {
+            lost.push(super::unsent::comment_said(&pr));
+        }
         lost
     }
 
@@ -688,6 +704,7 @@ impl Screen for PrScreen {
         match c {
             Confirm::MarkAll { .. } => self.mark_all_confirmed(yes, ctx),
             Confirm::Thread(ask) => self.threads.confirmed(ask, yes, &self.list, ctx),
+            Confirm::Comment(ask) => self.threads.comment_confirmed(ask, yes, &self.list, ctx),
             c => self.desk.confirmed(c, yes, &self.list.snapshot, ctx),
         }
     }
@@ -758,12 +775,13 @@ impl Screen for PrScreen {
         }
         let mut entries: Vec<(String, String)> = COMMANDS
             .iter()
-            // The code and checks screens' keys are in their own help, the inbox's sort in the
-            // inbox's.
+            // The code, checks and pending review screens' keys are in their own help, the
+            // inbox's sort in the inbox's.
             .filter(|(c, ..)| {
                 !super::code::OWN_COMMANDS.contains(c)
                     && !super::checks::OWN_COMMANDS.contains(c)
                     && *c != KeyCommand::Sort
+                    && *c != KeyCommand::Approve
             })
             .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
             .collect();

@@ -1,6 +1,11 @@
 //! Acting on the selected review thread: the reply composer (saved on every change like the
 //! review draft, so it survives a crash), resolve and unresolve. Every action asks first, naming
 //! the thread; a reply that is empty or over GitHub's limit is refused before the question.
+//!
+//! Beside it, the same composer writes a plain conversation comment on the PR (`w`): `ctrl-s`
+//! asks, naming the PR and where it goes, and the comment is posted as a new one (never an
+//! edit, never the Shepherd comment) through the session's remote; kept in the composer until
+//! it is posted.
 
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
@@ -14,7 +19,7 @@ use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::Ctx;
 use crate::tui::keymap::KeyCommand;
-use crate::tui::review::{Confirm, ThreadAsk};
+use crate::tui::review::{CommentAsk, Confirm, ThreadAsk};
 
 /// The reply being written.
 #[derive(Debug, Clone)]
@@ -36,6 +41,12 @@ pub struct ThreadDesk {
     pub reply: Option<ReplyView>,
     /// A confirmed action is on its way (a second one waits for its answer).
     pub acting: bool,
+    /// The conversation comment being written (kept until it is posted).
+    pub comment: Option<TextArea<'static>>,
+    /// The composer is on the conversation comment, not the thread reply.
+    pub on_comment: bool,
+    /// A confirmed conversation comment is on its way.
+    pub commenting: bool,
 }
 
 /// `src/a.rs:29 (@rajesh-k, PRRT_…) on acme/rivet#482`.
@@ -72,8 +83,115 @@ impl ThreadDesk {
         }
     }
 
-    /// `c`, `x`, `u`. False: not a thread command.
+    /// The composer's text area and title, when one is open on the thread reply or the comment.
+    pub fn composing(&self) -> Option<(&TextArea<'static>, String)> {
+        if self.on_comment {
+            return self.comment.as_ref().map(|t| {
+                (
+                    t,
+                    format!(
+                        " Comment on the conversation · ctrl-s post (asks first) · {} $EDITOR · ctrl-z undo · Esc close, kept ",
+                        crate::tui::editor::EXTERNAL_KEY
+                    ),
+                )
+            });
+        }
+        self.reply.as_ref().map(|r| {
+            (
+                &r.editor,
+                format!(
+                    " Reply to {} · autosaved · ctrl-s send · {} $EDITOR · ctrl-z undo · Esc close ",
+                    one_line(&r.target),
+                    crate::tui::editor::EXTERNAL_KEY
+                ),
+            )
+        })
+    }
+
+    fn comment_body(&self) -> String {
+        self.comment
+            .as_ref()
+            .map(|t| t.lines().join("\n"))
+            .unwrap_or_default()
+    }
+
+    /// `w`: the composer on a plain conversation comment (the one being written, else empty).
+    fn open_comment(&mut self, ctx: &mut Ctx<'_>) {
+        if self.commenting {
+            ctx.say("a comment is on its way: wait for its answer");
+            return;
+        }
+        self.comment
+            .get_or_insert_with(|| crate::tui::editor::area(""));
+        self.on_comment = true;
+        *ctx.mode = InputMode::Reply;
+    }
+
+    /// Ctrl-s in the comment: checks it, then asks, naming the PR and where it goes.
+    fn request_comment(&mut self, list: &ItemList, ctx: &mut Ctx<'_>) {
+        let body = self.comment_body();
+        if let Err(why) = crate::publish::conversation::check_comment(&body) {
+            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!("not posting: {why}")));
+            return;
+        }
+        if self.commenting {
+            ctx.say("a comment is on its way: wait for its answer");
+            return;
+        }
+        let p = &list.snapshot.pr;
+        *ctx.mode = InputMode::Confirm(Confirm::Comment(CommentAsk {
+            target: format!("{}/{}#{}", p.owner, p.repo, p.number),
+            body,
+            destination: destination(ctx),
+        }));
+    }
+
+    /// The answer to the comment's dialog.
+    pub(super) fn comment_confirmed(
+        &mut self,
+        ask: CommentAsk,
+        yes: bool,
+        list: &ItemList,
+        ctx: &mut Ctx<'_>,
+    ) {
+        if !yes {
+            ctx.say("not posted; the comment is kept (w reopens it)");
+            return;
+        }
+        self.commenting = true;
+        ctx.say("comment: on its way…");
+        ctx.fx.push(Effect::PostComment {
+            pr: list.snapshot.pr.coords(),
+            body: ask.body,
+        });
+    }
+
+    /// The comment's post answered; true when it was posted.
+    pub(super) fn commented(&mut self, result: Result<String, String>, ctx: &mut Ctx<'_>) -> bool {
+        self.commenting = false;
+        match result {
+            Ok(location) => {
+                self.comment = None;
+                self.on_comment = false;
+                ctx.say(format!("commented: {}", one_line(&location)));
+                true
+            }
+            Err(e) => {
+                ctx.say(format!(
+                    "not posted: {} (the comment is kept)",
+                    one_line(&e)
+                ));
+                false
+            }
+        }
+    }
+
+    /// `c`, `x`, `u`, and `w` (the conversation comment). False: not a thread command.
     pub(super) fn command(&mut self, cmd: KeyCommand, list: &ItemList, ctx: &mut Ctx<'_>) -> bool {
+        if cmd == KeyCommand::Comment {
+            self.open_comment(ctx);
+            return true;
+        }
         let what = match cmd {
             KeyCommand::Reply => None,
             KeyCommand::Resolve => Some(ThreadDo::Resolve),
@@ -91,6 +209,7 @@ impl ThreadDesk {
         let snap = &list.snapshot;
         match what {
             None => {
+                self.on_comment = false;
                 // The composer opens on the saved reply to this thread, else empty.
                 if self.reply.as_ref().is_none_or(|r| r.thread_id != t.id) {
                     if self
@@ -151,6 +270,21 @@ impl ThreadDesk {
 
     /// A key for the composer; every change is saved at once (it survives a crash).
     pub(super) fn key(&mut self, ev: KeyEvent, list: &ItemList, ctx: &mut Ctx<'_>) {
+        if self.on_comment {
+            if ev.modifiers.contains(KeyModifiers::CONTROL)
+                && ev.code == ratatui::crossterm::event::KeyCode::Char('s')
+            {
+                self.request_comment(list, ctx);
+            } else if crate::tui::editor::is_external_key(&ev) {
+                ctx.fx.push(Effect::ExternalEdit {
+                    target: crate::tui::app::action::EditTarget::Reply,
+                    text: self.comment_body(),
+                });
+            } else if let Some(t) = self.comment.as_mut() {
+                crate::tui::editor::input(t, ev);
+            }
+            return;
+        }
         if ev.modifiers.contains(KeyModifiers::CONTROL)
             && ev.code == ratatui::crossterm::event::KeyCode::Char('s')
         {
@@ -181,6 +315,17 @@ impl ThreadDesk {
         list: &ItemList,
         ctx: &mut Ctx<'_>,
     ) {
+        if self.on_comment {
+            match (result, self.comment.as_mut()) {
+                (Ok(text), Some(t)) => {
+                    crate::tui::editor::replace(t, &text);
+                    ctx.say("the comment has the external editor's text; ctrl-s posts");
+                }
+                (Ok(_), None) => ctx.say("the comment was closed: the edited text was not kept"),
+                (Err(why), _) => ctx.say(why),
+            }
+            return;
+        }
         match (result, self.reply.as_mut()) {
             (Ok(text), Some(r)) => {
                 crate::tui::editor::replace(&mut r.editor, &text);
@@ -207,6 +352,12 @@ impl ThreadDesk {
     /// Esc in the composer: it closes; the reply is kept.
     pub(super) fn close(&mut self, ctx: &mut Ctx<'_>) {
         *ctx.mode = InputMode::Normal;
+        if self.on_comment {
+            if !self.comment_body().trim().is_empty() {
+                ctx.say("comment kept: w reopens it, ctrl-s in it posts");
+            }
+            return;
+        }
         if self
             .reply
             .as_ref()
