@@ -41,7 +41,7 @@ fn quit_question(h: &Harness) -> Vec<String> {
 #[test]
 fn a_dismissed_or_lesson_finding_is_not_offered_again_and_a_submitted_one_comes_back_posted() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = open(dir.path(), 140, 60);
+    let mut h = open(dir.path(), 140, 120);
     h.draw();
     h.press("r");
     h.draw();

@@ -113,7 +113,8 @@ fn pending_comments_and_finding_drafts_show_under_their_lines_in_the_diff() {
         lines[at - 1].contains(&format!(" {} ", sel.end.line)),
         "{screen}"
     );
-    // A finding's draft, once, marked undecided.
+    // A finding's draft, once, marked posted: the Shepherd comment above holds it, so it is
+    // never sent again (issue 37: decided stays decided).
     h.press("g ]");
     let screen = h.screen();
     let drafts: Vec<&str> = screen
@@ -121,10 +122,7 @@ fn pending_comments_and_finding_drafts_show_under_their_lines_in_the_diff() {
         .filter(|l| l.contains("┆ finding (suggestion): The public fields"))
         .collect();
     assert_eq!(drafts.len(), 1, "{screen}");
-    assert!(
-        drafts[0].trim_start().starts_with("to decide c"),
-        "{screen}"
-    );
+    assert!(drafts[0].trim_start().starts_with("posted c"), "{screen}");
     insta::assert_snapshot!("diff_review_pending_120x30", screen);
     // A relaunch reads it from disk.
     drop(h);
@@ -192,7 +190,7 @@ fn enter_on_a_threads_line_opens_it_whole_to_reply_and_resolve() {
     assert_eq!(actions["actions"][1]["kind"], "resolve");
     h.draw();
     assert!(
-        h.screen().contains("4 comments · resolved"),
+        h.screen().contains("5 comments · resolved"),
         "{}",
         h.screen()
     );

@@ -360,12 +360,22 @@ fn review_draft_survives_kill_9_and_is_restored() {
     }
 
     // Reopen: the draft is back, and says so. Tall enough for the body below the restored
-    // run's findings picker.
-    tmux.start(110, 60, &(console(&env, &[demo]) + REPORT_EXIT));
+    // run's findings picker (each finding wrapped whole).
+    tmux.start(110, 110, &(console(&env, &[demo]) + REPORT_EXIT));
     let screen = tmux.wait_for("the restored draft", |s| {
         s.contains("acme/rivet#482") && s.contains("Restored draft") && s.contains("discard")
     });
-    assert!(screen.contains("E2E typed note"), "{screen}");
+    assert!(screen.contains("Restored draft"), "{screen}");
+    // The typed note is in the body, below the findings (each wrapped whole): the pane scrolls
+    // to it.
+    tmux.keys(&["Tab"]);
+    tmux.wait_for("the typed note, the pane scrolled", |s| {
+        let found = s.contains("E2E typed note");
+        if !found {
+            tmux.keys(&["C-d"]);
+        }
+        found
+    });
     // The restored draft opens the review pane: `q` closes it, `Q` quits from anywhere, asking
     // first because the draft is still unposted.
     tmux.keys(&["Q"]);

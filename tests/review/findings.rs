@@ -659,7 +659,7 @@ use pr_shepherd::ledger::{DecisionKind, Ledger, RepoId};
 #[test]
 fn the_console_dismisses_a_finding_with_its_reason_and_shows_it_held_back() {
     let dir = tempfile::tempdir().unwrap();
-    let mut h = open(dir.path(), 140, 60);
+    let mut h = open(dir.path(), 140, 120);
     h.draw();
     h.press("r");
     let composed = h.app.composed().unwrap();

@@ -40,9 +40,17 @@ pub struct DescriptionScreen {
     /// What the last frame could scroll to, and its height.
     max_scroll: usize,
     height: usize,
+    /// How the diffs its files open a thread whole.
+    open_thread: Option<super::OpenThread>,
 }
 
 impl DescriptionScreen {
+    /// The files it opens open threads with `f` (see [`super::OpenThread`]).
+    pub fn opening_threads(mut self, f: super::OpenThread) -> DescriptionScreen {
+        self.open_thread = Some(f);
+        self
+    }
+
     pub fn new(snapshot: Arc<Snapshot>, render_body: RenderBody) -> DescriptionScreen {
         DescriptionScreen {
             snapshot,
@@ -50,6 +58,7 @@ impl DescriptionScreen {
             scroll: 0,
             max_scroll: usize::MAX,
             height: 0,
+            open_thread: None,
         }
     }
 
@@ -180,7 +189,7 @@ impl Screen for DescriptionScreen {
         }
         match cmd {
             KeyCommand::Files => {
-                open_files(&self.snapshot, ctx);
+                open_files(&self.snapshot, self.open_thread, ctx);
                 Handled::Consumed
             }
             _ => Handled::NotConsumed,

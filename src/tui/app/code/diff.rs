@@ -215,6 +215,8 @@ fn pending_note(c: &PendingComment, mark: Option<&FindingMark>) -> (String, Stri
     };
     let label = match c.state {
         DraftState::Proposed => format!("to decide {}", one_line(&c.id)),
+        // Already on the PR (in the Shepherd comment or a submitted review): never sent again.
+        DraftState::Posted => format!("posted {}", one_line(&c.id)),
         _ => format!("pending {}", one_line(&c.id)),
     };
     (label, format!("{lines}{what}"))
@@ -274,6 +276,8 @@ pub struct DiffScreen {
     /// What this diff learnt of the PR's files while going from one to the next (`n`/`N`):
     /// their viewed marks set and the patches shown, by path.
     visited: Visited,
+    /// How `Enter` on a thread's line opens it (none: said to open it from the PR screen).
+    open_thread: Option<super::OpenThread>,
 }
 
 /// The viewed marks set and the files shown in this diff, kept across `n`/`N`.
@@ -298,6 +302,7 @@ impl DiffScreen {
             .get(index)
             .map_or(ViewedState::Unviewed, |f| f.viewed);
         let mut s = DiffScreen {
+            open_thread: None,
             viewed,
             viewed_pending: false,
             seen_now: false,
@@ -712,7 +717,8 @@ impl DiffScreen {
             to,
             since,
         )
-        .as_listed(viewed, seen_now);
+        .as_listed(viewed, seen_now)
+        .opening_threads(self.open_thread);
         next.visited = visited;
         next.height = self.height;
         next.pending_asked = self.pending_asked;
@@ -770,6 +776,13 @@ impl DiffScreen {
         };
         self.viewed_pending = true;
         ctx.fx.push(eff);
+    }
+
+    /// `Enter` on a thread's line opens it with `f`, when there is one (see
+    /// [`super::OpenThread`]).
+    pub fn opening_threads(mut self, f: Option<super::OpenThread>) -> DiffScreen {
+        self.open_thread = f;
+        self
     }
 
     /// The file's viewed state and whether it was shown in this visit, as the files screen
@@ -1134,11 +1147,10 @@ impl Screen for DiffScreen {
             if self.collapsed.take().is_some() {
                 self.build();
             } else if let Some(id) = self.thread_at_cursor() {
-                ctx.open(Box::new(crate::tui::app::pr::ThreadScreen::new(
-                    &self.snapshot,
-                    &id,
-                    ctx.session.identity(),
-                )));
+                match self.open_thread {
+                    Some(open) => ctx.open(open(&self.snapshot, &id, ctx.session.identity())),
+                    None => ctx.say("this thread opens whole from the PR screen"),
+                }
             } else {
                 ctx.say("the whole file is shown (Enter on a thread's line opens the thread)");
             }

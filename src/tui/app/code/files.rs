@@ -69,6 +69,8 @@ pub struct FilesScreen {
     height: usize,
     /// The diff to open once the files are read: a path and the line for the cursor.
     aim: Option<(String, Option<u32>)>,
+    /// How its diffs open a thread whole.
+    open_thread: Option<super::OpenThread>,
 }
 
 impl FilesScreen {
@@ -82,9 +84,16 @@ impl FilesScreen {
             gone: Vec::new(),
             height: 0,
             aim: None,
+            open_thread: None,
         };
         s.count(&CodeLook::default(), &[], &HashMap::new());
         s
+    }
+
+    /// The diffs it opens open a thread with `f` (see [`super::OpenThread`]).
+    pub fn opening_threads(mut self, f: Option<super::OpenThread>) -> FilesScreen {
+        self.open_thread = f;
+        self
     }
 
     /// Opens the diff of `path` at `line` once the files are read (a finding's jump).
@@ -202,7 +211,8 @@ impl FilesScreen {
             self.selected,
             st.since,
         )
-        .as_listed(st.viewed, st.seen_now);
+        .as_listed(st.viewed, st.seen_now)
+        .opening_threads(self.open_thread);
         let diff = match line {
             Some(l) => {
                 let (diff, found) = diff.at_line(l);

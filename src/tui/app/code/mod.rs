@@ -50,30 +50,50 @@ pub const OWN_COMMANDS: &[KeyCommand] = &[
 
 /// Opens the description of `snapshot`'s PR above the screen asking, its body rendered by
 /// `render_body`.
-pub fn open_description(snapshot: &Snapshot, render_body: RenderBody, ctx: &mut Ctx<'_>) {
-    ctx.open(Box::new(DescriptionScreen::new(
-        Arc::new(snapshot.clone()),
-        render_body,
-    )));
+pub fn open_description(
+    snapshot: &Snapshot,
+    render_body: RenderBody,
+    open_thread: OpenThread,
+    ctx: &mut Ctx<'_>,
+) {
+    ctx.open(Box::new(
+        DescriptionScreen::new(Arc::new(snapshot.clone()), render_body)
+            .opening_threads(open_thread),
+    ));
 }
+
+/// How the diff opens a thread whole (`Enter` on its line): given by the screen that opens the
+/// files (the PR screen's thread view), so the code screens need not know the PR screen.
+pub type OpenThread = fn(&Snapshot, &str, &str) -> Box<dyn super::screen::Screen>;
 
 /// Opens the changed files of `snapshot`'s PR above the screen asking, and reads what they
-/// need from the ledger (the last look, the findings, offline viewed marks).
-pub fn open_files(snapshot: &Snapshot, ctx: &mut Ctx<'_>) {
-    ctx.fx.push(Effect::LoadCode {
-        snapshot: Box::new(snapshot.clone()),
-    });
-    ctx.open(Box::new(FilesScreen::new(Arc::new(snapshot.clone()))));
-}
-
-/// Opens the changed files of `snapshot`'s PR as [`open_files`] does, then, once they are
-/// read, the diff of `path` with the cursor on `line` (a finding's place).
-pub fn open_files_at(snapshot: &Snapshot, path: &str, line: Option<u32>, ctx: &mut Ctx<'_>) {
+/// need from the ledger (the last look, the findings, offline viewed marks); the diff opens a
+/// thread with `open_thread`.
+pub fn open_files(snapshot: &Snapshot, open_thread: Option<OpenThread>, ctx: &mut Ctx<'_>) {
     ctx.fx.push(Effect::LoadCode {
         snapshot: Box::new(snapshot.clone()),
     });
     ctx.open(Box::new(
-        FilesScreen::new(Arc::new(snapshot.clone())).aimed_at(path, line),
+        FilesScreen::new(Arc::new(snapshot.clone())).opening_threads(open_thread),
+    ));
+}
+
+/// Opens the changed files of `snapshot`'s PR as [`open_files`] does, then, once they are
+/// read, the diff of `path` with the cursor on `line` (a finding's place).
+pub fn open_files_at(
+    snapshot: &Snapshot,
+    path: &str,
+    line: Option<u32>,
+    open_thread: OpenThread,
+    ctx: &mut Ctx<'_>,
+) {
+    ctx.fx.push(Effect::LoadCode {
+        snapshot: Box::new(snapshot.clone()),
+    });
+    ctx.open(Box::new(
+        FilesScreen::new(Arc::new(snapshot.clone()))
+            .aimed_at(path, line)
+            .opening_threads(Some(open_thread)),
     ));
 }
 

@@ -744,7 +744,13 @@ impl ReviewDesk {
             }
             KeyCommand::Files => {
                 if snap.pr.files.iter().any(|c| c.path == f.file) {
-                    crate::tui::app::code::open_files_at(snap, &f.file, f.line, ctx);
+                    crate::tui::app::code::open_files_at(
+                        snap,
+                        &f.file,
+                        f.line,
+                        super::open_thread,
+                        ctx,
+                    );
                 } else {
                     ctx.say(format!(
                         "{} is not among the PR's changed files",

@@ -332,10 +332,15 @@ impl PrScreen {
                 self.refresh(true, ctx);
                 ctx.say("refreshing…");
             }
-            KeyCommand::Description => {
-                super::code::open_description(&self.list.snapshot, detail::body_lines, ctx)
+            KeyCommand::Description => super::code::open_description(
+                &self.list.snapshot,
+                detail::body_lines,
+                open_thread,
+                ctx,
+            ),
+            KeyCommand::Files => {
+                super::code::open_files(&self.list.snapshot, Some(open_thread), ctx)
             }
-            KeyCommand::Files => super::code::open_files(&self.list.snapshot, ctx),
             KeyCommand::Checks => super::checks::open_checks(&self.list.snapshot, ctx),
             KeyCommand::Quit => return self.close_view(),
             KeyCommand::Back => return self.back(),
@@ -817,4 +822,13 @@ impl Screen for PrScreen {
         entries.extend(more.into_iter().map(|(k, d)| (k.to_owned(), d)));
         entries
     }
+}
+
+/// The thread view the code screens open a thread with (`Enter` on its line in the diff).
+fn open_thread(
+    snapshot: &crate::pr::Snapshot,
+    thread_id: &str,
+    identity: &str,
+) -> Box<dyn super::screen::Screen> {
+    Box::new(ThreadScreen::new(snapshot, thread_id, identity))
 }
