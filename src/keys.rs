@@ -271,7 +271,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::Approve,
         "approve",
         &["ctrl-a"],
-        "pending review: submit approving the PR (asks first, naming it); no other screen uses its key",
+        "pending review: approve the PR (asks first; a key no other screen uses)",
     ),
     (
         KeyCommand::Refresh,

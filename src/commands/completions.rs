@@ -113,13 +113,14 @@ fn render_notes(
 /// Text for roff: backslashes and hyphens escaped, no line starting with a control character.
 fn roff_text(text: &str) -> String {
     // groff has no glyph for the inbox's ↩ (a PR left open), ▶ (the selected row) or ✗ (a
-    // failing check): the nearest it has.
+    // failing check) or ⇄ (a swap): the nearest it has.
     let t = text
         .replace('\\', "\\e")
         .replace('-', "\\-")
         .replace('↩', "\\[<-]")
         .replace('▶', "\\[->]")
-        .replace('✗', "\\[mu]");
+        .replace('✗', "\\[mu]")
+        .replace('⇄', "\\[<>]");
     if t.starts_with('.') || t.starts_with('\'') {
         format!("\\&{t}")
     } else {
