@@ -104,11 +104,10 @@ async fn a_finding_that_says_the_others_are_fixed_marks_nothing_addressed() {
     assert!(!summary.contains("marked as addressing it"), "{summary}");
 }
 
-/// Failed before (two reviews): the first submit's answer was lost and the PR's reviews could
-/// not be read again, so it failed not knowing; after a push the retry's hidden key (which
-/// hashes the head) was new, it found nothing under it and sent the review a second time.
-#[tokio::test]
-async fn a_submit_whose_answer_was_lost_retried_after_a_push_is_found_not_sent_again() {
+/// A pending review of one comment on the loopback PR, whose submit GitHub stores while its
+/// answer is lost, and from then on the PR's reviews cannot be listed: the submit ends not
+/// knowing whether the review was made.
+async fn one_comment_whose_submit_answer_is_lost() -> (Live, String) {
     let live = Live::start(FakePr::with_labels(&[])).await;
     let pr = pr_ref(NUMBER);
     let add = [
@@ -123,8 +122,6 @@ async fn a_submit_whose_answer_was_lost_retried_after_a_push_is_found_not_sent_a
         "Why twice?",
     ];
     exit_0(&run(&live, &add).await);
-    // GitHub stores the review but its answer is lost, and from then on the PR's reviews cannot
-    // be listed: the submit ends not knowing whether the review was made.
     let stored = Arc::new(AtomicBool::new(false));
     let seen_store = stored.clone();
     live.fake.set_fault(Box::new(move |_, s| {
@@ -136,6 +133,15 @@ async fn a_submit_whose_answer_was_lost_retried_after_a_push_is_found_not_sent_a
             .then(|| ResponseTemplate::new(502).set_body_json(json!({"message": "Server Error"})))
     }));
     live.fake.fail_reviews_after_store(1);
+    (live, pr)
+}
+
+/// Failed before (two reviews): the first submit's answer was lost and the PR's reviews could
+/// not be read again, so it failed not knowing; after a push the retry's hidden key (which
+/// hashes the head) was new, it found nothing under it and sent the review a second time.
+#[tokio::test]
+async fn a_submit_whose_answer_was_lost_retried_after_a_push_is_found_not_sent_again() {
+    let (live, pr) = one_comment_whose_submit_answer_is_lost().await;
     let submit = ["pending", "submit", &pr, "--event", "comment"];
     let first = run(&live, &submit).await;
     assert_eq!(first.status.code(), Some(1), "{}", stderr(&first));
@@ -301,31 +307,7 @@ async fn two_concurrent_inline_reviews_without_a_shared_state_dir_post_each_find
 /// looked for, and folding the line into the body would have sent a second one.
 #[tokio::test]
 async fn a_lost_submit_whose_line_left_the_diff_in_a_push_is_found_not_refused() {
-    let live = Live::start(FakePr::with_labels(&[])).await;
-    let pr = pr_ref(NUMBER);
-    let add = [
-        "pending",
-        "add",
-        &pr,
-        "--path",
-        "src/mod1.rs",
-        "--line",
-        "3",
-        "--body",
-        "Why twice?",
-    ];
-    exit_0(&run(&live, &add).await);
-    let stored = Arc::new(AtomicBool::new(false));
-    let seen_store = stored.clone();
-    live.fake.set_fault(Box::new(move |_, s| {
-        if s.kind == "create-review" {
-            seen_store.store(true, Ordering::SeqCst);
-            return None;
-        }
-        (s.kind == "list-reviews" && seen_store.load(Ordering::SeqCst))
-            .then(|| ResponseTemplate::new(502).set_body_json(json!({"message": "Server Error"})))
-    }));
-    live.fake.fail_reviews_after_store(1);
+    let (live, pr) = one_comment_whose_submit_answer_is_lost().await;
     let submit = ["pending", "submit", &pr, "--event", "comment"];
     assert_eq!(run(&live, &submit).await.status.code(), Some(1));
     assert_eq!(live.fake.reviews().len(), 1, "GitHub made the review");
