@@ -6,10 +6,10 @@
 //! one that cannot be read says why.
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::support;
+use support::console::live_harness;
 
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::checks::annotation_ids;
@@ -18,8 +18,6 @@ use pr_shepherd::tui::app::{Effect, InputMode};
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::keymap::Keymap;
 use pr_shepherd::tui::review::Confirm;
-use pr_shepherd::tui::theme::Theme;
-use pr_shepherd::tui::{Live, Remote};
 use support::console::{coords, demo_harness};
 use support::demo_fixture;
 use support::fake_github::{CHECKS_SHA, checks_loopback};
@@ -181,19 +179,7 @@ fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_ag
     let snapshot = demo_fixture().snapshot_at(0).unwrap();
     assert_eq!(snapshot.pr.head_sha, CHECKS_SHA);
     let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::new(
-        snapshot,
-        None,
-        Ledger::new(dir.path()),
-        Theme::default_theme(),
-        120,
-        30,
-    )
-    .unwrap();
-    h.set_remote(Remote::GitHub(Live {
-        gh: Arc::new(gh),
-        own_login: "monalisa".into(),
-    }));
+    let mut h = live_harness(snapshot, dir.path(), gh, 120, 30);
     h.draw();
     h.press("K");
     let s = h.screen();
@@ -277,19 +263,13 @@ fn opened_failing_job(
     let gh = support::github_client::loopback_github(&server.uri(), "ghp_consoleChecksToken", opts)
         .expect("client");
     let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::new(
+    let mut h = live_harness(
         demo_fixture().snapshot_at(0).unwrap(),
-        None,
-        Ledger::new(dir.path()),
-        Theme::default_theme(),
+        dir.path(),
+        gh,
         120,
         30,
-    )
-    .unwrap();
-    h.set_remote(Remote::GitHub(Live {
-        gh: Arc::new(gh),
-        own_login: "monalisa".into(),
-    }));
+    );
     h.draw();
     h.press("K");
     h.press("Enter");

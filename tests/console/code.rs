@@ -3,6 +3,7 @@
 //! interdiff after a force-push, and the line selection a comment is written on.
 
 use crate::support;
+use support::console::live_harness;
 
 use pr_shepherd::code::{Side, SinceLastLook};
 use pr_shepherd::ledger::Ledger;
@@ -414,13 +415,11 @@ fn each_code_screen_has_its_own_help() {
 /// patch, the console's files say exactly that file changed since your last look.
 #[test]
 fn live_viewed_through_graphql_and_a_force_push_changes_exactly_one_file() {
-    use std::sync::Arc;
     use std::time::Duration;
 
     use pr_shepherd::pr::PrCoords;
     use pr_shepherd::source::github::FetchOptions;
-    use pr_shepherd::tui::theme::Theme;
-    use pr_shepherd::tui::{Live, Remote};
+
     use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO, file_path};
 
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -443,19 +442,7 @@ fn live_viewed_through_graphql_and_a_force_push_changes_exactly_one_file() {
     let dir = tempfile::tempdir().unwrap();
     let console = |rt: &tokio::runtime::Runtime| {
         let snapshot = rt.block_on(client().fetch_snapshot(&coords)).unwrap();
-        let mut h = Harness::new(
-            snapshot,
-            None,
-            Ledger::new(dir.path()),
-            Theme::default_theme(),
-            160,
-            30,
-        )
-        .unwrap();
-        h.set_remote(Remote::GitHub(Live {
-            gh: Arc::new(client()),
-            own_login: "monalisa".into(),
-        }));
+        let mut h = live_harness(snapshot, dir.path(), client(), 160, 30);
         h.draw();
         h
     };

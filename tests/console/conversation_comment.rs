@@ -4,16 +4,12 @@
 //! Shepherd comment, never an edit.
 
 use crate::support;
-
-use std::sync::Arc;
+use support::console::live_harness;
 
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::PrCoords;
 use pr_shepherd::tui::app::InputMode;
-use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::review::Confirm;
-use pr_shepherd::tui::theme::Theme;
-use pr_shepherd::tui::{Live, Remote};
 use support::console::{coords, open};
 use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
 use support::webhook::TOKEN;
@@ -115,19 +111,7 @@ fn a_conversation_comment_is_posted_live_and_the_refetch_shows_it() {
     let snapshot = rt.block_on(gh().fetch_snapshot(&pr)).unwrap();
     drop(rt);
     let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::new(
-        snapshot,
-        None,
-        Ledger::new(dir.path()),
-        Theme::default_theme(),
-        120,
-        40,
-    )
-    .unwrap();
-    h.set_remote(Remote::GitHub(Live {
-        gh: Arc::new(gh()),
-        own_login: "monalisa".into(),
-    }));
+    let mut h = live_harness(snapshot, dir.path(), gh(), 120, 40);
     h.draw();
     let before = fake.extra_comments().len();
     h.press("w");

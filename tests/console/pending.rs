@@ -4,8 +4,7 @@
 //! one review submitted (also after a lost answer), and the approve confirmation.
 
 use crate::support;
-
-use std::sync::Arc;
+use support::console::live_harness;
 
 use pr_shepherd::code::pending::{CommentKind, DraftState};
 use pr_shepherd::code::{LineSelection, parse};
@@ -16,8 +15,6 @@ use pr_shepherd::source::github::GitHub;
 use pr_shepherd::tui::app::{InputMode, PendingScreen, compose_line_comment};
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::review::{Confirm, SubmitAs};
-use pr_shepherd::tui::theme::Theme;
-use pr_shepherd::tui::{Live, Remote};
 use serde_json::json;
 use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
 use support::webhook::TOKEN;
@@ -92,19 +89,7 @@ fn console(uri: &str, dir: &std::path::Path) -> (Harness, Snapshot) {
     ledger
         .save_run(&coords(), &run_with_three_findings(&snapshot.pr.head_sha))
         .unwrap();
-    let mut h = Harness::new(
-        snapshot.clone(),
-        None,
-        Ledger::new(dir),
-        Theme::default_theme(),
-        120,
-        40,
-    )
-    .unwrap();
-    h.set_remote(Remote::GitHub(Live {
-        gh: Arc::new(client(uri)),
-        own_login: "monalisa".into(),
-    }));
+    let mut h = live_harness(snapshot.clone(), dir, client(uri), 120, 40);
     h.draw();
     (h, snapshot)
 }

@@ -5,6 +5,7 @@
 //! Reading still shows what arrived, with a note that the answer was partial.
 
 use crate::support;
+use support::console::live_harness;
 
 use serde_json::json;
 use support::env::TestEnv;
@@ -217,11 +218,8 @@ fn the_console_does_not_submit_a_pending_review_from_a_partial_answer() {
     use pr_shepherd::code::pending::{CommentKind, PendingReview};
     use pr_shepherd::ledger::Ledger;
     use pr_shepherd::tui::app::InputMode;
-    use pr_shepherd::tui::harness::Harness;
+
     use pr_shepherd::tui::review::Confirm;
-    use pr_shepherd::tui::theme::Theme;
-    use pr_shepherd::tui::{Live, Remote};
-    use std::sync::Arc;
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::with_labels(&[])));
@@ -258,19 +256,7 @@ fn the_console_does_not_submit_a_pending_review_from_a_partial_answer() {
     Ledger::new(dir.path())
         .save_pending(&coords, &pending)
         .unwrap();
-    let mut h = Harness::new(
-        snapshot,
-        None,
-        Ledger::new(dir.path()),
-        Theme::default_theme(),
-        120,
-        40,
-    )
-    .unwrap();
-    h.set_remote(Remote::GitHub(Live {
-        gh: Arc::new(client()),
-        own_login: "monalisa".into(),
-    }));
+    let mut h = live_harness(snapshot, dir.path(), client(), 120, 40);
     h.draw();
     *fake.state.null_nodes.lock().unwrap() = vec![format!("IC_kwDOX{own:08}")];
     // `X` opens the review body's editor; `Esc` asks.

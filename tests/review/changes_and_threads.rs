@@ -4,6 +4,7 @@
 //! a locked PR).
 
 use crate::support;
+use support::console::live_harness;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -404,13 +405,8 @@ async fn a_locked_pr_gives_githubs_reason_and_exit_1() {
 /// once, and is recorded as seen.
 #[test]
 fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
-    use std::sync::Arc;
-
     use pr_shepherd::ledger::Ledger;
     use pr_shepherd::pr::{Item, PrCoords};
-    use pr_shepherd::tui::harness::Harness;
-    use pr_shepherd::tui::theme::Theme;
-    use pr_shepherd::tui::{Live, Remote};
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (server, fake) = rt.block_on(FakeGitHub::start(small_pr()));
@@ -430,19 +426,7 @@ fn a_console_reply_on_a_live_pr_goes_out_once_and_is_recorded_seen() {
     };
     drop(rt);
     let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::new(
-        snapshot,
-        None,
-        Ledger::new(dir.path()),
-        Theme::default_theme(),
-        120,
-        40,
-    )
-    .unwrap();
-    h.set_remote(Remote::GitHub(Live {
-        gh: Arc::new(client()),
-        own_login: "monalisa".into(),
-    }));
+    let mut h = live_harness(snapshot, dir.path(), client(), 120, 40);
     h.press("g");
     for _ in 0..h.app.row_count() {
         if h.app.selected_item().is_some_and(|i| i.id() == T1) {

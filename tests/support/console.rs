@@ -56,3 +56,30 @@ pub fn select_id(h: &mut Harness, id: &str) {
     }
     panic!("{id} not found");
 }
+
+/// `snapshot` at `w`×`h` on a ledger in `dir`, writing to GitHub through `gh` as `monalisa` (the
+/// loopback GitHub's viewer).
+pub fn live_harness(
+    snapshot: Snapshot,
+    dir: &Path,
+    gh: pr_shepherd::source::github::GitHub,
+    w: u16,
+    h: u16,
+) -> Harness {
+    let mut harness = Harness::new(
+        snapshot,
+        None,
+        Ledger::new(dir),
+        Theme::default_theme(),
+        w,
+        h,
+    )
+    .unwrap();
+    harness.set_remote(pr_shepherd::tui::session::Remote::GitHub(
+        pr_shepherd::tui::session::Live {
+            gh: std::sync::Arc::new(gh),
+            own_login: "monalisa".into(),
+        },
+    ));
+    harness
+}
