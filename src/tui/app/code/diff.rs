@@ -170,43 +170,23 @@ fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
 }
 
 /// A pending comment's gutter label and note: `pending c2` · `comment: Why …`, a suggestion's
-/// first suggested line; a finding's draft as its finding is shown (`mark`), labelled
+/// suggestion by the line it changes (`suggest: …`, as the pending list has it); a finding's draft as its finding is shown (`mark`), labelled
 /// `to decide c3` until it is kept or edited.
 fn pending_note(c: &PendingComment, mark: Option<&FindingMark>) -> (String, String) {
-    let first = |body: &str| {
-        one_line(
-            without_markers(body)
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or(""),
-        )
-    };
+    // The pending list's own one-line preview: a suggestion by the line it changes, never its
+    // fence.
+    let preview = one_line(&without_markers(&c.preview()));
     let what = match c.kind {
-        CommentKind::Comment => format!("comment: {}", first(&c.body)),
-        CommentKind::Suggestion => {
-            // The suggested code, not the fence that carries it.
-            let code = c
-                .body
-                .lines()
-                .skip_while(|l| !l.trim_start().starts_with("```suggestion"))
-                .skip(1)
-                .take_while(|l| !l.trim_start().starts_with("```"))
-                .find(|l| !l.trim().is_empty())
-                .map(one_line)
-                .unwrap_or_default();
-            if code.is_empty() {
-                format!("suggestion: {}", first(&c.body))
-            } else {
-                format!("suggestion: {}", code.trim())
-            }
-        }
+        CommentKind::Comment => format!("comment: {preview}"),
+        CommentKind::Suggestion => preview,
         CommentKind::Finding => match mark {
             Some(f) => format!(
                 "finding ({}): {}",
                 one_line(&f.severity),
                 one_line(&f.message)
             ),
-            None => format!("finding: {}", first(&c.body)),
+            // The draft's text, its Markdown emphasis left out.
+            None => format!("finding: {}", preview.replace("**", "")),
         },
     };
     let lines = match c.start_line {
