@@ -5,14 +5,16 @@
 //! `git diff base...head`, so git is the oracle for every line number and side the tests check.
 
 use std::path::Path;
-use std::process::Command;
+
+use super::gitrepo::GitRepo;
 
 use pr_shepherd::pr::{ChangedFile, ViewedState};
 use serde_json::Value;
 
-/// A git repository in a temporary folder (removed with it).
+/// A git repository in a temporary folder (removed with it): [`GitRepo`] runs git, this story
+/// reads its answers as typed `pulls/{n}/files` entries.
 pub struct Repo {
-    dir: tempfile::TempDir,
+    repo: GitRepo,
 }
 
 /// One entry of GitHub's `pulls/{n}/files`.
@@ -47,60 +49,33 @@ impl PrFile {
 }
 
 impl Repo {
-    /// An empty repository with a fixed identity and no line-ending conversion.
+    /// An empty repository (git runs with no user or system config, no line-ending conversion).
     pub fn new() -> Repo {
-        let repo = Repo {
-            dir: tempfile::tempdir().expect("a temporary folder"),
-        };
-        repo.git(&["init", "-q", "-b", "main"]);
-        repo.git(&["config", "user.name", "Test Author"]);
-        repo.git(&["config", "user.email", "author@example.com"]);
-        repo.git(&["config", "core.autocrlf", "false"]);
-        repo.git(&["config", "commit.gpgsign", "false"]);
-        repo
+        Repo {
+            repo: GitRepo::new(),
+        }
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        self.repo.path()
     }
 
     /// Runs git in the repository; its stdout (panics on failure, with stderr).
     pub fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(["-c", "core.quotepath=off"])
-            .args(args)
-            .current_dir(self.path())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_AUTHOR_DATE", "2026-11-01T10:00:00Z")
-            .env("GIT_COMMITTER_DATE", "2026-11-01T10:00:00Z")
-            .output()
-            .expect("git runs");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        self.repo.git(args)
     }
 
     pub fn write(&self, path: &str, content: impl AsRef<[u8]>) {
-        let p = self.path().join(path);
-        if let Some(d) = p.parent() {
-            std::fs::create_dir_all(d).expect("create the folder");
-        }
-        std::fs::write(p, content).expect("write the file");
+        self.repo.write(path, content)
     }
 
     /// Commits everything in the work tree; the new commit's SHA.
     pub fn commit(&self, message: &str) -> String {
-        self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "-m", message]);
-        self.head()
+        self.repo.commit(message)
     }
 
     pub fn head(&self) -> String {
-        self.git(&["rev-parse", "HEAD"]).trim().to_owned()
+        self.repo.sha("HEAD")
     }
 
     /// The file at commit `rev`, as text.
@@ -121,60 +96,23 @@ impl Repo {
         hits[0] as u32
     }
 
-    /// The PR's files as GitHub lists them for a PR from `head` into a branch at `base`: `git
-    /// diff base...head`, renames found.
+    /// The PR's files as GitHub lists them for a PR from `head` into a branch at `base`
+    /// ([`GitRepo::pr_files`]: `git diff base...head`, renames found).
     pub fn pr_files(&self, base: &str, head: &str) -> Vec<PrFile> {
-        let range = format!("{base}...{head}");
-        let status = self.git(&["diff", "-M", "--name-status", "-z", &range]);
-        let mut fields = status.split('\0').filter(|s| !s.is_empty());
-        let mut out = Vec::new();
-        while let Some(code) = fields.next() {
-            let (status, previous, filename) = match code.chars().next() {
-                Some('R') => {
-                    let from = fields.next().expect("a rename's old path");
-                    let to = fields.next().expect("a rename's new path");
-                    ("renamed", Some(from.to_owned()), to.to_owned())
-                }
-                Some(c) => {
-                    let path = fields.next().expect("a path").to_owned();
-                    let word = match c {
-                        'A' => "added",
-                        'D' => "removed",
-                        'M' => "modified",
-                        _ => "changed",
-                    };
-                    (word, None, path)
-                }
-                None => break,
-            };
-            let mut paths: Vec<&str> = previous.iter().map(String::as_str).collect();
-            paths.push(&filename);
-            let mut args = vec!["diff", "-M", "--numstat", &range, "--"];
-            args.extend(&paths);
-            let numstat = self.git(&args);
-            let mut counts = numstat.split_whitespace();
-            let (additions, deletions) = (
-                counts.next().and_then(|n| n.parse().ok()).unwrap_or(0),
-                counts.next().and_then(|n| n.parse().ok()).unwrap_or(0),
-            );
-            let mut args = vec!["diff", "-M", "--no-color", "--no-ext-diff", &range, "--"];
-            args.extend(&paths);
-            let diff = self.git(&args);
-            // GitHub's patch: the hunks, from the first header, without the final newline.
-            let patch = diff
-                .find("\n@@ ")
-                .map(|i| diff[i + 1..].strip_suffix('\n').unwrap_or(&diff[i + 1..]))
-                .map(str::to_owned);
-            out.push(PrFile {
-                filename,
-                status: status.to_owned(),
-                previous_filename: previous,
-                additions,
-                deletions,
-                patch,
-            });
-        }
-        out
+        let text = |v: &Value, k: &str| v[k].as_str().map(str::to_owned);
+        let count = |v: &Value, k: &str| v[k].as_u64().and_then(|n| u32::try_from(n).ok());
+        self.repo
+            .pr_files(base, head)
+            .iter()
+            .map(|v| PrFile {
+                filename: text(v, "path").expect("a path"),
+                status: text(v, "status").expect("a status"),
+                previous_filename: text(v, "previousPath"),
+                additions: count(v, "additions").unwrap_or(0),
+                deletions: count(v, "deletions").unwrap_or(0),
+                patch: text(v, "patch"),
+            })
+            .collect()
     }
 }
 
