@@ -167,20 +167,22 @@ pub(super) fn draw(
                 lines.push(table::header_line(&layout, theme));
                 header = 1;
             }
-            for (pos, &i) in visible
+            // The rows on screen with their tags, worked out once above for the column's width.
+            let shown = visible
                 .iter()
                 .enumerate()
                 .skip(inbox.offset)
                 .take(height.saturating_sub(1))
-            {
-                let Some(r) = t.rows.get(i) else { continue };
+                .filter(|(_, i)| t.rows.get(**i).is_some())
+                .map(|(pos, _)| pos);
+            for ((pos, r), tags) in shown.zip(&on_screen).zip(&row_tags) {
                 let open = inbox.open.as_ref() == Some(&r.listed.coords);
                 lines.push(table::row_line(
                     r,
                     &layout,
                     pos == inbox.selected,
                     open,
-                    &table::tags(r, progress_of(r)),
+                    tags,
                     now,
                     theme,
                 ));
