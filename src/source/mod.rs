@@ -120,13 +120,13 @@ pub fn resolve_overlapped<T: Send>(
     bundled: Bundled,
     early: impl FnOnce(&PrCoords) -> T + Send,
 ) -> Result<(Target, Option<(PrCoords, T)>), TargetError> {
-    if let Some(i) = pr
-        .and_then(|s| bundled_named(s, bundled))
-        .filter(|i| *i > 0)
-    {
-        return Ok((Target::Fixture(Box::new(bundled_fixture(i)?)), None));
-    }
-    let pr = pr.filter(|s| bundled_named(s, bundled) != Some(0));
+    // A bundled PR other than the demo is parsed whole (it is small); the demo by name goes the
+    // way of no argument, its markers read ahead.
+    let pr = match pr.and_then(|s| bundled_named(s, bundled)) {
+        Some(0) => None,
+        Some(i) => return Ok((Target::Fixture(Box::new(bundled_fixture(i)?)), None)),
+        None => pr,
+    };
     match pr {
         None => {
             let coords = fixture::peek_coords(DEMO_FIXTURE);
