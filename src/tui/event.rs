@@ -14,9 +14,9 @@ pub enum AppEvent {
     Action(Action),
     /// SIGINT or SIGTERM: leave cleanly.
     Terminate(&'static str),
-    /// Progress of review run `seq` on `pr`.
+    /// Progress of review run `seq`, for the screen that started it.
     Review {
-        pr: crate::pr::PrCoords,
+        screen: super::app::ScreenId,
         seq: u64,
         event: ReviewEvent,
     },
@@ -27,8 +27,8 @@ impl AppEvent {
     pub fn into_action(self) -> Option<Action> {
         match self {
             AppEvent::Action(a) => Some(a),
-            AppEvent::Review { pr, seq, event } => Some(Action::ForPr {
-                pr,
+            AppEvent::Review { screen, seq, event } => Some(Action::For {
+                screen,
                 action: Box::new(Action::Review { seq, event }),
             }),
             AppEvent::Input(_) | AppEvent::Terminate(_) => None,

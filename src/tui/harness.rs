@@ -7,7 +7,7 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::EffectRunner;
-use super::app::{Action, App, Drawn, Effect, InboxScreen};
+use super::app::{Action, App, Asked, Drawn, Effect, InboxScreen};
 use super::effects::inbox::{InboxLink, TabSource};
 use super::effects::ledger::saved_drafts;
 use super::effects::review::ReviewContext;
@@ -33,8 +33,11 @@ pub struct Harness {
     pub keymap: Keymap,
     pub theme: Theme,
     pub terminal: Terminal<TestBackend>,
-    /// Every effect `update` asked for, in order (for assertions).
+    /// Every effect `update` asked for, in order (for assertions; who asked is in
+    /// [`Harness::asked`]).
     pub effects: Vec<Effect>,
+    /// The same effects with the screen that asked for each.
+    pub asked: Vec<Asked>,
 }
 
 /// A fixed clock for deterministic screens: 2026-11-23T00:00:00Z.
@@ -112,6 +115,7 @@ impl Harness {
             theme,
             terminal,
             effects: Vec::new(),
+            asked: Vec::new(),
         })
     }
 
@@ -152,8 +156,13 @@ impl Harness {
             theme,
             terminal,
             effects: Vec::new(),
+            asked: Vec::new(),
         };
-        h.run_effects(vec![Effect::LoadInbox]);
+        let inbox = h.app.top_id();
+        h.run_effects(vec![Asked {
+            by: inbox,
+            effect: Effect::LoadInbox,
+        }]);
         h
     }
 
@@ -193,14 +202,15 @@ impl Harness {
 
     /// Performs `fx` and every effect their results ask for, synchronously (a review runs to
     /// its end: deterministic with the replay backend).
-    fn run_effects(&mut self, mut fx: Vec<Effect>) {
+    /// Results come back addressed to the screen that asked, as in the real loop.
+    pub fn run_effects(&mut self, mut fx: Vec<Asked>) {
         while !fx.is_empty() {
             let mut next = Vec::new();
             for e in fx {
-                self.effects.push(e.clone());
-                let pr = e.pr();
+                self.effects.push(e.effect.clone());
+                self.asked.push(e.clone());
                 for a in self.runner.perform_blocking(e) {
-                    next.extend(self.app.update(Action::scoped(pr.clone(), a)));
+                    next.extend(self.app.update(a));
                 }
             }
             fx = next;

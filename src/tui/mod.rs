@@ -53,7 +53,7 @@ use crate::ledger::{Ledger, SeenSet};
 use crate::pr::Snapshot;
 use crate::source::Fixture;
 
-pub use app::{Action, App, Drawn, Effect, Lane};
+pub use app::{Action, App, Asked, Drawn, Effect, Lane, ScreenId};
 pub use desktop::{is_web_url, osc52};
 pub use effects::review::{Prepared, ReviewContext};
 pub use effects::{EffectRunner, Effects};
@@ -103,12 +103,14 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
         start,
     } = launch;
     let (mut app, fixture, link, first) = match start {
-        Start::Inbox { screen, link } => (
-            App::with_inbox(*screen, session.clone()),
-            None,
-            *link,
-            vec![Effect::LoadInbox],
-        ),
+        Start::Inbox { screen, link } => {
+            let app = App::with_inbox(*screen, session.clone());
+            let first = vec![Asked {
+                by: app.top_id(),
+                effect: Effect::LoadInbox,
+            }];
+            (app, None, *link, first)
+        }
         Start::Pr {
             snapshot,
             fixture,
@@ -207,14 +209,14 @@ async fn close(app: &mut App, mut effects: Effects, rx: &mut mpsc::UnboundedRece
     while let Ok(ev) = rx.try_recv() {
         let AppEvent::Action(a) = ev else { continue };
         let posted = match &a {
-            Action::ForPr { action, .. } => matches!(**action, Action::Posted(_)),
+            Action::For { action, .. } => matches!(**action, Action::Posted(_)),
             a => matches!(a, Action::Posted(_)),
         };
         if posted {
-            let ledger: Vec<Effect> = app
+            let ledger: Vec<Asked> = app
                 .update(a)
                 .into_iter()
-                .filter(|e| matches!(e, Effect::DiscardDraft { .. }))
+                .filter(|e| matches!(e.effect, Effect::DiscardDraft { .. }))
                 .collect();
             effects.dispatch(ledger);
         }
@@ -391,11 +393,14 @@ mod tests {
                 ..Session::default()
             },
         );
-        app.update(Action::DraftRestored(crate::ledger::Draft {
-            body: "## PR Shepherd Review\n\nLooks fine.".to_owned(),
-            head_sha: snap.pr.head_sha.clone(),
-            saved_at: 0,
-        }));
+        app.update(Action::to(
+            app.top_id(),
+            Action::DraftRestored(crate::ledger::Draft {
+                body: "## PR Shepherd Review\n\nLooks fine.".to_owned(),
+                head_sha: snap.pr.head_sha.clone(),
+                saved_at: 0,
+            }),
+        ));
         app.mode = app::InputMode::Confirm(review::Confirm::Post(review::PostPreview {
             target: "acme/rivet#482".to_owned(),
             update: None,
@@ -406,7 +411,13 @@ mod tests {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(Arc::new(runner), tx.clone());
         let fx = app.update(Action::Confirmed(true));
-        assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
+        assert!(matches!(
+            fx.as_slice(),
+            [Asked {
+                effect: Effect::Post { .. },
+                ..
+            }]
+        ));
         assert!(app.posting());
         effects.dispatch(fx);
 
@@ -447,19 +458,23 @@ mod tests {
         let (runner, snap) = runner(dir.path(), ReviewSettings::default());
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(Arc::new(runner), tx);
-        effects.dispatch(vec![Effect::Post {
-            pr: snap.pr.coords(),
-            body: "## PR Shepherd Review\n\nok".to_owned(),
+        let screen = ScreenId::ROUTER;
+        effects.dispatch(vec![Asked {
+            by: screen,
+            effect: Effect::Post {
+                pr: snap.pr.coords(),
+                body: "## PR Shepherd Review\n\nok".to_owned(),
+            },
         }]);
         let ev = tokio::time::timeout(Duration::from_secs(10), rx.recv())
             .await
             .unwrap()
             .unwrap();
-        // A PR's result, for its screen.
-        let AppEvent::Action(Action::ForPr { pr, action }) = ev else {
-            panic!("not for the PR: {ev:?}")
+        // The result, for the screen that asked.
+        let AppEvent::Action(Action::For { screen: to, action }) = ev else {
+            panic!("not for the screen: {ev:?}")
         };
-        assert_eq!(pr, snap.pr.coords());
+        assert_eq!(to, screen);
         assert!(matches!(*action, Action::Posted(Ok(_))));
         effects.shutdown().await;
     }
@@ -479,18 +494,25 @@ mod tests {
         let runner = Arc::new(runner);
         let mut effects = Effects::new(runner.clone(), tx);
         for _ in 0..20 {
+            let by = ScreenId::ROUTER;
             effects.dispatch(vec![
-                Effect::SaveDraft {
-                    pr: pr.clone(),
-                    draft: draft.clone(),
+                Asked {
+                    by,
+                    effect: Effect::SaveDraft {
+                        pr: pr.clone(),
+                        draft: draft.clone(),
+                    },
                 },
-                Effect::DiscardDraft { pr: pr.clone() },
+                Asked {
+                    by,
+                    effect: Effect::DiscardDraft { pr: pr.clone() },
+                },
             ]);
         }
         let mut kinds = Vec::new();
         while kinds.len() < 40 {
             let action = match tokio::time::timeout(Duration::from_secs(10), rx.recv()).await {
-                Ok(Some(AppEvent::Action(Action::ForPr { action, .. }))) => *action,
+                Ok(Some(AppEvent::Action(Action::For { action, .. }))) => *action,
                 other => panic!("unexpected {other:?}"),
             };
             match action {
@@ -526,7 +548,7 @@ mod tests {
                 ..Session::default()
             },
         );
-        app.update(Action::DraftRestored(draft));
+        app.update(Action::to(app.top_id(), Action::DraftRestored(draft)));
         app.mode = app::InputMode::Confirm(review::Confirm::Post(review::PostPreview {
             target: "acme/rivet#482".to_owned(),
             update: None,
@@ -537,7 +559,13 @@ mod tests {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(runner.clone(), tx.clone());
         let fx = app.update(Action::Confirmed(true));
-        assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
+        assert!(matches!(
+            fx.as_slice(),
+            [Asked {
+                effect: Effect::Post { .. },
+                ..
+            }]
+        ));
         effects.dispatch(fx);
         // The maintainer quit at once: the loop returned before the post answered.
         app.quit = true;

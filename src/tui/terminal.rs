@@ -12,7 +12,7 @@ use ratatui::crossterm::event::{self, Event, KeyEventKind};
 use thiserror::Error;
 use tokio::sync::mpsc;
 
-use super::app::{Action, App, Drawn, Effect};
+use super::app::{Action, App, Asked, Drawn, Effect};
 use super::effects::Effects;
 use super::event::AppEvent;
 use super::keymap::Keymap;
@@ -178,7 +178,7 @@ fn route<B: Backend>(
     app: &mut App,
     effects: &mut Effects,
     outside: Option<&Outside>,
-    mut fx: Vec<Effect>,
+    mut fx: Vec<Asked>,
 ) -> Result<(), TuiError> {
     loop {
         let Some(outside) = outside else {
@@ -187,18 +187,18 @@ fn route<B: Backend>(
         };
         let at = fx
             .iter()
-            .position(|e| matches!(e, Effect::ExternalEdit { .. }));
+            .position(|e| matches!(e.effect, Effect::ExternalEdit { .. }));
         let Some(at) = at else {
             effects.dispatch(fx);
             return Ok(());
         };
         let edit = fx.remove(at);
         effects.dispatch(fx);
-        let Effect::ExternalEdit { target, text } = edit else {
+        let Effect::ExternalEdit { target, text } = &edit.effect else {
             return Ok(());
         };
-        let answer = run_outside(terminal, outside, target, &text)?;
-        fx = app.update(answer);
+        let answer = run_outside(terminal, outside, *target, text)?;
+        fx = app.update(edit.answer(answer));
     }
 }
 
@@ -241,7 +241,9 @@ pub async fn event_loop<B: Backend>(
             .map_err(|e| TuiError::Terminal(std::io::Error::other(e.to_string())))?;
         // The frame is on screen: only now may what it showed be marked seen.
         let fx = app.update(Action::Drawn(drawn));
-        let redraw = fx.iter().any(|e| !matches!(e, Effect::Highlight { .. }));
+        let redraw = fx
+            .iter()
+            .any(|e| !matches!(e.effect, Effect::Highlight { .. }));
         route(terminal, app, effects, outside, fx)?;
         if app.quit {
             return Ok(());

@@ -227,12 +227,12 @@ fn a_review_running_on_one_pr_goes_on_while_others_are_read() {
     // `r` without performing its effects: the run stays in flight, as it does while the model
     // answers.
     let fx = h.app.update(Action::Command(KeyCommand::Review));
-    let seq_a = fx
+    let (seq_a, screen_a) = fx
         .iter()
-        .find_map(|e| match e {
+        .find_map(|e| match &e.effect {
             Effect::StartReview { seq, snapshot, .. } => {
                 assert_eq!(snapshot.pr.coords(), a);
-                Some(*seq)
+                Some((*seq, e.by))
             }
             _ => None,
         })
@@ -252,11 +252,11 @@ fn a_review_running_on_one_pr_goes_on_while_others_are_read() {
     let fx = h.app.update(Action::Command(KeyCommand::Review));
     assert!(
         fx.iter()
-            .any(|e| matches!(e, Effect::StartReview { seq, .. } if *seq == seq_a))
+            .any(|e| matches!(&e.effect, Effect::StartReview { seq, .. } if *seq == seq_a))
     );
-    // A's progress, tagged with its PR, reaches A's screen only.
-    h.app.update(Action::ForPr {
-        pr: a.clone(),
+    // A's progress, addressed to the screen that started it, reaches A's screen only.
+    h.app.update(Action::For {
+        screen: screen_a,
         action: Box::new(Action::Review {
             seq: seq_a,
             event: ReviewEvent::Cancelled {
@@ -573,10 +573,13 @@ fn rows_resort_as_counts_arrive_keeping_the_selection() {
         r.items = Counts::Loading;
         r.gate.review = GateReview::Paused;
     }
-    h.app.update(Action::InboxListed {
-        tab: 0,
-        result: Ok((rows, Vec::new())),
-    });
+    h.app.update(Action::to(
+        h.app.top_id(),
+        Action::InboxListed {
+            tab: 0,
+            result: Ok((rows, Vec::new())),
+        },
+    ));
     h.press("g");
     let selected = h.app.inbox_selected().unwrap().listed.coords.clone();
     let last = h.app.inbox_rows(0).last().unwrap().clone();
@@ -587,11 +590,14 @@ fn rows_resort_as_counts_arrive_keeping_the_selection() {
         new: 3,
         edited: 0,
     };
-    h.app.update(Action::InboxCounted {
-        tab: 0,
-        rows: vec![counted],
-        finished: false,
-    });
+    h.app.update(Action::to(
+        h.app.top_id(),
+        Action::InboxCounted {
+            tab: 0,
+            rows: vec![counted],
+            finished: false,
+        },
+    ));
     h.draw();
     assert_eq!(
         h.app.inbox_rows(0)[0].listed.coords,

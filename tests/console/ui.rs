@@ -357,7 +357,7 @@ fn highlighted_hunk_styles_snapshot() {
 fn aspects_panel_and_header_mid_run() {
     use pr_shepherd::review::{Aspect, ReviewEvent};
     use pr_shepherd::tui::keymap::KeyCommand;
-    use pr_shepherd::tui::{Action, Effect};
+    use pr_shepherd::tui::{Action, Asked, Effect};
     use std::time::Duration;
     let (mut h, _d) = demo_harness(100, 30);
     h.draw();
@@ -365,19 +365,26 @@ fn aspects_panel_and_header_mid_run() {
     let fx = h.app.update(Action::Command(KeyCommand::Review));
     assert!(matches!(
         fx.as_slice(),
-        [Effect::StartReview {
-            seq: 1,
-            full: false,
+        [Asked {
+            effect: Effect::StartReview {
+                seq: 1,
+                full: false,
+                ..
+            },
             ..
         }]
     ));
-    h.app.update(Action::ReviewStarted {
-        seq: 1,
-        mode: pr_shepherd::policy::Mode::Full,
-        reason: "the first review of this PR".into(),
-        prior: Box::default(),
-        reply_marker: "— AI Coding Agent".into(),
-    });
+    let pr = fx[0].by;
+    h.app.update(Action::to(
+        pr,
+        Action::ReviewStarted {
+            seq: 1,
+            mode: pr_shepherd::policy::Mode::Full,
+            reason: "the first review of this PR".into(),
+            prior: Box::default(),
+            reply_marker: "— AI Coding Agent".into(),
+        },
+    ));
     for event in [
         ReviewEvent::Done {
             aspect: Aspect::Correctness,
@@ -410,7 +417,7 @@ fn aspects_panel_and_header_mid_run() {
         } else {
             1
         };
-        h.app.update(Action::Review { seq, event });
+        h.app.update(Action::to(pr, Action::Review { seq, event }));
     }
     h.press("A");
     let line = h.app.progress().map(str::to_owned).unwrap();

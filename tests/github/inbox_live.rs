@@ -370,7 +370,7 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     );
     let mut rest = actions.into_iter();
     for a in rest.by_ref().take(11) {
-        app.update(a);
+        app.update(Action::to(app.top_id(), a));
     }
     let mut term = Terminal::new(TestBackend::new(120, 20)).unwrap();
     let (theme, keymap) = (Theme::plain(), Keymap::default());
@@ -384,7 +384,7 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     app.update(Action::Command(KeyCommand::Down));
     assert_eq!(app.selected_row(), Some(1));
     for a in rest {
-        app.update(a);
+        app.update(Action::to(app.top_id(), a));
     }
     assert_eq!(app.inbox_loading(0), None);
     assert_counted_as_expected(app.inbox_rows(0), &expected);

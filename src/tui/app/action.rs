@@ -81,11 +81,11 @@ pub fn later_versions(fixture: &crate::source::Fixture, step: usize) -> Ahead {
 /// Everything that changes the state.
 #[derive(Debug, Clone)]
 pub enum Action {
-    /// The result of an effect of one PR's screen (see [`Effect::pr`](super::Effect::pr)), or
-    /// its review's progress: the router hands `action` to the screen that shows `pr`, on the
-    /// stack or left and kept, and to no other.
-    ForPr {
-        pr: PrCoords,
+    /// The result of an effect, or a review's progress, addressed to the screen that asked for
+    /// it (see [`Asked`](super::Asked)): the router hands `action` to that screen, on the stack
+    /// or left and kept, and to no other; with that screen gone, it is dropped.
+    For {
+        screen: super::ScreenId,
         action: Box<Action>,
     },
     Command(KeyCommand),
@@ -136,6 +136,12 @@ pub enum Action {
     },
     /// A draft found in the ledger when the console opened.
     DraftRestored(Draft),
+    /// What the PR kept from an earlier session, read when the console opened on it directly
+    /// (a PR opened from the inbox gets its own with [`OpenedPr`]).
+    SavedFound(Box<SavedDrafts>),
+    /// The versions the PR's items have at the fixture's later steps (the console opened on
+    /// an earlier step): its markers never replace newer ones.
+    LaterVersions(Box<Ahead>),
     DraftSaved(Result<(), String>),
     DraftDiscarded(Result<bool, String>),
     /// What a post would do (for the confirmation dialog), or why it cannot.
@@ -281,13 +287,13 @@ pub struct CodeLoad {
 }
 
 impl Action {
-    /// `action` as a result for `pr`'s screen, when it is one PR screen's (see
-    /// [`Effect::pr`](super::Effect::pr)); a notice stays for whatever screen is shown.
-    pub fn scoped(pr: Option<PrCoords>, action: Action) -> Action {
-        match (pr, action) {
-            (_, a @ (Action::Notice(_) | Action::ForPr { .. })) | (None, a) => a,
-            (Some(pr), a) => Action::ForPr {
-                pr,
+    /// `action` as a result for the screen `screen`; a notice stays for the status line,
+    /// whoever asked.
+    pub fn to(screen: super::ScreenId, action: Action) -> Action {
+        match action {
+            a @ (Action::Notice(_) | Action::For { .. }) => a,
+            a => Action::For {
+                screen,
                 action: Box::new(a),
             },
         }

@@ -6,6 +6,22 @@ use crate::ledger::{Decision, Draft, KeptText, Lesson, ReplyDraft};
 use crate::pr::{ChangedFile, PrCoords, Snapshot, Thread};
 use crate::publish::ThreadDo;
 
+/// An effect with the screen that asked for it: the router stamps the id on what a screen pushed
+/// through its [`Ctx`](super::Ctx), and every result of the effect comes back addressed to it
+/// ([`Action::For`](super::Action::For)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Asked {
+    pub by: super::ScreenId,
+    pub effect: Effect,
+}
+
+impl Asked {
+    /// `action`, a result of this effect, addressed to the screen that asked.
+    pub fn answer(&self, action: super::Action) -> super::Action {
+        super::Action::to(self.by, action)
+    }
+}
+
 /// Work for the effect runner.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
@@ -241,53 +257,6 @@ impl Effect {
             | Effect::SetViewed { .. }
             | Effect::RerunFailed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
-        }
-    }
-
-    /// The PR whose screen this effect's results belong to: they are routed to that screen
-    /// (see [`Action::ForPr`](super::Action::ForPr)), wherever it is, so two PR screens alive
-    /// at once never take each other's results. `None`: not one PR screen's (the inbox's, the
-    /// opener's, the clipboard's).
-    pub fn pr(&self) -> Option<PrCoords> {
-        match self {
-            Effect::MarkSeen { pr, .. }
-            | Effect::LoadStep { pr, .. }
-            | Effect::CancelReview { pr }
-            | Effect::SaveDraft { pr, .. }
-            | Effect::DiscardDraft { pr }
-            | Effect::PlanPost { pr, .. }
-            | Effect::Post { pr, .. }
-            | Effect::PostComment { pr, .. }
-            | Effect::SaveReplyDraft { pr, .. }
-            | Effect::DiscardReplyDraft { pr }
-            | Effect::RecordDecisions { pr, .. }
-            | Effect::LoadStats { pr }
-            | Effect::ThreadAct { pr, .. }
-            | Effect::RefreshPr { pr, .. } => Some(pr.clone()),
-            Effect::StartReview { snapshot, .. } => Some(snapshot.pr.coords()),
-            Effect::Open(_)
-            | Effect::Copy(_)
-            | Effect::Highlight { .. }
-            | Effect::OpenPr(_)
-            | Effect::LoadInbox
-            | Effect::Recount { .. }
-            | Effect::ScanUnsent { .. }
-            // The pending review's and the external editor's results go to the screen that
-            // asked, on top while they run (as before PR screens were kept side by side).
-            | Effect::LoadPending { .. }
-            | Effect::SavePending { .. }
-            | Effect::SubmitReview { .. }
-            | Effect::ExternalEdit { .. }
-            // The code screens' too: they sit on top of their PR screen while they wait.
-            | Effect::LoadCode { .. }
-            | Effect::LoadDiffPending { .. }
-            | Effect::RecordShown { .. }
-            | Effect::SetViewed { .. }
-            // The checks screen's likewise.
-            | Effect::LoadChecks { .. }
-            | Effect::LoadJobLog { .. }
-            | Effect::MarkChecksSeen { .. }
-            | Effect::RerunFailed { .. } => None,
         }
     }
 }

@@ -29,13 +29,14 @@
 /// pushed to `$fx`; a macro so the borrows stay per field and a screen of the stack can be
 /// borrowed beside it.
 macro_rules! ctx {
-    ($app:ident, $fx:expr) => {
+    ($app:ident, $fx:expr, $id:expr) => {
         Ctx::new(
             &mut $app.notice,
             &mut $app.mode,
             $fx,
             &$app.session,
             &$app.kept,
+            $id,
         )
     };
 }
@@ -72,7 +73,7 @@ pub use action::{
 pub use checks::ChecksScreen;
 pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
 pub use dialogs::InputMode;
-pub use effect::{Effect, Lane};
+pub use effect::{Asked, Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
 pub use messages::MessageLog;
 pub use pending::{Editing, PendingEdit, PendingScreen, compose_line_comment};
@@ -80,9 +81,9 @@ pub use pr::{
     Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen, ReplyView, ReviewDesk, Row,
     ThreadDesk, console_gate,
 };
-pub use screen::{Ctx, Handled, Screen, SearchStep, View};
+pub use screen::{Ctx, Handled, Screen, ScreenId, SearchStep, View};
 
-use screen::StackOp;
+use screen::{Placed, StackOp};
 
 /// What `Esc` says at the bottom screen, where it has nothing left to close (it never quits).
 pub const NOTHING_TO_CLOSE: &str = "nothing to close here: q or Ctrl-c quits";
@@ -92,10 +93,12 @@ pub const NOTHING_TO_CLOSE: &str = "nothing to close here: q or Ctrl-c quits";
 pub struct App {
     session: Session,
     /// Bottom first; the last one is shown and has the keys.
-    stack: Vec<Box<dyn Screen>>,
+    stack: Vec<Placed>,
     /// Screens left for the one below them, kept until another screen is opened: their work
     /// goes on, their results still reach them, and they can be brought back as they were.
-    kept: Vec<Box<dyn Screen>>,
+    kept: Vec<Placed>,
+    /// The last [`ScreenId`] given (0 is the router's own).
+    last_id: u64,
     pub(crate) mode: InputMode,
     /// The status line's text: the latest notice or note, until the next command.
     notice: Option<String>,
@@ -121,8 +124,12 @@ impl App {
     pub fn with_screen(screen: Box<dyn Screen>, session: Session) -> App {
         App {
             session,
-            stack: vec![screen],
+            stack: vec![Placed {
+                id: ScreenId(1),
+                screen,
+            }],
             kept: Vec::new(),
+            last_id: 1,
             mode: InputMode::Normal,
             notice: None,
             log: MessageLog::default(),
@@ -172,24 +179,12 @@ impl App {
 
     /// Brings back what the PR on the PR screen kept from an earlier session: its unsent thread
     /// reply and its review draft; an unreadable one is said, and the console goes on. Used on a
-    /// direct open (a PR opened from the inbox gets its own when it opens).
-    pub fn restore_saved(&mut self, saved: SavedDrafts) -> Vec<Effect> {
+    /// direct open (a PR opened from the inbox gets its own when it opens): delivered to the
+    /// screen on top, the one the console opened on.
+    pub fn restore_saved(&mut self, saved: SavedDrafts) -> Vec<Asked> {
         let mut fx = Vec::new();
-        let App {
-            session,
-            stack,
-            kept,
-            mode,
-            notice,
-            ..
-        } = self;
-        if let Some(pr) = stack
-            .iter_mut()
-            .rev()
-            .find_map(|s| (s.as_mut() as &mut dyn std::any::Any).downcast_mut::<PrScreen>())
-        {
-            let mut ctx = Ctx::new(notice, mode, &mut fx, session, kept);
-            pr.restore_saved(saved, &mut ctx);
+        if let Some(top) = self.stack.last().map(|s| s.id) {
+            self.deliver(top, Action::SavedFound(Box::new(saved)), &mut fx);
         }
         fx
     }
@@ -197,9 +192,14 @@ impl App {
     /// A fixture's later steps: what an earlier step shows is the past, and its markers never
     /// replace newer ones (call once the console opens on `step`).
     pub fn set_history(&mut self, fixture: &crate::source::Fixture) {
-        if let Some(pr) = self.pr_mut() {
-            pr.set_history(fixture);
-        }
+        let Some(top) = self.stack.last() else { return };
+        let Some(crate::pr::Origin::Fixture { step, .. }) = top.snapshot().map(|s| &s.origin)
+        else {
+            return;
+        };
+        let (id, ahead) = (top.id, later_versions(fixture, *step));
+        let mut fx = Vec::new();
+        self.deliver(id, Action::LaterVersions(Box::new(ahead)), &mut fx);
     }
 
     /// The highlight cache key for a thread: its id plus the hunk's hash.
@@ -233,7 +233,7 @@ impl App {
         self.mode.key_action(keymap, ev)
     }
 
-    pub fn update(&mut self, action: Action) -> Vec<Effect> {
+    pub fn update(&mut self, action: Action) -> Vec<Asked> {
         // Whoever set the notice (the router, a screen through its Ctx, a note from outside),
         // the message log keeps it whole.
         let before = self.notice.clone();
@@ -246,11 +246,10 @@ impl App {
         fx
     }
 
-    fn update_inner(&mut self, action: Action) -> Vec<Effect> {
+    fn update_inner(&mut self, action: Action) -> Vec<Asked> {
         let mut fx = Vec::new();
         match action {
             Action::ForceQuit | Action::Command(KeyCommand::QuitAll) => self.ask_to_quit(&mut fx),
-            Action::UnsentScanned(disk) => self.unsent_scanned(disk),
             Action::Notice(n) => self.notice = Some(n),
             Action::Command(cmd) => self.command(cmd, None, &mut fx),
             Action::SharedKey(cmd, second) => self.command(cmd, Some(second), &mut fx),
@@ -281,8 +280,10 @@ impl App {
                 // test's injected clock may start below the session's fixed now).
                 self.session.now = self.session.now.max(now_ms.div_euclid(1000));
                 for at in 0..self.stack.len() {
-                    let mut ctx = ctx!(self, &mut fx);
+                    let (id, mut own) = (self.stack[at].id, Vec::new());
+                    let mut ctx = ctx!(self, &mut own, id);
                     self.stack[at].tick(now_ms, &mut ctx);
+                    stamp(id, own, &mut fx);
                 }
             }
             Action::Drawn(mut d) => {
@@ -292,8 +293,15 @@ impl App {
                 self.on_top(&mut fx, |s, ctx| s.drawn(d, ctx));
             }
             Action::Mouse { kind, column, row } => self.mouse(kind, column, row),
-            Action::ForPr { pr, action } => self.route(&pr, *action, &mut fx),
-            other => self.broadcast(other, &mut fx),
+            Action::For { screen, action } => self.deliver(screen, *action, &mut fx),
+            // A key of the top screen's own (`Screen::key`): input, for the screen on top.
+            a @ Action::PendingKey(_) => {
+                self.on_top(&mut fx, |s, ctx| {
+                    let _ = s.event(a, ctx);
+                });
+            }
+            // A result is always addressed (see `Asked`); one that is not is no screen's.
+            _ => {}
         }
         fx
     }
@@ -371,23 +379,41 @@ impl App {
     /// Calls the screen on top with a [`Ctx`], then applies what it asked of the stack.
     fn on_top<R: Default>(
         &mut self,
-        fx: &mut Vec<Effect>,
+        fx: &mut Vec<Asked>,
         f: impl FnOnce(&mut dyn Screen, &mut Ctx<'_>) -> R,
     ) -> R {
         let at = self.stack.len().saturating_sub(1);
         let Some(top) = self.stack.last_mut() else {
             return R::default();
         };
-        let mut ctx = ctx!(self, fx);
-        let r = f(top.as_mut(), &mut ctx);
-        if let Some(op) = ctx.take_op() {
+        let (id, mut own) = (top.id, Vec::new());
+        let mut ctx = ctx!(self, &mut own, id);
+        let r = f(top.screen.as_mut(), &mut ctx);
+        let op = ctx.take_op();
+        stamp(id, own, fx);
+        if let Some(op) = op {
             self.apply(at, op, fx);
         }
         r
     }
 
+    /// Puts `screen` on top of the stack with a new id; it asks for what it reads (its
+    /// effects, stamped with that id).
+    fn place(&mut self, screen: Box<dyn Screen>) -> Vec<Asked> {
+        self.last_id += 1;
+        let id = ScreenId(self.last_id);
+        self.stack.push(Placed { id, screen });
+        let (mut own, mut fx) = (Vec::new(), Vec::new());
+        if let Some(new) = self.stack.last_mut() {
+            let mut ctx = ctx!(self, &mut own, id);
+            new.opened(&mut ctx);
+        }
+        stamp(id, own, &mut fx);
+        fx
+    }
+
     /// A stack request of the screen at `at`.
-    fn apply(&mut self, at: usize, op: StackOp, fx: &mut Vec<Effect>) {
+    fn apply(&mut self, at: usize, op: StackOp, fx: &mut Vec<Asked>) {
         match op {
             StackOp::Open(screen) => {
                 // Screens above the one asking leave; a busy one (a review running, a post on
@@ -406,7 +432,8 @@ impl App {
                     (s.busy() || !s.at_stake().is_empty())
                         && (subject.is_none() || s.subject() != subject)
                 });
-                self.stack.push(screen);
+                let asked = self.place(screen);
+                fx.extend(asked);
             }
             StackOp::Resume(pr) => {
                 if let Some(i) = self
@@ -415,8 +442,10 @@ impl App {
                     .position(|s| s.subject().as_ref() == Some(&pr))
                 {
                     let mut screen = self.kept.remove(i);
-                    let mut ctx = ctx!(self, fx);
+                    let mut own = Vec::new();
+                    let mut ctx = ctx!(self, &mut own, screen.id);
                     screen.resumed(&mut ctx);
+                    stamp(screen.id, own, fx);
                     self.stack.push(screen);
                 }
             }
@@ -426,7 +455,7 @@ impl App {
     /// A command from the keymap: help answers it while open; else the screen on top, and what
     /// it does not consume the router answers.
     /// `cmd`, or where the screen on top does not answer it, `second` (a shared key's).
-    fn command(&mut self, cmd: KeyCommand, second: Option<KeyCommand>, fx: &mut Vec<Effect>) {
+    fn command(&mut self, cmd: KeyCommand, second: Option<KeyCommand>, fx: &mut Vec<Asked>) {
         if cmd != KeyCommand::Help || self.mode != InputMode::Help {
             self.notice = None;
         }
@@ -493,14 +522,17 @@ impl App {
     /// state dir is read first for what the session's PRs hold unsent (restored from an earlier
     /// session or saved by screens since closed), and its answer asks or quits. Asked again
     /// while the question is open or being prepared (a second Ctrl-c), it quits.
-    fn ask_to_quit(&mut self, fx: &mut Vec<Effect>) {
+    fn ask_to_quit(&mut self, fx: &mut Vec<Asked>) {
         if self.quit_scan || matches!(self.mode, InputMode::Confirm(Confirm::Quit { .. })) {
             self.quit = true;
             return;
         }
         self.quit_scan = true;
-        fx.push(Effect::ScanUnsent {
-            prs: self.session_prs(),
+        fx.push(Asked {
+            by: ScreenId::ROUTER,
+            effect: Effect::ScanUnsent {
+                prs: self.session_prs(),
+            },
         });
     }
 
@@ -526,7 +558,7 @@ impl App {
 
     /// Leaves the screen on top: back to the one below (the left one is kept), or quits at the
     /// bottom (asking first when that would lose something).
-    fn leave(&mut self, fx: &mut Vec<Effect>) {
+    fn leave(&mut self, fx: &mut Vec<Asked>) {
         if self.stack.len() < 2 {
             self.ask_to_quit(fx);
             return;
@@ -534,14 +566,24 @@ impl App {
         self.quit = false;
         self.mode = InputMode::Normal;
         if let Some(mut left) = self.stack.pop() {
-            let mut ctx = ctx!(self, fx);
+            let mut own = Vec::new();
+            let mut ctx = ctx!(self, &mut own, left.id);
             left.left(&mut ctx);
+            stamp(left.id, own, fx);
+            // The screen below is on top again: it hears what was left (the inbox recounts
+            // that PR's row).
+            if let Some(below) = self.stack.last_mut() {
+                let (id, mut own) = (below.id, Vec::new());
+                let mut ctx = ctx!(self, &mut own, id);
+                below.uncovered(left.screen.as_ref(), &mut ctx);
+                stamp(id, own, fx);
+            }
             self.kept.push(left);
         }
     }
 
     /// The search prompt's input: the router keeps the text, the screen on top follows it.
-    fn search_input(&mut self, action: Action, fx: &mut Vec<Effect>) {
+    fn search_input(&mut self, action: Action, fx: &mut Vec<Asked>) {
         let InputMode::Search { query, before } = &mut self.mode else {
             if matches!(action, Action::SearchAccept | Action::SearchCancel) {
                 self.mode = InputMode::Normal;
@@ -576,52 +618,42 @@ impl App {
         }
     }
 
-    /// A result or progress event: offered to every screen, top first (then the kept ones),
-    /// until one takes it.
-    fn broadcast(&mut self, action: Action, fx: &mut Vec<Effect>) {
-        let mut action = Some(action);
-        let mut ops = Vec::new();
-        for at in (0..self.stack.len()).rev() {
-            let Some(a) = action.take() else { break };
-            let mut ctx = ctx!(self, fx);
-            action = self.stack[at].event(a, &mut ctx);
-            if let Some(op) = ctx.take_op() {
-                ops.push((at, op));
+    /// A result or progress event for the screen `to` (the one that asked for it): to that
+    /// screen, on the stack or kept, whatever is on top now, and to no other. The router's own
+    /// results it answers itself. With that screen gone, the result is dropped (a notice is
+    /// still said).
+    fn deliver(&mut self, to: ScreenId, action: Action, fx: &mut Vec<Asked>) {
+        if to == ScreenId::ROUTER {
+            match action {
+                Action::UnsentScanned(disk) => self.unsent_scanned(disk),
+                Action::Notice(n) => self.notice = Some(n),
+                _ => {}
             }
+            return;
         }
-        for screen in &mut self.kept {
-            let Some(a) = action.take() else { break };
-            // A kept screen is not shown: it cannot ask the stack for anything.
-            let mut ctx = Ctx::new(&mut self.notice, &mut self.mode, fx, &self.session, &[]);
-            action = screen.event(a, &mut ctx);
-        }
-        for (at, op) in ops {
-            self.apply(at, op, fx);
-        }
-    }
-
-    /// A result of one PR's screen: to the screen showing `pr`, on the stack (top first) or
-    /// kept, and to no other; with none left for it, it is dropped (a notice is still said).
-    fn route(&mut self, pr: &PrCoords, action: Action, fx: &mut Vec<Effect>) {
-        if let Some(at) = (0..self.stack.len())
-            .rev()
-            .find(|&i| self.stack[i].subject().as_ref() == Some(pr))
-        {
-            let mut ctx = ctx!(self, fx);
+        let mut own = Vec::new();
+        if let Some(at) = self.stack.iter().position(|s| s.id == to) {
+            let mut ctx = ctx!(self, &mut own, to);
             let _ = self.stack[at].event(action, &mut ctx);
-            if let Some(op) = ctx.take_op() {
+            let op = ctx.take_op();
+            stamp(to, own, fx);
+            if let Some(op) = op {
                 self.apply(at, op, fx);
             }
             return;
         }
-        if let Some(screen) = self
-            .kept
-            .iter_mut()
-            .find(|s| s.subject().as_ref() == Some(pr))
-        {
+        if let Some(screen) = self.kept.iter_mut().find(|s| s.id == to) {
             // A kept screen is not shown: it cannot ask the stack for anything.
-            let mut ctx = Ctx::new(&mut self.notice, &mut self.mode, fx, &self.session, &[]);
+            let mut ctx = Ctx::new(
+                &mut self.notice,
+                &mut self.mode,
+                &mut own,
+                &self.session,
+                &[],
+                to,
+            );
             let _ = screen.event(action, &mut ctx);
+            stamp(to, own, fx);
             return;
         }
         if let Action::Notice(n) = action {
@@ -652,6 +684,11 @@ impl App {
     }
 }
 
+/// The effects a screen pushed through its [`Ctx`], stamped with its id, into `out`.
+fn stamp(by: ScreenId, own: Vec<Effect>, out: &mut Vec<Asked>) {
+    out.extend(own.into_iter().map(|effect| Asked { by, effect }));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -674,7 +711,17 @@ mod tests {
     }
 
     fn cmd(app: &mut App, c: KeyCommand) -> Vec<Effect> {
-        app.update(Action::Command(c))
+        bare(app.update(Action::Command(c)))
+    }
+
+    /// What was asked, without who asked.
+    fn bare(fx: Vec<Asked>) -> Vec<Effect> {
+        fx.into_iter().map(|a| a.effect).collect()
+    }
+
+    /// `action` as a result for the screen on top (the one that asked, in these tests).
+    fn to_top(app: &App, action: Action) -> Action {
+        Action::to(app.top_id(), action)
     }
 
     #[test]
@@ -732,7 +779,7 @@ mod tests {
     fn drawn_marks_once_and_only_when_shown() {
         let mut app = demo();
         assert!(
-            app.update(Action::Drawn(Drawn::default()))
+            bare(app.update(Action::Drawn(Drawn::default())))
                 .iter()
                 .all(|e| !matches!(e, Effect::MarkSeen { .. }))
         );
@@ -744,14 +791,14 @@ mod tests {
             detail_scroll: 0,
             ..Drawn::default()
         };
-        let fx = app.update(Action::Drawn(d));
+        let fx = bare(app.update(Action::Drawn(d)));
         let marks: Vec<_> = fx
             .iter()
             .filter(|e| matches!(e, Effect::MarkSeen { .. }))
             .collect();
         assert_eq!(marks.len(), 1);
         // A second frame while the write is pending asks for nothing more.
-        let fx = app.update(Action::Drawn(d));
+        let fx = bare(app.update(Action::Drawn(d)));
         assert!(fx.iter().all(|e| !matches!(e, Effect::MarkSeen { .. })));
     }
 
@@ -805,7 +852,10 @@ mod tests {
             "{fx:?}"
         );
         assert!(!app.quitting(), "not before the state dir was read");
-        app.update(Action::UnsentScanned(Vec::new()));
+        app.update(Action::to(
+            ScreenId::ROUTER,
+            Action::UnsentScanned(Vec::new()),
+        ));
         assert!(app.quitting());
     }
 
@@ -822,11 +872,14 @@ mod tests {
         assert!(app.notice().unwrap().contains("review is running"));
         // A second r starts run 2; run 1's events no longer count.
         cmd(&mut app, KeyCommand::FullReview);
-        app.update(Action::Review {
-            seq: 1,
-            event: ReviewEvent::Cancelled {
-                aspect: crate::review::Aspect::Perf,
-            },
+        app.update(Action::For {
+            screen: app.top_id(),
+            action: Box::new(Action::Review {
+                seq: 1,
+                event: ReviewEvent::Cancelled {
+                    aspect: crate::review::Aspect::Perf,
+                },
+            }),
         });
         let run = app.run().unwrap();
         assert_eq!(run.seq, 2);
@@ -842,11 +895,14 @@ mod tests {
     fn a_post_in_flight_holds_a_second_post_and_edits_until_it_answers() {
         let mut app = demo();
         let head_sha = app.pr_meta().unwrap().head_sha.clone();
-        app.update(Action::DraftRestored(Draft {
-            body: "## PR Shepherd Review\n\nok".to_owned(),
-            head_sha,
-            saved_at: 0,
-        }));
+        app.update(to_top(
+            &app,
+            Action::DraftRestored(Draft {
+                body: "## PR Shepherd Review\n\nok".to_owned(),
+                head_sha,
+                saved_at: 0,
+            }),
+        ));
         app.mode = InputMode::Confirm(crate::tui::review::Confirm::Post(PostPreview {
             target: "acme/rivet#482".to_owned(),
             update: None,
@@ -854,13 +910,13 @@ mod tests {
             destination: "the outbox".to_owned(),
             incomplete: None,
         }));
-        let fx = app.update(Action::Confirmed(true));
+        let fx = bare(app.update(Action::Confirmed(true)));
         assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
         assert!(cmd(&mut app, KeyCommand::Post).is_empty());
         assert!(app.notice().unwrap().contains("on its way"));
         cmd(&mut app, KeyCommand::Edit);
         assert_eq!(*app.mode(), InputMode::Normal);
-        let fx = app.update(Action::Posted(Err("offline".to_owned())));
+        let fx = app.update(to_top(&app, Action::Posted(Err("offline".to_owned()))));
         assert!(fx.is_empty());
         assert!(!app.posting());
         assert!(app.notice().unwrap().contains("the draft is kept"));

@@ -24,7 +24,23 @@ impl App {
     pub fn top_is<S: Screen>(&self) -> bool {
         self.stack
             .last()
-            .is_some_and(|s| (s.as_ref() as &dyn Any).is::<S>())
+            .is_some_and(|s| (s.screen.as_ref() as &dyn Any).is::<S>())
+    }
+
+    /// The id of the screen on top: a result made by hand for it (tests) goes there as
+    /// `Action::For { screen: app.top_id(), .. }`.
+    pub fn top_id(&self) -> super::ScreenId {
+        self.stack.last().map_or(super::ScreenId::ROUTER, |s| s.id)
+    }
+
+    /// The id of the nearest screen of type `S`: on the stack (top first), else kept.
+    pub fn id_of<S: Screen>(&self) -> Option<super::ScreenId> {
+        self.stack
+            .iter()
+            .rev()
+            .chain(&self.kept)
+            .find(|s| (s.screen.as_ref() as &dyn Any).is::<S>())
+            .map(|s| s.id)
     }
 
     /// The screens on the stack by name, bottom first (the last one is on top).
@@ -69,7 +85,7 @@ impl App {
             .iter()
             .rev()
             .chain(&self.kept)
-            .find_map(|s| (s.as_ref() as &dyn Any).downcast_ref::<S>())
+            .find_map(|s| (s.screen.as_ref() as &dyn Any).downcast_ref::<S>())
     }
 
     /// The PR screen: the one shown, or the one left for the inbox (kept until another PR
@@ -86,7 +102,7 @@ impl App {
             .rev()
             .chain(&self.kept)
             .filter(|s| s.subject().as_ref() == Some(pr))
-            .find_map(|s| (s.as_ref() as &dyn Any).downcast_ref::<PrScreen>())
+            .find_map(|s| (s.screen.as_ref() as &dyn Any).downcast_ref::<PrScreen>())
     }
 
     /// The PR screen, to arrange a state no key sequence reaches quickly (tests: a draft of
@@ -96,7 +112,7 @@ impl App {
             .iter_mut()
             .rev()
             .chain(&mut self.kept)
-            .find_map(|s| (s.as_mut() as &mut dyn Any).downcast_mut::<PrScreen>())
+            .find_map(|s| (s.screen.as_mut() as &mut dyn Any).downcast_mut::<PrScreen>())
     }
 
     /// The PR on the PR screen.
@@ -275,7 +291,7 @@ impl App {
     /// The diff screen, when it is on top.
     pub fn diff_screen(&self) -> Option<&DiffScreen> {
         let top = self.stack.last()?;
-        (top.as_ref() as &dyn Any).downcast_ref::<DiffScreen>()
+        (top.screen.as_ref() as &dyn Any).downcast_ref::<DiffScreen>()
     }
 
     /// The path of the file the diff screen shows.

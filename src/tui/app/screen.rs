@@ -42,6 +42,38 @@ pub enum SearchStep<'a> {
     Cancelled { before: usize },
 }
 
+/// Who a screen is to the router: given when it enters the stack (a counter, never reused in a
+/// session), kept while it is on the stack or kept. Every effect carries the id of the screen that
+/// asked (the router stamps it, see [`Asked`](super::Asked)), and its results come back to that
+/// id: to that screen, wherever it is, or to no one once it is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ScreenId(pub(super) u64);
+
+impl ScreenId {
+    /// The router's own effects (the quit question's scan of the state dir).
+    pub const ROUTER: ScreenId = ScreenId(0);
+}
+
+/// A screen the router holds, with the id it was given when it entered the stack.
+#[derive(Debug)]
+pub(super) struct Placed {
+    pub(super) id: ScreenId,
+    pub(super) screen: Box<dyn Screen>,
+}
+
+impl std::ops::Deref for Placed {
+    type Target = dyn Screen;
+    fn deref(&self) -> &(dyn Screen + 'static) {
+        self.screen.as_ref()
+    }
+}
+
+impl std::ops::DerefMut for Placed {
+    fn deref_mut(&mut self) -> &mut (dyn Screen + 'static) {
+        self.screen.as_mut()
+    }
+}
+
 /// What a screen asks of the stack (applied once its call returned).
 pub(super) enum StackOp {
     /// Show this screen above the one asking; what was above it, and the screens left earlier,
@@ -62,7 +94,9 @@ pub struct Ctx<'a> {
     /// What the screens of this console run share.
     pub session: &'a Session,
     /// The screens left but kept (their work goes on; their results still reach them).
-    kept: &'a [Box<dyn Screen>],
+    kept: &'a [Placed],
+    /// The screen this context was made for (its effects' results come back to it).
+    id: ScreenId,
     op: Option<StackOp>,
 }
 
@@ -72,7 +106,8 @@ impl<'a> Ctx<'a> {
         mode: &'a mut InputMode,
         fx: &'a mut Vec<Effect>,
         session: &'a Session,
-        kept: &'a [Box<dyn Screen>],
+        kept: &'a [Placed],
+        id: ScreenId,
     ) -> Ctx<'a> {
         Ctx {
             notice,
@@ -80,8 +115,15 @@ impl<'a> Ctx<'a> {
             fx,
             session,
             kept,
+            id,
             op: None,
         }
+    }
+
+    /// The screen this context was made for: the effects it pushes are stamped with it by the
+    /// router, and their results come back to it.
+    pub fn id(&self) -> ScreenId {
+        self.id
     }
 
     /// Shows `text` in the footer.
@@ -192,9 +234,24 @@ pub trait Screen: Any + std::fmt::Debug {
     /// The answer to a confirmation this screen asked (the dialog is already closed).
     fn confirmed(&mut self, _c: Confirm, _yes: bool, _ctx: &mut Ctx<'_>) {}
 
-    /// A result or progress event: taken (`None`) or handed back for the screens below.
+    /// A result of one of this screen's own effects, or its review's progress: the router
+    /// delivers it to the screen whose id the effect carried, wherever that screen is (on top,
+    /// below, or left and kept), and to no other. What the screen does not take it returns
+    /// (dropped).
     fn event(&mut self, action: Action, _ctx: &mut Ctx<'_>) -> Option<Action> {
         Some(action)
+    }
+
+    /// This screen entered the stack (it has its id now): it asks for what it reads.
+    fn opened(&mut self, _ctx: &mut Ctx<'_>) {}
+
+    /// The screen above this one was left, and this one is on top again; `left` is that
+    /// screen (what it shows: [`Screen::snapshot`]).
+    fn uncovered(&mut self, _left: &dyn Screen, _ctx: &mut Ctx<'_>) {}
+
+    /// The PR snapshot this screen shows, if it shows one.
+    fn snapshot(&self) -> Option<&crate::pr::Snapshot> {
+        None
     }
 
     /// The frame that showed this screen is on screen.

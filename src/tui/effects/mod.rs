@@ -37,7 +37,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::app::{Action, Effect, Lane};
+use super::app::{Action, Asked, Effect, Lane, ScreenId};
 use super::event::AppEvent;
 use super::session::Session;
 use super::theme::Theme;
@@ -198,9 +198,18 @@ impl EffectRunner {
         }
     }
 
-    /// Any effect synchronously, as the actions the loop would deliver (tests, harness, benches):
-    /// a review runs to its end. Must not be called from inside a tokio runtime.
-    pub fn perform_blocking(&self, effect: Effect) -> Vec<Action> {
+    /// Any effect synchronously, as the actions the loop would deliver (tests, harness, benches),
+    /// each addressed to the screen that asked: a review runs to its end. Must not be called
+    /// from inside a tokio runtime.
+    pub fn perform_blocking(&self, asked: Asked) -> Vec<Action> {
+        let by = asked.by;
+        self.perform_blocking_bare(asked.effect)
+            .into_iter()
+            .map(|a| Action::to(by, a))
+            .collect()
+    }
+
+    fn perform_blocking_bare(&self, effect: Effect) -> Vec<Action> {
         match effect.lane() {
             Lane::Ledger | Lane::Blocking => self.perform_local(effect).into_iter().collect(),
             Lane::Fetch | Lane::Send => {
@@ -297,7 +306,7 @@ pub struct Effects {
     runner: Arc<EffectRunner>,
     tx: mpsc::UnboundedSender<AppEvent>,
     /// The ledger lane: one task performing its effects in order.
-    ledger_lane: mpsc::UnboundedSender<Effect>,
+    ledger_lane: mpsc::UnboundedSender<Asked>,
     ledger_task: JoinHandle<()>,
     reviews: Vec<RunningReview>,
     /// Posts and thread actions in flight: closing waits for their answers (bounded).
@@ -312,15 +321,14 @@ const DRAIN: Duration = Duration::from_secs(5);
 impl Effects {
     /// Must be called inside a tokio runtime.
     pub fn new(runner: Arc<EffectRunner>, tx: mpsc::UnboundedSender<AppEvent>) -> Effects {
-        let (ledger_lane, mut lane) = mpsc::unbounded_channel::<Effect>();
+        let (ledger_lane, mut lane) = mpsc::unbounded_channel::<Asked>();
         let (r, events) = (runner.clone(), tx.clone());
         let ledger_task = tokio::spawn(async move {
-            while let Some(e) = lane.recv().await {
+            while let Some(Asked { by, effect }) = lane.recv().await {
                 let r = r.clone();
-                let pr = e.pr();
-                let done = tokio::task::spawn_blocking(move || r.perform_local(e)).await;
+                let done = tokio::task::spawn_blocking(move || r.perform_local(effect)).await;
                 if let Ok(Some(a)) = done {
-                    let _ = events.send(AppEvent::Action(Action::scoped(pr, a)));
+                    let _ = events.send(AppEvent::Action(Action::to(by, a)));
                 }
             }
         });
@@ -337,29 +345,28 @@ impl Effects {
 
     /// Starts every effect on its lane; none waits for its result.
     /// A result of a PR's effect goes to that PR's screen (see [`Effect::pr`]).
-    pub fn dispatch(&mut self, effects: Vec<Effect>) {
-        for e in effects {
+    pub fn dispatch(&mut self, effects: Vec<Asked>) {
+        for Asked { by, effect: e } in effects {
             match e.lane() {
                 Lane::Ledger => {
-                    let _ = self.ledger_lane.send(e);
+                    let _ = self.ledger_lane.send(Asked { by, effect: e });
                 }
                 Lane::Blocking => {
                     let (r, tx) = (self.runner.clone(), self.tx.clone());
                     tokio::task::spawn_blocking(move || {
-                        let pr = e.pr();
                         if let Some(a) = r.perform_local(e) {
-                            let _ = tx.send(AppEvent::Action(Action::scoped(pr, a)));
+                            let _ = tx.send(AppEvent::Action(Action::to(by, a)));
                         }
                     });
                 }
                 Lane::Fetch => {
                     self.fetches.retain(|t| !t.is_finished());
-                    let task = self.remote_task(e);
+                    let task = self.remote_task(by, e);
                     self.fetches.push(task);
                 }
                 Lane::Send => {
                     self.sends.retain(|t| !t.is_finished());
-                    let task = self.remote_task(e);
+                    let task = self.remote_task(by, e);
                     self.sends.push(task);
                 }
                 Lane::Review => match e {
@@ -367,7 +374,7 @@ impl Effects {
                         seq,
                         full,
                         snapshot,
-                    } => self.start_review(seq, full, snapshot),
+                    } => self.start_review(by, seq, full, snapshot),
                     Effect::CancelReview { pr } => self.cancel_review(&pr),
                     _ => {}
                 },
@@ -376,12 +383,11 @@ impl Effects {
     }
 
     /// A task performing a fetch or send effect, its results sent as they come.
-    fn remote_task(&self, e: Effect) -> JoinHandle<()> {
+    fn remote_task(&self, by: ScreenId, e: Effect) -> JoinHandle<()> {
         let (r, tx) = (self.runner.clone(), self.tx.clone());
-        let pr = e.pr();
         tokio::spawn(async move {
             r.perform_remote(e, &mut |a| {
-                let _ = tx.send(AppEvent::Action(Action::scoped(pr.clone(), a)));
+                let _ = tx.send(AppEvent::Action(Action::to(by, a)));
             })
             .await;
         })
@@ -395,17 +401,15 @@ impl Effects {
     }
 
     /// Cancels the run in flight on the snapshot's PR, then prepares and runs run `seq` in a
-    /// task of its own; its results and progress go to that PR's screen.
-    fn start_review(&mut self, seq: u64, full: bool, snapshot: Box<Snapshot>) {
+    /// task of its own; its results and progress go to the screen that asked (`by`).
+    fn start_review(&mut self, by: ScreenId, seq: u64, full: bool, snapshot: Box<Snapshot>) {
         let pr = snapshot.pr.coords();
         self.cancel_review(&pr);
         self.reviews.retain(|r| !r.handle.is_finished());
         let cancel = CancellationToken::new();
         let (runner, tx, stop) = (self.runner.clone(), self.tx.clone(), cancel.clone());
-        let coords = pr.clone();
         let handle = tokio::spawn(async move {
-            let pr = coords;
-            let said = |a: Action| AppEvent::Action(Action::scoped(Some(pr.clone()), a));
+            let said = |a: Action| AppEvent::Action(Action::to(by, a));
             let prepared = {
                 let runner = runner.clone();
                 tokio::task::spawn_blocking(move || runner.prepare(seq, full, &snapshot)).await
@@ -426,8 +430,11 @@ impl Effects {
             let (etx, mut erx) = mpsc::unbounded_channel();
             let forward = async {
                 while let Some(event) = erx.recv().await {
-                    let pr = pr.clone();
-                    let _ = tx.send(AppEvent::Review { pr, seq, event });
+                    let _ = tx.send(AppEvent::Review {
+                        screen: by,
+                        seq,
+                        event,
+                    });
                 }
             };
             let (problem, ()) = tokio::join!(runner.run_prepared(prepared, etx, stop), forward);

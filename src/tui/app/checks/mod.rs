@@ -100,7 +100,6 @@ pub struct ChecksScreen {
 
 /// Opens the checks of `snapshot`'s PR at its head above the screen asking, and reads them.
 pub fn open_checks(snapshot: &Snapshot, ctx: &mut Ctx<'_>) {
-    ctx.fx.push(load(snapshot));
     ctx.open(Box::new(ChecksScreen::new(Arc::new(snapshot.clone()))));
 }
 
@@ -332,6 +331,15 @@ impl Screen for ChecksScreen {
             runs: ask.runs.iter().map(|t| t.run).collect(),
         });
         ctx.say("asking GitHub to re-run the failed jobs…");
+    }
+
+    /// On the stack: the checks at the head are read.
+    fn opened(&mut self, ctx: &mut Ctx<'_>) {
+        ctx.fx.push(load(&self.snapshot));
+    }
+
+    fn snapshot(&self) -> Option<&Snapshot> {
+        Some(&self.snapshot)
     }
 
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {

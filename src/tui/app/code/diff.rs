@@ -258,6 +258,8 @@ pub struct DiffScreen {
     visited: Visited,
     /// How `Enter` on a thread's line opens it (none: said to open it from the PR screen).
     open_thread: Option<super::OpenThread>,
+    /// Where its seen and viewed marks are passed on (the files screen that opened it).
+    echo: super::Echo,
 }
 
 /// The viewed marks set and the files shown in this diff, kept across `n`/`N`.
@@ -282,6 +284,7 @@ impl DiffScreen {
             .get(index)
             .map_or(ViewedState::Unviewed, |f| f.viewed);
         let mut s = DiffScreen {
+            echo: super::Echo::default(),
             open_thread: None,
             viewed,
             viewed_pending: false,
@@ -698,7 +701,8 @@ impl DiffScreen {
             since,
         )
         .as_listed(viewed, seen_now)
-        .opening_threads(self.open_thread);
+        .opening_threads(self.open_thread)
+        .echoing(self.echo.clone());
         next.visited = visited;
         next.height = self.height;
         next.pending_asked = self.pending_asked;
@@ -760,6 +764,12 @@ impl DiffScreen {
 
     /// `Enter` on a thread's line opens it with `f`, when there is one (see
     /// [`super::OpenThread`]).
+    /// Its seen and viewed marks are passed on to `echo` (the files screen that opened it).
+    pub fn echoing(mut self, echo: super::Echo) -> DiffScreen {
+        self.echo = echo;
+        self
+    }
+
     pub fn opening_threads(mut self, f: Option<super::OpenThread>) -> DiffScreen {
         self.open_thread = f;
         self
@@ -1173,28 +1183,40 @@ impl Screen for DiffScreen {
                 self.highlighted = Some(lines);
                 None
             }
-            // Seen and viewed here too; the files screen below hears them as well.
+            // Seen and viewed here too; the files screen that opened it hears them as well.
             Action::ShownRecorded {
                 ref paths,
-                result: Ok(_),
-            } if self.file().is_some_and(|f| paths.contains(&f.path)) => {
-                self.seen_now = true;
-                Some(action)
+                ref result,
+            } => {
+                if result.is_ok() && self.file().is_some_and(|f| paths.contains(&f.path)) {
+                    self.seen_now = true;
+                }
+                if let Some(said) = super::files::marks_said(&action) {
+                    ctx.say(said);
+                }
+                self.echo.push(action);
+                None
             }
             Action::ViewedSet {
                 ref paths,
                 viewed,
                 ref result,
-            } if self.file().is_some_and(|f| paths.contains(&f.path)) => {
-                self.viewed_pending = false;
-                if result.is_ok() {
-                    self.viewed = if viewed {
-                        ViewedState::Viewed
-                    } else {
-                        ViewedState::Unviewed
-                    };
+            } => {
+                if self.file().is_some_and(|f| paths.contains(&f.path)) {
+                    self.viewed_pending = false;
+                    if result.is_ok() {
+                        self.viewed = if viewed {
+                            ViewedState::Viewed
+                        } else {
+                            ViewedState::Unviewed
+                        };
+                    }
                 }
-                Some(action)
+                if let Some(said) = super::files::marks_said(&action) {
+                    ctx.say(said);
+                }
+                self.echo.push(action);
+                None
             }
             other => Some(other),
         }

@@ -71,6 +71,34 @@ pub struct FilesScreen {
     aim: Option<(String, Option<u32>)>,
     /// How its diffs open a thread whole.
     open_thread: Option<super::OpenThread>,
+    /// What its diffs pass on (their seen and viewed marks).
+    echo: super::Echo,
+}
+
+/// What a seen record or a viewed mark says (the files screen's, or its diff's), if anything.
+pub(super) fn marks_said(action: &Action) -> Option<String> {
+    match action {
+        Action::ShownRecorded { result: Err(e), .. } => {
+            Some(format!("the diff was shown, but not recorded: {e}"))
+        }
+        Action::ViewedSet {
+            paths,
+            viewed,
+            result,
+        } => {
+            let word = if *viewed { "viewed" } else { "not viewed" };
+            let names = paths
+                .iter()
+                .map(|p| one_line(p))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Some(match result {
+                Ok(place) => format!("marked {word}: {names} ({})", one_line(place)),
+                Err(e) => format!("could not mark {names} {word}: {}", one_line(e)),
+            })
+        }
+        _ => None,
+    }
 }
 
 impl FilesScreen {
@@ -85,9 +113,53 @@ impl FilesScreen {
             height: 0,
             aim: None,
             open_thread: None,
+            echo: super::Echo::default(),
         };
         s.count(&CodeLook::default(), &[], &HashMap::new());
         s
+    }
+
+    /// What its diffs passed on (see [`super::Echo`]) shows in the list (the diff said it).
+    fn hear_diffs(&mut self) {
+        for a in self.echo.drain() {
+            self.marked(&a);
+        }
+    }
+
+    /// Files recorded as seen, or marked viewed or not: the list follows.
+    fn marked(&mut self, action: &Action) {
+        let (paths, state) = match action {
+            Action::ShownRecorded {
+                paths,
+                result: Ok(_),
+            } => (paths, None),
+            Action::ViewedSet {
+                paths,
+                viewed,
+                result,
+            } => {
+                for p in paths {
+                    self.pending.remove(p);
+                }
+                let state = match viewed {
+                    true => ViewedState::Viewed,
+                    false => ViewedState::Unviewed,
+                };
+                match result {
+                    Ok(_) => (paths, Some(state)),
+                    Err(_) => return,
+                }
+            }
+            _ => return,
+        };
+        for (st, f) in self.state.iter_mut().zip(&self.snapshot.pr.files) {
+            if paths.contains(&f.path) {
+                match state {
+                    Some(v) => st.viewed = v,
+                    None => st.seen_now = true,
+                }
+            }
+        }
     }
 
     /// The diffs it opens open a thread with `f` (see [`super::OpenThread`]).
@@ -212,7 +284,8 @@ impl FilesScreen {
             st.since,
         )
         .as_listed(st.viewed, st.seen_now)
-        .opening_threads(self.open_thread);
+        .opening_threads(self.open_thread)
+        .echoing(self.echo.clone());
         let diff = match line {
             Some(l) => {
                 let (diff, found) = diff.at_line(l);
@@ -383,6 +456,18 @@ impl Screen for FilesScreen {
         Handled::Consumed
     }
 
+    /// On the stack: what the files need beside the snapshot is read (the last look, the
+    /// findings, offline viewed marks).
+    fn opened(&mut self, ctx: &mut Ctx<'_>) {
+        ctx.fx.push(Effect::LoadCode {
+            snapshot: Box::new((*self.snapshot).clone()),
+        });
+    }
+
+    fn snapshot(&self) -> Option<&Snapshot> {
+        Some(&self.snapshot)
+    }
+
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
         match action {
             Action::CodeLoaded(Ok(load)) if load.pr == self.snapshot.pr.coords() => {
@@ -414,47 +499,10 @@ impl Screen for FilesScreen {
                 }));
                 None
             }
-            Action::ShownRecorded { paths, result } => {
-                match result {
-                    Ok(_) => {
-                        for (st, f) in self.state.iter_mut().zip(&self.snapshot.pr.files) {
-                            if paths.contains(&f.path) {
-                                st.seen_now = true;
-                            }
-                        }
-                    }
-                    Err(e) => ctx.say(format!("the diff was shown, but not recorded: {e}")),
-                }
-                None
-            }
-            Action::ViewedSet {
-                paths,
-                viewed,
-                result,
-            } => {
-                for p in &paths {
-                    self.pending.remove(p);
-                }
-                let word = if viewed { "viewed" } else { "not viewed" };
-                let names = paths
-                    .iter()
-                    .map(|p| one_line(p))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                match result {
-                    Ok(place) => {
-                        for (st, f) in self.state.iter_mut().zip(&self.snapshot.pr.files) {
-                            if paths.contains(&f.path) {
-                                st.viewed = if viewed {
-                                    ViewedState::Viewed
-                                } else {
-                                    ViewedState::Unviewed
-                                };
-                            }
-                        }
-                        ctx.say(format!("marked {word}: {names} ({})", one_line(&place)));
-                    }
-                    Err(e) => ctx.say(format!("could not mark {names} {word}: {}", one_line(&e))),
+            a @ (Action::ShownRecorded { .. } | Action::ViewedSet { .. }) => {
+                self.marked(&a);
+                if let Some(said) = marks_said(&a) {
+                    ctx.say(said);
                 }
                 None
             }
@@ -464,6 +512,12 @@ impl Screen for FilesScreen {
 
     fn drawn(&mut self, d: Drawn, _ctx: &mut Ctx<'_>) {
         self.height = usize::from(d.list_height);
+        self.hear_diffs();
+    }
+
+    /// Back from a diff: what it passed on shows in the list.
+    fn uncovered(&mut self, _left: &dyn Screen, _ctx: &mut Ctx<'_>) {
+        self.hear_diffs();
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {

@@ -26,7 +26,6 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 
 use super::dialogs::InputMode;
-use super::effect::Effect;
 use super::screen::{Ctx, View};
 use crate::pr::Snapshot;
 use crate::sanitize::one_line;
@@ -62,6 +61,28 @@ pub fn open_description(
     ));
 }
 
+/// What the diffs opened from a files screen tell it: their own results that the files list
+/// shows too (a patch recorded as seen, files marked viewed). Every result goes to the diff that
+/// asked for it; the diff passes these on here, and the files screen takes them when it is on
+/// top again (and at each frame it draws, for an answer that came after the diff was left).
+#[derive(Debug, Clone, Default)]
+pub struct Echo(Arc<std::sync::Mutex<Vec<super::Action>>>);
+
+impl Echo {
+    fn push(&self, action: super::Action) {
+        if let Ok(mut q) = self.0.lock() {
+            q.push(action);
+        }
+    }
+
+    fn drain(&self) -> Vec<super::Action> {
+        self.0
+            .lock()
+            .map(|mut q| std::mem::take(&mut *q))
+            .unwrap_or_default()
+    }
+}
+
 /// How the diff opens a thread whole (`Enter` on its line): given by the screen that opens the
 /// files (the PR screen's thread view), so the code screens need not know the PR screen.
 pub type OpenThread = fn(&Snapshot, &str, &str) -> Box<dyn super::screen::Screen>;
@@ -70,9 +91,6 @@ pub type OpenThread = fn(&Snapshot, &str, &str) -> Box<dyn super::screen::Screen
 /// need from the ledger (the last look, the findings, offline viewed marks); the diff opens a
 /// thread with `open_thread`.
 pub fn open_files(snapshot: &Snapshot, open_thread: Option<OpenThread>, ctx: &mut Ctx<'_>) {
-    ctx.fx.push(Effect::LoadCode {
-        snapshot: Box::new(snapshot.clone()),
-    });
     ctx.open(Box::new(
         FilesScreen::new(Arc::new(snapshot.clone())).opening_threads(open_thread),
     ));
@@ -87,9 +105,6 @@ pub fn open_files_at(
     open_thread: OpenThread,
     ctx: &mut Ctx<'_>,
 ) {
-    ctx.fx.push(Effect::LoadCode {
-        snapshot: Box::new(snapshot.clone()),
-    });
     ctx.open(Box::new(
         FilesScreen::new(Arc::new(snapshot.clone()))
             .aimed_at(path, line)

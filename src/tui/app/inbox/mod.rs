@@ -601,6 +601,16 @@ impl Screen for InboxScreen {
         }
     }
 
+    /// The PR opened above was left: its row is recounted from the ledger (after the markers
+    /// in flight, which share the ordered lane).
+    fn uncovered(&mut self, left: &dyn Screen, ctx: &mut Ctx<'_>) {
+        if let Some(snapshot) = left.snapshot() {
+            ctx.fx.push(Effect::Recount {
+                snapshot: Box::new(snapshot.clone()),
+            });
+        }
+    }
+
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
         self.result(action, ctx)
     }

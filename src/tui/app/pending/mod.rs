@@ -636,6 +636,6 @@ impl App {
     /// [`compose_line_comment`]; tests open the composer this way).
     pub fn open_screen(&mut self, screen: Box<dyn Screen>) {
         self.kept.clear();
-        self.stack.push(screen);
+        let _ = self.place(screen);
     }
 }

@@ -466,6 +466,14 @@ impl PrScreen {
         let snap = &self.list.snapshot;
         let gates = &ctx.session.gates;
         match action {
+            Action::SavedFound(saved) => {
+                self.restore_saved(*saved, ctx);
+                return None;
+            }
+            Action::LaterVersions(ahead) => {
+                self.list.ahead = *ahead;
+                return None;
+            }
             Action::Marked { items, at, result } => {
                 self.marks.marked(&mut self.list, items, at, result, ctx);
                 return None;
@@ -760,12 +768,8 @@ impl Screen for PrScreen {
         self.refresh(false, ctx);
     }
 
-    /// Left for the inbox: its row is recounted from the ledger (after the markers in flight,
-    /// which share the ordered lane).
-    fn left(&mut self, ctx: &mut Ctx<'_>) {
-        ctx.fx.push(Effect::Recount {
-            snapshot: Box::new(self.list.snapshot.clone()),
-        });
+    fn snapshot(&self) -> Option<&Snapshot> {
+        Some(&self.list.snapshot)
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
