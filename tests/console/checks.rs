@@ -14,7 +14,7 @@ use support::console::live_harness;
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::checks::annotation_ids;
 use pr_shepherd::source::github::FetchOptions;
-use pr_shepherd::tui::app::{Effect, InputMode};
+use pr_shepherd::tui::app::{InputMode, checks};
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::keymap::Keymap;
 use pr_shepherd::tui::review::Confirm;
@@ -107,7 +107,7 @@ fn offline_the_rerun_says_it_cannot_run() {
     assert!(
         !h.effects
             .iter()
-            .any(|e| matches!(e, Effect::RerunFailed { .. })),
+            .any(|e| matches!(e.work::<checks::Work>(), Some(checks::Work::Rerun { .. }))),
         "{:?}",
         h.effects
     );

@@ -236,38 +236,8 @@ pub enum Action {
         viewed: bool,
         result: Result<String, String>,
     },
-    /// The checks of `pr` at its head, read for the checks screen (or why not).
-    ChecksLoaded {
-        pr: PrCoords,
-        result: Result<Box<ChecksLoad>, String>,
-    },
-    /// The tail of job `job`'s log, or why it could not be read.
-    JobLogLoaded {
-        pr: PrCoords,
-        job: u64,
-        tail: Result<String, String>,
-    },
-    /// These annotations were marked seen, or why not.
-    ChecksSeen {
-        pr: PrCoords,
-        ids: Vec<String>,
-        result: Result<(), String>,
-    },
-    /// The failed jobs' re-run was asked of GitHub: what was done, or why it failed.
-    Rerun {
-        pr: PrCoords,
-        result: Result<String, String>,
-    },
-}
-
-/// What the checks screen reads: the checks at the head and which annotations are new.
-#[derive(Debug, Clone)]
-pub struct ChecksLoad {
-    pub runs: Vec<crate::pr::CheckRun>,
-    /// Ids of the annotations never shown before.
-    pub new: std::collections::BTreeSet<String>,
-    /// The checks are a fixture's (offline): nothing can be re-run.
-    pub offline: bool,
+    /// A result of a screen's own work (see `work.rs`), in the screen's own type.
+    Done(super::work::Done),
 }
 
 /// What the files and diff screens read beside the snapshot, once, when the files are opened.

@@ -175,30 +175,9 @@ pub enum Effect {
         keys: std::collections::HashMap<String, String>,
         viewed: bool,
     },
-    /// Read the checks at `head_sha` for the checks screen (live: GitHub's check runs and
-    /// statuses with the failing runs' annotations, no logs; offline: the fixture's
-    /// `dashboard`), and which of their annotations were shown before.
-    LoadChecks {
-        pr: PrCoords,
-        head_sha: String,
-    },
-    /// Read the tail of a failing Actions job's log (the checks screen, when the job is opened).
-    LoadJobLog {
-        pr: PrCoords,
-        job: u64,
-    },
-    /// The frame that showed these annotations is on screen: mark them seen (the same markers
-    /// `pr-shepherd checks` writes).
-    MarkChecksSeen {
-        pr: PrCoords,
-        ids: Vec<String>,
-    },
-    /// Re-run the failed jobs of these workflow runs, one request each (only ever after the
-    /// maintainer confirmed the dialog naming them).
-    RerunFailed {
-        pr: PrCoords,
-        runs: Vec<u64>,
-    },
+    /// A screen's own work (see `work.rs`): its lane and how it is done are its own; its
+    /// results come back as [`Action::Done`](super::Action::Done).
+    Work(super::work::Job),
 }
 
 /// Where an effect runs. Every lane is off the UI loop; they differ in order, in the thread they
@@ -237,8 +216,7 @@ impl Effect {
             | Effect::LoadDiffPending { .. }
             | Effect::SavePending { .. }
             | Effect::RecordShown { .. }
-            | Effect::ScanUnsent { .. }
-            | Effect::MarkChecksSeen { .. } => Lane::Ledger,
+            | Effect::ScanUnsent { .. } => Lane::Ledger,
             Effect::Highlight { .. }
             | Effect::Open(_)
             | Effect::Copy(_)
@@ -247,16 +225,14 @@ impl Effect {
             | Effect::OpenPr(_)
             | Effect::RefreshPr { .. }
             | Effect::LoadInbox
-            | Effect::LoadCode { .. }
-            | Effect::LoadChecks { .. }
-            | Effect::LoadJobLog { .. } => Lane::Fetch,
+            | Effect::LoadCode { .. } => Lane::Fetch,
             Effect::Post { .. }
             | Effect::PostComment { .. }
             | Effect::ThreadAct { .. }
             | Effect::SubmitReview { .. }
-            | Effect::SetViewed { .. }
-            | Effect::RerunFailed { .. } => Lane::Send,
+            | Effect::SetViewed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
+            Effect::Work(job) => job.lane(),
         }
     }
 }

@@ -42,7 +42,7 @@ macro_rules! ctx {
 }
 
 mod action;
-mod checks;
+pub mod checks;
 mod code;
 mod dialogs;
 mod effect;
@@ -53,6 +53,7 @@ mod pr;
 mod query;
 mod screen;
 pub mod unsent;
+pub mod work;
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKind};
@@ -67,10 +68,10 @@ use crate::ledger::SeenSet;
 use crate::pr::{Item, PrCoords, Snapshot};
 
 pub use action::{
-    Action, Ahead, ChecksLoad, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts,
-    StepData, later_versions,
+    Action, Ahead, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData,
+    later_versions,
 };
-pub use checks::ChecksScreen;
+pub use checks::{ChecksLoad, ChecksScreen};
 pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
 pub use dialogs::InputMode;
 pub use effect::{Asked, Effect, Lane};
@@ -82,6 +83,7 @@ pub use pr::{
     ThreadDesk, console_gate,
 };
 pub use screen::{Ctx, Handled, Screen, ScreenId, SearchStep, View};
+pub use work::{Done, Io, Job, Work};
 
 use screen::{Placed, StackOp};
 

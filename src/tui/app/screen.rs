@@ -126,6 +126,12 @@ impl<'a> Ctx<'a> {
         self.id
     }
 
+    /// Asks for this screen's own work (see `work.rs`); its results come back to this screen
+    /// as [`Action::Done`].
+    pub fn work<W: super::work::Work>(&mut self, work: W) {
+        self.fx.push(Effect::Work(super::work::Job::new(work)));
+    }
+
     /// Shows `text` in the footer.
     pub fn say(&mut self, text: impl Into<String>) {
         *self.notice = Some(text.into());

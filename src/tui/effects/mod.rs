@@ -9,11 +9,9 @@
 //! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
 //! - `pending.rs` — the pending review: read and saved on the ledger lane, submitted on the
 //!   send lane (one GitHub review, or the review outbox offline);
-//! - `remote.rs` — post plans, posts, thread actions and re-runs of failed jobs, offline into
+//! - `remote.rs` — post plans, posts and thread actions, offline into
 //!   the outbox (or refused) or live on GitHub: a task each, so the console keeps drawing and
 //!   answering keys while GitHub answers;
-//! - `checks.rs` — the checks screen: the checks read and a job's log (fetch lane), annotations
-//!   marked seen (ledger lane); its re-run of failed jobs is a write, in `remote.rs`;
 //! - `inbox.rs` — loading the inbox and opening a PR from it: a task each;
 //! - `review.rs` — review runs: preparation, then `ReviewEvent`s tagged with the run's sequence
 //!   number (the app drops those of a replaced run), cancellable.
@@ -22,7 +20,6 @@
 //! back as an [`AppEvent`]. The test harness performs the same effects synchronously with
 //! [`EffectRunner::perform_blocking`].
 
-pub mod checks;
 pub mod code;
 pub mod inbox;
 pub mod ledger;
@@ -37,7 +34,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::app::{Action, Asked, Effect, Lane, ScreenId};
+use super::app::{Action, Asked, Effect, Io, Job, Lane, ScreenId};
 use super::event::AppEvent;
 use super::session::Session;
 use super::theme::Theme;
@@ -84,6 +81,27 @@ impl EffectRunner {
             .or_else(|| self.fixture.clone())
     }
 
+    /// Performs a screen's own work (see `app/work.rs`) with what the runner lends it, handing
+    /// each result to `send` as it is known.
+    pub async fn perform_work(&self, job: Job, send: &mut (dyn FnMut(Action) + Send)) {
+        let fixture_of = |pr: &PrCoords| self.fixture_of(pr);
+        let io = Io {
+            ledger: &self.ledger,
+            session: &self.session,
+            now: self.now(),
+            fixture_of: &fixture_of,
+            interactive: self.interactive,
+        };
+        let mut reply = |done| send(Action::Done(done));
+        job.perform(&io, &mut reply).await;
+    }
+
+    /// [`EffectRunner::perform_work`] on this thread (the ledger and blocking lanes: a thread
+    /// off the UI loop already).
+    pub fn perform_work_here(&self, job: Job, send: &mut (dyn FnMut(Action) + Send)) {
+        futures::executor::block_on(self.perform_work(job, send));
+    }
+
     /// Performs an effect of the ledger or the blocking lane (file I/O, highlighting, opener,
     /// clipboard) and returns its result as an action. Effects of the other lanes: `None`.
     pub fn perform_local(&self, effect: Effect) -> Option<Action> {
@@ -123,7 +141,6 @@ impl EffectRunner {
             Effect::RecordShown { pr, files, all } => {
                 Some(code::record_shown(l, &pr, &files, &all, now))
             }
-            Effect::MarkChecksSeen { pr, ids } => Some(checks::mark_seen(l, &pr, ids, now)),
             Effect::Highlight { key, path, hunk } => Some(Action::Highlighted {
                 key,
                 lines: Arc::new(highlight::highlight_hunk(&path, &hunk, &self.theme)),
@@ -175,14 +192,7 @@ impl EffectRunner {
             )),
             Effect::LoadInbox => self.load_inbox(send).await,
             Effect::LoadCode { snapshot } => send(code::load(l, &self.session, &snapshot)),
-            Effect::LoadChecks { pr, head_sha } => {
-                send(checks::load(remote, self.fixture_of(&pr), l, &pr, &head_sha).await)
-            }
-            Effect::LoadJobLog { pr, job } => send(checks::job_log(remote, &pr, job).await),
-            Effect::RerunFailed { pr, runs } => send(Action::Rerun {
-                result: remote::rerun_failed(remote, &pr, &runs).await,
-                pr,
-            }),
+            Effect::Work(job) => self.perform_work(job, send).await,
             Effect::SetViewed {
                 pr,
                 paths,
@@ -211,7 +221,14 @@ impl EffectRunner {
 
     fn perform_blocking_bare(&self, effect: Effect) -> Vec<Action> {
         match effect.lane() {
-            Lane::Ledger | Lane::Blocking => self.perform_local(effect).into_iter().collect(),
+            Lane::Ledger | Lane::Blocking => match effect {
+                Effect::Work(job) => {
+                    let mut out = Vec::new();
+                    self.perform_work_here(job, &mut |a| out.push(a));
+                    out
+                }
+                e => self.perform_local(e).into_iter().collect(),
+            },
             Lane::Fetch | Lane::Send => {
                 let mut out = Vec::new();
                 match runtime() {
@@ -288,6 +305,24 @@ impl EffectRunner {
     }
 }
 
+impl EffectRunner {
+    /// An effect of the ledger or blocking lane on this thread, its results sent to the screen
+    /// that asked (`by`).
+    fn perform_here(&self, by: ScreenId, effect: Effect, tx: &mpsc::UnboundedSender<AppEvent>) {
+        let mut send = |a| {
+            let _ = tx.send(AppEvent::Action(Action::to(by, a)));
+        };
+        match effect {
+            Effect::Work(job) => self.perform_work_here(job, &mut send),
+            e => {
+                if let Some(a) = self.perform_local(e) {
+                    send(a);
+                }
+            }
+        }
+    }
+}
+
 fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -325,11 +360,8 @@ impl Effects {
         let (r, events) = (runner.clone(), tx.clone());
         let ledger_task = tokio::spawn(async move {
             while let Some(Asked { by, effect }) = lane.recv().await {
-                let r = r.clone();
-                let done = tokio::task::spawn_blocking(move || r.perform_local(effect)).await;
-                if let Ok(Some(a)) = done {
-                    let _ = events.send(AppEvent::Action(Action::to(by, a)));
-                }
+                let (r, tx) = (r.clone(), events.clone());
+                let _ = tokio::task::spawn_blocking(move || r.perform_here(by, effect, &tx)).await;
             }
         });
         Effects {
@@ -353,11 +385,7 @@ impl Effects {
                 }
                 Lane::Blocking => {
                     let (r, tx) = (self.runner.clone(), self.tx.clone());
-                    tokio::task::spawn_blocking(move || {
-                        if let Some(a) = r.perform_local(e) {
-                            let _ = tx.send(AppEvent::Action(Action::to(by, a)));
-                        }
-                    });
+                    tokio::task::spawn_blocking(move || r.perform_here(by, e, &tx));
                 }
                 Lane::Fetch => {
                     self.fetches.retain(|t| !t.is_finished());

@@ -260,31 +260,3 @@ pub async fn set_viewed(
         Err(e) => format!("{done} (not noted with your last look: {e})"),
     })
 }
-
-/// Re-runs the failed jobs of the workflow runs `runs` on GitHub (live only: a fixture's checks
-/// cannot be re-run): one request each, in order, stopping at the first that fails and saying
-/// which were asked already.
-pub async fn rerun_failed(remote: &Remote, pr: &PrCoords, runs: &[u64]) -> Result<String, String> {
-    let Some(live) = remote.live() else {
-        return Err("a fixture's checks cannot be re-run offline".to_owned());
-    };
-    let mut done: Vec<String> = Vec::new();
-    for id in runs {
-        if let Err(e) = crate::source::github::checks::rerun_failed(&live.gh, pr, *id).await {
-            let why = format!("workflow run {id}: {e}");
-            return Err(if done.is_empty() {
-                why
-            } else {
-                format!(
-                    "{why} (workflow run {} re-running already)",
-                    done.join(", ")
-                )
-            });
-        }
-        done.push(id.to_string());
-    }
-    Ok(format!(
-        "re-running the failed jobs of workflow run {} on {pr}",
-        done.join(", ")
-    ))
-}

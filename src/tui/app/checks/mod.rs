@@ -10,6 +10,7 @@
 //! ```
 
 mod draw;
+pub mod work;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -17,15 +18,17 @@ use std::sync::Arc;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 
-use super::action::{Action, ChecksLoad, Drawn};
+use super::action::{Action, Drawn};
 use super::code::{help_entries, scrolled};
 use super::dialogs::InputMode;
 use super::effect::Effect;
 use super::screen::{Ctx, Handled, Screen, View};
+use super::work::Job;
 use crate::pr::{CheckRun, CheckState, PrCoords, Snapshot, checks};
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::review::{Confirm, RerunAsk};
+pub use work::{ChecksLoad, Done, Work};
 
 /// The commands only the checks screen answers (listed in its `?`, not the PR's).
 pub const OWN_COMMANDS: &[KeyCommand] = &[KeyCommand::RerunFailed];
@@ -103,8 +106,8 @@ pub fn open_checks(snapshot: &Snapshot, ctx: &mut Ctx<'_>) {
     ctx.open(Box::new(ChecksScreen::new(Arc::new(snapshot.clone()))));
 }
 
-fn load(snapshot: &Snapshot) -> Effect {
-    Effect::LoadChecks {
+fn load(snapshot: &Snapshot) -> Work {
+    Work::Load {
         pr: snapshot.pr.coords(),
         head_sha: snapshot.pr.head_sha.clone(),
     }
@@ -184,10 +187,10 @@ impl ChecksScreen {
             && !self.logs.contains_key(&job)
         {
             self.logs.insert(job, Log::Reading);
-            fx.push(Effect::LoadJobLog {
+            fx.push(Effect::Work(Job::new(Work::JobLog {
                 pr: self.coords(),
                 job,
-            });
+            })));
         }
         self.open = Some(i);
         self.scroll = 0;
@@ -261,7 +264,7 @@ impl ChecksScreen {
             return;
         }
         self.marked.extend(ids.iter().cloned());
-        ctx.fx.push(Effect::MarkChecksSeen {
+        ctx.work(Work::MarkSeen {
             pr: self.coords(),
             ids,
         });
@@ -309,7 +312,7 @@ impl Screen for ChecksScreen {
                 None => ctx.say("this check has no URL"),
             },
             KeyCommand::Refresh => {
-                ctx.fx.push(load(&self.snapshot));
+                ctx.work(load(&self.snapshot));
                 ctx.say("reading the checks again…");
             }
             // An open check closes first; then the router leaves the screen.
@@ -326,7 +329,7 @@ impl Screen for ChecksScreen {
             return;
         }
         self.rerunning = true;
-        ctx.fx.push(Effect::RerunFailed {
+        ctx.work(Work::Rerun {
             pr: self.coords(),
             runs: ask.runs.iter().map(|t| t.run).collect(),
         });
@@ -335,32 +338,34 @@ impl Screen for ChecksScreen {
 
     /// On the stack: the checks at the head are read.
     fn opened(&mut self, ctx: &mut Ctx<'_>) {
-        ctx.fx.push(load(&self.snapshot));
+        ctx.work(load(&self.snapshot));
     }
 
     fn snapshot(&self) -> Option<&Snapshot> {
         Some(&self.snapshot)
     }
 
+    /// Its own results (see [`Done`]): they come only to the screen that asked.
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
-        let mine = |pr: &PrCoords| *pr == self.coords();
-        match action {
-            Action::ChecksLoaded { pr, result } if mine(&pr) => {
-                match result {
-                    Ok(load) => self.took(*load, ctx.fx),
-                    Err(e) if matches!(self.loaded, Loaded::Read { .. }) => {
-                        ctx.say(format!("cannot read the checks again: {}", one_line(&e)))
-                    }
-                    Err(e) => self.loaded = Loaded::Failed(e),
+        let Action::Done(done) = &action else {
+            return Some(action);
+        };
+        let Some(done) = done.take::<Done>() else {
+            return Some(action);
+        };
+        match done {
+            Done::Loaded(result) => match result {
+                Ok(load) => self.took(*load, ctx.fx),
+                Err(e) if matches!(self.loaded, Loaded::Read { .. }) => {
+                    ctx.say(format!("cannot read the checks again: {}", one_line(&e)))
                 }
-                None
-            }
-            Action::JobLogLoaded { pr, job, tail } if mine(&pr) => {
+                Err(e) => self.loaded = Loaded::Failed(e),
+            },
+            Done::JobLog { job, tail } => {
                 self.logs
                     .insert(job, tail.map_or_else(Log::Unreadable, Log::Read));
-                None
             }
-            Action::ChecksSeen { pr, ids, result } if mine(&pr) => {
+            Done::Seen { ids, result } => {
                 if let Err(e) = result {
                     for id in &ids {
                         self.marked.remove(id);
@@ -370,21 +375,19 @@ impl Screen for ChecksScreen {
                         one_line(&e)
                     ));
                 }
-                None
             }
-            Action::Rerun { pr, result } if mine(&pr) => {
+            Done::Rerun(result) => {
                 self.rerunning = false;
                 match result {
                     Ok(done) => {
                         ctx.say(one_line(&done));
-                        ctx.fx.push(load(&self.snapshot));
+                        ctx.work(load(&self.snapshot));
                     }
                     Err(e) => ctx.say(format!("could not re-run: {}", one_line(&e))),
                 }
-                None
             }
-            other => Some(other),
         }
+        None
     }
 
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {

@@ -1,0 +1,172 @@
+//! A screen's own effects and results: the interface between a screen and the effect runner.
+//!
+//! A screen that reads or writes something no other screen does defines, in its own folder, a
+//! value describing that work (an enum implementing [`Work`]: which [`Lane`] it runs on, and how
+//! it is performed with what the runner lends, [`Io`]) and the values its results come back as
+//! (any `Debug + Clone + Send + Sync` type). It asks for the work with
+//! [`Ctx::work`](super::Ctx::work); the router stamps the effect with the screen's id, the
+//! runner performs it off the UI loop and sends each result back as [`Action::Done`] addressed
+//! to that id, and the screen takes its own type back with [`Done::take`]. Nothing shared — no
+//! variant of [`Effect`] or [`Action`], no arm of the runner — names the screen.
+//!
+//! The screen's state and `update` stay pure: a `Work` value is data (tests assert it through
+//! [`Effect::work`]); only the runner calls [`Work::perform`].
+
+use std::any::Any;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use super::effect::{Effect, Lane};
+use crate::ledger::Ledger;
+use crate::pr::PrCoords;
+use crate::source::Fixture;
+use crate::tui::session::Session;
+
+#[cfg(doc)]
+use super::action::Action;
+
+/// What the runner lends a screen's work: the state dir, the session (its [`Remote`] decides
+/// where a write goes), the fixtures, the clock.
+///
+/// [`Remote`]: crate::tui::session::Remote
+pub struct Io<'a> {
+    pub ledger: &'a Ledger,
+    pub session: &'a Session,
+    /// Unix seconds for what is written now.
+    pub now: i64,
+    /// The fixture of a PR (the one it was opened from, else the session's), offline.
+    pub fixture_of: &'a (dyn Fn(&PrCoords) -> Option<Fixture> + Sync),
+    /// False in tests and benches: nothing reaches the desktop or the real terminal.
+    pub interactive: bool,
+}
+
+/// Hands one result of a work back to the screen that asked (a work may send several).
+pub type Reply<'a> = &'a mut (dyn FnMut(Done) + std::marker::Send);
+
+/// A future performing a work, borrowing what the runner lent it.
+pub type Performing<'a> = Pin<Box<dyn Future<Output = ()> + std::marker::Send + 'a>>;
+
+/// A screen's own effect: where it runs, and how (see the module's documentation).
+pub trait Work: fmt::Debug + Clone + PartialEq + std::marker::Send + Sync + 'static {
+    /// The lane it runs on (declared once, here, by the screen that owns it).
+    fn lane(&self) -> Lane;
+
+    /// Does the work with `io`, handing each result to `send` (as [`Done::new`] of the
+    /// screen's own result type) as soon as it is known.
+    fn perform<'a>(self, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a>;
+}
+
+/// A [`Work`] of any screen, as the runner and the tests see it.
+pub struct Job(Box<dyn AnyWork>);
+
+impl Job {
+    pub fn new<W: Work>(work: W) -> Job {
+        Job(Box::new(work))
+    }
+
+    pub fn lane(&self) -> Lane {
+        self.0.lane()
+    }
+
+    /// The work as its own type, when it is a `W`.
+    pub fn as_work<W: Work>(&self) -> Option<&W> {
+        self.0.as_any().downcast_ref()
+    }
+
+    /// Performs it (the runner's call).
+    pub fn perform<'a>(self, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
+        self.0.perform_boxed(io, send)
+    }
+}
+
+impl fmt::Debug for Job {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.debug(f)
+    }
+}
+
+impl Clone for Job {
+    fn clone(&self) -> Job {
+        Job(self.0.clone_boxed())
+    }
+}
+
+impl PartialEq for Job {
+    fn eq(&self, other: &Job) -> bool {
+        self.0.same(other.0.as_any())
+    }
+}
+
+impl Eq for Job {}
+
+/// What [`Job`] needs of a work, object-safe; every [`Work`] has it.
+trait AnyWork: std::marker::Send + Sync {
+    fn lane(&self) -> Lane;
+    fn as_any(&self) -> &dyn Any;
+    fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result;
+    fn clone_boxed(&self) -> Box<dyn AnyWork>;
+    fn same(&self, other: &dyn Any) -> bool;
+    fn perform_boxed<'a>(self: Box<Self>, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a>;
+}
+
+impl<W: Work> AnyWork for W {
+    fn lane(&self) -> Lane {
+        Work::lane(self)
+    }
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn debug(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+    fn clone_boxed(&self) -> Box<dyn AnyWork> {
+        Box::new(self.clone())
+    }
+    fn same(&self, other: &dyn Any) -> bool {
+        other.downcast_ref::<W>() == Some(self)
+    }
+    fn perform_boxed<'a>(self: Box<Self>, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
+        Work::perform(*self, io, send)
+    }
+}
+
+/// A result of a screen's own work, on its way back to that screen ([`Action::Done`]).
+#[derive(Clone)]
+pub struct Done(Arc<dyn Outcome>);
+
+/// What a result value is: any `Debug + Clone + Send + Sync` type.
+trait Outcome: Any + fmt::Debug + std::marker::Send + Sync {}
+
+impl<T: Any + fmt::Debug + std::marker::Send + Sync> Outcome for T {}
+
+impl Done {
+    pub fn new<T: Any + fmt::Debug + Clone + std::marker::Send + Sync>(value: T) -> Done {
+        Done(Arc::new(value))
+    }
+
+    /// The result as the screen's own type `T` (the screen that asked knows it); `None` when
+    /// it is another type.
+    pub fn take<T: Any + Clone>(&self) -> Option<T> {
+        let any: &dyn Any = self.0.as_ref();
+        any.downcast_ref::<T>().cloned()
+    }
+}
+
+impl fmt::Debug for Done {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl Effect {
+    /// This effect as the screen's own work `W`, if it is one (tests assert a screen's effects
+    /// this way: `e.work::<checks::Work>()`).
+    pub fn work<W: Work>(&self) -> Option<&W> {
+        match self {
+            Effect::Work(job) => job.as_work(),
+            _ => None,
+        }
+    }
+}
