@@ -1,10 +1,14 @@
 //! What `App::update` asks the effect runner for ([`Effect`], as data: tests assert it), and
-//! where each one runs ([`Lane`], declared once by [`Effect::lane`]).
+//! where each one runs ([`Lane`], declared once by [`Effect::lane`]; a screen's own work
+//! declares its lane itself, see `work.rs`).
 
 use crate::inbox::Opener;
 use crate::ledger::{Decision, Draft, KeptText, Lesson, ReplyDraft};
 use crate::pr::{ChangedFile, PrCoords, Snapshot, Thread};
 use crate::publish::ThreadDo;
+
+pub use super::work::Lane;
+use super::work::Work;
 
 /// An effect with the screen that asked for it: the router stamps the id on what a screen pushed
 /// through its [`Ctx`](super::Ctx), and every result of the effect comes back addressed to it
@@ -180,26 +184,16 @@ pub enum Effect {
     Work(super::work::Job),
 }
 
-/// Where an effect runs. Every lane is off the UI loop; they differ in order, in the thread they
-/// take, and in what closing the console does with them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Lane {
-    /// One at a time, in order (a draft saved after a discard is never overtaken by it): seen
-    /// markers, drafts, fixture steps, the inbox's recounts. Closing lets it finish its writes.
-    Ledger,
-    /// A blocking thread each: highlighting, the opener, the clipboard.
-    Blocking,
-    /// A task each, reading the network or the disk: what a post would do, opening a PR from the
-    /// inbox, loading the inbox. Closing drops them.
-    Fetch,
-    /// A task each, writing where the session's remote says: posts, thread actions (only ever
-    /// after the maintainer confirmed). Closing waits for their answers, bounded.
-    Send,
-    /// The review run: one cancellable task; a new run, or a cancel, ends the one in flight.
-    Review,
-}
-
 impl Effect {
+    /// This effect as the screen's own work `W`, if it is one (tests assert a screen's effects
+    /// this way: `e.work::<checks::Work>()`).
+    pub fn work<W: Work>(&self) -> Option<&W> {
+        match self {
+            Effect::Work(job) => job.as_work(),
+            _ => None,
+        }
+    }
+
     /// The lane this effect runs on.
     pub fn lane(&self) -> Lane {
         match self {

@@ -5,12 +5,12 @@
 //! it is performed with what the runner lends, [`Io`]) and the values its results come back as
 //! (any `Debug + Clone + Send + Sync` type). It asks for the work with
 //! [`Ctx::work`](super::Ctx::work); the router stamps the effect with the screen's id, the
-//! runner performs it off the UI loop and sends each result back as [`Action::Done`] addressed
+//! runner performs it off the UI loop and sends each result back as `Action::Done` addressed
 //! to that id, and the screen takes its own type back with [`Done::take`]. Nothing shared — no
-//! variant of [`Effect`] or [`Action`], no arm of the runner — names the screen.
+//! variant of `Effect` or `Action`, no arm of the runner — names the screen.
 //!
 //! The screen's state and `update` stay pure: a `Work` value is data (tests assert it through
-//! [`Effect::work`]); only the runner calls [`Work::perform`].
+//! `Effect::work`); only the runner calls [`Work::perform`].
 
 use std::any::Any;
 use std::fmt;
@@ -18,14 +18,29 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use super::effect::{Effect, Lane};
 use crate::ledger::Ledger;
 use crate::pr::PrCoords;
 use crate::source::Fixture;
 use crate::tui::session::Session;
 
-#[cfg(doc)]
-use super::action::Action;
+/// Where an effect runs. Every lane is off the UI loop; they differ in order, in the thread they
+/// take, and in what closing the console does with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// One at a time, in order (a draft saved after a discard is never overtaken by it): seen
+    /// markers, drafts, fixture steps, the inbox's recounts. Closing lets it finish its writes.
+    Ledger,
+    /// A blocking thread each: highlighting, the opener, the clipboard.
+    Blocking,
+    /// A task each, reading the network or the disk: what a post would do, opening a PR from the
+    /// inbox, loading the inbox. Closing drops them.
+    Fetch,
+    /// A task each, writing where the session's remote says: posts, thread actions (only ever
+    /// after the maintainer confirmed). Closing waits for their answers, bounded.
+    Send,
+    /// The review run: one cancellable task; a new run, or a cancel, ends the one in flight.
+    Review,
+}
 
 /// What the runner lends a screen's work: the state dir, the session (its [`Remote`] decides
 /// where a write goes), the fixtures, the clock.
@@ -132,7 +147,7 @@ impl<W: Work> AnyWork for W {
     }
 }
 
-/// A result of a screen's own work, on its way back to that screen ([`Action::Done`]).
+/// A result of a screen's own work, on its way back to that screen (`Action::Done`).
 #[derive(Clone)]
 pub struct Done(Arc<dyn Outcome>);
 
@@ -157,16 +172,5 @@ impl Done {
 impl fmt::Debug for Done {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Debug::fmt(&*self.0, f)
-    }
-}
-
-impl Effect {
-    /// This effect as the screen's own work `W`, if it is one (tests assert a screen's effects
-    /// this way: `e.work::<checks::Work>()`).
-    pub fn work<W: Work>(&self) -> Option<&W> {
-        match self {
-            Effect::Work(job) => job.as_work(),
-            _ => None,
-        }
     }
 }

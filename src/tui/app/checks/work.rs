@@ -9,8 +9,7 @@ use crate::ledger::Ledger;
 use crate::pr::{PrCoords, checks};
 use crate::source::Fixture;
 use crate::source::github::checks as rest;
-use crate::tui::app::effect::Lane;
-use crate::tui::app::work::{self, Io, Performing, Reply};
+use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
 use crate::tui::session::Remote;
 
 /// What the checks screen asks for.
