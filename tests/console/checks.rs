@@ -312,3 +312,37 @@ fn live_a_log_over_the_answer_limit_shows_its_tail_and_an_unreadable_one_says_wh
     );
     assert!(!s.contains("no permission"), "{s}");
 }
+
+/// The checks' read, answered after the maintainer went back to the PR screen (the checks
+/// screen left and kept, no longer on top), reaches the checks screen that asked for it.
+#[test]
+fn the_checks_read_answered_after_leaving_reaches_the_kept_checks_screen() {
+    use pr_shepherd::tui::Action;
+    use pr_shepherd::tui::app::{ChecksScreen, PrScreen};
+    use pr_shepherd::tui::keymap::KeyCommand;
+    let (mut h, _d) = demo_harness(120, 30);
+    h.draw();
+    // `K` without performing its effects: the read stays in flight.
+    let fx = h.app.update(Action::Command(KeyCommand::Checks));
+    assert!(h.app.top_is::<ChecksScreen>());
+    let read: Vec<_> = fx
+        .into_iter()
+        .filter(|a| matches!(a.effect.work(), Some(checks::Work::Load { .. })))
+        .collect();
+    assert_eq!(read.len(), 1, "{read:?}");
+    assert_eq!(
+        read[0].by,
+        h.app.top_id(),
+        "asked by the checks screen itself"
+    );
+    h.press("q");
+    assert!(h.app.top_is::<PrScreen>());
+    assert_eq!(h.app.kept(), 1);
+    assert!(h.app.checks_screen().unwrap().runs().is_empty());
+    for a in h.runner.perform_blocking(read[0].clone()) {
+        let fx = h.app.update(a);
+        h.run_effects(fx);
+    }
+    assert!(!h.app.checks_screen().unwrap().runs().is_empty());
+    assert!(h.app.top_is::<PrScreen>(), "the answer opened nothing");
+}

@@ -924,6 +924,128 @@ mod tests {
         assert!(app.notice().unwrap().contains("the draft is kept"));
     }
 
+    /// A screen that keeps every result it is given (for the router's tests).
+    #[derive(Debug, Default)]
+    struct Probe {
+        got: Vec<String>,
+        /// The effect it asks for on `r` (a notice it wants said back, here).
+        asks: u32,
+    }
+
+    impl Screen for Probe {
+        fn name(&self) -> &'static str {
+            "probe"
+        }
+        fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+            match cmd {
+                // Opens another probe above itself.
+                KeyCommand::Toggle => ctx.open(Box::new(Probe::default())),
+                // Asks for an effect (its result comes back as `StatsLoaded`).
+                KeyCommand::Review => {
+                    self.asks += 1;
+                    ctx.fx.push(Effect::Open(format!("ask {}", self.asks)));
+                }
+                _ => return Handled::NotConsumed,
+            }
+            Handled::Consumed
+        }
+        fn event(&mut self, action: Action, _ctx: &mut Ctx<'_>) -> Option<Action> {
+            // Takes anything: under a top-first broadcast it would take every result.
+            self.got.push(format!("{action:?}"));
+            None
+        }
+        fn draw(&self, _: &mut Frame, _: ratatui::layout::Rect, _: &View<'_>) -> Drawn {
+            Drawn::default()
+        }
+        fn help(&self, _: &Keymap) -> Vec<(String, String)> {
+            Vec::new()
+        }
+    }
+
+    fn probes() -> App {
+        App::with_screen(Box::new(Probe::default()), Session::default())
+    }
+
+    /// What each probe was given, bottom of the stack first, then the kept ones.
+    fn got(app: &App) -> Vec<Vec<String>> {
+        app.stack
+            .iter()
+            .chain(&app.kept)
+            .map(|s| {
+                (s.screen.as_ref() as &dyn std::any::Any)
+                    .downcast_ref::<Probe>()
+                    .map(|p| p.got.clone())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    fn answer(asked: &Asked) -> Action {
+        asked.answer(Action::StatsLoaded(Ok(format!("{:?}", asked.effect))))
+    }
+
+    /// Failed before (a result went to every screen top first, and the top took it): a result
+    /// reaches the screen that asked, though another screen is on top now.
+    #[test]
+    fn a_result_reaches_the_screen_that_asked_not_the_one_on_top() {
+        let mut app = probes();
+        let fx = cmd(&mut app, KeyCommand::Review);
+        assert_eq!(fx.len(), 1);
+        let asked = app.update(Action::Command(KeyCommand::Review));
+        assert_eq!(asked[0].by, app.top_id(), "stamped with the asker's id");
+        cmd(&mut app, KeyCommand::Toggle);
+        assert_eq!(app.stack().len(), 2);
+        app.update(answer(&asked[0]));
+        let got = got(&app);
+        assert_eq!(got[0].len(), 1, "{got:?}");
+        assert!(got[0][0].contains("ask 2"), "{got:?}");
+        assert!(
+            got[1].is_empty(),
+            "the screen on top took another's result: {got:?}"
+        );
+    }
+
+    /// A screen left and kept still gets its results while the one below is shown again.
+    #[test]
+    fn a_result_reaches_a_kept_screen() {
+        let mut app = probes();
+        cmd(&mut app, KeyCommand::Toggle);
+        let asked = app.update(Action::Command(KeyCommand::Review));
+        cmd(&mut app, KeyCommand::Quit);
+        assert_eq!((app.stack().len(), app.kept()), (1, 1));
+        app.update(answer(&asked[0]));
+        let got = got(&app);
+        assert!(got[0].is_empty(), "{got:?}");
+        assert_eq!(got[1].len(), 1, "{got:?}");
+    }
+
+    /// A result for a screen that is gone is dropped (no panic, no other screen takes it); a
+    /// notice is still said.
+    #[test]
+    fn a_result_for_a_closed_screen_is_dropped_and_a_notice_still_said() {
+        let mut app = probes();
+        cmd(&mut app, KeyCommand::Toggle);
+        let asked = app.update(Action::Command(KeyCommand::Review));
+        let gone = asked[0].by;
+        cmd(&mut app, KeyCommand::Quit);
+        // Opening another screen closes the idle kept one.
+        cmd(&mut app, KeyCommand::Toggle);
+        assert_eq!(app.kept(), 0);
+        assert_ne!(app.top_id(), gone, "ids are never reused");
+        app.update(answer(&asked[0]));
+        assert!(got(&app).iter().all(Vec::is_empty), "{:?}", got(&app));
+        app.update(Action::to(gone, Action::Notice("said anyway".into())));
+        assert_eq!(app.notice(), Some("said anyway"));
+    }
+
+    /// A result nobody addressed is no screen's.
+    #[test]
+    fn an_unaddressed_result_goes_nowhere() {
+        let mut app = probes();
+        app.update(Action::StatsLoaded(Ok("stray".into())));
+        assert!(got(&app).iter().all(Vec::is_empty));
+    }
+
     #[test]
     fn collapse_group() {
         let mut app = demo();

@@ -288,6 +288,11 @@ impl App {
         })
     }
 
+    /// The checks screen: the one shown, or the one left and kept.
+    pub fn checks_screen(&self) -> Option<&super::ChecksScreen> {
+        self.find()
+    }
+
     /// The diff screen, when it is on top.
     pub fn diff_screen(&self) -> Option<&DiffScreen> {
         let top = self.stack.last()?;
