@@ -207,20 +207,11 @@ pub enum Action {
     PrOpened(Result<Box<OpenedPr>, String>),
     /// A key of the pending review screen's own (keep, submit as …, fold).
     PendingKey(char),
-    /// The pending review, read from the ledger with the latest findings proposed as drafts.
-    PendingLoaded {
-        review: Result<Box<crate::code::pending::PendingReview>, String>,
-        /// The Shepherd summary (the PR's review draft), the body a submission may start from.
-        summary: Option<String>,
-    },
-    PendingSaved(Result<(), String>),
     /// The pending review of `pr`, read for the diff (or why not).
     DiffPendingLoaded {
         pr: PrCoords,
         result: Result<Box<crate::code::pending::PendingReview>, String>,
     },
-    /// A submitted pending review (or why not).
-    ReviewSubmitted(Result<crate::publish::review::Submitted, String>),
     /// The PR on a PR screen fetched afresh (or why not): the screen is refreshed in place.
     PrRefreshed(Result<Box<OpenedPr>, String>),
     /// What the files and diff screens need beside the snapshot (or why it could not be read).

@@ -134,28 +134,10 @@ pub enum Effect {
         thread: Box<Thread>,
         what: ThreadDo,
     },
-    /// Reads the pending review (with the latest findings proposed as drafts).
-    LoadPending {
-        snapshot: Box<Snapshot>,
-    },
     /// Reads the pending review for the diff (its comments and findings' drafts under their
-    /// lines), as [`Effect::LoadPending`] does for the pending review screen.
+    /// lines), as the pending review screen reads it.
     LoadDiffPending {
         snapshot: Box<Snapshot>,
-    },
-    /// Saves the pending review (fsynced: the maintainer's work).
-    SavePending {
-        pr: PrCoords,
-        review: Box<crate::code::pending::PendingReview>,
-    },
-    /// Submits the pending review as one GitHub review (offline: into the review outbox); asked
-    /// for only after the maintainer confirmed the dialog that names the event.
-    SubmitReview {
-        snapshot: Box<Snapshot>,
-        review: Box<crate::code::pending::PendingReview>,
-        event: crate::publish::review::Event,
-        /// The review's summary body the maintainer wrote before confirming.
-        body: String,
     },
     /// Read what the files and diff screens need beside the snapshot: the last look at the
     /// code, the patches shown then of the files changed since, the latest Shepherd findings
@@ -206,9 +188,7 @@ impl Effect {
             | Effect::Recount { .. }
             | Effect::RecordDecisions { .. }
             | Effect::LoadStats { .. }
-            | Effect::LoadPending { .. }
             | Effect::LoadDiffPending { .. }
-            | Effect::SavePending { .. }
             | Effect::RecordShown { .. }
             | Effect::ScanUnsent { .. } => Lane::Ledger,
             Effect::Highlight { .. }
@@ -223,7 +203,6 @@ impl Effect {
             Effect::Post { .. }
             | Effect::PostComment { .. }
             | Effect::ThreadAct { .. }
-            | Effect::SubmitReview { .. }
             | Effect::SetViewed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
             Effect::Work(job) => job.lane(),

@@ -69,3 +69,14 @@ pub fn record_shown(
             .map_err(|e| e.to_string()),
     }
 }
+
+/// The pending review as the diff shows it under its lines (with the latest findings proposed
+/// as drafts, as the pending review screen reads it).
+pub fn load_pending(ledger: &Ledger, snapshot: &Snapshot) -> Action {
+    Action::DiffPendingLoaded {
+        pr: snapshot.pr.coords(),
+        result: crate::publish::review::load_with_drafts(ledger, snapshot)
+            .map(Box::new)
+            .map_err(|e| e.to_string()),
+    }
+}

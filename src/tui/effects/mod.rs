@@ -7,8 +7,6 @@
 //! - `ledger.rs` — the ledger lane: markers, drafts, fixture steps (and the inbox's recounts),
 //!   in order, one at a time, so a draft saved after a discard is never overtaken by it;
 //! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
-//! - `pending.rs` — the pending review: read and saved on the ledger lane, submitted on the
-//!   send lane (one GitHub review, or the review outbox offline);
 //! - `remote.rs` — post plans, posts and thread actions, offline into
 //!   the outbox (or refused) or live on GitHub: a task each, so the console keeps drawing and
 //!   answering keys while GitHub answers;
@@ -23,7 +21,6 @@
 pub mod code;
 pub mod inbox;
 pub mod ledger;
-pub mod pending;
 pub mod remote;
 pub mod review;
 
@@ -135,9 +132,7 @@ impl EffectRunner {
             )),
             Effect::LoadStats { pr } => Some(ledger::load_stats(l, &pr)),
             Effect::ScanUnsent { prs } => Some(ledger::scan_unsent(l, &prs)),
-            Effect::LoadPending { snapshot } => Some(pending::load(l, &snapshot)),
-            Effect::LoadDiffPending { snapshot } => Some(pending::load_for_diff(l, &snapshot)),
-            Effect::SavePending { pr, review } => Some(pending::save(l, &pr, review, now)),
+            Effect::LoadDiffPending { snapshot } => Some(code::load_pending(l, &snapshot)),
             Effect::RecordShown { pr, files, all } => {
                 Some(code::record_shown(l, &pr, &files, &all, now))
             }
@@ -170,14 +165,6 @@ impl EffectRunner {
             )),
             Effect::PostComment { pr, body } => send(Action::Commented(
                 remote::comment(remote, l, &pr, &body, now).await,
-            )),
-            Effect::SubmitReview {
-                snapshot,
-                review,
-                event,
-                body,
-            } => send(Action::ReviewSubmitted(
-                pending::submit(remote, l, &snapshot, &review, event, &body, now).await,
             )),
             Effect::ThreadAct { pr, thread, what } => send(Action::ThreadActed {
                 thread_id: thread.id.clone(),

@@ -15,10 +15,14 @@
 //!   back), then asks, with a confirmation that names it. Approving exists only here: the
 //!   confirmation is the only place a [`ConsoleApproval`] is made.
 //!
-//! The screen is pure: it reads and saves the pending review and submits it through effects
-//! (`LoadPending`, `SavePending`, `SubmitReview`), whose results come back as actions.
+//! The screen is pure: it reads and saves the pending review and submits it through its own
+//! effects ([`Work`], in `work.rs`: its I/O edge, performed by the effect runner), whose results
+//! come back to it as [`Done`].
 
 mod draw;
+pub mod work;
+
+pub use work::{Done, Work};
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -28,7 +32,6 @@ use ratatui_textarea::TextArea;
 use super::App;
 use super::action::{Action, Drawn};
 use super::dialogs::InputMode;
-use super::effect::Effect;
 use super::screen::{Ctx, Handled, Screen, View};
 use crate::code::LineSelection;
 use crate::code::pending::{PendingReview, suggestion_body};
@@ -166,7 +169,7 @@ impl PendingScreen {
 
     fn save(&self, ctx: &mut Ctx<'_>) {
         if let Some(r) = &self.review {
-            ctx.fx.push(Effect::SavePending {
+            ctx.work(Work::Save {
                 pr: self.coords(),
                 review: Box::new(r.clone()),
             });
@@ -481,7 +484,7 @@ impl Screen for PendingScreen {
         };
         self.submitting = true;
         ctx.say(format!("submitting ({})…", ask.how.said()));
-        ctx.fx.push(Effect::SubmitReview {
+        ctx.work(Work::Submit {
             snapshot: Box::new(self.snapshot.clone()),
             review: Box::new(review.clone()),
             event,
@@ -490,13 +493,23 @@ impl Screen for PendingScreen {
     }
 
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
-        match action {
-            Action::PendingKey(c) => match c {
-                'X' => self.ask_submit(SubmitAs::RequestChanges, ctx),
-                'F' => self.fold(ctx),
-                _ => {}
+        let done = match action {
+            Action::PendingKey(c) => {
+                match c {
+                    'X' => self.ask_submit(SubmitAs::RequestChanges, ctx),
+                    'F' => self.fold(ctx),
+                    _ => {}
+                }
+                return None;
+            }
+            Action::Done(ref done) => match done.take::<Done>() {
+                Some(done) => done,
+                None => return Some(action),
             },
-            Action::PendingLoaded {
+            other => return Some(other),
+        };
+        match done {
+            Done::Loaded {
                 review: Ok(review),
                 summary,
             } => {
@@ -506,7 +519,7 @@ impl Screen for PendingScreen {
                     self.compose(sel, suggestion, ctx);
                 }
             }
-            Action::PendingLoaded {
+            Done::Loaded {
                 review: Err(why), ..
             } => {
                 ctx.say(format!(
@@ -514,14 +527,14 @@ impl Screen for PendingScreen {
                     one_line(&why)
                 ));
             }
-            Action::PendingSaved(Err(why)) => {
+            Done::Saved(Err(why)) => {
                 ctx.say(format!(
                     "the pending review was not saved: {}",
                     one_line(&why)
                 ));
             }
-            Action::PendingSaved(Ok(())) => {}
-            Action::ReviewSubmitted(result) => {
+            Done::Saved(Ok(())) => {}
+            Done::Submitted(result) => {
                 self.submitting = false;
                 match result {
                     Ok(done) => {
@@ -555,7 +568,6 @@ impl Screen for PendingScreen {
                     Err(why) => ctx.say(format!("not submitted: {}", one_line(&why))),
                 }
             }
-            other => return Some(other),
         }
         None
     }
@@ -566,7 +578,7 @@ impl Screen for PendingScreen {
         self.comment_half = usize::from(d.detail_height / 2).max(1);
         if self.review.is_none() && !self.load_asked {
             self.load_asked = true;
-            ctx.fx.push(Effect::LoadPending {
+            ctx.work(Work::Load {
                 snapshot: Box::new(self.snapshot.clone()),
             });
         }

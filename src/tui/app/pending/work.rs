@@ -1,8 +1,10 @@
-//! The pending review's effects: read it (with the latest findings proposed as drafts) and save
-//! it on the ledger lane; submit it on the send lane through `publish::review`, exactly as
-//! `pending submit` does — live as the credentials' account at the PR's current head (fetched
-//! again, so a line that left the diff since is named before anything is sent), offline into
-//! the review outbox. Once the review exists, what it posted leaves the pending review.
+//! The pending review screen's own effects ([`Work`]) and their results ([`Done`]): read the
+//! pending review (with the latest findings proposed as drafts) and save it on the ledger lane;
+//! submit it on the send lane through `publish::review`, exactly as `pending submit` does — live
+//! as the credentials' account at the PR's current head (fetched again, so a line that left the
+//! diff since is named before anything is sent), offline into the review outbox. Once the review
+//! exists, what it posted leaves the pending review. The screen's I/O edge: only the effect
+//! runner performs it (see `app/work.rs`).
 
 use crate::code::pending::{DraftState, PendingReview};
 use crate::ledger::Ledger;
@@ -12,13 +14,85 @@ use crate::publish::review::{
     refused_comments, settle, submit_live, submit_offline,
 };
 use crate::review::inline::parsed_patches;
-use crate::tui::app::Action;
+use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
 use crate::tui::session::Remote;
+
+/// What the pending review screen asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Work {
+    /// Read the pending review (with the latest findings proposed as drafts) and the Shepherd
+    /// summary a submission may start from.
+    Load { snapshot: Box<Snapshot> },
+    /// Save the pending review (fsynced: the maintainer's work).
+    Save {
+        pr: PrCoords,
+        review: Box<PendingReview>,
+    },
+    /// Submit the pending review as one GitHub review (offline: into the review outbox); asked
+    /// for only after the maintainer confirmed the dialog that names the event.
+    Submit {
+        snapshot: Box<Snapshot>,
+        review: Box<PendingReview>,
+        event: Event,
+        /// The review's summary body the maintainer wrote before confirming.
+        body: String,
+    },
+}
+
+/// What comes back to the pending review screen.
+#[derive(Debug, Clone)]
+pub enum Done {
+    /// The pending review, read from the ledger with the latest findings proposed as drafts.
+    Loaded {
+        review: Result<Box<PendingReview>, String>,
+        /// The Shepherd summary (the PR's review draft), the body a submission may start from.
+        summary: Option<String>,
+    },
+    Saved(Result<(), String>),
+    /// A submitted pending review (or why not).
+    Submitted(Result<Submitted, String>),
+}
+
+impl work::Work for Work {
+    fn lane(&self) -> Lane {
+        match self {
+            Work::Load { .. } | Work::Save { .. } => Lane::Ledger,
+            Work::Submit { .. } => Lane::Send,
+        }
+    }
+
+    fn perform<'a>(self, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
+        Box::pin(async move {
+            let done = match self {
+                Work::Load { snapshot } => load(io.ledger, &snapshot),
+                Work::Save { pr, review } => save(io.ledger, &pr, review, io.now),
+                Work::Submit {
+                    snapshot,
+                    review,
+                    event,
+                    body,
+                } => Done::Submitted(
+                    submit(
+                        &io.session.remote,
+                        io.ledger,
+                        &snapshot,
+                        &review,
+                        event,
+                        &body,
+                        io.now,
+                    )
+                    .await,
+                ),
+            };
+            send(work::Done::new(done));
+        })
+    }
+}
 
 /// Tries for a live submission (each looks for the review before sending again).
 const ATTEMPTS: u32 = 3;
 
-pub fn load(ledger: &Ledger, snapshot: &Snapshot) -> Action {
+fn load(ledger: &Ledger, snapshot: &Snapshot) -> Done {
     // The Shepherd summary: the PR's review draft, less its hidden metadata (a draft that cannot
     // be read offers none; the draft's own screen says why).
     let summary = ledger
@@ -27,7 +101,7 @@ pub fn load(ledger: &Ledger, snapshot: &Snapshot) -> Action {
         .flatten()
         .map(|d| summary_of(&d.body))
         .filter(|s| !s.trim().is_empty());
-    Action::PendingLoaded {
+    Done::Loaded {
         review: load_with_drafts(ledger, snapshot)
             .map(Box::new)
             .map_err(|e| e.to_string()),
@@ -48,26 +122,16 @@ fn summary_of(body: &str) -> String {
         .to_owned()
 }
 
-/// The pending review as the diff shows it under its lines.
-pub fn load_for_diff(ledger: &Ledger, snapshot: &Snapshot) -> Action {
-    Action::DiffPendingLoaded {
-        pr: snapshot.pr.coords(),
-        result: load_with_drafts(ledger, snapshot)
-            .map(Box::new)
-            .map_err(|e| e.to_string()),
-    }
-}
-
-pub fn save(ledger: &Ledger, pr: &PrCoords, mut review: Box<PendingReview>, now: i64) -> Action {
+fn save(ledger: &Ledger, pr: &PrCoords, mut review: Box<PendingReview>, now: i64) -> Done {
     review.saved_at = now;
-    Action::PendingSaved(ledger.save_pending(pr, &review).map_err(|e| e.to_string()))
+    Done::Saved(ledger.save_pending(pr, &review).map_err(|e| e.to_string()))
 }
 
 /// Submits `review` where the session's remote says. Live, the PR is read again and the
 /// comments follow their lines to its head first; whatever moved is said, whatever changed or
 /// left the diff stops the submission. Once the review exists, the comments it posted leave the
 /// pending review and the rest stay.
-pub async fn submit(
+async fn submit(
     remote: &Remote,
     ledger: &Ledger,
     snapshot: &Snapshot,
