@@ -6,10 +6,12 @@
 //! ├── session.rs    Session (now, gates, identity, remote, marks blocked), Remote
 //! ├── event.rs      AppEvent: the one event enum the loop reads
 //! ├── terminal.rs   TerminalGuard, input thread, signals, event_loop
-//! ├── effects/      EffectRunner (how each Effect is done) + Effects (each on its lane)
+//! ├── effects/      EffectRunner (how each Effect is done, a screen's Work with the Io it
+//! │                 lends) + Effects (each on its lane, results to the screen that asked)
 //! │                 ledger.rs, remote.rs (outbox or GitHub), review.rs, inbox.rs
 //! ├── desktop.rs    browser opener, OSC 52 clipboard
-//! ├── app/          pure state: App (stack of screens) ::update(Action) -> Vec<Effect>
+//! ├── app/          pure state: App (stack of screens) ::update(Action) -> Vec<Asked>; each
+//! │                 screen's work.rs is its I/O edge, performed by the runner
 //! ├── ui/           drawing pieces every screen uses, the dialog layer's overlays
 //! ├── review.rs     review views: run progress, composed review, draft, post preview
 //! ├── editor.rs     the text editor (soft wrap, undo) and $VISUAL/$EDITOR on a temp file

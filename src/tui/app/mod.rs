@@ -1,9 +1,11 @@
 //! Console state and its one entry point, [`App::update`]: pure (no I/O, no clock, no terminal).
 //!
 //! `update` takes an [`Action`] and returns the [`Effect`]s the effect runner must perform (write
-//! seen markers, open a URL, load a fixture step, highlight a hunk, post). Their results come back
-//! as actions (`Marked`, `StepLoaded`, `Highlighted`, `Posted`, `Notice`). Tests drive the same
-//! functions with a synchronous effect runner, and ask [`App`] what it shows (`query.rs`).
+//! seen markers, open a URL, load a fixture step, highlight a hunk, post, a screen's own
+//! [`Work`]), each stamped with the screen that asked ([`Asked`]). Their results come back as
+//! actions addressed to that screen ([`Action::For`]). Tests drive the same functions with a
+//! synchronous effect runner, and ask [`App`] what it shows (`query.rs`). A screen's `work.rs`
+//! (its I/O edge) is performed only by the runner.
 //!
 //! `App` is the router: a stack of [`Screen`]s (the one on top has the keys and is drawn), the
 //! dialog layer above it, the notice, and the [`Session`] it lends to every screen.
@@ -12,18 +14,21 @@
 //! App (router)                          mod.rs
 //! ├── session: Session                  ../session.rs  now, gates, identity, remote, marks blocked
 //! ├── mode: InputMode                   dialogs.rs     search, filter, help, editor, confirm
-//! ├── stack: [Box<dyn Screen>]          screen.rs      the trait, Ctx (what a screen may touch)
+//! ├── stack: [(ScreenId, Screen)]       screen.rs      the trait, Ctx (what a screen may touch)
 //! │   ├── InboxScreen                   inbox/         rows in tabs; opens a PrScreen above it
 //! │   ├── PrScreen                      pr/            one PR: list, marks, review desk, threads
 //! │   ├── PendingScreen                 pending/       the pending review: comments, drafts, submit
 //! │   └── ChecksScreen                  checks/        the checks at the head, annotations, re-run
-//! └── kept: [Box<dyn Screen>]           screens left (a PR left for the inbox): work goes on
-//! action.rs   Action, Drawn, …          effect.rs      Effect and its Lane
+//! └── kept: [(ScreenId, Screen)]        screens left (a PR left for the inbox): work goes on
+//! action.rs   Action, Drawn, …          effect.rs      Effect, Asked, Effect::lane
+//! work.rs     Work, Job, Done, Io, Lane (a screen's own effects and results)
 //! ```
 //!
 //! Commands go to the screen on top; what it does not consume the router answers (`?` opens the
-//! screen's help, `q`/`Esc` leave it). Results go to every screen, top first, until one takes
-//! them. Dialogs stay a layer above whichever screen is shown.
+//! screen's help, `q`/`Esc` leave it). One routing rule for results: each goes to the screen
+//! whose id its effect carried, on the stack or kept, whatever is on top, and to no other (the
+//! router never downcasts a screen nor branches on its type). Dialogs stay a layer above
+//! whichever screen is shown.
 
 /// The [`Ctx`] over the router's shell (notice, dialog layer, session, kept screens) for effects
 /// pushed to `$fx`; a macro so the borrows stay per field and a screen of the stack can be
