@@ -207,20 +207,8 @@ pub enum Action {
     PrOpened(Result<Box<OpenedPr>, String>),
     /// A key of the pending review screen's own (keep, submit as …, fold).
     PendingKey(char),
-    /// The pending review of `pr`, read for the diff (or why not).
-    DiffPendingLoaded {
-        pr: PrCoords,
-        result: Result<Box<crate::code::pending::PendingReview>, String>,
-    },
     /// The PR on a PR screen fetched afresh (or why not): the screen is refreshed in place.
     PrRefreshed(Result<Box<OpenedPr>, String>),
-    /// What the files and diff screens need beside the snapshot (or why it could not be read).
-    CodeLoaded(Result<Box<CodeLoad>, String>),
-    /// The shown patches of `paths` were recorded as seen (how many records), or why not.
-    ShownRecorded {
-        paths: Vec<String>,
-        result: Result<usize, String>,
-    },
     /// Files marked viewed / not viewed: where, or why it failed.
     ViewedSet {
         paths: Vec<String>,
@@ -229,22 +217,6 @@ pub enum Action {
     },
     /// A result of a screen's own work (see `work.rs`), in the screen's own type.
     Done(super::work::Done),
-}
-
-/// What the files and diff screens read beside the snapshot, once, when the files are opened.
-#[derive(Debug, Clone)]
-pub struct CodeLoad {
-    /// The PR it was read for.
-    pub pr: PrCoords,
-    /// The last look at the PR's code before this visit.
-    pub look: crate::ledger::CodeLook,
-    /// The patch shown at the last look, of each file whose patch changed since (the interdiff's
-    /// "before"); read before anything of this visit is recorded.
-    pub before: std::collections::HashMap<String, String>,
-    /// The latest Shepherd review's findings.
-    pub findings: Vec<crate::output::files::FindingMark>,
-    /// Offline, the viewed state the outbox gives each file (by path).
-    pub viewed: std::collections::HashMap<String, crate::pr::ViewedState>,
 }
 
 impl Action {

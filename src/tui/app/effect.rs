@@ -4,7 +4,7 @@
 
 use crate::inbox::Opener;
 use crate::ledger::{Decision, Draft, KeptText, Lesson, ReplyDraft};
-use crate::pr::{ChangedFile, PrCoords, Snapshot, Thread};
+use crate::pr::{PrCoords, Snapshot, Thread};
 use crate::publish::ThreadDo;
 
 pub use super::work::Lane;
@@ -134,25 +134,6 @@ pub enum Effect {
         thread: Box<Thread>,
         what: ThreadDo,
     },
-    /// Reads the pending review for the diff (its comments and findings' drafts under their
-    /// lines), as the pending review screen reads it.
-    LoadDiffPending {
-        snapshot: Box<Snapshot>,
-    },
-    /// Read what the files and diff screens need beside the snapshot: the last look at the
-    /// code, the patches shown then of the files changed since, the latest Shepherd findings
-    /// and (offline) the viewed marks in the outbox.
-    LoadCode {
-        snapshot: Box<Snapshot>,
-    },
-    /// The frame that showed these files' patches is on screen: record them as seen (the last
-    /// look at the code; never moved back, nothing recorded for a file not shown).
-    RecordShown {
-        pr: PrCoords,
-        files: Vec<ChangedFile>,
-        /// Every path of the PR at this look.
-        all: Vec<String>,
-    },
     /// Mark files viewed or not viewed: on GitHub live, in the outbox offline.
     SetViewed {
         pr: PrCoords,
@@ -188,8 +169,6 @@ impl Effect {
             | Effect::Recount { .. }
             | Effect::RecordDecisions { .. }
             | Effect::LoadStats { .. }
-            | Effect::LoadDiffPending { .. }
-            | Effect::RecordShown { .. }
             | Effect::ScanUnsent { .. } => Lane::Ledger,
             Effect::Highlight { .. }
             | Effect::Open(_)
@@ -198,8 +177,7 @@ impl Effect {
             Effect::PlanPost { .. }
             | Effect::OpenPr(_)
             | Effect::RefreshPr { .. }
-            | Effect::LoadInbox
-            | Effect::LoadCode { .. } => Lane::Fetch,
+            | Effect::LoadInbox => Lane::Fetch,
             Effect::Post { .. }
             | Effect::PostComment { .. }
             | Effect::ThreadAct { .. }

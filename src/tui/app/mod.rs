@@ -48,12 +48,12 @@ macro_rules! ctx {
 
 mod action;
 pub mod checks;
-mod code;
+pub mod code;
 mod dialogs;
 mod effect;
 mod inbox;
 mod messages;
-mod pending;
+pub mod pending;
 mod pr;
 mod query;
 mod screen;
@@ -73,11 +73,10 @@ use crate::ledger::SeenSet;
 use crate::pr::{Item, PrCoords, Snapshot};
 
 pub use action::{
-    Action, Ahead, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData,
-    later_versions,
+    Action, Ahead, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions,
 };
 pub use checks::{ChecksLoad, ChecksScreen};
-pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
+pub use code::{CodeLoad, DescriptionScreen, DiffScreen, FileState, FilesScreen};
 pub use dialogs::InputMode;
 pub use effect::{Asked, Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};

@@ -18,7 +18,6 @@
 //! back as an [`AppEvent`]. The test harness performs the same effects synchronously with
 //! [`EffectRunner::perform_blocking`].
 
-pub mod code;
 pub mod inbox;
 pub mod ledger;
 pub mod remote;
@@ -132,10 +131,6 @@ impl EffectRunner {
             )),
             Effect::LoadStats { pr } => Some(ledger::load_stats(l, &pr)),
             Effect::ScanUnsent { prs } => Some(ledger::scan_unsent(l, &prs)),
-            Effect::LoadDiffPending { snapshot } => Some(code::load_pending(l, &snapshot)),
-            Effect::RecordShown { pr, files, all } => {
-                Some(code::record_shown(l, &pr, &files, &all, now))
-            }
             Effect::Highlight { key, path, hunk } => Some(Action::Highlighted {
                 key,
                 lines: Arc::new(highlight::highlight_hunk(&path, &hunk, &self.theme)),
@@ -178,7 +173,6 @@ impl EffectRunner {
                 inbox::open_pr(&self.inbox, l, &self.session, &opener).await,
             )),
             Effect::LoadInbox => self.load_inbox(send).await,
-            Effect::LoadCode { snapshot } => send(code::load(l, &self.session, &snapshot)),
             Effect::Work(job) => self.perform_work(job, send).await,
             Effect::SetViewed {
                 pr,

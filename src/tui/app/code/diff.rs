@@ -19,6 +19,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::work::{CodeLoad, Done, Work};
 use super::{footer, help_entries, scrolled};
 use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
 use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
@@ -28,7 +29,7 @@ use crate::pr::{
     ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
 };
 use crate::sanitize::{one_line, sanitize};
-use crate::tui::app::action::{Action, CodeLoad, Drawn};
+use crate::tui::app::action::{Action, Drawn};
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
 use crate::tui::highlight::plain_hunk;
@@ -1168,35 +1169,37 @@ impl Screen for DiffScreen {
     }
 
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
-        match action {
-            Action::DiffPendingLoaded { pr, result } if pr == self.snapshot.pr.coords() => {
-                match result {
-                    Ok(review) => self.set_pending(Arc::new(*review)),
-                    Err(e) => ctx.say(format!(
-                        "the pending review cannot be read: {}",
-                        one_line(&e)
-                    )),
-                }
-                None
+        let done = match &action {
+            Action::Done(done) => done.take::<Done>(),
+            _ => None,
+        };
+        if let Some(Done::Pending(result)) = done {
+            match result {
+                Ok(review) => self.set_pending(Arc::new(*review)),
+                Err(e) => ctx.say(format!(
+                    "the pending review cannot be read: {}",
+                    one_line(&e)
+                )),
             }
+            return None;
+        }
+        if let Some((paths, result)) = super::files::shown(&action) {
+            // Seen here too; the files screen that opened it hears it as well.
+            if result.is_ok() && self.file().is_some_and(|f| paths.contains(&f.path)) {
+                self.seen_now = true;
+            }
+            if let Some(said) = super::files::marks_said(&action) {
+                ctx.say(said);
+            }
+            self.echo.push(action);
+            return None;
+        }
+        match action {
             Action::Highlighted { key, lines } if key == self.key_for_highlight() => {
                 self.highlighted = Some(lines);
                 None
             }
-            // Seen and viewed here too; the files screen that opened it hears them as well.
-            Action::ShownRecorded {
-                ref paths,
-                ref result,
-            } => {
-                if result.is_ok() && self.file().is_some_and(|f| paths.contains(&f.path)) {
-                    self.seen_now = true;
-                }
-                if let Some(said) = super::files::marks_said(&action) {
-                    ctx.say(said);
-                }
-                self.echo.push(action);
-                None
-            }
+            // Viewed here too; the files screen that opened it hears it as well.
             Action::ViewedSet {
                 ref paths,
                 viewed,
@@ -1228,7 +1231,7 @@ impl Screen for DiffScreen {
         self.height = usize::from(d.detail_height);
         if !self.pending_asked {
             self.pending_asked = true;
-            ctx.fx.push(Effect::LoadDiffPending {
+            ctx.work(Work::LoadPending {
                 snapshot: Box::new((*self.snapshot).clone()),
             });
         }
@@ -1241,7 +1244,7 @@ impl Screen for DiffScreen {
         if !self.recorded
             && let Some(file) = self.file()
         {
-            ctx.fx.push(Effect::RecordShown {
+            ctx.work(Work::RecordShown {
                 pr: self.snapshot.pr.coords(),
                 files: vec![file.clone()],
                 all: self

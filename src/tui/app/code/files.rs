@@ -10,13 +10,14 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::work::{CodeLoad, Done, Work};
 use super::{DiffScreen, footer, framed, help_entries};
 use crate::code::SinceLastLook;
 use crate::ledger::{CodeLook, GoneFile};
 use crate::output::files::{NO_LONGER, gone, notes, rows, viewed_words};
 use crate::pr::{ChangedFile, Snapshot, ViewedState};
 use crate::sanitize::one_line;
-use crate::tui::app::action::{Action, CodeLoad, Drawn};
+use crate::tui::app::action::{Action, Drawn};
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
 use crate::tui::keymap::{KeyCommand, Keymap};
@@ -75,12 +76,23 @@ pub struct FilesScreen {
     echo: super::Echo,
 }
 
+/// A seen record's answer ([`Done::Shown`]): the paths and how it went.
+pub(super) fn shown(action: &Action) -> Option<(Vec<String>, Result<usize, String>)> {
+    let Action::Done(done) = action else {
+        return None;
+    };
+    match done.take::<Done>()? {
+        Done::Shown { paths, result } => Some((paths, result)),
+        _ => None,
+    }
+}
+
 /// What a seen record or a viewed mark says (the files screen's, or its diff's), if anything.
 pub(super) fn marks_said(action: &Action) -> Option<String> {
+    if let Some((_, Err(e))) = shown(action) {
+        return Some(format!("the diff was shown, but not recorded: {e}"));
+    }
     match action {
-        Action::ShownRecorded { result: Err(e), .. } => {
-            Some(format!("the diff was shown, but not recorded: {e}"))
-        }
         Action::ViewedSet {
             paths,
             viewed,
@@ -128,11 +140,12 @@ impl FilesScreen {
 
     /// Files recorded as seen, or marked viewed or not: the list follows.
     fn marked(&mut self, action: &Action) {
+        let seen = shown(action);
         let (paths, state) = match action {
-            Action::ShownRecorded {
-                paths,
-                result: Ok(_),
-            } => (paths, None),
+            _ if seen.is_some() => match &seen {
+                Some((paths, Ok(_))) => (paths, None),
+                _ => return,
+            },
             Action::ViewedSet {
                 paths,
                 viewed,
@@ -459,7 +472,7 @@ impl Screen for FilesScreen {
     /// On the stack: what the files need beside the snapshot is read (the last look, the
     /// findings, offline viewed marks).
     fn opened(&mut self, ctx: &mut Ctx<'_>) {
-        ctx.fx.push(Effect::LoadCode {
+        ctx.work(Work::Load {
             snapshot: Box::new((*self.snapshot).clone()),
         });
     }
@@ -469,8 +482,12 @@ impl Screen for FilesScreen {
     }
 
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
-        match action {
-            Action::CodeLoaded(Ok(load)) if load.pr == self.snapshot.pr.coords() => {
+        let done = match &action {
+            Action::Done(done) => done.take::<Done>(),
+            _ => None,
+        };
+        match (done, action) {
+            (Some(Done::Loaded(Ok(load))), _) if load.pr == self.snapshot.pr.coords() => {
                 let load = Arc::new(*load);
                 self.count(&load.look, &load.findings, &load.viewed);
                 self.load = Some(load);
@@ -488,7 +505,7 @@ impl Screen for FilesScreen {
                 }
                 None
             }
-            Action::CodeLoaded(Err(e)) if self.load.is_none() => {
+            (Some(Done::Loaded(Err(e))), _) if self.load.is_none() => {
                 ctx.say(format!("cannot read your last look at the code: {e}"));
                 self.load = Some(Arc::new(CodeLoad {
                     pr: self.snapshot.pr.coords(),
@@ -499,14 +516,14 @@ impl Screen for FilesScreen {
                 }));
                 None
             }
-            a @ (Action::ShownRecorded { .. } | Action::ViewedSet { .. }) => {
+            (Some(Done::Shown { .. }), a) | (None, a @ Action::ViewedSet { .. }) => {
                 self.marked(&a);
                 if let Some(said) = marks_said(&a) {
                     ctx.say(said);
                 }
                 None
             }
-            other => Some(other),
+            (_, other) => Some(other),
         }
     }
 

@@ -13,6 +13,7 @@
 mod description;
 mod diff;
 mod files;
+pub mod work;
 
 use std::sync::Arc;
 
@@ -21,6 +22,7 @@ use ratatui::text::{Line, Span};
 pub use description::{DescriptionScreen, RenderBody};
 pub use diff::DiffScreen;
 pub use files::{FileState, FilesScreen};
+pub use work::{CodeLoad, Done, Work};
 
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -1,0 +1,146 @@
+//! The files and diff screens' own effects ([`Work`]) and their results ([`Done`]): what they
+//! read once when the files are opened (the last look at the code, the patches shown then, the
+//! latest findings, the offline viewed marks), the pending review under the diff's lines, and
+//! recording the patches a drawn frame showed, as headless `files` and `diff` do. Their viewed
+//! marks are a write through the session's remote, a shared effect (`Effect::SetViewed`). The
+//! screens' I/O edge: only the effect runner performs it (see `app/work.rs`).
+
+use std::collections::HashMap;
+
+use crate::code::SinceLastLook;
+use crate::code::pending::PendingReview;
+use crate::ledger::Ledger;
+use crate::output::files::latest_findings;
+use crate::pr::{ChangedFile, PrCoords, Snapshot};
+use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
+use crate::tui::session::Session;
+
+/// What the files and diff screens ask for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Work {
+    /// Read what the files and diff screens need beside the snapshot: the last look at the
+    /// code, the patches shown then of the files changed since, the latest Shepherd findings
+    /// and (offline) the viewed marks in the outbox.
+    Load { snapshot: Box<Snapshot> },
+    /// Read the pending review for the diff (its comments and findings' drafts under their
+    /// lines), as the pending review screen reads it.
+    LoadPending { snapshot: Box<Snapshot> },
+    /// The frame that showed these files' patches is on screen: record them as seen (the last
+    /// look at the code; never moved back, nothing recorded for a file not shown).
+    RecordShown {
+        pr: PrCoords,
+        files: Vec<ChangedFile>,
+        /// Every path of the PR at this look.
+        all: Vec<String>,
+    },
+}
+
+/// What comes back to the files and diff screens.
+#[derive(Debug, Clone)]
+pub enum Done {
+    /// What the files and diff screens need beside the snapshot (or why it could not be read).
+    Loaded(Result<Box<CodeLoad>, String>),
+    /// The pending review, read for the diff (or why not).
+    Pending(Result<Box<PendingReview>, String>),
+    /// The shown patches of `paths` were recorded as seen (how many records), or why not.
+    Shown {
+        paths: Vec<String>,
+        result: Result<usize, String>,
+    },
+}
+
+impl work::Work for Work {
+    fn lane(&self) -> Lane {
+        match self {
+            Work::Load { .. } => Lane::Fetch,
+            Work::LoadPending { .. } | Work::RecordShown { .. } => Lane::Ledger,
+        }
+    }
+
+    fn perform<'a>(self, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
+        Box::pin(async move {
+            let done = match self {
+                Work::Load { snapshot } => Done::Loaded(
+                    read(io.ledger, io.session, &snapshot)
+                        .map(Box::new)
+                        .map_err(|e| format!("{}: {e}", snapshot.pr.coords())),
+                ),
+                Work::LoadPending { snapshot } => Done::Pending(
+                    crate::publish::review::load_with_drafts(io.ledger, &snapshot)
+                        .map(Box::new)
+                        .map_err(|e| e.to_string()),
+                ),
+                Work::RecordShown { pr, files, all } => {
+                    record_shown(io.ledger, &pr, &files, &all, io.now)
+                }
+            };
+            send(work::Done::new(done));
+        })
+    }
+}
+
+/// What the files and diff screens read beside the snapshot, once, when the files are opened.
+#[derive(Debug, Clone)]
+pub struct CodeLoad {
+    /// The PR it was read for.
+    pub pr: PrCoords,
+    /// The last look at the PR's code before this visit.
+    pub look: crate::ledger::CodeLook,
+    /// The patch shown at the last look, of each file whose patch changed since (the interdiff's
+    /// "before"); read before anything of this visit is recorded.
+    pub before: std::collections::HashMap<String, String>,
+    /// The latest Shepherd review's findings.
+    pub findings: Vec<crate::output::files::FindingMark>,
+    /// Offline, the viewed state the outbox gives each file (by path).
+    pub viewed: std::collections::HashMap<String, crate::pr::ViewedState>,
+}
+
+fn read(ledger: &Ledger, session: &Session, snapshot: &Snapshot) -> Result<CodeLoad, String> {
+    let coords = snapshot.pr.coords();
+    let look = ledger.code_look(&coords).map_err(|e| e.to_string())?;
+    let before = snapshot
+        .pr
+        .files
+        .iter()
+        .filter(|f| look.since(f) == SinceLastLook::Changed)
+        .filter_map(|f| Some((f.path.clone(), ledger.last_shown_patch(&coords, &look, f)?)))
+        .collect();
+    let mut viewed = HashMap::new();
+    let outbox = if session.remote.reads_outbox() {
+        // Offline, what `file viewed` (or this screen) put in the outbox is the viewed state.
+        let marks = ledger.viewed_outbox(&coords).map_err(|e| e.to_string())?;
+        let mut files: Vec<ChangedFile> = snapshot.pr.files.clone();
+        marks.apply(&mut files);
+        for f in files {
+            viewed.insert(f.path, f.viewed);
+        }
+        ledger.outbox(&coords).map_err(|e| e.to_string())?
+    } else {
+        None
+    };
+    let findings = latest_findings(snapshot, session.identity(), outbox);
+    Ok(CodeLoad {
+        pr: coords,
+        look,
+        before,
+        findings,
+        viewed,
+    })
+}
+
+/// Records `files` as shown at `now`, `all` the PR's paths at this look.
+fn record_shown(
+    ledger: &Ledger,
+    pr: &PrCoords,
+    files: &[ChangedFile],
+    all: &[String],
+    now: i64,
+) -> Done {
+    let shown: Vec<&ChangedFile> = files.iter().collect();
+    Done::Shown {
+        paths: files.iter().map(|f| f.path.clone()).collect(),
+        result: ledger
+            .record_shown(pr, &shown, all, now)
+            .map_err(|e| e.to_string()),
+    }
+}
