@@ -12,7 +12,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use pr_shepherd::ledger::CodeLook;
 use pr_shepherd::pr::{ChangedFile, Snapshot};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
-use pr_shepherd::tui::app::{Action, App, CodeLoad, Drawn};
+use pr_shepherd::tui::app::{Action, App, CodeLoad, Done, Drawn, code};
 use pr_shepherd::tui::keymap::KeyCommand;
 use pr_shepherd::tui::{Keymap, Session, Theme};
 use ratatui::Terminal;
@@ -82,13 +82,15 @@ fn files_open(snapshot: Snapshot) -> App {
         },
     );
     app.update(Action::Command(KeyCommand::Files));
-    app.update(Action::CodeLoaded(Ok(Box::new(CodeLoad {
+    let loaded = code::Done::Loaded(Ok(Box::new(CodeLoad {
         pr: coords,
         look: CodeLook::default(),
         before: HashMap::new(),
         findings: Vec::new(),
         viewed: HashMap::new(),
-    }))));
+    })));
+    // The files screen on top asked for it: its answer goes there.
+    app.update(Action::to(app.top_id(), Action::Done(Done::new(loaded))));
     app
 }
 
