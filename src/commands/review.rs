@@ -491,8 +491,8 @@ impl AfterPost for () {
     }
 }
 
-/// Runs a headless review — prepare (the one flow), run, save, compose, post, print — and
-/// returns what was posted. Shared by `review`, `event` and `watch`.
+/// Runs a headless review — prepare, run and conclude (the one flow: saved, composed, its
+/// decisions recorded), post, print — and returns what was posted. Shared by `review`, `event` and `watch`.
 pub(crate) async fn execute(
     ctx: &Context,
     review: HeadlessReview<'_>,

@@ -144,7 +144,7 @@ pub struct PreparedReview {
     pub spent_today: SpentToday,
     /// The fixture's recorded verifier answers, for the replay backend.
     pub verify_recorded: Option<Vec<crate::pr::RecordedAnswer>>,
-    /// Where the run's spend and decisions are recorded.
+    /// Where the run's spend and decisions are recorded, and the concluded run saved.
     pub state: Option<Ledger>,
 }
 

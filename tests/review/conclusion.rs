@@ -52,7 +52,7 @@ fn the_console_and_review_conclude_the_same_run_alike() {
     let out = env.bin().arg("review").output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let printed = stdout(&out);
-    let headless = Ledger::new(&env.state());
+    let headless = Ledger::new(env.state());
 
     // The console: `r` on the same demo.
     let dir = tempfile::tempdir().unwrap();
