@@ -1,15 +1,23 @@
 //! The dialog layer: what has the keys above the screen on top (a search prompt, the filter
-//! dialog, help, the draft editor, the reply composer, a confirmation). Like a compositor layer,
+//! dialog, help, the draft editor, the reply composer, a question). Like a compositor layer,
 //! the top one answers a key first; `Normal` hands keys to the screen. The router sends the
 //! dialogs' input to the screen that opened them; help belongs to the router (it lists the
 //! screen's keys).
+//!
+//! A question belongs to the screen that asked it: the screen keeps it in its own state (an
+//! [`Asking`] of its own question type), turns it into the dialog widget's content
+//! ([`Screen::question`]) and takes the answer ([`Screen::answered`]). The router keeps only
+//! that a question is open ([`InputMode::Asked`]), draws the widget and hands `y` (or any
+//! other key, a no) to the screen. Its own question, whether to quit, it asks itself.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::App;
 use super::action::Action;
+use super::screen::Ctx;
+use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
-use crate::tui::review::Confirm;
+use crate::tui::ui::Dialog;
 
 /// Which layer has the keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,14 +37,20 @@ pub enum InputMode {
     Edit,
     /// Writing a reply to a thread (keys go to the composer; ctrl-s sends; Esc closes).
     Reply,
-    /// A confirmation dialog (post, discard) or a refusal.
-    Confirm(Confirm),
+    /// A question (or a refusal) of the screen on top: drawn from its state and answered by
+    /// it. While it is open the keys go to it.
+    Asked,
+    /// The router's own question: quit, though work is going on or unsent (`lost` names each
+    /// thing, in words).
+    ConfirmQuit {
+        lost: Vec<String>,
+    },
 }
 
 impl InputMode {
     /// Maps a key event to an action for this layer.
     pub fn key_action(&self, keymap: &Keymap, ev: &KeyEvent) -> Option<Action> {
-        if ev.modifiers.contains(KeyModifiers::CONTROL) && ev.code == KeyCode::Char('c') {
+        if force_quit(ev) {
             return Some(Action::ForceQuit);
         }
         match self {
@@ -62,9 +76,9 @@ impl InputMode {
                 KeyCode::Esc => Some(Action::ReplyClose),
                 _ => Some(Action::ReplyKey(*ev)),
             },
-            InputMode::Confirm(Confirm::Refused(_)) => Some(Action::Confirmed(false)),
-            // Only `y` confirms; every other key cancels.
-            InputMode::Confirm(_) => Some(Action::Confirmed(matches!(
+            // Only `y` confirms; every other key cancels (the router first asks the question's
+            // own dialog: a refusal closes on any key).
+            InputMode::Asked | InputMode::ConfirmQuit { .. } => Some(Action::Confirmed(matches!(
                 ev.code,
                 KeyCode::Char('y') | KeyCode::Char('Y')
             ))),
@@ -79,7 +93,59 @@ impl InputMode {
     }
 }
 
+/// Ctrl-c: quits from any layer.
+pub(super) fn force_quit(ev: &KeyEvent) -> bool {
+    ev.modifiers.contains(KeyModifiers::CONTROL) && ev.code == KeyCode::Char('c')
+}
+
+/// A screen's open question, of its own type `Q`: kept in the screen's state while the dialog
+/// is open, taken when it is answered.
+#[derive(Debug, Clone)]
+pub struct Asking<Q>(Option<Q>);
+
+impl<Q> Default for Asking<Q> {
+    fn default() -> Self {
+        Asking(None)
+    }
+}
+
+impl<Q> Asking<Q> {
+    /// Asks `q`: the dialog layer opens on it, above the screen that asked.
+    pub fn ask(&mut self, q: Q, ctx: &mut Ctx<'_>) {
+        self.0 = Some(q);
+        *ctx.mode = InputMode::Asked;
+    }
+
+    /// The question asked (and not yet answered).
+    pub fn get(&self) -> Option<&Q> {
+        self.0.as_ref()
+    }
+
+    /// The question, answered: it is no longer asked.
+    pub fn take(&mut self) -> Option<Q> {
+        self.0.take()
+    }
+}
+
+/// The router's quit question, naming what quitting would lose.
+fn quit_dialog(lost: &[String]) -> Dialog {
+    let mut d = Dialog::yes_no(" Quit? ").line("Quitting now:");
+    for l in lost {
+        d = d.line(format!("· {}", one_line(l)));
+    }
+    d.blank().line("y quits · any other key stays")
+}
+
 impl App {
+    /// The open question's dialog: the screen on top's, or the router's own quit question.
+    pub fn question(&self) -> Option<Dialog> {
+        match &self.mode {
+            InputMode::Asked => self.stack.last()?.question(),
+            InputMode::ConfirmQuit { lost } => Some(quit_dialog(lost)),
+            _ => None,
+        }
+    }
+
     /// A command while help or the message log is open: it closes on its keys and swallows the
     /// rest. False: no dialog took the command.
     pub(super) fn dialog_command(&mut self, cmd: KeyCommand) -> bool {
