@@ -170,3 +170,89 @@ impl App {
         true
     }
 }
+
+/// What the questions' tests share: a key pressed as the console maps it, the screen drawn.
+#[cfg(test)]
+pub(crate) mod testing {
+    use ratatui::Terminal;
+    use ratatui::backend::TestBackend;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use super::super::{App, Effect};
+    use crate::pr::Snapshot;
+    use crate::source::{DEMO_FIXTURE, Fixture};
+    use crate::tui::keymap::Keymap;
+    use crate::tui::theme::Theme;
+
+    /// The demo PR at its first step.
+    pub fn demo_snapshot() -> Snapshot {
+        Fixture::parse(DEMO_FIXTURE, std::path::Path::new("demo.json"))
+            .and_then(|f| f.snapshot_at(0))
+            .expect("the demo fixture")
+    }
+
+    /// Key `c` as the console maps it (the dialog layer first), then its action.
+    pub fn press(app: &mut App, c: char) -> Vec<Effect> {
+        let ev = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        match app.key_action(&Keymap::default(), &ev) {
+            Some(a) => app.update(a),
+            None => Vec::new(),
+        }
+    }
+
+    /// The console drawn at 120×40, as text.
+    pub fn screen(app: &App) -> String {
+        let mut term = Terminal::new(TestBackend::new(120, 40)).expect("a test terminal");
+        term.draw(|f| {
+            app.draw(f, &Theme::plain(), &Keymap::default());
+        })
+        .expect("drawn");
+        let buf = term.backend().buffer();
+        (0..buf.area.height)
+            .map(|y| {
+                (0..buf.area.width)
+                    .map(|x| buf[(x, y)].symbol())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{demo_snapshot, press, screen};
+    use super::*;
+    use crate::ledger::SeenSet;
+    use crate::tui::app::Effect;
+    use crate::tui::keymap::KeyCommand;
+    use crate::tui::session::Session;
+
+    /// The quit question is the router's own: drawn from its mode, answered by it.
+    #[test]
+    fn the_quit_question_is_the_routers_and_y_quits() {
+        let mut app = App::new(demo_snapshot(), SeenSet::default(), Session::default());
+        app.update(Action::Command(KeyCommand::Review));
+        let fx = app.update(Action::ForceQuit);
+        assert!(
+            matches!(fx.as_slice(), [Effect::ScanUnsent { .. }]),
+            "{fx:?}"
+        );
+        app.update(Action::UnsentScanned(Vec::new()));
+        let InputMode::ConfirmQuit { lost } = app.mode().clone() else {
+            panic!("no quit question: {:?}", app.mode());
+        };
+        assert!(lost.iter().any(|l| l.contains("review")), "{lost:?}");
+        let q = app.question().expect("the quit question");
+        assert_eq!(q.title(), " Quit? ");
+        assert!(screen(&app).contains("y quits · any other key stays"));
+        press(&mut app, 'n');
+        assert_eq!(*app.mode(), InputMode::Normal);
+        assert_eq!(app.notice(), Some("not quitting"));
+        assert!(!app.quitting());
+        app.update(Action::ForceQuit);
+        app.update(Action::UnsentScanned(Vec::new()));
+        press(&mut app, 'y');
+        assert!(app.quitting());
+    }
+}

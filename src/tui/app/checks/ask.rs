@@ -38,3 +38,58 @@ impl RerunAsk {
         .line("y re-runs · any other key cancels")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::pr::{CheckKind, CheckRun, CheckState};
+    use crate::tui::app::dialogs::testing::{demo_snapshot, press, screen};
+    use crate::tui::app::{Action, App, ChecksLoad, ChecksScreen, Effect, InputMode};
+    use crate::tui::keymap::KeyCommand;
+    use crate::tui::session::Session;
+
+    /// `W` asks; the question is the checks screen's, drawn from it; `y` re-runs.
+    #[test]
+    fn the_checks_screens_question_is_drawn_from_its_state_and_y_reaches_it() {
+        let snap = demo_snapshot();
+        let mut app = App::with_screen(
+            Box::new(ChecksScreen::new(Arc::new(snap.clone()))),
+            Session::default(),
+        );
+        let failing = CheckRun {
+            name: "test".into(),
+            kind: CheckKind::Run,
+            state: CheckState::Failing,
+            conclusion: None,
+            started_at: None,
+            completed_at: None,
+            url: None,
+            id: None,
+            workflow_run_id: Some(9001),
+            annotations: Vec::new(),
+            log_tail: None,
+        };
+        app.update(Action::ChecksLoaded {
+            pr: snap.pr.coords(),
+            result: Ok(Box::new(ChecksLoad {
+                runs: vec![failing],
+                new: Default::default(),
+                offline: false,
+            })),
+        });
+        app.update(Action::Command(KeyCommand::RerunFailed));
+        assert_eq!(*app.mode(), InputMode::Asked);
+        let ask = app.checks_asked().cloned().expect("the re-run question");
+        assert_eq!(ask.runs.len(), 1);
+        assert_eq!(app.question(), Some(ask.dialog()));
+        assert!(screen(&app).contains("· workflow run 9001: test"));
+        let fx = press(&mut app, 'y');
+        assert!(
+            matches!(fx.as_slice(), [Effect::RerunFailed { runs, .. }] if runs == &[9001]),
+            "{fx:?}"
+        );
+        assert_eq!(*app.mode(), InputMode::Normal);
+        assert_eq!(app.checks_asked(), None);
+    }
+}

@@ -93,3 +93,97 @@ impl Ask {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::Side;
+    use crate::code::pending::{CommentKind, PendingReview};
+    use crate::review::inline::parsed_patches;
+    use crate::tui::app::dialogs::testing::{demo_snapshot, press, screen};
+    use crate::tui::app::{Action, App, Effect, InputMode, PendingScreen};
+    use crate::tui::keymap::KeyCommand;
+    use crate::tui::session::Session;
+
+    /// The pending review screen on the demo PR with one comment at (`path`, `line`).
+    fn pending_with_a_comment(path: &str, line: u32) -> App {
+        let snap = demo_snapshot();
+        let mut app = App::with_screen(
+            Box::new(PendingScreen::new(snap.clone())),
+            Session::default(),
+        );
+        let mut review = PendingReview::default();
+        review
+            .add(
+                path,
+                Side::Right,
+                None,
+                line,
+                "Rename this.",
+                CommentKind::Comment,
+                None,
+            )
+            .expect("a comment");
+        app.update(Action::PendingLoaded {
+            review: Ok(Box::new(review)),
+            summary: None,
+        });
+        app
+    }
+
+    /// `p`, the body written, asks; the question is the screen's, drawn from it, and `y`
+    /// submits.
+    #[test]
+    fn the_pending_screens_question_is_drawn_from_its_state_and_y_reaches_it() {
+        let snap = demo_snapshot();
+        let patches = parsed_patches(&snap);
+        let (path, line) = patches
+            .iter()
+            .find_map(|(p, patch)| {
+                let addr = patch.lines.iter().find_map(|l| l.addr())?;
+                (addr.side == Side::Right).then(|| (p.clone(), addr.line))
+            })
+            .expect("a line in the demo's diff");
+        let mut app = pending_with_a_comment(&path, line);
+        app.update(Action::Command(KeyCommand::Post));
+        assert_eq!(*app.mode(), InputMode::Edit, "the body's editor first");
+        app.update(Action::EditDone);
+        assert_eq!(*app.mode(), InputMode::Asked);
+        let Some(ask) = app.pending_asked().cloned() else {
+            panic!("no question of the pending screen: {:?}", app.mode());
+        };
+        assert!(
+            matches!(&ask, Ask::Submit(s) if (s.how, s.comments) == (SubmitAs::Comment, 1)),
+            "{ask:?}"
+        );
+        assert_eq!(app.question(), Some(ask.dialog()));
+        assert!(
+            screen(&app).contains("Submit the review?"),
+            "{}",
+            screen(&app)
+        );
+        let fx = press(&mut app, 'y');
+        assert!(
+            matches!(fx.as_slice(), [Effect::SubmitReview { .. }]),
+            "{fx:?}"
+        );
+        assert_eq!(*app.mode(), InputMode::Normal);
+        assert_eq!(app.pending().and_then(|p| p.asked()), None);
+    }
+
+    /// A comment whose line is not in the diff: refused, and any key closes the refusal.
+    #[test]
+    fn a_refusal_of_the_pending_screen_closes_on_any_key() {
+        let mut app = pending_with_a_comment("no/such/file.rs", 1);
+        app.update(Action::Command(KeyCommand::Post));
+        assert!(
+            matches!(app.pending_asked(), Some(Ask::Refused(_))),
+            "{:?}",
+            app.pending_asked()
+        );
+        assert!(screen(&app).contains("any key closes"));
+        let fx = press(&mut app, 'y');
+        assert!(fx.is_empty(), "{fx:?}");
+        assert_eq!(*app.mode(), InputMode::Normal);
+    }
+}

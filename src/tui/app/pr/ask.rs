@@ -150,3 +150,83 @@ impl Ask {
         matches!(self, Ask::Refused(_))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ledger::{Draft, SeenSet};
+    use crate::tui::app::dialogs::testing::{demo_snapshot, press, screen};
+    use crate::tui::app::{Action, App, Effect, InputMode};
+    use crate::tui::keymap::KeyCommand;
+    use crate::tui::session::Session;
+
+    fn app(snap: crate::pr::Snapshot, gates: crate::policy::GateConfig) -> App {
+        App::new(
+            snap,
+            SeenSet::default(),
+            Session {
+                gates,
+                ..Session::default()
+            },
+        )
+    }
+
+    /// `M` asks; the question is the PR screen's, drawn from it; `y` reaches it and marks.
+    #[test]
+    fn the_pr_screens_question_is_drawn_from_its_state_and_y_reaches_it() {
+        let mut app = app(demo_snapshot(), Default::default());
+        app.update(Action::Command(KeyCommand::MarkAll));
+        assert_eq!(*app.mode(), InputMode::Asked);
+        let Some(ask @ Ask::MarkAll { count }) = app.pr_asked().cloned() else {
+            panic!("not the PR screen's question: {:?}", app.pr_asked());
+        };
+        assert_eq!(app.question(), Some(ask.dialog()));
+        assert!(
+            screen(&app).contains(&format!("Mark {count} listed items seen?")),
+            "{}",
+            screen(&app)
+        );
+        let fx = press(&mut app, 'y');
+        assert!(
+            fx.iter().any(|e| matches!(e, Effect::MarkSeen { .. })),
+            "{fx:?}"
+        );
+        assert_eq!(*app.mode(), InputMode::Normal);
+        assert_eq!(
+            app.pr().and_then(|p| p.asked()),
+            None,
+            "answered, it is gone"
+        );
+    }
+
+    /// A refusal (a gate says no) is the PR screen's too, and any key, `y` included, closes it
+    /// without posting.
+    #[test]
+    fn a_refusal_of_the_pr_screen_closes_on_any_key() {
+        let mut snap = demo_snapshot();
+        snap.pr.labels = vec!["keep-out".into()];
+        let never = crate::policy::GateConfig {
+            never_label: "keep-out".into(),
+            ..Default::default()
+        };
+        let mut app = app(snap.clone(), never);
+        app.update(Action::DraftRestored(Draft {
+            body: "## PR Shepherd Review\n\nok".to_owned(),
+            head_sha: snap.pr.head_sha.clone(),
+            saved_at: 0,
+        }));
+        app.update(Action::Command(KeyCommand::Post));
+        assert!(
+            matches!(app.pr_asked(), Some(Ask::Refused(why)) if why.contains("keep-out")),
+            "{:?}",
+            app.pr_asked()
+        );
+        let q = app.question().expect("the refusal");
+        assert_eq!(q.answers(), crate::tui::ui::Answers::AnyKey);
+        assert!(screen(&app).contains("Not posting"));
+        let fx = press(&mut app, 'y');
+        assert!(fx.is_empty(), "{fx:?}");
+        assert_eq!(*app.mode(), InputMode::Normal);
+        assert!(!app.posting());
+    }
+}
