@@ -5,7 +5,7 @@
 //! screen's keys).
 //!
 //! A question belongs to the screen that asked it: the screen keeps it in its own state (an
-//! [`Asking`] of its own question type), turns it into the dialog widget's content
+//! `Asking` of its own question type, `screen.rs`), turns it into the dialog widget's content
 //! ([`Screen::question`]) and takes the answer ([`Screen::answered`]). The router keeps only
 //! that a question is open ([`InputMode::Asked`]), draws the widget and hands `y` (or any
 //! other key, a no) to the screen. Its own question, whether to quit, it asks itself.
@@ -14,7 +14,6 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use super::App;
 use super::action::Action;
-use super::screen::Ctx;
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::ui::Dialog;
@@ -96,35 +95,6 @@ impl InputMode {
 /// Ctrl-c: quits from any layer.
 pub(super) fn force_quit(ev: &KeyEvent) -> bool {
     ev.modifiers.contains(KeyModifiers::CONTROL) && ev.code == KeyCode::Char('c')
-}
-
-/// A screen's open question, of its own type `Q`: kept in the screen's state while the dialog
-/// is open, taken when it is answered.
-#[derive(Debug, Clone)]
-pub struct Asking<Q>(Option<Q>);
-
-impl<Q> Default for Asking<Q> {
-    fn default() -> Self {
-        Asking(None)
-    }
-}
-
-impl<Q> Asking<Q> {
-    /// Asks `q`: the dialog layer opens on it, above the screen that asked.
-    pub fn ask(&mut self, q: Q, ctx: &mut Ctx<'_>) {
-        self.0 = Some(q);
-        *ctx.mode = InputMode::Asked;
-    }
-
-    /// The question asked (and not yet answered).
-    pub fn get(&self) -> Option<&Q> {
-        self.0.as_ref()
-    }
-
-    /// The question, answered: it is no longer asked.
-    pub fn take(&mut self) -> Option<Q> {
-        self.0.take()
-    }
 }
 
 /// The router's quit question, naming what quitting would lose.

@@ -70,7 +70,7 @@ pub use action::{
 };
 pub use checks::{ChecksScreen, RerunAsk};
 pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
-pub use dialogs::{Asking, InputMode};
+pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
 pub use messages::MessageLog;
@@ -82,7 +82,7 @@ pub use pr::{
     Ask as PrAsk, CommentAsk, Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen,
     ReplyView, ReviewDesk, Row, ThreadAsk, ThreadDesk, console_gate,
 };
-pub use screen::{Ctx, Handled, Screen, SearchStep, View};
+pub use screen::{Asking, Ctx, Handled, Screen, SearchStep, View};
 
 use screen::StackOp;
 

@@ -22,9 +22,8 @@ use ratatui::layout::Rect;
 
 use super::action::{Action, ChecksLoad, Drawn};
 use super::code::{help_entries, scrolled};
-use super::dialogs::Asking;
 use super::effect::Effect;
-use super::screen::{Ctx, Handled, Screen, View};
+use super::screen::{Asking, Ctx, Handled, Screen, View};
 use crate::pr::{CheckRun, CheckState, PrCoords, Snapshot, checks};
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};

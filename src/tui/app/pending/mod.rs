@@ -30,9 +30,9 @@ use ratatui_textarea::TextArea;
 
 use super::App;
 use super::action::{Action, Drawn};
-use super::dialogs::{Asking, InputMode};
+use super::dialogs::InputMode;
 use super::effect::Effect;
-use super::screen::{Ctx, Handled, Screen, View};
+use super::screen::{Asking, Ctx, Handled, Screen, View};
 use crate::code::LineSelection;
 use crate::code::pending::{PendingReview, suggestion_body};
 use crate::pr::{PrCoords, Snapshot};

@@ -13,9 +13,9 @@ use crate::review::aggregate::AggregateRequest;
 use crate::review::condense::thousands;
 use crate::review::prior::PriorReviews;
 use crate::review::{ReviewEvent, ReviewRun};
-use crate::tui::app::dialogs::{Asking, InputMode};
+use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
-use crate::tui::app::screen::{Ctx, Handled};
+use crate::tui::app::screen::{Asking, Ctx, Handled};
 use crate::tui::keymap::KeyCommand;
 use crate::tui::review::{Composed, DraftView, PostPreview, RunView};
 

@@ -33,9 +33,9 @@ use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
 
 use super::action::{Action, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions};
-use super::dialogs::{Asking, InputMode};
+use super::dialogs::InputMode;
 use super::effect::Effect;
-use super::screen::{Ctx, Handled, Screen, SearchStep, View};
+use super::screen::{Asking, Ctx, Handled, Screen, SearchStep, View};
 use crate::inbox::Opener;
 use crate::ledger::SeenSet;
 use crate::policy::GateConfig;

@@ -15,8 +15,8 @@ use super::threads::ThreadDesk;
 use crate::pr::{Item, PrCoords, Snapshot, without_markers};
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::action::{Action, Drawn};
-use crate::tui::app::dialogs::{Asking, InputMode};
-use crate::tui::app::screen::{Ctx, Handled, Screen, View};
+use crate::tui::app::dialogs::InputMode;
+use crate::tui::app::screen::{Asking, Ctx, Handled, Screen, View};
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::ui::{Dialog, fit, key_hint};
 

@@ -16,9 +16,9 @@ use crate::ledger::{QUEUED_PREFIX, ReplyDraft, ThreadAction, ThreadActionKind};
 use crate::pr::{Item, Snapshot, Thread};
 use crate::publish::{ThreadDo, check_reply};
 use crate::sanitize::{one_line, sanitize};
-use crate::tui::app::dialogs::{Asking, InputMode};
+use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
-use crate::tui::app::screen::Ctx;
+use crate::tui::app::screen::{Asking, Ctx};
 use crate::tui::keymap::KeyCommand;
 
 /// The reply being written.
