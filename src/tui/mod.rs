@@ -282,7 +282,7 @@ mod tests {
             .await
             .expect("the run ends soon after cancel")
             .unwrap();
-        assert_eq!(problem, None);
+        assert!(problem.is_empty(), "{problem:?}");
         let mut cancelled = 0;
         let mut finished = false;
         while let Ok(ev) = rx.try_recv() {
@@ -310,13 +310,28 @@ mod tests {
                 ..
             })
         ));
-        assert!(matches!(
-            acts.last(),
-            Some(Action::Review {
-                event: ReviewEvent::Finished(_),
-                ..
-            })
-        ));
+        // The run's last event, then its conclusion by the review flow: saved as concluded.
+        match &acts[acts.len().saturating_sub(2)..] {
+            [
+                Action::Review {
+                    event: ReviewEvent::Finished(_),
+                    ..
+                },
+                Action::ReviewConcluded { seq: 3, concluded },
+            ] => {
+                let (runs, _) = runner
+                    .ledger
+                    .load_runs::<crate::review::ReviewRun>(&snap.pr.coords())
+                    .unwrap();
+                let json = |r: &crate::review::ReviewRun| serde_json::to_value(r).unwrap();
+                assert_eq!(
+                    runs.iter().map(json).collect::<Vec<_>>(),
+                    vec![json(&concluded.run)]
+                );
+                assert!(concluded.saved.is_some() && concluded.unsaved.is_none());
+            }
+            other => panic!("{other:?}"),
+        }
         let bad = ReviewSettings {
             concurrency: 0,
             ..ReviewSettings::default()
@@ -403,13 +418,17 @@ mod tests {
                 saved_at: 0,
             }),
         ));
-        app.mode = app::InputMode::Confirm(review::Confirm::Post(review::PostPreview {
-            target: "acme/rivet#482".to_owned(),
-            update: None,
-            chars: 10,
-            destination: "GitHub, as @shepherd-bot".to_owned(),
-            incomplete: None,
-        }));
+        app.update(Action::to(
+            app.top_id(),
+            Action::PostPlanned(Ok(review::PostPreview {
+                target: "acme/rivet#482".to_owned(),
+                update: None,
+                chars: 10,
+                destination: "GitHub, as @shepherd-bot".to_owned(),
+                incomplete: None,
+            })),
+        ));
+        assert_eq!(*app.mode(), app::InputMode::Asked);
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(Arc::new(runner), tx.clone());
         let fx = app.update(Action::Confirmed(true));
@@ -551,13 +570,17 @@ mod tests {
             },
         );
         app.update(Action::to(app.top_id(), Action::DraftRestored(draft)));
-        app.mode = app::InputMode::Confirm(review::Confirm::Post(review::PostPreview {
-            target: "acme/rivet#482".to_owned(),
-            update: None,
-            chars: 10,
-            destination: "the outbox".to_owned(),
-            incomplete: None,
-        }));
+        app.update(Action::to(
+            app.top_id(),
+            Action::PostPlanned(Ok(review::PostPreview {
+                target: "acme/rivet#482".to_owned(),
+                update: None,
+                chars: 10,
+                destination: "the outbox".to_owned(),
+                incomplete: None,
+            })),
+        ));
+        assert_eq!(*app.mode(), app::InputMode::Asked);
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(runner.clone(), tx.clone());
         let fx = app.update(Action::Confirmed(true));

@@ -240,6 +240,21 @@ impl Composed {
         }
     }
 
+    /// A run the review flow concluded ([`crate::review::flow::Concluded`]): classified there;
+    /// the body fitted as the console shows and posts it (sanitized).
+    pub fn concluded(c: crate::review::flow::Concluded) -> Composed {
+        let (body, condensed, full_chars) = fitted_body(&c.run, &c.agg);
+        Composed {
+            run: c.run,
+            prior: c.prior,
+            request: c.request,
+            agg: c.agg,
+            body,
+            condensed,
+            full_chars,
+        }
+    }
+
     /// Toggles "addressed" on a finding and recomposes. Returns whether the body changed.
     pub fn toggle_addressed(&mut self, id: &str, snapshot: &crate::pr::Snapshot) -> bool {
         let set: &mut HashSet<String> = &mut self.request.console_addressed;
@@ -479,102 +494,6 @@ pub struct PostPreview {
     pub destination: String,
     /// What did not run, when the review is incomplete ([`run_status`]): the dialog warns.
     pub incomplete: Option<String>,
-}
-
-/// A dialog that asks before anything irreversible.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Confirm {
-    Post(PostPreview),
-    Discard,
-    /// `M`: mark this many listed items seen.
-    MarkAll {
-        count: usize,
-    },
-    /// The draft is over GitHub's comment limit; `y` replaces it with the composed review,
-    /// condensed to fit (`condensed` characters).
-    Condense {
-        draft: BodySize,
-        condensed: usize,
-    },
-    /// Posting is not allowed (a gate, or posting unavailable): says why; any key closes.
-    Refused(String),
-    /// Reply to, resolve or unresolve a review thread.
-    Thread(ThreadAsk),
-    /// Submit the pending review (comment, request changes, or approve: named).
-    Submit(SubmitAsk),
-    /// Quit, though work is going on or unsent: `lost` names each thing, in words.
-    Quit {
-        lost: Vec<String>,
-    },
-    /// Re-run the failed jobs of workflow runs (the checks screen).
-    Rerun(RerunAsk),
-    /// Post a plain conversation comment on the PR.
-    Comment(CommentAsk),
-}
-
-/// What a confirmed conversation comment will do: on which PR, how long, where it goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CommentAsk {
-    /// `owner/repo#N`.
-    pub target: String,
-    pub body: String,
-    /// Where it goes: "GitHub, as …" or "the outbox …".
-    pub destination: String,
-}
-
-/// What a confirmed re-run will do: on which PR, which workflow runs and their failing checks.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RerunAsk {
-    /// `owner/repo#N`.
-    pub target: String,
-    pub runs: Vec<crate::pr::checks::RerunTarget>,
-}
-
-/// How the maintainer chose to submit the pending review.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SubmitAs {
-    Comment,
-    RequestChanges,
-    Approve,
-}
-
-impl SubmitAs {
-    /// "comment", "request changes", "approve".
-    pub fn said(self) -> &'static str {
-        match self {
-            SubmitAs::Comment => "comment",
-            SubmitAs::RequestChanges => "request changes",
-            SubmitAs::Approve => "approve",
-        }
-    }
-}
-
-/// What a confirmed submission will do, naming its event, target and destination.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SubmitAsk {
-    pub how: SubmitAs,
-    /// `owner/repo#N`.
-    pub target: String,
-    pub comments: usize,
-    /// Where it goes: "GitHub, as @login" or "the outbox".
-    pub destination: String,
-    /// Findings' drafts still to decide: they stay out of the review (and stay pending).
-    pub undecided: usize,
-    /// The comments that go where their lines moved, said (`c2 moved src/x.rs:10 → :14`).
-    pub moved: Vec<String>,
-    /// The review's summary body, as written in the editor before the question (may be empty).
-    pub body: String,
-}
-
-/// What a confirmed thread action will do, naming its target.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ThreadAsk {
-    pub what: crate::publish::ThreadDo,
-    pub thread_id: String,
-    /// The thread in words: `src/a.rs:29 (@rajesh-k, PRRT_…) on acme/rivet#482`.
-    pub target: String,
-    /// Where it goes: "GitHub, as @login" or "the outbox".
-    pub destination: String,
 }
 
 #[cfg(test)]

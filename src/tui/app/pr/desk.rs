@@ -4,19 +4,20 @@
 
 use ratatui::crossterm::event::KeyEvent;
 
+use super::ask::Ask;
 use crate::ledger::Draft;
 use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
 use crate::pr::{PrMeta, Snapshot};
 use crate::publish::{PostAction, Posted};
 use crate::review::aggregate::AggregateRequest;
 use crate::review::condense::thousands;
-use crate::review::prior::PriorReviews;
+use crate::review::flow::Concluded;
 use crate::review::{ReviewEvent, ReviewRun};
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
-use crate::tui::app::screen::{Ctx, Handled};
+use crate::tui::app::screen::{Asking, Ctx, Handled};
 use crate::tui::keymap::KeyCommand;
-use crate::tui::review::{Composed, Confirm, DraftView, PostPreview, RunView};
+use crate::tui::review::{Composed, DraftView, PostPreview, RunView};
 
 /// What the detail area shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +64,6 @@ pub struct ReviewDesk {
     pub posting: bool,
     /// One line for the header: the run's progress and the gate state.
     pub progress: Option<String>,
-    /// The prepared run's earlier reviews and request, until it finishes.
-    pending: Option<(PriorReviews, AggregateRequest)>,
     /// `D`/`L` asked for a reason: the finding and whether it is a repository lesson (the
     /// reason is typed in the prompt line).
     pub dismissing: Option<(String, bool)>,
@@ -99,7 +98,6 @@ impl ReviewDesk {
             posted: None,
             posting: false,
             progress: None,
-            pending: None,
             dismissing: None,
             sent: None,
             stats: None,
@@ -175,7 +173,13 @@ impl ReviewDesk {
     }
 
     /// The review commands (`r`, `R`, `A`, `v`, `e`, `p`, `d`, `x`). False: not one of them.
-    pub(super) fn command(&mut self, cmd: KeyCommand, snap: &Snapshot, ctx: &mut Ctx<'_>) -> bool {
+    pub(super) fn command(
+        &mut self,
+        cmd: KeyCommand,
+        snap: &Snapshot,
+        ask: &mut Asking<Ask>,
+        ctx: &mut Ctx<'_>,
+    ) -> bool {
         match cmd {
             KeyCommand::Review | KeyCommand::FullReview => {
                 self.start_review(cmd == KeyCommand::FullReview, snap, ctx)
@@ -212,10 +216,10 @@ impl ReviewDesk {
                     ctx.say("nothing to edit: r runs a review");
                 }
             }
-            KeyCommand::Post => self.request_post(snap, ctx),
+            KeyCommand::Post => self.request_post(snap, ask, ctx),
             KeyCommand::Discard => {
                 if self.draft.is_some() {
-                    *ctx.mode = InputMode::Confirm(Confirm::Discard);
+                    ask.ask(Ask::Discard, ctx);
                 } else {
                     ctx.say("no draft to discard");
                 }
@@ -239,7 +243,6 @@ impl ReviewDesk {
         let replacing = self.run.as_ref().is_some_and(RunView::running);
         self.run_seq += 1;
         self.run = Some(RunView::new(self.run_seq, full));
-        self.pending = None;
         ctx.fx.push(Effect::StartReview {
             seq: self.run_seq,
             full,
@@ -269,7 +272,7 @@ impl ReviewDesk {
         })
     }
 
-    fn request_post(&mut self, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+    fn request_post(&mut self, snap: &Snapshot, ask: &mut Asking<Ask>, ctx: &mut Ctx<'_>) {
         let Some(d) = &self.draft else {
             ctx.say("nothing to post: r runs a review");
             return;
@@ -279,10 +282,10 @@ impl ReviewDesk {
             return;
         }
         if !self.gate.post {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
-                "not posting: {}",
-                self.gate.reason
-            )));
+            ask.ask(
+                Ask::Refused(format!("not posting: {}", self.gate.reason)),
+                ctx,
+            );
             return;
         }
         if let Some(why) = self
@@ -290,35 +293,42 @@ impl ReviewDesk {
             .as_ref()
             .and_then(|c| c.run.context.budget_stop())
         {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
-                "not posting: the budget stopped the review before it was whole ({why}); a \
-                 partial review is never posted"
-            )));
+            ask.ask(
+                Ask::Refused(format!(
+                    "not posting: the budget stopped the review before it was whole ({why}); a \
+                     partial review is never posted"
+                )),
+                ctx,
+            );
             return;
         }
         // GitHub refuses a body over its limit: say so before the confirm box, with the count,
         // and offer the composed review condensed to fit when there is one.
         let size = d.size();
         if !size.fits() {
-            *ctx.mode = InputMode::Confirm(match &self.composed {
-                Some(c) if c.draft_size().fits() => Confirm::Condense {
+            let q = match &self.composed {
+                Some(c) if c.draft_size().fits() => Ask::Condense {
                     draft: size,
                     condensed: c.draft_size().chars,
                 },
-                _ => Confirm::Refused(format!(
+                _ => Ask::Refused(format!(
                     "not posting: the draft is {size}, {} over GitHub's limit; shorten it (e)",
                     thousands(size.over_by())
                 )),
-            });
+            };
+            ask.ask(q, ctx);
             return;
         }
         // The header too is checked before the confirmation box, not after `y`.
         if !crate::pr::is_review_body(&d.body()) {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
-                "not posting: the review must start with `{}` (e edits the draft; the header \
-                 marks the one Shepherd comment)",
-                crate::pr::REVIEW_HEADER
-            )));
+            ask.ask(
+                Ask::Refused(format!(
+                    "not posting: the review must start with `{}` (e edits the draft; the header \
+                     marks the one Shepherd comment)",
+                    crate::pr::REVIEW_HEADER
+                )),
+                ctx,
+            );
             return;
         }
         ctx.fx.push(Effect::PlanPost {
@@ -367,28 +377,11 @@ impl ReviewDesk {
     }
 
     /// Run `seq` was prepared (a replaced run's answer is dropped).
-    pub(super) fn started(
-        &mut self,
-        seq: u64,
-        mode: (ReviewMode, String),
-        prior: PriorReviews,
-        reply_marker: String,
-        pr: &PrMeta,
-        gates: &GateConfig,
-    ) {
+    pub(super) fn started(&mut self, seq: u64, mode: (ReviewMode, String)) {
         let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
             return;
         };
-        let request = AggregateRequest {
-            full: r.full,
-            reply_marker,
-            // The maintainer's explicit run may override the community and pause gates; the
-            // posted review says so.
-            override_note: console_gate(pr, gates).overridden,
-            ..AggregateRequest::default()
-        };
         r.mode = Some(mode);
-        self.pending = Some((prior, request));
         self.refresh_progress();
     }
 
@@ -400,51 +393,36 @@ impl ReviewDesk {
         self.refresh_progress();
     }
 
-    /// Progress of run `seq`; events of a replaced (older) run are dropped.
-    pub(super) fn event(
-        &mut self,
-        seq: u64,
-        event: ReviewEvent,
-        snap: &Snapshot,
-        ctx: &mut Ctx<'_>,
-    ) {
+    /// Progress of run `seq`; events of a replaced (older) run are dropped. A finished run is
+    /// shown once the review flow concluded it ([`Self::concluded`]).
+    pub(super) fn event(&mut self, seq: u64, event: ReviewEvent, ctx: &mut Ctx<'_>) {
         let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
             return; // a cancelled run's late events
         };
         r.apply(&event);
-        if let ReviewEvent::Finished(run) = event {
-            self.finish_run(*run, snap, ctx);
+        if let ReviewEvent::Finished(run) = event
+            && run.cancelled
+        {
+            ctx.say("review cancelled: nothing composed");
         }
         self.refresh_progress();
     }
 
-    fn finish_run(&mut self, run: ReviewRun, snap: &Snapshot, ctx: &mut Ctx<'_>) {
-        if run.cancelled {
-            ctx.say("review cancelled: nothing composed");
-            return;
+    /// Run `seq` was concluded (saved, classified, composed, its decisions recorded by the
+    /// review flow): the desk shows it and its draft.
+    pub(super) fn concluded(
+        &mut self,
+        seq: u64,
+        concluded: Concluded,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        if self.run.as_ref().is_none_or(|r| r.seq != seq) {
+            return; // a replaced run's
         }
-        let Some((prior, request)) = self.pending.take() else {
-            ctx.say("the review finished before it was prepared");
-            return;
-        };
-        let incomplete = run.is_incomplete();
-        let composed = Composed::new(run, snap, prior, request);
+        let incomplete = concluded.run.is_incomplete();
+        let composed = Composed::concluded(concluded);
         let n = composed.run.findings().count();
-        let addressed = crate::review::outcome::addressed_decisions(
-            &composed.run,
-            &composed.agg,
-            &composed.prior,
-            snap.pr.number,
-            ctx.session.now,
-        );
-        if !addressed.is_empty() {
-            ctx.fx.push(Effect::RecordDecisions {
-                pr: snap.pr.coords(),
-                decisions: addressed,
-                lesson: None,
-                said: String::new(),
-            });
-        }
         ctx.fx.push(Effect::LoadStats {
             pr: snap.pr.coords(),
         });
@@ -514,7 +492,12 @@ impl ReviewDesk {
     }
 
     /// What a post would do: the confirmation dialog opens (unless another dialog is up).
-    pub(super) fn post_planned(&mut self, plan: Result<PostPreview, String>, ctx: &mut Ctx<'_>) {
+    pub(super) fn post_planned(
+        &mut self,
+        plan: Result<PostPreview, String>,
+        ask: &mut Asking<Ask>,
+        ctx: &mut Ctx<'_>,
+    ) {
         match plan {
             Ok(mut plan) => {
                 if *ctx.mode == InputMode::Normal && self.draft.is_some() {
@@ -524,10 +507,10 @@ impl ReviewDesk {
                         .and_then(|c| crate::tui::review::run_status(&c.run))
                         .filter(|(_, incomplete)| *incomplete)
                         .map(|(said, _)| said);
-                    *ctx.mode = InputMode::Confirm(Confirm::Post(plan));
+                    ask.ask(Ask::Post(plan), ctx);
                 }
             }
-            Err(why) => *ctx.mode = InputMode::Confirm(Confirm::Refused(why)),
+            Err(why) => ask.ask(Ask::Refused(why), ctx),
         }
     }
 
@@ -557,7 +540,7 @@ impl ReviewDesk {
                 if let (Some(c), Some(sent)) = (&self.composed, self.sent.take()) {
                     ctx.fx.push(Effect::RecordDecisions {
                         pr: snap.pr.coords(),
-                        decisions: crate::review::outcome::post_decisions(
+                        decisions: crate::review::flow::posted_decisions(
                             &c.run,
                             &c.agg,
                             &c.body,
@@ -624,9 +607,9 @@ impl ReviewDesk {
     }
 
     /// The answer to a post or discard dialog.
-    pub(super) fn confirmed(&mut self, c: Confirm, yes: bool, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+    pub(super) fn confirmed(&mut self, c: Ask, yes: bool, snap: &Snapshot, ctx: &mut Ctx<'_>) {
         match (c, yes) {
-            (Confirm::Post(plan), true) => match &self.draft {
+            (Ask::Post(plan), true) => match &self.draft {
                 Some(d) => {
                     self.posting = true;
                     // The answer comes back as `Posted`; the console stays usable meanwhile.
@@ -642,7 +625,7 @@ impl ReviewDesk {
                 }
                 None => ctx.say("nothing to post"),
             },
-            (Confirm::Discard, true) => {
+            (Ask::Discard, true) => {
                 self.draft = None;
                 self.composed = None;
                 self.posted = None;
@@ -659,7 +642,7 @@ impl ReviewDesk {
                     pr: snap.pr.coords(),
                 });
             }
-            (Confirm::Condense { condensed, .. }, true) => {
+            (Ask::Condense { condensed, .. }, true) => {
                 if let Some(c) = &self.composed {
                     self.draft = Some(DraftView::new(&c.body, &snap.pr.head_sha, None));
                     ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
@@ -669,22 +652,13 @@ impl ReviewDesk {
                     ));
                 }
             }
-            (Confirm::Condense { .. }, false) => {
+            (Ask::Condense { .. }, false) => {
                 ctx.say("draft kept; it is over GitHub's limit: e edits it")
             }
-            (Confirm::Post(_), false) => ctx.say("not posted"),
-            (Confirm::Discard, false) => ctx.say("draft kept"),
+            (Ask::Post(_), false) => ctx.say("not posted"),
+            (Ask::Discard, false) => ctx.say("draft kept"),
             // Thread dialogs are answered by the thread desk; M by the PR screen.
-            (
-                Confirm::Refused(_)
-                | Confirm::MarkAll { .. }
-                | Confirm::Thread(_)
-                | Confirm::Submit(_)
-                | Confirm::Quit { .. }
-                | Confirm::Rerun(_)
-                | Confirm::Comment(_),
-                _,
-            ) => {}
+            (Ask::Refused(_) | Ask::MarkAll { .. } | Ask::Thread(_) | Ask::Comment(_), _) => {}
         }
         self.refresh_progress();
     }
