@@ -183,7 +183,11 @@ impl Effect {
             | Effect::ThreadAct { .. }
             | Effect::SetViewed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
-            Effect::Work(job) => job.lane(),
+            // The review lane is the review run's own: a screen's work asking for it is a read.
+            Effect::Work(job) => match job.lane() {
+                Lane::Review => Lane::Fetch,
+                lane => lane,
+            },
         }
     }
 }

@@ -27,7 +27,7 @@
 //! Commands go to the screen on top; what it does not consume the router answers (`?` opens the
 //! screen's help, `q`/`Esc` leave it). One routing rule for results: each goes to the screen
 //! whose id its effect carried, on the stack or kept, whatever is on top, and to no other (the
-//! router never downcasts a screen nor branches on its type). Dialogs stay a layer above
+//! router never branches on a screen's type). Dialogs stay a layer above
 //! whichever screen is shown.
 
 /// The [`Ctx`] over the router's shell (notice, dialog layer, session, kept screens) for effects
@@ -945,12 +945,30 @@ mod tests {
         assert!(app.notice().unwrap().contains("the draft is kept"));
     }
 
+    /// What the probes were given: by probe (its number, in the order they were made), each
+    /// result's text.
+    type Log = std::rc::Rc<std::cell::RefCell<Vec<Vec<String>>>>;
+
     /// A screen that keeps every result it is given (for the router's tests).
-    #[derive(Debug, Default)]
+    #[derive(Debug)]
     struct Probe {
-        got: Vec<String>,
-        /// The effect it asks for on `r` (a notice it wants said back, here).
+        /// Its number in the log.
+        me: usize,
+        log: Log,
+        /// The effects it asked for on `r`.
         asks: u32,
+    }
+
+    impl Probe {
+        fn new(log: &Log) -> Probe {
+            let me = log.borrow().len();
+            log.borrow_mut().push(Vec::new());
+            Probe {
+                me,
+                log: log.clone(),
+                asks: 0,
+            }
+        }
     }
 
     impl Screen for Probe {
@@ -960,8 +978,8 @@ mod tests {
         fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
             match cmd {
                 // Opens another probe above itself.
-                KeyCommand::Toggle => ctx.open(Box::new(Probe::default())),
-                // Asks for an effect (its result comes back as `StatsLoaded`).
+                KeyCommand::Toggle => ctx.open(Box::new(Probe::new(&self.log))),
+                // Asks for an effect (its result, in these tests, comes back as `StatsLoaded`).
                 KeyCommand::Review => {
                     self.asks += 1;
                     ctx.fx.push(Effect::Open(format!("ask {}", self.asks)));
@@ -972,7 +990,7 @@ mod tests {
         }
         fn event(&mut self, action: Action, _ctx: &mut Ctx<'_>) -> Option<Action> {
             // Takes anything: under a top-first broadcast it would take every result.
-            self.got.push(format!("{action:?}"));
+            self.log.borrow_mut()[self.me].push(format!("{action:?}"));
             None
         }
         fn draw(&self, _: &mut Frame, _: ratatui::layout::Rect, _: &View<'_>) -> Drawn {
@@ -983,22 +1001,16 @@ mod tests {
         }
     }
 
-    fn probes() -> App {
-        App::with_screen(Box::new(Probe::default()), Session::default())
+    /// A console on one probe, and the log of what every probe was given (by probe: the
+    /// first, then each opened in turn).
+    fn probes() -> (App, Log) {
+        let log = Log::default();
+        let app = App::with_screen(Box::new(Probe::new(&log)), Session::default());
+        (app, log)
     }
 
-    /// What each probe was given, bottom of the stack first, then the kept ones.
-    fn got(app: &App) -> Vec<Vec<String>> {
-        app.stack
-            .iter()
-            .chain(&app.kept)
-            .map(|s| {
-                (s.screen.as_ref() as &dyn std::any::Any)
-                    .downcast_ref::<Probe>()
-                    .map(|p| p.got.clone())
-                    .unwrap_or_default()
-            })
-            .collect()
+    fn got(log: &Log) -> Vec<Vec<String>> {
+        log.borrow().clone()
     }
 
     fn answer(asked: &Asked) -> Action {
@@ -1009,7 +1021,7 @@ mod tests {
     /// reaches the screen that asked, though another screen is on top now.
     #[test]
     fn a_result_reaches_the_screen_that_asked_not_the_one_on_top() {
-        let mut app = probes();
+        let (mut app, log) = probes();
         let fx = cmd(&mut app, KeyCommand::Review);
         assert_eq!(fx.len(), 1);
         let asked = app.update(Action::Command(KeyCommand::Review));
@@ -1017,7 +1029,7 @@ mod tests {
         cmd(&mut app, KeyCommand::Toggle);
         assert_eq!(app.stack().len(), 2);
         app.update(answer(&asked[0]));
-        let got = got(&app);
+        let got = got(&log);
         assert_eq!(got[0].len(), 1, "{got:?}");
         assert!(got[0][0].contains("ask 2"), "{got:?}");
         assert!(
@@ -1029,13 +1041,13 @@ mod tests {
     /// A screen left and kept still gets its results while the one below is shown again.
     #[test]
     fn a_result_reaches_a_kept_screen() {
-        let mut app = probes();
+        let (mut app, log) = probes();
         cmd(&mut app, KeyCommand::Toggle);
         let asked = app.update(Action::Command(KeyCommand::Review));
         cmd(&mut app, KeyCommand::Quit);
         assert_eq!((app.stack().len(), app.kept()), (1, 1));
         app.update(answer(&asked[0]));
-        let got = got(&app);
+        let got = got(&log);
         assert!(got[0].is_empty(), "{got:?}");
         assert_eq!(got[1].len(), 1, "{got:?}");
     }
@@ -1044,7 +1056,7 @@ mod tests {
     /// notice is still said.
     #[test]
     fn a_result_for_a_closed_screen_is_dropped_and_a_notice_still_said() {
-        let mut app = probes();
+        let (mut app, log) = probes();
         cmd(&mut app, KeyCommand::Toggle);
         let asked = app.update(Action::Command(KeyCommand::Review));
         let gone = asked[0].by;
@@ -1054,7 +1066,7 @@ mod tests {
         assert_eq!(app.kept(), 0);
         assert_ne!(app.top_id(), gone, "ids are never reused");
         app.update(answer(&asked[0]));
-        assert!(got(&app).iter().all(Vec::is_empty), "{:?}", got(&app));
+        assert!(got(&log).iter().all(Vec::is_empty), "{:?}", got(&log));
         app.update(Action::to(gone, Action::Notice("said anyway".into())));
         assert_eq!(app.notice(), Some("said anyway"));
     }
@@ -1062,9 +1074,9 @@ mod tests {
     /// A result nobody addressed is no screen's.
     #[test]
     fn an_unaddressed_result_goes_nowhere() {
-        let mut app = probes();
+        let (mut app, log) = probes();
         app.update(Action::StatsLoaded(Ok("stray".into())));
-        assert!(got(&app).iter().all(Vec::is_empty));
+        assert!(got(&log).iter().all(Vec::is_empty));
     }
 
     #[test]

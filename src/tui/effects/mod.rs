@@ -7,16 +7,21 @@
 //! - `ledger.rs` — the ledger lane: markers, drafts, fixture steps (and the inbox's recounts),
 //!   in order, one at a time, so a draft saved after a discard is never overtaken by it;
 //! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
-//! - `remote.rs` — post plans, posts and thread actions, offline into
-//!   the outbox (or refused) or live on GitHub: a task each, so the console keeps drawing and
-//!   answering keys while GitHub answers;
+//! - `remote.rs` — post plans, posts, thread actions and viewed marks, offline into the outbox
+//!   (or refused) or live on GitHub: a task each, so the console keeps drawing and answering keys
+//!   while GitHub answers;
 //! - `inbox.rs` — loading the inbox and opening a PR from it: a task each;
 //! - `review.rs` — review runs: preparation, then `ReviewEvent`s tagged with the run's sequence
 //!   number (the app drops those of a replaced run), cancellable.
 //!
+//! - a screen's own work (`Effect::Work`: the checks', the pending review's, the code screens',
+//!   each in its screen's `work.rs`) — on the lane it declares, performed with the [`Io`] the
+//!   runner lends ([`EffectRunner::perform_work`]); no arm here names a screen.
+//!
 //! [`Effects`] runs them for the live console, every one off the UI loop, each result reported
-//! back as an [`AppEvent`]. The test harness performs the same effects synchronously with
-//! [`EffectRunner::perform_blocking`].
+//! back as an [`AppEvent`] addressed to the screen that asked (the id the router stamped on the
+//! effect, see [`Asked`]). The test harness performs the same effects synchronously with
+//! [`EffectRunner::perform_blocking`], and routes their results the same way.
 
 pub mod inbox;
 pub mod ledger;
@@ -358,7 +363,7 @@ impl Effects {
     }
 
     /// Starts every effect on its lane; none waits for its result.
-    /// A result of a PR's effect goes to that PR's screen (see [`Effect::pr`]).
+    /// Every result goes to the screen that asked (the id the effect carries).
     pub fn dispatch(&mut self, effects: Vec<Asked>) {
         for Asked { by, effect: e } in effects {
             match e.lane() {
