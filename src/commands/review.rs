@@ -14,13 +14,14 @@ use crate::policy::{self, GateDecision, Mode};
 use crate::pr::{OutboxComment, PrCoords, Snapshot, is_incomplete, is_review_body};
 use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
-use crate::review::aggregate::{AggregateRequest, aggregate};
-use crate::review::failing::ChecksSource;
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
-use crate::review::guidance::BaseSource;
+use crate::review::inputs::failing::ChecksSource;
+use crate::review::inputs::guidance::BaseSource;
 use crate::review::llm::ReplaySource;
+use crate::review::results::aggregate::{AggregateRequest, aggregate};
+use crate::review::results::{compose, condense};
 use crate::review::settings::{BackendKind, Overrides};
-use crate::review::{ReviewEvent, ReviewRun, compose, condense};
+use crate::review::{ReviewEvent, ReviewRun};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 use crate::source::github::is_org_member;
@@ -500,7 +501,7 @@ struct PostOutcome {
 /// What a review left, for work done once it was posted (or not) and before it is printed.
 pub(crate) struct ReviewReport<'r> {
     pub run: &'r ReviewRun,
-    pub agg: &'r crate::review::aggregate::Aggregate,
+    pub agg: &'r crate::review::results::aggregate::Aggregate,
     pub posted: Option<&'r Posted>,
     /// Why it was not posted, when a post was asked for and failed or was refused.
     pub not_posted: Option<&'r str>,
@@ -718,7 +719,7 @@ pub(crate) async fn execute_then(
     let inline_error = inline_outcome.as_ref().and_then(super::inline::report);
     // What became of the findings: addressed since the last review, posted.
     let now = chrono::Utc::now().timestamp();
-    let mut decisions = crate::review::outcome::addressed_decisions(
+    let mut decisions = crate::review::results::outcome::addressed_decisions(
         &run,
         &agg,
         &prepared.prior,
@@ -726,7 +727,7 @@ pub(crate) async fn execute_then(
         now,
     );
     if outcome.posted.is_some() {
-        decisions.extend(crate::review::outcome::post_decisions(
+        decisions.extend(crate::review::results::outcome::post_decisions(
             &run,
             &agg,
             &fitted.body,
@@ -842,7 +843,7 @@ async fn post_review(
 /// The JSON document of a review (docs/json-output.md), with what was posted.
 fn review_json(
     run: &ReviewRun,
-    agg: &crate::review::aggregate::Aggregate,
+    agg: &crate::review::results::aggregate::Aggregate,
     body: &str,
     posted: &Option<Posted>,
     fitted: &condense::Fitted,

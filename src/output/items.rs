@@ -235,7 +235,10 @@ fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Ch
         }
         Item::Comment(c) if own => {
             // Shepherd's own review: its text, without the hidden metadata that follows it.
-            quote(out, crate::review::outcome::visible(&c.body).trim_end());
+            quote(
+                out,
+                crate::review::results::outcome::visible(&c.body).trim_end(),
+            );
         }
         Item::Comment(c) => {
             if let Some(e) = c.last_edited_at {

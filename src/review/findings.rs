@@ -18,7 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::aspect::Aspect;
-use super::prompt::strip_untrusted;
+use super::inputs::prompt::strip_untrusted;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -247,11 +247,11 @@ impl Parsed {
 #[error("{0}")]
 pub struct ReplyError(pub String);
 
-/// The stable id of a finding (see [`super::prior::finding_id`]): `PS-` and 10 hex characters
+/// The stable id of a finding (see [`super::inputs::prior::finding_id`]): `PS-` and 10 hex characters
 /// of SHA-256 over the aspect, the file and the normalized message, so a rebase or a line shift
 /// keeps it.
 pub fn finding_id(aspect: Aspect, file: &str, message: &str) -> String {
-    super::prior::finding_id(aspect.as_str(), file, message)
+    super::inputs::prior::finding_id(aspect.as_str(), file, message)
 }
 
 /// The literal marker that ends a reply written when addressing feedback.

@@ -35,22 +35,22 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::aggregate::choose_mode;
-use super::budget::{Budget, SpendLog, SpentToday};
-use super::context::PromptContext;
-use super::extras::RunExtras;
-use super::failing::{self, ChecksSource, FailingChecks};
-use super::guidance::{self, BaseSource, Guidance};
+use super::engine::budget::{Budget, SpendLog, SpentToday};
+use super::engine::extras::RunExtras;
+use super::engine::scheduler::{ReviewEvent, run_review_with};
+use super::inputs::blocks::PromptContext;
+use super::inputs::failing::{self, ChecksSource, FailingChecks};
+use super::inputs::guidance::{self, BaseSource, Guidance};
+use super::inputs::others::{Remark, remarks};
+use super::inputs::prior::{MetaFinding, PriorReviews, prior_reviews};
+use super::inputs::prompt::{Prompts, strip_untrusted};
 use super::llm::{LlmClient, LlmEnv, LlmError, ReplaySource};
-use super::others::{Remark, remarks};
-use super::outcome::run_decisions;
-use super::prior::{MetaFinding, PriorReviews, prior_reviews};
-use super::prompt::{Prompts, strip_untrusted};
+use super::results::aggregate::choose_mode;
+use super::results::outcome::run_decisions;
+use super::results::screening::{Dismissal, Screen, lesson_line};
+use super::results::verify::VerifySetup;
 use super::run::{ReviewRun, RunContext, new_run_id};
-use super::runner::{ReviewEvent, run_review_with};
-use super::screen::{Dismissal, Screen, lesson_line};
 use super::settings::{BackendKind, Overrides, ReviewSettings, SettingsError};
-use super::verify::VerifySetup;
 use crate::ledger::{Ledger, Lesson, RepoId};
 use crate::policy::Mode;
 use crate::pr::OutboxComment;
@@ -82,7 +82,7 @@ pub struct ReviewRequest<'a> {
     /// are recorded in it. `None`: none of that (tests).
     pub state: Option<&'a Ledger>,
     /// `[gates] collaborators_are_team`: whether a COLLABORATOR's marker reply counts as the
-    /// team's (see [`crate::review::prior::ReplyTrust`]). Every front end passes its gates.
+    /// team's (see [`crate::review::inputs::prior::ReplyTrust`]). Every front end passes its gates.
     pub collaborators_are_team: bool,
 }
 
@@ -97,7 +97,7 @@ pub enum FlowError {
     Backend(#[from] LlmError),
     /// A prompt file in the prompts dir cannot be used (a device, too large, not UTF-8, …).
     #[error(transparent)]
-    Prompt(#[from] super::prompt::PromptFileError),
+    Prompt(#[from] super::inputs::prompt::PromptFileError),
     /// The state dir's dismissals, lessons or spend cannot be read: reviewing without them would
     /// propose dismissed findings again or overspend (a runtime failure, exit 1).
     #[error("{0}")]

@@ -38,38 +38,22 @@
 //! `Finished(Box<ReviewRun>)`, carrying the same value `run_review` returns. Every string in an
 //! event is safe to draw after `sanitize` (no secrets; model text is stripped of hidden content).
 
-pub mod aggregate;
 pub mod aspect;
-pub mod budget;
-mod calls;
-pub mod chunk;
-pub mod classify;
-pub mod compose;
-pub mod condense;
-pub mod context;
-pub mod extras;
-pub mod failing;
+pub mod engine;
 pub mod findings;
 pub mod flow;
 pub mod glob;
-pub mod guidance;
-pub mod inline;
+pub mod inputs;
 pub mod llm;
-pub mod others;
-pub mod outcome;
-pub mod prior;
-pub mod prompt;
+pub mod results;
 pub mod run;
-pub mod runner;
-pub mod screen;
 pub mod settings;
 pub mod stats;
-pub mod verify;
 
 pub use aspect::Aspect;
+pub use engine::scheduler::{ReviewEvent, run_review};
 pub use findings::{Finding, Severity};
 pub use run::{AspectOutcome, AspectState, HeldBack, HoldReason, ReviewRun};
-pub use runner::{ReviewEvent, run_review};
 pub use settings::ReviewSettings;
 
 /// A review run is what the ledger's run files hold (`<pr>/runs/<run-id>.json`).

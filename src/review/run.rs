@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::aspect::Aspect;
 use super::findings::{Finding, Rejected, Severity};
+use super::inputs::guidance::GuidanceRead;
+use super::inputs::prompt::DiffReport;
 use super::llm::TokenUsage;
-use super::prompt::DiffReport;
 use super::settings::Prices;
 
 /// The final state of one aspect.
@@ -217,26 +218,6 @@ pub struct VerificationReport {
     /// Why a verifier call failed, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-}
-
-/// One guidance file of the repository, as the review read it (from the base branch).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GuidanceRead {
-    pub path: String,
-    /// The base commit it was read at.
-    pub commit: String,
-    /// Its length, and how much of it reached the prompts (cut to the guidance budget).
-    pub chars: usize,
-    pub included_chars: usize,
-    /// Whether it was given to the aspects: an `.instructions.md` file applies only when a
-    /// changed file matches its `applyTo` globs.
-    pub applied: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub apply_to: Vec<String>,
-    /// Why it was not applied, or what was cut.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
 }
 
 /// What the budget allowed and what the run spent against it.
@@ -526,7 +507,7 @@ mod tests {
         );
         // No prices configured: no estimate, anywhere.
         assert_eq!(run.estimated_cost(), None);
-        let line = crate::review::compose::usage_line(&run).unwrap();
+        let line = crate::review::results::compose::usage_line(&run).unwrap();
         assert!(!line.contains("cost"), "{line}");
         run.prices = Some(Prices {
             input: 3.0,
@@ -537,12 +518,12 @@ mod tests {
         // 200k plain × 3 + 600k read × 0.3 + 200k written × 3.75 + 100k out × 15, per million.
         let cost = run.estimated_cost().unwrap();
         assert!((cost - 3.03).abs() < 1e-9, "{cost}");
-        let line = crate::review::compose::usage_line(&run).unwrap();
+        let line = crate::review::results::compose::usage_line(&run).unwrap();
         assert!(line.contains("3 calls"), "{line}");
         assert!(line.contains("600000 read from the prompt cache, 200000 written to it"));
         assert!(line.contains("estimated cost $3.0300"), "{line}");
-        let agg = crate::review::compose::first_review(&run);
-        let json = crate::review::compose::json(&run, &agg, "");
+        let agg = crate::review::results::compose::first_review(&run);
+        let json = crate::review::results::compose::json(&run, &agg, "");
         assert_eq!(json["usage"]["cacheReadTokens"], 600_000);
         assert!((json["usage"]["estimatedCost"]["total"].as_f64().unwrap() - 3.03).abs() < 1e-9);
         assert_eq!(

@@ -222,12 +222,12 @@ pub struct ReviewSettings {
     pub agent_logins: Vec<String>,
     /// Paths on the PR's base branch read as the repository's review guidance, besides
     /// `AGENTS.md`, `CLAUDE.md`, `.github/copilot-instructions.md` and
-    /// `.github/instructions/*.instructions.md` (see `super::guidance`).
+    /// `.github/instructions/*.instructions.md` (see `super::inputs::guidance`).
     pub guidance: Vec<String>,
     /// Characters of guidance given to the aspects, all files together (0: none is read).
     pub guidance_budget_chars: usize,
     /// After the aspects, one more call per aspect and chunk scores each finding and quotes its
-    /// evidence from the diff (see `super::verify`).
+    /// evidence from the diff (see `super::results::verify`).
     pub verify: bool,
     /// Findings the verifier scores below this (0–100) are held back.
     pub verify_threshold: u32,

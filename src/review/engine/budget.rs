@@ -18,10 +18,10 @@
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::llm::TokenUsage;
-use super::run::{BudgetReport, Usage};
-use super::settings::{Prices, ReviewSettings};
 use crate::ledger::{DaySpend, Ledger, RepoId, Spend, SpendKind};
+use crate::review::llm::TokenUsage;
+use crate::review::run::{BudgetReport, Usage};
+use crate::review::settings::{Prices, ReviewSettings};
 
 /// What was spent on the repository earlier the same day.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::chunk::{Overflow, fitting_budget};
-use super::llm::TokenUsage;
+use crate::review::inputs::chunk::{Overflow, fitting_budget};
+use crate::review::llm::TokenUsage;
 
 /// The concurrency slots of a run: a semaphore whose number of permits can be lowered while the
 /// run goes on (a permit given back above the target is forgotten).

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 
 use super::budget::Budget;
-use super::context::PromptContext;
-use super::run::RunContext;
-use super::screen::Screen;
-use super::verify::VerifySetup;
+use crate::review::inputs::blocks::PromptContext;
+use crate::review::results::screening::Screen;
+use crate::review::results::verify::VerifySetup;
+use crate::review::run::RunContext;
 
 #[derive(Debug)]
 pub struct RunExtras {

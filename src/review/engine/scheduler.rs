@@ -18,20 +18,20 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::aspect::Aspect;
 use super::calls::{Fit, Slots, Spent};
-use super::chunk::Overflow;
 use super::extras::RunExtras;
-use super::findings::parse_reply;
-use super::llm::{CallEvents, Completion, LlmClient, LlmError, TokenUsage};
-use super::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
-use super::run::{
+use crate::pr::PrMeta;
+use crate::review::aspect::Aspect;
+use crate::review::findings::parse_reply;
+use crate::review::inputs::chunk::Overflow;
+use crate::review::inputs::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
+use crate::review::llm::{CallEvents, Completion, LlmClient, LlmError, TokenUsage};
+use crate::review::results::verify::{self, VerifySetup};
+use crate::review::run::{
     AspectOutcome, AspectState, ConcurrencyLowered, HeldBack, ReviewRun, RunContext, Unconfirmed,
     VerificationReport, new_run_id,
 };
-use super::settings::ReviewSettings;
-use super::verify::{self, VerifySetup};
-use crate::pr::PrMeta;
+use crate::review::settings::ReviewSettings;
 
 /// Progress of a run, one value per state change of an aspect (plus `Running` ticks about once a
 /// second while a call is in flight), ending with exactly one `Finished`.
@@ -89,7 +89,7 @@ pub async fn run_review_with_prior(
     settings: &ReviewSettings,
     client: Arc<LlmClient>,
     prompts: Arc<Prompts>,
-    prior: Vec<crate::review::prior::MetaFinding>,
+    prior: Vec<crate::review::inputs::prior::MetaFinding>,
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
 ) -> ReviewRun {
@@ -106,7 +106,7 @@ pub async fn run_review_with(
     settings: &ReviewSettings,
     client: Arc<LlmClient>,
     prompts: Arc<Prompts>,
-    prior: Vec<crate::review::prior::MetaFinding>,
+    prior: Vec<crate::review::inputs::prior::MetaFinding>,
     extras: Arc<RunExtras>,
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
@@ -319,7 +319,7 @@ async fn skip_decisions(
     cancel: &CancellationToken,
     deadline: tokio::time::Instant,
 ) -> Result<Vec<(Aspect, Option<String>)>, Stopped> {
-    let rules: Vec<(Aspect, Option<super::settings::SkipRule>)> = Aspect::ALL
+    let rules: Vec<(Aspect, Option<crate::review::settings::SkipRule>)> = Aspect::ALL
         .iter()
         .map(|a| (*a, settings.skip_rule(*a).cloned()))
         .collect();
@@ -472,7 +472,7 @@ struct Job {
     client: Arc<LlmClient>,
     shared: Arc<RunPrompts>,
     plan: Arc<DiffPlan>,
-    prior: Arc<Vec<crate::review::prior::MetaFinding>>,
+    prior: Arc<Vec<crate::review::inputs::prior::MetaFinding>>,
     diff_files: Arc<HashSet<String>>,
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
@@ -754,7 +754,7 @@ impl Job {
         ended
     }
 
-    /// The verifier's calls for the aspect's findings (see `super::verify`): the confirmed stay,
+    /// The verifier's calls for the aspect's findings (see `crate::review::results::verify`): the confirmed stay,
     /// the rest are held back with why. Its calls and tokens count in the aspect's (and in the
     /// budget: each goes through `call_inner`).
     async fn verify(
@@ -1014,7 +1014,7 @@ impl Job {
             }
         }
         // A finding that continues a shortened prior message is that prior finding (its id).
-        crate::review::classify::adopt_prior_ids(&mut out.findings, &self.prior);
+        crate::review::results::classify::adopt_prior_ids(&mut out.findings, &self.prior);
         if cancelled && self.cancel.is_cancelled() {
             out.state = AspectState::Cancelled;
             out.error = Some("the run was cancelled".into());
@@ -1209,8 +1209,10 @@ mod tests {
             .unwrap();
         assert_eq!((perf.calls, perf.diff.as_ref().unwrap().chunks), (1, 1));
         assert_eq!(run.usage().calls as usize, 5 + diff.chunks);
-        let md =
-            crate::review::compose::markdown(&run, &crate::review::compose::first_review(&run));
+        let md = crate::review::results::compose::markdown(
+            &run,
+            &crate::review::results::compose::first_review(&run),
+        );
         assert!(!md.contains("Not everything was reviewed"), "{md}");
 
         // With a cap of one call per aspect, the rest is cut and said so.
@@ -1222,8 +1224,10 @@ mod tests {
             .find(|a| a.aspect == Aspect::Tests)
             .unwrap();
         assert!(tests.diff.as_ref().unwrap().is_cut());
-        let md =
-            crate::review::compose::markdown(&run, &crate::review::compose::first_review(&run));
+        let md = crate::review::results::compose::markdown(
+            &run,
+            &crate::review::results::compose::first_review(&run),
+        );
         assert!(
             md.contains("_Not everything was reviewed — diff budget 1000 chars:"),
             "{md}"

@@ -12,7 +12,6 @@
 //! read them never fails the review: it is said in the run and the review goes on without them.
 
 use super::prompt::strip_untrusted;
-use super::run::RunContext;
 use crate::pr::{Annotation, CheckKind, CheckRun, CheckState, PrMeta};
 
 /// Failing checks named at most.
@@ -188,20 +187,26 @@ pub fn select(runs: &[CheckRun], unread: usize) -> FailingChecks {
 
 /// The composed review's line on the failing checks the aspects were given (or why they were
 /// not); `None` when there were none and nothing went wrong.
-pub fn context_line(c: &RunContext) -> Option<String> {
-    if let Some(e) = &c.checks_error {
+/// Read from the run's record: why the checks could not be read, or how many failing checks
+/// and annotations were given.
+pub fn context_line(
+    checks_error: Option<&str>,
+    failing_checks: usize,
+    failing_annotations: usize,
+) -> Option<String> {
+    if let Some(e) = checks_error {
         return Some(format!("\n_{}._\n", crate::sanitize::one_line(e)));
     }
-    if c.failing_checks == 0 {
+    if failing_checks == 0 {
         return None;
     }
-    let with = match c.failing_annotations {
+    let with = match failing_annotations {
         0 => String::new(),
         n => format!(", with {}", count(n, "annotation", "annotations")),
     };
     Some(format!(
         "\n_The aspects were given the head commit's {}{with}._\n",
-        count(c.failing_checks, "failing check", "failing checks")
+        count(failing_checks, "failing check", "failing checks")
     ))
 }
 
@@ -327,7 +332,14 @@ mod tests {
 
     #[test]
     fn the_context_line_names_the_count_or_the_failure() {
-        let mut c = RunContext::default();
+        let context_line = |c: &crate::review::run::RunContext| {
+            context_line(
+                c.checks_error.as_deref(),
+                c.failing_checks,
+                c.failing_annotations,
+            )
+        };
+        let mut c = crate::review::run::RunContext::default();
         assert_eq!(context_line(&c), None);
         c.failing_checks = 2;
         c.failing_annotations = 1;

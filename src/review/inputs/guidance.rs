@@ -1,7 +1,7 @@
 //! The repository's own review rules, read from the PR's **base** branch — never from its head,
 //! so a PR cannot rewrite its own reviewer's instructions: `AGENTS.md`, `CLAUDE.md`,
 //! `.github/copilot-instructions.md`, `.github/instructions/*.instructions.md` (each applied only
-//! when a changed file matches its `applyTo` globs, matched by [`super::glob`]) and the
+//! when a changed file matches its `applyTo` globs, matched by [`crate::review::glob`]) and the
 //! `[review] guidance` paths. Live they are fetched at the base commit (`object(expression:
 //! "BASE_SHA:path")`, `source::github::base_files`); a fixture carries the files it recorded.
 //!
@@ -10,12 +10,32 @@
 //! prefix every call shares (`context::PromptContext`). What was read — applied or not, at which
 //! commit, cut or whole — goes into the run ([`GuidanceRead`]) and `review --format json`.
 
-use super::context::PromptContext;
-use super::glob::{check_pattern, glob_match};
+use super::blocks::PromptContext;
 use super::prompt::strip_untrusted;
-use super::run::GuidanceRead;
-use super::settings::ReviewSettings;
 use crate::pr::{BaseFile, PrMeta};
+use crate::review::glob::{check_pattern, glob_match};
+use crate::review::settings::ReviewSettings;
+use serde::{Deserialize, Serialize};
+
+/// One guidance file of the repository, as the review read it (from the base branch).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuidanceRead {
+    pub path: String,
+    /// The base commit it was read at.
+    pub commit: String,
+    /// Its length, and how much of it reached the prompts (cut to the guidance budget).
+    pub chars: usize,
+    pub included_chars: usize,
+    /// Whether it was given to the aspects: an `.instructions.md` file applies only when a
+    /// changed file matches its `applyTo` globs.
+    pub applied: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub apply_to: Vec<String>,
+    /// Why it was not applied, or what was cut.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
 
 /// The guidance files looked for at the root, in the order they are given.
 pub const DEFAULT_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md", ".github/copilot-instructions.md"];

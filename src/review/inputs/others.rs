@@ -10,7 +10,7 @@
 //! (a trigger's text never reaches a prompt).
 
 use crate::pr::{Item, Snapshot, is_review_body, key_terms};
-use crate::review::prompt::strip_untrusted;
+use crate::review::inputs::prompt::strip_untrusted;
 use crate::sanitize::one_line;
 
 /// The most remarks given to the aspects.

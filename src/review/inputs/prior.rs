@@ -30,7 +30,7 @@ pub struct MetaFinding {
     pub line: Option<u32>,
     pub message: String,
     /// The message was shortened (or dropped) to fit GitHub's comment limit (compact metadata):
-    /// `message` is only its beginning. See [`crate::review::classify::adopt_prior_ids`].
+    /// `message` is only its beginning. See [`crate::review::results::classify::adopt_prior_ids`].
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shortened: bool,
     /// Findings history: how many Shepherd reviews (the one carrying it included) reported it.

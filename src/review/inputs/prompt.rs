@@ -2,7 +2,7 @@
 //!
 //! What goes in: the PR's title, body and changed files' patches — each stripped of zero-width
 //! and bidi characters, other invisible controls and HTML comments, and fenced between lines that
-//! carry a random boundary, one per review run — and the run's context (`super::context`): the
+//! carry a random boundary, one per review run — and the run's context (`super::blocks`): the
 //! repository's guidance from the base branch, the maintainer's lessons and dismissals, and the
 //! open threads and comments of other reviewers, fenced the same way. What never goes in:
 //! tokens, API keys, environment values, Shepherd's own comments and trigger comments (so the
@@ -27,24 +27,24 @@ use std::path::{Path, PathBuf};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::aspect::Aspect;
+use super::blocks::PromptContext;
 use super::chunk::{self, Chunk, FileDiff, thousands};
-use super::context::PromptContext;
 use super::prior::MetaFinding;
 use crate::pr::PrMeta;
+use crate::review::aspect::Aspect;
 use crate::sanitize::is_hazard;
 
 /// The embedded copies of the prompts, used when the prompts dir lacks a file.
-pub const EMBEDDED_PLAYBOOK: &str = include_str!("../../prompts/reviewing-pull-requests.md");
+pub const EMBEDDED_PLAYBOOK: &str = include_str!("../../../prompts/reviewing-pull-requests.md");
 
 pub fn embedded_aspect_prompt(aspect: Aspect) -> &'static str {
     match aspect {
-        Aspect::Correctness => include_str!("../../prompts/aspects/correctness.md"),
-        Aspect::Conventions => include_str!("../../prompts/aspects/conventions.md"),
-        Aspect::Security => include_str!("../../prompts/aspects/security.md"),
-        Aspect::Perf => include_str!("../../prompts/aspects/perf.md"),
-        Aspect::Tests => include_str!("../../prompts/aspects/tests.md"),
-        Aspect::Architecture => include_str!("../../prompts/aspects/architecture.md"),
+        Aspect::Correctness => include_str!("../../../prompts/aspects/correctness.md"),
+        Aspect::Conventions => include_str!("../../../prompts/aspects/conventions.md"),
+        Aspect::Security => include_str!("../../../prompts/aspects/security.md"),
+        Aspect::Perf => include_str!("../../../prompts/aspects/perf.md"),
+        Aspect::Tests => include_str!("../../../prompts/aspects/tests.md"),
+        Aspect::Architecture => include_str!("../../../prompts/aspects/architecture.md"),
     }
 }
 
@@ -352,12 +352,15 @@ pub fn build(aspect: Aspect, pr: &PrMeta, prompts: &Prompts, budget_chars: usize
 
 /// Said only when an earlier review was condensed: its messages were shortened to fit GitHub's
 /// comment limit, and the next answer is matched on their beginning
-/// (see [`crate::review::classify::adopt_prior_ids`]).
+/// (see [`crate::review::results::classify::adopt_prior_ids`]).
 const SHORTENED_NOTE: &str = " A prior message that ends in \"…\" was shortened: when you \
      report the same problem, begin your message with its text before the \"…\" verbatim, then \
      complete it.";
 
-fn shortened_note(prior: &[crate::review::prior::MetaFinding], aspect: Aspect) -> &'static str {
+fn shortened_note(
+    prior: &[crate::review::inputs::prior::MetaFinding],
+    aspect: Aspect,
+) -> &'static str {
     if prior
         .iter()
         .any(|f| f.shortened && f.aspect == aspect.as_str())
@@ -934,7 +937,7 @@ mod tests {
 
     #[test]
     fn prior_findings_carry_their_history_as_data() {
-        let prior = [crate::review::prior::MetaFinding {
+        let prior = [crate::review::inputs::prior::MetaFinding {
             id: "PS-0123456789".into(),
             aspect: "security".into(),
             severity: "important".into(),
@@ -1045,7 +1048,7 @@ mod tests {
     #[test]
     fn a_shortened_prior_message_is_explained_only_when_there_is_one() {
         let pr = demo_pr();
-        let mut prior = crate::review::prior::MetaFinding {
+        let mut prior = crate::review::inputs::prior::MetaFinding {
             id: "PS-0123456789".into(),
             aspect: "security".into(),
             severity: "important".into(),
@@ -1121,7 +1124,7 @@ mod tests {
                 .collect(),
             log_tail: None,
         }];
-        let failing = crate::review::failing::select(&runs, 0);
+        let failing = crate::review::inputs::failing::select(&runs, 0);
         let context = PromptContext {
             checks: failing.lines.clone(),
             checks_left_out: failing.left_out.clone(),
@@ -1161,7 +1164,7 @@ mod tests {
         // Bounded: 20 annotations given, the rest said after the block, outside the fence.
         assert_eq!(
             block.matches("[failure] clippy:").count(),
-            crate::review::failing::MAX_ANNOTATIONS
+            crate::review::inputs::failing::MAX_ANNOTATIONS
         );
         assert!(
             p.data[start + len..].contains("(pr-shepherd: 20 annotations left out of this block"),

@@ -8,7 +8,7 @@ use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamE
 use super::sse::SseEvent;
 use super::structured::{self, StructuredOutput, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
-use crate::review::prompt::Prompt;
+use crate::review::inputs::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";

@@ -13,7 +13,7 @@ use std::process::Stdio;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{Completion, LlmError, MAX_ANSWER_BYTES};
-use crate::review::prompt::Prompt;
+use crate::review::inputs::prompt::Prompt;
 
 #[derive(Debug, Clone)]
 pub struct CommandClient {

@@ -31,7 +31,7 @@ pub use servers::FILE_NAME as SERVER_MEMORY_FILE;
 pub use structured::{MAX_TOKENS_CAP, Shape, larger_max_tokens};
 
 use super::aspect::Aspect;
-use super::prompt::Prompt;
+use super::inputs::prompt::Prompt;
 use super::settings::{BackendKind, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ReviewSettings};
 use crate::pr::RecordedAnswer;
 
@@ -454,10 +454,10 @@ mod tests {
         )
         .unwrap()
         .pr;
-        crate::review::prompt::build(
+        crate::review::inputs::prompt::build(
             Aspect::Perf,
             &pr,
-            &crate::review::prompt::Prompts::embedded(),
+            &crate::review::inputs::prompt::Prompts::embedded(),
             60_000,
         )
     }

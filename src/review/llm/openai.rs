@@ -9,7 +9,7 @@ use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamE
 use super::sse::SseEvent;
 use super::structured::{self, StructuredOutput, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
-use crate::review::prompt::Prompt;
+use crate::review::inputs::prompt::Prompt;
 
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 const PROVIDER: &str = "openai";

@@ -4,11 +4,11 @@
 use std::collections::{HashMap, HashSet};
 
 use super::classify::{AddressedBy, Classification, addressed_by_replies, classify};
-use super::findings::Finding;
-use super::prior::{META_VERSION, MetaFinding, PriorReviews, ReviewMeta};
-use super::run::{AspectState, ReviewRun};
 use crate::policy::Mode;
 use crate::pr::Snapshot;
+use crate::review::findings::Finding;
+use crate::review::inputs::prior::{META_VERSION, MetaFinding, PriorReviews, ReviewMeta};
+use crate::review::run::{AspectState, ReviewRun};
 
 /// Everything the composer needs beyond the run.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -28,13 +28,13 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
-use super::findings::Finding;
-use super::prior::{MetaFinding, PriorReviews, normalize_message};
-pub use super::prior::{ReplyTrust, Trusted};
 use crate::pr::is_review_body;
 use crate::pr::{Comment, Item, Snapshot};
+use crate::review::findings::Finding;
+use crate::review::inputs::prior::{MetaFinding, PriorReviews, normalize_message};
+pub use crate::review::inputs::prior::{ReplyTrust, Trusted};
 
-pub use super::findings::DEFAULT_REPLY_MARKER;
+pub use crate::review::findings::DEFAULT_REPLY_MARKER;
 
 /// Why a finding counts as addressed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

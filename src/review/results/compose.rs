@@ -8,17 +8,17 @@ use serde_json::Value;
 
 use super::aggregate::Aggregate;
 use super::classify::AddressedBy;
-use super::findings::{Finding, Severity};
-use super::prior::{MetaFinding, render_meta, shorten};
-use super::run::{AspectOutcome, AspectState, ReviewRun};
 use crate::policy::Mode;
+use crate::review::findings::{Finding, Severity};
+use crate::review::inputs::prior::{MetaFinding, render_meta, shorten};
+use crate::review::run::{AspectOutcome, AspectState, ReviewRun};
 
 mod document;
 
 pub use document::ReviewDocument;
 
 /// The marker every Shepherd review starts with.
-pub use super::prior::REVIEW_HEADER;
+pub use crate::review::inputs::prior::REVIEW_HEADER;
 
 fn short_sha(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
@@ -653,7 +653,7 @@ impl Writer<'_> {
     /// lessons and dismissals, other reviewers' remarks.
     fn context_lines(&mut self) {
         let c = &self.run.context;
-        let given: Vec<&crate::review::run::GuidanceRead> =
+        let given: Vec<&crate::review::inputs::guidance::GuidanceRead> =
             c.guidance.iter().filter(|g| g.applied).collect();
         if !given.is_empty() {
             let commit = given[0].commit.as_str();
@@ -701,8 +701,14 @@ impl Writer<'_> {
                 parts.join(", ")
             ));
         }
-        self.s
-            .push_str(&crate::review::failing::context_line(c).unwrap_or_default());
+        self.s.push_str(
+            &crate::review::inputs::failing::context_line(
+                c.checks_error.as_deref(),
+                c.failing_checks,
+                c.failing_annotations,
+            )
+            .unwrap_or_default(),
+        );
     }
 
     /// The footer's usage totals (see [`usage_line`]), then the run's remarks (a lowered
@@ -1130,10 +1136,10 @@ mod tests {
     /// earlier finding no longer reported, the rest new.
     fn incremental() -> (ReviewRun, Aggregate) {
         use crate::pr::{Association, Author, Comment, Item, Origin, Snapshot};
-        use crate::review::aggregate::{AggregateRequest, aggregate, to_meta};
-        use crate::review::prior::{
+        use crate::review::inputs::prior::{
             META_VERSION, MetaFinding, ReviewMeta, prior_reviews, render_meta,
         };
+        use crate::review::results::aggregate::{AggregateRequest, aggregate, to_meta};
         let run = sample();
         let findings: Vec<MetaFinding> = run.findings().map(to_meta).collect();
         let gone = MetaFinding {
@@ -1266,7 +1272,9 @@ mod tests {
         assert!(history.contains(&("new", &json!({"reviews": 1, "firstSha": run.head_sha}))));
         assert_eq!(v["notReported"][0]["id"], "PS-00000000aa");
         // The metadata carries what the next pass needs.
-        let meta = crate::review::prior::parse_meta(&md).unwrap().unwrap();
+        let meta = crate::review::inputs::prior::parse_meta(&md)
+            .unwrap()
+            .unwrap();
         assert_eq!(
             meta.findings.len(),
             3,
@@ -1337,7 +1345,7 @@ mod tests {
         run.aspects[0].tokens.cache_write = Some(100);
         run.aspects[0].calls = 2;
         run.aspects[0].note = Some("chunk 1 of 2: replayed step 0".into());
-        run.aspects[0].diff = Some(crate::review::prompt::DiffReport {
+        run.aspects[0].diff = Some(crate::review::inputs::prompt::DiffReport {
             budget_chars: 1000,
             total_chars: 5000,
             included_chars: 900,

@@ -31,9 +31,9 @@ use std::fmt;
 
 use super::aggregate::Aggregate;
 use super::compose::{Detail, Layout, markdown, markdown_with, sorted};
-use super::findings::{Finding, Severity};
-use super::prior::{render_meta, render_meta_compact};
-use super::run::ReviewRun;
+use crate::review::findings::{Finding, Severity};
+use crate::review::inputs::prior::{render_meta, render_meta_compact};
+use crate::review::run::ReviewRun;
 
 /// GitHub's limit on a comment body (issue comments, review comments, replies), in characters.
 pub const COMMENT_LIMIT: usize = 65_536;
@@ -82,7 +82,7 @@ impl fmt::Display for BodySize {
 }
 
 /// `65536` → `65,536` (kept in `chunk`, a leaf, so `prompt` can say sizes without a circle).
-pub use super::chunk::thousands;
+pub use crate::review::inputs::chunk::thousands;
 
 /// The review as it will be posted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -498,7 +498,7 @@ fn cut_text(
         // Only a metadata block near the limit by itself gets here: keep the header and it.
         body = format!(
             "{}\n\n> {new_note}\n\n{meta}\n",
-            super::prior::REVIEW_HEADER
+            crate::review::inputs::prior::REVIEW_HEADER
         );
     }
     body

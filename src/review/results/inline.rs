@@ -9,11 +9,11 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 
 use super::aggregate::Aggregate;
-use super::findings::Finding;
 use super::outcome::Settled;
 use crate::code::pending::{PendingReview, marked_finding};
 use crate::code::{LineAddr, ParsedPatch, Side, parse};
 use crate::pr::{Item, Snapshot};
+use crate::review::findings::Finding;
 
 /// A finding's inline comment text: its message and, when there is one, the suggested fix.
 pub fn finding_text(f: &Finding) -> String {

@@ -12,10 +12,10 @@
 
 use super::aggregate::Aggregate;
 use super::classify::AddressedBy;
-use super::prior::{META_OPEN, PriorReviews};
-use super::run::ReviewRun;
-use super::screen::fingerprint;
+use super::screening::fingerprint;
 use crate::ledger::{Decision, DecisionKind};
+use crate::review::inputs::prior::{META_OPEN, PriorReviews};
+use crate::review::run::ReviewRun;
 
 /// The decisions a finished run makes: proposed, held back.
 pub fn run_decisions(run: &ReviewRun, pr: u64, at: i64) -> Vec<Decision> {
@@ -61,7 +61,7 @@ pub fn run_decisions(run: &ReviewRun, pr: u64, at: i64) -> Vec<Decision> {
 /// repository (`lesson`), the lesson. The one place both the console and `finding dismiss` make
 /// them.
 pub fn dismissal(
-    f: &super::prior::MetaFinding,
+    f: &crate::review::inputs::prior::MetaFinding,
     reason: &str,
     lesson: bool,
     pr: u64,
@@ -426,8 +426,8 @@ mod tests {
             finding("Slow three."),
         );
         let r = run(vec![a.clone(), b.clone(), c.clone()], Vec::new());
-        let agg = crate::review::compose::first_review(&r);
-        let composed = crate::review::compose::markdown(&r, &agg);
+        let agg = crate::review::results::compose::first_review(&r);
+        let composed = crate::review::results::compose::markdown(&r, &agg);
         let edited = composed
             .replace("Slow two.", "Slow two, and here is why.")
             .lines()

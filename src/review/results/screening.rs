@@ -8,8 +8,8 @@
 use crate::ledger::{Decision, DecisionKind, Lesson};
 use crate::pr::{Fingerprint, covered_by, key_terms, lines_near};
 use crate::review::findings::Finding;
-use crate::review::others::Remark;
-use crate::review::prompt::strip_untrusted;
+use crate::review::inputs::others::Remark;
+use crate::review::inputs::prompt::strip_untrusted;
 use crate::review::run::{AspectOutcome, HeldBack, HoldReason};
 use crate::sanitize::one_line;
 

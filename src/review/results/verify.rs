@@ -12,12 +12,12 @@
 
 use std::collections::HashMap;
 
-use super::aspect::Aspect;
-use super::findings::{Finding, ReplyError, Verdict, finding_id, findings_array};
-use super::prompt::{Prompt, fence_close, fence_open, strip_untrusted};
-use super::run::{HoldReason, Unconfirmed};
-use super::screen::fingerprint;
+use super::screening::fingerprint;
 use crate::pr::{Fingerprint, RecordedAnswer};
+use crate::review::aspect::Aspect;
+use crate::review::findings::{Finding, ReplyError, Verdict, finding_id, findings_array};
+use crate::review::inputs::prompt::{Prompt, fence_close, fence_open, strip_untrusted};
+use crate::review::run::{HoldReason, Unconfirmed};
 use crate::sanitize::one_line;
 
 /// The recorded-answer name of an aspect's verifier (`verify:correctness`).
@@ -258,9 +258,9 @@ pub fn judge(
                             confidence: c,
                             evidence: {
                                 let mut e = e.trim().to_owned();
-                                super::findings::defuse_marker(
+                                crate::review::findings::defuse_marker(
                                     &mut [&mut e],
-                                    super::findings::DEFAULT_REPLY_MARKER,
+                                    crate::review::findings::DEFAULT_REPLY_MARKER,
                                 );
                                 e
                             },
@@ -373,9 +373,9 @@ mod tests {
         )
         .unwrap()
         .pr;
-        let run = crate::review::prompt::RunPrompts::new(
+        let run = crate::review::inputs::prompt::RunPrompts::new(
             &pr,
-            &crate::review::prompt::Prompts::embedded(),
+            &crate::review::inputs::prompt::Prompts::embedded(),
             &[],
         );
         let plan_ = run.plan(60_000, None);

@@ -9,9 +9,9 @@ use tokio_util::sync::CancellationToken;
 use super::ledger::offline_post;
 use crate::ledger::Ledger;
 use crate::pr::{Origin, Snapshot};
-use crate::review::failing::ChecksSource;
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
-use crate::review::guidance::BaseSource;
+use crate::review::inputs::failing::ChecksSource;
+use crate::review::inputs::guidance::BaseSource;
 use crate::review::llm::{LlmEnv, ReplaySource};
 use crate::review::settings::Overrides;
 use crate::review::{ReviewEvent, ReviewSettings};
@@ -35,7 +35,7 @@ impl Default for ReviewContext {
     fn default() -> Self {
         ReviewContext {
             settings: ReviewSettings::default(),
-            reply_marker: crate::review::classify::DEFAULT_REPLY_MARKER.to_owned(),
+            reply_marker: crate::review::results::classify::DEFAULT_REPLY_MARKER.to_owned(),
             llm_env: LlmEnv::default(),
         }
     }

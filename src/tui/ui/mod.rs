@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthChar;
 use super::keymap::{KeyCommand, Keymap};
 use super::review::Confirm;
 use super::theme::Theme;
-use crate::review::condense::{BodySize, COMMENT_LIMIT, thousands};
+use crate::review::results::condense::{BodySize, COMMENT_LIMIT, thousands};
 use crate::sanitize::one_line;
 
 mod overlays;

@@ -3,7 +3,7 @@ use chrono::{DateTime, Utc};
 use super::*;
 use crate::policy::Mode;
 use crate::pr::{Association, Author, Origin, PrMeta, Thread};
-use crate::review::prior::{
+use crate::review::inputs::prior::{
     META_VERSION, REVIEW_HEADER, ReviewMeta, finding_id, prior_reviews, render_meta,
 };
 
@@ -476,7 +476,7 @@ fn condensed_prior(findings: Vec<MetaFinding>, chars: usize) -> PriorReviews {
     };
     let body = format!(
         "{REVIEW_HEADER}\n\ncondensed\n\n{}",
-        crate::review::prior::render_meta_compact(&meta, chars)
+        crate::review::inputs::prior::render_meta_compact(&meta, chars)
     );
     let snap = snapshot(vec![Item::Comment(comment("c1", ME, 1, &body))]);
     prior_reviews(&snap, ME)
@@ -525,7 +525,7 @@ fn a_finding_that_continues_a_shortened_prior_message_keeps_its_id_and_is_unchan
 
     let current: Vec<MetaFinding> = answers
         .iter()
-        .map(crate::review::aggregate::to_meta)
+        .map(crate::review::results::aggregate::to_meta)
         .collect();
     let c = classify(&current, &prior, &HashMap::new(), &HashSet::new());
     assert_eq!(c.unchanged, vec![0, 2]);
@@ -546,7 +546,7 @@ fn the_full_original_wording_and_a_different_message_after_a_condensed_post() {
     let c = classify(
         &same
             .iter()
-            .map(crate::review::aggregate::to_meta)
+            .map(crate::review::results::aggregate::to_meta)
             .collect::<Vec<_>>(),
         &prior,
         &HashMap::new(),
@@ -565,7 +565,7 @@ fn the_full_original_wording_and_a_different_message_after_a_condensed_post() {
     let c = classify(
         &different
             .iter()
-            .map(crate::review::aggregate::to_meta)
+            .map(crate::review::results::aggregate::to_meta)
             .collect::<Vec<_>>(),
         &prior,
         &HashMap::new(),

@@ -8,15 +8,16 @@ use serde_json::Value;
 
 use super::sorted;
 use crate::policy::{Mode, TriggerKind};
-use crate::review::aggregate::Aggregate;
 use crate::review::aspect::Aspect;
-use crate::review::classify::AddressedBy;
 use crate::review::findings::{Finding, Rejected, Severity, Verdict};
-use crate::review::prior::MetaFinding;
-use crate::review::prompt::DiffReport;
+use crate::review::inputs::guidance::GuidanceRead;
+use crate::review::inputs::prior::MetaFinding;
+use crate::review::inputs::prompt::DiffReport;
+use crate::review::results::aggregate::Aggregate;
+use crate::review::results::classify::AddressedBy;
 use crate::review::run::{
-    AspectOutcome, AspectState, BudgetReport, ConcurrencyLowered, GuidanceRead, HoldReason,
-    ReviewRun, VerificationReport,
+    AspectOutcome, AspectState, BudgetReport, ConcurrencyLowered, HoldReason, ReviewRun,
+    VerificationReport,
 };
 
 /// The whole document: the run, its aspects, every raised finding flat (with its

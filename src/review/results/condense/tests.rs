@@ -5,11 +5,11 @@ use proptest::prelude::*;
 use super::*;
 use crate::policy::Mode;
 use crate::pr::{Association, Author, Comment, Item, Origin, Snapshot};
-use crate::review::aggregate::{AggregateRequest, aggregate};
 use crate::review::aspect::Aspect;
 use crate::review::findings::finding_id;
+use crate::review::inputs::prior::{parse_meta, prior_reviews};
 use crate::review::llm::TokenUsage;
-use crate::review::prior::{parse_meta, prior_reviews};
+use crate::review::results::aggregate::{AggregateRequest, aggregate};
 use crate::review::run::{AspectOutcome, AspectState};
 
 fn finding(aspect: Aspect, severity: Severity, file: &str, line: u32, msg: String) -> Finding {
@@ -200,7 +200,10 @@ fn the_issues_review_fits_keeps_critical_whole_and_says_it_was_condensed() {
     assert!(f.condensed);
     assert!(f.chars <= COMMENT_LIMIT, "{}", f.chars);
     assert_eq!(f.chars, f.body.chars().count());
-    assert!(f.body.starts_with(super::super::prior::REVIEW_HEADER));
+    assert!(
+        f.body
+            .starts_with(crate::review::inputs::prior::REVIEW_HEADER)
+    );
     assert!(
         f.body
             .contains("**Condensed to fit GitHub's 65,536-character comment limit.**")
@@ -348,7 +351,7 @@ proptest! {
         let agg = Aggregate::first(&run);
         let f = fit(&run, &agg);
         prop_assert!(f.chars <= COMMENT_LIMIT, "{} chars", f.chars);
-        prop_assert!(f.body.starts_with(super::super::prior::REVIEW_HEADER));
+        prop_assert!(f.body.starts_with(crate::review::inputs::prior::REVIEW_HEADER));
         let raised: HashSet<String> = run.findings().map(|f| f.id.clone()).collect();
         prop_assert_eq!(ids_in_meta(&f.body), raised);
         for fd in run.findings().filter(|fd| fd.severity == Severity::Critical) {
@@ -448,8 +451,8 @@ fn hiding_by_count_takes_the_last_of_each_aspects_list_first_in_turns() {
     );
 }
 
-fn earlier(i: usize, len: usize) -> crate::review::prior::MetaFinding {
-    crate::review::prior::MetaFinding {
+fn earlier(i: usize, len: usize) -> crate::review::inputs::prior::MetaFinding {
+    crate::review::inputs::prior::MetaFinding {
         id: format!("PS-{i:010x}"),
         aspect: Aspect::ALL[i % 6].as_str().into(),
         severity: "suggestion".into(),
@@ -489,7 +492,7 @@ proptest! {
         let mut agg = Aggregate::first(&run);
         agg.mode = Mode::Incremental;
         agg.classification.addressed = (0..addressed)
-            .map(|i| (earlier(i, len), crate::review::classify::AddressedBy::Earlier))
+            .map(|i| (earlier(i, len), crate::review::results::classify::AddressedBy::Earlier))
             .collect();
         agg.classification.not_reported =
             (addressed..addressed + gone).map(|i| earlier(i, len)).collect();

@@ -8,9 +8,9 @@ use crate::ledger::Draft;
 use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
 use crate::pr::{PrMeta, Snapshot};
 use crate::publish::{PostAction, Posted};
-use crate::review::aggregate::AggregateRequest;
-use crate::review::condense::thousands;
-use crate::review::prior::PriorReviews;
+use crate::review::inputs::prior::PriorReviews;
+use crate::review::results::aggregate::AggregateRequest;
+use crate::review::results::condense::thousands;
 use crate::review::{ReviewEvent, ReviewRun};
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
@@ -430,7 +430,7 @@ impl ReviewDesk {
         let incomplete = run.is_incomplete();
         let composed = Composed::new(run, snap, prior, request);
         let n = composed.run.findings().count();
-        let addressed = crate::review::outcome::addressed_decisions(
+        let addressed = crate::review::results::outcome::addressed_decisions(
             &composed.run,
             &composed.agg,
             &composed.prior,
@@ -476,7 +476,8 @@ impl ReviewDesk {
     ) {
         let mut view = DraftView::new(&d.body, &d.head_sha, Some(d.saved_at));
         self.composed = run.filter(|r| !r.cancelled).map(|run| {
-            let mut prior = crate::review::prior::prior_reviews(snap, ctx.session.identity());
+            let mut prior =
+                crate::review::inputs::prior::prior_reviews(snap, ctx.session.identity());
             prior.reply_trust.collaborators_are_team = ctx.session.gates.collaborators_are_team;
             prior.reply_trust.shepherd_login = Some(ctx.session.identity().to_owned());
             let request = AggregateRequest {
@@ -557,7 +558,7 @@ impl ReviewDesk {
                 if let (Some(c), Some(sent)) = (&self.composed, self.sent.take()) {
                     ctx.fx.push(Effect::RecordDecisions {
                         pr: snap.pr.coords(),
-                        decisions: crate::review::outcome::post_decisions(
+                        decisions: crate::review::results::outcome::post_decisions(
                             &c.run,
                             &c.agg,
                             &c.body,
@@ -692,7 +693,7 @@ impl ReviewDesk {
     /// The finding under the cursor, as the run has it (the opened view shows it whole).
     pub fn selected_finding(&self) -> Option<&crate::review::findings::Finding> {
         let c = self.composed.as_ref()?;
-        crate::review::compose::posted_order(&c.run, &c.agg)
+        crate::review::results::compose::posted_order(&c.run, &c.agg)
             .into_iter()
             .nth(self.finding_sel)
     }
@@ -817,11 +818,11 @@ impl ReviewDesk {
             .run
             .findings()
             .find(|f| f.id == id)
-            .map(crate::review::aggregate::to_meta)
+            .map(crate::review::results::aggregate::to_meta)
         else {
             return;
         };
-        let (decision, lesson_made) = crate::review::outcome::dismissal(
+        let (decision, lesson_made) = crate::review::results::outcome::dismissal(
             &meta,
             &reason,
             lesson,
