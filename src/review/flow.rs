@@ -38,7 +38,7 @@ use tokio_util::sync::CancellationToken;
 use super::engine::budget::{Budget, SpendLog, SpentToday};
 use super::engine::extras::RunExtras;
 use super::engine::scheduler::{ReviewEvent, run_review_with};
-use super::inputs::blocks::PromptContext;
+use super::inputs::blocks::PromptBlocks;
 use super::inputs::failing::{self, ChecksSource, FailingChecks};
 use super::inputs::guidance::{self, BaseSource, Guidance};
 use super::inputs::others::{Remark, remarks};
@@ -47,9 +47,9 @@ use super::inputs::prompt::{Prompts, strip_untrusted};
 use super::llm::{LlmClient, LlmEnv, LlmError, ReplaySource};
 use super::results::aggregate::choose_mode;
 use super::results::outcome::run_decisions;
-use super::results::screening::{Dismissal, Screen, lesson_line};
+use super::results::screening::{Dismissal, Screening, lesson_line};
 use super::results::verify::VerifySetup;
-use super::run::{ReviewRun, RunContext, new_run_id};
+use super::run::{ReviewRun, RunInputs, new_run_id};
 use super::settings::{BackendKind, Overrides, ReviewSettings, SettingsError};
 use crate::ledger::{Ledger, Lesson, RepoId};
 use crate::policy::Mode;
@@ -263,7 +263,7 @@ impl PreparedReview {
                 run: run_id.clone(),
             });
         }
-        let mut context = PromptContext::default();
+        let mut context = PromptBlocks::default();
         self.guidance.fill(&mut context, &self.pr);
         context.lessons = self.lessons.iter().map(lesson_line).collect();
         context.dismissed = self.dismissals.iter().map(Dismissal::prompt_line).collect();
@@ -284,7 +284,7 @@ impl PreparedReview {
                 .collect(),
         });
         RunExtras {
-            record: RunContext {
+            record: RunInputs {
                 guidance: self.guidance.read.clone(),
                 guidance_error: self.guidance.error.clone(),
                 lessons: self.lessons.len(),
@@ -298,7 +298,7 @@ impl PreparedReview {
                 unrecorded: None,
             },
             context,
-            screen: Screen {
+            screening: Screening {
                 dismissals: self.dismissals.clone(),
                 others: self.others.clone(),
             },

@@ -1,25 +1,32 @@
 //! The aspect review engine: six reviewers (correctness, conventions, security, perf, tests,
 //! architecture) run as concurrent LLM calls over a PR's diff; their replies are parsed
 //! tolerantly into findings (one contract, sent as structured output where the backend has it)
-//! and composed into one `## PR Shepherd Review`. `prior` (earlier Shepherd
-//! reviews read from the PR itself) and `classify` (new / unchanged / addressed) are pure.
+//! and composed into one `## PR Shepherd Review`. `inputs::prior` (earlier Shepherd reviews read
+//! from the PR itself) and `results::classify` (new / unchanged / addressed) are pure.
+//!
+//! The files are grouped in rooms: [`inputs`] (what a call is given), [`engine`] (the scheduler
+//! and its calls), [`results`] (what comes out), [`llm`] (the backends); at the top what the
+//! front ends use — [`flow`], [`run`], [`findings`], [`aspect`], [`settings`], [`glob`],
+//! [`stats`].
 //!
 //! ```text
-//! PrMeta ─ prompt::RunPrompts (playbook + fenced, stripped PR data, one boundary per run)
-//!        ─ chunk::plan (the diff in chunks within the budget) ─ one Prompt per aspect and chunk
-//!          (shared prefix first, the aspect's instructions last)
+//! PrMeta ─ inputs::prompt::RunPrompts (playbook + fenced, stripped PR data, one boundary per
+//!          run)
+//!        ─ inputs::chunk::plan (the diff in chunks within the budget) ─ one Prompt per aspect
+//!          and chunk (shared prefix first, the aspect's instructions last)
 //!        ─ llm::LlmClient::complete_observed (anthropic | openai: streamed, cache-marked;
 //!          command | replay) — the first call warms the cache, the rest follow
-//!        ─ findings::parse_reply (tolerant) ─ runner ─ run::ReviewRun ─ compose::{markdown, json}
-//!                                                      └ ledger: <pr>/runs/<run-id>.json
+//!        ─ findings::parse_reply (tolerant) ─ engine::scheduler ─ run::ReviewRun
+//!                                                                 └ ledger: <pr>/runs/<run-id>.json
+//!        ─ results::compose::{markdown, json}
 //! ```
 //!
 //! # Consuming progress (console)
 //!
-//! [`runner::run_review_with_prior`] (and [`run_review`], the same without prior findings)
-//! reports through one enum, [`ReviewEvent`], over a `tokio::sync::mpsc::UnboundedSender`, and
-//! returns the finished [`ReviewRun`]; the caller stores it with `Ledger::save_run`. The console
-//! (`tui::Runner::run_prepared`) starts a run like this and keeps drawing:
+//! [`engine::scheduler::run_review_with_prior`] (and [`run_review`], the same without prior
+//! findings) reports through one enum, [`ReviewEvent`], over a
+//! `tokio::sync::mpsc::UnboundedSender`, and returns the finished [`ReviewRun`]; the caller
+//! stores it with `Ledger::save_run`. The console (`tui::Runner::run_prepared`) starts a run like this and keeps drawing:
 //!
 //! ```ignore
 //! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

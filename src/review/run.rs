@@ -1,7 +1,7 @@
 //! The run model: what one review run over a PR produced, aspect by aspect, as it is saved to
 //! and loaded from the ledger (`<pr>/runs/<run-id>.json`) and read by `aggregate`, `compose` and
 //! the console. Pure data and its sums (usage, estimated cost); the scheduler that produces it is
-//! `runner`.
+//! `engine::scheduler`.
 
 use chrono::{DateTime, Utc};
 use rand::Rng;
@@ -251,7 +251,7 @@ impl Eq for BudgetReport {}
 /// dismissals, other reviewers' remarks, the budget and the verifier's threshold.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RunContext {
+pub struct RunInputs {
     /// The guidance files read from the base branch (applied or not).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub guidance: Vec<GuidanceRead>,
@@ -289,9 +289,9 @@ fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
     *n == T::default()
 }
 
-impl RunContext {
+impl RunInputs {
     pub fn is_empty(&self) -> bool {
-        *self == RunContext::default()
+        *self == RunInputs::default()
     }
 
     /// Why the budget stopped the run, if it did.
@@ -394,8 +394,8 @@ pub struct ReviewRun {
     pub concurrency_lowered: Option<ConcurrencyLowered>,
     /// What the run was given besides the PR and what held it (guidance, lessons, remarks by
     /// others, the budget, the verifier).
-    #[serde(default, skip_serializing_if = "RunContext::is_empty")]
-    pub context: RunContext,
+    #[serde(default, skip_serializing_if = "RunInputs::is_empty")]
+    pub context: RunInputs,
 }
 
 /// The run lowered its concurrency: the server kept breaking concurrent answer streams.
@@ -489,7 +489,7 @@ mod tests {
             prices: None,
             notes: Vec::new(),
             concurrency_lowered: None,
-            context: RunContext::default(),
+            context: RunInputs::default(),
         };
         let u = run.usage();
         assert_eq!(

@@ -363,7 +363,7 @@ fn positive_seconds(key: &str, value: f64) -> Result<(), SettingsError> {
 }
 
 impl ReviewSettings {
-    /// Refuses values the runner cannot honour: every number is range-checked (zero or absurd
+    /// Refuses values the scheduler cannot honour: every number is range-checked (zero or absurd
     /// concurrency, non-positive or endless timeouts, retries, budgets), and the error names the
     /// setting and its flag.
     pub fn validate(&self) -> Result<(), SettingsError> {

@@ -55,7 +55,7 @@ use crate::source::Fixture;
 
 pub use app::{Action, App, Drawn, Effect, Lane};
 pub use desktop::{is_web_url, osc52};
-pub use effects::review::{Prepared, ReviewContext};
+pub use effects::review::{ConsoleReview, Prepared};
 pub use effects::{EffectRunner, Effects};
 pub use event::AppEvent;
 pub use keymap::Keymap;
@@ -72,7 +72,7 @@ pub struct Launch {
     /// written. Decided here, once.
     pub session: Session,
     /// How `r` reviews.
-    pub review: ReviewContext,
+    pub review: ConsoleReview,
     pub start: Start,
 }
 
@@ -246,9 +246,9 @@ mod tests {
             theme: Theme::plain(),
             interactive: false,
             clock: Some(0),
-            review: ReviewContext {
+            review: ConsoleReview {
                 settings,
-                ..ReviewContext::default()
+                ..ConsoleReview::default()
             },
             session: Session::default(),
             inbox: Default::default(),

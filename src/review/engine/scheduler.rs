@@ -1,4 +1,4 @@
-//! The runner (the scheduler): one tokio task per aspect, one call per chunk of its diff, a
+//! The scheduler: one tokio task per aspect, one call per chunk of its diff, a
 //! concurrency bound on calls, per-aspect and overall timeouts, cancellation, and progress as
 //! [`ReviewEvent`]s over one channel. What it produces, the saved run, is the model in `run`.
 //!
@@ -28,7 +28,7 @@ use crate::review::inputs::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
 use crate::review::llm::{CallEvents, Completion, LlmClient, LlmError, TokenUsage};
 use crate::review::results::verify::{self, VerifySetup};
 use crate::review::run::{
-    AspectOutcome, AspectState, ConcurrencyLowered, HeldBack, ReviewRun, RunContext, Unconfirmed,
+    AspectOutcome, AspectState, ConcurrencyLowered, HeldBack, ReviewRun, RunInputs, Unconfirmed,
     VerificationReport, new_run_id,
 };
 use crate::review::settings::ReviewSettings;
@@ -234,7 +234,7 @@ pub async fn run_review_with(
         prices: settings.prices,
         notes,
         concurrency_lowered,
-        context: RunContext {
+        context: RunInputs {
             budget: extras.budget.report(),
             ..extras.record.clone()
         },
@@ -587,7 +587,7 @@ impl Job {
             out.note = join_notes(Some(r), out.note.take());
         }
         if out.state == AspectState::Done {
-            self.extras.screen.apply(&mut out);
+            self.extras.screening.apply(&mut out);
             if let Some(setup) = &self.extras.verify {
                 self.verify(&mut out, &prompts, &calls, setup).await;
             }
@@ -1160,7 +1160,7 @@ mod tests {
     }
 
     /// Failed before it was fixed: an unchecked concurrency of i64::MAX panicked inside the runtime
-    /// (Semaphore::new); the runner never asks for more permits than the setting's maximum.
+    /// (Semaphore::new); the scheduler never asks for more permits than the setting's maximum.
     #[tokio::test]
     async fn an_absurd_unchecked_concurrency_does_not_panic() {
         let answers: Vec<_> = Aspect::ALL

@@ -2,12 +2,12 @@
 //! the base branch), the maintainer's lessons and this PR's dismissals, what other reviewers
 //! already said, and the checks that fail at the head commit with their annotations. `prompt::RunPrompts` fences each block as untrusted data with the run's
 //! boundary and puts them in the data block, the prefix every call of the run shares (and the
-//! provider caches). The blocks are built (stripped, bounded) by `guidance`, `screen`, `others`
+//! provider caches). The blocks are built (stripped, bounded) by `guidance`, `results::screening`, `others`
 //! and `failing`; this module only holds and renders them.
 
 /// The extra blocks of a run's prompts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PromptContext {
+pub struct PromptBlocks {
     /// `(base ref, base commit)` the guidance was read at.
     pub base: Option<(String, String)>,
     /// `(path, text)` of each guidance file given, stripped and within the guidance budget.
@@ -25,7 +25,7 @@ pub struct PromptContext {
     pub checks_left_out: Option<String>,
 }
 
-impl PromptContext {
+impl PromptBlocks {
     /// Every text the blocks hold (the fence boundary must occur in none).
     pub fn texts(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
@@ -140,8 +140,8 @@ mod tests {
     #[test]
     fn each_block_is_fenced_and_empty_context_adds_nothing() {
         let open = |n: &str| format!("<<OPEN {n}>>");
-        assert_eq!(PromptContext::default().render(&open, "<<CLOSE>>"), "");
-        let ctx = PromptContext {
+        assert_eq!(PromptBlocks::default().render(&open, "<<CLOSE>>"), "");
+        let ctx = PromptBlocks {
             base: Some((
                 "main".into(),
                 "9fceb02d0ae598e95dc970b74767f19372d61af8".into(),
@@ -150,7 +150,7 @@ mod tests {
             lessons: vec!["[perf] a.rs: slow — dismissed: fine".into()],
             dismissed: Vec::new(),
             others: vec!["@coderabbitai[bot] on a.rs:3: nit".into()],
-            ..PromptContext::default()
+            ..PromptBlocks::default()
         };
         let text = ctx.render(&open, "<<CLOSE>>");
         assert!(text.contains("<<OPEN guidance AGENTS.md>>\n## Errors\nUse thiserror.\n<<CLOSE>>"));

@@ -7,7 +7,7 @@
 //! [`select`] (pure) decides what is given: only failing checks, their annotations most severe
 //! first, every text stripped like all untrusted text and folded to one line, within
 //! [`MAX_CHECKS`], [`MAX_ANNOTATIONS`], [`MAX_ANNOTATION_CHARS`] and [`MAX_CHARS`]; what the
-//! bounds leave out is said. `context::PromptContext` fences the lines as data in the prefix
+//! bounds leave out is said. `blocks::PromptBlocks` fences the lines as data in the prefix
 //! every call shares (so they count in the prompt budget like every other block). A failure to
 //! read them never fails the review: it is said in the run and the review goes on without them.
 
@@ -332,14 +332,14 @@ mod tests {
 
     #[test]
     fn the_context_line_names_the_count_or_the_failure() {
-        let context_line = |c: &crate::review::run::RunContext| {
+        let context_line = |c: &crate::review::run::RunInputs| {
             context_line(
                 c.checks_error.as_deref(),
                 c.failing_checks,
                 c.failing_annotations,
             )
         };
-        let mut c = crate::review::run::RunContext::default();
+        let mut c = crate::review::run::RunInputs::default();
         assert_eq!(context_line(&c), None);
         c.failing_checks = 2;
         c.failing_annotations = 1;

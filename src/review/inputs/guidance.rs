@@ -7,10 +7,10 @@
 //!
 //! [`select`] (pure) decides what is given to the aspects: stripped like all untrusted text,
 //! within `[review] guidance_budget_chars` (cut at a line, and said so), fenced as data in the
-//! prefix every call shares (`context::PromptContext`). What was read — applied or not, at which
+//! prefix every call shares (`blocks::PromptBlocks`). What was read — applied or not, at which
 //! commit, cut or whole — goes into the run ([`GuidanceRead`]) and `review --format json`.
 
-use super::blocks::PromptContext;
+use super::blocks::PromptBlocks;
 use super::prompt::strip_untrusted;
 use crate::pr::{BaseFile, PrMeta};
 use crate::review::glob::{check_pattern, glob_match};
@@ -227,7 +227,7 @@ pub fn select(files: &[BaseFile], pr: &PrMeta, settings: &ReviewSettings) -> Gui
 
 impl Guidance {
     /// The prompt context's guidance part.
-    pub fn fill(&self, ctx: &mut PromptContext, pr: &PrMeta) {
+    pub fn fill(&self, ctx: &mut PromptBlocks, pr: &PrMeta) {
         ctx.guidance = self.blocks.clone();
         if !self.blocks.is_empty() {
             ctx.base = Some((pr.base_ref.clone(), pr.base_sha.clone()));

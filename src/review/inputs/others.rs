@@ -3,7 +3,7 @@
 //! (CodeRabbit, Copilot, Sourcery, Gemini, …). They are given to the aspects as data (fenced,
 //! stripped, bounded), and a finding that repeats an open thread on the same file and a nearby
 //! line ([`crate::pr::Fingerprint`]'s window and key terms) is held back as "already raised by
-//! @login" (`screen`).
+//! @login" (`results::screening`).
 //!
 //! Left out: resolved threads, minimized items (hidden as spam, abuse, off-topic, …), empty
 //! ones, Shepherd's own reviews and account, and anything that looks like a `/review` trigger

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use super::blocks::PromptContext;
+use super::blocks::PromptBlocks;
 use super::chunk::{self, Chunk, FileDiff, thousands};
 use super::prior::MetaFinding;
 use crate::pr::PrMeta;
@@ -414,7 +414,7 @@ impl RunPrompts {
     /// Strips and fences the PR once. `prior` is every aspect's prior findings (the boundary must
     /// not occur in any of them).
     pub fn new(pr: &PrMeta, prompts: &Prompts, prior: &[MetaFinding]) -> RunPrompts {
-        RunPrompts::with_context(pr, prompts, prior, &PromptContext::default())
+        RunPrompts::with_context(pr, prompts, prior, &PromptBlocks::default())
     }
 
     /// [`RunPrompts::new`] with the run's context — the repository's guidance, lessons and
@@ -423,7 +423,7 @@ impl RunPrompts {
         pr: &PrMeta,
         prompts: &Prompts,
         prior: &[MetaFinding],
-        context: &PromptContext,
+        context: &PromptBlocks,
     ) -> RunPrompts {
         let (title, title_cut) = capped_untrusted(&pr.title, MAX_TITLE_CHARS, "title");
         let (body, body_cut) = capped_untrusted(&pr.body, MAX_BODY_CHARS, "body");
@@ -1125,10 +1125,10 @@ mod tests {
             log_tail: None,
         }];
         let failing = crate::review::inputs::failing::select(&runs, 0);
-        let context = PromptContext {
+        let context = PromptBlocks {
             checks: failing.lines.clone(),
             checks_left_out: failing.left_out.clone(),
-            ..PromptContext::default()
+            ..PromptBlocks::default()
         };
         let p = RunPrompts::with_context(&demo_pr(), &Prompts::embedded(), &[], &context);
         let open = fence_open(&p.boundary, "failing-checks");
@@ -1176,7 +1176,7 @@ mod tests {
             &demo_pr(),
             &Prompts::embedded(),
             &[],
-            &PromptContext::default(),
+            &PromptBlocks::default(),
         );
         assert!(!none.data.contains("failing-checks"));
     }

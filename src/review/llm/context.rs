@@ -2,7 +2,7 @@
 //! `exceed_context_size_error`, OpenAI's `context_length_exceeded` and the messages vLLM and
 //! llama-cpp-python send in that shape) and reading the sizes it names, or asking llama.cpp's
 //! `/props` for the context size. What the review does about it (re-chunking the diff with a
-//! budget that fits) is the runner's; this is only what the wire says.
+//! budget that fits) is the scheduler's; this is only what the wire says.
 
 use serde_json::Value;
 

@@ -97,7 +97,7 @@ impl std::fmt::Debug for LlmEnv {
 }
 
 /// Token counts of one call, or summed over calls; a count is `None` when no call reported it.
-/// Flattened into [`Completion`] and the runner's aspect outcome, whose JSON thus keeps the flat
+/// Flattened into [`Completion`] and the scheduler's aspect outcome, whose JSON thus keeps the flat
 /// `inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens` (absent when unknown).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -160,7 +160,7 @@ pub enum LlmError {
         detail: String,
     },
     /// The prompt does not fit the server's context (llama.cpp's `exceed_context_size_error`,
-    /// OpenAI's `context_length_exceeded`): never retried as it is; the runner re-chunks the diff
+    /// OpenAI's `context_length_exceeded`): never retried as it is; the scheduler re-chunks the diff
     /// with a budget that fits (see `review::chunk::fitting_budget`). The sizes, when the error or
     /// the server's `/props` named them.
     #[error("{provider}: the prompt does not fit the server's context{}: {detail}", context_sizes(*.n_ctx, *.prompt_tokens))]
@@ -214,7 +214,7 @@ fn context_sizes(n_ctx: Option<u64>, prompt: Option<u64>) -> String {
     }
 }
 
-/// What a call reports while it runs (to the runner: the warm-first fan-out and the console's
+/// What a call reports while it runs (to the scheduler: the warm-first fan-out and the console's
 /// progress). Both default to doing nothing.
 pub trait CallEvents: Send + Sync {
     /// The answer began: a streamed answer's first event arrived (the prompt cache it wrote is
@@ -307,7 +307,7 @@ impl LlmClient {
     }
 
     /// Remarks on the run as a whole that the backend made since the last call: a server memory
-    /// in the state dir that was ignored or could not be written, … (the runner says them as
+    /// in the state dir that was ignored or could not be written, … (the scheduler says them as
     /// [`crate::review::ReviewEvent::Note`] and keeps them in the run).
     pub fn take_notes(&self) -> Vec<String> {
         match self {

@@ -283,7 +283,7 @@ mod tests {
     use super::*;
     use crate::review::aspect::Aspect;
     use crate::review::findings::{Finding, Severity, finding_id};
-    use crate::review::run::{AspectOutcome, AspectState, HeldBack, HoldReason, RunContext};
+    use crate::review::run::{AspectOutcome, AspectState, HeldBack, HoldReason, RunInputs};
 
     fn finding(message: &str) -> Finding {
         Finding {
@@ -319,7 +319,7 @@ mod tests {
             prices: None,
             notes: Vec::new(),
             concurrency_lowered: None,
-            context: RunContext::default(),
+            context: RunInputs::default(),
         }
     }
 

@@ -73,7 +73,7 @@ pub fn lesson_line(l: &Lesson) -> String {
 
 /// What findings are screened against.
 #[derive(Debug, Clone, Default)]
-pub struct Screen {
+pub struct Screening {
     pub dismissals: Vec<Dismissal>,
     pub others: Vec<Remark>,
 }
@@ -83,7 +83,7 @@ pub fn fingerprint(f: &Finding) -> Fingerprint {
     Fingerprint::of(f.aspect.as_str(), &f.file, f.line, &f.message)
 }
 
-impl Screen {
+impl Screening {
     /// Why `f` is held back, if it is.
     pub fn hold(&self, f: &Finding) -> Option<HoldReason> {
         if let Some(d) = self.dismissals.iter().find(|d| d.finding == f.id) {
@@ -153,7 +153,7 @@ mod tests {
             41,
             "The retry loop never stops on HTTP 429.",
         );
-        let screen = Screen {
+        let screen = Screening {
             dismissals: vec![Dismissal {
                 finding: dismissed.id.clone(),
                 fingerprint: fingerprint(&dismissed),

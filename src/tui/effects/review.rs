@@ -22,7 +22,7 @@ use crate::tui::session::Session;
 /// What a console review needs beyond the snapshot and the session (whose identity decides
 /// which earlier reviews are Shepherd's).
 #[derive(Debug, Clone)]
-pub struct ReviewContext {
+pub struct ConsoleReview {
     pub settings: ReviewSettings,
     /// The literal marker that ends a reply addressing a finding.
     pub reply_marker: String,
@@ -31,9 +31,9 @@ pub struct ReviewContext {
     pub llm_env: LlmEnv,
 }
 
-impl Default for ReviewContext {
+impl Default for ConsoleReview {
     fn default() -> Self {
-        ReviewContext {
+        ConsoleReview {
             settings: ReviewSettings::default(),
             reply_marker: crate::review::results::classify::DEFAULT_REPLY_MARKER.to_owned(),
             llm_env: LlmEnv::default(),
@@ -65,7 +65,7 @@ enum Base {
 /// settings name a backend), else the settings; earlier reviews from the PR (plus the outbox
 /// offline) decide incremental or full.
 pub fn prepare(
-    review: &ReviewContext,
+    review: &ConsoleReview,
     session: &Session,
     fixture: Option<&Fixture>,
     ledger: &Ledger,
@@ -201,7 +201,7 @@ mod tests {
                 ..Session::default()
             };
             let p = prepare(
-                &ReviewContext::default(),
+                &ConsoleReview::default(),
                 &session,
                 Some(&fixture),
                 &ledger,
@@ -223,7 +223,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ledger = Ledger::new(dir.path());
         let p = prepare(
-            &ReviewContext::default(),
+            &ConsoleReview::default(),
             &Session::default(),
             Some(&fixture),
             &ledger,
