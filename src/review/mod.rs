@@ -45,17 +45,17 @@
 //! `Finished(Box<ReviewRun>)`, carrying the same value `run_review` returns. Every string in an
 //! event is safe to draw after `sanitize` (no secrets; model text is stripped of hidden content).
 
-pub mod aspect;
-pub mod engine;
+pub(crate) mod aspect;
+pub(crate) mod engine;
 pub mod findings;
-pub mod flow;
-pub mod glob;
+pub(crate) mod flow;
+pub(crate) mod glob;
 pub mod inputs;
 pub mod llm;
 pub mod results;
-pub mod run;
+pub(crate) mod run;
 pub mod settings;
-pub mod stats;
+pub(crate) mod stats;
 
 pub use aspect::Aspect;
 pub use engine::scheduler::{ReviewEvent, run_review};

@@ -2,7 +2,7 @@
 //! (`calls`: concurrency slots, the diff budget that fits the server), the run's budget
 //! (`budget`) and what a run is given besides the PR (`extras`).
 
-pub mod budget;
+pub(crate) mod budget;
 mod calls;
-pub mod extras;
-pub mod scheduler;
+pub(crate) mod extras;
+pub(crate) mod scheduler;

@@ -44,8 +44,6 @@ pub const INSTRUCTIONS_DIR: &str = ".github/instructions";
 pub const INSTRUCTIONS_SUFFIX: &str = ".instructions.md";
 /// The most instruction files read from [`INSTRUCTIONS_DIR`].
 pub const MAX_INSTRUCTION_FILES: usize = 50;
-/// The most characters read of one file (a longer one is cut before anything else).
-pub const MAX_FILE_CHARS: usize = 262_144;
 
 /// Where a review reads the base branch's files from.
 pub enum BaseSource<'a> {

@@ -3,10 +3,10 @@
 //! into them — the repository's guidance (`guidance`), other reviewers' remarks (`others`), the
 //! failing checks (`failing`) — and the earlier Shepherd reviews on the PR (`prior`).
 
-pub mod blocks;
-pub mod chunk;
-pub mod failing;
-pub mod guidance;
-pub mod others;
+pub(crate) mod blocks;
+pub(crate) mod chunk;
+pub(crate) mod failing;
+pub(crate) mod guidance;
+pub(crate) mod others;
 pub mod prior;
 pub mod prompt;

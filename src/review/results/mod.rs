@@ -3,11 +3,11 @@
 //! (`compose`) and fitted to GitHub's limit (`condense`), placed on diff lines (`inline`), and
 //! the decisions they make (`outcome`).
 
-pub mod aggregate;
-pub mod classify;
+pub(crate) mod aggregate;
+pub(crate) mod classify;
 pub mod compose;
 pub mod condense;
 pub mod inline;
-pub mod outcome;
-pub mod screening;
-pub mod verify;
+pub(crate) mod outcome;
+pub(crate) mod screening;
+pub(crate) mod verify;
