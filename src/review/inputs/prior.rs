@@ -13,10 +13,10 @@ use crate::policy::Mode;
 pub use crate::pr::REVIEW_HEADER;
 use crate::pr::{Item, OutboxComment, Snapshot, is_review_body};
 
-pub const META_OPEN: &str = "<!-- pr-shepherd:meta ";
+pub(crate) const META_OPEN: &str = "<!-- pr-shepherd:meta ";
 const META_CLOSE: &str = " -->";
 /// The metadata format version written by this build.
-pub const META_VERSION: u32 = 1;
+pub(crate) const META_VERSION: u32 = 1;
 
 /// One finding as remembered in a posted review.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,7 +54,7 @@ impl MetaFinding {
     }
 
     /// "reported in N reviews since abc1234" (the markdown and the prompts say it this way).
-    pub fn history_said(&self) -> String {
+    pub(crate) fn history_said(&self) -> String {
         let (n, sha) = self.history();
         format!(
             "reported in {n} review{} since {}",
@@ -87,7 +87,7 @@ pub struct ReviewMeta {
 impl ReviewMeta {
     /// Fills the compact history of every finding read back: absent counts are 1, an absent
     /// first SHA is this review's head.
-    pub fn fill_history(&mut self) {
+    pub(crate) fn fill_history(&mut self) {
         let head = self.head_sha.clone();
         for f in self.findings.iter_mut().chain(self.addressed.iter_mut()) {
             f.reviews = f.reviews.max(1);
@@ -99,7 +99,7 @@ impl ReviewMeta {
 
     /// The inverse of [`ReviewMeta::fill_history`] before writing: what reading back fills in is
     /// left out.
-    pub fn compact_history(&mut self) {
+    pub(crate) fn compact_history(&mut self) {
         let head = self.head_sha.clone();
         for f in self.findings.iter_mut().chain(self.addressed.iter_mut()) {
             if f.first_sha.as_deref() == Some(head.as_str()) {
@@ -114,7 +114,7 @@ impl ReviewMeta {
 
 /// Normalizes a finding message for its id: case, whitespace, punctuation and numbers (line
 /// numbers, sizes, SHAs) do not change which finding it is.
-pub fn normalize_message(message: &str) -> String {
+pub(crate) fn normalize_message(message: &str) -> String {
     let mut out: Vec<String> = Vec::new();
     for token in message
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -160,7 +160,7 @@ pub fn finding_id(aspect: &str, file: &str, message: &str) -> String {
 
 /// The metadata block to append to a review body. `<` and `>` inside strings are escaped, so no
 /// finding text can close the HTML comment early.
-pub fn render_meta(meta: &ReviewMeta) -> String {
+pub(crate) fn render_meta(meta: &ReviewMeta) -> String {
     let mut meta = meta.clone();
     meta.compact_history();
     let json = serde_json::to_string(&meta)
@@ -179,7 +179,7 @@ pub enum MetaError {
 }
 
 /// The metadata format version of a compact block (see [`render_meta_compact`]).
-pub const META_VERSION_COMPACT: u32 = 2;
+pub(crate) const META_VERSION_COMPACT: u32 = 2;
 
 /// The metadata block in its compact form, for a review condensed to fit GitHub's comment
 /// limit: every finding keeps its id, aspect, severity, file and line (what the next review
@@ -188,7 +188,7 @@ pub const META_VERSION_COMPACT: u32 = 2;
 /// `[id without "PS-", aspect index or name, severity letter, file index, line or 0, message?,
 /// 1 when the message was shortened?]`; a finding without a message had it dropped.
 /// [`parse_meta`] reads both forms.
-pub fn render_meta_compact(meta: &ReviewMeta, message_chars: usize) -> String {
+pub(crate) fn render_meta_compact(meta: &ReviewMeta, message_chars: usize) -> String {
     let mut files: Vec<String> = Vec::new();
     let mut encode = |f: &MetaFinding| -> Vec<serde_json::Value> {
         let file = match files.iter().position(|x| *x == f.file) {
@@ -497,7 +497,7 @@ impl Trusted {
 
 impl ReplyTrust {
     /// Whether a marker reply by `author` may mark a finding addressed, and why.
-    pub fn trusts(&self, author: &crate::pr::Author) -> Option<Trusted> {
+    pub(crate) fn trusts(&self, author: &crate::pr::Author) -> Option<Trusted> {
         if self
             .agent_logins
             .iter()
@@ -559,7 +559,7 @@ fn merge<'a>(lists: impl Iterator<Item = &'a Vec<MetaFinding>>) -> Vec<MetaFindi
 impl PriorReviews {
     /// Adds the offline outbox comment (the fixture stand-in for the posted Shepherd comment) as
     /// the newest own review. Used by `pr-shepherd review` and the console alike.
-    pub fn add_outbox(&mut self, outbox: Option<OutboxComment>) {
+    pub(crate) fn add_outbox(&mut self, outbox: Option<OutboxComment>) {
         let Some(c) = outbox else { return };
         let (meta, meta_error) = match parse_meta(&c.body) {
             Ok(m) => (m, None),

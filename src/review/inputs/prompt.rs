@@ -35,9 +35,10 @@ use crate::review::aspect::Aspect;
 use crate::sanitize::is_hazard;
 
 /// The embedded copies of the prompts, used when the prompts dir lacks a file.
-pub const EMBEDDED_PLAYBOOK: &str = include_str!("../../../prompts/reviewing-pull-requests.md");
+pub(crate) const EMBEDDED_PLAYBOOK: &str =
+    include_str!("../../../prompts/reviewing-pull-requests.md");
 
-pub fn embedded_aspect_prompt(aspect: Aspect) -> &'static str {
+pub(crate) fn embedded_aspect_prompt(aspect: Aspect) -> &'static str {
     match aspect {
         Aspect::Correctness => include_str!("../../../prompts/aspects/correctness.md"),
         Aspect::Conventions => include_str!("../../../prompts/aspects/conventions.md"),
@@ -49,13 +50,13 @@ pub fn embedded_aspect_prompt(aspect: Aspect) -> &'static str {
 }
 
 /// The PR title's share of every prompt, in characters (GitHub's own titles stop at 256).
-pub const MAX_TITLE_CHARS: usize = 1_000;
+pub(crate) const MAX_TITLE_CHARS: usize = 1_000;
 /// The PR body's share of every prompt, in characters (about 5,000 tokens): the body is in
 /// every call's shared prefix, so a 10 MB body would be 10 MB in each of them.
-pub const MAX_BODY_CHARS: usize = 20_000;
+pub(crate) const MAX_BODY_CHARS: usize = 20_000;
 /// The longest patch line a prompt carries, in characters; a longer line keeps its start and
 /// says how long it was.
-pub const MAX_LINE_CHARS: usize = 4_000;
+pub(crate) const MAX_LINE_CHARS: usize = 4_000;
 
 /// `text` cut to its first `max` characters, and how many it had, when it had more.
 fn cap_chars(text: &str, max: usize) -> (&str, Option<usize>) {
@@ -115,7 +116,7 @@ fn cap_lines(patch: &str) -> (std::borrow::Cow<'_, str>, usize) {
 
 /// Untrusted text after [`strip_untrusted`], with what was removed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stripped {
+pub(crate) struct Stripped {
     pub text: String,
     pub hidden_chars: usize,
     pub html_comments: usize,
@@ -123,7 +124,7 @@ pub struct Stripped {
 
 /// Removes HTML comments (`<!-- … -->`, an unterminated one to the end) and every invisible or
 /// control character that is not a newline or tab: zero-width, bidi, C0/C1 controls.
-pub fn strip_untrusted(text: &str) -> Stripped {
+pub(crate) fn strip_untrusted(text: &str) -> Stripped {
     // Invisible characters first, so `<!-\u{200b}-` cannot turn into `<!--` afterwards.
     let visible: String = text.chars().filter(|c| !is_hazard(*c)).collect();
     let hidden_chars = text.chars().count() - visible.chars().count();
@@ -257,7 +258,7 @@ fn one_or_none(n: &usize) -> bool {
 }
 
 impl DiffReport {
-    pub fn is_cut(&self) -> bool {
+    pub(crate) fn is_cut(&self) -> bool {
         !self.omitted.is_empty() || !self.truncated.is_empty()
     }
 
@@ -267,7 +268,7 @@ impl DiffReport {
     }
 
     /// One sentence on what was cut, or `None` when the whole diff fit.
-    pub fn cut_summary(&self) -> Option<String> {
+    pub(crate) fn cut_summary(&self) -> Option<String> {
         if !self.is_cut() {
             return (!self.shortened.is_empty()).then(|| self.shortened.join("; "));
         }
@@ -373,7 +374,7 @@ fn shortened_note(
 
 /// Like [`build`], for an incremental review: `prior` holds this aspect's findings from earlier
 /// Shepherd reviews. They came from a model and a PR comment, so they are fenced as data too.
-pub fn build_with_prior(
+pub(crate) fn build_with_prior(
     aspect: Aspect,
     pr: &PrMeta,
     prompts: &Prompts,
@@ -389,7 +390,7 @@ pub fn build_with_prior(
 /// What every call of one review run shares: the playbook, the PR data behind one fence boundary,
 /// and the changed files ready for chunk planning. Built once per run.
 #[derive(Debug, Clone)]
-pub struct RunPrompts {
+pub(crate) struct RunPrompts {
     system: String,
     data: String,
     boundary: String,
@@ -405,7 +406,7 @@ pub struct RunPrompts {
 
 /// One aspect's diff plan: the chunks it is reviewed in and what the report says about them.
 #[derive(Debug, Clone)]
-pub struct DiffPlan {
+pub(crate) struct DiffPlan {
     pub chunks: Vec<Chunk>,
     pub report: DiffReport,
 }
@@ -419,7 +420,7 @@ impl RunPrompts {
 
     /// [`RunPrompts::new`] with the run's context — the repository's guidance, lessons and
     /// dismissals, other reviewers' remarks — fenced at the end of the shared data block.
-    pub fn with_context(
+    pub(crate) fn with_context(
         pr: &PrMeta,
         prompts: &Prompts,
         prior: &[MetaFinding],

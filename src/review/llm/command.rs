@@ -37,7 +37,7 @@ impl CommandClient {
     }
 
     /// Also passes these variables (when set) to the program.
-    pub fn passing_env(mut self, names: Vec<String>) -> CommandClient {
+    pub(crate) fn passing_env(mut self, names: Vec<String>) -> CommandClient {
         self.pass_env = names;
         self
     }

@@ -36,7 +36,7 @@ impl Default for RetryPolicy {
 
 /// The longest silence inside an answer that has begun, unless the settings say otherwise
 /// (`[review] idle_timeout`).
-pub const DEFAULT_IDLE: Duration = Duration::from_secs(120);
+pub(crate) const DEFAULT_IDLE: Duration = Duration::from_secs(120);
 
 /// The most bytes of an error answer that are read (its reason is at the start).
 const MAX_ERROR_BYTES: usize = 64 * 1024;

@@ -28,7 +28,7 @@ pub use http::RetryPolicy;
 pub use openai::OpenAiClient;
 pub use replay::ReplayClient;
 pub use servers::FILE_NAME as SERVER_MEMORY_FILE;
-pub use structured::{MAX_TOKENS_CAP, Shape, larger_max_tokens};
+pub use structured::Shape;
 
 use super::aspect::Aspect;
 use super::inputs::prompt::Prompt;
@@ -39,7 +39,7 @@ use crate::pr::RecordedAnswer;
 /// `command` program's stdout: far more than any answer within the token limits, and a bound on
 /// what a broken or hostile server can make a review hold. A larger answer ends the call with an
 /// error saying so.
-pub const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
 
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
@@ -76,7 +76,7 @@ impl LlmEnv {
     }
 
     /// Remembers what is learnt about each server in `state_dir` (see [`LlmEnv::state_dir`]).
-    pub fn remembering_in(mut self, state_dir: Option<std::path::PathBuf>) -> LlmEnv {
+    pub(crate) fn remembering_in(mut self, state_dir: Option<std::path::PathBuf>) -> LlmEnv {
         self.state_dir = state_dir;
         self
     }
@@ -279,7 +279,7 @@ impl LlmClient {
     }
 
     /// [`LlmClient::complete`], reporting the answer's start and progress to `events`.
-    pub async fn complete_observed(
+    pub(crate) async fn complete_observed(
         &self,
         prompt: &Prompt,
         events: &dyn CallEvents,
@@ -309,7 +309,7 @@ impl LlmClient {
     /// Remarks on the run as a whole that the backend made since the last call: a server memory
     /// in the state dir that was ignored or could not be written, … (the scheduler says them as
     /// [`crate::review::ReviewEvent::Note`] and keeps them in the run).
-    pub fn take_notes(&self) -> Vec<String> {
+    pub(crate) fn take_notes(&self) -> Vec<String> {
         match self {
             LlmClient::Anthropic(c) => c.take_notes(),
             LlmClient::OpenAi(c) => c.take_notes(),
@@ -321,7 +321,7 @@ impl LlmClient {
     /// can read it, and that say when an answer begins: the HTTP providers, streaming. (A
     /// non-streamed answer "begins" only when it is complete; waiting for it would double the
     /// wall time, so those calls fan out at once.)
-    pub fn caches_prefix(&self) -> bool {
+    pub(crate) fn caches_prefix(&self) -> bool {
         match self {
             LlmClient::Anthropic(c) => c.is_streaming(),
             LlmClient::OpenAi(c) => c.is_streaming(),

@@ -32,9 +32,9 @@ use crate::pr::is_review_body;
 use crate::pr::{Comment, Item, Snapshot};
 use crate::review::findings::Finding;
 use crate::review::inputs::prior::{MetaFinding, PriorReviews, normalize_message};
-pub use crate::review::inputs::prior::{ReplyTrust, Trusted};
+pub(crate) use crate::review::inputs::prior::{ReplyTrust, Trusted};
 
-pub use crate::review::findings::DEFAULT_REPLY_MARKER;
+pub(crate) use crate::review::findings::DEFAULT_REPLY_MARKER;
 
 /// Why a finding counts as addressed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

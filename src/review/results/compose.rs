@@ -15,7 +15,7 @@ use crate::review::run::{AspectOutcome, AspectState, ReviewRun};
 
 mod document;
 
-pub use document::ReviewDocument;
+pub(crate) use document::ReviewDocument;
 
 /// The marker every Shepherd review starts with.
 pub use crate::review::inputs::prior::REVIEW_HEADER;
@@ -43,7 +43,7 @@ fn tokens(a: &AspectOutcome) -> String {
 /// What the run's usage lacks, said instead of a count that would look measured: `None` when
 /// every call that answered reported it; else "not reported by the server" (by the command, not
 /// recorded in the fixture), for how many calls when only some did not.
-pub fn usage_note(run: &ReviewRun) -> Option<String> {
+pub(crate) fn usage_note(run: &ReviewRun) -> Option<String> {
     let u = run.usage();
     if u.calls_without_usage == 0 {
         return None;
@@ -170,7 +170,7 @@ pub enum Detail {
 
 /// What a composed review shows: [`Layout::default`] shows everything.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Layout {
+pub(crate) struct Layout {
     /// Per finding id; absent means [`Detail::Full`].
     pub detail: HashMap<String, Detail>,
     /// Said near the top of a condensed review: that it was condensed and what was left out.
@@ -205,7 +205,7 @@ pub fn markdown(run: &ReviewRun, agg: &Aggregate) -> String {
 }
 
 /// The review as [`markdown`], with what each finding shows chosen by `layout`.
-pub fn markdown_with(run: &ReviewRun, agg: &Aggregate, layout: &Layout) -> String {
+pub(crate) fn markdown_with(run: &ReviewRun, agg: &Aggregate, layout: &Layout) -> String {
     let mut w = Writer {
         run,
         agg,
@@ -788,7 +788,7 @@ pub(crate) fn severity_noun(sev: Severity, n: usize) -> &'static str {
 /// incremental review the new ones first (most severe first), then each aspect's findings in the
 /// aspect order, most severe first; findings treated as addressed (and any of an aspect that did
 /// not finish) last. The console lists its findings in this order.
-pub fn posted_order<'a>(run: &'a ReviewRun, agg: &Aggregate) -> Vec<&'a Finding> {
+pub(crate) fn posted_order<'a>(run: &'a ReviewRun, agg: &Aggregate) -> Vec<&'a Finding> {
     let class = |f: &Finding| agg.class_of_id(&f.id);
     let mut out: Vec<&Finding> = Vec::new();
     if agg.mode == Mode::Incremental {
@@ -902,7 +902,7 @@ fn section_heading(s: &mut String, a: &AspectOutcome) {
 }
 
 /// What the review says about findings merged by id (see [`AspectOutcome::merged`]).
-pub fn merged_note(merged: u32) -> String {
+pub(crate) fn merged_note(merged: u32) -> String {
     format!(
         "{merged} more finding{} had the id of one listed here (the same file and message, \
          numbers aside) and {} merged into it.",

@@ -36,7 +36,7 @@ use crate::review::inputs::prior::{render_meta, render_meta_compact};
 use crate::review::run::ReviewRun;
 
 /// GitHub's limit on a comment body (issue comments, review comments, replies), in characters.
-pub const COMMENT_LIMIT: usize = 65_536;
+pub(crate) const COMMENT_LIMIT: usize = 65_536;
 
 /// Message lengths tried, in order, for the compact metadata (0 = no messages).
 const META_MESSAGE_CHARS: [usize; 5] = [200, 100, 60, 30, 0];
@@ -102,7 +102,7 @@ pub fn fit(run: &ReviewRun, agg: &Aggregate) -> Fitted {
 }
 
 /// [`fit`] against any limit (tests use small ones).
-pub fn fit_within(run: &ReviewRun, agg: &Aggregate, limit: usize) -> Fitted {
+pub(crate) fn fit_within(run: &ReviewRun, agg: &Aggregate, limit: usize) -> Fitted {
     let full = markdown(run, agg);
     let chars = full.chars().count();
     if chars <= limit {

@@ -16,7 +16,7 @@ use crate::pr::{Item, Snapshot};
 use crate::review::findings::Finding;
 
 /// A finding's inline comment text: its message and, when there is one, the suggested fix.
-pub fn finding_text(f: &Finding) -> String {
+pub(crate) fn finding_text(f: &Finding) -> String {
     let mut s = format!(
         "**{}** ({}): {}",
         f.severity.as_str(),
@@ -54,7 +54,7 @@ pub fn diff_line(f: &Finding, patches: &HashMap<String, ParsedPatch>) -> Option<
 /// Own inline comments already on the PR: finding id → (path, line now, `None` when outdated).
 /// Only threads whose first comment is by `identity` count: a lookalike marker in anyone
 /// else's comment names nothing.
-pub fn posted_inline(
+pub(crate) fn posted_inline(
     snapshot: &Snapshot,
     identity: &str,
 ) -> BTreeMap<String, (String, Option<u32>)> {
@@ -77,7 +77,7 @@ pub fn posted_inline(
 
 /// A review comment's database id, read from its URL (`…#discussion_r<digits>`): what REST
 /// names it by.
-pub fn review_comment_db_id(url: &str) -> Option<u64> {
+pub(crate) fn review_comment_db_id(url: &str) -> Option<u64> {
     let (_, digits) = url.rsplit_once("#discussion_r")?;
     digits.parse().ok()
 }
@@ -109,7 +109,10 @@ fn own_inline_comments(snapshot: &Snapshot, identity: &str) -> Vec<(String, Stri
 
 /// The node ids of the own inline comments on the PR (thread roots by `identity` carrying a
 /// finding id): what was there before a post, so the look after it knows what is new.
-pub fn own_inline_ids(snapshot: &Snapshot, identity: &str) -> std::collections::BTreeSet<String> {
+pub(crate) fn own_inline_ids(
+    snapshot: &Snapshot,
+    identity: &str,
+) -> std::collections::BTreeSet<String> {
     own_inline_comments(snapshot, identity)
         .into_iter()
         .map(|(_, node, _)| node)
@@ -121,7 +124,7 @@ pub fn own_inline_ids(snapshot: &Snapshot, identity: &str) -> std::collections::
 /// own inline comments read before sending). For each such finding the oldest comment stays —
 /// every run decides alike — and the newer ones made meanwhile are returned, as (finding id,
 /// database id), to be removed.
-pub fn made_twice(
+pub(crate) fn made_twice(
     snapshot: &Snapshot,
     identity: &str,
     posted: &[String],
@@ -202,7 +205,7 @@ pub fn plan<'f>(
 /// (`settled`: posted, dismissed, made a lesson, dropped) is never an undecided draft: a posted
 /// one is shown as posted, the others are not proposed (and leave the list if they were).
 /// Returns how many were added as undecided.
-pub fn propose_drafts<'f>(
+pub(crate) fn propose_drafts<'f>(
     review: &mut PendingReview,
     findings: impl Iterator<Item = &'f Finding>,
     snapshot: &Snapshot,

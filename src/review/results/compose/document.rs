@@ -25,7 +25,7 @@ use crate::review::run::{
 /// `posted` is `null` here; the command that posts fills it in.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct ReviewDocument<'a> {
+pub(crate) struct ReviewDocument<'a> {
     run_id: &'a str,
     pr: &'a str,
     head_sha: &'a str,
