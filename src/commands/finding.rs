@@ -1,6 +1,7 @@
 //! `pr-shepherd finding dismiss PR ID --reason TEXT [--repo]`: the maintainer's dismissal,
 //! recorded in the state dir with the finding's fingerprint (and, with `--repo`, as a lesson
-//! for the repository). Later reviews of the PR hold the finding back (`review::screen`).
+//! for the repository). Later reviews of the PR hold the finding back
+//! (`review::results::screening`).
 
 use serde_json::json;
 

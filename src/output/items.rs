@@ -33,7 +33,7 @@ pub struct ListingOptions {
     pub marker_problems: Vec<String>,
     /// The kept texts of edited items (what they were when last seen), by id.
     pub kept: HashMap<String, KeptText>,
-    /// The ids of Shepherd's own review comments (as `review::prior` recognises them for the
+    /// The ids of Shepherd's own review comments (as `review::inputs::prior` recognises them for the
     /// identity): listed as such, not as new, their hidden metadata left out of Markdown.
     pub own: HashSet<String>,
 }

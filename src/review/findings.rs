@@ -247,8 +247,8 @@ impl Parsed {
 #[error("{0}")]
 pub struct ReplyError(pub String);
 
-/// The stable id of a finding (see [`super::inputs::prior::finding_id`]): `PS-` and 10 hex characters
-/// of SHA-256 over the aspect, the file and the normalized message, so a rebase or a line shift
+/// The stable id of a finding (see [`super::inputs::prior::finding_id`]): `PS-` and 10 hex
+/// characters of SHA-256 over the aspect, the file and the normalized message, so a rebase or a line shift
 /// keeps it.
 pub fn finding_id(aspect: Aspect, file: &str, message: &str) -> String {
     super::inputs::prior::finding_id(aspect.as_str(), file, message)

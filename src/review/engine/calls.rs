@@ -1,7 +1,7 @@
-//! What the calls of one review run share, for the scheduler (`scheduler.rs`): the concurrency slots
-//! (lowered for the rest of the run when the server keeps breaking concurrent streams), the diff
-//! budget that fits the server's context (learnt from a context overflow), and what each call
-//! spent as the server reported it.
+//! What the calls of one review run share, for the scheduler (`scheduler.rs`): the concurrency
+//! slots (lowered for the rest of the run when the server keeps breaking concurrent streams), the
+//! diff budget that fits the server's context (learnt from a context overflow), and what each
+//! call spent as the server reported it.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};

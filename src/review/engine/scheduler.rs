@@ -754,8 +754,8 @@ impl Job {
         ended
     }
 
-    /// The verifier's calls for the aspect's findings (see `crate::review::results::verify`): the confirmed stay,
-    /// the rest are held back with why. Its calls and tokens count in the aspect's (and in the
+    /// The verifier's calls for the aspect's findings (see `crate::review::results::verify`): the
+    /// confirmed stay, the rest are held back with why. Its calls and tokens count in the aspect's (and in the
     /// budget: each goes through `call_inner`).
     async fn verify(
         &self,

@@ -2,8 +2,8 @@
 //! the base branch), the maintainer's lessons and this PR's dismissals, what other reviewers
 //! already said, and the checks that fail at the head commit with their annotations. `prompt::RunPrompts` fences each block as untrusted data with the run's
 //! boundary and puts them in the data block, the prefix every call of the run shares (and the
-//! provider caches). The blocks are built (stripped, bounded) by `guidance`, `results::screening`, `others`
-//! and `failing`; this module only holds and renders them.
+//! provider caches). The blocks are built (stripped, bounded) by `guidance`,
+//! `results::screening`, `others` and `failing`; this module only holds and renders them.
 
 /// The extra blocks of a run's prompts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -455,7 +455,7 @@ pub struct PriorReviews {
     /// never edited. Their node ids.
     pub lookalikes: Vec<String>,
     /// Whose marker replies may mark these reviews' findings addressed
-    /// (`review::classify::addressed_by_replies`). [`crate::review::flow::prepare`] fills it from
+    /// (`review::results::classify::addressed_by_replies`). [`crate::review::flow::prepare`] fills it from
     /// the settings, so every front end's review carries it to the classification.
     pub reply_trust: ReplyTrust,
 }

@@ -172,7 +172,8 @@ pub(super) struct HttpBackend {
     shape: ShapeMemory,
     /// Where what is learnt about this server is kept across runs (`None`: nowhere).
     servers: Option<ServerMemory>,
-    /// Remarks on the run as a whole, until the scheduler takes them (see [`HttpBackend::take_notes`]).
+    /// Remarks on the run as a whole, until the scheduler takes them (see
+    /// [`HttpBackend::take_notes`]).
     notes: Arc<Mutex<Vec<String>>>,
     /// The server's context size from `/props`, once asked (`Some(None)`: it has none).
     n_ctx: Arc<tokio::sync::Mutex<Option<Option<u64>>>>,

@@ -160,9 +160,9 @@ pub enum LlmError {
         detail: String,
     },
     /// The prompt does not fit the server's context (llama.cpp's `exceed_context_size_error`,
-    /// OpenAI's `context_length_exceeded`): never retried as it is; the scheduler re-chunks the diff
-    /// with a budget that fits (see `review::chunk::fitting_budget`). The sizes, when the error or
-    /// the server's `/props` named them.
+    /// OpenAI's `context_length_exceeded`): never retried as it is; the scheduler re-chunks the
+    /// diff with a budget that fits (see `review::inputs::chunk::fitting_budget`). The sizes, when
+    /// the error or the server's `/props` named them.
     #[error("{provider}: the prompt does not fit the server's context{}: {detail}", context_sizes(*.n_ctx, *.prompt_tokens))]
     ContextOverflow {
         provider: &'static str,

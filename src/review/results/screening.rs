@@ -153,7 +153,7 @@ mod tests {
             41,
             "The retry loop never stops on HTTP 429.",
         );
-        let screen = Screening {
+        let screening = Screening {
             dismissals: vec![Dismissal {
                 finding: dismissed.id.clone(),
                 fingerprint: fingerprint(&dismissed),
@@ -197,7 +197,7 @@ mod tests {
                 "The retry loop never stops on HTTP 429.",
             ),
         ];
-        screen.apply(&mut out);
+        screening.apply(&mut out);
         let said: Vec<String> = out.held_back.iter().map(|h| h.held_back.said()).collect();
         assert_eq!(
             said,

@@ -6,8 +6,8 @@
 //! call holds back the findings it was to verify, saying why. Confirmed findings carry the
 //! verdict. The answer uses the one findings contract (`id`, `confidence`, `evidence`).
 //!
-//! This module is pure: the calls are made by the scheduler (`engine::scheduler::Job`), through the same
-//! concurrency slots, timeouts and budget as the aspects' own; offline, the replay backend's
+//! This module is pure: the calls are made by the scheduler (`engine::scheduler::Job`), through
+//! the same concurrency slots, timeouts and budget as the aspects' own; offline, the replay backend's
 //! answers for `verify:<aspect>` are used.
 
 use std::collections::HashMap;
