@@ -396,13 +396,14 @@ mod tests {
             head_sha: snap.pr.head_sha.clone(),
             saved_at: 0,
         }));
-        app.mode = app::InputMode::Confirm(review::Confirm::Post(review::PostPreview {
+        app.update(Action::PostPlanned(Ok(review::PostPreview {
             target: "acme/rivet#482".to_owned(),
             update: None,
             chars: 10,
             destination: "GitHub, as @shepherd-bot".to_owned(),
             incomplete: None,
-        }));
+        })));
+        assert_eq!(*app.mode(), app::InputMode::Asked);
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(Arc::new(runner), tx.clone());
         let fx = app.update(Action::Confirmed(true));
@@ -527,13 +528,14 @@ mod tests {
             },
         );
         app.update(Action::DraftRestored(draft));
-        app.mode = app::InputMode::Confirm(review::Confirm::Post(review::PostPreview {
+        app.update(Action::PostPlanned(Ok(review::PostPreview {
             target: "acme/rivet#482".to_owned(),
             update: None,
             chars: 10,
             destination: "the outbox".to_owned(),
             incomplete: None,
-        }));
+        })));
+        assert_eq!(*app.mode(), app::InputMode::Asked);
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut effects = Effects::new(runner.clone(), tx.clone());
         let fx = app.update(Action::Confirmed(true));

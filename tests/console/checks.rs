@@ -17,7 +17,6 @@ use pr_shepherd::source::github::FetchOptions;
 use pr_shepherd::tui::app::{Effect, InputMode};
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::keymap::Keymap;
-use pr_shepherd::tui::review::Confirm;
 use support::console::{coords, demo_harness};
 use support::demo_fixture;
 use support::fake_github::{CHECKS_SHA, checks_loopback};
@@ -204,10 +203,7 @@ fn live_the_rerun_asks_first_then_sends_exactly_one_post_and_reads_the_checks_ag
     assert!(!s.contains("2026-11-20T09:16"), "timestamps cut:\n{s}");
     // Asked first, naming the workflow run and its failing check; any key but y cancels.
     h.press("W");
-    let Confirm::Rerun(ask) = (match h.app.mode() {
-        InputMode::Confirm(c) => c.clone(),
-        other => panic!("no confirmation: {other:?}"),
-    }) else {
+    let Some(ask) = h.app.checks_asked().cloned() else {
         panic!("not the re-run's confirmation: {:?}", h.app.mode());
     };
     assert_eq!(ask.target, "acme/rivet#482");

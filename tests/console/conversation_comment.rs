@@ -8,8 +8,7 @@ use support::console::live_harness;
 
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::PrCoords;
-use pr_shepherd::tui::app::InputMode;
-use pr_shepherd::tui::review::Confirm;
+use pr_shepherd::tui::app::{InputMode, PrAsk};
 use support::console::{coords, open};
 use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
 use support::webhook::TOKEN;
@@ -32,15 +31,15 @@ fn a_conversation_comment_is_written_confirmed_and_held_in_the_outbox_offline() 
     // Empty is refused before any question.
     h.press("ctrl-s");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(Confirm::Refused(why)) if why.contains("empty")),
+        matches!(h.app.pr_asked(), Some(PrAsk::Refused(why)) if why.contains("empty")),
         "{:?}",
         h.app.mode()
     );
     h.press("n w");
     h.type_text(TEXT);
     h.press("ctrl-s");
-    match h.app.mode() {
-        InputMode::Confirm(Confirm::Comment(ask)) => {
+    match h.app.pr_asked() {
+        Some(PrAsk::Comment(ask)) => {
             assert_eq!(ask.body, TEXT);
             assert!(ask.destination.contains("outbox"), "{ask:?}");
         }
@@ -118,7 +117,7 @@ fn a_conversation_comment_is_posted_live_and_the_refetch_shows_it() {
     h.type_text(TEXT);
     h.press("ctrl-s");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(Confirm::Comment(a)) if a.destination.contains("GitHub")),
+        matches!(h.app.pr_asked(), Some(PrAsk::Comment(a)) if a.destination.contains("GitHub")),
         "{:?}",
         h.app.mode()
     );
@@ -148,7 +147,7 @@ fn a_comment_that_looks_like_the_shepherd_review_is_refused() {
     h.type_text("## PR Shepherd Review");
     h.press("ctrl-s");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(Confirm::Refused(why)) if why.contains("Shepherd review")),
+        matches!(h.app.pr_asked(), Some(PrAsk::Refused(why)) if why.contains("Shepherd review")),
         "{:?}",
         h.app.mode()
     );
@@ -171,7 +170,7 @@ fn quitting_names_a_conversation_comment_being_written() {
     h.press("Esc Q");
     let pr = coords(&h);
     match h.app.mode() {
-        InputMode::Confirm(Confirm::Quit { lost }) => assert!(
+        InputMode::ConfirmQuit { lost } => assert!(
             lost.iter().any(|l| l
                 == &format!(
                     "the conversation comment being written on {pr} is lost (it is not saved)"

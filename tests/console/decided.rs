@@ -16,7 +16,6 @@ use pr_shepherd::review::results::inline::{diff_line, parsed_patches};
 use pr_shepherd::tui::app::{Focus, InputMode, PendingScreen};
 use pr_shepherd::tui::effects::inbox::TabSource;
 use pr_shepherd::tui::harness::Harness;
-use pr_shepherd::tui::review::Confirm;
 use pr_shepherd::tui::theme::Theme;
 use support::console::{coords, open};
 
@@ -33,7 +32,7 @@ fn drafts(h: &Harness) -> Vec<(String, DraftState)> {
 
 fn quit_question(h: &Harness) -> Vec<String> {
     match h.app.mode() {
-        InputMode::Confirm(Confirm::Quit { lost }) => lost.clone(),
+        InputMode::ConfirmQuit { lost } => lost.clone(),
         other => panic!("no quit question: {other:?}"),
     }
 }
@@ -128,8 +127,8 @@ fn a_dismissed_or_lesson_finding_is_not_offered_again_and_a_submitted_one_comes_
     // Keep one, submit (offline): the confirmation says how many are left undecided.
     // `p` opens the editor on the review's body first; `Esc` asks.
     h.press("g Enter p Esc");
-    match h.app.mode() {
-        InputMode::Confirm(Confirm::Submit(ask)) => {
+    match h.app.pending_asked() {
+        Some(pr_shepherd::tui::app::PendingAsk::Submit(ask)) => {
             assert_eq!(ask.comments, 1);
             assert_eq!(ask.undecided, before.len() - 3);
         }

@@ -45,7 +45,7 @@ fn q_closes_the_current_view_and_capital_q_quits_from_anywhere() {
     h.press("q");
     assert!(!h.app.quitting());
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(pr_shepherd::tui::review::Confirm::Quit { lost }) if lost.iter().any(|l| l.contains("draft"))),
+        matches!(h.app.mode(), InputMode::ConfirmQuit { lost } if lost.iter().any(|l| l.contains("draft"))),
         "{:?}",
         h.app.mode()
     );
@@ -70,7 +70,7 @@ fn capital_m_asks_first_naming_how_many() {
     h.draw();
     h.press("M");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(_)),
+        matches!(h.app.mode(), InputMode::Asked),
         "M opens a question"
     );
     h.resize(120, 40);
@@ -370,8 +370,8 @@ fn the_editor_keeps_the_header_and_a_headerless_body_is_refused_before_confirmin
     h.draw();
     h.effects.clear();
     h.press("p");
-    match h.app.mode() {
-        InputMode::Confirm(pr_shepherd::tui::review::Confirm::Refused(why)) => {
+    match h.app.pr_asked() {
+        Some(pr_shepherd::tui::app::PrAsk::Refused(why)) => {
             assert!(why.contains("## PR Shepherd Review"), "{why}")
         }
         other => panic!("expected a refusal before the confirm box, got {other:?}"),

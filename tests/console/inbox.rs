@@ -522,7 +522,6 @@ fn esc_in_the_inbox_never_quits() {
 fn quitting_while_a_review_runs_asks_first() {
     use pr_shepherd::tui::app::{Action, InputMode};
     use pr_shepherd::tui::keymap::KeyCommand;
-    use pr_shepherd::tui::review::Confirm;
     let (mut h, _d) = bundled(140, 16);
     h.draw();
     h.press("/");
@@ -534,7 +533,7 @@ fn quitting_while_a_review_runs_asks_first() {
     h.press("q");
     assert!(!h.app.quitting());
     match h.app.mode() {
-        InputMode::Confirm(Confirm::Quit { lost }) => {
+        InputMode::ConfirmQuit { lost } => {
             assert!(
                 lost.iter()
                     .any(|l| l.contains("review running on acme/rivet#482")),
@@ -613,7 +612,6 @@ fn rows_resort_as_counts_arrive_keeping_the_selection() {
 #[test]
 fn a_draft_left_in_one_pr_is_named_when_quitting_after_others() {
     use pr_shepherd::tui::app::InputMode;
-    use pr_shepherd::tui::review::Confirm;
     let (mut h, _d) = bundled(140, 16);
     h.draw();
     h.press("/");
@@ -632,7 +630,7 @@ fn a_draft_left_in_one_pr_is_named_when_quitting_after_others() {
     assert_ne!(h.app.pr_meta().unwrap().number, 482);
     h.press("q q");
     match h.app.mode() {
-        InputMode::Confirm(Confirm::Quit { lost }) => assert!(
+        InputMode::ConfirmQuit { lost } => assert!(
             lost.iter().any(|l| l.contains("draft of acme/rivet#482")),
             "{lost:?}"
         ),

@@ -358,8 +358,8 @@ fn unwritable_state_dir_is_reported_not_fatal() {
 
 // ---- The review engine in the console (issues 5, 6, 7) ----
 
-use pr_shepherd::tui::app::{InputMode, Pane};
-use pr_shepherd::tui::review::{AspectView, Confirm};
+use pr_shepherd::tui::app::{InputMode, Pane, PrAsk};
+use pr_shepherd::tui::review::AspectView;
 use support::console::{coords, open};
 
 /// `r` with the replay backend: the harness runs the whole review synchronously.
@@ -443,7 +443,7 @@ fn edit_post_confirm_writes_the_outbox() {
     h.press("Esc");
     assert_eq!(*h.app.mode(), InputMode::Normal);
     h.press("p");
-    let InputMode::Confirm(Confirm::Post(plan)) = h.app.mode() else {
+    let Some(PrAsk::Post(plan)) = h.app.pr_asked() else {
         panic!("no post dialog: {:?}", h.app.mode())
     };
     assert_eq!(plan.target, "acme/rivet#482");
@@ -482,7 +482,7 @@ fn edit_post_confirm_writes_the_outbox() {
     );
     // A second post updates the same comment.
     h.press("p");
-    let InputMode::Confirm(Confirm::Post(plan)) = h.app.mode() else {
+    let Some(PrAsk::Post(plan)) = h.app.pr_asked() else {
         panic!("no post dialog")
     };
     assert_eq!(plan.update.as_deref(), Some("outbox-1"));
@@ -503,7 +503,7 @@ fn discard_removes_the_draft_and_posts_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = reviewed(dir.path());
     h.press("d");
-    assert_eq!(*h.app.mode(), InputMode::Confirm(Confirm::Discard));
+    assert_eq!(h.app.pr_asked(), Some(&PrAsk::Discard));
     h.press("n");
     assert!(h.app.draft().is_some());
     assert!(
@@ -675,7 +675,7 @@ fn no_shepherd_label_refuses_the_post() {
     h.press("r");
     assert!(h.app.draft().is_some(), "an explicit review is still shown");
     h.press("p");
-    let InputMode::Confirm(Confirm::Refused(why)) = h.app.mode() else {
+    let Some(PrAsk::Refused(why)) = h.app.pr_asked() else {
         panic!("not refused: {:?}", h.app.mode())
     };
     assert!(why.contains("no-shepherd"), "{why}");

@@ -12,9 +12,8 @@ use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::{PrCoords, Snapshot};
 use pr_shepherd::review::ReviewRun;
 use pr_shepherd::source::github::GitHub;
-use pr_shepherd::tui::app::{InputMode, PendingScreen, compose_line_comment};
+use pr_shepherd::tui::app::{InputMode, PendingAsk, PendingScreen, SubmitAs, compose_line_comment};
 use pr_shepherd::tui::harness::Harness;
-use pr_shepherd::tui::review::{Confirm, SubmitAs};
 use serde_json::json;
 use support::fake_github::{FakeGitHub, FakePr, NUMBER, OWNER, REPO};
 use support::webhook::TOKEN;
@@ -167,8 +166,8 @@ fn a_console_pending_review_is_submitted_as_one_review_with_its_four_comments_ev
     // finds it by its key and sends nothing again.
     fake.fail_reviews_after_store(1);
     h.press("X Esc");
-    match h.app.mode() {
-        InputMode::Confirm(Confirm::Submit(ask)) => {
+    match h.app.pending_asked() {
+        Some(PendingAsk::Submit(ask)) => {
             assert_eq!(ask.how, SubmitAs::RequestChanges);
             assert_eq!(ask.comments, 4);
         }
@@ -223,7 +222,7 @@ fn approving_asks_with_a_confirmation_that_names_it_and_only_y_approves() {
     h.press("P g Enter");
     h.press("ctrl-a Esc");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(Confirm::Submit(a)) if a.how == SubmitAs::Approve),
+        matches!(h.app.pending_asked(), Some(PendingAsk::Submit(a)) if a.how == SubmitAs::Approve),
         "{:?}",
         h.app.mode()
     );
@@ -328,7 +327,7 @@ fn after_a_force_push_the_pending_screen_shows_moved_and_outdated_comments_and_p
     // Submitting is refused while the outdated comment is not kept (before the body's editor).
     h.press("p");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(Confirm::Refused(why)) if why.contains("outdated") && why.contains(&format!("{} at src/mod1.rs:4", own[1].id))),
+        matches!(h.app.pending_asked(), Some(PendingAsk::Refused(why)) if why.contains("outdated") && why.contains(&format!("{} at src/mod1.rs:4", own[1].id))),
         "{:?}",
         h.app.mode()
     );
@@ -349,8 +348,8 @@ fn after_a_force_push_the_pending_screen_shows_moved_and_outdated_comments_and_p
             .is_some_and(|f| f.kept)
     );
     h.press("p Esc");
-    match h.app.mode() {
-        InputMode::Confirm(Confirm::Submit(ask)) => {
+    match h.app.pending_asked() {
+        Some(PendingAsk::Submit(ask)) => {
             assert!(
                 ask.moved
                     .contains(&format!("{} moved src/mod0.rs:3 → :11", own[0].id)),

@@ -6,8 +6,7 @@ use crate::support;
 
 use pr_shepherd::source::Fixture;
 use pr_shepherd::tui::Action;
-use pr_shepherd::tui::app::InputMode;
-use pr_shepherd::tui::review::Confirm;
+use pr_shepherd::tui::app::{InputMode, PrAsk};
 use support::console::{harness_with, open, select_id};
 
 /// A notice longer than the screen is one line in the status line (cut with `…`, the key to
@@ -78,7 +77,7 @@ fn with_every_aspect_failed_the_mode_line_the_pane_and_the_post_dialog_say_so() 
         "{screen}"
     );
     h.press("p");
-    let InputMode::Confirm(Confirm::Post(plan)) = h.app.mode() else {
+    let Some(PrAsk::Post(plan)) = h.app.pr_asked() else {
         panic!("no post dialog: {:?}", h.app.mode())
     };
     assert!(
@@ -111,7 +110,7 @@ fn a_complete_review_posts_without_a_warning() {
     );
     assert!(!h.screen().contains("Incomplete review:"));
     h.press("p");
-    let InputMode::Confirm(Confirm::Post(plan)) = h.app.mode() else {
+    let Some(PrAsk::Post(plan)) = h.app.pr_asked() else {
         panic!("no post dialog: {:?}", h.app.mode())
     };
     assert_eq!(plan.incomplete, None);

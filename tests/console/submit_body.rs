@@ -6,8 +6,7 @@ use crate::support;
 
 use pr_shepherd::keys::{COMMANDS, Key, KeyCommand};
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::tui::app::{InputMode, PendingScreen};
-use pr_shepherd::tui::review::{Confirm, SubmitAs};
+use pr_shepherd::tui::app::{InputMode, PendingAsk, PendingScreen, SubmitAs};
 use support::console::{coords, open};
 
 /// The demo reviewed (the Shepherd summary is its review draft) and its pending review open,
@@ -56,8 +55,8 @@ fn submitting_writes_the_reviews_body_in_the_editor_and_it_reaches_the_outbox() 
     assert_eq!(body_in_editor(&h).as_deref(), Some(""));
     h.type_text("Close: one thing before it goes in.");
     h.press("Esc");
-    match h.app.mode() {
-        InputMode::Confirm(Confirm::Submit(ask)) => {
+    match h.app.pending_asked() {
+        Some(PendingAsk::Submit(ask)) => {
             assert_eq!(ask.how, SubmitAs::Comment);
             assert_eq!(ask.body, "Close: one thing before it goes in.");
         }
@@ -119,7 +118,7 @@ fn approve_has_a_key_no_other_screen_uses_and_is_always_confirmed() {
     assert_eq!(*h.app.mode(), InputMode::Normal, "A no longer approves");
     h.press("ctrl-a Esc");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(Confirm::Submit(a)) if a.how == SubmitAs::Approve),
+        matches!(h.app.pending_asked(), Some(PendingAsk::Submit(a)) if a.how == SubmitAs::Approve),
         "{:?}",
         h.app.mode()
     );

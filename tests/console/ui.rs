@@ -445,8 +445,8 @@ fn size_line(h: &Harness) -> String {
 /// fit is offered instead.
 #[test]
 fn review_pane_size_line_and_an_over_limit_draft() {
-    use pr_shepherd::tui::app::InputMode;
-    use pr_shepherd::tui::review::{Confirm, DraftView};
+    use pr_shepherd::tui::app::{InputMode, PrAsk};
+    use pr_shepherd::tui::review::DraftView;
     let (mut h, _d) = demo_harness(200, 30);
     h.draw();
     h.press("r");
@@ -479,7 +479,7 @@ fn review_pane_size_line_and_an_over_limit_draft() {
 
     // `p`: no confirm box — the count, and the condensed review offered instead.
     h.press("p");
-    let InputMode::Confirm(Confirm::Condense { draft, condensed }) = h.app.mode().clone() else {
+    let Some(PrAsk::Condense { draft, condensed }) = h.app.pr_asked().cloned() else {
         panic!("no condense offer: {:?}", h.app.mode())
     };
     assert_eq!((draft.chars, draft.over_by()), (70_023, 4_487));
@@ -505,7 +505,7 @@ fn review_pane_size_line_and_an_over_limit_draft() {
     );
     h.press("p");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(Confirm::Post(_))),
+        matches!(h.app.pr_asked(), Some(PrAsk::Post(_))),
         "{:?}",
         h.app.mode()
     );
@@ -519,7 +519,7 @@ fn review_pane_size_line_and_an_over_limit_draft() {
     pr.desk.draft = Some(long);
     pr.desk.composed = None;
     h.press("p");
-    let InputMode::Confirm(Confirm::Refused(why)) = h.app.mode().clone() else {
+    let Some(PrAsk::Refused(why)) = h.app.pr_asked().cloned() else {
         panic!("not refused: {:?}", h.app.mode())
     };
     assert_eq!(

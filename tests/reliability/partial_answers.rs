@@ -217,9 +217,7 @@ fn the_console_does_not_submit_a_pending_review_from_a_partial_answer() {
     use pr_shepherd::code::Side;
     use pr_shepherd::code::pending::{CommentKind, PendingReview};
     use pr_shepherd::ledger::Ledger;
-    use pr_shepherd::tui::app::InputMode;
-
-    use pr_shepherd::tui::review::Confirm;
+    use pr_shepherd::tui::app::PendingAsk;
 
     let rt = tokio::runtime::Runtime::new().unwrap();
     let (server, fake) = rt.block_on(FakeGitHub::start(FakePr::with_labels(&[])));
@@ -262,7 +260,7 @@ fn the_console_does_not_submit_a_pending_review_from_a_partial_answer() {
     // `X` opens the review body's editor; `Esc` asks.
     h.press("P X Esc");
     assert!(
-        matches!(h.app.mode(), InputMode::Confirm(Confirm::Submit(_))),
+        matches!(h.app.pending_asked(), Some(PendingAsk::Submit(_))),
         "{:?}",
         h.app.mode()
     );
@@ -288,9 +286,8 @@ fn the_console_does_not_submit_a_pending_review_from_a_partial_answer() {
 fn the_console_refuses_to_post_a_review_composed_from_a_partial_answer() {
     use pr_shepherd::ledger::Ledger;
     use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
-    use pr_shepherd::tui::app::InputMode;
+    use pr_shepherd::tui::app::PrAsk;
     use pr_shepherd::tui::harness::Harness;
-    use pr_shepherd::tui::review::Confirm;
     use pr_shepherd::tui::theme::Theme;
     use pr_shepherd::tui::{Live, Remote};
     use std::sync::Arc;
@@ -326,7 +323,7 @@ fn the_console_refuses_to_post_a_review_composed_from_a_partial_answer() {
     h.draw();
     h.press("r");
     h.press("p");
-    let InputMode::Confirm(Confirm::Refused(why)) = h.app.mode() else {
+    let Some(PrAsk::Refused(why)) = h.app.pr_asked() else {
         panic!("no refusal: {:?}", h.app.mode())
     };
     assert!(why.contains("was partial") && why.contains(WHY), "{why}");

@@ -11,7 +11,7 @@
 //! ```text
 //! App (router)                          mod.rs
 //! ├── session: Session                  ../session.rs  now, gates, identity, remote, marks blocked
-//! ├── mode: InputMode                   dialogs.rs     search, filter, help, editor, confirm
+//! ├── mode: InputMode                   dialogs.rs     search, filter, help, editor, question
 //! ├── stack: [Box<dyn Screen>]          screen.rs      the trait, Ctx (what a screen may touch)
 //! │   ├── InboxScreen                   inbox/         rows in tabs; opens a PrScreen above it
 //! │   ├── PrScreen                      pr/            one PR: list, marks, review desk, threads
@@ -58,7 +58,6 @@ use ratatui::crossterm::event::{KeyEvent, MouseButton, MouseEvent, MouseEventKin
 use ratatui::layout::Position;
 
 use super::keymap::{KeyCommand, Keymap};
-use super::review::Confirm;
 use super::session::Session;
 use super::theme::Theme;
 use super::ui;
@@ -69,18 +68,21 @@ pub use action::{
     Action, Ahead, ChecksLoad, CodeLoad, Drawn, EditTarget, MouseKind, OpenedPr, SavedDrafts,
     StepData, later_versions,
 };
-pub use checks::ChecksScreen;
+pub use checks::{ChecksScreen, RerunAsk};
 pub use code::{DescriptionScreen, DiffScreen, FileState, FilesScreen};
 pub use dialogs::InputMode;
 pub use effect::{Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
 pub use messages::MessageLog;
-pub use pending::{Editing, PendingEdit, PendingScreen, compose_line_comment};
-pub use pr::{
-    Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen, ReplyView, ReviewDesk, Row,
-    ThreadDesk, console_gate,
+pub use pending::{
+    Ask as PendingAsk, Editing, PendingEdit, PendingScreen, SubmitAs, SubmitAsk,
+    compose_line_comment,
 };
-pub use screen::{Ctx, Handled, Screen, SearchStep, View};
+pub use pr::{
+    Ask as PrAsk, CommentAsk, Counts, Filter, Focus, Group, ItemList, Marks, Pane, PrScreen,
+    ReplyView, ReviewDesk, Row, ThreadAsk, ThreadDesk, console_gate,
+};
+pub use screen::{Asking, Ctx, Handled, Screen, SearchStep, View};
 
 use screen::StackOp;
 
@@ -230,6 +232,12 @@ impl App {
         {
             return Some(a);
         }
+        // A question answers as its dialog says (a refusal closes on any key, as a no).
+        if !dialogs::force_quit(ev)
+            && let Some(q) = self.question()
+        {
+            return Some(Action::Confirmed(q.says_yes(ev)));
+        }
         self.mode.key_action(keymap, ev)
     }
 
@@ -266,13 +274,10 @@ impl App {
                 self.on_top(&mut fx, |s, ctx| s.dialog(a, ctx));
             }
             Action::Confirmed(yes) => match std::mem::replace(&mut self.mode, InputMode::Normal) {
-                InputMode::Confirm(Confirm::Quit { .. }) if yes => self.quit = true,
-                InputMode::Confirm(Confirm::Quit { .. }) => {
-                    self.notice = Some("not quitting".into())
-                }
-                InputMode::Confirm(c) => {
-                    self.on_top(&mut fx, |s, ctx| s.confirmed(c, yes, ctx));
-                }
+                InputMode::ConfirmQuit { .. } if yes => self.quit = true,
+                InputMode::ConfirmQuit { .. } => self.notice = Some("not quitting".into()),
+                // The question is the screen's that asked it: the one on top (it is modal).
+                InputMode::Asked => self.on_top(&mut fx, |s, ctx| s.answered(yes, ctx)),
                 other => self.mode = other,
             },
             Action::Tick { now_ms } => {
@@ -353,13 +358,21 @@ impl App {
                 drawn.help_max_scroll = max;
                 drawn.help_height = h;
             }
-            InputMode::Confirm(c) => ui::draw_confirm(frame, area, c, theme),
+            InputMode::Asked | InputMode::ConfirmQuit { .. } => {
+                if let Some(q) = self.question() {
+                    ui::draw_dialog(frame, area, &q, theme);
+                }
+            }
             _ => {}
         }
         // An overlay covers the detail pane: nothing there counts as shown.
         if matches!(
             self.mode,
-            InputMode::Help | InputMode::Messages | InputMode::Filter | InputMode::Confirm(_)
+            InputMode::Help
+                | InputMode::Messages
+                | InputMode::Filter
+                | InputMode::Asked
+                | InputMode::ConfirmQuit { .. }
         ) {
             drawn.shown = None;
         }
@@ -494,7 +507,7 @@ impl App {
     /// session or saved by screens since closed), and its answer asks or quits. Asked again
     /// while the question is open or being prepared (a second Ctrl-c), it quits.
     fn ask_to_quit(&mut self, fx: &mut Vec<Effect>) {
-        if self.quit_scan || matches!(self.mode, InputMode::Confirm(Confirm::Quit { .. })) {
+        if self.quit_scan || matches!(self.mode, InputMode::ConfirmQuit { .. }) {
             self.quit = true;
             return;
         }
@@ -520,7 +533,7 @@ impl App {
         if lost.is_empty() {
             self.quit = true;
         } else {
-            self.mode = InputMode::Confirm(Confirm::Quit { lost });
+            self.mode = InputMode::ConfirmQuit { lost };
         }
     }
 
@@ -847,13 +860,14 @@ mod tests {
             head_sha,
             saved_at: 0,
         }));
-        app.mode = InputMode::Confirm(crate::tui::review::Confirm::Post(PostPreview {
+        app.update(Action::PostPlanned(Ok(PostPreview {
             target: "acme/rivet#482".to_owned(),
             update: None,
             chars: 1,
             destination: "the outbox".to_owned(),
             incomplete: None,
-        }));
+        })));
+        assert_eq!(*app.mode(), InputMode::Asked);
         let fx = app.update(Action::Confirmed(true));
         assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
         assert!(cmd(&mut app, KeyCommand::Post).is_empty());

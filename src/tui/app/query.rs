@@ -9,8 +9,8 @@ use std::any::Any;
 use ratatui::text::Line;
 
 use super::{
-    App, Counts, DiffScreen, FileState, FilesScreen, Focus, InboxScreen, InputMode, Pane, PrScreen,
-    ReplyView, Row, Screen,
+    App, ChecksScreen, Counts, DiffScreen, FileState, FilesScreen, Focus, InboxScreen, InputMode,
+    Pane, PendingAsk, PendingScreen, PrAsk, PrScreen, ReplyView, RerunAsk, Row, Screen,
 };
 use crate::code::LineSelection;
 use crate::inbox::Row as InboxRow;
@@ -40,6 +40,30 @@ impl App {
     /// Which layer has the keys: the screen (`Normal`) or a dialog above it.
     pub fn mode(&self) -> &InputMode {
         &self.mode
+    }
+
+    /// The screen on top while a question it asked is open, if it is an `S`.
+    pub fn asking<S: Screen>(&self) -> Option<&S> {
+        if self.mode != InputMode::Asked {
+            return None;
+        }
+        let top = self.stack.last()?;
+        (top.as_ref() as &dyn Any).downcast_ref::<S>()
+    }
+
+    /// The question the PR screen on top asked, while it is open.
+    pub fn pr_asked(&self) -> Option<&PrAsk> {
+        self.asking::<PrScreen>()?.asked()
+    }
+
+    /// The question the pending review screen on top asked, while it is open.
+    pub fn pending_asked(&self) -> Option<&PendingAsk> {
+        self.asking::<PendingScreen>()?.asked()
+    }
+
+    /// The re-run question of the checks screen on top, while it is open.
+    pub fn checks_asked(&self) -> Option<&RerunAsk> {
+        self.asking::<ChecksScreen>()?.asked()
     }
 
     /// The footer's notice.
@@ -291,7 +315,7 @@ impl App {
 
 impl App {
     /// The pending review screen, when one is open (or kept).
-    pub fn pending(&self) -> Option<&super::PendingScreen> {
+    pub fn pending(&self) -> Option<&PendingScreen> {
         self.find()
     }
 

@@ -18,9 +18,9 @@ use super::dialogs::InputMode;
 use super::effect::Effect;
 use crate::pr::PrCoords;
 use crate::tui::keymap::{KeyCommand, Keymap};
-use crate::tui::review::Confirm;
 use crate::tui::session::Session;
 use crate::tui::theme::Theme;
+use crate::tui::ui::Dialog;
 
 /// Whether a screen answered a command. Not consumed, the router answers: `?` opens the screen's
 /// help, `q` and `Esc` leave the screen (back to the one below, or quit at the bottom).
@@ -55,7 +55,7 @@ pub(super) enum StackOp {
 pub struct Ctx<'a> {
     /// The footer's notice.
     pub notice: &'a mut Option<String>,
-    /// The dialog layer: a screen opens a dialog by setting it.
+    /// The dialog layer: a screen opens a dialog by setting it (a question: [`Asking::ask`]).
     pub mode: &'a mut InputMode,
     /// The effects `update` returns.
     pub fx: &'a mut Vec<Effect>,
@@ -113,6 +113,35 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn take_op(&mut self) -> Option<StackOp> {
         self.op.take()
+    }
+}
+
+/// A screen's open question, of its own type `Q`: kept in the screen's state while the dialog
+/// is open, taken when it is answered.
+#[derive(Debug, Clone)]
+pub struct Asking<Q>(Option<Q>);
+
+impl<Q> Default for Asking<Q> {
+    fn default() -> Self {
+        Asking(None)
+    }
+}
+
+impl<Q> Asking<Q> {
+    /// Asks `q`: the dialog layer opens on it, above the screen that asked.
+    pub fn ask(&mut self, q: Q, ctx: &mut Ctx<'_>) {
+        self.0 = Some(q);
+        *ctx.mode = InputMode::Asked;
+    }
+
+    /// The question asked (and not yet answered).
+    pub fn get(&self) -> Option<&Q> {
+        self.0.as_ref()
+    }
+
+    /// The question, answered: it is no longer asked.
+    pub fn take(&mut self) -> Option<Q> {
+        self.0.take()
     }
 }
 
@@ -189,8 +218,15 @@ pub trait Screen: Any + std::fmt::Debug {
     /// Input for a dialog this screen opened (filter, editor, reply composer).
     fn dialog(&mut self, _action: Action, _ctx: &mut Ctx<'_>) {}
 
-    /// The answer to a confirmation this screen asked (the dialog is already closed).
-    fn confirmed(&mut self, _c: Confirm, _yes: bool, _ctx: &mut Ctx<'_>) {}
+    /// The question this screen asked and keeps in its state (see [`Asking`]), as the
+    /// dialog widget shows it; `None` when it asked none.
+    fn question(&self) -> Option<Dialog> {
+        None
+    }
+
+    /// The answer to the question this screen asked (the dialog is already closed): `yes` for
+    /// `y`, else no (a refusal closes on any key, as a no).
+    fn answered(&mut self, _yes: bool, _ctx: &mut Ctx<'_>) {}
 
     /// A result or progress event: taken (`None`) or handed back for the screens below.
     fn event(&mut self, action: Action, _ctx: &mut Ctx<'_>) -> Option<Action> {

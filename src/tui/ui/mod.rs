@@ -1,7 +1,8 @@
 //! Drawing pieces every screen uses: cutting and wrapping lines to a width, bordered and
 //! scrolled panes, key hints named from the keymap, relative times, the "too small" message, and
-//! the dialog layer's overlays (help, confirmations). Nothing here knows a screen: each screen
-//! draws itself (`app/pr/draw.rs`, `app/inbox/draw.rs`) with these.
+//! the dialog layer's overlays (help, and the dialog widget a screen's question is drawn with).
+//! Nothing here knows a screen: each screen draws itself (`app/pr/draw.rs`, `app/inbox/draw.rs`)
+//! with these.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,15 +12,15 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use unicode_width::UnicodeWidthChar;
 
 use super::keymap::{KeyCommand, Keymap};
-use super::review::Confirm;
 use super::theme::Theme;
-use crate::review::results::condense::{BodySize, COMMENT_LIMIT, thousands};
 use crate::sanitize::one_line;
 
+mod dialog;
 mod overlays;
 mod status;
 
-pub use overlays::{centered, draw_confirm, draw_help};
+pub use dialog::{Answers, Dialog, Tone, draw_dialog};
+pub use overlays::{centered, draw_help};
 pub use status::{draw_messages, draw_status};
 
 /// `n` and the noun, in the singular for one: "1 open PR", "3 open PRs", "0 items" — the one

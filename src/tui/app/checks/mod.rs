@@ -9,7 +9,10 @@
 //! PrScreen ──K──▶ ChecksScreen ──Enter──▶ (the run's annotations and log tail, below the list)
 //! ```
 
+mod ask;
 mod draw;
+
+pub use ask::RerunAsk;
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -19,13 +22,12 @@ use ratatui::layout::Rect;
 
 use super::action::{Action, ChecksLoad, Drawn};
 use super::code::{help_entries, scrolled};
-use super::dialogs::InputMode;
 use super::effect::Effect;
-use super::screen::{Ctx, Handled, Screen, View};
+use super::screen::{Asking, Ctx, Handled, Screen, View};
 use crate::pr::{CheckRun, CheckState, PrCoords, Snapshot, checks};
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
-use crate::tui::review::{Confirm, RerunAsk};
+use crate::tui::ui::Dialog;
 
 /// The commands only the checks screen answers (listed in its `?`, not the PR's).
 pub const OWN_COMMANDS: &[KeyCommand] = &[KeyCommand::RerunFailed];
@@ -94,6 +96,8 @@ pub struct ChecksScreen {
     height: usize,
     /// A re-run was asked of GitHub and has not answered.
     rerunning: bool,
+    /// The re-run question, while its dialog is open.
+    ask: Asking<RerunAsk>,
     /// The console's clock (ms) from its ticks; 0 until one came (the session's `now` then).
     now_ms: i64,
 }
@@ -112,6 +116,11 @@ fn load(snapshot: &Snapshot) -> Effect {
 }
 
 impl ChecksScreen {
+    /// The re-run question, while its dialog is open.
+    pub fn asked(&self) -> Option<&RerunAsk> {
+        self.ask.get()
+    }
+
     pub fn new(snapshot: Arc<Snapshot>) -> ChecksScreen {
         ChecksScreen {
             snapshot,
@@ -125,6 +134,7 @@ impl ChecksScreen {
             max_scroll: 0,
             height: 0,
             rerunning: false,
+            ask: Asking::default(),
             now_ms: 0,
         }
     }
@@ -233,10 +243,11 @@ impl ChecksScreen {
         if targets.is_empty() {
             return ctx.say("no failing Actions job to re-run");
         }
-        *ctx.mode = InputMode::Confirm(Confirm::Rerun(RerunAsk {
+        let q = RerunAsk {
             target: self.coords().to_string(),
             runs: targets,
-        }));
+        };
+        self.ask.ask(q, ctx);
     }
 
     /// After a frame showed the open check: its new annotations whose first line was on screen
@@ -320,8 +331,12 @@ impl Screen for ChecksScreen {
         Handled::Consumed
     }
 
-    fn confirmed(&mut self, c: Confirm, yes: bool, ctx: &mut Ctx<'_>) {
-        let Confirm::Rerun(ask) = c else { return };
+    fn question(&self) -> Option<Dialog> {
+        self.ask.get().map(RerunAsk::dialog)
+    }
+
+    fn answered(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
+        let Some(ask) = self.ask.take() else { return };
         if !yes {
             ctx.say("not re-run");
             return;

@@ -18,7 +18,10 @@
 //! The screen is pure: it reads and saves the pending review and submits it through effects
 //! (`LoadPending`, `SavePending`, `SubmitReview`), whose results come back as actions.
 
+mod ask;
 mod draw;
+
+pub use ask::{Ask, SubmitAs, SubmitAsk};
 
 use ratatui::Frame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -29,7 +32,7 @@ use super::App;
 use super::action::{Action, Drawn};
 use super::dialogs::InputMode;
 use super::effect::Effect;
-use super::screen::{Ctx, Handled, Screen, View};
+use super::screen::{Asking, Ctx, Handled, Screen, View};
 use crate::code::LineSelection;
 use crate::code::pending::{PendingReview, suggestion_body};
 use crate::pr::{PrCoords, Snapshot};
@@ -37,7 +40,7 @@ use crate::publish::review::{ConsoleApproval, Event, fold_into_body, lines_gone,
 use crate::review::results::inline::parsed_patches;
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::keymap::{KeyCommand, Keymap};
-use crate::tui::review::{Confirm, SubmitAs, SubmitAsk};
+use crate::tui::ui::Dialog;
 
 /// What the editor is writing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,6 +97,8 @@ pub struct PendingScreen {
     submitted: Option<String>,
     /// The Shepherd summary (the PR's review draft), read with the pending review.
     summary: Option<String>,
+    /// The question this screen asked, while its dialog is open.
+    ask: Asking<Ask>,
 }
 
 /// How many of the review's findings' drafts are still to decide.
@@ -132,7 +137,13 @@ impl PendingScreen {
             submitting: false,
             submitted: None,
             summary: None,
+            ask: Asking::default(),
         }
+    }
+
+    /// The question this screen asked, while its dialog is open.
+    pub fn asked(&self) -> Option<&Ask> {
+        self.ask.get()
     }
 
     pub fn review(&self) -> Option<&PendingReview> {
@@ -263,17 +274,19 @@ impl PendingScreen {
         }
         let gone = lines_gone(review, &parsed_patches(&self.snapshot));
         if !gone.is_empty() {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(
-                crate::publish::review::SubmitError::LinesGone(gone).to_string(),
-            ));
+            self.ask.ask(
+                Ask::Refused(crate::publish::review::SubmitError::LinesGone(gone).to_string()),
+                ctx,
+            );
             return true;
         }
         // An outdated comment is posted only once kept (or folded, or dropped).
         let stale = outdated(review);
         if !stale.is_empty() {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(
-                crate::publish::review::SubmitError::Outdated(stale).to_string(),
-            ));
+            self.ask.ask(
+                Ask::Refused(crate::publish::review::SubmitError::Outdated(stale).to_string()),
+                ctx,
+            );
             return true;
         }
         false
@@ -290,7 +303,7 @@ impl PendingScreen {
             Some(live) => format!("GitHub, as @{}", live.own_login),
             None => "the outbox (offline)".to_owned(),
         };
-        *ctx.mode = InputMode::Confirm(Confirm::Submit(SubmitAsk {
+        let q = Ask::Submit(SubmitAsk {
             how,
             target: format!("{}/{}#{}", p.owner, p.repo, p.number),
             comments: review.to_post().count(),
@@ -298,7 +311,8 @@ impl PendingScreen {
             undecided: undecided(review),
             moved: moved(review),
             body,
-        }));
+        });
+        self.ask.ask(q, ctx);
     }
 
     fn fold(&mut self, ctx: &mut Ctx<'_>) {
@@ -461,8 +475,14 @@ impl Screen for PendingScreen {
         }
     }
 
-    fn confirmed(&mut self, c: Confirm, yes: bool, ctx: &mut Ctx<'_>) {
-        let Confirm::Submit(ask) = c else { return };
+    fn question(&self) -> Option<Dialog> {
+        self.ask.get().map(Ask::dialog)
+    }
+
+    fn answered(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
+        let Some(Ask::Submit(ask)) = self.ask.take() else {
+            return;
+        };
         if !yes && ask.undecided > 0 {
             return ctx.say(format!(
                 "not submitted: {} from findings still to decide (keep, edit or drop each)",

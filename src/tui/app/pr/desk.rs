@@ -4,6 +4,7 @@
 
 use ratatui::crossterm::event::KeyEvent;
 
+use super::ask::Ask;
 use crate::ledger::Draft;
 use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
 use crate::pr::{PrMeta, Snapshot};
@@ -14,9 +15,9 @@ use crate::review::results::condense::thousands;
 use crate::review::{ReviewEvent, ReviewRun};
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
-use crate::tui::app::screen::{Ctx, Handled};
+use crate::tui::app::screen::{Asking, Ctx, Handled};
 use crate::tui::keymap::KeyCommand;
-use crate::tui::review::{Composed, Confirm, DraftView, PostPreview, RunView};
+use crate::tui::review::{Composed, DraftView, PostPreview, RunView};
 
 /// What the detail area shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,7 +176,13 @@ impl ReviewDesk {
     }
 
     /// The review commands (`r`, `R`, `A`, `v`, `e`, `p`, `d`, `x`). False: not one of them.
-    pub(super) fn command(&mut self, cmd: KeyCommand, snap: &Snapshot, ctx: &mut Ctx<'_>) -> bool {
+    pub(super) fn command(
+        &mut self,
+        cmd: KeyCommand,
+        snap: &Snapshot,
+        ask: &mut Asking<Ask>,
+        ctx: &mut Ctx<'_>,
+    ) -> bool {
         match cmd {
             KeyCommand::Review | KeyCommand::FullReview => {
                 self.start_review(cmd == KeyCommand::FullReview, snap, ctx)
@@ -212,10 +219,10 @@ impl ReviewDesk {
                     ctx.say("nothing to edit: r runs a review");
                 }
             }
-            KeyCommand::Post => self.request_post(snap, ctx),
+            KeyCommand::Post => self.request_post(snap, ask, ctx),
             KeyCommand::Discard => {
                 if self.draft.is_some() {
-                    *ctx.mode = InputMode::Confirm(Confirm::Discard);
+                    ask.ask(Ask::Discard, ctx);
                 } else {
                     ctx.say("no draft to discard");
                 }
@@ -269,7 +276,7 @@ impl ReviewDesk {
         })
     }
 
-    fn request_post(&mut self, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+    fn request_post(&mut self, snap: &Snapshot, ask: &mut Asking<Ask>, ctx: &mut Ctx<'_>) {
         let Some(d) = &self.draft else {
             ctx.say("nothing to post: r runs a review");
             return;
@@ -279,10 +286,10 @@ impl ReviewDesk {
             return;
         }
         if !self.gate.post {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
-                "not posting: {}",
-                self.gate.reason
-            )));
+            ask.ask(
+                Ask::Refused(format!("not posting: {}", self.gate.reason)),
+                ctx,
+            );
             return;
         }
         if let Some(why) = self
@@ -290,35 +297,42 @@ impl ReviewDesk {
             .as_ref()
             .and_then(|c| c.run.context.budget_stop())
         {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
-                "not posting: the budget stopped the review before it was whole ({why}); a \
-                 partial review is never posted"
-            )));
+            ask.ask(
+                Ask::Refused(format!(
+                    "not posting: the budget stopped the review before it was whole ({why}); a \
+                     partial review is never posted"
+                )),
+                ctx,
+            );
             return;
         }
         // GitHub refuses a body over its limit: say so before the confirm box, with the count,
         // and offer the composed review condensed to fit when there is one.
         let size = d.size();
         if !size.fits() {
-            *ctx.mode = InputMode::Confirm(match &self.composed {
-                Some(c) if c.draft_size().fits() => Confirm::Condense {
+            let q = match &self.composed {
+                Some(c) if c.draft_size().fits() => Ask::Condense {
                     draft: size,
                     condensed: c.draft_size().chars,
                 },
-                _ => Confirm::Refused(format!(
+                _ => Ask::Refused(format!(
                     "not posting: the draft is {size}, {} over GitHub's limit; shorten it (e)",
                     thousands(size.over_by())
                 )),
-            });
+            };
+            ask.ask(q, ctx);
             return;
         }
         // The header too is checked before the confirmation box, not after `y`.
         if !crate::pr::is_review_body(&d.body()) {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!(
-                "not posting: the review must start with `{}` (e edits the draft; the header \
-                 marks the one Shepherd comment)",
-                crate::pr::REVIEW_HEADER
-            )));
+            ask.ask(
+                Ask::Refused(format!(
+                    "not posting: the review must start with `{}` (e edits the draft; the header \
+                     marks the one Shepherd comment)",
+                    crate::pr::REVIEW_HEADER
+                )),
+                ctx,
+            );
             return;
         }
         ctx.fx.push(Effect::PlanPost {
@@ -515,7 +529,12 @@ impl ReviewDesk {
     }
 
     /// What a post would do: the confirmation dialog opens (unless another dialog is up).
-    pub(super) fn post_planned(&mut self, plan: Result<PostPreview, String>, ctx: &mut Ctx<'_>) {
+    pub(super) fn post_planned(
+        &mut self,
+        plan: Result<PostPreview, String>,
+        ask: &mut Asking<Ask>,
+        ctx: &mut Ctx<'_>,
+    ) {
         match plan {
             Ok(mut plan) => {
                 if *ctx.mode == InputMode::Normal && self.draft.is_some() {
@@ -525,10 +544,10 @@ impl ReviewDesk {
                         .and_then(|c| crate::tui::review::run_status(&c.run))
                         .filter(|(_, incomplete)| *incomplete)
                         .map(|(said, _)| said);
-                    *ctx.mode = InputMode::Confirm(Confirm::Post(plan));
+                    ask.ask(Ask::Post(plan), ctx);
                 }
             }
-            Err(why) => *ctx.mode = InputMode::Confirm(Confirm::Refused(why)),
+            Err(why) => ask.ask(Ask::Refused(why), ctx),
         }
     }
 
@@ -625,9 +644,9 @@ impl ReviewDesk {
     }
 
     /// The answer to a post or discard dialog.
-    pub(super) fn confirmed(&mut self, c: Confirm, yes: bool, snap: &Snapshot, ctx: &mut Ctx<'_>) {
+    pub(super) fn confirmed(&mut self, c: Ask, yes: bool, snap: &Snapshot, ctx: &mut Ctx<'_>) {
         match (c, yes) {
-            (Confirm::Post(plan), true) => match &self.draft {
+            (Ask::Post(plan), true) => match &self.draft {
                 Some(d) => {
                     self.posting = true;
                     // The answer comes back as `Posted`; the console stays usable meanwhile.
@@ -643,7 +662,7 @@ impl ReviewDesk {
                 }
                 None => ctx.say("nothing to post"),
             },
-            (Confirm::Discard, true) => {
+            (Ask::Discard, true) => {
                 self.draft = None;
                 self.composed = None;
                 self.posted = None;
@@ -660,7 +679,7 @@ impl ReviewDesk {
                     pr: snap.pr.coords(),
                 });
             }
-            (Confirm::Condense { condensed, .. }, true) => {
+            (Ask::Condense { condensed, .. }, true) => {
                 if let Some(c) = &self.composed {
                     self.draft = Some(DraftView::new(&c.body, &snap.pr.head_sha, None));
                     ctx.fx.extend(self.draft_effect(snap, ctx.session.now));
@@ -670,22 +689,13 @@ impl ReviewDesk {
                     ));
                 }
             }
-            (Confirm::Condense { .. }, false) => {
+            (Ask::Condense { .. }, false) => {
                 ctx.say("draft kept; it is over GitHub's limit: e edits it")
             }
-            (Confirm::Post(_), false) => ctx.say("not posted"),
-            (Confirm::Discard, false) => ctx.say("draft kept"),
+            (Ask::Post(_), false) => ctx.say("not posted"),
+            (Ask::Discard, false) => ctx.say("draft kept"),
             // Thread dialogs are answered by the thread desk; M by the PR screen.
-            (
-                Confirm::Refused(_)
-                | Confirm::MarkAll { .. }
-                | Confirm::Thread(_)
-                | Confirm::Submit(_)
-                | Confirm::Quit { .. }
-                | Confirm::Rerun(_)
-                | Confirm::Comment(_),
-                _,
-            ) => {}
+            (Ask::Refused(_) | Ask::MarkAll { .. } | Ask::Thread(_) | Ask::Comment(_), _) => {}
         }
         self.refresh_progress();
     }

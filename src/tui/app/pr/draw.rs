@@ -18,7 +18,6 @@ use crate::tui::app::action::Drawn;
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::screen::View;
 use crate::tui::keymap::KeyCommand;
-use crate::tui::review::Confirm;
 use crate::tui::theme::Theme;
 use crate::tui::ui::{bordered, centered, fit, fit_hints, key_hint};
 
@@ -397,10 +396,10 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
                 theme.dim,
             ));
         }
-        InputMode::Confirm(Confirm::Refused(_)) => {
+        InputMode::Asked if screen.asked().is_some_and(super::Ask::is_refusal) => {
             spans.push(Span::styled("any key closes", theme.dim));
         }
-        InputMode::Confirm(_) => {
+        InputMode::Asked | InputMode::ConfirmQuit { .. } => {
             spans.push(Span::styled("y confirm · any other key cancels", theme.dim));
         }
         InputMode::Normal if screen.desk.opened.is_some() => {

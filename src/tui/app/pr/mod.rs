@@ -8,9 +8,11 @@
 //! ├── list: ItemList       list.rs      triage, rows, selection, filter, search, scroll
 //! ├── marks: Marks         marks.rs     seen-marker writes in flight, blocked writes
 //! ├── desk: ReviewDesk     desk.rs      review run (seq), composed review, draft, posting
-//! └── threads: ThreadDesk  threads.rs   reply composer, resolve, unresolve
+//! ├── threads: ThreadDesk  threads.rs   reply composer, resolve, unresolve
+//! └── ask: Asking<Ask>     ask.rs       its open question (post, discard, mark all, …)
 //! ```
 
+mod ask;
 mod desk;
 mod detail;
 mod draw;
@@ -20,6 +22,7 @@ mod review_pane;
 mod thread_view;
 mod threads;
 
+pub use ask::{Ask, CommentAsk, ThreadAsk};
 pub use desk::{Pane, ReviewDesk, console_gate};
 pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
 pub use marks::Marks;
@@ -32,14 +35,14 @@ use ratatui::layout::{Position, Rect};
 use super::action::{Action, Drawn, MouseKind, OpenedPr, SavedDrafts, StepData, later_versions};
 use super::dialogs::InputMode;
 use super::effect::Effect;
-use super::screen::{Ctx, Handled, Screen, SearchStep, View};
+use super::screen::{Asking, Ctx, Handled, Screen, SearchStep, View};
 use crate::inbox::Opener;
 use crate::ledger::SeenSet;
 use crate::policy::GateConfig;
 use crate::pr::{Origin, PrCoords, Snapshot};
 use crate::source::Fixture;
 use crate::tui::keymap::{COMMANDS, KeyCommand, Keymap};
-use crate::tui::review::Confirm;
+use crate::tui::ui::Dialog;
 use desk::PaneSize;
 
 #[derive(Debug, Clone)]
@@ -49,6 +52,8 @@ pub struct PrScreen {
     pub desk: ReviewDesk,
     /// Replying to, resolving and unresolving threads.
     pub threads: ThreadDesk,
+    /// The question this screen asked, while its dialog is open.
+    ask: Asking<Ask>,
     /// The refresh in flight was asked for by a key: its answer is said (a refresh after a
     /// write or on reopening stays quiet).
     loud_refresh: bool,
@@ -58,6 +63,11 @@ pub struct PrScreen {
 }
 
 impl PrScreen {
+    /// The question this screen asked, while its dialog is open.
+    pub fn asked(&self) -> Option<&Ask> {
+        self.ask.get()
+    }
+
     /// The screen of `snapshot` with its markers; `marks_blocked` says why markers cannot be
     /// written, the `[gates]` decide what may be posted, and `identity` (the session's) whose
     /// Shepherd reviews are its own.
@@ -76,6 +86,7 @@ impl PrScreen {
             marks: Marks::new(marks_blocked),
             desk,
             threads: ThreadDesk::default(),
+            ask: Asking::default(),
             loud_refresh: false,
             dwell: None,
         }
@@ -255,10 +266,13 @@ impl PrScreen {
                 return Handled::Consumed;
             }
         }
-        if self.desk.command(cmd, &self.list.snapshot, ctx) {
+        if self
+            .desk
+            .command(cmd, &self.list.snapshot, &mut self.ask, ctx)
+        {
             return Handled::Consumed;
         }
-        if self.threads.command(cmd, &self.list, ctx) {
+        if self.threads.command(cmd, &self.list, &mut self.ask, ctx) {
             return Handled::Consumed;
         }
         let before = self.list.selected;
@@ -305,7 +319,7 @@ impl PrScreen {
                 if count == 0 {
                     self.marks.mark(&self.list, &idxs, ctx, true);
                 } else {
-                    *ctx.mode = InputMode::Confirm(Confirm::MarkAll { count });
+                    self.ask.ask(Ask::MarkAll { count }, ctx);
                 }
             }
             KeyCommand::StepForward | KeyCommand::StepBack => match self.list.step() {
@@ -564,7 +578,7 @@ impl PrScreen {
                     (Some(_), Err(e)) => Err(e.to_string()),
                     _ => plan,
                 };
-                self.desk.post_planned(plan, ctx)
+                self.desk.post_planned(plan, &mut self.ask, ctx)
             }
             Action::Posted(r) => {
                 let done = r.is_ok();
@@ -699,18 +713,23 @@ impl Screen for PrScreen {
                 self.desk.edit_done(ctx);
                 self.desk.refresh_progress();
             }
-            Action::ReplyKey(ev) => self.threads.key(ev, &self.list, ctx),
+            Action::ReplyKey(ev) => self.threads.key(ev, &self.list, &mut self.ask, ctx),
             Action::ReplyClose => self.threads.close(ctx),
             _ => {}
         }
     }
 
-    fn confirmed(&mut self, c: Confirm, yes: bool, ctx: &mut Ctx<'_>) {
-        match c {
-            Confirm::MarkAll { .. } => self.mark_all_confirmed(yes, ctx),
-            Confirm::Thread(ask) => self.threads.confirmed(ask, yes, &self.list, ctx),
-            Confirm::Comment(ask) => self.threads.comment_confirmed(ask, yes, &self.list, ctx),
-            c => self.desk.confirmed(c, yes, &self.list.snapshot, ctx),
+    fn question(&self) -> Option<Dialog> {
+        self.ask.get().map(Ask::dialog)
+    }
+
+    fn answered(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
+        match self.ask.take() {
+            Some(Ask::MarkAll { .. }) => self.mark_all_confirmed(yes, ctx),
+            Some(Ask::Thread(ask)) => self.threads.confirmed(ask, yes, &self.list, ctx),
+            Some(Ask::Comment(ask)) => self.threads.comment_confirmed(ask, yes, &self.list, ctx),
+            Some(c) => self.desk.confirmed(c, yes, &self.list.snapshot, ctx),
+            None => {}
         }
     }
 

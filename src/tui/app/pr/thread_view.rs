@@ -9,16 +9,16 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::ask::Ask;
 use super::list::ItemList;
 use super::threads::ThreadDesk;
 use crate::pr::{Item, PrCoords, Snapshot, without_markers};
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::action::{Action, Drawn};
 use crate::tui::app::dialogs::InputMode;
-use crate::tui::app::screen::{Ctx, Handled, Screen, View};
+use crate::tui::app::screen::{Asking, Ctx, Handled, Screen, View};
 use crate::tui::keymap::{KeyCommand, Keymap};
-use crate::tui::review::Confirm;
-use crate::tui::ui::{fit, key_hint};
+use crate::tui::ui::{Dialog, fit, key_hint};
 
 /// A thread of the PR, shown whole above the diff it was opened from.
 #[derive(Debug)]
@@ -26,6 +26,8 @@ pub struct ThreadScreen {
     /// The PR's items with the thread selected: what the thread desk acts on.
     list: ItemList,
     threads: ThreadDesk,
+    /// The thread desk's question, while its dialog is open.
+    ask: Asking<Ask>,
     thread_id: String,
     scroll: u16,
     height: u16,
@@ -44,6 +46,7 @@ impl ThreadScreen {
         ThreadScreen {
             list,
             threads: ThreadDesk::default(),
+            ask: Asking::default(),
             thread_id: thread_id.to_owned(),
             scroll: 0,
             height: 0,
@@ -131,7 +134,7 @@ impl Screen for ThreadScreen {
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
-        if self.threads.command(cmd, &self.list, ctx) {
+        if self.threads.command(cmd, &self.list, &mut self.ask, ctx) {
             return Handled::Consumed;
         }
         let half = (self.height / 2).max(1);
@@ -148,14 +151,18 @@ impl Screen for ThreadScreen {
 
     fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
         match action {
-            Action::ReplyKey(ev) => self.threads.key(ev, &self.list, ctx),
+            Action::ReplyKey(ev) => self.threads.key(ev, &self.list, &mut self.ask, ctx),
             Action::ReplyClose => self.threads.close(ctx),
             _ => {}
         }
     }
 
-    fn confirmed(&mut self, c: Confirm, yes: bool, ctx: &mut Ctx<'_>) {
-        if let Confirm::Thread(ask) = c {
+    fn question(&self) -> Option<Dialog> {
+        self.ask.get().map(Ask::dialog)
+    }
+
+    fn answered(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
+        if let Some(Ask::Thread(ask)) = self.ask.take() {
             self.threads.confirmed(ask, yes, &self.list, ctx);
         }
     }

@@ -10,6 +10,7 @@
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers};
 use ratatui_textarea::TextArea;
 
+use super::ask::{Ask, CommentAsk, ThreadAsk};
 use super::list::ItemList;
 use crate::ledger::{QUEUED_PREFIX, ReplyDraft, ThreadAction, ThreadActionKind};
 use crate::pr::{Item, Snapshot, Thread};
@@ -17,9 +18,8 @@ use crate::publish::{ThreadDo, check_reply};
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
-use crate::tui::app::screen::Ctx;
+use crate::tui::app::screen::{Asking, Ctx};
 use crate::tui::keymap::KeyCommand;
-use crate::tui::review::{CommentAsk, Confirm, ThreadAsk};
 
 /// The reply being written.
 #[derive(Debug, Clone)]
@@ -128,10 +128,10 @@ impl ThreadDesk {
     }
 
     /// Ctrl-s in the comment: checks it, then asks, naming the PR and where it goes.
-    fn request_comment(&mut self, list: &ItemList, ctx: &mut Ctx<'_>) {
+    fn request_comment(&mut self, list: &ItemList, ask: &mut Asking<Ask>, ctx: &mut Ctx<'_>) {
         let body = self.comment_body();
         if let Err(why) = crate::publish::conversation::check_comment(&body) {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!("not posting: {why}")));
+            ask.ask(Ask::Refused(format!("not posting: {why}")), ctx);
             return;
         }
         if self.commenting {
@@ -139,11 +139,15 @@ impl ThreadDesk {
             return;
         }
         let p = &list.snapshot.pr;
-        *ctx.mode = InputMode::Confirm(Confirm::Comment(CommentAsk {
-            target: format!("{}/{}#{}", p.owner, p.repo, p.number),
-            body,
-            destination: destination(ctx),
-        }));
+        let destination = destination(ctx);
+        ask.ask(
+            Ask::Comment(CommentAsk {
+                target: format!("{}/{}#{}", p.owner, p.repo, p.number),
+                body,
+                destination,
+            }),
+            ctx,
+        );
     }
 
     /// The answer to the comment's dialog.
@@ -187,7 +191,13 @@ impl ThreadDesk {
     }
 
     /// `c`, `x`, `u`, and `w` (the conversation comment). False: not a thread command.
-    pub(super) fn command(&mut self, cmd: KeyCommand, list: &ItemList, ctx: &mut Ctx<'_>) -> bool {
+    pub(super) fn command(
+        &mut self,
+        cmd: KeyCommand,
+        list: &ItemList,
+        ask: &mut Asking<Ask>,
+        ctx: &mut Ctx<'_>,
+    ) -> bool {
         if cmd == KeyCommand::Comment {
             self.open_comment(ctx);
             return true;
@@ -235,12 +245,16 @@ impl ThreadDesk {
                     ));
                     return true;
                 }
-                *ctx.mode = InputMode::Confirm(Confirm::Thread(ThreadAsk {
-                    what,
-                    thread_id: t.id.clone(),
-                    target: describe(t, snap),
-                    destination: destination(ctx),
-                }));
+                let destination = destination(ctx);
+                ask.ask(
+                    Ask::Thread(ThreadAsk {
+                        what,
+                        thread_id: t.id.clone(),
+                        target: describe(t, snap),
+                        destination,
+                    }),
+                    ctx,
+                );
             }
         }
         true
@@ -269,12 +283,18 @@ impl ThreadDesk {
     }
 
     /// A key for the composer; every change is saved at once (it survives a crash).
-    pub(super) fn key(&mut self, ev: KeyEvent, list: &ItemList, ctx: &mut Ctx<'_>) {
+    pub(super) fn key(
+        &mut self,
+        ev: KeyEvent,
+        list: &ItemList,
+        ask: &mut Asking<Ask>,
+        ctx: &mut Ctx<'_>,
+    ) {
         if self.on_comment {
             if ev.modifiers.contains(KeyModifiers::CONTROL)
                 && ev.code == ratatui::crossterm::event::KeyCode::Char('s')
             {
-                self.request_comment(list, ctx);
+                self.request_comment(list, ask, ctx);
             } else if crate::tui::editor::is_external_key(&ev) {
                 ctx.fx.push(Effect::ExternalEdit {
                     target: crate::tui::app::action::EditTarget::Reply,
@@ -288,7 +308,7 @@ impl ThreadDesk {
         if ev.modifiers.contains(KeyModifiers::CONTROL)
             && ev.code == ratatui::crossterm::event::KeyCode::Char('s')
         {
-            self.request_send(ctx);
+            self.request_send(ask, ctx);
             return;
         }
         let Some(r) = self.reply.as_mut() else {
@@ -368,23 +388,27 @@ impl ThreadDesk {
     }
 
     /// Ctrl-s: checks the reply, then asks.
-    fn request_send(&mut self, ctx: &mut Ctx<'_>) {
+    fn request_send(&mut self, ask: &mut Asking<Ask>, ctx: &mut Ctx<'_>) {
         let Some(r) = &self.reply else { return };
         let body = r.body();
         if let Err(why) = check_reply(&body) {
-            *ctx.mode = InputMode::Confirm(Confirm::Refused(format!("not sending: {why}")));
+            ask.ask(Ask::Refused(format!("not sending: {why}")), ctx);
             return;
         }
         if self.acting {
             ctx.say("a thread action is on its way: wait for its answer");
             return;
         }
-        *ctx.mode = InputMode::Confirm(Confirm::Thread(ThreadAsk {
-            what: ThreadDo::Reply(body),
-            thread_id: r.thread_id.clone(),
-            target: r.target.clone(),
-            destination: destination(ctx),
-        }));
+        let destination = destination(ctx);
+        ask.ask(
+            Ask::Thread(ThreadAsk {
+                what: ThreadDo::Reply(body),
+                thread_id: r.thread_id.clone(),
+                target: r.target.clone(),
+                destination,
+            }),
+            ctx,
+        );
     }
 
     /// The answer to a thread dialog.
