@@ -4,10 +4,10 @@
 //! and composed into one `## PR Shepherd Review`. `inputs::prior` (earlier Shepherd reviews read
 //! from the PR itself) and `results::classify` (new / unchanged / addressed) are pure.
 //!
-//! The files are grouped in rooms: [`inputs`] (what a call is given), [`engine`] (the scheduler
-//! and its calls), [`results`] (what comes out), [`llm`] (the backends); at the top what the
-//! front ends use — [`flow`], [`run`], [`findings`], [`aspect`], [`settings`], [`glob`],
-//! [`stats`].
+//! The files are grouped in rooms: `inputs` (what a call is given), `engine` (the scheduler and
+//! its calls), `results` (what comes out), `llm` (the backends); at the top what the front ends
+//! use — `flow`, `run`, `findings`, `aspect`, `settings`, `glob`, `stats`. The rooms import one
+//! way: `inputs` ← `findings` ← `llm` ← `run` ← `results` ← `engine` ← `flow`.
 //!
 //! ```text
 //! PrMeta ─ inputs::prompt::RunPrompts (playbook + fenced, stripped PR data, one boundary per
@@ -23,7 +23,7 @@
 //!
 //! # Consuming progress (console)
 //!
-//! [`engine::scheduler::run_review_with_prior`] (and [`run_review`], the same without prior
+//! `engine::scheduler::run_review_with_prior` (and [`run_review`], the same without prior
 //! findings) reports through one enum, [`ReviewEvent`], over a
 //! `tokio::sync::mpsc::UnboundedSender`, and returns the finished [`ReviewRun`]; the caller
 //! stores it with `Ledger::save_run`. The console (`tui::Runner::run_prepared`) starts a run
