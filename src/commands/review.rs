@@ -1,7 +1,8 @@
 //! `pr-shepherd review`: the six aspects, headless. Also the delivery half shared with `event`
 //! and `watch`: a [`ReviewSetup`] (what to review, the gates' verdict, where a post goes) becomes
-//! a [`HeadlessReview`], which [`execute`] prepares through the one review flow
-//! ([`crate::review::flow`]), runs with progress on stderr, saves, composes, posts and prints.
+//! a [`HeadlessReview`], which [`execute`] prepares and concludes through the one review flow
+//! ([`crate::review::flow`]: inputs, prepare, conclude), runs with progress on stderr, posts and
+//! prints.
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -14,11 +15,8 @@ use crate::policy::{self, GateDecision, Mode};
 use crate::pr::{OutboxComment, PrCoords, Snapshot, is_incomplete, is_review_body};
 use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
-use crate::review::flow::{self, PreparedReview, ReviewRequest};
-use crate::review::inputs::failing::ChecksSource;
-use crate::review::inputs::guidance::BaseSource;
-use crate::review::llm::ReplaySource;
-use crate::review::results::aggregate::{AggregateRequest, aggregate};
+use crate::review::flow::{self, PreparedReview, ReviewRequest, RunInputs};
+use crate::review::results::aggregate::AggregateRequest;
 use crate::review::results::{compose, condense};
 use crate::review::settings::{BackendKind, Overrides};
 use crate::review::{ReviewEvent, ReviewRun};
@@ -64,19 +62,8 @@ async fn review_fixture(
     ledger: &Ledger,
 ) -> Result<(), CliError> {
     let cfg = ctx.gates().clone();
-    let replay = ReplaySource {
-        answers: fixture.llm.answers.clone(),
-        step: args.step.unwrap_or(0),
-    };
-    let fixture_base = fixture.pr.base_sha.clone();
-    let recorded_base = fixture.base_files.clone();
-    let checks = ChecksSource::Recorded {
-        runs: fixture.dashboard.check_runs.clone(),
-        head: fixture.pr.head_sha.clone(),
-    };
-    let snapshot = super::load_snapshot(ctx, Target::Fixture(fixture), args.step).await?;
-    let base_files =
-        crate::source::base_files_at(&recorded_base, &fixture_base, &snapshot.pr.base_sha);
+    // The fixture stays for the run's inputs (its recorded answers, base files and checks).
+    let snapshot = super::load_snapshot(ctx, Target::Fixture(fixture.clone()), args.step).await?;
     let team = match policy::membership(snapshot.pr.author.association, &cfg) {
         policy::Membership::Team => Some(true),
         policy::Membership::Community => Some(false),
@@ -96,9 +83,7 @@ async fn review_fixture(
         post: PostChoice::explicit(args.post),
         destination: Destination::Outbox {
             identity: args.identity.clone(),
-            replay,
-            base_files,
-            checks,
+            fixture,
         },
         ledger,
         llm: &args.llm,
@@ -228,14 +213,10 @@ impl PostChoice {
 /// Where the PR came from, and so where earlier reviews are read and a post goes.
 pub(crate) enum Destination<'a> {
     /// A fixture: `identity`'s comments and the outbox hold earlier reviews; posts go to the
-    /// outbox; the LLM may replay the fixture's answers.
+    /// outbox; the run's inputs are the fixture's (see [`flow::inputs`]).
     Outbox {
         identity: String,
-        replay: ReplaySource,
-        /// The base branch's files the fixture recorded (the repository's guidance).
-        base_files: Vec<crate::pr::BaseFile>,
-        /// The checks the fixture recorded at its head (`dashboard.checkRuns`).
-        checks: ChecksSource<'a>,
+        fixture: Box<Fixture>,
     },
     /// A live PR: the credentials' own account's comments are Shepherd's; posts go to the PR.
     GitHub { gh: &'a GitHub, own_login: String },
@@ -280,27 +261,16 @@ impl<'a> ReviewSetup<'a> {
             reason: gate.reason.clone(),
             fatal: post == PostChoice::Explicit,
         };
-        let (identity, outbox, replay, posting, base, checks) = match destination {
-            Destination::Outbox {
-                identity,
-                replay,
-                base_files,
-                checks,
-            } => {
+        let (identity, outbox, posting, inputs) = match destination {
+            Destination::Outbox { identity, fixture } => {
                 let outbox = ledger.outbox(&coords)?;
                 let posting = match post {
                     PostChoice::No => Posting::No,
                     _ if gate.post => Posting::Outbox,
                     _ => blocked(),
                 };
-                (
-                    identity,
-                    outbox,
-                    Some(replay),
-                    posting,
-                    BaseSource::Recorded(base_files),
-                    checks,
-                )
+                let inputs = flow::inputs(&snapshot, Some(&fixture), None);
+                (identity, outbox, posting, inputs)
             }
             Destination::GitHub { gh, own_login } => {
                 let posting = match post {
@@ -315,10 +285,8 @@ impl<'a> ReviewSetup<'a> {
                 (
                     own_login,
                     None,
-                    None,
                     posting,
-                    BaseSource::Live(gh),
-                    ChecksSource::Live(gh),
+                    flow::inputs(&snapshot, None, Some(gh)),
                 )
             }
         };
@@ -332,7 +300,7 @@ impl<'a> ReviewSetup<'a> {
             snapshot,
             identity,
             outbox,
-            replay,
+            inputs,
             ledger,
             post: posting,
             llm,
@@ -341,8 +309,6 @@ impl<'a> ReviewSetup<'a> {
             quiet: false,
             inline: false,
             post_incomplete: false,
-            base,
-            checks,
         })
     }
 }
@@ -465,7 +431,9 @@ pub(crate) struct HeadlessReview<'a> {
     pub identity: String,
     /// Offline: the outbox comment (an earlier review posted there).
     pub outbox: Option<OutboxComment>,
-    pub replay: Option<ReplaySource>,
+    /// What the run reads besides the PR: the answers to replay, the base branch's files (the
+    /// repository's guidance) and the head commit's checks (their failing ones go to the aspects).
+    pub inputs: RunInputs<'a>,
     pub full: bool,
     pub trigger_comment: Option<u64>,
     pub trigger_kind: Option<policy::TriggerKind>,
@@ -479,10 +447,6 @@ pub(crate) struct HeadlessReview<'a> {
     pub extra_json: Option<(&'static str, serde_json::Value)>,
     /// `--quiet`: no progress on stderr even on a terminal.
     pub quiet: bool,
-    /// Where the repository's guidance is read from (the base branch's files).
-    pub base: BaseSource<'a>,
-    /// Where the head commit's checks are read from (their failing ones go to the aspects).
-    pub checks: ChecksSource<'a>,
     /// With the post: the findings on diff lines as inline comments of one review
     /// (`review --inline`, `[review] inline` for `event` and `watch`).
     pub inline: bool,
@@ -528,8 +492,8 @@ impl AfterPost for () {
     }
 }
 
-/// Runs a headless review — prepare (the one flow), run, save, compose, post, print — and
-/// returns what was posted. Shared by `review`, `event` and `watch`.
+/// Runs a headless review — prepare, run and conclude (the one flow: saved, composed, its
+/// decisions recorded), post, print — and returns what was posted. Shared by `review`, `event` and `watch`.
 pub(crate) async fn execute(
     ctx: &Context,
     review: HeadlessReview<'_>,
@@ -547,7 +511,7 @@ pub(crate) async fn execute_then(
         snapshot,
         identity,
         outbox,
-        replay,
+        inputs,
         full,
         trigger_comment,
         trigger_kind,
@@ -558,8 +522,6 @@ pub(crate) async fn execute_then(
         format,
         extra_json,
         quiet,
-        base,
-        checks,
         inline,
         post_incomplete,
     } = review;
@@ -572,7 +534,7 @@ pub(crate) async fn execute_then(
         snapshot: &snapshot,
         identity: &identity,
         outbox,
-        replay,
+        replay: inputs.replay,
         full,
         state: Some(ledger),
         collaborators_are_team: ctx.gates().collaborators_are_team,
@@ -581,48 +543,43 @@ pub(crate) async fn execute_then(
         flow::FlowError::State(why) => CliError::runtime(why),
         e => CliError::usage(e.to_string()),
     })?;
-    prepared.read_guidance(base).await;
-    prepared.read_checks(checks).await;
+    prepared.read_guidance(inputs.base).await;
+    prepared.read_checks(inputs.checks).await;
     if let Some(e) = &prepared.failing.error {
         crate::eprintln_clean!("note: {e}");
     }
     warn_unreadable_metadata(&prepared);
 
     let run = run_with_progress(&prepared, quiet).await;
-    if run.cancelled {
+    let request = AggregateRequest {
+        full,
+        reply_marker: llm.reply_marker.clone(),
+        trigger_comment,
+        trigger_kind,
+        override_note,
+        ..AggregateRequest::default()
+    };
+    // Saved, classified, composed and fitted (what is posted always fits GitHub's comment
+    // limit; the output keeps the full review), the addressed findings recorded.
+    let now = chrono::Utc::now().timestamp();
+    let Some(concluded) = prepared.conclude(run, &snapshot, request, now) else {
         return Err(CliError::runtime(
             "review cancelled; nothing was printed or saved (what its calls spent is recorded for the daily budget)",
         ));
-    }
+    };
     let coords = snapshot.pr.coords();
     // A run file that cannot be saved (a full disk, a broken state dir) does not stop the
     // review from being posted and printed — nothing is lost — but the command fails (exit 1).
-    let unsaved = match ledger.save_run(&coords, &run) {
-        Ok(path) => {
-            tracing::debug!("run saved to {}", path.display());
-            None
-        }
-        Err(e) => Some(format!(
-            "the review was printed, but its run was not saved: {e}"
-        )),
-    };
-
-    let agg = aggregate(
-        &run,
-        &snapshot,
-        &prepared.prior,
-        &AggregateRequest {
-            full,
-            reply_marker: llm.reply_marker.clone(),
-            trigger_comment,
-            trigger_kind,
-            override_note,
-            ..AggregateRequest::default()
-        },
+    let unsaved = concluded
+        .unsaved
+        .as_ref()
+        .map(|e| format!("the review was printed, but its run was not saved: {e}"));
+    let (run, agg, body, fitted) = (
+        &concluded.run,
+        &concluded.agg,
+        &concluded.body,
+        &concluded.fitted,
     );
-    let body = compose::markdown(&run, &agg);
-    // What is posted always fits GitHub's comment limit; the output keeps the full review.
-    let fitted = condense::fit(&run, &agg);
     // A review the budget stopped is partial: never posted as if it were whole.
     let post = match (post, run.context.budget_stop()) {
         (Posting::No, _) => Posting::No,
@@ -651,7 +608,7 @@ pub(crate) async fn execute_then(
             Posting::Blocked {
                 reason: format!(
                     "the review is incomplete ({}) and would replace the complete review at {earlier}; --post-incomplete posts it anyway",
-                    not_done(&run)
+                    not_done(run)
                 ),
                 fatal: false,
             }
@@ -678,13 +635,13 @@ pub(crate) async fn execute_then(
         _ => None,
     };
     let inline_outcome = match inline_to {
-        Some(to) => Some(super::inline::post(to, ledger, &snapshot, &identity, &run, &agg).await),
+        Some(to) => Some(super::inline::post(to, ledger, &snapshot, &identity, run, agg).await),
         None => None,
     };
     let after_posted = after
         .after_post(ReviewReport {
-            run: &run,
-            agg: &agg,
+            run,
+            agg,
             posted: outcome.posted.as_ref(),
             not_posted: outcome
                 .error
@@ -704,7 +661,7 @@ pub(crate) async fn execute_then(
                 .filter(|_| outcome.posted.is_none());
             let extras = extras
                 .chain(not_posted.map(|why| ("notPosted", serde_json::Value::from(one_line(why)))));
-            let doc = review_json(&run, &agg, &body, &outcome.posted, &fitted, extras)?;
+            let doc = review_json(run, agg, body, &outcome.posted, fitted, extras)?;
             match &inline_outcome {
                 Some(i) => super::inline::with_json(&doc, i)?,
                 None => doc,
@@ -712,34 +669,21 @@ pub(crate) async fn execute_then(
         }
     };
     super::emit_in(format, &text)?;
-    report_post(&outcome, &fitted);
+    report_post(&outcome, fitted);
     for note in &after_posted.notes {
         crate::eprintln_clean!("{note}");
     }
     let inline_error = inline_outcome.as_ref().and_then(super::inline::report);
-    // What became of the findings: addressed since the last review, posted.
-    let now = chrono::Utc::now().timestamp();
-    let mut decisions = crate::review::results::outcome::addressed_decisions(
-        &run,
-        &agg,
-        &prepared.prior,
-        coords.number,
-        now,
-    );
-    if outcome.posted.is_some() {
-        decisions.extend(crate::review::results::outcome::post_decisions(
-            &run,
-            &agg,
-            &fitted.body,
-            &fitted.body,
-            false,
-            coords.number,
-            now,
-        ));
-    }
-    let unrecorded = ledger
-        .record_decisions(&crate::ledger::RepoId::of(&coords), &decisions)
-        .err()
+    // What became of the findings: addressed since the last review (recorded as it was
+    // concluded), posted.
+    let posted_unrecorded = outcome
+        .posted
+        .as_ref()
+        .and_then(|_| prepared.record_posted(&concluded, now));
+    let unrecorded = concluded
+        .unrecorded
+        .clone()
+        .or(posted_unrecorded)
         .map(|e| format!("what became of the findings was not recorded: {e}"));
     // A failed post or save is a runtime failure (exit 1), which outranks an incomplete review
     // (exit 3); every one of them is said.
@@ -753,9 +697,9 @@ pub(crate) async fn execute_then(
         .chain(unrecorded)
         .collect();
     if failures.is_empty() {
-        return incomplete_error(&run).map_or(Ok(outcome.posted), Err);
+        return incomplete_error(run).map_or(Ok(outcome.posted), Err);
     }
-    let also = incomplete_error(&run).map(|e| e.message().to_owned());
+    let also = incomplete_error(run).map(|e| e.message().to_owned());
     Err(CliError::runtime(
         failures
             .into_iter()

@@ -7,6 +7,11 @@
 //! (and, offline, from the outbox); and the mode picked (incremental once a review exists, unless
 //! a full one is asked for). [`PreparedReview::run`] then runs the six aspects.
 //!
+//! Its back half is shared too: [`inputs`] resolves what a run reads from where the snapshot
+//! came from (a fixture's recorded answers, base files and checks, or GitHub), and
+//! [`PreparedReview::conclude`] ends a finished run once for every front end — saved, classified,
+//! composed, fitted, its decisions recorded, what could not be saved said in the [`Concluded`].
+//!
 //! It lives in `review` (not in `commands`) because both front ends sit above `review`: the
 //! headless commands and the console can each call it without either importing the other. What
 //! happens around a run — gates, triggers, progress on stderr or on screen, posting, printing —
@@ -20,15 +25,19 @@
 //!     snapshot: &snapshot,
 //!     identity: "pr-shepherd",
 //!     outbox: ledger.outbox(&coords)?,
-//!     replay: None,
+//!     replay: inputs.replay, // inputs = flow::inputs(&snapshot, fixture, live)
 //!     full: false,
 //!     state: Some(&ledger),
 //!     collaborators_are_team: config.gates.collaborators_are_team,
 //! })?;
-//! prepared.read_guidance(BaseSource::Live(&gh)).await;
-//! prepared.read_checks(ChecksSource::Live(&gh)).await;
+//! prepared.read_guidance(inputs.base).await;
+//! prepared.read_checks(inputs.checks).await;
 //! let run = prepared.run(events_tx, cancel).await;
+//! let concluded = prepared.conclude(run, &snapshot, request, now); // None: cancelled
 //! ```
+
+mod conclude;
+mod inputs;
 
 use std::sync::Arc;
 
@@ -46,15 +55,16 @@ use super::inputs::prior::{MetaFinding, PriorReviews, prior_reviews};
 use super::inputs::prompt::{Prompts, strip_untrusted};
 use super::llm::{LlmClient, LlmEnv, LlmError, ReplaySource};
 use super::results::aggregate::choose_mode;
-use super::results::outcome::run_decisions;
 use super::results::screening::{Dismissal, Screening, lesson_line};
 use super::results::verify::VerifySetup;
-use super::run::{ReviewRun, RunInputs, new_run_id};
+use super::run::{ReviewRun, RunFacts, new_run_id};
 use super::settings::{BackendKind, Overrides, ReviewSettings, SettingsError};
 use crate::ledger::{Ledger, Lesson, RepoId};
 use crate::policy::Mode;
 use crate::pr::OutboxComment;
 use crate::pr::{PrMeta, Snapshot};
+pub use conclude::{Concluded, posted_decisions};
+pub use inputs::{RunInputs, inputs};
 
 /// What a review is asked to be. Every field is named; nothing is positional.
 #[derive(Debug, Clone)]
@@ -134,7 +144,7 @@ pub struct PreparedReview {
     pub spent_today: SpentToday,
     /// The fixture's recorded verifier answers, for the replay backend.
     pub verify_recorded: Option<Vec<crate::pr::RecordedAnswer>>,
-    /// Where the run's spend and decisions are recorded.
+    /// Where the run's spend and decisions are recorded, and the concluded run saved.
     pub state: Option<Ledger>,
 }
 
@@ -284,7 +294,7 @@ impl PreparedReview {
                 .collect(),
         });
         RunExtras {
-            record: RunInputs {
+            record: RunFacts {
                 guidance: self.guidance.read.clone(),
                 guidance_error: self.guidance.error.clone(),
                 lessons: self.lessons.len(),
@@ -309,10 +319,10 @@ impl PreparedReview {
     }
 
     /// Runs the six aspects to their end (or until `cancel`), reporting on `events`; each call
-    /// is reserved and settled in the state dir's spend log as it goes, and what the run
-    /// proposed is recorded there at its end (what could not be recorded is said in
-    /// `context.unrecorded`). Prompts carry the PR's metadata and diff and the run's
-    /// context (guidance, lessons, other reviewers' remarks): never a trigger's text.
+    /// is reserved and settled in the state dir's spend log as it goes (what could not be
+    /// recorded is said in `context.unrecorded`); what the run proposed is recorded when it is
+    /// concluded ([`PreparedReview::conclude`]). Prompts carry the PR's metadata and diff and the
+    /// run's context (guidance, lessons, other reviewers' remarks): never a trigger's text.
     pub async fn run(
         &self,
         events: mpsc::UnboundedSender<ReviewEvent>,
@@ -331,30 +341,13 @@ impl PreparedReview {
         )
         .await;
         // What each call spent is already in the spend log (written as the call ended, also in
-        // a cancelled run); what the run proposed is recorded once it ran to its end.
+        // a cancelled run); what the run proposed is recorded once it is concluded.
         if let Some(e) = extras.budget.unrecorded() {
             run.context.unrecorded = Some(format!(
                 "the run's spend was not all recorded in the state dir: {e}"
             ));
         }
-        if !run.cancelled
-            && let Some(l) = &self.state
-            && let Err(e) = self.record(l, &run)
-        {
-            run.context.unrecorded = Some(format!(
-                "the run's findings were not recorded in the state dir: {e}"
-            ));
-        }
         run
-    }
-
-    fn record(&self, l: &Ledger, run: &ReviewRun) -> Result<(), crate::ledger::LedgerError> {
-        let coords = self.pr.coords();
-        let now = chrono::Utc::now();
-        l.record_decisions(
-            &RepoId::of(&coords),
-            &run_decisions(run, coords.number, now.timestamp()),
-        )
     }
 }
 
@@ -443,5 +436,24 @@ mod tests {
         };
         let err = prepare(request(&base, &s, None)).err();
         assert!(matches!(err, Some(FlowError::Backend(_))), "{err:?}");
+    }
+
+    /// Whose marker replies count travels with the prior reviews: a COLLABORATOR's counts as
+    /// the team's only when `[gates] collaborators_are_team` says so — the console's review
+    /// as `pr-shepherd review` (once a parity test of the console).
+    #[test]
+    fn whose_replies_count_comes_from_the_gates() {
+        let (f, s) = demo();
+        let base = ReviewSettings::default();
+        for team in [false, true] {
+            let replay = Some(ReplaySource {
+                answers: f.llm.answers.clone(),
+                step: 0,
+            });
+            let mut req = request(&base, &s, replay);
+            req.collaborators_are_team = team;
+            let p = prepare(req).unwrap();
+            assert_eq!(p.prior.reply_trust.collaborators_are_team, team);
+        }
     }
 }

@@ -25,9 +25,9 @@
 //!
 //! `engine::scheduler::run_review_with_prior` (and [`run_review`], the same without prior
 //! findings) reports through one enum, [`ReviewEvent`], over a
-//! `tokio::sync::mpsc::UnboundedSender`, and returns the finished [`ReviewRun`]; the caller
-//! stores it with `Ledger::save_run`. The console (`tui::Runner::run_prepared`) starts a run
-//! like this and keeps drawing:
+//! `tokio::sync::mpsc::UnboundedSender`, and returns the finished [`ReviewRun`];
+//! `flow::PreparedReview::conclude` stores it. The console (`tui::Runner::run_prepared`) starts a
+//! run like this and keeps drawing:
 //!
 //! ```ignore
 //! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();

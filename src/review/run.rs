@@ -251,7 +251,7 @@ impl Eq for BudgetReport {}
 /// dismissals, other reviewers' remarks, the budget and the verifier's threshold.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RunInputs {
+pub struct RunFacts {
     /// The guidance files read from the base branch (applied or not).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub guidance: Vec<GuidanceRead>,
@@ -289,9 +289,9 @@ fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
     *n == T::default()
 }
 
-impl RunInputs {
+impl RunFacts {
     pub fn is_empty(&self) -> bool {
-        *self == RunInputs::default()
+        *self == RunFacts::default()
     }
 
     /// Why the budget stopped the run, if it did.
@@ -394,8 +394,8 @@ pub struct ReviewRun {
     pub concurrency_lowered: Option<ConcurrencyLowered>,
     /// What the run was given besides the PR and what held it (guidance, lessons, remarks by
     /// others, the budget, the verifier).
-    #[serde(default, skip_serializing_if = "RunInputs::is_empty")]
-    pub context: RunInputs,
+    #[serde(default, skip_serializing_if = "RunFacts::is_empty")]
+    pub context: RunFacts,
 }
 
 /// The run lowered its concurrency: the server kept breaking concurrent answer streams.
@@ -489,7 +489,7 @@ mod tests {
             prices: None,
             notes: Vec::new(),
             concurrency_lowered: None,
-            context: RunInputs::default(),
+            context: RunFacts::default(),
         };
         let u = run.usage();
         assert_eq!(

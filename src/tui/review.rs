@@ -240,6 +240,21 @@ impl Composed {
         }
     }
 
+    /// A run the review flow concluded ([`crate::review::flow::Concluded`]): classified there;
+    /// the body fitted as the console shows and posts it (sanitized).
+    pub fn concluded(c: crate::review::flow::Concluded) -> Composed {
+        let (body, condensed, full_chars) = fitted_body(&c.run, &c.agg);
+        Composed {
+            run: c.run,
+            prior: c.prior,
+            request: c.request,
+            agg: c.agg,
+            body,
+            condensed,
+            full_chars,
+        }
+    }
+
     /// Toggles "addressed" on a finding and recomposes. Returns whether the body changed.
     pub fn toggle_addressed(&mut self, id: &str, snapshot: &crate::pr::Snapshot) -> bool {
         let set: &mut HashSet<String> = &mut self.request.console_addressed;

@@ -4,6 +4,7 @@ mod answers;
 mod budget;
 mod bundled;
 mod changes_and_threads;
+mod conclusion;
 mod condense;
 mod engine;
 mod failing_checks;

@@ -9,7 +9,7 @@ use super::budget::Budget;
 use crate::review::inputs::blocks::PromptBlocks;
 use crate::review::results::screening::Screening;
 use crate::review::results::verify::VerifySetup;
-use crate::review::run::RunInputs;
+use crate::review::run::RunFacts;
 
 #[derive(Debug)]
 pub struct RunExtras {
@@ -21,7 +21,7 @@ pub struct RunExtras {
     pub verify: Option<VerifySetup>,
     pub budget: Arc<Budget>,
     /// What the run records of all this (the budget's report is added at its end).
-    pub record: RunInputs,
+    pub record: RunFacts,
     /// The run's id, when it is known before the run (its calls' lines in the spend log carry
     /// it); else the scheduler makes one.
     pub run_id: Option<String>,
@@ -34,7 +34,7 @@ impl Default for RunExtras {
             screening: Screening::default(),
             verify: None,
             budget: Arc::new(Budget::unlimited()),
-            record: RunInputs::default(),
+            record: RunFacts::default(),
             run_id: None,
         }
     }

@@ -28,7 +28,7 @@ use crate::review::inputs::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
 use crate::review::llm::{CallEvents, Completion, LlmClient, LlmError, TokenUsage};
 use crate::review::results::verify::{self, VerifySetup};
 use crate::review::run::{
-    AspectOutcome, AspectState, ConcurrencyLowered, HeldBack, ReviewRun, RunInputs, Unconfirmed,
+    AspectOutcome, AspectState, ConcurrencyLowered, HeldBack, ReviewRun, RunFacts, Unconfirmed,
     VerificationReport, new_run_id,
 };
 use crate::review::settings::ReviewSettings;
@@ -234,7 +234,7 @@ pub async fn run_review_with(
         prices: settings.prices,
         notes,
         concurrency_lowered,
-        context: RunInputs {
+        context: RunFacts {
             budget: extras.budget.report(),
             ..extras.record.clone()
         },

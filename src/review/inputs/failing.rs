@@ -332,14 +332,14 @@ mod tests {
 
     #[test]
     fn the_context_line_names_the_count_or_the_failure() {
-        let context_line = |c: &crate::review::run::RunInputs| {
+        let context_line = |c: &crate::review::run::RunFacts| {
             context_line(
                 c.checks_error.as_deref(),
                 c.failing_checks,
                 c.failing_annotations,
             )
         };
-        let mut c = crate::review::run::RunInputs::default();
+        let mut c = crate::review::run::RunFacts::default();
         assert_eq!(context_line(&c), None);
         c.failing_checks = 2;
         c.failing_annotations = 1;

@@ -283,7 +283,7 @@ mod tests {
     use super::*;
     use crate::review::aspect::Aspect;
     use crate::review::findings::{Finding, Severity, finding_id};
-    use crate::review::run::{AspectOutcome, AspectState, HeldBack, HoldReason, RunInputs};
+    use crate::review::run::{AspectOutcome, AspectState, HeldBack, HoldReason, RunFacts};
 
     fn finding(message: &str) -> Finding {
         Finding {
@@ -319,7 +319,7 @@ mod tests {
             prices: None,
             notes: Vec::new(),
             concurrency_lowered: None,
-            context: RunInputs::default(),
+            context: RunFacts::default(),
         }
     }
 

@@ -134,6 +134,12 @@ pub enum Action {
         seq: u64,
         event: ReviewEvent,
     },
+    /// Run `seq` ended and was concluded by the review flow (saved, classified, composed, its
+    /// decisions recorded): what the desk shows.
+    ReviewConcluded {
+        seq: u64,
+        concluded: Box<crate::review::flow::Concluded>,
+    },
     /// A draft found in the ledger when the console opened.
     DraftRestored(Draft),
     DraftSaved(Result<(), String>),

@@ -234,7 +234,7 @@ impl EffectRunner {
         review::prepare(
             &self.review,
             &self.session,
-            fixture.as_ref(),
+            fixture,
             &self.ledger,
             seq,
             full,
@@ -242,14 +242,15 @@ impl EffectRunner {
         )
     }
 
-    /// Runs a prepared review to its end and saves it in the ledger (unless cancelled).
+    /// Runs a prepared review to its end and concludes it (unless cancelled): what the app is
+    /// told once it ended (see [`review::run`]).
     pub async fn run_prepared(
         &self,
         p: Prepared,
         events: mpsc::UnboundedSender<ReviewEvent>,
         cancel: CancellationToken,
-    ) -> Option<String> {
-        review::run(&self.ledger, p, events, cancel).await
+    ) -> Vec<Action> {
+        review::run(p, events, cancel, self.now()).await
     }
 
     /// The whole review synchronously, as the actions the loop would deliver (tests, harness).
@@ -270,11 +271,11 @@ impl EffectRunner {
         };
         let mut out = vec![p.started.clone()];
         let (tx, mut rx) = mpsc::unbounded_channel();
-        let problem = rt.block_on(self.run_prepared(p, tx, CancellationToken::new()));
+        let ended = rt.block_on(self.run_prepared(p, tx, CancellationToken::new()));
         while let Ok(event) = rx.try_recv() {
             out.push(Action::Review { seq, event });
         }
-        out.extend(problem.map(Action::Notice));
+        out.extend(ended);
         out
     }
 }
@@ -424,15 +425,31 @@ impl Effects {
             };
             let _ = tx.send(said(prepared.started.clone()));
             let (etx, mut erx) = mpsc::unbounded_channel();
+            // The run's last event waits for its conclusion, so the two arrive together.
             let forward = async {
+                let mut last = None;
                 while let Some(event) = erx.recv().await {
+                    if matches!(event, ReviewEvent::Finished(_)) {
+                        last = Some(event);
+                        continue;
+                    }
                     let pr = pr.clone();
                     let _ = tx.send(AppEvent::Review { pr, seq, event });
                 }
+                last
             };
-            let (problem, ()) = tokio::join!(runner.run_prepared(prepared, etx, stop), forward);
-            if let Some(p) = problem {
-                let _ = tx.send(AppEvent::Action(Action::Notice(p)));
+            let (ended, last) = tokio::join!(runner.run_prepared(prepared, etx, stop), forward);
+            if let Some(event) = last {
+                let pr = pr.clone();
+                let _ = tx.send(AppEvent::Review { pr, seq, event });
+            }
+            for a in ended {
+                // What could not be saved is the console's notice, as any other.
+                let a = match a {
+                    Action::Notice(n) => AppEvent::Action(Action::Notice(n)),
+                    a => said(a),
+                };
+                let _ = tx.send(a);
             }
         });
         self.reviews.push(RunningReview { pr, cancel, handle });

@@ -1,22 +1,23 @@
-//! The review lane's work: preparing a console review run (`r`/`R`) — settings, backend,
-//! prompts, earlier reviews, mode — through the shared review flow of the headless commands
-//! ([`crate::review::flow`]), so the console and `pr-shepherd review` prepare a run alike; then
-//! running it and saving it in the ledger.
+//! The review lane's work: a console review run (`r`/`R`) through the shared review flow of the
+//! headless commands ([`crate::review::flow`]) — its inputs resolved, prepared, run and concluded
+//! there, so the console and `pr-shepherd review` end a run alike; the console only shows it.
+
+use std::sync::Arc;
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use super::ledger::offline_post;
 use crate::ledger::Ledger;
-use crate::pr::{Origin, Snapshot};
+use crate::pr::Snapshot;
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
-use crate::review::inputs::failing::ChecksSource;
-use crate::review::inputs::guidance::BaseSource;
-use crate::review::llm::{LlmEnv, ReplaySource};
+use crate::review::llm::LlmEnv;
+use crate::review::results::aggregate::AggregateRequest;
 use crate::review::settings::Overrides;
 use crate::review::{ReviewEvent, ReviewSettings};
 use crate::source::Fixture;
-use crate::tui::app::Action;
+use crate::source::github::GitHub;
+use crate::tui::app::{Action, console_gate};
 use crate::tui::session::Session;
 
 /// What a console review needs beyond the snapshot and the session (whose identity decides
@@ -47,17 +48,14 @@ pub struct Prepared {
     pub review: PreparedReview,
     /// `Action::ReviewStarted` for the app.
     pub started: Action,
-    /// Where the repository's guidance is read from: always the base branch.
-    base: Base,
-    /// The checks a fixture recorded, and the head they were recorded at (live: read from
-    /// GitHub at the head, through `base`'s client).
-    recorded_checks: Option<(Vec<crate::pr::CheckRun>, String)>,
-}
-
-/// The base branch's files: the fixture's recorded ones, or GitHub at the base commit.
-enum Base {
-    Recorded(Vec<crate::pr::BaseFile>),
-    Live(std::sync::Arc<crate::source::github::GitHub>),
+    /// The PR as the run sees it, the fixture it came from and the live client (the run's
+    /// inputs are resolved from them, see [`flow::inputs`]).
+    snapshot: Box<Snapshot>,
+    fixture: Option<Fixture>,
+    live: Option<Arc<GitHub>>,
+    /// How the finished run is classified: the maintainer's explicit run may override the
+    /// community and pause gates, and the posted review says so.
+    request: AggregateRequest,
 }
 
 /// Prepares run `seq` through the same review flow as `pr-shepherd review` ([`flow::prepare`]):
@@ -67,20 +65,13 @@ enum Base {
 pub fn prepare(
     review: &ConsoleReview,
     session: &Session,
-    fixture: Option<&Fixture>,
+    fixture: Option<Fixture>,
     ledger: &Ledger,
     seq: u64,
     full: bool,
     snapshot: &Snapshot,
 ) -> Result<Prepared, String> {
-    let step = match snapshot.origin {
-        Origin::Fixture { step, .. } => step,
-        Origin::Live => 0,
-    };
-    let replay = fixture.map(|f| ReplaySource {
-        answers: f.llm.answers.clone(),
-        step,
-    });
+    let live = session.remote.live().map(|l| l.gh.clone());
     let outbox =
         offline_post(ledger, &session.remote, &snapshot.pr.coords()).map_err(|e| e.to_string())?;
     let prepared = flow::prepare(ReviewRequest {
@@ -90,7 +81,7 @@ pub fn prepare(
         snapshot,
         identity: session.identity(),
         outbox,
-        replay,
+        replay: flow::inputs(snapshot, fixture.as_ref(), live.as_deref()).replay,
         full,
         state: Some(ledger),
         collaborators_are_team: session.gates.collaborators_are_team,
@@ -103,152 +94,64 @@ pub fn prepare(
         prior: Box::new(prepared.prior.clone()),
         reply_marker: review.reply_marker.clone(),
     };
-    let base = match (session.remote.live(), fixture) {
-        (Some(live), _) => Base::Live(live.gh.clone()),
-        (None, Some(f)) => Base::Recorded(crate::source::base_files_at(
-            &f.base_files,
-            &f.pr.base_sha,
-            &snapshot.pr.base_sha,
-        )),
-        (None, None) => Base::Recorded(Vec::new()),
-    };
-    let recorded_checks = match (session.remote.live(), fixture) {
-        (None, Some(f)) => Some((f.dashboard.check_runs.clone(), f.pr.head_sha.clone())),
-        _ => None,
+    let request = AggregateRequest {
+        full,
+        reply_marker: review.reply_marker.clone(),
+        override_note: console_gate(&snapshot.pr, &session.gates).overridden,
+        ..AggregateRequest::default()
     };
     Ok(Prepared {
         seq,
         review: prepared,
         started,
-        base,
-        recorded_checks,
+        snapshot: Box::new(snapshot.clone()),
+        fixture,
+        live,
+        request,
     })
 }
 
-/// Reads the repository's guidance from the base branch, runs a prepared review to its end and
-/// saves it in the ledger (unless cancelled); a run that could not be saved is said.
+/// Reads what the aspects are given besides the PR (the repository's guidance from the base
+/// branch, the head commit's failing checks: live through the PR's client, offline the
+/// fixture's), runs a prepared review to its end and concludes it ([`PreparedReview::conclude`]:
+/// saved, classified, composed, its decisions recorded) at `now`. What the app is told: the
+/// concluded review, then what could not be saved or recorded; nothing for a cancelled run.
 pub async fn run(
-    ledger: &Ledger,
     p: Prepared,
     events: mpsc::UnboundedSender<ReviewEvent>,
     cancel: CancellationToken,
-) -> Option<String> {
+    now: i64,
+) -> Vec<Action> {
     let Prepared {
+        seq,
         mut review,
-        base,
-        recorded_checks,
+        snapshot,
+        fixture,
+        live,
+        request,
         ..
     } = p;
-    read_context(&mut review, &base, recorded_checks).await;
-    let coords = review.pr.coords();
+    let inputs = flow::inputs(&snapshot, fixture.as_ref(), live.as_deref());
+    review.read_guidance(inputs.base).await;
+    review.read_checks(inputs.checks).await;
     let run = review.run(events, cancel).await;
-    if run.cancelled {
-        return None;
-    }
-    ledger
-        .save_run(&coords, &run)
-        .err()
-        .map(|e| format!("the review run was not saved: {e}"))
-}
-
-/// Reads what the aspects are given besides the PR: the repository's guidance from the base
-/// branch, and the head commit's failing checks (as `pr-shepherd review` does; live through the
-/// PR's client, offline the fixture's recorded checks). A failure to read either is kept in the
-/// run's context and the review goes on.
-async fn read_context(
-    review: &mut PreparedReview,
-    base: &Base,
-    recorded_checks: Option<(Vec<crate::pr::CheckRun>, String)>,
-) {
-    match base {
-        Base::Recorded(files) => {
-            review
-                .read_guidance(BaseSource::Recorded(files.clone()))
-                .await
-        }
-        Base::Live(gh) => review.read_guidance(BaseSource::Live(gh)).await,
-    }
-    let checks = match (base, recorded_checks) {
-        (Base::Live(gh), _) => ChecksSource::Live(gh),
-        (Base::Recorded(_), Some((runs, head))) => ChecksSource::Recorded { runs, head },
-        (Base::Recorded(_), None) => ChecksSource::None,
+    let Some(concluded) = review.conclude(run, &snapshot, request, now) else {
+        return Vec::new();
     };
-    review.read_checks(checks).await;
-}
-
-#[cfg(test)]
-mod tests {
-    use std::path::Path;
-
-    use super::*;
-    use crate::policy::GateConfig;
-    use crate::source::DEMO_FIXTURE;
-
-    /// The console's review reads `[gates] collaborators_are_team` like `pr-shepherd review`
-    /// does: a COLLABORATOR's marker reply counts as the team's only when the gates say so.
-    #[test]
-    fn the_console_review_takes_whose_replies_count_from_the_gates() {
-        let fixture = Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap();
-        let snapshot = fixture.clone().into_snapshot_at(0).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::new(dir.path());
-        for team in [false, true] {
-            let session = Session {
-                gates: GateConfig {
-                    collaborators_are_team: team,
-                    ..GateConfig::default()
-                },
-                ..Session::default()
-            };
-            let p = prepare(
-                &ConsoleReview::default(),
-                &session,
-                Some(&fixture),
-                &ledger,
-                1,
-                false,
-                &snapshot,
-            )
-            .unwrap();
-            assert_eq!(p.review.prior.reply_trust.collaborators_are_team, team);
-        }
-    }
-
-    /// The console's review gives the aspects the head commit's failing checks, as
-    /// `pr-shepherd review` does: the demo fixture records one failing check run.
-    #[tokio::test]
-    async fn the_console_review_reads_the_fixtures_failing_checks() {
-        let fixture = Fixture::parse(DEMO_FIXTURE, Path::new("demo")).unwrap();
-        let snapshot = fixture.clone().into_snapshot_at(0).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let ledger = Ledger::new(dir.path());
-        let p = prepare(
-            &ConsoleReview::default(),
-            &Session::default(),
-            Some(&fixture),
-            &ledger,
-            1,
-            false,
-            &snapshot,
-        )
-        .unwrap();
-        let Prepared {
-            mut review,
-            base,
-            recorded_checks,
-            ..
-        } = p;
-        assert_eq!(review.failing.checks, 0);
-        read_context(&mut review, &base, recorded_checks).await;
-        assert!(review.failing.checks >= 1, "{:?}", review.failing);
-        assert!(
-            review
-                .failing
-                .lines
-                .iter()
-                .any(|l| l.contains("test (ubuntu-latest)")),
-            "{:?}",
-            review.failing.lines
-        );
-    }
+    let unsaved = concluded
+        .unsaved
+        .as_ref()
+        .map(|e| Action::Notice(format!("the review run was not saved: {e}")));
+    let unrecorded = concluded
+        .unrecorded
+        .clone()
+        .map(|e| Action::DecisionsRecorded(Err(e)));
+    let concluded = Action::ReviewConcluded {
+        seq,
+        concluded: Box::new(concluded),
+    };
+    std::iter::once(concluded)
+        .chain(unrecorded)
+        .chain(unsaved)
+        .collect()
 }

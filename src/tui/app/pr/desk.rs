@@ -9,7 +9,7 @@ use crate::ledger::Draft;
 use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
 use crate::pr::{PrMeta, Snapshot};
 use crate::publish::{PostAction, Posted};
-use crate::review::inputs::prior::PriorReviews;
+use crate::review::flow::Concluded;
 use crate::review::results::aggregate::AggregateRequest;
 use crate::review::results::condense::thousands;
 use crate::review::{ReviewEvent, ReviewRun};
@@ -64,8 +64,6 @@ pub struct ReviewDesk {
     pub posting: bool,
     /// One line for the header: the run's progress and the gate state.
     pub progress: Option<String>,
-    /// The prepared run's earlier reviews and request, until it finishes.
-    pending: Option<(PriorReviews, AggregateRequest)>,
     /// `D`/`L` asked for a reason: the finding and whether it is a repository lesson (the
     /// reason is typed in the prompt line).
     pub dismissing: Option<(String, bool)>,
@@ -100,7 +98,6 @@ impl ReviewDesk {
             posted: None,
             posting: false,
             progress: None,
-            pending: None,
             dismissing: None,
             sent: None,
             stats: None,
@@ -246,7 +243,6 @@ impl ReviewDesk {
         let replacing = self.run.as_ref().is_some_and(RunView::running);
         self.run_seq += 1;
         self.run = Some(RunView::new(self.run_seq, full));
-        self.pending = None;
         ctx.fx.push(Effect::StartReview {
             seq: self.run_seq,
             full,
@@ -381,28 +377,11 @@ impl ReviewDesk {
     }
 
     /// Run `seq` was prepared (a replaced run's answer is dropped).
-    pub(super) fn started(
-        &mut self,
-        seq: u64,
-        mode: (ReviewMode, String),
-        prior: PriorReviews,
-        reply_marker: String,
-        pr: &PrMeta,
-        gates: &GateConfig,
-    ) {
+    pub(super) fn started(&mut self, seq: u64, mode: (ReviewMode, String)) {
         let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
             return;
         };
-        let request = AggregateRequest {
-            full: r.full,
-            reply_marker,
-            // The maintainer's explicit run may override the community and pause gates; the
-            // posted review says so.
-            override_note: console_gate(pr, gates).overridden,
-            ..AggregateRequest::default()
-        };
         r.mode = Some(mode);
-        self.pending = Some((prior, request));
         self.refresh_progress();
     }
 
@@ -414,51 +393,36 @@ impl ReviewDesk {
         self.refresh_progress();
     }
 
-    /// Progress of run `seq`; events of a replaced (older) run are dropped.
-    pub(super) fn event(
-        &mut self,
-        seq: u64,
-        event: ReviewEvent,
-        snap: &Snapshot,
-        ctx: &mut Ctx<'_>,
-    ) {
+    /// Progress of run `seq`; events of a replaced (older) run are dropped. A finished run is
+    /// shown once the review flow concluded it ([`Self::concluded`]).
+    pub(super) fn event(&mut self, seq: u64, event: ReviewEvent, ctx: &mut Ctx<'_>) {
         let Some(r) = self.run.as_mut().filter(|r| r.seq == seq) else {
             return; // a cancelled run's late events
         };
         r.apply(&event);
-        if let ReviewEvent::Finished(run) = event {
-            self.finish_run(*run, snap, ctx);
+        if let ReviewEvent::Finished(run) = event
+            && run.cancelled
+        {
+            ctx.say("review cancelled: nothing composed");
         }
         self.refresh_progress();
     }
 
-    fn finish_run(&mut self, run: ReviewRun, snap: &Snapshot, ctx: &mut Ctx<'_>) {
-        if run.cancelled {
-            ctx.say("review cancelled: nothing composed");
-            return;
+    /// Run `seq` was concluded (saved, classified, composed, its decisions recorded by the
+    /// review flow): the desk shows it and its draft.
+    pub(super) fn concluded(
+        &mut self,
+        seq: u64,
+        concluded: Concluded,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        if self.run.as_ref().is_none_or(|r| r.seq != seq) {
+            return; // a replaced run's
         }
-        let Some((prior, request)) = self.pending.take() else {
-            ctx.say("the review finished before it was prepared");
-            return;
-        };
-        let incomplete = run.is_incomplete();
-        let composed = Composed::new(run, snap, prior, request);
+        let incomplete = concluded.run.is_incomplete();
+        let composed = Composed::concluded(concluded);
         let n = composed.run.findings().count();
-        let addressed = crate::review::results::outcome::addressed_decisions(
-            &composed.run,
-            &composed.agg,
-            &composed.prior,
-            snap.pr.number,
-            ctx.session.now,
-        );
-        if !addressed.is_empty() {
-            ctx.fx.push(Effect::RecordDecisions {
-                pr: snap.pr.coords(),
-                decisions: addressed,
-                lesson: None,
-                said: String::new(),
-            });
-        }
         ctx.fx.push(Effect::LoadStats {
             pr: snap.pr.coords(),
         });
@@ -577,7 +541,7 @@ impl ReviewDesk {
                 if let (Some(c), Some(sent)) = (&self.composed, self.sent.take()) {
                     ctx.fx.push(Effect::RecordDecisions {
                         pr: snap.pr.coords(),
-                        decisions: crate::review::results::outcome::post_decisions(
+                        decisions: crate::review::flow::posted_decisions(
                             &c.run,
                             &c.agg,
                             &c.body,

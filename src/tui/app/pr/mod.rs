@@ -520,16 +520,13 @@ impl PrScreen {
                 return None;
             }
             Action::ReviewStarted {
-                seq,
-                mode,
-                reason,
-                prior,
-                reply_marker,
-            } => self
-                .desk
-                .started(seq, (mode, reason), *prior, reply_marker, &snap.pr, gates),
+                seq, mode, reason, ..
+            } => self.desk.started(seq, (mode, reason)),
             Action::ReviewNotStarted { seq, why } => self.desk.not_started(seq, why, ctx),
-            Action::Review { seq, event } => self.desk.event(seq, event, snap, ctx),
+            Action::Review { seq, event } => self.desk.event(seq, event, ctx),
+            Action::ReviewConcluded { seq, concluded } => {
+                self.desk.concluded(seq, *concluded, snap, ctx)
+            }
             Action::DraftRestored(d) => self.desk.restored(d, None, snap, ctx),
             Action::ReplyRestored(d) => {
                 self.threads.restored(d, &self.list, ctx);
