@@ -1,0 +1,103 @@
+//! The diff screen's pure parts on real history (`support::gitrepo`: a PR with tabs, CRLF, a
+//! rename with changes and a binary file, force-pushed), git the oracle: every cell of the split
+//! view has the text its side's file has at that line (the merge base on the left, the head on
+//! the right).
+
+use crate::support;
+
+use pr_shepherd::code::patch::{LineKind, Side};
+use pr_shepherd::code::{parse, split};
+use serde_json::Value;
+use support::gitrepo::{GitRepo, rebased_pr};
+
+/// `path` at `rev`, as lines without their ending (`\r\n` or `\n`); `None` when it is not there.
+fn lines_at(repo: &GitRepo, rev: &str, path: &str) -> Option<Vec<String>> {
+    let listed = repo.git(&["ls-tree", "--name-only", rev, "--", path]);
+    if listed.trim().is_empty() {
+        return None;
+    }
+    let text = repo.git(&["show", &format!("{rev}:{path}")]);
+    let body = text.strip_suffix('\n').unwrap_or(&text);
+    Some(
+        body.split('\n')
+            .map(|l| l.strip_suffix('\r').unwrap_or(l).to_owned())
+            .collect(),
+    )
+}
+
+fn str_of<'a>(f: &'a Value, key: &str) -> Option<&'a str> {
+    f.get(key).and_then(Value::as_str)
+}
+
+#[test]
+fn every_split_cell_is_its_sides_line_at_base_and_head() {
+    let story = rebased_pr();
+    let repo = &story.repo;
+    let files = story.files2();
+    let mut seen = Vec::new();
+    for f in &files {
+        let path = str_of(f, "path").unwrap();
+        let Some(patch) = str_of(f, "patch") else {
+            // The binary file: no patch, no rows.
+            assert_eq!(path, "assets/logo.png", "{f}");
+            seen.push("binary");
+            continue;
+        };
+        let old_path = str_of(f, "previousPath").unwrap_or(path);
+        let base = lines_at(repo, &story.base2, old_path).unwrap_or_default();
+        let head = lines_at(repo, &story.head2, path).unwrap_or_default();
+        let p = parse(patch);
+        let rows = split::split_rows(&p);
+        assert!(!rows.is_empty(), "{path}");
+        let (mut left, mut right) = (0, 0);
+        for row in &rows {
+            for side in [Side::Left, Side::Right] {
+                let Some(cell) = row.cell(side) else { continue };
+                let file = if side == Side::Left { &base } else { &head };
+                let want = file.get(cell.line as usize - 1);
+                assert_eq!(
+                    Some(cell.text(&p)),
+                    want.map(String::as_str),
+                    "{path} {side:?} line {}",
+                    cell.line
+                );
+                assert_eq!(cell.addr().side, side);
+                match (side, cell.kind) {
+                    (Side::Left, LineKind::Removed | LineKind::Context) => left += 1,
+                    (Side::Right, LineKind::Added | LineKind::Context) => right += 1,
+                    other => panic!("{path}: a {other:?} cell"),
+                }
+            }
+            // A row is a context line on both sides (same text) or a change pair.
+            if let (Some(l), Some(r)) = (&row.left, &row.right)
+                && l.kind == LineKind::Context
+            {
+                assert_eq!(r.kind, LineKind::Context);
+                assert_eq!(l.text(&p), r.text(&p));
+            }
+        }
+        // Every numbered line of the patch is a cell, on its side(s).
+        let want_left = p.lines.iter().filter(|l| l.old.is_some()).count();
+        let want_right = p.lines.iter().filter(|l| l.new.is_some()).count();
+        assert_eq!((left, right), (want_left, want_right), "{path}");
+        if old_path != path {
+            seen.push("rename");
+        }
+        if head.iter().any(|l| l.starts_with('\t')) {
+            seen.push("tabs");
+            assert!(rows.iter().any(|r| r
+                .right
+                .as_ref()
+                .is_some_and(|c| c.text(&p).starts_with('\t'))));
+        }
+        if patch.contains('\r') {
+            seen.push("crlf");
+        }
+        if rows.iter().any(|r| r.marks.is_some()) {
+            seen.push("marks");
+        }
+    }
+    seen.sort_unstable();
+    seen.dedup();
+    assert_eq!(seen, ["binary", "crlf", "marks", "rename", "tabs"]);
+}
