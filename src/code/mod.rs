@@ -2,11 +2,12 @@
 //! interdiff between the patch you saw and the patch now, by content ([`interdiff`]), and what
 //! each file is since your last look ([`look`]); the pending review of line comments and
 //! findings' drafts ([`pending`]); the changed words of a modified line ([`words`]) and the rows of the side-by-side view
-//! ([`split`]).
+//! ([`split`]); the file's lines around the hunks, shown on demand ([`expand`]).
 //!
 //! Nothing here reads a SHA: a rebase or force-push that rewrote every commit but left a file's
 //! changes as they were leaves its patch content, and so its key, the same.
 
+pub mod expand;
 pub mod interdiff;
 pub mod look;
 pub mod patch;

@@ -188,7 +188,12 @@ mod tests {
 
     fn nums(rows: &[SplitRow]) -> Vec<(Option<u32>, Option<u32>)> {
         rows.iter()
-            .map(|r| (r.left.as_ref().map(|c| c.line), r.right.as_ref().map(|c| c.line)))
+            .map(|r| {
+                (
+                    r.left.as_ref().map(|c| c.line),
+                    r.right.as_ref().map(|c| c.line),
+                )
+            })
             .collect()
     }
 
@@ -196,9 +201,7 @@ mod tests {
     // side padded, numbers from the hunk header.
     #[test]
     fn context_pairs_and_padding() {
-        let p = parse(
-            "@@ -3,6 +3,5 @@ fn f() {\n a\n-b\n-c\n-d\n+B\n+C\n e\n-f\n+F\n+G\n g",
-        );
+        let p = parse("@@ -3,6 +3,5 @@ fn f() {\n a\n-b\n-c\n-d\n+B\n+C\n e\n-f\n+F\n+G\n g");
         let rows = split_rows(&p);
         assert_eq!(
             nums(&rows),
@@ -245,7 +248,10 @@ mod tests {
             "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n+c\n\\ No newline at end of file",
         );
         let rows = split_rows(&p);
-        assert_eq!(nums(&rows), [(Some(1), Some(1)), (Some(2), Some(2)), (None, Some(3))]);
+        assert_eq!(
+            nums(&rows),
+            [(Some(1), Some(1)), (Some(2), Some(2)), (None, Some(3))]
+        );
         assert!(rows[1].left.as_ref().unwrap().no_newline);
         assert!(!rows[1].right.as_ref().unwrap().no_newline);
         assert!(rows[2].right.as_ref().unwrap().no_newline);

@@ -308,7 +308,10 @@ mod tests {
         );
         let pairs = patch_pairs(&p);
         assert_eq!(
-            pairs.iter().map(|w| (w.removed, w.added)).collect::<Vec<_>>(),
+            pairs
+                .iter()
+                .map(|w| (w.removed, w.added))
+                .collect::<Vec<_>>(),
             [(1, 3), (6, 8)]
         );
         assert_eq!(cut("let x = 10;", &pairs[0].marks.new), ["10"]);

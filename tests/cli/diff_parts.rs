@@ -6,7 +6,7 @@
 use crate::support;
 
 use pr_shepherd::code::patch::{LineKind, Side};
-use pr_shepherd::code::{parse, split};
+use pr_shepherd::code::{expand, parse, split};
 use serde_json::Value;
 use support::gitrepo::{GitRepo, rebased_pr};
 
@@ -85,10 +85,11 @@ fn every_split_cell_is_its_sides_line_at_base_and_head() {
         }
         if head.iter().any(|l| l.starts_with('\t')) {
             seen.push("tabs");
-            assert!(rows.iter().any(|r| r
-                .right
-                .as_ref()
-                .is_some_and(|c| c.text(&p).starts_with('\t'))));
+            assert!(rows.iter().any(|r| {
+                r.right
+                    .as_ref()
+                    .is_some_and(|c| c.text(&p).starts_with('\t'))
+            }));
         }
         if patch.contains('\r') {
             seen.push("crlf");
@@ -100,4 +101,74 @@ fn every_split_cell_is_its_sides_line_at_base_and_head() {
     seen.sort_unstable();
     seen.dedup();
     assert_eq!(seen, ["binary", "crlf", "marks", "rename", "tabs"]);
+}
+
+/// `path` at `rev` as git stores it (CRLF kept); `None` when it is not there.
+fn text_at(repo: &GitRepo, rev: &str, path: &str) -> Option<String> {
+    lines_at(repo, rev, path)?;
+    Some(repo.git(&["show", &format!("{rev}:{path}")]))
+}
+
+#[test]
+fn expanded_context_and_the_diff_cover_both_files_once_in_order() {
+    let story = rebased_pr();
+    let repo = &story.repo;
+    let mut expanded_some = false;
+    for f in story.files2() {
+        let path = str_of(&f, "path").unwrap();
+        let Some(patch) = str_of(&f, "patch") else {
+            continue;
+        };
+        let old_path = str_of(&f, "previousPath").unwrap_or(path);
+        let (base, head) = (
+            text_at(repo, &story.base2, old_path),
+            text_at(repo, &story.head2, path),
+        );
+        let p = parse(patch);
+        let mut fc = expand::FileContext::new(&p.hunks, base.as_deref(), head.as_deref());
+        // `e` above the first hunk: each line is the same text at its old and its new number.
+        fc.expand_above(0, expand::STEP);
+        let (old_lines, new_lines) = (
+            lines_at(repo, &story.base2, old_path).unwrap_or_default(),
+            lines_at(repo, &story.head2, path).unwrap_or_default(),
+        );
+        let above = fc.rows(0);
+        for l in above.top.into_iter().chain(above.bottom) {
+            assert!(!l.is_diff_line());
+            assert_eq!(
+                Some(l.text),
+                new_lines.get(l.new as usize - 1).map(String::as_str)
+            );
+            assert_eq!(
+                Some(l.text),
+                old_lines.get(l.old as usize - 1).map(String::as_str)
+            );
+            expanded_some = true;
+        }
+        // `E`: the context rows and the diff's lines are each file's lines, once, in order.
+        fc.expand_all();
+        let (mut old_seen, mut new_seen) = (Vec::new(), Vec::new());
+        for (i, h) in p.hunks.iter().enumerate() {
+            for l in fc.rows(i).top {
+                old_seen.push((l.old, l.text.to_owned()));
+                new_seen.push((l.new, l.text.to_owned()));
+            }
+            for l in &p.lines[h.lines.clone()] {
+                if let Some(n) = l.old {
+                    old_seen.push((n, l.text.clone()));
+                }
+                if let Some(n) = l.new {
+                    new_seen.push((n, l.text.clone()));
+                }
+            }
+        }
+        for l in fc.rows(p.hunks.len()).top {
+            old_seen.push((l.old, l.text.to_owned()));
+            new_seen.push((l.new, l.text.to_owned()));
+        }
+        let numbered = |v: Vec<String>| -> Vec<(u32, String)> { (1u32..).zip(v).collect() };
+        assert_eq!(new_seen, numbered(new_lines), "{path} at the head");
+        assert_eq!(old_seen, numbered(old_lines), "{path} at the base");
+    }
+    assert!(expanded_some, "some hunk had lines above it");
 }
