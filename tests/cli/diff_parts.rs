@@ -1,7 +1,8 @@
 //! The diff screen's pure parts on real history (`support::gitrepo`: a PR with tabs, CRLF, a
 //! rename with changes and a binary file, force-pushed), git the oracle: every cell of the split
 //! view has the text its side's file has at that line (the merge base on the left, the head on
-//! the right).
+//! the right); fully expanded context and the diff are each file once, in order; a fixture's
+//! `fileContents` expand a hunk offline.
 
 use crate::support;
 
@@ -171,4 +172,72 @@ fn expanded_context_and_the_diff_cover_both_files_once_in_order() {
         assert_eq!(old_seen, numbered(old_lines), "{path} at the base");
     }
     assert!(expanded_some, "some hunk had lines above it");
+}
+
+/// Offline, a fixture's `fileContents` are the file at a commit: `fixture check` takes them
+/// (and refuses a bad SHA, naming where), and expanding a hunk from them gives git's lines.
+#[test]
+fn a_fixtures_file_contents_expand_a_hunk_offline() {
+    use pr_shepherd::source::Fixture;
+    use pr_shepherd::source::github::contents::offline_file;
+    let story = rebased_pr();
+    let repo = &story.repo;
+    let walk = "src/walk.rs";
+    let env = support::env::TestEnv::new();
+    let head = text_at(repo, &story.head2, walk).unwrap();
+    let fx = support::demo_with(&env, |v| {
+        v["fileContents"] = serde_json::json!([{"sha": story.head2, "path": walk, "text": head}]);
+    });
+    let out = env
+        .bin()
+        .args(["fixture", "check"])
+        .arg(&fx)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", support::stderr(&out));
+    let fixture = Fixture::load(&fx).unwrap();
+    let file = offline_file(
+        fixture.file_at(&story.head2[..12], walk),
+        &story.head2,
+        walk,
+    )
+    .unwrap();
+    let patch = story
+        .files2()
+        .into_iter()
+        .find(|f| f["path"] == walk)
+        .and_then(|f| f["patch"].as_str().map(str::to_owned))
+        .unwrap();
+    let p = parse(&patch);
+    let mut fc = expand::FileContext::new(&p.hunks, None, Some(&file.text));
+    assert!(fc.expand_above(0, expand::STEP) > 0);
+    let lines = lines_at(repo, &story.head2, walk).unwrap();
+    let above = fc.rows(0);
+    for l in above.top.iter().chain(&above.bottom) {
+        assert_eq!(l.text, lines[l.new as usize - 1]);
+    }
+    assert!(
+        offline_file(
+            fixture.file_at(&story.head2, "src/nope.rs"),
+            &story.head2,
+            "src/nope.rs"
+        )
+        .is_err()
+    );
+
+    let bad = support::demo_with(&env, |v| {
+        v["fileContents"] = serde_json::json!([{"sha": "not-a-sha", "path": walk, "text": ""}]);
+    });
+    let out = env
+        .bin()
+        .args(["fixture", "check"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        support::stderr(&out).contains("fileContents[0].sha"),
+        "{}",
+        support::stderr(&out)
+    );
 }
