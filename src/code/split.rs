@@ -237,7 +237,11 @@ mod tests {
         let p = parse("@@ -1,2 +1,2 @@\n-let a = 1;\n-}\n+let a = 2;\n+    return value;");
         let rows = split_rows(&p);
         let m = rows[0].marks.as_ref().unwrap();
-        assert_eq!((m.old.clone(), m.new.clone()), (vec![8..9], vec![8..9]));
+        let cut = |t: &'static str, r: &[std::ops::Range<usize>]| -> Vec<&'static str> {
+            r.iter().map(|r| &t[r.clone()]).collect()
+        };
+        assert_eq!(cut("let a = 1;", &m.old), ["1"]);
+        assert_eq!(cut("let a = 2;", &m.new), ["2"]);
         assert_eq!(rows[1].marks, None);
     }
 
