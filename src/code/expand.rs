@@ -222,7 +222,7 @@ impl FileContext {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::code::patch::{LineKind, parse};
     use proptest::prelude::*;
@@ -323,7 +323,7 @@ mod tests {
     }
 
     /// One piece of a change: kept, removed or added lines (as small numbers, so texts repeat).
-    fn piece() -> impl Strategy<Value = (u8, Vec<u8>)> {
+    pub(crate) fn piece() -> impl Strategy<Value = (u8, Vec<u8>)> {
         (0u8..3, proptest::collection::vec(0u8..4, 1..12))
     }
 
@@ -331,7 +331,11 @@ mod tests {
     /// `pieces` (so the diff is known without a diff algorithm): git's numbering (an empty side's
     /// start is the line before it, as GitHub has it) and the `\ No newline` marker after a
     /// file's last line when `newline` is false.
-    fn story(pieces: &[(u8, Vec<u8>)], radius: usize, newline: bool) -> (String, String, String) {
+    pub(crate) fn story(
+        pieces: &[(u8, Vec<u8>)],
+        radius: usize,
+        newline: bool,
+    ) -> (String, String, String) {
         let text = |n: &u8| format!("t{n}\tx");
         let mut entries: Vec<(char, String)> = Vec::new();
         for (kind, lines) in pieces {

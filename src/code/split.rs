@@ -265,6 +265,50 @@ mod tests {
         assert!(rows[0].right.as_ref().unwrap().no_newline);
     }
 
+    proptest::proptest! {
+        // On any diff: each side's cells are that side's numbered lines of the patch, once, in
+        // order; every row has a cell; a context row is one line on both sides; word marks only
+        // on a removed/added pair.
+        #[test]
+        fn rows_hold_every_line_once_in_order(
+            pieces in proptest::collection::vec(crate::code::expand::tests::piece(), 0..8),
+            radius in 0usize..4,
+            newline in proptest::prelude::any::<bool>(),
+        ) {
+            let (_, _, diff) = crate::code::expand::tests::story(&pieces, radius, newline);
+            let p = parse(&diff);
+            let rows = split_rows(&p);
+            for side in [Side::Left, Side::Right] {
+                let cells: Vec<(usize, u32)> = rows
+                    .iter()
+                    .filter_map(|r| r.cell(side).map(|c| (c.idx, c.line)))
+                    .collect();
+                let want: Vec<(usize, u32)> = p
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, l)| match side {
+                        Side::Left => l.old.map(|n| (i, n)),
+                        Side::Right => l.new.map(|n| (i, n)),
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(cells, want);
+            }
+            for r in &rows {
+                proptest::prop_assert!(r.left.is_some() || r.right.is_some());
+                if let (Some(l), Some(rc)) = (&r.left, &r.right) {
+                    if l.kind == LineKind::Context || rc.kind == LineKind::Context {
+                        proptest::prop_assert_eq!(l.idx, rc.idx);
+                    } else {
+                        proptest::prop_assert_eq!((l.kind, rc.kind), (LineKind::Removed, LineKind::Added));
+                    }
+                } else {
+                    proptest::prop_assert!(r.marks.is_none());
+                }
+            }
+        }
+    }
+
     // Guards hunks: each row names its hunk; lines before the first hunk are not rows.
     #[test]
     fn rows_name_their_hunk() {
