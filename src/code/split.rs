@@ -67,6 +67,21 @@ impl SplitRow {
     }
 }
 
+/// The row holding line `idx` of the patch (index into [`ParsedPatch::lines`]) and the side it
+/// is on there (a context line: `Right`, as the unified view addresses it): where the cursor goes
+/// when the layout changes from unified to split. A `\ No newline` marker has no row.
+pub fn row_of(rows: &[SplitRow], idx: usize) -> Option<(usize, Side)> {
+    rows.iter().enumerate().find_map(|(i, r)| {
+        if r.right.as_ref().is_some_and(|c| c.idx == idx) {
+            Some((i, Side::Right))
+        } else if r.left.as_ref().is_some_and(|c| c.idx == idx) {
+            Some((i, Side::Left))
+        } else {
+            None
+        }
+    })
+}
+
 /// The rows of every hunk of `patch`, in order (lines before the first hunk, which have no
 /// numbers, are not rows).
 pub fn split_rows(patch: &ParsedPatch) -> Vec<SplitRow> {
@@ -229,6 +244,20 @@ mod tests {
             })
         );
         assert_eq!(rows[3].addr(Side::Right), None, "padded");
+        // From a unified line to its row and side, and back through the cell's index.
+        assert_eq!(row_of(&rows, 0), Some((0, Side::Right)), "context");
+        assert_eq!(
+            row_of(&rows, 3),
+            Some((3, Side::Left)),
+            "the third removed line"
+        );
+        assert_eq!(
+            row_of(&rows, 5),
+            Some((2, Side::Right)),
+            "the second added line"
+        );
+        assert_eq!(rows[2].cell(Side::Right).map(|c| c.idx), Some(5));
+        assert_eq!(row_of(&rows, 99), None);
     }
 
     // Guards the word marks on a row: an alike pair carries them, an unlike pair does not.

@@ -112,6 +112,17 @@ pub fn patch_pairs(patch: &ParsedPatch) -> Vec<WordPair> {
         .collect()
 }
 
+/// The unified view's marks: for each line of `patch` (index into [`ParsedPatch::lines`]) that
+/// is half of a marked pair, its changed ranges (a removed line's `old`, an added line's `new`).
+pub fn marks_by_line(patch: &ParsedPatch) -> std::collections::HashMap<usize, Vec<Range<usize>>> {
+    let mut out = std::collections::HashMap::new();
+    for pair in patch_pairs(patch) {
+        out.insert(pair.removed, pair.marks.old);
+        out.insert(pair.added, pair.marks.new);
+    }
+    out
+}
+
 /// Whether `c` continues a word token.
 fn is_word(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
@@ -315,6 +326,11 @@ mod tests {
             [(1, 3), (6, 8)]
         );
         assert_eq!(cut("let x = 10;", &pairs[0].marks.new), ["10"]);
+        let by_line = marks_by_line(&p);
+        assert_eq!(by_line.len(), 4);
+        assert_eq!(cut("let x = 10;", &by_line[&3]), ["10"]);
+        assert_eq!(cut("let x = 1;", &by_line[&1]), ["1"]);
+        assert!(!by_line.contains_key(&2) && !by_line.contains_key(&4));
         // An added-only block pairs nothing.
         let p = crate::code::patch::parse("@@ -1,1 +1,2 @@\n a\n+b");
         assert_eq!(change_blocks(&p, &p.hunks[0]).len(), 1);
