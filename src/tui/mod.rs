@@ -32,6 +32,7 @@
 pub mod app;
 pub mod desktop;
 pub mod editor;
+pub mod editor_at;
 pub mod effects;
 pub mod event;
 pub mod harness;
