@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use pr_shepherd::review::inputs::prompt::{self, Prompts};
 use pr_shepherd::review::llm::{LlmClient, OpenAiClient, RetryPolicy};
-use pr_shepherd::review::prompt::{self, Prompts};
 use pr_shepherd::review::{Aspect, ReviewSettings, run_review};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use tokio_util::sync::CancellationToken;

@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use fake_llm::{Behaviour, FakeLlm, Wire};
 use pr_shepherd::pr::{ChangedFile, PrMeta};
+use pr_shepherd::review::inputs::prompt::{self, Prompts};
 use pr_shepherd::review::llm::{AnthropicClient, LlmClient, OpenAiClient, RetryPolicy};
-use pr_shepherd::review::prompt::{self, Prompts};
 use pr_shepherd::review::{Aspect, ReviewSettings, run_review};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use tokio_util::sync::CancellationToken;

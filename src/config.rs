@@ -69,9 +69,13 @@ pub struct Config {
     /// The inbox (`[inbox]`): its sections, shown as tabs, and how often it refreshes.
     #[serde(default)]
     pub inbox: InboxConfig,
-    /// The console (`[console]`): when a shown item counts as seen.
+    /// The console (`[console]`): when a shown item counts as seen, the diff's layout, the
+    /// editor's line argument.
     #[serde(default)]
     pub console: ConsoleConfig,
+    /// The code under review (`[code]`): a local clone to open files in.
+    #[serde(default)]
+    pub code: CodeConfig,
     // Further tables go here, one field each.
 }
 
@@ -104,12 +108,60 @@ pub struct ConsoleConfig {
     /// How long (milliseconds) an item's detail must be on screen before it counts as seen: long
     /// enough to read, so skimming past with `j` marks nothing (0: as soon as it is drawn).
     pub dwell_ms: u64,
+    /// The diff screen's layout: unified, split (side by side), or split from
+    /// [`SPLIT_FROM_COLUMNS`] columns.
+    pub diff_layout: DiffLayout,
+    /// How the line is given to an editor the console does not know (`o` on the diff): a
+    /// template of arguments with `{line}` and `{file}` (`crate::tui::editor_at`); unset: the
+    /// editor's own convention, or the file alone.
+    pub editor_line_arg: Option<String>,
 }
 
 impl Default for ConsoleConfig {
     fn default() -> Self {
-        ConsoleConfig { dwell_ms: 600 }
+        ConsoleConfig {
+            dwell_ms: 600,
+            diff_layout: DiffLayout::Auto,
+            editor_line_arg: None,
+        }
     }
+}
+
+/// From this many columns `diff_layout = "auto"` shows the diff side by side.
+pub const SPLIT_FROM_COLUMNS: u16 = 160;
+
+/// `[console] diff_layout`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DiffLayout {
+    /// Split from [`SPLIT_FROM_COLUMNS`] columns, unified below.
+    Auto,
+    Unified,
+    Split,
+}
+
+impl DiffLayout {
+    /// The names `diff_layout` takes.
+    pub const NAMES: &[&str] = crate::schema::DIFF_LAYOUTS;
+
+    /// Whether a terminal `width` columns wide shows the diff side by side.
+    pub fn is_split(self, width: u16) -> bool {
+        match self {
+            DiffLayout::Auto => width >= SPLIT_FROM_COLUMNS,
+            DiffLayout::Unified => false,
+            DiffLayout::Split => true,
+        }
+    }
+}
+
+/// `[code]`: the code under review on this machine.
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CodeConfig {
+    /// A clone of the repository (absolute path): when its `HEAD` is the PR's head, the diff's
+    /// `o` opens the real file there (the language server works); else the head version is
+    /// written to a private temporary file.
+    pub checkout: Option<PathBuf>,
 }
 
 /// One `[[inbox.sections]]` entry.
@@ -192,6 +244,7 @@ pub fn default_tables() -> toml::Table {
         ("gates", serde_json::to_value(&d.gates)),
         ("inbox", serde_json::to_value(&d.inbox)),
         ("console", serde_json::to_value(&d.console)),
+        ("code", serde_json::to_value(&d.code)),
     ] {
         if let Some(v) = value.ok().as_ref().and_then(json_to_toml) {
             out.insert(name.to_owned(), v);
@@ -311,6 +364,28 @@ impl Config {
                     .map_err(|m| invalid(key.to_owned(), m))?;
             }
         }
+        if let Some(t) = &config.console.editor_line_arg {
+            let words = crate::shellwords::split(t).map_err(|m| {
+                invalid(
+                    "console.editor_line_arg".to_owned(),
+                    format!("cannot be split into words: {m}"),
+                )
+            })?;
+            if !words.iter().any(|w| w.contains("{line}")) {
+                return Err(invalid(
+                    "console.editor_line_arg".to_owned(),
+                    "must say `{line}` (e.g. `{file}:{line}` or `--line {line} {file}`)".to_owned(),
+                ));
+            }
+        }
+        if let Some(path) = &config.code.checkout
+            && !path.is_absolute()
+        {
+            return Err(invalid(
+                "code.checkout".to_owned(),
+                "must be an absolute path (the folder of a clone of the repository)".to_owned(),
+            ));
+        }
         for (i, section) in config.inbox.sections.iter().enumerate() {
             for (field, value) in [("title", &section.title), ("query", &section.query)] {
                 if value.trim().is_empty() {
@@ -398,6 +473,56 @@ mod tests {
 
     fn parse(text: &str) -> Result<Loaded, String> {
         Config::parse(text, Path::new("c.toml")).map_err(|e| e.to_string())
+    }
+
+    // Guards the diff's settings: the layout's names and its 160-column switch, the editor's
+    // line template (split as words, must say `{line}`), the clone's absolute path.
+    #[test]
+    fn the_diff_screens_settings_are_checked() {
+        let c = parse("").unwrap().config;
+        assert_eq!(c.console.diff_layout, DiffLayout::Auto);
+        assert!(!DiffLayout::Auto.is_split(159) && DiffLayout::Auto.is_split(160));
+        assert!(DiffLayout::Split.is_split(80) && !DiffLayout::Unified.is_split(300));
+        let c = parse(
+            "[console]\ndiff_layout = \"split\"\neditor_line_arg = \"--line {line} '{file}'\"\n\
+             [code]\ncheckout = \"/home/me/src/widgets\"\n",
+        )
+        .unwrap()
+        .config;
+        assert_eq!(c.console.diff_layout, DiffLayout::Split);
+        assert_eq!(
+            c.code.checkout.as_deref(),
+            Some(Path::new("/home/me/src/widgets"))
+        );
+        for (text, key, says) in [
+            (
+                "[console]\ndiff_layout = \"side\"\n",
+                "console.diff_layout",
+                "split",
+            ),
+            (
+                "[console]\neditor_line_arg = \"{file}\"\n",
+                "console.editor_line_arg",
+                "{line}",
+            ),
+            (
+                "[console]\neditor_line_arg = \"'{line}\"\n",
+                "console.editor_line_arg",
+                "quote",
+            ),
+            (
+                "[code]\ncheckout = \"src/widgets\"\n",
+                "code.checkout",
+                "absolute",
+            ),
+            ("[code]\nclone = \"/x\"\n", "code", "clone"),
+        ] {
+            let e = parse(text).unwrap_err();
+            assert!(
+                e.contains(&format!("key `{key}")) && e.contains(says),
+                "{text}: {e}"
+            );
+        }
     }
 
     #[test]

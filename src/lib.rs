@@ -48,6 +48,7 @@ pub mod publish;
 pub mod review;
 pub mod sanitize;
 pub mod schema;
+pub mod shellwords;
 pub mod source;
 pub mod triage;
 pub mod tui;

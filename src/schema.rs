@@ -24,6 +24,8 @@ pub const DEFAULT_ANTHROPIC_MODEL: &str = "claude-sonnet-4-5";
 pub const DEFAULT_OPENAI_MODEL: &str = "gpt-4.1";
 /// The LLM backends, by their config names.
 pub const BACKENDS: &[&str] = &["anthropic", "openai", "command", "replay"];
+/// The diff screen's layouts (`[console] diff_layout`, `config::DiffLayout`).
+pub const DIFF_LAYOUTS: &[&str] = &["auto", "unified", "split"];
 /// The ways the HTTP backends may ask for the findings object (`[review] structured_output`).
 pub const STRUCTURED_OUTPUTS: &[&str] = &["auto", "json_schema", "json_object", "off"];
 /// The aspects, by their config names (the keys of `[review.diff_budgets]` and
@@ -614,6 +616,40 @@ pub const SETTINGS: &[Setting] = &[
         flag: None,
         example: "1000",
         description: "milliseconds an item's detail must stay on screen before it counts as seen, so skimming past with `j` marks nothing (`m` marks at once); 0: as soon as it is drawn",
+    },
+    Setting {
+        key: "console.diff_layout",
+        ty: Type::String,
+        default: Default::Value,
+        allowed: Allowed::OneOf {
+            values: DIFF_LAYOUTS,
+            or: None,
+        },
+        flag: None,
+        example: "\"split\"",
+        description: "the diff screen's layout: `unified` (one column), `split` (side by side: the old file on the left, the new on the right), or `auto`: split from 160 columns, unified below",
+    },
+    Setting {
+        key: "console.editor_line_arg",
+        ty: Type::String,
+        default: Default::NotSet(
+            "the editor's own way: `+LINE FILE` for vi, vim, nvim, emacs, nano, micro, helix (`hx`) and kakoune (`kak`), `--goto FILE:LINE` for VS Code, `FILE:LINE` for subl and zed; any other editor gets the file alone",
+        ),
+        allowed: Allowed::Any,
+        flag: None,
+        example: "\"--line {line} {file}\"",
+        description: "the arguments that open a file at a line in `$VISUAL`/`$EDITOR` (the diff's `o`), after the editor's own: split into words as a shell would (quotes kept, nothing expanded, no shell run), then `{line}` and `{file}` filled in; without `{file}` the file goes last; must say `{line}`. When set, used for every editor",
+    },
+    Setting {
+        key: "code.checkout",
+        ty: Type::Path,
+        default: Default::NotSet(
+            "the head version of a file is written to a private read-only temporary file",
+        ),
+        allowed: Allowed::Any,
+        flag: None,
+        example: "\"/home/me/src/widgets\"",
+        description: "a clone of the repository (an absolute path): when its `HEAD` is the PR's head commit, the diff's `o` opens the real file there, so the editor's language server works",
     },
     Setting {
         key: "review.diff_budgets.<aspect>",

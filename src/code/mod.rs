@@ -1,15 +1,19 @@
 //! The code of a PR, pure: unified patches parsed into addressable lines ([`patch`]), the
 //! interdiff between the patch you saw and the patch now, by content ([`interdiff`]), and what
 //! each file is since your last look ([`look`]); the pending review of line comments and
-//! findings' drafts ([`pending`]).
+//! findings' drafts ([`pending`]); the changed words of a modified line ([`words`]) and the rows of the side-by-side view
+//! ([`split`]); the file's lines around the hunks, shown on demand ([`expand`]).
 //!
 //! Nothing here reads a SHA: a rebase or force-push that rewrote every commit but left a file's
 //! changes as they were leaves its patch content, and so its key, the same.
 
+pub mod expand;
 pub mod interdiff;
 pub mod look;
 pub mod patch;
 pub mod pending;
+pub mod split;
+pub mod words;
 
 pub use interdiff::{InterLine, Interdiff, interdiff};
 pub use look::{SinceLastLook, content_key, exact_key, since_last_look};

@@ -206,7 +206,7 @@ pub(crate) fn settings(
             });
         }
     }
-    // [automation], [gates], [inbox] and [console] come before the aspect maps (subtables of [review] must
+    // [automation], [gates], [inbox], [console] and [code] come before the aspect maps (subtables of [review] must
     // stay last in a file).
     for (table, value) in [
         (
@@ -224,6 +224,10 @@ pub(crate) fn settings(
         (
             "console",
             serde_json::to_value(&loaded.config.console).unwrap_or_default(),
+        ),
+        (
+            "code",
+            serde_json::to_value(&loaded.config.code).unwrap_or_default(),
         ),
     ] {
         for (k, v) in value.as_object().into_iter().flatten() {

@@ -10,7 +10,7 @@ use crate::source::Target;
 use crate::tui::app::InboxScreen;
 use crate::tui::effects::inbox::{InboxLink, TabSource};
 use crate::tui::theme::ThemeError;
-use crate::tui::{Keymap, Launch, Live, Remote, ReviewContext, Session, Start, TuiError};
+use crate::tui::{ConsoleReview, Keymap, Launch, Live, Remote, Session, Start, TuiError};
 
 impl From<ThemeError> for CliError {
     fn from(e: ThemeError) -> Self {
@@ -161,11 +161,11 @@ fn inbox_screen(
 
 /// What a console review needs from the context: the config's `[review]` and the LLM
 /// environment (whose reviews are Shepherd's is the session's identity).
-fn review_context(ctx: &Context) -> ReviewContext {
-    ReviewContext {
+fn console_review(ctx: &Context) -> ConsoleReview {
+    ConsoleReview {
         settings: ctx.review_settings().clone(),
         llm_env: ctx.llm_env.clone(),
-        ..ReviewContext::default()
+        ..ConsoleReview::default()
     }
 }
 
@@ -231,7 +231,7 @@ pub(super) async fn run(
             theme,
             keymap,
             session: session(ctx, remote, None),
-            review: review_context(ctx),
+            review: console_review(ctx),
             start,
         })
         .await?;
@@ -280,7 +280,7 @@ pub(super) async fn run(
         theme,
         keymap,
         session: session(ctx, remote, marks.err()),
-        review: review_context(ctx),
+        review: console_review(ctx),
         start: Start::Pr {
             snapshot: Box::new(snapshot),
             fixture: fixture.map(Box::new),

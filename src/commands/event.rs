@@ -237,7 +237,7 @@ async fn gates(
 
 /// Labels changing must not review the same head twice.
 fn head_already_reviewed(snapshot: &Snapshot, own_login: &str) -> Option<String> {
-    let prior = crate::review::prior::prior_reviews(snapshot, own_login);
+    let prior = crate::review::inputs::prior::prior_reviews(snapshot, own_login);
     let meta = prior.latest().and_then(|r| r.meta.as_ref())?;
     (meta.head_sha == snapshot.pr.head_sha).then(|| {
         format!(

@@ -1,6 +1,7 @@
 //! `pr-shepherd finding dismiss PR ID --reason TEXT [--repo]`: the maintainer's dismissal,
 //! recorded in the state dir with the finding's fingerprint (and, with `--repo`, as a lesson
-//! for the repository). Later reviews of the PR hold the finding back (`review::screen`).
+//! for the repository). Later reviews of the PR hold the finding back
+//! (`review::results::screening`).
 
 use serde_json::json;
 
@@ -10,7 +11,7 @@ use crate::error::CliError;
 use crate::ledger::{Ledger, RepoId};
 use crate::pr::PrCoords;
 use crate::review::ReviewRun;
-use crate::review::prior::{MetaFinding, prior_reviews};
+use crate::review::inputs::prior::{MetaFinding, prior_reviews};
 use crate::sanitize::one_line;
 use crate::source::Target;
 
@@ -38,7 +39,7 @@ pub(super) async fn run(ctx: &Context, cmd: FindingCommand) -> Result<(), CliErr
         )));
     }
     let id = id.trim().to_owned();
-    if crate::review::classify::mentioned_ids(&id) != [id.as_str()] {
+    if crate::review::results::classify::mentioned_ids(&id) != [id.as_str()] {
         return Err(CliError::usage(format!(
             "`{}` is not a finding id (PS- and 10 hex characters, as a review lists it)",
             one_line(&id)
@@ -56,7 +57,8 @@ pub(super) async fn run(ctx: &Context, cmd: FindingCommand) -> Result<(), CliErr
         })?,
     };
     let now = chrono::Utc::now().timestamp();
-    let (d, lesson) = crate::review::outcome::dismissal(&found, &reason, repo, coords.number, now);
+    let (d, lesson) =
+        crate::review::results::outcome::dismissal(&found, &reason, repo, coords.number, now);
     let repo_id = RepoId::of(&coords);
     ledger.record_decisions(&repo_id, &[d])?;
     if let Some(l) = &lesson {
@@ -107,7 +109,7 @@ fn in_runs(ledger: &Ledger, coords: &PrCoords, id: &str) -> Result<Option<MetaFi
         r.findings()
             .chain(r.held_back().map(|h| &h.finding))
             .find(|f| f.id == id)
-            .map(crate::review::aggregate::to_meta)
+            .map(crate::review::results::aggregate::to_meta)
     }))
 }
 

@@ -2,7 +2,7 @@
 //! summary comment, the findings on lines of the diff as inline comments of one review (event
 //! comment), each carrying its finding id. A finding already on the PR as an own inline comment
 //! (by that id, whatever the SHAs) is not posted again; one whose line is not in the diff stays
-//! in the summary only ([`crate::review::inline::plan`]).
+//! in the summary only ([`crate::review::results::inline::plan`]).
 //!
 //! Live, the PR is read again right before sending (as the summary's upsert looks right before
 //! it posts), so a finding another run posted inline meanwhile is left out; and once more after
@@ -21,8 +21,8 @@ use crate::pr::Snapshot;
 use crate::publish::GitHubComments;
 use crate::publish::review::{Event, ReviewRequest, Submitted, submit_live, submit_offline};
 use crate::review::ReviewRun;
-use crate::review::aggregate::Aggregate;
-use crate::review::inline::{InlinePlan, plan};
+use crate::review::results::aggregate::Aggregate;
+use crate::review::results::inline::{InlinePlan, plan};
 
 /// What the inline post did.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -71,13 +71,15 @@ async fn look_again(
         .fetch_snapshot(&store.pr)
         .await
         .map_err(|e| format!("the PR's inline comments could not be read again: {e}"))?;
-    let there = crate::review::inline::posted_inline(&now, identity);
+    let there = crate::review::results::inline::posted_inline(&now, identity);
     let (again, fresh): (Vec<_>, Vec<_>) = std::mem::take(&mut plan.post)
         .into_iter()
         .partition(|p| there.contains_key(&p.finding_id));
     plan.already.extend(again.into_iter().map(|p| p.finding_id));
     plan.post = fresh;
-    Ok(crate::review::inline::own_inline_ids(&now, identity))
+    Ok(crate::review::results::inline::own_inline_ids(
+        &now, identity,
+    ))
 }
 
 /// After sending: the same findings posted inline at the same time by another run keep only
@@ -94,7 +96,7 @@ async fn settle(
         return;
     };
     let posted: Vec<String> = out.plan.post.iter().map(|p| p.finding_id.clone()).collect();
-    let twice = crate::review::inline::made_twice(&now, identity, &posted, before);
+    let twice = crate::review::results::inline::made_twice(&now, identity, &posted, before);
     let mut failed = Vec::new();
     let mut gave_way = BTreeSet::new();
     for (finding, db) in twice {

@@ -57,7 +57,7 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
     let own = if own_login.is_empty() {
         Default::default()
     } else {
-        crate::review::prior::prior_reviews(&snapshot, &own_login)
+        crate::review::inputs::prior::prior_reviews(&snapshot, &own_login)
             .own
             .into_iter()
             .map(|r| r.comment_id)

@@ -2,7 +2,7 @@
 //!
 //! The pending review lives in the state dir (`<pr>/pending.json`, [`crate::ledger`]); the
 //! latest review run's findings on lines of the diff are proposed in it as drafts
-//! ([`crate::review::inline::propose_drafts`]), posted only once kept (in the console).
+//! ([`crate::review::results::inline::propose_drafts`]), posted only once kept (in the console).
 //! `submit` goes through [`crate::publish::review`]: one review, never twice; offline into the
 //! review outbox. There is no approve here.
 
@@ -19,7 +19,7 @@ use crate::publish::review::{
     Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
     refused_comments, settle, submit_live, submit_offline,
 };
-use crate::review::inline::parsed_patches;
+use crate::review::results::inline::parsed_patches;
 use crate::sanitize::one_line;
 use crate::source::Target;
 

@@ -53,7 +53,7 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
     let mut fixture = Fixture::from_snapshot(&snapshot, Some(recorded));
     // The repository's guidance as it is at the base commit (never the head), so a replayed
     // review reads the same rules.
-    let (files, folders) = crate::review::guidance::wanted(ctx.review_settings());
+    let (files, folders) = crate::review::inputs::guidance::wanted(ctx.review_settings());
     fixture.base_files = crate::source::github::base_files(
         &gh,
         &coords,

@@ -15,10 +15,11 @@ use crate::policy::{self, GateDecision, Mode};
 use crate::pr::{OutboxComment, PrCoords, Snapshot, is_incomplete, is_review_body};
 use crate::publish::GitHubComments;
 use crate::publish::{Outbox, PostAction, Posted, upsert};
-use crate::review::aggregate::AggregateRequest;
 use crate::review::flow::{self, PreparedReview, ReviewRequest, RunInputs};
+use crate::review::results::aggregate::AggregateRequest;
+use crate::review::results::{compose, condense};
 use crate::review::settings::{BackendKind, Overrides};
-use crate::review::{ReviewEvent, ReviewRun, compose, condense};
+use crate::review::{ReviewEvent, ReviewRun};
 use crate::sanitize::one_line;
 use crate::source::github::GitHub;
 use crate::source::github::is_org_member;
@@ -464,7 +465,7 @@ struct PostOutcome {
 /// What a review left, for work done once it was posted (or not) and before it is printed.
 pub(crate) struct ReviewReport<'r> {
     pub run: &'r ReviewRun,
-    pub agg: &'r crate::review::aggregate::Aggregate,
+    pub agg: &'r crate::review::results::aggregate::Aggregate,
     pub posted: Option<&'r Posted>,
     /// Why it was not posted, when a post was asked for and failed or was refused.
     pub not_posted: Option<&'r str>,
@@ -786,7 +787,7 @@ async fn post_review(
 /// The JSON document of a review (docs/json-output.md), with what was posted.
 fn review_json(
     run: &ReviewRun,
-    agg: &crate::review::aggregate::Aggregate,
+    agg: &crate::review::results::aggregate::Aggregate,
     body: &str,
     posted: &Option<Posted>,
     fitted: &condense::Fitted,

@@ -25,7 +25,7 @@ use crate::policy::{
     self, AutomationConfig, Invocation, Mode, TriggerDecision, TriggerKind, TriggerRef,
 };
 use crate::pr::{Item, PrCoords, Snapshot, validate_owner, validate_repo};
-use crate::review::prior::prior_reviews;
+use crate::review::inputs::prior::prior_reviews;
 use crate::source::github::GitHub;
 use crate::source::github::batch::{ListSpec, list_open};
 use crate::triage::{counts, edited_pairs, kept_texts, marks, triage};
@@ -118,7 +118,7 @@ pub fn plan(
 fn pending_trigger(
     state: &WatchState,
     snapshot: &Snapshot,
-    prior: &crate::review::prior::PriorReviews,
+    prior: &crate::review::inputs::prior::PriorReviews,
     cfg: &AutomationConfig,
 ) -> Option<TriggerRef> {
     let answered: Vec<TriggerRef> = prior

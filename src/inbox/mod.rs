@@ -22,7 +22,7 @@ use serde::Serialize;
 use crate::ledger::Ledger;
 use crate::policy::{self, GateConfig, Invocation, Membership};
 use crate::pr::{OutboxComment, PrCoords, PrMeta, Snapshot};
-use crate::review::prior::prior_reviews;
+use crate::review::inputs::prior::prior_reviews;
 use crate::source::{Fixture, FixtureError};
 use crate::triage::{counts, triage};
 

@@ -5,7 +5,7 @@
 //! from what was kept, edited, dropped, posted and later addressed.
 //!
 //! The ledger only stores and reads decisions; which ones a review, a post or a dismissal makes
-//! is decided above it (`review::outcome`, `commands::finding`).
+//! is decided above it (`review::results::outcome`, `commands::finding`).
 
 use serde::{Deserialize, Serialize};
 
@@ -250,7 +250,7 @@ mod tests {
         let pr = coords("rivet", 7);
         // 1.7 MB of distinct words, as a model's runaway finding.
         let message: String = (0..200_000).map(|i| format!("w{i}ord ")).collect();
-        // As `review::outcome::dismissal` makes it.
+        // As `review::results::outcome::dismissal` makes it.
         let mut d = Decision::new(1, 7, "PS-0000000009", "perf", DecisionKind::Dismissed);
         d.by = Some("maintainer".into());
         d.reason = Some("why ".repeat(10_000));

@@ -2,7 +2,7 @@
 //! JSON array rewritten whole (by rename) under the repository's lock. A lesson is a finding the
 //! maintainer dismissed for the whole repository, with the reason; the aspects of every later
 //! review of that repository — and of no other — are given them, fenced as data
-//! (`review::prompt`). `pr-shepherd lessons list|drop` manages them.
+//! (`review::inputs::prompt`). `pr-shepherd lessons list|drop` manages them.
 
 use serde::{Deserialize, Serialize};
 

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::code::{Interdiff, SinceLastLook};
 use crate::ledger::{CodeLook, GoneFile};
 use crate::pr::{ChangedFile, Item, NoPatch, OutboxComment, Snapshot, ViewedState, files_cut_note};
-use crate::review::prior::{MetaFinding, prior_reviews};
+use crate::review::inputs::prior::{MetaFinding, prior_reviews};
 use crate::sanitize::{one_line, sanitize};
 
 /// One finding of the latest Shepherd review, where it is.

@@ -33,7 +33,7 @@ pub struct ListingOptions {
     pub marker_problems: Vec<String>,
     /// The kept texts of edited items (what they were when last seen), by id.
     pub kept: HashMap<String, KeptText>,
-    /// The ids of Shepherd's own review comments (as `review::prior` recognises them for the
+    /// The ids of Shepherd's own review comments (as `review::inputs::prior` recognises them for the
     /// identity): listed as such, not as new, their hidden metadata left out of Markdown.
     pub own: HashSet<String>,
 }
@@ -235,7 +235,10 @@ fn item_markdown(out: &mut String, item: &Item, t: &Triaged, changes: Option<&Ch
         }
         Item::Comment(c) if own => {
             // Shepherd's own review: its text, without the hidden metadata that follows it.
-            quote(out, crate::review::outcome::visible(&c.body).trim_end());
+            quote(
+                out,
+                crate::review::results::outcome::visible(&c.body).trim_end(),
+            );
         }
         Item::Comment(c) => {
             if let Some(e) = c.last_edited_at {

@@ -390,18 +390,18 @@ pub fn load_with_drafts(
     let mut pending = ledger.load_pending(&coords)?;
     // Comments written at another head follow their lines to this one first.
     let head = &snapshot.pr.head_sha;
-    let patches = crate::review::inline::parsed_patches(snapshot);
+    let patches = crate::review::results::inline::parsed_patches(snapshot);
     pending.follow(head, &patches);
     let (runs, _) = ledger.load_runs::<crate::review::ReviewRun>(&coords)?;
     let decisions = ledger.decisions(&crate::ledger::RepoId::of(&coords))?;
-    let settled = crate::review::outcome::settled(&decisions, coords.number);
+    let settled = crate::review::results::outcome::settled(&decisions, coords.number);
     // A run's line numbers are its head's: proposed on this head's lines only when it is.
     let findings = runs
         .last()
         .filter(|r| r.head_sha.is_empty() || r.head_sha == *head)
         .into_iter()
         .flat_map(|r| r.findings());
-    crate::review::inline::propose_drafts(&mut pending, findings, snapshot, &settled);
+    crate::review::results::inline::propose_drafts(&mut pending, findings, snapshot, &settled);
     pending.anchor_new(head, &patches);
     if pending.head_sha.is_empty() {
         pending.head_sha = snapshot.pr.head_sha.clone();
@@ -422,7 +422,8 @@ pub fn record_submitted(
         .load_runs::<crate::review::ReviewRun>(pr)
         .ok()
         .and_then(|(runs, _)| runs.into_iter().last());
-    let decisions = crate::review::outcome::pending_decisions(review, run.as_ref(), pr.number, at);
+    let decisions =
+        crate::review::results::outcome::pending_decisions(review, run.as_ref(), pr.number, at);
     if decisions.is_empty() {
         return Ok(());
     }

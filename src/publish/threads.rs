@@ -34,7 +34,7 @@ use crate::source::github::{
 };
 
 /// GitHub's limit on a comment body, in characters (the review's own limit).
-pub const REPLY_LIMIT: usize = crate::review::condense::COMMENT_LIMIT;
+pub const REPLY_LIMIT: usize = crate::review::results::condense::COMMENT_LIMIT;
 
 /// What to do to a thread.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,11 +84,11 @@ pub fn check_reply(body: &str) -> Result<(), String> {
         return Err("the reply is empty".to_owned());
     }
     // The same check the review draft uses before its confirm box.
-    let size = crate::review::condense::BodySize::of(body);
+    let size = crate::review::results::condense::BodySize::of(body);
     if !size.fits() {
         return Err(format!(
             "the reply is {size}: {} too many for GitHub",
-            crate::review::condense::thousands(size.over_by())
+            crate::review::results::condense::thousands(size.over_by())
         ));
     }
     Ok(())

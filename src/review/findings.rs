@@ -18,7 +18,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use super::aspect::Aspect;
-use super::prompt::strip_untrusted;
+use super::inputs::prompt::strip_untrusted;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -76,7 +76,7 @@ impl Severity {
 /// the merge is critical, what is a real defect is important, everything graded below that — and
 /// "warning"/"medium", which the playbook's "when in doubt, pick the lower one" puts there — is a
 /// suggestion.
-pub const SEVERITY_SYNONYMS: &[(&str, Severity)] = &[
+pub(crate) const SEVERITY_SYNONYMS: &[(&str, Severity)] = &[
     ("blocker", Severity::Critical),
     ("blocking", Severity::Critical),
     ("severe", Severity::Critical),
@@ -201,7 +201,7 @@ pub struct Verdict {
 }
 
 /// The longest rule name kept (a longer one is cut).
-pub const MAX_RULE_CHARS: usize = 200;
+pub(crate) const MAX_RULE_CHARS: usize = 200;
 
 /// A finding the parser refused, with the reason and the raw JSON of the entry. `file` and
 /// `message` are kept when the entry had them as text, so the review can still show it
@@ -247,15 +247,15 @@ impl Parsed {
 #[error("{0}")]
 pub struct ReplyError(pub String);
 
-/// The stable id of a finding (see [`super::prior::finding_id`]): `PS-` and 10 hex characters
-/// of SHA-256 over the aspect, the file and the normalized message, so a rebase or a line shift
+/// The stable id of a finding (see [`super::inputs::prior::finding_id`]): `PS-` and 10 hex
+/// characters of SHA-256 over the aspect, the file and the normalized message, so a rebase or a line shift
 /// keeps it.
 pub fn finding_id(aspect: Aspect, file: &str, message: &str) -> String {
-    super::prior::finding_id(aspect.as_str(), file, message)
+    super::inputs::prior::finding_id(aspect.as_str(), file, message)
 }
 
 /// The literal marker that ends a reply written when addressing feedback.
-pub const DEFAULT_REPLY_MARKER: &str = "— AI Coding Agent";
+pub(crate) const DEFAULT_REPLY_MARKER: &str = "— AI Coding Agent";
 
 /// Model text (a finding's message, suggested fix, rule; a verifier's evidence) made unable to
 /// read as a marker reply once posted: when `fields` together hold every word of `marker` and its
@@ -265,7 +265,7 @@ pub const DEFAULT_REPLY_MARKER: &str = "— AI Coding Agent";
 /// what the classification reads — never holds the marker, however quotes, code spans or
 /// comments would be cut out of it (`classify::own_words` only removes text and adds spaces).
 /// Returns whether anything was changed.
-pub fn defuse_marker(fields: &mut [&mut String], marker: &str) -> bool {
+pub(crate) fn defuse_marker(fields: &mut [&mut String], marker: &str) -> bool {
     let Some(key) = marker
         .trim()
         .chars()

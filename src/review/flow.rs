@@ -44,21 +44,21 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::aggregate::choose_mode;
-use super::budget::{Budget, SpendLog, SpentToday};
-use super::context::PromptContext;
-use super::extras::RunExtras;
-use super::failing::{self, ChecksSource, FailingChecks};
-use super::guidance::{self, BaseSource, Guidance};
+use super::engine::budget::{Budget, SpendLog, SpentToday};
+use super::engine::extras::RunExtras;
+use super::engine::scheduler::{ReviewEvent, run_review_with};
+use super::inputs::blocks::PromptBlocks;
+use super::inputs::failing::{self, ChecksSource, FailingChecks};
+use super::inputs::guidance::{self, BaseSource, Guidance};
+use super::inputs::others::{Remark, remarks};
+use super::inputs::prior::{MetaFinding, PriorReviews, prior_reviews};
+use super::inputs::prompt::{Prompts, strip_untrusted};
 use super::llm::{LlmClient, LlmEnv, LlmError, ReplaySource};
-use super::others::{Remark, remarks};
-use super::prior::{MetaFinding, PriorReviews, prior_reviews};
-use super::prompt::{Prompts, strip_untrusted};
-use super::run::{ReviewRun, RunContext, new_run_id};
-use super::runner::{ReviewEvent, run_review_with};
-use super::screen::{Dismissal, Screen, lesson_line};
+use super::results::aggregate::choose_mode;
+use super::results::screening::{Dismissal, Screening, lesson_line};
+use super::results::verify::VerifySetup;
+use super::run::{ReviewRun, RunFacts, new_run_id};
 use super::settings::{BackendKind, Overrides, ReviewSettings, SettingsError};
-use super::verify::VerifySetup;
 use crate::ledger::{Ledger, Lesson, RepoId};
 use crate::policy::Mode;
 use crate::pr::OutboxComment;
@@ -92,7 +92,7 @@ pub struct ReviewRequest<'a> {
     /// are recorded in it. `None`: none of that (tests).
     pub state: Option<&'a Ledger>,
     /// `[gates] collaborators_are_team`: whether a COLLABORATOR's marker reply counts as the
-    /// team's (see [`crate::review::prior::ReplyTrust`]). Every front end passes its gates.
+    /// team's (see [`crate::review::inputs::prior::ReplyTrust`]). Every front end passes its gates.
     pub collaborators_are_team: bool,
 }
 
@@ -107,7 +107,7 @@ pub enum FlowError {
     Backend(#[from] LlmError),
     /// A prompt file in the prompts dir cannot be used (a device, too large, not UTF-8, …).
     #[error(transparent)]
-    Prompt(#[from] super::prompt::PromptFileError),
+    Prompt(#[from] super::inputs::prompt::PromptFileError),
     /// The state dir's dismissals, lessons or spend cannot be read: reviewing without them would
     /// propose dismissed findings again or overspend (a runtime failure, exit 1).
     #[error("{0}")]
@@ -273,7 +273,7 @@ impl PreparedReview {
                 run: run_id.clone(),
             });
         }
-        let mut context = PromptContext::default();
+        let mut context = PromptBlocks::default();
         self.guidance.fill(&mut context, &self.pr);
         context.lessons = self.lessons.iter().map(lesson_line).collect();
         context.dismissed = self.dismissals.iter().map(Dismissal::prompt_line).collect();
@@ -294,7 +294,7 @@ impl PreparedReview {
                 .collect(),
         });
         RunExtras {
-            record: RunContext {
+            record: RunFacts {
                 guidance: self.guidance.read.clone(),
                 guidance_error: self.guidance.error.clone(),
                 lessons: self.lessons.len(),
@@ -308,7 +308,7 @@ impl PreparedReview {
                 unrecorded: None,
             },
             context,
-            screen: Screen {
+            screening: Screening {
                 dismissals: self.dismissals.clone(),
                 others: self.others.clone(),
             },

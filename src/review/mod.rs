@@ -1,25 +1,33 @@
 //! The aspect review engine: six reviewers (correctness, conventions, security, perf, tests,
 //! architecture) run as concurrent LLM calls over a PR's diff; their replies are parsed
 //! tolerantly into findings (one contract, sent as structured output where the backend has it)
-//! and composed into one `## PR Shepherd Review`. `prior` (earlier Shepherd
-//! reviews read from the PR itself) and `classify` (new / unchanged / addressed) are pure.
+//! and composed into one `## PR Shepherd Review`. `inputs::prior` (earlier Shepherd reviews read
+//! from the PR itself) and `results::classify` (new / unchanged / addressed) are pure.
+//!
+//! The files are grouped in rooms: `inputs` (what a call is given), `engine` (the scheduler and
+//! its calls), `results` (what comes out), `llm` (the backends); at the top what the front ends
+//! use — `flow`, `run`, `findings`, `aspect`, `settings`, `glob`, `stats`. The rooms import one
+//! way: `inputs` ← `findings` ← `llm` ← `run` ← `results` ← `engine` ← `flow`.
 //!
 //! ```text
-//! PrMeta ─ prompt::RunPrompts (playbook + fenced, stripped PR data, one boundary per run)
-//!        ─ chunk::plan (the diff in chunks within the budget) ─ one Prompt per aspect and chunk
-//!          (shared prefix first, the aspect's instructions last)
+//! PrMeta ─ inputs::prompt::RunPrompts (playbook + fenced, stripped PR data, one boundary per
+//!          run)
+//!        ─ inputs::chunk::plan (the diff in chunks within the budget) ─ one Prompt per aspect
+//!          and chunk (shared prefix first, the aspect's instructions last)
 //!        ─ llm::LlmClient::complete_observed (anthropic | openai: streamed, cache-marked;
 //!          command | replay) — the first call warms the cache, the rest follow
-//!        ─ findings::parse_reply (tolerant) ─ runner ─ run::ReviewRun ─ compose::{markdown, json}
-//!                                                      └ ledger: <pr>/runs/<run-id>.json
+//!        ─ findings::parse_reply (tolerant) ─ engine::scheduler ─ run::ReviewRun
+//!                                                                 └ ledger: <pr>/runs/<run-id>.json
+//!        ─ results::compose::{markdown, json}
 //! ```
 //!
 //! # Consuming progress (console)
 //!
-//! [`runner::run_review_with_prior`] (and [`run_review`], the same without prior findings)
-//! reports through one enum, [`ReviewEvent`], over a `tokio::sync::mpsc::UnboundedSender`, and
-//! returns the finished [`ReviewRun`]; `flow::PreparedReview::conclude` stores it. The console
-//! (`tui::Runner::run_prepared`) starts a run like this and keeps drawing:
+//! `engine::scheduler::run_review_with_prior` (and [`run_review`], the same without prior
+//! findings) reports through one enum, [`ReviewEvent`], over a
+//! `tokio::sync::mpsc::UnboundedSender`, and returns the finished [`ReviewRun`];
+//! `flow::PreparedReview::conclude` stores it. The console (`tui::Runner::run_prepared`) starts a
+//! run like this and keeps drawing:
 //!
 //! ```ignore
 //! let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
@@ -38,38 +46,22 @@
 //! `Finished(Box<ReviewRun>)`, carrying the same value `run_review` returns. Every string in an
 //! event is safe to draw after `sanitize` (no secrets; model text is stripped of hidden content).
 
-pub mod aggregate;
-pub mod aspect;
-pub mod budget;
-mod calls;
-pub mod chunk;
-pub mod classify;
-pub mod compose;
-pub mod condense;
-pub mod context;
-pub mod extras;
-pub mod failing;
+pub(crate) mod aspect;
+pub(crate) mod engine;
 pub mod findings;
-pub mod flow;
-pub mod glob;
-pub mod guidance;
-pub mod inline;
+pub(crate) mod flow;
+pub(crate) mod glob;
+pub mod inputs;
 pub mod llm;
-pub mod others;
-pub mod outcome;
-pub mod prior;
-pub mod prompt;
-pub mod run;
-pub mod runner;
-pub mod screen;
+pub mod results;
+pub(crate) mod run;
 pub mod settings;
-pub mod stats;
-pub mod verify;
+pub(crate) mod stats;
 
 pub use aspect::Aspect;
+pub use engine::scheduler::{ReviewEvent, run_review};
 pub use findings::{Finding, Severity};
 pub use run::{AspectOutcome, AspectState, HeldBack, HoldReason, ReviewRun};
-pub use runner::{ReviewEvent, run_review};
 pub use settings::ReviewSettings;
 
 /// A review run is what the ledger's run files hold (`<pr>/runs/<run-id>.json`).

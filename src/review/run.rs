@@ -1,7 +1,7 @@
 //! The run model: what one review run over a PR produced, aspect by aspect, as it is saved to
 //! and loaded from the ledger (`<pr>/runs/<run-id>.json`) and read by `aggregate`, `compose` and
 //! the console. Pure data and its sums (usage, estimated cost); the scheduler that produces it is
-//! `runner`.
+//! `engine::scheduler`.
 
 use chrono::{DateTime, Utc};
 use rand::Rng;
@@ -9,8 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::aspect::Aspect;
 use super::findings::{Finding, Rejected, Severity};
+use super::inputs::guidance::GuidanceRead;
+use super::inputs::prompt::DiffReport;
 use super::llm::TokenUsage;
-use super::prompt::DiffReport;
 use super::settings::Prices;
 
 /// The final state of one aspect.
@@ -219,26 +220,6 @@ pub struct VerificationReport {
     pub error: Option<String>,
 }
 
-/// One guidance file of the repository, as the review read it (from the base branch).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct GuidanceRead {
-    pub path: String,
-    /// The base commit it was read at.
-    pub commit: String,
-    /// Its length, and how much of it reached the prompts (cut to the guidance budget).
-    pub chars: usize,
-    pub included_chars: usize,
-    /// Whether it was given to the aspects: an `.instructions.md` file applies only when a
-    /// changed file matches its `applyTo` globs.
-    pub applied: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub apply_to: Vec<String>,
-    /// Why it was not applied, or what was cut.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
 /// What the budget allowed and what the run spent against it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -270,7 +251,7 @@ impl Eq for BudgetReport {}
 /// dismissals, other reviewers' remarks, the budget and the verifier's threshold.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct RunContext {
+pub struct RunFacts {
     /// The guidance files read from the base branch (applied or not).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub guidance: Vec<GuidanceRead>,
@@ -308,9 +289,9 @@ fn is_zero<T: Default + PartialEq>(n: &T) -> bool {
     *n == T::default()
 }
 
-impl RunContext {
+impl RunFacts {
     pub fn is_empty(&self) -> bool {
-        *self == RunContext::default()
+        *self == RunFacts::default()
     }
 
     /// Why the budget stopped the run, if it did.
@@ -413,8 +394,8 @@ pub struct ReviewRun {
     pub concurrency_lowered: Option<ConcurrencyLowered>,
     /// What the run was given besides the PR and what held it (guidance, lessons, remarks by
     /// others, the budget, the verifier).
-    #[serde(default, skip_serializing_if = "RunContext::is_empty")]
-    pub context: RunContext,
+    #[serde(default, skip_serializing_if = "RunFacts::is_empty")]
+    pub context: RunFacts,
 }
 
 /// The run lowered its concurrency: the server kept breaking concurrent answer streams.
@@ -508,7 +489,7 @@ mod tests {
             prices: None,
             notes: Vec::new(),
             concurrency_lowered: None,
-            context: RunContext::default(),
+            context: RunFacts::default(),
         };
         let u = run.usage();
         assert_eq!(
@@ -526,7 +507,7 @@ mod tests {
         );
         // No prices configured: no estimate, anywhere.
         assert_eq!(run.estimated_cost(), None);
-        let line = crate::review::compose::usage_line(&run).unwrap();
+        let line = crate::review::results::compose::usage_line(&run).unwrap();
         assert!(!line.contains("cost"), "{line}");
         run.prices = Some(Prices {
             input: 3.0,
@@ -537,12 +518,12 @@ mod tests {
         // 200k plain × 3 + 600k read × 0.3 + 200k written × 3.75 + 100k out × 15, per million.
         let cost = run.estimated_cost().unwrap();
         assert!((cost - 3.03).abs() < 1e-9, "{cost}");
-        let line = crate::review::compose::usage_line(&run).unwrap();
+        let line = crate::review::results::compose::usage_line(&run).unwrap();
         assert!(line.contains("3 calls"), "{line}");
         assert!(line.contains("600000 read from the prompt cache, 200000 written to it"));
         assert!(line.contains("estimated cost $3.0300"), "{line}");
-        let agg = crate::review::compose::first_review(&run);
-        let json = crate::review::compose::json(&run, &agg, "");
+        let agg = crate::review::results::compose::first_review(&run);
+        let json = crate::review::results::compose::json(&run, &agg, "");
         assert_eq!(json["usage"]["cacheReadTokens"], 600_000);
         assert!((json["usage"]["estimatedCost"]["total"].as_f64().unwrap() - 3.03).abs() < 1e-9);
         assert_eq!(

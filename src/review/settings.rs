@@ -125,7 +125,7 @@ impl SkipRule {
 
     /// [`SkipRule::skip_reason`], asking `stop` before each match: `None` when it said stop
     /// (a cancel or a deadline), else `Some(reason or None)`.
-    pub fn skip_reason_until<'a>(
+    pub(crate) fn skip_reason_until<'a>(
         &self,
         paths: impl IntoIterator<Item = &'a str>,
         stop: &dyn Fn() -> bool,
@@ -158,7 +158,7 @@ impl SkipRule {
 }
 
 /// The most patterns one skip rule may list.
-pub const MAX_PATTERNS_PER_RULE: usize = 64;
+pub(crate) const MAX_PATTERNS_PER_RULE: usize = 64;
 
 /// Everything the review engine can be configured with. Deserializes from the `[review]` table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -222,12 +222,12 @@ pub struct ReviewSettings {
     pub agent_logins: Vec<String>,
     /// Paths on the PR's base branch read as the repository's review guidance, besides
     /// `AGENTS.md`, `CLAUDE.md`, `.github/copilot-instructions.md` and
-    /// `.github/instructions/*.instructions.md` (see `super::guidance`).
+    /// `.github/instructions/*.instructions.md` (see `super::inputs::guidance`).
     pub guidance: Vec<String>,
     /// Characters of guidance given to the aspects, all files together (0: none is read).
     pub guidance_budget_chars: usize,
     /// After the aspects, one more call per aspect and chunk scores each finding and quotes its
-    /// evidence from the diff (see `super::verify`).
+    /// evidence from the diff (see `super::results::verify`).
     pub verify: bool,
     /// Findings the verifier scores below this (0–100) are held back.
     pub verify_threshold: u32,
@@ -287,7 +287,7 @@ impl Default for ReviewSettings {
 }
 
 /// The most extra guidance paths `[review] guidance` may name.
-pub const MAX_GUIDANCE_PATHS: usize = 20;
+pub(crate) const MAX_GUIDANCE_PATHS: usize = 20;
 
 /// What a provider charges per million tokens (`[review.prices]`), for an estimated cost.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -329,7 +329,7 @@ pub use crate::schema::{
 };
 
 /// The most accounts `agent_logins` may name.
-pub const MAX_AGENT_LOGINS: usize = 100;
+pub(crate) const MAX_AGENT_LOGINS: usize = 100;
 
 /// A GitHub login: letters, digits and `-` (not first), at most 39; a bot's ends in `[bot]`.
 fn is_login(login: &str) -> bool {
@@ -363,7 +363,7 @@ fn positive_seconds(key: &str, value: f64) -> Result<(), SettingsError> {
 }
 
 impl ReviewSettings {
-    /// Refuses values the runner cannot honour: every number is range-checked (zero or absurd
+    /// Refuses values the scheduler cannot honour: every number is range-checked (zero or absurd
     /// concurrency, non-positive or endless timeouts, retries, budgets), and the error names the
     /// setting and its flag.
     pub fn validate(&self) -> Result<(), SettingsError> {
@@ -516,7 +516,7 @@ impl ReviewSettings {
         Duration::from_secs_f64(self.aspect_timeout_secs.clamp(0.001, 1e7))
     }
 
-    pub fn overall_timeout(&self) -> Duration {
+    pub(crate) fn overall_timeout(&self) -> Duration {
         Duration::from_secs_f64(self.overall_timeout_secs.clamp(0.001, 1e7))
     }
 
@@ -524,19 +524,19 @@ impl ReviewSettings {
         Duration::from_secs_f64(self.idle_timeout.clamp(0.001, 1e7))
     }
 
-    pub fn diff_budget(&self, aspect: Aspect) -> usize {
+    pub(crate) fn diff_budget(&self, aspect: Aspect) -> usize {
         self.diff_budgets
             .get(&aspect)
             .copied()
             .unwrap_or(self.diff_budget_chars)
     }
 
-    pub fn skip_rule(&self, aspect: Aspect) -> Option<&SkipRule> {
+    pub(crate) fn skip_rule(&self, aspect: Aspect) -> Option<&SkipRule> {
         self.skip.get(&aspect)
     }
 
     /// Applies command-line overrides (`None` leaves the setting as it is).
-    pub fn apply(&mut self, o: Overrides) {
+    pub(crate) fn apply(&mut self, o: Overrides) {
         if let Some(v) = o.llm {
             self.llm = Some(v);
         }

@@ -37,12 +37,28 @@ pub struct Fixture {
     /// at the base commit; a review reads its guidance from these, never from the head.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub base_files: Vec<BaseFile>,
+    /// Files' texts at commits (the head's, the base's), for the diff's context on demand
+    /// offline ([`Fixture::file_at`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub file_contents: Vec<FileContent>,
     /// What the inbox's dashboard shows of the PR: checks (in full), review decision and
     /// requests, size (`docs/fixture-format.md`).
     #[serde(default, skip_serializing_if = "crate::pr::Dash::is_empty")]
     pub dashboard: crate::pr::Dash,
     #[serde(skip)]
     pub source_path: PathBuf,
+}
+
+/// A file's text at a commit (`fileContents`): what GitHub's `object(expression: "SHA:PATH")`
+/// answers live.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileContent {
+    /// The commit (a full or abbreviated SHA, hex).
+    pub sha: String,
+    /// The path in the repository at that commit.
+    pub path: String,
+    pub text: String,
 }
 
 /// One moment in the PR's history: a set of changes that happened together.
@@ -353,6 +369,7 @@ impl Fixture {
                 message: "a pull request number starts at 1".to_owned(),
             });
         }
+        check_file_contents(&self.file_contents, &mut problems);
         let mut ids = HashSet::with_capacity(self.items.len() * 2);
         for (i, item) in self.items.iter().enumerate() {
             let base = vec![key("items"), Seg::Index(i)];
@@ -388,6 +405,15 @@ impl Fixture {
             }
         }
         problems
+    }
+
+    /// The recorded text of `path` at commit `sha` (`fileContents`; a recorded SHA may be
+    /// abbreviated), if the fixture has it.
+    pub fn file_at(&self, sha: &str, path: &str) -> Option<&str> {
+        self.file_contents
+            .iter()
+            .find(|f| f.path == path && same_commit(&f.sha, sha))
+            .map(|f| f.text.as_str())
     }
 
     /// The PR as of step `step` (0 = the initial snapshot).
@@ -455,6 +481,7 @@ impl Fixture {
             steps: Vec::new(),
             llm: LlmRecordings::default(),
             base_files: Vec::new(),
+            file_contents: Vec::new(),
             dashboard: crate::pr::Dash::default(),
             source_path: PathBuf::new(),
         }
@@ -625,6 +652,38 @@ fn diagnose(text: &str, path: &Path) -> FixtureError {
         .and_then(|p| jsonpos::locate(text, &p))
         .unwrap_or((inner.line(), inner.column()));
     invalid(json_path, line, column, message)
+}
+
+/// Whether two SHAs name the same commit: equal, or one a prefix (of at least 7 digits) of the
+/// other.
+fn same_commit(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short.len() >= 7 && long.len() >= short.len() && long[..short.len()].eq_ignore_ascii_case(short)
+}
+
+/// `fileContents`: each a SHA of 7 to 40 hex digits, a relative path, at most once per commit.
+fn check_file_contents(files: &[FileContent], problems: &mut Vec<Problem>) {
+    let mut seen = HashSet::new();
+    for (i, f) in files.iter().enumerate() {
+        let at = |k: &str| vec![key("fileContents"), Seg::Index(i), key(k)];
+        if !(7..=40).contains(&f.sha.len()) || !f.sha.chars().all(|c| c.is_ascii_hexdigit()) {
+            problems.push(Problem {
+                path: at("sha"),
+                message: "a commit SHA is 7 to 40 hex digits".to_owned(),
+            });
+        }
+        if f.path.is_empty() || f.path.starts_with('/') || f.path.split('/').any(|p| p == "..") {
+            problems.push(Problem {
+                path: at("path"),
+                message: "a path in the repository: relative, not empty, no `..`".to_owned(),
+            });
+        } else if !seen.insert((f.sha.to_ascii_lowercase(), f.path.as_str())) {
+            problems.push(Problem {
+                path: at("path"),
+                message: format!("`{}` is recorded twice at this commit", f.path),
+            });
+        }
+    }
 }
 
 fn first_line(s: &str) -> String {
@@ -868,6 +927,64 @@ mod tests {
             f.snapshot_at(3),
             Err(FixtureError::StepOutOfRange { steps: 2, .. })
         ));
+    }
+
+    /// GOOD with `fileContents` set to `files` (JSON).
+    fn with_files(files: &str) -> String {
+        GOOD.replacen(
+            "\"items\": [",
+            &format!("\"fileContents\": {files},\n  \"items\": ["),
+            1,
+        )
+    }
+
+    // Guards `fileContents`: read back by commit (full or abbreviated) and path; `fixture check`
+    // refuses a bad SHA, a bad path and a file recorded twice at a commit, naming where.
+    #[test]
+    fn file_contents_are_found_by_commit_and_path_and_checked() {
+        let sha = "5f0c6a1d9e2b7c4a8f3e6d1b0a9c8e7f6d5c4b3a";
+        let f = parse(&with_files(&format!(
+            r#"[{{"sha": "{sha}", "path": "src/a.rs", "text": "fn a() {{}}\n"}},
+                {{"sha": "0123abcd", "path": "src/a.rs", "text": "old\n"}}]"#
+        )))
+        .unwrap();
+        assert_eq!(f.file_at(sha, "src/a.rs"), Some("fn a() {}\n"));
+        assert_eq!(f.file_at(&sha[..7], "src/a.rs"), Some("fn a() {}\n"));
+        assert_eq!(f.file_at("0123abcd99", "src/a.rs"), Some("old\n"));
+        assert_eq!(f.file_at(sha, "src/b.rs"), None);
+        assert_eq!(
+            f.file_at("5f0c", "src/a.rs"),
+            None,
+            "too short to name a commit"
+        );
+        let back = parse(&f.to_json_pretty()).unwrap();
+        assert_eq!(back.file_contents, f.file_contents);
+        for (files, path, says) in [
+            (
+                r#"[{"sha": "xyz", "path": "a", "text": ""}]"#,
+                "fileContents[0].sha",
+                "hex",
+            ),
+            (
+                r#"[{"sha": "0123abcd", "path": "/etc/passwd", "text": ""}]"#,
+                "fileContents[0].path",
+                "relative",
+            ),
+            (
+                r#"[{"sha": "0123abcd", "path": "a/../b", "text": ""}]"#,
+                "fileContents[0].path",
+                "..",
+            ),
+            (
+                r#"[{"sha": "0123abcd", "path": "a", "text": ""}, {"sha": "0123ABCD", "path": "a", "text": "x"}]"#,
+                "fileContents[1].path",
+                "twice",
+            ),
+        ] {
+            let (at, _, _, msg) = invalid(&with_files(files));
+            assert_eq!(at, path, "{files}: {msg}");
+            assert!(msg.contains(says), "{files}: {msg}");
+        }
     }
 
     #[test]

@@ -229,6 +229,7 @@ pub fn synth(spec: SynthSpec) -> Fixture {
         steps: Vec::new(),
         llm: LlmRecordings::default(),
         base_files: Vec::new(),
+        file_contents: Vec::new(),
         dashboard: crate::pr::Dash::default(),
         source_path: Default::default(),
     }

@@ -10,7 +10,7 @@ use super::EffectRunner;
 use super::app::{Action, App, Asked, Drawn, Effect, InboxScreen};
 use super::effects::inbox::{InboxLink, TabSource};
 use super::effects::ledger::saved_drafts;
-use super::effects::review::ReviewContext;
+use super::effects::review::ConsoleReview;
 use super::keymap::{Key, Keymap};
 use super::session::{Remote, Session};
 use super::theme::Theme;
@@ -107,7 +107,7 @@ impl Harness {
                 theme: theme.clone(),
                 interactive: false,
                 clock: Some(TEST_NOW),
-                review: ReviewContext::default(),
+                review: ConsoleReview::default(),
                 session: test_session(),
                 inbox: Default::default(),
             },
@@ -145,7 +145,7 @@ impl Harness {
                 theme: theme.clone(),
                 interactive: false,
                 clock: Some(TEST_NOW),
-                review: ReviewContext::default(),
+                review: ConsoleReview::default(),
                 session: test_session(),
                 inbox: InboxLink {
                     tabs: tabs.into_iter().map(|(_, s)| s).collect(),

@@ -34,6 +34,7 @@
 pub mod app;
 pub mod desktop;
 pub mod editor;
+pub mod editor_at;
 pub mod effects;
 pub mod event;
 pub mod harness;
@@ -57,7 +58,7 @@ use crate::source::Fixture;
 
 pub use app::{Action, App, Asked, Drawn, Effect, Lane, ScreenId};
 pub use desktop::{is_web_url, osc52};
-pub use effects::review::{Prepared, ReviewContext};
+pub use effects::review::{ConsoleReview, Prepared};
 pub use effects::{EffectRunner, Effects};
 pub use event::AppEvent;
 pub use keymap::Keymap;
@@ -74,7 +75,7 @@ pub struct Launch {
     /// written. Decided here, once.
     pub session: Session,
     /// How `r` reviews.
-    pub review: ReviewContext,
+    pub review: ConsoleReview,
     pub start: Start,
 }
 
@@ -250,9 +251,9 @@ mod tests {
             theme: Theme::plain(),
             interactive: false,
             clock: Some(0),
-            review: ReviewContext {
+            review: ConsoleReview {
                 settings,
-                ..ReviewContext::default()
+                ..ConsoleReview::default()
             },
             session: Session::default(),
             inbox: Default::default(),

@@ -8,9 +8,9 @@ use std::time::Duration;
 use ratatui_textarea::TextArea;
 
 use crate::policy::Mode;
-use crate::review::aggregate::{Aggregate, AggregateRequest, aggregate};
-use crate::review::condense::{self, BodySize};
-use crate::review::prior::PriorReviews;
+use crate::review::inputs::prior::PriorReviews;
+use crate::review::results::aggregate::{Aggregate, AggregateRequest, aggregate};
+use crate::review::results::condense::{self, BodySize};
 use crate::review::{Aspect, ReviewEvent, ReviewRun};
 use crate::sanitize::{one_line, sanitize};
 
@@ -321,7 +321,7 @@ impl Composed {
 
     /// The findings of the run, for the pane's cursor: (id, label). The label leads with what
     /// the finding says and ends with its id (`PS-…`), so a narrow pane cuts the id, never the
-    /// message. In the posted review's order ([`crate::review::compose::posted_order`]).
+    /// message. In the posted review's order ([`crate::review::results::compose::posted_order`]).
     pub fn finding_rows(&self) -> Vec<(String, String)> {
         self.finding_views()
             .into_iter()
@@ -331,7 +331,7 @@ impl Composed {
 
     /// [`Self::finding_rows`] with each finding's severity (the pane colours by it).
     pub fn finding_views(&self) -> Vec<(String, crate::review::findings::Severity, String)> {
-        crate::review::compose::posted_order(&self.run, &self.agg)
+        crate::review::results::compose::posted_order(&self.run, &self.agg)
             .into_iter()
             .map(|f| {
                 let class = self.agg.class_of_id(&f.id).unwrap_or("addressed");

@@ -1,4 +1,4 @@
-//! The headless commands run as a user runs them: items, inbox, review, event, watch, github, install, automation, checks, Shepherd's own check run, code (files, diff, file viewed).
+//! The headless commands run as a user runs them: items, inbox, review, event, watch, github, install, automation, checks, Shepherd's own check run, code (files, diff, file viewed), the diff screen's pure parts on real git history.
 
 mod automation;
 mod bundled_names;
@@ -6,6 +6,7 @@ mod check_run;
 mod checks;
 mod code;
 mod code_history;
+mod diff_parts;
 mod event;
 mod event_decisions;
 mod github;

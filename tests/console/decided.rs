@@ -12,7 +12,7 @@ use pr_shepherd::code::pending::{CommentKind, DraftState, PendingReview};
 use pr_shepherd::code::{LineAddr, Side};
 use pr_shepherd::ledger::{Draft, Ledger, ReplyDraft};
 use pr_shepherd::pr::PrCoords;
-use pr_shepherd::review::inline::{diff_line, parsed_patches};
+use pr_shepherd::review::results::inline::{diff_line, parsed_patches};
 use pr_shepherd::tui::app::{Focus, InputMode, PendingScreen};
 use pr_shepherd::tui::effects::inbox::TabSource;
 use pr_shepherd::tui::harness::Harness;

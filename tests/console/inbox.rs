@@ -670,10 +670,12 @@ fn the_inbox_does_not_count_shepherds_own_review_as_unseen() {
     )
     .unwrap();
     let snapshot = fixture.into_snapshot_at(0).unwrap();
-    let own =
-        pr_shepherd::review::prior::prior_reviews(&snapshot, pr_shepherd::pr::DEFAULT_IDENTITY)
-            .own
-            .len();
+    let own = pr_shepherd::review::inputs::prior::prior_reviews(
+        &snapshot,
+        pr_shepherd::pr::DEFAULT_IDENTITY,
+    )
+    .own
+    .len();
     assert!(own >= 1, "the fixture carries Shepherd's own review");
     assert_eq!(total, snapshot.items.len());
     assert_eq!(

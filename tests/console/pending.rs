@@ -37,7 +37,7 @@ fn run_with_three_findings(head: &str) -> ReviewRun {
     let finding = |line: u32, message: &str| {
         json!({
             "id": pr_shepherd::review::findings::finding_id(
-                pr_shepherd::review::aspect::Aspect::Correctness, "src/mod1.rs", message),
+                pr_shepherd::review::Aspect::Correctness, "src/mod1.rs", message),
             "aspect": "correctness", "severity": "important", "file": "src/mod1.rs",
             "line": line, "message": message, "suggestedFix": "check it",
         })

@@ -465,7 +465,7 @@ fn review_pane_size_line_and_an_over_limit_draft() {
         size_line(&h),
         format!(
             "Size: {} / 65,536 characters",
-            pr_shepherd::review::condense::thousands(chars)
+            pr_shepherd::review::results::condense::thousands(chars)
         )
     );
 

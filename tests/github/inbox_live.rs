@@ -319,7 +319,7 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     use pr_shepherd::tui::effects::inbox::{InboxLink, TabSource};
     use pr_shepherd::tui::keymap::KeyCommand;
     use pr_shepherd::tui::{
-        Action, App, EffectRunner, Keymap, Live, Remote, ReviewContext, Session, Theme,
+        Action, App, ConsoleReview, EffectRunner, Keymap, Live, Remote, Session, Theme,
     };
     use ratatui::{Terminal, backend::TestBackend};
 
@@ -333,7 +333,7 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
         theme: Theme::plain(),
         interactive: false,
         clock: None,
-        review: ReviewContext::default(),
+        review: ConsoleReview::default(),
         session: Session {
             remote: Remote::GitHub(Live {
                 gh: std::sync::Arc::new(client(&server.uri())),

@@ -150,6 +150,7 @@ const CONFIG_TABLES: &[(&str, &str)] = &[
     ("gates", "gates"),
     ("inbox", "inbox"),
     ("console", "console"),
+    ("code", "code"),
 ];
 
 /// The keys named in the first column of a reference table (`| `review.llm` | … |`).

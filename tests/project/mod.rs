@@ -2,3 +2,4 @@
 
 mod docs;
 mod module_graph;
+mod rooms;

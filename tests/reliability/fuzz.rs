@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 
 use pr_shepherd::review::Aspect;
 use pr_shepherd::review::findings::parse_reply;
-use pr_shepherd::review::prior::{parse_meta, prior_reviews};
+use pr_shepherd::review::inputs::prior::{parse_meta, prior_reviews};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use support::env::TestEnv;
 use support::stderr;

@@ -13,13 +13,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use pr_shepherd::pr::PrMeta;
-use pr_shepherd::review::compose::{first_review, markdown};
 use pr_shepherd::review::findings::{CONTRACT_NAME, contract_schema};
+use pr_shepherd::review::inputs::prompt::Prompts;
 use pr_shepherd::review::llm::{
     AnthropicClient, CommandClient, LlmClient, NoEvents, OpenAiClient, RetryPolicy,
     SERVER_MEMORY_FILE,
 };
-use pr_shepherd::review::prompt::Prompts;
+use pr_shepherd::review::results::compose::{first_review, markdown};
 use pr_shepherd::review::{
     Aspect, AspectOutcome, AspectState, ReviewRun, ReviewSettings, Severity, run_review,
 };
@@ -516,7 +516,7 @@ async fn the_request_carries_the_one_contract_schema() {
     };
     let openai = OpenAiClient::new(&mock.uri(), None, "m".into(), Some(7), retry).unwrap();
     let anthropic = AnthropicClient::new(&mock.uri(), None, "m".into(), 7, retry).unwrap();
-    let prompt = pr_shepherd::review::prompt::build(
+    let prompt = pr_shepherd::review::inputs::prompt::build(
         Aspect::Security,
         &demo_pr(),
         &Prompts::embedded(),

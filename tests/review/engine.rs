@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pr_shepherd::pr::{Author, Comment, Item, PrMeta};
+use pr_shepherd::review::inputs::prompt::{Prompts, fence_close, fence_open};
 use pr_shepherd::review::llm::{
     AnthropicClient, CommandClient, LlmClient, OpenAiClient, RetryPolicy,
 };
-use pr_shepherd::review::prompt::{Prompts, fence_close, fence_open};
 use pr_shepherd::review::{
     Aspect, AspectState, ReviewEvent, ReviewRun, ReviewSettings, run_review,
 };

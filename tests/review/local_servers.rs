@@ -11,8 +11,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use pr_shepherd::pr::PrMeta;
-use pr_shepherd::review::compose::{first_review, json, markdown, usage_line};
 use pr_shepherd::review::llm::{LlmClient, OpenAiClient, RetryPolicy};
+use pr_shepherd::review::results::compose::{first_review, json, markdown, usage_line};
 use pr_shepherd::review::settings::SkipRule;
 use pr_shepherd::review::{Aspect, AspectState, ReviewEvent, ReviewSettings};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use pr_shepherd::review::Aspect;
-use pr_shepherd::review::prior::finding_id;
+use pr_shepherd::review::inputs::prior::finding_id;
 use serde_json::json;
 use support::env::TestEnv;
 use support::fake_github::{FakeGitHub, FakePr, NUMBER, pr_ref, pr_state_dir};

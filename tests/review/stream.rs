@@ -109,9 +109,9 @@ async fn calls_two_to_six_start_after_the_first_answer_began_and_read_the_cache(
                 .any(|e| matches!(e, ReviewEvent::Streaming { .. })),
             "{wire:?}"
         );
-        let json = pr_shepherd::review::compose::json(
+        let json = pr_shepherd::review::results::compose::json(
             &run,
-            &pr_shepherd::review::compose::first_review(&run),
+            &pr_shepherd::review::results::compose::first_review(&run),
             "",
         );
         assert_eq!(json["usage"]["calls"], 6);

@@ -66,7 +66,7 @@ pub async fn review_events(
         std::sync::Arc::new(pr),
         settings,
         std::sync::Arc::new(client),
-        std::sync::Arc::new(pr_shepherd::review::prompt::Prompts::embedded()),
+        std::sync::Arc::new(pr_shepherd::review::inputs::prompt::Prompts::embedded()),
         tx,
         tokio_util::sync::CancellationToken::new(),
     )

@@ -9,11 +9,12 @@ use std::path::PathBuf;
 use super::PreparedReview;
 use crate::ledger::{Decision, LedgerError, RepoId};
 use crate::pr::Snapshot;
-use crate::review::aggregate::{Aggregate, AggregateRequest, aggregate};
-use crate::review::condense::{self, Fitted};
-use crate::review::outcome::{addressed_decisions, post_decisions, run_decisions};
-use crate::review::prior::PriorReviews;
-use crate::review::{ReviewRun, compose};
+use crate::review::ReviewRun;
+use crate::review::inputs::prior::PriorReviews;
+use crate::review::results::aggregate::{Aggregate, AggregateRequest, aggregate};
+use crate::review::results::compose;
+use crate::review::results::condense::{self, Fitted};
+use crate::review::results::outcome::{addressed_decisions, post_decisions, run_decisions};
 
 /// A finished run, concluded: what every front end presents.
 #[derive(Debug, Clone)]

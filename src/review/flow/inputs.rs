@@ -4,8 +4,8 @@
 //! started it.
 
 use crate::pr::{Origin, Snapshot};
-use crate::review::failing::ChecksSource;
-use crate::review::guidance::BaseSource;
+use crate::review::inputs::failing::ChecksSource;
+use crate::review::inputs::guidance::BaseSource;
 use crate::review::llm::ReplaySource;
 use crate::source::Fixture;
 use crate::source::github::GitHub;

@@ -8,9 +8,9 @@ use super::http::{self, ApiHeaders, Collector, HttpBackend, RetryPolicy, StreamE
 use super::sse::SseEvent;
 use super::structured::{self, StructuredOutput, Wire};
 use super::{CallEvents, Completion, LlmError, TokenUsage};
-use crate::review::prompt::Prompt;
+use crate::review::inputs::prompt::Prompt;
 
-pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 const API_VERSION: &str = "2023-06-01";
 const PROVIDER: &str = "anthropic";
 
@@ -78,7 +78,7 @@ impl AnthropicClient {
         self
     }
 
-    pub fn is_streaming(&self) -> bool {
+    pub(crate) fn is_streaming(&self) -> bool {
         self.http.stream
     }
 

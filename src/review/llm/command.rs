@@ -13,7 +13,7 @@ use std::process::Stdio;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use super::{Completion, LlmError, MAX_ANSWER_BYTES};
-use crate::review::prompt::Prompt;
+use crate::review::inputs::prompt::Prompt;
 
 #[derive(Debug, Clone)]
 pub struct CommandClient {
@@ -37,7 +37,7 @@ impl CommandClient {
     }
 
     /// Also passes these variables (when set) to the program.
-    pub fn passing_env(mut self, names: Vec<String>) -> CommandClient {
+    pub(crate) fn passing_env(mut self, names: Vec<String>) -> CommandClient {
         self.pass_env = names;
         self
     }

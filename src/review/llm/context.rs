@@ -2,7 +2,7 @@
 //! `exceed_context_size_error`, OpenAI's `context_length_exceeded` and the messages vLLM and
 //! llama-cpp-python send in that shape) and reading the sizes it names, or asking llama.cpp's
 //! `/props` for the context size. What the review does about it (re-chunking the diff with a
-//! budget that fits) is the runner's; this is only what the wire says.
+//! budget that fits) is the scheduler's; this is only what the wire says.
 
 use serde_json::Value;
 
@@ -21,7 +21,7 @@ const OVERFLOW_MARKS: &[&str] = &[
 ];
 
 /// Whether `lower` (an error answer's text, lowercased) says the prompt does not fit.
-pub fn is_overflow(lower: &str) -> bool {
+pub(crate) fn is_overflow(lower: &str) -> bool {
     OVERFLOW_MARKS.iter().any(|m| lower.contains(m))
 }
 
@@ -65,7 +65,7 @@ pub fn sizes(text: &str) -> (Option<u64>, Option<u64>) {
 
 /// llama.cpp's `/props` beside an endpoint (`http://host:port/v1/chat/completions` →
 /// `http://host:port/props`).
-pub fn props_url(endpoint: &reqwest::Url) -> reqwest::Url {
+pub(crate) fn props_url(endpoint: &reqwest::Url) -> reqwest::Url {
     let mut u = endpoint.clone();
     u.set_path("/props");
     u.set_query(None);
@@ -74,7 +74,7 @@ pub fn props_url(endpoint: &reqwest::Url) -> reqwest::Url {
 }
 
 /// The context size in a `/props` answer: `default_generation_settings.n_ctx` (or `n_ctx`).
-pub fn n_ctx_of_props(props: &Value) -> Option<u64> {
+pub(crate) fn n_ctx_of_props(props: &Value) -> Option<u64> {
     props
         .pointer("/default_generation_settings/n_ctx")
         .or_else(|| props.get("n_ctx"))

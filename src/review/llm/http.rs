@@ -36,7 +36,7 @@ impl Default for RetryPolicy {
 
 /// The longest silence inside an answer that has begun, unless the settings say otherwise
 /// (`[review] idle_timeout`).
-pub const DEFAULT_IDLE: Duration = Duration::from_secs(120);
+pub(crate) const DEFAULT_IDLE: Duration = Duration::from_secs(120);
 
 /// The most bytes of an error answer that are read (its reason is at the start).
 const MAX_ERROR_BYTES: usize = 64 * 1024;
@@ -172,7 +172,8 @@ pub(super) struct HttpBackend {
     shape: ShapeMemory,
     /// Where what is learnt about this server is kept across runs (`None`: nowhere).
     servers: Option<ServerMemory>,
-    /// Remarks on the run as a whole, until the runner takes them (see [`HttpBackend::take_notes`]).
+    /// Remarks on the run as a whole, until the scheduler takes them (see
+    /// [`HttpBackend::take_notes`]).
     notes: Arc<Mutex<Vec<String>>>,
     /// The server's context size from `/props`, once asked (`Some(None)`: it has none).
     n_ctx: Arc<tokio::sync::Mutex<Option<Option<u64>>>>,
@@ -497,7 +498,7 @@ impl HttpBackend {
     /// run, and `events` hears of it.
     ///
     /// **Time counts silence.** Until an answer's first byte a call waits as long as its
-    /// aspect's limits allow (`aspect_timeout_secs`, `overall_timeout_secs`, in the runner): a
+    /// aspect's limits allow (`aspect_timeout_secs`, `overall_timeout_secs`, in the scheduler): a
     /// server that serves one request at a time holds a queued request there, sending nothing,
     /// and that is waiting, not failing. The first byte is a streamed answer's headers, or a
     /// whole answer's first byte of body (written when the answer is done). From it on, no byte

@@ -28,10 +28,10 @@ pub use http::RetryPolicy;
 pub use openai::OpenAiClient;
 pub use replay::ReplayClient;
 pub use servers::FILE_NAME as SERVER_MEMORY_FILE;
-pub use structured::{MAX_TOKENS_CAP, Shape, larger_max_tokens};
+pub use structured::Shape;
 
 use super::aspect::Aspect;
-use super::prompt::Prompt;
+use super::inputs::prompt::Prompt;
 use super::settings::{BackendKind, DEFAULT_ANTHROPIC_MODEL, DEFAULT_OPENAI_MODEL, ReviewSettings};
 use crate::pr::RecordedAnswer;
 
@@ -39,7 +39,7 @@ use crate::pr::RecordedAnswer;
 /// `command` program's stdout: far more than any answer within the token limits, and a bound on
 /// what a broken or hostile server can make a review hold. A larger answer ends the call with an
 /// error saying so.
-pub const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
+pub(crate) const MAX_ANSWER_BYTES: usize = 32 * 1024 * 1024;
 
 pub const ANTHROPIC_API_KEY: &str = "ANTHROPIC_API_KEY";
 pub const ANTHROPIC_BASE_URL: &str = "ANTHROPIC_BASE_URL";
@@ -76,7 +76,7 @@ impl LlmEnv {
     }
 
     /// Remembers what is learnt about each server in `state_dir` (see [`LlmEnv::state_dir`]).
-    pub fn remembering_in(mut self, state_dir: Option<std::path::PathBuf>) -> LlmEnv {
+    pub(crate) fn remembering_in(mut self, state_dir: Option<std::path::PathBuf>) -> LlmEnv {
         self.state_dir = state_dir;
         self
     }
@@ -97,7 +97,7 @@ impl std::fmt::Debug for LlmEnv {
 }
 
 /// Token counts of one call, or summed over calls; a count is `None` when no call reported it.
-/// Flattened into [`Completion`] and the runner's aspect outcome, whose JSON thus keeps the flat
+/// Flattened into [`Completion`] and the scheduler's aspect outcome, whose JSON thus keeps the flat
 /// `inputTokens`, `outputTokens`, `cacheReadTokens`, `cacheWriteTokens` (absent when unknown).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -160,9 +160,9 @@ pub enum LlmError {
         detail: String,
     },
     /// The prompt does not fit the server's context (llama.cpp's `exceed_context_size_error`,
-    /// OpenAI's `context_length_exceeded`): never retried as it is; the runner re-chunks the diff
-    /// with a budget that fits (see `review::chunk::fitting_budget`). The sizes, when the error or
-    /// the server's `/props` named them.
+    /// OpenAI's `context_length_exceeded`): never retried as it is; the scheduler re-chunks the
+    /// diff with a budget that fits (see `review::inputs::chunk::fitting_budget`). The sizes, when
+    /// the error or the server's `/props` named them.
     #[error("{provider}: the prompt does not fit the server's context{}: {detail}", context_sizes(*.n_ctx, *.prompt_tokens))]
     ContextOverflow {
         provider: &'static str,
@@ -214,7 +214,7 @@ fn context_sizes(n_ctx: Option<u64>, prompt: Option<u64>) -> String {
     }
 }
 
-/// What a call reports while it runs (to the runner: the warm-first fan-out and the console's
+/// What a call reports while it runs (to the scheduler: the warm-first fan-out and the console's
 /// progress). Both default to doing nothing.
 pub trait CallEvents: Send + Sync {
     /// The answer began: a streamed answer's first event arrived (the prompt cache it wrote is
@@ -279,7 +279,7 @@ impl LlmClient {
     }
 
     /// [`LlmClient::complete`], reporting the answer's start and progress to `events`.
-    pub async fn complete_observed(
+    pub(crate) async fn complete_observed(
         &self,
         prompt: &Prompt,
         events: &dyn CallEvents,
@@ -307,9 +307,9 @@ impl LlmClient {
     }
 
     /// Remarks on the run as a whole that the backend made since the last call: a server memory
-    /// in the state dir that was ignored or could not be written, … (the runner says them as
+    /// in the state dir that was ignored or could not be written, … (the scheduler says them as
     /// [`crate::review::ReviewEvent::Note`] and keeps them in the run).
-    pub fn take_notes(&self) -> Vec<String> {
+    pub(crate) fn take_notes(&self) -> Vec<String> {
         match self {
             LlmClient::Anthropic(c) => c.take_notes(),
             LlmClient::OpenAi(c) => c.take_notes(),
@@ -321,7 +321,7 @@ impl LlmClient {
     /// can read it, and that say when an answer begins: the HTTP providers, streaming. (A
     /// non-streamed answer "begins" only when it is complete; waiting for it would double the
     /// wall time, so those calls fan out at once.)
-    pub fn caches_prefix(&self) -> bool {
+    pub(crate) fn caches_prefix(&self) -> bool {
         match self {
             LlmClient::Anthropic(c) => c.is_streaming(),
             LlmClient::OpenAi(c) => c.is_streaming(),
@@ -454,10 +454,10 @@ mod tests {
         )
         .unwrap()
         .pr;
-        crate::review::prompt::build(
+        crate::review::inputs::prompt::build(
             Aspect::Perf,
             &pr,
-            &crate::review::prompt::Prompts::embedded(),
+            &crate::review::inputs::prompt::Prompts::embedded(),
             60_000,
         )
     }

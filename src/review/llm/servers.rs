@@ -20,11 +20,11 @@ use super::structured::{Learnt, Shape};
 /// The file's name in the state dir.
 pub const FILE_NAME: &str = "llm-servers.json";
 /// The most servers remembered.
-pub const MAX_SERVERS: usize = 32;
+pub(crate) const MAX_SERVERS: usize = 32;
 /// The largest file read.
-pub const FILE_LIMIT: u64 = 64 << 10;
+pub(crate) const FILE_LIMIT: u64 = 64 << 10;
 /// How long what was learnt counts.
-pub const REMEMBER_DAYS: i64 = 30;
+pub(crate) const REMEMBER_DAYS: i64 = 30;
 /// The format written (and the only one read).
 const VERSION: u32 = 1;
 /// The most rejections kept per server, and their length.

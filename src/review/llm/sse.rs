@@ -4,7 +4,7 @@
 
 /// One event: its `event:` name (if any) and its `data:` lines joined with `\n`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SseEvent {
+pub(crate) struct SseEvent {
     pub event: Option<String>,
     pub data: String,
 }
@@ -20,7 +20,7 @@ impl SseEvent {
 /// character; `\n`, `\r\n` and `\r` all end a line. Each byte is looked at once, however the
 /// stream is cut (a line that never ends costs no more than its bytes; the transport bounds them).
 #[derive(Debug, Default)]
-pub struct SseParser {
+pub(crate) struct SseParser {
     buf: Vec<u8>,
     /// How far `buf` has been searched for a line end without finding one.
     scanned: usize,

@@ -27,11 +27,11 @@ use crate::review::findings::{CONTRACT_NAME, contract_schema};
 pub use crate::review::settings::StructuredOutput;
 
 /// The most `max_tokens` a cut answer is asked again with.
-pub const MAX_TOKENS_CAP: u32 = 16_384;
+pub(crate) const MAX_TOKENS_CAP: u32 = 16_384;
 
 /// `max_tokens` for asking again after a cut at `used`: double, at most [`MAX_TOKENS_CAP`] (never
 /// less than `used`; equal means there is no room to ask again).
-pub fn larger_max_tokens(used: u32) -> u32 {
+pub(crate) fn larger_max_tokens(used: u32) -> u32 {
     used.saturating_mul(2).min(MAX_TOKENS_CAP.max(used))
 }
 
@@ -101,7 +101,7 @@ impl Shape {
     /// (llama-cpp-python answers an unsupported `response_format` with HTTP 500 and its
     /// validation error). Such a 5xx is not worth another attempt: the transport does not retry
     /// it.
-    pub fn refused_by(self, status: u16, text: &str) -> bool {
+    pub(crate) fn refused_by(self, status: u16, text: &str) -> bool {
         let client_error =
             (400..500).contains(&status) && !matches!(status, 401 | 403 | 404 | 408 | 429);
         if !(client_error || (500..600).contains(&status)) {
@@ -135,7 +135,7 @@ impl Wire {
     /// falls down the whole ladder; `json_schema` and `json_object` ask only that way (for
     /// Anthropic both mean the forced tool), `json_object` with the schema where the server takes
     /// it; `off` asks with plain text.
-    pub fn ladder(self, setting: StructuredOutput) -> &'static [Shape] {
+    pub(crate) fn ladder(self, setting: StructuredOutput) -> &'static [Shape] {
         use StructuredOutput as S;
         match (self, setting) {
             (_, S::Off) => &[Shape::Plain],
@@ -156,7 +156,7 @@ impl Wire {
 /// What an earlier run learnt about this server (the state dir's server memory): the shape it
 /// answered, and what it rejected on the way there.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Learnt {
+pub(crate) struct Learnt {
     pub shape: Shape,
     pub rejected: Vec<String>,
 }
@@ -176,7 +176,7 @@ struct Fallen {
 
 /// The rung of the ladder a client is on; clones share it, so a fallback holds for the run.
 #[derive(Debug, Clone)]
-pub struct ShapeMemory {
+pub(crate) struct ShapeMemory {
     ladder: &'static [Shape],
     /// `structured_output = "auto"`: a refusal falls one rung lower, and what answered is worth
     /// remembering for the server.
@@ -248,7 +248,7 @@ impl ShapeMemory {
 
     /// What this run learnt about the server, once, when it is worth remembering: `auto`, and an
     /// answer came on another rung than the run started on.
-    pub fn take_learnt(&self) -> Option<Learnt> {
+    pub(crate) fn take_learnt(&self) -> Option<Learnt> {
         if !self.auto {
             return None;
         }
@@ -291,7 +291,7 @@ impl ShapeMemory {
 }
 
 /// Adds the structured-output fields for `shape` to an OpenAI Chat Completions body.
-pub fn shape_openai(body: &mut Value, shape: Shape) {
+pub(crate) fn shape_openai(body: &mut Value, shape: Shape) {
     let format = match shape {
         Shape::JsonSchema => json!({
             "type": "json_schema",
@@ -307,7 +307,7 @@ pub fn shape_openai(body: &mut Value, shape: Shape) {
 }
 
 /// Adds the findings tool, forced, to an Anthropic Messages body for `shape`.
-pub fn shape_anthropic(body: &mut Value, shape: Shape) {
+pub(crate) fn shape_anthropic(body: &mut Value, shape: Shape) {
     if shape != Shape::Tool {
         return;
     }
@@ -328,7 +328,7 @@ pub fn shape_anthropic(body: &mut Value, shape: Shape) {
 }
 
 /// The findings object of a (non-streamed) Anthropic answer's forced tool call, as JSON text.
-pub fn anthropic_tool_input(answer: &Value) -> Option<String> {
+pub(crate) fn anthropic_tool_input(answer: &Value) -> Option<String> {
     answer
         .get("content")?
         .as_array()?
@@ -347,13 +347,13 @@ pub fn anthropic_tool_input(answer: &Value) -> Option<String> {
 /// Feed every event's JSON to [`ToolInputStream::on_event`]; [`ToolInputStream::finish`] gives the
 /// same JSON text [`anthropic_tool_input`] gives for the whole answer.
 #[derive(Debug, Default)]
-pub struct ToolInputStream {
+pub(crate) struct ToolInputStream {
     index: Option<u64>,
     json: String,
 }
 
 impl ToolInputStream {
-    pub fn on_event(&mut self, event: &Value) {
+    pub(crate) fn on_event(&mut self, event: &Value) {
         let index = event.get("index").and_then(Value::as_u64);
         match event.get("type").and_then(Value::as_str) {
             Some("content_block_start") => {

@@ -322,16 +322,16 @@ pub struct HeadChecks {
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GqlContexts {
+struct GqlCheckNodes {
     #[serde(default)]
     total_count: usize,
     #[serde(default)]
-    nodes: Vec<Option<GqlContext>>,
+    nodes: Vec<Option<GqlCheckNode>>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct GqlContext {
+struct GqlCheckNode {
     #[serde(rename = "__typename", default)]
     typename: String,
     database_id: Option<u64>,
@@ -395,7 +395,7 @@ struct GqlLine {
 
 /// A GraphQL context (check run or status context) as a [`CheckRun`]; `None` for a node of
 /// another type.
-fn check_of_context(n: GqlContext) -> Option<CheckRun> {
+fn check_of_context(n: GqlCheckNode) -> Option<CheckRun> {
     match n.typename.as_str() {
         "CheckRun" => {
             let status = n.status.unwrap_or_default();
@@ -504,7 +504,7 @@ pub async fn fetch_in_one_request(
         })?;
     let contexts = match object.pointer("/statusCheckRollup/contexts") {
         None | Some(serde_json::Value::Null) => return Ok(HeadChecks::default()),
-        Some(v) => GqlContexts::deserialize(v)
+        Some(v) => GqlCheckNodes::deserialize(v)
             .map_err(|e| GitHubError::Graphql(format!("{what}: an unexpected answer: {e}")))?,
     };
     let runs: Vec<CheckRun> = contexts
@@ -551,7 +551,7 @@ mod head_checks_tests {
 
     #[test]
     fn graphql_contexts_become_check_runs_and_statuses() {
-        let node = |v: serde_json::Value| GqlContext::deserialize(v).unwrap();
+        let node = |v: serde_json::Value| GqlCheckNode::deserialize(v).unwrap();
         let run = check_of_context(node(serde_json::json!({
             "__typename": "CheckRun", "databaseId": 7, "name": "lint", "status": "COMPLETED",
             "conclusion": "FAILURE", "permalink": "https://github.com/a/b/runs/7",

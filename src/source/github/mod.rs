@@ -10,6 +10,8 @@
 //! - `batch.rs`: the inbox's fetch: open PRs listed, then many PRs' items in few round trips.
 //! - `members.rs`: the organization membership check.
 //! - `base_files.rs`: files of the PR's base branch at the base commit (the review's guidance).
+//! - `contents.rs`: one file's text at a commit, bounded and cached by blob id (the diff's
+//!   context on demand).
 //! - `queries/*.graphql`: the GraphQL documents, validated against GitHub's schema in
 //!   `tests/github/schema.rs`.
 //!
@@ -27,6 +29,7 @@ mod base_files;
 pub mod batch;
 pub mod checks;
 pub mod client;
+pub mod contents;
 mod fetch;
 mod files;
 mod members;
@@ -89,6 +92,7 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("file_unviewed.graphql", files::FILE_UNVIEWED_MUTATION),
     ("head_checks.graphql", checks::HEAD_CHECKS_QUERY),
     ("record_dashboard.graphql", batch::RECORD_DASHBOARD_QUERY),
+    ("file_contents.graphql", contents::FILE_CONTENTS_QUERY),
 ];
 
 pub use pages::{thread_comments_query, thread_tails_query};

@@ -13,7 +13,7 @@ use crate::policy::Mode as ReviewMode;
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::Posted;
 use crate::review::ReviewEvent;
-use crate::review::prior::PriorReviews;
+use crate::review::inputs::prior::PriorReviews;
 use crate::tui::keymap::KeyCommand;
 use crate::tui::review::PostPreview;
 

@@ -152,7 +152,7 @@ pub fn scan_unsent(ledger: &Ledger, prs: &[PrCoords]) -> Action {
         let known = decisions
             .entry(repo.clone())
             .or_insert_with(|| ledger.decisions(&repo).unwrap_or_default());
-        let settled = crate::review::outcome::settled(known, pr.number);
+        let settled = crate::review::results::outcome::settled(known, pr.number);
         let undecided = pending
             .comments
             .iter()

@@ -45,7 +45,7 @@ use crate::pr::{PrCoords, Snapshot};
 use crate::review::ReviewEvent;
 use crate::source::Fixture;
 use inbox::InboxLink;
-use review::{Prepared, ReviewContext};
+use review::{ConsoleReview, Prepared};
 
 #[cfg(doc)]
 use super::session::Remote;
@@ -61,7 +61,7 @@ pub struct EffectRunner {
     /// Unix seconds for new markers and drafts; `None` = now.
     pub clock: Option<i64>,
     /// How `r` reviews: settings (config `[review]`), the reply marker, the LLM environment.
-    pub review: ReviewContext,
+    pub review: ConsoleReview,
     /// The app's session, made from the same value: where writes go, whose reviews are
     /// Shepherd's, the gates (none of it changes during a session).
     pub session: Session,

@@ -10,9 +10,9 @@ use tokio_util::sync::CancellationToken;
 use super::ledger::offline_post;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
-use crate::review::aggregate::AggregateRequest;
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
 use crate::review::llm::LlmEnv;
+use crate::review::results::aggregate::AggregateRequest;
 use crate::review::settings::Overrides;
 use crate::review::{ReviewEvent, ReviewSettings};
 use crate::source::Fixture;
@@ -23,7 +23,7 @@ use crate::tui::session::Session;
 /// What a console review needs beyond the snapshot and the session (whose identity decides
 /// which earlier reviews are Shepherd's).
 #[derive(Debug, Clone)]
-pub struct ReviewContext {
+pub struct ConsoleReview {
     pub settings: ReviewSettings,
     /// The literal marker that ends a reply addressing a finding.
     pub reply_marker: String,
@@ -32,11 +32,11 @@ pub struct ReviewContext {
     pub llm_env: LlmEnv,
 }
 
-impl Default for ReviewContext {
+impl Default for ConsoleReview {
     fn default() -> Self {
-        ReviewContext {
+        ConsoleReview {
             settings: ReviewSettings::default(),
-            reply_marker: crate::review::classify::DEFAULT_REPLY_MARKER.to_owned(),
+            reply_marker: crate::review::results::classify::DEFAULT_REPLY_MARKER.to_owned(),
             llm_env: LlmEnv::default(),
         }
     }
@@ -63,7 +63,7 @@ pub struct Prepared {
 /// settings name a backend), else the settings; earlier reviews from the PR (plus the outbox
 /// offline) decide incremental or full.
 pub fn prepare(
-    review: &ReviewContext,
+    review: &ConsoleReview,
     session: &Session,
     fixture: Option<Fixture>,
     ledger: &Ledger,

@@ -99,7 +99,7 @@ mod tests {
     use super::*;
     use crate::code::Side;
     use crate::code::pending::{CommentKind, PendingReview};
-    use crate::review::inline::parsed_patches;
+    use crate::review::results::inline::parsed_patches;
     use crate::tui::app::dialogs::testing::{demo_snapshot, press, screen};
     use crate::tui::app::{Action, App, InputMode, PendingScreen};
     use crate::tui::keymap::KeyCommand;

@@ -40,7 +40,7 @@ use crate::code::LineSelection;
 use crate::code::pending::{PendingReview, suggestion_body};
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{ConsoleApproval, Event, fold_into_body, lines_gone, moved, outdated};
-use crate::review::inline::parsed_patches;
+use crate::review::results::inline::parsed_patches;
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::ui::Dialog;

@@ -13,7 +13,7 @@ use crate::publish::review::{
     Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
     refused_comments, settle, submit_live, submit_offline,
 };
-use crate::review::inline::parsed_patches;
+use crate::review::results::inline::parsed_patches;
 use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
 use crate::tui::session::Remote;
 

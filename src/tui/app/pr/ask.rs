@@ -4,7 +4,7 @@
 
 use crate::output::plural::count_irregular as count;
 use crate::publish::ThreadDo;
-use crate::review::condense::{BodySize, COMMENT_LIMIT, thousands};
+use crate::review::results::condense::{BodySize, COMMENT_LIMIT, thousands};
 use crate::sanitize::one_line;
 use crate::tui::review::PostPreview;
 use crate::tui::ui::Dialog;

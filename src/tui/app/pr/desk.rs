@@ -9,9 +9,9 @@ use crate::ledger::Draft;
 use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
 use crate::pr::{PrMeta, Snapshot};
 use crate::publish::{PostAction, Posted};
-use crate::review::aggregate::AggregateRequest;
-use crate::review::condense::thousands;
 use crate::review::flow::Concluded;
+use crate::review::results::aggregate::AggregateRequest;
+use crate::review::results::condense::thousands;
 use crate::review::{ReviewEvent, ReviewRun};
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
@@ -454,7 +454,8 @@ impl ReviewDesk {
     ) {
         let mut view = DraftView::new(&d.body, &d.head_sha, Some(d.saved_at));
         self.composed = run.filter(|r| !r.cancelled).map(|run| {
-            let mut prior = crate::review::prior::prior_reviews(snap, ctx.session.identity());
+            let mut prior =
+                crate::review::inputs::prior::prior_reviews(snap, ctx.session.identity());
             prior.reply_trust.collaborators_are_team = ctx.session.gates.collaborators_are_team;
             prior.reply_trust.shepherd_login = Some(ctx.session.identity().to_owned());
             let request = AggregateRequest {
@@ -666,7 +667,7 @@ impl ReviewDesk {
     /// The finding under the cursor, as the run has it (the opened view shows it whole).
     pub fn selected_finding(&self) -> Option<&crate::review::findings::Finding> {
         let c = self.composed.as_ref()?;
-        crate::review::compose::posted_order(&c.run, &c.agg)
+        crate::review::results::compose::posted_order(&c.run, &c.agg)
             .into_iter()
             .nth(self.finding_sel)
     }
@@ -791,11 +792,11 @@ impl ReviewDesk {
             .run
             .findings()
             .find(|f| f.id == id)
-            .map(crate::review::aggregate::to_meta)
+            .map(crate::review::results::aggregate::to_meta)
         else {
             return;
         };
-        let (decision, lesson_made) = crate::review::outcome::dismissal(
+        let (decision, lesson_made) = crate::review::results::outcome::dismissal(
             &meta,
             &reason,
             lesson,

@@ -323,7 +323,7 @@ fn detail_lines_anchored(
             out.push(comment_header(c, now, gates, theme));
             if screen.list.is_own(idx) {
                 // Shepherd's own review: its text, without the hidden metadata after it.
-                let text = crate::review::outcome::visible(&c.body).trim_end();
+                let text = crate::review::results::outcome::visible(&c.body).trim_end();
                 body_or_diff(&screen.list, &c.id, text, None, width, theme, &mut out);
             } else {
                 let before = changes.as_ref().and_then(|ch| ch.previous_body.as_deref());

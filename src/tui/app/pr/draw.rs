@@ -309,7 +309,7 @@ fn item_line(
     if room > 3 {
         // Without pr-shepherd's hidden markers (Shepherd's own review: its metadata too).
         let body = crate::pr::without_markers(if screen.list.is_own(idx) {
-            crate::review::outcome::visible(item.body())
+            crate::review::results::outcome::visible(item.body())
         } else {
             item.body()
         });

@@ -371,7 +371,9 @@ impl ItemList {
             Item::Comment(c) if self.own.contains(&c.id) => {
                 vec![(
                     c.id.as_str(),
-                    crate::pr::without_markers(crate::review::outcome::visible(&c.body).trim_end()),
+                    crate::pr::without_markers(
+                        crate::review::results::outcome::visible(&c.body).trim_end(),
+                    ),
                 )]
             }
             Item::Comment(Comment { id, body, .. }) | Item::Review(Review { id, body, .. }) => {
@@ -436,7 +438,7 @@ impl ItemList {
 
     fn retriage(&mut self) {
         self.triaged = triage(&self.snapshot, &self.markers);
-        self.own = crate::review::prior::prior_reviews(&self.snapshot, &self.identity)
+        self.own = crate::review::inputs::prior::prior_reviews(&self.snapshot, &self.identity)
             .own
             .into_iter()
             .map(|r| r.comment_id)
