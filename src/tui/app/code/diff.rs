@@ -375,6 +375,11 @@ impl DiffScreen {
         self.interdiff_on
     }
 
+    /// Whether the patch is drawn side by side (as of the last frame's width).
+    pub fn showing_split(&self) -> bool {
+        self.is_split()
+    }
+
     /// Parses the file's patch and lays out its rows with the threads and findings on them.
     fn build(&mut self) {
         let Some(file) = self.file() else { return };
