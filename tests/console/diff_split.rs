@@ -96,14 +96,13 @@ fn changed_words_of_a_modified_line_are_marked() {
 fn c_on_the_left_side_comments_on_the_old_line() {
     let (mut h, _d) = demo_harness(200, 50);
     python_diff(&mut h);
-    // The first row: context, old line 12 beside new line 12; the next rows differ.
-    h.press("j j j");
+    // The eleventh row: context, old line 16 beside new line 22.
+    h.press("j j j j j j j j j j");
     let right = h.app.diff_selection().unwrap();
     h.press("h");
     let left = h.app.diff_selection().unwrap();
-    assert_eq!(left.end.side, Side::Left, "{left:?}");
-    assert_eq!(right.end.side, Side::Right, "{right:?}");
-    assert_ne!(left.end.line, right.end.line, "{left:?} {right:?}");
+    assert_eq!((left.end.side, left.end.line), (Side::Left, 16), "{left:?}");
+    assert_eq!((right.end.side, right.end.line), (Side::Right, 22), "{right:?}");
     // `S` is for the new side only.
     h.press("S");
     assert!(
