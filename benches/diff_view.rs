@@ -154,14 +154,17 @@ fn split_view(c: &mut Criterion) {
     for _ in 0..FILES / 2 {
         app.update(Action::Command(KeyCommand::Down));
     }
-    c.bench_function("diff_view/split_first_frame_300_files_50k_lines_200x50", |b| {
-        b.iter(|| {
-            app.update(Action::Command(KeyCommand::Toggle));
-            let d = frame(&mut term, &app, &theme, &keymap);
-            app.update(Action::Command(KeyCommand::Quit));
-            black_box(d)
-        })
-    });
+    c.bench_function(
+        "diff_view/split_first_frame_300_files_50k_lines_200x50",
+        |b| {
+            b.iter(|| {
+                app.update(Action::Command(KeyCommand::Toggle));
+                let d = frame(&mut term, &app, &theme, &keymap);
+                app.update(Action::Command(KeyCommand::Quit));
+                black_box(d)
+            })
+        },
+    );
     app.update(Action::Command(KeyCommand::Toggle));
     let d = frame(&mut term, &app, &theme, &keymap);
     app.update(Action::Drawn(Drawn { shown: None, ..d }));
@@ -191,7 +194,9 @@ fn paired_patch(n: usize, seed: usize) -> String {
         out.push_str(&format!("@@ -{line},{len} +{line},{len} @@ fn f{seed}()\n"));
         for k in 0..len {
             match k % 4 {
-                0 => out.push_str(&format!("-    let value_{k} = compute({seed}, {k}, old);\n")),
+                0 => out.push_str(&format!(
+                    "-    let value_{k} = compute({seed}, {k}, old);\n"
+                )),
                 1 => out.push_str(&format!(
                     "+    let value_{} = compute({seed}, {}, new);\n",
                     k - 1,

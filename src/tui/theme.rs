@@ -409,15 +409,26 @@ mod tests {
     #[test]
     fn every_theme_marks_changed_words_apart_from_their_line() {
         for (name, text) in BUILTIN {
-            assert!(text.contains("word_added") && text.contains("word_removed"), "{name}");
+            assert!(
+                text.contains("word_added") && text.contains("word_removed"),
+                "{name}"
+            );
             let t = Theme::parse(text, name).unwrap();
             assert_ne!(t.diff_word_added, t.diff_added, "{name}");
             assert_ne!(t.diff_word_removed, t.diff_removed, "{name}");
-            assert!(t.diff_word_added.bg.is_some() || t.diff_word_added.add_modifier.contains(Modifier::REVERSED), "{name}");
+            assert!(
+                t.diff_word_added.bg.is_some()
+                    || t.diff_word_added.add_modifier.contains(Modifier::REVERSED),
+                "{name}"
+            );
         }
         let p = Theme::plain();
         assert!(p.diff_word_added.add_modifier.contains(Modifier::REVERSED));
-        assert!(p.diff_word_removed.add_modifier.contains(Modifier::REVERSED));
+        assert!(
+            p.diff_word_removed
+                .add_modifier
+                .contains(Modifier::REVERSED)
+        );
     }
 
     #[test]

@@ -102,7 +102,11 @@ fn c_on_the_left_side_comments_on_the_old_line() {
     h.press("h");
     let left = h.app.diff_selection().unwrap();
     assert_eq!((left.end.side, left.end.line), (Side::Left, 16), "{left:?}");
-    assert_eq!((right.end.side, right.end.line), (Side::Right, 22), "{right:?}");
+    assert_eq!(
+        (right.end.side, right.end.line),
+        (Side::Right, 22),
+        "{right:?}"
+    );
     // `S` is for the new side only.
     h.press("S");
     assert!(

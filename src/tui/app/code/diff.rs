@@ -20,10 +20,10 @@ use ratatui::widgets::Paragraph;
 
 use super::split_view::{self, SplitLayout};
 use super::{footer, help_entries, scrolled};
-use crate::config::DiffLayout;
 use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
 use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
+use crate::config::DiffLayout;
 use crate::output::files::FindingMark;
 use crate::pr::{
     ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
@@ -709,7 +709,11 @@ impl DiffScreen {
                 let rows = &s.rows;
                 if let Some(row) = rows.get(r) {
                     let on_kept = row.cell(self.side).is_some_and(|cell| cell.idx == to);
-                    if !on_kept && row.cell(split_view::other(self.side)).is_some_and(|cell| cell.idx == to) {
+                    if !on_kept
+                        && row
+                            .cell(split_view::other(self.side))
+                            .is_some_and(|cell| cell.idx == to)
+                    {
                         self.side = split_view::other(self.side);
                     }
                 }
@@ -778,7 +782,11 @@ impl DiffScreen {
         }
         if want && let Some((_, side)) = crate::code::split::row_of(&v.split.rows, self.cursor) {
             // A context line keeps the side it was on.
-            if v.parsed.lines.get(self.cursor).is_some_and(|l| l.kind != LineKind::Context) {
+            if v.parsed
+                .lines
+                .get(self.cursor)
+                .is_some_and(|l| l.kind != LineKind::Context)
+            {
                 self.side = side;
             }
         }
@@ -1168,13 +1176,9 @@ impl DiffScreen {
                     };
                     let num = |n: Option<u32>| n.map_or(String::new(), |n| n.to_string());
                     let content: Vec<Span<'static>> = match lines.get(*i) {
-                        Some(l) => split_view::line_spans(
-                            &v.parsed,
-                            *i,
-                            Some(l),
-                            v.marks.get(i),
-                            theme,
-                        ),
+                        Some(l) => {
+                            split_view::line_spans(&v.parsed, *i, Some(l), v.marks.get(i), theme)
+                        }
                         None => vec![Span::raw(format!("{}{}", prefix(pl.kind), clean(&pl.text)))],
                     };
                     // Wrapped, each continued row keeps the sign and the indentation, with a

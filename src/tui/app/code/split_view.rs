@@ -154,15 +154,19 @@ impl SplitLayout {
     /// The patch line on `side` of row `r`, else the row's other line.
     pub fn line_at(&self, r: usize, side: Side) -> Option<usize> {
         let row = self.rows.get(r)?;
-        row.cell(side).or_else(|| row.cell(other(side))).map(|c| c.idx)
+        row.cell(side)
+            .or_else(|| row.cell(other(side)))
+            .map(|c| c.idx)
     }
 
     /// The display rows under row `r` that are its notes.
     pub fn notes_under(&self, r: usize) -> usize {
         let at = self.display_of.get(r).copied().unwrap_or(0);
-        self.display
-            .get(at + 1..)
-            .map_or(0, |d| d.iter().take_while(|x| matches!(x, SRow::Notes(..))).count())
+        self.display.get(at + 1..).map_or(0, |d| {
+            d.iter()
+                .take_while(|x| matches!(x, SRow::Notes(..)))
+                .count()
+        })
     }
 
     /// The lines from `anchor` to `cursor` on `side` (both lines must be on it) as the selection
@@ -594,8 +598,20 @@ mod tests {
         let p = parse("@@ -10,3 +20,3 @@\n a\n-b\n+B\n c");
         let l = SplitLayout::new(&p, 0, &vec![Vec::new(); p.lines.len()]);
         let sel = l.selection("f.rs", &p, 0, 1, Side::Left).unwrap();
-        assert_eq!(sel.end, LineAddr { side: Side::Left, line: 11 });
-        assert_eq!(sel.start, Some(LineAddr { side: Side::Left, line: 10 }));
+        assert_eq!(
+            sel.end,
+            LineAddr {
+                side: Side::Left,
+                line: 11
+            }
+        );
+        assert_eq!(
+            sel.start,
+            Some(LineAddr {
+                side: Side::Left,
+                line: 10
+            })
+        );
         assert_eq!(sel.text, ["a", "b"]);
         // The added line is not on the left.
         assert!(l.selection("f.rs", &p, 0, 2, Side::Left).is_none());
