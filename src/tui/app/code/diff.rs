@@ -801,7 +801,7 @@ impl DiffScreen {
     }
 
     /// `h`/`l`: the cursor to `side` of its row, when the row has a line there.
-    fn to_side(&mut self, side: Side, ctx: &mut Ctx<'_>) {
+    fn put_on_side(&mut self, side: Side, ctx: &mut Ctx<'_>) {
         if !self.is_split() {
             ctx.say("one column: | shows the diff side by side");
             return;
@@ -1384,7 +1384,7 @@ impl Screen for DiffScreen {
                 } else {
                     Side::Right
                 };
-                self.to_side(side, ctx);
+                self.put_on_side(side, ctx);
                 return Handled::Consumed;
             }
             _ => {}

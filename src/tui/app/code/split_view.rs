@@ -290,7 +290,7 @@ pub(super) fn mark_words(
                 continue;
             }
             let piece = &text[from - start..to - start];
-            let marked = marks.iter().any(|m| from >= m.start + 1 && to <= m.end + 1);
+            let marked = marks.iter().any(|m| from > m.start && to <= m.end + 1);
             let st = if marked {
                 span.style.patch(style)
             } else {
@@ -536,7 +536,7 @@ mod tests {
         let raw = "\tlet x\u{1b} = 10;";
         let at = raw.find("10").unwrap();
         let shown = clean(raw);
-        let r = display_ranges(raw, &[at..at + 2]);
+        let r = display_ranges(raw, std::slice::from_ref(&(at..at + 2)));
         assert_eq!(&shown[r[0].clone()], "10");
     }
 
@@ -553,7 +553,7 @@ mod tests {
             Span::styled("10;", theme.diff_added),
         ];
         // "10" is bytes 8..10 of the text.
-        let out = mark_words(spans, &[8..10], theme.diff_word_added);
+        let out = mark_words(spans, std::slice::from_ref(&(8..10)), theme.diff_word_added);
         let text: Vec<&str> = out.iter().map(|s| s.content.as_ref()).collect();
         assert_eq!(text, ["+", "let x = ", "10", ";"]);
         assert_eq!(out[2].style, theme.diff_added.patch(theme.diff_word_added));
@@ -566,7 +566,11 @@ mod tests {
             Span::styled("ab", theme.diff_removed.fg(fg)),
             Span::styled("cd", theme.diff_removed),
         ];
-        let out = mark_words(spans, &[1..3], Theme::plain().diff_word_removed);
+        let out = mark_words(
+            spans,
+            std::slice::from_ref(&(1..3)),
+            Theme::plain().diff_word_removed,
+        );
         let text: Vec<&str> = out.iter().map(|s| s.content.as_ref()).collect();
         assert_eq!(text, ["-", "a", "b", "c", "d"]);
         assert!(out[2].style.add_modifier.contains(Modifier::REVERSED));
