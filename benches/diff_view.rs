@@ -1,7 +1,9 @@
 //! The diff view on a 300-file, 50,000-line PR: the first frame of a file's diff (opening it
 //! from the files screen: parsing that one file's patch, laying out its rows with threads and
 //! findings, drawing; highlighting runs off the draw path) and a scroll keystroke (one line
-//! down plus the frame). Goals: first frame ≤ 150 ms, keystroke ≤ 16 ms. Results and how to
+//! down plus the frame). Goals: first frame ≤ 150 ms, keystroke ≤ 16 ms. The same side by side
+//! at 200×50 (`diff_layout = "split"`), and the unified keystroke on a file whose every
+//! removed/added pair has changed words marked (goal: marks add ≤ 20 %). Results and how to
 //! reproduce: docs/perf.md, "## Console: the diff view".
 
 use std::collections::HashMap;
@@ -9,6 +11,7 @@ use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use pr_shepherd::config::DiffLayout;
 use pr_shepherd::ledger::CodeLook;
 use pr_shepherd::pr::{ChangedFile, Snapshot};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
@@ -72,12 +75,18 @@ fn big_snapshot() -> Snapshot {
 
 /// The console with the big PR's files screen open and loaded.
 fn files_open(snapshot: Snapshot) -> App {
+    files_open_as(snapshot, DiffLayout::Auto)
+}
+
+/// [`files_open`] with the diff's layout `layout`.
+fn files_open_as(snapshot: Snapshot, layout: DiffLayout) -> App {
     let coords = snapshot.pr.coords();
     let mut app = App::new(
         snapshot,
         Default::default(),
         Session {
             now: NOW,
+            diff_layout: layout,
             ..Session::default()
         },
     );
@@ -138,5 +147,103 @@ fn diff_view(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, diff_view);
+/// Side by side at 200×50: the first frame and a keystroke, as above.
+fn split_view(c: &mut Criterion) {
+    let theme = Theme::default_theme();
+    let keymap = Keymap::default();
+    let mut app = files_open_as(big_snapshot(), DiffLayout::Split);
+    let Ok(mut term) = Terminal::new(TestBackend::new(200, 50));
+    for _ in 0..FILES / 2 {
+        app.update(Action::Command(KeyCommand::Down));
+    }
+    c.bench_function(
+        "diff_view/split_first_frame_300_files_50k_lines_200x50",
+        |b| {
+            b.iter(|| {
+                app.update(Action::Command(KeyCommand::Toggle));
+                let d = frame(&mut term, &app, &theme, &keymap);
+                app.update(Action::Command(KeyCommand::Quit));
+                black_box(d)
+            })
+        },
+    );
+    app.update(Action::Command(KeyCommand::Toggle));
+    let d = frame(&mut term, &app, &theme, &keymap);
+    app.update(Action::Drawn(Drawn { shown: None, ..d }));
+    let mut step = 0usize;
+    c.bench_function("diff_view/split_scroll_keystroke_200x50", |b| {
+        b.iter(|| {
+            let cmd = if (step / 100).is_multiple_of(2) {
+                KeyCommand::Down
+            } else {
+                KeyCommand::Up
+            };
+            step += 1;
+            app.update(Action::Command(cmd));
+            black_box(frame(&mut term, &app, &theme, &keymap))
+        })
+    });
+}
+
+/// A patch of `n` lines where every removed line has an alike added line beside it (each pair
+/// gets word marks): hunks of 40, pairs and context.
+fn paired_patch(n: usize, seed: usize) -> String {
+    let mut out = String::new();
+    let mut line = 1;
+    let mut done = 0;
+    while done < n {
+        let len = 40.min(n - done);
+        out.push_str(&format!("@@ -{line},{len} +{line},{len} @@ fn f{seed}()\n"));
+        for k in 0..len {
+            match k % 4 {
+                0 => out.push_str(&format!(
+                    "-    let value_{k} = compute({seed}, {k}, old);\n"
+                )),
+                1 => out.push_str(&format!(
+                    "+    let value_{} = compute({seed}, {}, new);\n",
+                    k - 1,
+                    k - 1
+                )),
+                _ => out.push_str(&format!("     call_{k}(&mut state, \"{seed}\");\n")),
+            }
+        }
+        done += len;
+        line += len + 10;
+    }
+    out
+}
+
+/// The unified keystroke at 120×40 on files whose pairs all carry word marks.
+fn word_marks(c: &mut Criterion) {
+    let theme = Theme::default_theme();
+    let keymap = Keymap::default();
+    let mut s = big_snapshot();
+    for (i, f) in s.pr.files.iter_mut().enumerate() {
+        let n = f.patch.as_deref().map_or(0, |p| p.lines().count());
+        f.patch = Some(paired_patch(n, i));
+    }
+    let mut app = files_open(s);
+    let Ok(mut term) = Terminal::new(TestBackend::new(120, 40));
+    for _ in 0..FILES / 2 {
+        app.update(Action::Command(KeyCommand::Down));
+    }
+    app.update(Action::Command(KeyCommand::Toggle));
+    let d = frame(&mut term, &app, &theme, &keymap);
+    app.update(Action::Drawn(Drawn { shown: None, ..d }));
+    let mut step = 0usize;
+    c.bench_function("diff_view/word_marks_scroll_keystroke_120x40", |b| {
+        b.iter(|| {
+            let cmd = if (step / 100).is_multiple_of(2) {
+                KeyCommand::Down
+            } else {
+                KeyCommand::Up
+            };
+            step += 1;
+            app.update(Action::Command(cmd));
+            black_box(frame(&mut term, &app, &theme, &keymap))
+        })
+    });
+}
+
+criterion_group!(benches, diff_view, split_view, word_marks);
 criterion_main!(benches);

@@ -131,10 +131,11 @@ impl Default for ConsoleConfig {
 pub const SPLIT_FROM_COLUMNS: u16 = 160;
 
 /// `[console] diff_layout`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DiffLayout {
     /// Split from [`SPLIT_FROM_COLUMNS`] columns, unified below.
+    #[default]
     Auto,
     Unified,
     Split,

@@ -179,6 +179,7 @@ fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Sess
         marks_blocked,
         editor: ctx.editor.clone(),
         dwell_ms: ctx.config.config.console.dwell_ms,
+        diff_layout: ctx.config.config.console.diff_layout,
         inbox_refresh: ctx.config.config.inbox.refresh,
         inbox_columns: crate::inbox::columns::Column::configured(&ctx.config.config.inbox.columns),
         theme: Some(ctx.theme.clone()),

@@ -187,6 +187,12 @@ impl Harness {
         self.runner.session.dwell_ms = ms;
     }
 
+    /// `[console] diff_layout` of the session (the harness's default is `auto`).
+    pub fn set_diff_layout(&mut self, layout: crate::config::DiffLayout) {
+        self.app.session_mut().diff_layout = layout;
+        self.runner.session.diff_layout = layout;
+    }
+
     /// How often the inbox reloads by itself, in seconds (the harness's default is 0: never).
     pub fn set_inbox_refresh(&mut self, seconds: u64) {
         self.app.session_mut().inbox_refresh = seconds;

@@ -28,6 +28,8 @@ pub struct Session {
     /// `[console] dwell_ms`: how long an item's detail must be on screen before it counts as
     /// seen, on the console's clock (0: as soon as the frame is drawn).
     pub dwell_ms: u64,
+    /// `[console] diff_layout`: the diff screen's layout when it opens (`|` toggles it).
+    pub diff_layout: crate::config::DiffLayout,
     /// `[inbox] refresh`: seconds between the inbox's own reloads (0: never by itself).
     pub inbox_refresh: u64,
     /// The inbox table's columns (`[inbox] columns`; empty: every column).

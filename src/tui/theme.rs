@@ -117,6 +117,10 @@ struct DiffSpec {
     removed: StyleSpec,
     context: StyleSpec,
     hunk_header: StyleSpec,
+    /// The changed words of a removed line beside its added line; a theme without them marks
+    /// them reversed.
+    word_removed: Option<StyleSpec>,
+    word_added: Option<StyleSpec>,
 }
 
 /// Resolved styles, ready for drawing.
@@ -153,6 +157,10 @@ pub struct Theme {
     pub diff_removed: Style,
     pub diff_context: Style,
     pub diff_hunk_header: Style,
+    /// The changed words of a modified line (laid over the line's own style: a stronger
+    /// background, the syntax colours kept).
+    pub diff_word_removed: Style,
+    pub diff_word_added: Style,
     /// Findings by severity (`[severity]` in a theme file).
     pub severity_critical: Style,
     pub severity_important: Style,
@@ -252,6 +260,14 @@ impl Theme {
             diff_removed: style(&d.removed, "diff.removed", o)?,
             diff_context: style(&d.context, "diff.context", o)?,
             diff_hunk_header: style(&d.hunk_header, "diff.hunk_header", o)?,
+            diff_word_removed: match &d.word_removed {
+                Some(w) => style(w, "diff.word_removed", o)?,
+                None => Style::default().add_modifier(Modifier::REVERSED),
+            },
+            diff_word_added: match &d.word_added {
+                Some(w) => style(w, "diff.word_added", o)?,
+                None => Style::default().add_modifier(Modifier::REVERSED | Modifier::BOLD),
+            },
             severity_critical: match &file.severity {
                 Some(s) => style(&s.critical, "severity.critical", o)?,
                 None => style(&b.changes_requested, "badges.changes_requested", o)?,
@@ -345,6 +361,8 @@ impl Theme {
             diff_removed: none,
             diff_context: none,
             diff_hunk_header: bold,
+            diff_word_removed: rev,
+            diff_word_added: rev.add_modifier(Modifier::BOLD),
             severity_critical: rev.add_modifier(Modifier::BOLD),
             severity_important: bold,
             severity_suggestion: none,
@@ -384,6 +402,33 @@ mod tests {
         let old = BUILTIN[0].1.split("[severity]").next().unwrap_or_default();
         let t = Theme::parse(old, "mine").unwrap();
         assert_ne!(t.severity_critical, t.severity_suggestion);
+    }
+
+    // Guards the changed words' styles: every built-in theme sets them apart from the line's
+    // own, and NO_COLOR still marks them (reversed).
+    #[test]
+    fn every_theme_marks_changed_words_apart_from_their_line() {
+        for (name, text) in BUILTIN {
+            assert!(
+                text.contains("word_added") && text.contains("word_removed"),
+                "{name}"
+            );
+            let t = Theme::parse(text, name).unwrap();
+            assert_ne!(t.diff_word_added, t.diff_added, "{name}");
+            assert_ne!(t.diff_word_removed, t.diff_removed, "{name}");
+            assert!(
+                t.diff_word_added.bg.is_some()
+                    || t.diff_word_added.add_modifier.contains(Modifier::REVERSED),
+                "{name}"
+            );
+        }
+        let p = Theme::plain();
+        assert!(p.diff_word_added.add_modifier.contains(Modifier::REVERSED));
+        assert!(
+            p.diff_word_removed
+                .add_modifier
+                .contains(Modifier::REVERSED)
+        );
     }
 
     #[test]

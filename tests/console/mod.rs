@@ -9,6 +9,7 @@ mod dashboard;
 mod decided;
 mod defects;
 mod diff_review;
+mod diff_split;
 mod e2e;
 mod findings;
 mod inbox;

@@ -332,6 +332,11 @@ impl App {
     pub fn diff_selection(&self) -> Option<LineSelection> {
         self.diff_screen()?.selection()
     }
+
+    /// Whether the diff on top is drawn side by side.
+    pub fn diff_split(&self) -> bool {
+        self.diff_screen().is_some_and(|d| d.showing_split())
+    }
 }
 
 impl App {

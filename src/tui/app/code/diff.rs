@@ -15,15 +15,16 @@ use std::sync::Arc;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::split_view::{self, SplitLayout};
 use super::work::{CodeLoad, Done, Work};
 use super::{footer, help_entries, scrolled};
 use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
 use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
+use crate::config::DiffLayout;
 use crate::output::files::FindingMark;
 use crate::pr::{
     ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
@@ -78,6 +79,18 @@ const KEYS: &[(KeyCommand, &str)] = &[
         KeyCommand::ToggleViewed,
         "mark the file viewed / not viewed",
     ),
+    (
+        KeyCommand::ToggleSplit,
+        "side by side (old left, new right) / unified",
+    ),
+    (
+        KeyCommand::SideLeft,
+        "side by side: the cursor to the old side",
+    ),
+    (
+        KeyCommand::SideRight,
+        "side by side: the cursor to the new side",
+    ),
 ];
 
 /// What a note under a line is.
@@ -100,6 +113,8 @@ pub struct Note {
     pub text: String,
     /// The thread's id (a thread's note): `Enter` on its line opens it whole.
     pub thread: Option<String>,
+    /// The side of the diff it is on (the split view shows it under that side's line).
+    pub side: Side,
 }
 
 /// One row of the diff as drawn.
@@ -221,6 +236,11 @@ struct PatchView {
     noted: Vec<usize>,
     /// The highlighter's input: one line per patch line, with its `+`/`-`/` ` prefix.
     source: String,
+    /// The changed words of the lines of alike removed/added pairs, by patch line: byte ranges
+    /// of the drawn text (laid out once, here, never per frame).
+    marks: std::collections::HashMap<usize, Vec<std::ops::Range<usize>>>,
+    /// The same patch side by side.
+    split: SplitLayout,
 }
 
 #[derive(Debug, Clone)]
@@ -249,6 +269,16 @@ pub struct DiffScreen {
     inter_scroll: usize,
     inter_max: usize,
     height: usize,
+    /// The body's width at the last frame (whether the split view fits, `auto` or not).
+    width: usize,
+    /// `[console] diff_layout`, as the session has it.
+    layout: DiffLayout,
+    /// `|` chose a layout (true: split) over `diff_layout`.
+    split_chosen: Option<bool>,
+    /// The side the cursor prefers in the split view.
+    side: Side,
+    /// The split view's scroll (display rows).
+    split_scroll: usize,
     recorded: bool,
     /// The pending review, once read (its comments are shown under their lines).
     pending: Option<Arc<PendingReview>>,
@@ -306,6 +336,11 @@ impl DiffScreen {
             inter_scroll: 0,
             inter_max: 0,
             height: 0,
+            width: 0,
+            layout: DiffLayout::default(),
+            split_chosen: None,
+            side: Side::Right,
+            split_scroll: 0,
             recorded: false,
             visited: Visited::default(),
             pending: None,
@@ -344,6 +379,11 @@ impl DiffScreen {
         self.interdiff_on
     }
 
+    /// Whether the patch is drawn side by side (as of the last frame's width).
+    pub fn showing_split(&self) -> bool {
+        self.is_split()
+    }
+
     /// Parses the file's patch and lays out its rows with the threads and findings on them.
     fn build(&mut self) {
         let Some(file) = self.file() else { return };
@@ -370,6 +410,10 @@ impl DiffScreen {
                 label: String::new(),
                 text,
                 thread: Some(t.id.clone()),
+                side: match t.side {
+                    Some(DiffSide::Left) => Side::Left,
+                    _ => Side::Right,
+                },
             };
             match at {
                 Some(i) => under[i].push(note),
@@ -414,6 +458,7 @@ impl DiffScreen {
                     label,
                     text,
                     thread: None,
+                    side: c.side,
                 }),
                 None => {
                     let place = c
@@ -425,6 +470,7 @@ impl DiffScreen {
                         label,
                         text,
                         thread: None,
+                        side: c.side,
                     }));
                 }
             }
@@ -440,6 +486,7 @@ impl DiffScreen {
             let note = Note {
                 label: String::new(),
                 thread: None,
+                side: Side::Right,
                 kind: NoteKind::Finding,
                 text: format!(
                     "finding ({}): {}",
@@ -462,6 +509,13 @@ impl DiffScreen {
                 })),
             }
         }
+        let head = unplaced.len();
+        let sided: Vec<Vec<(Side, Note)>> = under
+            .iter()
+            .map(|ns| ns.iter().map(|n| (n.side, n.clone())).collect())
+            .collect();
+        let split = SplitLayout::new(&parsed, head, &sided);
+        let marks = split_view::word_marks(&parsed, &split.rows);
         let mut rows: Vec<RowKind> = unplaced;
         let mut row_of = vec![0; parsed.lines.len()];
         let mut noted = Vec::new();
@@ -491,6 +545,8 @@ impl DiffScreen {
             row_of,
             noted,
             source,
+            marks,
+            split,
         });
     }
 
@@ -501,6 +557,13 @@ impl DiffScreen {
             return None;
         }
         let v = self.view.as_ref()?;
+        if self.is_split() {
+            let side = v.split.side_of(self.cursor, self.side);
+            let anchor = self.anchor.unwrap_or(self.cursor);
+            return v
+                .split
+                .selection(&self.file()?.path, &v.parsed, anchor, self.cursor, side);
+        }
         let (a, b) = match self.anchor {
             Some(a) => (a.min(self.cursor), a.max(self.cursor)),
             None => (self.cursor, self.cursor),
@@ -529,8 +592,10 @@ impl DiffScreen {
                 .position(|l| l.kind != LineKind::Removed && l.new == Some(line))
         });
         if let Some(i) = at {
+            self.side = Side::Right;
             self.move_to(i);
             self.scroll = self.scroll.saturating_sub(3);
+            self.split_scroll = self.split_scroll.saturating_sub(3);
         }
         (self, at.is_some())
     }
@@ -545,13 +610,12 @@ impl DiffScreen {
             .take_while(|r| matches!(r, RowKind::Note(_)))
             .count();
         let h = self.height.max(1);
-        let last = (row + notes).min(row + h - 1);
-        if row < self.scroll {
-            // The unplaced notes above the first line stay in sight at the top.
-            self.scroll = if self.cursor == 0 { 0 } else { row };
-        } else if last >= self.scroll + h {
-            self.scroll = last + 1 - h;
-        }
+        follow(&mut self.scroll, row, notes, h, self.cursor == 0);
+        // The split view's scroll follows too, whichever layout is drawn next.
+        let r = v.split.row(self.cursor);
+        let drow = v.split.display_of.get(r).copied().unwrap_or(0);
+        let notes = v.split.notes_under(r);
+        follow(&mut self.split_scroll, drow, notes, h, r == 0);
     }
 
     fn patch_command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> bool {
@@ -559,6 +623,12 @@ impl DiffScreen {
         let n = v.parsed.lines.len();
         let half = (self.height / 2).max(1);
         let c = self.cursor;
+        if self.is_split()
+            && let Some(to) = self.split_move(cmd)
+        {
+            self.move_to(to);
+            return true;
+        }
         let to = match cmd {
             KeyCommand::Down => c + 1,
             KeyCommand::Up => c.saturating_sub(1),
@@ -605,6 +675,14 @@ impl DiffScreen {
                 };
                 return true;
             }
+            KeyCommand::Suggest
+                if self.is_split() && v.split.side_of(c, self.side) == Side::Left =>
+            {
+                ctx.say(
+                    "a suggestion replaces lines of the new file: on the right side (l), or c to comment here",
+                );
+                return true;
+            }
             KeyCommand::Reply | KeyCommand::Suggest => {
                 // The pending review's composer, on the cursor line or the selected lines.
                 match self.selection() {
@@ -627,8 +705,123 @@ impl DiffScreen {
             }
             _ => return false,
         };
+        if self.is_split() {
+            // A jump lands on the side its line is on (a context line: the side kept).
+            let v = self.view.as_ref().map(|v| &v.split);
+            if let Some(s) = v {
+                let r = s.row(to);
+                let rows = &s.rows;
+                if let Some(row) = rows.get(r) {
+                    let on_kept = row.cell(self.side).is_some_and(|cell| cell.idx == to);
+                    if !on_kept
+                        && row
+                            .cell(split_view::other(self.side))
+                            .is_some_and(|cell| cell.idx == to)
+                    {
+                        self.side = split_view::other(self.side);
+                    }
+                }
+            }
+        }
         self.move_to(to);
         true
+    }
+
+    /// Whether the patch is drawn side by side: `|`'s choice, else `diff_layout` at the
+    /// screen's width; never the interdiff, never narrower than the halves need.
+    fn is_split(&self) -> bool {
+        self.split_at(self.layout, self.width)
+    }
+
+    fn split_at(&self, layout: DiffLayout, width: usize) -> bool {
+        !self.interdiff_on
+            && self.view.is_some()
+            && split_view::fits(width)
+            && self
+                .split_chosen
+                .unwrap_or_else(|| layout.is_split(u16::try_from(width).unwrap_or(u16::MAX)))
+    }
+
+    /// The split view's line moves (by rows, the side kept where the row has a line there);
+    /// `None` for the other commands.
+    fn split_move(&self, cmd: KeyCommand) -> Option<usize> {
+        let v = self.view.as_ref()?;
+        let s = &v.split;
+        let n = s.rows.len();
+        if n == 0 {
+            return None;
+        }
+        let r = s.row(self.cursor);
+        let half = (self.height / 2).max(1);
+        let to = match cmd {
+            KeyCommand::Down => (r + 1).min(n - 1),
+            KeyCommand::Up => r.saturating_sub(1),
+            KeyCommand::PageDown => (r + half).min(n - 1),
+            KeyCommand::PageUp => r.saturating_sub(half),
+            KeyCommand::Top => 0,
+            KeyCommand::Bottom => n - 1,
+            _ => return None,
+        };
+        s.line_at(to, self.side)
+    }
+
+    /// `|`: side by side or unified, the cursor kept on its line (and on its side of the row).
+    fn toggle_split(&mut self, ctx: &mut Ctx<'_>) {
+        if self.interdiff_on {
+            ctx.say("the interdiff is shown unified (I shows the diff)");
+            return;
+        }
+        let Some(v) = &self.view else {
+            ctx.say("no lines to show side by side");
+            return;
+        };
+        let want = !self.is_split();
+        if want && !split_view::fits(self.width) {
+            ctx.say(format!(
+                "the screen is too narrow for side by side ({} columns; it needs {}): unified",
+                self.width,
+                split_view::min_split_width()
+            ));
+            return;
+        }
+        if want && let Some((_, side)) = crate::code::split::row_of(&v.split.rows, self.cursor) {
+            // A context line keeps the side it was on.
+            if v.parsed
+                .lines
+                .get(self.cursor)
+                .is_some_and(|l| l.kind != LineKind::Context)
+            {
+                self.side = side;
+            }
+        }
+        self.split_chosen = Some(want);
+        let cursor = self.cursor;
+        self.move_to(cursor);
+        ctx.say(if want {
+            "side by side: old left, new right (h/l: the side)"
+        } else {
+            "unified"
+        });
+    }
+
+    /// `h`/`l`: the cursor to `side` of its row, when the row has a line there.
+    fn put_on_side(&mut self, side: Side, ctx: &mut Ctx<'_>) {
+        if !self.is_split() {
+            ctx.say("one column: | shows the diff side by side");
+            return;
+        }
+        let Some(v) = &self.view else { return };
+        let r = v.split.row(self.cursor);
+        match v.split.rows.get(r).and_then(|row| row.cell(side)) {
+            Some(c) => {
+                self.cursor = c.idx;
+                self.side = side;
+            }
+            None => ctx.say(match side {
+                Side::Left => "no line of the old file on this row",
+                Side::Right => "no line of the new file on this row",
+            }),
+        }
     }
 
     fn toggle_interdiff(&mut self, ctx: &mut Ctx<'_>) {
@@ -846,6 +1039,7 @@ impl DiffScreen {
         theme: &Theme,
         height: usize,
         width: usize,
+        split: bool,
     ) -> (Vec<Line<'static>>, usize, bool) {
         let Some(file) = self.file() else {
             return (Vec::new(), 0, false);
@@ -887,6 +1081,31 @@ impl DiffScreen {
             };
             return (vec![Line::styled(why, theme.dim)], 1, true);
         };
+        if split {
+            let head = |i: usize| match v.rows.get(i) {
+                Some(RowKind::Note(n)) => note_line(n, theme, 13),
+                Some(RowKind::Old(t)) => old_line(t, theme),
+                _ => Line::default(),
+            };
+            let f = split_view::Frame {
+                parsed: &v.parsed,
+                layout: &v.split,
+                head: &head,
+                highlighted: self
+                    .highlighted
+                    .as_deref()
+                    .map(Vec::as_slice)
+                    .filter(|h| h.len() == v.parsed.lines.len()),
+                marks: &v.marks,
+                cursor: self.cursor,
+                side: self.side,
+                anchor: self.anchor,
+                scroll: self.split_scroll,
+                theme,
+            };
+            let (out, total) = f.body(height, width);
+            return (out, total, true);
+        }
         let total = v.rows.len();
         let mut scroll = self.scroll.min(total.saturating_sub(height.max(1)));
         // A long line wraps under its gutter: the rows above the cursor may take more than one
@@ -968,18 +1187,9 @@ impl DiffScreen {
                     };
                     let num = |n: Option<u32>| n.map_or(String::new(), |n| n.to_string());
                     let content: Vec<Span<'static>> = match lines.get(*i) {
-                        Some(l) => l
-                            .spans
-                            .iter()
-                            .cloned()
-                            .map(|s| {
-                                if l.style == Style::default() {
-                                    s
-                                } else {
-                                    s.patch_style(l.style)
-                                }
-                            })
-                            .collect(),
+                        Some(l) => {
+                            split_view::line_spans(&v.parsed, *i, Some(l), v.marks.get(i), theme)
+                        }
                         None => vec![Span::raw(format!("{}{}", prefix(pl.kind), clean(&pl.text)))],
                     };
                     // Wrapped, each continued row keeps the sign and the indentation, with a
@@ -1010,29 +1220,8 @@ impl DiffScreen {
                     }
                     continue;
                 }
-                RowKind::Old(text) => {
-                    let style = match text.chars().next() {
-                        Some('+') => theme.diff_added,
-                        Some('-') => theme.diff_removed,
-                        _ => theme.diff_context,
-                    };
-                    Line::from(vec![
-                        Span::styled("              ┆ ", theme.author),
-                        Span::styled(clean(text), style),
-                    ])
-                }
-                RowKind::Note(n) => {
-                    let style = match n.kind {
-                        NoteKind::Finding => theme.badge_edited,
-                        NoteKind::Thread => theme.author,
-                        NoteKind::Pending if n.text.starts_with("finding") => theme.badge_edited,
-                        NoteKind::Pending => theme.text,
-                    };
-                    Line::from(vec![
-                        Span::styled(format!("{:>13} ", n.label), theme.badge_new),
-                        Span::styled(format!("┆ {}", n.text), style),
-                    ])
-                }
+                RowKind::Old(text) => old_line(text, theme),
+                RowKind::Note(n) => note_line(n, theme, 13),
             };
             out.push(fit(line, width));
         }
@@ -1078,11 +1267,50 @@ impl DiffScreen {
 /// The columns before a line's text: cursor, selection mark, old and new numbers.
 const GUTTER: usize = 14;
 
-fn clean(t: &str) -> String {
+/// A line of an outdated thread's own hunk, under the thread.
+fn old_line(text: &str, theme: &Theme) -> Line<'static> {
+    let style = match text.chars().next() {
+        Some('+') => theme.diff_added,
+        Some('-') => theme.diff_removed,
+        _ => theme.diff_context,
+    };
+    Line::from(vec![
+        Span::styled("              ┆ ", theme.author),
+        Span::styled(clean(text), style),
+    ])
+}
+
+/// A note's row: its label right-aligned in `label` columns, then its text.
+pub(super) fn note_line(n: &Note, theme: &Theme, label: usize) -> Line<'static> {
+    let style = match n.kind {
+        NoteKind::Finding => theme.badge_edited,
+        NoteKind::Thread => theme.author,
+        NoteKind::Pending if n.text.starts_with("finding") => theme.badge_edited,
+        NoteKind::Pending => theme.text,
+    };
+    Line::from(vec![
+        Span::styled(format!("{:>label$} ", n.label), theme.badge_new),
+        Span::styled(format!("┆ {}", n.text), style),
+    ])
+}
+
+/// Keeps display row `row` and the `notes` under it in a view `h` rows high scrolled to
+/// `scroll` (`top`: the first line, so the rows above it stay in sight).
+fn follow(scroll: &mut usize, row: usize, notes: usize, h: usize, top: bool) {
+    let last = (row + notes).min(row + h - 1);
+    if row < *scroll {
+        // The unplaced notes above the first line stay in sight at the top.
+        *scroll = if top { 0 } else { row };
+    } else if last >= *scroll + h {
+        *scroll = last + 1 - h;
+    }
+}
+
+pub(super) fn clean(t: &str) -> String {
     sanitize(t).replace('\t', "    ")
 }
 
-fn prefix(kind: LineKind) -> char {
+pub(super) fn prefix(kind: LineKind) -> char {
     match kind {
         LineKind::Added => '+',
         LineKind::Removed => '-',
@@ -1154,6 +1382,23 @@ impl Screen for DiffScreen {
         if cmd == KeyCommand::ToggleViewed {
             self.toggle_viewed(ctx);
             return Handled::Consumed;
+        }
+        self.layout = ctx.session.diff_layout;
+        match cmd {
+            KeyCommand::ToggleSplit => {
+                self.toggle_split(ctx);
+                return Handled::Consumed;
+            }
+            KeyCommand::SideLeft | KeyCommand::SideRight => {
+                let side = if cmd == KeyCommand::SideLeft {
+                    Side::Left
+                } else {
+                    Side::Right
+                };
+                self.put_on_side(side, ctx);
+                return Handled::Consumed;
+            }
+            _ => {}
         }
         if self.patch_command(cmd, ctx) {
             return Handled::Consumed;
@@ -1229,6 +1474,8 @@ impl Screen for DiffScreen {
     /// highlighter is asked for the patch shown.
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.height = usize::from(d.detail_height);
+        self.width = usize::from(d.detail_area.width);
+        self.layout = ctx.session.diff_layout;
         if !self.pending_asked {
             self.pending_asked = true;
             ctx.work(Work::LoadPending {
@@ -1285,7 +1532,8 @@ impl Screen for DiffScreen {
             .collect();
         frame.render_widget(Paragraph::new(header), head);
         let height = usize::from(body.height);
-        let (lines, total, shown) = self.body(theme, height, width);
+        let split = self.split_at(view.session.diff_layout, width);
+        let (lines, total, shown) = self.body(theme, height, width, split);
         frame.render_widget(Paragraph::new(lines), body);
         let foot = footer(
             view,

@@ -13,6 +13,7 @@
 mod description;
 mod diff;
 mod files;
+mod split_view;
 pub mod work;
 
 use std::sync::Arc;
