@@ -758,4 +758,110 @@ mod tests {
         assert_eq!(left.selection.lines[0].text, "    old();");
         assert_eq!(diff_lines(&patch, Side::Left), "1-4, 20-21");
     }
+
+    /// A loopback OpenAI-compatible server answering every request with `template`; settings
+    /// pointing at it; the ledger in a temporary state dir.
+    async fn served(
+        template: wiremock::ResponseTemplate,
+    ) -> (wiremock::MockServer, ReviewSettings, tempfile::TempDir) {
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(template)
+            .mount(&server)
+            .await;
+        let settings = ReviewSettings {
+            llm: Some(crate::review::settings::BackendKind::Openai),
+            llm_url: Some(format!("{}/v1", server.uri())),
+            model: Some("m".into()),
+            retries: 0,
+            ..ReviewSettings::default()
+        };
+        (server, settings, tempfile::tempdir().unwrap())
+    }
+
+    fn spent(dir: &std::path::Path) -> Vec<crate::ledger::Spend> {
+        Ledger::new(dir)
+            .spend(&RepoId::of(&pr().coords()))
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_streamed_answer_arrives_in_pieces_and_is_settled_in_the_spend_log() {
+        let sse = [
+            r#"{"choices":[{"delta":{"content":"It "}}]}"#,
+            r#"{"choices":[{"delta":{"content":"retries."}}]}"#,
+            r#"{"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":120,"completion_tokens":3}}"#,
+        ]
+        .iter()
+        .map(|d| format!("data: {d}\n\n"))
+        .collect::<String>()
+            + "data: [DONE]\n\n";
+        let (server, settings, dir) = served(
+            wiremock::ResponseTemplate::new(200)
+                .insert_header("content-type", "text/event-stream")
+                .set_body_string(sse),
+        )
+        .await;
+        let req = request(FileContext::Unavailable("x".into()), 2, 3);
+        let client = client(&settings, &LlmEnv::default(), None).unwrap();
+        let ledger = Ledger::new(dir.path());
+        let budget = Arc::new(budget(&settings, Some(&ledger), &req.pr));
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let answer = ask(&req, &settings, &client, budget, tx, CancellationToken::new())
+            .await
+            .unwrap();
+        assert_eq!(answer.text, "It retries.");
+        assert_eq!((answer.usage.input, answer.usage.output), (Some(120), Some(3)));
+        let mut deltas = Vec::new();
+        while let Ok(d) = rx.try_recv() {
+            deltas.push(d);
+        }
+        assert_eq!(
+            deltas,
+            [
+                AskDelta::Began,
+                AskDelta::Text("It ".into()),
+                AskDelta::Text("retries.".into())
+            ]
+        );
+        let body: serde_json::Value =
+            serde_json::from_slice(&server.received_requests().await.unwrap()[0].body).unwrap();
+        assert_eq!(body["stream"], true);
+        assert!(body.get("response_format").is_none(), "plain text: {body}");
+        // The reservation, settled: one call as the log counts it, at the reported usage.
+        let lines = spent(dir.path());
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0].kind, crate::ledger::SpendKind::Call);
+        assert_eq!(lines[0].aspects.get(CALL_NAME), Some(&123));
+        assert_eq!((lines[0].input_tokens, lines[0].output_tokens), (120, 3));
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_ask_settles_its_reservation() {
+        let (_server, settings, dir) = served(
+            wiremock::ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(30)),
+        )
+        .await;
+        let req = request(FileContext::Unavailable("x".into()), 2, 3);
+        let client = client(&settings, &LlmEnv::default(), None).unwrap();
+        let ledger = Ledger::new(dir.path());
+        let budget = Arc::new(budget(&settings, Some(&ledger), &req.pr));
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let cancel = CancellationToken::new();
+        let stop = cancel.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+            stop.cancel();
+        });
+        let e = ask(&req, &settings, &client, budget, tx, cancel)
+            .await
+            .unwrap_err();
+        assert_eq!(e, AskError::Cancelled);
+        // Settled (a call, no reservation left in flight), at the estimate: no answer came.
+        let lines = spent(dir.path());
+        assert_eq!(lines.len(), 1, "{lines:?}");
+        assert_eq!(lines[0].kind, crate::ledger::SpendKind::Call);
+        assert_eq!(lines[0].output_tokens, 0);
+        assert!(lines[0].input_tokens > 0);
+    }
 }
