@@ -29,7 +29,14 @@ async fn ask(env: &TestEnv, fake: &FakeLlm, args: &[&str]) -> std::process::Outp
     env.bin_async()
         .args(["ask", PR])
         .args(args)
-        .args(["--llm", "openai", "--model", "m", "--llm-url", &fake.base_url])
+        .args([
+            "--llm",
+            "openai",
+            "--model",
+            "m",
+            "--llm-url",
+            &fake.base_url,
+        ])
         .output()
         .await
         .expect("run pr-shepherd")
@@ -48,7 +55,8 @@ fn spend(env: &TestEnv) -> Vec<Value> {
 #[tokio::test]
 async fn the_question_and_the_selected_lines_go_out_and_the_streamed_answer_comes_back() {
     let env = TestEnv::new();
-    let fake = model("`retry` is re-exported so callers can\u{1b}[2J build their own policy.").await;
+    let fake =
+        model("`retry` is re-exported so callers can\u{1b}[2J build their own policy.").await;
     let out = ask(
         &env,
         &fake,
@@ -67,7 +75,10 @@ async fn the_question_and_the_selected_lines_go_out_and_the_streamed_answer_come
     assert!(calls[0].streamed);
     let user = calls[0].body["messages"][1]["content"].as_str().unwrap();
     assert!(user.contains("+mod retry;"), "{user}");
-    assert!(user.contains("+pub use retry::{with_retry, RetryPolicy};"), "{user}");
+    assert!(
+        user.contains("+pub use retry::{with_retry, RetryPolicy};"),
+        "{user}"
+    );
     assert!(user.contains("Why is the retry module public?"), "{user}");
     assert!(user.contains("lines 2-5 on the right (new) side"), "{user}");
     // Plain text: no structured output asked for.
