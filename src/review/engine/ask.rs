@@ -199,7 +199,6 @@ impl AskRequest {
     /// The question about lines `start..=end` on `side` of `path`, whose parsed patch is
     /// `patch`: both ends must be lines of the diff on that side, in one hunk (as GitHub takes a
     /// comment on them); `file` is the file on that side.
-    #[allow(clippy::too_many_arguments)]
     pub fn select(
         pr: &PrMeta,
         path: &str,
@@ -328,7 +327,7 @@ fn surrounding(req: &AskRequest) -> (String, String) {
         .map(|l| l.strip_suffix('\r').unwrap_or(l))
         .collect();
     let total = match lines.last() {
-        Some(l) if l.is_empty() => lines.len() - 1,
+        Some(&"") => lines.len() - 1,
         _ => lines.len(),
     } as u32;
     let sel = &req.selection;
