@@ -161,7 +161,24 @@ marked is said on stderr (unless --quiet).")]
     /// ever the maintainer's confirmed choice in the console).
     #[command(subcommand, after_help = PENDING_AFTER_HELP)]
     Pending(PendingCommand),
+    /// Ask the model a question about lines of a file's diff: the lines, their hunk and the file
+    /// around them go with it as fenced data; the answer is streamed to standard output, its
+    /// tokens and cost to stderr (counted in the repository's spend log and daily budget).
+    #[command(after_help = ASK_AFTER_HELP)]
+    Ask(AskArgs),
 }
+
+const ASK_AFTER_HELP: &str = "\
+--lines A-B (or one line, A) are line numbers on --side: right, the new file (added and context
+lines, the default), or left, the old file (removed and context lines); both ends must be lines of
+the file's diff, in one hunk, as for a review comment (otherwise exit 2, naming the diff's lines).
+The file around them (at most 100 lines on either side) is read at the head (right) or the base
+(left): live from GitHub, offline from the fixture's `fileContents` (without them it is left out,
+and the prompt says so). The backend is `[review]`'s, with the same flags as `review`; a fixture's
+`replay` backend answers with the answer recorded for `ask` in `llm.answers`. The call is reserved
+and settled in the state dir's spend log like a review's calls: `[review] max_input_tokens` and
+`max_cost` cap it, the daily caps count it, and a refused call is never made (exit 1). The answer is
+the model's text, shown terminal-safe; it takes no action.";
 
 const FINDING_AFTER_HELP: &str = "\
 ID is a finding's id (PS-…) as a review lists it (its Markdown, --format json, the console). The
@@ -795,6 +812,27 @@ pub enum PendingCommand {
     },
     /// Submit the pending review as one GitHub review.
     Submit(PendingSubmitArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AskArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// The changed file.
+    #[arg(long, value_name = "P")]
+    pub path: String,
+    /// The lines, `A-B` or `A`, numbered on --side.
+    #[arg(long, value_name = "A-B")]
+    pub lines: String,
+    /// right (the new file, default) or left (the old file: removed lines).
+    #[arg(long, value_name = "SIDE", default_value = "right", value_parser = ["right", "left", "RIGHT", "LEFT"])]
+    pub side: String,
+    /// The question.
+    #[arg(value_name = "QUESTION")]
+    pub question: String,
+    #[command(flatten)]
+    pub llm: LlmOptions,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
+mod ask;
 mod checks;
 mod code;
 mod completions;
@@ -224,6 +225,7 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Lessons(cmd)) => lessons::run(&ctx, cmd),
         Some(Command::Stats(args)) => stats::run(&ctx, args),
         Some(Command::Pending(cmd)) => pending::run(&ctx, cmd).await,
+        Some(Command::Ask(args)) => ask::run(&ctx, args).await,
         // Handled above, before the context.
         Some(Command::Config(_) | Command::Completions(_) | Command::Man(_)) => Ok(()),
     }

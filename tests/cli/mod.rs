@@ -1,5 +1,6 @@
-//! The headless commands run as a user runs them: items, inbox, review, event, watch, github, install, automation, checks, Shepherd's own check run, code (files, diff, file viewed), the diff screen's pure parts on real git history.
+//! The headless commands run as a user runs them: ask, items, inbox, review, event, watch, github, install, automation, checks, Shepherd's own check run, code (files, diff, file viewed), the diff screen's pure parts on real git history.
 
+mod ask;
 mod automation;
 mod bundled_names;
 mod check_run;

@@ -2,7 +2,8 @@
 //! `llama-server` on the tiny random-weights model of `../shared/llm-server` (its README says how
 //! both were made). Under the JSON schema the server's grammar makes every answer schema-valid,
 //! so this checks the real wire: `response_format` json_schema, SSE, `usage` with cached tokens,
-//! slots that queue concurrent requests.
+//! slots that queue concurrent requests. And one `ask` (a question about selected diff lines):
+//! plain text streamed, its usage settled in the spend log.
 //!
 //! The server is found in `PR_SHEPHERD_LLM_SERVER_DIR`, else `../shared/llm-server` beside the
 //! repository; without it the test prints why and passes. One run, generous aspect timeouts, a
@@ -149,4 +150,55 @@ fn a_six_aspect_review_of_the_demo_against_a_real_llama_server() {
     );
     assert!(doc["usage"]["note"].is_null(), "{:#}", doc["usage"]);
     assert!(doc["usage"]["calls"].as_u64().unwrap_or(0) >= 6);
+}
+
+#[test]
+fn a_question_about_selected_lines_against_a_real_llama_server() {
+    let Some(dir) = server_dir() else {
+        eprintln!(
+            "skipped: no llama-server and tiny.gguf in ../shared/llm-server (or PR_SHEPHERD_LLM_SERVER_DIR)"
+        );
+        return;
+    };
+    let env = TestEnv::with_config(
+        "[review]\nmodel = \"tiny\"\nmax_output_tokens = 64\nretries = 2\nidle_timeout = 600\n",
+    );
+    let (mut server, port) = start(&dir, &env);
+    wait_ready(port, &mut server, &env);
+    let started = Instant::now();
+    let out = env
+        .bin()
+        .args(["ask", "acme/rivet#482", "--path", "src/client/mod.rs"])
+        .args(["--lines", "2-5", "What does this change do?"])
+        .args(["--llm", "openai", "--llm-url"])
+        .arg(format!("http://127.0.0.1:{port}/v1"))
+        .output()
+        .unwrap();
+    eprintln!("an ask against llama-server took {:.1?}", started.elapsed());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}\n{}",
+        stderr(&out),
+        stdout(&out)
+    );
+    // Plain text streamed (the tiny model's words mean nothing), then its usage as llama-server
+    // reported it.
+    assert!(!stdout(&out).trim().is_empty(), "{}", stderr(&out));
+    let err = stderr(&out);
+    let input: u64 = err
+        .split("asked tiny: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no usage: {err}"));
+    assert!(input > 0, "{err}");
+    // The call, settled in the spend log at that usage.
+    let log = std::fs::read_to_string(env.state().join("repos/acme/rivet/spend.jsonl")).unwrap();
+    let call: serde_json::Value = log
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["kind"] == "call")
+        .unwrap_or_else(|| panic!("{log}"));
+    assert_eq!(call["inputTokens"], input);
 }

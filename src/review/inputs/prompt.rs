@@ -333,7 +333,7 @@ pub fn fence_close(boundary: &str) -> String {
     format!("<<<UNTRUSTED-DATA {boundary} END>>>")
 }
 
-fn new_boundary(avoid: &[&str]) -> String {
+pub(crate) fn new_boundary(avoid: &[&str]) -> String {
     let mut rng = rand::rng();
     loop {
         let b: String = (0..16)
@@ -687,7 +687,7 @@ fn prior_line(f: &MetaFinding) -> String {
 }
 
 /// `pr-shepherd-` and 16 hex characters naming the PR (not the run): calls for one PR share it.
-fn cache_key(pr: &PrMeta) -> String {
+pub(crate) fn cache_key(pr: &PrMeta) -> String {
     use sha2::{Digest, Sha256};
     let digest = Sha256::digest(format!("{}/{}#{}", pr.owner, pr.repo, pr.number).as_bytes());
     let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();

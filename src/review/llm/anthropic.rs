@@ -315,6 +315,10 @@ impl Collector for AnthropicStream {
         self.text.len() + self.tool_chars
     }
 
+    fn text(&self) -> &str {
+        &self.text
+    }
+
     fn into_completion(self) -> Completion {
         // The forced findings tool answers in its input (as `structured::anthropic_tool_input`
         // does for a whole answer); else the text.

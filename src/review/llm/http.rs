@@ -844,6 +844,11 @@ pub(super) trait Collector: Default {
     }
     /// Characters of answer collected so far.
     fn received(&self) -> usize;
+    /// The plain text of the answer collected so far (not a tool call's input): what
+    /// [`CallEvents::text`] hands on as it grows.
+    fn text(&self) -> &str {
+        ""
+    }
     fn into_completion(self) -> Completion;
 }
 
@@ -877,6 +882,14 @@ async fn read_stream<C: Collector>(
     let mut collector = C::default();
     let mut read = 0usize;
     let mut began = false;
+    // The bytes of `collector.text()` already handed to `events.text`.
+    let mut told = 0usize;
+    let mut tell = |c: &C| {
+        if let Some(more) = c.text().get(told..).filter(|t| !t.is_empty()) {
+            events.text(more);
+            told = c.text().len();
+        }
+    };
     loop {
         let Ok(chunk) = tokio::time::timeout(idle, resp.chunk()).await else {
             return Err(StreamEnd::Silent(silent_for(idle, read)));
@@ -903,7 +916,10 @@ async fn read_stream<C: Collector>(
             }
             match collector.apply(&ev) {
                 Ok(0) => {}
-                Ok(n) => events.received(n),
+                Ok(n) => {
+                    events.received(n);
+                    tell(&collector);
+                }
                 Err(e) if e.retryable => {
                     return Err(StreamEnd::Cut(format!(
                         "the provider sent an error mid-stream: {}",
@@ -920,6 +936,7 @@ async fn read_stream<C: Collector>(
             && n > 0
         {
             events.received(n);
+            tell(&collector);
         }
     }
     if collector.finished() {

@@ -223,6 +223,10 @@ pub trait CallEvents: Send + Sync {
     fn began(&self) {}
     /// `chars` more characters of answer arrived.
     fn received(&self, _chars: usize) {}
+    /// These characters of a streamed plain-text answer arrived (after `received`). A retried
+    /// attempt's answer starts over: `began` comes again before its first text. Untrusted model
+    /// text, for the ask about selected lines (`engine::ask`), which shows it as it comes.
+    fn text(&self, _delta: &str) {}
     /// An answer was read to its end (a whole one, a stream to its proper end, one cut at the
     /// token limit and asked again): what it cost, as the server reported it (every count `None`:
     /// it reported nothing). Every answer of a call is reported, whatever becomes of the call.

@@ -280,6 +280,10 @@ impl Collector for OpenAiStream {
         self.text.len() + self.tool_input.len()
     }
 
+    fn text(&self) -> &str {
+        &self.text
+    }
+
     fn into_completion(self) -> Completion {
         let text = if self.text.is_empty() {
             self.tool_input

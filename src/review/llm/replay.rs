@@ -56,6 +56,36 @@ impl ReplayClient {
     }
 }
 
+impl ReplayClient {
+    /// The answer recorded under `name` — a call that is not an aspect's, like `ask` (the
+    /// maintainer's question about selected lines) — at the latest step not after the current
+    /// one.
+    pub fn complete_named(&self, name: &str) -> Result<Completion, LlmError> {
+        let found = self
+            .answers
+            .iter()
+            .filter(|a| a.aspect == name && a.step <= self.step)
+            .max_by_key(|a| a.step)
+            .ok_or_else(|| {
+                LlmError::Replay(format!(
+                    "the fixture has no recorded answer for `{name}` at step {} or earlier (pass --llm openai|anthropic|command to ask a model)",
+                    self.step
+                ))
+            })?;
+        Ok(Completion {
+            text: found.reply.clone(),
+            tokens: TokenUsage {
+                input: found.input_tokens,
+                output: found.output_tokens,
+                cache_read: None,
+                cache_write: None,
+            },
+            note: None,
+            truncated: false,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
