@@ -859,7 +859,9 @@ mod tests {
             assert!(seen.insert(s.key), "{} twice", s.key);
             assert!(!s.description.is_empty(), "{}", s.key);
             assert!(!s.description.ends_with('.'), "{}", s.key);
-            let meaning = s.meaning();
+            // A `{…}` left in a meaning is a placeholder the schema forgot to fill; the
+            // editor template's own `{line}` and `{file}` are literal.
+            let meaning = s.meaning().replace("`{line}`", "").replace("`{file}`", "");
             assert!(!meaning.contains('{'), "{}: {meaning}", s.key);
         }
         assert_eq!(

@@ -261,10 +261,10 @@ mod tests {
     // Guards the insertion case: only the added words are marked, the old side has none.
     #[test]
     fn an_inserted_word_marks_only_the_new_side() {
-        let m = changed_words("println!(\"{entry}\");", "println!(\"entry: {entry}\");").unwrap();
+        let m = changed_words("log_line(\"{entry}\");", "log_line(\"entry: {entry}\");").unwrap();
         assert!(m.old.is_empty(), "{m:?}");
         assert_eq!(
-            cut("println!(\"entry: {entry}\");", &m.new),
+            cut("log_line(\"entry: {entry}\");", &m.new),
             ["entry: "],
             "{m:?}"
         );
@@ -276,7 +276,7 @@ mod tests {
     fn unlike_lines_are_not_paired() {
         assert_eq!(changed_words("return a + b;", "}"), None);
         assert_eq!(
-            changed_words("let total = 3;", "println!(\"{}\", value.unwrap());"),
+            changed_words("let total = 3;", "log_line(\"{}\", value.unwrap());"),
             None
         );
         assert_eq!(changed_words("", "x"), None);
