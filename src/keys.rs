@@ -66,6 +66,7 @@ pub enum KeyCommand {
     SideRight,
     Checks,
     RerunFailed,
+    Commits,
     Help,
     Messages,
     Quit,
@@ -396,6 +397,12 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "rerun_failed",
         &["W"],
         "checks: re-run the failed jobs of the failing workflow runs (asks first)",
+    ),
+    (
+        KeyCommand::Commits,
+        "commits",
+        &["H"],
+        "the PR's commits (offline: the fixture's pushes); Enter shows one's diff",
     ),
     (KeyCommand::Help, "help", &["?"], "this help"),
     (

@@ -18,7 +18,8 @@
 //! │   ├── InboxScreen                   inbox/         rows in tabs; opens a PrScreen above it
 //! │   ├── PrScreen                      pr/            one PR: list, marks, review desk, threads
 //! │   ├── PendingScreen                 pending/       the pending review: comments, drafts, submit
-//! │   └── ChecksScreen                  checks/        the checks at the head, annotations, re-run
+//! │   ├── ChecksScreen                  checks/        the checks at the head, annotations, re-run
+//! │   └── CommitsScreen                 commits/       the PR's commits, one commit's diff
 //! └── kept: [(ScreenId, Screen)]        screens left (a PR left for the inbox): work goes on
 //! action.rs   Action, Drawn, …          effect.rs      Effect, Asked, Effect::lane
 //! work.rs     Work, Job, Done, Io, Lane (a screen's own effects and results)
@@ -49,6 +50,7 @@ macro_rules! ctx {
 mod action;
 pub mod checks;
 pub mod code;
+pub mod commits;
 mod dialogs;
 mod effect;
 mod inbox;

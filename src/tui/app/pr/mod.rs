@@ -356,6 +356,7 @@ impl PrScreen {
                 super::code::open_files(&self.list.snapshot, Some(open_thread), ctx)
             }
             KeyCommand::Checks => super::checks::open_checks(&self.list.snapshot, ctx),
+            KeyCommand::Commits => super::commits::open_commits(&self.list.snapshot, ctx),
             KeyCommand::Quit => return self.close_view(),
             KeyCommand::Back => return self.back(),
             // Help is the router's; the rest was answered above.
