@@ -18,6 +18,8 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+pub use super::note::{Note, NoteKind};
+use super::note::{clean, note_line, prefix};
 use super::split_view::{self, SplitLayout};
 use super::work::{CodeLoad, Done, Work};
 use super::{footer, help_entries, scrolled};
@@ -29,7 +31,7 @@ use crate::output::files::FindingMark;
 use crate::pr::{
     ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
 };
-use crate::sanitize::{one_line, sanitize};
+use crate::sanitize::one_line;
 use crate::tui::app::action::{Action, Drawn};
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
@@ -92,30 +94,6 @@ const KEYS: &[(KeyCommand, &str)] = &[
         "side by side: the cursor to the new side",
     ),
 ];
-
-/// What a note under a line is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NoteKind {
-    Thread,
-    Finding,
-    /// A comment of the pending review (the maintainer's, or a finding's draft): not sent yet.
-    Pending,
-}
-
-/// A thread, a finding or a pending comment, under its line (or above the diff when it is on
-/// none).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note {
-    pub kind: NoteKind,
-    /// In the gutter before it: `pending c2` (a pending comment), `to decide c3` (a finding's
-    /// draft not decided yet).
-    pub label: String,
-    pub text: String,
-    /// The thread's id (a thread's note): `Enter` on its line opens it whole.
-    pub thread: Option<String>,
-    /// The side of the diff it is on (the split view shows it under that side's line).
-    pub side: Side,
-}
 
 /// One row of the diff as drawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1280,20 +1258,6 @@ fn old_line(text: &str, theme: &Theme) -> Line<'static> {
     ])
 }
 
-/// A note's row: its label right-aligned in `label` columns, then its text.
-pub(super) fn note_line(n: &Note, theme: &Theme, label: usize) -> Line<'static> {
-    let style = match n.kind {
-        NoteKind::Finding => theme.badge_edited,
-        NoteKind::Thread => theme.author,
-        NoteKind::Pending if n.text.starts_with("finding") => theme.badge_edited,
-        NoteKind::Pending => theme.text,
-    };
-    Line::from(vec![
-        Span::styled(format!("{:>label$} ", n.label), theme.badge_new),
-        Span::styled(format!("┆ {}", n.text), style),
-    ])
-}
-
 /// Keeps display row `row` and the `notes` under it in a view `h` rows high scrolled to
 /// `scroll` (`top`: the first line, so the rows above it stay in sight).
 fn follow(scroll: &mut usize, row: usize, notes: usize, h: usize, top: bool) {
@@ -1303,20 +1267,6 @@ fn follow(scroll: &mut usize, row: usize, notes: usize, h: usize, top: bool) {
         *scroll = if top { 0 } else { row };
     } else if last >= *scroll + h {
         *scroll = last + 1 - h;
-    }
-}
-
-pub(super) fn clean(t: &str) -> String {
-    sanitize(t).replace('\t', "    ")
-}
-
-pub(super) fn prefix(kind: LineKind) -> char {
-    match kind {
-        LineKind::Added => '+',
-        LineKind::Removed => '-',
-        LineKind::Context => ' ',
-        // Its text keeps its `\`.
-        LineKind::NoNewline => ' ',
     }
 }
 

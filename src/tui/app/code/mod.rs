@@ -13,6 +13,7 @@
 mod description;
 mod diff;
 mod files;
+mod note;
 mod split_view;
 pub mod work;
 

@@ -20,7 +20,7 @@ use std::ops::{Range, RangeInclusive};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::diff::{Note, clean, note_line, prefix};
+use super::note::{Note, clean, note_line, prefix};
 use crate::code::patch::{LineKind, LineSelection, ParsedPatch, Side};
 use crate::code::split::{SplitRow, split_rows};
 use crate::tui::theme::Theme;
