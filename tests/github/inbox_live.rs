@@ -316,7 +316,7 @@ fn the_generated_batch_document_is_well_formed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     use pr_shepherd::tui::app::InboxScreen;
-    use pr_shepherd::tui::app::{Done, Job, inbox};
+    use pr_shepherd::tui::app::{Job, inbox};
     use pr_shepherd::tui::inbox_link::{InboxLink, TabSource};
     use pr_shepherd::tui::keymap::KeyCommand;
     use pr_shepherd::tui::{

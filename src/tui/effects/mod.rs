@@ -14,8 +14,8 @@
 //!   number (the app drops those of a replaced run), cancellable.
 //!
 //! - a screen's own work (`Effect::Work`: the checks', the pending review's, the code screens',
-//!   the inbox's, each in its screen's `work.rs`) — on the lane it declares, performed with the [`Io`] the
-//!   runner lends ([`EffectRunner::perform_work`]); no arm here names a screen.
+//!   the inbox's, each in its screen's `work.rs`) — on the lane it declares, performed with the
+//!   [`Io`] the runner lends ([`EffectRunner::perform_work`]); no arm here names a screen.
 //!
 //! [`Effects`] runs them for the live console, every one off the UI loop, each result reported
 //! back as an [`AppEvent`] addressed to the screen that asked (the id the router stamped on the
