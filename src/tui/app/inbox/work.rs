@@ -194,3 +194,33 @@ async fn load(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::synth::{SynthSpec, synth};
+    use crate::tui::app::work::Work as _;
+
+    /// A recount reads the markers the PR screen just wrote: it queues behind them on the
+    /// ordered ledger lane; loading and opening only read, a task each.
+    #[test]
+    fn a_recount_waits_for_the_markers_and_reads_run_as_tasks() {
+        let recount = Work::Recount {
+            snapshot: Box::new(
+                synth(SynthSpec {
+                    threads: 1,
+                    comments: 1,
+                    reviews: 1,
+                    replies: 0,
+                    seed: 1,
+                })
+                .snapshot_at(0)
+                .unwrap(),
+            ),
+        };
+        assert_eq!(recount.lane(), Lane::Ledger);
+        assert_eq!(Work::Load.lane(), Lane::Fetch);
+        let open = Work::Open(Box::new(Opener::Bundled(0)));
+        assert_eq!(open.lane(), Lane::Fetch);
+    }
+}
