@@ -8,7 +8,7 @@ use crate::error::{CliError, ErrorKind};
 use crate::inbox::DEFAULT_IDENTITY;
 use crate::source::Target;
 use crate::tui::app::InboxScreen;
-use crate::tui::effects::inbox::{InboxLink, TabSource};
+use crate::tui::inbox_link::{InboxLink, TabSource};
 use crate::tui::theme::ThemeError;
 use crate::tui::{ConsoleReview, Keymap, Launch, Live, Remote, Session, Start, TuiError};
 

@@ -7,10 +7,9 @@ use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
 
 use super::EffectRunner;
-use super::app::{Action, App, Asked, Drawn, Effect, InboxScreen};
-use super::effects::inbox::{InboxLink, TabSource};
-use super::effects::ledger::saved_drafts;
+use super::app::{Action, App, Asked, Drawn, Effect, InboxScreen, Job, inbox, saved_drafts};
 use super::effects::review::ConsoleReview;
+use super::inbox_link::{InboxLink, TabSource};
 use super::keymap::{Key, Keymap};
 use super::session::{Remote, Session};
 use super::theme::Theme;
@@ -161,7 +160,7 @@ impl Harness {
         let inbox = h.app.top_id();
         h.run_effects(vec![Asked {
             by: inbox,
-            effect: Effect::LoadInbox,
+            effect: Effect::Work(Job::new(inbox::Work::Load)),
         }]);
         h
     }

@@ -4,11 +4,12 @@
 //! tui/
 //! ├── mod.rs        Launch + run(): wires the parts below together
 //! ├── session.rs    Session (now, gates, identity, remote, marks blocked), Remote
+//! ├── inbox_link.rs InboxLink: the inbox behind a session (tab sources, opened fixtures)
 //! ├── event.rs      AppEvent: the one event enum the loop reads
 //! ├── terminal.rs   TerminalGuard, input thread, signals, event_loop
 //! ├── effects/      EffectRunner (how each Effect is done, a screen's Work with the Io it
 //! │                 lends) + Effects (each on its lane, results to the screen that asked)
-//! │                 ledger.rs, remote.rs (outbox or GitHub), review.rs, inbox.rs
+//! │                 ledger.rs, remote.rs (outbox or GitHub), review.rs
 //! ├── desktop.rs    browser opener, OSC 52 clipboard
 //! ├── app/          pure state: App (stack of screens) ::update(Action) -> Vec<Asked>; each
 //! │                 screen's work.rs is its I/O edge, performed by the runner
@@ -39,6 +40,7 @@ pub mod effects;
 pub mod event;
 pub mod harness;
 pub mod highlight;
+pub mod inbox_link;
 pub mod keymap;
 pub mod markdown;
 pub mod review;
@@ -90,7 +92,7 @@ pub enum Start {
     /// The inbox: its screen (tabs listed, counts still loading) and how to load it.
     Inbox {
         screen: Box<app::InboxScreen>,
-        link: Box<effects::inbox::InboxLink>,
+        link: Box<inbox_link::InboxLink>,
     },
 }
 
@@ -110,7 +112,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
             let app = App::with_inbox(*screen, session.clone());
             let first = vec![Asked {
                 by: app.top_id(),
-                effect: Effect::LoadInbox,
+                effect: Effect::Work(app::Job::new(app::inbox::Work::Load)),
             }];
             (app, None, *link, first)
         }
@@ -126,7 +128,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
             }
             // An unposted draft and an unsent thread reply from an earlier session come back (a
             // PR opened from the inbox gets its own when it is opened).
-            let first = app.restore_saved(effects::ledger::saved_drafts(&ledger, &coords));
+            let first = app.restore_saved(app::saved_drafts(&ledger, &coords));
             (app, fixture.map(|f| *f), Default::default(), first)
         }
     };

@@ -6,8 +6,9 @@
 
 use std::sync::Arc;
 
+use crate::ledger::{Ledger, LedgerError};
 use crate::policy::GateConfig;
-use crate::pr::DEFAULT_IDENTITY;
+use crate::pr::{DEFAULT_IDENTITY, OutboxComment, PrCoords};
 use crate::source::github::GitHub;
 
 /// What the screens of one console run share.
@@ -79,6 +80,19 @@ impl Remote {
     /// Offline, posts went to the outbox: an earlier review may be read from there too.
     pub fn reads_outbox(&self) -> bool {
         self.live().is_none()
+    }
+
+    /// The review posted offline for the PR at `coords` (none live: the PR itself holds them).
+    pub fn offline_post(
+        &self,
+        ledger: &Ledger,
+        coords: &PrCoords,
+    ) -> Result<Option<OutboxComment>, LedgerError> {
+        if self.reads_outbox() {
+            ledger.outbox(coords)
+        } else {
+            Ok(None)
+        }
     }
 
     /// Where thread replies and resolutions go, in words (the confirmation names it).

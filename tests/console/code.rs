@@ -339,7 +339,7 @@ fn after_a_force_push_exactly_the_changed_file_is_changed_with_its_interdiff() {
 /// looked at again, nothing.
 #[test]
 fn the_inbox_row_counts_the_files_changed_since_your_last_look() {
-    use pr_shepherd::tui::effects::inbox::TabSource;
+    use pr_shepherd::tui::inbox_link::TabSource;
     use pr_shepherd::tui::theme::Theme;
     let dir = tempfile::tempdir().unwrap();
     let ledger = Ledger::new(dir.path());

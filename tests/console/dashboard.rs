@@ -2,8 +2,8 @@
 //! header and the columns that fit (the title shrinks first, then columns go).
 
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::tui::effects::inbox::TabSource;
 use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::inbox_link::TabSource;
 use pr_shepherd::tui::theme::Theme;
 
 fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {

@@ -14,8 +14,8 @@ use pr_shepherd::ledger::{Draft, Ledger, ReplyDraft};
 use pr_shepherd::pr::PrCoords;
 use pr_shepherd::review::results::inline::{diff_line, parsed_patches};
 use pr_shepherd::tui::app::{Focus, InputMode, PendingScreen};
-use pr_shepherd::tui::effects::inbox::TabSource;
 use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::inbox_link::TabSource;
 use pr_shepherd::tui::theme::Theme;
 use support::console::{coords, open};
 

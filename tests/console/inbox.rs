@@ -3,9 +3,9 @@
 
 use pr_shepherd::inbox::{Counts, ShepherdState};
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::tui::app::{InboxScreen, PrScreen};
-use pr_shepherd::tui::effects::inbox::TabSource;
+use pr_shepherd::tui::app::{InboxScreen, PrScreen, inbox};
 use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::inbox_link::TabSource;
 use pr_shepherd::tui::theme::Theme;
 
 fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
@@ -478,7 +478,7 @@ fn a_pr_opened_from_the_inbox_is_pushed_on_it_and_kept_when_left() {
     let opens = |h: &Harness| {
         h.effects
             .iter()
-            .filter(|e| matches!(e, pr_shepherd::tui::Effect::OpenPr(_)))
+            .filter(|e| matches!(e.work::<inbox::Work>(), Some(inbox::Work::Open(_))))
             .count()
     };
     let before = opens(&h);
@@ -563,7 +563,7 @@ fn quitting_while_a_review_runs_asks_first() {
 #[test]
 fn rows_resort_as_counts_arrive_keeping_the_selection() {
     use pr_shepherd::inbox::GateReview;
-    use pr_shepherd::tui::app::Action;
+    use pr_shepherd::tui::app::{Action, Done};
     let (mut h, _d) = bundled(140, 16);
     h.draw();
     let mut rows = h.app.inbox_rows(0).to_vec();
@@ -574,10 +574,10 @@ fn rows_resort_as_counts_arrive_keeping_the_selection() {
     }
     h.app.update(Action::to(
         h.app.top_id(),
-        Action::InboxListed {
+        Action::Done(Done::new(inbox::Done::Listed {
             tab: 0,
             result: Ok((rows, Vec::new())),
-        },
+        })),
     ));
     h.press("g");
     let selected = h.app.inbox_selected().unwrap().listed.coords.clone();
@@ -591,11 +591,11 @@ fn rows_resort_as_counts_arrive_keeping_the_selection() {
     };
     h.app.update(Action::to(
         h.app.top_id(),
-        Action::InboxCounted {
+        Action::Done(Done::new(inbox::Done::Counted {
             tab: 0,
             rows: vec![counted],
             finished: false,
-        },
+        })),
     ));
     h.draw();
     assert_eq!(

@@ -7,9 +7,9 @@ use crate::support;
 use std::path::Path;
 
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::tui::app::{Effect, InboxScreen};
-use pr_shepherd::tui::effects::inbox::TabSource;
+use pr_shepherd::tui::app::{Effect, InboxScreen, inbox};
 use pr_shepherd::tui::harness::Harness;
+use pr_shepherd::tui::inbox_link::TabSource;
 use pr_shepherd::tui::theme::Theme;
 use support::console::{coords, open};
 
@@ -64,7 +64,7 @@ fn the_inbox_reloads_on_its_interval_keeping_the_selection() {
     let loads = |h: &Harness| {
         h.effects
             .iter()
-            .filter(|e| matches!(e, Effect::LoadInbox))
+            .filter(|e| matches!(e.work::<inbox::Work>(), Some(inbox::Work::Load)))
             .count()
     };
     let before = loads(&h);

@@ -316,7 +316,8 @@ fn the_generated_batch_document_is_well_formed() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
     use pr_shepherd::tui::app::InboxScreen;
-    use pr_shepherd::tui::effects::inbox::{InboxLink, TabSource};
+    use pr_shepherd::tui::app::{Job, inbox};
+    use pr_shepherd::tui::inbox_link::{InboxLink, TabSource};
     use pr_shepherd::tui::keymap::KeyCommand;
     use pr_shepherd::tui::{
         Action, App, ConsoleReview, EffectRunner, Keymap, Live, Remote, Session, Theme,
@@ -347,12 +348,18 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
         },
     };
     let mut actions = Vec::new();
-    runner.load_inbox(|a| actions.push(a)).await;
+    runner
+        .perform_work(Job::new(inbox::Work::Load), &mut |a| actions.push(a))
+        .await;
     // The list first, every row still to count; then one action per PR counted; then the end.
-    let Some(Action::InboxListed {
+    let first = actions.first().and_then(|a| match a {
+        Action::Done(d) => d.take::<inbox::Done>(),
+        _ => None,
+    });
+    let Some(inbox::Done::Listed {
         result: Ok((listed, _)),
         ..
-    }) = actions.first()
+    }) = &first
     else {
         panic!("the list did not come first: {:?}", actions.first());
     };

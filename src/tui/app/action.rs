@@ -7,10 +7,9 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use crate::inbox::Row as InboxRow;
 use crate::ledger::{Draft, ReplyDraft, SeenSet, ThreadActionKind};
 use crate::policy::Mode as ReviewMode;
-use crate::pr::{PrCoords, Snapshot};
+use crate::pr::Snapshot;
 use crate::publish::Posted;
 use crate::review::ReviewEvent;
 use crate::review::inputs::prior::PriorReviews;
@@ -189,28 +188,6 @@ pub enum Action {
         kind: ThreadActionKind,
         result: Result<String, String>,
     },
-    /// The inbox's list for tab `tab` arrived (counts may still be loading), with what could not
-    /// be listed; or why it could not be loaded.
-    InboxListed {
-        tab: usize,
-        result: Result<(Vec<InboxRow>, Vec<String>), String>,
-    },
-    /// Counted rows for tab `tab`; `finished` after the last batch.
-    InboxCounted {
-        tab: usize,
-        rows: Vec<InboxRow>,
-        finished: bool,
-    },
-    /// A row recounted from the ledger after its PR screen was left.
-    InboxRecounted {
-        coords: PrCoords,
-        items: crate::inbox::Counts,
-        shepherd: crate::inbox::ShepherdView,
-        /// Files changed since the last look at the code, where the snapshot has patches.
-        files_changed: Option<usize>,
-    },
-    /// The PR chosen in the inbox, loaded (or why not).
-    PrOpened(Result<Box<OpenedPr>, String>),
     /// A key of the pending review screen's own (keep, submit as …, fold).
     PendingKey(char),
     /// The PR on a PR screen fetched afresh (or why not): the screen is refreshed in place.

@@ -87,19 +87,11 @@ pub enum Effect {
     ScanUnsent {
         prs: Vec<PrCoords>,
     },
-    /// Load a PR chosen in the inbox for the PR screen.
-    OpenPr(Box<Opener>),
     /// Fetch `pr` afresh (live: GitHub; offline: the fixture read again) for its screen, which
     /// is refreshed in place.
     RefreshPr {
         pr: PrCoords,
         opener: Box<Opener>,
-    },
-    /// (Re)load the inbox's lists, then their counts in the background.
-    LoadInbox,
-    /// Recount the inbox row of this snapshot's PR from the ledger (after the PR screen).
-    Recount {
-        snapshot: Box<Snapshot>,
     },
     /// Save the reply being written (on every change).
     SaveReplyDraft {
@@ -166,7 +158,6 @@ impl Effect {
             | Effect::DiscardDraft { .. }
             | Effect::SaveReplyDraft { .. }
             | Effect::DiscardReplyDraft { .. }
-            | Effect::Recount { .. }
             | Effect::RecordDecisions { .. }
             | Effect::LoadStats { .. }
             | Effect::ScanUnsent { .. } => Lane::Ledger,
@@ -174,10 +165,7 @@ impl Effect {
             | Effect::Open(_)
             | Effect::Copy(_)
             | Effect::ExternalEdit { .. } => Lane::Blocking,
-            Effect::PlanPost { .. }
-            | Effect::OpenPr(_)
-            | Effect::RefreshPr { .. }
-            | Effect::LoadInbox => Lane::Fetch,
+            Effect::PlanPost { .. } | Effect::RefreshPr { .. } => Lane::Fetch,
             Effect::Post { .. }
             | Effect::PostComment { .. }
             | Effect::ThreadAct { .. }

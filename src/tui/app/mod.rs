@@ -53,8 +53,9 @@ pub mod code;
 pub mod commits;
 mod dialogs;
 mod effect;
-mod inbox;
+pub mod inbox;
 mod messages;
+mod opened;
 pub mod pending;
 mod pr;
 mod query;
@@ -82,6 +83,7 @@ pub use dialogs::InputMode;
 pub use effect::{Asked, Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
 pub use messages::MessageLog;
+pub use opened::{open_pr, saved_drafts};
 pub use pending::{
     Ask as PendingAsk, Editing, PendingEdit, PendingScreen, SubmitAs, SubmitAsk,
     compose_line_comment,

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use crate::ledger::Ledger;
 use crate::pr::PrCoords;
 use crate::source::Fixture;
+use crate::tui::inbox_link::InboxLink;
 use crate::tui::session::Session;
 
 /// Where an effect runs. Every lane is off the UI loop; they differ in order, in the thread they
@@ -43,12 +44,15 @@ pub enum Lane {
 }
 
 /// What the runner lends a screen's work: the state dir, the session (its [`Remote`] decides
-/// where a write goes), the fixtures, the clock.
+/// where a write goes), the inbox behind it, the fixtures, the clock.
 ///
 /// [`Remote`]: crate::tui::session::Remote
 pub struct Io<'a> {
     pub ledger: &'a Ledger,
     pub session: &'a Session,
+    /// The inbox the console opened on (its tabs' sources, the fixtures of the PRs opened from
+    /// it); empty when it opened on one PR.
+    pub inbox: &'a InboxLink,
     /// Unix seconds for what is written now.
     pub now: i64,
     /// The fixture of a PR (the one it was opened from, else the session's), offline.

@@ -2,11 +2,10 @@
 //! the unsent thread reply, fixture history steps. Run in order, one at a time, off the UI loop
 //! (see [`super::Effects`]), so a draft saved after a discard is never overtaken by it.
 
-use crate::ledger::{Decision, Draft, KeptText, Ledger, LedgerError, Lesson, ReplyDraft, RepoId};
-use crate::pr::{OutboxComment, PrCoords};
+use crate::ledger::{Decision, Draft, KeptText, Ledger, Lesson, ReplyDraft, RepoId};
+use crate::pr::PrCoords;
 use crate::source::Fixture;
-use crate::tui::app::{Action, SavedDrafts, StepData, later_versions};
-use crate::tui::session::Remote;
+use crate::tui::app::{Action, StepData, later_versions};
 
 /// Writes the markers of `items` (with their kept texts first: a text whose marker is then not
 /// written is ignored on reading).
@@ -77,43 +76,6 @@ pub fn discard_reply_draft(ledger: &Ledger, pr: &PrCoords) -> Option<Action> {
         .discard_reply_draft(pr)
         .err()
         .map(|e| Action::Notice(format!("the sent reply's draft could not be removed: {e}")))
-}
-
-/// The review posted offline for the PR at `coords` (none live: the PR itself holds them).
-pub fn offline_post(
-    ledger: &Ledger,
-    remote: &Remote,
-    coords: &PrCoords,
-) -> Result<Option<OutboxComment>, LedgerError> {
-    if remote.reads_outbox() {
-        ledger.outbox(coords)
-    } else {
-        Ok(None)
-    }
-}
-
-/// What the PR at `coords` kept from an earlier session (see [`SavedDrafts`]).
-pub fn saved_drafts(ledger: &Ledger, coords: &PrCoords) -> SavedDrafts {
-    let draft = ledger.load_draft(coords).map_err(|e| e.to_string());
-    // The run the draft was composed from: the latest stored one for the same head. An
-    // unreadable run only costs the picker (the draft itself is kept either way).
-    let run = match &draft {
-        Ok(Some(d)) => ledger
-            .load_runs::<crate::review::ReviewRun>(coords)
-            .ok()
-            .and_then(|(runs, _)| runs.into_iter().rev().find(|r| r.head_sha == d.head_sha))
-            .map(Box::new),
-        _ => None,
-    };
-    SavedDrafts {
-        draft,
-        reply: ledger.load_reply_draft(coords).map_err(|e| e.to_string()),
-        run,
-        queued: ledger
-            .thread_outbox(coords)
-            .map(|o| o.actions)
-            .map_err(|e| e.to_string()),
-    }
 }
 
 /// What `prs` hold unsent in the state dir, in words, for the quit question: a review draft, a

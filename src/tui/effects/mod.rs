@@ -10,20 +10,18 @@
 //! - `remote.rs` — post plans, posts, thread actions and viewed marks, offline into the outbox
 //!   (or refused) or live on GitHub: a task each, so the console keeps drawing and answering keys
 //!   while GitHub answers;
-//! - `inbox.rs` — loading the inbox and opening a PR from it: a task each;
 //! - `review.rs` — review runs: preparation, then `ReviewEvent`s tagged with the run's sequence
 //!   number (the app drops those of a replaced run), cancellable.
 //!
 //! - a screen's own work (`Effect::Work`: the checks', the pending review's, the code screens',
-//!   each in its screen's `work.rs`) — on the lane it declares, performed with the [`Io`] the
-//!   runner lends ([`EffectRunner::perform_work`]); no arm here names a screen.
+//!   the inbox's, each in its screen's `work.rs`) — on the lane it declares, performed with the
+//!   [`Io`] the runner lends ([`EffectRunner::perform_work`]); no arm here names a screen.
 //!
 //! [`Effects`] runs them for the live console, every one off the UI loop, each result reported
 //! back as an [`AppEvent`] addressed to the screen that asked (the id the router stamped on the
 //! effect, see [`Asked`]). The test harness performs the same effects synchronously with
 //! [`EffectRunner::perform_blocking`], and routes their results the same way.
 
-pub mod inbox;
 pub mod ledger;
 pub mod remote;
 pub mod review;
@@ -35,8 +33,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::app::{Action, Asked, Effect, Io, Job, Lane, ScreenId};
+use super::app::{Action, Asked, Effect, Io, Job, Lane, ScreenId, open_pr};
 use super::event::AppEvent;
+use super::inbox_link::InboxLink;
 use super::session::Session;
 use super::theme::Theme;
 use super::{desktop, highlight};
@@ -44,7 +43,6 @@ use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::review::ReviewEvent;
 use crate::source::Fixture;
-use inbox::InboxLink;
 use review::{ConsoleReview, Prepared};
 
 #[cfg(doc)]
@@ -89,6 +87,7 @@ impl EffectRunner {
         let io = Io {
             ledger: &self.ledger,
             session: &self.session,
+            inbox: &self.inbox,
             now: self.now(),
             fixture_of: &fixture_of,
             interactive: self.interactive,
@@ -121,7 +120,6 @@ impl EffectRunner {
             Effect::DiscardDraft { pr } => Some(ledger::discard_draft(l, &pr)),
             Effect::SaveReplyDraft { pr, draft } => ledger::save_reply_draft(l, &pr, draft, now),
             Effect::DiscardReplyDraft { pr } => ledger::discard_reply_draft(l, &pr),
-            Effect::Recount { snapshot } => Some(inbox::recount(l, &self.session, &snapshot)),
             Effect::RecordDecisions {
                 pr,
                 decisions,
@@ -171,13 +169,9 @@ impl EffectRunner {
                 kind: what.kind(),
                 result: remote::act(remote, l, &pr, &thread, &what, now).await,
             }),
-            Effect::OpenPr(opener) => send(Action::PrOpened(
-                inbox::open_pr(&self.inbox, l, &self.session, &opener).await,
-            )),
             Effect::RefreshPr { opener, .. } => send(Action::PrRefreshed(
-                inbox::open_pr(&self.inbox, l, &self.session, &opener).await,
+                open_pr(&self.inbox, l, &self.session, &opener).await,
             )),
-            Effect::LoadInbox => self.load_inbox(send).await,
             Effect::Work(job) => self.perform_work(job, send).await,
             Effect::SetViewed {
                 pr,
@@ -232,12 +226,6 @@ impl EffectRunner {
                 _ => Vec::new(),
             },
         }
-    }
-
-    /// Loads every inbox tab, each step as an action handed to `send` as soon as it is known
-    /// (see [`inbox::load`]).
-    pub async fn load_inbox(&self, mut send: impl FnMut(Action)) {
-        inbox::load(&self.inbox, &self.ledger, &self.session, &mut send).await
     }
 
     /// Prepares run `seq` (see [`review::prepare`]).

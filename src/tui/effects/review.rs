@@ -7,7 +7,6 @@ use std::sync::Arc;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-use super::ledger::offline_post;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::review::flow::{self, PreparedReview, ReviewRequest};
@@ -72,8 +71,10 @@ pub fn prepare(
     snapshot: &Snapshot,
 ) -> Result<Prepared, String> {
     let live = session.remote.live().map(|l| l.gh.clone());
-    let outbox =
-        offline_post(ledger, &session.remote, &snapshot.pr.coords()).map_err(|e| e.to_string())?;
+    let outbox = session
+        .remote
+        .offline_post(ledger, &snapshot.pr.coords())
+        .map_err(|e| e.to_string())?;
     let prepared = flow::prepare(ReviewRequest {
         settings: &review.settings,
         llm_env: &review.llm_env,

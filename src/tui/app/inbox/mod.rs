@@ -4,6 +4,7 @@
 
 mod draw;
 pub(crate) mod table;
+pub mod work;
 
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
@@ -20,6 +21,7 @@ use crate::inbox::{
 };
 use crate::pr::PrCoords;
 use crate::tui::keymap::{KeyCommand, Keymap};
+pub use work::{Done, Work};
 
 /// Sorts rows by the order, or by the column when one is chosen; reversed (`↑`) on request.
 fn order(rows: &mut [Row], (by, col, reversed): (SortBy, Option<Column>, bool)) {
@@ -374,7 +376,7 @@ impl InboxScreen {
     /// Loads the lists and their counts afresh; the selection stays on its PR.
     fn reload(&mut self, ctx: &mut Ctx<'_>) {
         self.loaded_at = None;
-        ctx.fx.push(Effect::LoadInbox);
+        ctx.work(Work::Load);
         ctx.say("reloading the list…");
     }
 
@@ -382,7 +384,7 @@ impl InboxScreen {
     fn open_selected(&mut self, ctx: &mut Ctx<'_>) {
         match self.selected_row() {
             Some(r) => {
-                ctx.fx.push(Effect::OpenPr(Box::new(r.listed.open.clone())));
+                ctx.work(Work::Open(Box::new(r.listed.open.clone())));
                 ctx.say(format!("opening {}…", r.listed.coords));
             }
             None => ctx.say("no PR to open"),
@@ -508,17 +510,23 @@ impl InboxScreen {
 }
 
 impl InboxScreen {
-    /// The inbox's own results and keys; the rest is handed back. The review progress line is
-    /// noted for the open PR's row and handed back (its PR screen shows it too).
+    /// The inbox's own results (see [`Done`]: they come only to the screen that asked); the
+    /// rest is handed back.
     fn result(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
-        match action {
-            Action::InboxListed { tab, result } => self.listed(tab, result),
-            Action::InboxCounted {
+        let Action::Done(done) = &action else {
+            return Some(action);
+        };
+        let Some(done) = done.take::<Done>() else {
+            return Some(action);
+        };
+        match done {
+            Done::Listed { tab, result } => self.listed(tab, result),
+            Done::Counted {
                 tab,
                 rows,
                 finished,
             } => self.counted(tab, rows, finished),
-            Action::InboxRecounted {
+            Done::Recounted {
                 coords,
                 items,
                 shepherd,
@@ -527,7 +535,7 @@ impl InboxScreen {
                 self.recounted(&coords, items, shepherd);
                 self.files_recounted(&coords, files_changed);
             }
-            Action::PrOpened(Ok(opened)) => {
+            Done::Opened(Ok(opened)) => {
                 let coords = opened.snapshot.pr.coords();
                 self.open = Some(coords.clone());
                 *ctx.notice = None;
@@ -539,8 +547,7 @@ impl InboxScreen {
                     ctx.open(Box::new(pr));
                 }
             }
-            Action::PrOpened(Err(why)) => ctx.say(format!("cannot open the PR: {why}")),
-            other => return Some(other),
+            Done::Opened(Err(why)) => ctx.say(format!("cannot open the PR: {why}")),
         }
         None
     }
@@ -605,7 +612,7 @@ impl Screen for InboxScreen {
     /// in flight, which share the ordered lane).
     fn uncovered(&mut self, left: &dyn Screen, ctx: &mut Ctx<'_>) {
         if let Some(snapshot) = left.snapshot() {
-            ctx.fx.push(Effect::Recount {
+            ctx.work(Work::Recount {
                 snapshot: Box::new(snapshot.clone()),
             });
         }
@@ -625,7 +632,7 @@ impl Screen for InboxScreen {
         let since = *self.loaded_at.get_or_insert(now_ms);
         if every > 0 && now_ms.saturating_sub(since) >= every {
             self.loaded_at = Some(now_ms);
-            ctx.fx.push(Effect::LoadInbox);
+            ctx.work(Work::Load);
         }
     }
 
