@@ -219,7 +219,7 @@ async fn close(app: &mut App, mut effects: Effects, rx: &mut mpsc::UnboundedRece
             let ledger: Vec<Asked> = app
                 .update(a)
                 .into_iter()
-                .filter(|e| matches!(e.effect, Effect::DiscardDraft { .. }))
+                .filter(|e| matches!(e.effect.work(), Some(app::pr::Work::DiscardDraft { .. })))
                 .collect();
             effects.dispatch(ledger);
         }
@@ -520,14 +520,16 @@ mod tests {
             effects.dispatch(vec![
                 Asked {
                     by,
-                    effect: Effect::SaveDraft {
+                    effect: Effect::Work(app::Job::new(app::pr::Work::SaveDraft {
                         pr: pr.clone(),
                         draft: draft.clone(),
-                    },
+                    })),
                 },
                 Asked {
                     by,
-                    effect: Effect::DiscardDraft { pr: pr.clone() },
+                    effect: Effect::Work(app::Job::new(app::pr::Work::DiscardDraft {
+                        pr: pr.clone(),
+                    })),
                 },
             ]);
         }
@@ -538,8 +540,11 @@ mod tests {
                 other => panic!("unexpected {other:?}"),
             };
             match action {
-                Action::DraftSaved(r) => kinds.push(r.is_ok()),
-                Action::DraftDiscarded(r) => kinds.push(r.is_ok()),
+                Action::Done(d) => match d.take::<app::pr::Done>() {
+                    Some(app::pr::Done::DraftSaved(r)) => kinds.push(r.is_ok()),
+                    Some(app::pr::Done::DraftDiscarded(r)) => kinds.push(r.is_ok()),
+                    other => panic!("unexpected {other:?}"),
+                },
                 other => panic!("unexpected {other:?}"),
             }
         }
