@@ -501,6 +501,34 @@ mod tests {
         effects.shutdown().await;
     }
 
+    /// A screen's work that only says its failure (a reply draft not saved) answers with
+    /// `work::Said`: the runner makes it a notice for the status line, never a result addressed
+    /// to a screen that may be gone (the thread view left while its reply was saved).
+    #[test]
+    fn a_works_said_result_is_a_notice_whoever_asked() {
+        use app::work::{Done, Io, Lane, Performing, Reply, Said, Work};
+        #[derive(Debug, Clone, PartialEq)]
+        struct Fails;
+        impl Work for Fails {
+            fn lane(&self) -> Lane {
+                Lane::Ledger
+            }
+            fn perform<'a>(self, _io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
+                Box::pin(async move { send(Done::new(Said("the reply was NOT saved".into()))) })
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (runner, _) = runner(dir.path(), ReviewSettings::default());
+        let out = runner.perform_blocking(Asked {
+            by: ScreenId::ROUTER,
+            effect: Effect::Work(app::Job::new(Fails)),
+        });
+        assert!(
+            matches!(out.as_slice(), [Action::Notice(n)] if n == "the reply was NOT saved"),
+            "{out:?}"
+        );
+    }
+
     /// Ledger effects keep their order: a discard after a save leaves no draft behind.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn ledger_effects_run_in_order_off_the_loop() {
