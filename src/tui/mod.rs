@@ -221,7 +221,7 @@ async fn close(app: &mut App, mut effects: Effects, rx: &mut mpsc::UnboundedRece
             let ledger: Vec<Asked> = app
                 .update(a)
                 .into_iter()
-                .filter(|e| matches!(e.effect, Effect::DiscardDraft { .. }))
+                .filter(|e| matches!(e.effect.work(), Some(app::pr::Work::DiscardDraft { .. })))
                 .collect();
             effects.dispatch(ledger);
         }
@@ -503,6 +503,34 @@ mod tests {
         effects.shutdown().await;
     }
 
+    /// A screen's work that only says its failure (a reply draft not saved) answers with
+    /// `work::Said`: the runner makes it a notice for the status line, never a result addressed
+    /// to a screen that may be gone (the thread view left while its reply was saved).
+    #[test]
+    fn a_works_said_result_is_a_notice_whoever_asked() {
+        use app::work::{Done, Io, Lane, Performing, Reply, Said, Work};
+        #[derive(Debug, Clone, PartialEq)]
+        struct Fails;
+        impl Work for Fails {
+            fn lane(&self) -> Lane {
+                Lane::Ledger
+            }
+            fn perform<'a>(self, _io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
+                Box::pin(async move { send(Done::new(Said("the reply was NOT saved".into()))) })
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let (runner, _) = runner(dir.path(), ReviewSettings::default());
+        let out = runner.perform_blocking(Asked {
+            by: ScreenId::ROUTER,
+            effect: Effect::Work(app::Job::new(Fails)),
+        });
+        assert!(
+            matches!(out.as_slice(), [Action::Notice(n)] if n == "the reply was NOT saved"),
+            "{out:?}"
+        );
+    }
+
     /// Ledger effects keep their order: a discard after a save leaves no draft behind.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn ledger_effects_run_in_order_off_the_loop() {
@@ -522,14 +550,16 @@ mod tests {
             effects.dispatch(vec![
                 Asked {
                     by,
-                    effect: Effect::SaveDraft {
+                    effect: Effect::Work(app::Job::new(app::pr::Work::SaveDraft {
                         pr: pr.clone(),
                         draft: draft.clone(),
-                    },
+                    })),
                 },
                 Asked {
                     by,
-                    effect: Effect::DiscardDraft { pr: pr.clone() },
+                    effect: Effect::Work(app::Job::new(app::pr::Work::DiscardDraft {
+                        pr: pr.clone(),
+                    })),
                 },
             ]);
         }
@@ -540,8 +570,11 @@ mod tests {
                 other => panic!("unexpected {other:?}"),
             };
             match action {
-                Action::DraftSaved(r) => kinds.push(r.is_ok()),
-                Action::DraftDiscarded(r) => kinds.push(r.is_ok()),
+                Action::Done(d) => match d.take::<app::pr::Done>() {
+                    Some(app::pr::Done::DraftSaved(r)) => kinds.push(r.is_ok()),
+                    Some(app::pr::Done::DraftDiscarded(r)) => kinds.push(r.is_ok()),
+                    other => panic!("unexpected {other:?}"),
+                },
                 other => panic!("unexpected {other:?}"),
             }
         }

@@ -164,14 +164,24 @@ fn shown_items_are_marked_seen_after_the_frame() {
     let n = h
         .effects
         .iter()
-        .filter(|e| matches!(e, Effect::MarkSeen { .. }))
+        .filter(|e| {
+            matches!(
+                e.work(),
+                Some(pr_shepherd::tui::app::pr::Work::MarkSeen { .. })
+            )
+        })
         .count();
     h.draw();
     h.draw();
     let n2 = h
         .effects
         .iter()
-        .filter(|e| matches!(e, Effect::MarkSeen { .. }))
+        .filter(|e| {
+            matches!(
+                e.work(),
+                Some(pr_shepherd::tui::app::pr::Work::MarkSeen { .. })
+            )
+        })
         .count();
     assert_eq!(n, n2);
 }

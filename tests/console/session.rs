@@ -7,7 +7,7 @@ use crate::support;
 use std::path::Path;
 
 use pr_shepherd::ledger::Ledger;
-use pr_shepherd::tui::app::{Effect, InboxScreen, inbox};
+use pr_shepherd::tui::app::{InboxScreen, inbox};
 use pr_shepherd::tui::harness::Harness;
 use pr_shepherd::tui::inbox_link::TabSource;
 use pr_shepherd::tui::theme::Theme;
@@ -97,9 +97,10 @@ fn the_refresh_key_reloads_the_pr_keeping_the_selection() {
     let n = h.effects.len();
     h.press("ctrl-r");
     assert!(
-        h.effects[n..]
-            .iter()
-            .any(|e| matches!(e, Effect::LoadStep { step: 0, .. })),
+        h.effects[n..].iter().any(|e| matches!(
+            e.work(),
+            Some(pr_shepherd::tui::app::pr::Work::LoadStep { step: 0, .. })
+        )),
         "{:?}",
         &h.effects[n..]
     );

@@ -104,12 +104,6 @@ pub enum Action {
     SearchCancel,
     FilterKey(char),
     Drawn(Drawn),
-    Marked {
-        items: Vec<(String, String)>,
-        at: i64,
-        result: Result<(), String>,
-    },
-    StepLoaded(Result<Box<StepData>, String>),
     Highlighted {
         key: String,
         lines: Arc<Vec<Line<'static>>>,
@@ -147,19 +141,13 @@ pub enum Action {
     /// The versions the PR's items have at the fixture's later steps (the console opened on
     /// an earlier step): its markers never replace newer ones.
     LaterVersions(Box<Ahead>),
-    DraftSaved(Result<(), String>),
-    DraftDiscarded(Result<bool, String>),
     /// What a post would do (for the confirmation dialog), or why it cannot.
     PostPlanned(Result<PostPreview, String>),
     Posted(Result<Posted, String>),
     /// A plain conversation comment was posted (where it can be seen), or why not.
     Commented(Result<String, String>),
-    /// Decisions about findings (a dismissal, a post's) were written: the notice, or why not.
-    DecisionsRecorded(Result<String, String>),
     /// What the session's PRs hold unsent in the state dir, read for the quit question.
     UnsentScanned(Vec<super::unsent::UnsentWork>),
-    /// The precision of the open PR's repository, as one line, or why it could not be read.
-    StatsLoaded(Result<String, String>),
     /// A key for the draft editor.
     EditKey(KeyEvent),
     /// The external editor (`$VISUAL`/`$EDITOR`) gave the text back, or why not.

@@ -3,7 +3,6 @@
 //! declares its lane itself, see `work.rs`).
 
 use crate::inbox::Opener;
-use crate::ledger::{Decision, Draft, KeptText, Lesson, ReplyDraft};
 use crate::pr::{PrCoords, Snapshot, Thread};
 use crate::publish::ThreadDo;
 
@@ -29,19 +28,8 @@ impl Asked {
 /// Work for the effect runner.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
-    MarkSeen {
-        pr: PrCoords,
-        items: Vec<(String, String)>,
-        /// The texts to keep beside those markers (written first).
-        kept: Vec<KeptText>,
-    },
     Open(String),
     Copy(String),
-    /// Load step `step` of the fixture of `pr`.
-    LoadStep {
-        pr: PrCoords,
-        step: usize,
-    },
     Highlight {
         key: String,
         path: String,
@@ -56,13 +44,6 @@ pub enum Effect {
     },
     /// Cancel the run in flight on `pr`, if any.
     CancelReview {
-        pr: PrCoords,
-    },
-    SaveDraft {
-        pr: PrCoords,
-        draft: Draft,
-    },
-    DiscardDraft {
         pr: PrCoords,
     },
     /// Find out what posting would do (create or update which comment).
@@ -92,27 +73,6 @@ pub enum Effect {
     RefreshPr {
         pr: PrCoords,
         opener: Box<Opener>,
-    },
-    /// Save the reply being written (on every change).
-    SaveReplyDraft {
-        pr: PrCoords,
-        draft: ReplyDraft,
-    },
-    /// The reply was sent: forget the saved one.
-    DiscardReplyDraft {
-        pr: PrCoords,
-    },
-    /// Append what became of findings to the repository's decision log (a dismissal, what a
-    /// post kept, edited and dropped), and add a lesson; `said` is the notice once written.
-    RecordDecisions {
-        pr: PrCoords,
-        decisions: Vec<Decision>,
-        lesson: Option<Box<Lesson>>,
-        said: String,
-    },
-    /// Read the precision of the PR's repository from its decisions (`pr-shepherd stats`).
-    LoadStats {
-        pr: PrCoords,
     },
     /// Edit `text` in the external editor (`$VISUAL`/`$EDITOR`): the console suspends its
     /// screen for it (`terminal.rs`); the answer comes back as `ExternallyEdited`.
@@ -152,15 +112,7 @@ impl Effect {
     /// The lane this effect runs on.
     pub fn lane(&self) -> Lane {
         match self {
-            Effect::MarkSeen { .. }
-            | Effect::LoadStep { .. }
-            | Effect::SaveDraft { .. }
-            | Effect::DiscardDraft { .. }
-            | Effect::SaveReplyDraft { .. }
-            | Effect::DiscardReplyDraft { .. }
-            | Effect::RecordDecisions { .. }
-            | Effect::LoadStats { .. }
-            | Effect::ScanUnsent { .. } => Lane::Ledger,
+            Effect::ScanUnsent { .. } => Lane::Ledger,
             Effect::Highlight { .. }
             | Effect::Open(_)
             | Effect::Copy(_)

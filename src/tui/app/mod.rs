@@ -57,7 +57,7 @@ pub mod inbox;
 mod messages;
 mod opened;
 pub mod pending;
-mod pr;
+pub mod pr;
 mod query;
 mod screen;
 pub mod unsent;
@@ -93,7 +93,7 @@ pub use pr::{
     ReplyView, ReviewDesk, Row, ThreadAsk, ThreadDesk, console_gate,
 };
 pub use screen::{Asking, Ctx, Handled, Screen, ScreenId, SearchStep, View};
-pub use work::{Done, Io, Job, Work};
+pub use work::{Done, Io, Job, Said, Work};
 
 use screen::{Placed, StackOp};
 
@@ -804,7 +804,7 @@ mod tests {
         assert!(
             bare(app.update(Action::Drawn(Drawn::default())))
                 .iter()
-                .all(|e| !matches!(e, Effect::MarkSeen { .. }))
+                .all(|e| !matches!(e.work(), Some(pr::Work::MarkSeen { .. })))
         );
         let d = Drawn {
             shown: Some(0),
@@ -817,12 +817,15 @@ mod tests {
         let fx = bare(app.update(Action::Drawn(d)));
         let marks: Vec<_> = fx
             .iter()
-            .filter(|e| matches!(e, Effect::MarkSeen { .. }))
+            .filter(|e| matches!(e.work(), Some(pr::Work::MarkSeen { .. })))
             .collect();
         assert_eq!(marks.len(), 1);
         // A second frame while the write is pending asks for nothing more.
         let fx = bare(app.update(Action::Drawn(d)));
-        assert!(fx.iter().all(|e| !matches!(e, Effect::MarkSeen { .. })));
+        assert!(
+            fx.iter()
+                .all(|e| !matches!(e.work(), Some(pr::Work::MarkSeen { .. })))
+        );
     }
 
     #[test]
@@ -983,7 +986,7 @@ mod tests {
             match cmd {
                 // Opens another probe above itself.
                 KeyCommand::Toggle => ctx.open(Box::new(Probe::new(&self.log))),
-                // Asks for an effect (its result, in these tests, comes back as `StatsLoaded`).
+                // Asks for an effect (its result, in these tests, comes back as a `Done` of a `String`).
                 KeyCommand::Review => {
                     self.asks += 1;
                     ctx.fx.push(Effect::Open(format!("ask {}", self.asks)));
@@ -1018,7 +1021,7 @@ mod tests {
     }
 
     fn answer(asked: &Asked) -> Action {
-        asked.answer(Action::StatsLoaded(Ok(format!("{:?}", asked.effect))))
+        asked.answer(Action::Done(Done::new(format!("{:?}", asked.effect))))
     }
 
     /// Failed before (a result went to every screen top first, and the top took it): a result
@@ -1079,7 +1082,7 @@ mod tests {
     #[test]
     fn an_unaddressed_result_goes_nowhere() {
         let (mut app, log) = probes();
-        app.update(Action::StatsLoaded(Ok("stray".into())));
+        app.update(Action::Done(Done::new("stray".to_owned())));
         assert!(got(&log).iter().all(Vec::is_empty));
     }
 

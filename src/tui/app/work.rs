@@ -151,6 +151,12 @@ impl<W: Work> AnyWork for W {
     }
 }
 
+/// A result that is only a notice for the status line, whoever is on top (a write that answers
+/// only when it failed): the runner turns it into `Action::Notice`, which reaches the console
+/// even when the screen that asked is gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Said(pub String);
+
 /// A result of a screen's own work, on its way back to that screen (`Action::Done`).
 #[derive(Clone)]
 pub struct Done(Arc<dyn Outcome>);

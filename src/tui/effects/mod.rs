@@ -4,8 +4,8 @@
 //! [`EffectRunner`] knows how to do each one, with the session's [`Remote`] deciding where writes
 //! go:
 //!
-//! - `ledger.rs` — the ledger lane: markers, drafts, fixture steps (and the inbox's recounts),
-//!   in order, one at a time, so a draft saved after a discard is never overtaken by it;
+//! - `ledger.rs` — the ledger lane's shared reads: what a PR kept from an earlier session, what
+//!   the session holds unsent (and the inbox's recounts), in order, one at a time;
 //! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
 //! - `remote.rs` — post plans, posts, thread actions and viewed marks, offline into the outbox
 //!   (or refused) or live on GitHub: a task each, so the console keeps drawing and answering keys
@@ -13,9 +13,10 @@
 //! - `review.rs` — review runs: preparation, then `ReviewEvent`s tagged with the run's sequence
 //!   number (the app drops those of a replaced run), cancellable.
 //!
-//! - a screen's own work (`Effect::Work`: the checks', the pending review's, the code screens',
-//!   the inbox's, each in its screen's `work.rs`) — on the lane it declares, performed with the
-//!   [`Io`] the runner lends ([`EffectRunner::perform_work`]); no arm here names a screen.
+//! - a screen's own work (`Effect::Work`: the PR screen's, the checks', the pending review's,
+//!   the code screens', the inbox's, each in its screen's `work.rs`) — on the lane it declares,
+//!   performed with the [`Io`] the runner lends ([`EffectRunner::perform_work`]); no arm here
+//!   names a screen.
 //!
 //! [`Effects`] runs them for the live console, every one off the UI loop, each result reported
 //! back as an [`AppEvent`] addressed to the screen that asked (the id the router stamped on the
@@ -33,7 +34,7 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::app::{Action, Asked, Effect, Io, Job, Lane, ScreenId, open_pr};
+use super::app::{Action, Asked, Effect, Io, Job, Lane, Said, ScreenId, open_pr};
 use super::event::AppEvent;
 use super::inbox_link::InboxLink;
 use super::session::Session;
@@ -92,7 +93,12 @@ impl EffectRunner {
             fixture_of: &fixture_of,
             interactive: self.interactive,
         };
-        let mut reply = |done| send(Action::Done(done));
+        let mut reply = |done: super::app::Done| {
+            send(match done.take::<Said>() {
+                Some(Said(n)) => Action::Notice(n),
+                None => Action::Done(done),
+            })
+        };
         job.perform(&io, &mut reply).await;
     }
 
@@ -105,34 +111,8 @@ impl EffectRunner {
     /// Performs an effect of the ledger or the blocking lane (file I/O, highlighting, opener,
     /// clipboard) and returns its result as an action. Effects of the other lanes: `None`.
     pub fn perform_local(&self, effect: Effect) -> Option<Action> {
-        let now = self.now();
         let l = &self.ledger;
         match effect {
-            Effect::MarkSeen { pr, items, kept } => {
-                Some(ledger::mark_seen(l, &pr, items, &kept, now))
-            }
-            Effect::LoadStep { pr, step } => Some(Action::StepLoaded(ledger::load_step(
-                l,
-                self.fixture_of(&pr),
-                step,
-            ))),
-            Effect::SaveDraft { pr, draft } => Some(ledger::save_draft(l, &pr, draft, now)),
-            Effect::DiscardDraft { pr } => Some(ledger::discard_draft(l, &pr)),
-            Effect::SaveReplyDraft { pr, draft } => ledger::save_reply_draft(l, &pr, draft, now),
-            Effect::DiscardReplyDraft { pr } => ledger::discard_reply_draft(l, &pr),
-            Effect::RecordDecisions {
-                pr,
-                decisions,
-                lesson,
-                said,
-            } => Some(ledger::record_decisions(
-                l,
-                &pr,
-                &decisions,
-                lesson.map(|l| *l),
-                said,
-            )),
-            Effect::LoadStats { pr } => Some(ledger::load_stats(l, &pr)),
             Effect::ScanUnsent { prs } => Some(ledger::scan_unsent(l, &prs)),
             Effect::Highlight { key, path, hunk } => Some(Action::Highlighted {
                 key,

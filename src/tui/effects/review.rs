@@ -146,7 +146,7 @@ pub async fn run(
     let unrecorded = concluded
         .unrecorded
         .clone()
-        .map(|e| Action::DecisionsRecorded(Err(e)));
+        .map(|e| Action::Notice(format!("what became of the findings was NOT recorded: {e}")));
     let concluded = Action::ReviewConcluded {
         seq,
         concluded: Box::new(concluded),

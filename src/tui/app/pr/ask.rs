@@ -156,7 +156,7 @@ mod tests {
     use super::*;
     use crate::ledger::{Draft, SeenSet};
     use crate::tui::app::dialogs::testing::{demo_snapshot, press, screen};
-    use crate::tui::app::{Action, App, Effect, InputMode};
+    use crate::tui::app::{Action, App, InputMode};
     use crate::tui::keymap::KeyCommand;
     use crate::tui::session::Session;
 
@@ -188,7 +188,8 @@ mod tests {
         );
         let fx = press(&mut app, 'y');
         assert!(
-            fx.iter().any(|e| matches!(e, Effect::MarkSeen { .. })),
+            fx.iter()
+                .any(|e| matches!(e.work(), Some(crate::tui::app::pr::Work::MarkSeen { .. }))),
             "{fx:?}"
         );
         assert_eq!(*app.mode(), InputMode::Normal);

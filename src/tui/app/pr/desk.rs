@@ -4,6 +4,7 @@
 
 use ratatui::crossterm::event::KeyEvent;
 
+use super::Work;
 use super::ask::Ask;
 use crate::ledger::Draft;
 use crate::policy::{GateConfig, GateDecision, Mode as ReviewMode};
@@ -16,6 +17,7 @@ use crate::review::{ReviewEvent, ReviewRun};
 use crate::tui::app::dialogs::InputMode;
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Asking, Ctx, Handled};
+use crate::tui::app::work::Job;
 use crate::tui::keymap::KeyCommand;
 use crate::tui::review::{Composed, DraftView, PostPreview, RunView};
 
@@ -262,14 +264,14 @@ impl ReviewDesk {
 
     fn draft_effect(&self, snap: &Snapshot, now: i64) -> Option<Effect> {
         let d = self.draft.as_ref()?;
-        Some(Effect::SaveDraft {
+        Some(Effect::Work(Job::new(Work::SaveDraft {
             pr: snap.pr.coords(),
             draft: Draft {
                 body: d.body(),
                 head_sha: d.head_sha.clone(),
                 saved_at: now,
             },
-        })
+        })))
     }
 
     fn request_post(&mut self, snap: &Snapshot, ask: &mut Asking<Ask>, ctx: &mut Ctx<'_>) {
@@ -423,7 +425,7 @@ impl ReviewDesk {
         let incomplete = concluded.run.is_incomplete();
         let composed = Composed::concluded(concluded);
         let n = composed.run.findings().count();
-        ctx.fx.push(Effect::LoadStats {
+        ctx.work(Work::LoadStats {
             pr: snap.pr.coords(),
         });
         self.draft = Some(DraftView::new(&composed.body, &snap.pr.head_sha, None));
@@ -534,12 +536,12 @@ impl ReviewDesk {
                     d.edited = false;
                     d.restored = None;
                 }
-                ctx.fx.push(Effect::DiscardDraft {
+                ctx.work(Work::DiscardDraft {
                     pr: snap.pr.coords(),
                 });
                 // What the maintainer kept, edited and dropped of the composed review.
                 if let (Some(c), Some(sent)) = (&self.composed, self.sent.take()) {
-                    ctx.fx.push(Effect::RecordDecisions {
+                    ctx.work(Work::RecordDecisions {
                         pr: snap.pr.coords(),
                         decisions: crate::review::flow::posted_decisions(
                             &c.run,
@@ -639,7 +641,7 @@ impl ReviewDesk {
                         pr: snap.pr.coords(),
                     });
                 }
-                ctx.fx.push(Effect::DiscardDraft {
+                ctx.work(Work::DiscardDraft {
                     pr: snap.pr.coords(),
                 });
             }
@@ -811,7 +813,7 @@ impl ReviewDesk {
             ),
             None => format!("{id} dismissed: never proposed again on this PR, also reworded"),
         };
-        ctx.fx.push(Effect::RecordDecisions {
+        ctx.work(Work::RecordDecisions {
             pr: snap.pr.coords(),
             decisions: vec![decision],
             lesson: lesson_made.map(Box::new),
@@ -845,7 +847,7 @@ impl ReviewDesk {
             Ok(said) => ctx.say(said),
             Err(e) => ctx.say(format!("what became of the findings was NOT recorded: {e}")),
         }
-        ctx.fx.push(Effect::LoadStats {
+        ctx.work(Work::LoadStats {
             pr: snap.pr.coords(),
         });
     }

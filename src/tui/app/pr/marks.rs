@@ -6,7 +6,6 @@ use std::collections::HashSet;
 
 use super::list::ItemList;
 use crate::ledger::KeptText;
-use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::Ctx;
 
 #[derive(Debug, Clone, Default)]
@@ -95,7 +94,7 @@ impl Marks {
                 Some(KeptText::of(item, hash))
             })
             .collect();
-        ctx.fx.push(Effect::MarkSeen {
+        ctx.work(super::Work::MarkSeen {
             pr: list.snapshot.pr.coords(),
             items,
             kept,

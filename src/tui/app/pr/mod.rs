@@ -21,6 +21,7 @@ mod marks;
 mod review_pane;
 mod thread_view;
 mod threads;
+mod work;
 
 pub use ask::{Ask, CommentAsk, ThreadAsk};
 pub use desk::{Pane, ReviewDesk, console_gate};
@@ -28,6 +29,7 @@ pub use list::{Counts, Filter, Focus, Group, ItemList, Row};
 pub use marks::Marks;
 pub use thread_view::ThreadScreen;
 pub use threads::{ReplyView, ThreadDesk};
+pub use work::{Done, Work};
 
 use ratatui::Frame;
 use ratatui::layout::{Position, Rect};
@@ -158,7 +160,7 @@ impl PrScreen {
                 opener: Box::new(Opener::Live(pr.clone())),
                 pr,
             }),
-            Origin::Fixture { step, .. } => ctx.fx.push(Effect::LoadStep { pr, step }),
+            Origin::Fixture { step, .. } => ctx.work(Work::LoadStep { pr, step }),
         }
     }
 
@@ -331,7 +333,7 @@ impl PrScreen {
                         k.checked_sub(1)
                     };
                     match target {
-                        Some(step) => ctx.fx.push(Effect::LoadStep {
+                        Some(step) => ctx.work(Work::LoadStep {
                             pr: self.list.snapshot.pr.coords(),
                             step,
                         }),
@@ -467,7 +469,8 @@ impl PrScreen {
         let idxs = self.list.listed_items();
         let count = self.marks.unmarked(&self.list, &idxs);
         self.marks.mark(&self.list, &idxs, ctx, true);
-        if count > 0 && ctx.fx.iter().any(|e| matches!(e, Effect::MarkSeen { .. })) {
+        let marking = |e: &Effect| matches!(e.work(), Some(Work::MarkSeen { .. }));
+        if count > 0 && ctx.fx.iter().any(marking) {
             ctx.say(format!(
                 "marked {} seen",
                 crate::tui::ui::count(count, "listed item", "listed items")
@@ -478,8 +481,6 @@ impl PrScreen {
     /// Results of effects and review progress for this PR; anything else is handed back. The
     /// progress line is handed back too (the inbox shows it on the PR's row).
     fn result(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
-        let snap = &self.list.snapshot;
-        let gates = &ctx.session.gates;
         match action {
             Action::SavedFound(saved) => {
                 self.restore_saved(*saved, ctx);
@@ -489,11 +490,25 @@ impl PrScreen {
                 self.list.ahead = *ahead;
                 return None;
             }
-            Action::Marked { items, at, result } => {
+            Action::Done(done) => match done.take::<Done>() {
+                Some(done) => self.done(done, ctx),
+                None => return Some(Action::Done(done)),
+            },
+            other => return self.shared_result(other, ctx),
+        }
+        None
+    }
+
+    /// A result of this screen's own work (see `work.rs`).
+    fn done(&mut self, done: Done, ctx: &mut Ctx<'_>) {
+        let snap = &self.list.snapshot;
+        let gates = &ctx.session.gates;
+        match done {
+            Done::Marked { items, at, result } => {
                 self.marks.marked(&mut self.list, items, at, result, ctx);
-                return None;
+                return;
             }
-            Action::StepLoaded(Ok(data)) => {
+            Done::StepLoaded(Ok(data)) => {
                 let StepData {
                     snapshot,
                     seen,
@@ -510,18 +525,32 @@ impl PrScreen {
                         self.list.counts.new, self.list.counts.edited
                     ));
                 }
-                return None;
+                return;
             }
+            Done::StepLoaded(Err(e)) => {
+                ctx.say(format!("cannot load the step: {e}"));
+                return;
+            }
+            Done::DraftSaved(r) => self.desk.draft_saved(r, ctx),
+            Done::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
+            Done::DecisionsRecorded(r) => self.desk.decisions_recorded(r, snap, ctx),
+            Done::StatsLoaded(r) => self.desk.stats_loaded(r),
+        }
+        // Every review action leaves the header's progress line current.
+        self.desk.refresh_progress();
+    }
+
+    /// Shared results (the review run's, the shared effects') for this PR; anything else is
+    /// handed back.
+    fn shared_result(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
+        let snap = &self.list.snapshot;
+        match action {
             Action::PrRefreshed(Ok(opened)) => {
                 self.refreshed(*opened, ctx);
                 return None;
             }
             Action::PrRefreshed(Err(e)) => {
                 ctx.say(format!("cannot refresh the PR: {e}"));
-                return None;
-            }
-            Action::StepLoaded(Err(e)) => {
-                ctx.say(format!("cannot load the step: {e}"));
                 return None;
             }
             Action::Highlighted { key, lines } => {
@@ -573,8 +602,6 @@ impl PrScreen {
                 target: crate::tui::app::action::EditTarget::Draft,
                 result,
             } => self.desk.externally_edited(result, snap, ctx),
-            Action::DraftSaved(r) => self.desk.draft_saved(r, ctx),
-            Action::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
             Action::PostPlanned(plan) => {
                 // Read from a partial answer, the earlier Shepherd review (what the review
                 // builds on and replaces) may be what is missing: refused, saying why.
@@ -594,8 +621,6 @@ impl PrScreen {
                     self.refetch_after_write(ctx);
                 }
             }
-            Action::DecisionsRecorded(r) => self.desk.decisions_recorded(r, snap, ctx),
-            Action::StatsLoaded(r) => self.desk.stats_loaded(r),
             other => return Some(other),
         }
         // Every review action leaves the header's progress line current.

@@ -359,7 +359,7 @@ impl ThreadDesk {
 
     /// Every change is saved at once (it survives a crash).
     fn save(r: &ReplyView, list: &ItemList, ctx: &mut Ctx<'_>) {
-        ctx.fx.push(Effect::SaveReplyDraft {
+        ctx.work(super::Work::SaveReplyDraft {
             pr: list.snapshot.pr.coords(),
             draft: ReplyDraft {
                 thread_id: r.thread_id.clone(),
@@ -470,7 +470,7 @@ impl ThreadDesk {
                 let done = match kind {
                     ThreadActionKind::Reply => {
                         self.reply = None;
-                        ctx.fx.push(Effect::DiscardReplyDraft {
+                        ctx.work(super::Work::DiscardReplyDraft {
                             pr: list.snapshot.pr.coords(),
                         });
                         "replied"
