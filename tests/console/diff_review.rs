@@ -197,3 +197,75 @@ fn enter_on_a_threads_line_opens_it_whole_to_reply_and_resolve() {
     h.press("q");
     assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
 }
+
+/// Opens the thread on `src/client/retry.rs:29` from its diff line.
+fn open_the_thread_at_29(h: &mut pr_shepherd::tui::harness::Harness) {
+    h.draw();
+    h.press("F Enter");
+    while h.app.diff_selection().unwrap().end.line < 29 {
+        h.press("]");
+    }
+    h.press("Enter");
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff", "thread"]);
+}
+
+/// A reply answered after its thread screen was left still reaches that screen: it says so and
+/// forgets the saved reply (which would otherwise come back as unsent on the next launch, and be
+/// sent twice). Failed before: the screen stopped taking its answer once left, and the answer was
+/// dropped.
+#[test]
+fn a_reply_answered_after_the_thread_screen_was_left_still_lands() {
+    let (mut h, _d) = demo_harness(120, 40);
+    open_the_thread_at_29(&mut h);
+    h.press("c");
+    h.type_text("Jitter added at the call site.");
+    h.press("ctrl-s");
+    assert!(h.screen().contains("Post this reply?"), "{}", h.screen());
+    // `y`, and the answer is held until the maintainer has gone back to the diff.
+    let fx = h.app.update(pr_shepherd::tui::app::Action::Confirmed(true));
+    h.press("q");
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
+    h.effects.clear();
+    h.run_effects(fx);
+    assert!(
+        h.app.notice().unwrap_or("").starts_with("replied"),
+        "{:?}",
+        h.app.notice()
+    );
+    assert!(
+        h.effects.iter().any(|e| matches!(
+            e.work::<pr_shepherd::tui::app::pr::Work>(),
+            Some(pr_shepherd::tui::app::pr::Work::DiscardReplyDraft { .. })
+        )),
+        "{:?}",
+        h.effects
+    );
+}
+
+/// `w` on a thread screen writes a conversation comment, asked first, into the outbox offline.
+/// Failed before: the question was asked and its `y` dropped.
+#[test]
+fn w_on_a_thread_screen_posts_a_conversation_comment() {
+    let (mut h, d) = demo_harness(120, 40);
+    open_the_thread_at_29(&mut h);
+    h.press("w");
+    h.type_text("Thanks, all addressed.");
+    h.press("ctrl-s");
+    assert!(
+        h.screen()
+            .contains("Post this comment on the conversation?"),
+        "{}",
+        h.screen()
+    );
+    h.press("y");
+    assert!(
+        h.app.notice().unwrap_or("").starts_with("commented"),
+        "{:?}",
+        h.app.notice()
+    );
+    let dir = support::demo_dir(d.path()).join("outbox");
+    let found = std::fs::read_dir(&dir).unwrap().flatten().any(|e| {
+        std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains("Thanks, all addressed."))
+    });
+    assert!(found, "the comment is in the outbox");
+}

@@ -162,9 +162,22 @@ impl Screen for ThreadScreen {
     }
 
     fn answered(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
-        if let Some(Ask::Thread(ask)) = self.ask.take() {
-            self.threads.confirmed(ask, yes, &self.list, ctx);
+        match self.ask.take() {
+            Some(Ask::Thread(ask)) => self.threads.confirmed(ask, yes, &self.list, ctx),
+            // `w` here writes a conversation comment, as on the PR screen.
+            Some(Ask::Comment(ask)) => self.threads.comment_confirmed(ask, yes, &self.list, ctx),
+            _ => {}
         }
+    }
+
+    /// A reply, resolve or comment of this screen is on its way: the screen is kept when left,
+    /// so its answer still reaches it (the saved reply is forgotten once sent, never sent twice).
+    fn busy(&self) -> bool {
+        self.threads.acting || self.threads.commenting
+    }
+
+    fn activity(&self) -> Option<String> {
+        self.busy().then(|| "a thread write on its way".to_owned())
     }
 
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
@@ -178,6 +191,10 @@ impl Screen for ThreadScreen {
                     .acted(thread_id, kind, result, &mut self.list, ctx);
                 None
             }
+            Action::Commented(result) if self.threads.commenting => {
+                self.threads.commented(result, ctx);
+                None
+            }
             Action::ExternallyEdited {
                 target: crate::tui::app::action::EditTarget::Reply,
                 result,
@@ -187,11 +204,6 @@ impl Screen for ThreadScreen {
             }
             other => Some(other),
         }
-    }
-
-    fn left(&mut self, _ctx: &mut Ctx<'_>) {
-        // Left, it never claims the PR: an answer still on its way goes to the PR screen.
-        self.threads.acting = false;
     }
 
     fn drawn(&mut self, d: Drawn, _ctx: &mut Ctx<'_>) {
