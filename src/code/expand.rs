@@ -63,7 +63,7 @@ pub struct GapRows<'a> {
 
 /// A file's gaps and how much of each is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileContext {
+pub struct FileGaps {
     /// The file's lines (at the head, else at the base), without their endings.
     lines: Vec<String>,
     /// Whether `lines` is the new file (else the old one).
@@ -91,11 +91,11 @@ fn span(start: u32, len: u32) -> (u32, u32) {
     (first, first + len)
 }
 
-impl FileContext {
+impl FileGaps {
     /// The gaps around `hunks` (a file's parsed hunks, in order) of a file whose text is `base`
     /// at the base and `head` at the head (either absent: an added or a removed file). Nothing
     /// is shown yet.
-    pub fn new(hunks: &[Hunk], base: Option<&str>, head: Option<&str>) -> FileContext {
+    pub fn new(hunks: &[Hunk], base: Option<&str>, head: Option<&str>) -> FileGaps {
         let (lines, from_new) = match (head, base) {
             (Some(h), _) => (split_lines(h), true),
             (None, Some(b)) => (split_lines(b), false),
@@ -129,7 +129,7 @@ impl FileContext {
             g.len = g.len.min((total + 1).saturating_sub(start));
         }
         let shown = vec![(0, 0); gaps.len()];
-        FileContext {
+        FileGaps {
             lines,
             from_new,
             gaps,
@@ -244,7 +244,7 @@ pub(crate) mod tests {
             "@@ -9,3 +9,2 @@\n line 8\n-line 9\n line 10\n@@ -40,2 +39,3 @@\n line 39\n+new\n line 40",
         );
         let head = file(60); // texts do not matter for the numbers
-        let fc = FileContext::new(&p.hunks, None, Some(&head));
+        let fc = FileGaps::new(&p.hunks, None, Some(&head));
         assert_eq!(
             fc.gaps(),
             [
@@ -274,7 +274,7 @@ pub(crate) mod tests {
         let p = parse("@@ -30,3 +30,3 @@\n line 30\n-line 31\n+LINE 31\n line 32");
         let head = file(100).replace("line 31\n", "LINE 31\n");
         let base = file(100);
-        let mut fc = FileContext::new(&p.hunks, Some(&base), Some(&head));
+        let mut fc = FileGaps::new(&p.hunks, Some(&base), Some(&head));
         assert_eq!(fc.rows(0).hidden, 29);
         assert_eq!(fc.expand_above(0, STEP), 20);
         let r = fc.rows(0);
@@ -308,16 +308,16 @@ pub(crate) mod tests {
     #[test]
     fn added_removed_and_textless_files() {
         let added = parse("@@ -0,0 +1,2 @@\n+a\n+b");
-        let fc = FileContext::new(&added.hunks, None, Some("a\nb\n"));
+        let fc = FileGaps::new(&added.hunks, None, Some("a\nb\n"));
         assert!(fc.gaps().iter().all(|g| g.len == 0), "{:?}", fc.gaps());
         let removed = parse("@@ -1,2 +0,0 @@\n-a\n-b");
-        let fc = FileContext::new(&removed.hunks, Some("a\nb\n"), None);
+        let fc = FileGaps::new(&removed.hunks, Some("a\nb\n"), None);
         assert!(fc.gaps().iter().all(|g| g.len == 0), "{:?}", fc.gaps());
         let p = parse("@@ -5 +5 @@\n-x\n+y");
-        let mut fc = FileContext::new(&p.hunks, None, None);
+        let mut fc = FileGaps::new(&p.hunks, None, None);
         assert_eq!(fc.expand_all(), 0);
         // A text shorter than the hunks say: cut, never out of range.
-        let mut fc = FileContext::new(&p.hunks, None, Some("1\n2\n"));
+        let mut fc = FileGaps::new(&p.hunks, None, Some("1\n2\n"));
         assert_eq!(fc.expand_all(), 2);
         assert_eq!(fc.rows(0).top.len(), 2);
     }
@@ -413,7 +413,7 @@ pub(crate) mod tests {
             let p = parse(&diff);
             let base = (!old.is_empty()).then_some(old.as_str());
             let head = (!new.is_empty()).then_some(new.as_str());
-            let mut fc = FileContext::new(&p.hunks, base, head);
+            let mut fc = FileGaps::new(&p.hunks, base, head);
             fc.expand_all();
             let mut seen_new: Vec<(u32, String)> = Vec::new();
             let mut seen_old: Vec<(u32, String)> = Vec::new();

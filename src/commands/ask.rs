@@ -16,7 +16,7 @@ use super::Context;
 use crate::cli::AskArgs;
 use crate::code::Side;
 use crate::error::CliError;
-use crate::review::engine::ask::{self, AskDelta, AskError, AskRequest, FileContext};
+use crate::review::engine::ask::{self, AroundSelection, AskDelta, AskError, AskRequest};
 use crate::review::flow::effective_settings;
 use crate::review::llm::ReplaySource;
 use crate::review::results::inline::parsed_patches;
@@ -75,7 +75,7 @@ pub(super) async fn run(ctx: &Context, args: AskArgs) -> Result<(), CliError> {
         )));
     };
     // Checked before the file is read: a mistake costs no request.
-    let no_file = FileContext::Unavailable(String::new());
+    let no_file = AroundSelection::Unavailable(String::new());
     AskRequest::select(
         pr,
         &args.path,
@@ -108,8 +108,8 @@ pub(super) async fn run(ctx: &Context, args: AskArgs) -> Result<(), CliError> {
         }
     };
     let file = match read {
-        Ok(t) => FileContext::Text(t.text.to_string()),
-        Err(e) => FileContext::Unavailable(e.to_string()),
+        Ok(t) => AroundSelection::Text(t.text.to_string()),
+        Err(e) => AroundSelection::Unavailable(e.to_string()),
     };
     let req = AskRequest::select(
         pr,

@@ -126,7 +126,7 @@ fn expanded_context_and_the_diff_cover_both_files_once_in_order() {
             text_at(repo, &story.head2, path),
         );
         let p = parse(patch);
-        let mut fc = expand::FileContext::new(&p.hunks, base.as_deref(), head.as_deref());
+        let mut fc = expand::FileGaps::new(&p.hunks, base.as_deref(), head.as_deref());
         // `e` above the first hunk: each line is the same text at its old and its new number.
         fc.expand_above(0, expand::STEP);
         let (old_lines, new_lines) = (
@@ -209,7 +209,7 @@ fn a_fixtures_file_contents_expand_a_hunk_offline() {
         .and_then(|f| f["patch"].as_str().map(str::to_owned))
         .unwrap();
     let p = parse(&patch);
-    let mut fc = expand::FileContext::new(&p.hunks, None, Some(&file.text));
+    let mut fc = expand::FileGaps::new(&p.hunks, None, Some(&file.text));
     assert!(fc.expand_above(0, expand::STEP) > 0);
     let lines = lines_at(repo, &story.head2, walk).unwrap();
     let above = fc.rows(0);

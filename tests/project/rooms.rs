@@ -45,12 +45,16 @@ fn every_file(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// The names of the types declared as `struct NameContext` (a whole word ending in `Context`).
+/// The names of the types declared as `struct`, `enum`, `trait` or `type` `NameContext` (a whole
+/// word ending in `Context`).
 fn context_types(src: &Path) -> Vec<String> {
     let mut out = Vec::new();
     for path in every_file(src) {
         let text = std::fs::read_to_string(&path).expect("a source file");
-        for rest in text.split("struct ").skip(1) {
+        let declared = ["struct ", "enum ", "trait ", "type "]
+            .iter()
+            .flat_map(|kw| text.split(kw).skip(1));
+        for rest in declared {
             let name: String = rest
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')

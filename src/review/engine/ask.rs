@@ -70,7 +70,7 @@ pub struct Selection {
 
 /// The file the selection is in, on its side (the head for the right, the base for the left).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FileContext {
+pub enum AroundSelection {
     Text(String),
     /// Why it is not given (not read, too large, binary, not in the fixture).
     Unavailable(String),
@@ -84,7 +84,7 @@ pub struct AskRequest {
     pub selection: Selection,
     /// The hunk the selection is in: its `@@` header, then its lines with their `+`/`-`/` `.
     pub hunk: String,
-    pub file: FileContext,
+    pub file: AroundSelection,
     pub question: String,
 }
 
@@ -205,7 +205,7 @@ impl AskRequest {
         patch: &ParsedPatch,
         side: Side,
         (start, end): (u32, u32),
-        file: FileContext,
+        file: AroundSelection,
         question: &str,
     ) -> Result<AskRequest, AskError> {
         if question.trim().is_empty() {
@@ -311,8 +311,8 @@ fn selected_text(sel: &Selection) -> String {
 /// a sentence on what part of it that is.
 fn surrounding(req: &AskRequest) -> (String, String) {
     let text = match &req.file {
-        FileContext::Text(t) => t,
-        FileContext::Unavailable(why) => {
+        AroundSelection::Text(t) => t,
+        AroundSelection::Unavailable(why) => {
             return (
                 String::new(),
                 format!(
@@ -629,7 +629,7 @@ mod tests {
             .pr
     }
 
-    fn request(file: FileContext, start: u32, end: u32) -> AskRequest {
+    fn request(file: AroundSelection, start: u32, end: u32) -> AskRequest {
         AskRequest::select(
             &pr(),
             "src/main.rs",
@@ -660,7 +660,7 @@ mod tests {
             &crate::code::parse(hostile),
             Side::Right,
             (2, 2),
-            FileContext::Unavailable("not read".into()),
+            AroundSelection::Unavailable("not read".into()),
             "What does this do?",
         )
         .unwrap();
@@ -691,7 +691,7 @@ mod tests {
 
     #[test]
     fn the_question_is_stripped_of_control_characters_too() {
-        let mut req = request(FileContext::Unavailable("x".into()), 2, 3);
+        let mut req = request(AroundSelection::Unavailable("x".into()), 2, 3);
         req.question = "Is\u{1b}[2J this\u{202e} safe?".into();
         let p = prompt(&req);
         assert!(p.task.contains("Is[2J this safe?"), "{}", p.task);
@@ -699,7 +699,7 @@ mod tests {
 
     #[test]
     fn the_selection_and_its_hunk_are_given_with_their_numbers() {
-        let p = prompt(&request(FileContext::Unavailable("x".into()), 2, 3));
+        let p = prompt(&request(AroundSelection::Unavailable("x".into()), 2, 3));
         let sel = fenced(&p, "selected-lines");
         assert_eq!(
             sel,
@@ -721,7 +721,7 @@ mod tests {
                 end: 502,
                 lines: Vec::new(),
             },
-            ..request(FileContext::Text(text), 2, 2)
+            ..request(AroundSelection::Text(text), 2, 2)
         };
         let p = prompt(&req);
         let file = fenced(&p, "file-around-the-selection");
@@ -739,7 +739,7 @@ mod tests {
             "lines {first}-{last} of 1000: at most {SURROUNDING_LINES} lines on either side"
         )));
         // Near the start the bound is the file's own.
-        let p = prompt(&request(FileContext::Text("a\nb\nc\n".into()), 2, 2));
+        let p = prompt(&request(AroundSelection::Text("a\nb\nc\n".into()), 2, 2));
         assert!(p.data.contains("lines 1-3 of 3"), "{}", p.data);
     }
 
@@ -753,7 +753,7 @@ mod tests {
                 &patch,
                 side,
                 range,
-                FileContext::Unavailable("x".into()),
+                AroundSelection::Unavailable("x".into()),
                 "q",
             )
         };
@@ -817,7 +817,7 @@ mod tests {
                 .set_body_string(sse),
         )
         .await;
-        let req = request(FileContext::Unavailable("x".into()), 2, 3);
+        let req = request(AroundSelection::Unavailable("x".into()), 2, 3);
         let client = client(&settings, &LlmEnv::default(), None).unwrap();
         let ledger = Ledger::new(dir.path());
         let budget = Arc::new(budget(&settings, Some(&ledger), &req.pr));
@@ -867,7 +867,7 @@ mod tests {
             wiremock::ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(30)),
         )
         .await;
-        let req = request(FileContext::Unavailable("x".into()), 2, 3);
+        let req = request(AroundSelection::Unavailable("x".into()), 2, 3);
         let client = client(&settings, &LlmEnv::default(), None).unwrap();
         let ledger = Ledger::new(dir.path());
         let budget = Arc::new(budget(&settings, Some(&ledger), &req.pr));
