@@ -148,3 +148,19 @@ fn toggling_the_layout_keeps_the_cursors_line() {
     h.press("|");
     assert!(h.screen().contains('▶'), "{}", h.screen());
 }
+
+/// The layout `|` chose holds from file to file (`n`/`N`), as a maintainer reading the PR in
+/// split view expects. Failed before: the next file opened unified again.
+#[test]
+fn the_chosen_layout_holds_across_files() {
+    let (mut h, _d) = demo_harness(120, 40);
+    h.draw();
+    h.press("F Enter");
+    assert!(!h.app.diff_split());
+    h.press("|");
+    assert!(h.app.diff_split());
+    h.press("n");
+    assert!(h.app.diff_split(), "{}", h.screen());
+    h.press("N");
+    assert!(h.app.diff_split(), "{}", h.screen());
+}

@@ -877,6 +877,11 @@ impl DiffScreen {
         .echoing(self.echo.clone());
         next.visited = visited;
         next.height = self.height;
+        // The layout `|` chose, and the side, are the maintainer's: they hold from file to file.
+        next.width = self.width;
+        next.layout = self.layout;
+        next.split_chosen = self.split_chosen;
+        next.side = self.side;
         next.pending_asked = self.pending_asked;
         if let Some(p) = self.pending.take() {
             next.set_pending(p);
