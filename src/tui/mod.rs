@@ -9,7 +9,8 @@
 //! ├── terminal.rs   TerminalGuard, input thread, signals, event_loop
 //! ├── effects/      EffectRunner (how each Effect is done, a screen's Work with the Io it
 //! │                 lends) + Effects (each on its lane, results to the screen that asked)
-//! │                 ledger.rs, remote.rs (outbox or GitHub), review.rs
+//! │                 ledger.rs, review.rs
+//! ├── remote.rs     the one place that tells the outbox from GitHub (posts, thread acts, viewed)
 //! ├── desktop.rs    browser opener, OSC 52 clipboard
 //! ├── app/          pure state: App (stack of screens) ::update(Action) -> Vec<Asked>; each
 //! │                 screen's work.rs is its I/O edge, performed by the runner
@@ -43,6 +44,7 @@ pub mod highlight;
 pub mod inbox_link;
 pub mod keymap;
 pub mod markdown;
+pub mod remote;
 pub mod review;
 pub mod session;
 pub mod terminal;
@@ -209,13 +211,18 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
 /// landed after the loop returned are applied — a post that went through discards its draft, as
 /// the loop would have, so the next start does not offer to restore a review that was posted.
 /// Nothing else is started any more.
+/// A post's answer (the PR screen's own result).
+fn is_posted(a: &Action) -> bool {
+    matches!(a, Action::Done(d) if matches!(d.take::<app::pr::Done>(), Some(app::pr::Done::Posted(_))))
+}
+
 async fn close(app: &mut App, mut effects: Effects, rx: &mut mpsc::UnboundedReceiver<AppEvent>) {
     effects.settle().await;
     while let Ok(ev) = rx.try_recv() {
         let AppEvent::Action(a) = ev else { continue };
         let posted = match &a {
-            Action::For { action, .. } => matches!(**action, Action::Posted(_)),
-            a => matches!(a, Action::Posted(_)),
+            Action::For { action, .. } => is_posted(action),
+            a => is_posted(a),
         };
         if posted {
             let ledger: Vec<Asked> = app
@@ -423,13 +430,15 @@ mod tests {
         ));
         app.update(Action::to(
             app.top_id(),
-            Action::PostPlanned(Ok(review::PostPreview {
-                target: "acme/rivet#482".to_owned(),
-                update: None,
-                chars: 10,
-                destination: "GitHub, as @shepherd-bot".to_owned(),
-                incomplete: None,
-            })),
+            Action::Done(crate::tui::app::Done::new(app::pr::Done::PostPlanned(Ok(
+                review::PostPreview {
+                    target: "acme/rivet#482".to_owned(),
+                    update: None,
+                    chars: 10,
+                    destination: "GitHub, as @shepherd-bot".to_owned(),
+                    incomplete: None,
+                },
+            )))),
         ));
         assert_eq!(*app.mode(), app::InputMode::Asked);
         let (tx, mut rx) = mpsc::unbounded_channel();
@@ -437,10 +446,7 @@ mod tests {
         let fx = app.update(Action::Confirmed(true));
         assert!(matches!(
             fx.as_slice(),
-            [Asked {
-                effect: Effect::Post { .. },
-                ..
-            }]
+            [Asked { effect, .. }] if matches!(effect.work(), Some(app::pr::Work::Post { .. }))
         ));
         assert!(app.posting());
         effects.dispatch(fx);
@@ -485,10 +491,10 @@ mod tests {
         let screen = ScreenId::ROUTER;
         effects.dispatch(vec![Asked {
             by: screen,
-            effect: Effect::Post {
+            effect: Effect::Work(app::Job::new(app::pr::Work::Post {
                 pr: snap.pr.coords(),
                 body: "## PR Shepherd Review\n\nok".to_owned(),
-            },
+            })),
         }]);
         let ev = tokio::time::timeout(Duration::from_secs(10), rx.recv())
             .await
@@ -499,7 +505,7 @@ mod tests {
             panic!("not for the screen: {ev:?}")
         };
         assert_eq!(to, screen);
-        assert!(matches!(*action, Action::Posted(Ok(_))));
+        assert!(is_posted(&action));
         effects.shutdown().await;
     }
 
@@ -608,13 +614,15 @@ mod tests {
         app.update(Action::to(app.top_id(), Action::DraftRestored(draft)));
         app.update(Action::to(
             app.top_id(),
-            Action::PostPlanned(Ok(review::PostPreview {
-                target: "acme/rivet#482".to_owned(),
-                update: None,
-                chars: 10,
-                destination: "the outbox".to_owned(),
-                incomplete: None,
-            })),
+            Action::Done(crate::tui::app::Done::new(app::pr::Done::PostPlanned(Ok(
+                review::PostPreview {
+                    target: "acme/rivet#482".to_owned(),
+                    update: None,
+                    chars: 10,
+                    destination: "the outbox".to_owned(),
+                    incomplete: None,
+                },
+            )))),
         ));
         assert_eq!(*app.mode(), app::InputMode::Asked);
         let (tx, mut rx) = mpsc::unbounded_channel();
@@ -622,10 +630,7 @@ mod tests {
         let fx = app.update(Action::Confirmed(true));
         assert!(matches!(
             fx.as_slice(),
-            [Asked {
-                effect: Effect::Post { .. },
-                ..
-            }]
+            [Asked { effect, .. }] if matches!(effect.work(), Some(app::pr::Work::Post { .. }))
         ));
         effects.dispatch(fx);
         // The maintainer quit at once: the loop returned before the post answered.

@@ -52,7 +52,7 @@ impl Session {
 
 /// Where the session's writes go: the offline outbox in the ledger (fixtures, the bundled inbox,
 /// a directory of fixtures), or GitHub as the credentials' own account. Decided once, when the
-/// console opens; `effects::remote` is the one place that acts on the difference.
+/// console opens; `tui::remote` is the one place that acts on the difference.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub enum Remote {
     /// Offline: the review goes to `outbox/comment.json`, thread actions to `outbox/threads.json`,

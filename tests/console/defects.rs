@@ -377,9 +377,10 @@ fn the_editor_keeps_the_header_and_a_headerless_body_is_refused_before_confirmin
         other => panic!("expected a refusal before the confirm box, got {other:?}"),
     }
     assert!(
-        h.effects
-            .iter()
-            .all(|e| !matches!(e, pr_shepherd::tui::Effect::PlanPost { .. })),
+        h.effects.iter().all(|e| !matches!(
+            e.work(),
+            Some(pr_shepherd::tui::app::pr::Work::PlanPost { .. })
+        )),
         "{:?}",
         h.effects
     );

@@ -7,14 +7,12 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-use crate::ledger::{Draft, ReplyDraft, SeenSet, ThreadActionKind};
+use crate::ledger::{Draft, ReplyDraft, SeenSet};
 use crate::policy::Mode as ReviewMode;
 use crate::pr::Snapshot;
-use crate::publish::Posted;
 use crate::review::ReviewEvent;
 use crate::review::inputs::prior::PriorReviews;
 use crate::tui::keymap::KeyCommand;
-use crate::tui::review::PostPreview;
 
 /// What the last frame showed, reported by the event loop after `terminal.draw` returned Ok.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -141,11 +139,6 @@ pub enum Action {
     /// The versions the PR's items have at the fixture's later steps (the console opened on
     /// an earlier step): its markers never replace newer ones.
     LaterVersions(Box<Ahead>),
-    /// What a post would do (for the confirmation dialog), or why it cannot.
-    PostPlanned(Result<PostPreview, String>),
-    Posted(Result<Posted, String>),
-    /// A plain conversation comment was posted (where it can be seen), or why not.
-    Commented(Result<String, String>),
     /// What the session's PRs hold unsent in the state dir, read for the quit question.
     UnsentScanned(Vec<super::unsent::UnsentWork>),
     /// A key for the draft editor.
@@ -170,16 +163,8 @@ pub enum Action {
     ReplyClose,
     /// A saved reply found in the ledger when the console opened.
     ReplyRestored(ReplyDraft),
-    /// A thread action answered: where it can be seen, or why it failed.
-    ThreadActed {
-        thread_id: String,
-        kind: ThreadActionKind,
-        result: Result<String, String>,
-    },
     /// A key of the pending review screen's own (keep, submit as …, fold).
     PendingKey(char),
-    /// The PR on a PR screen fetched afresh (or why not): the screen is refreshed in place.
-    PrRefreshed(Result<Box<OpenedPr>, String>),
     /// Files marked viewed / not viewed: where, or why it failed.
     ViewedSet {
         paths: Vec<String>,

@@ -2,9 +2,7 @@
 //! where each one runs ([`Lane`], declared once by [`Effect::lane`]; a screen's own work
 //! declares its lane itself, see `work.rs`).
 
-use crate::inbox::Opener;
-use crate::pr::{PrCoords, Snapshot, Thread};
-use crate::publish::ThreadDo;
+use crate::pr::{PrCoords, Snapshot};
 
 pub use super::work::Lane;
 use super::work::Work;
@@ -46,45 +44,16 @@ pub enum Effect {
     CancelReview {
         pr: PrCoords,
     },
-    /// Find out what posting would do (create or update which comment).
-    PlanPost {
-        pr: PrCoords,
-        /// The body's length in characters (GitHub's limit counts characters).
-        chars: usize,
-    },
-    /// Post `body` (only ever after the maintainer confirmed the dialog).
-    Post {
-        pr: PrCoords,
-        body: String,
-    },
-    /// Post `body` as a plain conversation comment on the PR, a new one every time (only ever
-    /// after the maintainer confirmed the dialog); offline into the comment outbox.
-    PostComment {
-        pr: PrCoords,
-        body: String,
-    },
     /// Read what `prs` hold unsent in the state dir (review drafts, replies, pending reviews),
     /// for the quit question.
     ScanUnsent {
         prs: Vec<PrCoords>,
-    },
-    /// Fetch `pr` afresh (live: GitHub; offline: the fixture read again) for its screen, which
-    /// is refreshed in place.
-    RefreshPr {
-        pr: PrCoords,
-        opener: Box<Opener>,
     },
     /// Edit `text` in the external editor (`$VISUAL`/`$EDITOR`): the console suspends its
     /// screen for it (`terminal.rs`); the answer comes back as `ExternallyEdited`.
     ExternalEdit {
         target: super::action::EditTarget,
         text: String,
-    },
-    /// Reply to, resolve or unresolve a thread (only ever after the maintainer confirmed).
-    ThreadAct {
-        pr: PrCoords,
-        thread: Box<Thread>,
-        what: ThreadDo,
     },
     /// Mark files viewed or not viewed: on GitHub live, in the outbox offline.
     SetViewed {
@@ -117,11 +86,7 @@ impl Effect {
             | Effect::Open(_)
             | Effect::Copy(_)
             | Effect::ExternalEdit { .. } => Lane::Blocking,
-            Effect::PlanPost { .. } | Effect::RefreshPr { .. } => Lane::Fetch,
-            Effect::Post { .. }
-            | Effect::PostComment { .. }
-            | Effect::ThreadAct { .. }
-            | Effect::SetViewed { .. } => Lane::Send,
+            Effect::SetViewed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
             // The review lane is the review run's own: a screen's work asking for it is a read.
             Effect::Work(job) => match job.lane() {

@@ -931,22 +931,31 @@ mod tests {
         ));
         app.update(to_top(
             &app,
-            Action::PostPlanned(Ok(PostPreview {
-                target: "acme/rivet#482".to_owned(),
-                update: None,
-                chars: 1,
-                destination: "the outbox".to_owned(),
-                incomplete: None,
-            })),
+            Action::Done(crate::tui::app::Done::new(
+                crate::tui::app::pr::Done::PostPlanned(Ok(PostPreview {
+                    target: "acme/rivet#482".to_owned(),
+                    update: None,
+                    chars: 1,
+                    destination: "the outbox".to_owned(),
+                    incomplete: None,
+                })),
+            )),
         ));
         assert_eq!(*app.mode(), InputMode::Asked);
         let fx = bare(app.update(Action::Confirmed(true)));
-        assert!(matches!(fx.as_slice(), [Effect::Post { .. }]));
+        assert!(
+            matches!(fx.as_slice(), [e] if matches!(e.work(), Some(crate::tui::app::pr::Work::Post { .. })))
+        );
         assert!(cmd(&mut app, KeyCommand::Post).is_empty());
         assert!(app.notice().unwrap().contains("on its way"));
         cmd(&mut app, KeyCommand::Edit);
         assert_eq!(*app.mode(), InputMode::Normal);
-        let fx = app.update(to_top(&app, Action::Posted(Err("offline".to_owned()))));
+        let fx = app.update(to_top(
+            &app,
+            Action::Done(crate::tui::app::Done::new(
+                crate::tui::app::pr::Done::Posted(Err("offline".to_owned())),
+            )),
+        ));
         assert!(fx.is_empty());
         assert!(!app.posting());
         assert!(app.notice().unwrap().contains("the draft is kept"));

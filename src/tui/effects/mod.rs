@@ -7,9 +7,9 @@
 //! - `ledger.rs` — the ledger lane's shared reads: what a PR kept from an earlier session, what
 //!   the session holds unsent (and the inbox's recounts), in order, one at a time;
 //! - highlighting, the opener and the clipboard — the blocking lane, a thread each;
-//! - `remote.rs` — post plans, posts, thread actions and viewed marks, offline into the outbox
-//!   (or refused) or live on GitHub: a task each, so the console keeps drawing and answering keys
-//!   while GitHub answers;
+//! - viewed marks through `tui::remote` (the one place that tells the outbox from GitHub; the PR
+//!   screen's posts and thread actions call it from `app/pr/work.rs`): a task each, so the
+//!   console keeps drawing and answering keys while GitHub answers;
 //! - `review.rs` — review runs: preparation, then `ReviewEvent`s tagged with the run's sequence
 //!   number (the app drops those of a replaced run), cancellable.
 //!
@@ -24,7 +24,7 @@
 //! [`EffectRunner::perform_blocking`], and routes their results the same way.
 
 pub mod ledger;
-pub mod remote;
+
 pub mod review;
 
 use std::sync::Arc;
@@ -34,12 +34,12 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use super::app::{Action, Asked, Effect, Io, Job, Lane, Said, ScreenId, open_pr};
+use super::app::{Action, Asked, Effect, Io, Job, Lane, Said, ScreenId};
 use super::event::AppEvent;
 use super::inbox_link::InboxLink;
 use super::session::Session;
 use super::theme::Theme;
-use super::{desktop, highlight};
+use super::{desktop, highlight, remote};
 use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::review::ReviewEvent;
@@ -135,23 +135,6 @@ impl EffectRunner {
     pub async fn perform_remote(&self, effect: Effect, send: &mut (impl FnMut(Action) + Send)) {
         let (remote, l, now) = (&self.session.remote, &self.ledger, self.now());
         match effect {
-            Effect::PlanPost { pr, chars } => send(Action::PostPlanned(
-                remote::plan(remote, l, &pr, chars, now).await,
-            )),
-            Effect::Post { pr, body } => send(Action::Posted(
-                remote::post(remote, l, &pr, &body, now).await,
-            )),
-            Effect::PostComment { pr, body } => send(Action::Commented(
-                remote::comment(remote, l, &pr, &body, now).await,
-            )),
-            Effect::ThreadAct { pr, thread, what } => send(Action::ThreadActed {
-                thread_id: thread.id.clone(),
-                kind: what.kind(),
-                result: remote::act(remote, l, &pr, &thread, &what, now).await,
-            }),
-            Effect::RefreshPr { opener, .. } => send(Action::PrRefreshed(
-                open_pr(&self.inbox, l, &self.session, &opener).await,
-            )),
             Effect::Work(job) => self.perform_work(job, send).await,
             Effect::SetViewed {
                 pr,

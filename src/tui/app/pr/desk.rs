@@ -333,7 +333,7 @@ impl ReviewDesk {
             );
             return;
         }
-        ctx.fx.push(Effect::PlanPost {
+        ctx.work(super::Work::PlanPost {
             pr: snap.pr.coords(),
             chars: size.chars,
         });
@@ -621,7 +621,7 @@ impl ReviewDesk {
                         crate::sanitize::one_line(&plan.destination)
                     ));
                     self.sent = Some(d.body());
-                    ctx.fx.push(Effect::Post {
+                    ctx.work(super::Work::Post {
                         pr: snap.pr.coords(),
                         body: d.body(),
                     });

@@ -156,7 +156,7 @@ impl PrScreen {
         let pr = self.list.snapshot.pr.coords();
         self.loud_refresh = loud;
         match self.list.snapshot.origin {
-            Origin::Live => ctx.fx.push(Effect::RefreshPr {
+            Origin::Live => ctx.work(Work::Refresh {
                 opener: Box::new(Opener::Live(pr.clone())),
                 pr,
             }),
@@ -535,6 +535,54 @@ impl PrScreen {
             Done::DraftDiscarded(r) => self.desk.draft_discarded(r, ctx),
             Done::DecisionsRecorded(r) => self.desk.decisions_recorded(r, snap, ctx),
             Done::StatsLoaded(r) => self.desk.stats_loaded(r),
+            Done::Refreshed(Ok(opened)) => {
+                self.refreshed(*opened, ctx);
+                return;
+            }
+            Done::Refreshed(Err(e)) => {
+                ctx.say(format!("cannot refresh the PR: {e}"));
+                return;
+            }
+            Done::ThreadActed {
+                thread_id,
+                kind,
+                result,
+            } => {
+                let done = result.is_ok();
+                self.threads
+                    .acted(thread_id, kind, result, &mut self.list, ctx);
+                // The session's own write: fetch the PR again so it shows.
+                if done {
+                    self.refetch_after_write(ctx);
+                }
+                return;
+            }
+            Done::Commented(result) => {
+                // The session's own write: fetch the PR again so the comment shows.
+                if self.threads.commented(result, ctx) {
+                    self.refetch_after_write(ctx);
+                }
+                return;
+            }
+            Done::PostPlanned(plan) => {
+                // Read from a partial answer, the earlier Shepherd review (what the review
+                // builds on and replaces) may be what is missing: refused, saying why.
+                let whole =
+                    crate::publish::whole_answer(snap, "there is an earlier Shepherd review");
+                let plan = match (ctx.session.remote.live(), whole) {
+                    (Some(_), Err(e)) => Err(e.to_string()),
+                    _ => plan,
+                };
+                self.desk.post_planned(plan, &mut self.ask, ctx)
+            }
+            Done::Posted(r) => {
+                let done = r.is_ok();
+                self.desk.posted(r, snap, ctx);
+                // The session's own write: fetch the PR again so the post shows.
+                if done {
+                    self.refetch_after_write(ctx);
+                }
+            }
         }
         // Every review action leaves the header's progress line current.
         self.desk.refresh_progress();
@@ -545,14 +593,6 @@ impl PrScreen {
     fn shared_result(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
         let snap = &self.list.snapshot;
         match action {
-            Action::PrRefreshed(Ok(opened)) => {
-                self.refreshed(*opened, ctx);
-                return None;
-            }
-            Action::PrRefreshed(Err(e)) => {
-                ctx.say(format!("cannot refresh the PR: {e}"));
-                return None;
-            }
             Action::Highlighted { key, lines } => {
                 self.list.highlighted(key, lines);
                 return None;
@@ -570,27 +610,6 @@ impl PrScreen {
                 self.threads.restored(d, &self.list, ctx);
                 return None;
             }
-            Action::ThreadActed {
-                thread_id,
-                kind,
-                result,
-            } => {
-                let done = result.is_ok();
-                self.threads
-                    .acted(thread_id, kind, result, &mut self.list, ctx);
-                // The session's own write: fetch the PR again so it shows.
-                if done {
-                    self.refetch_after_write(ctx);
-                }
-                return None;
-            }
-            Action::Commented(result) => {
-                // The session's own write: fetch the PR again so the comment shows.
-                if self.threads.commented(result, ctx) {
-                    self.refetch_after_write(ctx);
-                }
-                return None;
-            }
             Action::ExternallyEdited {
                 target: crate::tui::app::action::EditTarget::Reply,
                 result,
@@ -602,25 +621,6 @@ impl PrScreen {
                 target: crate::tui::app::action::EditTarget::Draft,
                 result,
             } => self.desk.externally_edited(result, snap, ctx),
-            Action::PostPlanned(plan) => {
-                // Read from a partial answer, the earlier Shepherd review (what the review
-                // builds on and replaces) may be what is missing: refused, saying why.
-                let whole =
-                    crate::publish::whole_answer(snap, "there is an earlier Shepherd review");
-                let plan = match (ctx.session.remote.live(), whole) {
-                    (Some(_), Err(e)) => Err(e.to_string()),
-                    _ => plan,
-                };
-                self.desk.post_planned(plan, &mut self.ask, ctx)
-            }
-            Action::Posted(r) => {
-                let done = r.is_ok();
-                self.desk.posted(r, snap, ctx);
-                // The session's own write: fetch the PR again so the post shows.
-                if done {
-                    self.refetch_after_write(ctx);
-                }
-            }
             other => return Some(other),
         }
         // Every review action leaves the header's progress line current.

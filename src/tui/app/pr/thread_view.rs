@@ -182,19 +182,22 @@ impl Screen for ThreadScreen {
 
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
         match action {
-            Action::ThreadActed {
-                thread_id,
-                kind,
-                result,
-            } if self.threads.acting => {
-                self.threads
-                    .acted(thread_id, kind, result, &mut self.list, ctx);
-                None
-            }
-            Action::Commented(result) if self.threads.commenting => {
-                self.threads.commented(result, ctx);
-                None
-            }
+            Action::Done(done) => match done.take::<super::Done>() {
+                Some(super::Done::ThreadActed {
+                    thread_id,
+                    kind,
+                    result,
+                }) if self.threads.acting => {
+                    self.threads
+                        .acted(thread_id, kind, result, &mut self.list, ctx);
+                    None
+                }
+                Some(super::Done::Commented(result)) if self.threads.commenting => {
+                    self.threads.commented(result, ctx);
+                    None
+                }
+                _ => Some(Action::Done(done)),
+            },
             Action::ExternallyEdited {
                 target: crate::tui::app::action::EditTarget::Reply,
                 result,

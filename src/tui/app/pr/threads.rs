@@ -164,7 +164,7 @@ impl ThreadDesk {
         }
         self.commenting = true;
         ctx.say("comment: on its way…");
-        ctx.fx.push(Effect::PostComment {
+        ctx.work(super::Work::PostComment {
             pr: list.snapshot.pr.coords(),
             body: ask.body,
         });
@@ -433,7 +433,7 @@ impl ThreadDesk {
         };
         self.acting = true;
         ctx.say(format!("{}: on its way…", ask.what.verb()));
-        ctx.fx.push(Effect::ThreadAct {
+        ctx.work(super::Work::ThreadAct {
             pr: list.snapshot.pr.coords(),
             thread: Box::new(t.clone()),
             what: ask.what,

@@ -1,16 +1,27 @@
 //! The PR screen's own effects ([`Work`]) and their results ([`Done`]): its seen markers (with
 //! the texts kept beside them), its review draft and unsent thread reply, a fixture's history
-//! steps, the decisions its findings came to and its repository's precision — all on the ledger
-//! lane, in order, one at a time, so a draft saved after a discard is never overtaken by it. The
+//! steps, the decisions its findings came to and its repository's precision — on the ledger
+//! lane, in order, one at a time, so a draft saved after a discard is never overtaken by it —
+//! and its writes to the remote (a post's plan and the post, a conversation comment, a thread's
+//! reply or resolution: through `tui::remote`, the one place that tells the outbox from GitHub)
+//! and its refresh, on the fetch and send lanes. The
 //! thread view (`thread_view.rs`) asks for the same reply work. The review run stays a shared
 //! effect (`Effect::StartReview`: the runner's one cancellable task per PR). The screen's I/O
 //! edge: only the effect runner performs it (see `app/work.rs`).
 
-use crate::ledger::{Decision, Draft, KeptText, Ledger, Lesson, ReplyDraft, RepoId};
-use crate::pr::PrCoords;
+use crate::inbox::Opener;
+use crate::ledger::{
+    Decision, Draft, KeptText, Ledger, Lesson, ReplyDraft, RepoId, ThreadActionKind,
+};
+use crate::pr::{PrCoords, Thread};
+use crate::publish::{Posted, ThreadDo};
 use crate::source::Fixture;
+use crate::tui::app::action::OpenedPr;
 use crate::tui::app::action::{StepData, later_versions};
+use crate::tui::app::opened::open_pr;
 use crate::tui::app::work::{self, Io, Lane, Performing, Reply, Said};
+use crate::tui::remote;
+use crate::tui::review::PostPreview;
 
 /// What the PR screen (and its thread view) asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,6 +65,35 @@ pub enum Work {
     LoadStats {
         pr: PrCoords,
     },
+    /// Find out what posting would do (create or update which comment).
+    PlanPost {
+        pr: PrCoords,
+        /// The body's length in characters (GitHub's limit counts characters).
+        chars: usize,
+    },
+    /// Post `body` (only ever after the maintainer confirmed the dialog).
+    Post {
+        pr: PrCoords,
+        body: String,
+    },
+    /// Post `body` as a plain conversation comment, a new one every time (only ever after the
+    /// maintainer confirmed the dialog); offline into the comment outbox.
+    PostComment {
+        pr: PrCoords,
+        body: String,
+    },
+    /// Reply to, resolve or unresolve a thread (only ever after the maintainer confirmed).
+    ThreadAct {
+        pr: PrCoords,
+        thread: Box<Thread>,
+        what: ThreadDo,
+    },
+    /// Fetch `pr` afresh (live: GitHub; offline: the fixture read again), to refresh the
+    /// screen in place.
+    Refresh {
+        pr: PrCoords,
+        opener: Box<Opener>,
+    },
 }
 
 /// What comes back to the PR screen. A reply's save or discard answers only when it failed, as
@@ -74,11 +114,28 @@ pub enum Done {
     DecisionsRecorded(Result<String, String>),
     /// The precision of the PR's repository, as one line, or why it could not be read.
     StatsLoaded(Result<String, String>),
+    /// What a post would do (for the confirmation dialog), or why it cannot.
+    PostPlanned(Result<PostPreview, String>),
+    Posted(Result<Posted, String>),
+    /// A plain conversation comment was posted (where it can be seen), or why not.
+    Commented(Result<String, String>),
+    /// A thread action answered: where it can be seen, or why it failed.
+    ThreadActed {
+        thread_id: String,
+        kind: ThreadActionKind,
+        result: Result<String, String>,
+    },
+    /// The PR fetched afresh (or why not): the screen is refreshed in place.
+    Refreshed(Result<Box<OpenedPr>, String>),
 }
 
 impl work::Work for Work {
     fn lane(&self) -> Lane {
-        Lane::Ledger
+        match self {
+            Work::PlanPost { .. } | Work::Refresh { .. } => Lane::Fetch,
+            Work::Post { .. } | Work::PostComment { .. } | Work::ThreadAct { .. } => Lane::Send,
+            _ => Lane::Ledger,
+        }
     }
 
     fn perform<'a>(self, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
@@ -110,6 +167,23 @@ impl work::Work for Work {
                     said,
                 } => record_decisions(l, &pr, &decisions, lesson.map(|l| *l), said),
                 Work::LoadStats { pr } => load_stats(l, &pr),
+                Work::PlanPost { pr, chars } => {
+                    Done::PostPlanned(remote::plan(&io.session.remote, l, &pr, chars, now).await)
+                }
+                Work::Post { pr, body } => {
+                    Done::Posted(remote::post(&io.session.remote, l, &pr, &body, now).await)
+                }
+                Work::PostComment { pr, body } => {
+                    Done::Commented(remote::comment(&io.session.remote, l, &pr, &body, now).await)
+                }
+                Work::ThreadAct { pr, thread, what } => Done::ThreadActed {
+                    thread_id: thread.id.clone(),
+                    kind: what.kind(),
+                    result: remote::act(&io.session.remote, l, &pr, &thread, &what, now).await,
+                },
+                Work::Refresh { opener, .. } => {
+                    Done::Refreshed(open_pr(io.inbox, l, io.session, &opener).await)
+                }
             };
             send(work::Done::new(done));
         })
