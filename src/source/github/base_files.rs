@@ -69,21 +69,7 @@ pub async fn base_files(
             &what,
         )
         .await?;
-    let repo = reply
-        .data
-        .as_ref()
-        .and_then(|d| d.get("repository"))
-        .filter(|r| !r.is_null())
-        .ok_or_else(|| {
-            GitHubError::Graphql(format!(
-                "{what}: {}",
-                reply
-                    .errors
-                    .first()
-                    .map(super::GraphqlError::message_line)
-                    .unwrap_or_else(|| "no repository in the answer".to_owned())
-            ))
-        })?;
+    let repo = repository_of(&reply, &what)?;
     let mut out = Vec::new();
     for (i, f) in files.iter().enumerate() {
         if let Some(text) = blob_text(&repo[format!("f{i}")]) {
@@ -133,6 +119,29 @@ fn blob_text(v: &Value) -> Option<String> {
         Some((i, _)) => text[..i].to_owned(),
         None => text.to_owned(),
     })
+}
+
+/// The `repository` of a GraphQL answer, or the answer's first error (or "no repository") as
+/// `{what}: …`: what every read of one repository's objects starts from.
+pub(super) fn repository_of<'a>(
+    reply: &'a super::GraphqlReply,
+    what: &str,
+) -> Result<&'a Value, GitHubError> {
+    reply
+        .data
+        .as_ref()
+        .and_then(|d| d.get("repository"))
+        .filter(|r| !r.is_null())
+        .ok_or_else(|| {
+            GitHubError::Graphql(format!(
+                "{what}: {}",
+                reply
+                    .errors
+                    .first()
+                    .map(super::GraphqlError::message_line)
+                    .unwrap_or_else(|| "no repository in the answer".to_owned())
+            ))
+        })
 }
 
 #[cfg(test)]

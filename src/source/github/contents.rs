@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use sha2::Digest;
 use thiserror::Error;
 
+use super::base_files::repository_of;
 use super::{GitHub, GitHubError};
 use crate::pr::PrCoords;
 
@@ -156,21 +157,7 @@ pub async fn read_file_at(
             &what,
         )
         .await?;
-    let repo = reply
-        .data
-        .as_ref()
-        .and_then(|d| d.get("repository"))
-        .filter(|r| !r.is_null())
-        .ok_or_else(|| {
-            GitHubError::Graphql(format!(
-                "{what}: {}",
-                reply
-                    .errors
-                    .first()
-                    .map(super::GraphqlError::message_line)
-                    .unwrap_or_else(|| "no repository in the answer".to_owned())
-            ))
-        })?;
+    let repo = repository_of(&reply, &what)?;
     Ok(blob(&repo["object"]))
 }
 
