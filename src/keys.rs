@@ -64,6 +64,10 @@ pub enum KeyCommand {
     ToggleSplit,
     SideLeft,
     SideRight,
+    ExpandContext,
+    ExpandFile,
+    OpenInEditor,
+    AskModel,
     Checks,
     RerunFailed,
     Commits,
@@ -378,13 +382,37 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::SideLeft,
         "side_left",
         &["h", "Left"],
-        "diff, side by side: the cursor to the old (left) side",
+        "diff: side by side, the cursor to the old (left) side",
     ),
     (
         KeyCommand::SideRight,
         "side_right",
         &["l", "Right"],
-        "diff, side by side: the cursor to the new (right) side",
+        "diff: side by side, the cursor to the new (right) side",
+    ),
+    (
+        KeyCommand::ExpandContext,
+        "expand_context",
+        &["e"],
+        "diff: 20 more lines of the file above and below the hunk under the cursor (shares its key with edit)",
+    ),
+    (
+        KeyCommand::ExpandFile,
+        "expand_file",
+        &["E"],
+        "diff: the whole file around the hunks (again: the hunks only)",
+    ),
+    (
+        KeyCommand::OpenInEditor,
+        "open_in_editor",
+        &["o"],
+        "diff: the file in $VISUAL/$EDITOR at the cursor's line (shares its key with open)",
+    ),
+    (
+        KeyCommand::AskModel,
+        "ask",
+        &["a"],
+        "diff: ask the model about the selected lines or the cursor line (shares its key with mark_addressed)",
     ),
     (
         KeyCommand::Checks,
@@ -538,6 +566,11 @@ impl Key {
 pub const SHARED: &[(KeyCommand, KeyCommand)] = &[
     (KeyCommand::NextMatch, KeyCommand::NextFile),
     (KeyCommand::PrevMatch, KeyCommand::PrevFile),
+    // The diff edits no review draft, opens no URL and marks no finding: its keys for context,
+    // the editor and a question to the model.
+    (KeyCommand::Edit, KeyCommand::ExpandContext),
+    (KeyCommand::Open, KeyCommand::OpenInEditor),
+    (KeyCommand::MarkAddressed, KeyCommand::AskModel),
 ];
 
 /// Whether `a` and `b` may share a key (see [`SHARED`]).

@@ -109,6 +109,7 @@ impl Harness {
                 review: ConsoleReview::default(),
                 session: test_session(),
                 inbox: Default::default(),
+                blobs: Default::default(),
             },
             keymap: Keymap::default(),
             theme,
@@ -150,6 +151,7 @@ impl Harness {
                     tabs: tabs.into_iter().map(|(_, s)| s).collect(),
                     ..Default::default()
                 },
+                blobs: Default::default(),
             },
             keymap: Keymap::default(),
             theme,

@@ -146,6 +146,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
         review,
         session,
         inbox: link,
+        blobs: Default::default(),
     });
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
     // While the console runs nothing else writes to the terminal: notes (GitHub retries and
@@ -266,6 +267,7 @@ mod tests {
             },
             session: Session::default(),
             inbox: Default::default(),
+            blobs: Default::default(),
         };
         (r, snap)
     }

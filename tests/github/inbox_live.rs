@@ -346,6 +346,7 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
             tabs: vec![TabSource::Live(repo_spec())],
             ..Default::default()
         },
+        blobs: Default::default(),
     };
     let mut actions = Vec::new();
     runner

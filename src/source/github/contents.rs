@@ -292,6 +292,23 @@ pub async fn cached_file_at(
     read.map_err(|r| ContentsError::of(&r, path, commit))
 }
 
+/// `path` at `commit` of the PR at `coords` as the console shows it: live through `gh` (cached
+/// by blob id in `cache`, [`cached_file_at`]), else offline from `fixture`'s recorded file
+/// contents ([`offline_file`]; no request to save there).
+pub async fn file_for_console(
+    gh: Option<&GitHub>,
+    fixture: Option<&crate::source::Fixture>,
+    cache: &Mutex<BlobCache>,
+    coords: &PrCoords,
+    commit: &str,
+    path: &str,
+) -> Result<FileText, ContentsError> {
+    match gh {
+        Some(gh) => cached_file_at(gh, cache, coords, commit, path).await,
+        None => offline_file(fixture.and_then(|f| f.file_at(commit, path)), commit, path),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,6 +59,14 @@ pub struct Io<'a> {
     pub fixture_of: &'a (dyn Fn(&PrCoords) -> Option<Fixture> + Sync),
     /// False in tests and benches: nothing reaches the desktop or the real terminal.
     pub interactive: bool,
+    /// `[review]` of the config: the backend a question to the model (`a` in the diff) goes
+    /// to, its caps and prices.
+    pub review: &'a crate::review::ReviewSettings,
+    /// The LLM keys and base URLs the environment offers (read once at the edge).
+    pub llm_env: &'a crate::review::llm::LlmEnv,
+    /// Files' texts read for the diff (context on demand, the file in the editor), by blob id:
+    /// the same blob is read once a session.
+    pub blobs: &'a std::sync::Mutex<crate::source::github::contents::BlobCache>,
 }
 
 /// Hands one result of a work back to the screen that asked (a work may send several).

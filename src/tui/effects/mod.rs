@@ -66,6 +66,8 @@ pub struct EffectRunner {
     pub session: Session,
     /// The inbox the console opened on, if any (`Default` otherwise).
     pub inbox: InboxLink,
+    /// Files' texts the diff read (`e`/`E`, `o`), by blob id, for the session.
+    pub blobs: std::sync::Mutex<crate::source::github::contents::BlobCache>,
 }
 
 impl EffectRunner {
@@ -92,6 +94,9 @@ impl EffectRunner {
             now: self.now(),
             fixture_of: &fixture_of,
             interactive: self.interactive,
+            review: &self.review.settings,
+            llm_env: &self.review.llm_env,
+            blobs: &self.blobs,
         };
         let mut reply = |done: super::app::Done| {
             send(match done.take::<Said>() {

@@ -93,6 +93,22 @@ const KEYS: &[(KeyCommand, &str)] = &[
         KeyCommand::SideRight,
         "side by side: the cursor to the new side",
     ),
+    (
+        KeyCommand::ExpandContext,
+        "20 more lines of the file above and below the hunk",
+    ),
+    (
+        KeyCommand::ExpandFile,
+        "the whole file (again: the hunks only)",
+    ),
+    (
+        KeyCommand::OpenInEditor,
+        "the file in your editor at the cursor's line",
+    ),
+    (
+        KeyCommand::AskModel,
+        "ask the model about the selected lines (c in its answer: a comment)",
+    ),
 ];
 
 /// One row of the diff as drawn.

@@ -49,6 +49,13 @@ pub const OWN_COMMANDS: &[KeyCommand] = &[
     KeyCommand::Interdiff,
     KeyCommand::SelectLines,
     KeyCommand::Suggest,
+    KeyCommand::ToggleSplit,
+    KeyCommand::SideLeft,
+    KeyCommand::SideRight,
+    KeyCommand::ExpandContext,
+    KeyCommand::ExpandFile,
+    KeyCommand::OpenInEditor,
+    KeyCommand::AskModel,
 ];
 
 /// Opens the description of `snapshot`'s PR above the screen asking, its body rendered by
