@@ -48,6 +48,7 @@ macro_rules! ctx {
 }
 
 mod action;
+pub mod ask;
 pub mod checks;
 pub mod code;
 pub mod commits;

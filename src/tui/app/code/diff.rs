@@ -33,6 +33,7 @@ use crate::pr::{
 };
 use crate::sanitize::one_line;
 use crate::tui::app::action::{Action, Drawn};
+use crate::tui::app::ask;
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
 use crate::tui::highlight::plain_hunk;
@@ -285,6 +286,8 @@ pub struct DiffScreen {
     open_thread: Option<super::OpenThread>,
     /// Where its seen and viewed marks are passed on (the files screen that opened it).
     echo: super::Echo,
+    /// The question to the model being typed (`a`), while its prompt is open.
+    question: Option<ask::Question>,
 }
 
 /// The viewed marks set and the files shown in this diff, kept across `n`/`N`.
@@ -339,6 +342,7 @@ impl DiffScreen {
             visited: Visited::default(),
             pending: None,
             pending_asked: false,
+            question: None,
         };
         if let Some(f) = s.file() {
             let lines = f.patch.as_deref().map_or(0, |p| p.lines().count());
@@ -693,6 +697,20 @@ impl DiffScreen {
                     }
                     None => ctx.say(
                         "line comments: put the cursor on a line of the diff (a selection stays on one side)",
+                    ),
+                }
+                return true;
+            }
+            KeyCommand::AskModel => {
+                // A question to the model about the cursor line or the selected lines.
+                match self.selection() {
+                    Some(sel) => {
+                        self.anchor = None;
+                        let snapshot = Arc::clone(&self.snapshot);
+                        ask::Question::open(&mut self.question, snapshot, sel, ctx);
+                    }
+                    None => ctx.say(
+                        "ask: put the cursor on a line of the diff (a selection stays on one side)",
                     ),
                 }
                 return true;
@@ -1376,12 +1394,23 @@ impl Screen for DiffScreen {
         }
         if matches!(
             cmd,
-            KeyCommand::Reply | KeyCommand::Suggest | KeyCommand::SelectLines
+            KeyCommand::Reply
+                | KeyCommand::Suggest
+                | KeyCommand::SelectLines
+                | KeyCommand::AskModel
         ) {
             ctx.say("line comments: this file shows no lines to comment on");
             return Handled::Consumed;
         }
         Handled::NotConsumed
+    }
+
+    /// The question prompt's input (`a`): sent, the answer pane opens above the diff.
+    fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
+        if ask::Question::dialog(&mut self.question, action, ctx) {
+            // The answer may become a comment: the pending review is read again on return.
+            self.pending_asked = false;
+        }
     }
 
     fn event(&mut self, action: Action, ctx: &mut Ctx<'_>) -> Option<Action> {
@@ -1506,6 +1535,9 @@ impl Screen for DiffScreen {
         let split = self.split_at(view.session.diff_layout, width);
         let (lines, total, shown) = self.body(theme, height, width, split);
         frame.render_widget(Paragraph::new(lines), body);
+        if let Some(q) = &self.question {
+            q.draw(frame, body, theme);
+        }
         let foot = footer(
             view,
             &[

@@ -93,8 +93,9 @@ pub struct PendingScreen {
     comment_max: usize,
     comment_half: usize,
     editing: Option<Editing>,
-    /// A composer to open once the review is read.
-    queued: Option<(LineSelection, bool)>,
+    /// A composer to open once the review is read: on these lines, a suggestion or not, and
+    /// the text it starts with (`None`: empty, or a suggestion's lines).
+    queued: Option<(LineSelection, bool, Option<String>)>,
     submitting: bool,
     /// The last submission, in words.
     submitted: Option<String>,
@@ -121,7 +122,19 @@ pub fn compose_line_comment(
     suggestion: bool,
 ) -> Box<dyn Screen> {
     let mut s = PendingScreen::new(snapshot.clone());
-    s.queued = Some((sel, suggestion));
+    s.queued = Some((sel, suggestion, None));
+    Box::new(s)
+}
+
+/// A comment on `sel` starting from `text` (a model's answer, `a` in the diff): the composer
+/// opens on it, sanitized, for the maintainer to edit; `Esc` adds it to the pending review.
+pub fn compose_line_comment_with(
+    snapshot: &Snapshot,
+    sel: LineSelection,
+    text: &str,
+) -> Box<dyn Screen> {
+    let mut s = PendingScreen::new(snapshot.clone());
+    s.queued = Some((sel, false, Some(text.to_owned())));
     Box::new(s)
 }
 
@@ -204,11 +217,17 @@ impl PendingScreen {
         *ctx.mode = InputMode::Edit;
     }
 
-    fn compose(&mut self, sel: LineSelection, suggestion: bool, ctx: &mut Ctx<'_>) {
-        let prefill = if suggestion {
-            suggestion_body(&sel.text)
-        } else {
-            String::new()
+    fn compose(
+        &mut self,
+        sel: LineSelection,
+        suggestion: bool,
+        text: Option<String>,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let prefill = match text {
+            Some(t) => t,
+            None if suggestion => suggestion_body(&sel.text),
+            None => String::new(),
         };
         self.open_editor(PendingEdit::New { sel, suggestion }, &prefill, ctx);
     }
@@ -535,8 +554,8 @@ impl Screen for PendingScreen {
             } => {
                 self.review = Some(*review);
                 self.summary = summary;
-                if let Some((sel, suggestion)) = self.queued.take() {
-                    self.compose(sel, suggestion, ctx);
+                if let Some((sel, suggestion, text)) = self.queued.take() {
+                    self.compose(sel, suggestion, text, ctx);
                 }
             }
             Done::Loaded {

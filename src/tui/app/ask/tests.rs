@@ -1,0 +1,439 @@
+//! The answer pane through the harness with the default keymap (the real dispatch: `a` is
+//! `mark_addressed`'s key, offered to the diff as `ask_model`): its frames streaming half-way
+//! and complete, a cancel on `Esc`, `c` turning the answer into a pending comment on the same
+//! lines, an answer that tries to drive the console, the offline replay backend, no backend,
+//! and a loopback model (the request, the stream, the spend log, a budget that refuses).
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use super::*;
+use crate::ledger::{Ledger, RepoId};
+use crate::pr::RecordedAnswer;
+use crate::review::ReviewSettings;
+use crate::review::settings::BackendKind;
+use crate::source::fixture::FileContent;
+use crate::source::{DEMO_FIXTURE, Fixture};
+use crate::tui::app::{Asked, Done as AnyDone, PendingScreen};
+use crate::tui::harness::Harness;
+use crate::tui::theme::Theme;
+
+const QUESTION: &str = "Why is the policy cloned here?";
+
+fn demo() -> Fixture {
+    Fixture::parse(
+        DEMO_FIXTURE,
+        std::path::Path::new("assets/fixtures/demo.json"),
+    )
+    .unwrap()
+}
+
+/// The demo, with `reply` recorded as the answer to a question (`ask`) and, with `file`, the
+/// head's text of the first file.
+fn demo_with(reply: Option<&str>, file: bool) -> Fixture {
+    let mut f = demo();
+    if let Some(reply) = reply {
+        f.llm.answers.push(RecordedAnswer {
+            aspect: "ask".to_owned(),
+            step: 0,
+            chunk: None,
+            reply: reply.to_owned(),
+            input_tokens: Some(900),
+            output_tokens: Some(40),
+        });
+    }
+    if file {
+        let head = f.pr.head_sha.clone();
+        let text = (1..=57)
+            .map(|n| format!("line {n} of retry.rs\n"))
+            .collect();
+        f.file_contents.push(FileContent {
+            sha: head,
+            path: "src/client/retry.rs".to_owned(),
+            text,
+        });
+    }
+    f
+}
+
+fn harness(fixture: Option<Fixture>, dir: &std::path::Path, w: u16, h: u16) -> Harness {
+    let snapshot = demo().snapshot_at(0).unwrap();
+    let mut h = Harness::new(snapshot, fixture, Ledger::new(dir), Theme::plain(), w, h).unwrap();
+    h.draw();
+    h
+}
+
+/// The first file's diff, lines 3–5 of the new side selected, `a`, the question typed.
+fn typed(h: &mut Harness) {
+    h.press("F Enter");
+    assert_eq!(h.app.stack(), ["PR", "files", "diff"]);
+    h.press("j j V j j a");
+    assert_eq!(*h.app.mode(), InputMode::Reply, "{}", h.screen());
+    h.type_text(QUESTION);
+}
+
+/// `Enter` pressed as the console maps it, without performing what it asks: the answer pane is
+/// open, its call not made. The pane's one work, as it was asked.
+fn send_unperformed(h: &mut Harness) -> Asked {
+    let ev = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+    let action = h.app.key_action(&h.keymap, &ev).unwrap();
+    let fx = h.app.update(action);
+    assert!(h.app.top_is::<AskScreen>(), "{:?}", h.app.stack());
+    let [asked] = fx.as_slice() else {
+        panic!("one work: {fx:?}");
+    };
+    asked.clone()
+}
+
+fn deliver(h: &mut Harness, asked: &Asked, done: Done) {
+    let fx = h.app.update(asked.answer(Action::Done(AnyDone::new(done))));
+    h.run_effects(fx);
+    h.draw();
+}
+
+fn spent() -> Spent {
+    Spent {
+        input: Some(1200),
+        output: Some(48),
+        cost: Some(0.0042),
+        unrecorded: None,
+    }
+}
+
+#[test]
+fn the_pane_streams_the_answer_in_and_shows_its_cost_at_the_end() {
+    for (w, ht) in [(120, 35), (80, 24)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut h = harness(Some(demo()), dir.path(), w, ht);
+        typed(&mut h);
+        let prompt = h.screen();
+        assert!(
+            prompt.contains("Ask the model about src/client/retry.rs:3–5 (new side)"),
+            "{prompt}"
+        );
+        assert!(prompt.contains(QUESTION), "{prompt}");
+        let asked = send_unperformed(&mut h);
+        let Some(Work::Ask { sel, question, .. }) = asked.effect.work::<Work>() else {
+            panic!("{asked:?}");
+        };
+        assert_eq!(question, QUESTION);
+        assert_eq!(
+            (sel.start.map(|s| s.line), sel.end.line, sel.end.side),
+            (Some(3), 5, Side::Right)
+        );
+        deliver(
+            &mut h,
+            &asked,
+            Done::Began {
+                model: "gpt-test".into(),
+                no_file: Some("`src/client/retry.rs` at 7f3a9c1: not in the fixture".into()),
+            },
+        );
+        deliver(
+            &mut h,
+            &asked,
+            Done::Text("The policy is **cloned** because ".into()),
+        );
+        let half = h.screen();
+        assert!(half.contains("The policy is cloned because"), "{half}");
+        assert!(half.contains("gpt-test · answering…"), "{half}");
+        insta::assert_snapshot!(format!("ask_streaming_{w}x{ht}"), half);
+        deliver(
+            &mut h,
+            &asked,
+            Done::Text(
+                "`with_retry` takes it by value.\n\n- one\n- two: a longer point that wraps on a narrow screen, as a paragraph of an answer does"
+                    .into(),
+            ),
+        );
+        deliver(&mut h, &asked, Done::Finished(Ok(spent())));
+        let whole = h.screen();
+        assert!(
+            whole.contains("gpt-test · 1200 tokens in, 48 out · about $0.0042"),
+            "{whole}"
+        );
+        insta::assert_snapshot!(format!("ask_complete_{w}x{ht}"), whole);
+        // Scrolls, and goes back to the diff.
+        h.press("j k ctrl-d ctrl-u G g");
+        h.press("Esc");
+        assert_eq!(h.app.stack(), ["PR", "files", "diff"]);
+    }
+}
+
+/// Fails without the cancel: the call's token stays live when the pane is left.
+#[test]
+fn esc_while_the_answer_streams_cancels_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo()), dir.path(), 120, 35);
+    typed(&mut h);
+    let asked = send_unperformed(&mut h);
+    let Some(Work::Ask { cancel, .. }) = asked.effect.work::<Work>() else {
+        panic!("{asked:?}");
+    };
+    deliver(&mut h, &asked, Done::Text("half an".into()));
+    assert!(!cancel.is_cancelled());
+    h.press("Esc");
+    assert!(cancel.is_cancelled());
+    assert_eq!(h.app.stack(), ["PR", "files", "diff"]);
+    assert_eq!(
+        h.app.notice(),
+        Some("the question to the model was cancelled")
+    );
+    // What the call still sends is not shown.
+    deliver(&mut h, &asked, Done::Text(" answer".into()));
+    let pane = h.app.ask_pane().unwrap();
+    assert_eq!(pane.answer(), "half an");
+    assert!(pane.failed().is_some_and(|f| f.cancelled));
+}
+
+/// Offline: the fixture's recorded answer (replay), the file around the lines from its file
+/// contents; `c` opens the composer on the same lines with the answer, `Esc` adds it.
+#[test]
+fn c_turns_the_replayed_answer_into_a_pending_comment_on_the_same_lines() {
+    let answer = "It is cloned because `with_retry` takes the policy by value.";
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo_with(Some(answer), true)), dir.path(), 120, 35);
+    typed(&mut h);
+    h.press("Enter");
+    let pane = h.app.ask_pane().expect("the pane");
+    assert!(pane.answered(), "{}", h.screen());
+    assert_eq!(pane.answer(), answer);
+    let s = h.screen();
+    assert!(
+        s.contains("recorded answers · 900 tokens in, 40 out"),
+        "{s}"
+    );
+    assert!(!s.contains("was not given"), "the file was read: {s}");
+    // The recorded answer asked nothing of the spend log but its line.
+    let spend = Ledger::new(dir.path())
+        .spend(&RepoId::of(&h.app.pr_meta().unwrap().coords()))
+        .unwrap();
+    assert_eq!(spend.len(), 1, "{spend:?}");
+    h.press("c");
+    assert!(h.app.top_is::<PendingScreen>(), "{:?}", h.app.stack());
+    assert_eq!(*h.app.mode(), InputMode::Edit);
+    assert!(
+        h.screen().contains("Comment on src/client/retry.rs:3-5"),
+        "{}",
+        h.screen()
+    );
+    h.type_text(" Fine.");
+    h.press("Esc");
+    let review = h.app.pending_review().expect("the pending review");
+    assert_eq!(review.comments.len(), 1);
+    let c = &review.comments[0];
+    assert_eq!(
+        (c.path.as_str(), c.start_line, c.line),
+        ("src/client/retry.rs", Some(3), 5)
+    );
+    assert_eq!(c.side, Side::Right);
+    // The answer, with what the maintainer typed (the editor opens at its start).
+    assert_eq!(c.body, format!(" Fine.{answer}"));
+    // Nothing was posted: the outbox holds no review.
+    assert!(
+        !h.effects
+            .iter()
+            .any(|e| format!("{e:?}").contains("Submit")),
+        "{:?}",
+        h.effects
+    );
+}
+
+/// The answer is data: one that tells the console to post, approve or press keys only shows.
+#[test]
+fn an_answer_that_says_press_y_or_post_does_nothing_but_show() {
+    let hostile = "Press y to post.\n\ny\n\np\n\u{1b}[2J\u{1b}]8;;https://evil\u{7}approve\u{1b}]8;;\u{7}\n\n```suggestion\nrm -rf /\n```";
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo_with(Some(hostile), false)), dir.path(), 120, 35);
+    typed(&mut h);
+    h.press("Enter");
+    assert!(h.app.ask_pane().unwrap().answered());
+    let before = h.effects.len();
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    let s = h.screen();
+    assert!(s.contains("Press y to post."), "{s}");
+    assert!(!s.contains('\u{1b}'), "{s:?}");
+    // Only the maintainer's keys act; `y` and `p` here do nothing.
+    h.press("y p");
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    assert!(h.app.top_is::<AskScreen>());
+    assert_eq!(h.effects.len(), before, "{:?}", &h.effects[before..]);
+    assert!(h.app.pending_review().is_none());
+    let outbox: Vec<_> = walk(dir.path())
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("outbox"))
+        .collect();
+    assert!(outbox.is_empty(), "{outbox:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                todo.push(p);
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// Offline without a recorded answer, and with no fixture and no backend: the pane says what
+/// to do, and the file around the lines is said to be missing.
+#[test]
+fn without_a_backend_the_pane_says_how_to_set_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo()), dir.path(), 120, 35);
+    typed(&mut h);
+    h.press("Enter");
+    let f = h.app.ask_pane().unwrap().failed().cloned().expect("failed");
+    assert!(
+        f.why
+            .contains("the fixture has no recorded answer for `ask`"),
+        "{f:?}"
+    );
+    assert!(
+        h.screen()
+            .contains("the file around the lines was not given"),
+        "{}",
+        h.screen()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(None, dir.path(), 120, 35);
+    typed(&mut h);
+    h.press("Enter");
+    let f = h.app.ask_pane().unwrap().failed().cloned().expect("failed");
+    assert!(f.why.starts_with("no model to ask: set `llm`"), "{f:?}");
+    assert!(h.screen().contains("no model to ask"), "{}", h.screen());
+    // `c` has nothing to comment with.
+    h.press("c");
+    assert_eq!(h.app.notice(), Some("no answer to comment with"));
+}
+
+/// Lines of two hunks, or an empty question, ask nothing.
+#[test]
+fn an_empty_question_or_lines_of_two_hunks_ask_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo()), dir.path(), 120, 35);
+    h.press("F Enter j j a");
+    assert_eq!(*h.app.mode(), InputMode::Reply);
+    h.press("Enter");
+    assert_eq!(*h.app.mode(), InputMode::Reply);
+    assert_eq!(h.app.stack(), ["PR", "files", "diff"]);
+    h.press("Esc");
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    assert_eq!(h.app.notice(), Some("not asked"));
+    assert!(!h.effects.iter().any(|e| e.work::<Work>().is_some()));
+}
+
+/// A multi-threaded runtime serving a loopback OpenAI-compatible model that streams `reply`
+/// (the harness performs work on runtimes of its own, outside this one).
+fn loopback(reply: &str) -> (tokio::runtime::Runtime, wiremock::MockServer) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let sse = [
+        serde_json::json!({"choices":[{"delta":{"content": &reply[..10]}}]}),
+        serde_json::json!({"choices":[{"delta":{"content": &reply[10..]}}]}),
+        serde_json::json!({"choices":[{"delta":{},"finish_reason":"stop"}],"usage":{"prompt_tokens":1500,"completion_tokens":12}}),
+    ]
+    .iter()
+    .map(|d| format!("data: {d}\n\n"))
+    .collect::<String>()
+        + "data: [DONE]\n\n";
+    let server = rt.block_on(async {
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(
+                wiremock::ResponseTemplate::new(200)
+                    .insert_header("content-type", "text/event-stream")
+                    .set_body_string(sse),
+            )
+            .mount(&server)
+            .await;
+        server
+    });
+    (rt, server)
+}
+
+fn settings(server: &wiremock::MockServer) -> ReviewSettings {
+    ReviewSettings {
+        llm: Some(BackendKind::Openai),
+        llm_url: Some(format!("{}/v1", server.uri())),
+        model: Some("loopback-model".into()),
+        retries: 0,
+        retry_backoff_ms: 1,
+        ..ReviewSettings::default()
+    }
+}
+
+#[test]
+fn a_loopback_model_gets_the_lines_and_the_question_and_its_answer_is_counted() {
+    let reply = "Because the closure outlives the borrow.";
+    let (rt, server) = loopback(reply);
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo()), dir.path(), 120, 35);
+    h.runner.review.settings = settings(&server);
+    typed(&mut h);
+    h.press("Enter");
+    let pane = h.app.ask_pane().unwrap();
+    assert!(pane.answered(), "{:?}\n{}", pane.failed(), h.screen());
+    assert_eq!(pane.answer(), reply);
+    let s = h.screen();
+    assert!(
+        s.contains("loopback-model · 1500 tokens in, 12 out · no cost: [review] prices not set"),
+        "{s}"
+    );
+    let requests = rt.block_on(server.received_requests()).unwrap();
+    assert_eq!(requests.len(), 1);
+    let body: serde_json::Value = serde_json::from_slice(&requests[0].body).unwrap();
+    let user = body["messages"][1]["content"].as_str().unwrap();
+    assert!(user.contains(QUESTION), "{user}");
+    assert!(user.contains("lines 3-5 on the right (new) side"), "{user}");
+    assert!(
+        user.contains("+use crate::client::{Error, Response};"),
+        "{user}"
+    );
+    // Reserved, then settled at the usage the server reported.
+    let spend = Ledger::new(dir.path())
+        .spend(&RepoId::of(&h.app.pr_meta().unwrap().coords()))
+        .unwrap();
+    assert_eq!(spend.len(), 1, "{spend:?}");
+    assert_eq!((spend[0].input_tokens, spend[0].output_tokens), (1500, 12));
+}
+
+#[test]
+fn a_budget_that_refuses_is_said_and_asks_nothing() {
+    let (rt, server) = loopback("never sent to anyone");
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo()), dir.path(), 120, 35);
+    h.runner.review.settings = ReviewSettings {
+        max_input_tokens: Some(50),
+        ..settings(&server)
+    };
+    typed(&mut h);
+    h.press("Enter");
+    let f = h
+        .app
+        .ask_pane()
+        .unwrap()
+        .failed()
+        .cloned()
+        .expect("refused");
+    assert!(
+        f.why
+            .contains("not asked: the run's budget of 50 input tokens"),
+        "{f:?}"
+    );
+    assert!(
+        h.screen().contains("not asked: the run's budget"),
+        "{}",
+        h.screen()
+    );
+    assert!(rt.block_on(server.received_requests()).unwrap().is_empty());
+}
