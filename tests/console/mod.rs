@@ -1,5 +1,6 @@
 //! The console: screens as snapshots, keys, the inbox, edited-comment diffs, the real binary in tmux.
 
+mod ask_tmux;
 mod changes;
 mod checks;
 mod code;
