@@ -313,9 +313,9 @@ fn without_a_backend_the_pane_says_how_to_set_one() {
     assert_eq!(h.app.notice(), Some("no answer to comment with"));
 }
 
-/// Lines of two hunks, or an empty question, ask nothing.
+/// An empty question asks nothing; `Esc` closes the prompt unasked.
 #[test]
-fn an_empty_question_or_lines_of_two_hunks_ask_nothing() {
+fn an_empty_question_asks_nothing_and_esc_closes_the_prompt() {
     let dir = tempfile::tempdir().unwrap();
     let mut h = harness(Some(demo()), dir.path(), 120, 35);
     h.press("F Enter j j a");
@@ -436,4 +436,140 @@ fn a_budget_that_refuses_is_said_and_asks_nothing() {
         h.screen()
     );
     assert!(rt.block_on(server.received_requests()).unwrap().is_empty());
+}
+
+/// Side by side, on the old side: the lines are the old file's, and the file around them is
+/// read at the base (the fixture has it there only; read at the head, it would be missing).
+#[test]
+fn in_the_split_view_the_old_side_is_asked_about_with_the_base_file() {
+    let mut f = demo_with(Some("The agent string names the old version."), false);
+    let base = f.pr.base_sha.clone();
+    f.file_contents.push(FileContent {
+        sha: base,
+        path: "src/client/mod.rs".to_owned(),
+        text: "mod http;\n\npub use http::{Client, Error, Response};\n\npub const USER_AGENT: &str = \"rivet/0.8\";\n".to_owned(),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(f), dir.path(), 200, 50);
+    h.set_diff_layout(crate::config::DiffLayout::Split);
+    h.press("F j Enter");
+    assert_eq!(h.app.diff_path(), Some("src/client/mod.rs"));
+    h.press("G h a");
+    assert_eq!(*h.app.mode(), InputMode::Reply, "{}", h.screen());
+    assert!(
+        h.screen()
+            .contains("Ask the model about src/client/mod.rs:5 (old side)"),
+        "{}",
+        h.screen()
+    );
+    h.type_text("Why the bump?");
+    let asked = send_unperformed(&mut h);
+    let Some(Work::Ask { sel, .. }) = asked.effect.work::<Work>() else {
+        panic!("{asked:?}");
+    };
+    assert_eq!((sel.end.side, sel.end.line), (Side::Left, 5));
+    for a in h.runner.perform_blocking(asked) {
+        let fx = h.app.update(a);
+        h.run_effects(fx);
+    }
+    h.draw();
+    let pane = h.app.ask_pane().unwrap();
+    assert!(pane.answered(), "{}", h.screen());
+    assert!(!h.screen().contains("was not given"), "{}", h.screen());
+}
+
+/// The pane's call, performed as the runner does, cancelled while the model is still silent:
+/// it ends cancelled and its reservation is settled in the spend log (a call, no answer).
+#[test]
+fn a_cancelled_call_is_settled_in_the_spend_log() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = rt.block_on(async {
+        let server = wiremock::MockServer::start().await;
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(
+                wiremock::ResponseTemplate::new(200).set_delay(std::time::Duration::from_secs(30)),
+            )
+            .mount(&server)
+            .await;
+        server
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo()), dir.path(), 120, 35);
+    h.runner.review.settings = settings(&server);
+    typed(&mut h);
+    let asked = send_unperformed(&mut h);
+    let Some(Work::Ask { cancel, .. }) = asked.effect.work::<Work>() else {
+        panic!("{asked:?}");
+    };
+    let stop = cancel.clone();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        stop.cancel();
+    });
+    let started = std::time::Instant::now();
+    let results = h.runner.perform_blocking(asked);
+    t.join().unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let last = results.last().cloned();
+    let Some(Action::For { action, .. }) = last else {
+        panic!("{results:?}");
+    };
+    let Action::Done(done) = *action else {
+        panic!("{action:?}");
+    };
+    assert!(
+        matches!(
+            done.take::<Done>(),
+            Some(Done::Finished(Err(Failed {
+                cancelled: true,
+                ..
+            })))
+        ),
+        "{done:?}"
+    );
+    let spend = Ledger::new(dir.path())
+        .spend(&RepoId::of(&h.app.pr_meta().unwrap().coords()))
+        .unwrap();
+    assert_eq!(spend.len(), 1, "{spend:?}");
+    assert_eq!(spend[0].kind, crate::ledger::SpendKind::Call);
+    assert_eq!(spend[0].output_tokens, 0);
+}
+
+/// `?` in the pane lists its own keys.
+#[test]
+fn the_panes_help_names_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(
+        Some(demo_with(Some("An answer."), false)),
+        dir.path(),
+        120,
+        35,
+    );
+    typed(&mut h);
+    h.press("Enter ?");
+    let s = h.screen();
+    assert!(
+        s.contains("the answer as a comment on the same lines"),
+        "{s}"
+    );
+    assert!(s.contains("cancels the call"), "{s}");
+}
+
+/// Lines of two hunks are refused before a question is typed, as GitHub refuses a comment on
+/// them.
+#[test]
+fn lines_of_two_hunks_are_not_asked_about() {
+    let mut snapshot = demo().snapshot_at(0).unwrap();
+    let patch = "@@ -1,2 +1,3 @@\n a\n+b\n c\n@@ -20,2 +21,3 @@\n x\n+y\n z\n";
+    snapshot.pr.files[1].patch = Some(patch.into());
+    let sel = LineSelection::of("src/client/mod.rs", &parse(patch), 1..=5).unwrap();
+    let e = Question::new(Arc::new(snapshot), sel).unwrap_err();
+    assert_eq!(
+        e,
+        "not asked: lines 2-23 of `src/client/mod.rs` are in different hunks; select lines of one hunk"
+    );
 }
