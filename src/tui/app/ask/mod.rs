@@ -157,7 +157,7 @@ impl Question {
         };
         let block = bordered(
             format!(
-                " Ask the model about {} · Enter ask · alt-Enter new line · Esc cancel ",
+                " Ask the model about {} · Enter ask · Esc cancel ",
                 place(&self.sel)
             ),
             true,

@@ -68,6 +68,13 @@ fn typed(h: &mut Harness) {
     assert_eq!(h.app.stack(), ["PR", "files", "diff"]);
     h.press("j j V j j a");
     assert_eq!(*h.app.mode(), InputMode::Reply, "{}", h.screen());
+    // The selection stays in sight under the prompt.
+    assert!(
+        h.screen()
+            .contains("selected src/client/retry.rs:3–5 (new side)"),
+        "{}",
+        h.screen()
+    );
     h.type_text(QUESTION);
 }
 
@@ -156,6 +163,10 @@ fn the_pane_streams_the_answer_in_and_shows_its_cost_at_the_end() {
         h.press("j k ctrl-d ctrl-u G g");
         h.press("Esc");
         assert_eq!(h.app.stack(), ["PR", "files", "diff"]);
+        assert!(
+            !h.screen().contains("selected src/client"),
+            "asked: the selection ends"
+        );
     }
 }
 

@@ -705,7 +705,7 @@ impl DiffScreen {
                 // A question to the model about the cursor line or the selected lines.
                 match self.selection() {
                     Some(sel) => {
-                        self.anchor = None;
+                        // The selection stays in sight while the question is typed.
                         let snapshot = Arc::clone(&self.snapshot);
                         ask::Question::open(&mut self.question, snapshot, sel, ctx);
                     }
@@ -1408,7 +1408,9 @@ impl Screen for DiffScreen {
     /// The question prompt's input (`a`): sent, the answer pane opens above the diff.
     fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
         if ask::Question::dialog(&mut self.question, action, ctx) {
-            // The answer may become a comment: the pending review is read again on return.
+            // Asked. The answer may become a comment: the pending review is read again on
+            // return.
+            self.anchor = None;
             self.pending_asked = false;
         }
     }
