@@ -302,8 +302,9 @@ fn without_a_backend_the_pane_says_how_to_set_one() {
     h.press("Enter");
     let f = h.app.ask_pane().unwrap().failed().cloned().expect("failed");
     assert!(
-        f.why
-            .contains("the fixture has no recorded answer for `ask`"),
+        f.why.starts_with(
+            "the fixture has no recorded answer to a question (`ask` in llm.answers): set `llm`"
+        ),
         "{f:?}"
     );
     assert!(

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::code::{LineSelection, Side, parse};
 use crate::pr::{Origin, Snapshot};
 use crate::review::engine::ask::{self, AroundSelection, AskDelta, AskError, AskRequest};
-use crate::review::llm::ReplaySource;
+use crate::review::llm::{LlmError, ReplaySource};
 use crate::sanitize::one_line;
 use crate::source::github::contents::file_for_console;
 use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
@@ -94,6 +94,10 @@ impl Failed {
             // The console has no `--llm`: say what sets a backend here.
             AskError::Setup(_) if io.review.llm.is_none() => {
                 "no model to ask: set `llm` in the [review] table of config.toml (openai, anthropic or command), or OPENAI_API_KEY or ANTHROPIC_API_KEY".to_owned()
+            }
+            // Offline, the fixture's recorded answers stand in for the model.
+            AskError::Llm(LlmError::Replay(_)) => {
+                "the fixture has no recorded answer to a question (`ask` in llm.answers): set `llm` in the [review] table of config.toml to ask a model".to_owned()
             }
             e => e.to_string(),
         };
