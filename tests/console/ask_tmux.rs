@@ -19,8 +19,7 @@ const ANSWER: &str = "The policy is cloned because with_retry takes it by value.
 const QUESTION: &str = "Why is the policy cloned here?";
 
 #[test]
-fn a_question_about_selected_lines_streams_its_answer_and_c_makes_it_a_pending_comment_in_tmux()
-{
+fn a_question_about_selected_lines_streams_its_answer_and_c_makes_it_a_pending_comment_in_tmux() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
