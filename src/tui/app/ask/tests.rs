@@ -182,6 +182,13 @@ fn esc_while_the_answer_streams_cancels_the_call() {
     };
     deliver(&mut h, &asked, Done::Text("half an".into()));
     assert!(!cancel.is_cancelled());
+    // No comment from half an answer.
+    h.press("c");
+    assert!(h.app.top_is::<AskScreen>());
+    assert_eq!(
+        h.app.notice(),
+        Some("the answer is still coming: c once it is complete")
+    );
     h.press("Esc");
     assert!(cancel.is_cancelled());
     assert_eq!(h.app.stack(), ["PR", "files", "diff"]);

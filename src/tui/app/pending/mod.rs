@@ -3,7 +3,9 @@
 //!
 //! - **the composer**: [`compose_line_comment`] opens this screen with a [`LineSelection`]
 //!   from the diff view (a line, or a range on one side) and the editor on it — a comment, or a
-//!   ```` ```suggestion ```` block prefilled with the lines; `Esc` adds it (saved at once);
+//!   ```` ```suggestion ```` block prefilled with the lines, or ([`compose_line_comment_with`])
+//!   a comment starting from a text (the model's answer, `c` in the answer pane); `Esc` adds it
+//!   (saved at once);
 //! - **the list**: each comment with its place, kind and state; `Enter` keeps a finding's draft,
 //!   `e` edits, `d` drops a draft (or deletes an own comment); `F` folds comments whose line left
 //!   the diff (or whose lines changed) into the review's body; a comment written at an earlier
