@@ -370,6 +370,14 @@ impl Screen for AskScreen {
         "answer"
     }
 
+    fn at_stake(&self) -> Vec<String> {
+        if self.asking() {
+            vec!["a question to the model is being answered: quitting cuts it off".to_owned()]
+        } else {
+            Vec::new()
+        }
+    }
+
     fn opened(&mut self, ctx: &mut Ctx<'_>) {
         ctx.work(Work::Ask {
             snapshot: Box::new((*self.snapshot).clone()),

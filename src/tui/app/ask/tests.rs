@@ -182,6 +182,15 @@ fn esc_while_the_answer_streams_cancels_the_call() {
     };
     deliver(&mut h, &asked, Done::Text("half an".into()));
     assert!(!cancel.is_cancelled());
+    // Quitting now would cut the call off: the quit question says so.
+    assert!(
+        h.app
+            .at_stake()
+            .iter()
+            .any(|s| s.contains("a question to the model is being answered")),
+        "{:?}",
+        h.app.at_stake()
+    );
     // No comment from half an answer.
     h.press("c");
     assert!(h.app.top_is::<AskScreen>());
@@ -192,6 +201,7 @@ fn esc_while_the_answer_streams_cancels_the_call() {
     h.press("Esc");
     assert!(cancel.is_cancelled());
     assert_eq!(h.app.stack(), ["PR", "files", "diff"]);
+    assert!(h.app.at_stake().is_empty(), "{:?}", h.app.at_stake());
     assert_eq!(
         h.app.notice(),
         Some("the question to the model was cancelled")
