@@ -46,6 +46,7 @@ pub mod keymap;
 pub mod markdown;
 pub mod remote;
 pub mod review;
+pub mod scratch;
 pub mod session;
 pub mod terminal;
 pub mod theme;
@@ -147,6 +148,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
         session,
         inbox: link,
         blobs: Default::default(),
+        scratch: Default::default(),
     });
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
     // While the console runs nothing else writes to the terminal: notes (GitHub retries and
@@ -164,6 +166,8 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
         };
         app.update(Action::Notice(crate::sanitize::one_line(&said)));
     }
+    // The copies `o` gave the editor are removed when the console exits, however it exits.
+    let scratch = runner.scratch.clone();
     let mut effects = Effects::new(runner, tx.clone());
     effects.dispatch(first);
 
@@ -198,6 +202,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
     .await;
     // No review outlives the console; a post in flight gets a bounded wait for its answer.
     close(&mut app, effects, &mut rx).await;
+    scratch.clear();
     ticker.abort();
     stop.store(true, Ordering::Relaxed);
     drop(term);
@@ -268,6 +273,7 @@ mod tests {
             session: Session::default(),
             inbox: Default::default(),
             blobs: Default::default(),
+            scratch: Default::default(),
         };
         (r, snap)
     }

@@ -721,6 +721,98 @@ impl DiffScreen {
         true
     }
 
+    /// The side and line `o` opens the editor at: the cursor's line on the side it is on (split:
+    /// the cursor's side; unified: a removed line's old number, else its new one); a file with
+    /// no lines shown, line 1 (of the old file when the PR removes it).
+    fn editor_place(&self) -> (Side, u32) {
+        let removed = self.file().is_some_and(|f| f.status == "removed");
+        let none = (if removed { Side::Left } else { Side::Right }, 1);
+        let Some(v) = &self.view else { return none };
+        let Some(line) = v.parsed.lines.get(self.cursor) else {
+            return none;
+        };
+        let side = if self.is_split() {
+            v.split.side_of(self.cursor, self.side)
+        } else if line.kind == LineKind::Removed {
+            Side::Left
+        } else {
+            Side::Right
+        };
+        let number = match side {
+            Side::Left => line.old,
+            Side::Right => line.new,
+        };
+        match number {
+            Some(n) => (side, n),
+            None => none,
+        }
+    }
+
+    /// `o`: the file in the user's editor at the cursor's line; the diff's work prepares the
+    /// file (`editor_file.rs`), then the editor runs on it (`Effect::EditorAt`).
+    fn open_in_editor(&mut self, ctx: &mut Ctx<'_>) {
+        if self.interdiff_on {
+            return ctx.say("the interdiff is not a file: back to the diff first, then o");
+        }
+        if ctx
+            .session
+            .editor
+            .as_deref()
+            .is_none_or(|e| e.trim().is_empty())
+        {
+            return ctx.say("no external editor: set $VISUAL or $EDITOR to open the file in it");
+        }
+        let Some(file) = self.file() else { return };
+        let (side, line) = self.editor_place();
+        let pr = &self.snapshot.pr;
+        let (path, commit) = match side {
+            Side::Right => (file.path.clone(), pr.head_sha.clone()),
+            Side::Left => (
+                file.previous_path
+                    .clone()
+                    .unwrap_or_else(|| file.path.clone()),
+                pr.base_sha.clone(),
+            ),
+        };
+        ctx.say(format!("opening {}:{line} in the editor…", one_line(&path)));
+        ctx.work(Work::EditorFile(Box::new(super::editor_file::EditorFile {
+            pr: pr.coords(),
+            path,
+            side,
+            commit,
+            head: pr.head_sha.clone(),
+            line,
+        })));
+    }
+
+    /// The file for the editor is ready: the editor runs on it, at its line, around the
+    /// suspended console; or why not.
+    fn editor_file_ready(
+        &mut self,
+        result: Result<super::editor_file::Prepared, String>,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let ready = match result {
+            Ok(ready) => ready,
+            Err(why) => return ctx.say(one_line(&why)),
+        };
+        let editor = ctx.session.editor.clone().unwrap_or_default();
+        let line_arg = ctx.session.editor_line_arg.clone();
+        match crate::tui::editor_at::argv_at(&editor, ready.line, &ready.file, line_arg.as_deref())
+        {
+            Ok(argv) => {
+                let mut said = ready.said;
+                if !argv.at_line {
+                    said.push_str(
+                        " (the editor was not told the line: set [console] editor_line_arg)",
+                    );
+                }
+                ctx.fx.push(Effect::EditorAt { argv, said });
+            }
+            Err(e) => ctx.say(one_line(&e.to_string())),
+        }
+    }
+
     /// Whether the patch is drawn side by side: `|`'s choice, else `diff_layout` at the
     /// screen's width; never the interdiff, never narrower than the halves need.
     fn is_split(&self) -> bool {
@@ -1322,6 +1414,10 @@ impl Screen for DiffScreen {
             self.toggle_interdiff(ctx);
             return Handled::Consumed;
         }
+        if cmd == KeyCommand::OpenInEditor {
+            self.open_in_editor(ctx);
+            return Handled::Consumed;
+        }
         if self.interdiff_on {
             if let Some(to) = scrolled(cmd, self.inter_scroll, self.inter_max, self.height / 2) {
                 self.inter_scroll = to;
@@ -1389,6 +1485,10 @@ impl Screen for DiffScreen {
             Action::Done(done) => done.take::<Done>(),
             _ => None,
         };
+        if let Some(Done::EditorFile(result)) = done {
+            self.editor_file_ready(result, ctx);
+            return None;
+        }
         if let Some(Done::Pending(result)) = done {
             match result {
                 Ok(review) => self.set_pending(Arc::new(*review)),

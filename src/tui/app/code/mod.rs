@@ -12,6 +12,7 @@
 
 mod description;
 mod diff;
+mod editor_file;
 mod files;
 mod note;
 mod split_view;
