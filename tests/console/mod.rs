@@ -18,6 +18,7 @@ mod keys;
 mod markdown_cache;
 mod own_review;
 mod pending;
+mod pending_to_code;
 mod screen;
 mod session;
 mod submit_body;

@@ -278,6 +278,11 @@ pub struct DiffScreen {
     pending: Option<Arc<PendingReview>>,
     /// The pending review was asked for (asked again when the diff is back from the composer).
     pending_asked: bool,
+    /// Opened without the files screen (`code::diff_at`): its `load` stands in until its own
+    /// read of it comes back.
+    loading: bool,
+    /// Said once it is on the stack (where it could not put the cursor).
+    said_on_open: Option<String>,
     /// What this diff learnt of the PR's files while going from one to the next (`n`/`N`):
     /// their viewed marks set and the patches shown, by path.
     visited: Visited,
@@ -339,6 +344,8 @@ impl DiffScreen {
             visited: Visited::default(),
             pending: None,
             pending_asked: false,
+            loading: false,
+            said_on_open: None,
         };
         if let Some(f) = s.file() {
             let lines = f.patch.as_deref().map_or(0, |p| p.lines().count());
@@ -592,6 +599,78 @@ impl DiffScreen {
             self.split_scroll = self.split_scroll.saturating_sub(3);
         }
         (self, at.is_some())
+    }
+
+    /// The cursor on `line` of `side` (a pending comment's place), a few lines of context above
+    /// it; false (the cursor left at the top) when the diff does not show that line.
+    pub fn at_addr(mut self, side: Side, line: u32) -> (DiffScreen, bool) {
+        let at = self
+            .view
+            .as_ref()
+            .and_then(|v| v.parsed.find(LineAddr { side, line }));
+        if let Some(i) = at {
+            self.side = side;
+            self.move_to(i);
+            self.scroll = self.scroll.saturating_sub(3);
+            self.split_scroll = self.split_scroll.saturating_sub(3);
+        }
+        (self, at.is_some())
+    }
+
+    /// The diff of file `index` of `snapshot` opened on its own (not from the files screen): it
+    /// reads what the files screen would have given it (the last look, the findings, offline
+    /// viewed marks) once it is on the stack, and says `said` then.
+    pub(super) fn on_its_own(
+        snapshot: Arc<Snapshot>,
+        index: usize,
+        side: Side,
+        line: u32,
+    ) -> DiffScreen {
+        let load = Arc::new(CodeLoad {
+            pr: snapshot.pr.coords(),
+            look: Default::default(),
+            before: Default::default(),
+            findings: Vec::new(),
+            viewed: Default::default(),
+        });
+        let diff = DiffScreen::new(snapshot, load, index, SinceLastLook::NeverSeen);
+        let collapsed = diff.collapsed;
+        let (mut diff, found) = diff.at_addr(side, line);
+        diff.loading = true;
+        let word = if side == Side::Left {
+            " (old side)"
+        } else {
+            ""
+        };
+        diff.said_on_open = match collapsed {
+            Some(why) => Some(format!(
+                "{why}, collapsed: Enter shows it (the comment is on line {line}{word})"
+            )),
+            None if !found => Some(format!(
+                "line {line}{word} is no longer in this diff: the file is shown from its top"
+            )),
+            None => None,
+        };
+        diff
+    }
+
+    /// Its own read came back (see [`DiffScreen::on_its_own`]): the file's state since your last
+    /// look, its viewed mark and the findings under their lines, the cursor kept.
+    fn loaded_on_its_own(&mut self, load: CodeLoad) {
+        self.loading = false;
+        let snapshot = Arc::clone(&self.snapshot);
+        if let Some(f) = snapshot.pr.files.get(self.index) {
+            self.since = load.look.since(f);
+            if let Some(v) = load.viewed.get(&f.path) {
+                self.viewed = *v;
+            }
+        }
+        self.load = Arc::new(load);
+        if self.view.is_some() {
+            let cursor = self.cursor;
+            self.build();
+            self.move_to(cursor);
+        }
     }
 
     fn move_to(&mut self, line: usize) {
@@ -1485,6 +1564,24 @@ impl Screen for DiffScreen {
             Action::Done(done) => done.take::<Done>(),
             _ => None,
         };
+        if let Some(Done::Loaded(result)) = done {
+            if self.loading {
+                match result {
+                    Ok(load) if load.pr == self.snapshot.pr.coords() => {
+                        self.loaded_on_its_own(*load)
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        self.loading = false;
+                        ctx.say(format!(
+                            "cannot read your last look at the code: {}",
+                            one_line(&e)
+                        ));
+                    }
+                }
+            }
+            return None;
+        }
         if let Some(Done::EditorFile(result)) = done {
             self.editor_file_ready(result, ctx);
             return None;
@@ -1538,6 +1635,18 @@ impl Screen for DiffScreen {
                 None
             }
             other => Some(other),
+        }
+    }
+
+    /// On the stack: a diff opened on its own reads what the files screen would have given it.
+    fn opened(&mut self, ctx: &mut Ctx<'_>) {
+        if self.loading {
+            ctx.work(Work::Load {
+                snapshot: Box::new((*self.snapshot).clone()),
+            });
+        }
+        if let Some(said) = self.said_on_open.take() {
+            ctx.say(said);
         }
     }
 
