@@ -11,6 +11,7 @@ mod defects;
 mod diff_review;
 mod diff_split;
 mod e2e;
+mod e2e_editor;
 mod file_in_editor;
 mod findings;
 mod inbox;
