@@ -17,6 +17,8 @@
 //! ├── ui/           drawing pieces every screen uses, the dialog layer's overlays
 //! ├── review.rs     review views: run progress, composed review, draft, post preview
 //! ├── editor.rs     the text editor (soft wrap, undo) and $VISUAL/$EDITOR on a temp file
+//! ├── editor_at.rs  the diff's `o`: the editor's program and arguments at a line, run
+//! ├── scratch.rs    the run's private folder of read-only copies for the editor
 //! ├── markdown.rs   comment Markdown (sanitized text, a width) → wrapped lines
 //! ├── keymap.rs, theme.rs, highlight.rs   bindings, colours, syntect
 //! └── harness.rs    the same loop on a TestBackend, effects performed synchronously

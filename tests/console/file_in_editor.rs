@@ -44,7 +44,7 @@ fn harness(env: &TestEnv, fixture: &Path, w: u16, h: u16) -> Harness {
     Harness::new(
         snapshot,
         Some(f),
-        Ledger::new(&env.state()),
+        Ledger::new(env.state()),
         Theme::default_theme(),
         w,
         h,
