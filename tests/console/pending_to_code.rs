@@ -106,3 +106,37 @@ fn enter_on_a_pending_comment_opens_its_diff_at_its_line() {
     h.press("Esc");
     assert_eq!(h.app.stack().last(), Some(&"pending review"));
 }
+
+/// Guards a posted comment: `Enter` never keeps it again (it would be posted twice) — said — and
+/// still opens its diff at its line.
+#[test]
+fn enter_on_a_posted_comment_says_so_and_opens_its_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut r = PendingReview::default();
+    r.add(
+        "src/client/mod.rs",
+        Side::Right,
+        None,
+        7,
+        "0.9 is the release script's",
+        CommentKind::Comment,
+        None,
+    )
+    .unwrap();
+    r.comments[0].state = pr_shepherd::code::pending::DraftState::Posted;
+    Ledger::new(dir.path())
+        .save_pending(&support::demo_coords(), &r)
+        .unwrap();
+    let mut h = open(dir.path(), 120, 30);
+    h.draw();
+    h.press("P Enter");
+    let sel = h.app.diff_selection().unwrap();
+    assert_eq!((sel.end.side, sel.end.line), (Side::Right, 7));
+    let said = h.app.notice().unwrap_or_default().to_owned();
+    assert!(said.contains("already on the PR"), "{said}");
+    h.press("Esc");
+    assert_eq!(
+        h.app.pending_review().unwrap().comments[0].state,
+        pr_shepherd::code::pending::DraftState::Posted
+    );
+}

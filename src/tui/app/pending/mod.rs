@@ -401,6 +401,17 @@ impl PendingScreen {
             .is_some_and(|c| c.state == crate::code::pending::DraftState::Proposed)
             || outdated(review).iter().any(|(o, _)| *o == id);
         if cmd == KeyCommand::Toggle && !to_keep {
+            // A posted one is never kept again (it would be posted twice): said, and its diff
+            // still opens.
+            if review
+                .get(&id)
+                .is_some_and(|c| c.state == crate::code::pending::DraftState::Posted)
+            {
+                ctx.say(one_line(
+                    &crate::code::pending::PendingError::AlreadyPosted { id: id.clone() }
+                        .to_string(),
+                ));
+            }
             return self.open_diff_of_selected(ctx);
         }
         let result = match cmd {
