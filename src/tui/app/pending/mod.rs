@@ -169,7 +169,10 @@ impl PendingScreen {
             return ctx.say("no pending comment selected");
         };
         let Some(open) = self.open_diff else {
-            return ctx.say("the diff opens from the PR screen's pending review (Esc, then P)");
+            // The composer's review, opened from a diff: that diff is one Esc away.
+            return ctx.say(
+                "Esc goes back to the diff; Enter opens a comment's diff from the PR screen's P",
+            );
         };
         match open(&self.snapshot, &c.path, c.side, c.line) {
             Some(diff) => ctx.open(diff),
