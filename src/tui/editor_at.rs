@@ -161,6 +161,55 @@ pub fn argv_at(
     })
 }
 
+/// The command line of `argv`, for a notice (one line, sanitized; arguments with spaces quoted).
+pub fn shown(argv: &EditorArgv) -> String {
+    let word = |w: &str| {
+        if w.is_empty() || w.contains(char::is_whitespace) || w.contains('\'') {
+            format!("'{}'", w.replace('\'', r"'\''"))
+        } else {
+            w.to_owned()
+        }
+    };
+    let mut out = word(&argv.program);
+    for a in &argv.args {
+        out.push(' ');
+        out.push_str(&word(&a.to_string_lossy()));
+    }
+    crate::sanitize::one_line(&out)
+}
+
+/// Runs `argv` (no shell) with this process's environment less its secrets and waits for it;
+/// `Err`: why it did not start or how it ended, in words.
+pub fn run(argv: &EditorArgv) -> Result<(), String> {
+    let mut cmd = std::process::Command::new(&argv.program);
+    cmd.args(&argv.args);
+    for k in crate::childenv::secret_names() {
+        cmd.env_remove(k);
+    }
+    let program = crate::sanitize::one_line(&argv.program);
+    let status = cmd
+        .status()
+        .map_err(|e| format!("cannot start the editor `{program}`: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the editor `{program}` ended with {status}"))
+    }
+}
+
+/// Opens `argv` (see [`run`]) and says how it went: `said` (which file, and why that one), or
+/// why the editor failed; not `interactive` (tests, benches): nothing runs, and the notice says
+/// what would have.
+pub fn open(argv: &EditorArgv, said: &str, interactive: bool) -> String {
+    if !interactive {
+        return format!("{said} — would run: {}", shown(argv));
+    }
+    match run(argv) {
+        Ok(()) => said.to_owned(),
+        Err(why) => format!("{why} ({said})"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,6 +311,21 @@ mod tests {
             argv_at("ed", 1, Path::new("f"), Some("'{line}")),
             Err(EditorArgvError::Template(_))
         ));
+    }
+
+    // Guards running it: no shell (a `;` is an argument), a failing exit said, the headless
+    // notice naming what would run.
+    #[test]
+    fn running_the_editor() {
+        let a = argv_at("true", 3, Path::new("/tmp/a b.rs"), None).unwrap();
+        assert_eq!(shown(&a), "true '/tmp/a b.rs'");
+        assert_eq!(open(&a, "opened", true), "opened");
+        let failing = argv_at("false", 3, Path::new("x;y"), None).unwrap();
+        assert!(open(&failing, "opened", true).contains("ended with"));
+        let said = open(&a, "the head version", false);
+        assert!(said.contains("would run: true '/tmp/a b.rs'"), "{said}");
+        let missing = argv_at("/nonexistent/editor", 1, Path::new("f"), None).unwrap();
+        assert!(run(&missing).unwrap_err().contains("cannot start"));
     }
 
     // Guards an empty editor line.

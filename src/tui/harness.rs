@@ -110,6 +110,7 @@ impl Harness {
                 session: test_session(),
                 inbox: Default::default(),
                 blobs: Default::default(),
+                scratch: Default::default(),
             },
             keymap: Keymap::default(),
             theme,
@@ -152,6 +153,7 @@ impl Harness {
                     ..Default::default()
                 },
                 blobs: Default::default(),
+                scratch: Default::default(),
             },
             keymap: Keymap::default(),
             theme,
@@ -192,6 +194,21 @@ impl Harness {
     pub fn set_diff_layout(&mut self, layout: crate::config::DiffLayout) {
         self.app.session_mut().diff_layout = layout;
         self.runner.session.diff_layout = layout;
+    }
+
+    /// The external editor (`$VISUAL`/`$EDITOR`), `[console] editor_line_arg` and `[code]
+    /// checkout` of the session (the harness's default: none of them).
+    pub fn set_editor(
+        &mut self,
+        editor: Option<&str>,
+        line_arg: Option<&str>,
+        checkout: Option<std::path::PathBuf>,
+    ) {
+        for s in [self.app.session_mut(), &mut self.runner.session] {
+            s.editor = editor.map(str::to_owned);
+            s.editor_line_arg = line_arg.map(str::to_owned);
+            s.checkout = checkout.clone();
+        }
     }
 
     /// How often the inbox reloads by itself, in seconds (the harness's default is 0: never).

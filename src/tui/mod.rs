@@ -17,6 +17,8 @@
 //! ├── ui/           drawing pieces every screen uses, the dialog layer's overlays
 //! ├── review.rs     review views: run progress, composed review, draft, post preview
 //! ├── editor.rs     the text editor (soft wrap, undo) and $VISUAL/$EDITOR on a temp file
+//! ├── editor_at.rs  the diff's `o`: the editor's program and arguments at a line, run
+//! ├── scratch.rs    the run's private folder of read-only copies for the editor
 //! ├── markdown.rs   comment Markdown (sanitized text, a width) → wrapped lines
 //! ├── keymap.rs, theme.rs, highlight.rs   bindings, colours, syntect
 //! └── harness.rs    the same loop on a TestBackend, effects performed synchronously
@@ -46,6 +48,7 @@ pub mod keymap;
 pub mod markdown;
 pub mod remote;
 pub mod review;
+pub mod scratch;
 pub mod session;
 pub mod terminal;
 pub mod theme;
@@ -147,6 +150,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
         session,
         inbox: link,
         blobs: Default::default(),
+        scratch: Default::default(),
     });
     let (tx, mut rx) = mpsc::unbounded_channel::<AppEvent>();
     // While the console runs nothing else writes to the terminal: notes (GitHub retries and
@@ -164,6 +168,8 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
         };
         app.update(Action::Notice(crate::sanitize::one_line(&said)));
     }
+    // The copies `o` gave the editor are removed when the console exits, however it exits.
+    let scratch = runner.scratch.clone();
     let mut effects = Effects::new(runner, tx.clone());
     effects.dispatch(first);
 
@@ -198,6 +204,7 @@ pub async fn run(launch: Launch) -> Result<(), TuiError> {
     .await;
     // No review outlives the console; a post in flight gets a bounded wait for its answer.
     close(&mut app, effects, &mut rx).await;
+    scratch.clear();
     ticker.abort();
     stop.store(true, Ordering::Relaxed);
     drop(term);
@@ -268,6 +275,7 @@ mod tests {
             session: Session::default(),
             inbox: Default::default(),
             blobs: Default::default(),
+            scratch: Default::default(),
         };
         (r, snap)
     }

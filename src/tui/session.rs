@@ -31,6 +31,12 @@ pub struct Session {
     pub dwell_ms: u64,
     /// `[console] diff_layout`: the diff screen's layout when it opens (`|` toggles it).
     pub diff_layout: crate::config::DiffLayout,
+    /// `[console] editor_line_arg`: how the diff's `o` tells an editor the console does not
+    /// know the line (`crate::tui::editor_at`).
+    pub editor_line_arg: Option<String>,
+    /// `[code] checkout`: a clone of the repository whose file the diff's `o` opens when its
+    /// `HEAD` is the PR's head.
+    pub checkout: Option<std::path::PathBuf>,
     /// `[inbox] refresh`: seconds between the inbox's own reloads (0: never by itself).
     pub inbox_refresh: u64,
     /// The inbox table's columns (`[inbox] columns`; empty: every column).

@@ -138,15 +138,14 @@ pub fn is_redraw(k: &ratatui::crossterm::event::KeyEvent) -> bool {
         && matches!(k.code, KeyCode::Char('l') | KeyCode::Char('L'))
 }
 
-/// Hands the terminal to the external editor for `text` and takes it back: the input thread
-/// stops reading, raw mode, the mouse and the alternate screen are turned off, the editor runs,
-/// and everything is set up again and the screen redrawn whole.
-fn run_outside<B: Backend>(
+/// Hands the terminal to an outside program (`run`: the external editor) and takes it back: the
+/// input thread stops reading, raw mode, the mouse and the alternate screen are turned off, the
+/// program runs, and everything is set up again and the screen redrawn whole.
+fn run_outside<B: Backend, T>(
     terminal: &mut Terminal<B>,
     outside: &Outside,
-    target: super::app::EditTarget,
-    text: &str,
-) -> Result<Action, TuiError> {
+    run: impl FnOnce() -> T,
+) -> Result<T, TuiError> {
     use ratatui::crossterm::{execute, terminal as ct};
     outside.reader.paused.store(true, Ordering::SeqCst);
     // The reader notices within one poll (50 ms); bounded, so a stuck reader cannot hang us.
@@ -159,7 +158,7 @@ fn run_outside<B: Backend>(
     disable_mouse();
     let _ = execute!(std::io::stdout(), ct::LeaveAlternateScreen);
     let _ = ct::disable_raw_mode();
-    let result = super::editor::run_external(outside.editor.as_deref(), text);
+    let result = run();
     let back = ct::enable_raw_mode()
         .and_then(|()| execute!(std::io::stdout(), ct::EnterAlternateScreen))
         .and_then(|()| enable_mouse());
@@ -168,11 +167,19 @@ fn run_outside<B: Backend>(
     terminal
         .clear()
         .map_err(|e| TuiError::Terminal(std::io::Error::other(e.to_string())))?;
-    Ok(Action::ExternallyEdited { target, result })
+    Ok(result)
 }
 
-/// Starts `fx` on their lanes; an external edit (with a terminal to hand over) runs here, and
-/// what its answer asks for is routed the same way.
+/// Whether `effect` needs the terminal: the external editor, on a text or on a file at a line.
+fn needs_terminal(effect: &Effect) -> bool {
+    matches!(
+        effect,
+        Effect::ExternalEdit { .. } | Effect::EditorAt { .. }
+    )
+}
+
+/// Starts `fx` on their lanes; an effect that needs the terminal (the external editor) runs
+/// here, around a suspended screen, and what its answer asks for is routed the same way.
 fn route<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
@@ -185,20 +192,30 @@ fn route<B: Backend>(
             effects.dispatch(fx);
             return Ok(());
         };
-        let at = fx
-            .iter()
-            .position(|e| matches!(e.effect, Effect::ExternalEdit { .. }));
-        let Some(at) = at else {
+        let Some(at) = fx.iter().position(|e| needs_terminal(&e.effect)) else {
             effects.dispatch(fx);
             return Ok(());
         };
-        let edit = fx.remove(at);
+        let asked = fx.remove(at);
         effects.dispatch(fx);
-        let Effect::ExternalEdit { target, text } = &edit.effect else {
-            return Ok(());
+        let answer = match &asked.effect {
+            Effect::ExternalEdit { target, text } => {
+                let result = run_outside(terminal, outside, || {
+                    super::editor::run_external(outside.editor.as_deref(), text)
+                })?;
+                Action::ExternallyEdited {
+                    target: *target,
+                    result,
+                }
+            }
+            Effect::EditorAt { argv, said } => {
+                Action::Notice(run_outside(terminal, outside, || {
+                    super::editor_at::open(argv, said, true)
+                })?)
+            }
+            _ => return Ok(()),
         };
-        let answer = run_outside(terminal, outside, *target, text)?;
-        fx = app.update(edit.answer(answer));
+        fx = app.update(asked.answer(answer));
     }
 }
 

@@ -347,6 +347,7 @@ async fn the_console_shows_the_live_list_first_then_fills_in_counts() {
             ..Default::default()
         },
         blobs: Default::default(),
+        scratch: Default::default(),
     };
     let mut actions = Vec::new();
     runner

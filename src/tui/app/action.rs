@@ -223,4 +223,7 @@ pub enum EditTarget {
     Draft,
     /// The reply being written.
     Reply,
+    /// The pending review's editor: a line comment or suggestion being written or edited, or
+    /// the review's body.
+    Pending,
 }

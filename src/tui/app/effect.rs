@@ -55,6 +55,14 @@ pub enum Effect {
         target: super::action::EditTarget,
         text: String,
     },
+    /// Open a file in the external editor at a line (the diff's `o`; the diff's own work
+    /// prepared the file): the console suspends its screen for it as for `ExternalEdit`
+    /// (`terminal.rs`), since the editor needs the terminal; the answer is a notice, `said` (which
+    /// file was opened, and why that one) or why the editor failed. Headless: what would run.
+    EditorAt {
+        argv: crate::tui::editor_at::EditorArgv,
+        said: String,
+    },
     /// Mark files viewed or not viewed: on GitHub live, in the outbox offline.
     SetViewed {
         pr: PrCoords,
@@ -85,7 +93,8 @@ impl Effect {
             Effect::Highlight { .. }
             | Effect::Open(_)
             | Effect::Copy(_)
-            | Effect::ExternalEdit { .. } => Lane::Blocking,
+            | Effect::ExternalEdit { .. }
+            | Effect::EditorAt { .. } => Lane::Blocking,
             Effect::SetViewed { .. } => Lane::Send,
             Effect::StartReview { .. } | Effect::CancelReview { .. } => Lane::Review,
             // The review lane is the review run's own: a screen's work asking for it is a read.

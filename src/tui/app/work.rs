@@ -67,6 +67,8 @@ pub struct Io<'a> {
     /// Files' texts read for the diff (context on demand, the file in the editor), by blob id:
     /// the same blob is read once a session.
     pub blobs: &'a std::sync::Mutex<crate::source::github::contents::BlobCache>,
+    /// The console run's private scratch folder: read-only copies of files for the editor.
+    pub scratch: &'a crate::tui::scratch::Scratch,
 }
 
 /// Hands one result of a work back to the screen that asked (a work may send several).

@@ -68,6 +68,9 @@ pub struct EffectRunner {
     pub inbox: InboxLink,
     /// Files' texts the diff read (`e`/`E`, `o`), by blob id, for the session.
     pub blobs: std::sync::Mutex<crate::source::github::contents::BlobCache>,
+    /// The private folder of the read-only copies `o` opens in the editor (removed when the
+    /// console exits).
+    pub scratch: super::scratch::Scratch,
 }
 
 impl EffectRunner {
@@ -97,6 +100,7 @@ impl EffectRunner {
             review: &self.review.settings,
             llm_env: &self.review.llm_env,
             blobs: &self.blobs,
+            scratch: &self.scratch,
         };
         let mut reply = |done: super::app::Done| {
             send(match done.take::<Said>() {
@@ -130,6 +134,12 @@ impl EffectRunner {
                 target,
                 result: crate::tui::editor::run_external(self.session.editor.as_deref(), &text),
             }),
+            // Likewise: the console runs it around a suspended screen; headless, what would run.
+            Effect::EditorAt { argv, said } => Some(Action::Notice(crate::tui::editor_at::open(
+                &argv,
+                &said,
+                self.interactive,
+            ))),
             // The fetch, send and review lanes.
             _ => None,
         }

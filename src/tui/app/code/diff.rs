@@ -279,6 +279,11 @@ pub struct DiffScreen {
     pending: Option<Arc<PendingReview>>,
     /// The pending review was asked for (asked again when the diff is back from the composer).
     pending_asked: bool,
+    /// Opened without the files screen (`code::diff_at`): its `load` stands in until its own
+    /// read of it comes back.
+    loading: bool,
+    /// Said once it is on the stack (where it could not put the cursor).
+    said_on_open: Option<String>,
     /// What this diff learnt of the PR's files while going from one to the next (`n`/`N`):
     /// their viewed marks set and the patches shown, by path.
     visited: Visited,
@@ -342,6 +347,8 @@ impl DiffScreen {
             visited: Visited::default(),
             pending: None,
             pending_asked: false,
+            loading: false,
+            said_on_open: None,
             question: None,
         };
         if let Some(f) = s.file() {
@@ -598,6 +605,78 @@ impl DiffScreen {
         (self, at.is_some())
     }
 
+    /// The cursor on `line` of `side` (a pending comment's place), a few lines of context above
+    /// it; false (the cursor left at the top) when the diff does not show that line.
+    pub fn at_addr(mut self, side: Side, line: u32) -> (DiffScreen, bool) {
+        let at = self
+            .view
+            .as_ref()
+            .and_then(|v| v.parsed.find(LineAddr { side, line }));
+        if let Some(i) = at {
+            self.side = side;
+            self.move_to(i);
+            self.scroll = self.scroll.saturating_sub(3);
+            self.split_scroll = self.split_scroll.saturating_sub(3);
+        }
+        (self, at.is_some())
+    }
+
+    /// The diff of file `index` of `snapshot` opened on its own (not from the files screen): it
+    /// reads what the files screen would have given it (the last look, the findings, offline
+    /// viewed marks) once it is on the stack, and says `said` then.
+    pub(super) fn on_its_own(
+        snapshot: Arc<Snapshot>,
+        index: usize,
+        side: Side,
+        line: u32,
+    ) -> DiffScreen {
+        let load = Arc::new(CodeLoad {
+            pr: snapshot.pr.coords(),
+            look: Default::default(),
+            before: Default::default(),
+            findings: Vec::new(),
+            viewed: Default::default(),
+        });
+        let diff = DiffScreen::new(snapshot, load, index, SinceLastLook::NeverSeen);
+        let collapsed = diff.collapsed;
+        let (mut diff, found) = diff.at_addr(side, line);
+        diff.loading = true;
+        let word = if side == Side::Left {
+            " (old side)"
+        } else {
+            ""
+        };
+        diff.said_on_open = match collapsed {
+            Some(why) => Some(format!(
+                "{why}, collapsed: Enter shows it (the comment is on line {line}{word})"
+            )),
+            None if !found => Some(format!(
+                "line {line}{word} is no longer in this diff: the file is shown from its top"
+            )),
+            None => None,
+        };
+        diff
+    }
+
+    /// Its own read came back (see [`DiffScreen::on_its_own`]): the file's state since your last
+    /// look, its viewed mark and the findings under their lines, the cursor kept.
+    fn loaded_on_its_own(&mut self, load: CodeLoad) {
+        self.loading = false;
+        let snapshot = Arc::clone(&self.snapshot);
+        if let Some(f) = snapshot.pr.files.get(self.index) {
+            self.since = load.look.since(f);
+            if let Some(v) = load.viewed.get(&f.path) {
+                self.viewed = *v;
+            }
+        }
+        self.load = Arc::new(load);
+        if self.view.is_some() {
+            let cursor = self.cursor;
+            self.build();
+            self.move_to(cursor);
+        }
+    }
+
     fn move_to(&mut self, line: usize) {
         let Some(v) = &self.view else { return };
         self.cursor = line.min(v.parsed.lines.len().saturating_sub(1));
@@ -737,6 +816,98 @@ impl DiffScreen {
         }
         self.move_to(to);
         true
+    }
+
+    /// The side and line `o` opens the editor at: the cursor's line on the side it is on (split:
+    /// the cursor's side; unified: a removed line's old number, else its new one); a file with
+    /// no lines shown, line 1 (of the old file when the PR removes it).
+    fn editor_place(&self) -> (Side, u32) {
+        let removed = self.file().is_some_and(|f| f.status == "removed");
+        let none = (if removed { Side::Left } else { Side::Right }, 1);
+        let Some(v) = &self.view else { return none };
+        let Some(line) = v.parsed.lines.get(self.cursor) else {
+            return none;
+        };
+        let side = if self.is_split() {
+            v.split.side_of(self.cursor, self.side)
+        } else if line.kind == LineKind::Removed {
+            Side::Left
+        } else {
+            Side::Right
+        };
+        let number = match side {
+            Side::Left => line.old,
+            Side::Right => line.new,
+        };
+        match number {
+            Some(n) => (side, n),
+            None => none,
+        }
+    }
+
+    /// `o`: the file in the user's editor at the cursor's line; the diff's work prepares the
+    /// file (`editor_file.rs`), then the editor runs on it (`Effect::EditorAt`).
+    fn open_in_editor(&mut self, ctx: &mut Ctx<'_>) {
+        if self.interdiff_on {
+            return ctx.say("the interdiff is not a file: back to the diff first, then o");
+        }
+        if ctx
+            .session
+            .editor
+            .as_deref()
+            .is_none_or(|e| e.trim().is_empty())
+        {
+            return ctx.say("no external editor: set $VISUAL or $EDITOR to open the file in it");
+        }
+        let Some(file) = self.file() else { return };
+        let (side, line) = self.editor_place();
+        let pr = &self.snapshot.pr;
+        let (path, commit) = match side {
+            Side::Right => (file.path.clone(), pr.head_sha.clone()),
+            Side::Left => (
+                file.previous_path
+                    .clone()
+                    .unwrap_or_else(|| file.path.clone()),
+                pr.base_sha.clone(),
+            ),
+        };
+        ctx.say(format!("opening {}:{line} in the editor…", one_line(&path)));
+        ctx.work(Work::EditorFile(Box::new(super::editor_file::EditorFile {
+            pr: pr.coords(),
+            path,
+            side,
+            commit,
+            head: pr.head_sha.clone(),
+            line,
+        })));
+    }
+
+    /// The file for the editor is ready: the editor runs on it, at its line, around the
+    /// suspended console; or why not.
+    fn editor_file_ready(
+        &mut self,
+        result: Result<super::editor_file::Prepared, String>,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let ready = match result {
+            Ok(ready) => ready,
+            Err(why) => return ctx.say(one_line(&why)),
+        };
+        let editor = ctx.session.editor.clone().unwrap_or_default();
+        let line_arg = ctx.session.editor_line_arg.clone();
+        match crate::tui::editor_at::argv_at(&editor, ready.line, &ready.file, line_arg.as_deref())
+        {
+            Ok(argv) => {
+                let mut said = ready.said;
+                if !argv.at_line {
+                    said.push_str(
+                        " (the editor was not told the line: set [console] editor_line_arg)",
+                    );
+                }
+                ctx.fx.push(Effect::EditorAt { argv, said });
+            }
+            Err(e) => ctx.say(one_line(&e.to_string())),
+        }
     }
 
     /// Whether the patch is drawn side by side: `|`'s choice, else `diff_layout` at the
@@ -1340,6 +1511,10 @@ impl Screen for DiffScreen {
             self.toggle_interdiff(ctx);
             return Handled::Consumed;
         }
+        if cmd == KeyCommand::OpenInEditor {
+            self.open_in_editor(ctx);
+            return Handled::Consumed;
+        }
         if self.interdiff_on {
             if let Some(to) = scrolled(cmd, self.inter_scroll, self.inter_max, self.height / 2) {
                 self.inter_scroll = to;
@@ -1420,6 +1595,28 @@ impl Screen for DiffScreen {
             Action::Done(done) => done.take::<Done>(),
             _ => None,
         };
+        if let Some(Done::Loaded(result)) = done {
+            if self.loading {
+                match result {
+                    Ok(load) if load.pr == self.snapshot.pr.coords() => {
+                        self.loaded_on_its_own(*load)
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        self.loading = false;
+                        ctx.say(format!(
+                            "cannot read your last look at the code: {}",
+                            one_line(&e)
+                        ));
+                    }
+                }
+            }
+            return None;
+        }
+        if let Some(Done::EditorFile(result)) = done {
+            self.editor_file_ready(result, ctx);
+            return None;
+        }
         if let Some(Done::Pending(result)) = done {
             match result {
                 Ok(review) => self.set_pending(Arc::new(*review)),
@@ -1469,6 +1666,18 @@ impl Screen for DiffScreen {
                 None
             }
             other => Some(other),
+        }
+    }
+
+    /// On the stack: a diff opened on its own reads what the files screen would have given it.
+    fn opened(&mut self, ctx: &mut Ctx<'_>) {
+        if self.loading {
+            ctx.work(Work::Load {
+                snapshot: Box::new((*self.snapshot).clone()),
+            });
+        }
+        if let Some(said) = self.said_on_open.take() {
+            ctx.say(said);
         }
     }
 

@@ -12,6 +12,7 @@
 
 mod description;
 mod diff;
+mod editor_file;
 mod files;
 mod note;
 mod split_view;
@@ -121,6 +122,25 @@ pub fn open_files_at(
             .aimed_at(path, line)
             .opening_threads(Some(open_thread)),
     ));
+}
+
+/// The diff of `path` of `snapshot`'s PR with the cursor on `line` of `side` (a pending comment's
+/// place: the pending review opens it with `Enter`), reading what it needs itself; a line no
+/// longer in the diff is said, the file shown from its top. `None`: the PR does not change
+/// `path` (any more).
+pub fn diff_at(
+    snapshot: &Snapshot,
+    path: &str,
+    side: crate::code::patch::Side,
+    line: u32,
+) -> Option<Box<dyn super::screen::Screen>> {
+    let index = snapshot.pr.files.iter().position(|f| f.path == path)?;
+    Some(Box::new(DiffScreen::on_its_own(
+        Arc::new(snapshot.clone()),
+        index,
+        side,
+        line,
+    )))
 }
 
 /// Draws the screen's frame, titled with the PR and `what`; the area inside it.

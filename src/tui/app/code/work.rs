@@ -33,6 +33,9 @@ pub enum Work {
         /// Every path of the PR at this look.
         all: Vec<String>,
     },
+    /// The file `o` opens in the editor, at the cursor's line (`editor_file.rs`): the real file
+    /// of a checkout at the PR's head, else a read-only copy of its version at that side.
+    EditorFile(Box<super::editor_file::EditorFile>),
 }
 
 /// What comes back to the files and diff screens.
@@ -47,12 +50,14 @@ pub enum Done {
         paths: Vec<String>,
         result: Result<usize, String>,
     },
+    /// The file for the editor is ready (or why not); the diff runs the editor on it.
+    EditorFile(Result<super::editor_file::Prepared, String>),
 }
 
 impl work::Work for Work {
     fn lane(&self) -> Lane {
         match self {
-            Work::Load { .. } => Lane::Fetch,
+            Work::Load { .. } | Work::EditorFile(_) => Lane::Fetch,
             Work::LoadPending { .. } | Work::RecordShown { .. } => Lane::Ledger,
         }
     }
@@ -72,6 +77,9 @@ impl work::Work for Work {
                 ),
                 Work::RecordShown { pr, files, all } => {
                     record_shown(io.ledger, &pr, &files, &all, io.now)
+                }
+                Work::EditorFile(ask) => {
+                    Done::EditorFile(super::editor_file::prepare(io, &ask).await)
                 }
             };
             send(work::Done::new(done));

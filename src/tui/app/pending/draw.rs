@@ -134,6 +134,7 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     let mut comment = (0, 0);
     match (&s.editing, view.mode) {
         (Some(e), InputMode::Edit) => {
+            let ext = crate::tui::editor::EXTERNAL_KEY;
             let what = match &e.target {
                 PendingEdit::New { sel, suggestion } => {
                     let lines = match sel.start {
@@ -141,14 +142,16 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                         None => sel.end.line.to_string(),
                     };
                     format!(
-                        " {} on {}:{lines} · Esc done (saved) ",
+                        " {} on {}:{lines} · {ext} $EDITOR · Esc done (saved) ",
                         if *suggestion { "Suggestion" } else { "Comment" },
                         one_line(&sel.path)
                     )
                 }
-                PendingEdit::Existing(id) => format!(" Edit {} · Esc done (saved) ", one_line(id)),
+                PendingEdit::Existing(id) => {
+                    format!(" Edit {} · {ext} $EDITOR · Esc done (saved) ", one_line(id))
+                }
                 PendingEdit::Body(how) => format!(
-                    " Review body ({}) · {} · Esc asks ",
+                    " Review body ({}) · {ext} $EDITOR · {} · Esc asks ",
                     how.said(),
                     if s.summary.is_some() {
                         format!("{} empty ⇄ Shepherd summary", super::SWAP_SUMMARY_KEY)

@@ -105,7 +105,14 @@ pub struct PendingScreen {
     summary: Option<String>,
     /// The question this screen asked, while its dialog is open.
     ask: Asking<Ask>,
+    /// How `Enter` opens a comment's diff (given by the screen that opens this one; none: said).
+    open_diff: Option<OpenDiff>,
 }
+
+/// How the pending review opens the diff of a file at a line of a side (`code::diff_at`, given
+/// by the PR screen, so this screen need not know the code screens); `None`: the PR does not
+/// change that file.
+pub type OpenDiff = fn(&Snapshot, &str, crate::code::patch::Side, u32) -> Option<Box<dyn Screen>>;
 
 /// How many of the review's findings' drafts are still to decide.
 pub fn undecided(review: &PendingReview) -> usize {
@@ -156,6 +163,38 @@ impl PendingScreen {
             submitted: None,
             summary: None,
             ask: Asking::default(),
+            open_diff: None,
+        }
+    }
+
+    /// `Enter` on a comment opens its diff with `f` (see [`OpenDiff`]).
+    pub fn opening_diffs(mut self, f: OpenDiff) -> PendingScreen {
+        self.open_diff = Some(f);
+        self
+    }
+
+    /// The selected comment's diff, the cursor on its line (a range: its last line) on its side;
+    /// a line no longer in the diff is said there.
+    fn open_diff_of_selected(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(c) = self
+            .review
+            .as_ref()
+            .and_then(|r| r.comments.get(self.selected))
+        else {
+            return ctx.say("no pending comment selected");
+        };
+        let Some(open) = self.open_diff else {
+            // The composer's review, opened from a diff: that diff is one Esc away.
+            return ctx.say(
+                "Esc goes back to the diff; Enter opens a comment's diff from the PR screen's P",
+            );
+        };
+        match open(&self.snapshot, &c.path, c.side, c.line) {
+            Some(diff) => ctx.open(diff),
+            None => ctx.say(format!(
+                "{} is no longer among the PR's changed files",
+                one_line(&c.path)
+            )),
         }
     }
 
@@ -359,6 +398,19 @@ impl PendingScreen {
         self.save(ctx);
     }
 
+    /// The external editor's answer: the editor takes the text (undoable); `Esc` then adds or
+    /// saves it as before.
+    fn externally_edited(&mut self, result: Result<String, String>, ctx: &mut Ctx<'_>) {
+        match (result, self.editing.as_mut()) {
+            (Ok(text), Some(e)) => {
+                crate::tui::editor::replace(&mut e.editor, &text);
+                ctx.say("the editor has the external editor's text; Esc is done with it");
+            }
+            (Ok(_), None) => ctx.say("the editor was closed: the edited text was not kept"),
+            (Err(why), _) => ctx.say(one_line(&why)),
+        }
+    }
+
     fn act_on_selected(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) {
         let Some(id) = self.selected_id() else {
             return ctx.say("no pending comment selected");
@@ -366,6 +418,26 @@ impl PendingScreen {
         let Some(review) = self.review.as_mut() else {
             return;
         };
+        // Enter keeps what is still to decide (a finding's draft, an outdated comment); on any
+        // other comment it opens the comment's diff at its line.
+        let to_keep = review
+            .get(&id)
+            .is_some_and(|c| c.state == crate::code::pending::DraftState::Proposed)
+            || outdated(review).iter().any(|(o, _)| *o == id);
+        if cmd == KeyCommand::Toggle && !to_keep {
+            // A posted one is never kept again (it would be posted twice): said, and its diff
+            // still opens.
+            if review
+                .get(&id)
+                .is_some_and(|c| c.state == crate::code::pending::DraftState::Posted)
+            {
+                ctx.say(one_line(
+                    &crate::code::pending::PendingError::AlreadyPosted { id: id.clone() }
+                        .to_string(),
+                ));
+            }
+            return self.open_diff_of_selected(ctx);
+        }
         let result = match cmd {
             KeyCommand::Toggle => review.keep(&id).map(|()| format!("{id} kept")),
             KeyCommand::Discard => review.drop_comment(&id).map(|()| {
@@ -477,6 +549,15 @@ impl Screen for PendingScreen {
         match action {
             Action::EditKey(ev) => {
                 if let Some(e) = self.editing.as_mut() {
+                    if crate::tui::editor::is_external_key(&ev) {
+                        // `$VISUAL`/`$EDITOR` on the text, as the draft editor and the reply
+                        // composer have; the answer comes back to `event`.
+                        ctx.fx.push(super::effect::Effect::ExternalEdit {
+                            target: super::action::EditTarget::Pending,
+                            text: e.text(),
+                        });
+                        return;
+                    }
                     if matches!(e.target, PendingEdit::Body(_)) && is_swap_summary_key(&ev) {
                         // Empty ⇄ the Shepherd summary (the maintainer's choice, either way).
                         let text = match &self.summary {
@@ -547,6 +628,13 @@ impl Screen for PendingScreen {
                 Some(done) => done,
                 None => return Some(action),
             },
+            Action::ExternallyEdited {
+                target: super::action::EditTarget::Pending,
+                result,
+            } => {
+                self.externally_edited(result, ctx);
+                return None;
+            }
             other => return Some(other),
         };
         match done {
@@ -638,7 +726,7 @@ impl Screen for PendingScreen {
             ),
             (
                 k(KeyCommand::Toggle),
-                "keep the selected finding's draft, or an outdated comment at its new place"
+                "keep the selected finding's draft, or an outdated comment at its new place; on any other comment: its diff at its line (Esc back here)"
                     .to_owned(),
             ),
             (
@@ -669,6 +757,10 @@ impl Screen for PendingScreen {
             (
                 k(KeyCommand::Approve),
                 "submit approving the PR (asks first, naming it)".to_owned(),
+            ),
+            (
+                crate::tui::editor::EXTERNAL_KEY.to_owned(),
+                "writing: the text in $VISUAL/$EDITOR, back in the editor when it exits".to_owned(),
             ),
             (
                 SWAP_SUMMARY_KEY.to_owned(),

@@ -341,9 +341,10 @@ impl PrScreen {
                     }
                 }
             },
-            KeyCommand::PendingReview => ctx.open(Box::new(super::PendingScreen::new(
-                self.list.snapshot.clone(),
-            ))),
+            KeyCommand::PendingReview => ctx.open(Box::new(
+                super::PendingScreen::new(self.list.snapshot.clone())
+                    .opening_diffs(super::code::diff_at),
+            )),
             KeyCommand::Refresh => {
                 self.refresh(true, ctx);
                 ctx.say("refreshing…");
