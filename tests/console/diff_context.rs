@@ -175,3 +175,263 @@ fn added_and_binary_files_say_there_is_nothing_to_expand() {
             .any(|e| format!("{e:?}").contains("Contents"))
     );
 }
+
+/// A loopback GitHub answering `object(expression: "SHA:PATH")` from the demo fixture's
+/// `fileContents`; `src/client/mod.rs` at the head is 3 MiB.
+struct Blobs(pr_shepherd::source::Fixture);
+
+impl wiremock::Respond for Blobs {
+    fn respond(&self, req: &wiremock::Request) -> wiremock::ResponseTemplate {
+        let body: serde_json::Value = serde_json::from_slice(&req.body).unwrap_or_default();
+        let expr = body["variables"]["expression"].as_str().unwrap_or("");
+        let (sha, path) = expr.split_once(':').unwrap_or(("", ""));
+        let object = if path == "src/client/mod.rs" && sha == self.0.pr.head_sha {
+            serde_json::json!({"__typename": "Blob", "oid": "big", "byteSize": 3_145_728,
+                "isBinary": false, "isTruncated": true, "text": null})
+        } else {
+            match self.0.file_at(sha, path) {
+                Some(t) => serde_json::json!({"__typename": "Blob", "oid": format!("{sha}{path}"),
+                    "byteSize": t.len(), "isBinary": false, "isTruncated": false, "text": t}),
+                None => serde_json::Value::Null,
+            }
+        };
+        wiremock::ResponseTemplate::new(200).set_body_json(serde_json::json!({"data": {
+            "rateLimit": {"cost": 1, "remaining": 4999, "resetAt": "2026-11-23T01:00:00Z"},
+            "repository": {"object": object}
+        }}))
+    }
+}
+
+fn contents_requests(rt: &tokio::runtime::Runtime, server: &wiremock::MockServer) -> Vec<String> {
+    rt.block_on(server.received_requests())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|r| {
+            let body: serde_json::Value = serde_json::from_slice(&r.body).ok()?;
+            body["query"]
+                .as_str()
+                .is_some_and(|q| q.contains("object(expression"))
+                .then(|| {
+                    body["variables"]["expression"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_owned()
+                })
+        })
+        .collect()
+}
+
+/// Guards the requests live: opening a diff reads no contents; `e`, `e` again and `E` read
+/// each side once (the head and the base, one request each); a file over 1 MiB is refused on
+/// screen, nothing expanded, and asking again reads nothing more.
+#[test]
+fn live_e_reads_each_side_once_and_a_large_file_is_refused_on_screen() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let server = rt.block_on(wiremock::MockServer::start());
+    let fixture = pr_shepherd::source::Fixture::parse(
+        pr_shepherd::source::DEMO_FIXTURE,
+        std::path::Path::new("assets/fixtures/demo.json"),
+    )
+    .unwrap();
+    rt.block_on(
+        wiremock::Mock::given(wiremock::matchers::method("POST"))
+            .respond_with(Blobs(fixture.clone()))
+            .mount(&server),
+    );
+    let gh = support::github_client::loopback_github(
+        &server.uri(),
+        "ghp_contentsToken",
+        support::github_client::quick_options(),
+    )
+    .expect("client");
+    let dir = tempfile::tempdir().unwrap();
+    let mut h =
+        support::console::live_harness(fixture.snapshot_at(0).unwrap(), dir.path(), gh, 120, 35);
+    python_diff(&mut h);
+    h.press("j k");
+    assert!(
+        contents_requests(&rt, &server).is_empty(),
+        "opening the diff reads no file"
+    );
+    h.press("e");
+    assert!(
+        h.screen().contains("from .errors import RivetError"),
+        "{:?} {}",
+        h.app.notice(),
+        h.screen()
+    );
+    // The 32-line file is all shown by one `e`: again, nothing more; `E` then goes back to the
+    // hunks only, and again shows it whole, from the texts kept.
+    h.press("e");
+    assert_eq!(h.app.notice(), Some("no more lines of the file there"));
+    h.press("E");
+    assert_eq!(h.app.notice(), Some("the hunks only"));
+    h.press("E");
+    assert!(
+        h.screen().contains("from .errors import RivetError"),
+        "{}",
+        h.screen()
+    );
+    let pr = &fixture.pr;
+    let mut asked = contents_requests(&rt, &server);
+    asked.sort();
+    let mut want = vec![
+        format!("{}:bindings/python/rivet/client.py", pr.base_sha),
+        format!("{}:bindings/python/rivet/client.py", pr.head_sha),
+    ];
+    want.sort();
+    assert_eq!(asked, want, "one request per side");
+    // Back to the file after another: the session's cache, no request.
+    h.press("n N e");
+    assert_eq!(contents_requests(&rt, &server).len(), 2);
+    assert!(
+        h.screen().contains("from .errors import RivetError"),
+        "{}",
+        h.screen()
+    );
+    // Over 1 MiB: said on screen, nothing shown.
+    h.press("q");
+    h.press("g j Enter");
+    assert_eq!(h.app.diff_path(), Some("src/client/mod.rs"));
+    h.press("e");
+    let screen = h.screen();
+    assert!(
+        screen.contains("no lines of the file shown: `src/client/mod.rs` is 3.0 MiB; the console shows files up to 1 MiB"),
+        "{screen}"
+    );
+    assert!(!screen.contains("DEFAULT_TIMEOUT_SECS"), "{screen}");
+    let n = contents_requests(&rt, &server).len();
+    h.press("e");
+    assert_eq!(
+        contents_requests(&rt, &server).len(),
+        n,
+        "refused once, not asked again"
+    );
+    assert!(h.app.notice().is_some_and(|s| s.contains("3.0 MiB")));
+    assert!(!h.screen().contains("ghp_contentsToken"));
+    drop(h);
+    drop(rt);
+}
+
+/// The numbered lines of a unified diff screen: `(old, new, text)` of each row of the file (a
+/// diff line or an expanded one), read from the gutter's columns.
+fn numbered_rows(screen: &str) -> Vec<(Option<u32>, Option<u32>, String)> {
+    screen
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let c: Vec<char> = l.chars().collect();
+            if c.len() < 15 {
+                return None;
+            }
+            let num = |a: usize, b: usize| -> Result<Option<u32>, ()> {
+                let s: String = c[a..b].iter().collect();
+                match s.trim() {
+                    "" => Ok(None),
+                    t => t.parse().map(Some).map_err(|_| ()),
+                }
+            };
+            let (old, new) = (num(2, 7).ok()?, num(8, 13).ok()?);
+            if old.is_none() && new.is_none() {
+                return None;
+            }
+            Some((old, new, c[15..].iter().collect()))
+        })
+        .collect()
+}
+
+/// Guards the numbers and texts against git: in a real repository, a modified file (two hunks),
+/// an added one and a renamed one with a change, shown whole (`E`): every line of the head file
+/// appears once with its number and text, and every line of the base file (the old path for the
+/// rename) likewise.
+#[test]
+fn expanded_lines_are_the_files_lines_for_modified_added_and_renamed_files() {
+    let repo = support::gitrepo::GitRepo::new();
+    let lines = |tag: &str, n: u32| -> String { (1..=n).map(|i| format!("{tag} {i}\n")).collect() };
+    repo.write("src/modified.txt", lines("kept", 70));
+    repo.write("src/old_name.txt", lines("moved", 50));
+    let base = repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "topic"]);
+    repo.write(
+        "src/modified.txt",
+        lines("kept", 70)
+            .replace("kept 30\n", "changed 30\n")
+            .replace("kept 55\n", "kept 55\nadded after 55\n"),
+    );
+    repo.write("src/added.txt", lines("new", 5));
+    repo.git(&["mv", "src/old_name.txt", "src/new_name.txt"]);
+    repo.write(
+        "src/new_name.txt",
+        lines("moved", 50).replace("moved 25\n", "MOVED 25\n"),
+    );
+    let head = repo.commit("topic");
+    let files = repo.pr_files(&base, &head);
+    let show = |sha: &str, path: &str| repo.git(&["show", &format!("{sha}:{path}")]);
+    let mut contents = Vec::new();
+    for f in &files {
+        let path = f["path"].as_str().unwrap();
+        let old = f["previousPath"].as_str().unwrap_or(path);
+        if f["status"] != "added" {
+            contents.push(serde_json::json!({"sha": base, "path": old, "text": show(&base, old)}));
+        }
+        contents.push(serde_json::json!({"sha": head, "path": path, "text": show(&head, path)}));
+    }
+    let mut fx: serde_json::Value =
+        serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).unwrap();
+    fx["pr"]["files"] = serde_json::Value::Array(files.clone());
+    fx["pr"]["baseSha"] = base.clone().into();
+    fx["pr"]["headSha"] = head.clone().into();
+    fx["fileContents"] = contents.into();
+    fx["items"] = serde_json::json!([]);
+    fx.as_object_mut().unwrap().remove("steps");
+    let fixture =
+        pr_shepherd::source::Fixture::parse(&fx.to_string(), std::path::Path::new("git.json"))
+            .unwrap();
+    let (mut h, _d) =
+        support::console::harness_with(fixture.snapshot_at(0).unwrap(), Some(fixture), 120, 100);
+    h.draw();
+    h.press("F Enter");
+    let mut checked = Vec::new();
+    for _ in 0..files.len() {
+        let path = h.app.diff_path().unwrap().to_owned();
+        let f = files.iter().find(|f| f["path"] == path.as_str()).unwrap();
+        let old = f["previousPath"].as_str().unwrap_or(&path).to_owned();
+        h.press("E");
+        let rows = numbered_rows(&h.screen());
+        let want = |text: &str| -> Vec<(u32, String)> {
+            text.lines()
+                .zip(1..)
+                .map(|(l, n)| (n, l.to_owned()))
+                .collect()
+        };
+        let got = |pick: fn(&(Option<u32>, Option<u32>, String)) -> Option<u32>| {
+            let mut v: Vec<(u32, String)> = rows
+                .iter()
+                .filter_map(|r| pick(r).map(|n| (n, r.2.clone())))
+                .collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            got(|r| r.1),
+            want(&show(&head, &path)),
+            "{path} at the head:\n{}",
+            h.screen()
+        );
+        let base_text = if f["status"] == "added" {
+            String::new()
+        } else {
+            show(&base, &old)
+        };
+        assert_eq!(
+            got(|r| r.0),
+            want(&base_text),
+            "{old} at the base:\n{}",
+            h.screen()
+        );
+        checked.push(f["status"].as_str().unwrap().to_owned());
+        h.press("n");
+    }
+    checked.sort();
+    assert_eq!(checked, ["added", "modified", "renamed"]);
+}
