@@ -313,9 +313,12 @@ fn live_e_reads_each_side_once_and_a_large_file_is_refused_on_screen() {
     drop(rt);
 }
 
+/// A row of the file on screen: its old number, its new number, its text.
+type Numbered = (Option<u32>, Option<u32>, String);
+
 /// The numbered lines of a unified diff screen: `(old, new, text)` of each row of the file (a
 /// diff line or an expanded one), read from the gutter's columns.
-fn numbered_rows(screen: &str) -> Vec<(Option<u32>, Option<u32>, String)> {
+fn numbered_rows(screen: &str) -> Vec<Numbered> {
     screen
         .lines()
         .skip(2)
@@ -404,7 +407,7 @@ fn expanded_lines_are_the_files_lines_for_modified_added_and_renamed_files() {
                 .map(|(l, n)| (n, l.to_owned()))
                 .collect()
         };
-        let got = |pick: fn(&(Option<u32>, Option<u32>, String)) -> Option<u32>| {
+        let got = |pick: fn(&Numbered) -> Option<u32>| {
             let mut v: Vec<(u32, String)> = rows
                 .iter()
                 .filter_map(|r| pick(r).map(|n| (n, r.2.clone())))
