@@ -156,10 +156,10 @@ fn the_cursor_walks_onto_expanded_lines_where_comments_are_refused() {
     assert_eq!(h.app.diff_path(), Some("bindings/python/rivet/client.py"));
 }
 
-/// Guards the files with nothing around their hunks: an added file is all in its diff, a binary
-/// one has no lines; said, and nothing read.
+/// Guards a file with nothing around its hunks: an added file is all in its diff; said, and
+/// nothing read.
 #[test]
-fn added_and_binary_files_say_there_is_nothing_to_expand() {
+fn an_added_file_says_the_diff_shows_all_of_it() {
     let (mut h, _d) = demo_harness(120, 35);
     h.draw();
     h.press("F Enter");

@@ -1251,9 +1251,18 @@ impl DiffScreen {
     fn set_pending(&mut self, review: Arc<PendingReview>) {
         self.pending = Some(review);
         if self.view.is_some() {
-            let cursor = self.cursor;
+            // The cursor stays on its line (an expanded one too).
+            let pos = self.pos();
             self.build();
-            self.move_to(cursor);
+            if self.ctx_at.is_some() && self.ctx_row().is_none() {
+                self.ctx_at = None;
+            }
+            let pos = if self.ctx_at.is_some() {
+                pos
+            } else {
+                Pos::Line(self.cursor)
+            };
+            self.go(pos);
         }
     }
 
