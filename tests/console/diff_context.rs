@@ -438,3 +438,57 @@ fn expanded_lines_are_the_files_lines_for_modified_added_and_renamed_files() {
     checked.sort();
     assert_eq!(checked, ["added", "modified", "renamed"]);
 }
+
+/// Guards the feature in the real binary in a real terminal (tmux, 120×40, offline on the demo
+/// fixture): `e` in the Python client's diff shows the file's lines above the hunk (read through
+/// the real effect runner from the fixture's `fileContents`), `k` goes onto one, `c` there is
+/// refused with the reason; the console quits cleanly.
+#[test]
+fn tmux_e_in_the_real_binary_shows_the_files_lines_and_refuses_a_comment_on_them() {
+    use super::e2e::{REPORT_EXIT, Tmux, console};
+    let env = support::env::TestEnv::new();
+    let Some(tmux) = Tmux::new(&env, "context") else {
+        return;
+    };
+    let demo = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/assets/fixtures/demo.json"
+    ));
+    tmux.start(120, 40, &(console(&env, &[demo]) + REPORT_EXIT));
+    tmux.wait_for("the console", |s| {
+        s.contains("acme/rivet#482") && s.contains("Tab detail")
+    });
+    tmux.keys(&["F"]);
+    tmux.wait_for("the files", |s| {
+        s.contains("bindings/python/rivet/client.py")
+    });
+    tmux.keys(&["j"]);
+    tmux.keys(&["j"]);
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("the diff", |s| s.contains("@@ -12,12 +12,29 @@"));
+    assert!(
+        !screen.contains("from .errors import RivetError"),
+        "{screen}"
+    );
+    tmux.keys(&["e"]);
+    tmux.wait_for("the lines above the hunk", |s| {
+        s.contains("from .errors import RivetError") && s.contains("more lines of the file shown")
+    });
+    tmux.keys(&["k"]);
+    tmux.wait_for("the cursor on line 11", |s| {
+        s.contains("▶    11    11  from ._native")
+    });
+    tmux.keys(&["c"]);
+    tmux.wait_for("the refusal", |s| {
+        s.contains("line 11 is not a line of the diff: GitHub takes review comments only")
+    });
+    tmux.keys(&["Q"]);
+    let screen = tmux.wait_for("the shell again", |s| {
+        if s.contains("Quit?") || s.contains("quit?") {
+            tmux.keys(&["y"]);
+        }
+        s.contains("CONSOLE-EXITED:")
+    });
+    assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
+    tmux.assert_terminal_restored();
+}
