@@ -91,6 +91,18 @@ fn expanded_lines_side_by_side_at_200x50() {
     let (left, right) = row.split_once('│').unwrap();
     assert!(left.contains("   25      def __enter__"), "{row}");
     assert!(right.contains("   42      def __enter__"), "{row}");
+    // Back to the hunks only: each gap says how much it hides, across the whole width.
+    h.press("E");
+    let screen = h.screen();
+    assert!(
+        screen.contains("   ⋯ 11 lines hidden (e shows 11 more)"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("   ⋯ 9 lines hidden (e shows 9 more)"),
+        "{screen}"
+    );
+    assert!(!screen.contains("def __enter__"), "{screen}");
 }
 
 /// Guards the cursor on expanded lines: `k` from the hunk's first line goes onto the line above
