@@ -30,7 +30,20 @@ fn e_shows_the_lines_around_the_hunk_unified() {
         !before.contains("from .errors import RivetError"),
         "{before}"
     );
+    assert!(
+        !h.effects
+            .iter()
+            .any(|e| format!("{e:?}").contains("Contents"))
+    );
     h.press("e");
+    assert_eq!(
+        h.effects
+            .iter()
+            .filter(|e| format!("{e:?}").contains("Contents"))
+            .count(),
+        1,
+        "the texts asked once"
+    );
     let screen = h.screen();
     insta::assert_snapshot!("diff_context_unified_120x35", screen);
     // Line 7 of both files, no sign, both numbers.
@@ -503,4 +516,43 @@ fn tmux_e_in_the_real_binary_shows_the_files_lines_and_refuses_a_comment_on_them
     });
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
     tmux.assert_terminal_restored();
+}
+
+/// Guards the files whose lines are not shown: a collapsed (generated) file asks for `Enter`
+/// first, a binary one has no lines; each said, nothing read.
+#[test]
+fn collapsed_and_binary_files_say_why_nothing_expands() {
+    let f = pr_shepherd::source::Fixture::parse(
+        pr_shepherd::source::DEMO_FIXTURE,
+        std::path::Path::new("assets/fixtures/demo.json"),
+    )
+    .unwrap();
+    let mut s = f.snapshot_at(0).unwrap();
+    let mut lock =
+        pr_shepherd::pr::ChangedFile::new("Cargo.lock", Some("@@ -1 +1 @@\n-a\n+b".into()));
+    lock.additions = 1;
+    lock.deletions = 1;
+    let mut logo = pr_shepherd::pr::ChangedFile::new("logo.png", None);
+    logo.status = "modified".into();
+    s.pr.files = vec![lock, logo];
+    let (mut h, _d) = support::console::harness_with(s, None, 120, 30);
+    h.draw();
+    h.press("F Enter");
+    assert_eq!(h.app.diff_path(), Some("Cargo.lock"));
+    h.press("e");
+    assert_eq!(
+        h.app.notice(),
+        Some("Cargo.lock is collapsed (a generated file): Enter shows its diff first")
+    );
+    h.press("n e");
+    assert_eq!(h.app.diff_path(), Some("logo.png"));
+    assert_eq!(
+        h.app.notice(),
+        Some("logo.png is a binary file: no lines to show")
+    );
+    assert!(
+        !h.effects
+            .iter()
+            .any(|e| format!("{e:?}").contains("Contents"))
+    );
 }
