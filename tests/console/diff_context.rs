@@ -556,3 +556,34 @@ fn collapsed_and_binary_files_say_why_nothing_expands() {
             .any(|e| format!("{e:?}").contains("Contents"))
     );
 }
+
+/// Guards long expanded lines: wrapped under their gutter (`↪`) as the diff's lines are, in
+/// both layouts, never cut.
+#[test]
+fn a_long_expanded_line_wraps_in_both_layouts() {
+    for split in [false, true] {
+        let (mut h, _d) = demo_harness(80, 24);
+        if split {
+            h.set_diff_layout(pr_shepherd::config::DiffLayout::Split);
+        }
+        h.draw();
+        h.press("F j Enter");
+        assert_eq!(h.app.diff_path(), Some("src/client/mod.rs"));
+        h.press("E G");
+        assert_eq!(h.app.diff_split(), split);
+        let screen = h.screen();
+        let at = screen
+            .lines()
+            .position(|l| l.contains(".timeout(std::time::"))
+            .unwrap_or_else(|| panic!("{screen}"));
+        // The line's end is on the continued rows (in split: on both halves).
+        let rest: Vec<&str> = screen
+            .lines()
+            .skip(at + 1)
+            .take_while(|l| l.contains('↪'))
+            .collect();
+        assert!(!rest.is_empty(), "split {split}:\n{screen}");
+        let ends: usize = rest.iter().map(|l| l.matches("))").count()).sum();
+        assert_eq!(ends, if split { 2 } else { 1 }, "split {split}:\n{screen}");
+    }
+}

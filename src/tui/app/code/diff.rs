@@ -1458,6 +1458,11 @@ impl DiffScreen {
                 wrap_diff(Line::raw(text), room, &mut tmp);
                 tmp.len().max(1)
             }
+            Some(RowKind::Context(c)) => {
+                let mut tmp = Vec::new();
+                wrap_diff(Line::raw(format!(" {}", clean(&c.text))), room, &mut tmp);
+                tmp.len().max(1)
+            }
             _ => 1,
         };
         let cursor_row = match self.ctx_at {
@@ -1570,14 +1575,33 @@ impl DiffScreen {
                 RowKind::Old(text) => old_line(text, theme),
                 RowKind::Note(n) => note_line(n, theme, 13),
                 RowKind::Context(c) => {
+                    // Wrapped under its gutter as a diff line is.
                     let here = self.ctx_at == Some((c.gap, c.old, c.new));
-                    let mut spans = vec![
-                        Span::styled(if here { "▶" } else { " " }, theme.key),
-                        Span::styled(" ", theme.key),
-                        Span::styled(format!("{:>5} {:>5} ", c.old, c.new), theme.dim),
-                    ];
-                    spans.extend(context::text_spans(&c.text, theme));
-                    Line::from(spans)
+                    let mut wrapped = Vec::new();
+                    wrap_diff(
+                        Line::from(context::text_spans(&c.text, theme)),
+                        room,
+                        &mut wrapped,
+                    );
+                    for (k, row) in wrapped.into_iter().enumerate() {
+                        let mut spans = if k == 0 {
+                            vec![
+                                Span::styled(if here { "▶" } else { " " }, theme.key),
+                                Span::styled(" ", theme.key),
+                                Span::styled(format!("{:>5} {:>5} ", c.old, c.new), theme.dim),
+                            ]
+                        } else {
+                            vec![
+                                Span::styled("  ", theme.key),
+                                Span::styled(format!("{:>11} ", "↪"), theme.dim),
+                            ]
+                        };
+                        spans.extend(row.spans);
+                        if out.len() < height {
+                            out.push(fit(Line::from(spans), width));
+                        }
+                    }
+                    continue;
                 }
                 RowKind::Hidden(n) => context::hidden_line(*n, expand_key, 3, theme),
             };

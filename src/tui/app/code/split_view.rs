@@ -519,24 +519,49 @@ impl Frame<'_> {
                     .collect()
             }
             Some(SRow::Context(c)) => {
-                let half = |side: Side, n: u32, w: usize| {
+                // Each half wrapped under its own gutter, as a diff line's cell is.
+                let half = |side: Side, n: u32, w: usize| -> Vec<Line<'static>> {
                     let cur = if self.on_context == Some(d) && self.side == side {
                         "▶"
                     } else {
                         " "
                     };
-                    let mut spans = vec![
-                        Span::styled(cur, t.key),
-                        Span::styled(" ", t.key),
-                        Span::styled(format!("{n:>5} "), t.dim),
-                    ];
-                    spans.extend(context::text_spans(&c.text, t));
-                    fit(Line::from(spans), w)
+                    let mut wrapped = Vec::new();
+                    wrap_diff(
+                        Line::from(context::text_spans(&c.text, t)),
+                        w.saturating_sub(HALF_GUTTER).max(2),
+                        &mut wrapped,
+                    );
+                    wrapped
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, row)| {
+                            let mut spans = if k == 0 {
+                                vec![
+                                    Span::styled(cur, t.key),
+                                    Span::styled(" ", t.key),
+                                    Span::styled(format!("{n:>5} "), t.dim),
+                                ]
+                            } else {
+                                vec![
+                                    Span::styled("  ", t.key),
+                                    Span::styled(format!("{:>5} ", "↪"), t.dim),
+                                ]
+                            };
+                            spans.extend(row.spans);
+                            Line::from(spans)
+                        })
+                        .collect()
                 };
-                let mut spans = pad(half(Side::Left, c.old, lw), lw);
-                spans.push(sep());
-                spans.extend(half(Side::Right, c.new, rw).spans);
-                vec![Line::from(spans)]
+                let (left, right) = (half(Side::Left, c.old, lw), half(Side::Right, c.new, rw));
+                (0..left.len().max(right.len()))
+                    .map(|k| {
+                        let mut spans = pad(left.get(k).cloned().unwrap_or_default(), lw);
+                        spans.push(sep());
+                        spans.extend(fit(right.get(k).cloned().unwrap_or_default(), rw).spans);
+                        Line::from(spans)
+                    })
+                    .collect()
             }
             Some(SRow::Hidden(n)) => {
                 vec![fit(context::hidden_line(*n, self.expand_key, 3, t), width)]
