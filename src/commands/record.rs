@@ -6,8 +6,9 @@
 use super::Context;
 use crate::cli::RecordArgs;
 use crate::error::CliError;
-use crate::pr::{Dash, PrCoords, Reviewer};
-use crate::source::github::{GitHub, batch, checks};
+use crate::pr::{ChangeType, Dash, NoPatch, PrCoords, PrMeta, Reviewer};
+use crate::source::fixture::FileContent;
+use crate::source::github::{GitHub, batch, checks, contents};
 use crate::source::{Fixture, Target};
 
 pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError> {
@@ -70,6 +71,9 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
         Vec::new()
     });
     fixture.dashboard = dashboard(&gh, &coords, &snapshot.pr.head_sha).await;
+    // The files the PR shows, at its head and base, for the diff's context on demand offline.
+    let (texts, left_out) = file_texts(&gh, &coords, &snapshot.pr).await;
+    fixture.file_contents = texts;
     // Refused as `fixture check` would refuse the file (the fetch lists each id once, so this
     // holds; if it ever does not, nothing is written rather than a file that cannot be read).
     fixture.source_path = args.out.clone();
@@ -80,15 +84,64 @@ pub(super) async fn run(ctx: &Context, args: RecordArgs) -> Result<(), CliError>
     })?;
     fixture.write(&args.out)?;
     crate::eprintln_clean!(
-        "recorded {coords} to {}: {} items, {} files, {} guidance files of the base ({} requests, {:.1}s)",
+        "recorded {coords} to {}: {} items, {} files, {} of their texts ({} binary or over 1 MiB left out), {} guidance files of the base ({} requests, {:.1}s)",
         args.out.display(),
         snapshot.items.len(),
         snapshot.pr.files.len(),
+        fixture.file_contents.len(),
+        left_out,
         fixture.base_files.len(),
         gh.requests(),
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The texts of the PR's changed files at its head (the new path; none for a removed file) and
+/// at its base (the old path; none for an added file), read in batches
+/// ([`contents::read_files_at`]); binary files (no patch, GitHub says so) are not asked. Returns
+/// the texts kept and how many were left out (binary, over 1 MiB, cut short); a failed read is
+/// said, and the fixture has none.
+async fn file_texts(gh: &GitHub, coords: &PrCoords, pr: &PrMeta) -> (Vec<FileContent>, usize) {
+    let mut wanted = Vec::new();
+    let mut left_out = 0;
+    for f in &pr.files {
+        if f.no_patch() == Some(NoPatch::Binary) {
+            left_out += 1;
+            continue;
+        }
+        let kind = f.change_type();
+        if kind != ChangeType::Removed {
+            wanted.push((pr.head_sha.clone(), f.path.clone()));
+        }
+        if kind != ChangeType::Added {
+            let old = f.previous_path.clone().unwrap_or_else(|| f.path.clone());
+            wanted.push((pr.base_sha.clone(), old));
+        }
+    }
+    match contents::read_files_at(gh, coords, &wanted).await {
+        Ok(read) => {
+            let mut kept = Vec::with_capacity(read.len());
+            for ((sha, path), r) in wanted.into_iter().zip(read) {
+                match r {
+                    Ok(t) => kept.push(FileContent {
+                        sha,
+                        path,
+                        text: t.text.to_string(),
+                    }),
+                    Err(contents::Refusal::Missing) => {}
+                    Err(_) => left_out += 1,
+                }
+            }
+            (kept, left_out)
+        }
+        Err(e) => {
+            crate::eprintln_clean!(
+                "note: the changed files' texts could not be read, the fixture has none (the diff's e/E show nothing offline): {e}"
+            );
+            (Vec::new(), 0)
+        }
+    }
 }
 
 /// What the inbox's dashboard shows of the PR, as the live inbox reads it: its listed fields

@@ -113,6 +113,56 @@ async fn record_then_replay_lists_the_same_items() {
     }
 }
 
+/// Guards `record` keeping the files the PR shows: each changed file's text at the head and at
+/// the base, read 25 to a request (a 300-file PR: 24 requests, not 600); binary and over-1-MiB
+/// files left out and counted in its summary; the texts replay as the fixture's `fileContents`.
+#[tokio::test]
+async fn record_keeps_the_changed_files_texts_in_batches() {
+    let (server, fake) = FakeGitHub::start(FakePr::generate(0, 0, 0, 0, 300)).await;
+    let env = TestEnv::new();
+    let dir = env.root();
+    let fixture = dir.join("pr.json");
+    let rec = record(&env, &dir.join("state"), &server.uri(), &fixture);
+    let out = all_output(&rec);
+    assert!(rec.status.success(), "{out}");
+    let batches = fake
+        .seen()
+        .iter()
+        .filter(|s| s.kind == "file-texts")
+        .count();
+    assert_eq!(batches, 24, "600 texts, 25 a request");
+    assert!(
+        out.contains("596 of their texts (4 binary or over 1 MiB left out)"),
+        "{out}"
+    );
+    let fx: Value = serde_json::from_str(&std::fs::read_to_string(&fixture).unwrap()).unwrap();
+    let texts = fx["fileContents"].as_array().unwrap();
+    assert_eq!(texts.len(), 596);
+    let (base, head) = (
+        fx["pr"]["baseSha"].as_str().unwrap(),
+        fx["pr"]["headSha"].as_str().unwrap(),
+    );
+    for sha in [base, head] {
+        let t = texts
+            .iter()
+            .find(|t| t["path"] == "src/mod0.rs" && t["sha"] == sha)
+            .unwrap_or_else(|| panic!("src/mod0.rs at {sha}"));
+        assert_eq!(t["text"], format!("// {sha}:src/mod0.rs\n"));
+    }
+    assert!(
+        !texts
+            .iter()
+            .any(|t| t["path"] == "src/mod7.rs" || t["path"] == "src/mod8.rs")
+    );
+    // The fixture is valid as written.
+    let check = shepherd(&env, &dir.join("state"))
+        .args(["fixture", "check"])
+        .arg(&fixture)
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "{}", all_output(&check));
+}
+
 #[tokio::test]
 async fn an_incomplete_live_listing_writes_no_markers() {
     let (server, fake) = FakeGitHub::start(FakePr::generate(150, 2, 10, 10, 1)).await;

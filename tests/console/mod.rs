@@ -9,6 +9,7 @@ mod conversation_comment;
 mod dashboard;
 mod decided;
 mod defects;
+mod diff_context;
 mod diff_review;
 mod diff_split;
 mod e2e;

@@ -18,6 +18,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::context::{self, CtxRow, GapRow, Texts, Want};
 pub use super::note::{Note, NoteKind};
 use super::note::{clean, note_line, prefix};
 use super::split_view::{self, SplitLayout};
@@ -29,7 +30,8 @@ use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
 use crate::config::DiffLayout;
 use crate::output::files::FindingMark;
 use crate::pr::{
-    ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState, without_markers,
+    ChangeType, ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState,
+    without_markers,
 };
 use crate::sanitize::one_line;
 use crate::tui::app::action::{Action, Drawn};
@@ -121,6 +123,17 @@ enum RowKind {
     /// A line of the code an outdated thread was written on (its own `diffHunk`), with its
     /// `+`/`-`/` ` prefix.
     Old(String),
+    /// A line of the file outside the hunks, shown on demand (`e`/`E`): not a diff line.
+    Context(CtxRow),
+    /// How many lines of a gap are still hidden.
+    Hidden(u32),
+}
+
+/// Where the cursor is: on a patch line, or on an expanded line `(gap, old, new)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pos {
+    Line(usize),
+    Ctx(usize, u32, u32),
 }
 
 /// Lines of an outdated thread's own hunk shown under it: the commented line and those above.
@@ -225,6 +238,8 @@ fn written_on(hunk: &str) -> Vec<String> {
 struct PatchView {
     parsed: ParsedPatch,
     rows: Vec<RowKind>,
+    /// The rows of the patch alone (`rows` is them with the file's expanded lines).
+    base_rows: Vec<RowKind>,
     /// Per patch line, its row.
     row_of: Vec<usize>,
     /// The patch lines with a thread or finding under them, in order.
@@ -293,6 +308,11 @@ pub struct DiffScreen {
     echo: super::Echo,
     /// The question to the model being typed (`a`), while its prompt is open.
     question: Option<ask::Question>,
+    /// Context on demand: the file's texts, once asked for, and the lines shown of them.
+    texts: Texts,
+    /// The expanded line `(gap, old, new)` the cursor is on (none: it is on patch line
+    /// `cursor`; while it is on an expanded line, `cursor` is the nearest patch line below).
+    ctx_at: Option<(usize, u32, u32)>,
 }
 
 /// The viewed marks set and the files shown in this diff, kept across `n`/`N`.
@@ -350,6 +370,8 @@ impl DiffScreen {
             loading: false,
             said_on_open: None,
             question: None,
+            texts: Texts::Unread,
+            ctx_at: None,
         };
         if let Some(f) = s.file() {
             let lines = f.patch.as_deref().map_or(0, |p| p.lines().count());
@@ -374,6 +396,12 @@ impl DiffScreen {
     /// The cursor's patch line (an index into the parsed patch's lines).
     pub fn cursor(&self) -> usize {
         self.cursor
+    }
+
+    /// The expanded line the cursor is on, as its numbers in the old and the new file (`None`:
+    /// it is on a line of the diff).
+    pub fn on_expanded_line(&self) -> Option<(u32, u32)> {
+        self.ctx_at.map(|(_, old, new)| (old, new))
     }
 
     pub fn collapsed(&self) -> bool {
@@ -546,6 +574,7 @@ impl DiffScreen {
         }
         self.view = Some(PatchView {
             parsed,
+            base_rows: rows.clone(),
             rows,
             row_of,
             noted,
@@ -553,12 +582,270 @@ impl DiffScreen {
             marks,
             split,
         });
+        self.lay_out_gaps();
+    }
+
+    /// The rows of both layouts with the lines of the file shown (none before `e`/`E`).
+    fn lay_out_gaps(&mut self) {
+        let Some(v) = self.view.as_mut() else { return };
+        let gaps = self.texts.gaps();
+        v.rows = context::interleave(
+            &v.base_rows,
+            gaps,
+            |r| match r {
+                RowKind::Hunk(h) => Some(*h),
+                _ => None,
+            },
+            |g| match g {
+                GapRow::Line(c) => RowKind::Context(c),
+                GapRow::Hidden { count } => RowKind::Hidden(count),
+            },
+        );
+        for (at, r) in v.rows.iter().enumerate() {
+            if let RowKind::Line(i) = r
+                && let Some(slot) = v.row_of.get_mut(*i)
+            {
+                *slot = at;
+            }
+        }
+        v.split.set_gaps(gaps);
+    }
+
+    /// Where the cursor is.
+    fn pos(&self) -> Pos {
+        match self.ctx_at {
+            Some((g, o, n)) => Pos::Ctx(g, o, n),
+            None => Pos::Line(self.cursor),
+        }
+    }
+
+    /// The unified row of the expanded line the cursor is on.
+    fn ctx_row(&self) -> Option<usize> {
+        let at = self.ctx_at?;
+        self.view
+            .as_ref()?
+            .rows
+            .iter()
+            .position(|r| matches!(r, RowKind::Context(c) if (c.gap, c.old, c.new) == at))
+    }
+
+    /// The cursor's row in the unified layout and in the split one.
+    fn cursor_rows(&self) -> (usize, usize) {
+        let Some(v) = &self.view else { return (0, 0) };
+        match self.ctx_at {
+            Some(at) => (
+                self.ctx_row().unwrap_or(0),
+                v.split.display_of_context(at).unwrap_or(0),
+            ),
+            None => (
+                v.row_of.get(self.cursor).copied().unwrap_or(0),
+                v.split
+                    .display_of
+                    .get(v.split.row(self.cursor))
+                    .copied()
+                    .unwrap_or(0),
+            ),
+        }
+    }
+
+    /// The places the cursor can be, in the order the layout shown draws them, with their row.
+    fn positions(&self) -> Vec<(usize, Pos)> {
+        let Some(v) = &self.view else {
+            return Vec::new();
+        };
+        if self.is_split() {
+            let s = &v.split;
+            s.display
+                .iter()
+                .enumerate()
+                .filter_map(|(d, r)| match r {
+                    split_view::SRow::Row(r) => s.line_at(*r, self.side).map(|i| (d, Pos::Line(i))),
+                    split_view::SRow::Context(c) => Some((d, Pos::Ctx(c.gap, c.old, c.new))),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            v.rows
+                .iter()
+                .enumerate()
+                .filter_map(|(at, r)| match r {
+                    RowKind::Line(i) => Some((at, Pos::Line(*i))),
+                    RowKind::Context(c) => Some((at, Pos::Ctx(c.gap, c.old, c.new))),
+                    _ => None,
+                })
+                .collect()
+        }
+    }
+
+    /// A line move over the patch's lines and the file's lines shown (`None` for the other
+    /// commands).
+    fn row_move(&self, cmd: KeyCommand) -> Option<Pos> {
+        let ps = self.positions();
+        let n = ps.len();
+        if n == 0 {
+            return None;
+        }
+        let (u, d) = self.cursor_rows();
+        let here = if self.is_split() { d } else { u };
+        let cur = ps.iter().position(|(r, _)| *r >= here).unwrap_or(n - 1);
+        let half = (self.height / 2).max(1);
+        let to = match cmd {
+            KeyCommand::Down => (cur + 1).min(n - 1),
+            KeyCommand::Up => cur.saturating_sub(1),
+            KeyCommand::PageDown => (cur + half).min(n - 1),
+            KeyCommand::PageUp => cur.saturating_sub(half),
+            KeyCommand::Top => 0,
+            KeyCommand::Bottom => n - 1,
+            _ => return None,
+        };
+        Some(ps[to].1)
+    }
+
+    /// The cursor to `pos`, in sight in both layouts.
+    fn go(&mut self, pos: Pos) {
+        match pos {
+            Pos::Line(i) => {
+                self.ctx_at = None;
+                self.move_to(i);
+            }
+            Pos::Ctx(g, o, n) => {
+                self.ctx_at = Some((g, o, n));
+                if let Some(v) = &self.view {
+                    self.cursor = v
+                        .parsed
+                        .hunks
+                        .get(g)
+                        .map_or(v.parsed.lines.len().saturating_sub(1), |h| h.lines.start);
+                }
+                let (u, d) = self.cursor_rows();
+                let h = self.height.max(1);
+                follow(&mut self.scroll, u, 0, h, false);
+                follow(&mut self.split_scroll, d, 0, h, false);
+            }
+        }
+    }
+
+    /// `e` / `E`: more of the file around the cursor's hunk, or all of it (again: the hunks
+    /// only); the first asks for the file's texts.
+    fn expand(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) {
+        let Some(file) = self.file().cloned() else {
+            return;
+        };
+        let path = one_line(&file.path);
+        if let Some(why) = self.collapsed {
+            ctx.say(format!(
+                "{path} is collapsed ({why}): Enter shows its diff first"
+            ));
+            return;
+        }
+        let Some(v) = &self.view else {
+            ctx.say(match file.no_patch() {
+                Some(NoPatch::Binary) => format!("{path} is a binary file: no lines to show"),
+                Some(w) => format!("{}: no lines to show", w.sentence()),
+                None => "no patch: no lines to show".to_owned(),
+            });
+            return;
+        };
+        let kind = file.change_type();
+        if matches!(kind, ChangeType::Added | ChangeType::Removed) {
+            ctx.say(format!(
+                "{path} is {} file: the diff shows all of it",
+                if kind == ChangeType::Added {
+                    "an added"
+                } else {
+                    "a removed"
+                }
+            ));
+            return;
+        }
+        let want = match (cmd, self.ctx_at) {
+            (KeyCommand::ExpandFile, _) => Want::All,
+            (_, Some((g, ..))) => Want::InGap(g),
+            (_, None) => Want::AroundHunk(
+                v.parsed
+                    .hunks
+                    .iter()
+                    .rposition(|h| h.lines.start <= self.cursor)
+                    .unwrap_or(0),
+            ),
+        };
+        match &mut self.texts {
+            Texts::Unread => {
+                let pr = &self.snapshot.pr;
+                let base_path = file
+                    .previous_path
+                    .clone()
+                    .unwrap_or_else(|| file.path.clone());
+                ctx.work(Work::Contents {
+                    pr: pr.coords(),
+                    path: file.path.clone(),
+                    head: Some((pr.head_sha.clone(), file.path.clone())),
+                    base: Some((pr.base_sha.clone(), base_path)),
+                });
+                self.texts = Texts::Reading(want);
+                ctx.say(format!("reading {path} at the PR's head and base…"));
+            }
+            Texts::Reading(w) => {
+                *w = want;
+                ctx.say(format!("still reading {path}…"));
+            }
+            Texts::Refused(why) => ctx.say(why.clone()),
+            Texts::Read { .. } => {
+                let parsed = v.parsed.clone();
+                let said = self.texts.apply(&parsed, want);
+                self.relayout();
+                ctx.say(shown_said(said, want));
+            }
+        }
+    }
+
+    /// The texts asked for by `e`/`E` arrived (or why not): what was asked is shown.
+    fn contents_read(
+        &mut self,
+        head: Option<Result<Arc<str>, String>>,
+        base: Option<Result<Arc<str>, String>>,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let Texts::Reading(want) = self.texts else {
+            return;
+        };
+        let Some(v) = &self.view else { return };
+        let (head, base) = match (head.transpose(), base.transpose()) {
+            (Ok(h), Ok(b)) => (h, b),
+            (Err(e), _) | (_, Err(e)) => {
+                let why = format!("no lines of the file shown: {e}");
+                ctx.say(why.clone());
+                self.texts = Texts::Refused(why);
+                return;
+            }
+        };
+        let parsed = v.parsed.clone();
+        self.texts = Texts::read(&parsed, base, head);
+        let said = self.texts.apply(&parsed, want);
+        self.relayout();
+        ctx.say(shown_said(said, want));
+    }
+
+    /// The rows laid out again for the lines shown, the cursor on its line and where it was on
+    /// the screen.
+    fn relayout(&mut self) {
+        let (u0, d0) = self.cursor_rows();
+        self.lay_out_gaps();
+        if self.ctx_at.is_some() && self.ctx_row().is_none() {
+            // Its line is hidden again: the cursor goes to the patch line below it.
+            self.ctx_at = None;
+        }
+        let (u1, d1) = self.cursor_rows();
+        self.scroll = (self.scroll + u1).saturating_sub(u0);
+        self.split_scroll = (self.split_scroll + d1).saturating_sub(d0);
+        let pos = self.pos();
+        self.go(pos);
     }
 
     /// The line, or the selected lines, a comment would be on; `None` when there is no patch
     /// line under the cursor or the selection spans both sides of the diff.
     pub fn selection(&self) -> Option<LineSelection> {
-        if self.interdiff_on {
+        if self.interdiff_on || self.ctx_at.is_some() {
             return None;
         }
         let v = self.view.as_ref()?;
@@ -598,6 +885,7 @@ impl DiffScreen {
         });
         if let Some(i) = at {
             self.side = Side::Right;
+            self.ctx_at = None;
             self.move_to(i);
             self.scroll = self.scroll.saturating_sub(3);
             self.split_scroll = self.split_scroll.saturating_sub(3);
@@ -700,12 +988,41 @@ impl DiffScreen {
         let n = v.parsed.lines.len();
         let half = (self.height / 2).max(1);
         let c = self.cursor;
-        if self.is_split()
+        if let Some((_, old, new)) = self.ctx_at
+            && matches!(
+                cmd,
+                KeyCommand::Reply | KeyCommand::Suggest | KeyCommand::SelectLines
+            )
+        {
+            let line = if self.is_split() && self.side == Side::Left {
+                old
+            } else {
+                new
+            };
+            ctx.say(context::not_a_diff_line(line));
+            return true;
+        }
+        if self.texts.gaps().is_some() {
+            // The file's lines shown are places too: moves go by the rows drawn.
+            if let Some(pos) = self.row_move(cmd) {
+                self.go(pos);
+                return true;
+            }
+        } else if self.is_split()
             && let Some(to) = self.split_move(cmd)
         {
             self.move_to(to);
             return true;
         }
+        // Jumps look below `lo` and above `hi`: around the cursor's line, or (on an expanded
+        // line) around the gap it is in.
+        let (lo, hi) = match self.ctx_at {
+            Some((g, ..)) => {
+                let at = v.parsed.hunks.get(g).map_or(n, |h| h.lines.start);
+                (at, at)
+            }
+            None => (c + 1, c),
+        };
         let to = match cmd {
             KeyCommand::Down => c + 1,
             KeyCommand::Up => c.saturating_sub(1),
@@ -713,21 +1030,23 @@ impl DiffScreen {
             KeyCommand::PageUp => c.saturating_sub(half),
             KeyCommand::Top => 0,
             KeyCommand::Bottom => n.saturating_sub(1),
-            KeyCommand::NextHunk => match v.parsed.hunks.iter().find(|h| h.lines.start > c) {
+            KeyCommand::NextHunk => match v.parsed.hunks.iter().find(|h| h.lines.start >= lo) {
                 Some(h) => h.lines.start,
                 None => {
                     ctx.say("the last hunk");
-                    c
+                    return true;
                 }
             },
-            KeyCommand::PrevHunk => match v.parsed.hunks.iter().rev().find(|h| h.lines.start < c) {
-                Some(h) => h.lines.start,
-                None => {
-                    ctx.say("the first hunk");
-                    c
+            KeyCommand::PrevHunk => {
+                match v.parsed.hunks.iter().rev().find(|h| h.lines.start < hi) {
+                    Some(h) => h.lines.start,
+                    None => {
+                        ctx.say("the first hunk");
+                        return true;
+                    }
                 }
-            },
-            KeyCommand::NextNew => match v.noted.iter().find(|&&i| i > c) {
+            }
+            KeyCommand::NextNew => match v.noted.iter().find(|&&i| i >= lo) {
                 Some(&i) => i,
                 None => {
                     ctx.say(if v.noted.is_empty() {
@@ -735,14 +1054,14 @@ impl DiffScreen {
                     } else {
                         "no thread or finding below"
                     });
-                    c
+                    return true;
                 }
             },
-            KeyCommand::PrevNew => match v.noted.iter().rev().find(|&&i| i < c) {
+            KeyCommand::PrevNew => match v.noted.iter().rev().find(|&&i| i < hi) {
                 Some(&i) => i,
                 None => {
                     ctx.say("no thread or finding above");
-                    c
+                    return true;
                 }
             },
             KeyCommand::SelectLines => {
@@ -814,6 +1133,7 @@ impl DiffScreen {
                 }
             }
         }
+        self.ctx_at = None;
         self.move_to(to);
         true
     }
@@ -978,8 +1298,8 @@ impl DiffScreen {
             }
         }
         self.split_chosen = Some(want);
-        let cursor = self.cursor;
-        self.move_to(cursor);
+        let pos = self.pos();
+        self.go(pos);
         ctx.say(if want {
             "side by side: old left, new right (h/l: the side)"
         } else {
@@ -994,6 +1314,11 @@ impl DiffScreen {
             return;
         }
         let Some(v) = &self.view else { return };
+        if self.ctx_at.is_some() {
+            // An expanded line is on both sides.
+            self.side = side;
+            return;
+        }
         let r = v.split.row(self.cursor);
         match v.split.rows.get(r).and_then(|row| row.cell(side)) {
             Some(c) => {
@@ -1097,6 +1422,9 @@ impl DiffScreen {
 
     /// The first thread under the cursor's line, if one is.
     fn thread_at_cursor(&self) -> Option<String> {
+        if self.ctx_at.is_some() {
+            return None;
+        }
         let v = self.view.as_ref()?;
         let row = *v.row_of.get(self.cursor)?;
         v.rows[row + 1..]
@@ -1112,9 +1440,18 @@ impl DiffScreen {
     fn set_pending(&mut self, review: Arc<PendingReview>) {
         self.pending = Some(review);
         if self.view.is_some() {
-            let cursor = self.cursor;
+            // The cursor stays on its line (an expanded one too).
+            let pos = self.pos();
             self.build();
-            self.move_to(cursor);
+            if self.ctx_at.is_some() && self.ctx_row().is_none() {
+                self.ctx_at = None;
+            }
+            let pos = if self.ctx_at.is_some() {
+                pos
+            } else {
+                Pos::Line(self.cursor)
+            };
+            self.go(pos);
         }
     }
 
@@ -1228,6 +1565,7 @@ impl DiffScreen {
         height: usize,
         width: usize,
         split: bool,
+        expand_key: &str,
     ) -> (Vec<Line<'static>>, usize, bool) {
         let Some(file) = self.file() else {
             return (Vec::new(), 0, false);
@@ -1290,6 +1628,8 @@ impl DiffScreen {
                 anchor: self.anchor,
                 scroll: self.split_scroll,
                 theme,
+                on_context: self.ctx_at.and_then(|at| v.split.display_of_context(at)),
+                expand_key,
             };
             let (out, total) = f.body(height, width);
             return (out, total, true);
@@ -1307,9 +1647,18 @@ impl DiffScreen {
                 wrap_diff(Line::raw(text), room, &mut tmp);
                 tmp.len().max(1)
             }
+            Some(RowKind::Context(c)) => {
+                let mut tmp = Vec::new();
+                wrap_diff(Line::raw(format!(" {}", clean(&c.text))), room, &mut tmp);
+                tmp.len().max(1)
+            }
             _ => 1,
         };
-        if let Some(&at) = v.row_of.get(self.cursor)
+        let cursor_row = match self.ctx_at {
+            Some(_) => self.ctx_row(),
+            None => v.row_of.get(self.cursor).copied(),
+        };
+        if let Some(at) = cursor_row
             && at >= scroll
         {
             let mut used: usize = (scroll..=at).map(rows_of).sum();
@@ -1367,7 +1716,11 @@ impl DiffScreen {
                 }
                 RowKind::Line(i) => {
                     let pl = &v.parsed.lines[*i];
-                    let cur = if *i == self.cursor { "▶" } else { " " };
+                    let cur = if *i == self.cursor && self.ctx_at.is_none() {
+                        "▶"
+                    } else {
+                        " "
+                    };
                     let mark = if self.anchor.is_some() && sel.contains(i) {
                         "┃"
                     } else {
@@ -1410,6 +1763,36 @@ impl DiffScreen {
                 }
                 RowKind::Old(text) => old_line(text, theme),
                 RowKind::Note(n) => note_line(n, theme, 13),
+                RowKind::Context(c) => {
+                    // Wrapped under its gutter as a diff line is.
+                    let here = self.ctx_at == Some((c.gap, c.old, c.new));
+                    let mut wrapped = Vec::new();
+                    wrap_diff(
+                        Line::from(context::text_spans(&c.text, theme)),
+                        room,
+                        &mut wrapped,
+                    );
+                    for (k, row) in wrapped.into_iter().enumerate() {
+                        let mut spans = if k == 0 {
+                            vec![
+                                Span::styled(if here { "▶" } else { " " }, theme.key),
+                                Span::styled(" ", theme.key),
+                                Span::styled(format!("{:>5} {:>5} ", c.old, c.new), theme.dim),
+                            ]
+                        } else {
+                            vec![
+                                Span::styled("  ", theme.key),
+                                Span::styled(format!("{:>11} ", "↪"), theme.dim),
+                            ]
+                        };
+                        spans.extend(row.spans);
+                        if out.len() < height {
+                            out.push(fit(Line::from(spans), width));
+                        }
+                    }
+                    continue;
+                }
+                RowKind::Hidden(n) => context::hidden_line(*n, expand_key, 3, theme),
             };
             out.push(fit(line, width));
         }
@@ -1454,6 +1837,19 @@ impl DiffScreen {
 
 /// The columns before a line's text: cursor, selection mark, old and new numbers.
 const GUTTER: usize = 14;
+
+/// What `e`/`E` showed, in words.
+fn shown_said(shown: Result<u32, ()>, want: Want) -> String {
+    match (shown, want) {
+        (Err(()), _) => "the hunks only".to_owned(),
+        (Ok(0), Want::All) => "the whole file is shown (E again: the hunks only)".to_owned(),
+        (Ok(0), _) => "no more lines of the file there".to_owned(),
+        (Ok(n), _) => format!(
+            "{} of the file shown: context, not lines of the diff",
+            crate::output::plural::count(n as usize, "more line")
+        ),
+    }
+}
 
 /// A line of an outdated thread's own hunk, under the thread.
 fn old_line(text: &str, theme: &Theme) -> Line<'static> {
@@ -1516,6 +1912,10 @@ impl Screen for DiffScreen {
             return Handled::Consumed;
         }
         if self.interdiff_on {
+            if matches!(cmd, KeyCommand::ExpandContext | KeyCommand::ExpandFile) {
+                ctx.say("the interdiff shows no file lines: I shows the diff");
+                return Handled::Consumed;
+            }
             if let Some(to) = scrolled(cmd, self.inter_scroll, self.inter_max, self.height / 2) {
                 self.inter_scroll = to;
                 return Handled::Consumed;
@@ -1551,6 +1951,10 @@ impl Screen for DiffScreen {
         match cmd {
             KeyCommand::ToggleSplit => {
                 self.toggle_split(ctx);
+                return Handled::Consumed;
+            }
+            KeyCommand::ExpandContext | KeyCommand::ExpandFile => {
+                self.expand(cmd, ctx);
                 return Handled::Consumed;
             }
             KeyCommand::SideLeft | KeyCommand::SideRight => {
@@ -1615,6 +2019,12 @@ impl Screen for DiffScreen {
         }
         if let Some(Done::EditorFile(result)) = done {
             self.editor_file_ready(result, ctx);
+            return None;
+        }
+        if let Some(Done::Contents { path, head, base }) = done {
+            if self.file().is_some_and(|f| f.path == path) {
+                self.contents_read(head, base, ctx);
+            }
             return None;
         }
         if let Some(Done::Pending(result)) = done {
@@ -1744,7 +2154,8 @@ impl Screen for DiffScreen {
         frame.render_widget(Paragraph::new(header), head);
         let height = usize::from(body.height);
         let split = self.split_at(view.session.diff_layout, width);
-        let (lines, total, shown) = self.body(theme, height, width, split);
+        let expand_key = view.keymap.keys_label(KeyCommand::ExpandContext);
+        let (lines, total, shown) = self.body(theme, height, width, split, &expand_key);
         frame.render_widget(Paragraph::new(lines), body);
         if let Some(q) = &self.question {
             q.draw(frame, body, theme);

@@ -10,6 +10,7 @@
 //!          ──F──────────────────────────▶ FilesScreen
 //! ```
 
+mod context;
 mod description;
 mod diff;
 mod editor_file;

@@ -20,7 +20,9 @@ use std::ops::{Range, RangeInclusive};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
+use super::context::{self, CtxRow, GapRow};
 use super::note::{Note, clean, note_line, prefix};
+use crate::code::expand::FileGaps;
 use crate::code::patch::{LineKind, LineSelection, ParsedPatch, Side};
 use crate::code::split::{SplitRow, split_rows};
 use crate::tui::theme::Theme;
@@ -64,6 +66,11 @@ pub(super) enum SRow {
     Row(usize),
     /// A left note and a right note under the row above (either may be missing).
     Notes(Option<Note>, Option<Note>),
+    /// A line of the file outside the hunks, shown on demand (`e`/`E`): on both sides, not a
+    /// line of the diff.
+    Context(CtxRow),
+    /// How many lines of a gap are still hidden.
+    Hidden(u32),
 }
 
 /// The split view of one file's patch: its rows and where each patch line is.
@@ -71,6 +78,8 @@ pub(super) enum SRow {
 pub(super) struct SplitLayout {
     pub rows: Vec<SplitRow>,
     pub display: Vec<SRow>,
+    /// The display rows of the patch alone (`display` is them with the file's expanded lines).
+    base: Vec<SRow>,
     /// Per split row, its display row.
     pub display_of: Vec<usize>,
     /// Per patch line, its split row (`\ No newline` markers and lines before the first hunk:
@@ -131,10 +140,41 @@ impl SplitLayout {
         }
         SplitLayout {
             rows,
+            base: display.clone(),
             display,
             display_of,
             row_of_line,
         }
+    }
+
+    /// The display rows with the shown lines of `gaps` (none: the patch alone) before the hunks
+    /// they precede.
+    pub fn set_gaps(&mut self, gaps: Option<&FileGaps>) {
+        self.display = context::interleave(
+            &self.base,
+            gaps,
+            |r| match r {
+                SRow::Hunk(h) => Some(*h),
+                _ => None,
+            },
+            |g| match g {
+                GapRow::Line(c) => SRow::Context(c),
+                GapRow::Hidden { count } => SRow::Hidden(count),
+            },
+        );
+        self.display_of = self
+            .display
+            .iter()
+            .enumerate()
+            .filter_map(|(d, r)| matches!(r, SRow::Row(_)).then_some(d))
+            .collect();
+    }
+
+    /// The display row of the expanded line `(gap, old, new)`.
+    pub fn display_of_context(&self, at: (usize, u32, u32)) -> Option<usize> {
+        self.display
+            .iter()
+            .position(|r| matches!(r, SRow::Context(c) if (c.gap, c.old, c.new) == at))
     }
 
     /// The split row of patch line `idx`.
@@ -360,6 +400,10 @@ pub(super) struct Frame<'a> {
     pub anchor: Option<usize>,
     pub scroll: usize,
     pub theme: &'a Theme,
+    /// The display row of the expanded line the cursor is on (none: it is on a patch line).
+    pub on_context: Option<usize>,
+    /// The keys of `e`, for the rows that say lines are hidden.
+    pub expand_key: &'a str,
 }
 
 /// Pads `line` with blanks to `width` columns (cut to it first).
@@ -383,7 +427,9 @@ impl Frame<'_> {
         let Some(cell) = row.cell(side) else {
             return vec![Line::default()];
         };
-        let here = self.cursor == cell.idx && self.layout.side_of(self.cursor, self.side) == side;
+        let here = self.on_context.is_none()
+            && self.cursor == cell.idx
+            && self.layout.side_of(self.cursor, self.side) == side;
         let cur = if here { "▶" } else { " " };
         let selected = self
             .layout
@@ -472,6 +518,54 @@ impl Frame<'_> {
                     })
                     .collect()
             }
+            Some(SRow::Context(c)) => {
+                // Each half wrapped under its own gutter, as a diff line's cell is.
+                let half = |side: Side, n: u32, w: usize| -> Vec<Line<'static>> {
+                    let cur = if self.on_context == Some(d) && self.side == side {
+                        "▶"
+                    } else {
+                        " "
+                    };
+                    let mut wrapped = Vec::new();
+                    wrap_diff(
+                        Line::from(context::text_spans(&c.text, t)),
+                        w.saturating_sub(HALF_GUTTER).max(2),
+                        &mut wrapped,
+                    );
+                    wrapped
+                        .into_iter()
+                        .enumerate()
+                        .map(|(k, row)| {
+                            let mut spans = if k == 0 {
+                                vec![
+                                    Span::styled(cur, t.key),
+                                    Span::styled(" ", t.key),
+                                    Span::styled(format!("{n:>5} "), t.dim),
+                                ]
+                            } else {
+                                vec![
+                                    Span::styled("  ", t.key),
+                                    Span::styled(format!("{:>5} ", "↪"), t.dim),
+                                ]
+                            };
+                            spans.extend(row.spans);
+                            Line::from(spans)
+                        })
+                        .collect()
+                };
+                let (left, right) = (half(Side::Left, c.old, lw), half(Side::Right, c.new, rw));
+                (0..left.len().max(right.len()))
+                    .map(|k| {
+                        let mut spans = pad(left.get(k).cloned().unwrap_or_default(), lw);
+                        spans.push(sep());
+                        spans.extend(fit(right.get(k).cloned().unwrap_or_default(), rw).spans);
+                        Line::from(spans)
+                    })
+                    .collect()
+            }
+            Some(SRow::Hidden(n)) => {
+                vec![fit(context::hidden_line(*n, self.expand_key, 3, t), width)]
+            }
             Some(SRow::Notes(l, r)) => {
                 let half = |n: &Option<Note>| match n {
                     Some(n) => note_line(n, t, 7),
@@ -490,12 +584,13 @@ impl Frame<'_> {
     pub fn body(&self, height: usize, width: usize) -> (Vec<Line<'static>>, usize) {
         let total = self.layout.display.len();
         let mut scroll = self.scroll.min(total.saturating_sub(height.max(1)));
-        let at = self
-            .layout
-            .display_of
-            .get(self.layout.row(self.cursor))
-            .copied()
-            .unwrap_or(0);
+        let at = self.on_context.unwrap_or_else(|| {
+            self.layout
+                .display_of
+                .get(self.layout.row(self.cursor))
+                .copied()
+                .unwrap_or(0)
+        });
         if at >= scroll {
             let heights: Vec<usize> = (scroll..=at)
                 .map(|d| self.lines_of(d, width).len().max(1))

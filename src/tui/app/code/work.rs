@@ -6,12 +6,14 @@
 //! screens' I/O edge: only the effect runner performs it (see `app/work.rs`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use crate::code::SinceLastLook;
 use crate::code::pending::PendingReview;
 use crate::ledger::Ledger;
 use crate::output::files::latest_findings;
 use crate::pr::{ChangedFile, PrCoords, Snapshot};
+use crate::source::github::contents::file_for_console;
 use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
 use crate::tui::session::Session;
 
@@ -36,6 +38,17 @@ pub enum Work {
     /// The file `o` opens in the editor, at the cursor's line (`editor_file.rs`): the real file
     /// of a checkout at the PR's head, else a read-only copy of its version at that side.
     EditorFile(Box<super::editor_file::EditorFile>),
+    /// Read a file's texts for the diff's context on demand (`e`/`E`): `head` (the new path at
+    /// the PR's head) and `base` (the old path at its base), each only when the file has that
+    /// side; live once per blob (the session's cache), offline from the fixture.
+    Contents {
+        pr: PrCoords,
+        /// The file as the diff names it (its new path).
+        path: String,
+        /// `(commit, path)` of each side to read.
+        head: Option<(String, String)>,
+        base: Option<(String, String)>,
+    },
 }
 
 /// What comes back to the files and diff screens.
@@ -52,12 +65,19 @@ pub enum Done {
     },
     /// The file for the editor is ready (or why not); the diff runs the editor on it.
     EditorFile(Result<super::editor_file::Prepared, String>),
+    /// The texts of file `path` for its context on demand: each side asked, or why it is not
+    /// shown (over 1 MiB, binary, missing, a failed request), sanitized words.
+    Contents {
+        path: String,
+        head: Option<Result<Arc<str>, String>>,
+        base: Option<Result<Arc<str>, String>>,
+    },
 }
 
 impl work::Work for Work {
     fn lane(&self) -> Lane {
         match self {
-            Work::Load { .. } | Work::EditorFile(_) => Lane::Fetch,
+            Work::Load { .. } | Work::EditorFile(_) | Work::Contents { .. } => Lane::Fetch,
             Work::LoadPending { .. } | Work::RecordShown { .. } => Lane::Ledger,
         }
     }
@@ -80,6 +100,32 @@ impl work::Work for Work {
                 }
                 Work::EditorFile(ask) => {
                     Done::EditorFile(super::editor_file::prepare(io, &ask).await)
+                }
+                Work::Contents {
+                    pr,
+                    path,
+                    head,
+                    base,
+                } => {
+                    let gh = io.session.remote.github().map(|g| g.as_ref());
+                    // Offline, the fixture's recorded texts (read once: a file's two sides).
+                    let fixture = if gh.is_none() {
+                        (io.fixture_of)(&pr)
+                    } else {
+                        None
+                    };
+                    let read = async |side: Option<(String, String)>| match side {
+                        None => None,
+                        Some((commit, file)) => Some(
+                            file_for_console(gh, fixture.as_ref(), io.blobs, &pr, &commit, &file)
+                                .await
+                                .map(|f| f.text)
+                                .map_err(|e| crate::sanitize::one_line(&e.to_string())),
+                        ),
+                    };
+                    let head = read(head).await;
+                    let base = read(base).await;
+                    Done::Contents { path, head, base }
                 }
             };
             send(work::Done::new(done));
