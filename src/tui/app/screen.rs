@@ -317,3 +317,29 @@ pub trait Screen: Any + std::fmt::Debug {
     /// This screen's keys for `?`, as the keymap binds them: (keys, what they do).
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)>;
 }
+
+/// A screen's help: the entries of `cmds`, labelled by the keymap, then how to leave it (`back`:
+/// what `q`/`Esc` do there) and quitting from anywhere.
+pub(crate) fn key_help(
+    keymap: &Keymap,
+    cmds: &[(KeyCommand, &str)],
+    back: &str,
+) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = cmds
+        .iter()
+        .map(|(c, what)| (keymap.keys_label(*c), (*what).to_owned()))
+        .collect();
+    out.push((
+        format!(
+            "{} / {}",
+            keymap.keys_label(KeyCommand::Quit),
+            keymap.keys_label(KeyCommand::Back)
+        ),
+        back.to_owned(),
+    ));
+    out.push((
+        keymap.keys_label(KeyCommand::QuitAll),
+        "quit from anywhere".to_owned(),
+    ));
+    out
+}

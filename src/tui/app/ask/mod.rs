@@ -523,23 +523,11 @@ impl Screen for AskScreen {
     }
 
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = KEYS
-            .iter()
-            .map(|(c, what)| (keymap.keys_label(*c), (*what).to_owned()))
-            .collect();
-        out.push((
-            format!(
-                "{} / {}",
-                keymap.keys_label(KeyCommand::Quit),
-                keymap.keys_label(KeyCommand::Back)
-            ),
-            "back to the diff (while the answer comes: cancels the call)".to_owned(),
-        ));
-        out.push((
-            keymap.keys_label(KeyCommand::QuitAll),
-            "quit from anywhere".to_owned(),
-        ));
-        out
+        super::screen::key_help(
+            keymap,
+            KEYS,
+            "back to the diff (while the answer comes: cancels the call)",
+        )
     }
 }
 

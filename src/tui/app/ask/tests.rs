@@ -19,12 +19,32 @@ use crate::tui::theme::Theme;
 
 const QUESTION: &str = "Why is the policy cloned here?";
 
+/// The bundled demo without its recorded answer to a question: each test records its own.
 fn demo() -> Fixture {
-    Fixture::parse(
+    let mut f = Fixture::parse(
         DEMO_FIXTURE,
         std::path::Path::new("assets/fixtures/demo.json"),
     )
-    .unwrap()
+    .unwrap();
+    f.llm.answers.retain(|a| a.aspect != "ask");
+    f
+}
+
+/// The bundled demo answers a question offline with its recorded answer, as a review replays.
+#[test]
+fn the_bundled_demo_answers_a_question_with_its_recorded_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = Fixture::parse(
+        DEMO_FIXTURE,
+        std::path::Path::new("assets/fixtures/demo.json"),
+    )
+    .unwrap();
+    let mut h = harness(Some(demo), dir.path(), 120, 35);
+    typed(&mut h);
+    h.press("Enter");
+    let s = h.screen();
+    assert!(s.contains("This is the demo's recorded answer"), "{s}");
+    assert!(s.contains("recorded answers"), "{s}");
 }
 
 /// The demo, with `reply` recorded as the answer to a question (`ask`) and, with `file`, the

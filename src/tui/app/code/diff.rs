@@ -1550,7 +1550,7 @@ impl DiffScreen {
         }
         if let Some(sel) = self.selection().filter(|_| self.anchor.is_some()) {
             second.push(Span::styled(
-                format!(" · selected {}", place(&sel)),
+                format!(" · selected {}", ask::place(&sel)),
                 theme.key,
             ));
         }
@@ -1874,19 +1874,6 @@ fn follow(scroll: &mut usize, row: usize, notes: usize, h: usize, top: bool) {
     } else if last >= *scroll + h {
         *scroll = last + 1 - h;
     }
-}
-
-/// `src/a.rs:12–14 (new side)`.
-fn place(sel: &LineSelection) -> String {
-    let side = match sel.end.side {
-        Side::Right => "new",
-        Side::Left => "old",
-    };
-    let lines = match sel.start {
-        Some(s) => format!("{}–{}", s.line, sel.end.line),
-        None => sel.end.line.to_string(),
-    };
-    format!("{}:{lines} ({side} side)", one_line(&sel.path))
 }
 
 impl Screen for DiffScreen {

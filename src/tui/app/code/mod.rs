@@ -195,23 +195,7 @@ fn hints(keymap: &Keymap, theme: &Theme, cmds: &[(KeyCommand, &str)]) -> Line<'s
 
 /// The help entries of `cmds`, labelled by the keymap, then how to leave.
 pub(super) fn help_entries(keymap: &Keymap, cmds: &[(KeyCommand, &str)]) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = cmds
-        .iter()
-        .map(|(c, what)| (keymap.keys_label(*c), (*what).to_owned()))
-        .collect();
-    out.push((
-        format!(
-            "{} / {}",
-            keymap.keys_label(KeyCommand::Quit),
-            keymap.keys_label(KeyCommand::Back)
-        ),
-        "back to the screen below".to_owned(),
-    ));
-    out.push((
-        keymap.keys_label(KeyCommand::QuitAll),
-        "quit from anywhere".to_owned(),
-    ));
-    out
+    super::screen::key_help(keymap, cmds, "back to the screen below")
 }
 
 /// A scroll position moved by `cmd` within `max`, `half` rows a half page.
