@@ -339,7 +339,17 @@ impl AskScreen {
         ));
         for l in self.sel.text.iter().take(SHOWN_LINES) {
             out.push(fit(
-                Line::styled(format!("  │ {}", one_line(l)), theme.dim),
+                // The code's indentation kept, as the diff shows it (tabs as four spaces).
+                Line::styled(
+                    format!(
+                        "  │ {}",
+                        sanitize(l)
+                            .replace('\t', "    ")
+                            .replace('\n', " ")
+                            .trim_end()
+                    ),
+                    theme.dim,
+                ),
                 width,
             ));
         }

@@ -622,3 +622,22 @@ fn lines_of_two_hunks_are_not_asked_about() {
         "not asked: lines 2-23 of `src/client/mod.rs` are in different hunks; select lines of one hunk"
     );
 }
+
+/// The lines asked about keep their indentation in the pane, as the diff shows them.
+#[test]
+fn the_lines_asked_about_keep_their_indentation() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(
+        Some(demo_with(Some("An answer."), false)),
+        dir.path(),
+        120,
+        35,
+    );
+    h.press("F Enter");
+    // Line 9 of retry.rs: `    pub max_attempts: u32,`.
+    h.press("j j j j j j j j V a");
+    h.type_text(QUESTION);
+    h.press("Enter");
+    let s = h.screen();
+    assert!(s.contains("  │     pub max_attempts: u32,"), "{s}");
+}
