@@ -186,9 +186,10 @@ fn split_view(c: &mut Criterion) {
     });
 }
 
-/// A patch of `n` lines where every removed line has an alike added line beside it (each pair
-/// gets word marks): hunks of 40, pairs and context.
-fn paired_patch(n: usize, seed: usize) -> String {
+/// A patch of `n` lines where every removed line has an added line beside it: hunks of 40, pairs
+/// and context. `marked`: the added line is alike (each pair gets word marks); else it is as long
+/// but shares no word with it (no marks): the same drawing without the marks, the baseline.
+fn paired_patch(n: usize, seed: usize, marked: bool) -> String {
     let mut out = String::new();
     let mut line = 1;
     let mut done = 0;
@@ -200,11 +201,15 @@ fn paired_patch(n: usize, seed: usize) -> String {
                 0 => out.push_str(&format!(
                     "-    let value_{k} = compute({seed}, {k}, old);\n"
                 )),
-                1 => out.push_str(&format!(
-                    "+    let value_{} = compute({seed}, {}, new);\n",
-                    k - 1,
-                    k - 1
-                )),
+                1 => {
+                    let added =
+                        format!("    let value_{} = compute({seed}, {}, new);", k - 1, k - 1);
+                    if marked {
+                        out.push_str(&format!("+{added}\n"));
+                    } else {
+                        out.push_str(&format!("+    {}\n", "x".repeat(added.len() - 4)));
+                    }
+                }
                 _ => out.push_str(&format!("     call_{k}(&mut state, \"{seed}\");\n")),
             }
         }
@@ -214,14 +219,28 @@ fn paired_patch(n: usize, seed: usize) -> String {
     out
 }
 
-/// The unified keystroke at 120×40 on files whose pairs all carry word marks.
+/// The unified keystroke at 120×40 on files whose pairs all carry word marks, and in the same
+/// run on files of the same shape whose pairs carry none (what the marks add).
 fn word_marks(c: &mut Criterion) {
+    for marked in [true, false] {
+        marks_keystroke(c, marked);
+    }
+}
+
+fn marks_keystroke(c: &mut Criterion, marked: bool) {
     let theme = Theme::default_theme();
     let keymap = Keymap::default();
     let mut s = big_snapshot();
     for (i, f) in s.pr.files.iter_mut().enumerate() {
         let n = f.patch.as_deref().map_or(0, |p| p.lines().count());
-        f.patch = Some(paired_patch(n, i));
+        let patch = paired_patch(n, i, marked);
+        let marks = pr_shepherd::code::words::marks_by_line(&pr_shepherd::code::parse(&patch));
+        assert_eq!(
+            marks.is_empty(),
+            !marked,
+            "the baseline has no marks, the other all"
+        );
+        f.patch = Some(patch);
     }
     let mut app = files_open(s);
     let Ok(mut term) = Terminal::new(TestBackend::new(120, 40));
@@ -232,7 +251,12 @@ fn word_marks(c: &mut Criterion) {
     let d = frame(&mut term, &app, &theme, &keymap);
     app.update(Action::Drawn(Drawn { shown: None, ..d }));
     let mut step = 0usize;
-    c.bench_function("diff_view/word_marks_scroll_keystroke_120x40", |b| {
+    let name = if marked {
+        "diff_view/word_marks_scroll_keystroke_120x40"
+    } else {
+        "diff_view/no_marks_scroll_keystroke_120x40"
+    };
+    c.bench_function(name, |b| {
         b.iter(|| {
             let cmd = if (step / 100).is_multiple_of(2) {
                 KeyCommand::Down
