@@ -343,3 +343,27 @@ pub(crate) fn key_help(
     ));
     out
 }
+
+/// Draws a screen's frame, titled with the PR of `snapshot` and `what`; the area inside it.
+pub(crate) fn framed(
+    frame: &mut Frame,
+    area: Rect,
+    snapshot: &crate::pr::Snapshot,
+    what: &str,
+    theme: &crate::tui::theme::Theme,
+) -> Rect {
+    let pr = &snapshot.pr;
+    let block = crate::tui::ui::bordered(
+        format!(
+            " {}/{}#{} · {what} ",
+            crate::sanitize::one_line(&pr.owner),
+            crate::sanitize::one_line(&pr.repo),
+            pr.number
+        ),
+        true,
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    inner
+}

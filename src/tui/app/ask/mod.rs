@@ -464,19 +464,7 @@ impl Screen for AskScreen {
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {
         let theme = view.theme;
-        let pr = &self.snapshot.pr;
-        let block = bordered(
-            format!(
-                " {}/{}#{} · ask the model ",
-                one_line(&pr.owner),
-                one_line(&pr.repo),
-                pr.number
-            ),
-            true,
-            theme,
-        );
-        let inner = block.inner(area);
-        frame.render_widget(block, area);
+        let inner = super::screen::framed(frame, area, &self.snapshot, "ask the model", theme);
         let width = usize::from(inner.width);
         let head = self.head(width, theme);
         let [head_area, body, status_area, foot_area] = Layout::vertical([

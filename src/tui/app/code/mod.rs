@@ -37,7 +37,7 @@ use crate::pr::Snapshot;
 use crate::sanitize::one_line;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{bordered, fit_hints, key_hint};
+use crate::tui::ui::{fit_hints, key_hint};
 
 /// The commands only the files and diff screens answer (listed in their `?`, not the PR's).
 pub const OWN_COMMANDS: &[KeyCommand] = &[
@@ -152,20 +152,7 @@ pub(super) fn framed(
     what: &str,
     theme: &Theme,
 ) -> Rect {
-    let pr = &snapshot.pr;
-    let block = bordered(
-        format!(
-            " {}/{}#{} · {what} ",
-            one_line(&pr.owner),
-            one_line(&pr.repo),
-            pr.number
-        ),
-        true,
-        theme,
-    );
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    inner
+    super::screen::framed(frame, area, snapshot, what, theme)
 }
 
 /// The footer: the notice when there is one (no dialog open), else the key hints of `cmds`
