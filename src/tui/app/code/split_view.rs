@@ -508,15 +508,7 @@ impl Frame<'_> {
             Some(SRow::Row(r)) => {
                 let left = self.cell_lines(*r, Side::Left, lw);
                 let right = self.cell_lines(*r, Side::Right, rw);
-                let n = left.len().max(right.len());
-                (0..n)
-                    .map(|k| {
-                        let mut spans = pad(left.get(k).cloned().unwrap_or_default(), lw);
-                        spans.push(sep());
-                        spans.extend(fit(right.get(k).cloned().unwrap_or_default(), rw).spans);
-                        Line::from(spans)
-                    })
-                    .collect()
+                beside(&left, &right, lw, rw, sep())
             }
             Some(SRow::Context(c)) => {
                 // Each half wrapped under its own gutter, as a diff line's cell is.
@@ -554,14 +546,7 @@ impl Frame<'_> {
                         .collect()
                 };
                 let (left, right) = (half(Side::Left, c.old, lw), half(Side::Right, c.new, rw));
-                (0..left.len().max(right.len()))
-                    .map(|k| {
-                        let mut spans = pad(left.get(k).cloned().unwrap_or_default(), lw);
-                        spans.push(sep());
-                        spans.extend(fit(right.get(k).cloned().unwrap_or_default(), rw).spans);
-                        Line::from(spans)
-                    })
-                    .collect()
+                beside(&left, &right, lw, rw, sep())
             }
             Some(SRow::Hidden(n)) => {
                 vec![fit(context::hidden_line(*n, self.expand_key, 3, t), width)]
@@ -616,6 +601,25 @@ impl Frame<'_> {
         }
         (out, total)
     }
+}
+
+/// Two halves' screen lines side by side, row by row (the shorter half padded), the left `lw`
+/// wide and the right fitted to `rw`, `sep` between them.
+fn beside(
+    left: &[Line<'static>],
+    right: &[Line<'static>],
+    lw: usize,
+    rw: usize,
+    sep: Span<'static>,
+) -> Vec<Line<'static>> {
+    (0..left.len().max(right.len()))
+        .map(|k| {
+            let mut spans = pad(left.get(k).cloned().unwrap_or_default(), lw);
+            spans.push(sep.clone());
+            spans.extend(fit(right.get(k).cloned().unwrap_or_default(), rw).spans);
+            Line::from(spans)
+        })
+        .collect()
 }
 
 #[cfg(test)]
