@@ -206,6 +206,13 @@ impl PendingComment {
     }
 }
 
+/// Why a comment of `kind` cannot be on `side`, the one rule of the console and `pending add`:
+/// a suggestion replaces lines of the new file, so it is on the new side only.
+pub fn kind_refusal(side: Side, kind: CommentKind) -> Option<PendingError> {
+    (kind == CommentKind::Suggestion && side == Side::Left)
+        .then_some(PendingError::SuggestionOnOldSide)
+}
+
 /// Why a comment cannot be added.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PendingError {
@@ -221,6 +228,10 @@ pub enum PendingError {
     NoSuchComment { id: String },
     #[error("`{id}` is already on the PR: it is not posted again")]
     AlreadyPosted { id: String },
+    #[error(
+        "a suggestion replaces lines of the new file: put it on the new side (RIGHT), or make it a comment on the old side"
+    )]
+    SuggestionOnOldSide,
     #[error(
         "{place}: the start line ({start}) and the line ({line}) are in different hunks, and GitHub refuses that (\"start line must be part of the same hunk as the line\"); comment on each hunk separately"
     )]
@@ -353,6 +364,13 @@ impl PendingReview {
         format!("c{}", self.last_id)
     }
 
+    /// Gives the next id to nothing: a finding decided before its draft was ever saved keeps
+    /// its number, so the drafts after it keep theirs (`c4` stays the same draft whatever was
+    /// dismissed since).
+    pub fn reserve_id(&mut self) {
+        self.last_id += 1;
+    }
+
     /// Adds a comment of the maintainer's at a place checked against GitHub's rules (a range
     /// starts before its line; both in the diff when `patch` is given). Returns its id.
     #[allow(clippy::too_many_arguments)]
@@ -368,6 +386,9 @@ impl PendingReview {
     ) -> Result<String, PendingError> {
         if body.trim().is_empty() {
             return Err(PendingError::Empty);
+        }
+        if let Some(e) = kind_refusal(side, kind) {
+            return Err(e);
         }
         if let Some(start) = start_line
             && start >= line

@@ -17,7 +17,7 @@ use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::publish::review::{
     Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
-    refused_comments, settle, submit_live, submit_offline,
+    refused_comments, says_nothing, settle, submit_live, submit_offline,
 };
 use crate::review::results::inline::parsed_patches;
 use crate::sanitize::one_line;
@@ -260,7 +260,7 @@ async fn send(
     if *pending != before {
         save(ledger, snapshot, pending)?;
     }
-    if pending.is_empty() && body.trim().is_empty() {
+    if says_nothing(pending, matches!(event, Event::Approve(_)), body) {
         return Err(submit_error(SubmitError::Empty));
     }
     let req = ReviewRequest::of(pending, &snapshot.pr.head_sha, event, body);
@@ -392,7 +392,7 @@ async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> 
     if undecided > 0 {
         // Headless nothing is asked: said, and left for the console (or `pending drop`).
         crate::progress::note(&format!(
-            "{} from findings still to decide left out of this review (keep them in the console, or `pending drop`)",
+            "{} from findings still to decide left out of this review (keep them with `pending keep PR ID` or in the console, or drop them with `pending drop PR ID`)",
             crate::plural::count(undecided, "draft")
         ));
     }

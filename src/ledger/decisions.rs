@@ -73,6 +73,11 @@ pub struct Decision {
     /// (addressed); `maintainer`, `headless` (posted).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// Where a posted, kept, edited or dropped finding was decided: the Shepherd comment
+    /// ([`VIA_COMMENT`]) or the pending review ([`VIA_REVIEW`]); none on other kinds (and on
+    /// records older than the field, read as deciding both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
     /// Why: the dismissal's reason, the verifier's verdict.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -93,6 +98,11 @@ pub struct Decision {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub cut: Vec<String>,
 }
+
+/// The Shepherd comment decided it (posted in it, kept, edited or dropped from its draft).
+pub const VIA_COMMENT: &str = "comment";
+/// The pending review decided it (its draft kept, edited or dropped, and submitted).
+pub const VIA_REVIEW: &str = "review";
 
 /// Bytes a record keeps of its message or reason (cut at a character, `…` added).
 pub const MAX_TEXT_BYTES: usize = 8 * 1024;
@@ -130,6 +140,7 @@ impl Decision {
             aspect: aspect.to_owned(),
             kind,
             by: None,
+            via: None,
             reason: None,
             fingerprint: None,
             message: None,

@@ -31,6 +31,8 @@ pub struct UnsentFiles {
     pub draft: bool,
     /// `reply-draft.json` is there.
     pub reply: bool,
+    /// `comment-draft.json` (a conversation comment being written) is there.
+    pub comment: bool,
     /// `pending.json`, read.
     pub pending: Option<crate::code::pending::PendingReview>,
 }
@@ -44,6 +46,7 @@ impl Ledger {
         Ok(UnsentFiles {
             draft: there("draft.json"),
             reply: there("reply-draft.json"),
+            comment: there("comment-draft.json"),
             pending: super::threads::read_json(
                 dir.join("pending.json"),
                 "read the pending review",

@@ -70,7 +70,7 @@ use crate::pr::{PrCoords, RefError};
 
 pub use code::{CODE_DIR, CodeLook, GoneFile, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
 pub use conversation::OutboxPlainComment;
-pub use decisions::{DECISIONS_FILE, Decision, DecisionKind};
+pub use decisions::{DECISIONS_FILE, Decision, DecisionKind, VIA_COMMENT, VIA_REVIEW};
 pub use draft::{Draft, UnsentFiles};
 pub use kept::{KEPT_DIR, KEPT_LOG, KeptComment, KeptText, MAX_KEPT_CHARS};
 pub use layout::{OldFolder, PRS_DIR, readings as old_name_readings};
@@ -83,8 +83,9 @@ pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
 pub use spend::{DaySpend, SPEND_FILE, Spend, SpendKind, counted, runs as spend_runs};
 pub use threads::{
-    QUEUED_PREFIX, ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction, ThreadActionKind,
-    ThreadOutbox, apply_queued, is_queued, normalized_reply, queued_resolution, reply_body_hash,
+    CommentDraft, QUEUED_PREFIX, ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction,
+    ThreadActionKind, ThreadOutbox, apply_queued, is_queued, normalized_reply, queued_resolution,
+    reply_body_hash,
 };
 pub use viewed::{ViewedAction, ViewedOutbox};
 

@@ -165,6 +165,15 @@ pub fn reply_body_hash(body: &str) -> String {
     sha256_hex(&[&normalized_reply(body)])[..16].to_owned()
 }
 
+/// A conversation comment being written in the console (`w`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommentDraft {
+    pub body: String,
+    /// Unix seconds of the last save.
+    pub saved_at: i64,
+}
+
 /// A reply being written in the console.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -338,12 +347,40 @@ impl Ledger {
 
     /// Removes the saved reply; `Ok(false)` when there was none.
     pub fn discard_reply_draft(&self, pr: &PrCoords) -> Result<bool, LedgerError> {
-        let path = self.reply_draft_path(pr)?;
-        match std::fs::remove_file(&path) {
-            Ok(()) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(LedgerError::io("remove", &path)(e)),
-        }
+        remove_if_there(&self.reply_draft_path(pr)?)
+    }
+
+    fn comment_draft_path(&self, pr: &PrCoords) -> Result<PathBuf, LedgerError> {
+        Ok(self.pr_dir(pr)?.join("comment-draft.json"))
+    }
+
+    /// Saves the conversation comment being written durably (it is the maintainer's work).
+    pub fn save_comment_draft(
+        &self,
+        pr: &PrCoords,
+        draft: &CommentDraft,
+    ) -> Result<(), LedgerError> {
+        let bytes = serde_json::to_vec_pretty(draft).unwrap_or_default();
+        write_atomic_synced(&self.comment_draft_path(pr)?, &bytes)
+    }
+
+    /// The saved conversation comment, if any. A corrupt file is an error, not dropped work.
+    pub fn load_comment_draft(&self, pr: &PrCoords) -> Result<Option<CommentDraft>, LedgerError> {
+        read_json(self.comment_draft_path(pr)?, "read the comment draft")
+    }
+
+    /// Removes the saved conversation comment; `Ok(false)` when there was none.
+    pub fn discard_comment_draft(&self, pr: &PrCoords) -> Result<bool, LedgerError> {
+        remove_if_there(&self.comment_draft_path(pr)?)
+    }
+}
+
+/// Removes `path`; `Ok(false)` when it was not there.
+fn remove_if_there(path: &std::path::Path) -> Result<bool, LedgerError> {
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(LedgerError::io("remove", path)(e)),
     }
 }
 
@@ -428,6 +465,15 @@ mod tests {
         assert_eq!(ledger.load_reply_draft(&coords()).expect("load"), Some(d));
         assert!(ledger.discard_reply_draft(&coords()).expect("discard"));
         assert!(!ledger.discard_reply_draft(&coords()).expect("discard"));
+        assert_eq!(ledger.load_comment_draft(&coords()).expect("load"), None);
+        let c = CommentDraft {
+            body: "Thanks, merging after CI.".into(),
+            saved_at: 5,
+        };
+        ledger.save_comment_draft(&coords(), &c).expect("save");
+        assert_eq!(ledger.load_comment_draft(&coords()).expect("load"), Some(c));
+        assert!(ledger.discard_comment_draft(&coords()).expect("discard"));
+        assert!(!ledger.discard_comment_draft(&coords()).expect("discard"));
     }
 
     #[test]

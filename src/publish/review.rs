@@ -99,6 +99,14 @@ pub struct WireComment {
     pub start_side: Option<Side>,
 }
 
+/// Whether a review of `event` would say nothing: approving is a verdict of its own (it needs
+/// no line comment and no body, as on GitHub); a comment or a request for changes needs a body
+/// (`body` given, or the pending review's own) or a comment to post. The one rule of the
+/// console and `pending submit`.
+pub fn says_nothing(pending: &PendingReview, approving: bool, body: &str) -> bool {
+    !approving && pending.is_empty() && body.trim().is_empty()
+}
+
 /// The exact body of `POST /repos/{o}/{r}/pulls/{n}/reviews`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReviewRequest {
@@ -454,7 +462,9 @@ pub struct Submitted {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SubmitError {
-    #[error("nothing to submit: no comment is kept and the body is empty")]
+    #[error(
+        "nothing to submit: no comment is kept and the body is empty (a comment or a request for changes says something: write a body, keep a draft or write a line comment)"
+    )]
     Empty,
     #[error(
         "{} of the comments {} on lines no longer in the diff: {}; fold them into the review's body (`pending submit --fold`, or `F` in the pending review screen) or drop them",

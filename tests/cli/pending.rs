@@ -483,7 +483,7 @@ fn listed_drafts(env: &support::env::TestEnv) -> Vec<(String, String)> {
 }
 
 #[test]
-fn pending_list_never_offers_a_dismissed_finding_and_shows_a_posted_one_as_posted() {
+fn pending_list_never_offers_a_dismissed_finding_and_the_shepherd_comment_decides_no_draft() {
     let env = support::env::TestEnv::new();
     demo_run(
         &env,
@@ -507,18 +507,19 @@ fn pending_list_never_offers_a_dismissed_finding_and_shows_a_posted_one_as_poste
     let after = listed_drafts(&env);
     assert!(!after.iter().any(|(f, _)| *f == dismissed), "{after:?}");
     assert_eq!(after.len(), before.len() - 1, "{after:?}");
-    // Posted (offline) in the Shepherd comment: shown as posted, never proposed again.
+    // Posted (offline) in the Shepherd comment: the pending review's drafts are still to
+    // decide there (neither sends the other); the dismissed one stays out of both.
     demo_run(&env, &["review", "assets/fixtures/demo.json", "--post"]);
     let posted = listed_drafts(&env);
-    assert!(!posted.is_empty());
+    assert_eq!(posted.len(), after.len(), "{posted:?}");
     assert!(!posted.iter().any(|(f, _)| *f == dismissed), "{posted:?}");
-    assert!(posted.iter().all(|(_, s)| s == "posted"), "{posted:?}");
+    assert!(posted.iter().all(|(_, s)| s == "proposed"), "{posted:?}");
     let md = stdout(&demo_run(
         &env,
         &["pending", "list", "assets/fixtures/demo.json"],
     ));
-    assert!(md.contains("finding (posted)"), "{md}");
-    assert!(!md.contains("(proposed)"), "{md}");
+    assert!(!md.contains("(posted)"), "{md}");
+    assert!(md.contains("(proposed)"), "{md}");
 }
 
 #[test]

@@ -193,11 +193,12 @@ fn resolve_and_unresolve_ask_first_and_need_a_thread() {
     select_id(&mut h, QUESTION);
     h.press("x");
     assert!(
-        h.app
-            .notice()
-            .unwrap_or("")
-            .contains("select a review thread")
+        matches!(h.app.pr_asked(), Some(pr_shepherd::tui::app::PrAsk::Cannot(why)) if why.contains("select one to resolve")),
+        "{:?}",
+        h.app.pr_asked()
     );
+    // The refusal takes the next key, and only closes.
+    h.press("Esc");
     select_id(&mut h, JITTER);
     h.press("x");
     let screen = h.screen();

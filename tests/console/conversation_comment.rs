@@ -159,7 +159,7 @@ fn a_comment_that_looks_like_the_shepherd_review_is_refused() {
     );
 }
 
-/// The comment lives only in the composer until it is posted: quitting names it.
+/// The comment is kept on disk as it is typed until it is posted: quitting names it, kept.
 #[test]
 fn quitting_names_a_conversation_comment_being_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -173,7 +173,7 @@ fn quitting_names_a_conversation_comment_being_written() {
         InputMode::ConfirmQuit { lost } => assert!(
             lost.iter().any(|l| l
                 == &format!(
-                    "the conversation comment being written on {pr} is lost (it is not saved)"
+                    "the conversation comment on {pr} stays unposted (kept for next time)"
                 )),
             "{lost:?}"
         ),

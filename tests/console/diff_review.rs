@@ -113,8 +113,8 @@ fn pending_comments_and_finding_drafts_show_under_their_lines_in_the_diff() {
         lines[at - 1].contains(&format!(" {} ", sel.end.line)),
         "{screen}"
     );
-    // A finding's draft, once, marked posted: the Shepherd comment above holds it, so it is
-    // never sent again (issue 37: decided stays decided).
+    // A finding's draft, once, still to decide: the Shepherd comment posted above decides
+    // nothing of the pending review (neither sends the other).
     h.press("g ]");
     let screen = h.screen();
     let drafts: Vec<&str> = screen
@@ -122,7 +122,10 @@ fn pending_comments_and_finding_drafts_show_under_their_lines_in_the_diff() {
         .filter(|l| l.contains("┆ finding (suggestion): The public fields"))
         .collect();
     assert_eq!(drafts.len(), 1, "{screen}");
-    assert!(drafts[0].trim_start().starts_with("posted c"), "{screen}");
+    assert!(
+        drafts[0].trim_start().starts_with("to decide c"),
+        "{screen}"
+    );
     insta::assert_snapshot!("diff_review_pending_120x30", screen);
     // A relaunch reads it from disk.
     drop(h);

@@ -110,7 +110,7 @@ fn c_on_the_left_side_comments_on_the_old_line() {
     // `S` is for the new side only.
     h.press("S");
     assert!(
-        h.app.notice().is_some_and(|n| n.contains("right side")),
+        h.app.notice().is_some_and(|n| n.contains("new side")),
         "{:?}",
         h.app.notice()
     );

@@ -604,8 +604,18 @@ fn a_restored_draft_has_the_saved_runs_findings_and_unedited_does_not_block_a_ne
         "{}",
         h.screen()
     );
-    // Nothing was typed into it: a new review may replace it.
+    // Nothing was typed into it: a new review may replace it, once asked (it costs a model
+    // call).
     h.press("r");
+    assert!(
+        matches!(
+            h.app.pr_asked(),
+            Some(pr_shepherd::tui::app::PrAsk::Rerun { .. })
+        ),
+        "{:?}",
+        h.app.pr_asked()
+    );
+    h.press("y");
     assert!(h.app.run().is_some_and(|r| r.finished));
     assert!(
         !h.app
@@ -629,8 +639,8 @@ fn a_marks_a_finding_addressed_and_the_body_changes() {
             .unwrap()
             .is_some()
     );
-    // The second review is incremental against the posted one.
-    h.press("r");
+    // The second review is incremental against the posted one (asked first: one is here).
+    h.press("r y");
     let composed = h.app.composed().unwrap();
     assert_eq!(composed.agg.mode, pr_shepherd::policy::Mode::Incremental);
     let before = h.app.draft().unwrap().body();

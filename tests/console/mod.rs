@@ -22,6 +22,7 @@ mod markdown_cache;
 mod own_review;
 mod pending;
 mod pending_to_code;
+mod review_as_left;
 mod screen;
 mod session;
 mod submit_body;

@@ -223,9 +223,19 @@ pub(crate) fn propose_drafts<'f>(
     }
     let patches = parsed_patches(snapshot);
     let mut added = 0;
+    let mut seen = std::collections::HashSet::new();
     for f in findings {
+        if !seen.insert(f.id.as_str()) {
+            continue;
+        }
         let settled = settled.get(&f.id);
         if settled.is_some_and(|s| *s != Settled::Posted) {
+            // Never saved, the drafts' numbers come from the run's order: the decided one's
+            // is given to no other, so the numbers do not shift when one is decided (once
+            // saved, each draft keeps its own).
+            if review.saved_at == 0 && diff_line(f, &patches).is_some() {
+                review.reserve_id();
+            }
             continue;
         }
         if let Some(at) = diff_line(f, &patches)

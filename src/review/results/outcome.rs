@@ -173,6 +173,7 @@ pub fn post_decisions(
             let mut d = Decision::new(at, pr, &f.id, f.aspect.as_str(), kind);
             d.run = Some(run.run_id.clone());
             d.by = Some(by.to_owned());
+            d.via = Some(crate::ledger::VIA_COMMENT.to_owned());
             d
         };
         if !by_maintainer {
@@ -217,8 +218,11 @@ pub enum Settled {
     Dropped,
 }
 
-/// The findings of PR `pr` that are decided, by id: posted before dismissed before dropped
-/// (what is on the PR stays on it whatever was said of it after).
+/// The findings of PR `pr` that are decided for the pending review, by id: posted before
+/// dismissed before dropped (what is on the PR stays on it whatever was said of it after). What
+/// the Shepherd comment decided of a finding (posted in it, dropped from it) does not decide
+/// its draft in the pending review: neither sends the other. A dismissal, a lesson and an
+/// addressed finding decide both.
 pub fn settled(decisions: &[Decision], pr: u64) -> std::collections::BTreeMap<String, Settled> {
     let rank = |s: Settled| match s {
         Settled::Posted => 2,
@@ -226,7 +230,8 @@ pub fn settled(decisions: &[Decision], pr: u64) -> std::collections::BTreeMap<St
         Settled::Dropped => 0,
     };
     let mut out = std::collections::BTreeMap::new();
-    for d in decisions.iter().filter(|d| d.pr == pr) {
+    let by_comment = |d: &Decision| d.via.as_deref() == Some(crate::ledger::VIA_COMMENT);
+    for d in decisions.iter().filter(|d| d.pr == pr && !by_comment(d)) {
         let s = match d.kind {
             DecisionKind::Posted
             | DecisionKind::Kept
@@ -272,6 +277,7 @@ pub fn pending_decisions(
             let mut d = Decision::new(at, pr, id, aspect, *kind);
             d.run = run.map(|r| r.run_id.clone());
             d.by = Some("maintainer".to_owned());
+            d.via = Some(crate::ledger::VIA_REVIEW.to_owned());
             out.push(d);
         }
     }
@@ -374,6 +380,42 @@ mod tests {
         assert_eq!(s.get("E"), None);
         assert_eq!(s.get("F"), Some(&Settled::Posted));
         assert_eq!(s.get("G"), None, "another PR's");
+    }
+
+    #[test]
+    fn what_the_shepherd_comment_decided_leaves_the_pending_reviews_drafts_undecided() {
+        use DecisionKind::*;
+        let via = |pr, id: &str, kind, via: &str| {
+            let mut d = Decision::new(1, pr, id, "perf", kind);
+            d.via = Some(via.to_owned());
+            d
+        };
+        let all = [
+            via(1, "A", Posted, crate::ledger::VIA_COMMENT),
+            via(1, "A", Kept, crate::ledger::VIA_COMMENT),
+            via(1, "B", Dropped, crate::ledger::VIA_COMMENT),
+            via(1, "C", Posted, crate::ledger::VIA_REVIEW),
+            via(1, "D", Dropped, crate::ledger::VIA_REVIEW),
+            Decision::new(1, 1, "E", "perf", Dismissed),
+        ];
+        let s = settled(&all, 1);
+        assert_eq!(
+            s.get("A"),
+            None,
+            "posted in the comment, undecided in the review"
+        );
+        assert_eq!(
+            s.get("B"),
+            None,
+            "dropped from the comment, undecided in the review"
+        );
+        assert_eq!(s.get("C"), Some(&Settled::Posted));
+        assert_eq!(s.get("D"), Some(&Settled::Dropped));
+        assert_eq!(
+            s.get("E"),
+            Some(&Settled::Dismissed),
+            "a dismissal decides both"
+        );
     }
 
     #[test]

@@ -118,6 +118,15 @@ impl Screening {
             })
     }
 
+    /// Moves every aspect's held-back findings of `run` to its held-back list: a stored run
+    /// read again holds back what the maintainer dismissed since it was made, as the console
+    /// did when the dismissal was made.
+    pub fn apply_to_run(&self, run: &mut crate::review::ReviewRun) {
+        for a in &mut run.aspects {
+            self.apply(a);
+        }
+    }
+
     /// Moves the outcome's held-back findings to its held-back list.
     pub fn apply(&self, out: &mut AspectOutcome) {
         if self.dismissals.is_empty() && self.others.is_empty() {

@@ -80,12 +80,26 @@ pub fn saved_drafts(ledger: &Ledger, coords: &PrCoords) -> SavedDrafts {
             .load_runs::<crate::review::ReviewRun>(coords)
             .ok()
             .and_then(|(runs, _)| runs.into_iter().rev().find(|r| r.head_sha == d.head_sha))
-            .map(Box::new),
+            .map(|mut run| {
+                // What was dismissed since the run was made stays dismissed: held back, as the
+                // draft saved then says (an unreadable log holds nothing back, as a new run's
+                // screening would not).
+                let dismissals = ledger.dismissals(coords).unwrap_or_default();
+                crate::review::results::screening::Screening {
+                    dismissals: crate::review::results::screening::Dismissal::from_decisions(
+                        &dismissals,
+                    ),
+                    others: Vec::new(),
+                }
+                .apply_to_run(&mut run);
+                Box::new(run)
+            }),
         _ => None,
     };
     SavedDrafts {
         draft,
         reply: ledger.load_reply_draft(coords).map_err(|e| e.to_string()),
+        comment: ledger.load_comment_draft(coords).map_err(|e| e.to_string()),
         run,
         queued: ledger
             .thread_outbox(coords)

@@ -13,6 +13,8 @@ pub enum Unsent {
     Draft,
     /// A thread reply (`reply-draft.json`).
     Reply,
+    /// A conversation comment being written (`comment-draft.json`).
+    Comment,
     /// The pending review (`pending.json`).
     Pending,
     /// What the PR holds could not be read.
@@ -37,16 +39,25 @@ pub fn reply_said(pr: &PrCoords) -> String {
     format!("the reply on {pr} stays unsent (kept for next time)")
 }
 
-/// "the conversation comment being written on acme/rivet#471 is lost (it is not saved)".
+/// "the conversation comment on acme/rivet#471 stays unposted (kept for next time)".
 pub fn comment_said(pr: &PrCoords) -> String {
-    format!("the conversation comment being written on {pr} is lost (it is not saved)")
+    format!("the conversation comment on {pr} stays unposted (kept for next time)")
 }
 
-/// The pending review of `pr` with `comments` to submit and `undecided` findings' drafts:
+/// The pending review of `pr` with `comments` to submit, `undecided` findings' drafts and a
+/// `body` written or not:
 /// "the pending review of acme/rivet#471 stays unsubmitted: 2 comments, 3 finding drafts
 /// undecided (kept for next time)"; `None` when it holds neither.
-pub fn pending_said(pr: &PrCoords, comments: usize, undecided: usize) -> Option<String> {
+pub fn pending_said(
+    pr: &PrCoords,
+    comments: usize,
+    undecided: usize,
+    body: bool,
+) -> Option<String> {
     let mut parts = Vec::new();
+    if body {
+        parts.push("its body".to_owned());
+    }
     if comments > 0 {
         parts.push(crate::output::plural::count(comments, "comment"));
     }
@@ -123,7 +134,7 @@ mod tests {
             UnsentWork {
                 pr: pr(1),
                 what: Unsent::Pending,
-                said: pending_said(&pr(1), 2, 0).unwrap(),
+                said: pending_said(&pr(1), 2, 0, false).unwrap(),
             },
         ];
         assert_eq!(
@@ -135,10 +146,15 @@ mod tests {
                     .to_owned(),
             ]
         );
-        assert_eq!(pending_said(&pr(1), 0, 0), None);
+        assert_eq!(pending_said(&pr(1), 0, 0, false), None);
         assert_eq!(
-            pending_said(&pr(1), 1, 3).unwrap(),
+            pending_said(&pr(1), 1, 3, false).unwrap(),
             "the pending review of acme/rivet#1 stays unsubmitted: 1 comment, 3 finding drafts undecided (kept for next time)"
+        );
+        // A body alone is work kept, and named.
+        assert_eq!(
+            pending_said(&pr(1), 0, 0, true).unwrap(),
+            "the pending review of acme/rivet#1 stays unsubmitted: its body (kept for next time)"
         );
     }
 }

@@ -37,6 +37,9 @@ pub fn scan_unsent(ledger: &Ledger, prs: &[PrCoords]) -> Action {
         if files.reply {
             out.push(work(Unsent::Reply, unsent::reply_said(pr)));
         }
+        if files.comment {
+            out.push(work(Unsent::Comment, unsent::comment_said(pr)));
+        }
         let Some(pending) = files.pending else {
             continue;
         };
@@ -55,7 +58,12 @@ pub fn scan_unsent(ledger: &Ledger, prs: &[PrCoords]) -> Action {
                     .is_none_or(|id| !settled.contains_key(id))
             })
             .count();
-        if let Some(said) = unsent::pending_said(pr, pending.to_post().count(), undecided) {
+        if let Some(said) = unsent::pending_said(
+            pr,
+            pending.to_post().count(),
+            undecided,
+            !pending.body.trim().is_empty(),
+        ) {
             out.push(work(Unsent::Pending, said));
         }
     }

@@ -1072,11 +1072,19 @@ impl DiffScreen {
                 return true;
             }
             KeyCommand::Suggest
-                if self.is_split() && v.split.side_of(c, self.side) == Side::Left =>
+                if (self.is_split() && v.split.side_of(c, self.side) == Side::Left)
+                    || self.selection().is_some_and(|s| s.end.side == Side::Left) =>
             {
-                ctx.say(
-                    "a suggestion replaces lines of the new file: on the right side (l), or c to comment here",
-                );
+                // The pending review's rule, said before anything is typed.
+                let why = crate::code::pending::kind_refusal(
+                    Side::Left,
+                    crate::code::pending::CommentKind::Suggestion,
+                )
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+                ctx.say(format!(
+                    "{why} (l: the new side in split view · c comments here)"
+                ));
                 return true;
             }
             KeyCommand::Reply | KeyCommand::Suggest => {

@@ -107,6 +107,8 @@ pub struct PendingScreen {
     ask: Asking<Ask>,
     /// How `Enter` opens a comment's diff (given by the screen that opens this one; none: said).
     open_diff: Option<OpenDiff>,
+    /// The body's text before `ctrl-t` swapped the Shepherd summary in (swapped back by it).
+    before_swap: Option<String>,
 }
 
 /// How the pending review opens the diff of a file at a line of a side (`code::diff_at`, given
@@ -164,6 +166,7 @@ impl PendingScreen {
             summary: None,
             ask: Asking::default(),
             open_diff: None,
+            before_swap: None,
         }
     }
 
@@ -300,7 +303,13 @@ impl PendingScreen {
                 })
             }
             PendingEdit::Existing(id) => review.edit(&id, &text).map(|()| format!("{id} edited")),
-            PendingEdit::Body(how) => return self.confirm_submit(how, text, ctx),
+            PendingEdit::Body(how) => {
+                if review.body != text {
+                    review.body = text;
+                    self.save(ctx);
+                }
+                return self.confirm_submit(how, ctx);
+            }
         };
         match done {
             Ok(said) => {
@@ -312,13 +321,35 @@ impl PendingScreen {
     }
 
     /// Submitting as `how`: what would refuse it is said first; then the editor opens on the
-    /// review's summary body (empty: `ctrl-t` swaps in the Shepherd summary), and its `Esc`
-    /// asks, naming the event.
+    /// review's body as last written (kept on disk as it is typed; `ctrl-t` swaps in the
+    /// Shepherd summary), and its `Esc` asks, naming the event.
     fn ask_submit(&mut self, how: SubmitAs, ctx: &mut Ctx<'_>) {
         if self.refuse_submit(ctx) {
             return;
         }
-        self.open_editor(PendingEdit::Body(how), "", ctx);
+        let body = self
+            .review
+            .as_ref()
+            .map(|r| r.body.clone())
+            .unwrap_or_default();
+        self.before_swap = None;
+        self.open_editor(PendingEdit::Body(how), &body, ctx);
+    }
+
+    /// The body's editor changed: the review's body is its text, saved at once (it survives a
+    /// relaunch, as every draft does).
+    fn body_typed(&mut self, ctx: &mut Ctx<'_>) {
+        let (Some(e), Some(review)) = (self.editing.as_ref(), self.review.as_mut()) else {
+            return;
+        };
+        if !matches!(e.target, PendingEdit::Body(_)) {
+            return;
+        }
+        let text = e.text();
+        if review.body != text {
+            review.body = text;
+            self.save(ctx);
+        }
     }
 
     /// True when the pending review cannot be submitted now (said, or shown as a refusal).
@@ -329,10 +360,6 @@ impl PendingScreen {
         };
         if self.submitting {
             ctx.say("a submission is on its way");
-            return true;
-        }
-        if review.is_empty() {
-            ctx.say("nothing to submit: keep a draft or write a comment first");
             return true;
         }
         let gone = lines_gone(review, &parsed_patches(&self.snapshot));
@@ -355,12 +382,21 @@ impl PendingScreen {
         false
     }
 
-    /// The body is written: asks to submit as `how`, naming it.
-    fn confirm_submit(&mut self, how: SubmitAs, body: String, ctx: &mut Ctx<'_>) {
+    /// The body is written (and kept as the review's own): asks to submit as `how`, naming it;
+    /// a comment or a request for changes that says nothing is refused (the body stays).
+    fn confirm_submit(&mut self, how: SubmitAs, ctx: &mut Ctx<'_>) {
         if self.refuse_submit(ctx) {
             return;
         }
         let Some(review) = &self.review else { return };
+        if crate::publish::review::says_nothing(review, how == SubmitAs::Approve, "") {
+            self.ask.ask(
+                Ask::Refused(crate::publish::review::SubmitError::Empty.to_string()),
+                ctx,
+            );
+            return;
+        }
+        let body = review.body.clone();
         let p = &self.snapshot.pr;
         let destination = match ctx.session.remote.live() {
             Some(live) => format!("GitHub, as @{}", live.own_login),
@@ -405,6 +441,7 @@ impl PendingScreen {
             (Ok(text), Some(e)) => {
                 crate::tui::editor::replace(&mut e.editor, &text);
                 ctx.say("the editor has the external editor's text; Esc is done with it");
+                self.body_typed(ctx);
             }
             (Ok(_), None) => ctx.say("the editor was closed: the edited text was not kept"),
             (Err(why), _) => ctx.say(one_line(&why)),
@@ -418,12 +455,16 @@ impl PendingScreen {
         let Some(review) = self.review.as_mut() else {
             return;
         };
-        // Enter keeps what is still to decide (a finding's draft, an outdated comment); on any
-        // other comment it opens the comment's diff at its line.
-        let to_keep = review
-            .get(&id)
-            .is_some_and(|c| c.state == crate::code::pending::DraftState::Proposed)
-            || outdated(review).iter().any(|(o, _)| *o == id);
+        // Enter keeps what is still to decide (a finding's draft, an outdated comment) or was
+        // dropped (a change of mind); on any other comment it opens the comment's diff at its
+        // line.
+        let to_keep = review.get(&id).is_some_and(|c| {
+            matches!(
+                c.state,
+                crate::code::pending::DraftState::Proposed
+                    | crate::code::pending::DraftState::Dropped
+            )
+        }) || outdated(review).iter().any(|(o, _)| *o == id);
         if cmd == KeyCommand::Toggle && !to_keep {
             // A posted one is never kept again (it would be posted twice): said, and its diff
             // still opens.
@@ -481,9 +522,14 @@ impl Screen for PendingScreen {
         let Some(r) = &self.review else {
             return Vec::new();
         };
-        super::unsent::pending_said(&self.coords(), r.to_post().count(), undecided(r))
-            .into_iter()
-            .collect()
+        super::unsent::pending_said(
+            &self.coords(),
+            r.to_post().count(),
+            undecided(r),
+            !r.body.trim().is_empty(),
+        )
+        .into_iter()
+        .collect()
     }
 
     fn holds_unsent(&self) -> Vec<super::unsent::Unsent> {
@@ -559,20 +605,23 @@ impl Screen for PendingScreen {
                         return;
                     }
                     if matches!(e.target, PendingEdit::Body(_)) && is_swap_summary_key(&ev) {
-                        // Empty ⇄ the Shepherd summary (the maintainer's choice, either way).
+                        // What was written ⇄ the Shepherd summary (the maintainer's choice,
+                        // either way; nothing written is lost by a swap).
                         let text = match &self.summary {
                             Some(s) if e.text().trim() != sanitize(s).trim() => {
+                                self.before_swap = Some(e.text());
                                 sanitize(s).into_owned()
                             }
-                            Some(_) => String::new(),
+                            Some(_) => self.before_swap.take().unwrap_or_default(),
                             None => {
                                 return ctx.say("no Shepherd summary: the PR has no review draft");
                             }
                         };
                         crate::tui::editor::replace(&mut e.editor, &text);
-                        return;
+                    } else {
+                        crate::tui::editor::input(&mut e.editor, ev);
                     }
-                    crate::tui::editor::input(&mut e.editor, ev);
+                    self.body_typed(ctx);
                 }
             }
             Action::EditDone => self.edit_done(ctx),
@@ -610,7 +659,6 @@ impl Screen for PendingScreen {
             snapshot: Box::new(self.snapshot.clone()),
             review: Box::new(review.clone()),
             event,
-            body: ask.body,
         });
     }
 

@@ -11,7 +11,7 @@ use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{
     Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
-    refused_comments, settle, submit_live, submit_offline,
+    refused_comments, says_nothing, settle, submit_live, submit_offline,
 };
 use crate::review::results::inline::parsed_patches;
 use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
@@ -33,9 +33,8 @@ pub enum Work {
     Submit {
         snapshot: Box<Snapshot>,
         review: Box<PendingReview>,
+        /// The review's body is the pending review's own (written before confirming).
         event: Event,
-        /// The review's summary body the maintainer wrote before confirming.
-        body: String,
     },
 }
 
@@ -70,7 +69,6 @@ impl work::Work for Work {
                     snapshot,
                     review,
                     event,
-                    body,
                 } => Done::Submitted(
                     submit(
                         &io.session.remote,
@@ -78,7 +76,6 @@ impl work::Work for Work {
                         &snapshot,
                         &review,
                         event,
-                        &body,
                         io.now,
                     )
                     .await,
@@ -137,9 +134,10 @@ async fn submit(
     snapshot: &Snapshot,
     review: &PendingReview,
     event: Event,
-    body: &str,
     now: i64,
 ) -> Result<Submitted, String> {
+    // The body is the pending review's own: none is given besides it.
+    let body = "";
     let pr = snapshot.pr.coords();
     let mut review = review.clone();
     let (mut done, moved) = match remote.live() {
@@ -226,7 +224,7 @@ fn checked(
 ) -> Result<(ReviewRequest, Vec<String>), String> {
     let patches = parsed_patches(snapshot);
     review.follow(&snapshot.pr.head_sha, &patches);
-    if review.is_empty() {
+    if says_nothing(review, matches!(event, Event::Approve(_)), body) {
         return Err(SubmitError::Empty.to_string());
     }
     let moved = settle(review, &patches, false, false).map_err(|e| e.to_string())?;

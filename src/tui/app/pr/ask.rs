@@ -26,6 +26,15 @@ pub enum Ask {
     },
     /// Posting is not allowed (a gate, or posting unavailable): says why; any key closes.
     Refused(String),
+    /// A key that cannot act on what is selected (`c` on a row that is no thread): says why;
+    /// the next key only closes it, so what was typed for a composer never runs as keys.
+    Cannot(String),
+    /// `r`/`R` with a review here: a new one calls the model again (`findings`: the review's,
+    /// when its run is known).
+    Rerun {
+        full: bool,
+        findings: Option<usize>,
+    },
     /// Reply to, resolve or unresolve a review thread.
     Thread(ThreadAsk),
     /// Post a plain conversation comment on the PR.
@@ -111,6 +120,22 @@ impl Ask {
                 .blank()
                 .line("y condenses · any other key keeps the draft"),
             Ask::Refused(why) => Dialog::refusal(" Not posting ", why),
+            Ask::Cannot(why) => Dialog::refusal(" Not here ", why),
+            Ask::Rerun { full, findings } => Dialog::yes_no(if *full {
+                " Run a new full review? "
+            } else {
+                " Run a new review? "
+            })
+            .line(match findings {
+                Some(n) => format!(
+                    "This PR has a review ({}); a new one replaces it.",
+                    count(*n, "finding", "findings")
+                ),
+                None => "This PR has a review draft; a new review replaces it.".to_owned(),
+            })
+            .line("It calls the model again (a real model costs money).")
+            .blank()
+            .line("y runs it · any other key keeps the review"),
             Ask::Thread(ask) => {
                 let (title, reply) = match &ask.what {
                     ThreadDo::Reply(body) => (
@@ -147,7 +172,7 @@ impl Ask {
 
     /// A refusal: nothing to answer, any key closes it.
     pub fn is_refusal(&self) -> bool {
-        matches!(self, Ask::Refused(_))
+        matches!(self, Ask::Refused(_) | Ask::Cannot(_))
     }
 }
 

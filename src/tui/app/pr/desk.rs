@@ -69,6 +69,8 @@ pub struct ReviewDesk {
     /// `D`/`L` asked for a reason: the finding and whether it is a repository lesson (the
     /// reason is typed in the prompt line).
     pub dismissing: Option<(String, bool)>,
+    /// The reason prompt was answered empty: it stays open, saying a reason is needed.
+    pub reason_missing: bool,
     /// The body of the post on its way (what was kept, edited or dropped is recorded once it
     /// is posted).
     sent: Option<String>,
@@ -101,6 +103,7 @@ impl ReviewDesk {
             posting: false,
             progress: None,
             dismissing: None,
+            reason_missing: false,
             sent: None,
             stats: None,
         };
@@ -184,7 +187,12 @@ impl ReviewDesk {
     ) -> bool {
         match cmd {
             KeyCommand::Review | KeyCommand::FullReview => {
-                self.start_review(cmd == KeyCommand::FullReview, snap, ctx)
+                let full = cmd == KeyCommand::FullReview;
+                match self.rerun_ask(full) {
+                    // A review is here: a new one calls the model again, so it asks first.
+                    Some(q) if !self.draft.as_ref().is_some_and(|d| d.edited) => ask.ask(q, ctx),
+                    _ => self.start_review(full, snap, ctx),
+                }
             }
             KeyCommand::Aspects => {
                 if self.pane == Pane::Aspects {
@@ -233,6 +241,16 @@ impl ReviewDesk {
             _ => return false,
         }
         true
+    }
+
+    /// The question before a review replaces the one here (finished, or its draft restored):
+    /// `None` when there is none to replace, or one is running (`r` then restarts it, said).
+    fn rerun_ask(&self, full: bool) -> Option<Ask> {
+        if self.run.as_ref().is_some_and(RunView::running) {
+            return None;
+        }
+        let findings = self.composed.as_ref().map(|c| c.finding_rows().len());
+        (self.draft.is_some() || findings.is_some()).then_some(Ask::Rerun { full, findings })
     }
 
     fn start_review(&mut self, full: bool, snap: &Snapshot, ctx: &mut Ctx<'_>) {
@@ -659,9 +677,18 @@ impl ReviewDesk {
                 ctx.say("draft kept; it is over GitHub's limit: e edits it")
             }
             (Ask::Post(_), false) => ctx.say("not posted"),
+            (Ask::Rerun { full, .. }, true) => self.start_review(full, snap, ctx),
+            (Ask::Rerun { .. }, false) => ctx.say("no new review: the review here stays"),
             (Ask::Discard, false) => ctx.say("draft kept"),
             // Thread dialogs are answered by the thread desk; M by the PR screen.
-            (Ask::Refused(_) | Ask::MarkAll { .. } | Ask::Thread(_) | Ask::Comment(_), _) => {}
+            (
+                Ask::Refused(_)
+                | Ask::Cannot(_)
+                | Ask::MarkAll { .. }
+                | Ask::Thread(_)
+                | Ask::Comment(_),
+                _,
+            ) => {}
         }
         self.refresh_progress();
     }
@@ -755,6 +782,7 @@ impl ReviewDesk {
             return;
         };
         self.dismissing = Some((id, lesson));
+        self.reason_missing = false;
         *ctx.mode = InputMode::Search {
             query: String::new(),
             before: 0,
@@ -774,18 +802,26 @@ impl ReviewDesk {
             SearchStep::Changed { .. } => return,
             SearchStep::Cancelled { .. } => {
                 self.dismissing = None;
+                self.reason_missing = false;
                 ctx.say("not dismissed");
                 return;
             }
             SearchStep::Accepted(q) => q.trim().to_owned(),
         };
+        if reason.is_empty() {
+            // The prompt stays open, saying why: what is typed next is the reason, never keys.
+            self.reason_missing = true;
+            *ctx.mode = InputMode::Search {
+                query: String::new(),
+                before: 0,
+            };
+            ctx.say("a dismissal needs its reason: type it, Enter dismisses, Esc cancels");
+            return;
+        }
+        self.reason_missing = false;
         let Some((id, lesson)) = self.dismissing.take() else {
             return;
         };
-        if reason.is_empty() {
-            ctx.say("not dismissed: a dismissal needs its reason (D, type it, Enter)");
-            return;
-        }
         let edited = self.draft.as_ref().is_some_and(|d| d.edited);
         let Some(c) = self.composed.as_mut() else {
             return;

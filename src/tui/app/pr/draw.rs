@@ -348,6 +348,12 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
                 theme.header,
             ));
             spans.push(Span::styled("█", theme.key));
+            if screen.desk.reason_missing {
+                spans.push(Span::styled(
+                    "  a reason is needed",
+                    theme.severity_important,
+                ));
+            }
             spans.push(Span::styled("  Enter dismiss · Esc cancel", theme.dim));
         }
         InputMode::Search { query, .. } => {

@@ -132,6 +132,11 @@ impl PrScreen {
             Ok(None) => {}
             Err(e) => ctx.say(format!("the saved reply is unreadable: {e}")),
         }
+        match saved.comment {
+            Ok(Some(d)) => self.threads.comment_restored(d, ctx),
+            Ok(None) => {}
+            Err(e) => ctx.say(format!("the saved conversation comment is unreadable: {e}")),
+        }
         match saved.draft {
             Ok(Some(d)) => self
                 .desk
@@ -560,7 +565,7 @@ impl PrScreen {
             }
             Done::Commented(result) => {
                 // The session's own write: fetch the PR again so the comment shows.
-                if self.threads.commented(result, ctx) {
+                if self.threads.commented(result, &self.list, ctx) {
                     self.refetch_after_write(ctx);
                 }
                 return;
@@ -687,7 +692,6 @@ impl Screen for PrScreen {
         {
             lost.push(super::unsent::reply_said(&pr));
         }
-        // The conversation comment lives only in the composer until it is posted.
         if self
             .threads
             .comment
@@ -708,6 +712,9 @@ impl Screen for PrScreen {
         }
         if self.threads.reply.is_some() {
             held.push(super::unsent::Unsent::Reply);
+        }
+        if self.threads.comment.is_some() {
+            held.push(super::unsent::Unsent::Comment);
         }
         held
     }

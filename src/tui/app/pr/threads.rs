@@ -69,15 +69,23 @@ fn destination(ctx: &Ctx<'_>) -> String {
 }
 
 impl ThreadDesk {
+    /// The selected thread; otherwise a refusal says so (it takes the next key: what was
+    /// typed for a reply never runs as keys).
     fn selected_thread<'l>(
         list: &'l ItemList,
+        ask: &mut Asking<Ask>,
         ctx: &mut Ctx<'_>,
         verb: &str,
     ) -> Option<&'l Thread> {
         match list.selected_item() {
             Some(Item::Thread(t)) => Some(t),
             _ => {
-                ctx.say(format!("select a review thread to {verb}"));
+                ask.ask(
+                    Ask::Cannot(format!(
+                        "the selected row is not a review thread: select one to {verb} (j/k)"
+                    )),
+                    ctx,
+                );
                 None
             }
         }
@@ -171,12 +179,19 @@ impl ThreadDesk {
     }
 
     /// The comment's post answered; true when it was posted.
-    pub(super) fn commented(&mut self, result: Result<String, String>, ctx: &mut Ctx<'_>) -> bool {
+    pub(super) fn commented(
+        &mut self,
+        result: Result<String, String>,
+        list: &ItemList,
+        ctx: &mut Ctx<'_>,
+    ) -> bool {
         self.commenting = false;
         match result {
             Ok(location) => {
                 self.comment = None;
                 self.on_comment = false;
+                // Posted (or queued): the saved comment is forgotten.
+                self.save_comment(list, ctx);
                 ctx.say(format!("commented: {}", one_line(&location)));
                 true
             }
@@ -209,7 +224,7 @@ impl ThreadDesk {
             _ => return false,
         };
         let verb = what.as_ref().map_or("reply to", ThreadDo::verb);
-        let Some(t) = Self::selected_thread(list, ctx, verb) else {
+        let Some(t) = Self::selected_thread(list, ask, ctx, verb) else {
             return true;
         };
         if self.acting {
@@ -282,6 +297,20 @@ impl ThreadDesk {
         ));
     }
 
+    /// A conversation comment saved in an earlier session: `w` reopens it.
+    pub(super) fn comment_restored(&mut self, d: crate::ledger::CommentDraft, ctx: &mut Ctx<'_>) {
+        self.comment = Some(crate::tui::editor::area(&sanitize(&d.body)));
+        ctx.say("restored the unposted conversation comment: w reopens it");
+    }
+
+    /// Every change of the conversation comment is saved at once (it survives a crash).
+    fn save_comment(&self, list: &ItemList, ctx: &mut Ctx<'_>) {
+        ctx.work(super::Work::SaveCommentDraft {
+            pr: list.snapshot.pr.coords(),
+            body: self.comment_body(),
+        });
+    }
+
     /// A key for the composer; every change is saved at once (it survives a crash).
     pub(super) fn key(
         &mut self,
@@ -301,7 +330,11 @@ impl ThreadDesk {
                     text: self.comment_body(),
                 });
             } else if let Some(t) = self.comment.as_mut() {
+                let before = t.lines().join("\n");
                 crate::tui::editor::input(t, ev);
+                if t.lines().join("\n") != before {
+                    self.save_comment(list, ctx);
+                }
             }
             return;
         }
@@ -339,6 +372,7 @@ impl ThreadDesk {
             match (result, self.comment.as_mut()) {
                 (Ok(text), Some(t)) => {
                     crate::tui::editor::replace(t, &text);
+                    self.save_comment(list, ctx);
                     ctx.say("the comment has the external editor's text; ctrl-s posts");
                 }
                 (Ok(_), None) => ctx.say("the comment was closed: the edited text was not kept"),

@@ -53,6 +53,12 @@ pub enum Work {
     DiscardReplyDraft {
         pr: PrCoords,
     },
+    /// Save the conversation comment being written (every change: it survives a crash); an
+    /// empty one (posted, or cleared) is forgotten.
+    SaveCommentDraft {
+        pr: PrCoords,
+        body: String,
+    },
     /// Append what became of findings to the repository's decision log (a dismissal, what a
     /// post kept, edited and dropped), and add a lesson; `said` is the notice once written.
     RecordDecisions {
@@ -160,6 +166,12 @@ impl work::Work for Work {
                     }
                     return;
                 }
+                Work::SaveCommentDraft { pr, body } => {
+                    if let Some(said) = save_comment_draft(l, &pr, body, now) {
+                        send(work::Done::new(said));
+                    }
+                    return;
+                }
                 Work::RecordDecisions {
                     pr,
                     decisions,
@@ -251,6 +263,24 @@ fn save_reply_draft(
         .save_reply_draft(pr, &draft)
         .err()
         .map(|e| Said(format!("the reply was NOT saved: {e}")))
+}
+
+/// Saves the conversation comment being written (an empty one is forgotten); only a failure
+/// is said.
+fn save_comment_draft(ledger: &Ledger, pr: &PrCoords, body: String, now: i64) -> Option<Said> {
+    let done = if body.trim().is_empty() {
+        ledger.discard_comment_draft(pr).map(|_| ())
+    } else {
+        ledger.save_comment_draft(
+            pr,
+            &crate::ledger::CommentDraft {
+                body,
+                saved_at: now,
+            },
+        )
+    };
+    done.err()
+        .map(|e| Said(format!("the conversation comment was NOT saved: {e}")))
 }
 
 /// Forgets the sent reply's draft; only a failure is said.
