@@ -59,6 +59,8 @@ pub fn triage(snapshot: &Snapshot, markers: &HashMap<String, Marker>) -> Vec<Tri
                 let body_hash = item.body_hash();
                 let marker = markers.get(item.id());
                 let freshness = match marker {
+                    // The maintainer's own words, not on GitHub yet: never news to them.
+                    _ if crate::pr::is_queued(item.id()) => Freshness::Unchanged,
                     None => Freshness::New,
                     Some(m) if m.body_hash == body_hash => Freshness::Unchanged,
                     Some(_) => Freshness::Edited,

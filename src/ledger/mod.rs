@@ -57,6 +57,7 @@ mod repo;
 mod runs;
 mod seen;
 mod seen_index;
+mod sent;
 mod spend;
 mod threads;
 mod viewed;
@@ -81,6 +82,7 @@ pub use pending::{OutboxReview, ReviewIntent};
 pub use repo::{REPO_LOCK_WAIT, RepoId};
 pub use runs::{RUN_FORMAT, RunProblem, RunRecord, StoredRun};
 pub use seen::{MarkFailure, MarkReport, MarkerProblem, SeenSet};
+pub use sent::{SENT_PREFIX, Sent, SentLine, SentReview, is_sent_live};
 pub use spend::{DaySpend, SPEND_FILE, Spend, SpendKind, counted, runs as spend_runs};
 pub use threads::{
     CommentDraft, QUEUED_PREFIX, ReplyDraft, ReplyIntent, THREAD_OUTBOX_WAIT, ThreadAction,

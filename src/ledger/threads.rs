@@ -67,14 +67,9 @@ pub struct ThreadOutbox {
     pub actions: Vec<ThreadAction>,
 }
 
-/// A queued (offline) reply stands in its thread under its action's id, which starts with this:
-/// what draws it says it is queued, not posted.
-pub const QUEUED_PREFIX: &str = "outbox-thread-";
-
-/// Whether `comment_id` is a queued reply's stand-in (see [`apply_queued`]).
-pub fn is_queued(comment_id: &str) -> bool {
-    comment_id.starts_with(QUEUED_PREFIX)
-}
+/// A queued (offline) reply stands in its thread under its action's id, which starts with
+/// [`QUEUED_PREFIX`]: what draws it says it is queued, not posted.
+pub use crate::pr::{QUEUED_PREFIX, is_queued};
 
 /// What the queued thread actions make of `items`, in their order: a reply stands at the end of
 /// its thread as a comment by `own` (its id the action's, see [`is_queued`]; never twice), a

@@ -315,7 +315,9 @@ impl Thread {
     }
 
     /// The text whose hash decides "edited" for a thread: every comment, in order, with its
-    /// author, so a new reply or an edit anywhere in the thread re-surfaces it.
+    /// author, so a new reply or an edit anywhere in the thread re-surfaces it. A queued stand-in
+    /// ([`is_queued`]: the maintainer's own words, not on GitHub yet) is no change to see: the
+    /// thread is seen the same with it and without it, wherever it is counted.
     pub fn transcript(&self) -> String {
         let mut out = String::new();
         self.transcript_pieces(|piece| out.push_str(piece));
@@ -324,7 +326,8 @@ impl Thread {
 
     /// The transcript in pieces, so it can be hashed without being built.
     fn transcript_pieces(&self, mut emit: impl FnMut(&str)) {
-        for (i, c) in self.comments.iter().enumerate() {
+        let real = self.comments.iter().filter(|c| !is_queued(&c.id));
+        for (i, c) in real.enumerate() {
             if i > 0 {
                 emit("\n\n---\n\n");
             }
@@ -471,6 +474,16 @@ impl Item {
             _ => None,
         }
     }
+}
+
+/// What the maintainer sent that is not on GitHub yet (queued offline, or sent and not read back)
+/// stands among the items under an id that starts with this: what draws it says so, and it is
+/// never news to its own author.
+pub const QUEUED_PREFIX: &str = "outbox-thread-";
+
+/// Whether `id` (an item's or a comment's) is a queued stand-in (see [`QUEUED_PREFIX`]).
+pub fn is_queued(id: &str) -> bool {
+    id.starts_with(QUEUED_PREFIX)
 }
 
 /// The seed's hash rule: the first 16 hex characters of SHA-256 of the text.

@@ -156,6 +156,16 @@ impl ReviewRequest {
         sha256_hex(&bytes).chars().take(16).collect()
     }
 
+    /// The review as sent, at `at` (Unix seconds), as the console shows it until the PR read
+    /// back shows it.
+    pub fn as_sent(&self, at: i64) -> crate::ledger::SentReview {
+        crate::ledger::SentReview::of_request(
+            self.key().unwrap_or_default(),
+            &serde_json::to_value(self).unwrap_or(Value::Null),
+            at,
+        )
+    }
+
     /// The hidden key in the body.
     pub fn key(&self) -> Option<&str> {
         review_key(&self.body)
@@ -458,6 +468,9 @@ pub struct Submitted {
     /// dropped drafts).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub still_pending: Vec<String>,
+    /// The review as it was sent, for the console to show until the PR read back shows it.
+    #[serde(skip)]
+    pub sent: Option<crate::ledger::SentReview>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -592,6 +605,7 @@ pub async fn find_earlier(
         offline: false,
         moved: Vec::new(),
         still_pending: Vec::new(),
+        sent: Some(req.as_sent(chrono::Utc::now().timestamp())),
     }))
 }
 
@@ -643,6 +657,7 @@ pub async fn submit_live_within(
         offline: false,
         moved: Vec::new(),
         still_pending: Vec::new(),
+        sent: Some(req.as_sent(chrono::Utc::now().timestamp())),
     };
     let body = serde_json::to_value(req).unwrap_or(Value::Null);
     let mut last: Option<SubmitError> = None;
@@ -751,6 +766,7 @@ pub fn submit_offline(
         offline: true,
         moved: Vec::new(),
         still_pending: Vec::new(),
+        sent: Some(req.as_sent(now)),
     })
 }
 

@@ -24,6 +24,7 @@ mod pending;
 mod pending_to_code;
 mod review_as_left;
 mod screen;
+mod sent_in_sight;
 mod session;
 mod submit_body;
 mod table_tmux;

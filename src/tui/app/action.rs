@@ -208,6 +208,8 @@ pub struct OpenedPr {
 pub struct SavedDrafts {
     pub draft: Result<Option<Draft>, String>,
     pub reply: Result<Option<ReplyDraft>, String>,
+    /// What the outbox holds of the PR's conversation comments and reviews (queued offline).
+    pub sent: Result<crate::ledger::Sent, String>,
     /// The conversation comment being written (`w`), kept as it was typed.
     pub comment: Result<Option<crate::ledger::CommentDraft>, String>,
     /// The latest stored review run made for the draft's head: the restored draft's findings

@@ -100,6 +100,11 @@ pub fn saved_drafts(ledger: &Ledger, coords: &PrCoords) -> SavedDrafts {
         draft,
         reply: ledger.load_reply_draft(coords).map_err(|e| e.to_string()),
         comment: ledger.load_comment_draft(coords).map_err(|e| e.to_string()),
+        sent: ledger
+            .comment_outbox(coords)
+            .and_then(|c| Ok((c, ledger.review_outbox(coords)?)))
+            .map(|(c, r)| crate::ledger::Sent::from_outbox(&c, &r))
+            .map_err(|e| e.to_string()),
         run,
         queued: ledger
             .thread_outbox(coords)

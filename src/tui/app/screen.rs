@@ -291,6 +291,12 @@ pub trait Screen: Any + std::fmt::Debug {
     /// screen (what it shows: [`Screen::snapshot`]).
     fn uncovered(&mut self, _left: &dyn Screen, _ctx: &mut Ctx<'_>) {}
 
+    /// What this screen sent that the PR as read may not show yet (a submitted review): the
+    /// screen it uncovers lays it over its items until the PR read back shows it.
+    fn sent(&self) -> Vec<crate::ledger::Sent> {
+        Vec::new()
+    }
+
     /// The PR snapshot this screen shows, if it shows one.
     fn snapshot(&self) -> Option<&crate::pr::Snapshot> {
         None

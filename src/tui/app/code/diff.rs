@@ -172,6 +172,14 @@ fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
     if t.resolved {
         text.push_str(" · resolved");
     }
+    // Sent by the maintainer, not on GitHub as read yet.
+    if crate::pr::is_queued(&t.id) {
+        text.push_str(if crate::ledger::is_sent_live(&t.id) {
+            " · sent, not read back yet"
+        } else {
+            " · queued (offline)"
+        });
+    }
     if at.is_none() {
         let place = if t.outdated {
             match t.original_line {

@@ -125,6 +125,24 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
     if let Some(done) = &s.submitted {
         lines.push(Line::styled(one_line(done), theme.notice));
     }
+    // What was sent stays in sight, said as queued or sent, until the PR read back shows it.
+    for (c, live) in s.sent_comments() {
+        let state = if *live {
+            "sent to GitHub"
+        } else {
+            "queued (offline), not on GitHub yet"
+        };
+        lines.push(fit(
+            Line::from(vec![
+                Span::styled(format!("{}  ", one_line(&c.id)), theme.dim),
+                Span::styled(format!("{} ", c.kind.as_str()), theme.dim),
+                Span::styled(format!("{state}  "), theme.notice),
+                Span::styled(format!("{}  ", one_line(&c.place())), theme.location),
+                Span::styled(one_line(&c.preview()), theme.dim),
+            ]),
+            width,
+        ));
+    }
     let height = usize::from(inner.height);
     let skip = (s.selected + 2).saturating_sub(height);
     let shown: Vec<Line<'static>> = lines.into_iter().skip(skip).collect();

@@ -109,6 +109,10 @@ pub struct PendingScreen {
     open_diff: Option<OpenDiff>,
     /// The body's text before `ctrl-t` swapped the Shepherd summary in (swapped back by it).
     before_swap: Option<String>,
+    /// The reviews this screen submitted, as sent (the PR screen shows them until read back).
+    sent: Vec<crate::ledger::Sent>,
+    /// The comments they took, shown here as sent (queued offline, or on GitHub).
+    sent_comments: Vec<(crate::code::pending::PendingComment, bool)>,
 }
 
 /// How the pending review opens the diff of a file at a line of a side (`code::diff_at`, given
@@ -167,7 +171,15 @@ impl PendingScreen {
             ask: Asking::default(),
             open_diff: None,
             before_swap: None,
+            sent: Vec::new(),
+            sent_comments: Vec::new(),
         }
+    }
+
+    /// The comments submitted from this screen: each with whether it went to GitHub (else it
+    /// is queued in the outbox).
+    pub fn sent_comments(&self) -> &[(crate::code::pending::PendingComment, bool)] {
+        &self.sent_comments
     }
 
     /// `Enter` on a comment opens its diff with `f` (see [`OpenDiff`]).
@@ -532,6 +544,10 @@ impl Screen for PendingScreen {
         .collect()
     }
 
+    fn sent(&self) -> Vec<crate::ledger::Sent> {
+        self.sent.clone()
+    }
+
     fn holds_unsent(&self) -> Vec<super::unsent::Unsent> {
         match self.review {
             Some(_) => vec![super::unsent::Unsent::Pending],
@@ -734,11 +750,21 @@ impl Screen for PendingScreen {
                         );
                         ctx.say(said.clone());
                         self.submitted = Some(said);
-                        // What was posted leaves; what was not (drafts to decide) stays, as the
-                        // effect saved it.
+                        // What was posted leaves the pending review (what was not, drafts to
+                        // decide, stays, as the effect saved it) and is shown as sent.
                         if let Some(r) = self.review.as_mut() {
+                            let live = !done.offline;
+                            self.sent_comments
+                                .extend(r.to_post().map(|c| (c.clone(), live)));
                             let posted: Vec<String> = r.to_post().map(|c| c.id.clone()).collect();
                             r.remove_posted(&posted);
+                        }
+                        if let Some(review) = done.sent {
+                            self.sent.push(crate::ledger::Sent {
+                                live: !done.offline,
+                                comments: Vec::new(),
+                                reviews: vec![review],
+                            });
                         }
                         self.selected = 0;
                     }

@@ -46,7 +46,7 @@ fn badge_style(theme: &Theme, label: &str) -> Style {
         "UNCHANGED" => theme.badge_unchanged,
         "OUTDATED" => theme.badge_outdated,
         "RESOLVED" | "RESOLVING" | "UNRESOLVING" => theme.badge_resolved,
-        "REPLY" => theme.notice,
+        "REPLY" | "QUEUED" | "SENT" => theme.notice,
         crate::output::items::SHEPHERD_BADGE => theme.badge_unchanged,
         _ => theme.badge_minimized,
     }
@@ -86,9 +86,14 @@ pub(super) fn badge_spans(
             Some(false) => badges.push("UNRESOLVING(queued)".to_owned()),
             None => {}
         }
-        if t.comments.iter().any(|c| is_queued(&c.id)) {
+        if !is_queued(&t.id) && t.comments.iter().any(|c| is_queued(&c.id)) {
             badges.push("REPLY(queued)".to_owned());
         }
+    }
+    // Sent by the maintainer, not on GitHub as read: queued offline, or sent and not read back.
+    if is_queued(item.id()) {
+        badges.retain(|b| b != "NEW" && b != "UNCHANGED");
+        badges.push(queued_said(item.id()).0.to_owned());
     }
     for b in badges {
         let key = b.split('(').next().unwrap_or("").to_owned();
@@ -111,6 +116,15 @@ pub(super) fn badge_spans(
     spans
 }
 
+/// How a stand-in for something the maintainer sent is said: its badge and its header's note.
+fn queued_said(id: &str) -> (&'static str, &'static str) {
+    if crate::ledger::is_sent_live(id) {
+        ("SENT", " · sent, not read back from GitHub yet")
+    } else {
+        ("QUEUED(offline)", " · queued (offline), not on GitHub yet")
+    }
+}
+
 /// "minimized as spam" for a folded item.
 pub(super) fn folded_note(item: &Item) -> String {
     match item.status().minimized_reason {
@@ -131,7 +145,7 @@ fn comment_header(c: &Comment, now: i64, gates: &GateConfig, theme: &Theme) -> L
             theme.dim,
         ),
         if is_queued(&c.id) {
-            Span::styled(" · queued (offline), not on GitHub yet", theme.notice)
+            Span::styled(queued_said(&c.id).1, theme.notice)
         } else {
             Span::styled(
                 format!(" · {}", ago(c.created_at.timestamp(), now)),
@@ -343,10 +357,14 @@ fn detail_lines_anchored(
                 ),
                 Span::raw(" "),
                 Span::styled(r.state.as_str(), review_state_style(theme, r.state)),
-                Span::styled(
-                    format!(" · {}", ago(r.created_at.timestamp(), now)),
-                    theme.dim,
-                ),
+                if is_queued(&r.id) {
+                    Span::styled(queued_said(&r.id).1, theme.notice)
+                } else {
+                    Span::styled(
+                        format!(" · {}", ago(r.created_at.timestamp(), now)),
+                        theme.dim,
+                    )
+                },
             ];
             if let Some(e) = r.last_edited_at {
                 h.push(Span::styled(

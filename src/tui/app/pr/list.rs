@@ -190,6 +190,9 @@ pub struct ItemList {
     /// Thread actions queued offline (the thread outbox and this session's own), laid over
     /// every snapshot shown: their replies marked queued, their resolutions as they will be.
     pub queued: Vec<ThreadAction>,
+    /// What was sent and the PR as read may not show yet (the outbox's comments and reviews
+    /// offline; this session's live ones until read back), laid over every snapshot shown.
+    pub sent: Vec<crate::ledger::Sent>,
     /// The ids of those comments in the snapshot (as `review::prior` recognises them): a
     /// look-alike by another account is not among them.
     pub own: HashSet<String>,
@@ -230,6 +233,7 @@ impl ItemList {
             opened: HashSet::new(),
             identity: identity.to_owned(),
             queued: Vec::new(),
+            sent: Vec::new(),
             own: HashSet::new(),
             markdown: HashMap::new(),
             pending_highlights: HashSet::new(),
@@ -279,6 +283,17 @@ impl ItemList {
         self.retriage();
     }
 
+    /// Lays `sent` over the snapshot shown (and every later one), each thing in its place until
+    /// the PR read shows it.
+    pub(super) fn lay_sent(&mut self, sent: crate::ledger::Sent) {
+        if sent.is_empty() {
+            return;
+        }
+        sent.apply(&mut self.snapshot.items, &self.identity);
+        self.sent.push(sent);
+        self.retriage();
+    }
+
     /// Whether `thread_id`'s resolve or unresolve is queued, and which.
     pub fn queued_resolution(&self, thread_id: &str) -> Option<bool> {
         queued_resolution(&self.queued, thread_id)
@@ -288,6 +303,9 @@ impl ItemList {
     pub(super) fn replace(&mut self, snapshot: Snapshot, markers: HashMap<String, Marker>) {
         self.snapshot = snapshot;
         apply_queued(&self.queued, &mut self.snapshot.items, &self.identity);
+        for s in &self.sent {
+            s.apply(&mut self.snapshot.items, &self.identity);
+        }
         self.markers = markers;
         self.seen_now.clear();
         self.retriage();

@@ -126,6 +126,11 @@ impl PrScreen {
                 Ok(q) => self.list.queue(q),
                 Err(e) => ctx.say(format!("the thread outbox is unreadable: {e}")),
             }
+            // The comments and reviews queued offline stand where they belong, marked queued.
+            match saved.sent {
+                Ok(s) => self.list.lay_sent(s),
+                Err(e) => ctx.say(format!("the outbox is unreadable: {e}")),
+            }
         }
         match saved.reply {
             Ok(Some(d)) => self.threads.restored(d, &self.list, ctx),
@@ -565,7 +570,7 @@ impl PrScreen {
             }
             Done::Commented(result) => {
                 // The session's own write: fetch the PR again so the comment shows.
-                if self.threads.commented(result, &self.list, ctx) {
+                if self.threads.commented(result, &mut self.list, ctx) {
                     self.refetch_after_write(ctx);
                 }
                 return;
@@ -816,6 +821,19 @@ impl Screen for PrScreen {
     /// Back from the inbox: what it shows is fetched afresh (never a stale screen).
     fn resumed(&mut self, ctx: &mut Ctx<'_>) {
         self.refresh(false, ctx);
+    }
+
+    /// Back from a screen that sent something (the pending review, submitted): it stands in its
+    /// place until the PR read back shows it; sent live, the PR is fetched again.
+    fn uncovered(&mut self, left: &dyn Screen, ctx: &mut Ctx<'_>) {
+        let sent = left.sent();
+        let live = sent.iter().any(|s| s.live);
+        for s in sent {
+            self.list.lay_sent(s);
+        }
+        if live {
+            self.refetch_after_write(ctx);
+        }
     }
 
     fn snapshot(&self) -> Option<&Snapshot> {

@@ -193,7 +193,7 @@ impl Screen for ThreadScreen {
                     None
                 }
                 Some(super::Done::Commented(result)) if self.threads.commenting => {
-                    self.threads.commented(result, &self.list, ctx);
+                    self.threads.commented(result, &mut self.list, ctx);
                     None
                 }
                 _ => Some(Action::Done(done)),

@@ -182,16 +182,23 @@ impl ThreadDesk {
     pub(super) fn commented(
         &mut self,
         result: Result<String, String>,
-        list: &ItemList,
+        list: &mut ItemList,
         ctx: &mut Ctx<'_>,
     ) -> bool {
         self.commenting = false;
         match result {
             Ok(location) => {
+                let body = self.comment_body();
                 self.comment = None;
                 self.on_comment = false;
                 // Posted (or queued): the saved comment is forgotten.
                 self.save_comment(list, ctx);
+                // It stands under the conversation, marked queued or sent, until read back.
+                list.lay_sent(crate::ledger::Sent {
+                    live: !ctx.session.remote.reads_outbox(),
+                    comments: vec![(body, ctx.session.now)],
+                    reviews: Vec::new(),
+                });
                 ctx.say(format!("commented: {}", one_line(&location)));
                 true
             }
