@@ -240,7 +240,7 @@ mod tests {
         sent.apply(&mut items, "monalisa");
         assert_eq!(items.len(), 3, "{items:?}");
         assert!(items.iter().all(|i| crate::pr::is_queued(i.id())));
-        let Item::Review(r) = &items[1] else {
+        let Item::Review(r) = items[1].clone() else {
             panic!("{items:?}")
         };
         assert_eq!(r.state, ReviewState::ChangesRequested);
