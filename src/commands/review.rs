@@ -7,6 +7,8 @@
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use std::io::IsTerminal;
+
 use super::Context;
 use crate::cli::{Format, LlmOptions, ReviewArgs};
 use crate::error::CliError;
@@ -652,7 +654,7 @@ pub(crate) async fn execute_then(
         .await;
     let extras = extra_json.into_iter().chain(after_posted.json);
     let text = match format {
-        Format::Md => body.clone(),
+        Format::Md => for_reading(body, std::io::stdout().is_terminal()),
         Format::Json => {
             let not_posted = outcome
                 .error
@@ -945,4 +947,32 @@ fn condensed_note(fitted: &condense::Fitted) -> String {
         condense::thousands(fitted.full_chars),
         condense::BodySize::of(&fitted.body)
     )
+}
+
+/// The review's Markdown as `review` prints it: whole (with its hidden metadata, what `--post`
+/// and a file or pipe keep) unless `to_terminal`, where the metadata — kilobytes of one line for
+/// the next run to read — is left out of what a person reads.
+fn for_reading(body: &str, to_terminal: bool) -> String {
+    if to_terminal {
+        format!(
+            "{}\n",
+            crate::review::results::outcome::visible(body).trim_end()
+        )
+    } else {
+        body.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_terminal_reads_the_review_without_its_hidden_metadata_and_a_pipe_keeps_it() {
+        let body = "## PR Shepherd Review\n\nOne finding.\n\n<!-- pr-shepherd:meta {\"v\":1} -->\n";
+        assert_eq!(for_reading(body, false), body);
+        let shown = for_reading(body, true);
+        assert_eq!(shown, "## PR Shepherd Review\n\nOne finding.\n");
+        assert!(!shown.contains("<!--"));
+    }
 }

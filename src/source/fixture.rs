@@ -164,6 +164,15 @@ fn apply_patch_change(files: &mut Vec<ChangedFile>, c: &PatchChange) {
     }
 }
 
+/// The `--step` values a fixture of `steps` steps takes, in words.
+fn step_range(steps: usize) -> String {
+    match steps {
+        0 => "it takes only 0, the initial snapshot".to_owned(),
+        1 => "0 is the initial snapshot, 1 its step".to_owned(),
+        n => format!("0 is the initial snapshot, 1 to {n} its steps"),
+    }
+}
+
 #[derive(Debug, Error)]
 pub enum FixtureError {
     #[error("cannot read fixture `{}`: {source}", path.display())]
@@ -181,7 +190,7 @@ pub enum FixtureError {
         column: usize,
         message: String,
     },
-    #[error("fixture `{}` has {}; --step {step} is out of range (0..={steps})", path.display(), crate::plural::count(*steps, "step"))]
+    #[error("fixture `{}` has {} after its initial snapshot; --step {step} is out of range ({})", path.display(), crate::plural::count(*steps, "step"), step_range(*steps))]
     StepOutOfRange {
         path: PathBuf,
         step: usize,
@@ -923,10 +932,14 @@ mod tests {
         assert!(t.resolved);
         assert!(s2.items[2].status().minimized);
         assert!(!s0.items[2].status().minimized);
-        assert!(matches!(
-            f.snapshot_at(3),
-            Err(FixtureError::StepOutOfRange { steps: 2, .. })
-        ));
+        let err = f.snapshot_at(9).unwrap_err();
+        assert!(matches!(err, FixtureError::StepOutOfRange { steps: 2, .. }));
+        // In words that are true for 2 steps: 3 snapshots, 0 the initial one.
+        let said = err.to_string();
+        assert!(
+            said.contains("has 2 steps after its initial snapshot; --step 9 is out of range (0 is the initial snapshot, 1 to 2 its steps)"),
+            "{said}"
+        );
     }
 
     /// GOOD with `fileContents` set to `files` (JSON).

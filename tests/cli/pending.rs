@@ -633,3 +633,56 @@ fn pending_submit_says_how_many_undecided_drafts_it_leaves_out() {
     // Still to decide: proposed again.
     assert_eq!(listed_drafts(&env).len(), undecided);
 }
+
+/// Failed before: `pending add --side LEFT --suggestion` was accepted headless while the
+/// console refused a suggestion on the old side. One rule, the pending review's; a comment
+/// there is fine. And a submission that leaves drafts undecided names `pending keep`.
+#[test]
+fn a_suggestion_on_the_old_side_is_refused_headless_as_in_the_console() {
+    let env = support::env::TestEnv::new();
+    let add = |side: &str, what: &[&str]| {
+        let mut args = vec![
+            "pending",
+            "add",
+            "assets/fixtures/demo.json",
+            "--path",
+            "bindings/python/rivet/client.py",
+            "--line",
+            "15",
+            "--side",
+            side,
+        ];
+        args.extend_from_slice(what);
+        env.bin().args(&args).output().unwrap()
+    };
+    let out = add("LEFT", &["--suggestion", "    def __init__(self):"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("a suggestion replaces lines of the new file"),
+        "{}",
+        stderr(&out)
+    );
+    let out = add("LEFT", &["--body", "Why was this signature kept?"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // Drafts left to decide are named with the command that decides them.
+    demo_run(
+        &env,
+        &["review", "assets/fixtures/demo.json", "--format", "json"],
+    );
+    let out = demo_run(
+        &env,
+        &[
+            "pending",
+            "submit",
+            "assets/fixtures/demo.json",
+            "--event",
+            "comment",
+        ],
+    );
+    assert!(
+        stderr(&out).contains("`pending keep PR ID`"),
+        "{}",
+        stderr(&out)
+    );
+}

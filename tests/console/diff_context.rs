@@ -97,6 +97,9 @@ fn expanded_lines_side_by_side_at_200x50() {
     h.press("E");
     let screen = h.screen();
     insta::assert_snapshot!("diff_context_split_200x50", screen);
+    // The file's end, where the hunk's lines meet the lines below it.
+    h.press("G");
+    let screen = h.screen();
     let row = screen
         .lines()
         .find(|l| l.contains("def __enter__"))
@@ -585,5 +588,33 @@ fn a_long_expanded_line_wraps_in_both_layouts() {
         assert!(!rest.is_empty(), "split {split}:\n{screen}");
         let ends: usize = rest.iter().map(|l| l.matches("))").count()).sum();
         assert_eq!(ends, if split { 2 } else { 1 }, "split {split}:\n{screen}");
+    }
+}
+
+/// Failed before: `e` and `E` pushed the outdated thread drawn above the diff (with the code it
+/// was written on) up past the file's top lines, out of sight; it stays next to the first hunk.
+#[test]
+fn expanding_keeps_the_outdated_thread_above_the_diff_in_sight() {
+    for keys in ["e", "E"] {
+        let (mut h, _d) = demo_harness(120, 35);
+        python_diff(&mut h);
+        let before = h.screen();
+        assert!(before.contains("thread @lena-fischer"), "{before}");
+        h.press(keys);
+        let screen = h.screen();
+        assert!(
+            screen.contains("from .errors import RivetError"),
+            "{screen}"
+        );
+        let lines: Vec<&str> = screen.lines().collect();
+        let note = lines
+            .iter()
+            .position(|l| l.contains("thread @lena-fischer"))
+            .unwrap_or_else(|| panic!("{keys}: the outdated thread is out of sight:\n{screen}"));
+        let hunk = lines
+            .iter()
+            .position(|l| l.contains("@@ -12,12 +12,29 @@"))
+            .unwrap_or_else(|| panic!("{screen}"));
+        assert!(note < hunk, "above the first hunk:\n{screen}");
     }
 }

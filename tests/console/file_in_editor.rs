@@ -167,7 +167,8 @@ fn a_file_without_contents_is_refused_in_words() {
     let said = h.app.notice().unwrap_or_default().to_owned();
     assert!(
         said.contains("cannot open src/client/mod.rs in the editor")
-            && said.contains("is not a file at commit e5f6a7b"),
+            && said
+                .contains("the fixture records no text of `src/client/mod.rs` at commit e5f6a7b"),
         "{said}"
     );
     assert!(

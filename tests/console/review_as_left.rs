@@ -391,3 +391,41 @@ fn a_conversation_comment_being_written_is_kept_across_a_relaunch() {
         h.screen()
     );
 }
+
+/// Failed before: a PR opened from the inbox said `q quit` though `q` goes back; the inbox's
+/// `?` left the pending review out of what quitting asks about; at 80 columns the pending
+/// review's footer dropped `X` and `ctrl-a`.
+#[test]
+fn the_keys_say_what_they_do_where_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::inbox(
+        vec![(
+            "bundled fixtures".to_owned(),
+            pr_shepherd::tui::inbox_link::TabSource::Bundled,
+        )],
+        Ledger::new(dir.path()),
+        pr_shepherd::tui::theme::Theme::plain(),
+        80,
+        24,
+    );
+    h.draw();
+    h.press("?");
+    let mut help = h.screen();
+    h.press("ctrl-d");
+    help.push_str(&h.screen());
+    assert!(help.contains("pending"), "{help}");
+    h.press("?");
+    h.press("Enter");
+    assert_eq!(h.app.stack(), vec!["inbox", "PR"], "{}", h.screen());
+    let s = h.screen();
+    let footer = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    assert!(footer.contains("q back"), "{footer}");
+    assert!(!footer.contains("q quit"), "{footer}");
+    h.press("P");
+    assert!(h.app.top_is::<PendingScreen>(), "{:?}", h.app.stack());
+    let s = h.screen();
+    let footer = s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+    for key in ["p submit", "X request changes", "Ctrl-a approve", "q back"] {
+        assert!(footer.contains(key), "{key}: {footer}");
+    }
+}

@@ -64,6 +64,9 @@ pub enum ContentsError {
     Truncated { path: String },
     #[error("`{path}` is not a file at commit {}", short(commit))]
     Missing { path: String, commit: String },
+    /// Offline: the fixture records no text of the file at that commit (it may well be one).
+    #[error("the fixture records no text of `{path}` at commit {}", short(commit))]
+    NotRecorded { path: String, commit: String },
     #[error(transparent)]
     GitHub(#[from] GitHubError),
 }
@@ -215,7 +218,10 @@ pub fn offline_file(
     path: &str,
 ) -> Result<FileText, ContentsError> {
     let Some(text) = recorded else {
-        return Err(ContentsError::of(&Refusal::Missing, path, commit));
+        return Err(ContentsError::NotRecorded {
+            path: crate::sanitize::one_line(path),
+            commit: commit.to_owned(),
+        });
     };
     if text.len() as u64 > MAX_SHOWN_FILE_BYTES {
         let bytes = text.len() as u64;
@@ -438,7 +444,8 @@ mod tests {
             offline_file(None, "c0ffee0123456789", "a.rs")
                 .unwrap_err()
                 .to_string()
-                .contains("not a file at commit c0ffee012345")
+                .contains("the fixture records no text of `a.rs` at commit c0ffee012345"),
+            "what is not recorded is not said to be no file"
         );
     }
 }

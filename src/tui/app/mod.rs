@@ -356,6 +356,7 @@ impl App {
             theme,
             keymap,
             background: &background,
+            below: self.stack.len() > 1,
         };
         let mut drawn = top.draw(frame, area, &view);
         match &self.mode {

@@ -204,6 +204,8 @@ pub struct View<'a> {
     pub keymap: &'a Keymap,
     /// The screens left but still busy, by PR: what each is doing (a review running, a post).
     pub background: &'a [(PrCoords, String)],
+    /// A screen lies below this one: `q` goes back to it (at the bottom `q` quits).
+    pub below: bool,
 }
 
 /// A screen of the console. Adding one is a file with a type implementing this trait, plus the

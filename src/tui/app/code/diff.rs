@@ -835,7 +835,8 @@ impl DiffScreen {
     }
 
     /// The rows laid out again for the lines shown, the cursor on its line and where it was on
-    /// the screen.
+    /// the screen — or, when everything from the top to the cursor fits, from the top: what is
+    /// drawn above the diff (an outdated thread with its code) stays in sight.
     fn relayout(&mut self) {
         let (u0, d0) = self.cursor_rows();
         self.lay_out_gaps();
@@ -844,8 +845,16 @@ impl DiffScreen {
             self.ctx_at = None;
         }
         let (u1, d1) = self.cursor_rows();
-        self.scroll = (self.scroll + u1).saturating_sub(u0);
-        self.split_scroll = (self.split_scroll + d1).saturating_sub(d0);
+        let h = self.height.max(1);
+        let kept = |scroll: usize, now: usize, was: usize| {
+            if now < h {
+                0
+            } else {
+                (scroll + now).saturating_sub(was)
+            }
+        };
+        self.scroll = kept(self.scroll, u1, u0);
+        self.split_scroll = kept(self.split_scroll, d1, d0);
         let pos = self.pos();
         self.go(pos);
     }

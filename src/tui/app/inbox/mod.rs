@@ -712,7 +712,7 @@ impl Screen for InboxScreen {
             (k(KeyCommand::Help), "this help"),
             (
                 k(KeyCommand::Quit),
-                "quit (asks first while a review runs or a draft or reply is unsent)",
+                "quit (asks first while a review runs or anything is unsent: a review draft, a reply, a conversation comment, a pending review — each named)",
             ),
             (k(KeyCommand::QuitAll), "quit from anywhere"),
             (

@@ -256,14 +256,9 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
         Some(n) => vec![Span::styled(one_line(n), theme.notice)],
         None => {
             let mut spans = Vec::new();
-            for (c, what) in [
-                (KeyCommand::Toggle, "keep"),
-                (KeyCommand::Edit, "edit"),
-                (KeyCommand::Discard, "drop"),
-                (KeyCommand::Post, "submit: comment"),
-            ] {
-                key_hint(view.keymap, c, what, theme, &mut spans);
-            }
+            // The three ways to submit first: a narrow footer drops hints from its right end,
+            // and these are the screen's purpose.
+            key_hint(view.keymap, KeyCommand::Post, "submit", theme, &mut spans);
             spans.push(Span::styled("X", theme.key));
             spans.push(Span::styled(" request changes  ", theme.dim));
             key_hint(
@@ -273,6 +268,13 @@ pub(super) fn draw(s: &PendingScreen, frame: &mut Frame, area: Rect, view: &View
                 theme,
                 &mut spans,
             );
+            for (c, what) in [
+                (KeyCommand::Toggle, "keep"),
+                (KeyCommand::Discard, "drop"),
+                (KeyCommand::Edit, "edit"),
+            ] {
+                key_hint(view.keymap, c, what, theme, &mut spans);
+            }
             spans.push(Span::styled("F", theme.key));
             spans.push(Span::styled(" fold  ", theme.dim));
             for (c, what) in [(KeyCommand::Help, "help"), (KeyCommand::Quit, "back")] {

@@ -435,7 +435,7 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
                     (KeyCommand::FullReview, "full"),
                     (KeyCommand::ReviewPane, "review pane"),
                     (KeyCommand::Help, "help"),
-                    (KeyCommand::Quit, "quit"),
+                    (KeyCommand::Quit, if view.below { "back" } else { "quit" }),
                 ]
             } else if screen.list.focus == Focus::Detail {
                 // The findings have the keys.
@@ -495,7 +495,8 @@ fn draw_footer(frame: &mut Frame, area: Rect, screen: &PrScreen, view: &View<'_>
                     (KeyCommand::Review, "review"),
                     (KeyCommand::StepForward, "step"),
                     (KeyCommand::Help, "help"),
-                    (KeyCommand::Quit, "quit"),
+                    // Opened from the inbox, `q` goes back to it.
+                    (KeyCommand::Quit, if view.below { "back" } else { "quit" }),
                 ]
             };
             for (c, what) in hints {
