@@ -429,3 +429,48 @@ fn the_keys_say_what_they_do_where_they_are() {
         assert!(footer.contains(key), "{key}: {footer}");
     }
 }
+
+/// Failed before: a finding dismissed after the Shepherd comment was posted still stood on its
+/// line in the diff, as if still to read.
+#[test]
+fn a_dismissed_finding_leaves_its_line_in_the_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 140, 60);
+    h.draw();
+    h.press("r p y");
+    let composed = h.app.composed().expect("a review").clone();
+    let snap = support::demo_fixture().snapshot_at(0).unwrap();
+    let patches = pr_shepherd::review::results::inline::parsed_patches(&snap);
+    let f = composed
+        .run
+        .findings()
+        .find(|f| pr_shepherd::review::results::inline::diff_line(f, &patches).is_some())
+        .expect("a finding on a line of the diff")
+        .clone();
+    let start: String = f.message.chars().take(30).collect();
+    let open_diff = |h: &mut Harness| {
+        let index = snap.pr.files.iter().position(|x| x.path == f.file).unwrap();
+        h.press("F g");
+        for _ in 0..index {
+            h.press("j");
+        }
+        h.press("Enter");
+        assert_eq!(h.app.diff_path(), Some(f.file.as_str()));
+        // Walk the whole file: the finding is somewhere under its line.
+        let mut seen = h.screen();
+        for _ in 0..40 {
+            h.press("ctrl-d");
+            seen.push_str(&h.screen());
+        }
+        seen
+    };
+    let before = open_diff(&mut h);
+    assert!(before.contains(&start), "{start}: {before}");
+    h.press("q q");
+    pick(&mut h, &f.id);
+    h.press("D");
+    h.type_text("intended");
+    h.press("Enter");
+    let after = open_diff(&mut h);
+    assert!(!after.contains(&start), "{start} still shown:\n{after}");
+}

@@ -172,7 +172,18 @@ fn read(ledger: &Ledger, session: &Session, snapshot: &Snapshot) -> Result<CodeL
     } else {
         None
     };
-    let findings = latest_findings(snapshot, session.identity(), outbox);
+    // What the maintainer dismissed since is decided: not shown on its line as still to read
+    // (an unreadable log hides nothing).
+    let dismissed: std::collections::HashSet<String> = ledger
+        .dismissals(&coords)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|d| d.finding)
+        .collect();
+    let findings = latest_findings(snapshot, session.identity(), outbox)
+        .into_iter()
+        .filter(|f| !dismissed.contains(&f.id))
+        .collect();
     Ok(CodeLoad {
         pr: coords,
         look,
