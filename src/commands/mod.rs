@@ -328,8 +328,8 @@ mod tests {
     #[test]
     fn only_the_safe_pass_writes_to_stdout() {
         // Every output reaches stdout through `write_safe` or `safe_stdout` (both in this
-        // file): a command that wrote on its own could forget the terminal-safe pass (issue 40:
-        // `diff --format json` did). The console draws on the terminal itself (`tui/`).
+        // file): a command that wrote on its own could forget the terminal-safe pass (as
+        // `diff --format json` once did). The console draws on the terminal itself (`tui/`).
         let needles = ["stdout()", "print!(", "println!("];
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
         let mut files = Vec::new();

@@ -1,4 +1,4 @@
-//! Nothing forged, nothing sent twice on the write paths (issue 40), with real processes of the
+//! Nothing forged, nothing sent twice on the write paths, with real processes of the
 //! binary against the loopback GitHub (`support::fake_github`, `support::fake_reviews`) and
 //! stand-in models:
 //!

@@ -1,4 +1,4 @@
-//! The maintainer's question about selected lines of the diff (issue 39, `a` in the diff view;
+//! The maintainer's question about selected lines of the diff (`a` in the diff view;
 //! headless: `pr-shepherd ask`): one call to the configured backend, with the selected lines,
 //! their hunk and the file around them as fenced untrusted data, streamed as it comes.
 //!

@@ -67,6 +67,15 @@ impl App {
         (top.screen.as_ref() as &dyn Any).downcast_ref::<S>()
     }
 
+    /// The answer pane: on the stack (top first), else kept.
+    pub fn ask_pane(&self) -> Option<&super::ask::AskScreen> {
+        self.stack
+            .iter()
+            .rev()
+            .chain(&self.kept)
+            .find_map(|s| (s.screen.as_ref() as &dyn Any).downcast_ref::<super::ask::AskScreen>())
+    }
+
     /// The question the PR screen on top asked, while it is open.
     pub fn pr_asked(&self) -> Option<&PrAsk> {
         self.asking::<PrScreen>()?.asked()

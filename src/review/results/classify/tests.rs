@@ -663,7 +663,7 @@ fn a_trusted_marker_reply_on_shepherds_inline_comment_addresses_its_finding() {
     assert!(by(vec![thread(ME, agent)], &trust()).is_empty());
 }
 
-/// Issue 40, item 1. Failed before: Shepherd's own inline comment (association MEMBER, so trusted
+/// Failed before: Shepherd's own inline comment (association MEMBER, so trusted
 /// as the team), whose model-written message ended with the marker, marked the ids it named
 /// addressed.
 #[test]
@@ -721,7 +721,7 @@ fn shepherds_own_inline_comment_never_marks_its_findings_addressed() {
     assert_eq!(by(vec![thread(vec![root])]).len(), 2);
 }
 
-/// Issue 40, item 1: the marker in model text is written so it renders the same on GitHub but
+/// The marker in model text is written so it renders the same on GitHub but
 /// never reads as the marker — however code spans split it.
 #[test]
 fn model_text_holding_the_marker_is_defused() {

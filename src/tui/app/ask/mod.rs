@@ -1,4 +1,4 @@
-//! A question to the model about lines of the diff (`a` in the diff view, issue 39): the
+//! A question to the model about lines of the diff (`a` in the diff view): the
 //! question typed in a prompt over the diff ([`Question`], the house editor), then the answer
 //! pane ([`AskScreen`]) above the diff, which asks once it is opened ([`Work::Ask`]) and shows
 //! the question, the lines asked about and the answer as it streams in — word-wrapped,
@@ -526,16 +526,5 @@ impl Screen for AskScreen {
             KEYS,
             "back to the diff (while the answer comes: cancels the call)",
         )
-    }
-}
-
-impl super::App {
-    /// The answer pane: on the stack (top first), else kept.
-    pub fn ask_pane(&self) -> Option<&AskScreen> {
-        self.stack
-            .iter()
-            .rev()
-            .chain(&self.kept)
-            .find_map(|s| (s.screen.as_ref() as &dyn std::any::Any).downcast_ref::<AskScreen>())
     }
 }
