@@ -17,7 +17,8 @@ status line and the message log (!), the debug log to debug.log in the state dir
 In the draft editor and the reply composer Ctrl-o edits the text in $VISUAL, else $EDITOR.
 
 Exit codes: 0 success, 1 runtime failure, 2 bad input or usage, 3 review incomplete (an aspect
-failed or timed out; the review is still printed).";
+failed or timed out; the review is still printed) or a merge refused because it would go past
+items never shown or unsent work (`merge --yes --past-unseen` waives it).";
 
 /// Review GitHub pull requests from the terminal: every review thread, comment and review summary
 /// surfaced at least once, with badges.
@@ -112,6 +113,27 @@ marked is said on stderr (unless --quiet).")]
     /// fixtures: into the outbox in the state dir).
     #[command(subcommand, after_help = THREAD_AFTER_HELP)]
     Thread(ThreadCommand),
+    /// Merge a PR at the head you reviewed, never another, and never past an item you were not
+    /// shown without --past-unseen; --dry-run says what it would do and go past.
+    #[command(after_help = MERGE_AFTER_HELP)]
+    Merge(MergeArgs),
+    /// Close, reopen, mark ready for review or convert to draft; arm or disarm auto-merge; take
+    /// a PR out of the merge queue.
+    #[command(subcommand)]
+    Pr(PrCommand),
+    /// Add or remove labels (names as the repository spells them; an unknown one is refused).
+    #[command(subcommand)]
+    Label(LabelCommand),
+    /// Assign people to a PR (--remove unassigns them).
+    Assign(AssignArgs),
+    /// Request a review from people (LOGIN) and teams (ORG/TEAM).
+    RequestReview(RequestReviewArgs),
+    /// Bring the base branch into the PR's branch (a merge commit, or --rebase), only at the
+    /// head you reviewed.
+    UpdateBranch(UpdateBranchArgs),
+    /// The PR's head in a git worktree beside the repository of `[code] checkout` (or --repo),
+    /// fork PRs too; never touches a working tree with changes.
+    Checkout(CheckoutArgs),
     /// Where the config file is, the effective settings, or a commented default file.
     #[command(subcommand, after_help = CONFIG_AFTER_HELP)]
     Config(ConfigCommand),
@@ -428,6 +450,168 @@ pub enum ThreadCommand {
         #[command(flatten)]
         target: ThreadTarget,
     },
+}
+
+const MERGE_AFTER_HELP: &str = "\
+The merge carries the head it must be at (GitHub's expectedHeadOid / the REST sha): --match-head
+SHA, else the head your last look recorded (the console, `items`), `any` to waive the check. If
+the PR moved since, nothing merges (exit 1) and the message says how many commits came.
+
+Before merging, it reads the PR afresh and says what the merge goes past, with counts: items never
+shown to you (or edited since), your unsent work (a pending review, drafts), unresolved threads,
+changes requested, failing or pending checks, Shepherd's open critical and important findings.
+Items never shown and unsent work stop the merge (exit 3) unless --yes --past-unseen; the rest is
+said and does not. --dry-run prints the same (JSON: --format json) and merges nothing.
+
+Where protection refuses a merge now (required checks or reviews, a branch behind its base),
+--auto arms GitHub's auto-merge at the same head instead; where the base branch has a merge queue,
+the merge is an enqueue. A fixture records the merge in the state dir's outbox: never sent.";
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// merge, squash or rebase (default: the config's [merge] method when the repository allows
+    /// it, else the first it allows).
+    #[arg(long, value_name = "METHOD")]
+    pub method: Option<String>,
+    /// The head the PR must be at: a commit id, or `any` (default: the head of your last look).
+    #[arg(long, value_name = "SHA|any")]
+    pub match_head: Option<String>,
+    /// The commit's headline (default: GitHub's, for squash the title with (#N)).
+    #[arg(long, value_name = "TEXT")]
+    pub headline: Option<String>,
+    /// The commit's body (default: GitHub's, for squash the commits' messages).
+    #[arg(long, value_name = "TEXT")]
+    pub body: Option<String>,
+    /// Say what the merge would do and go past; merge nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Arm auto-merge instead: GitHub merges at this head once protection allows.
+    #[arg(long)]
+    pub auto: bool,
+    /// Confirm a merge past what was never shown or is unsent (with --past-unseen).
+    #[arg(long)]
+    pub yes: bool,
+    /// Merge even past items never shown to you and unsent work (with --yes).
+    #[arg(long)]
+    pub past_unseen: bool,
+    /// For a fixture with history: the PR as of step K.
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PrCommand {
+    /// Close the PR (with --comment, the comment is posted first).
+    Close(PrStateArgs),
+    /// Reopen a closed PR (with --comment, posted first).
+    Reopen(PrStateArgs),
+    /// Mark a draft PR ready for review.
+    Ready(PrStateArgs),
+    /// Convert the PR to a draft.
+    Draft(PrStateArgs),
+    /// Disarm auto-merge.
+    AutoMergeOff(PrStateArgs),
+    /// Take the PR out of the merge queue.
+    Dequeue(PrStateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PrStateArgs {
+    /// OWNER/REPO#N, a PR URL, or a fixture path.
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// A conversation comment posted first (close and reopen).
+    #[arg(long, value_name = "TEXT")]
+    pub comment: Option<String>,
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LabelCommand {
+    /// Add labels (a label already on the PR stays one label).
+    Add(LabelArgs),
+    /// Remove labels (one not on the PR is said, not an error).
+    Remove(LabelArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LabelArgs {
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// Label names.
+    #[arg(value_name = "NAME", required = true)]
+    pub names: Vec<String>,
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct AssignArgs {
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// Logins (with or without @).
+    #[arg(value_name = "LOGIN", required = true)]
+    pub logins: Vec<String>,
+    /// Unassign them instead.
+    #[arg(long)]
+    pub remove: bool,
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct RequestReviewArgs {
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// LOGIN or ORG/TEAM (with or without @).
+    #[arg(value_name = "REVIEWER", required = true)]
+    pub reviewers: Vec<String>,
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct UpdateBranchArgs {
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// Rebase the PR's commits on the base instead of merging the base in.
+    #[arg(long)]
+    pub rebase: bool,
+    /// The head the PR must be at: a commit id, or `any` (default: the head of your last look).
+    #[arg(long, value_name = "SHA|any")]
+    pub match_head: Option<String>,
+    #[arg(long, value_name = "K")]
+    pub step: Option<usize>,
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckoutArgs {
+    #[arg(value_name = "PR")]
+    pub pr: String,
+    /// The git repository to fetch into (default: `[code] checkout` in the config).
+    #[arg(long, value_name = "DIR")]
+    pub repo: Option<PathBuf>,
+    /// Where the worktree goes (default: beside the repository, `<repo>-pr-N`).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    #[arg(long, value_enum, default_value_t = Format::Md)]
+    pub format: Format,
 }
 
 /// The PR and thread every `thread` command names.

@@ -76,6 +76,9 @@ pub struct Config {
     /// The code under review (`[code]`): a local clone to open files in.
     #[serde(default)]
     pub code: CodeConfig,
+    /// Merging (`[merge]`): the method the console and `merge` use when the repository allows it.
+    #[serde(default)]
+    pub merge: MergeConfig,
     // Further tables go here, one field each.
 }
 
@@ -163,6 +166,16 @@ pub struct CodeConfig {
     /// `o` opens the real file there (the language server works); else the head version is
     /// written to a private temporary file.
     pub checkout: Option<PathBuf>,
+}
+
+/// `[merge]`: how PRs are merged from the console and `pr-shepherd merge`.
+#[derive(Debug, Clone, Default, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MergeConfig {
+    /// merge, squash or rebase; one the repository does not allow falls back to the first it
+    /// allows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<crate::policy::merge::MergeMethod>,
 }
 
 /// One `[[inbox.sections]]` entry.

@@ -22,6 +22,9 @@ pub enum ErrorKind {
     Runtime,
     /// The review was printed but is incomplete (an aspect failed or timed out): exit code 3.
     Incomplete,
+    /// A decision that would go past what was never shown (or unsent work) without the explicit
+    /// waiver: nothing was done, exit code 3.
+    PastUnseen,
 }
 
 impl ErrorKind {
@@ -29,7 +32,7 @@ impl ErrorKind {
         match self {
             ErrorKind::Usage => 2,
             ErrorKind::Runtime => 1,
-            ErrorKind::Incomplete => 3,
+            ErrorKind::Incomplete | ErrorKind::PastUnseen => 3,
         }
     }
 }
@@ -79,6 +82,11 @@ impl CliError {
     /// The review was printed but is incomplete (exit 3).
     pub fn incomplete(msg: impl Into<String>) -> CliError {
         CliError::new(ErrorKind::Incomplete, msg)
+    }
+
+    /// Nothing was done: it would go past what was never shown or is unsent (exit 3).
+    pub fn past_unseen(msg: impl Into<String>) -> CliError {
+        CliError::new(ErrorKind::PastUnseen, msg)
     }
 
     /// Adds a hint: what the user can do about it.

@@ -108,6 +108,9 @@ pub enum Default {
     NotSet(&'static str),
 }
 
+/// `merge.method`'s values.
+pub const MERGE_METHODS: &[&str] = &["merge", "squash", "rebase"];
+
 /// What values a setting accepts, beyond its type.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Allowed {
@@ -650,6 +653,18 @@ pub const SETTINGS: &[Setting] = &[
         flag: None,
         example: "\"/home/me/src/widgets\"",
         description: "a clone of the repository (an absolute path): when its `HEAD` is the PR's head commit, the diff's `o` opens the real file there, so the editor's language server works",
+    },
+    Setting {
+        key: "merge.method",
+        ty: Type::String,
+        default: Default::NotSet("the first method the repository allows (merge, squash, rebase)"),
+        allowed: Allowed::OneOf {
+            values: MERGE_METHODS,
+            or: None,
+        },
+        flag: Some("--method"),
+        example: "\"squash\"",
+        description: "how the console's merge and `pr-shepherd merge` merge when the repository allows it; a method it does not allow falls back to the first it allows",
     },
     Setting {
         key: "review.diff_budgets.<aspect>",

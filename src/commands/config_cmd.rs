@@ -206,7 +206,7 @@ pub(crate) fn settings(
             });
         }
     }
-    // [automation], [gates], [inbox], [console] and [code] come before the aspect maps (subtables of [review] must
+    // [automation], [gates], [inbox], [console], [code] and [merge] come before the aspect maps (subtables of [review] must
     // stay last in a file).
     for (table, value) in [
         (
@@ -228,6 +228,10 @@ pub(crate) fn settings(
         (
             "code",
             serde_json::to_value(&loaded.config.code).unwrap_or_default(),
+        ),
+        (
+            "merge",
+            serde_json::to_value(&loaded.config.merge).unwrap_or_default(),
         ),
     ] {
         for (k, v) in value.as_object().into_iter().flatten() {

@@ -1,11 +1,13 @@
 //! Command runners: the I/O edge that ties sources, the ledger and renderers together.
 
 mod ask;
+mod checkout;
 mod checks;
 mod code;
 mod completions;
 mod config_cmd;
 mod console;
+mod decide;
 mod event;
 mod finding;
 mod fixture;
@@ -217,6 +219,13 @@ pub async fn run(cli: Cli) -> Result<(), CliError> {
         Some(Command::Watch(args)) => watch::run(&ctx, args).await,
         Some(Command::Inbox(args)) => inbox::run(&ctx, args).await,
         Some(Command::Thread(cmd)) => thread::run(&ctx, cmd).await,
+        Some(Command::Merge(args)) => decide::merge(&ctx, args).await,
+        Some(Command::Pr(cmd)) => decide::pr(&ctx, cmd).await,
+        Some(Command::Label(cmd)) => decide::label(&ctx, cmd).await,
+        Some(Command::Assign(args)) => decide::assign(&ctx, args).await,
+        Some(Command::RequestReview(args)) => decide::request_review(&ctx, args).await,
+        Some(Command::UpdateBranch(args)) => decide::update_branch(&ctx, args).await,
+        Some(Command::Checkout(args)) => checkout::run(&ctx, args).await,
         Some(Command::Files(args)) => code::files(&ctx, args).await,
         Some(Command::Checks(args)) => checks::run(&ctx, args).await,
         Some(Command::Diff(args)) => code::diff(&ctx, args).await,

@@ -42,6 +42,7 @@
 //! take turns. The ledger knows only `pr` (and `par`, and `outfile` for the stale-temp sweep):
 //! what a run holds is the caller's type ([`StoredRun`]).
 
+mod actions;
 mod code;
 mod conversation;
 mod decisions;
@@ -69,6 +70,7 @@ use thiserror::Error;
 
 use crate::pr::{PrCoords, RefError};
 
+pub use actions::{ActionOutbox, LookedHead, PrAction};
 pub use code::{CODE_DIR, CodeLook, GoneFile, MAX_CODE_BYTES, MAX_KEPT_PATCH_BYTES, ShownPatch};
 pub use conversation::OutboxPlainComment;
 pub use decisions::{DECISIONS_FILE, Decision, DecisionKind, VIA_COMMENT, VIA_REVIEW};

@@ -4,6 +4,7 @@
 
 pub mod check;
 pub mod event;
+pub mod merge;
 
 use serde::{Deserialize, Serialize};
 

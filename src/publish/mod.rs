@@ -25,9 +25,11 @@
 
 pub mod check_run;
 pub mod conversation;
+pub mod decide;
 mod github;
 mod outbox;
 pub mod review;
+pub mod stakes;
 pub mod threads;
 
 pub use github::{GitHubComments, RestComment, RestUser, newest_own};

@@ -7,6 +7,7 @@ mod check_run;
 mod checks;
 mod code;
 mod code_history;
+mod decide;
 mod diff_parts;
 mod event;
 mod event_decisions;

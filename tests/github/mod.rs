@@ -2,6 +2,7 @@
 
 mod contents;
 mod dashboard;
+mod decide;
 mod inbox_live;
 mod live;
 mod recorded_dashboard;

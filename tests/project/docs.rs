@@ -151,6 +151,7 @@ const CONFIG_TABLES: &[(&str, &str)] = &[
     ("inbox", "inbox"),
     ("console", "console"),
     ("code", "code"),
+    ("merge", "merge"),
 ];
 
 /// The keys named in the first column of a reference table (`| `review.llm` | … |`).

@@ -5,6 +5,7 @@
 
 pub mod console;
 pub mod env;
+pub mod fake_decide;
 pub mod fake_github;
 pub mod fake_inbox;
 pub mod fake_llm;

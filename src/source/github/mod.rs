@@ -75,6 +75,23 @@ pub const THREAD_RESOLVE_MUTATION: &str = include_str!("queries/thread_resolve.g
 /// `unresolveReviewThread` (variable `threadId`).
 pub const THREAD_UNRESOLVE_MUTATION: &str = include_str!("queries/thread_unresolve.graphql");
 
+/// The PR as a decision needs it (`PrDecide`: variables `owner`, `repo`, `number`).
+pub const PR_DECIDE_QUERY: &str = include_str!("queries/pr_decide.graphql");
+/// `markPullRequestReadyForReview` (variable `id`).
+pub const PR_READY_MUTATION: &str = include_str!("queries/pr_ready.graphql");
+/// `convertPullRequestToDraft` (variable `id`).
+pub const PR_DRAFT_MUTATION: &str = include_str!("queries/pr_draft.graphql");
+/// `enablePullRequestAutoMerge` (variables `id`, `method`, `head`, `headline`, `body`).
+pub const PR_AUTO_MERGE_MUTATION: &str = include_str!("queries/pr_auto_merge.graphql");
+/// `disablePullRequestAutoMerge` (variable `id`).
+pub const PR_AUTO_MERGE_OFF_MUTATION: &str = include_str!("queries/pr_auto_merge_off.graphql");
+/// `enqueuePullRequest` (variables `id`, `head`).
+pub const PR_ENQUEUE_MUTATION: &str = include_str!("queries/pr_enqueue.graphql");
+/// `dequeuePullRequest` (variable `id`).
+pub const PR_DEQUEUE_MUTATION: &str = include_str!("queries/pr_dequeue.graphql");
+/// `updatePullRequestBranch` (variables `id`, `head`, `method`).
+pub const PR_UPDATE_BRANCH_MUTATION: &str = include_str!("queries/pr_update_branch.graphql");
+
 /// The fixed GraphQL documents, by file name (for the schema validation test). The thread
 /// comment continuations are generated around `thread_comments.graphql`'s fragment by
 /// [`thread_comments_query`].
@@ -93,6 +110,14 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("head_checks.graphql", checks::HEAD_CHECKS_QUERY),
     ("record_dashboard.graphql", batch::RECORD_DASHBOARD_QUERY),
     ("file_contents.graphql", contents::FILE_CONTENTS_QUERY),
+    ("pr_decide.graphql", PR_DECIDE_QUERY),
+    ("pr_ready.graphql", PR_READY_MUTATION),
+    ("pr_draft.graphql", PR_DRAFT_MUTATION),
+    ("pr_auto_merge.graphql", PR_AUTO_MERGE_MUTATION),
+    ("pr_auto_merge_off.graphql", PR_AUTO_MERGE_OFF_MUTATION),
+    ("pr_enqueue.graphql", PR_ENQUEUE_MUTATION),
+    ("pr_dequeue.graphql", PR_DEQUEUE_MUTATION),
+    ("pr_update_branch.graphql", PR_UPDATE_BRANCH_MUTATION),
 ];
 
 pub use pages::{thread_comments_query, thread_tails_query};
@@ -635,6 +660,20 @@ impl GitHub {
             return Err(client::http_error(&resp, what));
         }
         resp.json(what)
+    }
+
+    /// A REST request to `path` sent once (no retry on 5xx, a timeout or a lost answer: the
+    /// caller reads back before trying again); any final status is returned.
+    pub async fn rest_once(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        what: &str,
+    ) -> Result<RawResponse, GitHubError> {
+        self.transport
+            .send_with(method, &self.endpoints.rest(path), body, what, 1)
+            .await
     }
 
     /// PATCH a JSON body to `path` and decode the 2xx answer.

@@ -117,6 +117,15 @@ impl PrScreen {
         pr
     }
 
+    /// Records the head shown now as the one looked at (a headless merge's default).
+    fn looked(&self, ctx: &mut Ctx<'_>) {
+        let pr = &self.list.snapshot.pr;
+        ctx.work(Work::LookedHead {
+            pr: pr.coords(),
+            head: pr.head_sha.clone(),
+        });
+    }
+
     /// Brings back what this PR kept from an earlier session: its unsent thread reply and its
     /// review draft; an unreadable one is said, and the console goes on.
     pub fn restore_saved(&mut self, saved: SavedDrafts, ctx: &mut Ctx<'_>) {
@@ -197,6 +206,7 @@ impl PrScreen {
         }
         let before = self.list.counts.clone();
         self.list.refresh(snapshot, seen.markers, seen.kept);
+        self.looked(ctx);
         self.list.ahead = ahead;
         self.marks.blocked = marks.err().or(ctx.session.marks_blocked.clone());
         self.desk
@@ -528,6 +538,7 @@ impl PrScreen {
                 self.list.replace(snapshot, seen.markers);
                 self.list.ahead = ahead;
                 self.list.kept = seen.kept;
+                self.looked(ctx);
                 self.marks.reset();
                 self.desk.snapshot_changed(&self.list.snapshot.pr, gates);
                 if let Some((k, n)) = self.list.step() {
@@ -664,6 +675,10 @@ impl PrScreen {
 impl Screen for PrScreen {
     fn name(&self) -> &'static str {
         "PR"
+    }
+
+    fn opened(&mut self, ctx: &mut Ctx<'_>) {
+        self.looked(ctx);
     }
 
     fn subject(&self) -> Option<PrCoords> {

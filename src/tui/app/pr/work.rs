@@ -32,6 +32,11 @@ pub enum Work {
         /// The texts to keep beside those markers (written first).
         kept: Vec<KeptText>,
     },
+    /// The PR's head as shown now: the head a headless `merge` carries by default.
+    LookedHead {
+        pr: PrCoords,
+        head: String,
+    },
     /// Load step `step` of the fixture of `pr`.
     LoadStep {
         pr: PrCoords,
@@ -163,6 +168,13 @@ impl work::Work for Work {
                 Work::DiscardReplyDraft { pr } => {
                     if let Some(said) = discard_reply_draft(l, &pr) {
                         send(work::Done::new(said));
+                    }
+                    return;
+                }
+                Work::LookedHead { pr, head } => {
+                    // Best effort: the console's own merge carries the head it shows.
+                    if let Err(e) = l.record_looked_head(&pr, &head, now) {
+                        tracing::debug!("the looked-at head of {pr} was not recorded: {e}");
                     }
                     return;
                 }
