@@ -174,7 +174,6 @@ pub struct CodeConfig {
 pub struct MergeConfig {
     /// merge, squash or rebase; one the repository does not allow falls back to the first it
     /// allows.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<crate::policy::merge::MergeMethod>,
 }
 

@@ -18,3 +18,13 @@ pub mod words;
 pub use interdiff::{InterLine, Interdiff, interdiff};
 pub use look::{SinceLastLook, content_key, exact_key, since_last_look};
 pub use patch::{Hunk, LineAddr, LineKind, LineSelection, ParsedPatch, PatchLine, Side, parse};
+
+/// Where `pr-shepherd checkout` puts the worktree of PR `number` of the clone at `repo`: beside
+/// it, `<repo>-pr-N`. The diff's `o` looks there when the clone itself is at another head.
+pub fn worktree_dir(repo: &std::path::Path, number: u64) -> std::path::PathBuf {
+    let name = repo
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".to_owned());
+    repo.with_file_name(format!("{name}-pr-{number}"))
+}

@@ -3,7 +3,7 @@
 //! repository, detached at the head GitHub names. A worktree with changes is never touched; the
 //! repository's own working tree never is.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use super::Context;
@@ -12,15 +12,7 @@ use crate::error::CliError;
 use crate::policy::merge::{same_commit, short};
 use crate::sanitize::one_line;
 
-/// Where the checkout of PR `number` of the repository at `repo` goes by default: beside it,
-/// `<repo>-pr-N`. The diff's `o` looks there too.
-pub fn worktree_dir(repo: &Path, number: u64) -> PathBuf {
-    let name = repo
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "repo".to_owned());
-    repo.with_file_name(format!("{name}-pr-{number}"))
-}
+use crate::code::worktree_dir;
 
 /// `git -C dir args…` without a shell, a terminal prompt or the environment's secrets: its
 /// output, or why it failed in words.
@@ -168,17 +160,4 @@ pub(super) async fn run(ctx: &Context, args: CheckoutArgs) -> Result<(), CliErro
         ),
     };
     super::emit_in(args.format, &text)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_worktree_goes_beside_the_repository() {
-        assert_eq!(
-            worktree_dir(Path::new("/src/widgets"), 7),
-            PathBuf::from("/src/widgets-pr-7")
-        );
-    }
 }

@@ -182,6 +182,7 @@ fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Sess
         diff_layout: ctx.config.config.console.diff_layout,
         editor_line_arg: ctx.config.config.console.editor_line_arg.clone(),
         checkout: ctx.config.config.code.checkout.clone(),
+        merge_method: ctx.config.config.merge.method,
         inbox_refresh: ctx.config.config.inbox.refresh,
         inbox_columns: crate::inbox::columns::Column::configured(&ctx.config.config.inbox.columns),
         theme: Some(ctx.theme.clone()),

@@ -140,8 +140,11 @@ pub(super) async fn run(ctx: &Context, args: ItemsArgs) -> Result<(), CliError> 
             items.retain(|(id, _)| !newer(id));
             // The markers loaded above are what each item's marker holds: none is read again.
             let report = ledger.mark_seen_loaded(&coords, &items, &seen, now)?;
-            // The head read now: the one `merge` carries by default.
-            ledger.record_looked_head(&coords, &snapshot.pr.head_sha, now)?;
+            // The head read now: the one `merge` carries by default (a failure to keep it is
+            // said by `merge`, which then finds no look; the listing's markers are what count).
+            if let Err(e) = ledger.record_looked_head(&coords, &snapshot.pr.head_sha, now) {
+                tracing::debug!("the head of {coords} read now was not recorded: {e}");
+            }
             // Into a pipe, the reader may have shown less than it took (`| head`): say what
             // was marked, and how to look without marking.
             if !args.quiet && !std::io::stdout().is_terminal() {

@@ -37,6 +37,8 @@ pub struct Session {
     /// `[code] checkout`: a clone of the repository whose file the diff's `o` opens when its
     /// `HEAD` is the PR's head.
     pub checkout: Option<std::path::PathBuf>,
+    /// `[merge] method`: the console's merge method when the repository allows it.
+    pub merge_method: Option<crate::policy::merge::MergeMethod>,
     /// `[inbox] refresh`: seconds between the inbox's own reloads (0: never by itself).
     pub inbox_refresh: u64,
     /// The inbox table's columns (`[inbox] columns`; empty: every column).

@@ -158,3 +158,120 @@ fn close_with_a_comment_labels_and_reviewers_are_recorded_offline_once() {
         .collect();
     assert_eq!(kinds, vec!["close", "label-add", "request-review"]);
 }
+
+/// git in `dir` with no user or system config (the clone beside the test's repository).
+fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[test]
+fn checkout_makes_a_worktree_at_the_prs_head_and_never_touches_one_with_changes() {
+    let env = TestEnv::new();
+    // "GitHub": a repository holding the PR's head at refs/pull/482/head, as GitHub keeps it.
+    let up = support::gitrepo::GitRepo::new();
+    up.write("src/lib.rs", "pub fn one() {}\n");
+    up.commit("base");
+    up.git(&["checkout", "-q", "-b", "feature"]);
+    up.write("src/lib.rs", "pub fn one() {}\npub fn two() {}\n");
+    let head = up.commit("the PR");
+    up.git(&["update-ref", "refs/pull/482/head", &head]);
+    up.git(&["checkout", "-q", "main"]);
+    // The maintainer's clone, on main.
+    let root = tempfile::tempdir().unwrap();
+    let clone = root.path().join("rivet");
+    let o = std::process::Command::new("git")
+        .args(["clone", "-q"])
+        .arg(up.path())
+        .arg(&clone)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let main_before = git_in(&clone, &["rev-parse", "HEAD"]);
+    // The demo's PR with this repository's head.
+    let fixture = env.root().join("pr.json");
+    let mut v: Value =
+        serde_json::from_str(&std::fs::read_to_string("assets/fixtures/demo.json").unwrap())
+            .unwrap();
+    v["pr"]["headSha"] = serde_json::json!(head);
+    v["steps"] = serde_json::json!([]);
+    std::fs::write(&fixture, v.to_string()).unwrap();
+    let f = fixture.to_str().unwrap();
+    let repo = clone.to_str().unwrap();
+    let o = run(&env, &["checkout", f, "--repo", repo]);
+    assert!(o.status.success(), "{}", all_output(&o));
+    let tree = root.path().join("rivet-pr-482");
+    assert!(
+        all_output(&o).contains("checked out the PR's head"),
+        "{}",
+        all_output(&o)
+    );
+    assert_eq!(git_in(&tree, &["rev-parse", "HEAD"]), head);
+    assert_eq!(
+        std::fs::read_to_string(tree.join("src/lib.rs")).unwrap(),
+        "pub fn one() {}\npub fn two() {}\n"
+    );
+    // The clone's own working tree is where it was.
+    assert_eq!(git_in(&clone, &["rev-parse", "HEAD"]), main_before);
+    // Again: already there.
+    let o = run(&env, &["checkout", f, "--repo", repo]);
+    assert!(
+        all_output(&o).contains("already at the PR's head"),
+        "{}",
+        all_output(&o)
+    );
+    // A change of the maintainer's in the worktree: never touched.
+    std::fs::write(tree.join("src/lib.rs"), "mine\n").unwrap();
+    let o = run(&env, &["checkout", f, "--repo", repo]);
+    assert_eq!(o.status.code(), Some(1), "{}", all_output(&o));
+    assert!(
+        all_output(&o).contains("has changes of its own"),
+        "{}",
+        all_output(&o)
+    );
+    assert_eq!(
+        std::fs::read_to_string(tree.join("src/lib.rs")).unwrap(),
+        "mine\n"
+    );
+    // A head the remote does not have at refs/pull/N/head: nothing checked out.
+    v["pr"]["headSha"] = serde_json::json!("1111111111111111111111111111111111111111");
+    std::fs::write(&fixture, v.to_string()).unwrap();
+    let o = run(
+        &env,
+        &[
+            "checkout",
+            f,
+            "--repo",
+            repo,
+            "--dir",
+            root.path().join("other").to_str().unwrap(),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        all_output(&o).contains("but the PR's head is 1111111"),
+        "{}",
+        all_output(&o)
+    );
+    assert!(!root.path().join("other").exists());
+    // Not a repository: exit 2.
+    let o = run(
+        &env,
+        &["checkout", f, "--repo", root.path().to_str().unwrap()],
+    );
+    assert_eq!(o.status.code(), Some(2));
+}

@@ -7,6 +7,7 @@ mod code;
 mod code_history;
 mod conversation_comment;
 mod dashboard;
+mod decide;
 mod decided;
 mod defects;
 mod diff_context;

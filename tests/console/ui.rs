@@ -75,7 +75,7 @@ fn tiny_terminal_says_too_small_and_marks_nothing() {
 #[test]
 fn help_overlay_lists_every_binding() {
     // Tall enough for one column of every binding (the review keys made the list longer).
-    let (mut h, _d) = demo_harness(100, 52);
+    let (mut h, _d) = demo_harness(100, 70);
     h.draw();
     h.press("?");
     let screen = h.screen();

@@ -748,6 +748,10 @@ fn formatted_subcommands() -> std::collections::BTreeSet<String> {
     }
     let mut out = std::collections::BTreeSet::new();
     walk(&pr_shepherd::cli::Cli::command(), "", &mut out);
+    // `checkout` needs a git repository holding the PR's head at refs/pull/N/head, which no
+    // poisoned fixture's made-up head is; its output is checked against a real one in
+    // `cli::decide`.
+    out.remove("checkout");
     out
 }
 
@@ -852,6 +856,40 @@ fn assert_every_output_is_terminal_safe(evil: &str) {
             "json",
         ],
     );
+    // The decisions, each in both formats (offline: into the action outbox).
+    for format in ["md", "json"] {
+        let fmt = ["--format", format];
+        run(
+            1,
+            &[&["merge", &f, "--match-head", "any", "--dry-run"][..], &fmt].concat(),
+        );
+        run(
+            1,
+            &[
+                &["merge", &f, "--match-head", "any", "--yes", "--past-unseen"][..],
+                &fmt,
+            ]
+            .concat(),
+        );
+        for state in [
+            "close",
+            "reopen",
+            "ready",
+            "draft",
+            "auto-merge-off",
+            "dequeue",
+        ] {
+            run(2, &[&["pr", state, &f][..], &fmt].concat());
+        }
+        run(2, &[&["label", "add", &f, "bug"][..], &fmt].concat());
+        run(2, &[&["label", "remove", &f, "bug"][..], &fmt].concat());
+        run(1, &[&["assign", &f, "mia"][..], &fmt].concat());
+        run(1, &[&["request-review", &f, "mia"][..], &fmt].concat());
+        run(
+            1,
+            &[&["update-branch", &f, "--match-head", "any"][..], &fmt].concat(),
+        );
+    }
     run(2, &["thread", "reply", &f, &thread_id, "--body", "Thanks."]);
     run(
         2,

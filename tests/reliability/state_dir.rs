@@ -284,7 +284,12 @@ fn a_first_look_writes_a_marker_per_item_and_one_log_of_texts() {
     let markers = files.keys().filter(|p| p.starts_with("seen")).count();
     assert_eq!(markers, 18, "{:?}", files.keys());
     let others: Vec<&PathBuf> = files.keys().filter(|p| !p.starts_with("seen/")).collect();
-    assert_eq!(others, [Path::new("seen-text.log")], "{others:?}");
+    // Beside them, the head that was read (the one `merge` carries by default).
+    assert_eq!(
+        others,
+        [Path::new("looked-head.json"), Path::new("seen-text.log")],
+        "{others:?}"
+    );
 }
 
 /// Marks `n` items the PR does not have (and keeps a text for three of them), plus one corrupt

@@ -165,6 +165,8 @@ pub enum Action {
     ReplyRestored(ReplyDraft),
     /// A key of the pending review screen's own (keep, submit as …, fold).
     PendingKey(char),
+    /// A key of the screen on top's own, whole (the decision screen's filter and names).
+    ScreenKey(KeyEvent),
     /// Files marked viewed / not viewed: where, or why it failed.
     ViewedSet {
         paths: Vec<String>,
@@ -230,4 +232,6 @@ pub enum EditTarget {
     /// The pending review's editor: a line comment or suggestion being written or edited, or
     /// the review's body.
     Pending,
+    /// The decision screen's editor: a merge commit's message, a closing comment.
+    Decide,
 }

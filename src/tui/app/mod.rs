@@ -52,6 +52,7 @@ pub mod ask;
 pub mod checks;
 pub mod code;
 pub mod commits;
+pub mod decide;
 mod dialogs;
 mod effect;
 pub mod inbox;
@@ -80,6 +81,7 @@ pub use action::{
 };
 pub use checks::{ChecksLoad, ChecksScreen, RerunAsk};
 pub use code::{CodeLoad, DescriptionScreen, DiffScreen, FileState, FilesScreen};
+pub use decide::{DecideAsk, DecideScreen, Decision};
 pub use dialogs::InputMode;
 pub use effect::{Asked, Effect, Lane};
 pub use inbox::{InboxFilter, InboxScreen, InboxTab};
@@ -311,7 +313,7 @@ impl App {
             Action::Mouse { kind, column, row } => self.mouse(kind, column, row),
             Action::For { screen, action } => self.deliver(screen, *action, &mut fx),
             // A key of the top screen's own (`Screen::key`): input, for the screen on top.
-            a @ Action::PendingKey(_) => {
+            a @ (Action::PendingKey(_) | Action::ScreenKey(_)) => {
                 self.on_top(&mut fx, |s, ctx| {
                     let _ = s.event(a, ctx);
                 });

@@ -9,8 +9,9 @@ use std::any::Any;
 use ratatui::text::Line;
 
 use super::{
-    App, ChecksScreen, Counts, DiffScreen, FileState, FilesScreen, Focus, InboxScreen, InputMode,
-    Pane, PendingAsk, PendingScreen, PrAsk, PrScreen, ReplyView, RerunAsk, Row, Screen,
+    App, ChecksScreen, Counts, DecideAsk, DecideScreen, DiffScreen, FileState, FilesScreen, Focus,
+    InboxScreen, InputMode, Pane, PendingAsk, PendingScreen, PrAsk, PrScreen, ReplyView, RerunAsk,
+    Row, Screen,
 };
 use crate::code::LineSelection;
 use crate::inbox::Row as InboxRow;
@@ -89,6 +90,19 @@ impl App {
     /// The re-run question of the checks screen on top, while it is open.
     pub fn checks_asked(&self) -> Option<&RerunAsk> {
         self.asking::<ChecksScreen>()?.asked()
+    }
+
+    /// The help of the screen on top (`?`), with the default keys: (keys, what they do).
+    pub fn help_entries(&self) -> Vec<(String, String)> {
+        self.stack
+            .last()
+            .map(|s| s.help(&crate::tui::keymap::Keymap::default()))
+            .unwrap_or_default()
+    }
+
+    /// The question of the decision screen on top (merge, close, …), while it is open.
+    pub fn decide_asked(&self) -> Option<&DecideAsk> {
+        self.asking::<DecideScreen>()?.asked()
     }
 
     /// The footer's notice.

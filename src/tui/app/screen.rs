@@ -299,6 +299,12 @@ pub trait Screen: Any + std::fmt::Debug {
         Vec::new()
     }
 
+    /// This screen changed the PR on GitHub (or in the outbox): the screen it uncovers reads
+    /// the PR again.
+    fn acted(&self) -> bool {
+        false
+    }
+
     /// The PR snapshot this screen shows, if it shows one.
     fn snapshot(&self) -> Option<&crate::pr::Snapshot> {
         None

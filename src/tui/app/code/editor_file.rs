@@ -47,21 +47,31 @@ pub async fn prepare(io: &Io<'_>, ask: &EditorFile) -> Result<Prepared, String> 
     let path = one_line(&ask.path);
     let mut checkout_said = None;
     if ask.side == Side::Right
-        && let Some(dir) = &io.session.checkout
+        && let Some(clone) = &io.session.checkout
     {
-        match in_checkout(dir, &ask.head, &ask.path).await {
-            Ok(file) => {
-                return Ok(Prepared {
-                    file,
-                    line: ask.line,
-                    said: format!(
-                        "opened {path} in the checkout {} (its HEAD is the PR's head) at line {}",
-                        one_line(&dir.display().to_string()),
-                        ask.line
-                    ),
-                });
+        // The clone itself, else the worktree `pr-shepherd checkout` made beside it.
+        let tree = crate::code::worktree_dir(clone, ask.pr.number);
+        for dir in [clone, &tree] {
+            if dir == &tree && !tree.exists() {
+                break;
             }
-            Err(why) => checkout_said = Some(why),
+            match in_checkout(dir, &ask.head, &ask.path).await {
+                Ok(file) => {
+                    return Ok(Prepared {
+                        file,
+                        line: ask.line,
+                        said: format!(
+                            "opened {path} in the checkout {} (its HEAD is the PR's head) at line {}",
+                            one_line(&dir.display().to_string()),
+                            ask.line
+                        ),
+                    });
+                }
+                // The clone's reason is the one said: the worktree is only a second chance.
+                Err(why) => {
+                    checkout_said.get_or_insert(why);
+                }
+            }
         }
     }
     let fixture = (io.fixture_of)(&ask.pr);

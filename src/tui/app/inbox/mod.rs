@@ -150,6 +150,8 @@ pub struct InboxScreen {
     /// When the lists were last asked for, on the console's clock (ms): `[inbox] refresh`
     /// counts from there.
     loaded_at: Option<i64>,
+    /// A decision key on a row: the PR opens, then its decision screen.
+    decide_next: Option<crate::tui::app::decide::Decision>,
 }
 
 impl InboxScreen {
@@ -167,6 +169,7 @@ impl InboxScreen {
             open: None,
             height: 10,
             loaded_at: None,
+            decide_next: None,
         }
     }
 
@@ -317,6 +320,25 @@ impl InboxScreen {
                     Some(c) if ctx.kept(&c) => {
                         self.open = Some(c.clone());
                         ctx.resume(c);
+                    }
+                    _ => self.open_selected(ctx),
+                }
+            }
+            KeyCommand::Merge
+            | KeyCommand::CloseReopen
+            | KeyCommand::ReadyDraft
+            | KeyCommand::Labels
+            | KeyCommand::Reviewers
+            | KeyCommand::Assign
+            | KeyCommand::UpdateBranch => {
+                // The PR opens (its items shown, its head the one decided on), then the decision.
+                self.decide_next = crate::tui::app::decide::Decision::of(cmd);
+                match self.selected_row().map(|r| r.listed.coords.clone()) {
+                    Some(c) if ctx.kept(&c) => {
+                        self.decide_next = None;
+                        self.open = Some(c.clone());
+                        ctx.resume(c);
+                        ctx.say("back on the PR as you left it: the key again decides there");
                     }
                     _ => self.open_selected(ctx),
                 }
@@ -543,7 +565,8 @@ impl InboxScreen {
                     // Its screen is alive (a review running on it): back to it.
                     ctx.resume(coords);
                 } else {
-                    let pr = PrScreen::opened(*opened, ctx);
+                    let mut pr = PrScreen::opened(*opened, ctx);
+                    pr.decide_when_shown(self.decide_next.take());
                     ctx.open(Box::new(pr));
                 }
             }
@@ -709,6 +732,19 @@ impl Screen for InboxScreen {
                 "open the PR in the browser (or show the URL)",
             ),
             (k(KeyCommand::Copy), "copy the PR's URL (OSC 52)"),
+            (
+                format!(
+                    "{} {} {} {} {} {} {}",
+                    k(KeyCommand::Merge),
+                    k(KeyCommand::CloseReopen),
+                    k(KeyCommand::ReadyDraft),
+                    k(KeyCommand::Labels),
+                    k(KeyCommand::Reviewers),
+                    k(KeyCommand::Assign),
+                    k(KeyCommand::UpdateBranch)
+                ),
+                "on the selected PR: merge, close/reopen, ready/draft, labels, request a reviewer, assign, update branch (the PR opens first: its items shown, its head the one decided on)",
+            ),
             (k(KeyCommand::Help), "this help"),
             (
                 k(KeyCommand::Quit),

@@ -59,6 +59,8 @@ pub struct PrScreen {
     /// The refresh in flight was asked for by a key: its answer is said (a refresh after a
     /// write or on reopening stays quiet).
     loud_refresh: bool,
+    /// A decision to open once the first frame showed the PR.
+    decide_next: Option<super::decide::Decision>,
     /// The item whose detail is on screen and since when (the console's clock, ms): it counts
     /// as seen once it stayed `[console] dwell_ms`.
     dwell: Option<(usize, i64)>,
@@ -90,6 +92,7 @@ impl PrScreen {
             threads: ThreadDesk::default(),
             ask: Asking::default(),
             loud_refresh: false,
+            decide_next: None,
             dwell: None,
         }
     }
@@ -115,6 +118,12 @@ impl PrScreen {
         pr.list.ahead = ahead;
         pr.restore_saved(saved, ctx);
         pr
+    }
+
+    /// Opens the decision `d` over this screen once its first frame showed the PR (a decision
+    /// key on an inbox row).
+    pub fn decide_when_shown(&mut self, d: Option<super::decide::Decision>) {
+        self.decide_next = d;
     }
 
     /// Records the head shown now as the one looked at (a headless merge's default).
@@ -380,6 +389,17 @@ impl PrScreen {
             }
             KeyCommand::Checks => super::checks::open_checks(&self.list.snapshot, ctx),
             KeyCommand::Commits => super::commits::open_commits(&self.list.snapshot, ctx),
+            KeyCommand::Merge
+            | KeyCommand::CloseReopen
+            | KeyCommand::ReadyDraft
+            | KeyCommand::Labels
+            | KeyCommand::Reviewers
+            | KeyCommand::Assign
+            | KeyCommand::UpdateBranch => {
+                if let Some(d) = super::decide::Decision::of(cmd) {
+                    super::decide::open_decide(&self.list.snapshot, d, ctx);
+                }
+            }
             KeyCommand::Quit => return self.close_view(),
             KeyCommand::Back => return self.back(),
             // Help is the router's; the rest was answered above.
@@ -798,6 +818,9 @@ impl Screen for PrScreen {
 
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.list.drawn(d);
+        if let Some(what) = self.decide_next.take() {
+            super::decide::open_decide(&self.list.snapshot, what, ctx);
+        }
         // The review pane scrolled to the finding cursor: that is its scroll from now on.
         if std::mem::take(&mut self.desk.follow) && self.desk.pane == Pane::Review {
             self.desk.review_scroll = d.detail_scroll;
@@ -848,6 +871,9 @@ impl Screen for PrScreen {
         }
         if live {
             self.refetch_after_write(ctx);
+        } else if left.acted() {
+            // A decision was made there: what GitHub says now (offline: the fixture, as read).
+            self.refresh(false, ctx);
         }
     }
 

@@ -1,0 +1,154 @@
+//! The decision screen's own effects ([`Work`]) and their results ([`Done`]), as the headless
+//! commands do them: reading the PR as a decision needs it (GitHub's facts and the PR afresh,
+//! or the fixture's, with the stakes from the state dir and the repository's labels), and doing
+//! the decision (live through GitHub, offline into the action outbox). The screen's I/O edge:
+//! only the effect runner performs it (see `app/work.rs`).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::policy::merge::Stakes;
+use crate::pr::Snapshot;
+use crate::publish::decide::{LiveFacts, PrDo, act_live, act_offline, facts_live, facts_offline};
+use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
+
+/// What the decision screen asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Work {
+    /// Read the PR as a decision needs it, against the snapshot the screen shows (its head is
+    /// the one a merge carries).
+    Read { snapshot: Arc<Snapshot> },
+    /// Do each of `what` in turn (after the maintainer confirmed them), stopping at the first
+    /// refused; `comment` is posted first.
+    Act {
+        snapshot: Arc<Snapshot>,
+        what: Vec<PrDo>,
+        comment: Option<String>,
+    },
+}
+
+/// What the PR is, read for a decision.
+#[derive(Debug, Clone)]
+pub struct DecideRead {
+    pub facts: LiveFacts,
+    pub stakes: Stakes,
+    /// The repository's labels (offline: the PR's own; a fixture records no others).
+    pub labels: Vec<String>,
+    pub offline: bool,
+}
+
+/// What comes back to the decision screen.
+#[derive(Debug, Clone)]
+pub enum Done {
+    Read(Result<Box<DecideRead>, String>),
+    /// What was done, in words, or why not.
+    Acted(Result<String, String>),
+}
+
+impl work::Work for Work {
+    fn lane(&self) -> Lane {
+        match self {
+            Work::Read { .. } => Lane::Fetch,
+            Work::Act { .. } => Lane::Send,
+        }
+    }
+
+    fn perform<'a>(self, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
+        Box::pin(async move {
+            let done = match self {
+                Work::Read { snapshot } => Done::Read(read(io, &snapshot).await.map(Box::new)),
+                Work::Act {
+                    snapshot,
+                    what,
+                    comment,
+                } => Done::Acted(act(io, &snapshot, &what, comment.as_deref()).await),
+            };
+            send(work::Done::new(done));
+        })
+    }
+}
+
+async fn read(io: &Io<'_>, shown: &Snapshot) -> Result<DecideRead, String> {
+    let pr = shown.pr.coords();
+    let err = |e: &dyn std::fmt::Display| crate::sanitize::one_line(&e.to_string());
+    match io.session.remote.github() {
+        Some(gh) => {
+            let facts = facts_live(gh, &pr, Some(&shown.pr.head_sha))
+                .await
+                .map_err(|e| err(&e))?;
+            // The PR afresh: an item that came since the screen was drawn is one never shown.
+            let now = gh.fetch_snapshot(&pr).await.map_err(|e| err(&e))?;
+            let stakes =
+                crate::publish::stakes::stakes(io.ledger, &now, &facts, None, &HashSet::new())
+                    .map_err(|e| err(&e))?;
+            #[derive(serde::Deserialize)]
+            struct Label {
+                name: String,
+            }
+            let labels: Vec<Label> = gh
+                .get_all(
+                    &format!("/repos/{}/{}/labels?per_page=100", pr.owner, pr.repo),
+                    20,
+                    "listing the repository's labels",
+                )
+                .await
+                .map_err(|e| err(&e))?;
+            Ok(DecideRead {
+                facts,
+                stakes,
+                labels: labels.into_iter().map(|l| l.name).collect(),
+                offline: false,
+            })
+        }
+        None => {
+            let outbox = io.ledger.action_outbox(&pr).map_err(|e| err(&e))?;
+            let facts = facts_offline(shown, &outbox);
+            let checks = (io.fixture_of)(&pr).and_then(|f| f.dashboard.summary());
+            let stakes =
+                crate::publish::stakes::stakes(io.ledger, shown, &facts, checks, &HashSet::new())
+                    .map_err(|e| err(&e))?;
+            Ok(DecideRead {
+                labels: outbox.names_after(&shown.pr.labels, "label-add", "label-remove"),
+                facts,
+                stakes,
+                offline: true,
+            })
+        }
+    }
+}
+
+async fn act(
+    io: &Io<'_>,
+    snapshot: &Snapshot,
+    what: &[PrDo],
+    comment: Option<&str>,
+) -> Result<String, String> {
+    let pr = snapshot.pr.coords();
+    let gh = io.session.remote.github();
+    if let Some(body) = comment.filter(|c| !c.trim().is_empty()) {
+        match gh {
+            Some(gh) => crate::publish::conversation::comment_live(gh, &pr, body).await,
+            None => crate::publish::conversation::comment_offline(io.ledger, &pr, body, io.now),
+        }
+        .map_err(|e| format!("the comment was not posted, nothing else was done: {e}"))?;
+    }
+    let mut said: Vec<String> = Vec::new();
+    for w in what {
+        let done = match gh {
+            Some(gh) => act_live(gh, Some(io.ledger), &pr, w).await,
+            None => act_offline(io.ledger, snapshot, w, io.now),
+        };
+        match done {
+            Ok(d) => said.push(d.said),
+            Err(e) => {
+                let e = crate::sanitize::one_line(&e.to_string());
+                return Err(if said.is_empty() {
+                    e
+                } else {
+                    format!("{e} (done before it: {})", said.join("; "))
+                });
+            }
+        }
+    }
+    Ok(said.join("; "))
+}

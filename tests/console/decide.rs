@@ -1,0 +1,213 @@
+//! Deciding a PR in the console: `J` merges the head shown, naming the method, the head and what
+//! it goes past, and asks a second time before going past items never shown; `Z` closes with a
+//! comment posted first; `b` labels from a filtered picker; `T`, `B`, `Y` and `ctrl-e` each one
+//! key with one confirmation. Offline all of it lands in the outbox, and the console says
+//! "recorded offline, not sent", never "merged".
+
+use crate::support;
+
+use pr_shepherd::ledger::Ledger;
+use pr_shepherd::pr::PrCoords;
+use pr_shepherd::tui::app::{DecideAsk, DecideScreen, InputMode, PrScreen};
+use pr_shepherd::tui::harness::Harness;
+use support::console::{coords, open};
+
+fn actions(dir: &std::path::Path, pr: &PrCoords) -> Vec<(String, serde_json::Value)> {
+    Ledger::new(dir)
+        .action_outbox(pr)
+        .unwrap()
+        .actions
+        .into_iter()
+        .map(|a| (a.kind, a.detail))
+        .collect()
+}
+
+fn confirm_lines(h: &Harness) -> Vec<String> {
+    match h.app.decide_asked() {
+        Some(DecideAsk::Confirm { lines, .. }) => lines.clone(),
+        other => panic!("no confirmation: {other:?}\n{}", h.screen()),
+    }
+}
+
+#[test]
+fn a_merge_names_method_head_and_what_it_goes_past_and_asks_twice_past_the_unseen() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 35);
+    h.draw();
+    let pr = coords(&h);
+    let head = h.app.pr_meta().unwrap().head_sha.clone();
+    h.press("J");
+    assert!(h.app.top_is::<DecideScreen>(), "{:?}", h.app.stack());
+    let s = h.screen();
+    assert!(
+        s.contains("Method") && s.contains("merge") && s.contains("squash"),
+        "{s}"
+    );
+    assert!(s.contains(&head[..7]), "{s}");
+    // s chooses squash; Enter asks, naming it and the head.
+    h.press("s Enter");
+    let lines = confirm_lines(&h);
+    assert!(
+        lines.iter().any(|l| l.contains("squash and merge")),
+        "{lines:?}"
+    );
+    assert!(lines.iter().any(|l| l.contains(&head[..7])), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.contains("unresolved thread")),
+        "{lines:?}"
+    );
+    assert!(
+        h.screen().contains("a second question follows"),
+        "{}",
+        h.screen()
+    );
+    // The first yes leads to the second question: items never shown.
+    h.press("y");
+    assert!(
+        matches!(h.app.decide_asked(), Some(DecideAsk::Past { lines, .. }) if lines.iter().any(|l| l.contains("never shown"))),
+        "{:?}",
+        h.app.decide_asked()
+    );
+    // No there: nothing recorded.
+    h.press("n");
+    assert_eq!(*h.app.mode(), InputMode::Normal);
+    assert!(actions(dir.path(), &pr).is_empty());
+    // Both yeses: recorded offline at the head shown.
+    h.press("Enter y y");
+    let a = actions(dir.path(), &pr);
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert_eq!(a[0].0, "merge");
+    assert_eq!(a[0].1["method"], "squash");
+    assert_eq!(a[0].1["head"], serde_json::json!(head));
+    let notice = h.app.notice().unwrap_or_default().to_owned();
+    assert!(notice.contains("recorded offline, not sent"), "{notice}");
+    assert!(!notice.contains("merged ("), "{notice}");
+    // Merged offline: the screen says so and a second merge records nothing.
+    h.press("Enter");
+    assert!(h.app.decide_asked().is_none());
+    assert!(h.screen().contains("merged"), "{}", h.screen());
+    assert_eq!(actions(dir.path(), &pr).len(), 1);
+    // Esc: back on the PR screen.
+    h.press("Esc");
+    assert!(h.app.top_is::<PrScreen>(), "{:?}", h.app.stack());
+}
+
+#[test]
+fn close_with_a_comment_labels_from_the_picker_and_one_key_decisions_at_80x24() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 80, 24);
+    h.draw();
+    let pr = coords(&h);
+    // Z: close, with a comment written first.
+    h.press("Z e");
+    assert_eq!(*h.app.mode(), InputMode::Edit, "{}", h.screen());
+    h.type_text("Superseded by #498.");
+    h.press("Esc Enter");
+    let lines = confirm_lines(&h);
+    assert!(
+        lines.iter().any(|l| l.contains("Superseded by #498.")),
+        "{lines:?}"
+    );
+    h.press("y");
+    assert_eq!(actions(dir.path(), &pr)[0].0, "close");
+    let posted = std::fs::read_to_string(dir.path().join(format!(
+        "prs/{}/{}/{}/outbox/comments.json",
+        pr.owner, pr.repo, pr.number
+    )))
+    .unwrap();
+    assert!(posted.contains("Superseded by #498."), "{posted}");
+    h.press("Esc");
+    // b: the picker; typing filters, Space marks, Enter asks.
+    h.press("b");
+    h.type_text("cli");
+    let s = h.screen();
+    assert!(s.contains("Filter cli") && s.contains("[x] client"), "{s}");
+    h.press("Space");
+    assert!(h.screen().contains("[-] remove client"), "{}", h.screen());
+    h.press("Enter");
+    let lines = confirm_lines(&h);
+    assert!(lines.iter().any(|l| l == "Remove: client"), "{lines:?}");
+    h.press("y Esc");
+    assert!(
+        actions(dir.path(), &pr)
+            .iter()
+            .any(|(k, d)| k == "label-remove" && d["names"][0] == "client")
+    );
+    // T and ctrl-e: one key, one confirmation each.
+    h.press("T Enter y Esc");
+    h.press("ctrl-e r Enter y Esc");
+    h.press("B");
+    h.type_text("mia acme/core");
+    h.press("Enter");
+    let lines = confirm_lines(&h);
+    assert!(lines.iter().any(|l| l.contains("PR:")), "{lines:?}");
+    h.press("y Esc");
+    let kinds: Vec<String> = actions(dir.path(), &pr)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    for k in ["close", "draft", "update-branch", "request-review"] {
+        assert!(kinds.iter().any(|x| x == k), "{k} in {kinds:?}");
+    }
+    let update = actions(dir.path(), &pr)
+        .into_iter()
+        .find(|(k, _)| k == "update-branch")
+        .unwrap();
+    assert_eq!(update.1["rebase"], true);
+}
+
+#[test]
+fn the_keys_are_in_the_pr_screens_help_by_their_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let h = open(dir.path(), 120, 35);
+    let help = h.app.help_entries();
+    for word in [
+        "merge",
+        "close",
+        "label",
+        "review from",
+        "ready",
+        "update the branch",
+    ] {
+        assert!(
+            help.iter().any(|(_, what)| what.contains(word)),
+            "`{word}` in {help:?}"
+        );
+    }
+}
+
+#[test]
+fn a_decision_key_on_an_inbox_row_opens_the_pr_then_its_decision() {
+    use pr_shepherd::tui::inbox_link::TabSource;
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        Ledger::new(dir.path()),
+        pr_shepherd::tui::theme::Theme::plain(),
+        120,
+        35,
+    );
+    h.draw();
+    h.press("Z");
+    assert!(
+        h.app.top_is::<DecideScreen>(),
+        "{:?}\n{}",
+        h.app.stack(),
+        h.screen()
+    );
+    assert_eq!(h.app.stack().len(), 3, "{:?}", h.app.stack());
+    h.press("Enter");
+    assert!(
+        matches!(h.app.decide_asked(), Some(DecideAsk::Confirm { title, .. }) if title == "Close?")
+    );
+    h.press("n Esc");
+    assert!(h.app.top_is::<PrScreen>(), "{:?}", h.app.stack());
+    let help = {
+        h.press("q");
+        h.app.help_entries()
+    };
+    assert!(
+        help.iter().any(|(_, w)| w.contains("merge, close/reopen")),
+        "{help:?}"
+    );
+}
