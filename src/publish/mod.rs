@@ -24,6 +24,7 @@
 //! `publish` sits above `source` and `ledger` and uses both; neither knows about posting.
 
 pub mod check_run;
+pub mod codeowners;
 pub mod conversation;
 pub mod decide;
 mod github;

@@ -211,3 +211,42 @@ fn a_decision_key_on_an_inbox_row_opens_the_pr_then_its_decision() {
         "{help:?}"
     );
 }
+
+#[test]
+fn reviewers_suggests_the_code_owners_of_the_changed_files_and_tab_adds_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string("assets/fixtures/demo.json").unwrap())
+            .unwrap();
+    let base = v["pr"]["baseSha"].clone();
+    v["fileContents"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({
+            "sha": base, "path": ".github/CODEOWNERS",
+            "text": "*  @acme/core\nsrc/client/ @maya-chen\n*.tsx @tomasz-w @web-lead\n",
+        }));
+    let path = dir.path().join("pr.json");
+    std::fs::write(&path, v.to_string()).unwrap();
+    let fixture = pr_shepherd::source::Fixture::load(&path).unwrap();
+    let snapshot = fixture.snapshot_at(0).unwrap();
+    let (mut h, _d) = support::console::harness_with(snapshot, Some(fixture), 120, 35);
+    h.draw();
+    h.press("B");
+    let s = h.screen();
+    // The author (tomasz-w) is left out.
+    assert!(
+        s.contains("Code owners: @maya-chen, @acme/core, @web-lead"),
+        "{s}"
+    );
+    h.press("Tab Enter");
+    match h.app.decide_asked() {
+        Some(DecideAsk::Confirm { title, .. }) => {
+            assert!(
+                title.contains("@maya-chen, @web-lead, @acme/core"),
+                "{title}"
+            )
+        }
+        other => panic!("{other:?}\n{}", h.screen()),
+    }
+}

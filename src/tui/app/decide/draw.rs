@@ -94,7 +94,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, s: &DecideScreen, view: &View<
         Decision::CloseReopen => "Enter close/reopen · e comment · ? help · Esc back",
         Decision::ReadyDraft => "Enter ready/draft · ? help · Esc back",
         Decision::Labels => "type filter · ↑/↓ · Space mark · Enter apply · Esc back",
-        Decision::Reviewers | Decision::Assign => "type logins · Enter request · Esc back",
+        Decision::Reviewers => "type logins · Tab code owners · Enter request · Esc back",
+        Decision::Assign => "type logins · Enter assign · Esc back",
         Decision::UpdateBranch => "Enter update · m merge / r rebase · ? help · Esc back",
     };
     let foot_line = match (view.mode, view.notice) {
@@ -255,6 +256,21 @@ fn decision_lines(
                 "logins, space between; ORG/TEAM for a team",
                 theme.dim,
             ));
+            if s.what == Decision::Reviewers {
+                lines.push(Line::raw(if r.owners.is_empty() {
+                    "Code owners: none named (no CODEOWNERS, or it names none of the files)"
+                        .to_owned()
+                } else {
+                    format!(
+                        "Code owners: {} (Tab adds them)",
+                        r.owners
+                            .iter()
+                            .map(|o| format!("@{}", one_line(o)))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }));
+            }
         }
         Decision::UpdateBranch => {
             lines.push(Line::raw(if s.rebase {

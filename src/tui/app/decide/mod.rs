@@ -696,6 +696,25 @@ impl Screen for DecideScreen {
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
         match cmd {
             KeyCommand::Toggle => self.decide(ctx),
+            KeyCommand::Focus if self.what == Decision::Reviewers => {
+                // Tab: the code owners not typed yet.
+                let owners = self.read().map(|r| r.owners.clone()).unwrap_or_default();
+                let typed = self.names();
+                let more: Vec<String> = owners
+                    .into_iter()
+                    .filter(|o| !typed.iter().any(|t| t.eq_ignore_ascii_case(o)))
+                    .collect();
+                if more.is_empty() {
+                    ctx.say("no code owner to add (CODEOWNERS names none of the changed files, or all are typed)");
+                } else {
+                    let sep = if self.typed.trim().is_empty() {
+                        ""
+                    } else {
+                        " "
+                    };
+                    self.typed = format!("{}{sep}{}", self.typed.trim_end(), more.join(" "));
+                }
+            }
             KeyCommand::Down => {
                 self.selected = (self.selected + 1).min(self.labels().len().saturating_sub(1))
             }
@@ -859,9 +878,14 @@ impl Screen for DecideScreen {
                 ("↑/↓", "choose a label"),
                 ("Space", "mark the label to add (or, on the PR, to remove)"),
             ],
-            Decision::Reviewers | Decision::Assign => {
-                &[("type", "logins (ORG/TEAM for a team), space between")]
-            }
+            Decision::Reviewers => &[
+                ("type", "logins (ORG/TEAM for a team), space between"),
+                (
+                    "Tab",
+                    "add the code owners of the changed files (CODEOWNERS)",
+                ),
+            ],
+            Decision::Assign => &[("type", "logins, space between")],
             Decision::ReadyDraft => &[],
         };
         out.extend(own.iter().map(|(k, w)| ((*k).to_owned(), (*w).to_owned())));

@@ -34,6 +34,8 @@ pub struct DecideRead {
     pub stakes: Stakes,
     /// The repository's labels (offline: the PR's own; a fixture records no others).
     pub labels: Vec<String>,
+    /// The code owners of the changed files (CODEOWNERS at the base), the author left out.
+    pub owners: Vec<String>,
     pub offline: bool,
 }
 
@@ -93,10 +95,25 @@ async fn read(io: &Io<'_>, shown: &Snapshot) -> Result<DecideRead, String> {
                 )
                 .await
                 .map_err(|e| err(&e))?;
+            let mut text = None;
+            for place in crate::publish::codeowners::PLACES {
+                if let Ok(Ok(f)) = crate::source::github::contents::read_file_at(
+                    gh,
+                    &pr,
+                    &shown.pr.base_sha,
+                    place,
+                )
+                .await
+                {
+                    text = Some(f.text.to_string());
+                    break;
+                }
+            }
             Ok(DecideRead {
                 facts,
                 stakes,
                 labels: labels.into_iter().map(|l| l.name).collect(),
+                owners: owners_of(shown, text.as_deref()),
                 offline: false,
             })
         }
@@ -104,10 +121,18 @@ async fn read(io: &Io<'_>, shown: &Snapshot) -> Result<DecideRead, String> {
             let outbox = io.ledger.action_outbox(&pr).map_err(|e| err(&e))?;
             let facts = facts_offline(shown, &outbox);
             let checks = (io.fixture_of)(&pr).and_then(|f| f.dashboard.summary());
+
             let stakes =
                 crate::publish::stakes::stakes(io.ledger, shown, &facts, checks, &HashSet::new())
                     .map_err(|e| err(&e))?;
+            let fixture = (io.fixture_of)(&pr);
+            let text = fixture.as_ref().and_then(|f| {
+                crate::publish::codeowners::PLACES
+                    .iter()
+                    .find_map(|p| f.file_at(&shown.pr.base_sha, p).map(str::to_owned))
+            });
             Ok(DecideRead {
+                owners: owners_of(shown, text.as_deref()),
                 labels: outbox.names_after(&shown.pr.labels, "label-add", "label-remove"),
                 facts,
                 stakes,
@@ -115,6 +140,18 @@ async fn read(io: &Io<'_>, shown: &Snapshot) -> Result<DecideRead, String> {
             })
         }
     }
+}
+
+/// The code owners of `shown`'s changed files by the CODEOWNERS `text`, the author left out.
+fn owners_of(shown: &Snapshot, text: Option<&str>) -> Vec<String> {
+    let Some(text) = text else {
+        return Vec::new();
+    };
+    let paths: Vec<&str> = shown.pr.files.iter().map(|f| f.path.as_str()).collect();
+    crate::publish::codeowners::owners(text, &paths)
+        .into_iter()
+        .filter(|o| !o.eq_ignore_ascii_case(&shown.pr.author.login))
+        .collect()
 }
 
 async fn act(
