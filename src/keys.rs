@@ -78,6 +78,8 @@ pub enum KeyCommand {
     Reviewers,
     Assign,
     UpdateBranch,
+    MarkRow,
+    MarkRange,
     Help,
     Messages,
     Quit,
@@ -481,6 +483,18 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         &["ctrl-e"],
         "update the branch with its base, merge or rebase, at the head shown (asks first)",
     ),
+    (
+        KeyCommand::MarkRow,
+        "mark",
+        &["Space"],
+        "inbox: mark the PR (again: unmark); a decision key then acts on every marked PR",
+    ),
+    (
+        KeyCommand::MarkRange,
+        "mark_range",
+        &["V"],
+        "inbox: mark every PR from the last one marked to this one (shares its key with select_lines)",
+    ),
     (KeyCommand::Help, "help", &["?"], "this help"),
     (
         KeyCommand::Messages,
@@ -620,6 +634,8 @@ pub const SHARED: &[(KeyCommand, KeyCommand)] = &[
     (KeyCommand::Edit, KeyCommand::ExpandContext),
     (KeyCommand::Open, KeyCommand::OpenInEditor),
     (KeyCommand::MarkAddressed, KeyCommand::AskModel),
+    // The inbox selects no lines; the diff marks no rows.
+    (KeyCommand::SelectLines, KeyCommand::MarkRange),
 ];
 
 /// Whether `a` and `b` may share a key (see [`SHARED`]).

@@ -250,3 +250,77 @@ fn reviewers_suggests_the_code_owners_of_the_changed_files_and_tab_adds_them() {
         other => panic!("{other:?}\n{}", h.screen()),
     }
 }
+
+#[test]
+fn marked_inbox_rows_get_one_confirmation_naming_each_and_a_result_per_pr() {
+    use pr_shepherd::tui::app::decide::batch::{BatchAsk, BatchScreen};
+    use pr_shepherd::tui::inbox_link::TabSource;
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        Ledger::new(dir.path()),
+        pr_shepherd::tui::theme::Theme::plain(),
+        120,
+        35,
+    );
+    h.draw();
+    // Space marks the first row, V from it to the third: three PRs.
+    h.press("Space");
+    assert_eq!(
+        h.app.notice(),
+        Some("1 marked · a decision key (J Z T b B Y ctrl-e) acts on each · Space unmarks"),
+        "{:?}",
+        h.app.stack()
+    );
+    h.press("j j V");
+    assert!(h.screen().contains(" ●"), "{}", h.screen());
+    let marked: Vec<PrCoords> = h
+        .app
+        .inbox_rows(0)
+        .iter()
+        .map(|r| r.listed.coords.clone())
+        .collect();
+    assert_eq!(marked.len(), 3);
+    // b: labels to add on all of them.
+    h.press("b");
+    assert!(h.app.top_is::<BatchScreen>(), "{:?}", h.app.stack());
+    h.type_text("triaged");
+    h.press("Enter");
+    match h.app.batch_asked() {
+        Some(BatchAsk::Confirm { lines, .. }) => {
+            assert_eq!(lines.len(), 3, "{lines:?}");
+            for c in &marked {
+                assert!(
+                    lines
+                        .iter()
+                        .any(|l| l.starts_with(&c.to_string()) && l.contains("triaged")),
+                    "{lines:?}"
+                );
+            }
+        }
+        other => panic!("{other:?}\n{}", h.screen()),
+    }
+    h.press("y");
+    let s = h.screen();
+    assert_eq!(s.matches("✓").count(), 3, "{s}");
+    for c in &marked {
+        assert!(
+            actions(dir.path(), c)
+                .iter()
+                .any(|(k, d)| k == "label-add" && d["names"][0] == "triaged")
+        );
+    }
+    // J on the same marks: a merge each, asked twice past the unseen.
+    h.press("Esc J Enter");
+    assert!(
+        matches!(h.app.batch_asked(), Some(BatchAsk::Confirm { second, .. }) if !second.is_empty()),
+        "{:?}",
+        h.app.batch_asked()
+    );
+    h.press("y");
+    assert!(matches!(h.app.batch_asked(), Some(BatchAsk::Past { .. })));
+    h.press("n");
+    for c in &marked {
+        assert!(!actions(dir.path(), c).iter().any(|(k, _)| k == "merge"));
+    }
+}

@@ -100,6 +100,11 @@ impl App {
             .unwrap_or_default()
     }
 
+    /// The question of the batch decision screen on top (marked inbox rows), while it is open.
+    pub fn batch_asked(&self) -> Option<&super::decide::batch::BatchAsk> {
+        self.asking::<super::decide::batch::BatchScreen>()?.asked()
+    }
+
     /// The question of the decision screen on top (merge, close, …), while it is open.
     pub fn decide_asked(&self) -> Option<&DecideAsk> {
         self.asking::<DecideScreen>()?.asked()

@@ -9,6 +9,7 @@
 //! PrScreen ──J/Z/T/b/B/Y/ctrl-e──▶ DecideScreen ──Enter──▶ question (──y──▶ second question) ──y──▶ done
 //! ```
 
+pub mod batch;
 mod draw;
 pub mod work;
 
@@ -827,6 +828,7 @@ impl Screen for DecideScreen {
             other => return Some(other),
         };
         match done {
+            Done::ReadAll(_) | Done::ActedAll(_) => {}
             Done::Read(Ok(r)) => self.read = Reading::Read(r),
             Done::Read(Err(e)) => self.read = Reading::Failed(e),
             Done::Acted(result) => {

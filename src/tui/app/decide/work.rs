@@ -18,6 +18,10 @@ pub enum Work {
     /// Read the PR as a decision needs it, against the snapshot the screen shows (its head is
     /// the one a merge carries).
     Read { snapshot: Arc<Snapshot> },
+    /// Read each marked PR (in order) as a batch decision needs it.
+    ReadAll { prs: Vec<crate::inbox::Opener> },
+    /// Do one decision on each PR; one refused does not stop the others.
+    ActAll { items: Vec<(Arc<Snapshot>, PrDo)> },
     /// Do each of `what` in turn (after the maintainer confirmed them), stopping at the first
     /// refused; `comment` is posted first.
     Act {
@@ -25,6 +29,13 @@ pub enum Work {
         what: Vec<PrDo>,
         comment: Option<String>,
     },
+}
+
+/// One marked PR read for a batch decision: the snapshot read now, and what it is.
+#[derive(Debug, Clone)]
+pub struct BatchRead {
+    pub snapshot: Arc<Snapshot>,
+    pub read: DecideRead,
 }
 
 /// What the PR is, read for a decision.
@@ -45,13 +56,17 @@ pub enum Done {
     Read(Result<Box<DecideRead>, String>),
     /// What was done, in words, or why not.
     Acted(Result<String, String>),
+    /// Each marked PR, read (or why not), in order.
+    ReadAll(Vec<Result<Box<BatchRead>, String>>),
+    /// Each PR's result.
+    ActedAll(Vec<(crate::pr::PrCoords, Result<String, String>)>),
 }
 
 impl work::Work for Work {
     fn lane(&self) -> Lane {
         match self {
-            Work::Read { .. } => Lane::Fetch,
-            Work::Act { .. } => Lane::Send,
+            Work::Read { .. } | Work::ReadAll { .. } => Lane::Fetch,
+            Work::Act { .. } | Work::ActAll { .. } => Lane::Send,
         }
     }
 
@@ -64,6 +79,30 @@ impl work::Work for Work {
                     what,
                     comment,
                 } => Done::Acted(act(io, &snapshot, &what, comment.as_deref()).await),
+                Work::ReadAll { prs } => {
+                    let mut out = Vec::new();
+                    for opener in prs {
+                        let one = async {
+                            let opened = crate::tui::app::opened::open_pr(
+                                io.inbox, io.ledger, io.session, &opener,
+                            )
+                            .await?;
+                            let snapshot = Arc::new(opened.snapshot);
+                            let read = read(io, &snapshot).await?;
+                            Ok(Box::new(BatchRead { snapshot, read }))
+                        };
+                        out.push(one.await);
+                    }
+                    Done::ReadAll(out)
+                }
+                Work::ActAll { items } => {
+                    let mut out = Vec::new();
+                    for (snapshot, what) in items {
+                        let r = act(io, &snapshot, std::slice::from_ref(&what), None).await;
+                        out.push((snapshot.pr.coords(), r));
+                    }
+                    Done::ActedAll(out)
+                }
             };
             send(work::Done::new(done));
         })

@@ -180,8 +180,11 @@ pub(super) fn draw(
                 lines.push(table::row_line(
                     r,
                     &layout,
-                    pos == inbox.selected,
-                    open,
+                    table::RowMark {
+                        selected: pos == inbox.selected,
+                        open,
+                        marked: inbox.marked.contains(&r.listed.coords),
+                    },
                     tags,
                     now,
                     theme,

@@ -152,6 +152,10 @@ pub struct InboxScreen {
     loaded_at: Option<i64>,
     /// A decision key on a row: the PR opens, then its decision screen.
     decide_next: Option<crate::tui::app::decide::Decision>,
+    /// The PRs marked (`Space`, `V`): a decision key acts on all of them.
+    pub marked: Vec<PrCoords>,
+    /// The row marked last (`V` marks from there).
+    last_mark: Option<usize>,
 }
 
 impl InboxScreen {
@@ -170,6 +174,8 @@ impl InboxScreen {
             height: 10,
             loaded_at: None,
             decide_next: None,
+            marked: Vec::new(),
+            last_mark: None,
         }
     }
 
@@ -331,6 +337,10 @@ impl InboxScreen {
             | KeyCommand::Reviewers
             | KeyCommand::Assign
             | KeyCommand::UpdateBranch => {
+                if !self.marked.is_empty() {
+                    self.decide_marked(cmd, ctx);
+                    return Handled::Consumed;
+                }
                 // The PR opens (its items shown, its head the one decided on), then the decision.
                 self.decide_next = crate::tui::app::decide::Decision::of(cmd);
                 match self.selected_row().map(|r| r.listed.coords.clone()) {
@@ -342,6 +352,39 @@ impl InboxScreen {
                     }
                     _ => self.open_selected(ctx),
                 }
+            }
+            KeyCommand::MarkRow => {
+                if let Some(c) = self.selected_row().map(|r| r.listed.coords.clone()) {
+                    if let Some(at) = self.marked.iter().position(|m| *m == c) {
+                        self.marked.remove(at);
+                    } else {
+                        self.marked.push(c);
+                        self.last_mark = Some(self.selected);
+                    }
+                    ctx.say(self.marks_said());
+                }
+            }
+            KeyCommand::MarkRange => {
+                let from = self.last_mark.unwrap_or(self.selected);
+                let (a, b) = (from.min(self.selected), from.max(self.selected));
+                let rows: Vec<PrCoords> = match self.current() {
+                    Some(t) => self
+                        .visible()
+                        .iter()
+                        .skip(a)
+                        .take(b - a + 1)
+                        .filter_map(|&i| t.rows.get(i))
+                        .map(|r| r.listed.coords.clone())
+                        .collect(),
+                    None => Vec::new(),
+                };
+                for c in rows {
+                    if !self.marked.contains(&c) {
+                        self.marked.push(c);
+                    }
+                }
+                self.last_mark = Some(self.selected);
+                ctx.say(self.marks_said());
             }
             KeyCommand::NextNew => {
                 if !self.next_unseen() {
@@ -376,6 +419,8 @@ impl InboxScreen {
                 ctx.say(format!("showing: {}", self.filter.label()));
                 self.reselect(keep.as_ref());
             }
+            // The diff's command on a shared key: the inbox takes the key's other one (mark a range).
+            KeyCommand::SelectLines => return Handled::NotConsumed,
             KeyCommand::Help | KeyCommand::Quit | KeyCommand::Back => {
                 self.clamp();
                 return Handled::NotConsumed;
@@ -400,6 +445,45 @@ impl InboxScreen {
         self.loaded_at = None;
         ctx.work(Work::Load);
         ctx.say("reloading the list…");
+    }
+
+    fn marks_said(&self) -> String {
+        match self.marked.len() {
+            0 => "no PR marked".to_owned(),
+            n => format!(
+                "{n} marked · a decision key (J Z T b B Y ctrl-e) acts on each · Space unmarks"
+            ),
+        }
+    }
+
+    /// A decision key with PRs marked: one batch screen for all of them, each read afresh.
+    fn decide_marked(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) {
+        let Some(what) = crate::tui::app::decide::Decision::of(cmd) else {
+            return;
+        };
+        let marked: Vec<crate::tui::app::decide::batch::Marked> = self
+            .tabs
+            .iter()
+            .flat_map(|t| t.rows.iter())
+            .filter(|r| self.marked.contains(&r.listed.coords))
+            .map(|r| crate::tui::app::decide::batch::Marked {
+                coords: r.listed.coords.clone(),
+                open: r.listed.open.clone(),
+                head: r.listed.head_sha.clone(),
+            })
+            .fold(Vec::new(), |mut v, m| {
+                if !v
+                    .iter()
+                    .any(|x: &crate::tui::app::decide::batch::Marked| x.coords == m.coords)
+                {
+                    v.push(m);
+                }
+                v
+            });
+        let preferred = ctx.session.merge_method;
+        ctx.open(Box::new(crate::tui::app::decide::batch::BatchScreen::new(
+            what, marked, preferred,
+        )));
     }
 
     /// Asks for the selected row's PR (it opens above the inbox when it is loaded).
@@ -744,6 +828,10 @@ impl Screen for InboxScreen {
                     k(KeyCommand::UpdateBranch)
                 ),
                 "on the selected PR: merge, close/reopen, ready/draft, labels, request a reviewer, assign, update branch (the PR opens first: its items shown, its head the one decided on)",
+            ),
+            (
+                format!("{} / {}", k(KeyCommand::MarkRow), k(KeyCommand::MarkRange)),
+                "mark the PR / mark a range from the last marked: a decision key then acts on every marked PR, with one confirmation naming each",
             ),
             (k(KeyCommand::Help), "this help"),
             (

@@ -272,24 +272,36 @@ fn style(r: &Row, col: Column, selected: bool, theme: &Theme) -> Style {
     }
 }
 
-/// One row: the marker (`▶` selected, `↩` the PR left open behind), then its cells. Its `tags`
+/// One row: the marker (`▶` selected, `●` marked, `↩` the PR left open behind), then its cells. Its `tags`
 /// (a review running behind, the files changed since your last look) have their own column
 /// after the title; where the width left none, they go before the title, which is cut for them.
+/// How a row stands in the inbox: selected, the PR left open behind, marked for a decision.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RowMark {
+    pub selected: bool,
+    pub open: bool,
+    pub marked: bool,
+}
+
 pub fn row_line(
     r: &Row,
     layout: &Layout,
-    selected: bool,
-    open: bool,
+    mark: RowMark,
     tags: &[String],
     now: i64,
     theme: &Theme,
 ) -> Line<'static> {
-    let marker = if selected {
-        "▶ "
-    } else if open {
-        "↩ "
-    } else {
-        "  "
+    let RowMark {
+        selected,
+        open,
+        marked,
+    } = mark;
+    let marker = match (selected, marked) {
+        (true, true) => "▶●",
+        (true, false) => "▶ ",
+        (false, true) => " ●",
+        (false, false) if open => "↩ ",
+        (false, false) => "  ",
     };
     let mut spans = vec![Span::styled(marker, theme.key)];
     let tag_text = tags_cell(tags);

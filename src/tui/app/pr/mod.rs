@@ -899,6 +899,8 @@ impl Screen for PrScreen {
                 !super::code::OWN_COMMANDS.contains(c)
                     && !super::checks::OWN_COMMANDS.contains(c)
                     && *c != KeyCommand::Sort
+                    && *c != KeyCommand::MarkRow
+                    && *c != KeyCommand::MarkRange
                     && *c != KeyCommand::Approve
             })
             .map(|(c, _, _, help)| (keymap.keys_label(*c), (*help).to_owned()))
