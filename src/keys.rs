@@ -634,8 +634,9 @@ pub const SHARED: &[(KeyCommand, KeyCommand)] = &[
     (KeyCommand::Edit, KeyCommand::ExpandContext),
     (KeyCommand::Open, KeyCommand::OpenInEditor),
     (KeyCommand::MarkAddressed, KeyCommand::AskModel),
-    // The inbox selects no lines; the diff marks no rows.
+    // The inbox selects no lines and marks no item seen; the PR and diff screens mark no rows.
     (KeyCommand::SelectLines, KeyCommand::MarkRange),
+    (KeyCommand::MarkSeen, KeyCommand::MarkRow),
 ];
 
 /// Whether `a` and `b` may share a key (see [`SHARED`]).

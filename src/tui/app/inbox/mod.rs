@@ -419,8 +419,9 @@ impl InboxScreen {
                 ctx.say(format!("showing: {}", self.filter.label()));
                 self.reselect(keep.as_ref());
             }
-            // The diff's command on a shared key: the inbox takes the key's other one (mark a range).
-            KeyCommand::SelectLines => return Handled::NotConsumed,
+            // Another screen's command on a shared key: the inbox takes the key's other one (mark
+            // a range, mark a row).
+            KeyCommand::SelectLines | KeyCommand::MarkSeen => return Handled::NotConsumed,
             KeyCommand::Help | KeyCommand::Quit | KeyCommand::Back => {
                 self.clamp();
                 return Handled::NotConsumed;
