@@ -721,10 +721,10 @@ pub struct LlmOptions {
     /// How many aspects run at once (default 6; 1 to 64).
     #[arg(long, value_name = "N", value_parser = concurrency())]
     pub concurrency: Option<usize>,
-    /// Overall wall-clock limit in seconds (default 300).
+    /// Overall wall-clock limit in seconds (default 900); every model call ends within it.
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<f64>,
-    /// Per-aspect limit in seconds (default 300).
+    /// Per-aspect limit in seconds (default 900).
     #[arg(long, value_name = "SECS")]
     pub aspect_timeout: Option<f64>,
     /// Read the playbook and aspect prompts from DIR (missing files fall back to the built-in ones).

@@ -260,7 +260,7 @@ pub const SETTINGS: &[Setting] = &[
         },
         flag: Some("--aspect-timeout"),
         example: "120.0",
-        description: "wall-clock limit per aspect, retries included",
+        description: "wall-clock limit per aspect, retries included (also of an `ask`, when shorter than the overall one); a call still running then is ended, however much is still arriving",
     },
     Setting {
         key: "review.overall_timeout_secs",
@@ -271,7 +271,7 @@ pub const SETTINGS: &[Setting] = &[
         },
         flag: Some("--timeout"),
         example: "600.0",
-        description: "wall-clock limit for the whole review",
+        description: "wall-clock limit for the whole review, and for an `ask` (the CLI's or the console's) from its call's start; a call still running then is ended, however much is still arriving",
     },
     Setting {
         key: "review.idle_timeout",
@@ -282,7 +282,7 @@ pub const SETTINGS: &[Setting] = &[
         },
         flag: None,
         example: "300.0",
-        description: "the longest silence inside an HTTP backend's answer that has begun: from the first byte (a streamed answer's headers, a whole answer's first byte of body) no byte for this long gives that attempt up, retried like a cut stream, and the first such silence makes the run go one call at a time; before the first byte only the per-aspect and overall limits count, so a request queued by a server that serves one at a time is not cut for waiting, and a stream still producing tokens never is",
+        description: "the longest silence inside an answer that has begun: for the HTTP backends, from the first byte (a streamed answer's headers, a whole answer's first byte of body) no byte for this long gives that attempt up, retried like a cut stream, and the first such silence makes the run go one call at a time; for `command`, from the program's first byte (stdout or stderr) no byte on either for this long ends the call and the program's process group. Before the first byte only the per-aspect and overall limits count, so a request queued by a server that serves one at a time is not cut for waiting; a stream still producing tokens is never cut for silence, only at those limits",
     },
     Setting {
         key: "review.retries",

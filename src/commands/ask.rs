@@ -5,7 +5,8 @@
 //! `fileContents` — and everything goes through [`crate::review::engine::ask`]: the fenced
 //! prompt, the budget in the spend log, the call. The answer is streamed to standard output
 //! through [`super::write_safe`] (terminal-safe), its usage and cost go to stderr. Ctrl-C
-//! cancels the call (its reservation is settled).
+//! cancels the call, and `--timeout` ends it (exit 1, saying which limit struck); either way its
+//! reservation is settled.
 
 use std::sync::{Arc, Mutex};
 
@@ -163,6 +164,10 @@ pub(super) async fn run(ctx: &Context, args: AskArgs) -> Result<(), CliError> {
     };
     while let Ok(d) = rx.try_recv() {
         show(d, &mut shown)?;
+    }
+    if done.is_err() && shown {
+        // What came before the call ended stays, on a line of its own.
+        super::write_safe("\n", crate::output::safe::Kind::Text).ok();
     }
     let answer = done.map_err(to_cli)?;
     if !answer.text.ends_with('\n') {

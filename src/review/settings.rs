@@ -183,10 +183,12 @@ pub struct ReviewSettings {
     /// Wall-clock limit per aspect (one LLM call, retries included): the ceiling, also for a
     /// request a server that serves one at a time keeps waiting with no byte sent.
     pub aspect_timeout_secs: f64,
-    /// Wall-clock limit for the whole run.
+    /// Wall-clock limit for the whole run; also an ask's, from its call's start (see
+    /// `llm::TimeLimit::of_call`). A call still running then is dropped, whatever is arriving.
     pub overall_timeout_secs: f64,
-    /// The longest silence inside an HTTP answer that has begun (no byte of a stream for this
-    /// long fails that attempt); see `llm::http::HttpBackend::post`.
+    /// The longest silence inside an answer that has begun (no byte of an HTTP stream for this
+    /// long fails that attempt, see `llm::http::HttpBackend::post`; no byte of a `command`
+    /// program's output ends the call, see `llm::command`).
     pub idle_timeout: f64,
     /// Extra attempts after an HTTP 429 / 5xx or a connection failure.
     pub retries: u32,

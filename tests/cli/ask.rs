@@ -2,7 +2,9 @@
 //! loopback OpenAI-compatible model (`support::fake_llm`, streamed): the request carries the
 //! selected lines, their hunk and the question; the streamed answer is printed terminal-safe;
 //! the repository's spend log gets the call, reserved then settled; a budget that refuses makes
-//! no request; lines outside the diff are exit 2, naming the diff's lines.
+//! no request; lines outside the diff are exit 2, naming the diff's lines; `--timeout` ends the
+//! call whatever the model does (a stream that stalls after its first event, one that trickles,
+//! a program that trickles), saying which limit struck, settled, no program left running.
 
 use crate::support;
 
@@ -10,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 use support::env::TestEnv;
-use support::fake_llm::{Behaviour, FakeLlm, Wire};
+use support::fake_llm::{Behaviour, FakeLlm, Then, Wire};
 use support::{stderr, stdout};
 
 const PR: &str = "acme/rivet#482";
@@ -156,4 +158,212 @@ async fn lines_outside_the_diff_are_bad_input_naming_the_diffs_lines() {
     .await;
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(fake.calls().is_empty());
+}
+
+/// `ask` about line 2 of the demo's `src/client/mod.rs` with `args` (the backend and limits):
+/// its output and how long it took. Still running after 30 s is a failure (and it is killed).
+async fn ask_timed(env: &TestEnv, args: &[&str]) -> (std::process::Output, Duration) {
+    let started = std::time::Instant::now();
+    let mut ask = env.bin_async();
+    ask.args([
+        "ask",
+        PR,
+        "--path",
+        "src/client/mod.rs",
+        "--lines",
+        "2",
+        "Why?",
+    ])
+    .args(args)
+    .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(30), ask.output())
+        .await
+        .expect("ask still running after 30 s")
+        .expect("run pr-shepherd");
+    (out, started.elapsed())
+}
+
+/// The ask's one call in the spend log: reserved, then settled as a call.
+fn settled_once(env: &TestEnv) -> Value {
+    let lines = spend(env);
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert_eq!(lines[0]["kind"], "reserved");
+    assert_eq!(lines[1]["kind"], "call");
+    assert_eq!(lines[1]["call"], lines[0]["call"]);
+    lines[1].clone()
+}
+
+/// Failed before: each of these was still running after a minute (the overall limit was not
+/// enforced once the first byte came). A stream that stalls after its first event and one that
+/// trickles a character every half second, on both wire formats: `ask --timeout 2` ends in about
+/// two seconds (well under ten on a loaded machine), exit 1, naming the overall limit and its
+/// seconds, the call settled in the spend log.
+#[tokio::test]
+async fn ask_timeout_ends_a_stream_that_stalls_or_trickles() {
+    let trickle = Then::Trickle(Duration::from_millis(500));
+    let cases = [
+        (Wire::OpenAi, Then::Stall),
+        (Wire::Anthropic, Then::Stall),
+        (Wire::OpenAi, trickle),
+        (Wire::Anthropic, trickle),
+    ];
+    let mut fakes = Vec::new();
+    for (wire, then) in cases {
+        fakes.push(
+            FakeLlm::start(Behaviour {
+                first_byte: Duration::from_millis(5),
+                then,
+                ..Behaviour::new(wire)
+            })
+            .await,
+        );
+    }
+    let envs: Vec<TestEnv> = cases.iter().map(|_| TestEnv::new()).collect();
+    let runs = futures::future::join_all(fakes.iter().zip(&envs).map(|(fake, env)| {
+        let llm = match fake.behaviour().wire {
+            Wire::OpenAi => "openai",
+            Wire::Anthropic => "anthropic",
+        };
+        let url = fake.base_url.clone();
+        async move {
+            let args = [
+                "--llm",
+                llm,
+                "--model",
+                "m",
+                "--llm-url",
+                &url,
+                "--timeout",
+                "2",
+            ];
+            ask_timed(env, &args).await
+        }
+    }))
+    .await;
+    for (i, ((out, took), env)) in runs.into_iter().zip(&envs).enumerate() {
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{i}: {err}");
+        assert!(took < Duration::from_secs(10), "{i}: {took:?}");
+        assert!(
+            err.contains(
+                "error: stopped by the overall timeout of 2 seconds (--timeout, overall_timeout_secs)"
+            ),
+            "{i}: {err}"
+        );
+        let call = settled_once(env);
+        assert!(call["inputTokens"].as_u64().unwrap() > 0, "{call}");
+        if matches!(cases[i].1, Then::Trickle(_)) {
+            // What the trickle served is counted.
+            assert!(call["outputTokens"].as_u64().unwrap() > 0, "{i}: {call}");
+            assert!(stdout(&out).starts_with('x'), "{i}: {}", stdout(&out));
+        }
+        assert_eq!(fakes[i].calls().len(), 1, "{i}: not asked again");
+    }
+}
+
+/// Failed before: still running after a minute, and the program kept trickling after the ask
+/// was killed. A `command` program that writes one character every half second forever: `ask
+/// --timeout 2` ends in about two seconds, naming the limit; the program (its whole process
+/// group) is gone; what it wrote is counted in the settled call.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn ask_timeout_ends_a_trickling_program_and_leaves_none_running() {
+    let env = TestEnv::new();
+    let pid_file = env.root().join("pid");
+    let script = env.root().join("trickle.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho $$ > '{}'\nwhile :; do printf x; sleep 0.5; done\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let program = script.display().to_string();
+    let args = [
+        "--llm",
+        "command",
+        "--llm-command",
+        &program,
+        "--timeout",
+        "2",
+    ];
+    let (out, took) = ask_timed(&env, &args).await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(
+        err.contains("error: stopped by the overall timeout of 2 seconds (--timeout"),
+        "{err}"
+    );
+    assert!(err.contains("of the answer had arrived"), "{err}");
+    let pid: u32 = std::fs::read_to_string(&pid_file)
+        .expect("the program ran")
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(!running_after_a_moment(pid).await, "{pid} still runs");
+    let call = settled_once(&env);
+    assert!(call["outputTokens"].as_u64().unwrap() > 0, "{call}");
+}
+
+/// The idle limit (`[review] idle_timeout`, here 1 s) ends a stream that stalls after its first
+/// event long before the overall one (30 s), naming itself with its seconds.
+#[tokio::test]
+async fn the_idle_limit_ends_a_stalled_stream_before_the_overall_one() {
+    let env = TestEnv::with_config("[review]\nidle_timeout = 1\nretries = 0\n");
+    let fake = FakeLlm::start(Behaviour {
+        first_byte: Duration::from_millis(5),
+        then: Then::Stall,
+        ..Behaviour::new(Wire::OpenAi)
+    })
+    .await;
+    let url = fake.base_url.clone();
+    let args = [
+        "--llm",
+        "openai",
+        "--model",
+        "m",
+        "--llm-url",
+        &url,
+        "--timeout",
+        "30",
+    ];
+    let (out, took) = ask_timed(&env, &args).await;
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert!(
+        err.contains("error: stopped by the idle timeout of 1 second (idle_timeout): the answer sent nothing for 1 second"),
+        "{err}"
+    );
+    settled_once(&env);
+}
+
+/// Gone, or a zombie waiting for its reaper, within two seconds.
+#[cfg(target_os = "linux")]
+async fn running_after_a_moment(pid: u32) -> bool {
+    let running = || match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => false,
+        Ok(stat) => !matches!(
+            stat.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .chars()
+                .next(),
+            Some('Z' | 'X')
+        ),
+    };
+    for _ in 0..100 {
+        if !running() {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
 }

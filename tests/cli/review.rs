@@ -315,3 +315,89 @@ fn every_reviewing_command_takes_the_same_llm_flags() {
         assert!(help.contains("replay"), "{cmd}: the backends are listed");
     }
 }
+
+/// `review --timeout 2` against a `command` program that trickles a character every half second
+/// forever (in each of the six aspects): the review ends in about two seconds (exit 3, every
+/// aspect timed out, naming the overall limit with its seconds), no program is left running,
+/// and every call is settled in the spend log.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn review_timeout_ends_trickling_programs_and_leaves_none_running() {
+    let env = TestEnv::new();
+    let pids = env.root().join("pids");
+    let script = env.root().join("trickle.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho $$ >> '{}'\nwhile :; do printf x; sleep 0.5; done\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let program = script.display().to_string();
+    let started = std::time::Instant::now();
+    let mut run = env.bin_async();
+    run.args(["review", "--llm", "command", "--llm-command", &program])
+        .args(["--timeout", "2", "--format", "json"])
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), run.output())
+        .await
+        .expect("review still running after 30 s")
+        .unwrap();
+    let took = started.elapsed();
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let aspects = v["aspects"].as_array().expect("aspects");
+    assert_eq!(aspects.len(), 6);
+    for a in aspects {
+        assert_eq!(a["state"], "timed_out", "{a}");
+        let e = a["error"].as_str().unwrap_or("");
+        assert!(
+            e.starts_with("no answer within the overall timeout of 2 seconds (--timeout"),
+            "{e}"
+        );
+    }
+    let started: Vec<u32> = std::fs::read_to_string(&pids)
+        .expect("the programs ran")
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    assert_eq!(started.len(), 6, "{started:?}");
+    for _ in 0..100 {
+        if started.iter().all(|p| !running(*p)) {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let left: Vec<&u32> = started.iter().filter(|p| running(**p)).collect();
+    assert!(left.is_empty(), "still running: {left:?}");
+    let spend = std::fs::read_to_string(env.state().join("repos/acme/rivet/spend.jsonl"))
+        .unwrap_or_default();
+    let calls = spend
+        .lines()
+        .filter(|l| l.contains(r#""kind":"call""#))
+        .count();
+    assert_eq!(calls, 6, "{spend}");
+}
+
+/// A live process: not gone, not a zombie waiting for its reaper.
+#[cfg(target_os = "linux")]
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => false,
+        Ok(stat) => !matches!(
+            stat.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .chars()
+                .next(),
+            Some('Z' | 'X')
+        ),
+    }
+}

@@ -9,7 +9,8 @@
 //!   matched against earlier prompts whose answers have begun. Writes are not reported.
 //!
 //! Tokens are counted as characters / 4. Raw HTTP/1.1 over a tokio listener (`Connection:
-//! close`), so a stream can be cut mid-answer.
+//! close`), so a stream can be cut mid-answer, or stall after its first event, or trickle
+//! forever ([`Then`]).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -63,6 +64,19 @@ pub struct Behaviour {
     /// order. A streamed request gets its response headers at once and then nothing until its
     /// turn; one whose client gave up meanwhile is dropped unanswered.
     pub one_at_a_time: bool,
+    /// Streamed: what the answer does after its first event.
+    pub then: Then,
+}
+
+/// What a streamed answer does after its first event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Then {
+    /// Goes on to its end.
+    Finish,
+    /// Sends nothing more, the connection held open until the client goes.
+    Stall,
+    /// Sends one more character of text every this long, never ending.
+    Trickle(Duration),
 }
 
 /// The most an endless answer sends (far over any client's bound).
@@ -84,6 +98,7 @@ impl Behaviour {
             n_ctx: None,
             openai_overflow: false,
             one_at_a_time: false,
+            then: Then::Finish,
         }
     }
 }
@@ -609,6 +624,11 @@ async fn serve(
             events.push("data: [DONE]\n\n".to_owned());
         }
     }
+    if b.then != Then::Finish {
+        sock.write_all(events[0].as_bytes()).await?;
+        sock.flush().await?;
+        return never_ending(&mut sock, b).await;
+    }
     for (i, ev) in events.iter().enumerate() {
         if i >= 1 && interrupted.load(std::sync::atomic::Ordering::SeqCst) {
             // llama-cpp-python: another request is waiting, so this stream ends here.
@@ -629,4 +649,37 @@ async fn serve(
         }
     }
     sock.shutdown().await
+}
+
+/// After the first event: nothing until the client goes (`Then::Stall`), or a character of text
+/// every so often for as long as the client reads (`Then::Trickle`).
+async fn never_ending(sock: &mut TcpStream, b: &Behaviour) -> std::io::Result<()> {
+    match b.then {
+        Then::Finish => Ok(()),
+        Then::Stall => {
+            let mut probe = [0u8; 1];
+            while sock.read(&mut probe).await? > 0 {}
+            Ok(())
+        }
+        Then::Trickle(every) => {
+            let delta = match b.wire {
+                Wire::Anthropic => {
+                    sock.write_all(b"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n").await?;
+                    format!(
+                        "event: content_block_delta\ndata: {}\n\n",
+                        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}})
+                    )
+                }
+                Wire::OpenAi => format!(
+                    "data: {}\n\n",
+                    json!({"choices": [{"index": 0, "delta": {"content": "x"}}]})
+                ),
+            };
+            loop {
+                tokio::time::sleep(every).await;
+                sock.write_all(delta.as_bytes()).await?;
+                sock.flush().await?;
+            }
+        }
+    }
 }

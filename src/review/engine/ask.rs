@@ -27,6 +27,7 @@ use tokio::sync::mpsc::UnboundedSender;
 use tokio_util::sync::CancellationToken;
 
 use super::budget::{Budget, SpendLog, SpentToday};
+use super::calls::Spent;
 use crate::code::{LineAddr, LineKind, ParsedPatch, PatchLine, Side};
 use crate::ledger::{Ledger, RepoId};
 use crate::pr::PrMeta;
@@ -35,7 +36,9 @@ use crate::review::inputs::prompt::{
     DiffReport, MAX_LINE_CHARS, Prompt, cache_key, fence_close, fence_open, new_boundary,
     strip_untrusted,
 };
-use crate::review::llm::{CallEvents, LlmClient, LlmEnv, LlmError, ReplaySource, TokenUsage};
+use crate::review::llm::{
+    CallEvents, LlmClient, LlmEnv, LlmError, ReplaySource, TimeLimit, TokenUsage,
+};
 use crate::review::run::Usage;
 use crate::review::settings::{ReviewSettings, StructuredOutput};
 
@@ -497,6 +500,14 @@ pub struct Answer {
     pub model: String,
 }
 
+/// How the call ended.
+enum Ended {
+    Answer(Result<crate::review::llm::Completion, LlmError>),
+    Cancelled,
+    /// Its overall limit struck (the call was dropped).
+    TimedOut,
+}
+
 /// Hands the call's text on and keeps what its answers reported.
 struct Relay<'a> {
     tx: &'a UnboundedSender<AskDelta>,
@@ -505,8 +516,8 @@ struct Relay<'a> {
 
 #[derive(Default)]
 struct Relayed {
-    usage: TokenUsage,
-    answers: u32,
+    /// What the answers reported, and served without reporting it.
+    spent: Spent,
     /// The text sent since the last `Began`.
     sent: String,
 }
@@ -519,8 +530,15 @@ impl Relay<'_> {
 
 impl CallEvents for Relay<'_> {
     fn began(&self) {
-        self.lock().sent.clear();
+        let mut s = self.lock();
+        s.spent.began();
+        s.sent.clear();
+        drop(s);
         let _ = self.tx.send(AskDelta::Began);
+    }
+
+    fn received(&self, chars: usize) {
+        self.lock().spent.received(chars);
     }
 
     fn text(&self, delta: &str) {
@@ -529,16 +547,17 @@ impl CallEvents for Relay<'_> {
     }
 
     fn answered(&self, usage: &TokenUsage) {
-        let mut s = self.lock();
-        s.usage.add(usage);
-        s.answers += 1;
+        self.lock().spent.answered(usage);
     }
 }
 
 /// Asks `client` about `req` within `budget` (prices from `settings`), sending the answer's
 /// text to `deltas` as it comes (a backend that does not stream sends it whole, once), and
-/// returns it with its usage and cost. `cancel` drops the call; its reservation is settled
-/// either way.
+/// returns it with its usage and cost. `cancel` drops the call, and so does its overall limit
+/// ([`TimeLimit::of_call`]: `--timeout`, or the per-aspect limit when shorter, counted from the
+/// call's start) however much is still arriving, which is then
+/// [`LlmError::TimedOut`]; the idle limit is the backend's. The reservation is settled either
+/// way, at what the answers reported and served.
 pub async fn ask(
     req: &AskRequest,
     settings: &ReviewSettings,
@@ -577,30 +596,52 @@ pub async fn ask(
             other => other.complete_observed(&prompt, &relay).await,
         }
     };
+    let limit = TimeLimit::of_call(settings);
     let ended = tokio::select! {
         biased;
-        () = cancel.cancelled() => None,
-        r = call => Some(r),
+        () = cancel.cancelled() => Ended::Cancelled,
+        () = tokio::time::sleep(limit.duration()) => Ended::TimedOut,
+        r = call => Ended::Answer(r),
     };
-    let (usage, answers, sent) = {
+    let (spent, sent) = {
         let s = relay.lock();
-        (s.usage, s.answers, s.sent.clone())
+        (s.spent, s.sent.clone())
     };
     let b = budget.clone();
     let settled = tokio::task::spawn_blocking(move || {
-        b.settle(place, (answers > 0).then_some(&usage));
+        b.settle(place, spent.settled().as_ref());
     })
     .await;
     if let Err(e) = settled {
         tracing::debug!(error = %e, "the ask's spend was not settled");
     }
-    let done = ended.ok_or(AskError::Cancelled)??;
+    let done = match ended {
+        Ended::Answer(r) => r?,
+        Ended::Cancelled => return Err(AskError::Cancelled),
+        Ended::TimedOut => {
+            let arrived = match spent.reading() {
+                0 => "nothing of the answer had arrived".to_owned(),
+                n => format!(
+                    "{} of the answer had arrived",
+                    crate::plural::count(n, "character")
+                ),
+            };
+            return Err(AskError::Llm(LlmError::TimedOut {
+                limit,
+                detail: arrived,
+            }));
+        }
+    };
     // Not streamed (or streamed otherwise than it ended): the answer whole, once.
     if sent != done.text {
         let _ = deltas.send(AskDelta::Began);
         let _ = deltas.send(AskDelta::Text(done.text.clone()));
     }
-    let usage = if answers > 0 { usage } else { done.tokens };
+    let usage = if spent.answers > 0 {
+        spent.tokens
+    } else {
+        done.tokens
+    };
     let cost = settings.prices.and_then(|p| {
         Usage {
             tokens: usage,
@@ -888,5 +929,171 @@ mod tests {
         assert_eq!(lines[0].kind, crate::ledger::SpendKind::Call);
         assert_eq!(lines[0].output_tokens, 0);
         assert!(lines[0].input_tokens > 0);
+    }
+
+    /// The ask about `req` with `settings`, its spend logged in `dir`: how it ended, how long it
+    /// took, and the spend log's lines.
+    async fn asked_within(
+        settings: &ReviewSettings,
+        dir: &std::path::Path,
+    ) -> (
+        Result<Answer, AskError>,
+        std::time::Duration,
+        Vec<crate::ledger::Spend>,
+    ) {
+        let req = request(AroundSelection::Unavailable("x".into()), 2, 3);
+        let client = client(settings, &LlmEnv::default(), None).unwrap();
+        let budget = Arc::new(budget(settings, Some(&Ledger::new(dir)), &req.pr));
+        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        let started = std::time::Instant::now();
+        let done = ask(
+            &req,
+            settings,
+            &client,
+            budget,
+            tx,
+            CancellationToken::new(),
+        )
+        .await;
+        (done, started.elapsed(), spent(dir))
+    }
+
+    fn limited(backend: crate::review::settings::BackendKind, url: &str) -> ReviewSettings {
+        ReviewSettings {
+            llm: Some(backend),
+            llm_url: Some(url.to_owned()),
+            model: Some("m".into()),
+            retries: 0,
+            overall_timeout_secs: 1.0,
+            ..ReviewSettings::default()
+        }
+    }
+
+    /// Failed before (nothing but a cancel ended an ask: each of these ran on and on, the
+    /// trickle and the stall alike). A model that stalls after its first event, one that
+    /// trickles a character every 0.2 s, and a program that trickles one every 0.5 s, on both
+    /// wire formats: each ask ends at its overall limit (1 s here; the idle limit, 120 s, never
+    /// struck), saying so with its seconds, settled in the spend log as a call with the output
+    /// it served, and the program's process group is gone.
+    #[tokio::test]
+    async fn an_ask_ends_at_its_overall_limit_whatever_the_model_does() {
+        use crate::review::llm::loopback::{self, After, Model, Wire};
+        use crate::review::settings::BackendKind;
+        let trickle = After::Trickle(std::time::Duration::from_millis(200));
+        let models = [
+            (
+                BackendKind::Openai,
+                Model::start(Wire::OpenAi, After::Stall).await,
+            ),
+            (
+                BackendKind::Anthropic,
+                Model::start(Wire::Anthropic, After::Stall).await,
+            ),
+            (
+                BackendKind::Openai,
+                Model::start(Wire::OpenAi, trickle).await,
+            ),
+            (
+                BackendKind::Anthropic,
+                Model::start(Wire::Anthropic, trickle).await,
+            ),
+        ];
+        let dirs: Vec<tempfile::TempDir> = (0..=models.len())
+            .map(|_| tempfile::tempdir().unwrap())
+            .collect();
+        let mut settings: Vec<ReviewSettings> =
+            models.iter().map(|(b, m)| limited(*b, &m.url)).collect();
+        let pid_file = dirs[models.len()].path().join("pid");
+        settings.push(ReviewSettings {
+            command: loopback::trickling_program(&pid_file),
+            ..limited(BackendKind::Command, "")
+        });
+        let ended = futures::future::join_all(
+            settings
+                .iter()
+                .zip(&dirs)
+                .map(|(s, d)| asked_within(s, d.path())),
+        )
+        .await;
+        for (i, (done, took, lines)) in ended.into_iter().enumerate() {
+            let e = done.unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    AskError::Llm(LlmError::TimedOut {
+                        limit: TimeLimit::Overall(d),
+                        ..
+                    }) if d == std::time::Duration::from_secs(1)
+                ),
+                "{i}: {e:?}"
+            );
+            assert!(
+                e.to_string()
+                    .starts_with("stopped by the overall timeout of 1 second (--timeout"),
+                "{i}: {e}"
+            );
+            // About a second; far less than the old "never" on a loaded machine.
+            assert!(took < std::time::Duration::from_secs(5), "{i}: {took:?}");
+            assert_eq!(lines.len(), 1, "{i}: {lines:?}");
+            assert_eq!(lines[0].kind, crate::ledger::SpendKind::Call, "{i}");
+            assert!(lines[0].input_tokens > 0, "{i}");
+            if i >= 2 {
+                // The trickles served characters: counted as output.
+                assert!(lines[0].output_tokens > 0, "{i}: {lines:?}");
+                assert!(e.to_string().contains("of the answer had arrived"), "{e}");
+            }
+        }
+        let pid = loopback::pid_in(&pid_file).await;
+        assert!(!loopback::still_running(pid).await, "{pid} still runs");
+    }
+
+    /// Whichever limit comes first ends the ask: the idle one for a stall (0.5 s, under the
+    /// overall 10 s), the per-aspect one when it is shorter than the overall one.
+    #[tokio::test]
+    async fn the_first_limit_to_strike_ends_the_ask_and_is_named() {
+        use crate::review::llm::loopback::{After, Model, Wire};
+        use crate::review::settings::BackendKind;
+        let stall = Model::start(Wire::OpenAi, After::Stall).await;
+        let trickle = Model::start(
+            Wire::OpenAi,
+            After::Trickle(std::time::Duration::from_millis(200)),
+        )
+        .await;
+        let idle = ReviewSettings {
+            overall_timeout_secs: 10.0,
+            idle_timeout: 0.5,
+            ..limited(BackendKind::Openai, &stall.url)
+        };
+        let aspect = ReviewSettings {
+            overall_timeout_secs: 10.0,
+            aspect_timeout_secs: 1.0,
+            idle_timeout: 0.5,
+            ..limited(BackendKind::Openai, &trickle.url)
+        };
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let ((idle, idle_took, idle_lines), (aspect, aspect_took, _)) = tokio::join!(
+            asked_within(&idle, a.path()),
+            asked_within(&aspect, b.path())
+        );
+        let idle = idle.unwrap_err().to_string();
+        assert!(
+            idle.starts_with("stopped by the idle timeout of 0.5 seconds (idle_timeout): the answer sent nothing for 0.5 seconds"),
+            "{idle}"
+        );
+        assert!(
+            idle_took < std::time::Duration::from_secs(5),
+            "{idle_took:?}"
+        );
+        assert_eq!(idle_lines.len(), 1);
+        assert_eq!(idle_lines[0].kind, crate::ledger::SpendKind::Call);
+        let aspect = aspect.unwrap_err().to_string();
+        assert!(
+            aspect.starts_with("stopped by the per-aspect timeout of 1 second (--aspect-timeout"),
+            "{aspect}"
+        );
+        assert!(
+            aspect_took < std::time::Duration::from_secs(5),
+            "{aspect_took:?}"
+        );
     }
 }

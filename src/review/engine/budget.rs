@@ -291,7 +291,8 @@ impl Budget {
         self.log_call(log, (&id, &day), aspect, usage, None);
     }
 
-    /// The call ended: its usage replaces its estimate (an unknown usage keeps the estimate).
+    /// The call ended: its usage replaces its estimate (an unknown usage keeps the estimate; an
+    /// unknown input keeps the estimated input).
     /// With a spend log this writes the call's line there: call it off the async threads.
     pub fn settle(&self, r: Reservation, usage: Option<&TokenUsage>) {
         let (tokens, cost) = {
@@ -300,8 +301,12 @@ impl Budget {
             s.reserved_cost = (s.reserved_cost - r.cost).max(0.0);
             let tokens = usage.and_then(|u| u.input).unwrap_or(r.tokens);
             let cost = match (usage, self.prices) {
+                // An input no answer reported is the estimate, also for the cost.
                 (Some(u), Some(p)) => Usage {
-                    tokens: *u,
+                    tokens: TokenUsage {
+                        input: Some(tokens),
+                        ..*u
+                    },
                     calls: 1,
                     calls_without_usage: 0,
                 }

@@ -1,13 +1,14 @@
 //! What the calls of one review run share, for the scheduler (`scheduler.rs`): the concurrency
 //! slots (lowered for the rest of the run when the server keeps breaking concurrent streams), the
 //! diff budget that fits the server's context (learnt from a context overflow), and what each
-//! call spent as the server reported it.
+//! call spent as the server reported it (and served without reporting it).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::budget::estimate_tokens;
 use crate::review::inputs::chunk::{Overflow, fitting_budget};
 use crate::review::llm::TokenUsage;
 
@@ -129,7 +130,8 @@ impl Fit {
     }
 }
 
-/// What one call spent, as the server reported it in each answer it gave.
+/// What one call spent, as the server reported it in each answer it gave, and what it served in
+/// answers that never got to report it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(super) struct Spent {
     pub(super) tokens: TokenUsage,
@@ -137,15 +139,56 @@ pub(super) struct Spent {
     pub(super) answers: u32,
     /// Of those, the answers without any usage.
     pub(super) unreported: u32,
+    /// Characters of the answer being read (since it began; none once it is read to its end).
+    reading: usize,
+    /// Characters of earlier answers that broke off before their end (cut, silent).
+    broke_off: usize,
 }
 
 impl Spent {
+    /// An answer (a first one, or one asked again) begins: what the one before served without
+    /// reaching its end is kept.
+    pub(super) fn began(&mut self) {
+        self.broke_off += std::mem::take(&mut self.reading);
+    }
+
+    /// Characters of the answer being read so far.
+    pub(super) fn reading(&self) -> usize {
+        self.reading
+    }
+
+    /// `chars` more characters of the answer being read arrived.
+    pub(super) fn received(&mut self, chars: usize) {
+        self.reading += chars;
+    }
+
     pub(super) fn answered(&mut self, usage: &TokenUsage) {
         self.tokens.add(usage);
         self.answers += 1;
+        self.reading = 0;
         if *usage == TokenUsage::default() {
             self.unreported += 1;
         }
+    }
+
+    /// What the call is settled at in the budget: the usage its answers reported, plus the
+    /// output tokens (estimated from characters, see [`estimate_tokens`]) of what it served in
+    /// answers that never reached their end — cut, silent, or stopped by a time limit or a
+    /// cancel; the input stays unknown unless an answer reported it (the budget keeps its
+    /// estimate then). `None`: nothing was answered or served.
+    pub(super) fn settled(&self) -> Option<TokenUsage> {
+        let served = self.broke_off + self.reading;
+        if self.answers == 0 && served == 0 {
+            return None;
+        }
+        let mut usage = self.tokens;
+        if served > 0 {
+            usage.add(&TokenUsage {
+                output: Some(estimate_tokens(served)),
+                ..TokenUsage::default()
+            });
+        }
+        Some(usage)
     }
 }
 

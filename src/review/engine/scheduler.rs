@@ -25,7 +25,7 @@ use crate::review::aspect::Aspect;
 use crate::review::findings::parse_reply;
 use crate::review::inputs::chunk::Overflow;
 use crate::review::inputs::prompt::{DiffPlan, Prompt, Prompts, RunPrompts};
-use crate::review::llm::{CallEvents, Completion, LlmClient, LlmError, TokenUsage};
+use crate::review::llm::{CallEvents, Completion, LlmClient, LlmError, TimeLimit, TokenUsage};
 use crate::review::results::verify::{self, VerifySetup};
 use crate::review::run::{
     AspectOutcome, AspectState, ConcurrencyLowered, HeldBack, ReviewRun, RunFacts, Unconfirmed,
@@ -188,6 +188,7 @@ pub async fn run_review_with(
             run: shared_state.clone(),
             warmup: warmup.clone(),
             aspect_timeout,
+            overall_timeout: settings.overall_timeout(),
             overall_deadline,
             max_calls: settings.max_calls_per_aspect,
             output_tokens: u64::from(settings.max_output_tokens),
@@ -442,6 +443,7 @@ struct CallProgress<'a> {
 
 impl CallEvents for CallProgress<'_> {
     fn began(&self) {
+        lock(self.spent).began();
         for g in &self.gates {
             g.send_replace(true);
         }
@@ -456,6 +458,7 @@ impl CallEvents for CallProgress<'_> {
     }
 
     fn received(&self, chars: usize) {
+        lock(self.spent).received(chars);
         let before = self.received.fetch_add(chars, Ordering::Relaxed);
         let (old, new) = (before / 4, (before + chars) / 4);
         if before == 0 || old / 32 != new / 32 {
@@ -479,6 +482,8 @@ struct Job {
     run: Arc<RunState>,
     warmup: Option<Arc<Warmup>>,
     aspect_timeout: Duration,
+    /// The run's overall limit, and when it strikes.
+    overall_timeout: Duration,
     overall_deadline: tokio::time::Instant,
     /// `max_calls_per_aspect`, for a plan made again with a smaller budget.
     max_calls: Option<usize>,
@@ -490,7 +495,8 @@ struct Job {
 enum Ended {
     Answer(Result<Completion, LlmError>),
     Cancelled,
-    TimedOut(&'static str),
+    /// The limit that struck, before or during the call (the call was dropped then).
+    TimedOut(TimeLimit),
     /// Not sent: its prompt is larger than the server's context takes (a smaller diff budget
     /// was learnt meanwhile); the aspect plans its diff again.
     Refit,
@@ -631,7 +637,7 @@ impl Job {
         stop: &CancellationToken,
         spent: &std::sync::Mutex<Spent>,
     ) -> Ended {
-        let overall = "the overall timeout";
+        let overall = TimeLimit::Overall(self.overall_timeout);
         let mut gates = Vec::new();
         if let Some(w) = &self.warmup {
             for key in warm_keys(prompt) {
@@ -689,7 +695,7 @@ impl Job {
         let which = if deadline == self.overall_deadline {
             overall
         } else {
-            "the per-aspect timeout"
+            TimeLimit::Aspect(self.aspect_timeout)
         };
         let progress = CallProgress {
             aspect: self.aspect,
@@ -738,14 +744,15 @@ impl Job {
             );
         }
         drop(progress);
-        // What the call's answers spent (every answer, also of a call that failed later) replaces
-        // its estimate; with no answer read the estimate stays.
+        // What the call's answers spent (every answer, also of a call that failed later), and the
+        // output of answers that broke off, replaces its estimate; with nothing read the
+        // estimate stays.
         // Settled also when the call was cut, timed out or cancelled: what it spent is written
         // as it ends, not only with the run.
         let used = *lock(spent);
         let budget = self.extras.budget.clone();
         let settled = tokio::task::spawn_blocking(move || {
-            budget.settle(place, (used.answers > 0).then_some(&used.tokens));
+            budget.settle(place, used.settled().as_ref());
         })
         .await;
         if let Err(e) = settled {
@@ -966,7 +973,7 @@ impl Job {
                     failure.get_or_insert((
                         AspectState::TimedOut,
                         format!(
-                            "{}no answer within {which} ({:.1} s)",
+                            "{}no answer within {which}, after {:.1} s",
                             chunk(i),
                             elapsed.as_secs_f64()
                         ),
@@ -1344,5 +1351,153 @@ mod tests {
                 .iter()
                 .all(|a| a.state == AspectState::Cancelled)
         );
+    }
+
+    /// A review of the demo PR through `settings`' backend with the run's spend logged in `dir`
+    /// (and the verifier when `verify`): the run, how long it took, the spend log's lines.
+    async fn limited_run(
+        settings: &ReviewSettings,
+        dir: &std::path::Path,
+        verify: bool,
+    ) -> (ReviewRun, Duration, Vec<crate::ledger::Spend>) {
+        use super::super::budget::{Budget, SpendLog, SpentToday};
+        let pr = demo().pr;
+        let ledger = crate::ledger::Ledger::new(dir);
+        let repo = crate::ledger::RepoId::of(&pr.coords());
+        let budget = Budget::new(settings, SpentToday::default()).logged(SpendLog {
+            ledger: ledger.clone(),
+            repo: repo.clone(),
+            pr: pr.number,
+            run: "r".into(),
+        });
+        let extras = RunExtras {
+            verify: verify.then(|| VerifySetup {
+                threshold: 50,
+                recorded: None,
+                patches: HashMap::new(),
+            }),
+            budget: Arc::new(budget),
+            ..RunExtras::default()
+        };
+        let client =
+            Arc::new(LlmClient::from_settings(settings, &LlmEnv::default(), None).unwrap());
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let started = Instant::now();
+        let run = run_review_with(
+            Arc::new(pr),
+            settings,
+            client,
+            Arc::new(Prompts::embedded()),
+            Vec::new(),
+            Arc::new(extras),
+            tx,
+            CancellationToken::new(),
+        )
+        .await;
+        let took = started.elapsed();
+        (run, took, ledger.spend(&repo).unwrap())
+    }
+
+    /// Every aspect's call ends at the run's overall limit whatever the model does — stalled
+    /// after its first event, or trickling a character every 0.2 s (the idle limit, 120 s,
+    /// never strikes) — saying which limit with its seconds, each call settled in the spend log.
+    #[tokio::test]
+    async fn every_call_of_a_review_ends_at_the_overall_limit() {
+        use crate::review::llm::loopback::{After, Model, Wire};
+        use crate::review::settings::BackendKind;
+        let stall = Model::start(Wire::OpenAi, After::Stall).await;
+        let trickle =
+            Model::start(Wire::Anthropic, After::Trickle(Duration::from_millis(200))).await;
+        let settings = |backend, url: &str| ReviewSettings {
+            llm: Some(backend),
+            llm_url: Some(url.to_owned()),
+            model: Some("m".into()),
+            retries: 0,
+            overall_timeout_secs: 1.5,
+            ..ReviewSettings::default()
+        };
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (stalled, trickled) = (
+            settings(BackendKind::Openai, &stall.url),
+            settings(BackendKind::Anthropic, &trickle.url),
+        );
+        let runs = tokio::join!(
+            limited_run(&stalled, a.path(), false),
+            limited_run(&trickled, b.path(), false)
+        );
+        for (run, took, lines) in [runs.0, runs.1] {
+            assert!(took < Duration::from_secs(8), "{took:?}");
+            for a in &run.aspects {
+                assert_eq!(a.state, AspectState::TimedOut, "{a:?}");
+                let e = a.error.as_deref().unwrap_or("");
+                assert!(
+                    e.starts_with("no answer within the overall timeout of 1.5 seconds (--timeout"),
+                    "{e}"
+                );
+            }
+            let calls = lines
+                .iter()
+                .filter(|l| l.kind == crate::ledger::SpendKind::Call)
+                .count();
+            assert_eq!(calls, 6, "every reservation settled: {lines:?}");
+        }
+    }
+
+    /// The verifier's call is held to the aspect's limits like its own: a program that answers
+    /// the aspect at once and then trickles a character every half second to the verifier is
+    /// stopped at the overall limit, its process group ended, both calls settled.
+    #[tokio::test]
+    async fn the_verifiers_call_ends_at_the_overall_limit_and_its_program_with_it() {
+        use crate::review::settings::BackendKind;
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let finding = r#"{"findings":[{"severity":"important","file":"src/client/retry.rs","line":41,"message":"Unbounded 429 loop."}]}"#;
+        let script = format!(
+            "prompt=$(cat); case \"$prompt\" in *'Verification of the'*) echo $$ > '{}'; while :; do printf x; sleep 0.5; done;; *) printf '%s' '{finding}';; esac",
+            pid_file.display()
+        );
+        let mut settings = ReviewSettings {
+            llm: Some(BackendKind::Command),
+            command: vec!["sh".into(), "-c".into(), script],
+            overall_timeout_secs: 2.0,
+            ..ReviewSettings::default()
+        };
+        for a in Aspect::ALL
+            .into_iter()
+            .filter(|a| *a != Aspect::Correctness)
+        {
+            settings.skip.insert(
+                a,
+                SkipRule {
+                    always: true,
+                    ..Default::default()
+                },
+            );
+        }
+        let (run, took, lines) = limited_run(&settings, dir.path(), true).await;
+        assert!(took < Duration::from_secs(8), "{took:?}");
+        let a = &run.aspects[Aspect::ALL
+            .iter()
+            .position(|a| *a == Aspect::Correctness)
+            .unwrap()];
+        let report = a.verification.as_ref().expect("verified");
+        let e = report.error.as_deref().unwrap_or("");
+        assert!(
+            e.starts_with("no verifier answer within the overall timeout of 2 seconds (--timeout"),
+            "{e}"
+        );
+        assert_eq!(a.held_back.len(), 1, "{a:?}");
+        let pid = crate::review::llm::loopback::pid_in(&pid_file).await;
+        assert!(
+            !crate::review::llm::loopback::still_running(pid).await,
+            "{pid} still runs"
+        );
+        let calls: Vec<_> = lines
+            .iter()
+            .filter(|l| l.kind == crate::ledger::SpendKind::Call)
+            .collect();
+        assert_eq!(calls.len(), 2, "the aspect's and the verifier's: {lines:?}");
+        // The verifier's trickle is counted as output.
+        assert!(calls.iter().any(|l| l.output_tokens > 0), "{calls:?}");
     }
 }

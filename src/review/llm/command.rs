@@ -5,14 +5,20 @@
 //! `[review] command_env` names: `crate::childenv::minimal`), never the tokens or API keys of
 //! this process.
 //!
-//! The program runs in its own process group. Dropping the call's future — a timeout, a cancel —
-//! kills the whole group (the program and anything it started), so nothing outlives the review.
+//! The program runs in its own process group. Dropping the call's future — the call's overall
+//! limit, a cancel — kills the whole group (the program and anything it started), so nothing
+//! outlives the review. Once the program has written its first byte (on stdout or stderr), no
+//! byte on either for the idle limit (`[review] idle_timeout`) ends the call the same way; before
+//! it, only the overall limit counts (a program may think for minutes before it writes).
 
 use std::process::Stdio;
+use std::sync::Mutex;
+use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::time::Instant;
 
-use super::{Completion, LlmError, MAX_ANSWER_BYTES};
+use super::{CallEvents, Completion, LlmError, MAX_ANSWER_BYTES, NoEvents, TimeLimit, seconds};
 use crate::review::inputs::prompt::Prompt;
 
 #[derive(Debug, Clone)]
@@ -20,6 +26,8 @@ pub struct CommandClient {
     program: Vec<String>,
     /// Variables passed besides the minimal environment.
     pass_env: Vec<String>,
+    /// The longest silence once the program has written (see the module's doc).
+    idle: Duration,
 }
 
 impl CommandClient {
@@ -33,7 +41,14 @@ impl CommandClient {
         Ok(CommandClient {
             program,
             pass_env: Vec::new(),
+            idle: super::http::DEFAULT_IDLE,
         })
+    }
+
+    /// The longest silence once the program has written (`[review] idle_timeout`).
+    pub fn idle_timeout(mut self, idle: Duration) -> CommandClient {
+        self.idle = idle;
+        self
     }
 
     /// Also passes these variables (when set) to the program.
@@ -47,6 +62,16 @@ impl CommandClient {
     }
 
     pub async fn complete(&self, prompt: &Prompt) -> Result<Completion, LlmError> {
+        self.complete_observed(prompt, &NoEvents).await
+    }
+
+    /// [`CommandClient::complete`], telling `events` of every character of stdout as it comes
+    /// (`received`).
+    pub(super) async fn complete_observed(
+        &self,
+        prompt: &Prompt,
+        events: &dyn CallEvents,
+    ) -> Result<Completion, LlmError> {
         let (prog, args) = self
             .program
             .split_first()
@@ -76,10 +101,43 @@ impl CommandClient {
         };
         let stdout = child.stdout.take();
         let stderr = child.stderr.take();
-        let (((), out), err) = tokio::join!(
-            async { tokio::join!(write, read_pipe(stdout, MAX_ANSWER_BYTES, Overflow::Stop)) },
-            read_pipe(stderr, MAX_STDERR_BYTES, Overflow::Drop),
-        );
+        let heard = Heard::default();
+        let on_out = |bytes: &[u8]| {
+            heard.byte();
+            // The characters of UTF-8 text: every byte but continuation bytes, however the
+            // stream is cut.
+            let chars = bytes.iter().filter(|b| (**b & 0xC0) != 0x80).count();
+            heard.stdout(bytes.len());
+            if chars > 0 {
+                events.received(chars);
+            }
+        };
+        let on_err = |_: &[u8]| heard.byte();
+        let read = async {
+            tokio::join!(
+                async {
+                    tokio::join!(
+                        write,
+                        read_pipe(stdout, MAX_ANSWER_BYTES, Overflow::Stop, &on_out)
+                    )
+                },
+                read_pipe(stderr, MAX_STDERR_BYTES, Overflow::Drop, &on_err),
+            )
+        };
+        let (((), out), err) = tokio::select! {
+            r = read => r,
+            () = heard.silent_for(self.idle) => {
+                // `_group` kills the program (and what it started) on the way out.
+                return Err(LlmError::TimedOut {
+                    limit: TimeLimit::Idle(self.idle),
+                    detail: format!(
+                        "`{prog}` wrote nothing for {} after {} bytes of answer",
+                        seconds(self.idle),
+                        heard.stdout_bytes()
+                    ),
+                });
+            }
+        };
         let out = match out {
             Ok(out) => out,
             Err(PipeError::TooLarge | PipeError::Partial(_)) => {
@@ -140,11 +198,57 @@ enum Overflow {
     Drop,
 }
 
-/// Reads a pipe to its end, keeping at most `limit` bytes.
+/// When the program last wrote, and how much of its answer.
+#[derive(Default)]
+struct Heard(Mutex<HeardState>);
+
+#[derive(Default)]
+struct HeardState {
+    /// The last byte on stdout or stderr (`None`: nothing yet).
+    last: Option<Instant>,
+    stdout: usize,
+}
+
+impl Heard {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HeardState> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn byte(&self) {
+        self.lock().last = Some(Instant::now());
+    }
+
+    fn stdout(&self, n: usize) {
+        self.lock().stdout += n;
+    }
+
+    fn stdout_bytes(&self) -> usize {
+        self.lock().stdout
+    }
+
+    /// Returns once the program, having written, has written nothing for `idle`; never before
+    /// its first byte.
+    async fn silent_for(&self, idle: Duration) {
+        loop {
+            let last = self.lock().last;
+            let wake = match last {
+                Some(t) if t.elapsed() >= idle => return,
+                Some(t) => t + idle,
+                None => Instant::now() + idle,
+            };
+            tokio::time::sleep_until(wake).await;
+        }
+    }
+}
+
+/// Reads a pipe to its end, keeping at most `limit` bytes; `seen` is told of every read.
 async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
     pipe: Option<R>,
     limit: usize,
     overflow: Overflow,
+    seen: &(dyn Fn(&[u8]) + Sync),
 ) -> Result<Vec<u8>, PipeError> {
     let Some(mut pipe) = pipe else {
         return Ok(Vec::new());
@@ -157,6 +261,7 @@ async fn read_pipe<R: tokio::io::AsyncRead + Unpin>(
         if n == 0 {
             break;
         }
+        seen(&buf[..n]);
         let room = limit.saturating_sub(out.len());
         if n > room {
             over = true;

@@ -14,7 +14,7 @@ use super::context;
 use super::servers::ServerMemory;
 use super::sse::{SseEvent, SseParser};
 use super::structured::{self, Shape, ShapeMemory, StructuredOutput, Wire};
-use super::{CallEvents, Completion, LlmError, MAX_ANSWER_BYTES};
+use super::{CallEvents, Completion, LlmError, MAX_ANSWER_BYTES, TimeLimit, seconds};
 
 /// How often and how patiently a call is retried.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -498,15 +498,17 @@ impl HttpBackend {
     /// run, and `events` hears of it.
     ///
     /// **Time counts silence.** Until an answer's first byte a call waits as long as its
-    /// aspect's limits allow (`aspect_timeout_secs`, `overall_timeout_secs`, in the scheduler): a
-    /// server that serves one request at a time holds a queued request there, sending nothing,
-    /// and that is waiting, not failing. The first byte is a streamed answer's headers, or a
-    /// whole answer's first byte of body (written when the answer is done). From it on, no byte
-    /// for `idle` (`[review] idle_timeout`) gives the attempt up as silent: a stream still
-    /// producing tokens never is, however long it takes. A silent attempt is retried like a cut
+    /// overall limit allows (`aspect_timeout_secs`, `overall_timeout_secs`, enforced by the
+    /// caller, which drops the call when it strikes, however much is still arriving): a server
+    /// that serves one request at a time holds a queued request there, sending nothing, and that
+    /// is waiting, not failing. The first byte is a streamed answer's headers, or a whole
+    /// answer's first byte of body (written when the answer is done). From it on, no byte for
+    /// `idle` (`[review] idle_timeout`) gives the attempt up as silent: a stream still producing
+    /// tokens never is (only the overall limit ends it). A silent attempt is retried like a cut
     /// stream, and the first silence on a server makes it go one request at a time for the rest
     /// of the run (as broken streams do): a server that sent headers and then nothing is most
-    /// likely busy with another request.
+    /// likely busy with another request. The last attempt silent ends the call with
+    /// [`LlmError::TimedOut`] naming the idle limit.
     async fn post<T, F, Fut>(
         &self,
         stream: bool,
@@ -605,10 +607,10 @@ impl HttpBackend {
                 tokio::time::sleep(wait).await;
                 continue;
             }
-            let (why, lowered) = match read(resp, attempt).await? {
+            let (why, lowered, silent) = match read(resp, attempt).await? {
                 Answer::Done(done) => return Ok(done),
-                Answer::Cut(why) => (why, self.gate.broke()),
-                Answer::Silent(why) => (why, self.gate.went_silent(self.idle)),
+                Answer::Cut(why) => (why, self.gate.broke(), false),
+                Answer::Silent(why) => (why, self.gate.went_silent(self.idle), true),
             };
             if let Some(lowered) = lowered {
                 tracing::info!(provider, "{lowered}");
@@ -616,10 +618,17 @@ impl HttpBackend {
             }
             drop(slot);
             if last {
-                return Err(LlmError::Transport {
-                    provider,
-                    attempts: attempt,
-                    detail: why,
+                return Err(if silent {
+                    LlmError::TimedOut {
+                        limit: TimeLimit::Idle(self.idle),
+                        detail: format!("{why} ({})", super::attempts_text(attempt)),
+                    }
+                } else {
+                    LlmError::Transport {
+                        provider,
+                        attempts: attempt,
+                        detail: why,
+                    }
                 });
             }
             tracing::debug!(
@@ -703,15 +712,10 @@ enum BodyError {
     Silent(String),
 }
 
-/// `n` seconds as said in messages: `120 s`, `0.5 s`.
-fn seconds(d: Duration) -> String {
-    format!("{} s", d.as_secs_f64())
-}
-
 /// Why an answer that had begun was given up: `idle` without a byte after `read` bytes.
 fn silent_for(idle: Duration, read: usize) -> String {
     format!(
-        "the answer sent nothing for {} after {read} bytes (idle_timeout)",
+        "the answer sent nothing for {} after {read} bytes",
         seconds(idle)
     )
 }

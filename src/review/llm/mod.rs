@@ -3,7 +3,9 @@
 //! `replay` (answers recorded in a fixture).
 //!
 //! A call is one future; cancelling it means dropping it. For HTTP backends that aborts the
-//! in-flight request; for `command` it kills the child's whole process group.
+//! in-flight request; for `command` it kills the child's whole process group. A backend ends a
+//! call itself at its idle limit ([`TimeLimit::Idle`]); the caller ends it at its overall limit
+//! by dropping it, whatever is still arriving (`engine::scheduler`, `engine::ask`).
 //! API keys and base URLs come in an [`LlmEnv`], read from the environment once at the edge
 //! (`commands::Context`); keys go only into request headers, and are never put in a prompt, a log
 //! line, an error or the ledger.
@@ -12,6 +14,8 @@ mod anthropic;
 mod command;
 mod context;
 mod http;
+#[cfg(test)]
+pub(crate) mod loopback;
 mod openai;
 mod replay;
 mod servers;
@@ -197,6 +201,65 @@ pub enum LlmError {
     /// No recorded answer for this aspect.
     #[error("{0}")]
     Replay(String),
+    /// A time limit ended the call (`detail`: what had arrived by then).
+    #[error("stopped by {limit}: {detail}")]
+    TimedOut { limit: TimeLimit, detail: String },
+}
+
+/// A limit on a call's time, as named when it ends one. Every call has an overall limit (the
+/// run's, or the per-aspect one when that comes first) and an idle limit: whichever strikes first
+/// ends it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeLimit {
+    /// The run's wall-clock limit (`--timeout`, `[review] overall_timeout_secs`).
+    Overall(Duration),
+    /// The per-aspect limit (`--aspect-timeout`, `[review] aspect_timeout_secs`).
+    Aspect(Duration),
+    /// The longest silence inside an answer that has begun (`[review] idle_timeout`).
+    Idle(Duration),
+}
+
+impl TimeLimit {
+    /// The overall limit of one call of `settings` that starts now: the run's limit, or the
+    /// per-aspect one when it is shorter.
+    pub fn of_call(settings: &ReviewSettings) -> TimeLimit {
+        let (overall, aspect) = (settings.overall_timeout(), settings.aspect_timeout());
+        if aspect < overall {
+            TimeLimit::Aspect(aspect)
+        } else {
+            TimeLimit::Overall(overall)
+        }
+    }
+
+    pub fn duration(self) -> Duration {
+        match self {
+            TimeLimit::Overall(d) | TimeLimit::Aspect(d) | TimeLimit::Idle(d) => d,
+        }
+    }
+}
+
+impl std::fmt::Display for TimeLimit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (which, setting) = match self {
+            TimeLimit::Overall(_) => ("overall timeout", "--timeout, overall_timeout_secs"),
+            TimeLimit::Aspect(_) => (
+                "per-aspect timeout",
+                "--aspect-timeout, aspect_timeout_secs",
+            ),
+            TimeLimit::Idle(_) => ("idle timeout", "idle_timeout"),
+        };
+        write!(f, "the {which} of {} ({setting})", seconds(self.duration()))
+    }
+}
+
+/// A duration as said in messages: `5 seconds`, `1 second`, `0.5 seconds`.
+pub(crate) fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s == 1.0 {
+        "1 second".to_owned()
+    } else {
+        format!("{s} seconds")
+    }
 }
 
 /// "1 attempt", "3 attempts" for an error that says how often it tried.
@@ -293,7 +356,7 @@ impl LlmClient {
             LlmClient::OpenAi(c) => c.complete(prompt, events).await,
             LlmClient::Command(c) => {
                 events.began();
-                let done = c.complete(prompt).await;
+                let done = c.complete_observed(prompt, events).await;
                 if let Ok(c) = &done {
                     events.answered(&c.tokens);
                 }
@@ -404,7 +467,8 @@ impl LlmClient {
             }
             BackendKind::Command => LlmClient::Command(
                 CommandClient::new(settings.command.clone())?
-                    .passing_env(settings.command_env.clone()),
+                    .passing_env(settings.command_env.clone())
+                    .idle_timeout(settings.idle_timeout()),
             ),
             BackendKind::Replay => {
                 let src = replay.ok_or_else(|| {
@@ -510,6 +574,121 @@ mod tests {
                 text: "t".into(),
                 ..Completion::default()
             }
+        );
+    }
+
+    /// Settings for `backend` at `url` (not streamed for `command`), no retries, idle `idle` s.
+    fn limited(backend: BackendKind, url: &str, idle: f64) -> ReviewSettings {
+        ReviewSettings {
+            llm: Some(backend),
+            llm_url: Some(url.to_owned()),
+            model: Some("m".into()),
+            retries: 0,
+            idle_timeout: idle,
+            ..ReviewSettings::default()
+        }
+    }
+
+    /// Failed before for `command` (no idle limit: the call ran until its caller dropped it).
+    /// A stream that stalls after its first event, and a program that stops writing, end at the
+    /// idle limit, saying so with its seconds; a program's whole process group goes with it.
+    #[tokio::test]
+    async fn a_backend_ends_an_answer_that_goes_silent_at_the_idle_limit() {
+        use loopback::{After, Model, Wire};
+        let prompt = tests::demo_prompt();
+        let openai = Model::start(Wire::OpenAi, After::Stall).await;
+        let anthropic = Model::start(Wire::Anthropic, After::Stall).await;
+        let dir = tempfile::tempdir().unwrap();
+        let pid_file = dir.path().join("pid");
+        let script = format!(
+            "cat >/dev/null; echo $$ > '{}'; printf Hel; sleep 60",
+            pid_file.display()
+        );
+        let mut command = limited(BackendKind::Command, "", 0.5);
+        command.command = vec!["sh".into(), "-c".into(), script];
+        let clients = [
+            limited(BackendKind::Openai, &openai.url, 0.5),
+            limited(BackendKind::Anthropic, &anthropic.url, 0.5),
+            command,
+        ]
+        .map(|s| LlmClient::from_settings(&s, &LlmEnv::default(), None).unwrap());
+        let started = std::time::Instant::now();
+        let ended = futures::future::join_all(clients.iter().map(|c| c.complete(&prompt))).await;
+        assert!(started.elapsed() < Duration::from_secs(5), "{ended:?}");
+        for (client, e) in clients.iter().zip(ended) {
+            let e = e.unwrap_err();
+            assert!(
+                matches!(e, LlmError::TimedOut { limit: TimeLimit::Idle(d), .. } if d == Duration::from_millis(500)),
+                "{:?}: {e:?}",
+                client.kind()
+            );
+            let said = e.to_string();
+            assert!(
+                said.starts_with("stopped by the idle timeout of 0.5 seconds (idle_timeout): "),
+                "{said}"
+            );
+        }
+        let pid = loopback::pid_in(&pid_file).await;
+        assert!(!loopback::still_running(pid).await, "{pid} still runs");
+    }
+
+    /// A trickle keeps an answer from being silent: the idle limit never ends it (its overall
+    /// limit does, in `engine::ask` and the scheduler).
+    #[tokio::test]
+    async fn a_trickle_is_never_silent_for_the_idle_limit() {
+        use loopback::{After, Model, Wire};
+        let prompt = tests::demo_prompt();
+        let every = After::Trickle(Duration::from_millis(200));
+        let openai = Model::start(Wire::OpenAi, every).await;
+        let anthropic = Model::start(Wire::Anthropic, every).await;
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = limited(BackendKind::Command, "", 0.8);
+        command.command = loopback::trickling_program(&dir.path().join("pid"));
+        let clients = [
+            limited(BackendKind::Openai, &openai.url, 0.8),
+            limited(BackendKind::Anthropic, &anthropic.url, 0.8),
+            command,
+        ]
+        .map(|s| LlmClient::from_settings(&s, &LlmEnv::default(), None).unwrap());
+        let calls = clients
+            .iter()
+            .map(|c| tokio::time::timeout(Duration::from_secs(2), c.complete(&prompt)));
+        for (c, still) in clients.iter().zip(futures::future::join_all(calls).await) {
+            assert!(still.is_err(), "{:?}: {still:?}", c.kind());
+        }
+    }
+
+    #[test]
+    fn time_limits_name_themselves_and_their_seconds() {
+        let s = |secs: f64| Duration::from_secs_f64(secs);
+        assert_eq!(
+            TimeLimit::Overall(s(5.0)).to_string(),
+            "the overall timeout of 5 seconds (--timeout, overall_timeout_secs)"
+        );
+        assert_eq!(
+            TimeLimit::Aspect(s(1.0)).to_string(),
+            "the per-aspect timeout of 1 second (--aspect-timeout, aspect_timeout_secs)"
+        );
+        assert_eq!(
+            TimeLimit::Idle(s(0.5)).to_string(),
+            "the idle timeout of 0.5 seconds (idle_timeout)"
+        );
+        let settings = |overall: f64, aspect: f64| ReviewSettings {
+            overall_timeout_secs: overall,
+            aspect_timeout_secs: aspect,
+            ..ReviewSettings::default()
+        };
+        assert_eq!(
+            TimeLimit::of_call(&settings(5.0, 900.0)),
+            TimeLimit::Overall(s(5.0))
+        );
+        assert_eq!(
+            TimeLimit::of_call(&settings(900.0, 2.0)),
+            TimeLimit::Aspect(s(2.0))
+        );
+        assert_eq!(
+            TimeLimit::of_call(&settings(3.0, 3.0)),
+            TimeLimit::Overall(s(3.0))
         );
     }
 

@@ -588,6 +588,62 @@ fn a_cancelled_call_is_settled_in_the_spend_log() {
     assert_eq!(spend[0].output_tokens, 0);
 }
 
+/// Failed before (only `Esc` ended the pane's call): the pane's call, performed as the runner
+/// does, against a model that stalls after its first event, ends at its overall limit (1 s;
+/// the idle limit, 120 s, never strikes), saying which limit struck with its seconds, and its
+/// reservation is settled in the spend log.
+#[test]
+fn a_stalled_model_is_given_up_at_the_overall_limit() {
+    use crate::review::llm::loopback::{After, Model, Wire};
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let model = rt.block_on(Model::start(Wire::OpenAi, After::Stall));
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = harness(Some(demo()), dir.path(), 120, 35);
+    h.runner.review.settings = ReviewSettings {
+        llm: Some(BackendKind::Openai),
+        llm_url: Some(model.url.clone()),
+        model: Some("loopback-model".into()),
+        retries: 0,
+        overall_timeout_secs: 1.0,
+        ..ReviewSettings::default()
+    };
+    typed(&mut h);
+    let asked = send_unperformed(&mut h);
+    let started = std::time::Instant::now();
+    let results = h.runner.perform_blocking(asked);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    let Some(Action::For { action, .. }) = results.last().cloned() else {
+        panic!("{results:?}");
+    };
+    let Action::Done(done) = *action else {
+        panic!("{action:?}");
+    };
+    let Some(Done::Finished(Err(failed))) = done.take::<Done>() else {
+        panic!("not a failure");
+    };
+    assert!(!failed.cancelled);
+    assert!(
+        failed
+            .why
+            .starts_with("stopped by the overall timeout of 1 second"),
+        "{failed:?}"
+    );
+    let spend = Ledger::new(dir.path())
+        .spend(&RepoId::of(&h.app.pr_meta().unwrap().coords()))
+        .unwrap();
+    assert_eq!(spend.len(), 1, "{spend:?}");
+    assert_eq!(spend[0].kind, crate::ledger::SpendKind::Call);
+    drop(model);
+}
+
 /// `?` in the pane lists its own keys.
 #[test]
 fn the_panes_help_names_its_keys() {
