@@ -68,6 +68,8 @@ fn row_json(r: &Row) -> Value {
         "additions": l.dash.additions,
         "deletions": l.dash.deletions,
         "changedFiles": l.dash.changed_files,
+        "autoMerge": l.dash.auto_merge,
+        "mergeQueue": l.dash.queued,
         "gate": {"review": r.gate.review.as_str(), "reason": r.gate.reason},
         "shepherd": {
             "state": r.shepherd.state.as_str(),

@@ -261,6 +261,12 @@ pub struct Dash {
     pub deletions: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub changed_files: Option<u64>,
+    /// Auto-merge is armed, with this method (`merge`, `squash`, `rebase`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_merge: Option<String>,
+    /// The PR waits in its base branch's merge queue.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub queued: bool,
     /// The teams (`org/slug`) of the identity the fixture was recorded for; live, the viewer's
     /// teams are asked once per inbox.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -60,6 +60,8 @@ fn expected(n: u64) -> Value {
         "additions": 3 * n,
         "deletions": n % 7,
         "changedFiles": 1 + n % 5,
+        "autoMerge": if n % 7 == 2 { json!("squash") } else { Value::Null },
+        "mergeQueue": n % 7 == 3,
     })
 }
 
@@ -83,6 +85,8 @@ async fn the_inbox_json_reports_checks_decisions_requests_and_size_of_150_prs_wi
             "additions",
             "deletions",
             "changedFiles",
+            "autoMerge",
+            "mergeQueue",
         ] {
             assert_eq!(pr[key], want[key], "#{n} {key}");
         }

@@ -355,6 +355,8 @@ pub fn dashboard(n: u64) -> Value {
         "reviewDecision": decision,
         "reviewRequests": {"nodes": requests},
         "commits": {"nodes": [{"commit": {"statusCheckRollup": rollup}}]},
+        "autoMergeRequest": if n % 7 == 2 { json!({"mergeMethod": "SQUASH"}) } else { Value::Null },
+        "isInMergeQueue": n % 7 == 3,
     })
 }
 

@@ -108,6 +108,10 @@ struct ListedNode {
     deletions: Option<u64>,
     changed_files: Option<u64>,
     review_decision: Option<String>,
+    #[serde(default)]
+    auto_merge_request: Option<AutoMerge>,
+    #[serde(default)]
+    is_in_merge_queue: Option<bool>,
     review_requests: Option<Nodes<ReviewRequestNode>>,
     commits: Option<Nodes<CommitNode>>,
 }
@@ -214,8 +218,22 @@ fn dash_of(n: &ListedNode) -> Dash {
         additions: n.additions,
         deletions: n.deletions,
         changed_files: n.changed_files,
+        auto_merge: n.auto_merge_request.as_ref().map(|a| {
+            a.merge_method
+                .clone()
+                .unwrap_or_default()
+                .to_ascii_lowercase()
+        }),
+        queued: n.is_in_merge_queue.unwrap_or(false),
         ..Dash::default()
     }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AutoMerge {
+    #[serde(default)]
+    merge_method: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]

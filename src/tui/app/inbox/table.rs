@@ -52,9 +52,22 @@ pub fn tags(r: &Row, progress: Option<&str>) -> Vec<String> {
         .files_changed
         .filter(|n| *n > 0)
         .map(|n| format!("{n} file{} changed", if n == 1 { "" } else { "s" }));
+    let armed = r
+        .listed
+        .dash
+        .auto_merge
+        .as_ref()
+        .map(|m| format!("auto-merge armed ({})", crate::sanitize::one_line(m)));
+    let queued = r
+        .listed
+        .dash
+        .queued
+        .then(|| "in the merge queue".to_owned());
     progress
         .map(crate::sanitize::one_line)
         .into_iter()
+        .chain(armed)
+        .chain(queued)
         .chain(files)
         .collect()
 }
