@@ -65,6 +65,12 @@ pub enum PrDo {
         rebase: bool,
         head: String,
     },
+    /// Approve at this head (a review without comments): only ever made from a console
+    /// confirmation, which alone makes a [`ConsoleApproval`].
+    Approve {
+        head: String,
+        approval: crate::publish::review::ConsoleApproval,
+    },
 }
 
 impl PrDo {
@@ -86,6 +92,7 @@ impl PrDo {
             PrDo::Unassign(_) => "unassign",
             PrDo::RequestReview { .. } => "request-review",
             PrDo::UpdateBranch { .. } => "update-branch",
+            PrDo::Approve { .. } => "approve",
         }
     }
 
@@ -132,6 +139,7 @@ impl PrDo {
                 if *rebase { "rebase" } else { "merge" },
                 short(head)
             ),
+            PrDo::Approve { head, .. } => format!("approve at {}", short(head)),
         }
     }
 
@@ -150,6 +158,7 @@ impl PrDo {
             }
             PrDo::RequestReview { users, teams } => json!({ "users": users, "teams": teams }),
             PrDo::UpdateBranch { rebase, head } => json!({ "rebase": rebase, "head": head }),
+            PrDo::Approve { head, .. } => json!({ "head": head }),
             _ => json!({}),
         }
     }
@@ -448,6 +457,23 @@ pub fn act_offline(
             already: true,
         });
     }
+    if let PrDo::Approve { head, approval } = what {
+        // Into the review outbox, as the pending review's approve goes: the PR shows it queued.
+        let req = approval_request(head, *approval);
+        let done = crate::publish::review::submit_offline(ledger, &pr, &req, now).map_err(|e| {
+            DecideError::Refused {
+                what: what.words(),
+                reason: one_line(&e.to_string()),
+            }
+        })?;
+        return Ok(Decided {
+            kind: what.kind(),
+            said: format!("recorded offline, not sent: {}", what.words()),
+            location: done.location,
+            offline: true,
+            already: false,
+        });
+    }
     let (_, path, _) = ledger.push_pr_action(&pr, what.kind(), what.detail(), now)?;
     Ok(Decided {
         kind: what.kind(),
@@ -489,7 +515,9 @@ pub async fn act_live(
     }
     let expected = match what {
         PrDo::Merge(m) | PrDo::AutoMerge(m) => Some(m.head.as_str()),
-        PrDo::Enqueue { head } | PrDo::UpdateBranch { head, .. } => Some(head.as_str()),
+        PrDo::Enqueue { head } | PrDo::UpdateBranch { head, .. } | PrDo::Approve { head, .. } => {
+            Some(head.as_str())
+        }
         _ => None,
     };
     if let Some(e) = expected
@@ -521,6 +549,21 @@ async fn send(
     let words = what.words();
     match what {
         PrDo::Merge(m) => merge(gh, pr, m).await,
+        PrDo::Approve { head, approval } => {
+            let req = approval_request(head, *approval);
+            let viewer = gh.viewer_login().await?;
+            let done = crate::publish::review::submit_live(gh, pr, &viewer, &req, 3)
+                .await
+                .map_err(|e| DecideError::Refused {
+                    what: words.clone(),
+                    reason: one_line(&e.to_string()),
+                })?;
+            Ok(format!(
+                "approved at {}: {}",
+                short(head),
+                one_line(&done.location)
+            ))
+        }
         PrDo::AutoMerge(m) => {
             let (headline, body) = message_or_default(facts, m);
             mutate(
@@ -737,6 +780,19 @@ async fn send(
             ))
         }
     }
+}
+
+/// An approval without comments or body at `head`.
+fn approval_request(
+    head: &str,
+    approval: crate::publish::review::ConsoleApproval,
+) -> crate::publish::review::ReviewRequest {
+    crate::publish::review::ReviewRequest::of(
+        &crate::code::pending::PendingReview::default(),
+        head,
+        crate::publish::review::Event::Approve(approval),
+        "",
+    )
 }
 
 /// The message to merge with: the one written, else GitHub's default for the method.

@@ -323,4 +323,18 @@ fn marked_inbox_rows_get_one_confirmation_naming_each_and_a_result_per_pr() {
     for c in &marked {
         assert!(!actions(dir.path(), c).iter().any(|(k, _)| k == "merge"));
     }
+    // Ctrl-a: approve each, past the unseen only with the second yes; into the review outbox.
+    h.press("Esc ctrl-a Enter y y");
+    let s = h.screen();
+    assert_eq!(
+        s.matches("✓ recorded offline, not sent: approve at")
+            .count(),
+        3,
+        "{s}"
+    );
+    for c in &marked {
+        let held = Ledger::new(dir.path()).review_outbox(c).unwrap();
+        assert_eq!(held.len(), 1, "{c}: {held:?}");
+        assert_eq!(held[0].body["event"], "APPROVE");
+    }
 }

@@ -157,6 +157,31 @@ impl BatchScreen {
                 (PrDo::RequestReview { users, teams }, Vec::new())
             }
             Decision::Assign => (PrDo::Assign(names), Vec::new()),
+            Decision::Approve => {
+                if !open {
+                    return Err(format!("{}: not approved", f.state.to_ascii_lowercase()));
+                }
+                if !merge::same_commit(&m.head, &f.head) {
+                    return Err(format!(
+                        "moved since the inbox showed it (its head is {} now)",
+                        short(&f.head)
+                    ));
+                }
+                // An approval goes past what was never shown as a merge would.
+                let second = merge::past(&r.read.stakes)
+                    .into_iter()
+                    .filter(|p| p.second)
+                    .map(|p| p.what)
+                    .collect();
+                (
+                    PrDo::Approve {
+                        head: m.head.clone(),
+                        // Sent only after this screen's confirmation was answered `y`.
+                        approval: crate::publish::review::ConsoleApproval::confirmed(),
+                    },
+                    second,
+                )
+            }
             Decision::UpdateBranch => {
                 if !merge::same_commit(&m.head, &f.head) {
                     return Err(format!(

@@ -97,6 +97,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, s: &DecideScreen, view: &View<
         Decision::Reviewers => "type logins · Tab code owners · Enter request · Esc back",
         Decision::Assign => "type logins · Enter assign · Esc back",
         Decision::UpdateBranch => "Enter update · m merge / r rebase · ? help · Esc back",
+        Decision::Approve => "P then Ctrl-a approves from the pending review · Esc back",
     };
     let foot_line = match (view.mode, view.notice) {
         (InputMode::Normal, Some(n)) => Line::styled(one_line(n), theme.notice),
@@ -272,6 +273,9 @@ fn decision_lines(
                 }));
             }
         }
+        Decision::Approve => lines.push(Line::raw(
+            "one PR is approved from its pending review: P, then Ctrl-a",
+        )),
         Decision::UpdateBranch => {
             lines.push(Line::raw(if s.rebase {
                 "Enter rebases the PR's commits on the base (r; m merges the base in instead)."

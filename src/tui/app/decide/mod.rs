@@ -41,6 +41,8 @@ pub enum Decision {
     Reviewers,
     Assign,
     UpdateBranch,
+    /// Marked inbox rows only: approve each (one PR is approved from its pending review).
+    Approve,
 }
 
 impl Decision {
@@ -54,6 +56,7 @@ impl Decision {
             KeyCommand::Reviewers => Decision::Reviewers,
             KeyCommand::Assign => Decision::Assign,
             KeyCommand::UpdateBranch => Decision::UpdateBranch,
+            KeyCommand::Approve => Decision::Approve,
             _ => return None,
         })
     }
@@ -67,6 +70,7 @@ impl Decision {
             Decision::Reviewers => "request a review",
             Decision::Assign => "assign",
             Decision::UpdateBranch => "update branch",
+            Decision::Approve => "approve",
         }
     }
 
@@ -384,6 +388,9 @@ impl DecideScreen {
             "To: GitHub".to_owned()
         };
         let (title, what, mut lines, comment, second) = match self.what {
+            Decision::Approve => {
+                return ctx.say("one PR is approved from its pending review: P, then Ctrl-a");
+            }
             Decision::Merge => {
                 let Some(plan) = self.plan() else { return };
                 if !plan.blocked.is_empty() {
@@ -888,7 +895,7 @@ impl Screen for DecideScreen {
                 ),
             ],
             Decision::Assign => &[("type", "logins, space between")],
-            Decision::ReadyDraft => &[],
+            Decision::ReadyDraft | Decision::Approve => &[],
         };
         out.extend(own.iter().map(|(k, w)| ((*k).to_owned(), (*w).to_owned())));
         out.push((

@@ -336,7 +336,16 @@ impl InboxScreen {
             | KeyCommand::Labels
             | KeyCommand::Reviewers
             | KeyCommand::Assign
-            | KeyCommand::UpdateBranch => {
+            | KeyCommand::UpdateBranch
+            | KeyCommand::Approve => {
+                if !self.marked.is_empty() {
+                    self.decide_marked(cmd, ctx);
+                    return Handled::Consumed;
+                }
+                if cmd == KeyCommand::Approve {
+                    ctx.say("mark PRs (Space) to approve them together; one PR is approved from its pending review (Enter, P, Ctrl-a)");
+                    return Handled::Consumed;
+                }
                 if !self.marked.is_empty() {
                     self.decide_marked(cmd, ctx);
                     return Handled::Consumed;
@@ -832,7 +841,7 @@ impl Screen for InboxScreen {
             ),
             (
                 format!("{} / {}", k(KeyCommand::MarkRow), k(KeyCommand::MarkRange)),
-                "mark the PR / mark a range from the last marked: a decision key then acts on every marked PR, with one confirmation naming each",
+                "mark the PR / mark a range from the last marked: a decision key (or Ctrl-a, approve) then acts on every marked PR, with one confirmation naming each",
             ),
             (k(KeyCommand::Help), "this help"),
             (
