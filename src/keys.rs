@@ -80,6 +80,7 @@ pub enum KeyCommand {
     UpdateBranch,
     MarkRow,
     MarkRange,
+    Checkout,
     Help,
     Messages,
     Quit,
@@ -482,6 +483,12 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         "update_branch",
         &["ctrl-e"],
         "update the branch with its base, merge or rebase, at the head shown (asks first)",
+    ),
+    (
+        KeyCommand::Checkout,
+        "checkout",
+        &["ctrl-k"],
+        "check out the PR's head in a worktree beside [code] checkout (asks first)",
     ),
     (
         KeyCommand::MarkRow,

@@ -1,5 +1,6 @@
 //! Where snapshots come from: fixture files (offline replay) and live GitHub.
 
+pub mod checkout;
 mod filebuf;
 pub mod fixture;
 mod fixture_stream;

@@ -190,6 +190,12 @@ impl Harness {
         self.runner.session.dwell_ms = ms;
     }
 
+    /// `[code] checkout` of the session: the clone `o` and the check out use.
+    pub fn set_checkout(&mut self, clone: std::path::PathBuf) {
+        self.app.session_mut().checkout = Some(clone.clone());
+        self.runner.session.checkout = Some(clone);
+    }
+
     /// `[console] diff_layout` of the session (the harness's default is `auto`).
     pub fn set_diff_layout(&mut self, layout: crate::config::DiffLayout) {
         self.app.session_mut().diff_layout = layout;

@@ -157,6 +157,9 @@ impl BatchScreen {
                 (PrDo::RequestReview { users, teams }, Vec::new())
             }
             Decision::Assign => (PrDo::Assign(names), Vec::new()),
+            Decision::Checkout => {
+                return Err("checked out one at a time: open the PR, then ctrl-k".to_owned());
+            }
             Decision::Approve => {
                 if !open {
                     return Err(format!("{}: not approved", f.state.to_ascii_lowercase()));

@@ -98,6 +98,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, s: &DecideScreen, view: &View<
         Decision::Assign => "type logins · Enter assign · Esc back",
         Decision::UpdateBranch => "Enter update · m merge / r rebase · ? help · Esc back",
         Decision::Approve => "P then Ctrl-a approves from the pending review · Esc back",
+        Decision::Checkout => "Enter check out (asks first) · Esc back",
     };
     let foot_line = match (view.mode, view.notice) {
         (InputMode::Normal, Some(n)) => Line::styled(one_line(n), theme.notice),
@@ -275,6 +276,9 @@ fn decision_lines(
         }
         Decision::Approve => lines.push(Line::raw(
             "one PR is approved from its pending review: P, then Ctrl-a",
+        )),
+        Decision::Checkout => lines.push(Line::raw(
+            "Enter checks out the head shown in a worktree beside [code] checkout; the diff's o opens files there.",
         )),
         Decision::UpdateBranch => {
             lines.push(Line::raw(if s.rebase {

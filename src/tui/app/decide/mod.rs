@@ -43,6 +43,8 @@ pub enum Decision {
     UpdateBranch,
     /// Marked inbox rows only: approve each (one PR is approved from its pending review).
     Approve,
+    /// The PR's head in a worktree beside `[code] checkout`.
+    Checkout,
 }
 
 impl Decision {
@@ -57,6 +59,7 @@ impl Decision {
             KeyCommand::Assign => Decision::Assign,
             KeyCommand::UpdateBranch => Decision::UpdateBranch,
             KeyCommand::Approve => Decision::Approve,
+            KeyCommand::Checkout => Decision::Checkout,
             _ => return None,
         })
     }
@@ -71,6 +74,7 @@ impl Decision {
             Decision::Assign => "assign",
             Decision::UpdateBranch => "update branch",
             Decision::Approve => "approve",
+            Decision::Checkout => "check out",
         }
     }
 
@@ -170,6 +174,8 @@ pub struct DecideScreen {
     editing: Option<(Field, ratatui_textarea::TextArea<'static>)>,
     /// What the question being built does after its first decision.
     then: Option<PrDo>,
+    /// The clone a confirmed check out fetches into (asked for, not yet done).
+    checkout: Option<std::path::PathBuf>,
     ask: Asking<DecideAsk>,
     sending: bool,
     /// Something was done (the screen below reads the PR again once this one is left).
@@ -202,6 +208,7 @@ impl DecideScreen {
             flipped: BTreeSet::new(),
             editing: None,
             then: None,
+            checkout: None,
             ask: Asking::default(),
             sending: false,
             acted: false,
@@ -390,6 +397,32 @@ impl DecideScreen {
         let (title, what, mut lines, comment, second) = match self.what {
             Decision::Approve => {
                 return ctx.say("one PR is approved from its pending review: P, then Ctrl-a");
+            }
+            Decision::Checkout => {
+                let Some(repo) = ctx.session.checkout.clone() else {
+                    return ctx.say(
+                        "set `checkout` under [code] in the config to a clone of the repository",
+                    );
+                };
+                let dir = crate::code::worktree_dir(&repo, self.snapshot.pr.number);
+                let ask = DecideAsk::Confirm {
+                    title: "Check out the PR's head?".to_owned(),
+                    lines: vec![
+                        format!("PR: {pr}"),
+                        format!("Head: {}", short(&self.snapshot.pr.head_sha)),
+                        format!(
+                            "Into: {} (a worktree of {}; one with changes is never touched)",
+                            one_line(&dir.display().to_string()),
+                            one_line(&repo.display().to_string())
+                        ),
+                    ],
+                    what: PrDo::Close,
+                    then: None,
+                    comment: None,
+                    second: Vec::new(),
+                };
+                self.checkout = Some(repo);
+                return self.ask.ask(ask, ctx);
             }
             Decision::Merge => {
                 let Some(plan) = self.plan() else { return };
@@ -772,7 +805,16 @@ impl Screen for DecideScreen {
     fn answered(&mut self, yes: bool, ctx: &mut Ctx<'_>) {
         let Some(ask) = self.ask.take() else { return };
         if !yes {
+            self.checkout = None;
             return ctx.say("nothing done");
+        }
+        if let Some(repo) = self.checkout.take() {
+            self.sending = true;
+            ctx.say("checking out…");
+            return ctx.work(Work::Checkout {
+                repo,
+                snapshot: self.snapshot.clone(),
+            });
         }
         match ask {
             DecideAsk::Confirm {
@@ -895,7 +937,7 @@ impl Screen for DecideScreen {
                 ),
             ],
             Decision::Assign => &[("type", "logins, space between")],
-            Decision::ReadyDraft | Decision::Approve => &[],
+            Decision::ReadyDraft | Decision::Approve | Decision::Checkout => &[],
         };
         out.extend(own.iter().map(|(k, w)| ((*k).to_owned(), (*w).to_owned())));
         out.push((

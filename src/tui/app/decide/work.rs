@@ -18,6 +18,11 @@ pub enum Work {
     /// Read the PR as a decision needs it, against the snapshot the screen shows (its head is
     /// the one a merge carries).
     Read { snapshot: Arc<Snapshot> },
+    /// Check out the PR's head in a worktree beside the clone at `repo`.
+    Checkout {
+        repo: std::path::PathBuf,
+        snapshot: Arc<Snapshot>,
+    },
     /// Read each marked PR (in order) as a batch decision needs it.
     ReadAll { prs: Vec<crate::inbox::Opener> },
     /// Do one decision on each PR; one refused does not stop the others.
@@ -66,7 +71,7 @@ impl work::Work for Work {
     fn lane(&self) -> Lane {
         match self {
             Work::Read { .. } | Work::ReadAll { .. } => Lane::Fetch,
-            Work::Act { .. } | Work::ActAll { .. } => Lane::Send,
+            Work::Act { .. } | Work::ActAll { .. } | Work::Checkout { .. } => Lane::Send,
         }
     }
 
@@ -79,6 +84,22 @@ impl work::Work for Work {
                     what,
                     comment,
                 } => Done::Acted(act(io, &snapshot, &what, comment.as_deref()).await),
+                Work::Checkout { repo, snapshot } => {
+                    let pr = snapshot.pr.clone();
+                    let done = tokio::task::spawn_blocking(move || {
+                        crate::source::checkout::check_out(&repo, None, &pr)
+                    })
+                    .await;
+                    Done::Acted(match done {
+                        Ok(Ok(c)) => Ok(format!(
+                            "{} in {}; the diff's o opens files there",
+                            c.said,
+                            crate::sanitize::one_line(&c.dir.display().to_string())
+                        )),
+                        Ok(Err(e)) => Err(e.to_string()),
+                        Err(e) => Err(format!("the check out stopped: {e}")),
+                    })
+                }
                 Work::ReadAll { prs } => {
                     let mut out = Vec::new();
                     for opener in prs {

@@ -395,7 +395,8 @@ impl PrScreen {
             | KeyCommand::Labels
             | KeyCommand::Reviewers
             | KeyCommand::Assign
-            | KeyCommand::UpdateBranch => {
+            | KeyCommand::UpdateBranch
+            | KeyCommand::Checkout => {
                 if let Some(d) = super::decide::Decision::of(cmd) {
                     super::decide::open_decide(&self.list.snapshot, d, ctx);
                 }
