@@ -470,7 +470,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
         KeyCommand::Reviewers,
         "reviewers",
         &["B"],
-        "request a review from people or teams (asks first)",
+        "reviewers: request a review from people or teams (asks first)",
     ),
     (
         KeyCommand::Assign,

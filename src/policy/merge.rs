@@ -163,7 +163,7 @@ impl Blocked {
                 now,
                 commits,
             } => format!(
-                "the PR moved since you looked: its head is {} now, you reviewed {}{}; nothing was merged (read what changed first: the diff's I, or `diff --since-last-look`)",
+                "the PR moved since you looked: its head is {} now, you reviewed {}{}; nothing was merged (read what changed first: in the console ctrl-r, then the diff's I; headless `diff --since-last-look`)",
                 short(now),
                 short(reviewed),
                 match commits {

@@ -165,9 +165,10 @@ fn the_keys_are_in_the_pr_screens_help_by_their_words() {
         "merge",
         "close",
         "label",
-        "review from",
+        "reviewer",
         "ready",
         "update the branch",
+        "check out",
     ] {
         assert!(
             help.iter().any(|(_, what)| what.contains(word)),

@@ -837,7 +837,7 @@ impl Screen for InboxScreen {
                     k(KeyCommand::Assign),
                     k(KeyCommand::UpdateBranch)
                 ),
-                "on the selected PR: merge, close/reopen, ready/draft, labels, request a reviewer, assign, update branch (the PR opens first: its items shown, its head the one decided on)",
+                "on the selected PR: merge, close/reopen, ready/draft, labels, reviewers, assign, update branch (the PR opens first: its items shown, its head the one decided on)",
             ),
             (
                 format!("{} / {}", k(KeyCommand::MarkRow), k(KeyCommand::MarkRange)),
