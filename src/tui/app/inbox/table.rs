@@ -387,4 +387,29 @@ mod tests {
         assert_eq!(choose(ALL, &[], 200, 0, 20).tags, 20);
         assert_eq!(choose(ALL, &[], 40, 0, 20).tags, 0);
     }
+
+    #[test]
+    fn a_row_armed_for_auto_merge_or_in_the_merge_queue_says_so() {
+        let pr: crate::pr::PrMeta = serde_json::from_value(serde_json::json!({
+            "owner": "acme", "repo": "rivet", "number": 7, "title": "t",
+            "author": {"login": "a", "association": "MEMBER"},
+            "baseRef": "main", "headRef": "b", "baseSha": "1", "headSha": "2", "url": "u",
+        }))
+        .unwrap();
+        let mut listed =
+            crate::inbox::Listed::from_meta(&pr, None, crate::inbox::Opener::Live(pr.coords()));
+        let row = |l: &crate::inbox::Listed| {
+            crate::inbox::pending_row(l.clone(), &pr, &crate::policy::GateConfig::default())
+        };
+        assert!(tags(&row(&listed), None).is_empty());
+        listed.dash.auto_merge = Some("squash".into());
+        listed.dash.queued = true;
+        assert_eq!(
+            tags(&row(&listed), None),
+            vec![
+                "auto-merge armed (squash)".to_owned(),
+                "in the merge queue".to_owned()
+            ]
+        );
+    }
 }
