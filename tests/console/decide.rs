@@ -396,3 +396,24 @@ fn ctrl_k_checks_out_the_head_shown_beside_the_configured_clone() {
         "pub fn one() {}\npub fn two() {}\n"
     );
 }
+
+#[test]
+fn a_batch_approval_past_the_unseen_is_asked_as_an_approval_not_a_merge() {
+    use pr_shepherd::tui::inbox_link::TabSource;
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = Harness::inbox(
+        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
+        Ledger::new(dir.path()),
+        pr_shepherd::tui::theme::Theme::plain(),
+        80,
+        24,
+    );
+    h.draw();
+    h.press("Space ctrl-a Enter y");
+    let s = h.screen();
+    assert!(
+        s.contains("Approve past what you have not seen?") && s.contains("y approves anyway"),
+        "{s}"
+    );
+    assert!(!s.contains("Merge past"), "{s}");
+}

@@ -248,6 +248,13 @@ impl BatchScreen {
     }
 }
 
+fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 impl Screen for BatchScreen {
     fn name(&self) -> &'static str {
         "batch"
@@ -298,12 +305,19 @@ impl Screen for BatchScreen {
                 })
             }
             BatchAsk::Past { lines } => {
-                let mut d = Dialog::yes_no(" Merge past what you have not seen? ")
-                    .warning("These merges go past:".to_owned());
+                let verb = if self.what == Decision::Approve {
+                    "approve"
+                } else {
+                    "merge"
+                };
+                let mut d =
+                    Dialog::yes_no(format!(" {} past what you have not seen? ", capital(verb)))
+                        .warning(format!("To {verb} these PRs goes past:"));
                 for l in lines {
                     d = d.line(format!("· {}", one_line(l)));
                 }
-                d.blank().line("y merges anyway · any other key cancels")
+                d.blank()
+                    .line(format!("y {verb}s anyway · any other key cancels"))
             }
         })
     }
