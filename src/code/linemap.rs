@@ -33,8 +33,9 @@ pub enum Line {
     /// Its text (without its line ending) and whether a newline ends it: git tells the last line
     /// `x` of a file from `x\n`.
     Text { text: String, eol: bool },
-    /// A line no patch shows: the base's line `Some(n)` when both versions are on one base (equal
-    /// only to the same base line), else `None` (any unknown line, equal to any other).
+    /// A line no patch shows: the base's line `Some(n)` when both versions are on one base (the
+    /// same line as the same base line of the other), else `None` (nothing known of it: the diff
+    /// matches it to no line, so that unknown lines never outweigh the known ones).
     Unknown(Option<u32>),
 }
 
@@ -240,6 +241,28 @@ pub fn on_one_base(old: &ParsedPatch, new: &ParsedPatch, side: Side) -> (Version
     (head(old), head(new))
 }
 
+/// A line as the diff compares it: a line of which nothing is known is equal to no other line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Tok<'a> {
+    Text(&'a str, bool),
+    Base(u32),
+    /// Unknown: which version (0 old, 1 new) and where, so it is equal to itself only.
+    Nothing(u8, usize),
+}
+
+/// The tokens of `v`'s lines, the version's unknown lines marked `which`.
+fn toks(v: &Version, which: u8) -> Vec<Tok<'_>> {
+    v.lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| match l {
+            Line::Text { text, eol } => Tok::Text(text, *eol),
+            Line::Unknown(Some(m)) => Tok::Base(*m),
+            Line::Unknown(None) => Tok::Nothing(which, i),
+        })
+        .collect()
+}
+
 /// What the diff did to one old line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Fate {
@@ -320,24 +343,17 @@ fn fates(ops: &[DiffOp], old_len: usize) -> Vec<Fate> {
 impl LineMap {
     /// The diff of `old` to `new`, both ways.
     pub fn new(old: &Version, new: &Version) -> LineMap {
+        let (a, b) = (toks(old, 0), toks(new, 1));
         let started = Instant::now();
-        let ops = capture_diff_slices_deadline(
-            Algorithm::Myers,
-            &old.lines,
-            &new.lines,
-            Some(started + BUDGET),
-        );
+        let ops = capture_diff_slices_deadline(Algorithm::Myers, &a, &b, Some(started + BUDGET));
         let early = fates(&ops, old.len());
         let rough_early = started.elapsed() >= BUDGET;
         // The same diff of the reversed versions prefers the latest match; turned back.
-        let rev = |v: &Version| v.lines.iter().rev().cloned().collect::<Vec<Line>>();
+        let (mut a, mut b) = (a, b);
+        a.reverse();
+        b.reverse();
         let started = Instant::now();
-        let ops = capture_diff_slices_deadline(
-            Algorithm::Myers,
-            &rev(old),
-            &rev(new),
-            Some(started + BUDGET),
-        );
+        let ops = capture_diff_slices_deadline(Algorithm::Myers, &a, &b, Some(started + BUDGET));
         let rough = rough_early || started.elapsed() >= BUDGET;
         let (n, m) = (old.len() as u32, new.len() as u32);
         let mut late = fates(&ops, old.len());
@@ -540,6 +556,29 @@ mod tests {
         assert_eq!(map.carry(1, 1), None);
         assert_eq!(map.carry(3, 3), Some(Carried::Same { first: 1, last: 1 }));
         assert_eq!(map.carry(3, 4), None);
+    }
+
+    #[test]
+    fn unknown_lines_never_outweigh_the_lines_known() {
+        // Seven known lines below 11 unknown ones; then a longer hunk above them and unknown
+        // lines below: the known lines are matched, not the unknown ones to each other.
+        let mut old: Vec<String> = vec!["a".to_owned()];
+        old.extend((1..=7).map(|i| format!("k{i}")));
+        let old = Version::window(12, &old);
+        let mut new = Version::window(3, &(1..=9).map(|i| format!("n{i}")).collect::<Vec<_>>());
+        new.lines
+            .extend((1..=7).map(|i| Line::text(&format!("k{i}"), true)));
+        new.lines
+            .extend(std::iter::repeat_n(Line::Unknown(None), 10));
+        new.lines.push(Line::text("z", true));
+        let map = LineMap::new(&old, &new);
+        assert_eq!(
+            map.carry(13, 13),
+            Some(Carried::Same {
+                first: 12,
+                last: 12
+            })
+        );
     }
 
     #[test]
