@@ -5,9 +5,10 @@
 //!
 //! Repeated lines (a table of identical rows, a `}` that closes many blocks) are where a line
 //! diff has a choice: the same edit can often be told in several minimal ways, and git picks one
-//! by its own tie-breaking. A line is [`Carried::Ambiguous`] when two minimal diffs, one preferring
-//! the earliest match and one the latest (the same diff of the reversed versions), place it
-//! differently; it is never moved to one of its copies by a guess.
+//! by its own tie-breaking. A line is kept only where every minimal diff keeps it: two diffs, one
+//! preferring the earliest match and one the latest (the same diff of the reversed versions),
+//! must agree, and no diff as short may leave the pair out ([`LineMap::carry`]); otherwise it is
+//! [`Carried::Ambiguous`], never moved to one of its copies by a guess.
 //!
 //! A version is known whole (a file's text at a commit) or in part (the lines a patch shows: the
 //! rest [`Line::Unknown`]). Built from two patches on one base, an unknown line is the base line
@@ -280,7 +281,43 @@ pub struct LineMap {
     late: Vec<Fate>,
     /// The diff ran over its budget: only an approximation.
     rough: bool,
+    /// How many lines the diff keeps: the length of every minimal diff's common lines.
+    kept: usize,
     old: Version,
+    new: Version,
+}
+
+/// An old line as [`LineMap::certain`] compares it: its token and where it is.
+#[derive(Debug, Clone, Copy)]
+struct Cell<'a> {
+    tok: Tok<'a>,
+    at: usize,
+}
+
+/// A new line that may be any old line with its text but one: the pair `not` (old, new) is
+/// never made, so that a diff of these is the shortest diff without that pair.
+#[derive(Debug, Clone, Copy)]
+struct Unpaired<'a> {
+    cell: Cell<'a>,
+    not: (usize, usize),
+}
+
+impl<'a> PartialEq<Cell<'a>> for Unpaired<'a> {
+    fn eq(&self, old: &Cell<'a>) -> bool {
+        self.cell.tok == old.tok && (old.at, self.cell.at) != self.not
+    }
+}
+
+/// Counts the lines a diff keeps.
+struct KeptCount(usize);
+
+impl similar::algorithms::DiffHook for KeptCount {
+    type Error = std::convert::Infallible;
+
+    fn equal(&mut self, _old: usize, _new: usize, len: usize) -> Result<(), Self::Error> {
+        self.0 += len;
+        Ok(())
+    }
 }
 
 /// Where a comment's lines are in the new version (1-based lines, `first <= last`).
@@ -291,8 +328,8 @@ pub enum Carried {
     /// Changed (replaced, partly removed, or with lines added among them): what is in their
     /// place now.
     Changed { first: u32, last: u32 },
-    /// Minimal diffs disagree about where they went (repeated lines): the earliest match's
-    /// place.
+    /// Minimal diffs disagree about where they went (repeated lines): the place the diff
+    /// preferring early matches gives.
     Ambiguous { first: u32, last: u32 },
     /// Removed, with nothing in their place.
     Removed,
@@ -366,11 +403,44 @@ impl LineMap {
         }
         debug_assert_eq!(late.len() as u32, n);
         LineMap {
+            kept: early.iter().filter(|f| matches!(f, Fate::Kept(_))).count(),
             early,
             late,
             rough,
+            new: new.clone(),
             old: old.clone(),
         }
+    }
+
+    /// Whether every minimal diff keeps old line `i` as new line `j` (0-based): no diff that
+    /// does not pair them is as short (`x x` made `x x x`: which `x` is new? `a b` made `b a`:
+    /// which one moved?).
+    fn certain(&self, i: usize, j: usize) -> bool {
+        let (a, b) = (toks(&self.old, 0), toks(&self.new, 1));
+        let old: Vec<Cell<'_>> = a
+            .iter()
+            .zip(0..)
+            .map(|(&tok, at)| Cell { tok, at })
+            .collect();
+        let new: Vec<Unpaired<'_>> = b
+            .iter()
+            .zip(0..)
+            .map(|(&tok, at)| Unpaired {
+                cell: Cell { tok, at },
+                not: (i, j),
+            })
+            .collect();
+        let mut kept = KeptCount(0);
+        let started = Instant::now();
+        let _ = similar::algorithms::myers::diff_deadline(
+            &mut kept,
+            &old[..],
+            0..old.len(),
+            &new[..],
+            0..new.len(),
+            Some(started + BUDGET),
+        );
+        started.elapsed() < BUDGET && kept.0 < self.kept
     }
 
     /// Whether old line `n` (1-based), a known one, is kept by either diff.
@@ -393,12 +463,16 @@ impl LineMap {
             return None;
         }
         let early = self.early.get(range.clone())?;
-        let late = self.late.get(range)?;
+        let late = self.late.get(range.clone())?;
         let ambiguous = self.rough
             || early.iter().zip(late).any(|pair| match pair {
                 (Fate::Changed(_), Fate::Changed(_)) => false,
                 (a, b) => a != b,
-            });
+            })
+            || early
+                .iter()
+                .zip(range)
+                .any(|(f, i)| matches!(f, Fate::Kept(j) if !self.certain(i, *j as usize)));
         let place = |fates: &[Fate]| -> Option<(u32, u32)> {
             let mut lo = u32::MAX;
             let mut hi = 0;
@@ -522,6 +596,38 @@ mod tests {
         }
         assert_eq!(map.carry(1, 1), Some(Carried::Same { first: 1, last: 1 }));
         assert_eq!(map.carry(5, 5), Some(Carried::Same { first: 6, last: 6 }));
+    }
+
+    #[test]
+    fn a_line_a_copy_of_it_was_added_next_to_is_ambiguous_whatever_both_diffs_say() {
+        // Nothing known above `break`: both diffs match the lines below first, and agree that
+        // the old `break` is the second one; a line could as well have been added after it.
+        let w = |l: &[&str]| l.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+        let old = Version::window(16, &w(&["break", "a", "b"]));
+        let new = Version::window(15, &w(&["}", "break", "break", "a", "b"]));
+        let map = LineMap::new(&old, &new);
+        assert!(
+            matches!(map.carry(16, 16), Some(Carried::Ambiguous { .. })),
+            "{:?}",
+            map.carry(16, 16)
+        );
+        assert_eq!(
+            map.carry(17, 18),
+            Some(Carried::Same {
+                first: 18,
+                last: 19
+            })
+        );
+        // Removed: likewise, which copy went is not certain; neither is kept by a guess.
+        let map = LineMap::new(&new, &old);
+        for n in [16, 17] {
+            assert!(
+                !matches!(map.carry(n, n), Some(Carried::Same { .. })),
+                "{n}: {:?}",
+                map.carry(n, n)
+            );
+        }
+        assert!(matches!(map.carry(15, 15), Some(Carried::Changed { .. })));
     }
 
     #[test]
@@ -732,9 +838,8 @@ mod tests {
     proptest! {
         // Guards the mapping against a line-level oracle: every minimal diff of the two versions
         // (all longest common subsequences, by brute force). A line every one of them keeps at
-        // one place is carried there, never called ambiguous; a line that is kept somewhere is
-        // kept at a place some minimal diff keeps it; a line no minimal diff keeps is never
-        // kept.
+        // one place is carried there, never called ambiguous, and a line carried unchanged is
+        // one of those; a line no minimal diff keeps is never kept.
         #[test]
         fn carrying_agrees_with_every_minimal_diff((old, new) in edited()) {
             let text = |x: &[u8]| -> Vec<String> { x.iter().map(|b| format!("line {b}")).collect() };
@@ -757,6 +862,7 @@ mod tests {
                     prop_assert_eq!(got, Some(Carried::Same { first: j, last: j }), "line {}", n);
                 }
                 if let Some(Carried::Same { first, .. }) = got {
+                    prop_assert!(kept_at.len() == 1 && !dropped, "line {} → {}: not certain", n, first);
                     prop_assert!(kept_at.contains(&(first as usize - 1)), "line {} → {}", n, first);
                     prop_assert_eq!(&a[i], &b[first as usize - 1]);
                 }

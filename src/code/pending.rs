@@ -1658,11 +1658,29 @@ mod tests {
                 .unwrap();
             r.anchor(&id, &DiffAt::new("h1", "b", &before));
         }
+        // A finding's draft on a row follows the same diff.
+        let draft = r
+            .propose_finding(
+                "PS-0123456789",
+                "f.rs",
+                LineAddr {
+                    side: Side::Right,
+                    line: 30,
+                },
+                "All zero?",
+            )
+            .unwrap();
+        r.anchor_new(&DiffAt::new("h1", "b", &before));
         r.head_sha = "h1".to_owned();
         assert_eq!(r.patches.len(), 1, "the patch is kept once");
         let after: HashMap<String, ParsedPatch> = [("f.rs".to_owned(), parse(&table(5)))].into();
         r.follow(&DiffAt::new("h2", "b", &after), &FileTexts::default());
-        for (c, was) in r.comments.iter().zip(2..) {
+        let d = r.get(&draft).unwrap();
+        assert_eq!(
+            (d.line, d.followed.as_ref().unwrap().state),
+            (35, FollowState::Moved)
+        );
+        for (c, was) in r.comments.iter().filter(|c| c.id != draft).zip(2..) {
             assert_eq!(c.line, was + 5, "{}: {:?}", c.id, c.follow_said());
             assert_eq!(c.followed.as_ref().unwrap().state, FollowState::Moved);
         }
