@@ -1,7 +1,8 @@
 //! The code of a PR, pure: unified patches parsed into addressable lines ([`patch`]), the
 //! interdiff between the patch you saw and the patch now, by content ([`interdiff`]), and what
 //! each file is since your last look ([`look`]); the pending review of line comments and
-//! findings' drafts ([`pending`]); the changed words of a modified line ([`words`]) and the rows of the side-by-side view
+//! findings' drafts ([`pending`]), which follow their lines to a new head through the diff
+//! between the two versions of a file ([`linemap`]); the changed words of a modified line ([`words`]) and the rows of the side-by-side view
 //! ([`split`]); the file's lines around the hunks, shown on demand ([`expand`]).
 //!
 //! Nothing here reads a SHA: a rebase or force-push that rewrote every commit but left a file's
@@ -9,6 +10,7 @@
 
 pub mod expand;
 pub mod interdiff;
+pub mod linemap;
 pub mod look;
 pub mod patch;
 pub mod pending;

@@ -99,6 +99,36 @@ impl ParsedPatch {
         self.hunks.iter().position(|h| h.lines.contains(&idx))
     }
 
+    /// The patch as text again, its hunks only: what [`parse`] reads back as the same hunks and
+    /// lines (lines outside every hunk are left out).
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for h in &self.hunks {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&format!(
+                "@@ -{},{} +{},{} @@",
+                h.old_start, h.old_len, h.new_start, h.new_len
+            ));
+            if !h.section.is_empty() {
+                out.push(' ');
+                out.push_str(&h.section);
+            }
+            for l in self.lines.get(h.lines.clone()).unwrap_or_default() {
+                out.push('\n');
+                match l.kind {
+                    LineKind::Context => out.push(' '),
+                    LineKind::Added => out.push('+'),
+                    LineKind::Removed => out.push('-'),
+                    LineKind::NoNewline => {}
+                }
+                out.push_str(&l.text);
+            }
+        }
+        out
+    }
+
     /// The indexes of the lines from `a` to `b` (both on one side, in either order), when both
     /// are in the diff: a range of lines to select.
     pub fn range(&self, a: LineAddr, b: LineAddr) -> Option<std::ops::RangeInclusive<usize>> {
@@ -254,6 +284,16 @@ mod tests {
     use super::*;
 
     const P: &str = "@@ -1,3 +1,4 @@ fn main() {\n a\n-b\n+B\n+C\n c\n@@ -10,2 +11,2 @@\n x\n-y\n+z\n\\ No newline at end of file";
+
+    #[test]
+    fn a_patch_as_text_reads_back_as_the_same_hunks() {
+        let p = parse(P);
+        assert_eq!(parse(&p.to_text()), p);
+        assert_eq!(
+            p.to_text().lines().next(),
+            Some("@@ -1,3 +1,4 @@ fn main() {")
+        );
+    }
 
     #[test]
     fn a_selection_is_one_side_in_order_with_its_text() {

@@ -9,10 +9,12 @@
 //! ([`finding_marker`]) so a re-review knows it is already on its line.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side};
+use super::linemap::{Carried, LineMap, Version, agree_on_base, on_one_base};
+use super::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
 
 /// The hidden metadata an inline comment carries for the finding it posts.
 pub const FINDING_MARKER_PREFIX: &str = "<!-- pr-shepherd:finding ";
@@ -135,23 +137,36 @@ impl PendingComment {
     /// `moved src/x.rs:10 → :14`, `outdated: …`, `gone: …`.
     pub fn follow_said(&self) -> Option<String> {
         let f = self.followed.as_ref()?;
-        Some(match f.state {
-            FollowState::Moved => format!("moved {} → :{}", f.from, self.lines_label()),
-            FollowState::Outdated if f.kept => format!(
-                "outdated (its lines changed since {}), kept at :{}",
-                f.from,
-                self.lines_label()
+        // `:12`, or the whole place when its file was renamed since.
+        let now = if f.from.starts_with(&format!("{}:", self.path)) {
+            format!(":{}", self.lines_label())
+        } else {
+            self.place()
+        };
+        let head = short_head(&f.from_head);
+        Some(match (f.state, f.reason) {
+            (FollowState::Moved, _) => format!("moved {} → {now}", f.from),
+            (FollowState::Outdated, Reason::Changed) if f.kept => {
+                format!(
+                    "outdated (its lines changed since {}), kept at {now}",
+                    f.from
+                )
+            }
+            (FollowState::Outdated, Reason::Repeated) if f.kept => format!(
+                "outdated (its lines repeat: which copy they are since {} is not certain), kept at {now}",
+                f.from
             ),
-            FollowState::Outdated => format!(
-                "outdated: its lines changed since {}{}; now at :{}",
-                f.from,
-                short_head(&f.from_head),
-                self.lines_label()
+            (FollowState::Outdated, Reason::Changed) => format!(
+                "outdated: its lines changed since {}{head}; now at {now}",
+                f.from
             ),
-            FollowState::Gone => format!(
-                "gone: its lines ({}{}) are no longer in the diff",
-                f.from,
-                short_head(&f.from_head)
+            (FollowState::Outdated, Reason::Repeated) => format!(
+                "outdated: its lines repeat, and the diff since {}{head} does not tell which copy they are; now at {now}",
+                f.from
+            ),
+            (FollowState::Gone, _) => format!(
+                "gone: its lines ({}{head}) are no longer in the diff",
+                f.from
             ),
         })
     }
@@ -263,6 +278,94 @@ pub struct PendingReview {
     /// Unix seconds of the last save.
     #[serde(default)]
     pub saved_at: i64,
+    /// The patch of each file at each head a comment's lines were read at: what the comment
+    /// follows the diff through when the file's texts cannot be read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub patches: Vec<KeptPatch>,
+}
+
+/// A file's patch at a head, as the comments read at that head saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeptPatch {
+    pub head_sha: String,
+    pub path: String,
+    /// Its hunks as GitHub's `patch` has them.
+    pub patch: String,
+}
+
+/// The largest patch kept for following (bytes); a larger one is not kept, and its comments
+/// follow through their own remembered lines only.
+pub const MAX_KEPT_PATCH_BYTES: usize = 1 << 20;
+
+/// The PR's diff at one head, as the pending review follows it there.
+#[derive(Debug, Clone)]
+pub struct DiffAt<'a> {
+    pub head: &'a str,
+    /// The base the head's patches are against (its merge base with the base branch).
+    pub base: &'a str,
+    /// Each file's parsed patch, by its path at the head.
+    pub patches: &'a HashMap<String, ParsedPatch>,
+    /// The path at the base of each file the PR renames, by its path at the head.
+    pub renamed: HashMap<String, String>,
+}
+
+impl<'a> DiffAt<'a> {
+    /// The diff at `head` on `base` made of `patches`, no file renamed.
+    pub fn new(head: &'a str, base: &'a str, patches: &'a HashMap<String, ParsedPatch>) -> Self {
+        DiffAt {
+            head,
+            base,
+            patches,
+            renamed: HashMap::new(),
+        }
+    }
+
+    /// Where file `path` (at the head) is at the base.
+    pub fn base_path<'p>(&'p self, path: &'p str) -> &'p str {
+        self.renamed.get(path).map_or(path, String::as_str)
+    }
+
+    /// The path now of the file a comment was on at `path` (`base_path` at its base): the same
+    /// path, else the file the PR now renames from it.
+    fn file_now(&self, path: &str, base_path: &str) -> Option<&'a str> {
+        if let Some((p, _)) = self.patches.get_key_value(path) {
+            return Some(p.as_str());
+        }
+        let renamed_from = |from: &str| {
+            self.renamed
+                .iter()
+                .find(|(_, b)| b.as_str() == from)
+                .and_then(|(now, _)| self.patches.get_key_value(now))
+                .map(|(p, _)| p.as_str())
+        };
+        renamed_from(base_path).or_else(|| renamed_from(path))
+    }
+}
+
+/// Files' texts at commits (the head's, the base's), as far as they could be read: what the
+/// comments follow the diff between when a head moves.
+#[derive(Debug, Clone, Default)]
+pub struct FileTexts(HashMap<(String, String), Arc<str>>);
+
+impl FileTexts {
+    pub fn insert(&mut self, commit: &str, path: &str, text: Arc<str>) {
+        self.0.insert((commit.to_owned(), path.to_owned()), text);
+    }
+
+    pub fn get(&self, commit: &str, path: &str) -> Option<&str> {
+        self.0
+            .get(&(commit.to_owned(), path.to_owned()))
+            .map(|t| &**t)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// The body of a suggestion on `lines`: a ```` ```suggestion ```` block holding them, to edit.
@@ -426,39 +529,90 @@ impl PendingReview {
         Ok(id)
     }
 
-    /// Remembers the head and the lines comment `id` sits on in `patch` (what it follows when
-    /// the head moves). Nothing when its place is not in the patch.
-    pub fn anchor(&mut self, id: &str, patch: &ParsedPatch, head: &str) {
+    /// Remembers the head and the lines comment `id` sits on in the diff `at` (what it follows
+    /// when the head moves). Nothing when its place is not in the diff.
+    pub fn anchor(&mut self, id: &str, at: &DiffAt<'_>) {
         if let Ok(c) = self.get_mut(id) {
-            c.written = anchor_at(patch, head, c.side, c.start_line, c.line);
+            c.written = at
+                .patches
+                .get(&c.path)
+                .and_then(|p| anchor_at(p, at, &c.path, c.side, c.start_line, c.line));
         }
+        self.keep_patches(at);
     }
 
-    /// Follows every comment to `head`, whose patches are `patches`: a comment written at
-    /// another head whose lines are still in the diff with the same text moves to them (the
-    /// nearest such place when the text repeats); one whose lines changed is outdated and sits
-    /// where they are now (posted there only once kept); one whose lines are gone says so.
-    /// Comments written before their lines were kept have their lines read now when the head
-    /// is the review's own, and are outdated (text unknown) when it moved. Dropped drafts stay.
-    pub fn follow(&mut self, head: &str, patches: &HashMap<String, ParsedPatch>) {
+    /// The files' texts that following the comments to the diff `to` reads, as (commit, path):
+    /// for each comment written at another head, its file where it was written and where it is
+    /// now (the heads for the new side, the bases for the old).
+    pub fn texts_wanted(&self, to: &DiffAt<'_>) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        let mut want = |commit: &str, path: &str| {
+            let w = (commit.to_owned(), path.to_owned());
+            if !commit.is_empty() && !out.contains(&w) {
+                out.push(w);
+            }
+        };
+        for c in &self.comments {
+            let Some(a) = &c.written else { continue };
+            if c.state == DraftState::Dropped || a.head_sha == to.head || a.text.is_empty() {
+                continue;
+            }
+            let was_base = a.base_path.as_deref().unwrap_or(&c.path);
+            let Some(now) = to.file_now(&c.path, was_base) else {
+                continue;
+            };
+            match a.side {
+                Side::Right => {
+                    want(&a.head_sha, &c.path);
+                    want(to.head, now);
+                }
+                Side::Left if !a.base_sha.is_empty() => {
+                    want(&a.base_sha, was_base);
+                    want(to.base, to.base_path(now));
+                }
+                Side::Left => {}
+            }
+        }
+        out
+    }
+
+    /// Follows every comment to the diff `to`: a comment written at another head goes where the
+    /// diff between its file then and now (`texts`, else the patches kept, else the lines it
+    /// remembers) puts its lines, and only there; one whose lines the diff changed is outdated
+    /// and sits where they are now (posted there only once kept), as is one whose lines repeat
+    /// so that the diff does not tell which copy they are; one whose lines went away, or are no
+    /// longer in the diff, is gone. Comments written before their lines were kept have their
+    /// lines read now when the head is the review's own, and are outdated (text unknown) when it
+    /// moved. Dropped drafts stay.
+    pub fn follow(&mut self, to: &DiffAt<'_>, texts: &FileTexts) {
+        let head = to.head;
         if head.is_empty() {
             return;
         }
         let review_head = self.head_sha.clone();
+        let kept: HashMap<(String, String), ParsedPatch> = self
+            .patches
+            .iter()
+            .map(|k| ((k.head_sha.clone(), k.path.clone()), parse(&k.patch)))
+            .collect();
+        let mut maps = Maps::default();
         for c in &mut self.comments {
             if c.state == DraftState::Dropped {
                 continue;
             }
-            let patch = patches.get(&c.path);
             let anchor = match &c.written {
                 Some(a) => a.clone(),
                 None if review_head.is_empty() || review_head == head => {
-                    c.written =
-                        patch.and_then(|p| anchor_at(p, head, c.side, c.start_line, c.line));
+                    c.written = to
+                        .patches
+                        .get(&c.path)
+                        .and_then(|p| anchor_at(p, to, &c.path, c.side, c.start_line, c.line));
                     continue;
                 }
                 None => Anchor {
                     head_sha: review_head.clone(),
+                    base_sha: String::new(),
+                    base_path: None,
                     side: c.side,
                     start_line: c.start_line,
                     line: c.line,
@@ -470,21 +624,56 @@ impl PendingReview {
             if anchor.head_sha == head {
                 continue;
             }
-            follow_one(c, &anchor, head, patch);
+            let was = kept.get(&(anchor.head_sha.clone(), c.path.clone()));
+            follow_one(c, &anchor, to, texts, was, &mut maps);
         }
         self.head_sha = head.to_owned();
+        self.keep_patches(to);
     }
 
     /// Gives every comment that has neither its lines nor a verdict on them the lines it sits on
-    /// at `head` (comments just added or proposed there).
-    pub fn anchor_new(&mut self, head: &str, patches: &HashMap<String, ParsedPatch>) {
+    /// in the diff `at` (comments just added or proposed there).
+    pub fn anchor_new(&mut self, at: &DiffAt<'_>) {
         for c in &mut self.comments {
             if c.written.is_none() && c.followed.is_none() {
-                c.written = patches
+                c.written = at
+                    .patches
                     .get(&c.path)
-                    .and_then(|p| anchor_at(p, head, c.side, c.start_line, c.line));
+                    .and_then(|p| anchor_at(p, at, &c.path, c.side, c.start_line, c.line));
             }
         }
+        self.keep_patches(at);
+    }
+
+    /// Keeps the patch of each file a comment's lines were read at at `at`'s head, and only the
+    /// patches some comment's lines were read at.
+    fn keep_patches(&mut self, at: &DiffAt<'_>) {
+        for c in &self.comments {
+            let Some(a) = &c.written else { continue };
+            let known = |k: &KeptPatch| k.head_sha == a.head_sha && k.path == c.path;
+            if a.head_sha != at.head || self.patches.iter().any(known) {
+                continue;
+            }
+            let Some(p) = at.patches.get(&c.path) else {
+                continue;
+            };
+            let patch = p.to_text();
+            if patch.len() <= MAX_KEPT_PATCH_BYTES {
+                self.patches.push(KeptPatch {
+                    head_sha: a.head_sha.clone(),
+                    path: c.path.clone(),
+                    patch,
+                });
+            }
+        }
+        let comments = &self.comments;
+        self.patches.retain(|k| {
+            comments.iter().any(|c| {
+                c.state != DraftState::Dropped
+                    && c.path == k.path
+                    && c.written.as_ref().is_some_and(|a| a.head_sha == k.head_sha)
+            })
+        });
     }
 
     /// Adds a comment on a selection from the diff view: its text, or for a suggestion the
@@ -640,11 +829,9 @@ impl PendingReview {
     }
 }
 
-/// Lines of the hunk remembered before and after a comment's lines, to find changed lines again.
+/// Lines of the hunk remembered before and after a comment's lines: the least of its file it
+/// can follow the diff through when nothing else of the file is at hand.
 const CONTEXT_LINES: usize = 3;
-
-/// The most lines between remembered context that still count as a comment's changed lines.
-const MAX_CHANGED_SPAN: usize = 50;
 
 /// Where a comment was written and on what: the head, its place, and the text of its lines, so
 /// that it can follow them when the head moves.
@@ -653,6 +840,12 @@ const MAX_CHANGED_SPAN: usize = 50;
 pub struct Anchor {
     /// The head the lines were read at.
     pub head_sha: String,
+    /// The base of the diff they were read in (empty in files written before it was kept).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub base_sha: String,
+    /// The file's path at that base, when the PR renames it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_path: Option<String>,
     pub side: Side,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u32>,
@@ -708,6 +901,27 @@ pub struct Followed {
     /// The maintainer kept the outdated comment as it is at its new place.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub kept: bool,
+    /// Why it is outdated.
+    #[serde(default, skip_serializing_if = "Reason::is_changed")]
+    pub reason: Reason,
+}
+
+/// Why a comment is outdated.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reason {
+    /// The diff changed its lines (or their text was not recorded).
+    #[default]
+    Changed,
+    /// Its lines repeat (the same text around them), and minimal diffs disagree about which
+    /// copy they are now: it is not moved to one by a guess.
+    Repeated,
+}
+
+impl Reason {
+    fn is_changed(&self) -> bool {
+        *self == Reason::Changed
+    }
 }
 
 /// ` (at abc1234)` for a head, nothing for none.
@@ -752,11 +966,12 @@ fn side_lines(patch: &ParsedPatch, side: Side) -> Vec<SideLine> {
     out
 }
 
-/// The anchor of a comment at `start..=line` on `side` of `patch` at `head`, when its lines are in
-/// one hunk of it.
+/// The anchor of a comment at `start..=line` on `side` of `patch`, the patch of `path` in the
+/// diff `at`, when its lines are in one hunk of it.
 pub fn anchor_at(
     patch: &ParsedPatch,
-    head: &str,
+    at: &DiffAt<'_>,
+    path: &str,
     side: Side,
     start: Option<u32>,
     line: u32,
@@ -780,7 +995,9 @@ pub fn anchor_at(
             .collect()
     };
     Some(Anchor {
-        head_sha: head.to_owned(),
+        head_sha: at.head.to_owned(),
+        base_sha: at.base.to_owned(),
+        base_path: at.renamed.get(path).cloned(),
         side,
         start_line: start,
         line,
@@ -798,168 +1015,299 @@ fn distinctive(lines: &[String]) -> bool {
         .any(|l| l.chars().skip(1).any(char::is_alphanumeric))
 }
 
-/// Where an anchor's lines are in a later patch's lines on its side.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Found {
-    /// The same text from this index, this many lines.
-    Same(usize, usize),
-    /// Changed text between the remembered context: from this index, this many lines.
-    Changed(usize, usize),
-    Gone,
+/// A line as a patch shows it (`+x`, `-x`, ` x`) without its prefix, and without a `\r` at its
+/// end (a patch keeps none).
+fn bare(line: &str) -> &str {
+    let l = line.get(1..).unwrap_or("");
+    l.strip_suffix('\r').unwrap_or(l)
 }
 
-/// Whether `want` are the lines of `seq` from `at` (all in hunk `hunk`).
-fn matches_at(seq: &[SideLine], at: usize, want: &[String], hunk: usize) -> bool {
-    want.iter().enumerate().all(|(k, w)| {
-        seq.get(at + k)
-            .is_some_and(|s| s.hunk == hunk && &s.text == w)
+/// Whether lines `first..` of `v` are `want` (as a patch shows them).
+fn reads(v: &Version, first: u32, want: &[String]) -> bool {
+    want.iter().zip(first..).all(|(w, n)| {
+        v.text(n)
+            .is_some_and(|t| t.strip_suffix('\r').unwrap_or(t) == bare(w))
     })
 }
 
-/// How many of the remembered context lines are around the lines `at..at + n` of `seq`.
-fn context_score(seq: &[SideLine], at: usize, n: usize, a: &Anchor) -> usize {
-    let hunk = seq.get(at).map_or(usize::MAX, |s| s.hunk);
-    let before = a.before.iter().rev().enumerate().filter(|(k, b)| {
-        at.checked_sub(k + 1)
-            .and_then(|i| seq.get(i))
-            .is_some_and(|s| s.hunk == hunk && &&s.text == b)
-    });
-    let after = a.after.iter().enumerate().filter(|(k, b)| {
-        seq.get(at + n + k)
-            .is_some_and(|s| s.hunk == hunk && &&s.text == b)
-    });
-    before.count() + after.count()
+/// What a file's diff was made from: the old version's commit and path, the new one's, and the
+/// side.
+type MapKey = (String, String, String, String, Side);
+
+/// The diffs of files already made while following, by what they were made from.
+#[derive(Default)]
+struct Maps(HashMap<MapKey, Option<(Version, LineMap)>>);
+
+impl Maps {
+    /// The diff of two versions named by `key`, made by `make` the first time (`None`: they
+    /// cannot be made).
+    fn get(
+        &mut self,
+        key: MapKey,
+        make: impl FnOnce() -> Option<(Version, Version)>,
+    ) -> Option<&(Version, LineMap)> {
+        self.0
+            .entry(key)
+            .or_insert_with(|| {
+                make().map(|(old, new)| {
+                    let map = LineMap::new(&old, &new);
+                    (old, map)
+                })
+            })
+            .as_ref()
+    }
 }
 
-/// Where the anchor's lines are in `seq` (a later patch's lines on the anchor's side): the same
-/// text (the place with the most remembered context around it, then the nearest to where it
-/// was), else the changed lines between its remembered context, else gone.
-fn locate(a: &Anchor, seq: &[SideLine]) -> Found {
-    let n = a.text.len();
-    let distance = |i: usize| seq.get(i).map_or(u32::MAX, |s| s.line.abs_diff(a.line));
-    let has_context = !a.before.is_empty() || !a.after.is_empty();
-    let same = (0..seq.len().saturating_sub(n.saturating_sub(1)))
-        .filter(|&i| n > 0 && matches_at(seq, i, &a.text, seq[i].hunk))
-        .map(|i| (i, context_score(seq, i, n, a)))
-        .filter(|&(_, score)| score > 0 || !has_context || distinctive(&a.text))
-        .max_by(|x, y| {
-            x.1.cmp(&y.1)
-                .then(distance(x.0 + n - 1).cmp(&distance(y.0 + n - 1)).reverse())
-        });
-    if let Some((i, _)) = same {
-        return Found::Same(i, n);
-    }
-    // The lines changed: find them between the remembered lines before and after them.
-    let ends_before = |p: usize| -> Option<usize> {
-        let first = p.checked_sub(a.before.len())?;
-        let hunk = seq.get(p.checked_sub(1)?)?.hunk;
-        matches_at(seq, first, &a.before, hunk).then_some(hunk)
+/// Where the diff `to` and what is known of the file put an anchor's lines: from its file's
+/// texts at both ends when they are there and agree with its lines and with the new patch,
+/// else from the patch kept for its head (`was`), else from the lines it remembers.
+#[allow(clippy::too_many_arguments)]
+fn carry(
+    anchor: &Anchor,
+    was_path: &str,
+    now_path: &str,
+    patch: &ParsedPatch,
+    to: &DiffAt<'_>,
+    texts: &FileTexts,
+    was: Option<&ParsedPatch>,
+    maps: &mut Maps,
+) -> Option<Carried> {
+    let first = anchor.start_line.unwrap_or(anchor.line);
+    let last = anchor.line;
+    let side = anchor.side;
+    let was_base = anchor.base_path.as_deref().unwrap_or(was_path);
+    let now_base = to.base_path(now_path);
+    let (old_at, new_at) = match side {
+        Side::Right => ((anchor.head_sha.as_str(), was_path), (to.head, now_path)),
+        Side::Left => ((anchor.base_sha.as_str(), was_base), (to.base, now_base)),
     };
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    if !a.before.is_empty() && !a.after.is_empty() {
-        for p in a.before.len()..=seq.len() {
-            let Some(hunk) = ends_before(p) else { continue };
-            let q = (p..=seq.len().min(p + MAX_CHANGED_SPAN))
-                .find(|&q| matches_at(seq, q, &a.after, hunk));
-            if let Some(q) = q {
-                spans.push((p, q));
+    // The new patch's lines on the side, to check a place against.
+    let shown = Version::of_patch(patch, side);
+    let agrees = |c: &Carried, new: &Version| match *c {
+        Carried::Same { first, last }
+        | Carried::Changed { first, last }
+        | Carried::Ambiguous { first, last } => (first..=last).all(|n| {
+            match (shown.text(n), new.text(n)) {
+                (Some(p), Some(t)) => p == t.strip_suffix('\r').unwrap_or(t),
+                // Not in the patch: no place to post on, whatever the text.
+                _ => true,
             }
+        }),
+        Carried::Removed => true,
+    };
+    if !old_at.0.is_empty()
+        && let (Some(old_text), Some(new_text)) =
+            (texts.get(old_at.0, old_at.1), texts.get(new_at.0, new_at.1))
+    {
+        let new_version = Version::of_text(new_text);
+        let key = (
+            old_at.0.to_owned(),
+            old_at.1.to_owned(),
+            new_at.0.to_owned(),
+            new_at.1.to_owned(),
+            side,
+        );
+        let found = maps
+            .get(key, || {
+                Some((Version::of_text(old_text), new_version.clone()))
+            })
+            .filter(|(old, _)| reads(old, first, &anchor.text))
+            .and_then(|(_, map)| map.carry(first, last))
+            .filter(|c| agrees(c, &new_version));
+        if found.is_some() {
+            return found;
         }
     }
-    if spans.is_empty() && distinctive(&a.before) {
-        for p in a.before.len()..=seq.len() {
-            let Some(hunk) = ends_before(p) else { continue };
-            let q = (p..(p + n.max(1)).min(seq.len()))
-                .take_while(|&q| seq[q].hunk == hunk)
-                .last()
-                .map_or(p, |q| q + 1);
-            spans.push((p, q));
+    if let Some(was) = was {
+        let one_base = !anchor.base_sha.is_empty()
+            && anchor.base_sha == to.base
+            && was_base == now_base
+            && agree_on_base(was, patch);
+        let key = (
+            anchor.head_sha.clone(),
+            was_path.to_owned(),
+            to.head.to_owned(),
+            now_path.to_owned(),
+            side,
+        );
+        let found = maps
+            .get(key, || {
+                Some(if one_base {
+                    on_one_base(was, patch, side)
+                } else {
+                    (Version::of_patch(was, side), Version::of_patch(patch, side))
+                })
+            })
+            .filter(|(old, _)| reads(old, first, &anchor.text))
+            .and_then(|(old, map)| {
+                Some(confirmed(map.carry(first, last)?, anchor, map, old, &shown))
+            });
+        if found.is_some() {
+            return found;
         }
     }
-    if spans.is_empty() && distinctive(&a.after) {
-        for q in 0..seq.len() {
-            if !matches_at(seq, q, &a.after, seq[q].hunk) {
-                continue;
-            }
-            let hunk = seq[q].hunk;
-            let p = (q.saturating_sub(n.max(1))..q)
-                .find(|&p| seq[p..q].iter().all(|s| s.hunk == hunk))
-                .unwrap_or(q);
-            spans.push((p, q));
-        }
-    }
-    // The nearest to where the lines were.
-    let was_at = a.start_line.unwrap_or(a.line);
-    let best = spans.into_iter().min_by_key(|&(p, _)| {
-        seq.get(p)
-            .or_else(|| p.checked_sub(1).and_then(|i| seq.get(i)))
-            .map_or(u32::MAX, |s| s.line.abs_diff(was_at))
-    });
-    match best {
-        Some((p, q)) if q > p => Found::Changed(p, q - p),
-        _ => Found::Gone,
-    }
+    // What it remembers: its lines and the few around them.
+    let from = first.checked_sub(anchor.before.len() as u32)?;
+    let remembered: Vec<String> = anchor
+        .before
+        .iter()
+        .chain(&anchor.text)
+        .chain(&anchor.after)
+        .map(|l| bare(l).to_owned())
+        .collect();
+    let old = Version::window(from.max(1), &remembered);
+    // Remembered lines do not say whether a newline ends them: neither do the patch's here.
+    let shown = shown.each_line_ended();
+    let map = LineMap::new(&old, &shown);
+    Some(confirmed(
+        map.carry(first, last)?,
+        anchor,
+        &map,
+        &old,
+        &shown,
+    ))
 }
 
-/// Follows one comment from `anchor` to `head` (see [`PendingReview::follow`]).
-fn follow_one(c: &mut PendingComment, anchor: &Anchor, head: &str, patch: Option<&ParsedPatch>) {
+/// A place found through patches alone (a part of each file, `old` and `new`, diffed by `map`),
+/// confirmed by the anchor's text and the lines around it: lines that say nothing (blank, a lone
+/// `}`) kept among none of the lines they had around them are no certain match; lines changed
+/// (or not certain) where none of the lines around them is kept are no longer in the diff.
+fn confirmed(c: Carried, anchor: &Anchor, map: &LineMap, old: &Version, new: &Version) -> Carried {
+    let first = anchor.start_line.unwrap_or(anchor.line);
+    let last = anchor.line;
+    let near = CONTEXT_LINES as u32;
+    let c = match c {
+        Carried::Same { first: a, last: b }
+            if !distinctive(&anchor.text)
+                && (!anchor.before.is_empty() || !anchor.after.is_empty()) =>
+        {
+            let around = |v: &Version, lo: u32, hi: u32| -> Vec<Option<String>> {
+                let before = (1..=anchor.before.len() as u32)
+                    .map(|k| lo.checked_sub(k).and_then(|n| v.text(n)).map(str::to_owned));
+                let after =
+                    (1..=anchor.after.len() as u32).map(|k| v.text(hi + k).map(str::to_owned));
+                before.chain(after).collect()
+            };
+            let (was, now) = (around(old, first, last), around(new, a, b));
+            if was.iter().zip(&now).any(|(x, y)| x.is_some() && x == y) {
+                return c;
+            }
+            Carried::Ambiguous { first: a, last: b }
+        }
+        Carried::Same { .. } | Carried::Removed => return c,
+        other => other,
+    };
+    let kept_near = (first.saturating_sub(near).max(1)..first)
+        .chain(last + 1..=last + near)
+        .any(|n| map.keeps(n));
+    if kept_near { c } else { Carried::Removed }
+}
+
+/// Follows one comment from `anchor` to the diff `to` (see [`PendingReview::follow`]); `was`:
+/// the patch kept for the anchor's head.
+fn follow_one(
+    c: &mut PendingComment,
+    anchor: &Anchor,
+    to: &DiffAt<'_>,
+    texts: &FileTexts,
+    was: Option<&ParsedPatch>,
+    maps: &mut Maps,
+) {
     let prev = c.followed.take();
-    let (from, from_head, was) = match &prev {
+    let (from, from_head, was_lines) = match &prev {
         Some(f) => (f.from.clone(), f.from_head.clone(), f.was.clone()),
         None => (c.place(), anchor.head_sha.clone(), anchor.text.clone()),
     };
-    let seq = patch
-        .map(|p| side_lines(p, anchor.side))
-        .unwrap_or_default();
-    let found = if anchor.text.is_empty() {
-        // Its text was not recorded: where it was, if that is still a place in the diff.
-        let j = seq.iter().position(|s| s.line == anchor.line);
-        let i = match anchor.start_line {
-            Some(st) => seq.iter().position(|s| s.line == st),
-            None => j,
-        };
-        match (i, j) {
-            (Some(i), Some(j)) if i <= j && seq[i].hunk == seq[j].hunk => {
-                Found::Changed(i, j - i + 1)
-            }
-            _ => Found::Gone,
-        }
-    } else {
-        locate(anchor, &seq)
-    };
-    let followed = |state, now: Vec<String>, kept| Followed {
+    let followed = |state, now: Vec<String>, kept, reason| Followed {
         state,
         from: from.clone(),
         from_head: from_head.clone(),
-        was: was.clone(),
+        was: was_lines.clone(),
         now,
         kept,
+        reason,
     };
-    let (i, n) = match found {
-        Found::Same(i, n) | Found::Changed(i, n) => (i, n),
-        Found::Gone => {
-            // Its lines are not in the diff: it keeps what it was written on, to be found again.
-            c.followed = Some(followed(FollowState::Gone, Vec::new(), false));
-            return;
-        }
-    };
-    let (Some(first), Some(last)) = (seq.get(i), seq.get(i + n - 1)) else {
-        c.followed = Some(followed(FollowState::Gone, Vec::new(), false));
+    let was_base = anchor.base_path.as_deref().unwrap_or(&c.path);
+    let now = to
+        .file_now(&c.path, was_base)
+        .and_then(|p| Some((p, to.patches.get(p)?)));
+    let Some((now_path, patch)) = now else {
+        // Its file has no patch now: it keeps what it was written on, to be found again.
+        c.followed = Some(followed(
+            FollowState::Gone,
+            Vec::new(),
+            false,
+            Reason::Changed,
+        ));
         return;
     };
+    let seq = side_lines(patch, anchor.side);
+    let carried = if anchor.text.is_empty() {
+        // Its text was not recorded: where it was, if that is still a place in the diff.
+        let first = anchor.start_line.unwrap_or(anchor.line);
+        Some(Carried::Changed {
+            first,
+            last: anchor.line,
+        })
+    } else {
+        carry(anchor, &c.path, now_path, patch, to, texts, was, maps)
+    };
+    // A place GitHub takes in the new patch: the lines found, else the last or the first of
+    // them alone for lines that changed.
+    let valid = |first: u32, last: u32| {
+        let addr = LineAddr {
+            side: anchor.side,
+            line: last,
+        };
+        place_error(patch, (first < last).then_some(first), addr).is_none()
+    };
+    let place = match carried {
+        Some(Carried::Same { first, last }) if valid(first, last) => Some((first, last, None)),
+        Some(Carried::Changed { first, last } | Carried::Ambiguous { first, last }) => {
+            let reason = match carried {
+                Some(Carried::Ambiguous { .. }) => Reason::Repeated,
+                _ => Reason::Changed,
+            };
+            [(first, last), (last, last), (first, first)]
+                .into_iter()
+                .find(|&(a, b)| valid(a, b))
+                .map(|(a, b)| (a, b, Some(reason)))
+        }
+        _ => None,
+    };
+    let Some((first, last, outdated)) = place else {
+        // Its lines are not in the diff: it keeps what it was written on, to be found again.
+        c.followed = Some(followed(
+            FollowState::Gone,
+            Vec::new(),
+            false,
+            Reason::Changed,
+        ));
+        return;
+    };
+    c.path = now_path.to_owned();
     c.side = anchor.side;
-    c.start_line = (n > 1).then_some(first.line);
-    c.line = last.line;
-    let now: Vec<String> = seq[i..i + n].iter().map(|s| s.text.clone()).collect();
-    c.written = patch.and_then(|p| anchor_at(p, head, c.side, c.start_line, c.line));
-    c.followed = match (found, prev) {
-        (Found::Changed(..), _) => Some(followed(FollowState::Outdated, now, false)),
+    c.start_line = (first < last).then_some(first);
+    c.line = last;
+    let now_lines: Vec<String> = seq
+        .iter()
+        .filter(|s| (first..=last).contains(&s.line))
+        .map(|s| s.text.clone())
+        .collect();
+    c.written = anchor_at(patch, to, now_path, c.side, c.start_line, c.line);
+    c.followed = match (outdated, prev) {
+        (Some(reason), _) => Some(followed(FollowState::Outdated, now_lines, false, reason)),
         // Outdated earlier: still, with the maintainer's decision as it was.
-        (_, Some(p)) if p.state == FollowState::Outdated => {
-            Some(followed(FollowState::Outdated, now, p.kept))
+        (None, Some(p)) if p.state == FollowState::Outdated => {
+            Some(followed(FollowState::Outdated, now_lines, p.kept, p.reason))
         }
         _ if c.place() == from => None,
-        _ => Some(followed(FollowState::Moved, now, false)),
+        _ => Some(followed(
+            FollowState::Moved,
+            now_lines,
+            false,
+            Reason::Changed,
+        )),
     };
 }
 
@@ -1057,6 +1405,8 @@ mod tests {
         assert_eq!(c.preview(), "suggest: let a = 1;");
         c.written = Some(Anchor {
             head_sha: "h".to_owned(),
+            base_sha: String::new(),
+            base_path: None,
             side: Side::Right,
             start_line: Some(10),
             line: 11,
@@ -1166,6 +1516,12 @@ mod tests {
         [("f.rs".to_owned(), parse(p))].into()
     }
 
+    /// Follows `r` to `head`, where `f.rs`'s patch is `p` (no texts of files: the patches only).
+    fn follow(r: &mut PendingReview, head: &str, p: &str) {
+        let ps = patches(p);
+        r.follow(&DiffAt::new(head, "", &ps), &FileTexts::default());
+    }
+
     /// A review with one comment on `line` (RIGHT) of `before`, written at head `h1`.
     fn written_on(before: &str, start: Option<u32>, line: u32) -> PendingReview {
         let mut r = PendingReview::default();
@@ -1181,7 +1537,8 @@ mod tests {
                 Some(&patch),
             )
             .unwrap();
-        r.anchor(&id, &patch, "h1");
+        let ps: HashMap<String, ParsedPatch> = [("f.rs".to_owned(), patch)].into();
+        r.anchor(&id, &DiffAt::new("h1", "", &ps));
         r.head_sha = "h1".to_owned();
         r
     }
@@ -1192,7 +1549,7 @@ mod tests {
     fn a_comment_moves_with_its_lines_when_a_rebase_shifts_them() {
         let mut r = written_on(H1, Some(12), 13);
         let shifted = H1.replace("@@ -10,6 +10,7 @@", "@@ -40,6 +52,7 @@");
-        r.follow("h2", &patches(&shifted));
+        follow(&mut r, "h2", &shifted);
         let c = r.get("c1").unwrap();
         assert_eq!((c.start_line, c.line), (Some(54), 55));
         let f = c.followed.as_ref().unwrap();
@@ -1202,10 +1559,10 @@ mod tests {
         assert!(!c.needs_decision());
         // Followed again at the same head: nothing changes.
         let again = r.clone();
-        r.follow("h2", &patches(&shifted));
+        follow(&mut r, "h2", &shifted);
         assert_eq!(r, again);
         // The same patch at a new head where it was: no longer moved.
-        r.follow("h3", &patches(H1));
+        follow(&mut r, "h3", H1);
         assert_eq!(r.get("c1").unwrap().followed, None);
         assert_eq!(r.get("c1").unwrap().line, 13);
     }
@@ -1214,7 +1571,7 @@ mod tests {
     fn a_comment_whose_lines_changed_is_outdated_where_they_are_now_until_kept() {
         let mut r = written_on(H1, None, 12);
         let changed = "@@ -20,6 +30,7 @@ fn f() {\n a\n b\n-c\n+K\n+D\n e\n f\n g";
-        r.follow("h2", &patches(changed));
+        follow(&mut r, "h2", changed);
         let c = r.get("c1").unwrap();
         assert_eq!(c.line, 32);
         let f = c.followed.as_ref().unwrap();
@@ -1238,7 +1595,7 @@ mod tests {
     fn a_comment_whose_lines_left_the_diff_is_gone_and_found_again_if_they_come_back() {
         let mut r = written_on(H1, None, 13);
         let without = "@@ -10,3 +10,3 @@ fn x() {\n x\n-y\n+Y";
-        r.follow("h2", &patches(without));
+        follow(&mut r, "h2", without);
         let c = r.get("c1").unwrap();
         assert_eq!(c.followed.as_ref().unwrap().state, FollowState::Gone);
         assert!(
@@ -1247,26 +1604,206 @@ mod tests {
                 .starts_with("gone: its lines (f.rs:13 at h1)")
         );
         assert!(matches!(r.keep("c1"), Err(PendingError::Gone { .. })));
-        r.follow("h3", &patches(&H1.replace("+10,7", "+11,7")));
+        follow(&mut r, "h3", &H1.replace("+10,7", "+11,7"));
         let c = r.get("c1").unwrap();
         assert_eq!(c.line, 14);
         assert_eq!(c.followed.as_ref().unwrap().state, FollowState::Moved);
     }
 
     #[test]
-    fn repeated_text_goes_to_the_place_with_its_context_then_the_nearest() {
+    fn repeated_text_goes_where_the_diff_puts_it_never_to_a_copy_by_a_guess() {
         let p = "@@ -1,3 +1,9 @@\n a\n+x = 1\n b\n+y\n+x = 1\n+z\n+w\n+x = 1\n c";
         let mut r = written_on(p, None, 5);
-        r.follow("h2", &patches(&p.replace("+1,9", "+3,9")));
+        follow(&mut r, "h2", &p.replace("+1,9", "+3,9"));
         assert_eq!(r.get("c1").unwrap().line, 7, "the one between y and z");
-        // A blank line found elsewhere without its context is no place for it.
+        // A blank line the diff keeps among none of the lines it had around it: no place for it.
         let blank = "@@ -1,3 +1,4 @@\n a\n+\n b\n c";
         let mut r = written_on(blank, None, 2);
-        r.follow("h2", &patches("@@ -1,2 +1,3 @@\n q\n+\n r"));
+        follow(&mut r, "h2", "@@ -1,2 +1,3 @@\n q\n+\n r");
         assert_eq!(
             r.get("c1").unwrap().followed.as_ref().unwrap().state,
             FollowState::Gone
         );
+    }
+
+    /// An added file of a table of identical rows: `static T = [`, 50 rows, `];`, with `header`
+    /// lines above it.
+    fn table(header: usize) -> String {
+        let mut lines: Vec<String> = (1..=header).map(|i| format!("// header {i}")).collect();
+        lines.push("static T: [u8; 200] = [".to_owned());
+        lines.extend(std::iter::repeat_n(
+            "    0x00, 0x00, 0x00, 0x00,".to_owned(),
+            50,
+        ));
+        lines.push("];".to_owned());
+        let body: Vec<String> = lines.iter().map(|l| format!("+{l}")).collect();
+        format!("@@ -0,0 +1,{} @@\n{}", lines.len(), body.join("\n"))
+    }
+
+    #[test]
+    fn every_row_of_a_table_of_identical_rows_moves_by_the_lines_added_above_it() {
+        let mut r = PendingReview::default();
+        let before: HashMap<String, ParsedPatch> = [("f.rs".to_owned(), parse(&table(0)))].into();
+        for line in 2..=51 {
+            let id = r
+                .add(
+                    "f.rs",
+                    Side::Right,
+                    None,
+                    line,
+                    "why?",
+                    CommentKind::Comment,
+                    None,
+                )
+                .unwrap();
+            r.anchor(&id, &DiffAt::new("h1", "b", &before));
+        }
+        // A finding's draft on a row follows the same diff.
+        let draft = r
+            .propose_finding(
+                "PS-0123456789",
+                "f.rs",
+                LineAddr {
+                    side: Side::Right,
+                    line: 30,
+                },
+                "All zero?",
+            )
+            .unwrap();
+        r.anchor_new(&DiffAt::new("h1", "b", &before));
+        r.head_sha = "h1".to_owned();
+        assert_eq!(r.patches.len(), 1, "the patch is kept once");
+        let after: HashMap<String, ParsedPatch> = [("f.rs".to_owned(), parse(&table(5)))].into();
+        r.follow(&DiffAt::new("h2", "b", &after), &FileTexts::default());
+        let d = r.get(&draft).unwrap();
+        assert_eq!(
+            (d.line, d.followed.as_ref().unwrap().state),
+            (35, FollowState::Moved)
+        );
+        for (c, was) in r.comments.iter().filter(|c| c.id != draft).zip(2..) {
+            assert_eq!(c.line, was + 5, "{}: {:?}", c.id, c.follow_said());
+            assert_eq!(c.followed.as_ref().unwrap().state, FollowState::Moved);
+        }
+        assert_eq!(
+            r.get("c5").unwrap().follow_said().unwrap(),
+            "moved f.rs:6 → :11"
+        );
+        assert_eq!(r.patches.len(), 1, "the new head's patch replaces the old");
+        assert_eq!(r.patches[0].head_sha, "h2");
+        // A row added among them: which rows they are now, the diff cannot say.
+        let more = table(5)
+            .replace("+1,57 @@", "+1,58 @@")
+            .replace("\n+];", "\n+    0x00, 0x00, 0x00, 0x00,\n+];");
+        let more: HashMap<String, ParsedPatch> = [("f.rs".to_owned(), parse(&more))].into();
+        r.follow(&DiffAt::new("h3", "b", &more), &FileTexts::default());
+        let c = r.get("c5").unwrap();
+        let f = c.followed.as_ref().unwrap();
+        assert_eq!(
+            (f.state, f.reason),
+            (FollowState::Outdated, Reason::Repeated)
+        );
+        assert!(c.needs_decision());
+        assert!(
+            c.follow_said().unwrap().starts_with(
+                "outdated: its lines repeat, and the diff since f.rs:6 at h1 does not tell which copy they are; now at :"
+            ),
+            "{:?}",
+            c.follow_said()
+        );
+        assert_eq!(
+            r.get("c1").unwrap().followed.as_ref().unwrap().state,
+            FollowState::Outdated,
+            "the first row too: the new one may be above it"
+        );
+    }
+
+    #[test]
+    fn a_removed_line_is_gone_though_a_copy_of_it_is_in_the_diff() {
+        let h1 = "@@ -1,4 +1,9 @@\n fn f(a: u32) -> u32 {\n+    let mut t = a;\n+    t += 1;\n+    t *= 2;\n+    t += 1;\n+    t\n }\n \n fn g() {}";
+        let h2 = "@@ -1,4 +1,8 @@\n fn f(a: u32) -> u32 {\n+    let mut t = a;\n+    t *= 2;\n+    t += 1;\n+    t\n }\n \n fn g() {}";
+        let mut r = written_on(h1, None, 3);
+        let id = r
+            .add(
+                "f.rs",
+                Side::Right,
+                None,
+                5,
+                "again?",
+                CommentKind::Comment,
+                None,
+            )
+            .unwrap();
+        let ps = patches(h1);
+        r.anchor(&id, &DiffAt::new("h1", "", &ps));
+        follow(&mut r, "h2", h2);
+        let c = r.get("c1").unwrap();
+        assert_eq!(
+            c.followed.as_ref().unwrap().state,
+            FollowState::Gone,
+            "{c:?}"
+        );
+        assert_eq!(c.line, 3, "where it was written");
+        let c = r.get("c2").unwrap();
+        assert_eq!(
+            (c.line, c.follow_said().unwrap()),
+            (4, "moved f.rs:5 → :4".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_files_texts_say_where_lines_went_that_the_patches_do_not_show() {
+        // The file: 30 lines `line N`; the PR changes line 20. Upstream then adds 3 lines at
+        // the top, far from the hunk, and the PR is rebased: no patch shows them.
+        let text = |top: usize, twenty: &str| -> String {
+            let mut v: Vec<String> = (0..top).map(|i| format!("// top {i}")).collect();
+            v.extend((1..=30).map(|n| {
+                if n == 20 {
+                    twenty.to_owned()
+                } else {
+                    format!("line {n}")
+                }
+            }));
+            v.join("\n") + "\n"
+        };
+        let h1 = "@@ -17,7 +17,7 @@\n line 17\n line 18\n line 19\n-line 20\n+line twenty\n line 21\n line 22\n line 23";
+        let h2 = "@@ -20,7 +20,7 @@\n line 17\n line 18\n line 19\n-line 20\n+line twenty\n line 21\n line 22\n line 23";
+        let ps1 = patches(h1);
+        let mut r = PendingReview::default();
+        r.add(
+            "f.rs",
+            Side::Right,
+            None,
+            21,
+            "x",
+            CommentKind::Comment,
+            None,
+        )
+        .unwrap();
+        r.anchor("c1", &DiffAt::new("h1", "b1", &ps1));
+        r.head_sha = "h1".to_owned();
+        let ps2 = patches(h2);
+        let to = DiffAt::new("h2", "b2", &ps2);
+        assert_eq!(
+            r.texts_wanted(&to),
+            vec![
+                ("h1".to_owned(), "f.rs".to_owned()),
+                ("h2".to_owned(), "f.rs".to_owned())
+            ]
+        );
+        let mut texts = FileTexts::default();
+        texts.insert("h1", "f.rs", Arc::from(text(0, "line twenty")));
+        texts.insert("h2", "f.rs", Arc::from(text(3, "line twenty")));
+        let mut with = r.clone();
+        with.follow(&to, &texts);
+        assert_eq!(with.get("c1").unwrap().line, 24);
+        // Texts that are not the files the anchor read (another commit's): the patches decide.
+        let mut wrong = FileTexts::default();
+        wrong.insert("h1", "f.rs", Arc::from(text(2, "line twenty")));
+        wrong.insert("h2", "f.rs", Arc::from(text(9, "line twenty")));
+        let mut without = r.clone();
+        without.follow(&to, &wrong);
+        assert_eq!(without.get("c1").unwrap().line, 24);
+        assert_eq!(without, with);
     }
 
     #[test]
@@ -1284,14 +1821,14 @@ mod tests {
         .unwrap();
         r.head_sha = "h1".to_owned();
         // The same head: its lines are read now.
-        r.follow("h1", &patches(H1));
+        follow(&mut r, "h1", H1);
         assert_eq!(
             r.get("c1").unwrap().written.as_ref().unwrap().text,
             vec!["+C"]
         );
         let mut old = r.clone();
         old.comments[0].written = None;
-        old.follow("h2", &patches(H1));
+        follow(&mut old, "h2", H1);
         let f = old.get("c1").unwrap().followed.clone().unwrap();
         assert_eq!(f.state, FollowState::Outdated);
         assert!(f.was.is_empty());

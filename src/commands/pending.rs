@@ -16,12 +16,15 @@ use crate::error::CliError;
 use crate::ledger::Ledger;
 use crate::pr::Snapshot;
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
-    refused_comments, says_nothing, settle, submit_live, submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, TextSource, diff_at, find_earlier,
+    load_with_drafts, record_submitted, refused_comments, says_nothing, settle, submit_live,
+    submit_offline,
 };
 use crate::review::results::inline::parsed_patches;
 use crate::sanitize::one_line;
-use crate::source::Target;
+use crate::source::github::contents::{BlobCache, DEFAULT_CACHE_BYTES};
+use crate::source::{Fixture, Target};
+use std::sync::Mutex;
 
 /// Tries for a live submission (each looks for the review before sending again).
 const SUBMIT_ATTEMPTS: u32 = 3;
@@ -36,16 +39,35 @@ pub(super) async fn run(ctx: &Context, cmd: PendingCommand) -> Result<(), CliErr
     }
 }
 
-/// The PR as it is now (live: fetched; a fixture: its initial snapshot) and whether it is live.
-async fn load(ctx: &Context, pr: &str) -> Result<(Snapshot, bool), CliError> {
-    let target = ctx.resolve(Some(pr))?;
-    let live = matches!(target, Target::Live(_));
-    Ok((super::load_snapshot(ctx, target, None).await?, live))
+/// The PR as it is now (live: fetched; a fixture: its initial snapshot), whether it is live,
+/// and the fixture it was read from.
+async fn load(ctx: &Context, pr: &str) -> Result<(Snapshot, bool, Option<Box<Fixture>>), CliError> {
+    match ctx.resolve(Some(pr))? {
+        Target::Fixture(f) => Ok((f.snapshot_at(0)?, false, Some(f))),
+        live => Ok((super::load_snapshot(ctx, live, None).await?, true, None)),
+    }
 }
 
-/// The pending review with the latest run's findings on diff lines proposed as drafts.
-pub(crate) fn open(ledger: &Ledger, snapshot: &Snapshot) -> Result<PendingReview, CliError> {
-    Ok(load_with_drafts(ledger, snapshot)?)
+/// The pending review with the latest run's findings on diff lines proposed as drafts, its
+/// comments followed to the snapshot's head through the files' texts: offline the fixture's
+/// recorded ones, live read from GitHub (only those of comments written at another head).
+pub(crate) async fn open(
+    ctx: &Context,
+    ledger: &Ledger,
+    snapshot: &Snapshot,
+    fixture: Option<&Fixture>,
+) -> Result<PendingReview, CliError> {
+    let cache = Mutex::new(BlobCache::new(DEFAULT_CACHE_BYTES));
+    let gh = match fixture {
+        Some(_) => None,
+        None => Some(super::live::client(ctx, &snapshot.pr.coords()).await?),
+    };
+    let texts = TextSource {
+        gh: gh.as_ref(),
+        fixture,
+        cache: Some(&cache),
+    };
+    Ok(load_with_drafts(ledger, snapshot, texts).await?)
 }
 
 fn save(ledger: &Ledger, snapshot: &Snapshot, pending: &mut PendingReview) -> Result<(), CliError> {
@@ -55,7 +77,7 @@ fn save(ledger: &Ledger, snapshot: &Snapshot, pending: &mut PendingReview) -> Re
 }
 
 async fn add(ctx: &Context, args: PendingAddArgs) -> Result<(), CliError> {
-    let (snapshot, _) = load(ctx, &args.pr).await?;
+    let (snapshot, _, fixture) = load(ctx, &args.pr).await?;
     let ledger = ctx.ledger()?;
     let side = if args.side.eq_ignore_ascii_case("left") {
         Side::Left
@@ -77,7 +99,7 @@ async fn add(ctx: &Context, args: PendingAddArgs) -> Result<(), CliError> {
         ),
         (None, None) => return Err(CliError::usage("give --body T or --suggestion T")),
     };
-    let mut pending = open(&ledger, &snapshot)?;
+    let mut pending = open(ctx, &ledger, &snapshot, fixture.as_deref()).await?;
     let id = pending
         .add(
             &args.path,
@@ -89,7 +111,7 @@ async fn add(ctx: &Context, args: PendingAddArgs) -> Result<(), CliError> {
             Some(patch),
         )
         .map_err(|e| CliError::usage(e.to_string()))?;
-    pending.anchor(&id, patch, &snapshot.pr.head_sha);
+    pending.anchor(&id, &diff_at(&snapshot, &patches));
     save(&ledger, &snapshot, &mut pending)?;
     let place = pending.get(&id).map(|c| c.place()).unwrap_or_default();
     super::emit(&format!(
@@ -153,8 +175,8 @@ fn markdown(pending: &PendingReview) -> String {
 }
 
 async fn list(ctx: &Context, pr: &str, format: Format) -> Result<(), CliError> {
-    let (snapshot, _) = load(ctx, pr).await?;
-    let pending = open(&ctx.ledger()?, &snapshot)?;
+    let (snapshot, _, fixture) = load(ctx, pr).await?;
+    let pending = open(ctx, &ctx.ledger()?, &snapshot, fixture.as_deref()).await?;
     let text = match format {
         Format::Md => markdown(&pending),
         Format::Json => {
@@ -172,9 +194,9 @@ async fn list(ctx: &Context, pr: &str, format: Format) -> Result<(), CliError> {
 }
 
 async fn drop_one(ctx: &Context, pr: &str, id: &str) -> Result<(), CliError> {
-    let (snapshot, _) = load(ctx, pr).await?;
+    let (snapshot, _, fixture) = load(ctx, pr).await?;
     let ledger = ctx.ledger()?;
-    let mut pending = open(&ledger, &snapshot)?;
+    let mut pending = open(ctx, &ledger, &snapshot, fixture.as_deref()).await?;
     pending
         .drop_comment(id)
         .map_err(|e| CliError::usage(format!("{e} (`pending list` shows the ids)")))?;
@@ -183,9 +205,9 @@ async fn drop_one(ctx: &Context, pr: &str, id: &str) -> Result<(), CliError> {
 }
 
 async fn keep_one(ctx: &Context, pr: &str, id: &str) -> Result<(), CliError> {
-    let (snapshot, _) = load(ctx, pr).await?;
+    let (snapshot, _, fixture) = load(ctx, pr).await?;
     let ledger = ctx.ledger()?;
-    let mut pending = open(&ledger, &snapshot)?;
+    let mut pending = open(ctx, &ledger, &snapshot, fixture.as_deref()).await?;
     pending
         .keep(id)
         .map_err(|e| CliError::usage(format!("{e} (`pending list` shows the ids)")))?;
@@ -366,9 +388,9 @@ async fn submit(ctx: &Context, args: PendingSubmitArgs) -> Result<(), CliError> 
         "request-changes" => Event::RequestChanges,
         _ => Event::Comment,
     };
-    let (snapshot, live) = load(ctx, &args.pr).await?;
+    let (snapshot, live, fixture) = load(ctx, &args.pr).await?;
     let ledger = ctx.ledger()?;
-    let mut pending = open(&ledger, &snapshot)?;
+    let mut pending = open(ctx, &ledger, &snapshot, fixture.as_deref()).await?;
     let undecided = pending
         .comments
         .iter()

@@ -33,10 +33,11 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::code::pending::{FollowState, PendingReview};
+use crate::code::pending::{DiffAt, FileTexts, FollowState, PendingReview, Reason};
 use crate::code::{LineAddr, ParsedPatch, Side};
 use crate::ledger::{Ledger, LedgerError, OutboxReview, ReviewIntent};
 use crate::pr::{PrCoords, sha256_hex};
+use crate::source::github::contents::{self, BlobCache};
 use crate::source::github::{GitHub, GitHubError};
 
 /// The hidden key a submitted review's body ends with.
@@ -240,10 +241,16 @@ pub fn outdated(pending: &PendingReview) -> Vec<(String, String)> {
                         .map(|t| format!("`{}`", crate::sanitize::one_line(t)))
                         .unwrap_or_else(|| "(not recorded)".to_owned())
                 };
+                let repeated = match f.reason {
+                    Reason::Repeated => {
+                        "; its lines repeat, so which copy they are now is not certain"
+                    }
+                    Reason::Changed => "",
+                };
                 (
                     c.id.clone(),
                     format!(
-                        "{} (written on {}: {}; now {})",
+                        "{} (written on {}: {}{repeated}; now {})",
                         c.place(),
                         f.from,
                         first(&f.was),
@@ -278,7 +285,13 @@ pub fn fold_into_body(pending: &mut PendingReview, ids: &[String]) {
         if ids.contains(&c.id) && c.state.is_posted() {
             let head = match &c.followed {
                 Some(f) if f.state == FollowState::Outdated => {
-                    let mut s = format!("**{}** (its lines changed since it was written", f.from);
+                    let why = match f.reason {
+                        Reason::Changed => "its lines changed since it was written",
+                        Reason::Repeated => {
+                            "its lines repeat, and which copy they are since it was written is not certain"
+                        }
+                    };
+                    let mut s = format!("**{}** ({why}", f.from);
                     if !f.from_head.is_empty() {
                         s.push_str(&format!(
                             " at {}",
@@ -395,21 +408,134 @@ fn positions(message: &str) -> Vec<usize> {
     out
 }
 
+/// How long reading files' texts to follow the diff may take before the patches are followed.
+pub const TEXTS_WAIT: Duration = Duration::from_secs(20);
+
+/// Where the files' texts are read that the pending review follows the diff between when the
+/// head moved: live through GitHub (by blob, through `cache`), offline from a fixture's recorded
+/// texts, or nowhere (the patches only). What cannot be read (over 1 MiB, binary, missing, a
+/// failed request) is left out: the comments follow the patches there.
+#[derive(Clone, Copy, Default)]
+pub struct TextSource<'a> {
+    pub gh: Option<&'a GitHub>,
+    pub fixture: Option<&'a crate::source::Fixture>,
+    pub cache: Option<&'a std::sync::Mutex<BlobCache>>,
+}
+
+impl TextSource<'_> {
+    /// No texts: the patches only.
+    pub const NONE: TextSource<'static> = TextSource {
+        gh: None,
+        fixture: None,
+        cache: None,
+    };
+
+    /// The texts of `wanted` (commit, path) of the PR at `coords`, as far as they can be read:
+    /// live in requests of [`contents::FILES_PER_REQUEST`] files, those already in the cache
+    /// read from it.
+    pub async fn read(&self, coords: &PrCoords, wanted: &[(String, String)]) -> FileTexts {
+        let mut out = FileTexts::default();
+        if wanted.is_empty() {
+            return out;
+        }
+        let Some(gh) = self.gh else {
+            for (commit, path) in wanted {
+                let recorded = self.fixture.and_then(|f| f.file_at(commit, path));
+                if let Ok(t) = contents::offline_file(recorded, commit, path) {
+                    out.insert(commit, path, t.text);
+                }
+            }
+            return out;
+        };
+        // The lock is never held across a request.
+        let mut ask = Vec::new();
+        for (commit, path) in wanted {
+            match self.cache.and_then(|c| lock(c).get(commit, path)) {
+                Some(Ok(t)) => out.insert(commit, path, t.text),
+                Some(Err(_)) => {}
+                None => ask.push((commit.clone(), path.clone())),
+            }
+        }
+        // Live reads need the runtime (the console's ledger lane has it; a bare thread has
+        // none, and follows the patches), and never hold the follow up for long.
+        if ask.is_empty() || tokio::runtime::Handle::try_current().is_err() {
+            return out;
+        }
+        let read = tokio::time::timeout(TEXTS_WAIT, contents::read_files_at(gh, coords, &ask));
+        match read.await.unwrap_or_else(|_| {
+            Err(GitHubError::Graphql(format!(
+                "no answer in {} s",
+                TEXTS_WAIT.as_secs()
+            )))
+        }) {
+            Ok(read) => {
+                for ((commit, path), r) in ask.iter().zip(read) {
+                    if let Some(c) = self.cache {
+                        lock(c).insert(commit, path, &r);
+                    }
+                    if let Ok(t) = r {
+                        out.insert(commit, path, t.text);
+                    }
+                }
+            }
+            Err(e) => tracing::debug!("{coords}: files' texts to follow the diff: {e}"),
+        }
+        out
+    }
+}
+
+/// The cache, even after a panic elsewhere left it poisoned (it holds only texts read).
+fn lock(c: &std::sync::Mutex<BlobCache>) -> std::sync::MutexGuard<'_, BlobCache> {
+    c.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The diff the pending review follows at `snapshot`'s head: its patches (`patches`, parsed
+/// from the snapshot), its base, and the files it renames.
+pub fn diff_at<'a>(
+    snapshot: &'a crate::pr::Snapshot,
+    patches: &'a HashMap<String, ParsedPatch>,
+) -> DiffAt<'a> {
+    let mut at = DiffAt::new(&snapshot.pr.head_sha, &snapshot.pr.base_sha, patches);
+    at.renamed = snapshot
+        .pr
+        .files
+        .iter()
+        .filter_map(|f| Some((f.path.clone(), f.previous_path.clone()?)))
+        .collect();
+    at
+}
+
+/// Follows `pending`'s comments to `snapshot`'s head, through the files' texts read from
+/// `texts` where the head moved (the patches where they cannot be read).
+pub async fn follow_to(
+    pending: &mut PendingReview,
+    snapshot: &crate::pr::Snapshot,
+    texts: TextSource<'_>,
+) {
+    let patches = crate::review::results::inline::parsed_patches(snapshot);
+    let to = diff_at(snapshot, &patches);
+    let read = texts
+        .read(&snapshot.pr.coords(), &pending.texts_wanted(&to))
+        .await;
+    pending.follow(&to, &read);
+}
+
 /// The PR's pending review with the latest stored run's findings on diff lines proposed in it
 /// as drafts (those already there, kept, edited or dropped, stay as they are), derived from the
 /// decisions recorded for the PR: a finding dismissed, made a lesson, posted, kept or dropped
 /// is never proposed again (a posted one is shown as posted); its head is the snapshot's when
-/// it had none.
-pub fn load_with_drafts(
+/// it had none. Comments written at another head follow their lines there first, through the
+/// files' texts read from `texts` ([`follow_to`]).
+pub async fn load_with_drafts(
     ledger: &Ledger,
     snapshot: &crate::pr::Snapshot,
+    texts: TextSource<'_>,
 ) -> Result<PendingReview, LedgerError> {
     let coords = snapshot.pr.coords();
     let mut pending = ledger.load_pending(&coords)?;
-    // Comments written at another head follow their lines to this one first.
+    follow_to(&mut pending, snapshot, texts).await;
     let head = &snapshot.pr.head_sha;
     let patches = crate::review::results::inline::parsed_patches(snapshot);
-    pending.follow(head, &patches);
     let (runs, _) = ledger.load_runs::<crate::review::ReviewRun>(&coords)?;
     let decisions = ledger.decisions(&crate::ledger::RepoId::of(&coords))?;
     let settled = crate::review::results::outcome::settled(&decisions, coords.number);
@@ -420,7 +546,7 @@ pub fn load_with_drafts(
         .into_iter()
         .flat_map(|r| r.findings());
     crate::review::results::inline::propose_drafts(&mut pending, findings, snapshot, &settled);
-    pending.anchor_new(head, &patches);
+    pending.anchor_new(&diff_at(snapshot, &patches));
     if pending.head_sha.is_empty() {
         pending.head_sha = snapshot.pr.head_sha.clone();
     }

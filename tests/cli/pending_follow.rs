@@ -400,3 +400,256 @@ async fn findings_drafts_follow_their_lines_and_an_outdated_one_is_kept_only_whe
         "{after}"
     );
 }
+
+/// Where `git diff -U0 A B -- path` says each line of `path` at A is at B: `Some(line)` for a
+/// line no hunk touches, `None` for one a hunk removes or changes. The oracle for following.
+fn git_says(
+    git: &support::gitrepo::GitRepo,
+    a: &str,
+    b: &str,
+    path: &str,
+    line: u32,
+) -> Option<u32> {
+    let diff = git.git(&["diff", "-U0", "--no-color", "-M", a, b, "--", path]);
+    let mut shift: i64 = 0;
+    for h in diff.lines().filter(|l| l.starts_with("@@ -")) {
+        // `@@ -a[,b] +c[,d] @@`
+        let mut ranges = h[3..].split(' ');
+        let range = |r: Option<&str>| -> (u32, u32) {
+            let r = r.unwrap_or("").trim_start_matches(['-', '+']);
+            match r.split_once(',') {
+                Some((s, n)) => (s.parse().unwrap_or(0), n.parse().unwrap_or(0)),
+                None => (r.parse().unwrap_or(0), 1),
+            }
+        };
+        let (old_start, old_len) = range(ranges.next());
+        let (_, new_len) = range(ranges.next());
+        if old_len > 0 && (old_start..old_start + old_len).contains(&line) {
+            return None;
+        }
+        // A hunk of no old lines adds its lines after `old_start`.
+        if line >= old_start + old_len.max(1) {
+            shift += i64::from(new_len) - i64::from(old_len);
+        }
+    }
+    Some((i64::from(line) + shift) as u32)
+}
+
+/// The lines of `patch` (GitHub's `patch`) on `side`: what a comment can be on.
+fn diff_lines(patch: &str, side: &str) -> Vec<u32> {
+    use pr_shepherd::code::LineKind;
+    let parsed = pr_shepherd::code::parse(patch);
+    parsed
+        .lines
+        .iter()
+        .filter_map(|l| match (side, l.kind) {
+            ("LEFT", LineKind::Context | LineKind::Removed) => l.old,
+            ("RIGHT", LineKind::Context | LineKind::Added) => l.new,
+            _ => None,
+        })
+        .collect()
+}
+
+const TABLE: &str = "src/table.rs";
+const UTIL: &str = "src/util.rs";
+const ROW: &str = "    0x00, 0x00, 0x00, 0x00,";
+const CHECK: &str = "    debug_assert!(xs.len() < 1 << 20);";
+
+/// `src/table.rs`: a table of 50 identical rows, `header` lines above it.
+fn table(header: &[&str]) -> String {
+    let mut s: String = header.iter().map(|l| format!("{l}\n")).collect();
+    s.push_str("pub static TABLE: [u8; 200] = [\n");
+    for _ in 0..50 {
+        s.push_str(ROW);
+        s.push('\n');
+    }
+    s.push_str("];\n");
+    s
+}
+
+const UTIL_BASE: &str = "pub fn total(xs: &[u32]) -> u32 {
+    let mut sum = 0;
+    for x in xs {
+        sum += x;
+    }
+    sum
+}
+
+pub fn count(xs: &[u32]) -> usize {
+    xs.len()
+}
+";
+
+/// A PR adds a table of identical rows and a line that has a copy elsewhere in its file; then
+/// upstream adds lines above the PR's, and the force-push rebases onto them, adds a header of 5
+/// lines above the table and removes the line (its copy stays).
+fn repeated_lines_pr() -> RebasedPr {
+    let repo = support::gitrepo::GitRepo::new();
+    repo.write(UTIL, UTIL_BASE);
+    repo.write("README.md", "readme\n");
+    repo.commit("base");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.write(TABLE, table(&[]));
+    let util1 = UTIL_BASE
+        .replace(
+            "    let mut sum = 0;\n",
+            &format!("    let mut sum = 0;\n{CHECK}\n"),
+        )
+        .replace(
+            "    xs.len()\n",
+            &format!("{CHECK}\n    xs.iter().count()\n"),
+        );
+    repo.write(UTIL, &util1);
+    let head1 = repo.commit("a table; checks");
+    let base1 = repo.merge_base("main", "feature");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write(
+        UTIL,
+        format!("// Utilities.\n// Small ones.\n\n{UTIL_BASE}"),
+    );
+    repo.commit("upstream: a header");
+    repo.git(&["checkout", "-q", "feature"]);
+    repo.git(&["rebase", "-q", "main"]);
+    repo.write(
+        TABLE,
+        table(&[
+            "// The table.",
+            "//",
+            "// Each row is",
+            "// four bytes.",
+            "",
+        ]),
+    );
+    let util2 = repo
+        .git(&["show", &format!("HEAD:{UTIL}")])
+        .replacen(&format!("{CHECK}\n"), "", 1);
+    repo.write(UTIL, &util2);
+    let head2 = repo.amend();
+    let base2 = repo.merge_base("main", "feature");
+    RebasedPr {
+        repo,
+        base1,
+        head1,
+        base2,
+        head2,
+    }
+}
+
+/// Guards following against git: 50 comments on a table of identical rows with 5 lines added
+/// above it, a comment on a line the push removed while a copy of it stays, a comment on that
+/// copy and one on a removed line of the old side, across a rebase onto lines added upstream —
+/// once from the patches alone, once with the files' texts recorded. Every comment is where
+/// `git diff -U0` between the two heads (the two bases for the old side) says its line is, and
+/// a line git says changed or went away is never moved.
+#[test]
+fn repeated_lines_go_where_git_says_and_a_removed_line_never_goes_to_its_copy() {
+    let story = repeated_lines_pr();
+    let git = &story.repo;
+    let (h1, h2, b1, b2) = (&story.head1, &story.head2, &story.base1, &story.base2);
+    assert_ne!(b1, b2, "rebased");
+    let check1 = git.line_of(h1, UTIL, CHECK, 0);
+    let copy1 = git.line_of(h1, UTIL, CHECK, check1);
+    assert_ne!(check1, copy1);
+    let len_base1 = git.line_of(b1, UTIL, "    xs.len()", 0);
+    for texts in [false, true] {
+        let env = TestEnv::new();
+        let recorded = |heads: &[(&String, &String)]| -> Value {
+            let mut v = Vec::new();
+            for (sha, path) in heads {
+                v.push(json!({"sha": sha, "path": path, "text": git.git(&["show", &format!("{sha}:{path}")])}));
+            }
+            Value::Array(v)
+        };
+        let contents = if texts {
+            recorded(&[
+                (h1, &TABLE.to_owned()),
+                (h2, &TABLE.to_owned()),
+                (h1, &UTIL.to_owned()),
+                (h2, &UTIL.to_owned()),
+                (b1, &UTIL.to_owned()),
+                (b2, &UTIL.to_owned()),
+            ])
+        } else {
+            json!([])
+        };
+        let fixture_at = |head: u8| {
+            let mut fx = at(&env, &story, head);
+            let mut v: Value = serde_json::from_slice(&std::fs::read(&fx).unwrap()).unwrap();
+            v["fileContents"] = contents.clone();
+            fx = env.root().join("fixture.json");
+            std::fs::write(&fx, serde_json::to_vec(&v).unwrap()).unwrap();
+            fx
+        };
+        let fixture = fixture_at(1);
+        let f = fixture.to_str().unwrap_or("").to_owned();
+        // c1..c50 on the rows (lines 2..51), c51 on the line the push removes, c52 on its copy,
+        // c53 on the old side's removed `xs.len()`.
+        let mut asked: Vec<(&str, &str, u32)> = (2..=51).map(|l| (TABLE, "RIGHT", l)).collect();
+        asked.push((UTIL, "RIGHT", check1));
+        asked.push((UTIL, "RIGHT", copy1));
+        asked.push((UTIL, "LEFT", len_base1));
+        for (path, side, line) in &asked {
+            ok(&add(
+                &env,
+                &fixture,
+                path,
+                *line,
+                &["--side", side, "--body", "Why?"],
+            ));
+        }
+        fixture_at(2);
+        let out = run(&env, &["pending", "list", &f, "--format", "json"]);
+        ok(&out);
+        let list = stdout_json(&out);
+        let files2 = story.files2();
+        let patch2 = |p: &str| -> String {
+            files2
+                .iter()
+                .find(|x| x["path"] == p)
+                .and_then(|x| x["patch"].as_str())
+                .unwrap_or("")
+                .to_owned()
+        };
+        let mut moved = 0;
+        for (i, (path, side, line)) in asked.iter().enumerate() {
+            let id = format!("c{}", i + 1);
+            let c = comment(&list, &id);
+            let state = c["followed"]["state"].as_str().unwrap_or("");
+            let (a, b) = if *side == "LEFT" { (b1, b2) } else { (h1, h2) };
+            let now = git_says(git, a, b, path, *line)
+                .filter(|l| diff_lines(&patch2(path), side).contains(l));
+            match now {
+                Some(l) => {
+                    assert_eq!(
+                        (c["line"].as_u64(), c["side"].as_str(), state),
+                        (
+                            Some(u64::from(l)),
+                            Some(*side),
+                            if l == *line { "" } else { "moved" }
+                        ),
+                        "texts {texts}: {id} at {path}:{line} ({side}): git says :{l}\n{c}"
+                    );
+                    moved += 1;
+                }
+                None => assert!(
+                    state == "gone" || state == "outdated",
+                    "texts {texts}: {id} at {path}:{line}: git says its line changed or left the diff\n{c}"
+                ),
+            }
+        }
+        assert_eq!(
+            moved, 52,
+            "texts {texts}: the rows, the copy and the old side's line"
+        );
+        assert_eq!(comment(&list, "c51")["followed"]["state"], "gone");
+        let md = stdout(&run(&env, &["pending", "list", &f]));
+        assert!(md.contains("moved src/table.rs:6 → :11"), "{md}");
+        assert!(
+            md.contains(&format!(
+                "gone: its lines (src/util.rs:{check1} at {}",
+                &h1[..7]
+            )),
+            "{md}"
+        );
+    }
+}

@@ -233,3 +233,119 @@ fn a_checkout_at_the_prs_head_opens_the_real_file() {
         "{said}"
     );
 }
+
+/// Guards `[code] checkout` against the symlinks a PR chooses, in a real repository: a link to
+/// an absolute path outside the checkout, a relative `../../` one, one into the checkout's
+/// `.git`, and a file reached through a symlinked folder. None is followed: a link opens as the
+/// read-only copy of its blob (the link text), the folder is refused in words, and nothing
+/// handed to the editor resolves outside the checkout or into its `.git`.
+#[cfg(unix)]
+#[test]
+fn a_symlink_in_the_checkout_is_never_followed() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("secret.txt");
+    std::fs::write(&secret, "the secret\n").unwrap();
+    let repo = support::gitrepo::GitRepo::new();
+    repo.write("README.md", "readme\n");
+    let base = repo.commit("base");
+    let abs = secret.display().to_string();
+    // From docs/ of the checkout, `../../` is the folder holding the checkout and `outside`.
+    let rel = format!(
+        "../../{}/secret.txt",
+        outside.path().file_name().unwrap().to_str().unwrap()
+    );
+    assert_eq!(
+        repo.path().parent(),
+        outside.path().parent(),
+        "both in the temporary folder"
+    );
+    let links = [
+        ("docs/link-abs.md", abs.clone()),
+        ("docs/link-rel.md", rel.clone()),
+        ("docs/git-config.md", "../.git/config".to_owned()),
+    ];
+    for (path, target) in &links {
+        repo.symlink(path, target);
+    }
+    repo.symlink("vendor", &outside.path().display().to_string());
+    let head = repo.commit("links");
+    let mut files = repo.pr_files(&base, &head);
+    // A file the PR lists beneath the symlinked folder (the checkout reaches it through it).
+    files.push(serde_json::json!({
+        "path": "vendor/secret.txt", "status": "added", "additions": 1, "deletions": 0,
+        "patch": "@@ -0,0 +1 @@\n+the secret",
+    }));
+    let env = TestEnv::new();
+    let fx = support::demo_with(&env, |v| {
+        v["pr"]["files"] = serde_json::Value::Array(files.clone());
+        v["pr"]["baseSha"] = serde_json::json!(base);
+        v["pr"]["headSha"] = serde_json::json!(head);
+        v["fileContents"] = serde_json::json!([]);
+        v["items"] = serde_json::json!([]);
+        v["steps"] = serde_json::json!([]);
+    });
+    let mut h = harness(&env, &fx, 120, 40);
+    h.set_editor(Some("vi"), None, Some(repo.path().to_owned()));
+    let checkout = std::fs::canonicalize(repo.path()).unwrap();
+    let kept_out = |opened: &Path| {
+        let real = std::fs::canonicalize(opened).unwrap();
+        assert!(
+            !real.starts_with(outside.path()) && real != std::fs::canonicalize(&secret).unwrap(),
+            "{} leads outside the checkout",
+            real.display()
+        );
+        assert!(
+            !real.starts_with(checkout.join(".git")),
+            "{} is in the checkout's .git",
+            real.display()
+        );
+        assert_eq!(mode(&real), 0o400, "{} is read-only", real.display());
+    };
+    h.draw();
+    h.press("F Enter");
+    let mut seen = Vec::new();
+    for _ in 0..files.len() {
+        let path = h.app.diff_path().unwrap().to_owned();
+        h.press("o");
+        let said = h.app.notice().unwrap_or_default().to_owned();
+        if let Some((_, target)) = links.iter().find(|(p, _)| *p == path) {
+            assert!(
+                said.contains(&format!("opened the head version of {path}"))
+                    && said.contains("a read-only copy")
+                    && said.contains("is a symlink in the checkout")
+                    && said.contains("never followed"),
+                "{said}"
+            );
+            let opened = would_open(&said);
+            kept_out(&opened);
+            assert_eq!(
+                std::fs::read_to_string(&opened).unwrap(),
+                *target,
+                "the link text"
+            );
+        } else if path == "vendor/secret.txt" {
+            assert!(
+                said.contains("cannot open vendor/secret.txt in the editor"),
+                "{said}"
+            );
+            assert!(!said.contains("would run"), "{said}");
+        } else {
+            assert_eq!(path, "vendor");
+            let opened = would_open(&said);
+            kept_out(&opened);
+        }
+        seen.push(path);
+        h.press("n");
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "docs/git-config.md",
+            "docs/link-abs.md",
+            "docs/link-rel.md",
+            "vendor",
+            "vendor/secret.txt"
+        ]
+    );
+}

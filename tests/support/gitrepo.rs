@@ -83,6 +83,16 @@ impl GitRepo {
         std::fs::write(full, bytes).expect("write the file");
     }
 
+    /// Makes `path` (with its folders) a symlink whose link text is `target`, as a PR can.
+    #[cfg(unix)]
+    pub fn symlink(&self, path: &str, target: &str) {
+        let full = self.path().join(path);
+        if let Some(dir) = full.parent() {
+            std::fs::create_dir_all(dir).expect("make the link's folder");
+        }
+        std::os::unix::fs::symlink(target, full).expect("make the symlink");
+    }
+
     /// Commits everything as it is (`git add -A`); returns the new commit's SHA.
     pub fn commit(&self, message: &str) -> String {
         self.git(&["add", "-A"]);

@@ -90,11 +90,26 @@ impl work::Work for Work {
                         .map(Box::new)
                         .map_err(|e| format!("{}: {e}", snapshot.pr.coords())),
                 ),
-                Work::LoadPending { snapshot } => Done::Pending(
-                    crate::publish::review::load_with_drafts(io.ledger, &snapshot)
-                        .map(Box::new)
-                        .map_err(|e| e.to_string()),
-                ),
+                Work::LoadPending { snapshot } => {
+                    let gh = io.session.remote.github().map(|g| g.as_ref());
+                    // Offline, the fixture's recorded texts the comments follow the diff between.
+                    let fixture = if gh.is_none() {
+                        (io.fixture_of)(&snapshot.pr.coords())
+                    } else {
+                        None
+                    };
+                    let texts = crate::publish::review::TextSource {
+                        gh,
+                        fixture: fixture.as_ref(),
+                        cache: Some(io.blobs),
+                    };
+                    Done::Pending(
+                        crate::publish::review::load_with_drafts(io.ledger, &snapshot, texts)
+                            .await
+                            .map(Box::new)
+                            .map_err(|e| e.to_string()),
+                    )
+                }
                 Work::RecordShown { pr, files, all } => {
                     record_shown(io.ledger, &pr, &files, &all, io.now)
                 }

@@ -302,9 +302,11 @@ impl PendingScreen {
                 }
                 review.add_selection(&sel, &text, suggestion).map(|id| {
                     // It remembers the lines it was written on, to follow them across a push.
-                    if let Some(patch) = parsed_patches(&self.snapshot).get(&sel.path) {
-                        review.anchor(&id, patch, &self.snapshot.pr.head_sha);
-                    }
+                    let patches = parsed_patches(&self.snapshot);
+                    review.anchor(
+                        &id,
+                        &crate::publish::review::diff_at(&self.snapshot, &patches),
+                    );
                     let place = review.get(&id).map(|c| c.place()).unwrap_or_default();
                     self.selected = review.comments.len().saturating_sub(1);
                     format!(

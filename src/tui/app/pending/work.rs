@@ -10,8 +10,9 @@ use crate::code::pending::{DraftState, PendingReview};
 use crate::ledger::Ledger;
 use crate::pr::{PrCoords, Snapshot};
 use crate::publish::review::{
-    Event, ReviewRequest, SubmitError, Submitted, find_earlier, load_with_drafts, record_submitted,
-    refused_comments, says_nothing, settle, submit_live, submit_offline,
+    Event, ReviewRequest, SubmitError, Submitted, TextSource, find_earlier, follow_to,
+    load_with_drafts, record_submitted, refused_comments, says_nothing, settle, submit_live,
+    submit_offline,
 };
 use crate::review::results::inline::parsed_patches;
 use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
@@ -63,23 +64,30 @@ impl work::Work for Work {
     fn perform<'a>(self, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
         Box::pin(async move {
             let done = match self {
-                Work::Load { snapshot } => load(io.ledger, &snapshot),
+                Work::Load { snapshot } => {
+                    let fixture = gh_or_fixture(io, &snapshot);
+                    load(io.ledger, &snapshot, texts_of(io, fixture.as_ref())).await
+                }
                 Work::Save { pr, review } => save(io.ledger, &pr, review, io.now),
                 Work::Submit {
                     snapshot,
                     review,
                     event,
-                } => Done::Submitted(
-                    submit(
-                        &io.session.remote,
-                        io.ledger,
-                        &snapshot,
-                        &review,
-                        event,
-                        io.now,
+                } => {
+                    let fixture = gh_or_fixture(io, &snapshot);
+                    Done::Submitted(
+                        submit(
+                            &io.session.remote,
+                            io.ledger,
+                            &snapshot,
+                            &review,
+                            event,
+                            io.now,
+                            texts_of(io, fixture.as_ref()),
+                        )
+                        .await,
                     )
-                    .await,
-                ),
+                }
             };
             send(work::Done::new(done));
         })
@@ -89,7 +97,25 @@ impl work::Work for Work {
 /// Tries for a live submission (each looks for the review before sending again).
 const ATTEMPTS: u32 = 3;
 
-fn load(ledger: &Ledger, snapshot: &Snapshot) -> Done {
+/// Offline, the fixture of the PR (its recorded texts of files); live, none is needed.
+fn gh_or_fixture(io: &Io<'_>, snapshot: &Snapshot) -> Option<crate::source::Fixture> {
+    match io.session.remote.github() {
+        Some(_) => None,
+        None => (io.fixture_of)(&snapshot.pr.coords()),
+    }
+}
+
+/// Where the files' texts are read that the comments follow the diff between: live through
+/// GitHub and the session's blob cache, else the fixture's recorded texts.
+fn texts_of<'a>(io: &'a Io<'a>, fixture: Option<&'a crate::source::Fixture>) -> TextSource<'a> {
+    TextSource {
+        gh: io.session.remote.github().map(|g| g.as_ref()),
+        fixture,
+        cache: Some(io.blobs),
+    }
+}
+
+async fn load(ledger: &Ledger, snapshot: &Snapshot, texts: TextSource<'_>) -> Done {
     // The Shepherd summary: the PR's review draft, less its hidden metadata (a draft that cannot
     // be read offers none; the draft's own screen says why).
     let summary = ledger
@@ -99,7 +125,8 @@ fn load(ledger: &Ledger, snapshot: &Snapshot) -> Done {
         .map(|d| summary_of(&d.body))
         .filter(|s| !s.trim().is_empty());
     Done::Loaded {
-        review: load_with_drafts(ledger, snapshot)
+        review: load_with_drafts(ledger, snapshot, texts)
+            .await
             .map(Box::new)
             .map_err(|e| e.to_string()),
         summary,
@@ -135,6 +162,7 @@ async fn submit(
     review: &PendingReview,
     event: Event,
     now: i64,
+    texts: TextSource<'_>,
 ) -> Result<Submitted, String> {
     // The body is the pending review's own: none is given besides it.
     let body = "";
@@ -158,7 +186,7 @@ async fn submit(
             if let Some(done) = found {
                 (done, Vec::new())
             } else {
-                let (req, moved) = checked(&mut review, &current, event, body)?;
+                let (req, moved) = checked(&mut review, &current, event, body, texts).await?;
                 match submit_live(&live.gh, &pr, &live.own_login, &req, ATTEMPTS).await {
                     Ok(done) => (done, moved),
                     Err(SubmitError::Refused(reason)) => {
@@ -175,7 +203,7 @@ async fn submit(
             }
         }
         None => {
-            let (req, moved) = checked(&mut review, snapshot, event, body)?;
+            let (req, moved) = checked(&mut review, snapshot, event, body, texts).await?;
             let done = submit_offline(ledger, &pr, &req, now).map_err(|e| e.to_string())?;
             (done, moved)
         }
@@ -216,14 +244,15 @@ async fn submit(
 
 /// The request at `snapshot`'s head, with how the comments that moved are said, or why not:
 /// nothing to submit, lines gone, outdated comments not kept.
-fn checked(
+async fn checked(
     review: &mut PendingReview,
     snapshot: &Snapshot,
     event: Event,
     body: &str,
+    texts: TextSource<'_>,
 ) -> Result<(ReviewRequest, Vec<String>), String> {
+    follow_to(review, snapshot, texts).await;
     let patches = parsed_patches(snapshot);
-    review.follow(&snapshot.pr.head_sha, &patches);
     if says_nothing(review, matches!(event, Event::Approve(_)), body) {
         return Err(SubmitError::Empty.to_string());
     }
