@@ -487,7 +487,7 @@ pub const COMMANDS: &[(KeyCommand, &str, &[&str], &str)] = &[
     (
         KeyCommand::Checkout,
         "checkout",
-        &["ctrl-k"],
+        &["ctrl-g"],
         "check out the PR's head in a worktree beside [code] checkout (asks first)",
     ),
     (

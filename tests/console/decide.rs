@@ -341,7 +341,7 @@ fn marked_inbox_rows_get_one_confirmation_naming_each_and_a_result_per_pr() {
 }
 
 #[test]
-fn ctrl_k_checks_out_the_head_shown_beside_the_configured_clone() {
+fn ctrl_g_checks_out_the_head_shown_beside_the_configured_clone() {
     // "GitHub" with the PR's head at refs/pull/482/head, and the maintainer's clone of it.
     let up = support::gitrepo::GitRepo::new();
     up.write("src/lib.rs", "pub fn one() {}\n");
@@ -377,7 +377,7 @@ fn ctrl_k_checks_out_the_head_shown_beside_the_configured_clone() {
     let (mut h, _d) = support::console::harness_with(snapshot, Some(fixture), 120, 35);
     h.set_checkout(clone.clone());
     h.draw();
-    h.press("ctrl-k Enter");
+    h.press("ctrl-g Enter");
     match h.app.decide_asked() {
         Some(DecideAsk::Confirm { lines, .. }) => {
             assert!(
@@ -416,4 +416,12 @@ fn a_batch_approval_past_the_unseen_is_asked_as_an_approval_not_a_merge() {
         "{s}"
     );
     assert!(!s.contains("Merge past"), "{s}");
+    // Back on the inbox after deciding: the list is read again.
+    h.press("y Esc");
+    assert!(
+        h.app.top_is::<pr_shepherd::tui::app::InboxScreen>(),
+        "{:?}",
+        h.app.stack()
+    );
+    assert_eq!(h.app.notice(), Some("reloading the list…"));
 }

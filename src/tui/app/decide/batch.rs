@@ -158,7 +158,7 @@ impl BatchScreen {
             }
             Decision::Assign => (PrDo::Assign(names), Vec::new()),
             Decision::Checkout => {
-                return Err("checked out one at a time: open the PR, then ctrl-k".to_owned());
+                return Err("checked out one at a time: open the PR, then ctrl-g".to_owned());
             }
             Decision::Approve => {
                 if !open {

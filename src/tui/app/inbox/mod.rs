@@ -728,6 +728,11 @@ impl Screen for InboxScreen {
     /// The PR opened above was left: its row is recounted from the ledger (after the markers
     /// in flight, which share the ordered lane).
     fn uncovered(&mut self, left: &dyn Screen, ctx: &mut Ctx<'_>) {
+        // Decisions on marked PRs were made there: the list as GitHub (or the outbox) says now.
+        if left.acted() {
+            self.reload(ctx);
+            return;
+        }
         if let Some(snapshot) = left.snapshot() {
             ctx.work(Work::Recount {
                 snapshot: Box::new(snapshot.clone()),
