@@ -40,8 +40,18 @@ async fn read(
     step: Option<usize>,
     reviewed: Option<&str>,
 ) -> Result<Read, CliError> {
+    read_target(ctx, ctx.resolve(Some(pr))?, step, reviewed).await
+}
+
+/// [`read`] of a PR already resolved.
+async fn read_target(
+    ctx: &Context,
+    target: Target,
+    step: Option<usize>,
+    reviewed: Option<&str>,
+) -> Result<Read, CliError> {
     let ledger = ctx.ledger()?;
-    match ctx.resolve(Some(pr))? {
+    match target {
         Target::Fixture(f) => {
             let checks = f.dashboard.summary();
             let snapshot = f.into_snapshot_at(step.unwrap_or(0))?;
@@ -163,17 +173,18 @@ pub(super) async fn merge(ctx: &Context, args: MergeArgs) -> Result<(), CliError
     }
     // The look recorded before this read: the head a merge must find.
     let ledger = ctx.ledger()?;
-    let early = match ctx.resolve(Some(&args.pr))? {
+    let target = ctx.resolve(Some(&args.pr))?;
+    let coords = match &target {
         Target::Fixture(f) => f.pr.coords(),
-        Target::Live(c) => c,
+        Target::Live(c) => c.clone(),
     };
-    let looked = ledger.looked_head(&early)?.map(|l| l.head);
+    let looked = ledger.looked_head(&coords)?.map(|l| l.head);
     let hint = match args.match_head.as_deref() {
         Some(a) if a.trim().eq_ignore_ascii_case("any") => None,
         Some(a) => Some(a.trim().to_owned()),
         None => looked,
     };
-    let r = read(ctx, &args.pr, args.step, hint.as_deref()).await?;
+    let r = read_target(ctx, target, args.step, hint.as_deref()).await?;
     let reviewed = reviewed_head(&r.ledger, &r.snapshot, args.match_head.as_deref())?;
     let method = merge::choose_method(
         asked,
@@ -380,23 +391,13 @@ async fn repo_labels(
     s: &Snapshot,
     wanted: &[String],
 ) -> Result<Vec<String>, CliError> {
-    #[derive(serde::Deserialize)]
-    struct Label {
-        name: String,
-    }
-    let all: Vec<Label> = gh
-        .get_all(
-            &format!("/repos/{}/{}/labels?per_page=100", s.pr.owner, s.pr.repo),
-            20,
-            "listing the repository's labels",
-        )
-        .await?;
+    let all = crate::publish::decide::repo_labels(gh, &s.pr.coords()).await?;
     wanted
         .iter()
         .map(|w| {
             all.iter()
-                .find(|l| l.name.eq_ignore_ascii_case(w.trim()))
-                .map(|l| l.name.clone())
+                .find(|l| l.eq_ignore_ascii_case(w.trim()))
+                .cloned()
                 .ok_or_else(|| {
                     CliError::usage(format!(
                         "{} has no label `{}` (labels are not created here; `label add` takes the repository's own)",

@@ -419,6 +419,22 @@ pub fn facts_offline(snapshot: &Snapshot, outbox: &ActionOutbox) -> LiveFacts {
     }
 }
 
+/// The repository's labels, as it spells them (up to 2,000).
+pub async fn repo_labels(gh: &GitHub, pr: &PrCoords) -> Result<Vec<String>, GitHubError> {
+    #[derive(serde::Deserialize)]
+    struct Label {
+        name: String,
+    }
+    let all: Vec<Label> = gh
+        .get_all(
+            &format!("/repos/{}/{}/labels?per_page=100", pr.owner, pr.repo),
+            20,
+            "listing the repository's labels",
+        )
+        .await?;
+    Ok(all.into_iter().map(|l| l.name).collect())
+}
+
 /// What is so already, when `what` would change nothing (nothing is sent then).
 fn already_so(facts: &LiveFacts, what: &PrDo) -> Option<String> {
     let f = &facts.facts;

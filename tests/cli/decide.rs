@@ -180,36 +180,14 @@ fn git_in(dir: &std::path::Path, args: &[&str]) -> String {
 #[test]
 fn checkout_makes_a_worktree_at_the_prs_head_and_never_touches_one_with_changes() {
     let env = TestEnv::new();
-    // "GitHub": a repository holding the PR's head at refs/pull/482/head, as GitHub keeps it.
-    let up = support::gitrepo::GitRepo::new();
-    up.write("src/lib.rs", "pub fn one() {}\n");
-    up.commit("base");
-    up.git(&["checkout", "-q", "-b", "feature"]);
-    up.write("src/lib.rs", "pub fn one() {}\npub fn two() {}\n");
-    let head = up.commit("the PR");
-    up.git(&["update-ref", "refs/pull/482/head", &head]);
-    up.git(&["checkout", "-q", "main"]);
-    // The maintainer's clone, on main.
-    let root = tempfile::tempdir().unwrap();
-    let clone = root.path().join("rivet");
-    let o = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(up.path())
-        .arg(&clone)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let main_before = git_in(&clone, &["rev-parse", "HEAD"]);
+    // "GitHub" holding the PR's head at refs/pull/482/head, and the maintainer's clone on main.
+    let pc = support::gitrepo::PrClone::new();
+    let (root, clone, head) = (&pc.root, &pc.clone, pc.head.clone());
+    let main_before = git_in(clone, &["rev-parse", "HEAD"]);
     // The demo's PR with this repository's head.
     let fixture = env.root().join("pr.json");
-    let mut v: Value =
-        serde_json::from_str(&std::fs::read_to_string("assets/fixtures/demo.json").unwrap())
-            .unwrap();
-    v["pr"]["headSha"] = serde_json::json!(head);
-    v["steps"] = serde_json::json!([]);
-    std::fs::write(&fixture, v.to_string()).unwrap();
+    std::fs::write(&fixture, pc.fixture_json()).unwrap();
+    let mut v: Value = serde_json::from_str(&pc.fixture_json()).unwrap();
     let f = fixture.to_str().unwrap();
     let repo = clone.to_str().unwrap();
     let o = run(&env, &["checkout", f, "--repo", repo]);
@@ -226,7 +204,7 @@ fn checkout_makes_a_worktree_at_the_prs_head_and_never_touches_one_with_changes(
         "pub fn one() {}\npub fn two() {}\n"
     );
     // The clone's own working tree is where it was.
-    assert_eq!(git_in(&clone, &["rev-parse", "HEAD"]), main_before);
+    assert_eq!(git_in(clone, &["rev-parse", "HEAD"]), main_before);
     // Again: already there.
     let o = run(&env, &["checkout", f, "--repo", repo]);
     assert!(

@@ -343,36 +343,11 @@ fn marked_inbox_rows_get_one_confirmation_naming_each_and_a_result_per_pr() {
 #[test]
 fn ctrl_g_checks_out_the_head_shown_beside_the_configured_clone() {
     // "GitHub" with the PR's head at refs/pull/482/head, and the maintainer's clone of it.
-    let up = support::gitrepo::GitRepo::new();
-    up.write("src/lib.rs", "pub fn one() {}\n");
-    up.commit("base");
-    up.write("src/lib.rs", "pub fn one() {}\npub fn two() {}\n");
-    let head = up.commit("the PR");
-    up.git(&["update-ref", "refs/pull/482/head", &head]);
-    let root = tempfile::tempdir().unwrap();
-    let clone = root.path().join("rivet");
-    let o = std::process::Command::new("git")
-        .args(["clone", "-q"])
-        .arg(up.path())
-        .arg(&clone)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .output()
-        .unwrap();
-    assert!(o.status.success());
-    let fixture = pr_shepherd::source::Fixture::parse(
-        &{
-            let mut v: serde_json::Value = serde_json::from_str(
-                &std::fs::read_to_string("assets/fixtures/demo.json").unwrap(),
-            )
+    let pc = support::gitrepo::PrClone::new();
+    let (root, clone) = (&pc.root, pc.clone.clone());
+    let fixture =
+        pr_shepherd::source::Fixture::parse(&pc.fixture_json(), std::path::Path::new("pr.json"))
             .unwrap();
-            v["pr"]["headSha"] = serde_json::json!(head);
-            v["steps"] = serde_json::json!([]);
-            v.to_string()
-        },
-        std::path::Path::new("pr.json"),
-    )
-    .unwrap();
     let snapshot = fixture.snapshot_at(0).unwrap();
     let (mut h, _d) = support::console::harness_with(snapshot, Some(fixture), 120, 35);
     h.set_checkout(clone.clone());

@@ -387,3 +387,56 @@ pub fn rebased_pr() -> RebasedPr {
         head2,
     }
 }
+
+/// "GitHub" and the maintainer's clone of it, for checking out PR 482: `up` holds the PR's
+/// head at `refs/pull/482/head` (as GitHub keeps it, fork PRs too) on a branch of its own;
+/// `clone` (named `rivet`, in `root`) is a clone of `up` on `main`.
+pub struct PrClone {
+    /// Kept for as long as the clone fetches from it.
+    _up: GitRepo,
+    pub root: tempfile::TempDir,
+    pub clone: std::path::PathBuf,
+    /// The PR's head commit.
+    pub head: String,
+}
+
+impl PrClone {
+    pub fn new() -> PrClone {
+        let up = GitRepo::new();
+        up.write("src/lib.rs", "pub fn one() {}\n");
+        up.commit("base");
+        up.git(&["checkout", "-q", "-b", "feature"]);
+        up.write("src/lib.rs", "pub fn one() {}\npub fn two() {}\n");
+        let head = up.commit("the PR");
+        up.git(&["update-ref", "refs/pull/482/head", &head]);
+        up.git(&["checkout", "-q", "main"]);
+        let root = tempfile::tempdir().expect("a dir for the clone");
+        let clone = root.path().join("rivet");
+        let o = Command::new("git")
+            .args(["clone", "-q"])
+            .arg(up.path())
+            .arg(&clone)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git clone");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        PrClone {
+            _up: up,
+            root,
+            clone,
+            head,
+        }
+    }
+
+    /// The demo fixture's text with this PR's head (and no history steps).
+    pub fn fixture_json(&self) -> String {
+        let mut v: Value = serde_json::from_str(
+            &std::fs::read_to_string("assets/fixtures/demo.json").expect("the demo fixture"),
+        )
+        .expect("the demo parses");
+        v["pr"]["headSha"] = json!(self.head);
+        v["steps"] = json!([]);
+        v.to_string()
+    }
+}

@@ -83,18 +83,11 @@ impl BatchScreen {
     }
 
     fn names(&self) -> Vec<String> {
-        self.typed
-            .split([' ', ','])
-            .map(|n| n.trim().trim_start_matches('@').to_owned())
-            .filter(|n| !n.is_empty())
-            .collect()
+        super::typed_names(&self.typed)
     }
 
     fn types(&self) -> bool {
-        matches!(
-            self.what,
-            Decision::Labels | Decision::Reviewers | Decision::Assign
-        )
+        self.what.types()
     }
 
     /// What would be done to one PR read as `r`, in words, or why nothing.
@@ -248,13 +241,6 @@ impl BatchScreen {
     }
 }
 
-fn capital(s: &str) -> String {
-    let mut c = s.chars();
-    c.next()
-        .map(|f| f.to_uppercase().chain(c).collect())
-        .unwrap_or_default()
-}
-
 impl Screen for BatchScreen {
     fn name(&self) -> &'static str {
         "batch"
@@ -310,14 +296,7 @@ impl Screen for BatchScreen {
                 } else {
                     "merge"
                 };
-                let mut d =
-                    Dialog::yes_no(format!(" {} past what you have not seen? ", capital(verb)))
-                        .warning(format!("To {verb} these PRs goes past:"));
-                for l in lines {
-                    d = d.line(format!("· {}", one_line(l)));
-                }
-                d.blank()
-                    .line(format!("y {verb}s anyway · any other key cancels"))
+                super::past_dialog(verb, &format!("To {verb} these PRs"), lines)
             }
         })
     }
@@ -337,6 +316,7 @@ impl Screen for BatchScreen {
 
     fn opened(&mut self, ctx: &mut Ctx<'_>) {
         ctx.work(Work::ReadAll {
+            needs: self.what.needs(),
             prs: self.prs.iter().map(|(m, _)| m.open.clone()).collect(),
         });
     }

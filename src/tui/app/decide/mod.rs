@@ -78,8 +78,16 @@ impl Decision {
         }
     }
 
+    /// The labels for the picker, the code owners for reviewers.
+    pub(super) fn needs(self) -> work::Needs {
+        work::Needs {
+            labels: self == Decision::Labels,
+            owners: self == Decision::Reviewers,
+        }
+    }
+
     /// Keys typed go into a text field (a filter, names).
-    fn types(self) -> bool {
+    pub(super) fn types(self) -> bool {
         matches!(
             self,
             Decision::Labels | Decision::Reviewers | Decision::Assign
@@ -140,15 +148,7 @@ impl DecideAsk {
                     "y goes on (a second question follows) · any other key cancels"
                 })
             }
-            DecideAsk::Past { lines, .. } => {
-                let mut d = Dialog::yes_no(" Merge past what you have not seen? ")
-                    .warning("This merge goes past:".to_owned());
-                for l in lines {
-                    d = d.line(format!("· {l}"));
-                }
-                d.blank()
-                    .line("y merges anyway · any other key cancels (read them first)")
-            }
+            DecideAsk::Past { lines, .. } => past_dialog("merge", "This merge", lines),
         }
     }
 }
@@ -215,6 +215,11 @@ impl DecideScreen {
         }
     }
 
+    /// What this decision reads beside the PR's facts.
+    fn needs(&self) -> work::Needs {
+        self.what.needs()
+    }
+
     /// The screen's question, while its dialog is open.
     pub fn asked(&self) -> Option<&DecideAsk> {
         self.ask.get()
@@ -279,11 +284,7 @@ impl DecideScreen {
     }
 
     fn names(&self) -> Vec<String> {
-        self.typed
-            .split([' ', ','])
-            .map(|n| n.trim().trim_start_matches('@').to_owned())
-            .filter(|n| !n.is_empty())
-            .collect()
+        typed_names(&self.typed)
     }
 
     fn key_typed(&mut self, ev: KeyEvent, ctx: &mut Ctx<'_>) {
@@ -688,7 +689,33 @@ impl DecideScreen {
     }
 }
 
-fn capitalised(s: &str) -> String {
+/// The second question, the same for one PR and for marked ones: `verb` ("merge",
+/// "approve") goes past `lines` (what was never shown, what is unsent); `whose` starts the
+/// warning ("This merge").
+pub(super) fn past_dialog(verb: &str, whose: &str, lines: &[String]) -> Dialog {
+    let mut d = Dialog::yes_no(format!(
+        " {} past what you have not seen? ",
+        capitalised(verb)
+    ))
+    .warning(format!("{whose} goes past:"));
+    for l in lines {
+        d = d.line(format!("· {}", one_line(l)));
+    }
+    d.blank().line(format!(
+        "y {verb}s anyway · any other key cancels (read them first)"
+    ))
+}
+
+/// Logins or names typed with spaces or commas between, an `@` before each or not.
+pub(super) fn typed_names(typed: &str) -> Vec<String> {
+    typed
+        .split([' ', ','])
+        .map(|n| n.trim().trim_start_matches('@').to_owned())
+        .filter(|n| !n.is_empty())
+        .collect()
+}
+
+pub(super) fn capitalised(s: &str) -> String {
     let mut c = s.chars();
     match c.next() {
         Some(f) => f.to_uppercase().chain(c).collect(),
@@ -764,6 +791,7 @@ impl Screen for DecideScreen {
                 self.read = Reading::Pending;
                 ctx.work(Work::Read {
                     snapshot: self.snapshot.clone(),
+                    needs: self.needs(),
                 });
             }
             _ => return Handled::NotConsumed,
@@ -843,6 +871,7 @@ impl Screen for DecideScreen {
     fn opened(&mut self, ctx: &mut Ctx<'_>) {
         ctx.work(Work::Read {
             snapshot: self.snapshot.clone(),
+            needs: self.needs(),
         });
     }
 
@@ -892,6 +921,7 @@ impl Screen for DecideScreen {
                         // What GitHub (or the outbox) says now.
                         ctx.work(Work::Read {
                             snapshot: self.snapshot.clone(),
+                            needs: self.needs(),
                         });
                     }
                     Err(e) => ctx.say(format!("not done: {}", one_line(&e))),

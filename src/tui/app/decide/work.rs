@@ -17,14 +17,20 @@ use crate::tui::app::work::{self, Io, Lane, Performing, Reply};
 pub enum Work {
     /// Read the PR as a decision needs it, against the snapshot the screen shows (its head is
     /// the one a merge carries).
-    Read { snapshot: Arc<Snapshot> },
+    Read {
+        snapshot: Arc<Snapshot>,
+        needs: Needs,
+    },
     /// Check out the PR's head in a worktree beside the clone at `repo`.
     Checkout {
         repo: std::path::PathBuf,
         snapshot: Arc<Snapshot>,
     },
     /// Read each marked PR (in order) as a batch decision needs it.
-    ReadAll { prs: Vec<crate::inbox::Opener> },
+    ReadAll {
+        prs: Vec<crate::inbox::Opener>,
+        needs: Needs,
+    },
     /// Do one decision on each PR; one refused does not stop the others.
     ActAll { items: Vec<(Arc<Snapshot>, PrDo)> },
     /// Do each of `what` in turn (after the maintainer confirmed them), stopping at the first
@@ -34,6 +40,14 @@ pub enum Work {
         what: Vec<PrDo>,
         comment: Option<String>,
     },
+}
+
+/// What a decision reads beside the PR's facts and stakes: the repository's labels (the label
+/// picker), the code owners (reviewers). Nothing else asks for them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Needs {
+    pub labels: bool,
+    pub owners: bool,
 }
 
 /// One marked PR read for a batch decision: the snapshot read now, and what it is.
@@ -78,7 +92,9 @@ impl work::Work for Work {
     fn perform<'a>(self, io: &'a Io<'a>, send: Reply<'a>) -> Performing<'a> {
         Box::pin(async move {
             let done = match self {
-                Work::Read { snapshot } => Done::Read(read(io, &snapshot).await.map(Box::new)),
+                Work::Read { snapshot, needs } => {
+                    Done::Read(read(io, &snapshot, needs).await.map(Box::new))
+                }
                 Work::Act {
                     snapshot,
                     what,
@@ -100,7 +116,7 @@ impl work::Work for Work {
                         Err(e) => Err(format!("the check out stopped: {e}")),
                     })
                 }
-                Work::ReadAll { prs } => {
+                Work::ReadAll { prs, needs } => {
                     let mut out = Vec::new();
                     for opener in prs {
                         let one = async {
@@ -109,7 +125,7 @@ impl work::Work for Work {
                             )
                             .await?;
                             let snapshot = Arc::new(opened.snapshot);
-                            let read = read(io, &snapshot).await?;
+                            let read = read(io, &snapshot, needs).await?;
                             Ok(Box::new(BatchRead { snapshot, read }))
                         };
                         out.push(one.await);
@@ -130,7 +146,7 @@ impl work::Work for Work {
     }
 }
 
-async fn read(io: &Io<'_>, shown: &Snapshot) -> Result<DecideRead, String> {
+async fn read(io: &Io<'_>, shown: &Snapshot, needs: Needs) -> Result<DecideRead, String> {
     let pr = shown.pr.coords();
     let err = |e: &dyn std::fmt::Display| crate::sanitize::one_line(&e.to_string());
     match io.session.remote.github() {
@@ -143,20 +159,18 @@ async fn read(io: &Io<'_>, shown: &Snapshot) -> Result<DecideRead, String> {
             let stakes =
                 crate::publish::stakes::stakes(io.ledger, &now, &facts, None, &HashSet::new())
                     .map_err(|e| err(&e))?;
-            #[derive(serde::Deserialize)]
-            struct Label {
-                name: String,
-            }
-            let labels: Vec<Label> = gh
-                .get_all(
-                    &format!("/repos/{}/{}/labels?per_page=100", pr.owner, pr.repo),
-                    20,
-                    "listing the repository's labels",
-                )
-                .await
-                .map_err(|e| err(&e))?;
+            let labels = if needs.labels {
+                crate::publish::decide::repo_labels(gh, &pr)
+                    .await
+                    .map_err(|e| err(&e))?
+            } else {
+                Vec::new()
+            };
             let mut text = None;
-            for place in crate::publish::codeowners::PLACES {
+            for place in crate::publish::codeowners::PLACES
+                .iter()
+                .filter(|_| needs.owners)
+            {
                 if let Ok(Ok(f)) = crate::source::github::contents::read_file_at(
                     gh,
                     &pr,
@@ -172,7 +186,7 @@ async fn read(io: &Io<'_>, shown: &Snapshot) -> Result<DecideRead, String> {
             Ok(DecideRead {
                 facts,
                 stakes,
-                labels: labels.into_iter().map(|l| l.name).collect(),
+                labels,
                 owners: owners_of(shown, text.as_deref()),
                 offline: false,
             })
