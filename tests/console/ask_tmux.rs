@@ -45,7 +45,9 @@ fn a_question_about_selected_lines_streams_its_answer_and_c_makes_it_a_pending_c
     tmux.keys(&["F"]);
     tmux.wait_for("the files", |s| s.contains("5 files"));
     tmux.keys(&["g", "Enter"]);
-    tmux.wait_for("the diff", |s| s.contains("src/client/retry.rs · added"));
+    tmux.wait_for("the diff", |s| {
+        s.contains("src/client/retry.rs · added · +57")
+    });
     tmux.keys(&["j", "j", "V", "j", "j", "a"]);
     tmux.wait_for("the question's prompt", |s| {
         s.contains("Ask the model about src/client/retry.rs:3–5 (new side)")

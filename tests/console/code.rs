@@ -8,6 +8,7 @@ use support::console::live_harness;
 use pr_shepherd::code::{Side, SinceLastLook};
 use pr_shepherd::ledger::Ledger;
 use pr_shepherd::pr::{NoPatch, ViewedState};
+use pr_shepherd::tui::app::{Action, Asked, Drawn};
 use pr_shepherd::tui::harness::Harness;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use support::console::{coords, demo_harness, harness_with, open};
@@ -222,6 +223,68 @@ fn a_patch_is_recorded_as_seen_only_once_a_frame_showed_it() {
     let files = h.app.files();
     assert!(files[0].1.seen_now);
     assert!(files[1..].iter().all(|(_, s)| !s.seen_now));
+}
+
+/// A frame drawn and reported to the app, the work it asks for held back (answered later, as a
+/// slow disk or a slow GitHub answers).
+fn draw_holding(h: &mut Harness) -> Vec<Asked> {
+    let mut drawn = Drawn::default();
+    let (app, theme, keymap) = (&h.app, &h.theme, &h.keymap);
+    h.terminal
+        .draw(|f| drawn = app.draw(f, theme, keymap))
+        .unwrap();
+    h.app.update(Action::Drawn(drawn))
+}
+
+/// A key, the work it asks for held back.
+fn key_holding(h: &mut Harness, c: char) -> Vec<Asked> {
+    let ev = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+    let action = h.app.key_action(&h.keymap, &ev).unwrap();
+    h.app.update(action)
+}
+
+#[test]
+fn a_diff_left_before_its_seen_record_or_viewed_mark_was_answered_still_tells_the_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut h = open(dir.path(), 120, 30);
+    h.draw();
+    h.press("F");
+    // The first file's diff is shown; its seen record is answered only after `q`, `j`,
+    // `Enter` opened the next file's diff.
+    h.key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let seen_record = draw_holding(&mut h);
+    assert!(!seen_record.is_empty());
+    h.press("q j Enter");
+    // There `t` marks the second file viewed; that answer too comes after its diff was left
+    // and a third was opened.
+    let viewed_mark = key_holding(&mut h, 't');
+    assert!(!viewed_mark.is_empty());
+    h.press("q j Enter q");
+    h.run_effects(seen_record);
+    h.run_effects(viewed_mark);
+    h.draw();
+    let files = h.app.files();
+    assert!(files[0].1.seen_now, "{}", h.screen());
+    assert!(files[1].1.seen_now && files[2].1.seen_now, "{}", h.screen());
+    assert_eq!(files[1].1.viewed, ViewedState::Viewed, "{}", h.screen());
+}
+
+#[test]
+fn enter_typed_before_the_files_were_read_opens_the_diff_once_they_are() {
+    let (mut h, _d) = demo_harness(120, 30);
+    h.draw();
+    let read = key_holding(&mut h, 'F');
+    h.draw();
+    h.press("Enter");
+    assert_eq!(h.app.stack(), vec!["PR", "files"]);
+    h.run_effects(read);
+    h.draw();
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff"], "{}", h.screen());
+    assert!(
+        h.screen().contains("src/client/retry.rs · added · +57"),
+        "{}",
+        h.screen()
+    );
 }
 
 #[test]

@@ -558,7 +558,9 @@ fn the_code_in_tmux_description_files_viewed_diff_and_a_force_push() {
     tmux.keys(&["j", "U"]);
     // Its diff: a finding and a thread under their lines.
     tmux.keys(&["g", "Enter"]);
-    tmux.wait_for("the diff", |s| s.contains("src/client/retry.rs · added"));
+    tmux.wait_for("the diff", |s| {
+        s.contains("src/client/retry.rs · added · +57")
+    });
     tmux.keys(&["]"]);
     tmux.wait_for("a finding on its line", |s| s.contains("┆ finding ("));
     tmux.keys(&["G"]);
@@ -608,7 +610,9 @@ fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux()
     tmux.keys(&["F"]);
     tmux.wait_for("the files", |s| s.contains("5 files"));
     tmux.keys(&["g", "Enter"]);
-    tmux.wait_for("the diff", |s| s.contains("src/client/retry.rs · added"));
+    tmux.wait_for("the diff", |s| {
+        s.contains("src/client/retry.rs · added · +57")
+    });
     tmux.keys(&["j", "j", "V", "j", "j", "S"]);
     tmux.wait_for("the composer, prefilled", |s| s.contains("```suggestion"));
     tmux.keys(&["Escape"]);

@@ -298,6 +298,9 @@ pub struct DiffScreen {
     /// The split view's scroll (display rows).
     split_scroll: usize,
     recorded: bool,
+    /// Seen records asked for and not yet answered: while any is out, the diff is busy (kept
+    /// when left), so the answer still reaches it and, through it, the files list.
+    records_out: usize,
     /// The pending review, once read (its comments are shown under their lines).
     pending: Option<Arc<PendingReview>>,
     /// The pending review was asked for (asked again when the diff is back from the composer).
@@ -349,6 +352,7 @@ impl DiffScreen {
             open_thread: None,
             viewed,
             viewed_pending: false,
+            records_out: 0,
             seen_now: false,
             snapshot,
             load,
@@ -1902,6 +1906,12 @@ fn follow(scroll: &mut usize, row: usize, notes: usize, h: usize, top: bool) {
 }
 
 impl Screen for DiffScreen {
+    /// A seen record or a viewed mark is on its way: left now, the diff is kept until it is
+    /// answered, so the files list hears what was recorded.
+    fn busy(&self) -> bool {
+        self.records_out > 0 || self.viewed_pending
+    }
+
     fn name(&self) -> &'static str {
         "diff"
     }
@@ -2050,6 +2060,7 @@ impl Screen for DiffScreen {
             return None;
         }
         if let Some((paths, result)) = super::files::shown(&action) {
+            self.records_out = self.records_out.saturating_sub(1);
             // Seen here too; the files screen that opened it hears it as well.
             if result.is_ok() && self.file().is_some_and(|f| paths.contains(&f.path)) {
                 self.seen_now = true;
@@ -2136,6 +2147,7 @@ impl Screen for DiffScreen {
                     .collect(),
             });
             self.recorded = true;
+            self.records_out += 1;
         }
         if !self.highlight_asked
             && let (Some(v), Some(file)) = (&self.view, self.file())

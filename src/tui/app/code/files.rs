@@ -287,7 +287,11 @@ impl FilesScreen {
             return;
         };
         let Some(load) = &self.load else {
-            ctx.say("the files are still being read");
+            // Typed ahead of the read: the diff opens once the files are read.
+            if let Some(f) = self.snapshot.pr.files.get(self.selected) {
+                self.aim = Some((f.path.clone(), line));
+            }
+            ctx.say("reading your last look at the files: the diff opens once it is read");
             return;
         };
         let diff = DiffScreen::new(
