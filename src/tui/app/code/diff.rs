@@ -18,6 +18,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
+use super::commit_patch::{self, ReadOnly};
 use super::context::{self, CtxRow, GapRow, Texts, Want};
 pub use super::note::{Note, NoteKind};
 use super::note::{clean, note_line, prefix};
@@ -324,6 +325,8 @@ pub struct DiffScreen {
     /// The expanded line `(gap, old, new)` the cursor is on (none: it is on patch line
     /// `cursor`; while it is on an expanded line, `cursor` is the nearest patch line below).
     ctx_at: Option<(usize, u32, u32)>,
+    /// A commit's patch, not the PR's (`commit_patch.rs`): read-only, nothing recorded.
+    read_only: Option<ReadOnly>,
 }
 
 /// The viewed marks set and the files shown in this diff, kept across `n`/`N`.
@@ -384,6 +387,7 @@ impl DiffScreen {
             question: None,
             texts: Texts::Unread,
             ctx_at: None,
+            read_only: None,
         };
         if let Some(f) = s.file() {
             let lines = f.patch.as_deref().map_or(0, |p| p.lines().count());
@@ -892,7 +896,13 @@ impl DiffScreen {
     fn key_for_highlight(&self) -> String {
         let pr = self.snapshot.pr.coords();
         let path = self.file().map_or("", |f| f.path.as_str());
-        format!("code-diff\u{0}{pr}\u{0}{path}")
+        let mut key = format!("code-diff\u{0}{pr}\u{0}{path}");
+        // A commit's patch of a path is highlighted apart from the PR's patch of it.
+        if let Some(r) = &self.read_only {
+            key.push('\u{0}');
+            key.push_str(r.sha());
+        }
+        key
     }
 
     /// The cursor on the new side's `line` (a finding's place), a few lines of context above
@@ -1442,6 +1452,7 @@ impl DiffScreen {
         next.split_chosen = self.split_chosen;
         next.side = self.side;
         next.pending_asked = self.pending_asked;
+        next.read_only = self.read_only.clone();
         if let Some(p) = self.pending.take() {
             next.set_pending(p);
         }
@@ -1531,7 +1542,16 @@ impl DiffScreen {
         self
     }
 
+    /// A commit's patch (see `commit_patch.rs`): read-only, recording nothing.
+    pub(super) fn read_only(mut self, mark: ReadOnly) -> DiffScreen {
+        self.read_only = Some(mark);
+        self
+    }
+
     fn header(&self, theme: &Theme) -> Vec<Line<'static>> {
+        if let Some(r) = &self.read_only {
+            return r.header(self.file(), theme);
+        }
         let Some(f) = self.file() else {
             return vec![Line::styled("no such file", theme.dim)];
         };
@@ -1921,6 +1941,18 @@ impl Screen for DiffScreen {
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        // A commit's patch: what would comment, mark or read the PR's files says why not.
+        if let Some(why) = self.read_only.as_ref().and_then(|r| {
+            r.refusal(
+                cmd,
+                self.collapsed.is_some(),
+                self.index,
+                self.snapshot.pr.files.len(),
+            )
+        }) {
+            ctx.say(why);
+            return Handled::Consumed;
+        }
         if matches!(cmd, KeyCommand::NextFile | KeyCommand::PrevFile) {
             self.go_file(cmd == KeyCommand::NextFile, ctx);
             return Handled::Consumed;
@@ -2120,7 +2152,8 @@ impl Screen for DiffScreen {
         self.height = usize::from(d.detail_height);
         self.width = usize::from(d.detail_area.width);
         self.layout = ctx.session.diff_layout;
-        if !self.pending_asked {
+        // A commit's patch shows no pending comment: theirs are the PR head's lines.
+        if !self.pending_asked && self.read_only.is_none() {
             self.pending_asked = true;
             ctx.work(Work::LoadPending {
                 snapshot: Box::new((*self.snapshot).clone()),
@@ -2132,7 +2165,9 @@ impl Screen for DiffScreen {
         if d.shown.is_none() {
             return;
         }
+        // A commit's patch is never the PR's file seen.
         if !self.recorded
+            && self.read_only.is_none()
             && let Some(file) = self.file()
         {
             ctx.work(Work::RecordShown {
@@ -2195,6 +2230,11 @@ impl Screen for DiffScreen {
             ],
             foot_area.width,
         );
+        // A commit's patch hints at what it answers (`commit_patch.rs`).
+        let foot = match &self.read_only {
+            Some(r) => footer(view, r.hints(), foot_area.width),
+            None => foot,
+        };
         frame.render_widget(Paragraph::new(fit(foot, width)), foot_area);
         Drawn {
             shown: shown.then_some(self.index),
@@ -2206,6 +2246,9 @@ impl Screen for DiffScreen {
     }
 
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        if self.read_only.is_some() {
+            return help_entries(keymap, commit_patch::KEYS);
+        }
         help_entries(keymap, KEYS)
     }
 }

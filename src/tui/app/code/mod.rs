@@ -8,8 +8,10 @@
 //! PrScreen ──i──▶ DescriptionScreen ──F──▶ FilesScreen ──Enter──▶ DiffScreen
 //!                                                               ──Enter──▶ ThreadScreen
 //!          ──F──────────────────────────▶ FilesScreen
+//! CommitsScreen ──Enter on a commit's file──▶ DiffScreen (the commit's patch, read-only)
 //! ```
 
+mod commit_patch;
 mod context;
 mod description;
 mod diff;
@@ -23,6 +25,7 @@ use std::sync::Arc;
 
 use ratatui::text::{Line, Span};
 
+pub use commit_patch::CommitPatch;
 pub use description::{DescriptionScreen, RenderBody};
 pub use diff::DiffScreen;
 pub use files::{FileState, FilesScreen};
@@ -142,6 +145,26 @@ pub fn diff_at(
         side,
         line,
     )))
+}
+
+/// The diff's own view of a commit's files (`patch`), on file `index` of them: line numbers,
+/// colours, changed words, the split view, `n`/`N` through the commit's files; read-only (see
+/// `commit_patch.rs`): no comment, no viewed mark, nothing of `snapshot`'s PR recorded as seen.
+pub fn commit_diff(
+    snapshot: &Snapshot,
+    patch: CommitPatch,
+    index: usize,
+) -> Box<dyn super::screen::Screen> {
+    let (snapshot, load, mark) = commit_patch::parts(snapshot, patch);
+    Box::new(
+        DiffScreen::new(
+            Arc::new(snapshot),
+            Arc::new(load),
+            index,
+            crate::code::SinceLastLook::NeverSeen,
+        )
+        .read_only(mark),
+    )
 }
 
 /// Draws the screen's frame, titled with the PR and `what`; the area inside it.
