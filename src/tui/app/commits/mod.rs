@@ -1,8 +1,11 @@
 //! The PR's commits in the console ([`CommitsScreen`]): each commit's short SHA, first line,
-//! author and date; `Enter` shows one commit — its header, its whole message, then each file's
-//! patch in the diff's colours — read-only and scrollable, `n`/`N` jumping from file to file,
-//! `Esc` back to the list. Offline a fixture records no commits: the list is the pushes it
-//! records, titled so. A screen above the PR screen, opened by one key there ([`open_commits`]).
+//! author and date; `Enter` shows one commit — its header, its whole message, then the files it
+//! changed, one selected (`j`/`k`, `n`/`N`) — and `Enter` on a file opens its patch in the diff's
+//! own view (line numbers, colours, changed words, the split view, `n`/`N` through the commit's
+//! files), read-only: a commit's lines take no comment and are never the PR's files seen (see
+//! `code/commit_patch.rs`). `Esc` goes back a step. Offline a fixture records no commits: the
+//! list is the pushes it records, titled so. A screen above the PR screen, opened by one key
+//! there ([`open_commits`]).
 //!
 //! The worked example of a screen with its own effects: everything it reads is its own
 //! [`Work`], and its results come back as its own [`Done`] to this screen (by its id, also
@@ -10,7 +13,8 @@
 //! names it beyond the `mod` line, the key and the PR screen's one arm that opens it.
 //!
 //! ```text
-//! PrScreen ──H──▶ CommitsScreen ──Enter──▶ (one commit: message, files, patches)
+//! PrScreen ──H──▶ CommitsScreen ──Enter──▶ (one commit: message, files) ──Enter──▶ DiffScreen
+//!                                                                        (its patch, read-only)
 //! ```
 
 #[cfg(test)]
@@ -26,29 +30,29 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::action::{Action, Drawn};
-use super::code::{footer, framed, help_entries, scrolled};
+use super::code::{CommitPatch, commit_diff, footer, framed, help_entries, scrolled};
 use super::screen::{Ctx, Handled, Screen, View};
 use crate::pr::Snapshot;
 use crate::sanitize::{one_line, sanitize};
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{fit, wrap, wrap_diff};
+use crate::tui::ui::{fit, wrap};
 pub use work::{Commit, CommitFile, Done, Listing, Work};
 
 /// The commands the commits screen answers, with what they do there.
 const KEYS: &[(KeyCommand, &str)] = &[
-    (KeyCommand::Down, "next commit (open: scroll down)"),
-    (KeyCommand::Up, "previous commit (open: scroll up)"),
-    (KeyCommand::PageDown, "half a page down"),
-    (KeyCommand::PageUp, "half a page up"),
-    (KeyCommand::Top, "first commit (open: top)"),
-    (KeyCommand::Bottom, "last commit (open: bottom)"),
+    (KeyCommand::Down, "next commit (shown: its next file)"),
+    (KeyCommand::Up, "previous commit (shown: its previous file)"),
+    (KeyCommand::PageDown, "half a page down (shown: scroll)"),
+    (KeyCommand::PageUp, "half a page up (shown: scroll)"),
+    (KeyCommand::Top, "first commit (shown: its first file)"),
+    (KeyCommand::Bottom, "last commit (shown: its last file)"),
     (
         KeyCommand::Toggle,
-        "show the commit: its message and each file's patch",
+        "show the commit: its message and files; on a file: its patch in the diff's view (line numbers, | split, read-only)",
     ),
-    (KeyCommand::NextFile, "open: the commit's next file"),
-    (KeyCommand::PrevFile, "open: the commit's previous file"),
+    (KeyCommand::NextFile, "shown: the commit's next file"),
+    (KeyCommand::PrevFile, "shown: the commit's previous file"),
     (KeyCommand::Refresh, "read the commits again"),
 ];
 
@@ -78,6 +82,8 @@ pub struct CommitsScreen {
     selected: usize,
     /// The commit shown with `Enter` (an index into the list).
     open: Option<usize>,
+    /// The shown commit's selected file (an index into its files): `Enter` opens its patch.
+    file: usize,
     /// The shown commit's scroll, how far it can go and the page's height (from the last frame).
     scroll: usize,
     max_scroll: usize,
@@ -99,6 +105,7 @@ impl CommitsScreen {
             files: HashMap::new(),
             selected: 0,
             open: None,
+            file: 0,
             scroll: 0,
             max_scroll: 0,
             height: 0,
@@ -160,27 +167,94 @@ impl CommitsScreen {
             });
         }
         self.open = Some(self.selected);
+        self.file = 0;
         self.scroll = 0;
     }
 
-    /// `n`/`N` on a shown commit: the scroll moves to the next/previous file's first line.
-    fn go_file(&mut self, forward: bool) {
+    /// The shown commit's file `i` selected (the last one past the end), its row in sight: the
+    /// first file brings the commit's message back into sight when both fit the page.
+    fn select_file(&mut self, i: usize) {
         let Some(c) = self.shown() else { return };
         let (_, starts) = detail(
             c,
             &self.files_of(c),
+            None,
             &Theme::plain(),
             usize::from(self.width),
         );
-        let at = self.scroll;
-        let to = if forward {
-            starts.iter().find(|&&s| s > at).copied()
-        } else {
-            starts.iter().rev().find(|&&s| s < at).copied()
+        let Some(last) = starts.len().checked_sub(1) else {
+            return;
         };
-        if let Some(to) = to {
-            self.scroll = to.min(self.max_scroll);
+        self.file = i.min(last);
+        let row = starts[self.file];
+        let h = self.height.max(1);
+        if row < self.scroll || (self.file == 0 && row < h) {
+            self.scroll = if row < h { 0 } else { row };
+        } else if row >= self.scroll + h {
+            self.scroll = row + 1 - h;
         }
+    }
+
+    /// A command on a shown commit: its files' selection, its scroll, its selected file's patch,
+    /// closing it; false for the rest (the list's: `ctrl-r` reads the commits again).
+    fn shown_command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> bool {
+        match cmd {
+            KeyCommand::Down | KeyCommand::NextFile => self.select_file(self.file + 1),
+            KeyCommand::Up | KeyCommand::PrevFile => self.select_file(self.file.saturating_sub(1)),
+            KeyCommand::Top => self.select_file(0),
+            KeyCommand::Bottom => self.select_file(usize::MAX),
+            KeyCommand::PageDown | KeyCommand::PageUp => {
+                if let Some(to) = scrolled(cmd, self.scroll, self.max_scroll, self.height / 2) {
+                    self.scroll = to;
+                }
+            }
+            KeyCommand::Toggle => self.open_patch(ctx),
+            // The shown commit closes first; then the router leaves the screen.
+            KeyCommand::Quit | KeyCommand::Back => self.open = None,
+            _ => return false,
+        }
+        true
+    }
+
+    /// `Enter` on a shown commit: its selected file's patch in the diff's view (read-only, `n`/`N`
+    /// through the commit's files with a patch); a file without one says why.
+    fn open_patch(&mut self, ctx: &mut Ctx<'_>) {
+        let Some(c) = self.shown() else { return };
+        let files = match self.files_of(c) {
+            Files::Read(files) => files,
+            Files::Reading => return ctx.say("the commit's files are still being read"),
+            Files::Unreadable(e) => {
+                return ctx.say(format!(
+                    "the commit's files could not be read: {}",
+                    one_line(&e)
+                ));
+            }
+        };
+        // The selection as drawn: the last file when the files read again are fewer.
+        let at = self.file.min(files.len().saturating_sub(1));
+        let Some(f) = files.get(at) else {
+            return ctx.say("no files changed");
+        };
+        if f.patch.is_none() {
+            return ctx.say(format!(
+                "{}: {}",
+                one_line(&f.path),
+                one_line(f.why_none.as_deref().unwrap_or("no patch"))
+            ));
+        }
+        // The diff goes through the files with a patch: this one's place among them.
+        let index = files[..at].iter().filter(|f| f.patch.is_some()).count();
+        let patch = CommitPatch {
+            sha: c.sha.clone(),
+            title: c.title().to_owned(),
+            offline: c.files.is_some(),
+            files: files
+                .iter()
+                .filter(|f| f.patch.is_some())
+                .map(CommitFile::to_changed)
+                .collect(),
+        };
+        ctx.open(commit_diff(&self.snapshot, patch, index));
     }
 }
 
@@ -194,23 +268,8 @@ impl Screen for CommitsScreen {
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
-        if self.open.is_some() {
-            if let Some(to) = scrolled(cmd, self.scroll, self.max_scroll, self.height / 2) {
-                self.scroll = to;
-                return Handled::Consumed;
-            }
-            match cmd {
-                KeyCommand::NextFile | KeyCommand::PrevFile => {
-                    self.go_file(cmd == KeyCommand::NextFile);
-                    return Handled::Consumed;
-                }
-                // The shown commit closes first; then the router leaves the screen.
-                KeyCommand::Quit | KeyCommand::Back | KeyCommand::Toggle => {
-                    self.open = None;
-                    return Handled::Consumed;
-                }
-                _ => {}
-            }
+        if self.open.is_some() && self.shown_command(cmd, ctx) {
+            return Handled::Consumed;
         }
         let half = (self.height / 2).max(1);
         match cmd {
@@ -322,7 +381,7 @@ fn draw(frame: &mut Frame, area: Rect, s: &CommitsScreen, view: &View<'_>) -> Dr
     let mut drawn = Drawn::default();
     let hints: &[(KeyCommand, &str)] = match s.shown() {
         Some(c) => {
-            let (lines, _) = detail(c, &s.files_of(c), theme, width);
+            let (lines, _) = detail(c, &s.files_of(c), Some(s.file), theme, width);
             let h = usize::from(inner.height);
             let scroll = s.scroll.min(lines.len().saturating_sub(h));
             drawn.detail_lines = lines.len();
@@ -338,6 +397,7 @@ fn draw(frame: &mut Frame, area: Rect, s: &CommitsScreen, view: &View<'_>) -> Dr
             drawn.detail_scroll = scroll;
             drawn.detail_area = inner;
             &[
+                (KeyCommand::Toggle, "file's patch"),
                 (KeyCommand::NextFile, "next file"),
                 (KeyCommand::PrevFile, "previous file"),
             ]
@@ -434,12 +494,13 @@ fn row(selected: bool, c: &Commit, author_w: usize, theme: &Theme) -> Line<'stat
     Line::from(spans).style(style)
 }
 
-/// A shown commit's lines at `width`: its header and whole message, then each file (its
-/// status, path and counts) with its patch in the diff's colours, or why it has none; and the
-/// line where each file starts (for `n`/`N`).
+/// A shown commit's lines at `width`: its header and whole message, then each file it changed
+/// (its status, path and counts, and why it has no patch when it has none), `selected` marked;
+/// and the line of each file (for the selection).
 fn detail(
     c: &Commit,
     files: &Files,
+    selected: Option<usize>,
     theme: &Theme,
     width: usize,
 ) -> (Vec<Line<'static>>, Vec<usize>) {
@@ -477,7 +538,6 @@ fn detail(
             "offline: each file this push changed, with the PR's patch of it after the push",
             theme.dim,
         ));
-        out.push(Line::default());
     }
     let mut starts = Vec::new();
     match files {
@@ -490,40 +550,44 @@ fn detail(
             out.push(Line::styled("no files changed", theme.dim));
         }
         Files::Read(files) => {
-            for f in files {
+            out.push(Line::styled(
+                format!(
+                    "{}: Enter shows a file's patch in the diff's view (read-only)",
+                    count(files.len(), "file", "files")
+                ),
+                theme.dim,
+            ));
+            // The last file when the files read again are fewer than the selection.
+            let selected = selected.map(|i| i.min(files.len().saturating_sub(1)));
+            for (i, f) in files.iter().enumerate() {
                 starts.push(out.len());
+                let here = selected == Some(i);
                 let path = match &f.previous {
                     Some(p) if *p != f.path => format!("{} → {}", one_line(p), one_line(&f.path)),
                     _ => one_line(&f.path),
                 };
-                out.push(Line::from(vec![
+                let mut spans = vec![
+                    Span::styled(if here { "▶ " } else { "  " }, theme.key),
                     Span::styled(format!("{} ", one_line(&f.status)), theme.dim),
                     Span::styled(path, theme.location),
                     Span::styled(format!("  +{}", f.additions), theme.diff_added),
                     Span::styled(format!(" -{}", f.deletions), theme.diff_removed),
-                ]));
-                match &f.patch {
-                    Some(p) => {
-                        for l in p.lines() {
-                            let style = match l.chars().next() {
-                                Some('+') => theme.diff_added,
-                                Some('-') => theme.diff_removed,
-                                Some('@') => theme.diff_hunk_header,
-                                _ => theme.diff_context,
-                            };
-                            let line = Line::styled(sanitize(l).replace('\t', "    "), style);
-                            wrap_diff(line, width, &mut out);
-                        }
-                    }
-                    None => out.push(Line::styled(
+                ];
+                if f.patch.is_none() {
+                    spans.push(Span::styled(
                         format!(
                             "  ({})",
                             one_line(f.why_none.as_deref().unwrap_or("no patch"))
                         ),
                         theme.dim,
-                    )),
+                    ));
                 }
-                out.push(Line::default());
+                let line = Line::from(spans);
+                out.push(if here {
+                    line.style(theme.selection)
+                } else {
+                    line
+                });
             }
         }
     }

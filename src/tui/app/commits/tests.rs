@@ -239,30 +239,46 @@ fn offline_frames_the_pushes_and_a_push_s_diff() {
     }
 }
 
-/// `n`/`N` move from file to file on the opening head's five files.
+/// `j`/`k` and `n`/`N` select from file to file on the opening head's five files, the selected
+/// one kept in sight; `Enter` opens the selected one's patch.
 #[test]
-fn next_and_previous_file_scroll_to_each_file() {
-    let (mut hs, _d) = offline_harness(100, 20);
+fn next_and_previous_file_select_each_file() {
+    let (mut hs, _d) = offline_harness(100, 12);
     hs.draw();
     hs.press("H Enter");
-    let top = hs.screen();
-    hs.press("n");
-    let first = hs.screen();
-    assert_ne!(top, first);
-    let line_of = |s: &str| s.lines().nth(1).unwrap_or_default().to_owned();
-    assert!(line_of(&first).contains("src/client/retry.rs"), "{first}");
-    hs.press("n");
+    let selected = |hs: &Harness| {
+        let s = hs.screen();
+        s.lines()
+            .find(|l| l.contains("▶ "))
+            .unwrap_or_else(|| panic!("{s}"))
+            .to_owned()
+    };
     assert!(
-        line_of(&hs.screen()).contains("src/client/mod.rs"),
+        selected(&hs).contains("src/client/retry.rs"),
         "{}",
         hs.screen()
     );
-    hs.press("N");
+    hs.press("n");
     assert!(
-        line_of(&hs.screen()).contains("src/client/retry.rs"),
+        selected(&hs).contains("src/client/mod.rs"),
         "{}",
         hs.screen()
     );
+    hs.press("j j j");
+    assert!(selected(&hs).contains("docs/retry.md"), "{}", hs.screen());
+    hs.press("j");
+    assert!(selected(&hs).contains("docs/retry.md"), "the last stays");
+    hs.press("N k");
+    assert!(
+        selected(&hs).contains("bindings/python/rivet/client.py"),
+        "{}",
+        hs.screen()
+    );
+    // The first file brings the message back into sight.
+    hs.press("g");
+    assert!(hs.screen().contains("commit e5f6a7b"), "{}", hs.screen());
+    hs.press("G Enter");
+    assert_eq!(hs.app.diff_path(), Some("docs/retry.md"));
 }
 
 fn loopback(uri: &str) -> GitHub {
@@ -309,8 +325,9 @@ fn paths(rt: &tokio::runtime::Runtime, server: &MockServer) -> Vec<String> {
         .collect()
 }
 
-/// Live: the list is one request to the PR's commits, `Enter` one to that commit; its patch
-/// shows in the diff's colours, sanitized, and the files without one say why.
+/// Live: the list is one request to the PR's commits, `Enter` one to that commit; its files are
+/// listed, those without a patch saying why, and a file's patch opens in the diff's view,
+/// sanitized, in the diff's colours.
 #[test]
 fn live_the_two_requests_are_made_and_the_commit_s_diff_shows() {
     let rt = tokio::runtime::Runtime::new().unwrap();
@@ -348,14 +365,37 @@ fn live_the_two_requests_are_made_and_the_commit_s_diff_shows() {
             format!("/repos/acme/rivet/commits/{SHA_2}")
         ]
     );
-    let diff = hs.screen();
+    let shown = hs.screen();
     for want in [
         "commit 2222222bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb  Hubot Builder",
-        "modified docs/retry.md  +1 -1",
-        "-Old line",
-        "renamed docs/old.md → docs/new.md",
+        "▶ modified docs/retry.md  +1 -1",
+        "renamed docs/old.md → docs/new.md  +0 -0  (no change of content)",
         "(binary file: no text diff)",
         "(GitHub sends no patch for a file this large)",
+    ] {
+        assert!(shown.contains(want), "{want}:\n{shown}");
+    }
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "{shown:?}"
+    );
+    insta::assert_snapshot!("commits_live_diff_120x35", shown);
+    // A file without a patch says why; one with a patch opens in the diff's view, sanitized,
+    // numbered, in the diff's colours.
+    hs.press("j j Enter");
+    assert_eq!(hs.app.stack(), ["PR", "commits"]);
+    assert_eq!(
+        hs.app.notice(),
+        Some("assets/logo.png: binary file: no text diff")
+    );
+    hs.press("g Enter");
+    assert_eq!(hs.app.stack(), ["PR", "commits", "diff"]);
+    let diff = hs.screen();
+    for want in [
+        "docs/retry.md · modified · +1 −1",
+        "commit 2222222 · read-only",
+        "    2       -Old line",
+        "          2 +New ␛]8;;evil␇line",
     ] {
         assert!(diff.contains(want), "{want}:\n{diff}");
     }
@@ -363,13 +403,14 @@ fn live_the_two_requests_are_made_and_the_commit_s_diff_shows() {
         !diff.contains('\u{1b}') && !diff.contains('\u{7}'),
         "{diff:?}"
     );
-    insta::assert_snapshot!("commits_live_diff_120x35", diff);
-    // The diff's colours: an added line in the theme's `diff_added`.
+    // `n`: the only file with a patch is the last.
+    hs.press("n");
+    assert_eq!(hs.app.notice(), Some("the commit's last file"));
     let buf = hs.terminal.backend().buffer();
     let theme = Theme::default_theme();
     let added = (0..buf.area.height).find_map(|y| {
         let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
-        row.find("│+New").map(|_| y)
+        row.find("2 +New").map(|_| y)
     });
     let y = added.expect("the added line");
     let x = (0..buf.area.width)
@@ -377,7 +418,9 @@ fn live_the_two_requests_are_made_and_the_commit_s_diff_shows() {
         .unwrap();
     assert_eq!(buf[(x, y)].fg, theme.diff_added.fg.unwrap_or_default());
     // Shown again: not read again.
-    hs.press("Esc Enter");
+    hs.press("Esc Esc Enter");
+    assert_eq!(hs.app.stack(), ["PR", "commits"]);
+    assert!(hs.screen().contains("▶ modified docs/retry.md"));
     assert_eq!(paths(&rt, &server).len(), 2);
 }
 
@@ -432,4 +475,218 @@ fn live_a_refused_list_is_said() {
     hs.press("H");
     let s = hs.screen();
     assert!(s.contains("the commits could not be read"), "{s}");
+}
+
+/// The demo's last look at the code, as the ledger in `dir` holds it.
+fn last_look(dir: &std::path::Path) -> crate::ledger::CodeLook {
+    Ledger::new(dir)
+        .code_look(&demo().pr.coords())
+        .unwrap_or_default()
+}
+
+/// The opening head's third file (`H Enter j j Enter`): the Python client, modified, so its
+/// rows carry both numbers.
+fn python_patch(hs: &mut Harness) {
+    hs.draw();
+    hs.press("H Enter j j Enter");
+    assert_eq!(hs.app.stack(), ["PR", "commits", "diff"], "{}", hs.screen());
+    assert_eq!(
+        hs.app.diff_path(),
+        Some("bindings/python/rivet/client.py"),
+        "{}",
+        hs.screen()
+    );
+}
+
+/// Enter on a commit's file draws its patch with the diff's own view: each row with its old and
+/// new numbers, the hunk's header, the commit named above. Failed before: Enter on the shown
+/// commit only closed it (its patches had no numbers).
+#[test]
+fn a_commit_s_file_opens_in_the_diff_s_view_with_line_numbers() {
+    let (mut hs, _d) = offline_harness(120, 30);
+    python_patch(&mut hs);
+    let s = hs.screen();
+    for want in [
+        "@@ -12,12 +12,29 @@ from ._native import Client as _Client",
+        "   14    14  class Client:",
+        "   15       -    def __init__(self, base_url: str, timeout: float = 10.0):",
+        "         15 +    def __init__(",
+        "e5f6a7b · offline: the PR's patch at this head · read-only",
+    ] {
+        assert!(s.contains(want), "{want}:\n{s}");
+    }
+    // Its threads are the PR head's: none is drawn on the commit's lines.
+    assert!(!s.contains("thread @"), "{s}");
+    // `}` jumps to the next hunk; Esc is back on the commit with the same file selected.
+    hs.press("Esc");
+    assert_eq!(hs.app.stack(), ["PR", "commits"]);
+    assert!(
+        hs.screen()
+            .lines()
+            .any(|l| l.contains("▶ modified bindings/python/rivet/client.py")),
+        "{}",
+        hs.screen()
+    );
+}
+
+/// `|` shows the commit's patch side by side (old left, new right), `|` again unified.
+#[test]
+fn a_commit_s_patch_shows_side_by_side_with_the_bar() {
+    let (mut hs, _d) = offline_harness(120, 30);
+    python_patch(&mut hs);
+    assert!(!hs.app.diff_split(), "auto is unified at 120 columns");
+    hs.press("|");
+    assert!(hs.app.diff_split(), "{}", hs.screen());
+    let s = hs.screen();
+    let pair = s
+        .lines()
+        .find(|l| l.contains("-        self._inner = _Client(base_url, timeout)"))
+        .unwrap_or_else(|| panic!("{s}"));
+    let (left, right) = pair.split_once('│').unwrap_or_else(|| panic!("{pair}"));
+    assert!(left.contains("-        self._inner"), "{pair}");
+    assert!(right.contains("+        self._inner = _Client("), "{pair}");
+    hs.press("|");
+    assert!(!hs.app.diff_split());
+}
+
+/// The keys that would comment, ask, mark viewed or read the PR's files say in words why they
+/// do not act on a commit's patch, and nothing opens: no composer, no question, no selection.
+#[test]
+fn a_commit_s_patch_is_read_only_and_says_why() {
+    let (mut hs, _d) = offline_harness(120, 30);
+    python_patch(&mut hs);
+    for (key, said) in [
+        (
+            "c",
+            "a commit's patch takes no comment here: comment on the PR's diff (F)",
+        ),
+        (
+            "S",
+            "a commit's patch takes no comment here: comment on the PR's diff (F)",
+        ),
+        (
+            "V",
+            "a commit's patch takes no comment here: comment on the PR's diff (F)",
+        ),
+        ("a", "takes no question"),
+        ("t", "not the PR's file"),
+        ("I", "no interdiff"),
+        ("e", "its hunks only"),
+        ("o", "the PR's diff"),
+        ("]", "no thread or finding"),
+        ("Enter", "no thread"),
+    ] {
+        hs.press(key);
+        assert_eq!(hs.app.stack(), ["PR", "commits", "diff"], "{key}");
+        assert_eq!(hs.app.mode(), &crate::tui::app::InputMode::Normal, "{key}");
+        let notice = hs.app.notice().unwrap_or_default().to_owned();
+        assert!(notice.contains(said), "{key}: {notice}");
+        assert!(hs.screen().contains(&notice), "{key}: said in the footer");
+        assert!(
+            !hs.app.diff_screen().is_some_and(|d| d.selecting()),
+            "{key}"
+        );
+    }
+}
+
+/// `n`/`N` go through the commit's files (not the PR's), saying where the commit ends.
+#[test]
+fn n_and_shift_n_go_through_the_commit_s_files() {
+    let (mut hs, _d) = offline_harness(120, 30);
+    python_patch(&mut hs);
+    hs.press("n");
+    assert_eq!(
+        hs.app.diff_path(),
+        Some("web/src/components/RetryBadge.tsx")
+    );
+    hs.press("n n");
+    assert_eq!(hs.app.diff_path(), Some("docs/retry.md"));
+    assert_eq!(hs.app.notice(), Some("the commit's last file"));
+    hs.press("N N N N N");
+    assert_eq!(hs.app.diff_path(), Some("src/client/retry.rs"));
+    assert_eq!(hs.app.notice(), Some("the commit's first file"));
+    // The push's own commit has one file.
+    hs.press("Esc Esc j Enter Enter");
+    assert_eq!(hs.app.diff_path(), Some("src/client/retry.rs"));
+    hs.press("n");
+    assert_eq!(hs.app.notice(), Some("the commit's last file"));
+}
+
+/// A commit's patch is never the PR's file seen: going through every file of a commit leaves
+/// the PR's last look where it was; its pending comments, findings and threads (written on the
+/// PR head's lines) are not drawn on the commit's.
+#[test]
+fn a_commit_s_patch_moves_no_last_look_and_shows_no_pending_comment() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut hs = Harness::demo(dir.path(), 120, 30).unwrap();
+    hs.draw();
+    // The PR's diff: a pending comment on line 4 of retry.rs, its patch seen.
+    hs.press("F Enter j j j c");
+    hs.type_text("Why an empty line here?");
+    hs.press("Esc q q q");
+    assert_eq!(hs.app.stack(), ["PR"]);
+    let before = last_look(dir.path());
+    assert_eq!(
+        before.files.keys().cloned().collect::<Vec<_>>(),
+        ["src/client/retry.rs"]
+    );
+    hs.press("H Enter Enter");
+    assert_eq!(hs.app.diff_path(), Some("src/client/retry.rs"));
+    for _ in 0..3 {
+        hs.draw();
+    }
+    let s = hs.screen();
+    assert!(
+        s.contains("    4 +use crate::client::{Error, Response};"),
+        "{s}"
+    );
+    assert!(!s.contains("pending c"), "{s}");
+    assert!(!s.contains("Why an empty line"), "{s}");
+    assert!(!s.contains('┆'), "no note under a line: {s}");
+    hs.press("n n n n N");
+    hs.draw();
+    assert_eq!(
+        last_look(dir.path()),
+        before,
+        "the PR's last look did not move"
+    );
+    // And back on the PR's diff, the comment is still there.
+    hs.press("Esc Esc Esc F Enter");
+    hs.draw();
+    assert!(hs.screen().contains("Why an empty line"), "{}", hs.screen());
+}
+
+/// A commit's patch as the maintainer sees it, at 120×30 and at 80×24.
+#[test]
+fn a_commit_s_patch_frames() {
+    for (w, h) in [(120, 30), (80, 24)] {
+        let (mut hs, _d) = offline_harness(w, h);
+        python_patch(&mut hs);
+        insta::assert_snapshot!(format!("commits_patch_{w}x{h}"), hs.screen());
+    }
+}
+
+/// The commits screen's `?` names what Enter does on a shown commit's file.
+#[test]
+fn the_commits_help_says_enter_opens_a_file_s_patch() {
+    let (mut hs, _d) = offline_harness(120, 30);
+    hs.draw();
+    hs.press("H");
+    let help = hs.app.help_entries();
+    assert!(
+        help.iter()
+            .any(|(k, what)| k == "Enter" && what.contains("the diff's view")),
+        "{help:?}"
+    );
+    // The diff of a commit's file has its own: no comment key there.
+    hs.press("Enter Enter");
+    let help = hs.app.help_entries();
+    assert!(
+        help.iter().any(|(_, w)| w.contains("read-only")),
+        "{help:?}"
+    );
+    assert!(
+        !help.iter().any(|(_, w)| w.contains("comment on the line")),
+        "{help:?}"
+    );
 }

@@ -81,6 +81,16 @@ pub struct CommitFile {
 }
 
 impl CommitFile {
+    /// The file as the diff's view takes it (its status, paths, counts and patch).
+    pub fn to_changed(&self) -> ChangedFile {
+        let mut f = ChangedFile::new(&self.path, self.patch.clone());
+        f.status = self.status.clone();
+        f.previous_path = self.previous.clone();
+        f.additions = self.additions;
+        f.deletions = self.deletions;
+        f
+    }
+
     fn from_changed(f: &ChangedFile) -> CommitFile {
         CommitFile {
             path: f.path.clone(),
