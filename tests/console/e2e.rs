@@ -597,7 +597,7 @@ fn the_code_in_tmux_description_files_viewed_diff_and_a_force_push() {
 }
 
 /// The pending review in the real binary: in a file's diff, three lines selected and a
-/// suggestion written on them (`V` `j` `j` `S`), the pending list, submitted as a comment review
+/// suggestion written on them beside the code (`V` `j` `j` `S`), the pending list (`P`), submitted as a comment review
 /// after its confirmation — offline, into the review outbox with the request that would be sent.
 #[test]
 fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux() {
@@ -616,6 +616,9 @@ fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux()
     tmux.keys(&["j", "j", "V", "j", "j", "S"]);
     tmux.wait_for("the composer, prefilled", |s| s.contains("```suggestion"));
     tmux.keys(&["Escape"]);
+    // Kept in the pending review, under its lines in the diff; `P` lists it.
+    tmux.wait_for("the comment under its lines", |s| s.contains("pending c1"));
+    tmux.keys(&["P"]);
     tmux.wait_for("the pending list", |s| {
         s.contains("1 comment, 1 to post") && s.contains("retry.rs")
     });

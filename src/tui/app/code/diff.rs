@@ -19,10 +19,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::context::{self, CtxRow, GapRow, Texts, Want};
+use super::note::{About, clean, note_line, prefix};
 pub use super::note::{Note, NoteKind};
-use super::note::{clean, note_line, prefix};
 use super::split_view::{self, SplitLayout};
 use super::work::{CodeLoad, Done, Work};
+use super::{composer, finding_pane, search};
 use super::{footer, help_entries, scrolled};
 use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
 use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
@@ -58,11 +59,50 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::PrevHunk, "previous hunk"),
     (KeyCommand::NextNew, "next thread or finding"),
     (KeyCommand::PrevNew, "previous thread or finding"),
-    (KeyCommand::NextFile, "the PR's next file"),
-    (KeyCommand::PrevFile, "the PR's previous file"),
+    (
+        KeyCommand::Search,
+        "search the PR's patches (smartcase); n/N then go match to match",
+    ),
+    (
+        KeyCommand::PendingReview,
+        "the pending review: what was written here, to submit",
+    ),
+    (
+        KeyCommand::NextMatch,
+        "while a search is on: the next match, file to file (Esc ends it)",
+    ),
+    (
+        KeyCommand::PrevMatch,
+        "while a search is on: the previous match",
+    ),
+    (KeyCommand::NextFile, "the PR's next file (no search on)"),
+    (
+        KeyCommand::PrevFile,
+        "the PR's previous file (no search on)",
+    ),
     (
         KeyCommand::Toggle,
-        "open the thread on the line whole (reply, resolve); show a collapsed file",
+        "open the thread, finding or comment on the line whole; show a collapsed file",
+    ),
+    (
+        KeyCommand::Toggle,
+        "in a finding's pane: keep its draft (or a dropped comment) for the review",
+    ),
+    (
+        KeyCommand::Edit,
+        "in a finding's pane: edit it in the composer",
+    ),
+    (
+        KeyCommand::Discard,
+        "in a finding's pane: drop it from the pending review",
+    ),
+    (
+        KeyCommand::Dismiss,
+        "in a finding's pane: dismiss the finding, with a reason",
+    ),
+    (
+        KeyCommand::Lesson,
+        "in a finding's pane: dismiss it as a lesson for the repo",
     ),
     (
         KeyCommand::Interdiff,
@@ -263,67 +303,79 @@ struct PatchView {
 
 #[derive(Debug, Clone)]
 pub struct DiffScreen {
-    snapshot: Arc<Snapshot>,
-    load: Arc<CodeLoad>,
-    index: usize,
-    since: SinceLastLook,
+    pub(super) snapshot: Arc<Snapshot>,
+    pub(super) load: Arc<CodeLoad>,
+    pub(super) index: usize,
+    pub(super) since: SinceLastLook,
     /// The file's viewed state as the files screen knows it, kept up to date here.
-    viewed: ViewedState,
+    pub(super) viewed: ViewedState,
     /// A viewed mark is on its way.
-    viewed_pending: bool,
+    pub(super) viewed_pending: bool,
     /// Its patch was shown and recorded in this visit (the files screen's "seen now").
-    seen_now: bool,
+    pub(super) seen_now: bool,
     /// Why the file is collapsed until asked (None: shown).
-    collapsed: Option<&'static str>,
+    pub(super) collapsed: Option<&'static str>,
     view: Option<PatchView>,
-    highlighted: Option<Arc<Vec<Line<'static>>>>,
-    highlight_asked: bool,
-    cursor: usize,
-    anchor: Option<usize>,
-    scroll: usize,
+    pub(super) highlighted: Option<Arc<Vec<Line<'static>>>>,
+    pub(super) highlight_asked: bool,
+    pub(super) cursor: usize,
+    pub(super) anchor: Option<usize>,
+    pub(super) scroll: usize,
     /// The interdiff, once asked for; shown while `interdiff_on`.
-    inter: Option<Interdiff>,
-    interdiff_on: bool,
-    inter_scroll: usize,
-    inter_max: usize,
-    height: usize,
+    pub(super) inter: Option<Interdiff>,
+    pub(super) interdiff_on: bool,
+    pub(super) inter_scroll: usize,
+    pub(super) inter_max: usize,
+    pub(super) height: usize,
     /// The body's width at the last frame (whether the split view fits, `auto` or not).
-    width: usize,
+    pub(super) width: usize,
     /// `[console] diff_layout`, as the session has it.
-    layout: DiffLayout,
+    pub(super) layout: DiffLayout,
     /// `|` chose a layout (true: split) over `diff_layout`.
-    split_chosen: Option<bool>,
+    pub(super) split_chosen: Option<bool>,
     /// The side the cursor prefers in the split view.
-    side: Side,
+    pub(super) side: Side,
     /// The split view's scroll (display rows).
-    split_scroll: usize,
-    recorded: bool,
+    pub(super) split_scroll: usize,
+    pub(super) recorded: bool,
     /// Seen records asked for and not yet answered: while any is out, the diff is busy (kept
     /// when left), so the answer still reaches it and, through it, the files list.
-    records_out: usize,
+    pub(super) records_out: usize,
     /// The pending review, once read (its comments are shown under their lines).
-    pending: Option<Arc<PendingReview>>,
+    pub(super) pending: Option<Arc<PendingReview>>,
     /// The pending review was asked for (asked again when the diff is back from the composer).
-    pending_asked: bool,
+    pub(super) pending_asked: bool,
     /// Opened without the files screen (`code::diff_at`): its `load` stands in until its own
     /// read of it comes back.
-    loading: bool,
+    pub(super) loading: bool,
+    /// The line-comment composer open under the selected lines (its keys while open).
+    pub(super) composer: Option<composer::Composer>,
+    /// A finding or pending comment read whole (its keys while open), and how far its text
+    /// can scroll (from the last frame).
+    pub(super) pane: Option<finding_pane::FindingPane>,
+    pub(super) pane_max: usize,
+    /// `D`/`L` in the pane asked for a reason: the finding and whether it is a lesson.
+    pub(super) dismissing: Option<(String, bool)>,
+    /// The search over the PR's patches (`/`), while it is on; where the cursor was when the
+    /// prompt opened (`Esc` there goes back).
+    pub(super) search: Option<search::DiffSearch>,
+    pub(super) search_from: usize,
     /// Said once it is on the stack (where it could not put the cursor).
-    said_on_open: Option<String>,
+    pub(super) said_on_open: Option<String>,
     /// What this diff learnt of the PR's files while going from one to the next (`n`/`N`):
     /// their viewed marks set and the patches shown, by path.
     visited: Visited,
     /// How `Enter` on a thread's line opens it (none: said to open it from the PR screen).
-    open_thread: Option<super::OpenThread>,
+    pub(super) open_thread: Option<super::OpenThread>,
     /// Where its seen and viewed marks are passed on (the files screen that opened it).
-    echo: super::Echo,
+    pub(super) echo: super::Echo,
     /// The question to the model being typed (`a`), while its prompt is open.
-    question: Option<ask::Question>,
+    pub(super) question: Option<ask::Question>,
     /// Context on demand: the file's texts, once asked for, and the lines shown of them.
-    texts: Texts,
+    pub(super) texts: Texts,
     /// The expanded line `(gap, old, new)` the cursor is on (none: it is on patch line
     /// `cursor`; while it is on an expanded line, `cursor` is the nearest patch line below).
-    ctx_at: Option<(usize, u32, u32)>,
+    pub(super) ctx_at: Option<(usize, u32, u32)>,
 }
 
 /// The viewed marks set and the files shown in this diff, kept across `n`/`N`.
@@ -381,6 +433,12 @@ impl DiffScreen {
             pending_asked: false,
             loading: false,
             said_on_open: None,
+            composer: None,
+            pane: None,
+            pane_max: 0,
+            dismissing: None,
+            search: None,
+            search_from: 0,
             question: None,
             texts: Texts::Unread,
             ctx_at: None,
@@ -430,7 +488,7 @@ impl DiffScreen {
     }
 
     /// Parses the file's patch and lays out its rows with the threads and findings on them.
-    fn build(&mut self) {
+    pub(super) fn build(&mut self) {
         let Some(file) = self.file() else { return };
         let Some(patch) = file.patch.as_deref() else {
             return;
@@ -454,7 +512,7 @@ impl DiffScreen {
                 kind: NoteKind::Thread,
                 label: String::new(),
                 text,
-                thread: Some(t.id.clone()),
+                about: Some(About::Thread(t.id.clone())),
                 side: match t.side {
                     Some(DiffSide::Left) => Side::Left,
                     _ => Side::Right,
@@ -502,7 +560,7 @@ impl DiffScreen {
                     kind: NoteKind::Pending,
                     label,
                     text,
-                    thread: None,
+                    about: Some(About::Pending(c.id.clone())),
                     side: c.side,
                 }),
                 None => {
@@ -514,7 +572,7 @@ impl DiffScreen {
                         kind: NoteKind::Pending,
                         label,
                         text,
-                        thread: None,
+                        about: Some(About::Pending(c.id.clone())),
                         side: c.side,
                     }));
                 }
@@ -530,7 +588,7 @@ impl DiffScreen {
             }
             let note = Note {
                 label: String::new(),
-                thread: None,
+                about: Some(About::Finding(f.id.clone())),
                 side: Side::Right,
                 kind: NoteKind::Finding,
                 text: format!(
@@ -884,6 +942,16 @@ impl DiffScreen {
         LineSelection::of(&self.file()?.path, &v.parsed, a..=b)
     }
 
+    /// The text of the composer open under the lines, if one is.
+    pub fn composer_text(&self) -> Option<String> {
+        self.composer.as_ref().map(composer::Composer::text)
+    }
+
+    /// The pending review as the diff read it (its comments under their lines).
+    pub fn pending_review(&self) -> Option<&PendingReview> {
+        self.pending.as_deref()
+    }
+
     /// Whether a selection of lines is being made.
     pub fn selecting(&self) -> bool {
         self.anchor.is_some()
@@ -944,6 +1012,7 @@ impl DiffScreen {
             look: Default::default(),
             before: Default::default(),
             findings: Vec::new(),
+            drafted: Vec::new(),
             viewed: Default::default(),
         });
         let diff = DiffScreen::new(snapshot, load, index, SinceLastLook::NeverSeen);
@@ -986,7 +1055,7 @@ impl DiffScreen {
         }
     }
 
-    fn move_to(&mut self, line: usize) {
+    pub(super) fn move_to(&mut self, line: usize) {
         let Some(v) = &self.view else { return };
         self.cursor = line.min(v.parsed.lines.len().saturating_sub(1));
         let row = v.row_of.get(self.cursor).copied().unwrap_or(0);
@@ -1113,14 +1182,8 @@ impl DiffScreen {
                 match self.selection() {
                     Some(sel) => {
                         let suggestion = cmd == KeyCommand::Suggest;
-                        self.anchor = None;
-                        // Read again once the diff is back on top: the comment is in it.
-                        self.pending_asked = false;
-                        ctx.open(crate::tui::app::compose_line_comment(
-                            &self.snapshot,
-                            sel,
-                            suggestion,
-                        ));
+                        let c = composer::Composer::new(sel, suggestion, None);
+                        self.open_composer(c, ctx);
                     }
                     None => ctx.say(
                         "line comments: put the cursor on a line of the diff (a selection stays on one side)",
@@ -1327,6 +1390,8 @@ impl DiffScreen {
             }
         }
         self.split_chosen = Some(want);
+        // The maintainer's choice holds for the rest of the run, in every diff opened after.
+        ctx.session.layout_chosen.set(want);
         let pos = self.pos();
         self.go(pos);
         ctx.say(if want {
@@ -1406,6 +1471,17 @@ impl DiffScreen {
             });
             return;
         };
+        let n = self.snapshot.pr.files.len();
+        if let Some(file) = self.snapshot.pr.files.get(to) {
+            let said = format!("file {} of {n}: {}", to + 1, one_line(&file.path));
+            self.switch_to(to);
+            ctx.say(said);
+        }
+    }
+
+    /// This diff shows the PR's file `to` instead, keeping what the maintainer chose (layout,
+    /// side, search) and what it learnt of the files it went through.
+    pub(super) fn switch_to(&mut self, to: usize) {
         let Some(file) = self.snapshot.pr.files.get(to) else {
             return;
         };
@@ -1424,7 +1500,6 @@ impl DiffScreen {
             .copied()
             .unwrap_or(file.viewed);
         let seen_now = visited.seen.contains(&file.path);
-        let said = format!("file {} of {n}: {}", to + 1, one_line(&file.path));
         let mut next = DiffScreen::new(
             Arc::clone(&self.snapshot),
             Arc::clone(&self.load),
@@ -1442,27 +1517,40 @@ impl DiffScreen {
         next.split_chosen = self.split_chosen;
         next.side = self.side;
         next.pending_asked = self.pending_asked;
+        next.records_out = self.records_out;
+        next.search = self.search.take();
+        // The files list follows: back there, this file is the one selected.
+        self.echo.at(to);
         if let Some(p) = self.pending.take() {
             next.set_pending(p);
         }
         *self = next;
-        ctx.say(said);
     }
 
     /// The first thread under the cursor's line, if one is.
-    fn thread_at_cursor(&self) -> Option<String> {
+    /// The first note under the cursor's line (in the split view, on the cursor's side first):
+    /// what `Enter` opens.
+    fn note_at_cursor(&self) -> Option<About> {
         if self.ctx_at.is_some() {
             return None;
         }
         let v = self.view.as_ref()?;
         let row = *v.row_of.get(self.cursor)?;
-        v.rows[row + 1..]
+        let notes: Vec<&Note> = v.rows[row + 1..]
             .iter()
             .map_while(|r| match r {
                 RowKind::Note(n) => Some(n),
                 _ => None,
             })
-            .find_map(|n| n.thread.clone())
+            .collect();
+        let side = self
+            .is_split()
+            .then(|| v.split.side_of(self.cursor, self.side));
+        notes
+            .iter()
+            .filter(|n| side.is_none_or(|s| n.side == s))
+            .chain(notes.iter())
+            .find_map(|n| n.about.clone())
     }
 
     /// The pending review read: its comments go under their lines (the cursor stays on its line).
@@ -1588,6 +1676,8 @@ impl DiffScreen {
 
     /// The rows of the body and whether they show the file (its patch, the interdiff, or why
     /// it has none).
+    /// The body's screen lines, the rows in all, whether the patch is shown, and (for the
+    /// composer) the count of screen lines up to the end of the row of patch line `under`.
     fn body(
         &self,
         theme: &Theme,
@@ -1595,9 +1685,10 @@ impl DiffScreen {
         width: usize,
         split: bool,
         expand_key: &str,
-    ) -> (Vec<Line<'static>>, usize, bool) {
+        under: Option<usize>,
+    ) -> (Vec<Line<'static>>, usize, bool, Option<usize>) {
         let Some(file) = self.file() else {
-            return (Vec::new(), 0, false);
+            return (Vec::new(), 0, false, None);
         };
         if let Some(why) = self.collapsed {
             let n = file.patch.as_deref().map_or(0, |p| p.lines().count());
@@ -1612,6 +1703,7 @@ impl DiffScreen {
                 )],
                 1,
                 false,
+                None,
             );
         }
         if self.interdiff_on {
@@ -1624,7 +1716,7 @@ impl DiffScreen {
                 .take(height)
                 .map(|l| fit(l, width))
                 .collect();
-            return (out, total, true);
+            return (out, total, true, None);
         }
         let Some(v) = &self.view else {
             let why = match file.no_patch() {
@@ -1634,7 +1726,7 @@ impl DiffScreen {
                 Some(w) => w.sentence().to_owned(),
                 None => "no patch".to_owned(),
             };
-            return (vec![Line::styled(why, theme.dim)], 1, true);
+            return (vec![Line::styled(why, theme.dim)], 1, true, None);
         };
         if split {
             let head = |i: usize| match v.rows.get(i) {
@@ -1659,9 +1751,10 @@ impl DiffScreen {
                 theme,
                 on_context: self.ctx_at.and_then(|at| v.split.display_of_context(at)),
                 expand_key,
+                under,
             };
-            let (out, total) = f.body(height, width);
-            return (out, total, true);
+            let (out, total, under_end) = f.body(height, width);
+            return (out, total, true, under_end);
         }
         let total = v.rows.len();
         let mut scroll = self.scroll.min(total.saturating_sub(height.max(1)));
@@ -1724,6 +1817,7 @@ impl DiffScreen {
             }
         };
         let mut out = Vec::with_capacity(height);
+        let mut under_end = None;
         for row in v.rows.iter().skip(scroll) {
             if out.len() >= height {
                 break;
@@ -1788,6 +1882,9 @@ impl DiffScreen {
                             out.push(fit(Line::from(spans), width));
                         }
                     }
+                    if under == Some(*i) {
+                        under_end = Some(out.len());
+                    }
                     continue;
                 }
                 RowKind::Old(text) => old_line(text, theme),
@@ -1825,7 +1922,7 @@ impl DiffScreen {
             };
             out.push(fit(line, width));
         }
-        (out, total, true)
+        (out, total, true, under_end)
     }
 
     fn inter_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
@@ -1921,6 +2018,10 @@ impl Screen for DiffScreen {
     }
 
     fn command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) -> Handled {
+        if self.pane.is_some() {
+            self.pane_command(cmd, ctx);
+            return Handled::Consumed;
+        }
         if matches!(cmd, KeyCommand::NextFile | KeyCommand::PrevFile) {
             self.go_file(cmd == KeyCommand::NextFile, ctx);
             return Handled::Consumed;
@@ -1951,14 +2052,48 @@ impl Screen for DiffScreen {
         if cmd == KeyCommand::Toggle {
             if self.collapsed.take().is_some() {
                 self.build();
-            } else if let Some(id) = self.thread_at_cursor() {
-                match self.open_thread {
-                    Some(open) => ctx.open(open(&self.snapshot, &id, ctx.session.identity())),
-                    None => ctx.say("this thread opens whole from the PR screen"),
-                }
             } else {
-                ctx.say("the whole file is shown (Enter on a thread's line opens the thread)");
+                match self.note_at_cursor() {
+                    Some(About::Thread(id)) => match self.open_thread {
+                        Some(open) => ctx.open(open(&self.snapshot, &id, ctx.session.identity())),
+                        None => ctx.say("this thread opens whole from the PR screen"),
+                    },
+                    Some(about) => self.pane = Some(finding_pane::FindingPane::new(about)),
+                    None => ctx.say(
+                        "the whole file is shown (Enter on a line with a thread, finding or comment opens it)",
+                    ),
+                }
             }
+            return Handled::Consumed;
+        }
+        if cmd == KeyCommand::PendingReview {
+            // The pending review, with what was written here in it.
+            ctx.open(Box::new(
+                crate::tui::app::PendingScreen::new((*self.snapshot).clone())
+                    .opening_diffs(super::diff_at),
+            ));
+            self.pending_asked = false;
+            return Handled::Consumed;
+        }
+        if cmd == KeyCommand::Search {
+            self.search_from = self.cursor;
+            *ctx.mode = crate::tui::app::InputMode::Search {
+                query: String::new(),
+                before: self.cursor,
+            };
+            return Handled::Consumed;
+        }
+        if matches!(cmd, KeyCommand::NextMatch | KeyCommand::PrevMatch) {
+            // Without a search, the key is the next or previous file's (they share it).
+            if self.search.is_none() {
+                return Handled::NotConsumed;
+            }
+            self.go_to_match(cmd == KeyCommand::NextMatch, ctx);
+            return Handled::Consumed;
+        }
+        if cmd == KeyCommand::Back && self.search.is_some() && self.anchor.is_none() {
+            self.search = None;
+            ctx.say("search ended: n/N go from file to file again");
             return Handled::Consumed;
         }
         if cmd == KeyCommand::Back && self.anchor.is_some() {
@@ -2008,6 +2143,15 @@ impl Screen for DiffScreen {
 
     /// The question prompt's input (`a`): sent, the answer pane opens above the diff.
     fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
+        if self.composer.is_some() {
+            let snapshot = Arc::clone(&self.snapshot);
+            composer::Composer::dialog(&mut self.composer, action, &snapshot, ctx);
+            if self.composer.is_none() {
+                // Written (or left empty): the lines are no longer selected.
+                self.anchor = None;
+            }
+            return;
+        }
         if ask::Question::dialog(&mut self.question, action, ctx) {
             // Asked. The answer may become a comment: the pending review is read again on
             // return.
@@ -2049,6 +2193,39 @@ impl Screen for DiffScreen {
             }
             return None;
         }
+        if let Some(Done::Dismissed { finding, result }) = done {
+            match result {
+                Ok(said) => {
+                    // Decided: off its line here, and its draft read again as decided.
+                    let mut load = (*self.load).clone();
+                    load.findings.retain(|f| f.id != finding);
+                    load.drafted.retain(|f| f.id != finding);
+                    self.load = Arc::new(load);
+                    self.pending_asked = false;
+                    if self.view.is_some() {
+                        let pos = self.pos();
+                        self.build();
+                        self.go(pos);
+                    }
+                    ctx.say(said);
+                }
+                Err(e) => ctx.say(format!("not dismissed: {}", one_line(&e))),
+            }
+            return None;
+        }
+        if let Some(Done::PendingChanged(result)) = done {
+            match result {
+                Ok((review, said)) => {
+                    self.set_pending(Arc::new(*review));
+                    ctx.say(said);
+                }
+                Err(e) => ctx.say(format!(
+                    "the pending review was not changed: {}",
+                    one_line(&e)
+                )),
+            }
+            return None;
+        }
         if let Some(Done::Pending(result)) = done {
             match result {
                 Ok(review) => self.set_pending(Arc::new(*review)),
@@ -2072,6 +2249,13 @@ impl Screen for DiffScreen {
             return None;
         }
         match action {
+            Action::ExternallyEdited {
+                target: crate::tui::app::action::EditTarget::Pending,
+                result,
+            } => {
+                composer::Composer::externally_edited(&mut self.composer, result, ctx);
+                None
+            }
             Action::Highlighted { key, lines } if key == self.key_for_highlight() => {
                 self.highlighted = Some(lines);
                 None
@@ -2102,8 +2286,22 @@ impl Screen for DiffScreen {
         }
     }
 
+    /// Back on top: a comment the screen above left to write (the model's answer after `c`)
+    /// opens in the composer under its lines.
+    fn uncovered(&mut self, left: &dyn Screen, ctx: &mut Ctx<'_>) {
+        if let Some((sel, text)) = left.comment_to_write() {
+            let c = composer::Composer::new(sel, false, Some(&text));
+            self.open_composer(c, ctx);
+        }
+    }
+
     /// On the stack: a diff opened on its own reads what the files screen would have given it.
     fn opened(&mut self, ctx: &mut Ctx<'_>) {
+        // The layout chosen earlier in this run, over `[console] diff_layout`.
+        if self.split_chosen.is_none() {
+            self.split_chosen = ctx.session.layout_chosen.get();
+        }
+        self.echo.at(self.index);
         if self.loading {
             ctx.work(Work::Load {
                 snapshot: Box::new((*self.snapshot).clone()),
@@ -2119,6 +2317,10 @@ impl Screen for DiffScreen {
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.height = usize::from(d.detail_height);
         self.width = usize::from(d.detail_area.width);
+        if let Some(p) = &self.pane {
+            let shown = p.shown(self.pending.as_deref(), &self.known_findings());
+            self.pane_max = finding_pane::FindingPane::max_scroll(&shown, d.detail_area);
+        }
         self.layout = ctx.session.diff_layout;
         if !self.pending_asked {
             self.pending_asked = true;
@@ -2179,22 +2381,37 @@ impl Screen for DiffScreen {
         let height = usize::from(body.height);
         let split = self.split_at(view.session.diff_layout, width);
         let expand_key = view.keymap.keys_label(KeyCommand::ExpandContext);
-        let (lines, total, shown) = self.body(theme, height, width, split, &expand_key);
-        frame.render_widget(Paragraph::new(lines), body);
+        let under = self.composer.as_ref().map(|_| self.selection_bottom());
+        let (lines, total, shown, under_end) =
+            self.body(theme, height, width, split, &expand_key, under);
+        match &self.composer {
+            Some(c) => composer::draw_under(frame, body, lines, under_end, c, theme),
+            None => frame.render_widget(Paragraph::new(lines), body),
+        }
         if let Some(q) = &self.question {
             q.draw(frame, body, theme);
         }
-        let foot = footer(
-            view,
-            &[
-                (KeyCommand::NextHunk, "hunk"),
-                (KeyCommand::NextNew, "thread/finding"),
-                (KeyCommand::Interdiff, "interdiff"),
-                (KeyCommand::SelectLines, "select"),
-                (KeyCommand::Reply, "comment"),
-            ],
-            foot_area.width,
-        );
+        if let Some(p) = &self.pane {
+            let shown = p.shown(self.pending.as_deref(), &self.known_findings());
+            p.draw(frame, body, &shown, view.keymap, theme);
+        }
+        let foot = match (&self.composer, view.mode) {
+            (Some(_), _) => composer::footer(theme),
+            (None, crate::tui::app::InputMode::Search { query, .. }) => {
+                self.prompt_line(query, theme)
+            }
+            (None, _) => footer(
+                view,
+                &[
+                    (KeyCommand::NextHunk, "hunk"),
+                    (KeyCommand::NextNew, "thread/finding"),
+                    (KeyCommand::Interdiff, "interdiff"),
+                    (KeyCommand::SelectLines, "select"),
+                    (KeyCommand::Reply, "comment"),
+                ],
+                foot_area.width,
+            ),
+        };
         frame.render_widget(Paragraph::new(fit(foot, width)), foot_area);
         Drawn {
             shown: shown.then_some(self.index),
@@ -2206,6 +2423,67 @@ impl Screen for DiffScreen {
     }
 
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
+        if self.pane.is_some() {
+            return help_entries(keymap, finding_pane::KEYS);
+        }
         help_entries(keymap, KEYS)
+    }
+
+    /// The dismissal's reason prompt (the search prompt's line): `Enter` with a reason records
+    /// the dismissal; with none the prompt stays open saying so; `Esc` dismisses nothing.
+    fn search(&mut self, step: crate::tui::app::SearchStep<'_>, ctx: &mut Ctx<'_>) {
+        use crate::tui::app::SearchStep;
+        if self.dismissing.is_none() {
+            return self.search_step(step, ctx);
+        }
+        let reason = match step {
+            SearchStep::Changed { .. } => return,
+            SearchStep::Cancelled { .. } => {
+                self.dismissing = None;
+                return ctx.say("not dismissed");
+            }
+            SearchStep::Accepted(q) => q.trim().to_owned(),
+        };
+        if reason.is_empty() {
+            *ctx.mode = crate::tui::app::InputMode::Search {
+                query: String::new(),
+                before: 0,
+            };
+            return ctx.say("a dismissal needs its reason: type it, Enter dismisses, Esc cancels");
+        }
+        let Some((id, lesson)) = self.dismissing.take() else {
+            return;
+        };
+        let known = self.known_findings();
+        let Some(f) = known.iter().find(|f| f.id == id) else {
+            return ctx.say(format!("{} is no longer among the findings", one_line(&id)));
+        };
+        let (decision, lesson_made) = crate::review::results::outcome::dismissal(
+            &f.meta,
+            &reason,
+            lesson,
+            self.snapshot.pr.number,
+            ctx.session.now,
+        );
+        let repo = format!("{}/{}", self.snapshot.pr.owner, self.snapshot.pr.repo);
+        let said = match &lesson_made {
+            Some(l) => format!(
+                "{} dismissed; lesson {} for {repo}: given to every later review of it",
+                one_line(&id),
+                l.id
+            ),
+            None => format!(
+                "{} dismissed: never proposed again on this PR",
+                one_line(&id)
+            ),
+        };
+        ctx.work(Work::Dismiss {
+            pr: self.snapshot.pr.coords(),
+            decision: Box::new(decision),
+            lesson: lesson_made.map(Box::new),
+            said,
+        });
+        self.echo.dismissed(&id, &reason, lesson);
+        self.pane = None;
     }
 }
