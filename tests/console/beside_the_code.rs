@@ -89,8 +89,14 @@ fn a_finding_opens_whole_in_the_diff_and_is_kept_dropped_edited_there() {
     h.press("Enter");
     assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
     let screen = h.screen();
-    assert!(screen.contains("c8 · to decide · src/client/retry.rs:9"), "{screen}");
-    assert!(screen.contains("Suggested fix: Document each field"), "{screen}");
+    assert!(
+        screen.contains("c8 · to decide · src/client/retry.rs:9"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("Suggested fix: Document each field"),
+        "{screen}"
+    );
     assert!(row_of(&screen, "▶") < row_of(&screen, "c8 · to decide"));
     let state = |h: &Harness| {
         h.app
@@ -133,9 +139,17 @@ fn a_finding_dismissed_in_the_diff_is_held_back_everywhere_after_a_relaunch_too(
     // A dismissal needs its reason: the prompt stays open, and what is typed is the reason.
     h.press("D Enter");
     assert!(matches!(h.app.mode(), InputMode::Search { .. }));
-    assert!(h.app.notice().is_some_and(|n| n.contains("needs its reason")));
+    assert!(
+        h.app
+            .notice()
+            .is_some_and(|n| n.contains("needs its reason"))
+    );
     h.type_text("documented in the guide");
-    assert!(h.screen().contains("reason: documented in the guide"), "{}", h.screen());
+    assert!(
+        h.screen().contains("reason: documented in the guide"),
+        "{}",
+        h.screen()
+    );
     h.press("Enter");
     assert!(
         h.app.notice().is_some_and(|n| n.contains("dismissed")),
@@ -153,12 +167,16 @@ fn a_finding_dismissed_in_the_diff_is_held_back_everywhere_after_a_relaunch_too(
     let mut h = open(d.path(), 120, 35);
     h.draw();
     h.press("F Enter");
-    assert!(!h.screen().contains("Document each field"), "{}", h.screen());
     assert!(
-        h.app
-            .pending_review()
-            .is_none_or(|r| r.comments.iter().all(|c| c.finding_id.as_deref() != Some(&id)
-                || c.state != DraftState::Proposed)),
+        !h.screen().contains("Document each field"),
+        "{}",
+        h.screen()
+    );
+    assert!(
+        h.app.pending_review().is_none_or(|r| r
+            .comments
+            .iter()
+            .all(|c| c.finding_id.as_deref() != Some(&id) || c.state != DraftState::Proposed)),
         "{:?}",
         h.app.pending_review()
     );
@@ -177,14 +195,22 @@ fn the_search_goes_from_match_to_match_across_the_files_and_says_where() {
         h.press("n");
     }
     assert_eq!(h.app.diff_path(), Some("src/client/mod.rs"));
-    assert!(h.app.notice().is_some_and(|n| n.contains("9 of 15")), "{:?}", h.app.notice());
+    assert!(
+        h.app.notice().is_some_and(|n| n.contains("9 of 15")),
+        "{:?}",
+        h.app.notice()
+    );
     // Back before the PR's first match: around to its last.
     h.press("N");
     assert!(h.app.notice().is_some_and(|n| n.contains("8 of 15")));
     for _ in 0..8 {
         h.press("N");
     }
-    assert!(h.app.notice().is_some_and(|n| n.contains("15 of 15")), "{:?}", h.app.notice());
+    assert!(
+        h.app.notice().is_some_and(|n| n.contains("15 of 15")),
+        "{:?}",
+        h.app.notice()
+    );
     // A capital makes the case count.
     h.press("/");
     h.type_text("Retry");

@@ -11,7 +11,6 @@ use ratatui::text::Line;
 use ratatui::widgets::{Clear, Paragraph};
 use ratatui_textarea::TextArea;
 
-use super::diff::DiffScreen;
 use super::work::{PendingChange, Work};
 use crate::code::patch::LineSelection;
 use crate::code::pending::suggestion_body;
@@ -231,19 +230,6 @@ pub fn draw_under(
     c.draw(frame, at(n_above, usize::from(h)), theme);
     let rest = usize::from(body.height).saturating_sub(n_above + usize::from(h));
     frame.render_widget(Paragraph::new(below), at(n_above + usize::from(h), rest));
-}
-
-impl DiffScreen {
-    /// The selection's last patch line (the cursor's, with no selection): the composer opens
-    /// under it.
-    pub(super) fn selection_bottom(&self) -> usize {
-        self.anchor.map_or(self.cursor, |a| a.max(self.cursor))
-    }
-
-    /// The composer under the selected lines (they stay selected while it is open).
-    pub(super) fn open_composer(&mut self, c: Composer, ctx: &mut Ctx<'_>) {
-        Composer::open(&mut self.composer, c, ctx);
-    }
 }
 
 #[cfg(test)]

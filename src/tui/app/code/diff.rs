@@ -19,30 +19,24 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use super::context::{self, CtxRow, GapRow, Texts, Want};
-use super::note::{About, clean, note_line, prefix};
-pub use super::note::{Note, NoteKind};
+use super::note::{About, Note, clean};
 use super::split_view::{self, SplitLayout};
 use super::work::{CodeLoad, Done, Work};
 use super::{composer, finding_pane, search};
 use super::{footer, help_entries, scrolled};
-use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
-use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
+use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side};
+use crate::code::pending::PendingReview;
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
 use crate::config::DiffLayout;
-use crate::output::files::FindingMark;
-use crate::pr::{
-    ChangeType, ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState,
-    without_markers,
-};
+use crate::pr::{ChangeType, ChangedFile, NoPatch, Snapshot, ViewedState};
 use crate::sanitize::one_line;
 use crate::tui::app::action::{Action, Drawn};
 use crate::tui::app::ask;
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
-use crate::tui::highlight::plain_hunk;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{fit, wrap_diff};
+use crate::tui::ui::fit;
 
 /// A patch longer than this many lines is collapsed until asked.
 pub const LARGE_PATCH_LINES: usize = 2_000;
@@ -156,7 +150,7 @@ const KEYS: &[(KeyCommand, &str)] = &[
 
 /// One row of the diff as drawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum RowKind {
+pub(super) enum RowKind {
     Hunk(usize),
     Line(usize),
     Note(Note),
@@ -176,129 +170,24 @@ enum Pos {
     Ctx(usize, u32, u32),
 }
 
-/// Lines of an outdated thread's own hunk shown under it: the commented line and those above.
-const WRITTEN_ON_LINES: usize = 4;
-
-/// A thread's note and the patch line it sits under: a thread on the old side (GitHub's
-/// `LEFT`) under the old-side row with its number (a removed or a context row), one on the new
-/// side under the new-side row; an outdated one under none (it is shown with its own hunk).
-fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
-    let mut text = match t.comments.first() {
-        Some(c) => format!(
-            "thread @{}: {}",
-            one_line(&c.author.login),
-            one_line(without_markers(&c.body).lines().next().unwrap_or(""))
-        ),
-        None => "thread".to_owned(),
-    };
-    if t.comments.len() > 1 {
-        text.push_str(&format!(" (+{} repl{})", t.comments.len() - 1, {
-            if t.comments.len() == 2 { "y" } else { "ies" }
-        }));
-    }
-    let side = match t.side {
-        Some(DiffSide::Left) => Side::Left,
-        Some(DiffSide::Right) | None => Side::Right,
-    };
-    let word = match side {
-        Side::Left => " (old side)",
-        Side::Right => "",
-    };
-    let at = if t.outdated {
-        None
-    } else {
-        t.line.and_then(|line| parsed.find(LineAddr { side, line }))
-    };
-    if t.resolved {
-        text.push_str(" · resolved");
-    }
-    // Sent by the maintainer, not on GitHub as read yet.
-    if crate::pr::is_queued(&t.id) {
-        text.push_str(if crate::ledger::is_sent_live(&t.id) {
-            " · sent, not read back yet"
-        } else {
-            " · queued (offline)"
-        });
-    }
-    if at.is_none() {
-        let place = if t.outdated {
-            match t.original_line {
-                Some(l) => {
-                    format!(
-                        "outdated: written on line {l}{word} of an earlier version, shown below"
-                    )
-                }
-                None => "outdated: written on an earlier version, shown below".to_owned(),
-            }
-        } else {
-            match t.line.or(t.original_line) {
-                Some(l) => format!("line {l}{word}, not in this diff"),
-                None => "on no line".to_owned(),
-            }
-        };
-        text.push_str(&format!(" · {place}"));
-    }
-    (text, at)
-}
-
-/// A pending comment's gutter label and note: `pending c2` · `comment: Why …`, a suggestion's
-/// suggestion by the line it changes (`suggest: …`, as the pending list has it); a finding's draft as its finding is shown (`mark`), labelled
-/// `to decide c3` until it is kept or edited.
-fn pending_note(c: &PendingComment, mark: Option<&FindingMark>) -> (String, String) {
-    // The pending list's own one-line preview: a suggestion by the line it changes, never its
-    // fence.
-    let preview = one_line(&without_markers(&c.preview()));
-    let what = match c.kind {
-        CommentKind::Comment => format!("comment: {preview}"),
-        CommentKind::Suggestion => preview,
-        CommentKind::Finding => match mark {
-            Some(f) => format!(
-                "finding ({}): {}",
-                one_line(&f.severity),
-                one_line(&f.message)
-            ),
-            // The draft's text, its Markdown emphasis left out.
-            None => format!("finding: {}", preview.replace("**", "")),
-        },
-    };
-    let lines = match c.start_line {
-        Some(s) => format!("lines {s}–{}: ", c.line),
-        None => String::new(),
-    };
-    let label = match c.state {
-        DraftState::Proposed => format!("to decide {}", one_line(&c.id)),
-        // Already on the PR (in the Shepherd comment or a submitted review): never sent again.
-        DraftState::Posted => format!("posted {}", one_line(&c.id)),
-        _ => format!("pending {}", one_line(&c.id)),
-    };
-    (label, format!("{lines}{what}"))
-}
-
-/// The tail of an outdated thread's own hunk (GitHub's `diffHunk` ends at the commented line).
-fn written_on(hunk: &str) -> Vec<String> {
-    let lines: Vec<&str> = hunk.lines().filter(|l| !l.starts_with("@@")).collect();
-    let skip = lines.len().saturating_sub(WRITTEN_ON_LINES);
-    lines[skip..].iter().map(|l| (*l).to_owned()).collect()
-}
-
 /// The parsed patch of the file shown and its rows (built once, when it is first shown).
 #[derive(Debug, Clone)]
-struct PatchView {
-    parsed: ParsedPatch,
-    rows: Vec<RowKind>,
+pub(super) struct PatchView {
+    pub(super) parsed: ParsedPatch,
+    pub(super) rows: Vec<RowKind>,
     /// The rows of the patch alone (`rows` is them with the file's expanded lines).
-    base_rows: Vec<RowKind>,
+    pub(super) base_rows: Vec<RowKind>,
     /// Per patch line, its row.
-    row_of: Vec<usize>,
+    pub(super) row_of: Vec<usize>,
     /// The patch lines with a thread or finding under them, in order.
-    noted: Vec<usize>,
+    pub(super) noted: Vec<usize>,
     /// The highlighter's input: one line per patch line, with its `+`/`-`/` ` prefix.
-    source: String,
+    pub(super) source: String,
     /// The changed words of the lines of alike removed/added pairs, by patch line: byte ranges
     /// of the drawn text (laid out once, here, never per frame).
-    marks: std::collections::HashMap<usize, Vec<std::ops::Range<usize>>>,
+    pub(super) marks: std::collections::HashMap<usize, Vec<std::ops::Range<usize>>>,
     /// The same patch side by side.
-    split: SplitLayout,
+    pub(super) split: SplitLayout,
 }
 
 #[derive(Debug, Clone)]
@@ -315,7 +204,7 @@ pub struct DiffScreen {
     pub(super) seen_now: bool,
     /// Why the file is collapsed until asked (None: shown).
     pub(super) collapsed: Option<&'static str>,
-    view: Option<PatchView>,
+    pub(super) view: Option<PatchView>,
     pub(super) highlighted: Option<Arc<Vec<Line<'static>>>>,
     pub(super) highlight_asked: bool,
     pub(super) cursor: usize,
@@ -487,176 +376,8 @@ impl DiffScreen {
         self.is_split()
     }
 
-    /// Parses the file's patch and lays out its rows with the threads and findings on them.
-    pub(super) fn build(&mut self) {
-        let Some(file) = self.file() else { return };
-        let Some(patch) = file.patch.as_deref() else {
-            return;
-        };
-        let parsed = parse(patch);
-        let mut under: Vec<Vec<Note>> = vec![Vec::new(); parsed.lines.len()];
-        let mut unplaced: Vec<RowKind> = Vec::new();
-        let right = |line: u32| {
-            parsed
-                .lines
-                .iter()
-                .position(|l| l.kind != LineKind::Removed && l.new == Some(line))
-        };
-        for item in &self.snapshot.items {
-            let Item::Thread(t) = item else { continue };
-            if t.path != file.path {
-                continue;
-            }
-            let (text, at) = thread_note(t, &parsed);
-            let note = Note {
-                kind: NoteKind::Thread,
-                label: String::new(),
-                text,
-                about: Some(About::Thread(t.id.clone())),
-                side: match t.side {
-                    Some(DiffSide::Left) => Side::Left,
-                    _ => Side::Right,
-                },
-            };
-            match at {
-                Some(i) => under[i].push(note),
-                None => {
-                    unplaced.push(RowKind::Note(note));
-                    if t.outdated {
-                        // Shown with the code it was written on, never beside today's line.
-                        unplaced.extend(written_on(&t.diff_hunk).into_iter().map(RowKind::Old));
-                    }
-                }
-            }
-        }
-        // The pending review's comments on this file, not dropped; a finding with its draft
-        // there is shown once, as the draft.
-        let pending: Vec<&PendingComment> = self
-            .pending
-            .as_ref()
-            .map(|r| {
-                r.comments
-                    .iter()
-                    .filter(|c| c.path == file.path && c.state != DraftState::Dropped)
-                    .collect()
-            })
-            .unwrap_or_default();
-        for c in &pending {
-            let mark = c
-                .finding_id
-                .as_deref()
-                .and_then(|id| self.load.findings.iter().find(|f| f.id == id));
-            let (label, mut text) = pending_note(c, mark);
-            let at = if c.needs_decision() {
-                None
-            } else {
-                parsed.find(LineAddr {
-                    side: c.side,
-                    line: c.line,
-                })
-            };
-            match at {
-                Some(i) => under[i].push(Note {
-                    kind: NoteKind::Pending,
-                    label,
-                    text,
-                    about: Some(About::Pending(c.id.clone())),
-                    side: c.side,
-                }),
-                None => {
-                    let place = c
-                        .follow_said()
-                        .unwrap_or_else(|| format!("line {}, not in this diff", c.lines_label()));
-                    text.push_str(&format!(" · {}", one_line(&place)));
-                    unplaced.push(RowKind::Note(Note {
-                        kind: NoteKind::Pending,
-                        label,
-                        text,
-                        about: Some(About::Pending(c.id.clone())),
-                        side: c.side,
-                    }));
-                }
-            }
-        }
-        for f in &self.load.findings {
-            if f.file != file.path
-                || pending
-                    .iter()
-                    .any(|c| c.finding_id.as_deref() == Some(f.id.as_str()))
-            {
-                continue;
-            }
-            let note = Note {
-                label: String::new(),
-                about: Some(About::Finding(f.id.clone())),
-                side: Side::Right,
-                kind: NoteKind::Finding,
-                text: format!(
-                    "finding ({}): {}",
-                    one_line(&f.severity),
-                    one_line(&f.message)
-                ),
-            };
-            match f.line.and_then(right) {
-                Some(i) => under[i].push(note),
-                None => unplaced.push(RowKind::Note(Note {
-                    text: format!(
-                        "{} · {}",
-                        note.text,
-                        match f.line {
-                            Some(l) => format!("line {l}, not in this diff"),
-                            None => "on the file".to_owned(),
-                        }
-                    ),
-                    ..note
-                })),
-            }
-        }
-        let head = unplaced.len();
-        let sided: Vec<Vec<(Side, Note)>> = under
-            .iter()
-            .map(|ns| ns.iter().map(|n| (n.side, n.clone())).collect())
-            .collect();
-        let split = SplitLayout::new(&parsed, head, &sided);
-        let marks = split_view::word_marks(&parsed, &split.rows);
-        let mut rows: Vec<RowKind> = unplaced;
-        let mut row_of = vec![0; parsed.lines.len()];
-        let mut noted = Vec::new();
-        let mut source = String::with_capacity(patch.len() + parsed.lines.len());
-        let mut next_hunk = 0;
-        for (i, (line, notes)) in parsed.lines.iter().zip(under).enumerate() {
-            while let Some(h) = parsed.hunks.get(next_hunk) {
-                if h.lines.start > i {
-                    break;
-                }
-                rows.push(RowKind::Hunk(next_hunk));
-                next_hunk += 1;
-            }
-            row_of[i] = rows.len();
-            rows.push(RowKind::Line(i));
-            source.push(prefix(line.kind));
-            source.push_str(&line.text);
-            source.push('\n');
-            if !notes.is_empty() {
-                noted.push(i);
-                rows.extend(notes.into_iter().map(RowKind::Note));
-            }
-        }
-        self.view = Some(PatchView {
-            parsed,
-            base_rows: rows.clone(),
-            rows,
-            row_of,
-            noted,
-            source,
-            marks,
-            split,
-        });
-        self.lay_out_gaps();
-    }
-
     /// The rows of both layouts with the lines of the file shown (none before `e`/`E`).
-    fn lay_out_gaps(&mut self) {
+    pub(super) fn lay_out_gaps(&mut self) {
         let Some(v) = self.view.as_mut() else { return };
         let gaps = self.texts.gaps();
         v.rows = context::interleave(
@@ -690,7 +411,7 @@ impl DiffScreen {
     }
 
     /// The unified row of the expanded line the cursor is on.
-    fn ctx_row(&self) -> Option<usize> {
+    pub(super) fn ctx_row(&self) -> Option<usize> {
         let at = self.ctx_at?;
         self.view
             .as_ref()?
@@ -1324,7 +1045,7 @@ impl DiffScreen {
 
     /// Whether the patch is drawn side by side: `|`'s choice, else `diff_layout` at the
     /// screen's width; never the interdiff, never narrower than the halves need.
-    fn is_split(&self) -> bool {
+    pub(super) fn is_split(&self) -> bool {
         self.split_at(self.layout, self.width)
     }
 
@@ -1674,258 +1395,7 @@ impl DiffScreen {
         vec![Line::from(first), Line::from(second)]
     }
 
-    /// The rows of the body and whether they show the file (its patch, the interdiff, or why
-    /// it has none).
-    /// The body's screen lines, the rows in all, whether the patch is shown, and (for the
-    /// composer) the count of screen lines up to the end of the row of patch line `under`.
-    fn body(
-        &self,
-        theme: &Theme,
-        height: usize,
-        width: usize,
-        split: bool,
-        expand_key: &str,
-        under: Option<usize>,
-    ) -> (Vec<Line<'static>>, usize, bool, Option<usize>) {
-        let Some(file) = self.file() else {
-            return (Vec::new(), 0, false, None);
-        };
-        if let Some(why) = self.collapsed {
-            let n = file.patch.as_deref().map_or(0, |p| p.lines().count());
-            let keys = "Enter";
-            return (
-                vec![Line::styled(
-                    format!(
-                        "collapsed: {why} ({n} lines, +{} −{}); {keys} shows it",
-                        file.additions, file.deletions
-                    ),
-                    theme.dim,
-                )],
-                1,
-                false,
-                None,
-            );
-        }
-        if self.interdiff_on {
-            let lines = self.inter_lines(theme);
-            let total = lines.len();
-            let scroll = self.inter_scroll.min(total.saturating_sub(height));
-            let out = lines
-                .into_iter()
-                .skip(scroll)
-                .take(height)
-                .map(|l| fit(l, width))
-                .collect();
-            return (out, total, true, None);
-        }
-        let Some(v) = &self.view else {
-            let why = match file.no_patch() {
-                Some(NoPatch::Binary) => {
-                    format!("{}: a binary file, not shown", one_line(&file.path))
-                }
-                Some(w) => w.sentence().to_owned(),
-                None => "no patch".to_owned(),
-            };
-            return (vec![Line::styled(why, theme.dim)], 1, true, None);
-        };
-        if split {
-            let head = |i: usize| match v.rows.get(i) {
-                Some(RowKind::Note(n)) => note_line(n, theme, 13),
-                Some(RowKind::Old(t)) => old_line(t, theme),
-                _ => Line::default(),
-            };
-            let f = split_view::Frame {
-                parsed: &v.parsed,
-                layout: &v.split,
-                head: &head,
-                highlighted: self
-                    .highlighted
-                    .as_deref()
-                    .map(Vec::as_slice)
-                    .filter(|h| h.len() == v.parsed.lines.len()),
-                marks: &v.marks,
-                cursor: self.cursor,
-                side: self.side,
-                anchor: self.anchor,
-                scroll: self.split_scroll,
-                theme,
-                on_context: self.ctx_at.and_then(|at| v.split.display_of_context(at)),
-                expand_key,
-                under,
-            };
-            let (out, total, under_end) = f.body(height, width);
-            return (out, total, true, under_end);
-        }
-        let total = v.rows.len();
-        let mut scroll = self.scroll.min(total.saturating_sub(height.max(1)));
-        // A long line wraps under its gutter: the rows above the cursor may take more than one
-        // screen line each, so the view starts lower when the cursor would fall below it.
-        let room = width.saturating_sub(GUTTER);
-        let rows_of = |r: usize| match v.rows.get(r) {
-            Some(RowKind::Line(i)) => {
-                let pl = &v.parsed.lines[*i];
-                let mut tmp = Vec::new();
-                let text = format!("{}{}", prefix(pl.kind), clean(&pl.text));
-                wrap_diff(Line::raw(text), room, &mut tmp);
-                tmp.len().max(1)
-            }
-            Some(RowKind::Context(c)) => {
-                let mut tmp = Vec::new();
-                wrap_diff(Line::raw(format!(" {}", clean(&c.text))), room, &mut tmp);
-                tmp.len().max(1)
-            }
-            _ => 1,
-        };
-        let cursor_row = match self.ctx_at {
-            Some(_) => self.ctx_row(),
-            None => v.row_of.get(self.cursor).copied(),
-        };
-        if let Some(at) = cursor_row
-            && at >= scroll
-        {
-            let mut used: usize = (scroll..=at).map(rows_of).sum();
-            while used > height.max(1) && scroll < at {
-                used -= rows_of(scroll);
-                scroll += 1;
-            }
-        }
-        let sel = match self.anchor {
-            Some(a) => a.min(self.cursor)..=a.max(self.cursor),
-            None => self.cursor..=self.cursor,
-        };
-        let plain;
-        let lines: &[Line<'static>] = match &self.highlighted {
-            Some(h) if h.len() == v.parsed.lines.len() => h.as_slice(),
-            _ => {
-                // Only the rows on screen, in diff colours, until the highlighter answers.
-                let first = v.rows[scroll..].iter().find_map(|r| match r {
-                    RowKind::Line(i) => Some(*i),
-                    _ => None,
-                });
-                let start = first.unwrap_or(0);
-                let text: String = v
-                    .source
-                    .lines()
-                    .skip(start)
-                    .take(height + 1)
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                let mut pad = vec![Line::default(); start];
-                pad.extend(plain_hunk(&text, theme));
-                plain = pad;
-                &plain
-            }
-        };
-        let mut out = Vec::with_capacity(height);
-        let mut under_end = None;
-        for row in v.rows.iter().skip(scroll) {
-            if out.len() >= height {
-                break;
-            }
-            let line = match row {
-                RowKind::Hunk(h) => {
-                    let hk = &v.parsed.hunks[*h];
-                    Line::styled(
-                        format!(
-                            "   @@ -{},{} +{},{} @@ {}",
-                            hk.old_start,
-                            hk.old_len,
-                            hk.new_start,
-                            hk.new_len,
-                            one_line(&hk.section)
-                        ),
-                        theme.diff_hunk_header,
-                    )
-                }
-                RowKind::Line(i) => {
-                    let pl = &v.parsed.lines[*i];
-                    let cur = if *i == self.cursor && self.ctx_at.is_none() {
-                        "▶"
-                    } else {
-                        " "
-                    };
-                    let mark = if self.anchor.is_some() && sel.contains(i) {
-                        "┃"
-                    } else {
-                        " "
-                    };
-                    let num = |n: Option<u32>| n.map_or(String::new(), |n| n.to_string());
-                    let content: Vec<Span<'static>> = match lines.get(*i) {
-                        Some(l) => {
-                            split_view::line_spans(&v.parsed, *i, Some(l), v.marks.get(i), theme)
-                        }
-                        None => vec![Span::raw(format!("{}{}", prefix(pl.kind), clean(&pl.text)))],
-                    };
-                    // Wrapped, each continued row keeps the sign and the indentation, with a
-                    // mark where the line numbers are.
-                    let mut wrapped = Vec::new();
-                    wrap_diff(Line::from(content), room, &mut wrapped);
-                    for (k, row) in wrapped.into_iter().enumerate() {
-                        let mut spans = if k == 0 {
-                            vec![
-                                Span::styled(cur, theme.key),
-                                Span::styled(mark, theme.key),
-                                Span::styled(
-                                    format!("{:>5} {:>5} ", num(pl.old), num(pl.new)),
-                                    theme.dim,
-                                ),
-                            ]
-                        } else {
-                            vec![
-                                Span::styled(" ", theme.key),
-                                Span::styled(mark, theme.key),
-                                Span::styled(format!("{:>11} ", "↪"), theme.dim),
-                            ]
-                        };
-                        spans.extend(row.spans);
-                        if out.len() < height {
-                            out.push(fit(Line::from(spans), width));
-                        }
-                    }
-                    if under == Some(*i) {
-                        under_end = Some(out.len());
-                    }
-                    continue;
-                }
-                RowKind::Old(text) => old_line(text, theme),
-                RowKind::Note(n) => note_line(n, theme, 13),
-                RowKind::Context(c) => {
-                    // Wrapped under its gutter as a diff line is.
-                    let here = self.ctx_at == Some((c.gap, c.old, c.new));
-                    let mut wrapped = Vec::new();
-                    wrap_diff(
-                        Line::from(context::text_spans(&c.text, theme)),
-                        room,
-                        &mut wrapped,
-                    );
-                    for (k, row) in wrapped.into_iter().enumerate() {
-                        let mut spans = if k == 0 {
-                            vec![
-                                Span::styled(if here { "▶" } else { " " }, theme.key),
-                                Span::styled(" ", theme.key),
-                                Span::styled(format!("{:>5} {:>5} ", c.old, c.new), theme.dim),
-                            ]
-                        } else {
-                            vec![
-                                Span::styled("  ", theme.key),
-                                Span::styled(format!("{:>11} ", "↪"), theme.dim),
-                            ]
-                        };
-                        spans.extend(row.spans);
-                        if out.len() < height {
-                            out.push(fit(Line::from(spans), width));
-                        }
-                    }
-                    continue;
-                }
-                RowKind::Hidden(n) => context::hidden_line(*n, expand_key, 3, theme),
-            };
-            out.push(fit(line, width));
-        }
-        (out, total, true, under_end)
-    }
-
-    fn inter_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
+    pub(super) fn inter_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
         let Some(inter) = &self.inter else {
             return Vec::new();
         };
@@ -1961,9 +1431,6 @@ impl DiffScreen {
     }
 }
 
-/// The columns before a line's text: cursor, selection mark, old and new numbers.
-const GUTTER: usize = 14;
-
 /// What `e`/`E` showed, in words.
 fn shown_said(shown: Result<u32, ()>, want: Want) -> String {
     match (shown, want) {
@@ -1975,19 +1442,6 @@ fn shown_said(shown: Result<u32, ()>, want: Want) -> String {
             crate::output::plural::count(n as usize, "more line")
         ),
     }
-}
-
-/// A line of an outdated thread's own hunk, under the thread.
-fn old_line(text: &str, theme: &Theme) -> Line<'static> {
-    let style = match text.chars().next() {
-        Some('+') => theme.diff_added,
-        Some('-') => theme.diff_removed,
-        _ => theme.diff_context,
-    };
-    Line::from(vec![
-        Span::styled("              ┆ ", theme.author),
-        Span::styled(clean(text), style),
-    ])
 }
 
 /// Keeps display row `row` and the `notes` under it in a view `h` rows high scrolled to

@@ -11,14 +11,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Clear, Paragraph};
 
-use super::diff::DiffScreen;
 use super::note::About;
-use super::work::Work;
-use crate::code::patch::{LineAddr, LineSelection};
 use crate::code::pending::{DraftState, PendingComment, PendingReview};
 use crate::output::files::FindingMark;
 use crate::sanitize::{one_line, sanitize};
-use crate::tui::app::screen::Ctx;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
 use crate::tui::ui::{bordered, wrap};
@@ -257,72 +253,6 @@ impl FindingPane {
         frame.render_widget(Clear, rect);
         frame.render_widget(block, rect);
         frame.render_widget(Paragraph::new(visible), inner);
-    }
-}
-
-impl DiffScreen {
-    /// The findings a note may be of: the latest posted review's, then the latest run's.
-    pub(super) fn known_findings(&self) -> Vec<FindingMark> {
-        self.load
-            .findings
-            .iter()
-            .chain(&self.load.drafted)
-            .cloned()
-            .collect()
-    }
-
-    /// A key while the finding pane is open: its own keys act on the note it shows.
-    pub(super) fn pane_command(&mut self, cmd: KeyCommand, ctx: &mut Ctx<'_>) {
-        let Some(pane) = &self.pane else { return };
-        let half = (self.height / 2).max(1);
-        let known = self.known_findings();
-        let key = pane.key(cmd, self.pending.as_deref(), &known, half);
-        let change = |change| Work::ChangePending {
-            snapshot: Box::new((*self.snapshot).clone()),
-            change,
-        };
-        use super::work::PendingChange;
-        use PaneKey;
-        match key {
-            PaneKey::Close => self.pane = None,
-            PaneKey::Scroll(to) => {
-                if let Some(p) = self.pane.as_mut() {
-                    p.scroll = to.min(self.pane_max);
-                }
-            }
-            PaneKey::Keep(id) => ctx.work(change(PendingChange::Keep { id })),
-            PaneKey::Drop(id) => ctx.work(change(PendingChange::Drop { id })),
-            PaneKey::Edit(id) => {
-                let Some(c) = self.pending.as_ref().and_then(|r| r.get(&id)) else {
-                    return ctx.say(format!("{} is no longer pending", one_line(&id)));
-                };
-                let sel = LineSelection {
-                    path: c.path.clone(),
-                    start: c.start_line.map(|line| LineAddr { side: c.side, line }),
-                    end: LineAddr {
-                        side: c.side,
-                        line: c.line,
-                    },
-                    text: Vec::new(),
-                };
-                let body = c.body.clone();
-                self.pane = None;
-                self.open_composer(super::composer::Composer::editing(id, sel, &body), ctx);
-            }
-            PaneKey::Dismiss(id, lesson) => {
-                self.dismissing = Some((id, lesson));
-                *ctx.mode = crate::tui::app::InputMode::Search {
-                    query: String::new(),
-                    before: 0,
-                };
-                ctx.say(if lesson {
-                    "the lesson for the repository (why this is not a problem here): Enter records it, Esc cancels"
-                } else {
-                    "why dismiss it? Enter records the reason, Esc cancels"
-                });
-            }
-            PaneKey::Say(s) => ctx.say(s),
-        }
     }
 }
 

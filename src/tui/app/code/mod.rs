@@ -10,14 +10,17 @@
 //!          ──F──────────────────────────▶ FilesScreen
 //! ```
 
+mod body;
 mod composer;
 mod context;
 mod description;
 mod diff;
+mod diff_modes;
 mod editor_file;
 mod files;
 mod finding_pane;
 mod note;
+mod rows;
 mod search;
 mod split_view;
 pub mod work;

@@ -3,14 +3,8 @@
 //! smartcase is in vim and less). While a search is on, `n`/`N` go to the next and previous
 //! match, from file to file ("3 of 12"); `Esc` ends it, and `n`/`N` go from file to file again.
 
-use ratatui::text::{Line, Span};
-
-use super::diff::DiffScreen;
 use crate::code::patch::parse;
 use crate::pr::ChangedFile;
-use crate::sanitize::one_line;
-use crate::tui::app::screen::Ctx;
-use crate::tui::theme::Theme;
 
 /// A search over the PR's patches: the query and its matches in the PR's order, as (file
 /// index, patch line index).
@@ -88,114 +82,6 @@ impl DiffSearch {
             Some(k) => format!("/{}: {} of {n}", self.query, k + 1),
             None => format!("/{}: {n} matches", self.query),
         }
-    }
-}
-
-impl DiffScreen {
-    /// The search prompt's text changed, was accepted or cancelled: the cursor goes to the
-    /// first match in this file from where the prompt opened (accepted with none here: the
-    /// next match in the PR); cancelled, back where it was and no search.
-    pub(super) fn search_step(&mut self, step: crate::tui::app::SearchStep<'_>, ctx: &mut Ctx<'_>) {
-        use crate::tui::app::SearchStep;
-        let query = match step {
-            SearchStep::Cancelled { .. } => {
-                self.search = None;
-                self.move_to(self.search_from);
-                return ctx.say("not searched");
-            }
-            SearchStep::Changed { query, .. } | SearchStep::Accepted(query) => query,
-        };
-        let found = DiffSearch::new(query, &self.snapshot.pr.files);
-        let here = found.in_file_from((self.index, self.search_from));
-        match here {
-            Some(k) => {
-                if let Some(&(_, line)) = found.matches.get(k) {
-                    self.move_to(line);
-                }
-            }
-            None => self.move_to(self.search_from),
-        }
-        let said = found.said(here);
-        let accepted = matches!(step, SearchStep::Accepted(_));
-        if query.is_empty() {
-            self.search = None;
-            return;
-        }
-        self.search = Some(found);
-        if accepted && here.is_none() {
-            // None in this file: the next one in the PR.
-            return self.go_to_match(true, ctx);
-        }
-        ctx.say(if accepted {
-            format!("{said} · n/N next/previous match · Esc ends the search")
-        } else {
-            said
-        });
-    }
-
-    /// `n`/`N` while a search is on: the next or previous match, in another file if it is there.
-    pub(super) fn go_to_match(&mut self, forward: bool, ctx: &mut Ctx<'_>) {
-        let Some(s) = &self.search else { return };
-        let Some(k) = s.step((self.index, self.cursor), forward) else {
-            return ctx.say(s.said(None));
-        };
-        let Some(&(file, line)) = s.matches.get(k) else {
-            return;
-        };
-        let mut said = s.said(Some(k));
-        if file != self.index {
-            self.switch_to(file);
-            if let Some(f) = self.file() {
-                said.push_str(&format!(" · {}", one_line(&f.path)));
-            }
-        }
-        if self.collapsed.take().is_some() {
-            self.build();
-        }
-        self.move_to(line);
-        ctx.say(said);
-    }
-
-    /// The prompt line: a dismissal's reason, or the search's query with its count.
-    pub(super) fn prompt_line(&self, query: &str, theme: &Theme) -> Line<'static> {
-        let mut spans = Vec::new();
-        match &self.dismissing {
-            Some((id, lesson)) => {
-                spans.push(Span::styled(
-                    format!(
-                        "{} {}, reason: {}",
-                        if *lesson {
-                            "lesson for the repository from"
-                        } else {
-                            "dismiss"
-                        },
-                        one_line(id),
-                        one_line(query)
-                    ),
-                    theme.header,
-                ));
-                spans.push(Span::styled("█", theme.key));
-                spans.push(Span::styled("  Enter dismiss · Esc cancel", theme.dim));
-            }
-            None => {
-                let here = self
-                    .search
-                    .as_ref()
-                    .and_then(|s| s.index_of((self.index, self.cursor)).map(|k| (k, s)));
-                let count = match (&self.search, here) {
-                    (_, Some((k, s))) => format!("{} of {}", k + 1, s.matches.len()),
-                    (Some(s), None) => format!("{} matches", s.matches.len()),
-                    (None, _) => "search the PR's patches".to_owned(),
-                };
-                spans.push(Span::styled(format!("/{}", one_line(query)), theme.header));
-                spans.push(Span::styled("█", theme.key));
-                spans.push(Span::styled(
-                    format!("  {count} · Enter search · Esc cancel"),
-                    theme.dim,
-                ));
-            }
-        }
-        Line::from(spans)
     }
 }
 
