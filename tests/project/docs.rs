@@ -228,41 +228,62 @@ fn config_reference_examples_are_valid_configs() {
     }
 }
 
-/// The README's text captures of the console are the console's own snapshots: each fenced
-/// `text` block after a paragraph naming a `tests/console/snapshots/….snap` file is that
-/// snapshot's screen, so the pictures stay true when the screens change.
+/// The README and the pages of `docs/`, each with its path.
+fn user_docs() -> Vec<(String, String)> {
+    let mut paths = vec![std::path::PathBuf::from("README.md")];
+    let mut pages: Vec<_> = std::fs::read_dir("docs")
+        .expect("docs")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    paths.extend(pages);
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("a page");
+            (p.display().to_string(), text)
+        })
+        .collect()
+}
+
+/// The text captures of the console are the console's own snapshots: each fenced `text` block
+/// after a paragraph naming a `tests/console/snapshots/….snap` file — in the README or any page
+/// of `docs/` — is that snapshot's screen, so the pictures stay true when the screens change.
 #[test]
 fn readme_captures_are_the_console_snapshots() {
-    let md = std::fs::read_to_string("README.md").expect("README");
-    let mut named: Option<String> = None;
-    let mut block: Option<String> = None;
     let mut checked = 0;
-    for line in md.lines() {
-        if let Some(b) = &mut block {
-            if line == "```" {
-                let path = named.take().expect("named");
-                let snap = std::fs::read_to_string(&path).expect("the named snapshot");
-                let screen = snap.splitn(3, "---\n").nth(2).expect("an insta snapshot");
-                assert_eq!(
-                    b.trim_end(),
-                    screen.trim_end(),
-                    "README's capture of {path}"
-                );
-                checked += 1;
-                block = None;
-            } else {
-                b.push_str(line);
-                b.push('\n');
+    for (page, md) in user_docs() {
+        let mut named: Option<String> = None;
+        let mut block: Option<String> = None;
+        for line in md.lines() {
+            if let Some(b) = &mut block {
+                if line == "```" {
+                    let path = named.take().expect("named");
+                    let snap = std::fs::read_to_string(&path)
+                        .unwrap_or_else(|e| panic!("{page} names {path}: {e}"));
+                    let screen = snap.splitn(3, "---\n").nth(2).expect("an insta snapshot");
+                    assert_eq!(
+                        b.trim_end(),
+                        screen.trim_end(),
+                        "{page}'s capture of {path}"
+                    );
+                    checked += 1;
+                    block = None;
+                } else {
+                    b.push_str(line);
+                    b.push('\n');
+                }
+                continue;
             }
-            continue;
-        }
-        if let Some(at) = line.find("tests/console/snapshots/") {
-            let rest = &line[at..];
-            let end = rest.find(".snap").expect("a .snap path") + ".snap".len();
-            named = Some(rest[..end].to_owned());
-        } else if line == "```text" && named.is_some() {
-            block = Some(String::new());
+            if let Some(at) = line.find("tests/console/snapshots/") {
+                let rest = &line[at..];
+                let end = rest.find(".snap").expect("a .snap path") + ".snap".len();
+                named = Some(rest[..end].to_owned());
+            } else if line == "```text" && named.is_some() {
+                block = Some(String::new());
+            }
         }
     }
-    assert!(checked >= 2, "the inbox and the diff are shown");
+    assert!(checked >= 2, "the inbox and the diff are shown ({checked})");
 }
