@@ -131,7 +131,7 @@ fn screenshots_are_the_console_screens() {
     }
     assert!(
         stale.is_empty(),
-        "{} no longer match the console's screens (or are missing, or no screen draws them); `{UPDATE}` writes them again",
+        "not the console's screens now (changed, missing, or drawn by no screen): {}; `{UPDATE}` writes them again",
         stale.join(", ")
     );
 }
