@@ -64,7 +64,7 @@ fn reviewed_diff() -> (Harness, tempfile::TempDir) {
     h.press("] ] ]");
     h.press("c");
     h.type_text("Cap the exponent too: 2u32.pow(n) overflows for n >= 32.");
-    // `Esc` adds the comment to the pending review, which opens on it; `q` is the diff again.
+    // `Esc` adds the comment to the pending review; it shows under its line in the diff.
     h.press("Esc");
     let review = h.app.pending_review().expect("the pending review");
     assert!(
@@ -73,7 +73,6 @@ fn reviewed_diff() -> (Harness, tempfile::TempDir) {
             .iter()
             .any(|c| c.body.starts_with("Cap the exponent"))
     );
-    h.press("q");
     assert_eq!(h.app.diff_path(), Some("src/client/retry.rs"));
     (h, d)
 }
