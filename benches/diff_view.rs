@@ -97,6 +97,7 @@ fn files_open_as(snapshot: Snapshot, layout: DiffLayout) -> App {
         look: CodeLook::default(),
         before: HashMap::new(),
         findings: Vec::new(),
+        drafted: Vec::new(),
         viewed: HashMap::new(),
     })));
     // The files screen on top asked for it: its answer goes there.

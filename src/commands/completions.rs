@@ -221,6 +221,7 @@ fn screen_help(keymap: &crate::tui::keymap::Keymap) -> Vec<(&'static str, Vec<(S
         look: Default::default(),
         before: Default::default(),
         findings: Vec::new(),
+        drafted: Vec::new(),
         viewed: Default::default(),
     });
     out.push((

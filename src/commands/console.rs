@@ -180,6 +180,7 @@ fn session(ctx: &Context, remote: Remote, marks_blocked: Option<String>) -> Sess
         editor: ctx.editor.clone(),
         dwell_ms: ctx.config.config.console.dwell_ms,
         diff_layout: ctx.config.config.console.diff_layout,
+        layout_chosen: Default::default(),
         editor_line_arg: ctx.config.config.console.editor_line_arg.clone(),
         checkout: ctx.config.config.code.checkout.clone(),
         merge_method: ctx.config.config.merge.method,

@@ -241,7 +241,7 @@ impl Inbox {
 
 /// Team or not, and the gate decision of an automatic review (`event`, `watch`), from the PR's
 /// labels and its author's association. An association that does not settle membership counts
-/// as community (the inbox does not ask the organization, see README).
+/// as community (the inbox does not ask the organization, see docs/console.md).
 pub fn gate_of(pr: &PrMeta, cfg: &GateConfig) -> (bool, GateView) {
     let team = policy::membership(pr.author.association, cfg) == Membership::Team;
     let decision = policy::gate(pr, Some(team), cfg, Invocation::Automatic);

@@ -20,11 +20,15 @@ pub struct FindingMark {
     pub line: Option<u32>,
     pub severity: String,
     pub message: String,
+    /// The finding as the review remembered it (what a dismissal records).
+    pub meta: MetaFinding,
 }
 
 impl From<MetaFinding> for FindingMark {
     fn from(f: MetaFinding) -> FindingMark {
+        let meta = f.clone();
         FindingMark {
+            meta,
             id: f.id,
             file: f.file.trim_start_matches("./").to_owned(),
             line: f.line,

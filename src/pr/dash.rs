@@ -7,6 +7,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
+use unicode_width::UnicodeWidthStr;
 
 /// One check at the head commit, reduced to what a maintainer decides on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -120,6 +121,26 @@ impl ChecksSummary {
         if self.total() == 0 {
             return "none".to_owned();
         }
+        self.parts().join(" ")
+    }
+
+    /// The inbox cell in at most `cells` display cells: the whole [`cell`](Self::cell) when it
+    /// fits, else the passing count goes, then the pending one. The first count (the failing
+    /// one, when any fails) always stays, even past `cells`: it is never hidden to fit.
+    pub fn cell_within(&self, cells: usize) -> String {
+        let parts = self.parts();
+        for keep in (2..=parts.len()).rev() {
+            let text = parts[..keep].join(" ");
+            if text.width() <= cells {
+                return text;
+            }
+        }
+        parts.first().cloned().unwrap_or_else(|| "none".to_owned())
+    }
+
+    /// The counts as the cell shows them, most urgent first: `✗` failing, `…` pending, `✓`
+    /// passing; `○` neutral only when there is nothing else.
+    fn parts(&self) -> Vec<String> {
         let mut parts = Vec::new();
         if self.failing > 0 {
             parts.push(format!("✗{}", self.failing));
@@ -133,7 +154,7 @@ impl ChecksSummary {
         if self.neutral > 0 && parts.is_empty() {
             parts.push(format!("○{}", self.neutral));
         }
-        parts.join(" ")
+        parts
     }
 }
 
@@ -526,6 +547,28 @@ mod tests {
         s.add(CheckState::Pending, 2);
         assert_eq!(s.cell(), "✗1 …2 ✓3");
         assert_eq!(s.overall(), Some(CheckState::Failing));
+    }
+
+    #[test]
+    fn a_short_summary_cell_drops_the_passing_count_then_the_pending_never_the_failing() {
+        let s = ChecksSummary {
+            failing: 12,
+            pending: 30,
+            passing: 1180,
+            neutral: 0,
+        };
+        assert_eq!(s.cell_within(20), "✗12 …30 ✓1180");
+        assert_eq!(s.cell_within(13), "✗12 …30 ✓1180");
+        assert_eq!(s.cell_within(12), "✗12 …30");
+        assert_eq!(s.cell_within(6), "✗12");
+        assert_eq!(s.cell_within(1), "✗12", "the failing count is never hidden");
+        let passing = ChecksSummary {
+            passing: 118,
+            pending: 4,
+            ..ChecksSummary::default()
+        };
+        assert_eq!(passing.cell_within(6), "…4");
+        assert_eq!(ChecksSummary::default().cell_within(2), "none");
     }
 
     #[test]

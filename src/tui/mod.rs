@@ -21,7 +21,8 @@
 //! ├── scratch.rs    the run's private folder of read-only copies for the editor
 //! ├── markdown.rs   comment Markdown (sanitized text, a width) → wrapped lines
 //! ├── keymap.rs, theme.rs, highlight.rs   bindings, colours, syntect
-//! └── harness.rs    the same loop on a TestBackend, effects performed synchronously
+//! ├── harness.rs    the same loop on a TestBackend, effects performed synchronously
+//! └── screenshot.rs a drawn screen (a TestBackend's buffer) as an SVG picture
 //! ```
 //!
 //! The console opens on one PR (a [`Snapshot`] plus an optional [`Fixture`] for `>`/`<`
@@ -49,6 +50,7 @@ pub mod markdown;
 pub mod remote;
 pub mod review;
 pub mod scratch;
+pub mod screenshot;
 pub mod session;
 pub mod terminal;
 pub mod theme;

@@ -11,6 +11,29 @@ use crate::policy::GateConfig;
 use crate::pr::{DEFAULT_IDENTITY, OutboxComment, PrCoords};
 use crate::source::github::GitHub;
 
+/// The diff layout `|` chose in this console run (split or unified), over `[console]
+/// diff_layout`: every diff opened after it keeps the choice. Shared by the session's clones.
+#[derive(Debug, Clone, Default)]
+pub struct LayoutChoice(std::sync::Arc<std::sync::atomic::AtomicU8>);
+
+impl LayoutChoice {
+    /// `Some(true)`: split; `Some(false)`: unified; `None`: not chosen in this run.
+    pub fn get(&self) -> Option<bool> {
+        match self.0.load(std::sync::atomic::Ordering::Relaxed) {
+            1 => Some(false),
+            2 => Some(true),
+            _ => None,
+        }
+    }
+
+    pub fn set(&self, split: bool) {
+        self.0.store(
+            if split { 2 } else { 1 },
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+}
+
 /// What the screens of one console run share.
 #[derive(Debug, Clone, Default)]
 pub struct Session {
@@ -31,6 +54,8 @@ pub struct Session {
     pub dwell_ms: u64,
     /// `[console] diff_layout`: the diff screen's layout when it opens (`|` toggles it).
     pub diff_layout: crate::config::DiffLayout,
+    /// The layout `|` chose in this run, over `diff_layout`.
+    pub layout_chosen: LayoutChoice,
     /// `[console] editor_line_arg`: how the diff's `o` tells an editor the console does not
     /// know the line (`crate::tui::editor_at`).
     pub editor_line_arg: Option<String>,

@@ -79,13 +79,13 @@ fn a_question_about_selected_lines_streams_its_answer_and_c_makes_it_a_pending_c
         )),
         "{pane}"
     );
-    // `c`: the composer on the same lines, with the answer; `Esc` adds it.
+    // `c`: back in the diff, the composer under the same lines, with the answer; `Esc` adds it.
     tmux.keys(&["c"]);
     tmux.wait_for("the composer", |s| {
         s.contains("Comment on src/client/retry.rs:3-5") && s.contains("with_retry takes it")
     });
     tmux.keys(&["Escape"]);
-    tmux.wait_for("the pending list", |s| s.contains("1 comment, 1 to post"));
+    tmux.wait_for("the comment under its lines", |s| s.contains("pending c1"));
     let out = env
         .bin()
         .args(["pending", "list", "acme/rivet#482", "--format", "json"])
@@ -98,7 +98,7 @@ fn a_question_about_selected_lines_streams_its_answer_and_c_makes_it_a_pending_c
         listed.contains("\"startLine\": 3") || listed.contains("\"start_line\": 3"),
         "{listed}"
     );
-    tmux.keys(&["q", "q", "q", "q"]);
+    tmux.keys(&["q", "q"]);
     tmux.wait_for("the PR screen", |s| s.contains("Tab detail"));
     // The comment is unsent: quitting asks first.
     tmux.keys(&["Q"]);

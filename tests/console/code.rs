@@ -141,16 +141,20 @@ fn comment_and_suggest_keys_in_the_diff_write_into_the_pending_review() {
     h.draw();
     h.press("F Enter j j V j j S");
     h.draw();
-    assert!(
-        h.app.top_is::<pr_shepherd::tui::app::PendingScreen>(),
-        "{:?}",
-        h.app.stack()
-    );
-    let prefill = h.app.pending().and_then(|p| p.editing()).map(|e| e.text());
+    // The composer opens under the lines, in the diff: the code stays in sight.
+    assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
     assert_eq!(
-        prefill.as_deref(),
+        h.app.diff_composer().as_deref(),
         Some("```suggestion\n\nuse crate::client::{Error, Response};\n\n```")
     );
+    let screen = h.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    let box_at = lines
+        .iter()
+        .position(|l| l.contains("Suggestion on src/client/retry.rs:3-5"))
+        .expect(&screen);
+    assert!(lines[box_at - 1].contains("     5 +"), "{screen}");
+    assert!(lines[box_at - 3].contains("     3 +"), "{screen}");
     h.press("Esc");
     h.draw();
     let r = h.app.pending_review().expect("the pending review");
@@ -163,9 +167,9 @@ fn comment_and_suggest_keys_in_the_diff_write_into_the_pending_review() {
         ),
         ("src/client/retry.rs", Some(3), 5)
     );
-    // Back to the diff, a comment on one line.
-    h.press("q");
+    // Still in the diff, a comment on one line.
     assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
+    assert!(h.screen().contains("pending c1"), "{}", h.screen());
     h.press("j c");
     h.draw();
     h.type_text("Why an empty line here?");

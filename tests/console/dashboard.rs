@@ -27,12 +27,12 @@ fn header(screen: &str) -> String {
 }
 
 #[test]
-fn at_80_columns_the_table_keeps_the_checks_and_half_the_row_for_the_title() {
+fn at_80_columns_the_table_keeps_the_checks_the_review_and_half_the_row_for_the_title() {
     let (mut h, _d) = bundled(80, 12);
     h.draw();
     let screen = h.screen();
     let head = header(&screen);
-    for col in ["PR", "unseen", "title", "checks"] {
+    for col in ["PR", "unseen", "title", "checks", "review"] {
         assert!(head.contains(col), "{col}: {screen}");
     }
     // The title has at least half the row: from its header word to the next column's.

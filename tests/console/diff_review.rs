@@ -98,7 +98,6 @@ fn pending_comments_and_finding_drafts_show_under_their_lines_in_the_diff() {
     h.type_text("Why an empty line here?");
     h.press("Esc");
     h.draw();
-    h.press("q");
     assert_eq!(h.app.stack(), vec!["PR", "files", "diff"]);
     h.draw();
     let screen = h.screen();

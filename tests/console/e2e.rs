@@ -141,7 +141,27 @@ const DEMO: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/assets/fixtures/demo.js
 
 /// The inbox screen is complete once its footer is drawn.
 fn inbox_complete(s: &str) -> bool {
-    s.contains("acme/rivet#482") && s.contains("acme/rivet#497") && s.contains("Enter open  ]")
+    inbox_row(s, 482).is_some() && inbox_row(s, 497).is_some() && s.contains("Enter open  ]")
+}
+
+/// The PR an inbox row of a one-repository tab names: `│`, the two cells of the marker, then
+/// `#N` and a blank.
+pub(crate) fn row_pr(line: &str) -> Option<u64> {
+    let rest: String = line.strip_prefix('│')?.chars().skip(2).collect();
+    let digits: String = rest
+        .strip_prefix('#')?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    rest.get(1 + digits.len()..)?
+        .starts_with(' ')
+        .then_some(())?;
+    digits.parse().ok()
+}
+
+/// The inbox row of PR `n` in a one-repository tab, if on screen.
+pub(crate) fn inbox_row(s: &str, n: u64) -> Option<&str> {
+    s.lines().find(|l| row_pr(l) == Some(n))
 }
 
 pub(crate) fn quote(p: &Path) -> String {
@@ -188,7 +208,7 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     tmux.keys(&["-l", "482"]);
     tmux.keys(&["Enter"]);
     tmux.wait_for("the search applied", |s| {
-        s.contains("search `482`") && !s.contains("acme/rivet#497")
+        s.contains("search `482`") && inbox_row(s, 497).is_none()
     });
     tmux.keys(&["Enter"]);
 
@@ -213,16 +233,15 @@ fn console_in_tmux_shows_badges_navigates_and_restores_the_terminal() {
     // q leaves the PR for the inbox, whose row now counts the two items seen; q quits.
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("the inbox again", |s| {
-        s.contains("Enter open  ]")
-            && s.lines()
-                .any(|l| l.contains("acme/rivet#482") && l.contains("16 new"))
+        s.contains("Enter open  ]") && inbox_row(s, 482).is_some_and(|l| l.contains("16 new"))
     });
-    assert!(screen.contains("acme/rivet#482"), "{screen}");
+    // The bundled fixtures are one repository's: named once, on the table's frame.
+    assert!(screen.contains("┌ acme/rivet ─"), "{screen}");
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
     assert!(
-        !screen.contains("acme/rivet#482"),
+        !screen.contains("┌ acme/rivet") && inbox_row(&screen, 482).is_none(),
         "the console is gone:\n{screen}"
     );
     tmux.assert_terminal_restored();
@@ -423,7 +442,9 @@ fn a_live_repository_on_the_command_line_opens_its_inbox_or_exits_2() {
     let screen = tmux.wait_for("the live inbox, counted", |s| {
         s.contains("3 open PRs") && s.contains("Enter open  ]") && !s.contains("counting")
     });
-    assert!(screen.contains("acme/widgets#"), "{screen}");
+    // The tab is named after the repository; its rows say `#N`.
+    assert!(screen.contains("Inbox  acme/widgets\n"), "{screen}");
+    assert!((1..=3).all(|n| inbox_row(&screen, n).is_some()), "{screen}");
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
@@ -488,7 +509,7 @@ fn rate_limit_waits_and_retries_go_to_the_status_line_not_over_the_screen() {
     tmux.keys(&["C-l"]);
     tmux.keys(&["Escape"]);
     let screen = tmux.wait_for("the inbox again", |s| !s.contains("Messages, newest last"));
-    assert!(screen.contains("acme/widgets#"), "{screen}");
+    assert!((1..=3).all(|n| inbox_row(&screen, n).is_some()), "{screen}");
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("the shell again", |s| s.contains("CONSOLE-EXITED:"));
     assert!(screen.contains("CONSOLE-EXITED:0"), "{screen}");
@@ -597,7 +618,7 @@ fn the_code_in_tmux_description_files_viewed_diff_and_a_force_push() {
 }
 
 /// The pending review in the real binary: in a file's diff, three lines selected and a
-/// suggestion written on them (`V` `j` `j` `S`), the pending list, submitted as a comment review
+/// suggestion written on them beside the code (`V` `j` `j` `S`), the pending list (`P`), submitted as a comment review
 /// after its confirmation — offline, into the review outbox with the request that would be sent.
 #[test]
 fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux() {
@@ -616,6 +637,9 @@ fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux()
     tmux.keys(&["j", "j", "V", "j", "j", "S"]);
     tmux.wait_for("the composer, prefilled", |s| s.contains("```suggestion"));
     tmux.keys(&["Escape"]);
+    // Kept in the pending review, under its lines in the diff; `P` lists it.
+    tmux.wait_for("the comment under its lines", |s| s.contains("pending c1"));
+    tmux.keys(&["P"]);
     tmux.wait_for("the pending list", |s| {
         s.contains("1 comment, 1 to post") && s.contains("retry.rs")
     });

@@ -33,7 +33,9 @@ fn the_bundled_inbox() {
     let (mut h, _d) = bundled(140, 16);
     h.draw();
     let screen = h.screen();
-    assert!(screen.contains("acme/rivet#482"), "{screen}");
+    // One repository: named once, on the table's frame, its rows by number.
+    assert!(screen.contains("┌ acme/rivet ─"), "{screen}");
+    assert!(screen.contains("│  #482 "), "{screen}");
     assert!(screen.contains("needs-label"), "{screen}");
     assert!(screen.contains("stale"), "{screen}");
     insta::assert_snapshot!("inbox_bundled_140x16", screen);
@@ -289,7 +291,7 @@ fn a_review_running_on_one_pr_goes_on_while_others_are_read() {
     for pr in [&a, &b] {
         let row = screen
             .lines()
-            .find(|l| l.contains(&pr.to_string()))
+            .find(|l| l.contains(&format!(" #{} ", pr.number)))
             .unwrap_or_default();
         assert!(row.contains("[review"), "{pr}: {screen}");
     }
@@ -346,7 +348,8 @@ fn a_directory_tab_lists_what_parses_and_names_what_does_not() {
     );
     h.draw();
     let screen = h.screen();
-    assert!(screen.contains("acme/rivet#482"), "{screen}");
+    assert!(screen.contains("┌ acme/rivet ─"), "{screen}");
+    assert!(screen.contains(" #482 "), "{screen}");
     assert!(!screen.contains("#9 "), "{screen}");
     assert!(
         screen.contains("not listed: ") && screen.contains("b-broken.json"),
@@ -700,13 +703,13 @@ fn esc_in_the_inbox_clears_an_applied_search_then_the_filter() {
     h.press("Enter");
     let screen = h.screen();
     assert!(
-        screen.contains("search `482`") && !screen.contains("acme/rivet#497"),
+        screen.contains("search `482`") && !screen.contains(" #497 "),
         "{screen}"
     );
     h.press("Esc");
     let screen = h.screen();
     assert!(!screen.contains("search `"), "the search stayed:\n{screen}");
-    assert!(screen.contains("acme/rivet#497"), "{screen}");
+    assert!(screen.contains(" #497 "), "{screen}");
     assert!(
         !screen.contains("showing: all"),
         "one thing at a time:\n{screen}"
@@ -770,5 +773,205 @@ fn a_pr_opened_from_the_inbox_shows_its_queued_thread_actions() {
             assert!(pr_shepherd::ledger::is_queued(&last.id));
         }
         other => panic!("{other:?}"),
+    }
+}
+
+/// The table's header line: the one naming both `PR` and `title`.
+fn table_header(screen: &str) -> String {
+    screen
+        .lines()
+        .find(|l| l.contains(" PR ") && l.contains(" title "))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// The cell of `line` under the header word `word` of `head`: from the word's first cell to the
+/// next header word's (or the border), in display cells.
+fn cell_under(head: &str, line: &str, word: &str) -> String {
+    let head: Vec<char> = in_cells(head);
+    let line: Vec<char> = in_cells(line);
+    let text: String = head.iter().collect();
+    let Some(byte) = text.find(&format!(" {word} ")) else {
+        return String::new();
+    };
+    let from = text[..byte].chars().count() + 1;
+    let mut to = from + word.chars().count();
+    while to < head.len() && head[to] == ' ' {
+        to += 1;
+    }
+    line.get(from..to.min(line.len()))
+        .map(|c| c.iter().collect())
+        .unwrap_or_default()
+}
+
+/// A captured line as its display cells: the capture holds one `char` per cell (the second
+/// cell of a wide character is a blank of its own).
+fn in_cells(line: &str) -> Vec<char> {
+    line.chars().collect()
+}
+
+/// The bundled inbox is one repository's: it says so once, on the table's frame, and each row names
+/// its PR by number; at 80, 120 and 200 columns the header names the checks and the review, and
+/// the title is what gives up cells (cut with `…`).
+#[test]
+fn the_bundled_inbox_at_80_120_and_200_columns() {
+    for (w, h) in [(80u16, 14u16), (120, 16), (200, 16)] {
+        let (mut harness, _d) = bundled(w, h);
+        harness.draw();
+        let screen = harness.screen();
+        let head = table_header(&screen);
+        for col in ["PR", "unseen", "title", "checks", "review"] {
+            assert!(head.contains(&format!(" {col} ")), "{w}: {col}:\n{screen}");
+        }
+        assert!(!screen.contains("acme/rivet#"), "{w}:\n{screen}");
+        assert_eq!(
+            screen.matches("acme/rivet").count(),
+            1,
+            "{w}: the repository said once:\n{screen}"
+        );
+        assert!(screen.contains("┌ acme/rivet ─"), "{w}:\n{screen}");
+        for n in [497, 482, 471] {
+            let row = screen
+                .lines()
+                .find(|l| l.contains(&format!(" #{n} ")))
+                .unwrap_or_default();
+            assert_eq!(row.chars().count(), usize::from(w), "{w}: #{n}:\n{screen}");
+            assert!(row.ends_with(" │"), "{w}: #{n}:\n{screen}");
+        }
+        // The demo's review decision shows in its column.
+        let demo = screen
+            .lines()
+            .find(|l| l.contains(" #482 "))
+            .unwrap_or_default();
+        assert_eq!(
+            cell_under(&head, demo, "review").trim(),
+            "required",
+            "{w}:\n{screen}"
+        );
+        if w == 80 {
+            assert!(demo.contains('…'), "the title is cut at 80:\n{screen}");
+        } else {
+            insta::assert_snapshot!(format!("inbox_bundled_{w}x{h}"), screen);
+        }
+    }
+}
+
+/// Fixtures of two repositories (and a PR with 2 failing checks, 1 pending, 118 passing) in a
+/// directory tab.
+fn two_repositories(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = dir.path().join("fixtures");
+    std::fs::create_dir_all(&fixtures).unwrap();
+    let demo: serde_json::Value = serde_json::from_str(pr_shepherd::source::DEMO_FIXTURE).unwrap();
+    let mut rivet = demo.clone();
+    rivet["dashboard"]["checks"] = serde_json::json!({"failing": 2, "pending": 1, "passing": 118});
+    let mut gears = demo;
+    gears["pr"]["owner"] = "umbrella".into();
+    gears["pr"]["repo"] = "gears".into();
+    gears["pr"]["number"] = 7.into();
+    gears["pr"]["title"] =
+        "gears: 歯車の回転数を表示する 🦀 and a title long enough to be cut".into();
+    for (name, v) in [("a-rivet.json", rivet), ("b-gears.json", gears)] {
+        std::fs::write(fixtures.join(name), serde_json::to_string(&v).unwrap()).unwrap();
+    }
+    let harness = Harness::inbox(
+        vec![(
+            fixtures.display().to_string(),
+            TabSource::Dir(fixtures.clone()),
+        )],
+        Ledger::new(dir.path().join("state")),
+        Theme::plain(),
+        w,
+        h,
+    );
+    (harness, dir)
+}
+
+/// An inbox of two repositories names each PR in full; at 80 columns a checks cell of 2
+/// failing, 1 pending and 118 passing stays inside its column (a blank before the next one)
+/// and shows the failing count, and the review column stays.
+#[test]
+fn a_two_repository_inbox_keeps_owner_repo_and_its_checks_cells_in_their_column() {
+    let (mut h, _d) = two_repositories(80, 14);
+    h.draw();
+    let screen = h.screen();
+    assert!(screen.contains("acme/rivet#482 "), "{screen}");
+    assert!(screen.contains("umbrella/gears#7 "), "{screen}");
+    assert!(!screen.contains("┌ acme/rivet"), "{screen}");
+    let head = table_header(&screen);
+    for col in ["checks", "review"] {
+        assert!(head.contains(&format!(" {col} ")), "{col}:\n{screen}");
+    }
+    let row = screen
+        .lines()
+        .find(|l| l.contains("acme/rivet#482 "))
+        .unwrap_or_default();
+    assert_eq!(row.chars().count(), 80, "{screen}");
+    assert!(row.ends_with('│'), "the border is the last cell:\n{screen}");
+    let checks = cell_under(&head, row, "checks");
+    assert!(checks.starts_with("✗2 "), "`{checks}`:\n{screen}");
+    assert!(
+        checks.ends_with(' '),
+        "`{checks}` runs into the next column:\n{screen}"
+    );
+    assert_eq!(
+        cell_under(&head, row, "review").trim(),
+        "required",
+        "{screen}"
+    );
+    // The other row's title, CJK and emoji, is cut whole, and its row is the width.
+    let gears = screen
+        .lines()
+        .find(|l| l.contains("umbrella/gears#7 "))
+        .unwrap_or_default();
+    assert!(gears.contains('…'), "{screen}");
+    assert_eq!(in_cells(gears).len(), 80, "{screen}");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+    /// At any width the console draws (60 columns up) and with any checks counts and titles
+    /// (CJK, emoji), every row of the bundled inbox is the width, blank before the border, the
+    /// header names the checks and the review, and a failing count always shows in its column.
+    #[test]
+    fn every_row_fits_the_width_and_keeps_the_review_and_the_failing_count(
+        width in 60u16..=220,
+        counts in proptest::collection::vec((0u32..3000, 0u32..3000, 0u32..300_000), 3),
+        titles in proptest::collection::vec("[a-z 漢字🦀é]{0,120}", 3),
+    ) {
+        use pr_shepherd::pr::ChecksSummary;
+        use pr_shepherd::tui::app::{Action, Done};
+        let (mut h, _d) = bundled(width, 12);
+        let mut rows = h.app.inbox_rows(0).to_vec();
+        for ((r, (failing, pending, passing)), title) in rows.iter_mut().zip(&counts).zip(&titles) {
+            r.listed.dash.checks = Some(ChecksSummary { failing: *failing, pending: *pending, passing: *passing, neutral: 0 });
+            r.listed.title = title.clone();
+        }
+        h.app.update(Action::to(
+            h.app.top_id(),
+            Action::Done(Done::new(inbox::Done::Listed { tab: 0, result: Ok((rows.clone(), Vec::new())) })),
+        ));
+        h.draw();
+        let screen = h.screen();
+        let head = table_header(&screen);
+        for col in ["checks", "review"] {
+            proptest::prop_assert!(head.contains(&format!(" {col} ")), "{}: {}:\n{}", width, col, screen);
+        }
+        for r in &rows {
+            let n = r.listed.coords.number;
+            let line = screen.lines().find(|l| l.contains(&format!(" #{n} "))).unwrap_or_default();
+            proptest::prop_assert_eq!(in_cells(line).len(), usize::from(width), "#{}:\n{}", n, screen);
+            proptest::prop_assert!(line.ends_with(" │"), "#{}:\n{}", n, screen);
+            let checks = cell_under(&head, line, "checks");
+            proptest::prop_assert!(checks.ends_with(' '), "#{} `{}`:\n{}", n, checks, screen);
+            let Some(s) = r.listed.dash.checks else { continue };
+            if s.failing > 0 {
+                proptest::prop_assert!(checks.starts_with(&format!("✗{} ", s.failing)), "#{} `{}`:\n{}", n, checks, screen);
+            }
+        }
     }
 }

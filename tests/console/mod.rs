@@ -1,6 +1,7 @@
 //! The console: screens as snapshots, keys, the inbox, edited-comment diffs, the real binary in tmux.
 
 mod ask_tmux;
+mod beside_the_code;
 mod changes;
 mod checks;
 mod code;

@@ -36,9 +36,7 @@ fn ctrl_o_in_the_line_comment_composer_edits_in_the_external_editor() {
     h.press("F j Enter j c");
     let editing = |h: &pr_shepherd::tui::harness::Harness| {
         h.app
-            .pending()
-            .and_then(|p| p.editing())
-            .map(|e| e.text())
+            .diff_composer()
             .unwrap_or_else(|| panic!("the composer is open: {}", h.screen()))
     };
     h.type_text("first line");

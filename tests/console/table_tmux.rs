@@ -6,7 +6,7 @@ use crate::support;
 
 use std::path::Path;
 
-use super::e2e::{REPORT_EXIT, Tmux, console, quote};
+use super::e2e::{REPORT_EXIT, Tmux, console, inbox_row, quote};
 use support::env::TestEnv;
 
 /// The table's header row: the line with both `PR` and `title`, its words.
@@ -23,7 +23,7 @@ fn header(screen: &str) -> Vec<String> {
 
 /// A frame of the bundled inbox is whole once its last row and its footer are drawn.
 fn table_drawn(s: &str, cols: usize) -> bool {
-    s.contains("acme/rivet#471")
+    inbox_row(s, 471).is_some()
         && s.contains("q quit")
         && s.lines()
             .any(|l| l.chars().count() == cols && l.contains(" PR "))
@@ -47,14 +47,21 @@ fn the_inbox_table_in_tmux_shows_the_columns_that_fit_at_80_120_and_200() {
         (header(&screen), screen)
     };
 
+    // The title gives up cells before the checks or the review column goes.
     let (head, screen) = at(80);
-    assert_eq!(head, ["PR", "unseen", "title", "checks"], "{screen}");
+    assert_eq!(
+        head,
+        ["PR", "unseen", "title", "checks", "review", "asks"],
+        "{screen}"
+    );
+    // One repository: named once, on the table's frame; the rows by number.
+    assert!(screen.contains("┌ acme/rivet ─"), "{screen}");
 
     let (head, screen) = at(120);
     assert_eq!(
         head,
         [
-            "PR", "unseen", "title", "checks", "review", "asks", "shepherd"
+            "PR", "unseen", "title", "checks", "review", "asks", "shepherd", "gate"
         ],
         "{screen}"
     );
@@ -63,12 +70,12 @@ fn the_inbox_table_in_tmux_shows_the_columns_that_fit_at_80_120_and_200() {
     assert_eq!(
         head,
         [
-            "PR", "unseen", "title", "checks", "review", "asks", "age", "shepherd", "gate",
+            "PR", "unseen", "title", "checks", "review", "asks", "size", "age", "shepherd", "gate",
             "author"
         ],
         "{screen}"
     );
-    // Every title reads whole; the size and the labels wait for a wider terminal.
+    // Every title reads whole; the labels wait for a wider terminal.
     assert!(
         screen.contains(
             "client: retry transient failures with exponential backoff (Rust, Python bindings, dashboard badge)"
@@ -113,18 +120,16 @@ fn the_default_sections_are_the_consoles_tabs_live_in_tmux() {
     for tab in ["Needs my review", "Mine", "Involved"] {
         assert!(screen.contains(tab), "{tab}:\n{screen}");
     }
+    // Each section's PRs are one repository's: its rows say `#N` under a frame naming it.
+    assert!(screen.contains("┌ acme/widgets ─"), "{screen}");
     for n in [1, 5, 6] {
-        assert!(
-            screen.contains(&format!("acme/widgets#{n} ")),
-            "#{n}:\n{screen}"
-        );
+        assert!(inbox_row(&screen, n).is_some(), "#{n}:\n{screen}");
     }
     tmux.keys(&["Tab"]);
     // The Mine tab has the one PR alone (a capture may catch a frame half drawn: wait for it
     // whole).
-    let only = |s: &str, shown: &[u64]| {
-        (1..=6).all(|n| s.contains(&format!("acme/widgets#{n} ")) == shown.contains(&n))
-    };
+    let only =
+        |s: &str, shown: &[u64]| (1..=6).all(|n| inbox_row(s, n).is_some() == shown.contains(&n));
     tmux.wait_for("the Mine section", |s| {
         s.contains("1 open PR") && only(s, &[3])
     });

@@ -5,7 +5,10 @@ use std::path::Path;
 
 use crate::support;
 
-use super::e2e::{REPORT_EXIT, Tmux, assert_no_note_over_the_panes, console, quote, status_line};
+use super::e2e::{
+    REPORT_EXIT, Tmux, assert_no_note_over_the_panes, console, inbox_row, quote, row_pr,
+    status_line,
+};
 use support::env::TestEnv;
 use support::fake_inbox::{FakeInbox, queue};
 
@@ -19,23 +22,14 @@ fn inbox_counted(s: &str) -> bool {
     s.contains("4 open PRs") && s.contains("Enter open  ]") && !s.contains("counting")
 }
 
-/// The row of `acme/widgets#n` in the inbox.
+/// The row of `acme/widgets#n` in the inbox (its tab is the repository's: the row says `#n`).
 fn row(s: &str, n: u64) -> String {
-    let tag = format!("acme/widgets#{n} ");
-    s.lines()
-        .find(|l| l.contains(&tag))
-        .unwrap_or_default()
-        .to_owned()
+    inbox_row(s, n).unwrap_or_default().to_owned()
 }
 
 /// The PR of the selected inbox row (`▶`).
 fn selected_pr(s: &str) -> Option<u64> {
-    let l = s.lines().find(|l| l.contains('▶'))?;
-    let rest = &l[l.find("acme/widgets#")? + "acme/widgets#".len()..];
-    rest.split(|c: char| !c.is_ascii_digit())
-        .next()?
-        .parse()
-        .ok()
+    s.lines().filter(|l| l.starts_with("│▶")).find_map(row_pr)
 }
 
 /// One console process, live, a whole session: the inbox of four PRs, three of them opened one
@@ -192,7 +186,7 @@ fn a_whole_triage_session_in_tmux() {
     tmux.keys(&["-l", "number 1"]);
     tmux.keys(&["Enter"]);
     tmux.wait_for("the search applied", |s| {
-        s.contains("search `number 1`") && !s.contains("acme/widgets#2 ")
+        s.contains("search `number 1`") && inbox_row(s, 2).is_none()
     });
     tmux.keys(&["Escape"]);
     tmux.wait_for("the search left, every row back", |s| {
@@ -236,17 +230,7 @@ fn a_whole_triage_session_in_tmux() {
 /// Moves the inbox's selection to the row of `acme/widgets#n`.
 fn select(tmux: &Tmux<'_>, n: u64) {
     let s = tmux.wait_for("the inbox", inbox_counted);
-    let order: Vec<u64> = s
-        .lines()
-        .filter_map(|l| {
-            let at = l.find("acme/widgets#")? + "acme/widgets#".len();
-            l[at..]
-                .split(|c: char| !c.is_ascii_digit())
-                .next()?
-                .parse()
-                .ok()
-        })
-        .collect();
+    let order: Vec<u64> = s.lines().filter_map(row_pr).collect();
     let from = selected_pr(&s).and_then(|p| order.iter().position(|&x| x == p));
     let to = order.iter().position(|&x| x == n);
     let (Some(from), Some(to)) = (from, to) else {

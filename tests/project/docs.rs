@@ -228,41 +228,167 @@ fn config_reference_examples_are_valid_configs() {
     }
 }
 
-/// The README's text captures of the console are the console's own snapshots: each fenced
-/// `text` block after a paragraph naming a `tests/console/snapshots/….snap` file is that
-/// snapshot's screen, so the pictures stay true when the screens change.
+/// The README and the pages of `docs/`, each with its path.
+fn user_docs() -> Vec<(String, String)> {
+    let mut paths = vec![std::path::PathBuf::from("README.md")];
+    let mut pages: Vec<_> = std::fs::read_dir("docs")
+        .expect("docs")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    pages.sort();
+    paths.extend(pages);
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("a page");
+            (p.display().to_string(), text)
+        })
+        .collect()
+}
+
+/// The text captures of the console are the console's own snapshots: each fenced `text` block
+/// after a paragraph naming a `tests/console/snapshots/….snap` file — in the README or any page
+/// of `docs/` — is that snapshot's screen, so the pictures stay true when the screens change.
 #[test]
 fn readme_captures_are_the_console_snapshots() {
-    let md = std::fs::read_to_string("README.md").expect("README");
-    let mut named: Option<String> = None;
-    let mut block: Option<String> = None;
     let mut checked = 0;
-    for line in md.lines() {
-        if let Some(b) = &mut block {
-            if line == "```" {
-                let path = named.take().expect("named");
-                let snap = std::fs::read_to_string(&path).expect("the named snapshot");
-                let screen = snap.splitn(3, "---\n").nth(2).expect("an insta snapshot");
-                assert_eq!(
-                    b.trim_end(),
-                    screen.trim_end(),
-                    "README's capture of {path}"
-                );
-                checked += 1;
-                block = None;
-            } else {
-                b.push_str(line);
-                b.push('\n');
+    for (page, md) in user_docs() {
+        let mut named: Option<String> = None;
+        let mut block: Option<String> = None;
+        for line in md.lines() {
+            if let Some(b) = &mut block {
+                if line == "```" {
+                    let path = named.take().expect("named");
+                    let snap = std::fs::read_to_string(&path)
+                        .unwrap_or_else(|e| panic!("{page} names {path}: {e}"));
+                    let screen = snap.splitn(3, "---\n").nth(2).expect("an insta snapshot");
+                    assert_eq!(
+                        b.trim_end(),
+                        screen.trim_end(),
+                        "{page}'s capture of {path}"
+                    );
+                    checked += 1;
+                    block = None;
+                } else {
+                    b.push_str(line);
+                    b.push('\n');
+                }
+                continue;
             }
-            continue;
-        }
-        if let Some(at) = line.find("tests/console/snapshots/") {
-            let rest = &line[at..];
-            let end = rest.find(".snap").expect("a .snap path") + ".snap".len();
-            named = Some(rest[..end].to_owned());
-        } else if line == "```text" && named.is_some() {
-            block = Some(String::new());
+            if let Some(at) = line.find("tests/console/snapshots/") {
+                let rest = &line[at..];
+                let end = rest.find(".snap").expect("a .snap path") + ".snap".len();
+                named = Some(rest[..end].to_owned());
+            } else if line == "```text" && named.is_some() {
+                block = Some(String::new());
+            }
         }
     }
-    assert!(checked >= 2, "the inbox and the diff are shown");
+    assert!(checked >= 2, "the inbox and the diff are shown ({checked})");
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation other than `-` and `_` gone, each
+/// space a `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a page's headings (outside code blocks).
+fn anchors(md: &str) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut fenced = false;
+    for line in md.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.insert(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The targets of a page's Markdown links, `[text](target)`, outside code blocks.
+fn link_targets(md: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in md.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        for part in line.split("](").skip(1) {
+            if let Some(end) = part.find(')') {
+                out.push(part[..end].to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// The README is a guide, not the reference: under 250 lines, and every link it has to a file
+/// of the project leads to one that exists — a page of `docs/` (at a heading it has) or a
+/// screenshot. The pages of `docs/` keep their links to each other true the same way.
+#[test]
+fn readme_is_short_and_its_links_lead_somewhere() {
+    let readme = std::fs::read_to_string("README.md").expect("README");
+    let lines = readme.lines().count();
+    assert!(
+        lines < 250,
+        "README.md has {lines} lines; the reference belongs in docs/"
+    );
+    let mut to_docs = 0;
+    for (page, md) in user_docs() {
+        let dir = Path::new(&page).parent().expect("a folder").to_path_buf();
+        for target in link_targets(&md) {
+            if target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            let (file, fragment) = match target.split_once('#') {
+                Some((f, a)) => (f, Some(a)),
+                None => (target.as_str(), None),
+            };
+            let path = if file.is_empty() {
+                Path::new(&page).to_path_buf()
+            } else {
+                dir.join(file)
+            };
+            assert!(
+                path.exists(),
+                "{page} links to {target}, which does not exist"
+            );
+            if page == "README.md" {
+                assert!(
+                    file.starts_with("docs/") || file.starts_with("assets/screenshots/"),
+                    "the README links to {target}: only to docs/ and the screenshots"
+                );
+                to_docs += usize::from(file.starts_with("docs/"));
+            }
+            if let Some(fragment) = fragment {
+                let text = std::fs::read_to_string(&path).expect("the linked page");
+                assert!(
+                    anchors(&text).contains(fragment),
+                    "{page} links to {target}: {} has no such heading",
+                    path.display()
+                );
+            }
+        }
+    }
+    // Every page of docs/ is linked from the README.
+    for (page, _) in user_docs().into_iter().skip(1) {
+        assert!(
+            readme.contains(&format!("]({page})")),
+            "the README does not link to {page}"
+        );
+    }
+    assert!(to_docs > 0);
 }

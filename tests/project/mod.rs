@@ -3,3 +3,4 @@
 mod docs;
 mod module_graph;
 mod rooms;
+mod screenshots;

@@ -1,5 +1,5 @@
-//! The bundled fixtures review offline, as the README promises: each ships recorded answers for
-//! every aspect, so the replayed review is complete.
+//! The bundled fixtures review offline, as docs/console.md promises: each ships recorded
+//! answers for every aspect, so the replayed review is complete.
 
 use crate::support;
 

@@ -462,6 +462,11 @@ impl App {
                 let asked = self.place(screen);
                 fx.extend(asked);
             }
+            StackOp::Leave => {
+                if at + 1 == self.stack.len() {
+                    self.leave(fx);
+                }
+            }
             StackOp::Resume(pr) => {
                 if let Some(i) = self
                     .kept

@@ -361,6 +361,11 @@ impl App {
         self.diff_screen()?.selection()
     }
 
+    /// The text of the composer open under the diff's lines, if one is.
+    pub fn diff_composer(&self) -> Option<String> {
+        self.diff_screen()?.composer_text()
+    }
+
     /// Whether the diff on top is drawn side by side.
     pub fn diff_split(&self) -> bool {
         self.diff_screen().is_some_and(|d| d.showing_split())
@@ -374,7 +379,11 @@ impl App {
     }
 
     /// The pending review it holds (`None` until read from the ledger).
+    /// The pending review it holds (`None` until read from the ledger); with no pending review
+    /// screen, the one the diff on top read.
     pub fn pending_review(&self) -> Option<&crate::code::pending::PendingReview> {
-        self.pending().and_then(|p| p.review())
+        self.pending()
+            .and_then(|p| p.review())
+            .or_else(|| self.diff_screen()?.pending_review())
     }
 }

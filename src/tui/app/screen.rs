@@ -81,6 +81,8 @@ pub(super) enum StackOp {
     Open(Box<dyn Screen>),
     /// Bring back the screen left for this PR (it kept its state and its work).
     Resume(PrCoords),
+    /// Leave the screen asking, as `q` does (only when it is on top).
+    Leave,
 }
 
 /// What a screen may touch beside its own state.
@@ -140,6 +142,11 @@ impl<'a> Ctx<'a> {
     /// Opens `screen` above the one asking.
     pub fn open(&mut self, screen: Box<dyn Screen>) {
         self.op = Some(StackOp::Open(screen));
+    }
+
+    /// Leaves this screen for the one below, as `q` does (the one below hears it uncovered).
+    pub fn leave(&mut self) {
+        self.op = Some(StackOp::Leave);
     }
 
     /// Brings back the screen left for `pr`.
@@ -303,6 +310,18 @@ pub trait Screen: Any + std::fmt::Debug {
     /// the PR again.
     fn acted(&self) -> bool {
         false
+    }
+
+    /// Findings dismissed on this screen (or the diffs it opened) since it was last asked: id,
+    /// reason, whether a lesson. The PR screen it uncovers holds them back from its review.
+    fn dismissed_here(&self) -> Vec<(String, String, bool)> {
+        Vec::new()
+    }
+
+    /// A comment this screen left for the one below to write on these lines, starting from
+    /// this text (the model's answer after `c`): the diff opens its composer with it.
+    fn comment_to_write(&self) -> Option<(crate::code::LineSelection, String)> {
+        None
     }
 
     /// The PR snapshot this screen shows, if it shows one.

@@ -6,9 +6,9 @@
 //!
 //! - **The answer is data**: the model's text is shown through [`crate::sanitize`] and
 //!   [`crate::tui::markdown`], never read for keys or actions; only the maintainer's keys act.
-//! - **`c`** (once the answer is complete) opens the pending review's line-comment composer on
-//!   the same lines with the answer as its text ([`super::pending::compose_line_comment_with`]),
-//!   for the maintainer to edit; saving it puts it in the pending review. Nothing is posted.
+//! - **`c`** (once the answer is complete) goes back to the diff, whose composer opens under the
+//!   same lines with the answer as its text ([`Screen::comment_to_write`]), for the maintainer to
+//!   edit; `Esc` puts it in the pending review. Nothing is posted.
 //! - **Leaving** (`Esc`/`q`) while the answer streams cancels the call; its reservation in the
 //!   spend log is settled (`review::engine::ask`).
 
@@ -206,6 +206,8 @@ pub struct AskScreen {
     scroll: usize,
     max_scroll: usize,
     half: usize,
+    /// `c` was pressed on the complete answer: the diff below writes a comment with it.
+    to_comment: bool,
 }
 
 /// The pane's keys for `?` (and its footer's first hints).
@@ -218,7 +220,7 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::Bottom, "the answer's end"),
     (
         KeyCommand::Reply,
-        "the answer as a comment on the same lines, in the pending review's editor (once complete)",
+        "comment: the answer as a comment under the same lines in the diff (once complete)",
     ),
 ];
 
@@ -237,6 +239,7 @@ impl AskScreen {
             scroll: 0,
             max_scroll: 0,
             half: 1,
+            to_comment: false,
         }
     }
 
@@ -267,11 +270,9 @@ impl AskScreen {
     fn comment(&mut self, ctx: &mut Ctx<'_>) {
         match &self.state {
             State::Answered(_) if !self.answer.trim().is_empty() => {
-                ctx.open(super::pending::compose_line_comment_with(
-                    &self.snapshot,
-                    self.sel.clone(),
-                    &self.answer,
-                ));
+                // Back to the diff, whose composer opens under the lines with the answer.
+                self.to_comment = true;
+                ctx.leave();
             }
             State::Answered(_) => ctx.say("the answer is empty: nothing to comment with"),
             State::Asking => ctx.say("the answer is still coming: c once it is complete"),
@@ -376,6 +377,11 @@ impl AskScreen {
 }
 
 impl Screen for AskScreen {
+    fn comment_to_write(&self) -> Option<(LineSelection, String)> {
+        self.to_comment
+            .then(|| (self.sel.clone(), self.answer.clone()))
+    }
+
     fn name(&self) -> &'static str {
         "answer"
     }

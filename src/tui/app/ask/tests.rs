@@ -13,7 +13,7 @@ use crate::review::ReviewSettings;
 use crate::review::settings::BackendKind;
 use crate::source::fixture::FileContent;
 use crate::source::{DEMO_FIXTURE, Fixture};
-use crate::tui::app::{Asked, Done as AnyDone, PendingScreen};
+use crate::tui::app::{Asked, DiffScreen, Done as AnyDone};
 use crate::tui::harness::Harness;
 use crate::tui::theme::Theme;
 
@@ -234,7 +234,8 @@ fn esc_while_the_answer_streams_cancels_the_call() {
 }
 
 /// Offline: the fixture's recorded answer (replay), the file around the lines from its file
-/// contents; `c` opens the composer on the same lines with the answer, `Esc` adds it.
+/// contents; `c` goes back to the diff, its composer under the same lines with the answer;
+/// `Esc` adds it.
 #[test]
 fn c_turns_the_replayed_answer_into_a_pending_comment_on_the_same_lines() {
     let answer = "It is cloned because `with_retry` takes the policy by value.";
@@ -256,8 +257,9 @@ fn c_turns_the_replayed_answer_into_a_pending_comment_on_the_same_lines() {
         .spend(&RepoId::of(&h.app.pr_meta().unwrap().coords()))
         .unwrap();
     assert_eq!(spend.len(), 1, "{spend:?}");
+    // Back in the diff, the composer under the same lines.
     h.press("c");
-    assert!(h.app.top_is::<PendingScreen>(), "{:?}", h.app.stack());
+    assert!(h.app.top_is::<DiffScreen>(), "{:?}", h.app.stack());
     assert_eq!(*h.app.mode(), InputMode::Edit);
     assert!(
         h.screen().contains("Comment on src/client/retry.rs:3-5"),
@@ -658,7 +660,7 @@ fn the_panes_help_names_its_keys() {
     h.press("Enter ?");
     let s = h.screen();
     assert!(
-        s.contains("the answer as a comment on the same lines"),
+        s.contains("the answer as a comment under the same lines"),
         "{s}"
     );
     assert!(s.contains("cancels the call"), "{s}");

@@ -92,6 +92,7 @@ pub(super) fn parts(pr: &Snapshot, patch: CommitPatch) -> (Snapshot, CodeLoad, R
         look: Default::default(),
         before: Default::default(),
         findings: Vec::new(),
+        drafted: Vec::new(),
         viewed: Default::default(),
     };
     let mark = ReadOnly {
@@ -144,6 +145,11 @@ impl ReadOnly {
             }
             KeyCommand::Toggle if !collapsed => {
                 "a commit's patch shows no thread to open: they are on the PR's diff (F)"
+            }
+            // The pending review is the PR's: opened from a commit's copy of the PR, it would be
+            // read against the commit's files.
+            KeyCommand::PendingReview => {
+                "a commit's patch has no pending review: P on the PR's diff or the PR screen"
             }
             KeyCommand::NextFile if index + 1 >= files => "the commit's last file",
             KeyCommand::PrevFile if index == 0 => "the commit's first file",

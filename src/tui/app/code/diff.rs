@@ -20,29 +20,24 @@ use ratatui::widgets::Paragraph;
 
 use super::commit_patch::{self, ReadOnly};
 use super::context::{self, CtxRow, GapRow, Texts, Want};
-pub use super::note::{Note, NoteKind};
-use super::note::{clean, note_line, prefix};
+use super::note::{About, Note, clean};
 use super::split_view::{self, SplitLayout};
 use super::work::{CodeLoad, Done, Work};
+use super::{composer, finding_pane, search};
 use super::{footer, help_entries, scrolled};
-use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side, parse};
-use crate::code::pending::{CommentKind, DraftState, PendingComment, PendingReview};
+use crate::code::patch::{LineAddr, LineKind, LineSelection, ParsedPatch, Side};
+use crate::code::pending::PendingReview;
 use crate::code::{InterLine, Interdiff, SinceLastLook, interdiff};
 use crate::config::DiffLayout;
-use crate::output::files::FindingMark;
-use crate::pr::{
-    ChangeType, ChangedFile, DiffSide, Item, NoPatch, Snapshot, Thread, ViewedState,
-    without_markers,
-};
+use crate::pr::{ChangeType, ChangedFile, NoPatch, Snapshot, ViewedState};
 use crate::sanitize::one_line;
 use crate::tui::app::action::{Action, Drawn};
 use crate::tui::app::ask;
 use crate::tui::app::effect::Effect;
 use crate::tui::app::screen::{Ctx, Handled, Screen, View};
-use crate::tui::highlight::plain_hunk;
 use crate::tui::keymap::{KeyCommand, Keymap};
 use crate::tui::theme::Theme;
-use crate::tui::ui::{fit, wrap_diff};
+use crate::tui::ui::fit;
 
 /// A patch longer than this many lines is collapsed until asked.
 pub const LARGE_PATCH_LINES: usize = 2_000;
@@ -59,11 +54,50 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::PrevHunk, "previous hunk"),
     (KeyCommand::NextNew, "next thread or finding"),
     (KeyCommand::PrevNew, "previous thread or finding"),
-    (KeyCommand::NextFile, "the PR's next file"),
-    (KeyCommand::PrevFile, "the PR's previous file"),
+    (
+        KeyCommand::Search,
+        "search the PR's patches (smartcase); n/N then go match to match",
+    ),
+    (
+        KeyCommand::PendingReview,
+        "the pending review: what was written here, to submit",
+    ),
+    (
+        KeyCommand::NextMatch,
+        "while a search is on: the next match, file to file (Esc ends it)",
+    ),
+    (
+        KeyCommand::PrevMatch,
+        "while a search is on: the previous match",
+    ),
+    (KeyCommand::NextFile, "the PR's next file (no search on)"),
+    (
+        KeyCommand::PrevFile,
+        "the PR's previous file (no search on)",
+    ),
     (
         KeyCommand::Toggle,
-        "open the thread on the line whole (reply, resolve); show a collapsed file",
+        "open the thread, finding or comment on the line whole; show a collapsed file",
+    ),
+    (
+        KeyCommand::Toggle,
+        "in a finding's pane: keep its draft (or a dropped comment) for the review",
+    ),
+    (
+        KeyCommand::Edit,
+        "in a finding's pane: edit it in the composer",
+    ),
+    (
+        KeyCommand::Discard,
+        "in a finding's pane: drop it from the pending review",
+    ),
+    (
+        KeyCommand::Dismiss,
+        "in a finding's pane: dismiss the finding, with a reason",
+    ),
+    (
+        KeyCommand::Lesson,
+        "in a finding's pane: dismiss it as a lesson for the repo",
     ),
     (
         KeyCommand::Interdiff,
@@ -117,7 +151,7 @@ const KEYS: &[(KeyCommand, &str)] = &[
 
 /// One row of the diff as drawn.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum RowKind {
+pub(super) enum RowKind {
     Hunk(usize),
     Line(usize),
     Note(Note),
@@ -137,194 +171,101 @@ enum Pos {
     Ctx(usize, u32, u32),
 }
 
-/// Lines of an outdated thread's own hunk shown under it: the commented line and those above.
-const WRITTEN_ON_LINES: usize = 4;
-
-/// A thread's note and the patch line it sits under: a thread on the old side (GitHub's
-/// `LEFT`) under the old-side row with its number (a removed or a context row), one on the new
-/// side under the new-side row; an outdated one under none (it is shown with its own hunk).
-fn thread_note(t: &Thread, parsed: &ParsedPatch) -> (String, Option<usize>) {
-    let mut text = match t.comments.first() {
-        Some(c) => format!(
-            "thread @{}: {}",
-            one_line(&c.author.login),
-            one_line(without_markers(&c.body).lines().next().unwrap_or(""))
-        ),
-        None => "thread".to_owned(),
-    };
-    if t.comments.len() > 1 {
-        text.push_str(&format!(" (+{} repl{})", t.comments.len() - 1, {
-            if t.comments.len() == 2 { "y" } else { "ies" }
-        }));
-    }
-    let side = match t.side {
-        Some(DiffSide::Left) => Side::Left,
-        Some(DiffSide::Right) | None => Side::Right,
-    };
-    let word = match side {
-        Side::Left => " (old side)",
-        Side::Right => "",
-    };
-    let at = if t.outdated {
-        None
-    } else {
-        t.line.and_then(|line| parsed.find(LineAddr { side, line }))
-    };
-    if t.resolved {
-        text.push_str(" · resolved");
-    }
-    // Sent by the maintainer, not on GitHub as read yet.
-    if crate::pr::is_queued(&t.id) {
-        text.push_str(if crate::ledger::is_sent_live(&t.id) {
-            " · sent, not read back yet"
-        } else {
-            " · queued (offline)"
-        });
-    }
-    if at.is_none() {
-        let place = if t.outdated {
-            match t.original_line {
-                Some(l) => {
-                    format!(
-                        "outdated: written on line {l}{word} of an earlier version, shown below"
-                    )
-                }
-                None => "outdated: written on an earlier version, shown below".to_owned(),
-            }
-        } else {
-            match t.line.or(t.original_line) {
-                Some(l) => format!("line {l}{word}, not in this diff"),
-                None => "on no line".to_owned(),
-            }
-        };
-        text.push_str(&format!(" · {place}"));
-    }
-    (text, at)
-}
-
-/// A pending comment's gutter label and note: `pending c2` · `comment: Why …`, a suggestion's
-/// suggestion by the line it changes (`suggest: …`, as the pending list has it); a finding's draft as its finding is shown (`mark`), labelled
-/// `to decide c3` until it is kept or edited.
-fn pending_note(c: &PendingComment, mark: Option<&FindingMark>) -> (String, String) {
-    // The pending list's own one-line preview: a suggestion by the line it changes, never its
-    // fence.
-    let preview = one_line(&without_markers(&c.preview()));
-    let what = match c.kind {
-        CommentKind::Comment => format!("comment: {preview}"),
-        CommentKind::Suggestion => preview,
-        CommentKind::Finding => match mark {
-            Some(f) => format!(
-                "finding ({}): {}",
-                one_line(&f.severity),
-                one_line(&f.message)
-            ),
-            // The draft's text, its Markdown emphasis left out.
-            None => format!("finding: {}", preview.replace("**", "")),
-        },
-    };
-    let lines = match c.start_line {
-        Some(s) => format!("lines {s}–{}: ", c.line),
-        None => String::new(),
-    };
-    let label = match c.state {
-        DraftState::Proposed => format!("to decide {}", one_line(&c.id)),
-        // Already on the PR (in the Shepherd comment or a submitted review): never sent again.
-        DraftState::Posted => format!("posted {}", one_line(&c.id)),
-        _ => format!("pending {}", one_line(&c.id)),
-    };
-    (label, format!("{lines}{what}"))
-}
-
-/// The tail of an outdated thread's own hunk (GitHub's `diffHunk` ends at the commented line).
-fn written_on(hunk: &str) -> Vec<String> {
-    let lines: Vec<&str> = hunk.lines().filter(|l| !l.starts_with("@@")).collect();
-    let skip = lines.len().saturating_sub(WRITTEN_ON_LINES);
-    lines[skip..].iter().map(|l| (*l).to_owned()).collect()
-}
-
 /// The parsed patch of the file shown and its rows (built once, when it is first shown).
 #[derive(Debug, Clone)]
-struct PatchView {
-    parsed: ParsedPatch,
-    rows: Vec<RowKind>,
+pub(super) struct PatchView {
+    pub(super) parsed: ParsedPatch,
+    pub(super) rows: Vec<RowKind>,
     /// The rows of the patch alone (`rows` is them with the file's expanded lines).
-    base_rows: Vec<RowKind>,
+    pub(super) base_rows: Vec<RowKind>,
     /// Per patch line, its row.
-    row_of: Vec<usize>,
+    pub(super) row_of: Vec<usize>,
     /// The patch lines with a thread or finding under them, in order.
-    noted: Vec<usize>,
+    pub(super) noted: Vec<usize>,
     /// The highlighter's input: one line per patch line, with its `+`/`-`/` ` prefix.
-    source: String,
+    pub(super) source: String,
     /// The changed words of the lines of alike removed/added pairs, by patch line: byte ranges
     /// of the drawn text (laid out once, here, never per frame).
-    marks: std::collections::HashMap<usize, Vec<std::ops::Range<usize>>>,
+    pub(super) marks: std::collections::HashMap<usize, Vec<std::ops::Range<usize>>>,
     /// The same patch side by side.
-    split: SplitLayout,
+    pub(super) split: SplitLayout,
 }
 
 #[derive(Debug, Clone)]
 pub struct DiffScreen {
-    snapshot: Arc<Snapshot>,
-    load: Arc<CodeLoad>,
-    index: usize,
-    since: SinceLastLook,
+    pub(super) snapshot: Arc<Snapshot>,
+    pub(super) load: Arc<CodeLoad>,
+    pub(super) index: usize,
+    pub(super) since: SinceLastLook,
     /// The file's viewed state as the files screen knows it, kept up to date here.
-    viewed: ViewedState,
+    pub(super) viewed: ViewedState,
     /// A viewed mark is on its way.
-    viewed_pending: bool,
+    pub(super) viewed_pending: bool,
     /// Its patch was shown and recorded in this visit (the files screen's "seen now").
-    seen_now: bool,
+    pub(super) seen_now: bool,
     /// Why the file is collapsed until asked (None: shown).
-    collapsed: Option<&'static str>,
-    view: Option<PatchView>,
-    highlighted: Option<Arc<Vec<Line<'static>>>>,
-    highlight_asked: bool,
-    cursor: usize,
-    anchor: Option<usize>,
-    scroll: usize,
+    pub(super) collapsed: Option<&'static str>,
+    pub(super) view: Option<PatchView>,
+    pub(super) highlighted: Option<Arc<Vec<Line<'static>>>>,
+    pub(super) highlight_asked: bool,
+    pub(super) cursor: usize,
+    pub(super) anchor: Option<usize>,
+    pub(super) scroll: usize,
     /// The interdiff, once asked for; shown while `interdiff_on`.
-    inter: Option<Interdiff>,
-    interdiff_on: bool,
-    inter_scroll: usize,
-    inter_max: usize,
-    height: usize,
+    pub(super) inter: Option<Interdiff>,
+    pub(super) interdiff_on: bool,
+    pub(super) inter_scroll: usize,
+    pub(super) inter_max: usize,
+    pub(super) height: usize,
     /// The body's width at the last frame (whether the split view fits, `auto` or not).
-    width: usize,
+    pub(super) width: usize,
     /// `[console] diff_layout`, as the session has it.
-    layout: DiffLayout,
+    pub(super) layout: DiffLayout,
     /// `|` chose a layout (true: split) over `diff_layout`.
-    split_chosen: Option<bool>,
+    pub(super) split_chosen: Option<bool>,
     /// The side the cursor prefers in the split view.
-    side: Side,
+    pub(super) side: Side,
     /// The split view's scroll (display rows).
-    split_scroll: usize,
-    recorded: bool,
+    pub(super) split_scroll: usize,
+    pub(super) recorded: bool,
     /// Seen records asked for and not yet answered: while any is out, the diff is busy (kept
     /// when left), so the answer still reaches it and, through it, the files list.
-    records_out: usize,
+    pub(super) records_out: usize,
     /// The pending review, once read (its comments are shown under their lines).
-    pending: Option<Arc<PendingReview>>,
+    pub(super) pending: Option<Arc<PendingReview>>,
     /// The pending review was asked for (asked again when the diff is back from the composer).
-    pending_asked: bool,
+    pub(super) pending_asked: bool,
     /// Opened without the files screen (`code::diff_at`): its `load` stands in until its own
     /// read of it comes back.
-    loading: bool,
+    pub(super) loading: bool,
+    /// The line-comment composer open under the selected lines (its keys while open).
+    pub(super) composer: Option<composer::Composer>,
+    /// A finding or pending comment read whole (its keys while open), and how far its text
+    /// can scroll (from the last frame).
+    pub(super) pane: Option<finding_pane::FindingPane>,
+    pub(super) pane_max: usize,
+    /// `D`/`L` in the pane asked for a reason: the finding and whether it is a lesson.
+    pub(super) dismissing: Option<(String, bool)>,
+    /// The search over the PR's patches (`/`), while it is on; where the cursor was when the
+    /// prompt opened (`Esc` there goes back).
+    pub(super) search: Option<search::DiffSearch>,
+    pub(super) search_from: usize,
     /// Said once it is on the stack (where it could not put the cursor).
-    said_on_open: Option<String>,
+    pub(super) said_on_open: Option<String>,
     /// What this diff learnt of the PR's files while going from one to the next (`n`/`N`):
     /// their viewed marks set and the patches shown, by path.
     visited: Visited,
     /// How `Enter` on a thread's line opens it (none: said to open it from the PR screen).
-    open_thread: Option<super::OpenThread>,
+    pub(super) open_thread: Option<super::OpenThread>,
     /// Where its seen and viewed marks are passed on (the files screen that opened it).
-    echo: super::Echo,
+    pub(super) echo: super::Echo,
     /// The question to the model being typed (`a`), while its prompt is open.
-    question: Option<ask::Question>,
+    pub(super) question: Option<ask::Question>,
     /// Context on demand: the file's texts, once asked for, and the lines shown of them.
-    texts: Texts,
+    pub(super) texts: Texts,
     /// The expanded line `(gap, old, new)` the cursor is on (none: it is on patch line
     /// `cursor`; while it is on an expanded line, `cursor` is the nearest patch line below).
-    ctx_at: Option<(usize, u32, u32)>,
+    pub(super) ctx_at: Option<(usize, u32, u32)>,
     /// A commit's patch, not the PR's (`commit_patch.rs`): read-only, nothing recorded.
     read_only: Option<ReadOnly>,
 }
@@ -384,6 +325,12 @@ impl DiffScreen {
             pending_asked: false,
             loading: false,
             said_on_open: None,
+            composer: None,
+            pane: None,
+            pane_max: 0,
+            dismissing: None,
+            search: None,
+            search_from: 0,
             question: None,
             texts: Texts::Unread,
             ctx_at: None,
@@ -433,176 +380,8 @@ impl DiffScreen {
         self.is_split()
     }
 
-    /// Parses the file's patch and lays out its rows with the threads and findings on them.
-    fn build(&mut self) {
-        let Some(file) = self.file() else { return };
-        let Some(patch) = file.patch.as_deref() else {
-            return;
-        };
-        let parsed = parse(patch);
-        let mut under: Vec<Vec<Note>> = vec![Vec::new(); parsed.lines.len()];
-        let mut unplaced: Vec<RowKind> = Vec::new();
-        let right = |line: u32| {
-            parsed
-                .lines
-                .iter()
-                .position(|l| l.kind != LineKind::Removed && l.new == Some(line))
-        };
-        for item in &self.snapshot.items {
-            let Item::Thread(t) = item else { continue };
-            if t.path != file.path {
-                continue;
-            }
-            let (text, at) = thread_note(t, &parsed);
-            let note = Note {
-                kind: NoteKind::Thread,
-                label: String::new(),
-                text,
-                thread: Some(t.id.clone()),
-                side: match t.side {
-                    Some(DiffSide::Left) => Side::Left,
-                    _ => Side::Right,
-                },
-            };
-            match at {
-                Some(i) => under[i].push(note),
-                None => {
-                    unplaced.push(RowKind::Note(note));
-                    if t.outdated {
-                        // Shown with the code it was written on, never beside today's line.
-                        unplaced.extend(written_on(&t.diff_hunk).into_iter().map(RowKind::Old));
-                    }
-                }
-            }
-        }
-        // The pending review's comments on this file, not dropped; a finding with its draft
-        // there is shown once, as the draft.
-        let pending: Vec<&PendingComment> = self
-            .pending
-            .as_ref()
-            .map(|r| {
-                r.comments
-                    .iter()
-                    .filter(|c| c.path == file.path && c.state != DraftState::Dropped)
-                    .collect()
-            })
-            .unwrap_or_default();
-        for c in &pending {
-            let mark = c
-                .finding_id
-                .as_deref()
-                .and_then(|id| self.load.findings.iter().find(|f| f.id == id));
-            let (label, mut text) = pending_note(c, mark);
-            let at = if c.needs_decision() {
-                None
-            } else {
-                parsed.find(LineAddr {
-                    side: c.side,
-                    line: c.line,
-                })
-            };
-            match at {
-                Some(i) => under[i].push(Note {
-                    kind: NoteKind::Pending,
-                    label,
-                    text,
-                    thread: None,
-                    side: c.side,
-                }),
-                None => {
-                    let place = c
-                        .follow_said()
-                        .unwrap_or_else(|| format!("line {}, not in this diff", c.lines_label()));
-                    text.push_str(&format!(" · {}", one_line(&place)));
-                    unplaced.push(RowKind::Note(Note {
-                        kind: NoteKind::Pending,
-                        label,
-                        text,
-                        thread: None,
-                        side: c.side,
-                    }));
-                }
-            }
-        }
-        for f in &self.load.findings {
-            if f.file != file.path
-                || pending
-                    .iter()
-                    .any(|c| c.finding_id.as_deref() == Some(f.id.as_str()))
-            {
-                continue;
-            }
-            let note = Note {
-                label: String::new(),
-                thread: None,
-                side: Side::Right,
-                kind: NoteKind::Finding,
-                text: format!(
-                    "finding ({}): {}",
-                    one_line(&f.severity),
-                    one_line(&f.message)
-                ),
-            };
-            match f.line.and_then(right) {
-                Some(i) => under[i].push(note),
-                None => unplaced.push(RowKind::Note(Note {
-                    text: format!(
-                        "{} · {}",
-                        note.text,
-                        match f.line {
-                            Some(l) => format!("line {l}, not in this diff"),
-                            None => "on the file".to_owned(),
-                        }
-                    ),
-                    ..note
-                })),
-            }
-        }
-        let head = unplaced.len();
-        let sided: Vec<Vec<(Side, Note)>> = under
-            .iter()
-            .map(|ns| ns.iter().map(|n| (n.side, n.clone())).collect())
-            .collect();
-        let split = SplitLayout::new(&parsed, head, &sided);
-        let marks = split_view::word_marks(&parsed, &split.rows);
-        let mut rows: Vec<RowKind> = unplaced;
-        let mut row_of = vec![0; parsed.lines.len()];
-        let mut noted = Vec::new();
-        let mut source = String::with_capacity(patch.len() + parsed.lines.len());
-        let mut next_hunk = 0;
-        for (i, (line, notes)) in parsed.lines.iter().zip(under).enumerate() {
-            while let Some(h) = parsed.hunks.get(next_hunk) {
-                if h.lines.start > i {
-                    break;
-                }
-                rows.push(RowKind::Hunk(next_hunk));
-                next_hunk += 1;
-            }
-            row_of[i] = rows.len();
-            rows.push(RowKind::Line(i));
-            source.push(prefix(line.kind));
-            source.push_str(&line.text);
-            source.push('\n');
-            if !notes.is_empty() {
-                noted.push(i);
-                rows.extend(notes.into_iter().map(RowKind::Note));
-            }
-        }
-        self.view = Some(PatchView {
-            parsed,
-            base_rows: rows.clone(),
-            rows,
-            row_of,
-            noted,
-            source,
-            marks,
-            split,
-        });
-        self.lay_out_gaps();
-    }
-
     /// The rows of both layouts with the lines of the file shown (none before `e`/`E`).
-    fn lay_out_gaps(&mut self) {
+    pub(super) fn lay_out_gaps(&mut self) {
         let Some(v) = self.view.as_mut() else { return };
         let gaps = self.texts.gaps();
         v.rows = context::interleave(
@@ -636,7 +415,7 @@ impl DiffScreen {
     }
 
     /// The unified row of the expanded line the cursor is on.
-    fn ctx_row(&self) -> Option<usize> {
+    pub(super) fn ctx_row(&self) -> Option<usize> {
         let at = self.ctx_at?;
         self.view
             .as_ref()?
@@ -888,6 +667,16 @@ impl DiffScreen {
         LineSelection::of(&self.file()?.path, &v.parsed, a..=b)
     }
 
+    /// The text of the composer open under the lines, if one is.
+    pub fn composer_text(&self) -> Option<String> {
+        self.composer.as_ref().map(composer::Composer::text)
+    }
+
+    /// The pending review as the diff read it (its comments under their lines).
+    pub fn pending_review(&self) -> Option<&PendingReview> {
+        self.pending.as_deref()
+    }
+
     /// Whether a selection of lines is being made.
     pub fn selecting(&self) -> bool {
         self.anchor.is_some()
@@ -954,6 +743,7 @@ impl DiffScreen {
             look: Default::default(),
             before: Default::default(),
             findings: Vec::new(),
+            drafted: Vec::new(),
             viewed: Default::default(),
         });
         let diff = DiffScreen::new(snapshot, load, index, SinceLastLook::NeverSeen);
@@ -996,7 +786,7 @@ impl DiffScreen {
         }
     }
 
-    fn move_to(&mut self, line: usize) {
+    pub(super) fn move_to(&mut self, line: usize) {
         let Some(v) = &self.view else { return };
         self.cursor = line.min(v.parsed.lines.len().saturating_sub(1));
         let row = v.row_of.get(self.cursor).copied().unwrap_or(0);
@@ -1123,14 +913,8 @@ impl DiffScreen {
                 match self.selection() {
                     Some(sel) => {
                         let suggestion = cmd == KeyCommand::Suggest;
-                        self.anchor = None;
-                        // Read again once the diff is back on top: the comment is in it.
-                        self.pending_asked = false;
-                        ctx.open(crate::tui::app::compose_line_comment(
-                            &self.snapshot,
-                            sel,
-                            suggestion,
-                        ));
+                        let c = composer::Composer::new(sel, suggestion, None);
+                        self.open_composer(c, ctx);
                     }
                     None => ctx.say(
                         "line comments: put the cursor on a line of the diff (a selection stays on one side)",
@@ -1271,7 +1055,7 @@ impl DiffScreen {
 
     /// Whether the patch is drawn side by side: `|`'s choice, else `diff_layout` at the
     /// screen's width; never the interdiff, never narrower than the halves need.
-    fn is_split(&self) -> bool {
+    pub(super) fn is_split(&self) -> bool {
         self.split_at(self.layout, self.width)
     }
 
@@ -1337,6 +1121,8 @@ impl DiffScreen {
             }
         }
         self.split_chosen = Some(want);
+        // The maintainer's choice holds for the rest of the run, in every diff opened after.
+        ctx.session.layout_chosen.set(want);
         let pos = self.pos();
         self.go(pos);
         ctx.say(if want {
@@ -1416,6 +1202,17 @@ impl DiffScreen {
             });
             return;
         };
+        let n = self.snapshot.pr.files.len();
+        if let Some(file) = self.snapshot.pr.files.get(to) {
+            let said = format!("file {} of {n}: {}", to + 1, one_line(&file.path));
+            self.switch_to(to);
+            ctx.say(said);
+        }
+    }
+
+    /// This diff shows the PR's file `to` instead, keeping what the maintainer chose (layout,
+    /// side, search) and what it learnt of the files it went through.
+    pub(super) fn switch_to(&mut self, to: usize) {
         let Some(file) = self.snapshot.pr.files.get(to) else {
             return;
         };
@@ -1434,7 +1231,6 @@ impl DiffScreen {
             .copied()
             .unwrap_or(file.viewed);
         let seen_now = visited.seen.contains(&file.path);
-        let said = format!("file {} of {n}: {}", to + 1, one_line(&file.path));
         let mut next = DiffScreen::new(
             Arc::clone(&self.snapshot),
             Arc::clone(&self.load),
@@ -1453,27 +1249,40 @@ impl DiffScreen {
         next.side = self.side;
         next.pending_asked = self.pending_asked;
         next.read_only = self.read_only.clone();
+        next.records_out = self.records_out;
+        next.search = self.search.take();
+        // The files list follows: back there, this file is the one selected.
+        self.echo.at(to);
         if let Some(p) = self.pending.take() {
             next.set_pending(p);
         }
         *self = next;
-        ctx.say(said);
     }
 
     /// The first thread under the cursor's line, if one is.
-    fn thread_at_cursor(&self) -> Option<String> {
+    /// The first note under the cursor's line (in the split view, on the cursor's side first):
+    /// what `Enter` opens.
+    fn note_at_cursor(&self) -> Option<About> {
         if self.ctx_at.is_some() {
             return None;
         }
         let v = self.view.as_ref()?;
         let row = *v.row_of.get(self.cursor)?;
-        v.rows[row + 1..]
+        let notes: Vec<&Note> = v.rows[row + 1..]
             .iter()
             .map_while(|r| match r {
                 RowKind::Note(n) => Some(n),
                 _ => None,
             })
-            .find_map(|n| n.thread.clone())
+            .collect();
+        let side = self
+            .is_split()
+            .then(|| v.split.side_of(self.cursor, self.side));
+        notes
+            .iter()
+            .filter(|n| side.is_none_or(|s| n.side == s))
+            .chain(notes.iter())
+            .find_map(|n| n.about.clone())
     }
 
     /// The pending review read: its comments go under their lines (the cursor stays on its line).
@@ -1606,249 +1415,7 @@ impl DiffScreen {
         vec![Line::from(first), Line::from(second)]
     }
 
-    /// The rows of the body and whether they show the file (its patch, the interdiff, or why
-    /// it has none).
-    fn body(
-        &self,
-        theme: &Theme,
-        height: usize,
-        width: usize,
-        split: bool,
-        expand_key: &str,
-    ) -> (Vec<Line<'static>>, usize, bool) {
-        let Some(file) = self.file() else {
-            return (Vec::new(), 0, false);
-        };
-        if let Some(why) = self.collapsed {
-            let n = file.patch.as_deref().map_or(0, |p| p.lines().count());
-            let keys = "Enter";
-            return (
-                vec![Line::styled(
-                    format!(
-                        "collapsed: {why} ({n} lines, +{} −{}); {keys} shows it",
-                        file.additions, file.deletions
-                    ),
-                    theme.dim,
-                )],
-                1,
-                false,
-            );
-        }
-        if self.interdiff_on {
-            let lines = self.inter_lines(theme);
-            let total = lines.len();
-            let scroll = self.inter_scroll.min(total.saturating_sub(height));
-            let out = lines
-                .into_iter()
-                .skip(scroll)
-                .take(height)
-                .map(|l| fit(l, width))
-                .collect();
-            return (out, total, true);
-        }
-        let Some(v) = &self.view else {
-            let why = match file.no_patch() {
-                Some(NoPatch::Binary) => {
-                    format!("{}: a binary file, not shown", one_line(&file.path))
-                }
-                Some(w) => w.sentence().to_owned(),
-                None => "no patch".to_owned(),
-            };
-            return (vec![Line::styled(why, theme.dim)], 1, true);
-        };
-        if split {
-            let head = |i: usize| match v.rows.get(i) {
-                Some(RowKind::Note(n)) => note_line(n, theme, 13),
-                Some(RowKind::Old(t)) => old_line(t, theme),
-                _ => Line::default(),
-            };
-            let f = split_view::Frame {
-                parsed: &v.parsed,
-                layout: &v.split,
-                head: &head,
-                highlighted: self
-                    .highlighted
-                    .as_deref()
-                    .map(Vec::as_slice)
-                    .filter(|h| h.len() == v.parsed.lines.len()),
-                marks: &v.marks,
-                cursor: self.cursor,
-                side: self.side,
-                anchor: self.anchor,
-                scroll: self.split_scroll,
-                theme,
-                on_context: self.ctx_at.and_then(|at| v.split.display_of_context(at)),
-                expand_key,
-            };
-            let (out, total) = f.body(height, width);
-            return (out, total, true);
-        }
-        let total = v.rows.len();
-        let mut scroll = self.scroll.min(total.saturating_sub(height.max(1)));
-        // A long line wraps under its gutter: the rows above the cursor may take more than one
-        // screen line each, so the view starts lower when the cursor would fall below it.
-        let room = width.saturating_sub(GUTTER);
-        let rows_of = |r: usize| match v.rows.get(r) {
-            Some(RowKind::Line(i)) => {
-                let pl = &v.parsed.lines[*i];
-                let mut tmp = Vec::new();
-                let text = format!("{}{}", prefix(pl.kind), clean(&pl.text));
-                wrap_diff(Line::raw(text), room, &mut tmp);
-                tmp.len().max(1)
-            }
-            Some(RowKind::Context(c)) => {
-                let mut tmp = Vec::new();
-                wrap_diff(Line::raw(format!(" {}", clean(&c.text))), room, &mut tmp);
-                tmp.len().max(1)
-            }
-            _ => 1,
-        };
-        let cursor_row = match self.ctx_at {
-            Some(_) => self.ctx_row(),
-            None => v.row_of.get(self.cursor).copied(),
-        };
-        if let Some(at) = cursor_row
-            && at >= scroll
-        {
-            let mut used: usize = (scroll..=at).map(rows_of).sum();
-            while used > height.max(1) && scroll < at {
-                used -= rows_of(scroll);
-                scroll += 1;
-            }
-        }
-        let sel = match self.anchor {
-            Some(a) => a.min(self.cursor)..=a.max(self.cursor),
-            None => self.cursor..=self.cursor,
-        };
-        let plain;
-        let lines: &[Line<'static>] = match &self.highlighted {
-            Some(h) if h.len() == v.parsed.lines.len() => h.as_slice(),
-            _ => {
-                // Only the rows on screen, in diff colours, until the highlighter answers.
-                let first = v.rows[scroll..].iter().find_map(|r| match r {
-                    RowKind::Line(i) => Some(*i),
-                    _ => None,
-                });
-                let start = first.unwrap_or(0);
-                let text: String = v
-                    .source
-                    .lines()
-                    .skip(start)
-                    .take(height + 1)
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                let mut pad = vec![Line::default(); start];
-                pad.extend(plain_hunk(&text, theme));
-                plain = pad;
-                &plain
-            }
-        };
-        let mut out = Vec::with_capacity(height);
-        for row in v.rows.iter().skip(scroll) {
-            if out.len() >= height {
-                break;
-            }
-            let line = match row {
-                RowKind::Hunk(h) => {
-                    let hk = &v.parsed.hunks[*h];
-                    Line::styled(
-                        format!(
-                            "   @@ -{},{} +{},{} @@ {}",
-                            hk.old_start,
-                            hk.old_len,
-                            hk.new_start,
-                            hk.new_len,
-                            one_line(&hk.section)
-                        ),
-                        theme.diff_hunk_header,
-                    )
-                }
-                RowKind::Line(i) => {
-                    let pl = &v.parsed.lines[*i];
-                    let cur = if *i == self.cursor && self.ctx_at.is_none() {
-                        "▶"
-                    } else {
-                        " "
-                    };
-                    let mark = if self.anchor.is_some() && sel.contains(i) {
-                        "┃"
-                    } else {
-                        " "
-                    };
-                    let num = |n: Option<u32>| n.map_or(String::new(), |n| n.to_string());
-                    let content: Vec<Span<'static>> = match lines.get(*i) {
-                        Some(l) => {
-                            split_view::line_spans(&v.parsed, *i, Some(l), v.marks.get(i), theme)
-                        }
-                        None => vec![Span::raw(format!("{}{}", prefix(pl.kind), clean(&pl.text)))],
-                    };
-                    // Wrapped, each continued row keeps the sign and the indentation, with a
-                    // mark where the line numbers are.
-                    let mut wrapped = Vec::new();
-                    wrap_diff(Line::from(content), room, &mut wrapped);
-                    for (k, row) in wrapped.into_iter().enumerate() {
-                        let mut spans = if k == 0 {
-                            vec![
-                                Span::styled(cur, theme.key),
-                                Span::styled(mark, theme.key),
-                                Span::styled(
-                                    format!("{:>5} {:>5} ", num(pl.old), num(pl.new)),
-                                    theme.dim,
-                                ),
-                            ]
-                        } else {
-                            vec![
-                                Span::styled(" ", theme.key),
-                                Span::styled(mark, theme.key),
-                                Span::styled(format!("{:>11} ", "↪"), theme.dim),
-                            ]
-                        };
-                        spans.extend(row.spans);
-                        if out.len() < height {
-                            out.push(fit(Line::from(spans), width));
-                        }
-                    }
-                    continue;
-                }
-                RowKind::Old(text) => old_line(text, theme),
-                RowKind::Note(n) => note_line(n, theme, 13),
-                RowKind::Context(c) => {
-                    // Wrapped under its gutter as a diff line is.
-                    let here = self.ctx_at == Some((c.gap, c.old, c.new));
-                    let mut wrapped = Vec::new();
-                    wrap_diff(
-                        Line::from(context::text_spans(&c.text, theme)),
-                        room,
-                        &mut wrapped,
-                    );
-                    for (k, row) in wrapped.into_iter().enumerate() {
-                        let mut spans = if k == 0 {
-                            vec![
-                                Span::styled(if here { "▶" } else { " " }, theme.key),
-                                Span::styled(" ", theme.key),
-                                Span::styled(format!("{:>5} {:>5} ", c.old, c.new), theme.dim),
-                            ]
-                        } else {
-                            vec![
-                                Span::styled("  ", theme.key),
-                                Span::styled(format!("{:>11} ", "↪"), theme.dim),
-                            ]
-                        };
-                        spans.extend(row.spans);
-                        if out.len() < height {
-                            out.push(fit(Line::from(spans), width));
-                        }
-                    }
-                    continue;
-                }
-                RowKind::Hidden(n) => context::hidden_line(*n, expand_key, 3, theme),
-            };
-            out.push(fit(line, width));
-        }
-        (out, total, true)
-    }
-
-    fn inter_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
+    pub(super) fn inter_lines(&self, theme: &Theme) -> Vec<Line<'static>> {
         let Some(inter) = &self.inter else {
             return Vec::new();
         };
@@ -1884,9 +1451,6 @@ impl DiffScreen {
     }
 }
 
-/// The columns before a line's text: cursor, selection mark, old and new numbers.
-const GUTTER: usize = 14;
-
 /// What `e`/`E` showed, in words.
 fn shown_said(shown: Result<u32, ()>, want: Want) -> String {
     match (shown, want) {
@@ -1898,19 +1462,6 @@ fn shown_said(shown: Result<u32, ()>, want: Want) -> String {
             crate::output::plural::count(n as usize, "more line")
         ),
     }
-}
-
-/// A line of an outdated thread's own hunk, under the thread.
-fn old_line(text: &str, theme: &Theme) -> Line<'static> {
-    let style = match text.chars().next() {
-        Some('+') => theme.diff_added,
-        Some('-') => theme.diff_removed,
-        _ => theme.diff_context,
-    };
-    Line::from(vec![
-        Span::styled("              ┆ ", theme.author),
-        Span::styled(clean(text), style),
-    ])
 }
 
 /// Keeps display row `row` and the `notes` under it in a view `h` rows high scrolled to
@@ -1953,6 +1504,10 @@ impl Screen for DiffScreen {
             ctx.say(why);
             return Handled::Consumed;
         }
+        if self.pane.is_some() {
+            self.pane_command(cmd, ctx);
+            return Handled::Consumed;
+        }
         if matches!(cmd, KeyCommand::NextFile | KeyCommand::PrevFile) {
             self.go_file(cmd == KeyCommand::NextFile, ctx);
             return Handled::Consumed;
@@ -1983,14 +1538,48 @@ impl Screen for DiffScreen {
         if cmd == KeyCommand::Toggle {
             if self.collapsed.take().is_some() {
                 self.build();
-            } else if let Some(id) = self.thread_at_cursor() {
-                match self.open_thread {
-                    Some(open) => ctx.open(open(&self.snapshot, &id, ctx.session.identity())),
-                    None => ctx.say("this thread opens whole from the PR screen"),
-                }
             } else {
-                ctx.say("the whole file is shown (Enter on a thread's line opens the thread)");
+                match self.note_at_cursor() {
+                    Some(About::Thread(id)) => match self.open_thread {
+                        Some(open) => ctx.open(open(&self.snapshot, &id, ctx.session.identity())),
+                        None => ctx.say("this thread opens whole from the PR screen"),
+                    },
+                    Some(about) => self.pane = Some(finding_pane::FindingPane::new(about)),
+                    None => ctx.say(
+                        "the whole file is shown (Enter on a line with a thread, finding or comment opens it)",
+                    ),
+                }
             }
+            return Handled::Consumed;
+        }
+        if cmd == KeyCommand::PendingReview {
+            // The pending review, with what was written here in it.
+            ctx.open(Box::new(
+                crate::tui::app::PendingScreen::new((*self.snapshot).clone())
+                    .opening_diffs(super::diff_at),
+            ));
+            self.pending_asked = false;
+            return Handled::Consumed;
+        }
+        if cmd == KeyCommand::Search {
+            self.search_from = self.cursor;
+            *ctx.mode = crate::tui::app::InputMode::Search {
+                query: String::new(),
+                before: self.cursor,
+            };
+            return Handled::Consumed;
+        }
+        if matches!(cmd, KeyCommand::NextMatch | KeyCommand::PrevMatch) {
+            // Without a search, the key is the next or previous file's (they share it).
+            if self.search.is_none() {
+                return Handled::NotConsumed;
+            }
+            self.go_to_match(cmd == KeyCommand::NextMatch, ctx);
+            return Handled::Consumed;
+        }
+        if cmd == KeyCommand::Back && self.search.is_some() && self.anchor.is_none() {
+            self.search = None;
+            ctx.say("search ended: n/N go from file to file again");
             return Handled::Consumed;
         }
         if cmd == KeyCommand::Back && self.anchor.is_some() {
@@ -2040,6 +1629,15 @@ impl Screen for DiffScreen {
 
     /// The question prompt's input (`a`): sent, the answer pane opens above the diff.
     fn dialog(&mut self, action: Action, ctx: &mut Ctx<'_>) {
+        if self.composer.is_some() {
+            let snapshot = Arc::clone(&self.snapshot);
+            composer::Composer::dialog(&mut self.composer, action, &snapshot, ctx);
+            if self.composer.is_none() {
+                // Written (or left empty): the lines are no longer selected.
+                self.anchor = None;
+            }
+            return;
+        }
         if ask::Question::dialog(&mut self.question, action, ctx) {
             // Asked. The answer may become a comment: the pending review is read again on
             // return.
@@ -2081,6 +1679,39 @@ impl Screen for DiffScreen {
             }
             return None;
         }
+        if let Some(Done::Dismissed { finding, result }) = done {
+            match result {
+                Ok(said) => {
+                    // Decided: off its line here, and its draft read again as decided.
+                    let mut load = (*self.load).clone();
+                    load.findings.retain(|f| f.id != finding);
+                    load.drafted.retain(|f| f.id != finding);
+                    self.load = Arc::new(load);
+                    self.pending_asked = false;
+                    if self.view.is_some() {
+                        let pos = self.pos();
+                        self.build();
+                        self.go(pos);
+                    }
+                    ctx.say(said);
+                }
+                Err(e) => ctx.say(format!("not dismissed: {}", one_line(&e))),
+            }
+            return None;
+        }
+        if let Some(Done::PendingChanged(result)) = done {
+            match result {
+                Ok((review, said)) => {
+                    self.set_pending(Arc::new(*review));
+                    ctx.say(said);
+                }
+                Err(e) => ctx.say(format!(
+                    "the pending review was not changed: {}",
+                    one_line(&e)
+                )),
+            }
+            return None;
+        }
         if let Some(Done::Pending(result)) = done {
             match result {
                 Ok(review) => self.set_pending(Arc::new(*review)),
@@ -2104,6 +1735,13 @@ impl Screen for DiffScreen {
             return None;
         }
         match action {
+            Action::ExternallyEdited {
+                target: crate::tui::app::action::EditTarget::Pending,
+                result,
+            } => {
+                composer::Composer::externally_edited(&mut self.composer, result, ctx);
+                None
+            }
             Action::Highlighted { key, lines } if key == self.key_for_highlight() => {
                 self.highlighted = Some(lines);
                 None
@@ -2134,8 +1772,22 @@ impl Screen for DiffScreen {
         }
     }
 
+    /// Back on top: a comment the screen above left to write (the model's answer after `c`)
+    /// opens in the composer under its lines.
+    fn uncovered(&mut self, left: &dyn Screen, ctx: &mut Ctx<'_>) {
+        if let Some((sel, text)) = left.comment_to_write() {
+            let c = composer::Composer::new(sel, false, Some(&text));
+            self.open_composer(c, ctx);
+        }
+    }
+
     /// On the stack: a diff opened on its own reads what the files screen would have given it.
     fn opened(&mut self, ctx: &mut Ctx<'_>) {
+        // The layout chosen earlier in this run, over `[console] diff_layout`.
+        if self.split_chosen.is_none() {
+            self.split_chosen = ctx.session.layout_chosen.get();
+        }
+        self.echo.at(self.index);
         if self.loading {
             ctx.work(Work::Load {
                 snapshot: Box::new((*self.snapshot).clone()),
@@ -2151,6 +1803,10 @@ impl Screen for DiffScreen {
     fn drawn(&mut self, d: Drawn, ctx: &mut Ctx<'_>) {
         self.height = usize::from(d.detail_height);
         self.width = usize::from(d.detail_area.width);
+        if let Some(p) = &self.pane {
+            let shown = p.shown(self.pending.as_deref(), &self.known_findings());
+            self.pane_max = finding_pane::FindingPane::max_scroll(&shown, d.detail_area);
+        }
         self.layout = ctx.session.diff_layout;
         // A commit's patch shows no pending comment: theirs are the PR head's lines.
         if !self.pending_asked && self.read_only.is_none() {
@@ -2214,26 +1870,38 @@ impl Screen for DiffScreen {
         let height = usize::from(body.height);
         let split = self.split_at(view.session.diff_layout, width);
         let expand_key = view.keymap.keys_label(KeyCommand::ExpandContext);
-        let (lines, total, shown) = self.body(theme, height, width, split, &expand_key);
-        frame.render_widget(Paragraph::new(lines), body);
+        let under = self.composer.as_ref().map(|_| self.selection_bottom());
+        let (lines, total, shown, under_end) =
+            self.body(theme, height, width, split, &expand_key, under);
+        match &self.composer {
+            Some(c) => composer::draw_under(frame, body, lines, under_end, c, theme),
+            None => frame.render_widget(Paragraph::new(lines), body),
+        }
         if let Some(q) = &self.question {
             q.draw(frame, body, theme);
         }
-        let foot = footer(
-            view,
-            &[
-                (KeyCommand::NextHunk, "hunk"),
-                (KeyCommand::NextNew, "thread/finding"),
-                (KeyCommand::Interdiff, "interdiff"),
-                (KeyCommand::SelectLines, "select"),
-                (KeyCommand::Reply, "comment"),
-            ],
-            foot_area.width,
-        );
-        // A commit's patch hints at what it answers (`commit_patch.rs`).
-        let foot = match &self.read_only {
-            Some(r) => footer(view, r.hints(), foot_area.width),
-            None => foot,
+        if let Some(p) = &self.pane {
+            let shown = p.shown(self.pending.as_deref(), &self.known_findings());
+            p.draw(frame, body, &shown, view.keymap, theme);
+        }
+        let foot = match (&self.composer, view.mode, &self.read_only) {
+            (Some(_), _, _) => composer::footer(theme),
+            (None, crate::tui::app::InputMode::Search { query, .. }, _) => {
+                self.prompt_line(query, theme)
+            }
+            // A commit's patch hints at what it answers (`commit_patch.rs`).
+            (None, _, Some(r)) => footer(view, r.hints(), foot_area.width),
+            (None, _, None) => footer(
+                view,
+                &[
+                    (KeyCommand::NextHunk, "hunk"),
+                    (KeyCommand::NextNew, "thread/finding"),
+                    (KeyCommand::Interdiff, "interdiff"),
+                    (KeyCommand::SelectLines, "select"),
+                    (KeyCommand::Reply, "comment"),
+                ],
+                foot_area.width,
+            ),
         };
         frame.render_widget(Paragraph::new(fit(foot, width)), foot_area);
         Drawn {
@@ -2249,6 +1917,67 @@ impl Screen for DiffScreen {
         if self.read_only.is_some() {
             return help_entries(keymap, commit_patch::KEYS);
         }
+        if self.pane.is_some() {
+            return help_entries(keymap, finding_pane::KEYS);
+        }
         help_entries(keymap, KEYS)
+    }
+
+    /// The dismissal's reason prompt (the search prompt's line): `Enter` with a reason records
+    /// the dismissal; with none the prompt stays open saying so; `Esc` dismisses nothing.
+    fn search(&mut self, step: crate::tui::app::SearchStep<'_>, ctx: &mut Ctx<'_>) {
+        use crate::tui::app::SearchStep;
+        if self.dismissing.is_none() {
+            return self.search_step(step, ctx);
+        }
+        let reason = match step {
+            SearchStep::Changed { .. } => return,
+            SearchStep::Cancelled { .. } => {
+                self.dismissing = None;
+                return ctx.say("not dismissed");
+            }
+            SearchStep::Accepted(q) => q.trim().to_owned(),
+        };
+        if reason.is_empty() {
+            *ctx.mode = crate::tui::app::InputMode::Search {
+                query: String::new(),
+                before: 0,
+            };
+            return ctx.say("a dismissal needs its reason: type it, Enter dismisses, Esc cancels");
+        }
+        let Some((id, lesson)) = self.dismissing.take() else {
+            return;
+        };
+        let known = self.known_findings();
+        let Some(f) = known.iter().find(|f| f.id == id) else {
+            return ctx.say(format!("{} is no longer among the findings", one_line(&id)));
+        };
+        let (decision, lesson_made) = crate::review::results::outcome::dismissal(
+            &f.meta,
+            &reason,
+            lesson,
+            self.snapshot.pr.number,
+            ctx.session.now,
+        );
+        let repo = format!("{}/{}", self.snapshot.pr.owner, self.snapshot.pr.repo);
+        let said = match &lesson_made {
+            Some(l) => format!(
+                "{} dismissed; lesson {} for {repo}: given to every later review of it",
+                one_line(&id),
+                l.id
+            ),
+            None => format!(
+                "{} dismissed: never proposed again on this PR",
+                one_line(&id)
+            ),
+        };
+        ctx.work(Work::Dismiss {
+            pr: self.snapshot.pr.coords(),
+            decision: Box::new(decision),
+            lesson: lesson_made.map(Box::new),
+            said,
+        });
+        self.echo.dismissed(&id, &reason, lesson);
+        self.pane = None;
     }
 }

@@ -516,6 +516,7 @@ impl Screen for FilesScreen {
                     look: CodeLook::default(),
                     before: HashMap::new(),
                     findings: Vec::new(),
+                    drafted: Vec::new(),
                     viewed: HashMap::new(),
                 }));
                 None
@@ -536,9 +537,17 @@ impl Screen for FilesScreen {
         self.hear_diffs();
     }
 
-    /// Back from a diff: what it passed on shows in the list.
+    fn dismissed_here(&self) -> Vec<(String, String, bool)> {
+        self.echo.take_dismissed()
+    }
+
+    /// Back from a diff: what it passed on shows in the list, and the file it was on (after
+    /// `n`/`N` there) is the one selected.
     fn uncovered(&mut self, _left: &dyn Screen, _ctx: &mut Ctx<'_>) {
         self.hear_diffs();
+        if let Some(i) = self.echo.take_at() {
+            self.select(i);
+        }
     }
 
     fn draw(&self, frame: &mut Frame, area: Rect, view: &View<'_>) -> Drawn {

@@ -11,13 +11,19 @@
 //! CommitsScreen ──Enter on a commit's file──▶ DiffScreen (the commit's patch, read-only)
 //! ```
 
+mod body;
 mod commit_patch;
+mod composer;
 mod context;
 mod description;
 mod diff;
+mod diff_modes;
 mod editor_file;
 mod files;
+mod finding_pane;
 mod note;
+mod rows;
+mod search;
 mod split_view;
 pub mod work;
 
@@ -82,9 +88,44 @@ pub fn open_description(
 /// asked for it; the diff passes these on here, and the files screen takes them when it is on
 /// top again (and at each frame it draws, for an answer that came after the diff was left).
 #[derive(Debug, Clone, Default)]
-pub struct Echo(Arc<std::sync::Mutex<Vec<super::Action>>>);
+pub struct Echo(
+    Arc<std::sync::Mutex<Vec<super::Action>>>,
+    Arc<std::sync::Mutex<Vec<Dismissed>>>,
+    /// The file the diff is on (it moves with `n`/`N`): the files list selects it on return.
+    Arc<std::sync::Mutex<Option<usize>>>,
+);
+
+/// A finding dismissed in a diff: its id, the reason, and whether it is a lesson.
+pub type Dismissed = (String, String, bool);
 
 impl Echo {
+    /// A finding dismissed in the diff: the PR screen, once back on top, holds it back too.
+    fn dismissed(&self, id: &str, reason: &str, lesson: bool) {
+        if let Ok(mut d) = self.1.lock() {
+            d.push((id.to_owned(), reason.to_owned(), lesson));
+        }
+    }
+
+    /// The diff is on the PR's file `index`.
+    fn at(&self, index: usize) {
+        if let Ok(mut at) = self.2.lock() {
+            *at = Some(index);
+        }
+    }
+
+    /// The file the diff was last on, once.
+    fn take_at(&self) -> Option<usize> {
+        self.2.lock().ok().and_then(|mut at| at.take())
+    }
+
+    /// The findings dismissed in the diffs opened from here, and forgotten here.
+    fn take_dismissed(&self) -> Vec<Dismissed> {
+        self.1
+            .lock()
+            .map(|mut d| std::mem::take(&mut *d))
+            .unwrap_or_default()
+    }
+
     fn push(&self, action: super::Action) {
         if let Ok(mut q) = self.0.lock() {
             q.push(action);

@@ -16,6 +16,16 @@ pub enum NoteKind {
     Pending,
 }
 
+/// What a note is of, by id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum About {
+    Thread(String),
+    /// A comment of the pending review (a finding's draft included).
+    Pending(String),
+    /// A finding of the latest Shepherd review with no draft in the pending review.
+    Finding(String),
+}
+
 /// A thread, a finding or a pending comment, under its line (or above the diff when it is on
 /// none).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,8 +35,9 @@ pub struct Note {
     /// draft not decided yet).
     pub label: String,
     pub text: String,
-    /// The thread's id (a thread's note): `Enter` on its line opens it whole.
-    pub thread: Option<String>,
+    /// What it is a note of: `Enter` on its line opens it whole (a thread in its view, a
+    /// finding or a pending comment in the diff's pane).
+    pub about: Option<About>,
     /// The side of the diff it is on (the split view shows it under that side's line).
     pub side: Side,
 }

@@ -404,6 +404,8 @@ pub(super) struct Frame<'a> {
     pub on_context: Option<usize>,
     /// The keys of `e`, for the rows that say lines are hidden.
     pub expand_key: &'a str,
+    /// A patch line the composer opens under: [`Frame::body`] says where its row ends.
+    pub under: Option<usize>,
 }
 
 /// Pads `line` with blanks to `width` columns (cut to it first).
@@ -566,7 +568,9 @@ impl Frame<'_> {
 
     /// The body's lines, `height` rows of `width` columns, from the scroll (moved down when the
     /// wrapped rows above the cursor would push it off the screen), and the display rows' count.
-    pub fn body(&self, height: usize, width: usize) -> (Vec<Line<'static>>, usize) {
+    /// The screen lines from the scroll on (at most `height`), the display rows in all, and
+    /// the count of screen lines up to the end of the row of `under` when it is drawn.
+    pub fn body(&self, height: usize, width: usize) -> (Vec<Line<'static>>, usize, Option<usize>) {
         let total = self.layout.display.len();
         let mut scroll = self.scroll.min(total.saturating_sub(height.max(1)));
         let at = self.on_context.unwrap_or_else(|| {
@@ -588,6 +592,10 @@ impl Frame<'_> {
                 scroll += 1;
             }
         }
+        let under = self
+            .under
+            .and_then(|u| self.layout.display_of.get(self.layout.row(u)).copied());
+        let mut under_end = None;
         let mut out = Vec::with_capacity(height);
         for d in scroll..total {
             if out.len() >= height {
@@ -598,8 +606,11 @@ impl Frame<'_> {
                     out.push(fit(l, width));
                 }
             }
+            if Some(d) == under {
+                under_end = Some(out.len());
+            }
         }
-        (out, total)
+        (out, total, under_end)
     }
 }
 

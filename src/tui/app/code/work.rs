@@ -27,6 +27,21 @@ pub enum Work {
     /// Read the pending review for the diff (its comments and findings' drafts under their
     /// lines), as the pending review screen reads it.
     LoadPending { snapshot: Box<Snapshot> },
+    /// Change the pending review from the diff (a comment written beside the code, a draft
+    /// kept, edited or dropped there): read as `LoadPending` reads it, changed and saved in one
+    /// step on the ledger lane, so no change made elsewhere is written over.
+    ChangePending {
+        snapshot: Box<Snapshot>,
+        change: PendingChange,
+    },
+    /// A finding dismissed in the diff, with its reason (and a lesson for the repository):
+    /// recorded in the decision log, the one record every list reads.
+    Dismiss {
+        pr: PrCoords,
+        decision: Box<crate::ledger::Decision>,
+        lesson: Option<Box<crate::ledger::Lesson>>,
+        said: String,
+    },
     /// The frame that showed these files' patches is on screen: record them as seen (the last
     /// look at the code; never moved back, nothing recorded for a file not shown).
     RecordShown {
@@ -51,6 +66,23 @@ pub enum Work {
     },
 }
 
+/// A change of the pending review asked from the diff.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PendingChange {
+    /// A new comment (a suggestion or not) on the selected lines.
+    Add {
+        sel: crate::code::patch::LineSelection,
+        text: String,
+        suggestion: bool,
+    },
+    /// A comment's or draft's text, rewritten.
+    Edit { id: String, text: String },
+    /// A finding's draft (or a dropped comment) kept for the review.
+    Keep { id: String },
+    /// A comment or draft dropped.
+    Drop { id: String },
+}
+
 /// What comes back to the files and diff screens.
 #[derive(Debug, Clone)]
 pub enum Done {
@@ -58,6 +90,13 @@ pub enum Done {
     Loaded(Result<Box<CodeLoad>, String>),
     /// The pending review, read for the diff (or why not).
     Pending(Result<Box<PendingReview>, String>),
+    /// The pending review as changed and saved, with what was done in words (or why not).
+    PendingChanged(Result<(Box<PendingReview>, String), String>),
+    /// A dismissal recorded (what to say), or why not.
+    Dismissed {
+        finding: String,
+        result: Result<String, String>,
+    },
     /// The shown patches of `paths` were recorded as seen (how many records), or why not.
     Shown {
         paths: Vec<String>,
@@ -78,7 +117,10 @@ impl work::Work for Work {
     fn lane(&self) -> Lane {
         match self {
             Work::Load { .. } | Work::EditorFile(_) | Work::Contents { .. } => Lane::Fetch,
-            Work::LoadPending { .. } | Work::RecordShown { .. } => Lane::Ledger,
+            Work::LoadPending { .. }
+            | Work::ChangePending { .. }
+            | Work::Dismiss { .. }
+            | Work::RecordShown { .. } => Lane::Ledger,
         }
     }
 
@@ -90,25 +132,33 @@ impl work::Work for Work {
                         .map(Box::new)
                         .map_err(|e| format!("{}: {e}", snapshot.pr.coords())),
                 ),
-                Work::LoadPending { snapshot } => {
-                    let gh = io.session.remote.github().map(|g| g.as_ref());
-                    // Offline, the fixture's recorded texts the comments follow the diff between.
-                    let fixture = if gh.is_none() {
-                        (io.fixture_of)(&snapshot.pr.coords())
-                    } else {
-                        None
-                    };
-                    let texts = crate::publish::review::TextSource {
-                        gh,
-                        fixture: fixture.as_ref(),
-                        cache: Some(io.blobs),
-                    };
-                    Done::Pending(
-                        crate::publish::review::load_with_drafts(io.ledger, &snapshot, texts)
-                            .await
-                            .map(Box::new)
-                            .map_err(|e| e.to_string()),
-                    )
+                Work::LoadPending { snapshot } => Done::Pending(
+                    read_pending(io, &snapshot)
+                        .await
+                        .map(Box::new)
+                        .map_err(|e| e.to_string()),
+                ),
+                Work::ChangePending { snapshot, change } => {
+                    Done::PendingChanged(change_pending(io, &snapshot, change).await)
+                }
+                Work::Dismiss {
+                    pr,
+                    decision,
+                    lesson,
+                    said,
+                } => {
+                    let repo = crate::ledger::RepoId::of(&pr);
+                    let written = io
+                        .ledger
+                        .record_decisions(&repo, std::slice::from_ref(&*decision))
+                        .and_then(|()| match lesson {
+                            Some(l) => io.ledger.add_lesson(&repo, *l),
+                            None => Ok(()),
+                        });
+                    Done::Dismissed {
+                        finding: decision.finding.clone(),
+                        result: written.map(|()| said).map_err(|e| e.to_string()),
+                    }
                 }
                 Work::RecordShown { pr, files, all } => {
                     record_shown(io.ledger, &pr, &files, &all, io.now)
@@ -160,8 +210,80 @@ pub struct CodeLoad {
     pub before: std::collections::HashMap<String, String>,
     /// The latest Shepherd review's findings.
     pub findings: Vec<crate::output::files::FindingMark>,
+    /// The findings of the PR's latest review run at this head (posted or not): what its
+    /// drafts in the pending review were made from, for a dismissal in the diff.
+    pub drafted: Vec<crate::output::files::FindingMark>,
     /// Offline, the viewed state the outbox gives each file (by path).
     pub viewed: std::collections::HashMap<String, crate::pr::ViewedState>,
+}
+
+/// The pending review as the pending review screen reads it: the latest findings proposed as
+/// drafts, the comments followed to the PR's head (offline, between the fixture's texts).
+async fn read_pending(
+    io: &Io<'_>,
+    snapshot: &Snapshot,
+) -> Result<PendingReview, crate::ledger::LedgerError> {
+    let gh = io.session.remote.github().map(|g| g.as_ref());
+    let fixture = if gh.is_none() {
+        (io.fixture_of)(&snapshot.pr.coords())
+    } else {
+        None
+    };
+    let texts = crate::publish::review::TextSource {
+        gh,
+        fixture: fixture.as_ref(),
+        cache: Some(io.blobs),
+    };
+    crate::publish::review::load_with_drafts(io.ledger, snapshot, texts).await
+}
+
+/// Reads the pending review, makes `change` and saves it (fsynced): the review as saved and
+/// what was done, in words.
+async fn change_pending(
+    io: &Io<'_>,
+    snapshot: &Snapshot,
+    change: PendingChange,
+) -> Result<(Box<PendingReview>, String), String> {
+    let mut review = read_pending(io, snapshot)
+        .await
+        .map_err(|e| e.to_string())?;
+    let said = match change {
+        PendingChange::Add {
+            sel,
+            text,
+            suggestion,
+        } => {
+            let id = review
+                .add_selection(&sel, &text, suggestion)
+                .map_err(|e| e.to_string())?;
+            // It remembers the lines it was written on, to follow them across a push.
+            let patches = crate::review::results::inline::parsed_patches(snapshot);
+            review.anchor(&id, &crate::publish::review::diff_at(snapshot, &patches));
+            let place = review.get(&id).map(|c| c.place()).unwrap_or_default();
+            format!(
+                "added {} {id} at {} to the pending review (P lists it)",
+                if suggestion { "suggestion" } else { "comment" },
+                crate::sanitize::one_line(&place)
+            )
+        }
+        PendingChange::Edit { id, text } => {
+            review.edit(&id, &text).map_err(|e| e.to_string())?;
+            format!("{id} edited")
+        }
+        PendingChange::Keep { id } => {
+            review.keep(&id).map_err(|e| e.to_string())?;
+            format!("{id} kept: it goes with the pending review")
+        }
+        PendingChange::Drop { id } => {
+            review.drop_comment(&id).map_err(|e| e.to_string())?;
+            format!("{id} dropped (Enter on it keeps it again)")
+        }
+    };
+    review.saved_at = io.now;
+    io.ledger
+        .save_pending(&snapshot.pr.coords(), &review)
+        .map_err(|e| e.to_string())?;
+    Ok((Box::new(review), said))
 }
 
 fn read(ledger: &Ledger, session: &Session, snapshot: &Snapshot) -> Result<CodeLoad, String> {
@@ -199,11 +321,26 @@ fn read(ledger: &Ledger, session: &Session, snapshot: &Snapshot) -> Result<CodeL
         .into_iter()
         .filter(|f| !dismissed.contains(&f.id))
         .collect();
+    let head = &snapshot.pr.head_sha;
+    let drafted = ledger
+        .load_runs::<crate::review::ReviewRun>(&coords)
+        .ok()
+        .and_then(|(runs, _)| runs.into_iter().last())
+        .filter(|r| r.head_sha.is_empty() || r.head_sha == *head)
+        .map(|r| {
+            r.findings()
+                .map(crate::review::results::aggregate::to_meta)
+                .map(crate::output::files::FindingMark::from)
+                .filter(|f| !dismissed.contains(&f.id))
+                .collect()
+        })
+        .unwrap_or_default();
     Ok(CodeLoad {
         pr: coords,
         look,
         before,
         findings,
+        drafted,
         viewed,
     })
 }

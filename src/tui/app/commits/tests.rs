@@ -623,7 +623,8 @@ fn a_commit_s_patch_moves_no_last_look_and_shows_no_pending_comment() {
     // The PR's diff: a pending comment on line 4 of retry.rs, its patch seen.
     hs.press("F Enter j j j c");
     hs.type_text("Why an empty line here?");
-    hs.press("Esc q q q");
+    // The composer under the line: `Esc` keeps the comment, in the diff.
+    hs.press("Esc q q");
     assert_eq!(hs.app.stack(), ["PR"]);
     let before = last_look(dir.path());
     assert_eq!(

@@ -104,9 +104,17 @@ pub(super) fn draw(
         tabs_area,
     );
 
-    let block = Block::default()
+    // The tab's PRs all of one repository: the rows say `#N`, and the table's frame names the
+    // repository once (unless the tab is named after it: `pr-shepherd OWNER/REPO`).
+    let repo = inbox.current().and_then(|t| table::one_repo(&t.rows));
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focus);
+    if let (Some(repo), Some(t)) = (&repo, inbox.current())
+        && !one_line(&t.title).eq_ignore_ascii_case(repo)
+    {
+        block = block.title(Span::styled(format!(" {repo} "), theme.header));
+    }
     let inner = block.inner(body);
     frame.render_widget(block, body);
     let height = usize::from(inner.height);
@@ -162,7 +170,7 @@ pub(super) fn draw(
                 .map(|r| table::tags(r, progress_of(r)))
                 .collect();
             let tags_w = table::tags_width(row_tags.iter().map(Vec::as_slice));
-            let layout = table::choose(&cols, &on_screen, inner.width, now, tags_w);
+            let layout = table::choose(&cols, &on_screen, inner.width, now, tags_w, repo.is_some());
             if !visible.is_empty() {
                 lines.push(table::header_line(&layout, theme));
                 header = 1;

@@ -866,7 +866,7 @@ impl Screen for InboxScreen {
             ),
             (
                 "PR".to_owned(),
-                "column: owner/repo#number (▶ selected, ↩ the PR left open)",
+                "column: owner/repo#N (#N in a tab of one repository) · ▶ selected, ↩ left open",
             ),
             (
                 "unseen".to_owned(),
@@ -874,7 +874,7 @@ impl Screen for InboxScreen {
             ),
             (
                 "title".to_owned(),
-                "column: the PR's title ([draft] first); it keeps at least half the row",
+                "column: the PR's title ([draft] first); cut before PR/unseen/checks/review go",
             ),
             (
                 table::TAGS_HEADER.to_owned(),
@@ -882,7 +882,7 @@ impl Screen for InboxScreen {
             ),
             (
                 "checks".to_owned(),
-                "column: checks at the head: ✗ failing, … pending, ✓ passing, ○ neutral",
+                "column: at the head: ✗ failing, … pending, ✓ passing, ○ neutral; ✗ is never cut",
             ),
             (
                 "review".to_owned(),

@@ -2,10 +2,10 @@
 //! findings as drafts on their lines, until they are submitted as one GitHub review.
 //!
 //! - **the composer**: [`compose_line_comment`] opens this screen with a [`LineSelection`]
-//!   from the diff view (a line, or a range on one side) and the editor on it — a comment, or a
-//!   ```` ```suggestion ```` block prefilled with the lines, or ([`compose_line_comment_with`])
-//!   a comment starting from a text (the model's answer, `c` in the answer pane); `Esc` adds it
-//!   (saved at once);
+//!   (a line, or a range on one side) and the editor on it — a comment, or a
+//!   ```` ```suggestion ```` block prefilled with the lines; `Esc` adds it (saved at once). The
+//!   diff writes its comments beside the code with a composer of its own (`code/composer.rs`);
+//!   both add to the same pending review;
 //! - **the list**: each comment with its place, kind and state; `Enter` keeps a finding's draft,
 //!   `e` edits, `d` drops a draft (or deletes an own comment); `F` folds comments whose line left
 //!   the diff (or whose lines changed) into the review's body; a comment written at an earlier
@@ -138,18 +138,6 @@ pub fn compose_line_comment(
 ) -> Box<dyn Screen> {
     let mut s = PendingScreen::new(snapshot.clone());
     s.queued = Some((sel, suggestion, None));
-    Box::new(s)
-}
-
-/// A comment on `sel` starting from `text` (a model's answer, `a` in the diff): the composer
-/// opens on it, sanitized, for the maintainer to edit; `Esc` adds it to the pending review.
-pub fn compose_line_comment_with(
-    snapshot: &Snapshot,
-    sel: LineSelection,
-    text: &str,
-) -> Box<dyn Screen> {
-    let mut s = PendingScreen::new(snapshot.clone());
-    s.queued = Some((sel, false, Some(text.to_owned())));
     Box::new(s)
 }
 
@@ -550,6 +538,16 @@ impl Screen for PendingScreen {
         self.sent.clone()
     }
 
+    /// Back on top: the pending review is read again, since the diff above may have changed it
+    /// (what this screen changed was saved as it was made, so nothing of it is lost).
+    fn uncovered(&mut self, _left: &dyn Screen, ctx: &mut Ctx<'_>) {
+        if self.review.is_some() && self.editing.is_none() && !self.submitting {
+            ctx.work(Work::Load {
+                snapshot: Box::new(self.snapshot.clone()),
+            });
+        }
+    }
+
     fn holds_unsent(&self) -> Vec<super::unsent::Unsent> {
         match self.review {
             Some(_) => vec![super::unsent::Unsent::Pending],
@@ -708,6 +706,7 @@ impl Screen for PendingScreen {
                 review: Ok(review),
                 summary,
             } => {
+                self.selected = self.selected.min(review.comments.len().saturating_sub(1));
                 self.review = Some(*review);
                 self.summary = summary;
                 if let Some((sel, suggestion, text)) = self.queued.take() {

@@ -863,7 +863,47 @@ impl ReviewDesk {
             ));
             return;
         }
-        c.dismiss(&id, &reason, lesson, snap);
+        self.hold_back(&id, &reason, lesson, snap, ctx);
+    }
+
+    /// A finding dismissed on another screen (the diff), already recorded there: held back
+    /// from the review here as a dismissal made here is (a draft with edits keeps it, said).
+    pub(super) fn held_back_elsewhere(
+        &mut self,
+        id: &str,
+        reason: &str,
+        lesson: bool,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let present = self
+            .composed
+            .as_ref()
+            .is_some_and(|c| c.run.findings().any(|f| f.id == id));
+        if !present {
+            return;
+        }
+        if self.draft.as_ref().is_some_and(|d| d.edited) {
+            ctx.say(format!(
+                "{id} dismissed in the diff; the draft has your edits, so it is still in it: e removes it"
+            ));
+            return;
+        }
+        self.hold_back(id, reason, lesson, snap, ctx);
+    }
+
+    fn hold_back(
+        &mut self,
+        id: &str,
+        reason: &str,
+        lesson: bool,
+        snap: &Snapshot,
+        ctx: &mut Ctx<'_>,
+    ) {
+        let Some(c) = self.composed.as_mut() else {
+            return;
+        };
+        c.dismiss(id, reason, lesson, snap);
         let body = c.body.clone();
         let rows = c.finding_rows().len();
         self.finding_sel = self.finding_sel.min(rows.saturating_sub(1));

@@ -865,6 +865,11 @@ impl Screen for PrScreen {
     /// Back from a screen that sent something (the pending review, submitted): it stands in its
     /// place until the PR read back shows it; sent live, the PR is fetched again.
     fn uncovered(&mut self, left: &dyn Screen, ctx: &mut Ctx<'_>) {
+        // Dismissed in the diff: recorded there, held back from this review too.
+        for (id, reason, lesson) in left.dismissed_here() {
+            self.desk
+                .held_back_elsewhere(&id, &reason, lesson, &self.list.snapshot, ctx);
+        }
         let sent = left.sent();
         let live = sent.iter().any(|s| s.live);
         for s in sent {
