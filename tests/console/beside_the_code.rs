@@ -7,6 +7,7 @@ use crate::support;
 use pr_shepherd::code::pending::DraftState;
 use pr_shepherd::tui::app::InputMode;
 use pr_shepherd::tui::harness::Harness;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use support::console::{demo_harness, open};
 
 /// The demo's review run (its findings proposed as drafts in the pending review).
@@ -62,6 +63,23 @@ fn the_composer_opens_under_the_selection_at_80x24_and_esc_keeps_it_pending() {
     h.press("c Esc");
     assert_eq!(h.app.pending_review().map(|r| r.comments.len()), Some(1));
     assert!(h.app.notice().is_some_and(|n| n.contains("nothing added")));
+}
+
+#[test]
+fn quitting_while_a_comment_is_being_written_names_it() {
+    let (mut h, _d) = demo_harness(120, 35);
+    h.draw();
+    h.press("F Enter j c");
+    h.type_text("half a thought");
+    h.key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL));
+    match h.app.mode() {
+        InputMode::ConfirmQuit { lost } => assert!(
+            lost.iter()
+                .any(|l| l.contains("being written on src/client/retry.rs:2")),
+            "{lost:?}"
+        ),
+        other => panic!("no quit question: {other:?}"),
+    }
 }
 
 #[test]

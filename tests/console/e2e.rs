@@ -647,7 +647,10 @@ fn a_suggestion_on_selected_lines_is_submitted_from_the_pending_review_in_tmux()
     tmux.keys(&["p"]);
     tmux.wait_for("the body's editor", |s| s.contains("Review body (comment)"));
     tmux.keys(&["Escape"]);
-    let ask = tmux.wait_for("the confirmation", |s| s.contains("Submit the review?"));
+    // The whole dialog (a capture may catch a frame half drawn).
+    let ask = tmux.wait_for("the confirmation", |s| {
+        s.contains("Submit the review?") && s.contains("Line comments:")
+    });
     assert!(ask.contains("Line comments: 1"), "{ask}");
     tmux.keys(&["y"]);
     tmux.wait_for("submitted", |s| {

@@ -152,6 +152,17 @@ impl Composer {
         }
     }
 
+    /// Where it writes: `path:12-14`.
+    pub fn place(&self) -> String {
+        let sel = self.target.sel();
+        match &sel.start {
+            Some(s) if s.line != sel.end.line => {
+                format!("{}:{}-{}", one_line(&sel.path), s.line, sel.end.line)
+            }
+            _ => format!("{}:{}", one_line(&sel.path), sel.end.line),
+        }
+    }
+
     /// Its title: what it writes, where, and its keys.
     fn title(&self) -> String {
         let sel = self.target.sel();

@@ -1477,6 +1477,18 @@ fn follow(scroll: &mut usize, row: usize, notes: usize, h: usize, top: bool) {
 }
 
 impl Screen for DiffScreen {
+    /// A comment being written in the composer is not in the pending review yet: quitting
+    /// names it.
+    fn at_stake(&self) -> Vec<String> {
+        match &self.composer {
+            Some(c) if !c.text().trim().is_empty() => vec![format!(
+                "the comment being written on {} is not in the pending review yet (Esc adds it)",
+                c.place()
+            )],
+            _ => Vec::new(),
+        }
+    }
+
     /// A seen record or a viewed mark is on its way: left now, the diff is kept until it is
     /// answered, so the files list hears what was recorded.
     fn busy(&self) -> bool {
