@@ -295,3 +295,24 @@ fn the_diffs_help_names_search_comment_keep_and_drop() {
         );
     }
 }
+
+/// A review submitted from the pending review opened in the diff (`P` there) is laid over the
+/// PR screen's lists once the diff and the files are left, as one submitted from the PR screen.
+#[test]
+fn a_review_submitted_from_the_diffs_pending_review_stands_in_the_pr_screen() {
+    let (mut h, _d) = demo_harness(120, 40);
+    h.draw();
+    h.press("F Enter j c");
+    h.type_text("Why a blank line?");
+    h.press("Esc P p");
+    h.type_text("One question.");
+    h.press("Esc y");
+    assert!(
+        h.app.notice().is_some_and(|n| n.starts_with("submitted")),
+        "{:?}",
+        h.app.notice()
+    );
+    h.press("q q q");
+    assert_eq!(h.app.stack(), vec!["PR"]);
+    assert!(h.screen().contains("QUEUED(offline)"), "{}", h.screen());
+}

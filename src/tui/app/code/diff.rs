@@ -244,6 +244,9 @@ pub struct DiffScreen {
     /// can scroll (from the last frame).
     pub(super) pane: Option<finding_pane::FindingPane>,
     pub(super) pane_max: usize,
+    /// What a screen opened above this one sent (a review submitted from the pending review
+    /// `P` opened here): passed on down to the PR screen, which lays it over its lists.
+    sent_above: Vec<crate::ledger::Sent>,
     /// `D`/`L` in the pane asked for a reason: the finding and whether it is a lesson.
     pub(super) dismissing: Option<(String, bool)>,
     /// The search over the PR's patches (`/`), while it is on; where the cursor was when the
@@ -329,6 +332,7 @@ impl DiffScreen {
             pane: None,
             pane_max: 0,
             dismissing: None,
+            sent_above: Vec::new(),
             search: None,
             search_from: 0,
             question: None,
@@ -1477,6 +1481,10 @@ fn follow(scroll: &mut usize, row: usize, notes: usize, h: usize, top: bool) {
 }
 
 impl Screen for DiffScreen {
+    fn sent(&self) -> Vec<crate::ledger::Sent> {
+        self.sent_above.clone()
+    }
+
     /// A comment being written in the composer is not in the pending review yet: quitting
     /// names it.
     fn at_stake(&self) -> Vec<String> {
@@ -1787,6 +1795,7 @@ impl Screen for DiffScreen {
     /// Back on top: a comment the screen above left to write (the model's answer after `c`)
     /// opens in the composer under its lines.
     fn uncovered(&mut self, left: &dyn Screen, ctx: &mut Ctx<'_>) {
+        self.sent_above.extend(left.sent());
         if let Some((sel, text)) = left.comment_to_write() {
             let c = composer::Composer::new(sel, false, Some(&text));
             self.open_composer(c, ctx);

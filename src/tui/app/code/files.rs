@@ -74,6 +74,9 @@ pub struct FilesScreen {
     open_thread: Option<super::OpenThread>,
     /// What its diffs pass on (their seen and viewed marks).
     echo: super::Echo,
+    /// What was sent from a screen above its diffs (a review submitted from the pending
+    /// review opened in a diff): passed on down to the PR screen.
+    sent_above: Vec<crate::ledger::Sent>,
 }
 
 /// A seen record's answer ([`Done::Shown`]): the paths and how it went.
@@ -126,6 +129,7 @@ impl FilesScreen {
             aim: None,
             open_thread: None,
             echo: super::Echo::default(),
+            sent_above: Vec::new(),
         };
         s.count(&CodeLook::default(), &[], &HashMap::new());
         s
@@ -537,13 +541,18 @@ impl Screen for FilesScreen {
         self.hear_diffs();
     }
 
+    fn sent(&self) -> Vec<crate::ledger::Sent> {
+        self.sent_above.clone()
+    }
+
     fn dismissed_here(&self) -> Vec<(String, String, bool)> {
         self.echo.take_dismissed()
     }
 
     /// Back from a diff: what it passed on shows in the list, and the file it was on (after
     /// `n`/`N` there) is the one selected.
-    fn uncovered(&mut self, _left: &dyn Screen, _ctx: &mut Ctx<'_>) {
+    fn uncovered(&mut self, left: &dyn Screen, _ctx: &mut Ctx<'_>) {
+        self.sent_above.extend(left.sent());
         self.hear_diffs();
         if let Some(i) = self.echo.take_at() {
             self.select(i);

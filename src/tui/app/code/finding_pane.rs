@@ -108,11 +108,12 @@ impl FindingPane {
                     DraftState::Posted => "posted",
                 };
                 if let Some(f) = f {
+                    // The draft's text says the finding; this says which one it is.
                     lines.push(format!(
-                        "{} · {} — {}",
+                        "{} · {} · finding {}",
                         one_line(&f.severity),
                         one_line(&f.meta.aspect),
-                        one_line(&f.message)
+                        one_line(&f.id)
                     ));
                     lines.push(String::new());
                 }
