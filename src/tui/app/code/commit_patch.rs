@@ -42,30 +42,11 @@ pub struct ReadOnly {
     offline: bool,
 }
 
-/// The commands a commit's patch answers, with what they do there (its `?`).
+/// The commands a commit's patch answers besides the diff's moves and layout keys, with what
+/// they do there (its `?`).
 pub(super) const KEYS: &[(KeyCommand, &str)] = &[
-    (KeyCommand::Down, "next line"),
-    (KeyCommand::Up, "previous line"),
-    (KeyCommand::PageDown, "half a page down"),
-    (KeyCommand::PageUp, "half a page up"),
-    (KeyCommand::Top, "first line"),
-    (KeyCommand::Bottom, "last line"),
-    (KeyCommand::NextHunk, "next hunk"),
-    (KeyCommand::PrevHunk, "previous hunk"),
     (KeyCommand::NextFile, "the commit's next file"),
     (KeyCommand::PrevFile, "the commit's previous file"),
-    (
-        KeyCommand::ToggleSplit,
-        "side by side (old left, new right) / unified",
-    ),
-    (
-        KeyCommand::SideLeft,
-        "side by side: the cursor to the old side",
-    ),
-    (
-        KeyCommand::SideRight,
-        "side by side: the cursor to the new side",
-    ),
     (KeyCommand::Toggle, "show a collapsed file"),
     (
         KeyCommand::Reply,

@@ -42,8 +42,8 @@ use crate::tui::ui::fit;
 /// A patch longer than this many lines is collapsed until asked.
 pub const LARGE_PATCH_LINES: usize = 2_000;
 
-/// The commands the diff answers, with what they do there.
-const KEYS: &[(KeyCommand, &str)] = &[
+/// The moves every diff answers (a commit's patch too), with what they do there.
+pub(super) const MOVES: &[(KeyCommand, &str)] = &[
     (KeyCommand::Down, "next line"),
     (KeyCommand::Up, "previous line"),
     (KeyCommand::PageDown, "half a page down"),
@@ -52,6 +52,26 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::Bottom, "last line"),
     (KeyCommand::NextHunk, "next hunk"),
     (KeyCommand::PrevHunk, "previous hunk"),
+];
+
+/// The layout keys every diff answers.
+pub(super) const LAYOUT: &[(KeyCommand, &str)] = &[
+    (
+        KeyCommand::ToggleSplit,
+        "side by side (old left, new right) / unified",
+    ),
+    (
+        KeyCommand::SideLeft,
+        "side by side: the cursor to the old side",
+    ),
+    (
+        KeyCommand::SideRight,
+        "side by side: the cursor to the new side",
+    ),
+];
+
+/// The commands the PR's diff answers besides those, with what they do there.
+const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::NextNew, "next thread or finding"),
     (KeyCommand::PrevNew, "previous thread or finding"),
     (
@@ -118,18 +138,6 @@ const KEYS: &[(KeyCommand, &str)] = &[
     (
         KeyCommand::ToggleViewed,
         "mark the file viewed / not viewed",
-    ),
-    (
-        KeyCommand::ToggleSplit,
-        "side by side (old left, new right) / unified",
-    ),
-    (
-        KeyCommand::SideLeft,
-        "side by side: the cursor to the old side",
-    ),
-    (
-        KeyCommand::SideRight,
-        "side by side: the cursor to the new side",
     ),
     (
         KeyCommand::ExpandContext,
@@ -1936,12 +1944,12 @@ impl Screen for DiffScreen {
 
     fn help(&self, keymap: &Keymap) -> Vec<(String, String)> {
         if self.read_only.is_some() {
-            return help_entries(keymap, commit_patch::KEYS);
+            return help_entries(keymap, &[MOVES, commit_patch::KEYS, LAYOUT].concat());
         }
         if self.pane.is_some() {
             return help_entries(keymap, finding_pane::KEYS);
         }
-        help_entries(keymap, KEYS)
+        help_entries(keymap, &[MOVES, KEYS, LAYOUT].concat())
     }
 
     /// The dismissal's reason prompt (the search prompt's line): `Enter` with a reason records
