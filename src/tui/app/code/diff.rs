@@ -1920,6 +1920,10 @@ impl Screen for DiffScreen {
             }
             // A commit's patch hints at what it answers (`commit_patch.rs`).
             (None, _, Some(r)) => footer(view, r.hints(), foot_area.width),
+            // The finding pane's keys while it is open.
+            (None, _, None) if self.pane.is_some() => {
+                footer(view, finding_pane::HINTS, foot_area.width)
+            }
             (None, _, None) => footer(
                 view,
                 &[

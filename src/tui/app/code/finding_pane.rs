@@ -67,6 +67,14 @@ pub const KEYS: &[(KeyCommand, &str)] = &[
     (KeyCommand::Back, "close the pane"),
 ];
 
+/// The footer's hints while the pane is open.
+pub const HINTS: &[(KeyCommand, &str)] = &[
+    (KeyCommand::Toggle, "keep"),
+    (KeyCommand::Edit, "edit"),
+    (KeyCommand::Discard, "drop"),
+    (KeyCommand::Dismiss, "dismiss"),
+];
+
 impl FindingPane {
     pub fn new(about: About) -> FindingPane {
         FindingPane { about, scroll: 0 }
