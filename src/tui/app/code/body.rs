@@ -110,6 +110,7 @@ impl DiffScreen {
                 on_context: self.ctx_at.and_then(|at| v.split.display_of_context(at)),
                 expand_key,
                 under,
+                found: self.search.as_ref().map(|s| s.query.as_str()),
             };
             let (out, total, under_end) = f.body(height, width);
             return (out, total, true, under_end);
@@ -209,9 +210,14 @@ impl DiffScreen {
                     };
                     let num = |n: Option<u32>| n.map_or(String::new(), |n| n.to_string());
                     let content: Vec<Span<'static>> = match lines.get(*i) {
-                        Some(l) => {
-                            split_view::line_spans(&v.parsed, *i, Some(l), v.marks.get(i), theme)
-                        }
+                        Some(l) => split_view::line_spans(
+                            &v.parsed,
+                            *i,
+                            Some(l),
+                            v.marks.get(i),
+                            self.search.as_ref().map(|s| s.query.as_str()),
+                            theme,
+                        ),
                         None => vec![Span::raw(format!("{}{}", prefix(pl.kind), clean(&pl.text)))],
                     };
                     // Wrapped, each continued row keeps the sign and the indentation, with a

@@ -1,10 +1,32 @@
 //! The diff's search: `/` reads a query in the prompt line; every line of every file's patch
-//! of the PR that holds it is a match (case-insensitive unless the query has a capital, as
-//! smartcase is in vim and less). While a search is on, `n`/`N` go to the next and previous
+//! of the PR that holds it is a match (ASCII letters folded unless the query has a capital, as
+//! smartcase is in vim and less), marked in the line where it is drawn. While a search is on, `n`/`N` go to the next and previous
 //! match, from file to file ("3 of 12"); `Esc` ends it, and `n`/`N` go from file to file again.
 
 use crate::code::patch::parse;
 use crate::pr::ChangedFile;
+
+/// Where `query` is in `text`, as byte ranges: exactly when the query has a capital, else with
+/// ASCII letters folded (what the search counts, and what the diff marks in a line).
+pub fn ranges_in(text: &str, query: &str) -> Vec<std::ops::Range<usize>> {
+    if query.is_empty() {
+        return Vec::new();
+    }
+    let smart = query.chars().any(char::is_uppercase);
+    let (hay, needle) = if smart {
+        (text.to_owned(), query.to_owned())
+    } else {
+        (text.to_ascii_lowercase(), query.to_ascii_lowercase())
+    };
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = hay[from..].find(&needle) {
+        let start = from + at;
+        out.push(start..start + needle.len());
+        from = start + needle.len();
+    }
+    out
+}
 
 /// A search over the PR's patches: the query and its matches in the PR's order, as (file
 /// index, patch line index).
@@ -17,25 +39,14 @@ pub struct DiffSearch {
 impl DiffSearch {
     /// The matches of `query` in `files`' patches (none for an empty query).
     pub fn new(query: &str, files: &[ChangedFile]) -> DiffSearch {
-        let smart = query.chars().any(char::is_uppercase);
-        let needle = if smart {
-            query.to_owned()
-        } else {
-            query.to_lowercase()
-        };
         let mut matches = Vec::new();
-        if !needle.is_empty() {
+        if !query.is_empty() {
             for (f, file) in files.iter().enumerate() {
                 let Some(patch) = file.patch.as_deref() else {
                     continue;
                 };
                 for (i, line) in parse(patch).lines.iter().enumerate() {
-                    let hit = if smart {
-                        line.text.contains(&needle)
-                    } else {
-                        line.text.to_lowercase().contains(&needle)
-                    };
-                    if hit {
+                    if !ranges_in(&line.text, query).is_empty() {
                         matches.push((f, i));
                     }
                 }
@@ -123,6 +134,14 @@ mod tests {
         assert_eq!(s.step((0, 0), false), Some(2));
         assert_eq!(s.in_file_from((1, 0)), Some(2));
         assert_eq!(s.index_of((0, 1)), Some(1));
+    }
+
+    #[test]
+    fn ranges_are_every_occurrence_in_bytes() {
+        assert_eq!(ranges_in("retry Retry", "retry"), vec![0..5, 6..11]);
+        assert_eq!(ranges_in("retry Retry", "Retry"), vec![6..11]);
+        assert_eq!(ranges_in("é retry", "retry"), vec![3..8]);
+        assert!(ranges_in("x", "").is_empty());
     }
 
     #[test]

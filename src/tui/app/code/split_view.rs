@@ -350,6 +350,7 @@ pub(super) fn line_spans(
     idx: usize,
     highlighted: Option<&Line<'static>>,
     marks: Option<&Vec<Range<usize>>>,
+    found: Option<&str>,
     theme: &Theme,
 ) -> Vec<Span<'static>> {
     let Some(pl) = parsed.lines.get(idx) else {
@@ -380,10 +381,18 @@ pub(super) fn line_spans(
             )]
         }
     };
-    match (marks, pl.kind) {
+    let spans = match (marks, pl.kind) {
         (Some(m), LineKind::Added) => mark_words(spans, m, theme.diff_word_added),
         (Some(m), LineKind::Removed) => mark_words(spans, m, theme.diff_word_removed),
         _ => spans,
+    };
+    // The search's matches, as less and editors mark them.
+    match found {
+        Some(q) => {
+            let found = super::search::ranges_in(&pl.text, q);
+            mark_words(spans, &display_ranges(&pl.text, &found), theme.search_match)
+        }
+        None => spans,
     }
 }
 
@@ -406,6 +415,8 @@ pub(super) struct Frame<'a> {
     pub expand_key: &'a str,
     /// A patch line the composer opens under: [`Frame::body`] says where its row ends.
     pub under: Option<usize>,
+    /// The search's query, while a search is on: its matches are marked.
+    pub found: Option<&'a str>,
 }
 
 /// Pads `line` with blanks to `width` columns (cut to it first).
@@ -445,6 +456,7 @@ impl Frame<'_> {
             cell.idx,
             self.highlighted.and_then(|h| h.get(cell.idx)),
             self.marks.get(&cell.idx),
+            self.found,
             t,
         );
         let mut wrapped = Vec::new();
@@ -648,6 +660,22 @@ mod tests {
         let shown = clean(raw);
         let r = display_ranges(raw, std::slice::from_ref(&(at..at + 2)));
         assert_eq!(&shown[r[0].clone()], "10");
+    }
+
+    // The search's matches are marked in the line as drawn, a tab before them included.
+    #[test]
+    fn a_search_marks_its_matches_in_the_line() {
+        let theme = Theme::default_theme();
+        let parsed = crate::code::patch::parse("@@ -0,0 +1 @@\n+\tretry(Retry)\n");
+        let out = line_spans(&parsed, 0, None, None, Some("retry"), &theme);
+        let marked: Vec<&str> = out
+            .iter()
+            .filter(|s| s.style == theme.diff_added.patch(theme.search_match))
+            .map(|s| s.content.as_ref())
+            .collect();
+        assert_eq!(marked, ["retry", "Retry"]);
+        let none = line_spans(&parsed, 0, None, None, None, &theme);
+        assert_eq!(none.len(), 1);
     }
 
     // Guards the combination of syntax colours and word marks: the highlighted spans are cut at
