@@ -1,7 +1,8 @@
 //! The diff's search: `/` reads a query in the prompt line; every line of every file's patch
 //! of the PR that holds it is a match (ASCII letters folded unless the query has a capital, as
-//! smartcase is in vim and less), marked in the line where it is drawn. While a search is on, `n`/`N` go to the next and previous
-//! match, from file to file ("3 of 12"); `Esc` ends it, and `n`/`N` go from file to file again.
+//! smartcase is in vim and less), marked in the line where it is drawn. While a search is on,
+//! `n`/`N` go to the next and previous match, from file to file ("3 of 12"); `Esc` ends it,
+//! and `n`/`N` go from file to file again.
 
 use crate::code::patch::parse;
 use crate::pr::ChangedFile;
