@@ -89,10 +89,11 @@ impl DiffSearch {
     /// "3 of 12" for match `k`; "no match" when there is none.
     pub fn said(&self, k: Option<usize>) -> String {
         let n = self.matches.len();
+        let q = crate::sanitize::one_line(&self.query);
         match k {
-            _ if n == 0 => format!("/{}: no match in the PR's patches", self.query),
-            Some(k) => format!("/{}: {} of {n}", self.query, k + 1),
-            None => format!("/{}: {n} matches", self.query),
+            _ if n == 0 => format!("/{q}: no match in the PR's patches"),
+            Some(k) => format!("/{q}: {} of {n}", k + 1),
+            None => format!("/{q}: {n} matches"),
         }
     }
 }
