@@ -143,17 +143,7 @@ impl ReadOnly {
         let Some(f) = file else {
             return vec![Line::styled("no such file", theme.dim)];
         };
-        let mut first = vec![
-            Span::styled(one_line(&f.path), theme.header),
-            Span::styled(format!(" · {}", f.change_type().as_str()), theme.dim),
-        ];
-        if let Some(prev) = &f.previous_path {
-            first.push(Span::styled(format!(" from {}", one_line(prev)), theme.dim));
-        }
-        first.push(Span::styled(
-            format!(" · +{} −{}", f.additions, f.deletions),
-            theme.dim,
-        ));
+        let first = super::note::file_title(f, theme);
         let short: String = one_line(&self.sha).chars().take(7).collect();
         let what = if self.offline {
             format!("{short} · offline: the PR's patch at this head")

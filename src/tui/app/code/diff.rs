@@ -1376,17 +1376,7 @@ impl DiffScreen {
         let Some(f) = self.file() else {
             return vec![Line::styled("no such file", theme.dim)];
         };
-        let mut first = vec![
-            Span::styled(one_line(&f.path), theme.header),
-            Span::styled(format!(" · {}", f.change_type().as_str()), theme.dim),
-        ];
-        if let Some(prev) = &f.previous_path {
-            first.push(Span::styled(format!(" from {}", one_line(prev)), theme.dim));
-        }
-        first.push(Span::styled(
-            format!(" · +{} −{}", f.additions, f.deletions),
-            theme.dim,
-        ));
+        let mut first = super::note::file_title(f, theme);
         let viewed_style = match self.viewed {
             ViewedState::Viewed => theme.seen,
             ViewedState::Dismissed => theme.badge_edited,

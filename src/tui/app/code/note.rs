@@ -56,6 +56,25 @@ pub(super) fn note_line(n: &Note, theme: &Theme, label: usize) -> Line<'static> 
     ])
 }
 
+/// A diff header's first spans: the file's path, its change (and old path), its counts.
+pub(super) fn file_title(f: &crate::pr::ChangedFile, theme: &Theme) -> Vec<Span<'static>> {
+    let mut first = vec![
+        Span::styled(crate::sanitize::one_line(&f.path), theme.header),
+        Span::styled(format!(" · {}", f.change_type().as_str()), theme.dim),
+    ];
+    if let Some(prev) = &f.previous_path {
+        first.push(Span::styled(
+            format!(" from {}", crate::sanitize::one_line(prev)),
+            theme.dim,
+        ));
+    }
+    first.push(Span::styled(
+        format!(" · +{} −{}", f.additions, f.deletions),
+        theme.dim,
+    ));
+    first
+}
+
 pub(super) fn clean(t: &str) -> String {
     sanitize(t).replace('\t', "    ")
 }
