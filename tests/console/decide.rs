@@ -179,15 +179,7 @@ fn the_keys_are_in_the_pr_screens_help_by_their_words() {
 
 #[test]
 fn a_decision_key_on_an_inbox_row_opens_the_pr_then_its_decision() {
-    use pr_shepherd::tui::inbox_link::TabSource;
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::inbox(
-        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-        Ledger::new(dir.path()),
-        pr_shepherd::tui::theme::Theme::plain(),
-        120,
-        35,
-    );
+    let (mut h, _dir) = support::console::bundled_inbox(120, 35);
     h.draw();
     h.press("Z");
     assert!(
@@ -255,15 +247,7 @@ fn reviewers_suggests_the_code_owners_of_the_changed_files_and_tab_adds_them() {
 #[test]
 fn marked_inbox_rows_get_one_confirmation_naming_each_and_a_result_per_pr() {
     use pr_shepherd::tui::app::decide::batch::{BatchAsk, BatchScreen};
-    use pr_shepherd::tui::inbox_link::TabSource;
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::inbox(
-        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-        Ledger::new(dir.path()),
-        pr_shepherd::tui::theme::Theme::plain(),
-        120,
-        35,
-    );
+    let (mut h, dir) = support::console::bundled_inbox(120, 35);
     h.draw();
     // Space marks the first row, V from it to the third: three PRs.
     h.press("Space");
@@ -374,15 +358,7 @@ fn ctrl_g_checks_out_the_head_shown_beside_the_configured_clone() {
 
 #[test]
 fn a_batch_approval_past_the_unseen_is_asked_as_an_approval_not_a_merge() {
-    use pr_shepherd::tui::inbox_link::TabSource;
-    let dir = tempfile::tempdir().unwrap();
-    let mut h = Harness::inbox(
-        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-        Ledger::new(dir.path()),
-        pr_shepherd::tui::theme::Theme::plain(),
-        80,
-        24,
-    );
+    let (mut h, _dir) = support::console::bundled_inbox(80, 24);
     h.draw();
     h.press("Space ctrl-a Enter y");
     let s = h.screen();

@@ -9,15 +9,7 @@ use pr_shepherd::tui::inbox_link::TabSource;
 use pr_shepherd::tui::theme::Theme;
 
 fn bundled(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let h = Harness::inbox(
-        vec![("bundled fixtures".to_owned(), TabSource::Bundled)],
-        Ledger::new(dir.path()),
-        Theme::plain(),
-        w,
-        h,
-    );
-    (h, dir)
+    crate::support::console::bundled_inbox(w, h)
 }
 
 fn row_unseen(h: &Harness, number: u64) -> Option<usize> {

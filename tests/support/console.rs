@@ -83,3 +83,19 @@ pub fn live_harness(
     ));
     harness
 }
+
+/// The inbox of the bundled fixtures (plain theme) on a ledger in a fresh state dir.
+pub fn bundled_inbox(w: u16, h: u16) -> (Harness, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let h = Harness::inbox(
+        vec![(
+            "bundled fixtures".to_owned(),
+            pr_shepherd::tui::inbox_link::TabSource::Bundled,
+        )],
+        pr_shepherd::ledger::Ledger::new(dir.path()),
+        pr_shepherd::tui::theme::Theme::plain(),
+        w,
+        h,
+    );
+    (h, dir)
+}
