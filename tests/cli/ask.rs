@@ -270,20 +270,7 @@ async fn ask_timeout_ends_a_stream_that_stalls_or_trickles() {
 async fn ask_timeout_ends_a_trickling_program_and_leaves_none_running() {
     let env = TestEnv::new();
     let pid_file = env.root().join("pid");
-    let script = env.root().join("trickle.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\ncat >/dev/null\necho $$ > '{}'\nwhile :; do printf x; sleep 0.5; done\n",
-            pid_file.display()
-        ),
-    )
-    .unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let program = script.display().to_string();
+    let program = crate::support::llm::trickling_program(&env.root(), &pid_file);
     let args = [
         "--llm",
         "command",

@@ -325,20 +325,7 @@ fn every_reviewing_command_takes_the_same_llm_flags() {
 async fn review_timeout_ends_trickling_programs_and_leaves_none_running() {
     let env = TestEnv::new();
     let pids = env.root().join("pids");
-    let script = env.root().join("trickle.sh");
-    std::fs::write(
-        &script,
-        format!(
-            "#!/bin/sh\ncat >/dev/null\necho $$ >> '{}'\nwhile :; do printf x; sleep 0.5; done\n",
-            pids.display()
-        ),
-    )
-    .unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
-    let program = script.display().to_string();
+    let program = crate::support::llm::trickling_program(&env.root(), &pids);
     let started = std::time::Instant::now();
     let mut run = env.bin_async();
     run.args(["review", "--llm", "command", "--llm-command", &program])

@@ -119,3 +119,21 @@ impl StandInLlm {
         StandInLlm { server }
     }
 }
+
+/// A `command` backend that reads its prompt, appends its pid to `pids` and then writes one
+/// character every half second forever: the path of the program, made executable.
+#[cfg(unix)]
+pub fn trickling_program(dir: &std::path::Path, pids: &std::path::Path) -> String {
+    let script = dir.join("trickle.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\ncat >/dev/null\necho $$ >> '{}'\nwhile :; do printf x; sleep 0.5; done\n",
+            pids.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script.display().to_string()
+}
