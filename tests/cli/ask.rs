@@ -270,7 +270,7 @@ async fn ask_timeout_ends_a_stream_that_stalls_or_trickles() {
 async fn ask_timeout_ends_a_trickling_program_and_leaves_none_running() {
     let env = TestEnv::new();
     let pid_file = env.root().join("pid");
-    let program = crate::support::llm::trickling_program(&env.root(), &pid_file);
+    let program = crate::support::llm::trickling_program(env.root(), &pid_file);
     let args = [
         "--llm",
         "command",

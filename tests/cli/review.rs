@@ -325,7 +325,7 @@ fn every_reviewing_command_takes_the_same_llm_flags() {
 async fn review_timeout_ends_trickling_programs_and_leaves_none_running() {
     let env = TestEnv::new();
     let pids = env.root().join("pids");
-    let program = crate::support::llm::trickling_program(&env.root(), &pids);
+    let program = crate::support::llm::trickling_program(env.root(), &pids);
     let started = std::time::Instant::now();
     let mut run = env.bin_async();
     run.args(["review", "--llm", "command", "--llm-command", &program])
