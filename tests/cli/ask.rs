@@ -293,7 +293,10 @@ async fn ask_timeout_ends_a_trickling_program_and_leaves_none_running() {
         .trim()
         .parse()
         .unwrap();
-    assert!(!running_after_a_moment(pid).await, "{pid} still runs");
+    assert!(
+        !crate::support::llm::running_after_a_moment(pid).await,
+        "{pid} still runs"
+    );
     let call = settled_once(&env);
     assert!(call["outputTokens"].as_u64().unwrap() > 0, "{call}");
 }
@@ -329,28 +332,4 @@ async fn the_idle_limit_ends_a_stalled_stream_before_the_overall_one() {
         "{err}"
     );
     settled_once(&env);
-}
-
-/// Gone, or a zombie waiting for its reaper, within two seconds.
-#[cfg(target_os = "linux")]
-async fn running_after_a_moment(pid: u32) -> bool {
-    let running = || match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => false,
-        Ok(stat) => !matches!(
-            stat.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .chars()
-                .next(),
-            Some('Z' | 'X')
-        ),
-    };
-    for _ in 0..100 {
-        if !running() {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    true
 }

@@ -356,12 +356,18 @@ async fn review_timeout_ends_trickling_programs_and_leaves_none_running() {
         .collect();
     assert_eq!(started.len(), 6, "{started:?}");
     for _ in 0..100 {
-        if started.iter().all(|p| !running(*p)) {
+        if started
+            .iter()
+            .all(|p| !crate::support::llm::process_running(*p))
+        {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let left: Vec<&u32> = started.iter().filter(|p| running(**p)).collect();
+    let left: Vec<&u32> = started
+        .iter()
+        .filter(|p| crate::support::llm::process_running(**p))
+        .collect();
     assert!(left.is_empty(), "still running: {left:?}");
     let spend = std::fs::read_to_string(env.state().join("repos/acme/rivet/spend.jsonl"))
         .unwrap_or_default();
@@ -370,21 +376,4 @@ async fn review_timeout_ends_trickling_programs_and_leaves_none_running() {
         .filter(|l| l.contains(r#""kind":"call""#))
         .count();
     assert_eq!(calls, 6, "{spend}");
-}
-
-/// A live process: not gone, not a zombie waiting for its reaper.
-#[cfg(target_os = "linux")]
-fn running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => false,
-        Ok(stat) => !matches!(
-            stat.rsplit(')')
-                .next()
-                .unwrap_or("")
-                .trim_start()
-                .chars()
-                .next(),
-            Some('Z' | 'X')
-        ),
-    }
 }

@@ -137,3 +137,32 @@ pub fn trickling_program(dir: &std::path::Path, pids: &std::path::Path) -> Strin
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     script.display().to_string()
 }
+
+/// A live process: not gone, not a zombie waiting for its reaper.
+#[cfg(target_os = "linux")]
+pub fn process_running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => false,
+        Ok(stat) => !matches!(
+            stat.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .chars()
+                .next(),
+            Some('Z' | 'X')
+        ),
+    }
+}
+
+/// Still a live process after up to two seconds for a kill to land.
+#[cfg(target_os = "linux")]
+pub async fn running_after_a_moment(pid: u32) -> bool {
+    for _ in 0..100 {
+        if !process_running(pid) {
+            return false;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    true
+}

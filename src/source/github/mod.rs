@@ -647,14 +647,7 @@ impl GitHub {
     ) -> Result<T, GitHubError> {
         let body = encode(body, what)?;
         let resp = self
-            .transport
-            .send_with(
-                Method::POST,
-                &self.endpoints.rest(path),
-                Some(&body),
-                what,
-                1,
-            )
+            .rest_once(Method::POST, path, Some(&body), what)
             .await?;
         if !resp.status.is_success() {
             return Err(client::http_error(&resp, what));
