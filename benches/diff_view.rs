@@ -7,13 +7,11 @@
 //! 10,000-line file's first frame after its texts arrived (goal: ≤ 50 ms). Results and how to
 //! reproduce: docs/perf.md, "## Console: the diff view".
 
-use std::collections::HashMap;
 use std::hint::black_box;
 use std::path::Path;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use pr_shepherd::config::DiffLayout;
-use pr_shepherd::ledger::CodeLook;
 use pr_shepherd::pr::{ChangedFile, Snapshot};
 use pr_shepherd::source::{DEMO_FIXTURE, Fixture};
 use pr_shepherd::tui::app::{Action, App, CodeLoad, Done, Drawn, code};
@@ -92,14 +90,7 @@ fn files_open_as(snapshot: Snapshot, layout: DiffLayout) -> App {
         },
     );
     app.update(Action::Command(KeyCommand::Files));
-    let loaded = code::Done::Loaded(Ok(Box::new(CodeLoad {
-        pr: coords,
-        look: CodeLook::default(),
-        before: HashMap::new(),
-        findings: Vec::new(),
-        drafted: Vec::new(),
-        viewed: HashMap::new(),
-    })));
+    let loaded = code::Done::Loaded(Ok(Box::new(CodeLoad::empty(coords))));
     // The files screen on top asked for it: its answer goes there.
     app.update(Action::to(app.top_id(), Action::Done(Done::new(loaded))));
     app

@@ -216,14 +216,7 @@ fn screen_help(keymap: &crate::tui::keymap::Keymap) -> Vec<(&'static str, Vec<(S
         DescriptionScreen::new(shared.clone(), no_body).help(keymap),
     ));
     out.push(("Files", FilesScreen::new(shared.clone()).help(keymap)));
-    let load = Arc::new(CodeLoad {
-        pr: snapshot.pr.coords(),
-        look: Default::default(),
-        before: Default::default(),
-        findings: Vec::new(),
-        drafted: Vec::new(),
-        viewed: Default::default(),
-    });
+    let load = Arc::new(CodeLoad::empty(snapshot.pr.coords()));
     out.push((
         "Diff",
         DiffScreen::new(shared, load, 0, crate::code::SinceLastLook::New).help(keymap),

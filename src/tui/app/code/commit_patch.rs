@@ -68,14 +68,7 @@ pub(super) fn parts(pr: &Snapshot, patch: CommitPatch) -> (Snapshot, CodeLoad, R
     let mut snapshot = pr.clone();
     snapshot.pr.files = patch.files;
     snapshot.items = Vec::new();
-    let load = CodeLoad {
-        pr: snapshot.pr.coords(),
-        look: Default::default(),
-        before: Default::default(),
-        findings: Vec::new(),
-        drafted: Vec::new(),
-        viewed: Default::default(),
-    };
+    let load = CodeLoad::empty(snapshot.pr.coords());
     let mark = ReadOnly {
         sha: patch.sha,
         title: patch.title,

@@ -750,14 +750,7 @@ impl DiffScreen {
         side: Side,
         line: u32,
     ) -> DiffScreen {
-        let load = Arc::new(CodeLoad {
-            pr: snapshot.pr.coords(),
-            look: Default::default(),
-            before: Default::default(),
-            findings: Vec::new(),
-            drafted: Vec::new(),
-            viewed: Default::default(),
-        });
+        let load = Arc::new(CodeLoad::empty(snapshot.pr.coords()));
         let diff = DiffScreen::new(snapshot, load, index, SinceLastLook::NeverSeen);
         let collapsed = diff.collapsed;
         let (mut diff, found) = diff.at_addr(side, line);

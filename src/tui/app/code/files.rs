@@ -515,14 +515,7 @@ impl Screen for FilesScreen {
             }
             (Some(Done::Loaded(Err(e))), _) if self.load.is_none() => {
                 ctx.say(format!("cannot read your last look at the code: {e}"));
-                self.load = Some(Arc::new(CodeLoad {
-                    pr: self.snapshot.pr.coords(),
-                    look: CodeLook::default(),
-                    before: HashMap::new(),
-                    findings: Vec::new(),
-                    drafted: Vec::new(),
-                    viewed: HashMap::new(),
-                }));
+                self.load = Some(Arc::new(CodeLoad::empty(self.snapshot.pr.coords())));
                 None
             }
             (Some(Done::Shown { .. }), a) | (None, a @ Action::ViewedSet { .. }) => {

@@ -217,6 +217,21 @@ pub struct CodeLoad {
     pub viewed: std::collections::HashMap<String, crate::pr::ViewedState>,
 }
 
+impl CodeLoad {
+    /// What is known of `pr`'s code before anything is read: no last look, no findings, no
+    /// offline viewed marks.
+    pub fn empty(pr: PrCoords) -> CodeLoad {
+        CodeLoad {
+            pr,
+            look: Default::default(),
+            before: HashMap::new(),
+            findings: Vec::new(),
+            drafted: Vec::new(),
+            viewed: HashMap::new(),
+        }
+    }
+}
+
 /// The pending review as the pending review screen reads it: the latest findings proposed as
 /// drafts, the comments followed to the PR's head (offline, between the fixture's texts).
 async fn read_pending(
